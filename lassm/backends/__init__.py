@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Backend registry: every backend module has the same ``extend_side`` signature.
+
+A backend whose runtime or device is missing resolves to a stub that raises
+:class:`~lassm.errors.BackendUnavailable` with a message naming what to install, never an
+import crash.
+"""
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from ..errors import BackendUnavailable
+
+#: name -> (module, pip extra that provides its runtime), in order of preference for "best".
+BACKENDS: dict[str, tuple[str, str]] = {
+    "cuda": ("lassm.backends.cuda", "cuda12 or cuda13"),
+    "hip": ("lassm.backends.hip", "rocm"),
+    "sycl": ("lassm.backends.sycl", "intel"),
+    "cpu": ("lassm.backends.cpu", "cpu"),
+}
+
+
+def get(name: str) -> ModuleType:
+    """Returns the backend module ``name``; raises BackendUnavailable when it cannot run here."""
+    if name not in BACKENDS:
+        raise BackendUnavailable(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
+    module_name, extra = BACKENDS[name]
+    try:
+        mod = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise BackendUnavailable(
+            f"backend {name!r} is not installed ({exc}); install it with: pip install 'lassm[{extra}]'"
+        ) from None
+    ok, why = mod.available()
+    if not ok:
+        raise BackendUnavailable(f"backend {name!r} cannot run here: {why}")
+    return mod
+
+
+def status() -> dict[str, tuple[bool, str]]:
+    """Whether each backend can run on this machine, and why (not)."""
+    out = {}
+    for name in BACKENDS:
+        try:
+            mod = get(name)
+            out[name] = mod.available()
+        except BackendUnavailable as exc:
+            out[name] = (False, str(exc))
+    return out
+
+
+def best() -> str:
+    """The most capable backend present: a GPU one when a device answers, else ``cpu``."""
+    for name in BACKENDS:
+        try:
+            get(name)
+            return name
+        except BackendUnavailable:
+            continue
+    return "cpu"

@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Tunables of the local-assembly kernel, in one place.
+
+The constants are MetaHipMer's (``LASSM_*`` in its local-assembly kernel header); the run
+parameters default to the values the reference outputs were produced with. Every backend
+receives a :class:`Params` explicitly, and every result records the one it ran with.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+# MetaHipMer's constants (see ../shared/spec/local-assembly.md, "Constants").
+MIN_QUAL = 10
+MIN_HI_QUAL = 20
+MIN_VIABLE_DEPTH = 0.2
+MIN_EXPECTED_DEPTH = 0.3
+RATING_THRES = 0
+MIN_KMER_LEN = 21
+SHIFT_SIZE = 8
+MAX_KMER_LEN = 121
+
+#: Insert size 121 + 2 x 246: the walk limit of the published reference runs.
+DEFAULT_MAX_WALK = 613
+DEFAULT_QUAL_OFFSET = 33
+#: The start k values MetaHipMer uses in production, and the paper's four datasets.
+PAPER_KS = (21, 33, 55, 77)
+
+
+@dataclass(frozen=True)
+class Params:
+    """Run parameters of one local-assembly call.
+
+    Parameters
+    ----------
+    k : start k-mer length, 21..121.
+    max_walk : most bases one walk may append.
+    qual_offset : Phred offset of the quality strings.
+    """
+
+    k: int
+    max_walk: int = DEFAULT_MAX_WALK
+    qual_offset: int = DEFAULT_QUAL_OFFSET
+
+    def __post_init__(self) -> None:
+        if not MIN_KMER_LEN <= int(self.k) <= MAX_KMER_LEN:
+            raise ValueError(f"k = {self.k} is outside {MIN_KMER_LEN}..{MAX_KMER_LEN}")
+        if int(self.max_walk) < 1:
+            raise ValueError(f"max_walk = {self.max_walk} must be at least 1")
+        if not 0 <= int(self.qual_offset) <= 127:
+            raise ValueError(f"qual_offset = {self.qual_offset} must be in 0..127")
+
+    def as_dict(self) -> dict:
+        """Returns the parameters as a plain dict, for provenance records."""
+        return asdict(self)

@@ -1,0 +1,214 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The one in-memory form of a local-assembly input that every backend consumes.
+
+Sequences live in flat ``uint8`` buffers with ``int64`` offset arrays, the layout a GPU kernel
+reads directly: contig ``i`` is ``seqs[offsets[i]:offsets[i+1]]``; the reads of one contig end
+are a contiguous range of its side's :class:`Reads`. Reads are stored already oriented for
+their side, as MetaHipMer dumps them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+_COMPLEMENT = np.arange(256, dtype=np.uint8)
+for _a, _b in zip(b"ACGTNacgtn", b"TGCANtgcan"):
+    _COMPLEMENT[_a] = _b
+
+
+def revcomp(seq: np.ndarray) -> np.ndarray:
+    """Returns the reverse complement of a ``uint8`` base array (N stays N)."""
+    return _COMPLEMENT[seq[::-1]]
+
+
+def _check_offsets(name: str, offsets: np.ndarray, total: int) -> None:
+    if offsets.dtype != np.int64 or offsets.ndim != 1 or len(offsets) < 1:
+        raise TypeError(f"{name} must be a 1-D int64 array, got {offsets.dtype} {offsets.shape}")
+    if offsets[0] != 0 or offsets[-1] != total or np.any(np.diff(offsets) < 0):
+        raise ValueError(f"{name} must rise from 0 to {total}")
+
+
+@dataclass(frozen=True, eq=False)
+class Reads:
+    """All reads of one side (left or right), grouped by contig.
+
+    Parameters
+    ----------
+    seqs, quals : uint8 buffers of equal length, every read's bases and qualities concatenated.
+    offsets : int64, ``n_reads + 1``; read ``j`` is ``seqs[offsets[j]:offsets[j+1]]``.
+    contig_offsets : int64, ``n_contigs + 1``; contig ``i`` owns reads
+        ``contig_offsets[i] .. contig_offsets[i+1] - 1``.
+    ids : one name per read (``@r1522788/1``).
+    """
+
+    seqs: np.ndarray
+    quals: np.ndarray
+    offsets: np.ndarray
+    contig_offsets: np.ndarray
+    ids: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        for name in ("seqs", "quals"):
+            arr = getattr(self, name)
+            if arr.dtype != np.uint8 or arr.ndim != 1:
+                raise TypeError(f"Reads.{name} must be a 1-D uint8 array")
+        if len(self.seqs) != len(self.quals):
+            raise ValueError("Reads.seqs and Reads.quals differ in length")
+        _check_offsets("Reads.offsets", self.offsets, len(self.seqs))
+        _check_offsets("Reads.contig_offsets", self.contig_offsets, len(self.offsets) - 1)
+        if self.ids and len(self.ids) != self.n_reads:
+            raise ValueError("Reads.ids must name every read")
+
+    @property
+    def n_reads(self) -> int:
+        return len(self.offsets) - 1
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    @property
+    def counts(self) -> np.ndarray:
+        """Number of reads per contig."""
+        return np.diff(self.contig_offsets)
+
+    def read(self, j: int) -> tuple[bytes, bytes]:
+        """Returns read ``j`` as ``(sequence, qualities)`` bytes."""
+        a, b = self.offsets[j], self.offsets[j + 1]
+        return self.seqs[a:b].tobytes(), self.quals[a:b].tobytes()
+
+    @staticmethod
+    def from_lists(per_contig: list[list[tuple[str, bytes, bytes]]]) -> "Reads":
+        """Builds the flat form from ``[[(id, seq, qual), ...] per contig]``."""
+        ids: list[str] = []
+        lens: list[int] = []
+        counts = np.zeros(len(per_contig), dtype=np.int64)
+        seq_parts: list[bytes] = []
+        qual_parts: list[bytes] = []
+        for i, reads in enumerate(per_contig):
+            counts[i] = len(reads)
+            for rid, seq, qual in reads:
+                ids.append(rid)
+                lens.append(len(seq))
+                seq_parts.append(seq)
+                qual_parts.append(qual)
+        offsets = np.zeros(len(lens) + 1, dtype=np.int64)
+        np.cumsum(np.asarray(lens, dtype=np.int64), out=offsets[1:])
+        contig_offsets = np.zeros(len(per_contig) + 1, dtype=np.int64)
+        np.cumsum(counts, out=contig_offsets[1:])
+        return Reads(
+            seqs=np.frombuffer(b"".join(seq_parts), dtype=np.uint8).copy(),
+            quals=np.frombuffer(b"".join(qual_parts), dtype=np.uint8).copy(),
+            offsets=offsets,
+            contig_offsets=contig_offsets,
+            ids=ids,
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """Contigs with their left-end and right-end reads.
+
+    Parameters
+    ----------
+    cids : int64 contig ids.
+    seqs, offsets : contig bases (uint8) and int64 offsets, ``n_contigs + 1``.
+    depths : float64 contig depths (the kernel uses ``int(depth)``).
+    left, right : the reads of each end.
+    name : a short label for reports.
+    k : the start k the dataset was made for, where known.
+    """
+
+    cids: np.ndarray
+    seqs: np.ndarray
+    offsets: np.ndarray
+    depths: np.ndarray
+    left: Reads
+    right: Reads
+    name: str = "dataset"
+    k: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.cids.dtype != np.int64 or self.depths.dtype != np.float64:
+            raise TypeError("Dataset.cids must be int64 and Dataset.depths float64")
+        if self.seqs.dtype != np.uint8:
+            raise TypeError("Dataset.seqs must be uint8")
+        n = len(self.cids)
+        _check_offsets("Dataset.offsets", self.offsets, len(self.seqs))
+        if len(self.offsets) != n + 1 or len(self.depths) != n:
+            raise ValueError("Dataset arrays disagree on the number of contigs")
+        for side in (self.left, self.right):
+            if len(side.contig_offsets) != n + 1:
+                raise ValueError("reads are grouped for a different number of contigs")
+
+    @property
+    def n_contigs(self) -> int:
+        return len(self.cids)
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    def contig(self, i: int) -> bytes:
+        return self.seqs[self.offsets[i] : self.offsets[i + 1]].tobytes()
+
+    def with_reads_mask(self) -> np.ndarray:
+        """Boolean mask of contigs that have reads on at least one side."""
+        return (self.left.counts > 0) | (self.right.counts > 0)
+
+    def subset(self, index: np.ndarray) -> "Dataset":
+        """Returns the contigs at ``index`` (in that order) as a new dataset."""
+        return _subset(self, np.asarray(index, dtype=np.int64))
+
+    def replicate(self, times: int) -> "Dataset":
+        """Returns the dataset repeated ``times`` times (ids renumbered), for scale runs."""
+        n = self.n_contigs
+        index = np.tile(np.arange(n, dtype=np.int64), times)
+        out = _subset(self, index)
+        stride = int(self.cids.max(initial=0)) + 1
+        cids = out.cids + np.repeat(np.arange(times, dtype=np.int64) * stride, n)
+        return Dataset(cids, out.seqs, out.offsets, out.depths, out.left, out.right,
+                       name=f"{self.name}x{times}", k=self.k)
+
+
+def _gather(buf: np.ndarray, offsets: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Concatenates the ranges ``index`` of a flat buffer; returns (buffer, offsets)."""
+    lens = (offsets[1:] - offsets[:-1])[index]
+    new_off = np.zeros(len(index) + 1, dtype=np.int64)
+    np.cumsum(lens, out=new_off[1:])
+    if len(index) == 0:
+        return buf[:0].copy(), new_off
+    starts = offsets[:-1][index]
+    # Position of every output byte in the input buffer.
+    pos = np.repeat(starts - new_off[:-1], lens) + np.arange(new_off[-1], dtype=np.int64)
+    return buf[pos], new_off
+
+
+def _subset_reads(reads: Reads, index: np.ndarray) -> Reads:
+    read_index_off = reads.contig_offsets
+    counts = (read_index_off[1:] - read_index_off[:-1])[index]
+    new_coff = np.zeros(len(index) + 1, dtype=np.int64)
+    np.cumsum(counts, out=new_coff[1:])
+    read_index = (
+        np.repeat(read_index_off[:-1][index] - new_coff[:-1], counts)
+        + np.arange(new_coff[-1], dtype=np.int64)
+    )
+    seqs, offsets = _gather(reads.seqs, reads.offsets, read_index)
+    quals, _ = _gather(reads.quals, reads.offsets, read_index)
+    ids = [reads.ids[j] for j in read_index] if reads.ids else []
+    return Reads(seqs, quals, offsets, new_coff, ids)
+
+
+def _subset(ds: Dataset, index: np.ndarray) -> Dataset:
+    seqs, offsets = _gather(ds.seqs, ds.offsets, index)
+    return Dataset(
+        cids=ds.cids[index].copy(),
+        seqs=seqs,
+        offsets=offsets,
+        depths=ds.depths[index].copy(),
+        left=_subset_reads(ds.left, index),
+        right=_subset_reads(ds.right, index),
+        name=ds.name,
+        k=ds.k,
+    )
