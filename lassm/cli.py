@@ -1,0 +1,209 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The ``lassm`` command line. Every subcommand is a thin call into the package.
+
+Errors a user can fix (bad input, a missing backend) print one line naming the file, line and
+field, and exit with code 2; no output file is left half-written.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from . import __version__
+from .config import DEFAULT_MAX_WALK, DEFAULT_QUAL_OFFSET, Params
+from .errors import LassmError
+
+
+def _k_arg(text: str) -> int:
+    try:
+        k = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"k must be an integer, got {text!r}") from None
+    if not 21 <= k <= 121:
+        raise argparse.ArgumentTypeError(f"k = {k} is outside 21..121")
+    return k
+
+
+def _add_run_params(p: argparse.ArgumentParser, k_required: bool = True) -> None:
+    p.add_argument("--k", type=_k_arg, required=k_required, default=None, help="start k-mer length (21..121)")
+    p.add_argument("--max-walk", type=int, default=DEFAULT_MAX_WALK, help="walk limit in bases (default %(default)s)")
+    p.add_argument("--qual-offset", type=int, default=DEFAULT_QUAL_OFFSET, help="Phred offset (default %(default)s)")
+
+
+def _params(args: argparse.Namespace, k: int) -> Params:
+    try:
+        return Params(k=k, max_walk=args.max_walk, qual_offset=args.qual_offset)
+    except ValueError as exc:
+        raise LassmError(str(exc)) from None
+
+
+def _start_k(args: argparse.Namespace, ds) -> int:
+    k = args.k if args.k is not None else ds.k
+    if k is None:
+        raise LassmError(f"{args.input}: the start k is not recorded in the file; pass --k")
+    return k
+
+
+def cmd_extend(args: argparse.Namespace) -> int:
+    from . import formats
+    from .extend import extend
+
+    ds = formats.read_dataset(args.input)
+    params = _params(args, _start_k(args, ds))
+    options = {"threads": args.threads} if args.backend == "cpu" and args.threads else {}
+    if args.protocol and args.backend != "cpu":
+        options["protocol"] = args.protocol
+    ext = extend(ds, params, backend=args.backend, **options)
+    formats.write_extended(ext, args.out)
+    if args.ends:
+        formats.write_ends(ext, args.ends)
+    _err(f"extended {ds.n_contigs} contigs with {args.backend} at k = {params.k} "
+         f"in {ext.wall_seconds:.3f} s -> {args.out}")
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    from . import formats
+    from .stats import PAPER_TABLE2, dataset_stats
+
+    ds = formats.read_dataset(args.input)
+    k = _start_k(args, ds)
+    row = dataset_stats(ds, k, backend=args.backend, max_walk=args.max_walk, qual_offset=args.qual_offset)
+    if args.json:
+        print(json.dumps(row, indent=2))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{ds.name}: Table II row at k = {k}")
+    table.add_column("figure")
+    table.add_column("this dataset", justify="right")
+    table.add_column("paper (Table II)", justify="right")
+    paper = PAPER_TABLE2.get(k, {})
+    for key in ("contigs", "reads", "avg_read_length", "hash_insertions", "avg_extension_length", "total_extensions"):
+        val = row[key]
+        table.add_row(key, f"{val:,.1f}" if isinstance(val, float) else f"{val:,}",
+                      f"{paper[key]:,}" if key in paper else "")
+    for key in ("hash_insertions_table2", "extended_bases", "walk_steps", "insertions_all_k"):
+        table.add_row(f"[dim]{key}[/dim]", f"{row[key]:,}", "")
+    Console().print(table)
+    return 0
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from . import formats
+    from .generate import generate
+
+    ds = generate(k=args.k, scale=args.scale, seed=args.seed, progress=not args.quiet)
+    formats.write_dataset(ds, args.out)
+    _err(f"wrote {ds.n_contigs} contigs, {ds.left.n_reads + ds.right.n_reads} reads -> {args.out}")
+    return 0
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    from . import formats
+
+    ds = formats.read_dataset(args.input, k=args.k)
+    suffix = Path(args.out).suffix
+    writers = {".dat": formats.write_dat, ".parquet": formats.write_parquet,
+               ".fasta": formats.write_fasta, ".fa": formats.write_fasta,
+               ".fastq": formats.write_fastq, ".fq": formats.write_fastq}
+    if suffix not in writers:
+        raise LassmError(f"{args.out}: unknown output format {suffix!r}; use one of {', '.join(writers)}")
+    writers[suffix](ds, args.out)
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from . import bench
+
+    report = bench.cpu_scaling(args.input, k=args.k, repeat=args.repeat, threads=args.threads,
+                               max_walk=args.max_walk, qual_offset=args.qual_offset)
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        bench.print_report(report)
+    return 0
+
+
+def cmd_backends(args: argparse.Namespace) -> int:
+    from . import backends
+
+    for name, (ok, why) in backends.status().items():
+        print(f"{name:5s} {'yes' if ok else 'no ':3s} {why}")
+    return 0
+
+
+def _err(msg: str) -> None:
+    print(msg, file=sys.stderr)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``lassm`` argument parser (also read by the tests that keep notebooks in step)."""
+    parser = argparse.ArgumentParser(prog="lassm", description="MetaHipMer local assembly, measured on every GPU.")
+    parser.add_argument("--version", action="version", version=f"lassm {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("extend", help="extend the contigs of a dataset")
+    p.add_argument("input", help=".dat or .parquet dataset")
+    _add_run_params(p, k_required=False)
+    p.add_argument("--backend", default="cpu", help="cpu, cuda, hip or sycl (default cpu)")
+    p.add_argument("--protocol", default=None, help="GPU insert protocol (matchany, doneflag, barrier, casptr)")
+    p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all cores)")
+    p.add_argument("--out", required=True, help="output file, MetaHipMer's 'cid extended_sequence'")
+    p.add_argument("--ends", default=None, help="also write per-end walk figures (.parquet or .tsv)")
+    p.set_defaults(func=cmd_extend)
+
+    data = sub.add_parser("data", help="datasets: generate, stats, convert").add_subparsers(dest="data_command", required=True)
+    p = data.add_parser("generate", help="a synthetic metagenome calibrated to the paper's Table II")
+    p.add_argument("--k", type=_k_arg, required=True)
+    p.add_argument("--scale", type=float, default=1.0, help="1 = the size of Table II's row for k")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", required=True, help=".parquet or .dat")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=cmd_generate)
+
+    p = data.add_parser("stats", help="the paper's Table II row for a dataset")
+    p.add_argument("input")
+    _add_run_params(p, k_required=False)
+    p.add_argument("--backend", default="cpu")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_stats)
+
+    p = data.add_parser("convert", help="convert between .dat, .parquet, .fasta (contigs) and .fastq (reads)")
+    p.add_argument("input")
+    p.add_argument("out")
+    p.add_argument("--k", type=_k_arg, default=None, help="start k to record in a parquet file")
+    p.set_defaults(func=cmd_convert)
+
+    p = sub.add_parser("bench", help="CPU backend: contig ends/s and insertions/s, one thread vs all cores")
+    p.add_argument("input", nargs="?", default=None, help="dataset (default: the embedded k = 77 sample)")
+    _add_run_params(p, k_required=False)
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--threads", type=int, default=None, help="the 'all cores' thread count (default: all)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("backends", help="which backends can run here")
+    p.set_defaults(func=cmd_backends)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except LassmError as exc:
+        _err(f"lassm: error: {exc}")
+        return 2
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        _err(f"lassm: error: {exc.filename}: {exc.strerror}")
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Where the project's files are: kernel sources, embedded data, results.
+
+Kernel sources live in ``kernels/`` at the repository root and are shipped in the wheel as the
+package ``lassm.kernels``; the embedded datasets live in ``data/``.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def kernel_dir() -> Path:
+    """The folder holding ``cuda/`` and ``opencl/`` kernel sources."""
+    try:
+        from importlib.resources import files
+
+        d = Path(str(files("lassm.kernels")))
+        if (d / "cuda").is_dir():
+            return d
+    except (ImportError, ModuleNotFoundError, TypeError):
+        pass
+    return REPO / "kernels"
+
+
+def kernel_source(relpath: str) -> Path:
+    """Path of one kernel source, e.g. ``kernel_source("cuda/local_assembly.cu")``."""
+    path = kernel_dir() / relpath
+    if not path.exists():
+        raise FileNotFoundError(f"kernel source {relpath} not found under {kernel_dir()}")
+    return path
+
+
+def data_dir() -> Path:
+    """The project's ``data/`` folder (override with ``LASSM_DATA``)."""
+    return Path(os.environ.get("LASSM_DATA", REPO / "data"))
+
+
+def sample(name: str = "k77") -> Path:
+    """The embedded real MetaHipMer inputs: ``k77`` (3,296 contigs) or ``k21`` (one contig)."""
+    files = {"k77": "localassm_extend_9-77.dat", "k21": "localassm_562299.dat"}
+    return data_dir() / "metahipmer-sample" / files[name]
+
+
+def sample_reference(name: str = "k77") -> Path:
+    """MetaHipMer's own output for :func:`sample`."""
+    return sample(name).with_name("res_" + sample(name).name)
+
+
+#: Start k of each embedded sample.
+SAMPLE_K = {"k77": 77, "k21": 21}
+
+
+def results_dir(machine: str) -> Path:
+    """``data/results/<machine>/``: one folder per machine, one subfolder per run."""
+    return data_dir() / "results" / machine
