@@ -129,6 +129,29 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from .sweep import main_job
+
+    rows = main_job(machine=args.machine, backend_names=_csv(args.backends), dataset_names=_csv(args.datasets),
+                    protocols=_csv(args.protocols), ks=[_k_arg(x) for x in _csv(args.ks) or []] or None,
+                    force=args.force, progress=not args.quiet)
+    table = Table(title="lassm run")
+    for col in ("dataset", "k", "backend", "protocol", "status"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r["dataset"], str(r["k"]), r["backend"], r["protocol"], r["status"])
+    Console(stderr=True).print(table)
+    failed = [r for r in rows if not (r["status"] == "ok" or r["status"].startswith("skipped"))]
+    return 1 if failed else 0
+
+
+def _csv(text: str | None) -> list[str] | None:
+    return [t.strip() for t in text.split(",") if t.strip()] if text else None
+
+
 def cmd_backends(args: argparse.Namespace) -> int:
     from . import backends
 
@@ -186,6 +209,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=None, help="the 'all cores' thread count (default: all)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("run", help="the main job: the sweep on this machine, recorded under data/results/<machine>/")
+    p.add_argument("--machine", default=None, help="results folder name (default: from the device)")
+    p.add_argument("--backends", default=None, help="comma list (default: the best present, plus cpu)")
+    p.add_argument("--datasets", default=None, help="comma list of sample-k77, sample-k21, gen-k21[-s0.1], or paths")
+    p.add_argument("--protocols", default=None, help="comma list of GPU insert protocols (default: all)")
+    p.add_argument("--ks", default=None, help="comma list of start k (default: each dataset's own)")
+    p.add_argument("--force", action="store_true", help="re-run points already recorded")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("backends", help="which backends can run here")
     p.set_defaults(func=cmd_backends)

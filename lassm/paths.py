@@ -54,5 +54,9 @@ SAMPLE_K = {"k77": 77, "k21": 21}
 
 
 def results_dir(machine: str) -> Path:
-    """``data/results/<machine>/``: one folder per machine, one subfolder per run."""
-    return data_dir() / "results" / machine
+    """``data/results/<machine>/``: one folder per machine, one subfolder per run.
+
+    ``LASSM_RESULTS`` moves the results root (tests write to a temporary folder).
+    """
+    root = os.environ.get("LASSM_RESULTS")
+    return (Path(root) if root else data_dir() / "results") / machine

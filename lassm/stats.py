@@ -12,8 +12,10 @@ book's dataset chapter shows the numbers):
   ``sum(len - k)`` over reads, is 774,814 at k = 77.
 * ``average extn length`` is the mean length of the *extended contigs* over all contigs of the
   output file (748,201 / 3,296 = 227.003), and ``total extns`` that mean times ``contigs``
-  (577,495 against the published 577,496). Neither counts walk work: the walks append only
-  10,494 bases in all at k = 77 (67,461 walk steps over every k tried).
+  (577,495 against the published 577,496; we found no exact work count equal to 577,496).
+  Neither counts walk work: the walks append only 10,494 bases in all at k = 77 (67,461 walk
+  steps over every k tried). In three of the four rows ``avg = total / contigs`` to the printed
+  digit; the k = 33 row prints 88.2 where 387,283 / 4,394 = 88.14.
 
 :func:`table2_row` reports the paper's definitions; :func:`work_counts` the exact ones.
 """

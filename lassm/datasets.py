@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Named datasets, so a sweep, a notebook and the CLI speak of inputs the same way.
+
+* ``sample-k77`` / ``sample-k21``: the embedded real MetaHipMer inputs (``data/metahipmer-sample``).
+* ``gen-k<K>[-s<SCALE>][-seed<N>]``: the Table II generator at start k ``K`` (scale 1 by default).
+* anything else: a path to a ``.dat`` or ``.parquet`` file.
+"""
+from __future__ import annotations
+
+import re
+
+from . import formats, paths
+from .dataset import Dataset
+from .errors import LassmError
+
+_GEN = re.compile(r"^gen-k(?P<k>\d+)(?:-s(?P<scale>[0-9.]+))?(?:-seed(?P<seed>\d+))?$")
+
+
+def load(name: str, k: int | None = None) -> tuple[Dataset, int]:
+    """Returns the dataset called ``name`` and its start k (``k`` overrides it)."""
+    if name.startswith("sample-"):
+        key = name.removeprefix("sample-")
+        if key not in paths.SAMPLE_K:
+            raise LassmError(f"unknown sample {name!r}; choose sample-k77 or sample-k21")
+        ds = formats.read_dat(paths.sample(key), name=name, k=paths.SAMPLE_K[key])
+        return ds, k or paths.SAMPLE_K[key]
+    m = _GEN.match(name)
+    if m:
+        from .generate import generate
+
+        gk = int(m["k"])
+        ds = generate(k=gk, scale=float(m["scale"] or 1.0), seed=int(m["seed"] or 0))
+        return ds, k or gk
+    ds = formats.read_dataset(name, k=k)
+    if (k or ds.k) is None:
+        raise LassmError(f"{name}: the start k is not recorded in the file; pass --k")
+    return ds, k or ds.k
+
+
+def reference_output(name: str) -> dict[int, str] | None:
+    """MetaHipMer's own output for an embedded sample, else None."""
+    if name.startswith("sample-") and name.removeprefix("sample-") in paths.SAMPLE_K:
+        return formats.read_extended(paths.sample_reference(name.removeprefix("sample-")))
+    return None

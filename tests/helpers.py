@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Small builders shared by the tests."""
+from __future__ import annotations
+
+import numpy as np
+
+from lassm.dataset import Dataset, Reads
+
+
+def make_dataset(contigs: list[tuple[int, bytes, float, list, list]], name: str = "tiny", k: int | None = None) -> Dataset:
+    """Builds a Dataset from ``[(cid, seq, depth, left_reads, right_reads)]`` with reads as (seq, qual)."""
+    n = len(contigs)
+    off = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum([len(c[1]) for c in contigs], out=off[1:])
+
+    def side(idx: int) -> Reads:
+        return Reads.from_lists([[(f"@r{i}_{j}", s, q) for j, (s, q) in enumerate(c[idx])] for i, c in enumerate(contigs)])
+
+    return Dataset(
+        cids=np.array([c[0] for c in contigs], dtype=np.int64),
+        seqs=np.frombuffer(b"".join(c[1] for c in contigs), dtype=np.uint8).copy(),
+        offsets=off,
+        depths=np.array([c[2] for c in contigs], dtype=np.float64),
+        left=side(3),
+        right=side(4),
+        name=name,
+        k=k,
+    )
+
+
+def random_dataset(seed: int, n: int = 40, k: int = 21) -> Dataset:
+    """Contigs cut from a small random genome with repeats; reads that run off each end."""
+    rng = np.random.default_rng(seed)
+    alphabet = np.frombuffer(b"ACGT", dtype=np.uint8)
+    unit = rng.choice(alphabet, 60)
+    genome = rng.choice(alphabet, 6000)
+    for pos in rng.integers(0, 5900, 6):  # repeats make forks and loops
+        genome[pos:pos + 60] = unit
+    genome = genome.tobytes()
+    contigs = []
+    for i in range(n):
+        clen = int(rng.integers(k, 300))
+        start = int(rng.integers(400, len(genome) - clen - 400))
+        contig = genome[start:start + clen]
+        depth = float(rng.uniform(1, 15))
+
+        def reads_at(end: int) -> list:
+            out = []
+            for _ in range(int(rng.integers(0, 8))):
+                rl = int(rng.integers(k - 2, 200))
+                s = int(np.clip(end - rng.integers(10, rl + 1), 0, len(genome) - rl))
+                seq = bytearray(genome[s:s + rl])
+                qual = bytearray(rng.integers(33 + 2, 33 + 41, rl).astype(np.uint8).tobytes())
+                for p in rng.integers(0, rl, int(rng.integers(0, 3))):  # errors and Ns
+                    seq[p] = ord(rng.choice(list("ACGTN")))
+                out.append((bytes(seq), bytes(qual)))
+            return out
+
+        right = reads_at(start + clen)
+        left = [(s[::-1].translate(bytes.maketrans(b"ACGTN", b"TGCAN")), q[::-1]) for s, q in reads_at(start)]
+        contigs.append((1000 + i, contig, depth, left, right))
+    return make_dataset(contigs, name=f"random{seed}", k=k)

@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Bad input: one clear error naming file, line and field; exit code 2; no output left behind."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lassm.cli import main
+
+Q = "I" * 30
+S = "ACGT" * 7 + "AC"  # 30 bases
+GOOD = f"7 {'ACGT' * 20} 3.5 1 1 @a/1 {S} {Q} @b/1 {S} {Q}\n"
+
+CASES = {
+    "wrong read counts (too few)": (f"7 {'ACGT' * 20} 3.5 2 1 @a/1 {S} {Q} @b/1 {S} {Q}\n" + GOOD, 1, "n_left/n_right"),
+    "wrong read counts (too many)": (GOOD + f"8 {'ACGT' * 20} 3 0 1 @a/1 {S} {Q} @b/1 {S} {Q}\n", 2, "n_left/n_right"),
+    "sequence/quality length mismatch": (GOOD + f"8 {'ACGT' * 20} 3 0 1 @c/1 {S} {Q[:-1]}\n", 2, "qualities"),
+    "non-ACGTN base in a read": (f"7 {'ACGT' * 20} 3 1 0 @a/1 {S[:-1]}U {Q}\n", 1, "sequence"),
+    "non-ACGTN base in a contig": (GOOD + f"8 ACGTXACGT 3 0 0\n", 2, "contig 8 sequence"),
+    "unparsable depth": (GOOD + f"8 {'ACGT' * 20} deep 0 0\n", 2, "depth"),
+    "negative read count": (f"7 {'ACGT' * 20} 3 -1 0\n", 1, "n_left"),
+    "empty file": ("", None, "file"),
+    "truncated record": (GOOD + f"8 {'ACGT' * 20} 3 0 2 @a/1 {S} {Q}\n", 2, "n_left/n_right"),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_bad_input_is_located(name: str, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    text, line, field = CASES[name]
+    src = tmp_path / "in.dat"
+    src.write_text(text)
+    out = tmp_path / "out.txt"
+    code = main(["extend", str(src), "--k", "21", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert str(src) + (f":{line}:" if line else ":") in err, err
+    assert field in err, err
+    assert "Traceback" not in err
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["in.dat"], "no partial or temporary file may remain"
+
+
+@pytest.mark.parametrize("k", ["20", "122", "x"])
+def test_k_outside_range(k: str, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    src = tmp_path / "in.dat"
+    src.write_text(GOOD)
+    with pytest.raises(SystemExit) as exc:
+        main(["extend", str(src), "--k", k, "--out", str(tmp_path / "o")])
+    assert exc.value.code == 2
+    assert "k" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    assert main(["extend", str(tmp_path / "nope.dat"), "--k", "21", "--out", str(tmp_path / "o")]) == 2
+    assert "nope.dat" in capsys.readouterr().err
+
+
+def test_good_input_runs(tmp_path: Path) -> None:
+    src = tmp_path / "in.dat"
+    src.write_text(GOOD)
+    assert main(["extend", str(src), "--k", "21", "--out", str(tmp_path / "o.txt")]) == 0
+    assert (tmp_path / "o.txt").read_text().startswith("7 ")
+
+
+def test_failed_write_leaves_old_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write that fails half-way keeps the previous file whole and leaves no temporary."""
+    from lassm import atomic
+
+    target = tmp_path / "r.txt"
+    target.write_text("old\n")
+    with pytest.raises(RuntimeError):
+        with atomic.atomic_open(target) as fh:
+            fh.write("half")
+            raise RuntimeError("disk full")
+    assert target.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["r.txt"]
