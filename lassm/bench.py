@@ -11,6 +11,7 @@ import platform
 import time
 
 import numba
+import numpy as np
 
 from . import formats, paths
 from .config import Params
@@ -73,3 +74,63 @@ def print_report(report: dict) -> None:
                       f"{report[f'{lab}_contig_ends_per_s']:,.0f}", f"{report[f'{lab}_insertions_per_s']:,.0f}")
     Console().print(table)
     Console().print(f"all cores / one thread speed-up: {report['speedup']:.2f}x (measured in one run)")
+
+
+def gpu_bench(dataset_names: list[str], backend: str = "cuda", protocols: list[str] | None = None,
+              repeat: int = 5, cpu_repeat: int = 3, machine: str | None = None, record: bool = True,
+              command: str = "", **options) -> list[dict]:
+    """Kernel time per protocol next to the CPU backend on the same machine, in one run.
+
+    For each dataset: the CPU backend (all cores) best of ``cpu_repeat``, then for each protocol a
+    warm-up run checked bit-for-bit against the CPU result, and ``repeat`` timed runs (the sum of the
+    launches' CUDA-event times; the median is reported). Each point becomes a run record
+    ``bench__<dataset>__k<k>__<backend>__<protocol>`` with ``kernel_seconds`` (median),
+    ``kernel_seconds_runs``, ``cpu_seconds`` and ``speedup_vs_cpu``.
+    """
+    import statistics
+
+    from . import datasets
+    from .runs import machine_for_backend, run_id_for, summarize, write_record
+    from .sweep import protocols_of
+
+    protocols = protocols or list(protocols_of(backend))
+    rows = []
+    for name in dataset_names:
+        ds, k = datasets.load(name)
+        params = Params(k=k)
+        extend(ds.subset(np.arange(min(50, ds.n_contigs))), params, backend="cpu")  # compile outside timing
+        cpu_runs = []
+        for _ in range(max(1, cpu_repeat)):
+            cpu = extend(ds, params, backend="cpu")
+            cpu_runs.append(cpu.kernel_seconds)
+        cpu_s = min(cpu_runs)
+        ends = 2 * int(ds.with_reads_mask().sum())
+        work = work_counts(cpu)
+        for proto in protocols:
+            ext = extend(ds, params, backend=backend, protocol=proto, **options)  # compile + warm-up
+            diffs = ext.compare(cpu)
+            times = []
+            for _ in range(max(1, repeat)):
+                ext = extend(ds, params, backend=backend, protocol=proto, **options)
+                times.append(ext.kernel_seconds)
+                diffs += ext.compare(cpu)
+            med = statistics.median(times)
+            extra = {
+                "kernel_seconds": med, "kernel_seconds_runs": times, "cpu_seconds": cpu_s,
+                "cpu_seconds_runs": cpu_runs, "cpu_threads": int(numba.get_num_threads()),
+                "speedup_vs_cpu": cpu_s / med, "contig_ends_per_s": ends / med,
+                "insertions_per_s": work["insertions_all_k"] / med,
+                "start_insertions_per_s": work["start_insertions"] / med,
+                "launch_seconds": [lc["seconds"] for res in (ext.right, ext.left) for lc in res.extra.get("launches", [])],
+                "options": {key: val for key, val in options.items() if isinstance(val, (int, float, str))},
+                "benchmark": True,
+            }
+            if diffs:
+                extra["cpu_differences"] = sorted(set(diffs))
+            summary = summarize(ext, name, not diffs, command, machine=machine or machine_for_backend(backend), extra=extra)
+            if record:
+                summary["folder"] = str(write_record(summary, ext, run_id="bench__" + run_id_for(name, k, backend, proto)))
+            rows.append(summary)
+            print(f"{name} k={k} {backend}/{proto}: {med * 1e3:.2f} ms median of {len(times)}, "
+                  f"CPU {cpu_s * 1e3:.1f} ms -> {cpu_s / med:.1f}x, equal={not diffs}", flush=True)
+    return rows

@@ -120,6 +120,14 @@ def cmd_convert(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from . import bench
 
+    if args.backend != "cpu":
+        options = {key: val for key, val in (("max_bytes", args.max_bytes), ("block_warps", args.block_warps)) if val}
+        rows = bench.gpu_bench(_csv(args.datasets) or ["sample-k77x20"], backend=args.backend,
+                               protocols=_csv(args.protocols), repeat=args.repeat, machine=args.machine,
+                               record=not args.no_record, command=_command_line(), **options)
+        if args.json:
+            print(json.dumps(rows, indent=2, default=str))
+        return 0 if all(r["matches_cpu"] for r in rows) else 1
     report = bench.cpu_scaling(args.input, k=args.k, repeat=args.repeat, threads=args.threads,
                                max_walk=args.max_walk, qual_offset=args.qual_offset)
     if args.json:
@@ -146,6 +154,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     Console(stderr=True).print(table)
     failed = [r for r in rows if not (r["status"] == "ok" or r["status"].startswith("skipped"))]
     return 1 if failed else 0
+
+
+def _command_line() -> str:
+    return "lassm " + " ".join(sys.argv[1:])
 
 
 def _csv(text: str | None) -> list[str] | None:
@@ -207,6 +219,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run_params(p, k_required=False)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--threads", type=int, default=None, help="the 'all cores' thread count (default: all)")
+    p.add_argument("--backend", default="cpu", help="cpu (thread scaling) or a GPU backend (protocols vs the CPU)")
+    p.add_argument("--datasets", default=None, help="GPU: comma list of dataset names (default sample-k77x20)")
+    p.add_argument("--protocols", default=None, help="GPU: comma list of insert protocols (default: all)")
+    p.add_argument("--max-bytes", type=int, default=None, help="GPU: device bytes per launch (forces slicing)")
+    p.add_argument("--block-warps", type=int, default=None, help="GPU: warps per block")
+    p.add_argument("--machine", default=None, help="results folder name (default: from the device)")
+    p.add_argument("--no-record", action="store_true", help="do not write run records")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_bench)
 

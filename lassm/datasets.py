@@ -4,6 +4,8 @@
 * ``sample-k77`` / ``sample-k21``: the embedded real MetaHipMer inputs (``data/metahipmer-sample``).
 * ``gen-k<K>[-s<SCALE>][-seed<N>]``: the Table II generator at start k ``K`` (scale 1 by default).
 * anything else: a path to a ``.dat`` or ``.parquet`` file.
+
+Any name may end in ``x<N>`` (``sample-k77x20``): the dataset replicated N times, for scale runs.
 """
 from __future__ import annotations
 
@@ -13,11 +15,17 @@ from . import formats, paths
 from .dataset import Dataset
 from .errors import LassmError
 
+_TIMES = re.compile(r"^(?P<base>.+)x(?P<times>\d+)$")
 _GEN = re.compile(r"^gen-k(?P<k>\d+)(?:-s(?P<scale>[0-9.]+))?(?:-seed(?P<seed>\d+))?$")
 
 
 def load(name: str, k: int | None = None) -> tuple[Dataset, int]:
     """Returns the dataset called ``name`` and its start k (``k`` overrides it)."""
+    m = _TIMES.match(name)
+    if m and not name.endswith((".dat", ".parquet")):
+        ds, start_k = load(m["base"], k)
+        rep = ds.replicate(int(m["times"]))
+        return Dataset(rep.cids, rep.seqs, rep.offsets, rep.depths, rep.left, rep.right, name=name, k=rep.k), start_k
     if name.startswith("sample-"):
         key = name.removeprefix("sample-")
         if key not in paths.SAMPLE_K:

@@ -7,6 +7,7 @@ Only contigs with reads on at least one side are launched (bin 0 is skipped on t
 """
 from __future__ import annotations
 
+import inspect
 import time
 
 import numpy as np
@@ -42,6 +43,9 @@ def extend(ds: Dataset, params: Params, backend: str = "cpu", **options) -> Exte
     """
     mod = backends.get(backend)
     run_mask = ds.with_reads_mask()
+    if "bin_counts" in inspect.signature(mod.extend_side).parameters and "bin_counts" not in options:
+        # MetaHipMer bins both launches and sizes both tables by the larger side's read count.
+        options["bin_counts"] = np.maximum(ds.left.counts, ds.right.counts)
     t0 = time.perf_counter()
     right = mod.extend_side(ds.seqs, ds.offsets, ds.depths, ds.right, run_mask, params, **options)
     left = mod.extend_side(revcomp_contigs(ds), ds.offsets, ds.depths, ds.left, run_mask, params, **options)

@@ -322,20 +322,7 @@ def ends_table(ext: Extension):
     """Per contig end: walk length, final k, termination code, k values tried, walk steps, insertions."""
     import pyarrow as pa
 
-    n = ext.dataset.n_contigs
-    cols: dict[str, list] = {k: [] for k in ("cid", "side", "walk_len", "final_k", "term", "n_k", "steps", "insertions", "start_insertions", "reads")}
-    for side_name, res, reads in (("right", ext.right, ext.dataset.right), ("left", ext.left, ext.dataset.left)):
-        cols["cid"].append(ext.dataset.cids)
-        cols["side"].append(np.full(n, side_name))
-        cols["walk_len"].append(res.walk_len)
-        cols["final_k"].append(res.final_k)
-        cols["term"].append(np.array([chr(t) if t else "-" for t in res.term]))
-        cols["n_k"].append(res.n_k)
-        cols["steps"].append(res.steps)
-        cols["insertions"].append(res.insertions)
-        cols["start_insertions"].append(res.start_insertions)
-        cols["reads"].append(reads.counts)
-    return pa.table({k: np.concatenate(v) for k, v in cols.items()})
+    return pa.table(ext.ends_columns())
 
 
 def write_ends(ext: Extension, path: str | os.PathLike) -> None:

@@ -115,6 +115,20 @@ class Extension:
         """MetaHipMer's output lines, ``cid extended_sequence``, in input order."""
         return [f"{int(c)} {self.extended(i).decode()}" for i, c in enumerate(self.dataset.cids)]
 
+    def ends_columns(self) -> dict[str, np.ndarray]:
+        """Per contig end (right ends first): cid, side, reads, walk length, final k, termination,
+        k values tried, walk steps and insertions: the ``ends`` table of every run record."""
+        n = self.dataset.n_contigs
+        cols: dict[str, list] = {}
+        for side, res, reads in (("right", self.right, self.dataset.right), ("left", self.left, self.dataset.left)):
+            part = {"cid": self.dataset.cids, "side": np.full(n, side), "reads": reads.counts,
+                    "walk_len": res.walk_len, "final_k": res.final_k,
+                    "term": np.array([chr(t) if t else "-" for t in res.term]), "n_k": res.n_k,
+                    "steps": res.steps, "insertions": res.insertions, "start_insertions": res.start_insertions}
+            for key, val in part.items():
+                cols.setdefault(key, []).append(val)
+        return {key: np.concatenate(val) for key, val in cols.items()}
+
     def compare(self, other: "Extension") -> list[str]:
         """Names what differs from another backend's extension of the same dataset."""
         return [f"right {d}" for d in self.right.compare(other.right)] + [

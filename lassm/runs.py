@@ -139,34 +139,55 @@ def summarize(ext: Extension, dataset: str, matches_cpu: bool | None, command: s
     return summary
 
 
-def _launch_table(ext: Extension):
+def _write_tables(folder: Path, ext: Extension) -> None:
+    """``ends.parquet`` (and ``launches.parquet``); plain TSV where pyarrow is absent (a bare GPU node)."""
+    cols = ext.ends_columns()
+    launches = [dict(side=side, **launch) for side, res in (("right", ext.right), ("left", ext.left))
+                for launch in res.extra.get("launches", [])]
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        with open(folder / "ends.tsv", "w") as fh:
+            fh.write("\t".join(cols) + "\n")
+            for row in zip(*cols.values()):
+                fh.write("\t".join(str(v) for v in row) + "\n")
+        if launches:
+            (folder / "launches.json").write_text(json.dumps(launches, indent=1) + "\n")
+        return
+    pq.write_table(pa.table(cols), folder / "ends.parquet")
+    if launches:
+        pq.write_table(pa.Table.from_pylist(launches), folder / "launches.parquet")
+
+
+def normalize_records(root: Path) -> list[Path]:
+    """Turns the TSV/JSON tables a bare GPU node wrote into parquet (run before committing)."""
     import pyarrow as pa
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
 
-    rows = [dict(side=side, **launch) for side, res in (("right", ext.right), ("left", ext.left))
-            for launch in res.extra.get("launches", [])]
-    return pa.Table.from_pylist(rows) if rows else None
+    done = []
+    for tsv in sorted(Path(root).rglob("ends.tsv")):
+        table = pacsv.read_csv(tsv, parse_options=pacsv.ParseOptions(delimiter="\t"))
+        pq.write_table(table, tsv.with_name("ends.parquet"))
+        tsv.unlink()
+        done.append(tsv.parent)
+    for js in sorted(Path(root).rglob("launches.json")):
+        pq.write_table(pa.Table.from_pylist(json.loads(js.read_text())), js.with_name("launches.parquet"))
+        js.unlink()
+    return done
 
 
-def write_record(summary: dict, ext: Extension, root: Path | None = None) -> Path:
+def write_record(summary: dict, ext: Extension, root: Path | None = None, run_id: str | None = None) -> Path:
     """Writes one run's folder atomically; returns it."""
     root = Path(root) if root is not None else paths.results_dir(summary["machine"])
-    run_id = run_id_for(summary["dataset"], summary["k"], summary["backend"], summary["protocol"])
+    run_id = run_id or run_id_for(summary["dataset"], summary["k"], summary["backend"], summary["protocol"])
     root.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{run_id}.", dir=root))
     try:
         summary = {**summary, "run_id": run_id}
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
-        try:
-            import pyarrow.parquet as pq
-
-            from .formats import ends_table
-
-            pq.write_table(ends_table(ext), tmp / "ends.parquet")
-            launches = _launch_table(ext)
-            if launches is not None:
-                pq.write_table(launches, tmp / "launches.parquet")
-        except ImportError:  # a bare GPU node: keep the summary, tables can be redone
-            pass
+        _write_tables(tmp, ext)
         final = root / run_id
         old = root / f".{run_id}.old"
         if final.exists():

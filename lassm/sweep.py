@@ -43,7 +43,7 @@ def main_job(machine: str | None = None, backend_names: list[str] | None = None,
     best = backends.best()
     backend_names = backend_names or ([best, "cpu"] if best != "cpu" else ["cpu"])
     dataset_names = dataset_names or ["sample-k77"]
-    command = "lassm " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[0].endswith("lassm") else " ".join(sys.argv)
+    command = "lassm " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     points = []
     for dname in dataset_names:
         for k in ks or [None]:

@@ -1,0 +1,611 @@
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// MetaHipMer's local-assembly kernel (iterative_walks_kernel of the standalone ht_loc program),
+// written anew from ../../../shared/spec/local-assembly.md for CUDA and HIP.
+//
+// One warp (a 64-lane wavefront on AMD) per contig end: the lanes insert the k-mers of one read
+// at consecutive start positions, read after read, into the contig end's own open-addressing
+// table; lane 0 then walks while the others wait; the k-shift loop runs on the device.
+//
+// The file compiles on its own (NVRTC, hipRTC, nvcc -c): every knob has a default below that a
+// -D option overrides. The collision protocol is picked with
+//   -DLASSM_PROTOCOL=LASSM_PROTO_CASPTR | LASSM_PROTO_MATCHANY | LASSM_PROTO_DONEFLAG | LASSM_PROTO_BARRIER
+// (see book/kernel-protocols.md for what each one is, and what was changed to make it race-free).
+
+// ---------------------------------------------------------------------------------------------
+// Platform and knobs
+// ---------------------------------------------------------------------------------------------
+#if defined(__HIP__) || defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP_PLATFORM_HCC__)
+#define LASSM_HIP 1
+#else
+#define LASSM_HIP 0
+#endif
+
+#ifndef WARP_SIZE
+#if LASSM_HIP
+#define WARP_SIZE 64
+#else
+#define WARP_SIZE 32
+#endif
+#endif
+
+#define LASSM_PROTO_CASPTR 0
+#define LASSM_PROTO_MATCHANY 1
+#define LASSM_PROTO_DONEFLAG 2
+#define LASSM_PROTO_BARRIER 3
+#ifndef LASSM_PROTOCOL
+#define LASSM_PROTOCOL LASSM_PROTO_CASPTR
+#endif
+#if LASSM_PROTOCOL < LASSM_PROTO_CASPTR || LASSM_PROTOCOL > LASSM_PROTO_BARRIER
+#error "LASSM_PROTOCOL must be one of LASSM_PROTO_CASPTR, _MATCHANY, _DONEFLAG, _BARRIER"
+#endif
+
+// MetaHipMer's constants (LASSM_* in its kernel header; lassm/config.py passes the same values).
+#ifndef LASSM_MIN_QUAL
+#define LASSM_MIN_QUAL 10
+#endif
+#ifndef LASSM_MIN_HI_QUAL
+#define LASSM_MIN_HI_QUAL 20
+#endif
+#ifndef LASSM_MIN_VIABLE_DEPTH
+#define LASSM_MIN_VIABLE_DEPTH 0.2
+#endif
+#ifndef LASSM_MIN_EXPECTED_DEPTH
+#define LASSM_MIN_EXPECTED_DEPTH 0.3
+#endif
+#ifndef LASSM_RATING_THRES
+#define LASSM_RATING_THRES 0
+#endif
+#ifndef LASSM_MIN_KMER_LEN
+#define LASSM_MIN_KMER_LEN 21
+#endif
+#ifndef LASSM_SHIFT_SIZE
+#define LASSM_SHIFT_SIZE 8
+#endif
+#ifndef LASSM_MAX_KMER_LEN
+#define LASSM_MAX_KMER_LEN 121
+#endif
+
+// An unclaimed key length (the CAS-on-length protocols), as in MetaHipMer.
+#define LASSM_EMPTY 0xFFFFFFFFu
+// Bytes of one hash-table slot; the host sizes the table with the same number.
+#define LASSM_SLOT_BYTES 48
+
+// 1: build the published protocol as it was, races and all, to measure what the fixes cost and
+// how often the races strike (the study only: results may differ from the oracle).
+#ifndef LASSM_PUBLISHED
+#define LASSM_PUBLISHED 0
+#endif
+#if LASSM_PUBLISHED && LASSM_PROTOCOL == LASSM_PROTO_CASPTR
+#error "casptr has no published form: it is this project's race-free protocol"
+#endif
+#if LASSM_PUBLISHED && LASSM_PROTOCOL == LASSM_PROTO_BARRIER
+#error "the published barrier protocol calls a warp barrier from divergent lanes, undefined on NVIDIA (it can hang): not built"
+#endif
+
+#if !LASSM_HIP && WARP_SIZE != 32 && !defined(LASSM_ALLOW_WIDE_WARP)
+#error "an NVIDIA warp has 32 lanes: build with -DWARP_SIZE=32 (LASSM_ALLOW_WIDE_WARP only compile-checks the 64-lane code)"
+#endif
+#if LASSM_PROTOCOL == LASSM_PROTO_MATCHANY && (LASSM_HIP || WARP_SIZE != 32)
+#error "the matchany protocol needs __match_any_sync on 32-lane warps (CUDA, Volta or newer); HIP has no match-any: use doneflag, barrier or casptr"
+#endif
+
+typedef unsigned char u8;
+typedef unsigned int u32;
+typedef unsigned long long u64;
+typedef long long i64;
+
+// ---------------------------------------------------------------------------------------------
+// Warp collectives: CUDA's *_sync forms, or HIP's wavefront forms (HIP has no masks and no
+// __match_any_sync; a wavefront barrier with wavefront-scope fences stands in for __syncwarp).
+// ---------------------------------------------------------------------------------------------
+#if LASSM_HIP
+__device__ __forceinline__ void lassm_wave_sync()
+{
+    __builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront");
+    __builtin_amdgcn_wave_barrier();
+    __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront");
+}
+#define LASSM_SYNCWARP() lassm_wave_sync()
+#define LASSM_ALL(p) __all(p)
+#define LASSM_ANY(p) __any(p)
+#define LASSM_SHFL(v, src) __shfl((v), (src), WARP_SIZE)
+#else
+#define LASSM_FULL_MASK 0xFFFFFFFFu
+#define LASSM_SYNCWARP() __syncwarp(LASSM_FULL_MASK)
+#define LASSM_ALL(p) __all_sync(LASSM_FULL_MASK, (p))
+#define LASSM_ANY(p) __any_sync(LASSM_FULL_MASK, (p))
+#define LASSM_SHFL(v, src) __shfl_sync(LASSM_FULL_MASK, (v), (src), WARP_SIZE)
+#endif
+
+// One slot of a contig end's k-mer table. The key is (pointer into the read buffer, length),
+// never a copy of the k-mer; the value is the two vote counters per base and the chosen extension.
+struct alignas(16) ht_slot {
+    u64 key_ptr;   // address of the k-mer's first base; 0 = not (yet) published
+    u32 key_len;   // k once claimed, LASSM_EMPTY before (the CAS-on-length protocols claim here)
+    u32 ext;       // 'A' 'C' 'G' 'T', or 'X' (dead end) / 'F' (fork), set by set_ext
+    u32 low_q[4];  // votes with quality >= LASSM_MIN_QUAL (nvotes)
+    u32 hi_q[4];   // votes with quality >= LASSM_MIN_HI_QUAL (nvotes_hi_q)
+};
+static_assert(sizeof(ht_slot) == LASSM_SLOT_BYTES, "the host sizes tables with LASSM_SLOT_BYTES");
+
+// ---------------------------------------------------------------------------------------------
+// Bytes
+// ---------------------------------------------------------------------------------------------
+
+// Four bytes starting at any address, from two aligned word loads (the "aligned" MurmurHash2
+// trick). Buffers read this way carry 8 bytes of padding, so the second word is always mapped.
+__device__ __forceinline__ u32 word_at(const u32* w, u32 shift, int j)
+{
+    const u64 pair = ((u64)w[j + 1] << 32) | (u64)w[j];
+    return (u32)(pair >> shift);
+}
+
+__device__ __forceinline__ const u32* aligned_base(const u8* p, u32* shift)
+{
+    const u64 a = (u64)p;
+    *shift = (u32)(a & 3u) * 8u;
+    return (const u32*)(a & ~(u64)3);
+}
+
+// MurmurHash2 (m = 0x5bd1e995, r = 24, seed 0x3FB0BB5F, h = seed ^ len) of key[0, len): the
+// 32-bit hash, taken mod the table size by the caller (the walk uses it for both of its tables).
+__device__ __forceinline__ u32 murmur_hash2(const u8* key, int len)
+{
+    const u32 m = 0x5bd1e995u;
+    const int r = 24;
+    u32 h = 0x3FB0BB5Fu ^ (u32)len;
+    u32 shift;
+    const u32* w = aligned_base(key, &shift);
+    int j = 0;
+    for (; len >= 4; len -= 4, ++j) {
+        u32 k = word_at(w, shift, j);
+        k *= m;
+        k ^= k >> r;
+        k *= m;
+        h *= m;
+        h ^= k;
+    }
+    if (len > 0) {  // the tail bytes, little-endian: the low len bytes of the next word
+        h ^= word_at(w, shift, j) & (0xFFFFFFFFu >> (32 - 8 * len));
+        h *= m;
+    }
+    h ^= h >> 13;
+    h *= m;
+    h ^= h >> 15;
+    return h;
+}
+
+// Whether a[0, k) == b[0, k); both may start at any address.
+__device__ __forceinline__ bool kmer_eq(const u8* a, const u8* b, int k)
+{
+    u32 sa, sb;
+    const u32* wa = aligned_base(a, &sa);
+    const u32* wb = aligned_base(b, &sb);
+    int j = 0;
+    for (; k >= 4; k -= 4, ++j) {
+        if (word_at(wa, sa, j) != word_at(wb, sb, j)) return false;
+    }
+    if (k > 0) {
+        const u32 mask = 0xFFFFFFFFu >> (32 - 8 * k);
+        return ((word_at(wa, sa, j) ^ word_at(wb, sb, j)) & mask) == 0u;
+    }
+    return true;
+}
+
+__device__ __forceinline__ int base_index(u8 c)
+{
+    switch (c) {
+    case 'A': return 0;
+    case 'C': return 1;
+    case 'G': return 2;
+    case 'T': return 3;
+    default: return -1;  // 'N' and anything else cast no vote
+    }
+}
+
+__device__ __forceinline__ u32 next_slot(u32 s, u32 size) { return s + 1u == size ? 0u : s + 1u; }
+
+// A slot holds a key: a published pointer (casptr) or a claimed length (the others; their
+// pointer is published before the warp barrier that ends counting).
+__device__ __forceinline__ bool slot_used(const ht_slot* s)
+{
+#if LASSM_PROTOCOL == LASSM_PROTO_CASPTR
+    return s->key_ptr != 0ull;
+#else
+    return s->key_len != LASSM_EMPTY;
+#endif
+}
+
+// Clears a slot: no key, no pointer, no votes. Values are zeroed here, once per k, so that no
+// lane ever zeroes a slot that others may already have voted into. (The published protocols
+// reset the key length alone and zeroed the value when a lane claimed the slot.)
+__device__ __forceinline__ void reset_slot(ht_slot* e)
+{
+#if LASSM_PUBLISHED
+    e->key_len = LASSM_EMPTY;
+#else
+    uint4* q = (uint4*)e;
+    q[0] = make_uint4(0u, 0u, LASSM_EMPTY, 0u);
+    q[1] = make_uint4(0u, 0u, 0u, 0u);
+    q[2] = make_uint4(0u, 0u, 0u, 0u);
+#endif
+}
+
+// The published protocols' zeroing of a freshly claimed slot's value (votes and extension).
+__device__ __forceinline__ void zero_values(ht_slot* e)
+{
+    e->ext = 0u;
+    uint4* q = (uint4*)e;
+    q[1] = make_uint4(0u, 0u, 0u, 0u);
+    q[2] = make_uint4(0u, 0u, 0u, 0u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// ht_insert: insert-or-find the k-mer `key` (hash h); returns its slot, -1 for inactive lanes.
+// Every lane of the warp calls it together (count_mers keeps its trip counts warp-uniform).
+// Values are never touched here: the reset zeroes them before any lane can claim the slot.
+// ---------------------------------------------------------------------------------------------
+#if LASSM_PROTOCOL == LASSM_PROTO_CASPTR
+// Race-free and lock-free: claim a slot by CAS on the key pointer; a lane that loses the CAS
+// compares its k-mer through the pointer the CAS returned, which is always complete.
+__device__ __forceinline__ int ht_insert(ht_slot* ht, u32 size, const u8* key, int k, u32 h, bool active)
+{
+    if (!active) return -1;
+    const u64 me = (u64)key;
+    u32 s = h % size;
+    while (true) {
+        const u64 prev = atomicCAS(&ht[s].key_ptr, 0ull, me);
+        if (prev == 0ull || kmer_eq((const u8*)prev, key, k)) return (int)s;
+        s = next_slot(s, size);
+    }
+}
+
+#elif LASSM_PROTOCOL == LASSM_PROTO_MATCHANY && LASSM_PUBLISHED
+// As published (racy): the claimer zeroes the value after others may have voted into the slot,
+// and a lane outside the claimer's match group compares against whatever pointer the slot holds
+// (stale from an earlier k, or not yet written: 0, which is only kept from faulting here).
+__device__ __forceinline__ int ht_insert(ht_slot* ht, u32 size, const u8* key, int k, u32 h, bool active)
+{
+    if (!active) return -1;
+    u32 s = h % size;
+    while (true) {
+        const u32 prev = atomicCAS(&ht[s].key_len, LASSM_EMPTY, (u32)k);
+        const u32 mask = __match_any_sync(__activemask(), (u64)&ht[s]);
+        if (prev == LASSM_EMPTY) {
+            ht[s].key_ptr = (u64)key;
+            zero_values(&ht[s]);
+        }
+        __syncwarp(mask);
+        if (prev == LASSM_EMPTY) return (int)s;
+        const u64 kp = ht[s].key_ptr;
+        if (kp != 0ull && kmer_eq((const u8*)kp, key, k)) return (int)s;
+        s = next_slot(s, size);
+    }
+}
+
+#elif LASSM_PROTOCOL == LASSM_PROTO_MATCHANY
+// The CUDA original: atomicCAS on the key length, __match_any_sync groups the lanes probing the
+// same slot, the claimer publishes the pointer and __syncwarp(mask) orders it before the group
+// compares. Two fixes: the value is zeroed at the reset, not here (a late zeroing erased votes
+// already cast), and a lane that finds the slot claimed by a lane outside its group waits until
+// the pointer is published (the reset clears it) instead of comparing a stale one.
+__device__ __forceinline__ int ht_insert(ht_slot* ht, u32 size, const u8* key, int k, u32 h, bool active)
+{
+    if (!active) return -1;
+    const u64 me = (u64)key;
+    u32 s = h % size;
+    while (true) {
+        const u32 prev = atomicCAS(&ht[s].key_len, LASSM_EMPTY, (u32)k);
+        const u32 mask = __match_any_sync(__activemask(), (u64)&ht[s]);
+        if (prev == LASSM_EMPTY) *(volatile u64*)&ht[s].key_ptr = me;
+        __syncwarp(mask);
+        if (prev == LASSM_EMPTY) return (int)s;
+        u64 kp;
+        do {
+            kp = *(volatile u64*)&ht[s].key_ptr;
+        } while (kp == 0ull);
+        if (kmer_eq((const u8*)kp, key, k)) return (int)s;
+        s = next_slot(s, size);
+    }
+}
+
+#elif LASSM_PROTOCOL == LASSM_PROTO_DONEFLAG && LASSM_PUBLISHED
+// As published (racy off lock-step hardware): no barrier between the claim and the compares, and
+// the claimer zeroes the value.
+__device__ __forceinline__ int ht_insert(ht_slot* ht, u32 size, const u8* key, int k, u32 h, bool active)
+{
+    bool done = !active;
+    u32 s = active ? h % size : 0u;
+    u32 prev = LASSM_EMPTY;
+    while (true) {
+        if (LASSM_ALL(done)) break;
+        if (!done) {
+            prev = atomicCAS(&ht[s].key_len, LASSM_EMPTY, (u32)k);
+            if (prev == LASSM_EMPTY) {
+                ht[s].key_ptr = (u64)key;
+                zero_values(&ht[s]);
+            }
+        }
+        if (!done) {
+            const u64 kp = ht[s].key_ptr;
+            if (prev == LASSM_EMPTY || (kp != 0ull && kmer_eq((const u8*)kp, key, k))) done = true;
+        }
+        if (LASSM_ALL(done)) break;
+        if (!done) s = next_slot(s, size);
+    }
+    return active ? (int)s : -1;
+}
+
+#elif LASSM_PROTOCOL == LASSM_PROTO_DONEFLAG
+// The HIP port: every lane loops in lock-step with a per-lane done flag until a warp vote says
+// all are done. HIP relied on the wavefront's lock-step to order the claimer's pointer store
+// before the others' compares; the fix makes that order explicit with a warp barrier between
+// the claim and the compare (the loop is warp-uniform, so the barrier sees every lane).
+__device__ __forceinline__ int ht_insert(ht_slot* ht, u32 size, const u8* key, int k, u32 h, bool active)
+{
+    const u64 me = (u64)key;
+    bool done = !active;
+    u32 s = active ? h % size : 0u;
+    u32 prev = LASSM_EMPTY;
+    while (true) {
+        if (LASSM_ALL(done)) break;
+        if (!done) {
+            prev = atomicCAS(&ht[s].key_len, LASSM_EMPTY, (u32)k);
+            if (prev == LASSM_EMPTY) ht[s].key_ptr = me;
+        }
+        LASSM_SYNCWARP();
+        if (!done && (prev == LASSM_EMPTY || kmer_eq((const u8*)ht[s].key_ptr, key, k))) done = true;
+        if (LASSM_ALL(done)) break;
+        if (!done) s = next_slot(s, size);
+    }
+    return active ? (int)s : -1;
+}
+
+#else  // LASSM_PROTO_BARRIER
+// The migrated SYCL code: a sub-group barrier inside the probe loop between the claim and the
+// compare. The original returned from the loop lane by lane, so later barriers missed lanes; the
+// fix keeps every lane in the loop until a vote says all found their slot.
+__device__ __forceinline__ int ht_insert(ht_slot* ht, u32 size, const u8* key, int k, u32 h, bool active)
+{
+    const u64 me = (u64)key;
+    bool done = !active;
+    u32 s = active ? h % size : 0u;
+    do {
+        u32 prev = LASSM_EMPTY;
+        if (!done) {
+            prev = atomicCAS(&ht[s].key_len, LASSM_EMPTY, (u32)k);
+            if (prev == LASSM_EMPTY) ht[s].key_ptr = me;
+        }
+        LASSM_SYNCWARP();
+        if (!done) {
+            if (prev == LASSM_EMPTY || kmer_eq((const u8*)ht[s].key_ptr, key, k))
+                done = true;
+            else
+                s = next_slot(s, size);
+        }
+    } while (LASSM_ANY(!done));
+    return active ? (int)s : -1;
+}
+#endif
+
+// Read-only find (the walk, one lane): the slot of key[0, k), or -1.
+__device__ __forceinline__ int ht_find(const ht_slot* ht, u32 size, const u8* key, int k, u32 h)
+{
+    u32 s = h % size;
+    while (true) {
+        const ht_slot* e = &ht[s];
+        if (!slot_used(e)) return -1;
+        if (kmer_eq((const u8*)e->key_ptr, key, k)) return (int)s;
+        s = next_slot(s, size);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// set_ext: the vote (MetaHipMer's MerFreqs::set_ext), in doubles with d = int(depth).
+// ---------------------------------------------------------------------------------------------
+__device__ __forceinline__ int base_rating(u32 nv, u32 hq, double min_viable, double min_expected)
+{
+    if (nv == 0u) return 0;
+    if (nv == 1u) return 1;
+    if (nv < min_viable) return 2;
+    if (nv < min_expected) return hq < min_viable ? 3 : 4;
+    if (hq < min_viable) return 5;
+    if (min_viable < hq && hq < min_expected) return 6;
+    return 7;
+}
+
+// Whether base x ranks before base y: by (rating, high-quality votes, votes), highest first.
+__device__ __forceinline__ bool ranks_before(const int* rating, const u32* low, const u32* hi, int x, int y)
+{
+    if (rating[x] != rating[y]) return rating[x] > rating[y];
+    if (hi[x] != hi[y]) return hi[x] > hi[y];
+    return low[x] > low[y];
+}
+
+__device__ u32 set_ext(const u32* low, const u32* hi, int depth)
+{
+    const char bases[4] = {'A', 'C', 'G', 'T'};
+    const double d = (double)depth;
+    const double min_viable = fmax(LASSM_MIN_VIABLE_DEPTH * d, 2.0);
+    const double min_expected = fmax(LASSM_MIN_EXPECTED_DEPTH * d, 2.0);
+    int rating[4];
+    int order[4];
+    for (int b = 0; b < 4; ++b) {
+        rating[b] = base_rating(low[b], hi[b], min_viable, min_expected);
+        order[b] = b;
+    }
+    for (int i = 1; i < 4; ++i) {  // insertion sort of four
+        for (int j = i; j > 0 && ranks_before(rating, low, hi, order[j], order[j - 1]); --j) {
+            const int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    }
+    const int b0 = order[0], b1 = order[1], b2 = order[2];
+    const int top = rating[b0], runner = rating[b1];
+    if (top <= LASSM_RATING_THRES) return 'X';
+    if (top <= 3) return runner == 0 ? bases[b0] : 'X';
+    if (top < 6) return runner < 3 ? bases[b0] : 'X';
+    if (top == 6) return runner < 4 ? bases[b0] : 'X';
+    if (runner < 7) return bases[b0];
+    if (rating[b2] == 7 || low[b0] == low[b1]) return 'F';
+    return low[b0] > low[b1] ? bases[b0] : bases[b1];
+}
+
+// ---------------------------------------------------------------------------------------------
+// count_mers (Algorithm 1): the warp builds the table at k, then votes every used slot.
+// Returns the number of k-mers inserted (the same value in every lane).
+// ---------------------------------------------------------------------------------------------
+__device__ i64 count_mers(ht_slot* ht, u32 size, const u8* seqs, const u8* quals, const i64* rd_off,
+                          i64 r0, i64 r1, int k, int qual_offset, int depth, int lane)
+{
+    i64 n_ins = 0;
+    for (i64 j = r0; j < r1; ++j) {
+        const i64 a = rd_off[j];
+        const int num_mers = (int)(rd_off[j + 1] - a) - k;  // the last k-mer is never inserted
+        if (num_mers <= 0) continue;
+        n_ins += num_mers;
+        const u8* read = seqs + a;
+        const u8* qual = quals + a;
+        // Warp-uniform trip count: every lane reaches every collective inside ht_insert.
+        for (int base = 0; base < num_mers; base += WARP_SIZE) {
+            const int s = base + lane;
+            const bool active = s < num_mers;
+            const u32 h = active ? murmur_hash2(read + s, k) : 0u;
+            const int slot = ht_insert(ht, size, read + s, k, h, active);
+            if (active) {
+                const int b = base_index(read[s + k]);
+                if (b >= 0) {
+                    const int q = (int)qual[s + k] - qual_offset;
+                    if (q >= LASSM_MIN_QUAL) atomicAdd(&ht[slot].low_q[b], 1u);
+                    if (q >= LASSM_MIN_HI_QUAL) atomicAdd(&ht[slot].hi_q[b], 1u);
+                }
+            }
+        }
+    }
+    LASSM_SYNCWARP();
+    for (u32 i = (u32)lane; i < size; i += WARP_SIZE) {
+        ht_slot* e = &ht[i];
+        if (slot_used(e)) e->ext = set_ext(e->low_q, e->hi_q, depth);
+    }
+    LASSM_SYNCWARP();
+    return n_ins;
+}
+
+// ---------------------------------------------------------------------------------------------
+// walk_mers (Algorithm 2), one lane: walk from the k-mer wbuf[0, k), appending to wbuf.
+// `visited` (max_walk slots of pointers into wbuf, 0 = empty) records the k-mers seen.
+// ---------------------------------------------------------------------------------------------
+__device__ u8 walk_mers(const ht_slot* ht, u32 size, u64* visited, int max_walk, u8* wbuf, int k, int* walk_len)
+{
+    int wl = 0;
+    for (int step = 0; step < max_walk; ++step) {
+        const u8* mer = wbuf + wl;
+        const u32 h = murmur_hash2(mer, k);
+        u32 v = h % (u32)max_walk;
+        while (true) {  // visited? (fewer than max_walk entries, so an empty slot exists)
+            const u64 kp = visited[v];
+            if (kp == 0ull) break;
+            if (kmer_eq((const u8*)kp, mer, k)) {
+                *walk_len = wl;
+                return 'R';
+            }
+            v = next_slot(v, (u32)max_walk);
+        }
+        visited[v] = (u64)mer;
+        const int slot = ht_find(ht, size, mer, k, h);
+        if (slot < 0) {
+            *walk_len = wl;
+            return 'X';
+        }
+        const u32 ext = ht[slot].ext;
+        if (ext == 'X' || ext == 'F') {
+            *walk_len = wl;
+            return (u8)ext;
+        }
+        wbuf[wl + k] = (u8)ext;
+        ++wl;
+    }
+    *walk_len = wl;
+    return 'X';
+}
+
+// ---------------------------------------------------------------------------------------------
+// iterative_walks_kernel: one warp per contig end; the k-shift loop.
+//
+// Contig end i: bases ctg_seqs[ctg_off[i], ctg_off[i+1]) (already oriented), reads
+// rd_cnt_off[i] .. rd_cnt_off[i+1]-1 of (rd_seqs, rd_quals, rd_off), table
+// ht[ht_off[i], ht_off[i+1]), visited[i*max_walk, ...), scratch walk_tmp[i*walk_stride, ...),
+// kept walk walks[i*max_walk, ...). Read and scratch buffers carry 8 bytes of padding.
+// ---------------------------------------------------------------------------------------------
+extern "C" __global__ void iterative_walks_kernel(
+    const u8* __restrict__ ctg_seqs, const i64* __restrict__ ctg_off, const double* __restrict__ depths,
+    const u8* __restrict__ rd_seqs, const u8* __restrict__ rd_quals, const i64* __restrict__ rd_off,
+    const i64* __restrict__ rd_cnt_off, ht_slot* ht, const i64* __restrict__ ht_off, u64* visited,
+    u8* walk_tmp, u8* walks, int* walk_len, int* final_k, u8* term, int* n_k, i64* steps,
+    i64* insertions, i64* start_insertions, int n_ends, int start_k, int max_walk, int qual_offset,
+    int walk_stride)
+{
+    const int lane = (int)(threadIdx.x % WARP_SIZE);
+    const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) / WARP_SIZE;
+    if (warp >= n_ends) return;  // whole warps leave together: blockDim is a multiple of WARP_SIZE
+
+    const u8* ctg = ctg_seqs + ctg_off[warp];
+    const int clen = (int)(ctg_off[warp + 1] - ctg_off[warp]);
+    const int depth = (int)depths[warp];
+    const i64 r0 = rd_cnt_off[warp], r1 = rd_cnt_off[warp + 1];
+    ht_slot* table = ht + ht_off[warp];
+    const u32 size = (u32)(ht_off[warp + 1] - ht_off[warp]);
+    u64* seen = visited + warp * (i64)max_walk;
+    u8* wbuf = walk_tmp + warp * (i64)walk_stride;
+    u8* best = walks + warp * (i64)max_walk;
+
+    const int max_k = min(LASSM_MAX_KMER_LEN, clen);
+    int best_len = 0, best_k = 0, best_term = 0, last_term = 0, nk = 0;
+    i64 n_steps = 0, n_ins = 0, start_ins = 0;
+    int shift = 0;
+    for (int k = start_k; k >= LASSM_MIN_KMER_LEN && k <= max_k; k += shift) {
+        for (u32 i = (u32)lane; i < size; i += WARP_SIZE) reset_slot(&table[i]);
+        for (int i = lane; i < max_walk; i += WARP_SIZE) seen[i] = 0ull;
+        LASSM_SYNCWARP();
+        const i64 ins = count_mers(table, size, rd_seqs, rd_quals, rd_off, r0, r1, k, qual_offset, depth, lane);
+        if (nk == 0) start_ins = ins;
+        n_ins += ins;
+        ++nk;
+        int stop = 0;
+        if (lane == 0) {
+            for (int i = 0; i < k; ++i) wbuf[i] = ctg[clen - k + i];
+            int wl = 0;
+            const u8 t = walk_mers(table, size, seen, max_walk, wbuf, k, &wl);
+            n_steps += wl;
+            last_term = t;
+            if (wl > best_len) {  // ties keep the earlier k
+                for (int i = 0; i < wl; ++i) best[i] = wbuf[k + i];
+                best_len = wl;
+                best_k = k;
+                best_term = t;
+            }
+            if (t == 'X') {  // dead end: down-shift, unless we were up-shifting
+                if (shift == LASSM_SHIFT_SIZE) stop = 1;
+                shift = -LASSM_SHIFT_SIZE;
+            } else {  // fork or repeat: up-shift, unless we were down-shifting
+                if (shift == -LASSM_SHIFT_SIZE) stop = 1;
+                shift = LASSM_SHIFT_SIZE;
+            }
+        }
+        shift = LASSM_SHFL(shift, 0);
+        stop = LASSM_SHFL(stop, 0);
+        LASSM_SYNCWARP();  // lane 0's reads of the tables come before the next reset
+        if (stop) break;
+    }
+    if (lane == 0) {
+        walk_len[warp] = best_len;
+        final_k[warp] = best_k;
+        term[warp] = (u8)(best_len > 0 ? best_term : last_term);
+        n_k[warp] = nk;
+        steps[warp] = n_steps;
+        insertions[warp] = n_ins;
+        start_insertions[warp] = start_ins;
+    }
+}

@@ -1,0 +1,293 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The CUDA backend: ``kernels/cuda/local_assembly.cu`` driven by CuPy, one warp per contig end.
+
+The kernel follows MetaHipMer's GPU layout (see ``../shared/spec/local-assembly.md``): contig
+ends are binned by read count (0 not launched, 1-9, >= 10), each bin is one launch (more where it
+must be sliced to fit device memory), and the k-shift loop runs on the device. Four collision
+protocols can be compiled in (``protocol=``): ``casptr`` (default, lock-free), and the published
+``matchany`` (CUDA), ``doneflag`` (HIP) and ``barrier`` (SYCL), each made race-free; every one
+must equal the numba CPU oracle bit for bit. The HIP backend reuses this driver with 64-lane
+wavefronts (:mod:`lassm.backends.hip`).
+"""
+from __future__ import annotations
+
+import functools
+import platform
+from typing import Any
+
+import numpy as np
+
+from .. import config
+from ..errors import BackendUnavailable
+from ..nvrtc import KERNEL, PROTOCOLS, kernel_options
+from ..paths import kernel_source
+from ..result import SideResult
+from . import launch
+
+#: Warps per block unless told otherwise.
+DEFAULT_BLOCK_WARPS = 4
+#: Share of the free device memory one launch may use.
+MEMORY_FRACTION = 0.8
+
+
+def _cupy():
+    """CuPy, imported on first use so that this module imports without it."""
+    import cupy
+
+    return cupy
+
+
+def _probe(hip: bool) -> tuple[bool, str]:
+    try:
+        cupy = _cupy()
+    except ImportError as exc:
+        if hip:
+            return False, f"CuPy is not installed ({exc}); for AMD GPUs install CuPy for ROCm (cupy-rocm-7-0)"
+        return False, f"CuPy is not installed ({exc}); install it with: pip install 'lassm[cuda12]' (cupy-cuda12x)"
+    except Exception as exc:  # a broken CUDA/ROCm install raises from deep inside CuPy
+        return False, f"CuPy failed to import: {exc}"
+    is_hip = bool(cupy.cuda.runtime.is_hip)
+    if hip and not is_hip:
+        return False, "this CuPy is built for CUDA, not ROCm: install CuPy for ROCm (cupy-rocm-7-0) to use the hip backend"
+    if not hip and is_hip:
+        return False, "this CuPy is built for ROCm: use the hip backend"
+    try:
+        n = cupy.cuda.runtime.getDeviceCount()
+    except Exception as exc:
+        return False, f"no {'ROCm' if hip else 'CUDA'} driver or device: {exc}"
+    if n < 1:
+        return False, f"no {'ROCm' if hip else 'CUDA'} device"
+    info = device_info()
+    return True, f"{info['device']}, warp {info['warp_size']}, driver {info['driver']}, CuPy {info['cupy']}"
+
+
+def available() -> tuple[bool, str]:
+    """Whether CuPy for CUDA and a CUDA device are present, and which."""
+    return _probe(hip=False)
+
+
+def device_info() -> dict[str, Any]:
+    """Name, warp width and software versions of the current device, for provenance."""
+    cupy = _cupy()
+    rt = cupy.cuda.runtime
+    dev = cupy.cuda.Device()
+    props = rt.getDeviceProperties(dev.id)
+    name = props["name"]
+    name = name.decode() if isinstance(name, bytes) else str(name)
+    return {
+        "device": name,
+        "device_id": int(dev.id),
+        "compute_capability": str(dev.compute_capability),
+        "warp_size": int(props["warpSize"]),
+        "multiprocessors": int(props["multiProcessorCount"]),
+        "driver": int(rt.driverGetVersion()),
+        "runtime": int(rt.runtimeGetVersion()),
+        "cupy": cupy.__version__,
+        "is_hip": bool(rt.is_hip),
+        "host": platform.node(),
+    }
+
+
+def device_name() -> str:
+    """The current GPU's name (results are filed under it), or '' when none answers."""
+    ok, _ = _probe(False)
+    return device_info()["device"] if ok else ""
+
+
+@functools.lru_cache(maxsize=None)
+def _kernel(options: tuple[str, ...], code: str):
+    """The compiled ``iterative_walks_kernel``, memoized on the options and the source text."""
+    cupy = _cupy()
+    module = cupy.RawModule(code=code, options=options)
+    return module.get_function("iterative_walks_kernel")
+
+
+def kernel(protocol: str, warp_size: int, published: bool = False):
+    """The kernel compiled for ``protocol`` and ``warp_size`` (compiled once per process)."""
+    code = kernel_source(KERNEL).read_text()
+    return _kernel(kernel_options(protocol, warp_size, published), code)
+
+
+def _require(name: str, arr: Any, dtype: Any) -> None:
+    if arr.dtype != np.dtype(dtype):
+        raise TypeError(f"kernel argument {name} must be {np.dtype(dtype)}, got {arr.dtype}")
+
+
+def _validate(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray) -> int:
+    _require("ctg_seqs", ctg_seqs, np.uint8)
+    _require("ctg_off", ctg_off, np.int64)
+    _require("depths", depths, np.float64)
+    _require("reads.seqs", reads.seqs, np.uint8)
+    _require("reads.quals", reads.quals, np.uint8)
+    _require("reads.offsets", reads.offsets, np.int64)
+    _require("reads.contig_offsets", reads.contig_offsets, np.int64)
+    n = len(ctg_off) - 1
+    if len(depths) != n or len(run_mask) != n or len(reads.contig_offsets) != n + 1:
+        raise ValueError("contigs, depths, run_mask and reads disagree on the number of contigs")
+    return n
+
+
+def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots: np.ndarray,
+               params: config.Params, block_warps: int, warp_size: int) -> tuple[SideResult, float, int]:
+    """Uploads one slice, launches it once, downloads its results. Returns (part, seconds, bytes)."""
+    cupy = _cupy()
+    n = len(index)
+    max_walk = int(params.max_walk)
+    stride = launch.walk_stride(max_walk)
+    h_ctg, h_ctg_off = launch.gather(ctg_seqs, ctg_off, index)
+    rids, h_cnt_off = launch.read_index(reads.contig_offsets, index)
+    h_seqs, h_rd_off = launch.gather(reads.seqs, reads.offsets, rids, pad=launch.PAD_BYTES)
+    h_quals, _ = launch.gather(reads.quals, reads.offsets, rids, pad=launch.PAD_BYTES)
+    h_ht_off = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(slots, out=h_ht_off[1:])
+    h_depths = np.ascontiguousarray(depths[index], dtype=np.float64)
+
+    pool = cupy.get_default_memory_pool()
+    d = {
+        "ctg_seqs": cupy.asarray(np.concatenate((h_ctg, np.zeros(launch.PAD_BYTES, np.uint8)))),
+        "ctg_off": cupy.asarray(h_ctg_off),
+        "depths": cupy.asarray(h_depths),
+        "rd_seqs": cupy.asarray(h_seqs),
+        "rd_quals": cupy.asarray(h_quals),
+        "rd_off": cupy.asarray(h_rd_off),
+        "rd_cnt_off": cupy.asarray(h_cnt_off),
+        # Zeroed once so that the published protocols' stale pointers are never garbage.
+        "ht": cupy.zeros(int(h_ht_off[-1]) * launch.SLOT_BYTES // 8, dtype=np.uint64),
+        "ht_off": cupy.asarray(h_ht_off),
+        "visited": cupy.empty(n * max_walk, dtype=np.uint64),
+        "walk_tmp": cupy.zeros(n * stride + launch.PAD_BYTES, dtype=np.uint8),
+        "walks": cupy.zeros(n * max_walk, dtype=np.uint8),
+        "walk_len": cupy.zeros(n, dtype=np.int32),
+        "final_k": cupy.zeros(n, dtype=np.int32),
+        "term": cupy.zeros(n, dtype=np.uint8),
+        "n_k": cupy.zeros(n, dtype=np.int32),
+        "steps": cupy.zeros(n, dtype=np.int64),
+        "insertions": cupy.zeros(n, dtype=np.int64),
+        "start_insertions": cupy.zeros(n, dtype=np.int64),
+    }
+    expected = {
+        "ctg_seqs": np.uint8, "ctg_off": np.int64, "depths": np.float64, "rd_seqs": np.uint8,
+        "rd_quals": np.uint8, "rd_off": np.int64, "rd_cnt_off": np.int64, "ht": np.uint64,
+        "ht_off": np.int64, "visited": np.uint64, "walk_tmp": np.uint8, "walks": np.uint8,
+        "walk_len": np.int32, "final_k": np.int32, "term": np.uint8, "n_k": np.int32,
+        "steps": np.int64, "insertions": np.int64, "start_insertions": np.int64,
+    }
+    for name, dtype in expected.items():  # CuPy passes raw pointers: check every dtype first
+        _require(name, d[name], dtype)
+        if not d[name].flags.c_contiguous:
+            raise ValueError(f"kernel argument {name} must be C-contiguous")
+    used = int(pool.used_bytes())
+    scalars = (np.int32(n), np.int32(params.k), np.int32(max_walk), np.int32(params.qual_offset),
+               np.int32(stride))
+    args = tuple(d[name] for name in expected) + scalars
+    grid, block = launch.geometry(n, block_warps, warp_size)
+    start, end = cupy.cuda.Event(), cupy.cuda.Event()
+    start.record()
+    kern(grid, block, args)
+    end.record()
+    end.synchronize()
+    seconds = cupy.cuda.get_elapsed_time(start, end) / 1000.0
+    part = SideResult(
+        max_walk=max_walk,
+        walks=cupy.asnumpy(d["walks"]),
+        walk_len=cupy.asnumpy(d["walk_len"]),
+        final_k=cupy.asnumpy(d["final_k"]),
+        term=cupy.asnumpy(d["term"]),
+        n_k=cupy.asnumpy(d["n_k"]),
+        steps=cupy.asnumpy(d["steps"]),
+        insertions=cupy.asnumpy(d["insertions"]),
+        start_insertions=cupy.asnumpy(d["start_insertions"]),
+        kernel_seconds=seconds,
+    )
+    del d
+    return part, seconds, used
+
+
+def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
+                    params: config.Params, protocol: str = "casptr", block_warps: int = DEFAULT_BLOCK_WARPS,
+                    max_bytes: int | None = None, bin_counts: np.ndarray | None = None, hip: bool = False,
+                    warp_size: int | None = None, as_published: bool = False) -> SideResult:
+    """The shared CUDA/HIP driver behind :func:`extend_side` (``hip`` picks the platform)."""
+    ok, why = _probe(hip)
+    if not ok:
+        raise BackendUnavailable(why)
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")
+    cupy = _cupy()
+    n = _validate(ctg_seqs, ctg_off, depths, reads, run_mask)
+    info = device_info()
+    ws = int(warp_size or info["warp_size"])
+    kern = kernel(protocol, ws, as_published)
+    out = SideResult.empty(n, int(params.max_walk))
+    counts = reads.counts.astype(np.int64) if bin_counts is None else np.asarray(bin_counts, dtype=np.int64)
+    if len(counts) != n:
+        raise ValueError(f"bin_counts has {len(counts)} entries for {n} contigs")
+    max_read_len = int(reads.lengths.max(initial=0))
+    slots_all = launch.table_slots(counts, max_read_len)
+    rd_bytes = reads.offsets[reads.contig_offsets[1:]] - reads.offsets[reads.contig_offsets[:-1]]
+    nbytes = launch.end_bytes(np.diff(ctg_off), rd_bytes, reads.counts, slots_all, int(params.max_walk)).total
+    if max_bytes is None:
+        free, _ = cupy.cuda.runtime.memGetInfo()
+        budget = int((free + cupy.get_default_memory_pool().free_bytes()) * MEMORY_FRACTION)
+    else:
+        budget = int(max_bytes)
+    launches = []
+    high_water = 0
+    for label, idx in launch.bins(run_mask, counts):
+        for number, (a, b) in enumerate(launch.slices(nbytes[idx], budget)):
+            index = idx[a:b]
+            part, seconds, used = _run_slice(kern, index, ctg_seqs, ctg_off, depths, reads, slots_all[index],
+                                             params, int(block_warps), ws)
+            out.scatter(index, part)
+            high_water = max(high_water, used)
+            launches.append({"bin": label, "slice": number, "contigs": int(len(index)), "seconds": seconds,
+                             "bytes": int(nbytes[index].sum())})
+    out.extra = {
+        "backend": "hip" if hip else "cuda",
+        "protocol": protocol,
+        "as_published": bool(as_published),
+        "warp_size": ws,
+        "block_warps": int(block_warps),
+        "launches": launches,
+        "mem_high_water_bytes": high_water,
+        "budget_bytes": budget,
+        "device": info["device"],
+        "compute_capability": info["compute_capability"],
+        "driver": info["driver"],
+        ("hip" if hip else "cuda"): info["runtime"],
+        "cupy": info["cupy"],
+        "options": list(kernel_options(protocol, ws, as_published)),
+    }
+    return out
+
+
+def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
+                params: config.Params, protocol: str = "casptr", block_warps: int = DEFAULT_BLOCK_WARPS,
+                max_bytes: int | None = None, bin_counts: np.ndarray | None = None,
+                as_published: bool = False) -> SideResult:
+    """Walks one side of every contig whose ``run_mask`` is set, on the GPU; contigs arrive oriented.
+
+    Parameters
+    ----------
+    ctg_seqs, ctg_off : oriented contig bases (uint8) and int64 offsets.
+    depths : float64 contig depths.
+    reads : the side's :class:`~lassm.dataset.Reads`.
+    run_mask : bool per contig; others keep an empty walk (bin 0 is not launched).
+    params : start k, walk limit, quality offset.
+    protocol : collision protocol: ``casptr`` (default), ``matchany``, ``doneflag`` or ``barrier``.
+    block_warps : warps (contig ends) per block.
+    max_bytes : device bytes one launch may use (default: a share of the free memory); small
+        values force slicing.
+    bin_counts : read count per contig that picks its bin and table size; MetaHipMer uses the
+        larger side's count (``max(left, right)``). Default: this side's count.
+    as_published : build ``matchany`` or ``doneflag`` as published, races included, to measure
+        what the fixes cost (book/kernel-protocols.md); results may then differ from the oracle.
+
+    Returns
+    -------
+    SideResult, with ``kernel_seconds`` the sum of the launches' CUDA-event times and ``extra``
+    describing every launch, the device and the memory high-water mark.
+    """
+    return extend_side_gpu(ctg_seqs, ctg_off, depths, reads, run_mask, params, protocol=protocol,
+                           block_warps=block_warps, max_bytes=max_bytes, bin_counts=bin_counts, hip=False,
+                           as_published=as_published)

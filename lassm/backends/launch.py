@@ -1,0 +1,175 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Launch geometry, binning and slicing for the warp-per-contig-end GPU kernels.
+
+Plain NumPy, no GPU: the CUDA and HIP backends (and their tests) share these, so that a launch's
+shape is decided in one place. MetaHipMer bins contig ends by the larger side's read count
+(0: not launched, 1-9, >= 10) and slices each bin so that one launch fits in device memory.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Bins by read count, as in MetaHipMer: (label, lowest count, highest count or None).
+BINS: tuple[tuple[str, int, int | None], ...] = (("1-9", 1, 9), (">=10", 10, None))
+#: Bytes of one k-mer table slot (``LASSM_SLOT_BYTES`` in the kernel).
+SLOT_BYTES = 48
+#: Bytes of one visited-table slot (a pointer into the walk buffer).
+VISITED_BYTES = 8
+#: Padding after every buffer the kernel reads with aligned word loads.
+PAD_BYTES = 16
+#: Largest k: the walk buffer holds the start k-mer plus the walk.
+MAX_KMER_LEN = 121
+
+
+def ceil_div(a: int, b: int) -> int:
+    """Integer ceiling of ``a / b`` for non-negative ``a`` and positive ``b``."""
+    return -(-int(a) // int(b))
+
+
+def geometry(n_ends: int, block_warps: int, warp_size: int) -> tuple[tuple[int], tuple[int]]:
+    """Grid and block of a launch with one warp per contig end.
+
+    Parameters
+    ----------
+    n_ends : contig ends in the launch.
+    block_warps : warps per block (any positive number: odd ones are tested).
+    warp_size : lanes per warp, queried from the device.
+
+    Returns
+    -------
+    ``((blocks,), (threads,))``; threads are a whole number of warps, so every warp is full.
+    """
+    if block_warps < 1 or warp_size < 1:
+        raise ValueError(f"block_warps ({block_warps}) and warp_size ({warp_size}) must be positive")
+    return (max(1, ceil_div(n_ends, block_warps)),), (int(block_warps) * int(warp_size),)
+
+
+def walk_stride(max_walk: int) -> int:
+    """Bytes of one contig end's walk scratch: start k-mer plus walk, rounded to 16."""
+    return ceil_div(int(max_walk) + MAX_KMER_LEN, 16) * 16
+
+
+def bin_of(counts: np.ndarray) -> np.ndarray:
+    """Bin number per contig end from its read count: 0 (no reads), 1 (1-9) or 2 (>= 10)."""
+    counts = np.asarray(counts, dtype=np.int64)
+    out = np.zeros(len(counts), dtype=np.int8)
+    out[counts >= 1] = 1
+    out[counts >= 10] = 2
+    return out
+
+
+def bins(run_mask: np.ndarray, counts: np.ndarray) -> list[tuple[str, np.ndarray]]:
+    """Contig ends to launch, per bin, in input order.
+
+    Ends whose mask is set but whose count is 0 (reads on the other side only, when ``counts``
+    is this side's) go with the 1-9 bin: they are walked, and find nothing.
+
+    Returns
+    -------
+    list of ``(label, int64 index array)``, empty bins left out.
+    """
+    b = bin_of(counts)
+    b[(b == 0) & np.asarray(run_mask, dtype=bool)] = 1
+    b[~np.asarray(run_mask, dtype=bool)] = 0
+    out = []
+    for number, (label, _, _) in enumerate(BINS, start=1):
+        idx = np.flatnonzero(b == number).astype(np.int64)
+        if len(idx):
+            out.append((label, idx))
+    return out
+
+
+def table_slots(counts: np.ndarray, max_read_len: int) -> np.ndarray:
+    """Slots of each contig end's k-mer table: read count x longest read, at least 1.
+
+    A read of length L inserts at most L - 21 k-mers, so the table is never more than
+    (L - 21) / L full and linear probing always finds an empty slot.
+    """
+    return np.maximum(np.asarray(counts, dtype=np.int64) * int(max_read_len), 1)
+
+
+@dataclass(frozen=True)
+class EndBytes:
+    """Device bytes each contig end needs in a launch, by kind."""
+
+    inputs: np.ndarray
+    table: np.ndarray
+    scratch: int
+    outputs: int
+
+    @property
+    def total(self) -> np.ndarray:
+        return self.inputs + self.table + self.scratch + self.outputs
+
+
+def end_bytes(ctg_len: np.ndarray, read_bytes: np.ndarray, n_reads: np.ndarray, slots: np.ndarray,
+              max_walk: int) -> EndBytes:
+    """Device memory of each contig end: its inputs, table, scratch and outputs.
+
+    Parameters
+    ----------
+    ctg_len : bases of each contig.
+    read_bytes : bases of each end's reads (qualities double it).
+    n_reads : reads of each end.
+    slots : k-mer table slots of each end.
+    max_walk : walk limit.
+    """
+    inputs = ctg_len + 2 * read_bytes + 8 * n_reads + 8 * 4  # bases, quals, offsets, 4 per-end words
+    table = slots * SLOT_BYTES
+    scratch = max_walk * VISITED_BYTES + walk_stride(max_walk)
+    outputs = max_walk + 4 * 3 + 1 + 8 * 3
+    return EndBytes(np.asarray(inputs, dtype=np.int64), np.asarray(table, dtype=np.int64), int(scratch),
+                    int(outputs))
+
+
+def slices(nbytes: np.ndarray, budget: int, fixed: int = 4096) -> list[tuple[int, int]]:
+    """Splits ends ``0..n-1`` (in order) into runs whose bytes (plus ``fixed``) fit ``budget``.
+
+    Every slice holds at least one end, so one end larger than the budget gets a launch of its
+    own (whose allocation then fails loudly, rather than the data set being refused up front).
+
+    Returns
+    -------
+    list of ``(start, stop)``.
+    """
+    nbytes = np.asarray(nbytes, dtype=np.int64)
+    n = len(nbytes)
+    out: list[tuple[int, int]] = []
+    start = 0
+    room = max(int(budget) - int(fixed), 1)
+    csum = np.concatenate(([0], np.cumsum(nbytes)))
+    while start < n:
+        # Largest stop with csum[stop] - csum[start] <= room, and at least start + 1.
+        stop = int(np.searchsorted(csum, csum[start] + room, side="right")) - 1
+        stop = min(max(stop, start + 1), n)
+        out.append((start, stop))
+        start = stop
+    return out
+
+
+def gather(buf: np.ndarray, offsets: np.ndarray, index: np.ndarray, pad: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Concatenates ranges ``index`` of a flat buffer (plus ``pad`` zero bytes at the end).
+
+    Returns
+    -------
+    ``(buffer, int64 offsets)`` with ``len(index) + 1`` offsets from 0.
+    """
+    offsets = np.asarray(offsets, dtype=np.int64)
+    index = np.asarray(index, dtype=np.int64)
+    lens = offsets[index + 1] - offsets[index]
+    new_off = np.zeros(len(index) + 1, dtype=np.int64)
+    np.cumsum(lens, out=new_off[1:])
+    total = int(new_off[-1])
+    out = np.zeros(total + pad, dtype=buf.dtype)
+    if total:
+        pos = np.repeat(offsets[index] - new_off[:-1], lens) + np.arange(total, dtype=np.int64)
+        out[:total] = buf[pos]
+    return out, new_off
+
+
+def read_index(contig_offsets: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The reads of contig ends ``index``, in order: ``(read ids, per-end int64 offsets)``."""
+    ids, new_off = gather(np.arange(int(contig_offsets[-1]), dtype=np.int64), contig_offsets, index)
+    return ids, new_off
