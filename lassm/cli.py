@@ -239,6 +239,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_run)
 
+    from .counters import add_subcommands as add_counters
+    from .paper import add_subcommands as add_paper
+
+    add_counters(sub)
+    add_paper(sub)
+
     p = sub.add_parser("backends", help="which backends can run here")
     p.set_defaults(func=cmd_backends)
     return parser

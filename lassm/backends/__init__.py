@@ -51,11 +51,18 @@ def status() -> dict[str, tuple[bool, str]]:
 
 
 def best() -> str:
-    """The most capable backend present: a GPU one when a device answers, else ``cpu``."""
+    """The most capable backend present: a GPU one when a GPU answers, else ``cpu``.
+
+    A GPU-style backend running on a CPU device (the SYCL backend on Intel's OpenCL CPU driver)
+    is not "best": the numba oracle is the CPU backend.
+    """
     for name in BACKENDS:
+        if name == "cpu":
+            continue
         try:
-            get(name)
-            return name
+            mod = get(name)
         except BackendUnavailable:
             continue
+        if getattr(mod, "device_kind", lambda: "gpu")() != "cpu":
+            return name
     return "cpu"

@@ -1,0 +1,450 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The Intel backend: the OpenCL C kernel ``kernels/opencl/local_assembly.cl`` run through dpctl.
+
+dpctl (the SYCL runtime's Python face) builds the OpenCL C source for one device and launches it
+on an in-order queue with USM device buffers. On a machine without an Intel GPU, Intel's OpenCL
+CPU driver from PyPI (``intel-opencl-rt``) runs the same kernel, sub-groups included: that is how
+CI checks this backend bit for bit against the numba oracle.
+
+Layout (the GPU design): one sub-group per contig end (one per work-group by default); contig ends
+are binned by their read count (1-9, >= 10; no reads on either side: not launched), each bin is a
+launch, sliced to fit the device memory budget.
+
+Traps handled here, found while setting this up:
+
+- the ``.icd`` file that ``intel-opencl-rt`` installs names a path from its build machine, so the
+  ICD loader finds no Intel CPU driver: before dpctl loads, ``OCL_ICD_FILENAMES`` is pointed at
+  the environment's own ``lib/libintelocl.so`` (set ``LASSM_SYCL_KEEP_ICD=1`` to leave it alone);
+- another OpenCL CPU driver (Debian's PoCL) may be listed first and has no USM: devices are
+  chosen by capability (USM device allocations), Intel's first, never by list position;
+- dpctl's default queue is out of order: the queue here is created ``in_order``;
+- ``cl_khr_subgroups`` is only defined with ``-cl-std=CL3.0``, which every build passes;
+- dpctl (0.22) builds OpenCL C source only for the OpenCL backend, not for Level Zero: an Intel
+  GPU is therefore run through its OpenCL driver (``opencl:gpu``), never ``level_zero:gpu``.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import site
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .. import config
+from ..errors import BackendUnavailable
+from ..paths import kernel_source
+from ..result import SideResult
+from . import launch
+
+#: Collision protocol name -> macro value of ``-DLASSM_PROTOCOL`` (the CUDA kernel's names).
+PROTOCOL_MACROS: dict[str, str] = {
+    "casptr": "LASSM_PROTO_CASPTR",
+    "matchany": "LASSM_PROTO_MATCHANY",
+    "doneflag": "LASSM_PROTO_DONEFLAG",
+    "barrier": "LASSM_PROTO_BARRIER",
+}
+#: Collision protocols of ``ht_insert`` (the first is the default). See the kernel source.
+PROTOCOLS: tuple[str, ...] = tuple(PROTOCOL_MACROS)
+DEFAULT_PROTOCOL = "casptr"
+KERNEL = "opencl/local_assembly.cl"
+ENTRY = "iterative_walks_kernel"
+INSTALL = "pip install 'lassm[intel]'"
+#: Environment variable: a dpctl filter string naming the device (e.g. ``opencl:cpu:0``).
+DEVICE_ENV = "LASSM_SYCL_DEVICE"
+#: Share of the device's global memory one extend_side call may use by default.
+MEMORY_FRACTION = 0.25
+#: Sub-groups (contig ends) per work-group by default.
+DEFAULT_BLOCK_SUBGROUPS = 1
+#: Bytes of one table slot besides its key: 8 vote counters (uint32) and the extension byte.
+SLOT_VALUE_BYTES = 8 * 4 + 1
+#: Bytes of one visited-table slot (a walk-buffer offset + 1, uint32).
+VISITED_BYTES = 4
+
+
+def _point_icd_loader_at_this_environment() -> None:
+    """Name Intel's OpenCL CPU driver of this environment to the ICD loader, before dpctl loads."""
+    if "dpctl" in sys.modules or os.environ.get("LASSM_SYCL_KEEP_ICD", "") not in ("", "0"):
+        return
+    prefixes = [sys.prefix, getattr(site, "USER_BASE", None) or ""]
+    for prefix in filter(None, prefixes):
+        lib = Path(prefix) / "lib" / "libintelocl.so"
+        if lib.is_file():
+            current = [p for p in os.environ.get("OCL_ICD_FILENAMES", "").split(":") if p]
+            if str(lib) not in current:
+                os.environ["OCL_ICD_FILENAMES"] = ":".join(current + [str(lib)])
+            return
+
+
+_point_icd_loader_at_this_environment()
+try:
+    import dpctl
+    import dpctl.memory as dpmem
+    import dpctl.program as dpprog
+except ImportError as _exc:  # the registry turns this into a clean "install with" message
+    dpctl = None
+    _IMPORT_ERROR = f"dpctl is not installed ({_exc}); install it with: {INSTALL}"
+else:
+    _IMPORT_ERROR = ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Device, queue and program
+
+
+@dataclass
+class _Device:
+    """One chosen device with its in-order queue and the capabilities the build depends on."""
+
+    device: object
+    queue: object
+    key64: bool
+    fp64: bool
+    subgroup_sizes: tuple[int, ...]
+
+    @property
+    def name(self) -> str:
+        return f"{self.device.name.strip()} ({self.device.filter_string})"
+
+
+_DEVICE: _Device | None = None
+_PROGRAMS: dict[tuple, object] = {}
+
+
+def _has_usm(dev) -> bool:
+    try:
+        return bool(dev.has_aspect_usm_device_allocations)
+    except Exception:  # a driver that cannot answer cannot run us either
+        return False
+
+
+def _candidates() -> list:
+    """Usable devices, best first: Intel GPUs (through OpenCL), then OpenCL CPUs, Intel's first."""
+    chosen = os.environ.get(DEVICE_ENV, "").strip()
+    if chosen:
+        return [dpctl.SyclDevice(chosen)]
+    out = []
+    for kind in ("gpu", "cpu"):
+        try:
+            devices = dpctl.get_devices(backend="opencl", device_type=kind)
+        except Exception:
+            devices = []
+        usable = [d for d in devices if _has_usm(d)]
+        usable.sort(key=lambda d: "intel" not in d.sycl_platform.vendor.lower())
+        out += usable
+    return out
+
+
+def _device() -> _Device:
+    """The device this backend runs on (chosen once per process)."""
+    global _DEVICE
+    if _DEVICE is None:
+        if dpctl is None:
+            raise BackendUnavailable(_IMPORT_ERROR)
+        try:
+            devices = _candidates()
+        except Exception as exc:
+            raise BackendUnavailable(f"{DEVICE_ENV}: {exc}") from None
+        if not devices:
+            raise BackendUnavailable(_no_device_message())
+        dev = devices[0]
+        queue = dpctl.SyclQueue(dev, property=["in_order", "enable_profiling"]
+                                if dev.has_aspect_queue_profiling else ["in_order"])
+        _DEVICE = _Device(dev, queue, key64=bool(dev.has_aspect_atomic64), fp64=bool(dev.has_aspect_fp64),
+                          subgroup_sizes=tuple(int(s) for s in dev.sub_group_sizes))
+    return _DEVICE
+
+
+def _no_device_message() -> str:
+    seen = ", ".join(f"{d.filter_string} {d.name.strip()}" for d in dpctl.get_devices()) or "none"
+    msg = (f"no OpenCL device with USM answers (devices seen: {seen}). Intel's OpenCL CPU runtime comes "
+           f"with {INSTALL}; if it is installed, set OCL_ICD_FILENAMES to its libintelocl.so")
+    if any(d.backend.name == "level_zero" for d in dpctl.get_devices()):
+        msg += ("; an Intel GPU answers through Level Zero only, where dpctl cannot build OpenCL C: "
+                "install its OpenCL driver too (Debian: intel-opencl-icd)")
+    return msg
+
+
+def available() -> tuple[bool, str]:
+    """Whether dpctl and an OpenCL device with USM are here, and which device."""
+    try:
+        dev = _device()
+    except BackendUnavailable as exc:
+        return False, str(exc)
+    return True, f"dpctl {dpctl.__version__}, {dev.name}, driver {dev.device.driver_version}"
+
+
+def device_name() -> str:
+    """Name and filter string of the device the backend runs on."""
+    return _device().name
+
+
+def device_kind() -> str:
+    """``gpu`` or ``cpu``: on a CPU-only machine this backend answers through the OpenCL CPU driver,
+    which checks the kernel but is no GPU (callers choosing a "best" backend should know)."""
+    return "gpu" if _device().device.is_gpu else "cpu"
+
+
+def build_options(protocol: str, subgroup: int, key64: bool, fp64: bool, max_walk: int, qual_offset: int,
+                  test_kernels: bool = False) -> tuple[str, ...]:
+    """The build options of one kernel variant: every knob is a ``-D`` of the kernel source.
+
+    Parameters
+    ----------
+    protocol : a key of :data:`PROTOCOL_MACROS`.
+    subgroup : required sub-group width, 0 for the device's choice.
+    key64, fp64 : 64-bit keys; the vote in double precision.
+    max_walk, qual_offset : the run parameters compiled in.
+    test_kernels : also build ``set_ext_kernel`` (the tests use it).
+
+    Returns
+    -------
+    tuple of option strings; part of the program memo key.
+    """
+    if protocol not in PROTOCOL_MACROS:
+        raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")
+    return (
+        "-cl-std=CL3.0",
+        f"-DLASSM_PROTOCOL={PROTOCOL_MACROS[protocol]}",
+        f"-DLASSM_SUBGROUP={int(subgroup)}",
+        f"-DLASSM_KEY64={int(bool(key64))}",
+        f"-DLASSM_FP64={int(bool(fp64))}",
+        f"-DLASSM_MAX_WALK={int(max_walk)}",
+        f"-DLASSM_QUAL_OFFSET={int(qual_offset)}",
+        f"-DLASSM_MIN_QUAL={config.MIN_QUAL}",
+        f"-DLASSM_MIN_HI_QUAL={config.MIN_HI_QUAL}",
+        f"-DLASSM_MIN_KMER_LEN={config.MIN_KMER_LEN}",
+        f"-DLASSM_MAX_KMER_LEN={config.MAX_KMER_LEN}",
+        f"-DLASSM_SHIFT_SIZE={config.SHIFT_SIZE}",
+        f"-DLASSM_TEST_KERNELS={int(bool(test_kernels))}",
+    )
+
+
+def program(options: tuple[str, ...]):
+    """The kernel source built with ``options`` for this backend's device (memoized).
+
+    Raises
+    ------
+    BackendUnavailable
+        When the device's compiler rejects the source; the message holds the options.
+    """
+    dev = _device()
+    key = (dev.device.filter_string, options)
+    if key not in _PROGRAMS:
+        src = kernel_source(KERNEL).read_text(encoding="utf-8")
+        try:
+            _PROGRAMS[key] = dpprog.create_program_from_source(dev.queue, src, " ".join(options))
+        except dpprog.SyclProgramCompilationError as exc:
+            raise BackendUnavailable(f"{KERNEL} does not build on {dev.name} with {' '.join(options)}: {exc}") from None
+    return _PROGRAMS[key]
+
+
+def launch_geometry(n_ends: int, block_subgroups: int, width: int) -> tuple[int, int]:
+    """Global and local work sizes: one sub-group of ``width`` lanes per contig end.
+
+    The shape comes from :func:`lassm.backends.launch.geometry`, as for CUDA and HIP: a work-group
+    is a block, a sub-group a warp.
+    """
+    (blocks,), (threads,) = launch.geometry(n_ends, block_subgroups, width)
+    return blocks * threads, threads
+
+
+def workspace_bytes(slots: np.ndarray, max_walk: int, key_bytes: int) -> np.ndarray:
+    """Device bytes of each contig end's workspace: its table, visited table and walk buffer."""
+    return (np.asarray(slots, dtype=np.int64) * (key_bytes + SLOT_VALUE_BYTES)
+            + max_walk * VISITED_BYTES + launch.walk_stride(max_walk))
+
+
+# ---------------------------------------------------------------------------------------------
+# Launch
+
+
+def _upload(queue, arr: np.ndarray):
+    """A USM device copy of ``arr`` (at least one byte, so that empty arrays have a pointer)."""
+    arr = np.ascontiguousarray(arr)
+    mem = dpmem.MemoryUSMDevice(max(arr.nbytes, 1), queue=queue)
+    if arr.nbytes:
+        mem.copy_from_host(arr.view(np.uint8).reshape(-1))
+    return mem
+
+
+def _download(mem, out: np.ndarray) -> None:
+    if out.nbytes:
+        mem.copy_to_host(out.view(np.uint8).reshape(-1))
+
+
+def _check(name: str, arr: np.ndarray, dtype) -> None:
+    if not isinstance(arr, np.ndarray) or arr.dtype != dtype or arr.ndim != 1:
+        got = f"{arr.dtype} {arr.shape}" if isinstance(arr, np.ndarray) else type(arr).__name__
+        raise TypeError(f"{name} must be a 1-D {np.dtype(dtype)} array, got {got}")
+
+
+def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
+                params: config.Params, protocol: str = DEFAULT_PROTOCOL, subgroup: int | None = None,
+                block_subgroups: int = DEFAULT_BLOCK_SUBGROUPS, max_bytes: int | None = None,
+                bin_counts: np.ndarray | None = None, fp64: bool | None = None,
+                key_bits: int | None = None) -> SideResult:
+    """Walks one side of every contig whose ``run_mask`` is set, on the SYCL device.
+
+    Parameters
+    ----------
+    ctg_seqs, ctg_off : oriented contig bases (uint8) and int64 offsets.
+    depths : float64 contig depths (the kernel uses ``int(depth)``).
+    reads : the side's :class:`~lassm.dataset.Reads`.
+    run_mask : bool per contig; the others keep an empty walk (bin 0 is not launched).
+    params : start k, walk limit, quality offset.
+    protocol : collision protocol of the table inserts, one of :data:`PROTOCOLS`.
+    subgroup : sub-group width, one of the device's ``sub_group_sizes`` (built with
+        ``intel_reqd_sub_group_size``); None: the device's choice, read back from the kernel.
+    block_subgroups : sub-groups (contig ends) per work-group.
+    max_bytes : device bytes the table workspace of one launch may use (default: a share of the
+        device memory); small values force slicing.
+    bin_counts : read count per contig that picks its bin and table size; MetaHipMer uses the
+        larger side's count. Default: this side's count.
+    fp64 : vote in double precision (None: when the device has fp64) or in exact integers.
+    key_bits : 64 (CAS on 64-bit keys) or 32; None: 64 where the device has 64-bit atomics.
+
+    Returns
+    -------
+    SideResult
+        ``kernel_seconds`` sums the launches' profiled times (wall clock without profiling);
+        ``extra`` records device, driver, sub-group width, protocol, build options and launches.
+    """
+    dev = _device()
+    for name, arr, dtype in (("ctg_seqs", ctg_seqs, np.uint8), ("ctg_off", ctg_off, np.int64),
+                             ("depths", depths, np.float64), ("reads.seqs", reads.seqs, np.uint8),
+                             ("reads.quals", reads.quals, np.uint8), ("reads.offsets", reads.offsets, np.int64),
+                             ("reads.contig_offsets", reads.contig_offsets, np.int64)):
+        _check(name, arr, dtype)
+    n = len(ctg_off) - 1
+    if len(depths) != n or len(reads.contig_offsets) != n + 1 or len(run_mask) != n:
+        raise ValueError(f"contigs, depths, reads and run_mask disagree on the number of contigs ({n})")
+    if protocol not in PROTOCOL_MACROS:
+        raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")
+    if subgroup is not None and int(subgroup) not in dev.subgroup_sizes:
+        raise ValueError(f"sub-group width {subgroup} is not one of {dev.name}'s {list(dev.subgroup_sizes)}")
+    if int(block_subgroups) < 1:
+        raise ValueError(f"block_subgroups must be positive, not {block_subgroups}")
+    use_fp64 = dev.fp64 if fp64 is None else bool(fp64)
+    if use_fp64 and not dev.fp64:
+        raise ValueError(f"{dev.name} has no fp64: pass fp64=False (the integer vote is bit-identical)")
+    # Keys are read offsets + 1; 32-bit keys reserve 0 (empty) and 0xFFFFFFFF (claimed, unpublished).
+    if key_bits not in (None, 32, 64):
+        raise ValueError(f"key_bits must be 32 or 64, not {key_bits}")
+    key64 = dev.key64 if key_bits is None else key_bits == 64
+    if key64 and not dev.key64:
+        raise ValueError(f"{dev.name} has no 64-bit atomics: use key_bits=32")
+    if not key64 and len(reads.seqs) >= 0xFFFFFFFE:
+        raise ValueError(f"{len(reads.seqs)} read bytes do not fit 32-bit keys; use key_bits=64")
+
+    max_walk = int(params.max_walk)
+    out = SideResult.empty(n, max_walk)
+    run_mask = np.ascontiguousarray(run_mask, dtype=np.bool_)
+    options = build_options(protocol, subgroup or 0, key64, use_fp64, max_walk, params.qual_offset)
+    t0 = time.perf_counter()
+    kernel = program(options).get_sycl_kernel(ENTRY)
+    build_seconds = time.perf_counter() - t0
+    width = int(subgroup) if subgroup else int(kernel.max_sub_group_size)
+
+    counts = reads.counts.astype(np.int64) if bin_counts is None else np.asarray(bin_counts, dtype=np.int64)
+    if len(counts) != n:
+        raise ValueError(f"bin_counts has {len(counts)} entries for {n} contigs")
+    key_bytes = 8 if key64 else 4
+    slots = launch.table_slots(counts, int(reads.lengths.max(initial=0)))
+    nbytes = workspace_bytes(slots, max_walk, key_bytes)
+    if max_bytes is None:
+        budget = int(min(int(dev.device.global_mem_size) * MEMORY_FRACTION, int(dev.device.max_mem_alloc_size)))
+    else:
+        budget = int(max_bytes)
+    plan = [(label, idx[a:b], number) for label, idx in launch.bins(run_mask, counts)
+            for number, (a, b) in enumerate(launch.slices(nbytes[idx], budget))]
+    out.extra = {"backend": "sycl", "device": dev.name, "driver": str(dev.device.driver_version),
+                 "dpctl": dpctl.__version__, "subgroup": width, "warp_size": width,
+                 "block_subgroups": int(block_subgroups), "protocol": protocol, "key_bits": 8 * key_bytes,
+                 "fp64": use_fp64, "options": list(options), "build_seconds": build_seconds,
+                 "budget_bytes": budget, "launches": [], "mem_high_water_bytes": 0}
+    if not plan:
+        return out
+
+    q = dev.queue
+    depth_int = np.trunc(depths).astype(np.int64)  # int(depth), as the oracle
+    inputs = [_upload(q, a) for a in (ctg_seqs, ctg_off, depth_int, reads.seqs, reads.quals, reads.offsets,
+                                      reads.contig_offsets)]
+    results = [out.walks, out.walk_len, out.final_k, out.term, out.n_k, out.steps, out.insertions,
+               out.start_insertions]
+    outputs = [_upload(q, a) for a in results]
+    # One workspace, sized for the largest launch, reused by every launch (the queue is in order).
+    most_ends = max(len(idx) for _, idx, _ in plan)
+    most_slots = max(int(slots[idx].sum()) for _, idx, _ in plan)
+    scratch = [dpmem.MemoryUSMDevice(most_slots * key_bytes, queue=q),
+               dpmem.MemoryUSMDevice(most_slots * 8 * 4, queue=q),
+               dpmem.MemoryUSMDevice(most_slots, queue=q),
+               dpmem.MemoryUSMDevice(most_ends * max_walk * VISITED_BYTES, queue=q),
+               dpmem.MemoryUSMDevice(most_ends * launch.walk_stride(max_walk), queue=q)]
+    resident = sum(m.nbytes for m in inputs + outputs + scratch)
+
+    events, per_launch = [], []
+    t0 = time.perf_counter()
+    for label, idx, number in plan:
+        ht_off = np.zeros(len(idx) + 1, dtype=np.int64)
+        np.cumsum(slots[idx], out=ht_off[1:])
+        ends = [_upload(q, idx.astype(np.int32)), _upload(q, ht_off)]
+        per_launch.append(ends)  # alive until the queue has run
+        gsize, lsize = launch_geometry(len(idx), int(block_subgroups), width)
+        args = inputs + [ends[0], ctypes.c_int32(len(idx)), ends[1]] + scratch + [
+            ctypes.c_int32(int(params.k))] + outputs
+        events.append(q.submit_async(kernel, args, [gsize], [lsize]))
+        out.extra["launches"].append({"bin": label, "slice": number, "contigs": int(len(idx)),
+                                      "slots": int(ht_off[-1]), "bytes": int(nbytes[idx].sum()),
+                                      "global": gsize, "local": lsize})
+    q.wait()
+    wall = time.perf_counter() - t0
+    for arr, mem in zip(results, outputs):
+        _download(mem, arr)
+    if q.has_enable_profiling:
+        for rec, ev in zip(out.extra["launches"], events):
+            rec["seconds"] = (ev.profiling_info_end - ev.profiling_info_start) * 1e-9
+        out.kernel_seconds = float(sum(rec["seconds"] for rec in out.extra["launches"]))
+        out.extra["timer"] = "event profiling"
+    else:
+        out.kernel_seconds = wall
+        out.extra["timer"] = "wall clock"
+    out.extra["wall_seconds"] = wall
+    out.extra["mem_high_water_bytes"] = int(resident)
+    return out
+
+
+def vote(votes: np.ndarray, depths: np.ndarray, fp64: bool | None = None) -> np.ndarray:
+    """The kernel's ``set_ext`` on many vote vectors, so that the vote can be checked on its own.
+
+    Parameters
+    ----------
+    votes : uint32, ``(n, 8)``: votes of A C G T (q >= MIN_QUAL), then high-quality votes.
+    depths : int64, ``n``: ``int(depth)`` of each.
+    fp64 : double-precision vote (None: when the device has fp64) or the exact integer one.
+
+    Returns
+    -------
+    uint8 array of extensions: a base, ``X`` or ``F``.
+    """
+    dev = _device()
+    votes = np.ascontiguousarray(votes, dtype=np.uint32).reshape(-1, 8)
+    depths = np.ascontiguousarray(depths, dtype=np.int64)
+    if len(depths) != len(votes):
+        raise ValueError(f"{len(votes)} vote vectors but {len(depths)} depths")
+    use_fp64 = dev.fp64 if fp64 is None else bool(fp64)
+    options = build_options(DEFAULT_PROTOCOL, 0, False, use_fp64, config.DEFAULT_MAX_WALK,
+                            config.DEFAULT_QUAL_OFFSET, test_kernels=True)
+    kernel = program(options).get_sycl_kernel("set_ext_kernel")
+    out = np.zeros(len(votes), dtype=np.uint8)
+    if len(votes):
+        q = dev.queue
+        bufs = [_upload(q, votes.reshape(-1)), _upload(q, depths), _upload(q, out)]
+        local = 64
+        q.submit_async(kernel, bufs + [ctypes.c_int32(len(votes))], [launch.ceil_div(len(votes), local) * local],
+                       [local]).wait()
+        _download(bufs[2], out)
+    return out
