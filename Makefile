@@ -1,0 +1,133 @@
+# SPDX-License-Identifier: BSD-3-Clause
+#
+#   make test         the test suite (GPU tests skip themselves without a GPU)
+#   make book         the main job (lassm run), then the Jupyter Book into _build/html
+#   make venv         .venv with lassm installed editable, with the test and book extras
+#   make wheelhouse   wheels for a GPU node without internet (see below and README.md)
+#   make clean        removes build outputs and built wheels (never .venv, never data/results)
+
+PYTHON   ?= python3
+VENV     ?= .venv
+BIN      := $(VENV)/bin
+EXTRAS   ?= test,book
+comma    := ,
+# The stamp names the extras, so asking for other extras installs again; editing
+# pyproject.toml installs again too.
+STAMP    := $(VENV)/.lassm-installed-$(subst $(comma),-,$(EXTRAS))
+
+# Extra pytest arguments, e.g. `make test PYTEST_ARGS="-m 'not slow'"`.
+PYTEST_ARGS ?=
+# Arguments of the main job, e.g. `make book RUN_ARGS="--backends cpu"`.
+RUN_ARGS ?=
+# -W: a warning fails the build; --keep-going: report every warning, not just the first.
+JB_ARGS  ?= -W --keep-going
+
+.PHONY: all venv test book run html wheelhouse clean
+all: test
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet --editable ".[$(EXTRAS)]"
+	rm -f $(VENV)/.lassm-installed-*
+	touch $@
+
+venv: $(STAMP)
+
+# pytest's exit code 5 (no test collected) is a failure like any other.
+test: $(STAMP)
+	status=0; $(BIN)/python -m pytest -q $(PYTEST_ARGS) || status=$$?; \
+	if [ $$status -eq 5 ]; then echo "make test: pytest collected no test (exit code 5)" >&2; fi; \
+	exit $$status
+
+run: $(STAMP)
+	$(BIN)/lassm run $(RUN_ARGS)
+
+html: $(STAMP)
+	$(BIN)/jupyter-book build . $(JB_ARGS)
+
+book: $(STAMP)
+	$(BIN)/lassm run $(RUN_ARGS)
+	$(BIN)/jupyter-book build . $(JB_ARGS)
+
+# --------------------------------------------------------------------------------------------
+# Wheelhouse: every wheel a GPU node without internet needs, built here for its Python and
+# platform. On the node:  python3 -m pip install --no-index --find-links wheelhouse lassm
+#
+#   make wheelhouse PY=3.12 WHEELS=core
+#
+# WHEELS picks the set (each set is also the project's own wheel, built with pip wheel):
+#   lassm      lassm alone: the node already has numpy, numba, pyarrow and rich
+#   core       lassm + numba + llvmlite: the node has numpy, pyarrow and rich (most GPU images do)
+#   runtime    core + numpy + pyarrow + rich and its dependencies: all that `lassm` imports
+#   notebooks  runtime + papermill, ipykernel, nbclient and pandas, with all their dependencies
+# Each set is downloaded with its dependencies resolved for the target, then the packages the
+# set expects on the node are dropped.
+#
+# SHRINK=lzma (the default) recompresses every wheel over 1 MiB with LZMA instead of deflate:
+# the files inside, their RECORD hashes and the wheel's name are unchanged, pip installs it as
+# usual (Python's zipfile reads LZMA), and llvmlite goes from 57 to 39 MiB, so the core set fits
+# a 64 MiB transfer together with the repository. It costs about two minutes of one core.
+# Installers other than pip may not read LZMA wheels: SHRINK=none keeps PyPI's files as they are.
+PY        ?= 3.12
+# pip matches each manylinux tag exactly; the list covers glibc 2.17 to 2.28 wheels.
+PLATFORM  ?= manylinux2014_x86_64 manylinux_2_17_x86_64 manylinux_2_27_x86_64 manylinux_2_28_x86_64
+WHEELS    ?= core
+WHEELHOUSE ?= wheelhouse
+SHRINK    ?= lzma
+
+WHEELS_ROOTS_lassm     :=
+WHEELS_DROP_lassm      :=
+WHEELS_ROOTS_core      := numba
+WHEELS_DROP_core       := numpy
+WHEELS_ROOTS_runtime   := numba numpy pyarrow rich
+WHEELS_DROP_runtime    :=
+WHEELS_ROOTS_notebooks := numba numpy pyarrow rich papermill ipykernel nbclient pandas
+WHEELS_DROP_notebooks  :=
+
+ifeq ($(origin WHEELS_ROOTS_$(WHEELS)),undefined)
+$(if $(filter wheelhouse,$(MAKECMDGOALS)),$(error WHEELS=$(WHEELS) is not a set; use lassm, core, runtime or notebooks))
+endif
+
+define SHRINK_PY
+import os, sys, zipfile
+for path in sys.argv[1:]:
+    if os.path.getsize(path) < 1 << 20:
+        continue
+    tmp = path + ".part"
+    with zipfile.ZipFile(path) as old, zipfile.ZipFile(tmp, "w", zipfile.ZIP_LZMA) as new:
+        for entry in old.infolist():
+            info = zipfile.ZipInfo(entry.filename, entry.date_time)
+            info.external_attr = entry.external_attr
+            info.compress_type = zipfile.ZIP_LZMA
+            new.writestr(info, old.read(entry))
+    os.replace(tmp, path)
+endef
+export SHRINK_PY
+
+ifeq ($(filter $(SHRINK),lzma none),)
+$(if $(filter wheelhouse,$(MAKECMDGOALS)),$(error SHRINK=$(SHRINK): use lzma or none))
+endif
+
+PIP_TARGET := --only-binary=:all: --implementation cp --python-version $(PY) \
+              $(foreach p,$(PLATFORM),--platform $(p))
+
+# The wheels already in $(WHEELHOUSE) are replaced (other files there are left alone).
+wheelhouse: | $(BIN)/python
+	mkdir -p $(WHEELHOUSE)
+	rm -f $(WHEELHOUSE)/*.whl $(WHEELHOUSE)/*.whl.part
+	rm -rf build  # setuptools would pack stale modules left in build/lib
+	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir $(WHEELHOUSE) .
+	$(if $(strip $(WHEELS_ROOTS_$(WHEELS))),$(BIN)/python -m pip download --quiet $(PIP_TARGET) \
+	    --dest $(WHEELHOUSE) $(WHEELS_ROOTS_$(WHEELS)))
+	$(foreach d,$(WHEELS_DROP_$(WHEELS)),rm -f $(WHEELHOUSE)/$(d)-*.whl;)
+	$(if $(filter lzma,$(SHRINK)),$(BIN)/python -c "$$SHRINK_PY" $(WHEELHOUSE)/*.whl)
+	@ls -l $(WHEELHOUSE)
+	@du -ch $(WHEELHOUSE)/*.whl | tail -n 1 | sed 's/total/total, WHEELS=$(WHEELS) PY=$(PY)/'
+
+clean:
+	rm -rf _build build dist .pytest_cache *.egg-info
+	rm -f $(WHEELHOUSE)/*.whl
+	find lassm tests kernels -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,168 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The book's sources: the table of contents, the notebooks' shape, the execution settings.
+
+The notebook list is read from ``_toc.yml``, as the book builds it. Executing the notebooks is
+``make book``'s job (jupyter-book runs every page and fails on any error or warning); these
+checks are the fast ones that need no kernel.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+TOC = ROOT / "_toc.yml"
+CONFIG = ROOT / "_config.yml"
+NOTEBOOKS = ROOT / "notebooks"
+
+#: The skeleton every notebook follows (STYLE.md item 7); see notebooks/_template.ipynb.
+SKELETON = ("Overview", "Prerequisites", "Imports", "Summary", "Resources")
+
+
+def _toc_files(node) -> list[str]:
+    """Every ``file:`` (and the ``root:``) of a jupyter-book table of contents, in order."""
+    out = []
+    if isinstance(node, dict):
+        for key in ("root", "file"):
+            if key in node:
+                out.append(node[key])
+        for value in node.values():
+            if isinstance(value, (list, dict)):
+                out += _toc_files(value)
+    elif isinstance(node, list):
+        for item in node:
+            out += _toc_files(item)
+    return out
+
+
+def _toc_paths() -> list[Path]:
+    paths = []
+    for entry in _toc_files(yaml.safe_load(TOC.read_text())):
+        candidates = [ROOT / f"{entry}{s}" for s in (".md", ".ipynb")] + [ROOT / entry]
+        found = [c for c in candidates if c.is_file()]
+        paths.append(found[0] if found else ROOT / entry)
+    return paths
+
+
+def _toc_notebooks() -> list[Path]:
+    return [p for p in _toc_paths() if p.suffix == ".ipynb"]
+
+
+def _all_notebooks() -> list[Path]:
+    return sorted(p for p in NOTEBOOKS.glob("*.ipynb"))
+
+
+def _rel(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+def _cells(path: Path) -> list[dict]:
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def _source(cell: dict) -> str:
+    src = cell.get("source", "")
+    return "".join(src) if isinstance(src, list) else src
+
+
+def _markdown_without_code(text: str) -> str:
+    return re.sub(r"^(```|~~~).*?^\1", "", text, flags=re.S | re.M)
+
+
+def test_toc_lists_pages_that_exist():
+    missing = [_rel(p) for p in _toc_paths() if not p.is_file()]
+    assert not missing, f"_toc.yml names pages that do not exist: {missing}"
+
+
+def test_toc_has_notebooks():
+    assert _toc_notebooks(), "_toc.yml lists no notebook"
+
+
+def test_every_chapter_notebook_is_in_the_toc():
+    """A notebook outside the table of contents would never be executed (only_build_toc_files)."""
+    listed = set(_toc_notebooks())
+    orphans = [_rel(p) for p in _all_notebooks() if not p.name.startswith("_") and p not in listed]
+    assert not orphans, f"notebooks missing from _toc.yml: {orphans}"
+
+
+@pytest.mark.parametrize("path", _all_notebooks(), ids=_rel)
+def test_notebook_has_a_parameters_cell(path):
+    tagged = [c for c in _cells(path) if "parameters" in c.get("metadata", {}).get("tags", [])]
+    assert len(tagged) == 1, f"{_rel(path)}: {len(tagged)} cells tagged 'parameters' (want exactly one)"
+    assert tagged[0]["cell_type"] == "code"
+    # Papermill injects values after this cell: it must only assign literals.
+    for node in ast.parse(_source(tagged[0])).body:
+        assert isinstance(node, (ast.Assign, ast.AnnAssign)), f"{_rel(path)}: parameters cell does more than assign"
+        ast.literal_eval(node.value)
+
+
+@pytest.mark.parametrize("path", _all_notebooks(), ids=_rel)
+def test_notebook_committed_without_outputs(path):
+    dirty = [i for i, c in enumerate(_cells(path))
+             if c["cell_type"] == "code" and (c.get("outputs") or c.get("execution_count") is not None)]
+    assert not dirty, f"{_rel(path)}: cells {dirty} have outputs; clear them before committing"
+
+
+@pytest.mark.parametrize("path", _all_notebooks(), ids=_rel)
+def test_notebook_follows_the_skeleton(path):
+    markdown = "\n".join(_markdown_without_code(_source(c)) for c in _cells(path) if c["cell_type"] == "markdown")
+    titles = re.findall(r"^# \S.*$", markdown, re.M)
+    assert len(titles) == 1, f"{_rel(path)}: {len(titles)} top-level '# ' titles (want one)"
+    sections = re.findall(r"^## +(.+?)\s*$", markdown, re.M)
+    missing = [s for s in SKELETON if not any(h.startswith(s) for h in sections)]
+    assert not missing, f"{_rel(path)}: no '## ' section for {missing}"
+
+
+@pytest.mark.parametrize("path", _all_notebooks(), ids=_rel)
+def test_notebook_code_defines_nothing(path):
+    """Notebooks call into lassm; functions and classes belong in the package (exercises excepted)."""
+    for i, cell in enumerate(_cells(path)):
+        if cell["cell_type"] != "code" or "exercise" in cell.get("metadata", {}).get("tags", []):
+            continue
+        src = "\n".join(line for line in _source(cell).splitlines() if not line.lstrip().startswith(("%", "!")))
+        for node in ast.walk(ast.parse(src)):
+            assert not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)), (
+                f"{_rel(path)}: cell {i} defines {node.name}; move it into lassm"
+            )
+
+
+def test_execution_settings():
+    cfg = yaml.safe_load(CONFIG.read_text())
+    assert cfg["only_build_toc_files"] is True
+    assert cfg["execute"]["execute_notebooks"] in ("cache", "force")
+    assert cfg["execute"]["allow_errors"] is False
+    assert cfg["sphinx"]["config"]["nb_execution_raise_on_error"] is True
+    assert "sphinx_design" in cfg["sphinx"]["extra_extensions"]
+
+
+def _tab_sets(text: str) -> list[list[str]]:
+    """The ``:sync:`` keys of every tab-set synchronised on ``backend``, one list per set."""
+    sets = []
+    for chunk in re.split(r"[`:]{3,}\{tab-set\}", text)[1:]:
+        chunk = re.split(r"[`:]{3,}\{tab-set\}", chunk)[0]
+        if re.search(r"^\s*:sync-group:\s*backend\s*$", chunk, re.M):
+            sets.append(re.findall(r"^\s*:sync:\s*(\S+)\s*$", chunk, re.M))
+    return sets
+
+
+def _pages_text() -> list[tuple[str, str]]:
+    pages = [(_rel(p), p.read_text(encoding="utf-8")) for p in sorted((ROOT / "book").rglob("*.md"))]
+    for nb in _all_notebooks():
+        pages.append((_rel(nb), "\n".join(_source(c) for c in _cells(nb) if c["cell_type"] == "markdown")))
+    return pages
+
+
+def test_backend_tabs_use_every_backend_once():
+    """Backend tabs (sphinx-design ``:sync-group: backend``) use all, and only, the registry's names."""
+    from lassm.backends import BACKENDS
+
+    for name, text in _pages_text():
+        for keys in _tab_sets(text):
+            assert sorted(keys) == sorted(BACKENDS), (
+                f"{name}: a backend tab-set has :sync: keys {keys}; want each of {list(BACKENDS)} once"
+            )
