@@ -54,7 +54,12 @@ def cpu_model() -> str:
 
 
 def git_sha() -> str:
-    """The checkout's commit (with ``-dirty`` when it has uncommitted changes), or ``unknown``."""
+    """The checkout's commit (with ``-dirty`` when it has uncommitted changes), or ``unknown``.
+
+    ``LASSM_GIT_SHA`` wins: a GPU node gets a copy of the tree without its ``.git``.
+    """
+    if os.environ.get("LASSM_GIT_SHA"):
+        return os.environ["LASSM_GIT_SHA"]
     try:
         sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=paths.REPO, capture_output=True,
                              text=True, check=True, timeout=10).stdout.strip()
