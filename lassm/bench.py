@@ -128,9 +128,13 @@ def gpu_bench(dataset_names: list[str], backend: str = "cuda", protocols: list[s
             if diffs:
                 extra["cpu_differences"] = sorted(set(diffs))
             summary = summarize(ext, name, not diffs, command, machine=machine or machine_for_backend(backend), extra=extra)
+            run_id = "bench__" + run_id_for(name, k, backend, proto)
+            if options.get("subgroup"):
+                run_id += f"__sg{int(options['subgroup'])}"
+                summary["subgroup"] = int(options["subgroup"])
             if record:
-                summary["folder"] = str(write_record(summary, ext, run_id="bench__" + run_id_for(name, k, backend, proto)))
+                summary["folder"] = str(write_record(summary, ext, run_id=run_id))
             rows.append(summary)
-            print(f"{name} k={k} {backend}/{proto}: {med * 1e3:.2f} ms median of {len(times)}, "
+            print(f"{name} k={k} {backend}/{proto}{'/sg' + str(options['subgroup']) if options.get('subgroup') else ''}: {med * 1e3:.2f} ms median of {len(times)}, "
                   f"CPU {cpu_s * 1e3:.1f} ms -> {cpu_s / med:.1f}x, equal={not diffs}", flush=True)
     return rows

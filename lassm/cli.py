@@ -122,9 +122,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     if args.backend != "cpu":
         options = {key: val for key, val in (("max_bytes", args.max_bytes), ("block_warps", args.block_warps)) if val}
-        rows = bench.gpu_bench(_csv(args.datasets) or ["sample-k77x20"], backend=args.backend,
-                               protocols=_csv(args.protocols), repeat=args.repeat, machine=args.machine,
-                               record=not args.no_record, command=_command_line(), **options)
+        rows = []
+        for sg in [int(x) for x in _csv(args.subgroup) or []] or [None]:
+            if sg:
+                options["subgroup"] = sg
+            rows += bench.gpu_bench(_csv(args.datasets) or ["sample-k77x20"], backend=args.backend,
+                                    protocols=_csv(args.protocols), repeat=args.repeat, machine=args.machine,
+                                    record=not args.no_record, command=_command_line(), **options)
         if args.json:
             print(json.dumps(rows, indent=2, default=str))
         return 0 if all(r["matches_cpu"] for r in rows) else 1
@@ -224,6 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--protocols", default=None, help="GPU: comma list of insert protocols (default: all)")
     p.add_argument("--max-bytes", type=int, default=None, help="GPU: device bytes per launch (forces slicing)")
     p.add_argument("--block-warps", type=int, default=None, help="GPU: warps per block")
+    p.add_argument("--subgroup", default=None, help="sycl: comma list of sub-group widths to sweep (8,16,32,64)")
     p.add_argument("--machine", default=None, help="results folder name (default: from the device)")
     p.add_argument("--no-record", action="store_true", help="do not write run records")
     p.add_argument("--json", action="store_true")

@@ -94,7 +94,10 @@ def machine_for_backend(backend: str) -> str:
         return default_machine()
     from . import backends
 
-    name = getattr(backends.get(backend), "device_name", lambda: "")()
+    mod = backends.get(backend)
+    if getattr(mod, "device_kind", lambda: "gpu")() == "cpu":  # e.g. SYCL on the OpenCL CPU driver
+        return default_machine()
+    name = getattr(mod, "device_name", lambda: "")()
     return slug(name) if name else default_machine()
 
 

@@ -80,12 +80,30 @@ def device_info() -> dict[str, Any]:
         "compute_capability": str(dev.compute_capability),
         "warp_size": int(props["warpSize"]),
         "multiprocessors": int(props["multiProcessorCount"]),
-        "driver": int(rt.driverGetVersion()),
+        "driver": _nvidia_driver() or int(rt.driverGetVersion()),
+        "cuda_driver_api": int(rt.driverGetVersion()),
         "runtime": int(rt.runtimeGetVersion()),
         "cupy": cupy.__version__,
         "is_hip": bool(rt.is_hip),
         "host": platform.node(),
     }
+
+
+@functools.lru_cache(maxsize=1)
+def _nvidia_driver() -> str:
+    """The kernel driver's version as nvidia-smi reports it (e.g. 580.159.04), or ''."""
+    import shutil
+    import subprocess
+
+    exe = shutil.which("nvidia-smi")
+    if not exe:
+        return ""
+    try:
+        out = subprocess.run([exe, "--query-gpu=driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=20).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return out.strip().splitlines()[0].strip() if out.strip() else ""
 
 
 def device_name() -> str:
