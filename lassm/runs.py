@@ -147,23 +147,25 @@ def summarize(ext: Extension, dataset: str, matches_cpu: bool | None, command: s
     return summary
 
 
-def _write_tables(folder: Path, ext: Extension) -> None:
+def _write_tables(folder: Path, ext: Extension, with_ends: bool = True) -> None:
     """``ends.parquet`` (and ``launches.parquet``); plain TSV where pyarrow is absent (a bare GPU node)."""
-    cols = ext.ends_columns()
+    cols = ext.ends_columns() if with_ends else {}
     launches = [dict(side=side, **launch) for side, res in (("right", ext.right), ("left", ext.left))
                 for launch in res.extra.get("launches", [])]
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
-        with open(folder / "ends.tsv", "w") as fh:
-            fh.write("\t".join(cols) + "\n")
-            for row in zip(*cols.values()):
-                fh.write("\t".join(str(v) for v in row) + "\n")
+        if cols:
+            with open(folder / "ends.tsv", "w") as fh:
+                fh.write("\t".join(cols) + "\n")
+                for row in zip(*cols.values()):
+                    fh.write("\t".join(str(v) for v in row) + "\n")
         if launches:
             (folder / "launches.json").write_text(json.dumps(launches, indent=1) + "\n")
         return
-    pq.write_table(pa.table(cols), folder / "ends.parquet")
+    if cols:
+        pq.write_table(pa.table(cols), folder / "ends.parquet")
     if launches:
         pq.write_table(pa.Table.from_pylist(launches), folder / "launches.parquet")
 
@@ -187,15 +189,23 @@ def normalize_records(root: Path) -> list[Path]:
 
 
 def write_record(summary: dict, ext: Extension, root: Path | None = None, run_id: str | None = None) -> Path:
-    """Writes one run's folder atomically; returns it."""
+    """Writes one run's folder atomically; returns it.
+
+    The per-end table is written for the CPU oracle and for any run that differs from it; a run
+    checked bit-identical to the oracle (``matches_cpu``) would only store the same table again,
+    so its summary says so (``ends_table``) instead.
+    """
     root = Path(root) if root is not None else paths.results_dir(summary["machine"])
     run_id = run_id or run_id_for(summary["dataset"], summary["k"], summary["backend"], summary["protocol"])
     root.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{run_id}.", dir=root))
     try:
         summary = {**summary, "run_id": run_id}
+        with_ends = summary["backend"] == "cpu" or summary.get("matches_cpu") is not True
+        if not with_ends:
+            summary["ends_table"] = "identical to the cpu backend's record of this dataset (matches_cpu)"
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
-        _write_tables(tmp, ext)
+        _write_tables(tmp, ext, with_ends=with_ends)
         final = root / run_id
         old = root / f".{run_id}.old"
         if final.exists():
