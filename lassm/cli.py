@@ -244,10 +244,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_run)
 
+    from .analysis import add_subcommands as add_metrics
     from .counters import add_subcommands as add_counters
     from .paper import add_subcommands as add_paper
 
     add_counters(sub)
+    add_metrics(sub)
     add_paper(sub)
 
     p = sub.add_parser("backends", help="which backends can run here")

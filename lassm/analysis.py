@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""From one machine's recorded counters and ceilings to the study's metrics.
+
+Data flows one way: ``data/results/<machine>/counters/*.csv`` (raw Nsight Compute output, with
+its sidecars) and ``ceilings.json`` (measured INT32 throughput and HBM bandwidth) become one
+row per (dataset, k, protocol): INTOP intensity, GINTOP/s, the attainable roof, architectural
+efficiency, the theoretical intensity of the paper's model at that k, algorithm efficiency,
+the predication ratio and the potential speedup. The result is written as
+``data/results/<machine>/metrics.csv``.
+
+The roofs are the ceilings *measured* on the machine (the dependent-IMAD INT32 rate and a
+device-to-device copy), not datasheet figures; the datasheet row of ``data/machines.csv`` is
+carried beside them for comparison.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from . import metrics, paths
+from .atomic import atomic_path
+from .errors import LassmError
+
+#: Counter columns summed over the launches of one point.
+_SUMS = ("duration_s", "int_lane_ops", "warp_inst", "thread_inst", "dram_read_bytes",
+         "dram_write_bytes", "dram_bytes", "l2_bytes", "l1_bytes")
+
+
+def load_counters(machine: str) -> pd.DataFrame:
+    """Every Nsight Compute raw file of ``machine``, one row per (dataset, k, protocol)."""
+    from .counters import ncu
+
+    folder = paths.results_dir(machine) / "counters"
+    files = sorted(p for p in folder.glob("*.csv") if not p.name.startswith("."))
+    if not files:
+        raise LassmError(f"{folder}: no counter files; run 'lassm counters collect' on that machine first")
+    per_launch = pd.concat([ncu.parse(p) for p in files], ignore_index=True)
+    grouped = per_launch.groupby(["device", "dataset", "k", "protocol", "simd_width"], as_index=False)
+    out = grouped[list(_SUMS)].sum()
+    out["launches"] = grouped.size()["size"].to_numpy()
+    return out
+
+
+def load_ceilings(machine: str) -> dict:
+    """The measured ceilings of ``machine`` (``ceilings.json``): INT32 G ops/s and HBM GB/s."""
+    path = paths.results_dir(machine) / "ceilings.json"
+    if not path.exists():
+        raise LassmError(f"{path}: no measured ceilings; run the 'ceilings' step on that machine first")
+    data = json.loads(path.read_text())
+    return {"peak_gintops": float(data["int32"]["int32_gops"]),
+            "peak_gintops_mixed": float(data.get("int32_mixed", {}).get("int32_gops", float("nan"))),
+            "bandwidth_gbs": float(data["hbm"]["hbm_gbs"]), "device": data.get("device", "")}
+
+
+def machine_metrics(machine: str) -> pd.DataFrame:
+    """The study's metrics for every profiled point of ``machine`` (see the module docstring).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (dataset, k, protocol) with the summed counters, ``ii`` [ops/B],
+        ``gintops``, ``peak_gintops``, ``bandwidth_gbs``, ``attainable_gintops``, ``bound``,
+        ``arch eff``, ``ii_theoretical`` (Table VI's model), ``alg eff``,
+        ``predication_ratio``, ``x``, ``y`` and ``speedup`` (potential speedup, 1 / (x y)).
+    """
+    from .paper import table6
+
+    df = load_counters(machine)
+    roof = load_ceilings(machine)
+    df["machine"] = machine
+    df["int_ops"] = df["int_lane_ops"]
+    df["peak_gintops"] = roof["peak_gintops"]
+    df["bandwidth_gbs"] = roof["bandwidth_gbs"]
+    df = metrics.intop_intensity(df)
+    df = metrics.throughput(df)
+    df = metrics.architectural_efficiency(df)
+    df = metrics.predication_ratio(df)
+    theory = table6()[["k", "ii"]].rename(columns={"ii": "ii_theoretical"})
+    df = df.merge(theory, on="k", how="left")
+    if df["ii_theoretical"].isna().any():
+        missing = sorted(df.loc[df["ii_theoretical"].isna(), "k"].unique())
+        raise LassmError(f"the paper's intensity model has no row for k = {missing}")
+    df = metrics.algorithm_efficiency(df)
+    df = metrics.potential_speedup(df)
+    return df.sort_values(["dataset", "k", "protocol"]).reset_index(drop=True)
+
+
+def write_metrics(machine: str, out: str | Path | None = None) -> Path:
+    """Writes :func:`machine_metrics` as CSV (atomically); returns the path."""
+    df = machine_metrics(machine)
+    path = Path(out) if out else paths.results_dir(machine) / "metrics.csv"
+    with atomic_path(path) as tmp:
+        df.to_csv(tmp, index=False, float_format="%.6g")
+    return path
+
+
+def _cmd_derive(args: argparse.Namespace) -> int:
+    path = write_metrics(args.machine, args.out)
+    df = pd.read_csv(path)
+    cols = ["dataset", "k", "protocol", "ii", "gintops", "arch eff", "alg eff", "predication_ratio", "speedup"]
+    print(df[cols].to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    print(f"-> {path}")
+    return 0
+
+
+def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
+    """``lassm metrics derive --machine NAME``."""
+    p = subparsers.add_parser("metrics", help="the study's metrics from a machine's counters and ceilings")
+    sub = p.add_subparsers(dest="metrics_command", required=True)
+    d = sub.add_parser("derive", help="data/results/<machine>/counters + ceilings.json -> metrics.csv")
+    d.add_argument("--machine", required=True, help="folder under data/results/")
+    d.add_argument("--out", default=None, help="CSV to write (default: data/results/<machine>/metrics.csv)")
+    d.set_defaults(func=_cmd_derive)
