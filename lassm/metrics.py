@@ -99,6 +99,17 @@ def _require_range(df: pd.DataFrame, column: str, low: float = -math.inf, high: 
                          f"found {v[bad].iloc[0]!r}")
 
 
+def _check(df: pd.DataFrame, nonneg: Sequence[str] = (), positive: Sequence[str] = ()) -> None:
+    """The columns exist and are numeric; ``nonneg`` ones are >= 0 and ``positive`` ones > 0."""
+    cols = [*nonneg, *positive]
+    _require_columns(df, cols)
+    _require_numeric(df, cols)
+    for c in nonneg:
+        _require_range(df, c, 0.0)
+    for c in positive:
+        _require_range(df, c, 0.0, low_open=True)
+
+
 # ----------------------------------------------------------------------------------------------
 # Roofline quantities
 
@@ -132,10 +143,7 @@ def intop_intensity(df: pd.DataFrame, ops: str = "int_ops", nbytes: str = "dram_
     TypeError
         Non-numeric values.
     """
-    _require_columns(df, [ops, nbytes])
-    _require_numeric(df, [ops, nbytes])
-    _require_range(df, ops, 0.0)
-    _require_range(df, nbytes, 0.0, low_open=True)
+    _check(df, nonneg=[ops], positive=[nbytes])
     out = df.copy()
     out["ii"] = _numeric(df, ops) / _numeric(df, nbytes)
     return out
@@ -167,10 +175,7 @@ def throughput(df: pd.DataFrame, ops: str = "int_ops", seconds: str = "duration_
     TypeError
         Non-numeric values.
     """
-    _require_columns(df, [ops, seconds])
-    _require_numeric(df, [ops, seconds])
-    _require_range(df, ops, 0.0)
-    _require_range(df, seconds, 0.0, low_open=True)
+    _check(df, nonneg=[ops], positive=[seconds])
     out = df.copy()
     out["gintops"] = _numeric(df, ops) / _numeric(df, seconds) / 1e9
     return out
@@ -203,12 +208,7 @@ def attainable(df: pd.DataFrame) -> pd.DataFrame:
     TypeError
         Non-numeric values.
     """
-    cols = ["ii", "peak_gintops", "bandwidth_gbs"]
-    _require_columns(df, cols)
-    _require_numeric(df, cols)
-    _require_range(df, "ii", 0.0)
-    _require_range(df, "peak_gintops", 0.0, low_open=True)
-    _require_range(df, "bandwidth_gbs", 0.0, low_open=True)
+    _check(df, nonneg=["ii"], positive=["peak_gintops", "bandwidth_gbs"])
     ii, peak, bw = _numeric(df, "ii"), _numeric(df, "peak_gintops"), _numeric(df, "bandwidth_gbs")
     out = df.copy()
     out["attainable_gintops"] = np.minimum(peak, bw * ii)
@@ -242,9 +242,7 @@ def architectural_efficiency(df: pd.DataFrame) -> pd.DataFrame:
     TypeError
         Non-numeric values.
     """
-    _require_columns(df, ["gintops"])
-    _require_numeric(df, ["gintops"])
-    _require_range(df, "gintops", 0.0)
+    _check(df, nonneg=["gintops"])
     out = attainable(df)
     out["arch eff"] = _numeric(df, "gintops") / out["attainable_gintops"]
     return out
@@ -276,11 +274,7 @@ def predication_ratio(df: pd.DataFrame) -> pd.DataFrame:
     TypeError
         Non-numeric values.
     """
-    cols = ["thread_inst", "warp_inst", "simd_width"]
-    _require_columns(df, cols)
-    _require_numeric(df, cols)
-    _require_range(df, "thread_inst", 0.0)
-    _require_range(df, "warp_inst", 0.0, low_open=True)
+    _check(df, nonneg=["thread_inst"], positive=["warp_inst", "simd_width"])
     _require_range(df, "simd_width", 1.0)
     out = df.copy()
     out["predication_ratio"] = _numeric(df, "thread_inst") / (_numeric(df, "warp_inst") * _numeric(df, "simd_width"))
@@ -316,12 +310,7 @@ def global_memory_pattern(df: pd.DataFrame) -> pd.DataFrame:
     TypeError
         Non-numeric values.
     """
-    cols = ["global_ldst_inst", "global_ldst_sectors", "duration_s"]
-    _require_columns(df, cols)
-    _require_numeric(df, cols)
-    _require_range(df, "global_ldst_inst", 0.0)
-    _require_range(df, "global_ldst_sectors", 0.0, low_open=True)
-    _require_range(df, "duration_s", 0.0, low_open=True)
+    _check(df, nonneg=["global_ldst_inst"], positive=["global_ldst_sectors", "duration_s"])
     out = df.copy()
     inst = _numeric(df, "global_ldst_inst")
     out["ldst_intensity"] = inst / _numeric(df, "global_ldst_sectors")
@@ -487,11 +476,7 @@ def algorithm_efficiency(df: pd.DataFrame) -> pd.DataFrame:
     TypeError
         Non-numeric values.
     """
-    cols = ["ii", "ii_theoretical"]
-    _require_columns(df, cols)
-    _require_numeric(df, cols)
-    _require_range(df, "ii", 0.0)
-    _require_range(df, "ii_theoretical", 0.0, low_open=True)
+    _check(df, nonneg=["ii"], positive=["ii_theoretical"])
     out = df.copy()
     out["alg eff"] = _numeric(df, "ii") / _numeric(df, "ii_theoretical")
     return out
