@@ -1,0 +1,133 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Our run records as tables: every ``summary.json`` under ``data/results/`` in one DataFrame.
+
+Records are stored raw by :mod:`lassm.runs` (one folder per run); this module only reads and
+projects them, for the book's chapters: scalar fields become columns, lists and dicts stay out.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from . import paths
+from .errors import LassmError
+
+#: Columns every record table has, whatever its records hold.
+RECORD_COLUMNS: tuple[str, ...] = ("machine", "run_id", "device", "backend", "protocol", "dataset", "k",
+                                   "kernel_seconds", "benchmark")
+
+
+def _results_root() -> Path:
+    return paths.results_dir("_").parent
+
+
+def load_records(machine: str | None = None, *, benchmark: bool | None = None) -> pd.DataFrame:
+    """Every run record (``<machine>/<run-id>/summary.json``) as one row.
+
+    Parameters
+    ----------
+    machine : str, optional
+        A folder under ``data/results/`` (default: every machine).
+    benchmark : bool, optional
+        ``True``: only ``bench__*`` records; ``False``: only sweep records; default both.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The scalar fields of each record (:data:`RECORD_COLUMNS` always present), sorted by
+        machine and run id.
+
+    Raises
+    ------
+    LassmError
+        When no record matches.
+    """
+    root = _results_root()
+    folders = [root / machine] if machine else sorted(p for p in root.iterdir() if p.is_dir())
+    rows = []
+    for folder in folders:
+        for summary in sorted(folder.glob("*/summary.json")):
+            rec = json.loads(summary.read_text())
+            row = {k: v for k, v in rec.items() if not isinstance(v, (list, dict))}
+            row.setdefault("machine", folder.name)
+            row.setdefault("run_id", summary.parent.name)
+            row["benchmark"] = bool(rec.get("benchmark", summary.parent.name.startswith("bench__")))
+            rows.append(row)
+    df = pd.DataFrame(rows)
+    for c in RECORD_COLUMNS:
+        if c not in df.columns:
+            df[c] = pd.NA
+    if benchmark is not None and len(df):
+        df = df[df["benchmark"] == benchmark]
+    if df.empty:
+        raise LassmError(f"{root}: no run record for machine={machine!r}, benchmark={benchmark!r}")
+    return df.sort_values(["machine", "run_id"]).reset_index(drop=True)
+
+
+def load_metrics(machine: str) -> pd.DataFrame:
+    """``data/results/<machine>/metrics.csv`` (written by ``lassm metrics derive``).
+
+    Parameters
+    ----------
+    machine : str
+        A folder under ``data/results/``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (dataset, k, protocol); see :func:`lassm.analysis.machine_metrics`.
+    """
+    path = paths.results_dir(machine) / "metrics.csv"
+    if not path.exists():
+        raise LassmError(f"{path}: no metrics; run 'lassm metrics derive --machine {machine}'")
+    return pd.read_csv(path)
+
+
+def reference_timings() -> pd.DataFrame:
+    """``data/reference-timings.csv``: other programs' kernel times, with their sources.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``program, machine, device, dataset, k, kernel_seconds, source``.
+    """
+    from .counters import data_csv, read_data_csv
+
+    return read_data_csv(data_csv("reference-timings.csv"))
+
+
+def bench_table(machine: str) -> pd.DataFrame:
+    """The benchmark records of a machine, in milliseconds, with the CPU and reference ratios.
+
+    Parameters
+    ----------
+    machine : str
+        A folder under ``data/results/``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per (dataset, k, protocol): ``kernel_ms``, ``cpu_ms`` (CPU backend, best of its runs),
+        ``cpu_threads``, ``cpu_over_gpu`` (``speedup_vs_cpu``), ``matches_cpu``, and
+        ``reference_ms`` / ``reference_over_ours`` where ``data/reference-timings.csv`` has a
+        time of another program for that machine and dataset (else NaN).
+    """
+    df = load_records(machine, benchmark=True)
+    out = pd.DataFrame({"dataset": df["dataset"], "k": df["k"].astype(int), "protocol": df["protocol"],
+                        "backend": df["backend"], "kernel_ms": df["kernel_seconds"].astype(float) * 1e3,
+                        "cpu_ms": pd.to_numeric(df.get("cpu_seconds"), errors="coerce") * 1e3,
+                        "cpu_threads": df.get("cpu_threads"),
+                        "cpu_over_gpu": pd.to_numeric(df.get("speedup_vs_cpu"), errors="coerce"),
+                        "matches_cpu": df.get("matches_cpu")})
+    ref = reference_timings()
+    ref = ref[ref["machine"] == machine][["dataset", "kernel_seconds", "program"]]
+    ref = ref.rename(columns={"kernel_seconds": "reference_s", "program": "reference"})
+    out = out.merge(ref, on="dataset", how="left")
+    out["reference_ms"] = out.pop("reference_s").astype(float) * 1e3
+    out["reference_over_ours"] = out["reference_ms"] / out["kernel_ms"]
+    return out.sort_values(["dataset", "protocol"]).reset_index(drop=True)
+
+
+__all__ = ["RECORD_COLUMNS", "bench_table", "load_metrics", "load_records", "reference_timings"]

@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The built book (_build/html) loads nothing from outside, and its charts render in a browser.
+
+Skips unless ``make book`` (or ``make html``) has built ``_build/html``. The browser check also
+needs Debian's ``chromium`` at /usr/bin/chromium; its screenshot goes to
+``_build/screenshots/roofline.png`` (a CI artifact).
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+HTML = ROOT / "_build" / "html"
+CHROMIUM = Path("/usr/bin/chromium")
+PAGE = HTML / "notebooks" / "roofline.html"
+
+pytestmark = pytest.mark.skipif(not (HTML / "index.html").is_file(), reason="no built book in _build/html")
+
+#: A <script src=...> or a stylesheet <link href=...> that points outside the book.
+_EXTERNAL = [re.compile(r"<script\b[^>]*\bsrc\s*=\s*[\"']?(?:https?:)?//", re.I),
+             re.compile(r"<link\b(?=[^>]*\brel\s*=\s*[\"']?stylesheet)[^>]*\bhref\s*=\s*[\"']?(?:https?:)?//", re.I),
+             re.compile(r"@import\s+(?:url\()?[\"']?(?:https?:)?//", re.I)]
+
+
+def _chromium(*args: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={tmp_path}"]
+    return subprocess.run([str(CHROMIUM), *flags, *args], capture_output=True, text=True, timeout=120)
+
+
+def test_no_external_scripts_or_stylesheets():
+    bad = []
+    for page in sorted(HTML.rglob("*.html")):
+        text = page.read_text(encoding="utf-8", errors="replace")
+        for pattern in _EXTERNAL:
+            bad += [f"{page.relative_to(HTML)}: {m.group(0)}" for m in pattern.finditer(text)]
+    assert not bad, "the book loads from outside:\n" + "\n".join(bad)
+
+
+def test_roofline_page_has_inline_svg_charts():
+    text = PAGE.read_text(encoding="utf-8")
+    assert text.count("<svg") >= 1 and "role-mark" in text
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium")
+def test_roofline_page_renders_in_chromium(tmp_path):
+    shots = ROOT / "_build" / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    png = shots / "roofline.png"
+    png.unlink(missing_ok=True)
+    _chromium(f"--screenshot={png}", "--window-size=1280,2400", PAGE.as_uri(), tmp_path=tmp_path / "shot")
+    assert png.is_file() and png.stat().st_size > 10_000
+    dom = _chromium("--dump-dom", PAGE.as_uri(), tmp_path=tmp_path / "dom").stdout
+    svgs = re.findall(r"<svg\b.*?</svg>", dom, re.S)
+    charts = [s for s in svgs if "role-mark" in s]
+    assert charts, "no rendered chart in the roofline page"
+    assert sum(s.count("<path") for s in charts) > 10
