@@ -20,6 +20,12 @@
 #else
 #define LASSM_HIP 0
 #endif
+// hipcc / clang -x hip compile the file as an ordinary translation unit, which must include the
+// HIP runtime header for __forceinline__, threadIdx and the wavefront intrinsics; hipRTC (CuPy on
+// ROCm, __HIPCC_RTC__) provides them itself, as NVRTC and nvcc do on CUDA.
+#if LASSM_HIP && !defined(__HIPCC_RTC__)
+#include <hip/hip_runtime.h>
+#endif
 
 #ifndef WARP_SIZE
 #if LASSM_HIP
@@ -85,6 +91,11 @@
 
 #if !LASSM_HIP && WARP_SIZE != 32 && !defined(LASSM_ALLOW_WIDE_WARP)
 #error "an NVIDIA warp has 32 lanes: build with -DWARP_SIZE=32 (LASSM_ALLOW_WIDE_WARP only compile-checks the 64-lane code)"
+#endif
+// The device pass of an AMD build knows its wavefront width (64 on CDNA, 32 by default on RDNA);
+// a WARP_SIZE that disagrees would make every vote and shuffle cover the wrong lanes.
+#if LASSM_HIP && defined(__AMDGCN_WAVEFRONT_SIZE) && __AMDGCN_WAVEFRONT_SIZE != WARP_SIZE
+#error "WARP_SIZE differs from the target's wavefront width (__AMDGCN_WAVEFRONT_SIZE): pass the device's warpSize"
 #endif
 #if LASSM_PROTOCOL == LASSM_PROTO_MATCHANY && (LASSM_HIP || WARP_SIZE != 32)
 #error "the matchany protocol needs __match_any_sync on 32-lane warps (CUDA, Volta or newer); HIP has no match-any: use doneflag, barrier or casptr"

@@ -5,6 +5,10 @@ CuPy for ROCm (``cupy.cuda.runtime.is_hip``) compiles ``kernels/cuda/local_assem
 hipRTC; the source switches its warp collectives to HIP's wavefront forms and takes
 ``WARP_SIZE`` from the device (64 on CDNA, 32 on RDNA). The ``matchany`` protocol needs
 ``__match_any_sync``, which HIP lacks, and is refused; ``doneflag`` is the HIP port's own.
+A ``WARP_SIZE`` other than the target's wavefront width stops the build with an ``#error``.
+
+No AMD GPU has run this yet; CI compiles the source for gfx908, gfx90a and gfx1030 with hipcc
+(:mod:`lassm.hipcc`, ``tests/test_hip_compile.py``). See ``book/hip-backend.md``.
 """
 from __future__ import annotations
 
