@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Run records: atomic folders, the ends-table policy, and the path for nodes without pyarrow."""
+from __future__ import annotations
+
+import builtins
+import json
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from lassm import Params, extend, formats, paths, runs
+
+
+@pytest.fixture(scope="module")
+def ext():
+    return extend(formats.read_dat(paths.sample("k77")), Params(k=77), backend="cpu")
+
+
+def _no_pyarrow(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = builtins.__import__
+
+    def fake(name, *args, **kwargs):
+        if name == "pyarrow" or name.startswith("pyarrow."):
+            raise ImportError("no pyarrow on this node")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", fake)
+
+
+def test_node_without_pyarrow_then_normalized(ext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ext.right.extra["launches"] = [{"bin": "1-9", "slice": 0, "contigs": 3, "seconds": 0.5}]
+    try:
+        summary = runs.summarize(ext, "sample-k77", True, "test", machine="node")
+        with monkeypatch.context() as m:
+            _no_pyarrow(m)
+            folder = runs.write_record(summary, ext, root=tmp_path)
+        assert (folder / "ends.tsv").exists() and (folder / "launches.json").exists()
+        assert not (folder / "ends.parquet").exists()
+        assert runs.normalize_records(tmp_path) == [folder]
+    finally:
+        ext.right.extra.pop("launches")
+    assert not (folder / "ends.tsv").exists() and not (folder / "launches.json").exists()
+    table = pq.read_table(folder / "ends.parquet").to_pydict()
+    cols = ext.ends_columns()
+    for key in ("cid", "walk_len", "final_k", "steps", "insertions"):
+        assert np.array_equal(np.asarray(table[key]), cols[key]), key
+    assert table["term"] == cols["term"].tolist()
+    assert pq.read_table(folder / "launches.parquet").to_pydict()["contigs"] == [3]
+
+
+def test_gpu_record_matching_the_oracle_points_to_it(ext, tmp_path: Path) -> None:
+    summary = runs.summarize(ext, "sample-k77", True, "test", machine="node")
+    summary["backend"] = "cuda"  # as a GPU run checked bit-identical would be
+    folder = runs.write_record(summary, ext, root=tmp_path)
+    written = json.loads((folder / "summary.json").read_text())
+    assert "ends_table" in written and not (folder / "ends.parquet").exists()
+    summary["matches_cpu"] = False  # a differing run keeps its own table
+    folder = runs.write_record(summary, ext, root=tmp_path)
+    assert (folder / "ends.parquet").exists()
+    assert [p.name for p in tmp_path.iterdir()] == [folder.name], "no temporary or old folder remains"
