@@ -27,6 +27,13 @@ PROTOCOLS: dict[str, str] = {
     "doneflag": "LASSM_PROTO_DONEFLAG",
     "barrier": "LASSM_PROTO_BARRIER",
 }
+#: Optimized variants, built like a protocol (``-DLASSM_PROTOCOL=...``) but no published
+#: protocol's port: ``fast`` (book/fast-kernel.md). CUDA only for now (not in the HIP backend).
+VARIANTS: dict[str, str] = {
+    "fast": "LASSM_PROTO_FAST",
+}
+#: Everything the CUDA backend can build: the protocols, then the variants.
+BUILDS: dict[str, str] = {**PROTOCOLS, **VARIANTS}
 #: Virtual architectures checked: Ampere (A100) and Hopper (H100/H200).
 ARCHS: tuple[str, ...] = ("compute_80", "compute_90")
 KERNEL = "cuda/local_assembly.cu"
@@ -46,7 +53,7 @@ def kernel_options(protocol: str, warp_size: int, published: bool = False) -> tu
 
     Parameters
     ----------
-    protocol : a key of :data:`PROTOCOLS`.
+    protocol : a key of :data:`BUILDS` (a protocol or a variant).
     warp_size : lanes per warp (32 on NVIDIA, 64 on most AMD GPUs).
     published : build the protocol as published, races included (only those in :data:`PUBLISHED`).
 
@@ -54,13 +61,13 @@ def kernel_options(protocol: str, warp_size: int, published: bool = False) -> tu
     -------
     tuple of option strings; part of the compiled-module memo key.
     """
-    if protocol not in PROTOCOLS:
-        raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")
+    if protocol not in BUILDS:
+        raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(BUILDS)}")
     if published and protocol not in PUBLISHED:
         raise ValueError(f"protocol {protocol!r} has no buildable published form; those are {', '.join(PUBLISHED)}")
     extra = ("-DLASSM_PUBLISHED=1",) if published else ()
     return extra + (
-        f"-DLASSM_PROTOCOL={PROTOCOLS[protocol]}",
+        f"-DLASSM_PROTOCOL={BUILDS[protocol]}",
         f"-DWARP_SIZE={int(warp_size)}",
         f"-DLASSM_MIN_QUAL={config.MIN_QUAL}",
         f"-DLASSM_MIN_HI_QUAL={config.MIN_HI_QUAL}",
@@ -164,7 +171,7 @@ class CheckResult:
     log: str
 
 
-def check_kernel(archs: Iterable[str] = ARCHS, protocols: Iterable[str] = tuple(PROTOCOLS),
+def check_kernel(archs: Iterable[str] = ARCHS, protocols: Iterable[str] = tuple(BUILDS),
                  warp_sizes: Iterable[int] = (32, 64)) -> list[CheckResult]:
     """Compiles the kernel for every combination; raises NvrtcError on the first failure.
 

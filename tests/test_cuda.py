@@ -4,7 +4,8 @@
 Runs only where CuPy sees a CUDA device. Fixtures: the real MetaHipMer sample at its own k = 77
 and re-run at start k = 21/33/55, the one-contig sample at k = 21, and every ``*.dat`` or
 ``*.parquet`` in the folder named by ``LASSM_GPU_DATASETS`` (if set). Slicing, odd block sizes
-and MetaHipMer's larger-side binning must not change a single byte.
+and MetaHipMer's larger-side binning must not change a single byte. ``fast`` (the optimized variant)
+is held to the same oracle on every fixture.
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ _OK, _WHY = cuda.available()
 if not _OK:
     pytest.skip(f"no CUDA device: {_WHY}", allow_module_level=True)
 
-PROTOCOLS = ("casptr", "matchany", "doneflag", "barrier")
+PROTOCOLS = ("casptr", "matchany", "doneflag", "barrier", "fast")
 
 
 @functools.lru_cache(maxsize=None)
@@ -127,3 +128,14 @@ def test_extra_datasets(path: str, protocol: str) -> None:
     ks = [ds.k] if ds.k else [21, 33, 55, 77]
     for k in ks:
         _check(path, int(k), protocol=protocol)
+
+
+def test_fast_tables_are_powers_of_two() -> None:
+    """fast's host tables: a power of two per end, never fewer slots than the faithful ones."""
+    ds = _dataset(K77)
+    ext = extend(ds, Params(k=77), backend="cuda", protocol="fast")
+    assert ext.right.extra["options"][0] == "-DLASSM_PROTOCOL=LASSM_PROTO_FAST"
+    counts = ds.right.counts.astype(np.int64)
+    slots = cuda.fast_table_slots(counts, int(ds.right.lengths.max(initial=0)))
+    assert ((slots & (slots - 1)) == 0).all()
+    assert (slots >= cuda.launch.table_slots(counts, int(ds.right.lengths.max(initial=0)))).all()

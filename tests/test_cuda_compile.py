@@ -22,7 +22,7 @@ needs_nvrtc = pytest.mark.skipif(
 
 @needs_nvrtc
 @pytest.mark.parametrize("arch", nvrtc.ARCHS)
-@pytest.mark.parametrize("protocol", list(nvrtc.PROTOCOLS))
+@pytest.mark.parametrize("protocol", list(nvrtc.BUILDS))
 def test_kernel_compiles(arch: str, protocol: str) -> None:
     results = nvrtc.check_kernel(archs=[arch], protocols=[protocol], warp_sizes=(32,))
     assert len(results) == 1 and results[0].ptx_bytes > 0
@@ -30,7 +30,7 @@ def test_kernel_compiles(arch: str, protocol: str) -> None:
 
 
 @needs_nvrtc
-@pytest.mark.parametrize("protocol", ["casptr", "doneflag", "barrier"])
+@pytest.mark.parametrize("protocol", ["casptr", "doneflag", "barrier", "fast"])
 def test_kernel_compiles_for_64_lane_wavefronts(protocol: str) -> None:
     """The HIP build's 64-lane code path type-checks (NVRTC stands in for hipRTC here)."""
     results = nvrtc.check_kernel(archs=["compute_90"], protocols=[protocol], warp_sizes=(64,))
@@ -48,7 +48,7 @@ def test_published_forms_compile(protocol: str) -> None:
 
 
 @needs_nvrtc
-@pytest.mark.parametrize("protocol", ["casptr", "barrier"])
+@pytest.mark.parametrize("protocol", ["casptr", "barrier", "fast"])
 def test_no_published_form(protocol: str) -> None:
     source = kernel_source(nvrtc.KERNEL).read_text()
     opts = list(nvrtc.kernel_options(protocol, 32)) + ["--gpu-architecture=compute_90", "-DLASSM_PUBLISHED=1"]
@@ -79,6 +79,28 @@ def test_kernel_compiles_with_its_own_defaults() -> None:
     """No -D option at all: every knob has a default in the source."""
     ptx, _ = nvrtc.compile_ptx(kernel_source(nvrtc.KERNEL).read_text(), ["--gpu-architecture=compute_80"])
     assert f".entry {nvrtc.ENTRY}" in ptx
+
+
+@needs_nvrtc
+def test_fast_leaves_the_faithful_kernel_alone() -> None:
+    """The fast variant lives behind its own protocol value: the faithful protocols' PTX does not
+    contain its code, and fast's does not contain the per-k reset or vote scan."""
+    source = kernel_source(nvrtc.KERNEL).read_text()
+    from lassm.backends import cuda
+
+    assert nvrtc.BUILDS["fast"] == "LASSM_PROTO_FAST" and "fast" not in nvrtc.PROTOCOLS
+    assert "fast" in cuda.PROTOCOLS and "fast" in nvrtc.check_kernel.__defaults__[1]
+    fast, _ = nvrtc.compile_ptx(source, list(nvrtc.kernel_options("fast", 32)) + ["--gpu-architecture=compute_90"])
+    casptr, _ = nvrtc.compile_ptx(source, list(nvrtc.kernel_options("casptr", 32)) + ["--gpu-architecture=compute_90"])
+    assert fast != casptr and "shfl.sync.bfly" in fast and "shfl.sync.bfly" not in casptr
+
+
+def test_fast_table_slots() -> None:
+    from lassm.backends import cuda
+
+    slots = cuda.fast_table_slots(np.array([0, 1, 12, 3, 2**20], dtype=np.int64), 150)
+    assert slots.tolist() == [1, 256, 2048, 512, 2**28]
+    assert cuda.fast_table_slots(np.array([1, 2], dtype=np.int64), 128).tolist() == [128, 256]
 
 
 def test_kernel_options() -> None:

@@ -10,7 +10,11 @@
 // The file compiles on its own (NVRTC, hipRTC, nvcc -c): every knob has a default below that a
 // -D option overrides. The collision protocol is picked with
 //   -DLASSM_PROTOCOL=LASSM_PROTO_CASPTR | LASSM_PROTO_MATCHANY | LASSM_PROTO_DONEFLAG | LASSM_PROTO_BARRIER
-// (see book/kernel-protocols.md for what each one is, and what was changed to make it race-free).
+// (see book/kernel-protocols.md for what each one is, and what was changed to make it race-free),
+// or LASSM_PROTO_FAST: this project's optimized variant (book/fast-kernel.md), which keeps
+// casptr's lock-free claim but tags every key with the k iteration (no per-k table or visited
+// reset), sizes each k's table to the k-mers that k inserts, and votes a slot only when the walk
+// reaches it (no per-k scan of the table).
 
 // ---------------------------------------------------------------------------------------------
 // Platform and knobs
@@ -39,11 +43,12 @@
 #define LASSM_PROTO_MATCHANY 1
 #define LASSM_PROTO_DONEFLAG 2
 #define LASSM_PROTO_BARRIER 3
+#define LASSM_PROTO_FAST 4
 #ifndef LASSM_PROTOCOL
 #define LASSM_PROTOCOL LASSM_PROTO_CASPTR
 #endif
-#if LASSM_PROTOCOL < LASSM_PROTO_CASPTR || LASSM_PROTOCOL > LASSM_PROTO_BARRIER
-#error "LASSM_PROTOCOL must be one of LASSM_PROTO_CASPTR, _MATCHANY, _DONEFLAG, _BARRIER"
+#if LASSM_PROTOCOL < LASSM_PROTO_CASPTR || LASSM_PROTOCOL > LASSM_PROTO_FAST
+#error "LASSM_PROTOCOL must be one of LASSM_PROTO_CASPTR, _MATCHANY, _DONEFLAG, _BARRIER, _FAST"
 #endif
 
 // MetaHipMer's constants (LASSM_* in its kernel header; lassm/config.py passes the same values).
@@ -84,6 +89,9 @@
 #endif
 #if LASSM_PUBLISHED && LASSM_PROTOCOL == LASSM_PROTO_CASPTR
 #error "casptr has no published form: it is this project's race-free protocol"
+#endif
+#if LASSM_PUBLISHED && LASSM_PROTOCOL == LASSM_PROTO_FAST
+#error "fast has no published form: it is this project's optimized variant"
 #endif
 #if LASSM_PUBLISHED && LASSM_PROTOCOL == LASSM_PROTO_BARRIER
 #error "the published barrier protocol calls a warp barrier from divergent lanes, undefined on NVIDIA (it can hang): not built"
@@ -373,7 +381,7 @@ __device__ __forceinline__ int ht_insert(ht_slot* ht, u32 size, const u8* key, i
     return active ? (int)s : -1;
 }
 
-#else  // LASSM_PROTO_BARRIER
+#elif LASSM_PROTOCOL == LASSM_PROTO_BARRIER
 // The migrated SYCL code: a sub-group barrier inside the probe loop between the claim and the
 // compare. The original returned from the loop lane by lane, so later barriers missed lanes; the
 // fix keeps every lane in the loop until a vote says all found their slot.
@@ -400,6 +408,7 @@ __device__ __forceinline__ int ht_insert(ht_slot* ht, u32 size, const u8* key, i
 }
 #endif
 
+#if LASSM_PROTOCOL != LASSM_PROTO_FAST
 // Read-only find (the walk, one lane): the slot of key[0, k), or -1.
 __device__ __forceinline__ int ht_find(const ht_slot* ht, u32 size, const u8* key, int k, u32 h)
 {
@@ -411,6 +420,7 @@ __device__ __forceinline__ int ht_find(const ht_slot* ht, u32 size, const u8* ke
         s = next_slot(s, size);
     }
 }
+#endif
 
 // ---------------------------------------------------------------------------------------------
 // set_ext: the vote (MetaHipMer's MerFreqs::set_ext), in doubles with d = int(depth).
@@ -464,6 +474,7 @@ __device__ u32 set_ext(const u32* low, const u32* hi, int depth)
     return low[b0] > low[b1] ? bases[b0] : bases[b1];
 }
 
+#if LASSM_PROTOCOL != LASSM_PROTO_FAST
 // ---------------------------------------------------------------------------------------------
 // count_mers (Algorithm 1): the warp builds the table at k, then votes every used slot.
 // Returns the number of k-mers inserted (the same value in every lane).
@@ -620,3 +631,220 @@ extern "C" __global__ void iterative_walks_kernel(
         start_insertions[warp] = start_ins;
     }
 }
+#endif  // LASSM_PROTOCOL != LASSM_PROTO_FAST
+
+#if LASSM_PROTOCOL == LASSM_PROTO_FAST
+// =============================================================================================
+// fast: the optimized variant (book/fast-kernel.md). Same claim as casptr (CAS on the key word,
+// compare through the key the CAS returned), three changes to what each k costs in memory:
+//
+//  1. Epoch-tagged keys. A slot's key word is (epoch << 48) | (offset of the k-mer in the read
+//     buffer); epoch is the k iteration plus one, so a slot whose epoch is not the current one is
+//     empty. No table reset per k: the lane that claims a slot zeroes its votes, and a warp
+//     barrier between the claims and the votes of every insert round orders that zeroing before
+//     any vote into the slot. The visited set of the walk is tagged the same way.
+//  2. Per-k table size: the k-mers this k inserts, n = sum over reads of (len - k), give a table
+//     of the power of two >= 2n (at most the host's slots, a power of two), masked, not divided.
+//  3. No vote scan: set_ext runs only on the slots the walk reaches (it is a pure function of
+//     the votes and the depth, so the walk sees the same extension the scan would have stored).
+//
+// The host zeroes the table and the visited set once (epoch 0 never occurs) and allocates a
+// power-of-two number of slots per contig end.
+// =============================================================================================
+#define LASSM_FAST_OFF_MASK ((1ull << 48) - 1ull)
+
+#if LASSM_HIP
+#define LASSM_SHFL_XOR(v, m) __shfl_xor((v), (m), WARP_SIZE)
+#else
+#define LASSM_SHFL_XOR(v, m) __shfl_xor_sync(LASSM_FULL_MASK, (v), (m), WARP_SIZE)
+#endif
+
+// Insert-or-find key[0, k) (hash h) in the table of mask + 1 slots at epoch `tag` (already
+// shifted into the top 16 bits); one active lane. A lane that claims a slot zeroes its votes.
+__device__ __forceinline__ u32 fast_insert(ht_slot* ht, u32 mask, const u8* seqs, const u8* key, int k, u32 h,
+                                           u64 tag)
+{
+    const u64 want = tag | (u64)(key - seqs);
+    u32 s = h & mask;
+    while (true) {
+        u64 cur = *(volatile u64*)&ht[s].key_ptr;
+        if ((cur & ~LASSM_FAST_OFF_MASK) != tag) {  // empty at this epoch: try to claim it
+            const u64 prev = atomicCAS(&ht[s].key_ptr, cur, want);
+            if (prev == cur) {
+                uint4* q = (uint4*)&ht[s];
+                q[1] = make_uint4(0u, 0u, 0u, 0u);
+                q[2] = make_uint4(0u, 0u, 0u, 0u);
+                return s;
+            }
+            cur = prev;  // another lane claimed it first, at this epoch (only this epoch writes)
+            if ((cur & ~LASSM_FAST_OFF_MASK) != tag) continue;
+        }
+        if (kmer_eq(seqs + (cur & LASSM_FAST_OFF_MASK), key, k)) return s;
+        s = (s + 1u) & mask;
+    }
+}
+
+// Read-only find (the walk, one lane): the slot of key[0, k) at epoch `tag`, or -1.
+__device__ __forceinline__ int fast_find(const ht_slot* ht, u32 mask, const u8* seqs, const u8* key, int k, u32 h,
+                                         u64 tag)
+{
+    u32 s = h & mask;
+    while (true) {
+        const u64 cur = ht[s].key_ptr;
+        if ((cur & ~LASSM_FAST_OFF_MASK) != tag) return -1;
+        if (kmer_eq(seqs + (cur & LASSM_FAST_OFF_MASK), key, k)) return (int)s;
+        s = (s + 1u) & mask;
+    }
+}
+
+// Algorithm 1 without the reset and without the vote scan: the warp inserts every k-mer of the
+// reads r0 .. r1-1 and casts its votes; the barrier after each round of inserts orders the
+// claimers' zeroing before the votes.
+__device__ void fast_count_mers(ht_slot* ht, u32 mask, const u8* seqs, const u8* quals, const i64* rd_off, i64 r0,
+                                i64 r1, int k, int qual_offset, int lane, u64 tag)
+{
+    for (i64 j = r0; j < r1; ++j) {
+        const i64 a = rd_off[j];
+        const int num_mers = (int)(rd_off[j + 1] - a) - k;  // the last k-mer is never inserted
+        if (num_mers <= 0) continue;
+        const u8* read = seqs + a;
+        const u8* qual = quals + a;
+        for (int base = 0; base < num_mers; base += WARP_SIZE) {  // warp-uniform: the barrier
+            const int s = base + lane;
+            const bool active = s < num_mers;
+            u32 slot = 0u;
+            if (active) slot = fast_insert(ht, mask, seqs, read + s, k, murmur_hash2(read + s, k), tag);
+            LASSM_SYNCWARP();
+            if (active) {
+                const int b = base_index(read[s + k]);
+                if (b >= 0) {
+                    const int q = (int)qual[s + k] - qual_offset;
+                    if (q >= LASSM_MIN_QUAL) atomicAdd(&ht[slot].low_q[b], 1u);
+                    if (q >= LASSM_MIN_HI_QUAL) atomicAdd(&ht[slot].hi_q[b], 1u);
+                }
+            }
+        }
+    }
+    LASSM_SYNCWARP();
+}
+
+// Algorithm 2, one lane, with the epoch-tagged visited set ((epoch << 32) | offset in wbuf) and
+// the extension voted on the spot.
+__device__ u8 fast_walk(const ht_slot* ht, u32 mask, const u8* seqs, u64 tag, u64* visited, u32 epoch, int max_walk,
+                        u8* wbuf, int k, int depth, int* walk_len)
+{
+    int wl = 0;
+    for (int step = 0; step < max_walk; ++step) {
+        const u8* mer = wbuf + wl;
+        const u32 h = murmur_hash2(mer, k);
+        u32 v = h % (u32)max_walk;
+        while (true) {  // visited? (fewer than max_walk entries, so an empty slot exists)
+            const u64 kv = visited[v];
+            if ((u32)(kv >> 32) != epoch) break;
+            if (kmer_eq(wbuf + (u32)kv, mer, k)) {
+                *walk_len = wl;
+                return 'R';
+            }
+            v = next_slot(v, (u32)max_walk);
+        }
+        visited[v] = ((u64)epoch << 32) | (u64)(u32)wl;
+        const int slot = fast_find(ht, mask, seqs, mer, k, h, tag);
+        if (slot < 0) {
+            *walk_len = wl;
+            return 'X';
+        }
+        const u32 ext = set_ext(ht[slot].low_q, ht[slot].hi_q, depth);
+        if (ext == 'X' || ext == 'F') {
+            *walk_len = wl;
+            return (u8)ext;
+        }
+        wbuf[wl + k] = (u8)ext;
+        ++wl;
+    }
+    *walk_len = wl;
+    return 'X';
+}
+
+// The kernel, same arguments and outputs as the faithful one (see there); ht_off must give every
+// contig end a power-of-two number of slots, and ht and visited must arrive zeroed.
+extern "C" __global__ void iterative_walks_kernel(
+    const u8* __restrict__ ctg_seqs, const i64* __restrict__ ctg_off, const double* __restrict__ depths,
+    const u8* __restrict__ rd_seqs, const u8* __restrict__ rd_quals, const i64* __restrict__ rd_off,
+    const i64* __restrict__ rd_cnt_off, ht_slot* ht, const i64* __restrict__ ht_off, u64* visited,
+    u8* walk_tmp, u8* walks, int* walk_len, int* final_k, u8* term, int* n_k, i64* steps,
+    i64* insertions, i64* start_insertions, int n_ends, int start_k, int max_walk, int qual_offset,
+    int walk_stride)
+{
+    const int lane = (int)(threadIdx.x % WARP_SIZE);
+    const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) / WARP_SIZE;
+    if (warp >= n_ends) return;  // whole warps leave together: blockDim is a multiple of WARP_SIZE
+
+    const u8* ctg = ctg_seqs + ctg_off[warp];
+    const int clen = (int)(ctg_off[warp + 1] - ctg_off[warp]);
+    const int depth = (int)depths[warp];
+    const i64 r0 = rd_cnt_off[warp], r1 = rd_cnt_off[warp + 1];
+    ht_slot* table = ht + ht_off[warp];
+    const u64 cap = (u64)(ht_off[warp + 1] - ht_off[warp]);
+    u64* seen = visited + warp * (i64)max_walk;
+    u8* wbuf = walk_tmp + warp * (i64)walk_stride;
+    u8* best = walks + warp * (i64)max_walk;
+
+    const int max_k = min(LASSM_MAX_KMER_LEN, clen);
+    int best_len = 0, best_k = 0, best_term = 0, last_term = 0, nk = 0;
+    i64 n_steps = 0, n_ins = 0, start_ins = 0;
+    int shift = 0;
+    for (int k = start_k; k >= LASSM_MIN_KMER_LEN && k <= max_k; k += shift) {
+        const u32 epoch = (u32)nk + 1u;
+        const u64 tag = (u64)epoch << 48;
+        // The k-mers this k inserts (the same sum count_mers returns), reduced over the warp.
+        i64 ins = 0;
+        for (i64 j = r0 + lane; j < r1; j += WARP_SIZE) {
+            const int m = (int)(rd_off[j + 1] - rd_off[j]) - k;
+            if (m > 0) ins += m;
+        }
+        for (int o = WARP_SIZE / 2; o > 0; o /= 2) ins += LASSM_SHFL_XOR(ins, o);
+        // The power of two >= 2 * ins, at most cap: more slots than distinct k-mers either way.
+        u64 size = 1ull;
+        while (size < 2ull * (u64)ins && size * 2ull <= cap) size *= 2ull;
+        const u32 mask = (u32)(size - 1ull);
+        fast_count_mers(table, mask, rd_seqs, rd_quals, rd_off, r0, r1, k, qual_offset, lane, tag);
+        if (nk == 0) start_ins = ins;
+        n_ins += ins;
+        ++nk;
+        int stop = 0;
+        if (lane == 0) {
+            for (int i = 0; i < k; ++i) wbuf[i] = ctg[clen - k + i];
+            int wl = 0;
+            const u8 t = fast_walk(table, mask, rd_seqs, tag, seen, epoch, max_walk, wbuf, k, depth, &wl);
+            n_steps += wl;
+            last_term = t;
+            if (wl > best_len) {  // ties keep the earlier k
+                for (int i = 0; i < wl; ++i) best[i] = wbuf[k + i];
+                best_len = wl;
+                best_k = k;
+                best_term = t;
+            }
+            if (t == 'X') {  // dead end: down-shift, unless we were up-shifting
+                if (shift == LASSM_SHIFT_SIZE) stop = 1;
+                shift = -LASSM_SHIFT_SIZE;
+            } else {  // fork or repeat: up-shift, unless we were down-shifting
+                if (shift == -LASSM_SHIFT_SIZE) stop = 1;
+                shift = LASSM_SHIFT_SIZE;
+            }
+        }
+        shift = LASSM_SHFL(shift, 0);
+        stop = LASSM_SHFL(stop, 0);
+        LASSM_SYNCWARP();  // lane 0's reads of the tables come before the next k's claims
+        if (stop) break;
+    }
+    if (lane == 0) {
+        walk_len[warp] = best_len;
+        final_k[warp] = best_k;
+        term[warp] = (u8)(best_len > 0 ? best_term : last_term);
+        n_k[warp] = nk;
+        steps[warp] = n_steps;
+        insertions[warp] = n_ins;
+        start_insertions[warp] = start_ins;
+    }
+}
+#endif  // LASSM_PROTOCOL == LASSM_PROTO_FAST

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import config
 from ..errors import BackendUnavailable
-from ..nvrtc import KERNEL, PROTOCOLS, kernel_options
+from ..nvrtc import BUILDS, KERNEL, kernel_options
 from ..paths import kernel_source
 from ..result import SideResult
 from . import launch
@@ -28,6 +28,24 @@ from . import launch
 DEFAULT_BLOCK_WARPS = 4
 #: Share of the free device memory one launch may use.
 MEMORY_FRACTION = 0.8
+#: What this backend builds (the sweep enumerates it): the four protocols and the fast variant.
+PROTOCOLS: dict[str, str] = dict(BUILDS)
+#: Protocols whose kernel tags table and visited entries with the k iteration: their tables get
+#: a power-of-two number of slots, and both arrive zeroed (book/fast-kernel.md).
+EPOCH_PROTOCOLS: tuple[str, ...] = ("fast",)
+
+
+def fast_table_slots(counts: np.ndarray, max_read_len: int) -> np.ndarray:
+    """Slots of each contig end's table for ``fast``: :func:`launch.table_slots` rounded up to a
+    power of two, so that every per-k size the kernel picks (a power of two, at most this) is
+    masked rather than divided, and the largest still holds more slots than k-mers."""
+    base = launch.table_slots(counts, max_read_len)
+    out = np.ones_like(base)
+    big = base > 1
+    out[big] = np.left_shift(np.int64(1), np.ceil(np.log2(base[big].astype(np.float64))).astype(np.int64))
+    short = out < base  # float rounding below an exact power of two
+    out[short] *= 2
+    return out
 
 
 def _cupy():
@@ -146,7 +164,8 @@ def _validate(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, rea
 
 
 def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots: np.ndarray,
-               params: config.Params, block_warps: int, warp_size: int) -> tuple[SideResult, float, int]:
+               params: config.Params, block_warps: int, warp_size: int,
+               zero_visited: bool = False) -> tuple[SideResult, float, int]:
     """Uploads one slice, launches it once, downloads its results. Returns (part, seconds, bytes)."""
     cupy = _cupy()
     n = len(index)
@@ -172,7 +191,8 @@ def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots:
         # Zeroed once so that the published protocols' stale pointers are never garbage.
         "ht": cupy.zeros(int(h_ht_off[-1]) * launch.SLOT_BYTES // 8, dtype=np.uint64),
         "ht_off": cupy.asarray(h_ht_off),
-        "visited": cupy.empty(n * max_walk, dtype=np.uint64),
+        # Epoch-tagged kernels (fast) take a zeroed visited set; the others clear it per k.
+        "visited": (cupy.zeros if zero_visited else cupy.empty)(n * max_walk, dtype=np.uint64),
         "walk_tmp": cupy.zeros(n * stride + launch.PAD_BYTES, dtype=np.uint8),
         "walks": cupy.zeros(n * max_walk, dtype=np.uint8),
         "walk_len": cupy.zeros(n, dtype=np.int32),
@@ -241,7 +261,8 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
     if len(counts) != n:
         raise ValueError(f"bin_counts has {len(counts)} entries for {n} contigs")
     max_read_len = int(reads.lengths.max(initial=0))
-    slots_all = launch.table_slots(counts, max_read_len)
+    epoch = protocol in EPOCH_PROTOCOLS
+    slots_all = (fast_table_slots if epoch else launch.table_slots)(counts, max_read_len)
     rd_bytes = reads.offsets[reads.contig_offsets[1:]] - reads.offsets[reads.contig_offsets[:-1]]
     nbytes = launch.end_bytes(np.diff(ctg_off), rd_bytes, reads.counts, slots_all, int(params.max_walk)).total
     if max_bytes is None:
@@ -255,7 +276,7 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
         for number, (a, b) in enumerate(launch.slices(nbytes[idx], budget)):
             index = idx[a:b]
             part, seconds, used = _run_slice(kern, index, ctg_seqs, ctg_off, depths, reads, slots_all[index],
-                                             params, int(block_warps), ws)
+                                             params, int(block_warps), ws, zero_visited=epoch)
             out.scatter(index, part)
             high_water = max(high_water, used)
             launches.append({"bin": label, "slice": number, "contigs": int(len(index)), "seconds": seconds,
@@ -292,7 +313,8 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
     reads : the side's :class:`~lassm.dataset.Reads`.
     run_mask : bool per contig; others keep an empty walk (bin 0 is not launched).
     params : start k, walk limit, quality offset.
-    protocol : collision protocol: ``casptr`` (default), ``matchany``, ``doneflag`` or ``barrier``.
+    protocol : collision protocol: ``casptr`` (default), ``matchany``, ``doneflag`` or ``barrier``;
+        or ``fast``, the optimized variant (casptr's claim with epoch-tagged, per-k sized tables).
     block_warps : warps (contig ends) per block.
     max_bytes : device bytes one launch may use (default: a share of the free memory); small
         values force slicing.
