@@ -149,8 +149,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     rows = main_job(machine=args.machine, backend_names=_csv(args.backends), dataset_names=_csv(args.datasets),
                     protocols=_csv(args.protocols), ks=[_k_arg(x) for x in _csv(args.ks) or []] or None,
-                    force=args.force, progress=not args.quiet)
-    table = Table(title="lassm run")
+                    force=args.force, progress=not args.quiet, notebooks=args.notebooks)
+    table = Table(title="lassm run" + (" --notebooks" if args.notebooks else ""))
     for col in ("dataset", "k", "backend", "protocol", "status"):
         table.add_column(col)
     for r in rows:
@@ -197,6 +197,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_extend)
 
     data = sub.add_parser("data", help="datasets: generate, stats, convert").add_subparsers(dest="data_command", required=True)
+    from .real import add_real_parser
+
+    add_real_parser(data)
     p = data.add_parser("generate", help="a synthetic metagenome calibrated to the paper's Table II")
     p.add_argument("--k", type=_k_arg, required=True)
     p.add_argument("--scale", type=float, default=1.0, help="1 = the size of Table II's row for k")
@@ -241,6 +244,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--protocols", default=None, help="comma list of GPU insert protocols (default: all)")
     p.add_argument("--ks", default=None, help="comma list of start k (default: each dataset's own)")
     p.add_argument("--force", action="store_true", help="re-run points already recorded")
+    p.add_argument("--notebooks", action="store_true",
+                   help="run each point by executing notebooks/run.ipynb with Papermill; the executed "
+                        "notebook is kept in the point's record folder (needs the book extra)")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_run)
 

@@ -4,18 +4,36 @@
 Resumable: a point whose ``summary.json`` exists is skipped (``force`` re-runs it); each point
 is written atomically, so a killed sweep loses nothing already recorded; a failing point is
 reported and the rest goes on.
+
+Two paths run a point through the same function, :func:`run_one`:
+
+* direct (the default, and what ``make book`` uses): in this process, the dataset loaded once;
+* ``notebooks=True`` (``lassm run --notebooks``): Papermill executes ``notebooks/run.ipynb``
+  with the point as its parameters, and the executed notebook is renamed into the point's
+  record folder as ``run.ipynb`` once the record is written. It is executed under a temporary
+  name beside the folder, so no half-written notebook is ever left under a record's name.
 """
 from __future__ import annotations
 
+import json
+import os
 import shlex
 import sys
+import tempfile
 import traceback
 from pathlib import Path
 
 from . import backends, datasets, paths
 from .config import Params
+from .dataset import Dataset
 from .errors import LassmError
 from .runs import machine_for_backend, run_id_for, run_point, slug
+
+#: The notebook that ``lassm run --notebooks`` executes for each point (a checkout's file).
+RUN_NOTEBOOK = paths.REPO / "notebooks" / "run.ipynb"
+
+#: File name of the executed notebook inside a record folder.
+NOTEBOOK_NAME = "run.ipynb"
 
 
 def protocols_of(backend: str) -> tuple[str, ...]:
@@ -25,10 +43,60 @@ def protocols_of(backend: str) -> tuple[str, ...]:
     return tuple(getattr(backends.get(backend), "PROTOCOLS", ("none",)))
 
 
+def point_command(dataset: str, k: int, backend: str, protocol: str, machine: str | None = None) -> str:
+    """The ``lassm run`` line that re-runs exactly this point (recorded by the notebook path)."""
+    words = ["lassm", "run", "--notebooks", "--datasets", dataset, "--ks", str(k), "--backends", backend,
+             "--protocols", protocol]
+    if machine:
+        words += ["--machine", machine]
+    return " ".join(shlex.quote(w) for w in words)
+
+
+def run_one(dataset: str, k: int | None, backend: str, protocol: str, machine: str | None = None, *,
+            ds: Dataset | None = None, command: str | None = None, root: Path | None = None) -> tuple[Path, dict]:
+    """Runs and records one sweep point; the one code path of ``lassm run`` and ``run.ipynb``.
+
+    Its positional parameters are the parameter vocabulary: the ``parameters`` cell of
+    ``notebooks/run.ipynb`` uses the same names (``tests/test_sweep.py`` checks it).
+
+    Parameters
+    ----------
+    dataset : str
+        A name understood by :func:`lassm.datasets.load` (``sample-k21``, ``gen-k33``, a path).
+    k : int or None
+        Start k; None takes the dataset's own.
+    backend : str
+        A key of :data:`lassm.backends.BACKENDS`.
+    protocol : str
+        GPU insert protocol; ``none`` for the CPU backend, which has none.
+    machine : str or None
+        Results folder name (default: derived from the device).
+    ds : Dataset, optional
+        The dataset already loaded (the sweep loads each one once); ``k`` must then be set.
+    command : str, optional
+        The command line to record (default: :func:`point_command`).
+    root : Path, optional
+        Folder to write the record into instead of ``data/results/<machine>/``.
+
+    Returns
+    -------
+    (Path, dict)
+        The record folder and its ``summary.json`` content.
+    """
+    if backend == "cpu" and protocol != "none":
+        raise LassmError(f"the cpu backend has no insert protocol; got protocol={protocol!r}, use 'none'")
+    if ds is None or k is None:
+        ds, k = datasets.load(dataset, k)
+    mname = slug(machine) if machine else machine_for_backend(backend)
+    options = {"protocol": protocol} if backend != "cpu" else {}
+    return run_point(ds, dataset, Params(k=k), backend, command or point_command(dataset, k, backend, protocol, mname),
+                     machine=mname, root=root, reference=datasets.reference_output(dataset), **options)
+
+
 def main_job(machine: str | None = None, backend_names: list[str] | None = None,
              dataset_names: list[str] | None = None, protocols: list[str] | None = None,
              ks: list[int] | None = None, force: bool = False, progress: bool = True,
-             root: Path | None = None) -> list[dict]:
+             root: Path | None = None, notebooks: bool = False, template: Path | None = None) -> list[dict]:
     """Runs the sweep; returns one status row per point.
 
     Parameters
@@ -39,7 +107,14 @@ def main_job(machine: str | None = None, backend_names: list[str] | None = None,
     protocols : GPU insert protocols (default: every one the backend has).
     ks : start k values (default: each dataset's own).
     force : re-run points already recorded.
+    root : write records here instead of ``data/results/<machine>/`` (direct path only).
+    notebooks : execute ``template`` with Papermill per point and keep it in the record.
+    template : the notebook to execute (default :data:`RUN_NOTEBOOK`).
     """
+    if notebooks:
+        _check_notebook_tools(template or RUN_NOTEBOOK)
+        if root is not None:
+            raise LassmError("notebooks=True writes records under data/results/<machine>/ (LASSM_RESULTS); drop root")
     best = backends.best()
     backend_names = backend_names or ([best, "cpu"] if best != "cpu" else ["cpu"])
     dataset_names = dataset_names or ["sample-k77"]
@@ -68,43 +143,120 @@ def main_job(machine: str | None = None, backend_names: list[str] | None = None,
                 if mname and not force and (paths.results_dir(mname) / run_id_for(dname, start_k, bname, proto) / "summary.json").exists():
                     row["status"] = "skipped (recorded)"
                 else:
-                    options = {"protocol": proto} if bname != "cpu" else {}
-                    folder, summary = run_point(ds, dname, Params(k=start_k), bname, command,
-                                                machine=mname, root=root,
-                                                reference=datasets.reference_output(dname), **options)
+                    if notebooks:
+                        folder, summary = run_notebook(dname, start_k, bname, proto, mname, template=template)
+                    else:
+                        folder, summary = run_one(dname, start_k, bname, proto, mname, ds=ds, command=command, root=root)
                     row["status"] = "ok" if summary["matches_cpu"] is not False else "MISMATCH"
                     row["folder"] = str(folder)
                     row["kernel_seconds"] = summary["kernel_seconds"]
             except LassmError as exc:
                 row["status"] = f"failed: {exc}"
             except Exception as exc:  # a failing point is reported, the sweep goes on
-                row["status"] = f"failed: {type(exc).__name__}: {exc}"
-                traceback.print_exc(file=sys.stderr)
+                row["status"] = f"failed: {_describe(exc)}"
+                if not _is_notebook_error(exc):  # the notebook's traceback is in the error itself
+                    traceback.print_exc(file=sys.stderr)
             rows.append(row)
             bar.advance(task)
     return rows
 
 
+def run_notebook(dataset: str, k: int, backend: str, protocol: str, machine: str,
+                 template: Path | None = None) -> tuple[Path, dict]:
+    """Executes the run notebook for one point; the executed copy lands in the record folder.
+
+    The notebook records the point itself (through :func:`run_one`); only after it has finished
+    is its executed copy renamed from a temporary name to ``<record>/run.ipynb``. On failure the
+    temporary copy is removed and the notebook's error is raised.
+    """
+    import papermill
+
+    template = Path(template or RUN_NOTEBOOK)
+    machine_dir = paths.results_dir(machine)
+    run_id = run_id_for(dataset, k, backend, protocol)
+    machine_dir.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{run_id}.", suffix=".ipynb", dir=machine_dir)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        params = {"dataset": dataset, "k": int(k), "backend": backend, "protocol": protocol, "machine": machine}
+        papermill.execute_notebook(str(template), str(tmp), parameters=params, kernel_name="python3",
+                                   cwd=str(template.parent), progress_bar=False, log_output=False)
+        folder = machine_dir / run_id
+        summary_path = folder / "summary.json"
+        if not summary_path.is_file():
+            raise LassmError(f"{template}: ran without writing {summary_path}")
+        os.replace(tmp, folder / NOTEBOOK_NAME)
+        return folder, json.loads(summary_path.read_text())
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _check_notebook_tools(template: Path) -> None:
+    """Fails early, with what to install, when the notebook path cannot run."""
+    if not Path(template).is_file():
+        raise LassmError(f"{template}: no such notebook; --notebooks runs from a checkout of lassm")
+    for module in ("papermill", "ipykernel"):
+        try:
+            __import__(module)
+        except ImportError:
+            raise LassmError(f"--notebooks needs {module}: pip install 'lassm[book]'") from None
+
+
+def _is_notebook_error(exc: BaseException) -> bool:
+    return type(exc).__name__ == "PapermillExecutionError"
+
+
+def _describe(exc: BaseException) -> str:
+    """One line for a failed point: a notebook's own exception name and message, else ours."""
+    if _is_notebook_error(exc):
+        return f"{getattr(exc, 'ename', 'Error')}: {getattr(exc, 'evalue', exc)} (in {NOTEBOOK_NAME})"
+    return f"{type(exc).__name__}: {exc}"
+
+
 class _NoBar:
-    def __enter__(self):
+    """Stands in for rich's progress bar when progress is off (tests, --quiet)."""
+
+    def __enter__(self) -> "_NoBar":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> bool:
         return False
 
-    def add_task(self, *a, **k):
+    def add_task(self, *a: object, **k: object) -> int:
         return 0
 
-    def update(self, *a, **k):
+    def update(self, *a: object, **k: object) -> None:
         pass
 
-    def advance(self, *a, **k):
+    def advance(self, *a: object, **k: object) -> None:
         pass
 
 
 def _progress(enabled: bool):
+    """A rich progress bar (description, bar, n/N, elapsed), or a silent stand-in."""
     if not enabled:
         return _NoBar()
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+
+
+def record_frames(folder: str | Path) -> dict:
+    """The tables of one record folder, for display: ``summary`` (one value per key), ``ends``, ``launches``.
+
+    Nested values of ``summary.json`` (``params``, ``versions``, lists) are shown as JSON text.
+    A table the record does not hold (``ends`` of a run identical to the CPU's, ``launches`` of
+    a CPU run) is left out.
+    """
+    import pandas as pd
+
+    folder = Path(folder)
+    summary = json.loads((folder / "summary.json").read_text())
+    flat = {key: json.dumps(val, sort_keys=True) if isinstance(val, (dict, list)) else val
+            for key, val in sorted(summary.items())}
+    frames = {"summary": pd.DataFrame({"value": pd.Series(flat, dtype=object)})}
+    for name in ("ends", "launches"):
+        if (folder / f"{name}.parquet").is_file():
+            frames[name] = pd.read_parquet(folder / f"{name}.parquet")
+    return frames

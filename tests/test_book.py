@@ -23,6 +23,10 @@ NOTEBOOKS = ROOT / "notebooks"
 #: The skeleton every notebook follows (STYLE.md item 7); see notebooks/_template.ipynb.
 SKELETON = ("Overview", "Prerequisites", "Imports", "Summary", "Resources")
 
+#: Notebooks that are not chapters: ``run.ipynb`` is what ``lassm run --notebooks`` executes for
+#: each sweep point (its executed copies live in the run records; tests/test_sweep.py runs it).
+NOT_CHAPTERS = {"run.ipynb"}
+
 
 def _toc_files(node) -> list[str]:
     """Every ``file:`` (and the ``root:``) of a jupyter-book table of contents, in order."""
@@ -86,7 +90,8 @@ def test_toc_has_notebooks():
 def test_every_chapter_notebook_is_in_the_toc():
     """A notebook outside the table of contents would never be executed (only_build_toc_files)."""
     listed = set(_toc_notebooks())
-    orphans = [_rel(p) for p in _all_notebooks() if not p.name.startswith("_") and p not in listed]
+    orphans = [_rel(p) for p in _all_notebooks()
+               if not p.name.startswith("_") and p.name not in NOT_CHAPTERS and p not in listed]
     assert not orphans, f"notebooks missing from _toc.yml: {orphans}"
 
 
@@ -166,3 +171,117 @@ def test_backend_tabs_use_every_backend_once():
             assert sorted(keys) == sorted(BACKENDS), (
                 f"{name}: a backend tab-set has :sync: keys {keys}; want each of {list(BACKENDS)} once"
             )
+
+
+# --- the backends page: synchronised tabs over the registry's keys --------------------------
+
+BACKENDS_PAGE = ROOT / "book" / "backends.md"
+CONTRACT = ROOT / "book" / "data-contract.md"
+
+
+def test_backends_page_has_backend_tabs():
+    """The page exists for its tabs: the check above must not pass by finding none."""
+    sets = _tab_sets(BACKENDS_PAGE.read_text(encoding="utf-8"))
+    assert len(sets) >= 2, "book/backends.md: want the call and the source excerpts in backend tab-sets"
+
+
+def test_every_tab_item_of_a_backend_set_is_synced():
+    """A tab-item without ``:sync:`` would not follow the reader's choice of backend."""
+    for name, text in _pages_text():
+        for chunk in re.split(r"[`:]{3,}\{tab-set\}", text)[1:]:
+            if not re.search(r"^\s*:sync-group:\s*backend\s*$", chunk, re.M):
+                continue
+            items = re.findall(r"[`:]{3,}\{tab-item\}", chunk)
+            syncs = re.findall(r"^\s*:sync:\s*(\S+)\s*$", chunk, re.M)
+            assert len(items) == len(syncs), f"{name}: {len(items)} tab-items, {len(syncs)} :sync: keys"
+
+
+def test_backend_source_excerpts_match_the_backend():
+    """Each backend's tab quotes that backend's kernel source, nothing else."""
+    sources = {"cuda": "kernels/cuda/local_assembly.cu", "hip": "kernels/cuda/local_assembly.cu",
+               "sycl": "kernels/opencl/local_assembly.cl", "cpu": "lassm/backends/cpu.py"}
+    text = BACKENDS_PAGE.read_text(encoding="utf-8")
+    quoted = {}
+    for item in re.split(r"[`:]{3,}\{tab-item\}", text)[1:]:
+        key = re.search(r"^\s*:sync:\s*(\S+)\s*$", item, re.M)
+        files = re.findall(r"\{literalinclude\}\s+\.\./(\S+)", item.split("\n::::")[0])
+        if key and files:
+            quoted[key[1]] = files
+    assert quoted == {key: [path] for key, path in sources.items()}
+
+
+# --- the data contract: the documented columns are the written ones -------------------------
+
+def _contract_rows(heading: str) -> list[list[str]]:
+    """Cells of the table under the ``## `` heading that contains ``heading``."""
+    sections = re.split(r"^## ", CONTRACT.read_text(encoding="utf-8"), flags=re.M)
+    section = next(s for s in sections if heading in s.splitlines()[0])
+    rows = []
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| `") and len(cells) >= 4:
+            rows.append([cells[0].strip("`")] + cells[1:])
+    assert rows, f"data-contract.md: no table under {heading!r}"
+    return rows
+
+
+def _contract_columns(heading: str) -> list[str]:
+    return [row[0] for row in _contract_rows(heading)]
+
+
+def _records(name: str) -> list[Path]:
+    return sorted((ROOT / "data" / "results").glob(f"*/*/{name}"))
+
+
+@pytest.fixture(scope="module")
+def fresh_cpu_record(tmp_path_factory) -> Path:
+    """A CPU run record of ``sample-k21`` written now, the way ``lassm run`` writes one."""
+    from lassm import sweep
+
+    folder, _ = sweep.run_one("sample-k21", None, "cpu", "none", "contract-test",
+                              root=tmp_path_factory.mktemp("results"))
+    return folder
+
+
+def test_contract_summary_keys_equal_a_fresh_cpu_record(fresh_cpu_record):
+    rows = _contract_rows("summary.json")
+    documented = {row[0] for row in rows if row[3] in ("every record", "embedded samples")}
+    written = set(json.loads((fresh_cpu_record / "summary.json").read_text()))
+    assert documented == written, (
+        f"book/data-contract.md vs a fresh CPU record: undocumented {sorted(written - documented)}, "
+        f"documented but not written {sorted(documented - written)}"
+    )
+
+
+def test_contract_covers_every_committed_summary_key():
+    documented = set(_contract_columns("summary.json"))
+    for path in _records("summary.json"):
+        extra = set(json.loads(path.read_text())) - documented
+        assert not extra, f"{_rel(path)}: keys {sorted(extra)} are not in book/data-contract.md"
+
+
+def test_contract_ends_columns_equal_a_fresh_cpu_record(fresh_cpu_record):
+    pq = pytest.importorskip("pyarrow.parquet")
+    assert _contract_columns("ends.parquet") == pq.read_schema(fresh_cpu_record / "ends.parquet").names
+
+
+def test_contract_covers_every_committed_launches_column():
+    pq = pytest.importorskip("pyarrow.parquet")
+    documented = set(_contract_columns("launches.parquet"))
+    for path in _records("launches.parquet"):
+        extra = set(pq.read_schema(path).names) - documented
+        assert not extra, f"{_rel(path)}: columns {sorted(extra)} are not in book/data-contract.md"
+
+
+def test_contract_counter_columns():
+    from lassm.counters import COUNTER_COLUMNS
+
+    assert _contract_columns("counter table") == list(COUNTER_COLUMNS)
+
+
+def test_contract_metrics_columns_equal_the_written_metrics():
+    files = sorted((ROOT / "data" / "results").glob("*/metrics.csv"))
+    assert files, "no metrics.csv under data/results to check the contract against"
+    for path in files:
+        header = path.read_text(encoding="utf-8").splitlines()[0].split(",")
+        assert _contract_columns("metrics.csv") == header, f"{_rel(path)}: columns differ from the contract"
