@@ -20,7 +20,7 @@ PYTEST_ARGS ?=
 # Arguments of the main job, e.g. `make book RUN_ARGS="--backends cpu"`.
 RUN_ARGS ?=
 # -W: a warning fails the build; --keep-going: report every warning, not just the first.
-JB_ARGS  ?= -W --keep-going
+JB_ARGS  ?= -W --keep-going --all
 
 .PHONY: all venv test book run html wheelhouse clean
 all: test

@@ -88,6 +88,33 @@ def machine_metrics(machine: str) -> pd.DataFrame:
     return df.sort_values(["dataset", "k", "protocol"]).reset_index(drop=True)
 
 
+def per_insertion(machine: str, metrics_df: pd.DataFrame | None = None) -> pd.DataFrame:
+    """:func:`machine_metrics` joined to the runs' work counts: DRAM bytes per hash insertion.
+
+    The work counts (``hash_insertions`` at the start k, ``insertions_all_k``) come from the
+    machine's run records; they depend only on the dataset and k, so any record of that
+    (dataset, k) serves, whatever its protocol.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy with ``hash_insertions``, ``insertions_all_k``, ``bytes_per_insertion``
+        (DRAM bytes / start-k insertions) and ``bytes_per_insertion_all_k``.
+    """
+    from .results import load_records
+
+    m = machine_metrics(machine) if metrics_df is None else metrics_df
+    work = (load_records(machine).drop_duplicates(["dataset", "k"])
+            [["dataset", "k", "hash_insertions", "insertions_all_k"]])
+    per = m.merge(work, on=["dataset", "k"], how="left", validate="many_to_one")
+    missing = per.loc[per["hash_insertions"].isna(), ["dataset", "k"]].drop_duplicates()
+    if len(missing):
+        raise LassmError(f"no run record gives the work of {missing.to_dict('records')} on {machine}")
+    per["bytes_per_insertion"] = per["dram_bytes"] / per["hash_insertions"]
+    per["bytes_per_insertion_all_k"] = per["dram_bytes"] / per["insertions_all_k"]
+    return per
+
+
 def write_metrics(machine: str, out: str | Path | None = None) -> Path:
     """Writes :func:`machine_metrics` as CSV (atomically); returns the path."""
     df = machine_metrics(machine)

@@ -47,3 +47,14 @@ def test_missing_counters_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
     with pytest.raises(LassmError, match="no counter files"):
         analysis.machine_metrics("nowhere")
+
+
+def test_bytes_per_insertion_uses_the_runs_work(derived: pd.DataFrame) -> None:
+    from lassm import formats, stats
+
+    per = analysis.per_insertion(H100, derived)
+    sample = per[per["dataset"] == "sample-k77"]
+    start = stats.read_figures(formats.read_dat(paths.sample("k77")), 77)["hash_insertions"]
+    assert (sample["hash_insertions"] == start).all()
+    assert np.allclose(sample["bytes_per_insertion"], sample["dram_bytes"] / start)
+    assert (per["insertions_all_k"] >= per["hash_insertions"]).all()
