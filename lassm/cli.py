@@ -56,11 +56,18 @@ def cmd_extend(args: argparse.Namespace) -> int:
     options = {"threads": args.threads} if args.backend == "cpu" and args.threads else {}
     if args.protocol and args.backend != "cpu":
         options["protocol"] = args.protocol
-    ext = extend(ds, params, backend=args.backend, **options)
+    if args.cluster:
+        from .distributed import connect, extend_sharded
+
+        with connect(args.cluster) as client:
+            ext = extend_sharded(ds, params, args.backend, client, **options)
+    else:
+        ext = extend(ds, params, backend=args.backend, **options)
     formats.write_extended(ext, args.out)
     if args.ends:
         formats.write_ends(ext, args.ends)
-    _err(f"extended {ds.n_contigs} contigs with {args.backend} at k = {params.k} "
+    where = f" on {ext.right.extra.get('shards')} shards" if args.cluster else ""
+    _err(f"extended {ds.n_contigs} contigs with {args.backend} at k = {params.k}{where} "
          f"in {ext.wall_seconds:.3f} s -> {args.out}")
     return 0
 
@@ -149,7 +156,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     rows = main_job(machine=args.machine, backend_names=_csv(args.backends), dataset_names=_csv(args.datasets),
                     protocols=_csv(args.protocols), ks=[_k_arg(x) for x in _csv(args.ks) or []] or None,
-                    force=args.force, progress=not args.quiet, notebooks=args.notebooks)
+                    force=args.force, progress=not args.quiet, notebooks=args.notebooks, cluster=args.cluster)
     table = Table(title="lassm run" + (" --notebooks" if args.notebooks else ""))
     for col in ("dataset", "k", "backend", "protocol", "status"):
         table.add_column(col)
@@ -194,6 +201,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all cores)")
     p.add_argument("--out", required=True, help="output file, MetaHipMer's 'cid extended_sequence'")
     p.add_argument("--ends", default=None, help="also write per-end walk figures (.parquet or .tsv)")
+    p.add_argument("--cluster", default=None, help="shard the contigs over Dask workers, balanced by work: "
+                   "local[:N], local-cuda[:N], tcp://HOST:PORT or a scheduler file (needs lassm[dask])")
     p.set_defaults(func=cmd_extend)
 
     data = sub.add_parser("data", help="datasets: generate, stats, convert").add_subparsers(dest="data_command", required=True)
@@ -247,6 +256,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--notebooks", action="store_true",
                    help="run each point by executing notebooks/run.ipynb with Papermill; the executed "
                         "notebook is kept in the point's record folder (needs the book extra)")
+    p.add_argument("--cluster", default=None, help="run the points as Dask tasks, one worker (GPU) each: "
+                   "local[:N], local-cuda[:N], tcp://HOST:PORT or a scheduler file (needs lassm[dask])")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_run)
 

@@ -10,10 +10,18 @@ from a metrics table. No numeric literal here is a ceiling; the only numbers are
 inline SVG. The book therefore loads no script from a CDN: Altair's default renderer does, its
 ``mimetype`` renderer breaks the build under Altair 6, and its inline HTML templates clash with
 Sphinx's own scripts.
+
+:func:`to_interactive` gives the same chart with tooltips, zoom and pan: it writes a small page
+of its own under the book's ``_static/charts/`` that loads Vega, Vega-Lite and Vega-Embed from
+``_static/vega-bundle.js`` (bundled offline by vl-convert, served with the book, never fetched
+from a CDN), and the notebook shows that page in an iframe, so its script never meets Sphinx's.
 """
 from __future__ import annotations
 
 import html
+import json
+import re
+from pathlib import Path
 from typing import Sequence
 
 import pandas as pd
@@ -23,6 +31,8 @@ from .metrics import _require_columns
 #: Chart width and height, in pixels.
 WIDTH_PX = 460
 HEIGHT_PX = 320
+#: Room in an interactive chart's frame for its title, axes and legend, in pixels.
+FRAME_PAD_PX = 140
 #: Marker area, in square pixels.
 MARKER_PX = 80
 #: Factor by which the intensity axis extends beyond the points and ridges.
@@ -90,6 +100,89 @@ def to_svg(chart, title: str = "") -> StaticChart:
     spec = chart.to_dict()
     svg = vlc.vegalite_to_svg(spec)
     return StaticChart(svg, title)
+
+
+#: The Vega bundle's file name under the book's static folder.
+VEGA_BUNDLE = "vega-bundle.js"
+
+
+def static_dir() -> Path:
+    """The book's static folder (``_static`` beside ``_config.yml``), copied into the built HTML."""
+    from .paths import REPO
+
+    return REPO / "_static"
+
+
+def write_vega_bundle(folder: Path | None = None) -> Path:
+    """Writes Vega + Vega-Lite + Vega-Embed as one script (vl-convert's bundle) once; returns it."""
+    import vl_convert as vlc
+
+    from .atomic import atomic_open
+
+    path = (folder or static_dir()) / VEGA_BUNDLE
+    if not path.exists():
+        with atomic_open(path) as fh:
+            fh.write(vlc.javascript_bundle())
+    return path
+
+
+class InteractiveChart:
+    """A chart on its own page under ``_static/charts/``, shown in an iframe.
+
+    Parameters
+    ----------
+    src : str
+        The page's address relative to the notebook's page.
+    title : str
+        Accessible label of the frame.
+    """
+
+    def __init__(self, src: str, title: str, height: int) -> None:
+        self.src, self.title, self.height = src, title, height
+
+    def _repr_html_(self) -> str:
+        label = html.escape(self.title, quote=True)
+        return (f'<iframe class="lassm-interactive" src="{html.escape(self.src)}" title="{label}" '
+                f'style="width:100%;height:{self.height}px;border:0" loading="lazy"></iframe>')
+
+
+def to_interactive(chart, name: str, title: str = "", folder: Path | None = None,
+                   page_depth: int = 1) -> InteractiveChart:
+    """Writes ``chart`` as an interactive page served with the book; returns its iframe.
+
+    Parameters
+    ----------
+    chart : altair.TopLevelMixin
+        Any Altair chart (``.interactive()`` adds zoom and pan).
+    name : str
+        File stem of the page (letters, digits, ``-`` and ``_``).
+    title : str, default ""
+        Label of the frame and the page.
+    folder : pathlib.Path, optional
+        The static folder (default :func:`static_dir`).
+    page_depth : int, default 1
+        How deep the notebook's page sits below the book's root (``notebooks/x`` is 1).
+
+    Returns
+    -------
+    InteractiveChart
+    """
+    if not re.fullmatch(r"[A-Za-z0-9_-]+", name):
+        raise ValueError(f"chart name {name!r} must be letters, digits, '-' or '_'")
+    from .atomic import atomic_open
+
+    folder = folder or static_dir()
+    write_vega_bundle(folder)
+    spec_dict = chart.to_dict()
+    spec = json.dumps(spec_dict).replace("</", "<\\/")
+    page = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title or name)}</title>'
+            f'<script src="../{VEGA_BUNDLE}"></script></head>\n<body><div id="chart"></div>\n'
+            f'<script>vegaEmbed("#chart", {spec}, {{"actions": false}});</script></body></html>\n')
+    with atomic_open(folder / "charts" / f"{name}.html") as fh:
+        fh.write(page)
+    height = spec_dict.get("height")
+    height = (height if isinstance(height, int) else HEIGHT_PX) + FRAME_PAD_PX
+    return InteractiveChart("../" * page_depth + f"_static/charts/{name}.html", title or name, height)
 
 
 def _legend_field(df: pd.DataFrame, field: str | None, alt, kind: str = "N"):

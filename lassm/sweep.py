@@ -15,6 +15,7 @@ Two paths run a point through the same function, :func:`run_one`:
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -96,7 +97,8 @@ def run_one(dataset: str, k: int | None, backend: str, protocol: str, machine: s
 def main_job(machine: str | None = None, backend_names: list[str] | None = None,
              dataset_names: list[str] | None = None, protocols: list[str] | None = None,
              ks: list[int] | None = None, force: bool = False, progress: bool = True,
-             root: Path | None = None, notebooks: bool = False, template: Path | None = None) -> list[dict]:
+             root: Path | None = None, notebooks: bool = False, template: Path | None = None,
+             cluster: str | None = None, client: object | None = None) -> list[dict]:
     """Runs the sweep; returns one status row per point.
 
     Parameters
@@ -110,6 +112,9 @@ def main_job(machine: str | None = None, backend_names: list[str] | None = None,
     root : write records here instead of ``data/results/<machine>/`` (direct path only).
     notebooks : execute ``template`` with Papermill per point and keep it in the record.
     template : the notebook to execute (default :data:`RUN_NOTEBOOK`).
+    cluster : a ``--cluster`` value (:func:`lassm.distributed.connect`): each point becomes a Dask
+        task on a worker (one GPU each), which writes the point's record itself.
+    client : a ``distributed.Client`` already connected (instead of ``cluster``).
     """
     if notebooks:
         _check_notebook_tools(template or RUN_NOTEBOOK)
@@ -126,6 +131,10 @@ def main_job(machine: str | None = None, backend_names: list[str] | None = None,
                 for proto in protocols_of(bname) if not protocols or bname == "cpu" else protocols:
                     points.append((dname, k, bname, proto))
     machine_name = slug(machine) if machine else None
+    if cluster or client is not None:
+        if notebooks:
+            raise LassmError("--notebooks runs each point in this process; drop --cluster or --notebooks")
+        return _main_job_on_cluster(points, cluster, client, machine_name, force, command, root, progress)
     rows: list[dict] = []
     loaded: dict = {}
     bar = _progress(progress)
@@ -159,6 +168,21 @@ def main_job(machine: str | None = None, backend_names: list[str] | None = None,
             rows.append(row)
             bar.advance(task)
     return rows
+
+
+def _main_job_on_cluster(points: list[tuple], cluster: str | None, client: object | None, machine: str | None,
+                         force: bool, command: str, root: Path | None, progress: bool) -> list[dict]:
+    """The sweep's points as Dask tasks (``lassm.distributed``): same records, same resumability."""
+    from . import distributed
+
+    bar = _progress(progress)
+    with contextlib.ExitStack() as stack:
+        if client is None:
+            client = stack.enter_context(distributed.connect(cluster))
+        with bar:
+            task = bar.add_task("sweep", total=len(points))
+            return distributed.run_points(client, points, machine=machine, force=force, command=command,
+                                          root=root, bar=bar, task=task)
 
 
 def run_notebook(dataset: str, k: int, backend: str, protocol: str, machine: str,

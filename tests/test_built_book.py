@@ -59,3 +59,19 @@ def test_roofline_page_renders_in_chromium(tmp_path):
     charts = [s for s in svgs if "role-mark" in s]
     assert charts, "no rendered chart in the roofline page"
     assert sum(s.count("<path") for s in charts) > 10
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium")
+def test_interactive_chart_runs_on_the_served_bundle(tmp_path):
+    """The roofline page frames an interactive chart whose page draws marks from the local bundle."""
+    frames = re.findall(r'<iframe[^>]*class="lassm-interactive"[^>]*src="([^"]+)"', PAGE.read_text(encoding="utf-8"))
+    assert frames, "no interactive chart on the roofline page"
+    chart_page = (PAGE.parent / frames[0]).resolve()
+    assert chart_page.is_file() and (chart_page.parent.parent / "vega-bundle.js").is_file()
+    png = ROOT / "_build" / "screenshots" / "roofline-interactive.png"
+    png.parent.mkdir(parents=True, exist_ok=True)
+    _chromium(f"--screenshot={png}", "--window-size=800,560", "--virtual-time-budget=5000", chart_page.as_uri(),
+              tmp_path=tmp_path / "shot")
+    dom = _chromium("--virtual-time-budget=5000", "--dump-dom", chart_page.as_uri(), tmp_path=tmp_path / "dom").stdout
+    assert dom.count("role-mark") > 0, "the interactive chart drew nothing"
+    assert png.is_file() and png.stat().st_size > 5_000

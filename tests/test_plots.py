@@ -99,5 +99,22 @@ def test_plotting_code_has_no_peak_literals():
     hits = {n for n in numbers if any(abs(n - c) <= 1e-6 * max(abs(c), 1.0) for c in ceilings if c > 2)}
     assert not hits, f"lassm/plots.py holds ceiling values as literals: {sorted(hits)}"
     # layout sizes only: every number above 100 is one of the *_PX constants
-    layout = {float(plots.WIDTH_PX), float(plots.HEIGHT_PX), float(plots.MARKER_PX)}
+    layout = {float(getattr(plots, name)) for name in dir(plots) if name.endswith("_PX")}
     assert {n for n in numbers if n > 100} <= layout
+
+
+def test_interactive_page_loads_only_the_served_bundle(tmp_path) -> None:
+    import altair as alt
+    import pandas as pd
+
+    from lassm import plots
+
+    chart = alt.Chart(pd.DataFrame({"x": [1, 2], "y": [3, 4]})).mark_point().encode(x="x", y="y")
+    frame = plots.to_interactive(chart.interactive(), "t-1", "test chart", folder=tmp_path)
+    page = (tmp_path / "charts" / "t-1.html").read_text()
+    assert (tmp_path / plots.VEGA_BUNDLE).stat().st_size > 100_000
+    assert '<script src="../vega-bundle.js"></script>' in page and "vegaEmbed(" in page
+    assert "http://" not in page and "https://" not in page.replace("https://vega.github.io/schema", "")
+    assert 'src="../_static/charts/t-1.html"' in frame._repr_html_()
+    with pytest.raises(ValueError):
+        plots.to_interactive(chart, "../escape", folder=tmp_path)

@@ -136,7 +136,7 @@ def _dests(name: str) -> set[str]:
 
 
 #: Options of ``lassm run`` that steer the sweep rather than name a point.
-RUN_SWITCHES = {"force", "quiet", "notebooks"}
+RUN_SWITCHES = {"force", "quiet", "notebooks", "cluster"}
 
 
 @needs_papermill
