@@ -23,6 +23,8 @@ python3 -c "import numba" 2>/dev/null || python3 -m pip install -q --no-index --
 python3 -c "import dask, distributed, numba, cupy; print('dask', dask.__version__, 'distributed', distributed.__version__, 'numba', numba.__version__, 'cupy', cupy.__version__)" || exit 1
 nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv | tee "$OUT/nvidia-smi.txt"
 NGPU=${NGPU:-$(nvidia-smi -L | grep -c '^GPU ')}
+SWEEP_GPUS=${SWEEP_GPUS:-$NGPU}
+export NGPU SWEEP
 # The machine folder: GPU name (from a subprocess, so this shell's python keeps no CUDA context).
 MACHINE=${LASSM_MACHINE:-$(python3 -c "from lassm import runs; from lassm.backends import cuda; print(runs.slug(cuda.device_name()))")}
 export LASSM_MACHINE=$MACHINE
@@ -119,18 +121,21 @@ PY
       t0=$(date +%s.%N)
       LASSM_RESULTS=/tmp/sweep-direct timeout 200 python3 -m lassm.cli run $ARGS 2>&1 | tail -12
       rc1=${PIPESTATUS[0]}; t1=$(date +%s.%N)
-      LASSM_RESULTS=/tmp/sweep-cluster timeout 200 python3 -m lassm.cli run $ARGS --cluster local-cuda:$NGPU 2>&1 \
+      for G in $SWEEP_GPUS; do
+      rm -rf /tmp/sweep-cluster
+      tc=$(date +%s.%N)
+      LASSM_RESULTS=/tmp/sweep-cluster timeout 200 python3 -m lassm.cli run $ARGS --cluster local-cuda:$G 2>&1 \
         | grep -v "distributed\.\(nanny\|scheduler\|core\|worker\|http\)" | tail -12
       rc2=${PIPESTATUS[0]}; t2=$(date +%s.%N)
-      python3 - "$t0" "$t1" "$t2" "$rc1" "$rc2" <<'PY'
+      NGPU=$G python3 - "$t0" "$t1" "$tc" "$t2" "$rc1" "$rc2" <<'PY'
 import json, os, sys
 from pathlib import Path
 from lassm import runs
-t0, t1, t2 = map(float, sys.argv[1:4])
+t0, t1, tc, t2 = map(float, sys.argv[1:5])
 machine = os.environ["LASSM_MACHINE"]
 out = {"machine": machine, "gpus": int(os.environ["NGPU"]), "datasets": os.environ["SWEEP"].split(","),
-       "backend": "cuda", "protocol": "casptr", "direct_wall_seconds": t1 - t0, "cluster_wall_seconds": t2 - t1,
-       "direct_rc": int(sys.argv[4]), "cluster_rc": int(sys.argv[5]),
+       "backend": "cuda", "protocol": "casptr", "direct_wall_seconds": t1 - t0, "cluster_wall_seconds": t2 - tc,
+       "direct_rc": int(sys.argv[5]), "cluster_rc": int(sys.argv[6]),
        "note": "wall clock of the whole `lassm run` (dataset generation, CPU oracle, CUDA compile, records)",
        "git_sha": runs.git_sha(), "versions": runs.versions()}
 same = {}
@@ -142,6 +147,7 @@ out["same_output"] = same
 Path("data/results", machine, f"scaling__sweep__gpus{out['gpus']}.json").write_text(json.dumps(out, indent=2) + "\n")
 print(json.dumps(out, indent=1))
 PY
+      done
       ;;
   esac
 done
