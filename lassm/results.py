@@ -131,3 +131,48 @@ def bench_table(machine: str) -> pd.DataFrame:
 
 
 __all__ = ["RECORD_COLUMNS", "bench_table", "load_metrics", "load_records", "reference_timings"]
+
+
+def scaling_table(machine: str) -> pd.DataFrame:
+    """The strong-scaling records of ``machine`` (``scaling__*__gpus<G>``), one row per GPU count.
+
+    Speedups are over the one-GPU record of the same run: ``speedup_wall`` (the whole sharded
+    extend: plan, worker runs, transfer back, merge), ``speedup_compute`` (the workers' part) and
+    ``speedup_kernel`` (the kernels' critical path, the slowest shard's CUDA-event time).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``gpus``, ``wall_seconds``, ``compute_wall_seconds``, ``merge_seconds``,
+        ``kernel_seconds``, the three speedups, ``parallel_efficiency`` (wall speedup / gpus) and
+        ``matches_1gpu`` / ``matches_cpu``.
+    """
+    recs = load_records(machine)
+    rows = recs[recs["run_id"].str.startswith("scaling__")].copy()
+    if rows.empty:
+        raise LassmError(f"no scaling records under data/results/{machine}/")
+    rows = rows.sort_values("gpus").reset_index(drop=True)
+    one = rows[rows["gpus"] == 1]
+    if one.empty:
+        raise LassmError(f"{machine}: the scaling records have no 1-GPU run to compare with")
+    base = one.iloc[0]
+    for what, col in (("wall", "wall_seconds"), ("compute", "compute_wall_seconds"), ("kernel", "kernel_seconds")):
+        rows[f"speedup_{what}"] = base[col] / rows[col]
+    rows["parallel_efficiency"] = rows["speedup_wall"] / rows["gpus"]
+    keep = ["gpus", "wall_seconds", "compute_wall_seconds", "merge_seconds", "kernel_seconds",
+            "speedup_wall", "speedup_compute", "speedup_kernel", "parallel_efficiency",
+            "matches_1gpu", "matches_cpu"]
+    return rows[keep]
+
+
+def sweep_timings(machine: str) -> pd.DataFrame:
+    """The sweep's wall time in one process and on ``--cluster local-cuda:N`` (``scaling__sweep__gpus<N>.json``)."""
+    import json
+
+    files = sorted((_results_root() / machine).glob("scaling__sweep__gpus*.json"))
+    rows = [json.loads(p.read_text()) for p in files]
+    df = pd.DataFrame([{key: r[key] for key in ("gpus", "direct_wall_seconds", "cluster_wall_seconds")}
+                       | {"same_output": all(r["same_output"].values())} for r in rows])
+    if not df.empty:
+        df["speedup"] = df["direct_wall_seconds"] / df["cluster_wall_seconds"]
+    return df

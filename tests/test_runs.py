@@ -60,3 +60,14 @@ def test_gpu_record_matching_the_oracle_points_to_it(ext, tmp_path: Path) -> Non
     folder = runs.write_record(summary, ext, root=tmp_path)
     assert (folder / "ends.parquet").exists()
     assert [p.name for p in tmp_path.iterdir()] == [folder.name], "no temporary or old folder remains"
+
+
+@pytest.mark.parametrize("machine, gpus", [("nvidia-h200-x4", [1, 2, 3, 4]), ("nvidia-h200-x2", [1, 2])])
+def test_scaling_records(machine: str, gpus: list[int]) -> None:
+    from lassm import results
+
+    table = results.scaling_table(machine)
+    assert table["gpus"].tolist() == gpus
+    assert table["matches_1gpu"].all() and table["matches_cpu"].all()
+    assert np.allclose(table["speedup_wall"], table["wall_seconds"].iloc[0] / table["wall_seconds"])
+    assert (table["speedup_kernel"].diff().dropna() > 0).all(), "more GPUs shorten the kernels' critical path"
