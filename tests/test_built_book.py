@@ -75,3 +75,12 @@ def test_interactive_chart_runs_on_the_served_bundle(tmp_path):
     dom = _chromium("--virtual-time-budget=5000", "--dump-dom", chart_page.as_uri(), tmp_path=tmp_path / "dom").stdout
     assert dom.count("role-mark") > 0, "the interactive chart drew nothing"
     assert png.is_file() and png.stat().st_size > 5_000
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium")
+def test_formulas_typeset_from_the_served_mathjax(tmp_path):
+    """The method page's formulas are typeset by the MathJax copy shipped in the build, offline."""
+    page = HTML / "book" / "method.html"
+    assert "_static/mathjax/" in page.read_text(encoding="utf-8")
+    dom = _chromium("--virtual-time-budget=8000", "--dump-dom", page.as_uri(), tmp_path=tmp_path / "dom").stdout
+    assert dom.count("<mjx-container") >= 3, "the formulas were not typeset"
