@@ -16,27 +16,11 @@ PROTOCOLS=${PROTOCOLS:-"casptr,fast"}
 BENCH=${BENCH:-"sample-k77x20,gen-k21,gen-k33,gen-k55,gen-k77"}
 NCU=${NCU:-"gen-k21 sample-k77"}
 TESTS=${TESTS:-"fast"}
-export PYTHONUNBUFFERED=1
-python3 -m pip install -q --no-index --find-links wheelhouse numba llvmlite pytest 2>&1 | tail -2
-export PYTHONPATH=$PWD LASSM_GIT_SHA=${LASSM_GIT_SHA:-unknown}
-L="python3 -m lassm.cli"
-MACHINE=$(python3 -c "from lassm import runs; from lassm.backends import cuda; print(runs.slug(cuda.device_name()))")
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/nvidia-smi.txt"
-log() { echo "== $(date +%T) $*"; }
-pack() { find data/results -name '*.extended.txt' -delete; tar czf "$OUT/results.tgz" data/results; }
-dsfile() { case $1 in sample-k77) echo "data/metahipmer-sample/localassm_extend_9-77.dat 77";;
-                      gen-k*) k=${1#gen-k}; echo "/tmp/gen/$1.dat $k";; esac; }
+source "$(dirname "${BASH_SOURCE[0]}")/gpu_node.sh"
 for step in $STEPS; do
   case $step in
     gen)
-      log "generating datasets"; mkdir -p /tmp/gen
-      python3 - <<'PY'
-from lassm.generate import generate
-from lassm.formats import write_dat
-for k in (21, 33, 55, 77):
-    write_dat(generate(k=k, scale=1.0, seed=0), f"/tmp/gen/gen-k{k}.dat")
-PY
-      ;;
+      gen_datasets ;;
     test)
       log "pytest tests/test_cuda.py -k '$TESTS' (samples + /tmp/gen)"
       LASSM_GPU_DATASETS=/tmp/gen python3 -m pytest -q -p no:cacheprovider -rs -k "$TESTS" tests/test_cuda.py 2>&1 \

@@ -14,29 +14,12 @@ STEPS=${STEPS:-"gen test run bench scale ncu ceilings"}
 DATASETS=${DATASETS:-"sample-k77,gen-k21,gen-k33,gen-k55,gen-k77"}
 PROTOCOLS=${PROTOCOLS:-"casptr,matchany,doneflag,barrier"}
 BENCH=${BENCH:-"sample-k77x20,$DATASETS"}
-export PYTHONUNBUFFERED=1
-# Offline install of what the GPU node's python lacks; the working tree is imported via PYTHONPATH.
-python3 -m pip install -q --no-index --find-links wheelhouse numba llvmlite pytest 2>&1 | tail -2
-export PYTHONPATH=$PWD LASSM_GIT_SHA=${LASSM_GIT_SHA:-unknown}
+source "$(dirname "${BASH_SOURCE[0]}")/gpu_node.sh"
 python3 -c "import numba, numpy, pyarrow, pandas, rich, cupy; print('numba', numba.__version__, 'numpy', numpy.__version__, 'pyarrow', pyarrow.__version__, 'pandas', pandas.__version__, 'cupy', cupy.__version__)"
-L="python3 -m lassm.cli"
-MACHINE=$(python3 -c "from lassm import runs; from lassm.backends import cuda; print(runs.slug(cuda.device_name()))")
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/nvidia-smi.txt"
-log() { echo "== $(date +%T) $*"; }
-# Dataset name -> (file, k) for tools that take a file.
-dsfile() { case $1 in sample-k77) echo "data/metahipmer-sample/localassm_extend_9-77.dat 77";;
-                      gen-k*) k=${1#gen-k}; echo "/tmp/gen/$1.dat $k";; esac; }
 for step in $STEPS; do
   case $step in
     gen)
-      log "generating datasets"; mkdir -p /tmp/gen
-      python3 - <<'PY'
-from lassm.generate import generate
-from lassm.formats import write_dat
-for k in (21, 33, 55, 77):
-    write_dat(generate(k=k, scale=1.0, seed=0), f"/tmp/gen/gen-k{k}.dat")
-PY
-      ;;
+      gen_datasets ;;
     test)
       log "pytest tests/test_cuda.py (samples + /tmp/gen)"
       LASSM_GPU_DATASETS=/tmp/gen python3 -m pytest -q -p no:cacheprovider -rs tests/test_cuda.py 2>&1 | tee "$OUT/test_cuda.log" | tail -5 ;;
@@ -74,7 +57,5 @@ PY
       ;;
   esac
 done
-# The profiled runs' extended contigs are bulky and the same as the sweep's: keep them out.
-find data/results -name '*.extended.txt' -delete
-tar czf "$OUT/results.tgz" data/results
+pack
 log done
