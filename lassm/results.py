@@ -130,7 +130,8 @@ def bench_table(machine: str) -> pd.DataFrame:
     return out.sort_values(["dataset", "protocol"]).reset_index(drop=True)
 
 
-__all__ = ["RECORD_COLUMNS", "bench_table", "load_metrics", "load_records", "reference_timings"]
+__all__ = ["RECORD_COLUMNS", "bench_table", "load_metrics", "load_records", "reference_timings", "scaling_table",
+           "sweep_timings"]
 
 
 def scaling_table(machine: str) -> pd.DataFrame:
