@@ -130,10 +130,6 @@ def bench_table(machine: str) -> pd.DataFrame:
     return out.sort_values(["dataset", "protocol"]).reset_index(drop=True)
 
 
-__all__ = ["RECORD_COLUMNS", "bench_table", "load_metrics", "load_records", "reference_timings", "scaling_table",
-           "sweep_timings"]
-
-
 def scaling_table(machine: str) -> pd.DataFrame:
     """The strong-scaling records of ``machine`` (``scaling__*__gpus<G>``), one row per GPU count.
 
@@ -177,3 +173,7 @@ def sweep_timings(machine: str) -> pd.DataFrame:
     if not df.empty:
         df["speedup"] = df["direct_wall_seconds"] / df["cluster_wall_seconds"]
     return df
+
+
+__all__ = ["RECORD_COLUMNS", "bench_table", "load_metrics", "load_records", "reference_timings", "scaling_table",
+           "sweep_timings"]
