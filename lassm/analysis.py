@@ -24,24 +24,21 @@ from . import metrics, paths
 from .atomic import atomic_path
 from .errors import LassmError
 
-#: Counter columns summed over the launches of one point.
+#: Counter columns the metrics use (summed over the launches of a point by ``counters.aggregate``).
 _SUMS = ("duration_s", "int_lane_ops", "warp_inst", "thread_inst", "dram_read_bytes",
          "dram_write_bytes", "dram_bytes", "l2_bytes", "l1_bytes")
 
 
 def load_counters(machine: str) -> pd.DataFrame:
     """Every Nsight Compute raw file of ``machine``, one row per (dataset, k, protocol)."""
-    from .counters import ncu
+    from .counters import aggregate, ncu
 
     folder = paths.results_dir(machine) / "counters"
     files = sorted(p for p in folder.glob("*.csv") if not p.name.startswith("."))
     if not files:
         raise LassmError(f"{folder}: no counter files; run 'lassm counters collect' on that machine first")
-    per_launch = pd.concat([ncu.parse(p) for p in files], ignore_index=True)
-    grouped = per_launch.groupby(["device", "dataset", "k", "protocol", "simd_width"], as_index=False)
-    out = grouped[list(_SUMS)].sum()
-    out["launches"] = grouped.size()["size"].to_numpy()
-    return out
+    points = aggregate(pd.concat([ncu.parse(p) for p in files], ignore_index=True))
+    return points[["device", "dataset", "k", "protocol", "simd_width", *_SUMS, "launches"]]
 
 
 def load_ceilings(machine: str) -> dict:
