@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
-from .config import DEFAULT_MAX_WALK, DEFAULT_QUAL_OFFSET, Params
+from .config import DEFAULT_MAX_WALK, DEFAULT_QUAL_OFFSET, MAX_KMER_LEN, MIN_KMER_LEN, Params
 from .errors import LassmError
 
 
@@ -22,13 +22,13 @@ def _k_arg(text: str) -> int:
         k = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"k must be an integer, got {text!r}") from None
-    if not 21 <= k <= 121:
-        raise argparse.ArgumentTypeError(f"k = {k} is outside 21..121")
+    if not MIN_KMER_LEN <= k <= MAX_KMER_LEN:
+        raise argparse.ArgumentTypeError(f"k = {k} is outside {MIN_KMER_LEN}..{MAX_KMER_LEN}")
     return k
 
 
 def _add_run_params(p: argparse.ArgumentParser, k_required: bool = True) -> None:
-    p.add_argument("--k", type=_k_arg, required=k_required, default=None, help="start k-mer length (21..121)")
+    p.add_argument("--k", type=_k_arg, required=k_required, default=None, help=f"start k-mer length ({MIN_KMER_LEN}..{MAX_KMER_LEN})")
     p.add_argument("--max-walk", type=int, default=DEFAULT_MAX_WALK, help="walk limit in bases (default %(default)s)")
     p.add_argument("--qual-offset", type=int, default=DEFAULT_QUAL_OFFSET, help="Phred offset (default %(default)s)")
 

@@ -238,32 +238,12 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-class _NoBar:
-    """Stands in for rich's progress bar when progress is off (tests, --quiet)."""
-
-    def __enter__(self) -> "_NoBar":
-        return self
-
-    def __exit__(self, *exc: object) -> bool:
-        return False
-
-    def add_task(self, *a: object, **k: object) -> int:
-        return 0
-
-    def update(self, *a: object, **k: object) -> None:
-        pass
-
-    def advance(self, *a: object, **k: object) -> None:
-        pass
-
-
 def _progress(enabled: bool):
-    """A rich progress bar (description, bar, n/N, elapsed), or a silent stand-in."""
-    if not enabled:
-        return _NoBar()
+    """A rich progress bar (description, bar, n/N, elapsed); silent when ``enabled`` is false."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    disable=not enabled)
 
 
 def record_frames(folder: str | Path) -> dict:
