@@ -18,10 +18,16 @@ from typing import Sequence
 
 import pandas as pd
 
-from .metrics import _require_columns, _require_numeric, _require_range
+from .metrics import _check, _require_columns, _require_numeric, _require_range
 
 #: Columns of the long roofline table.
 TABLE_COLUMNS: tuple[str, ...] = ("kind", "series", "x", "y", "label")
+
+
+def _check_roofs(roofs: pd.DataFrame) -> None:
+    """A roofs table: ``roof`` names, and positive ``peak`` and ``bandwidth``."""
+    _require_columns(roofs, ["roof", "peak", "bandwidth"])
+    _check(roofs, positive=["peak", "bandwidth"])
 
 
 def roof_lines(roofs: pd.DataFrame, x_min: float, x_max: float) -> pd.DataFrame:
@@ -50,10 +56,7 @@ def roof_lines(roofs: pd.DataFrame, x_min: float, x_max: float) -> pd.DataFrame:
     TypeError
         Non-numeric values.
     """
-    _require_columns(roofs, ["roof", "peak", "bandwidth"])
-    _require_numeric(roofs, ["peak", "bandwidth"])
-    _require_range(roofs, "peak", 0.0, low_open=True)
-    _require_range(roofs, "bandwidth", 0.0, low_open=True)
+    _check_roofs(roofs)
     if not (0 < x_min < x_max) or not math.isfinite(x_max):
         raise ValueError("need 0 < x_min < x_max < inf")
     rows = []
@@ -143,11 +146,8 @@ def roofline_table(roofs: pd.DataFrame, points: pd.DataFrame, walls: pd.DataFram
         Non-numeric values.
     """
     _require_columns(points, ["label", "ii", "gintops"])
-    _require_numeric(points, ["ii", "gintops"])
-    _require_range(points, "ii", 0.0, low_open=True)
-    _require_range(points, "gintops", 0.0)
-    _require_columns(roofs, ["roof", "peak", "bandwidth"])
-    _require_numeric(roofs, ["peak", "bandwidth"])
+    _check(points, nonneg=["gintops"], positive=["ii"])
+    _check_roofs(roofs)
     if x_range is None:
         ridges = (pd.to_numeric(roofs["peak"]) / pd.to_numeric(roofs["bandwidth"])).tolist()
         xs = pd.to_numeric(points["ii"]).tolist() + ridges
