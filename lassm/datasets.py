@@ -3,6 +3,7 @@
 
 * ``sample-k77`` / ``sample-k21``: the embedded real MetaHipMer inputs (``data/metahipmer-sample``).
 * ``gen-k<K>[-s<SCALE>][-seed<N>]``: the Table II generator at start k ``K`` (scale 1 by default).
+* ``real-<preset>-k<K>``: a committed real-genome dataset (``data/real/``, :mod:`lassm.real`).
 * anything else: a path to a ``.dat`` or ``.parquet`` file.
 
 Any name may end in ``x<N>`` (``sample-k77x20``): the dataset replicated N times, for scale runs.
@@ -17,6 +18,7 @@ from .errors import LassmError
 
 _TIMES = re.compile(r"^(?P<base>.+)x(?P<times>\d+)$")
 _GEN = re.compile(r"^gen-k(?P<k>\d+)(?:-s(?P<scale>[0-9.]+))?(?:-seed(?P<seed>\d+))?$")
+_REAL = re.compile(r"^real-(?P<preset>[a-z0-9]+)-k(?P<k>\d+)$")
 
 
 def load(name: str, k: int | None = None) -> tuple[Dataset, int]:
@@ -39,6 +41,13 @@ def load(name: str, k: int | None = None) -> tuple[Dataset, int]:
         gk = int(m["k"])
         ds = generate(k=gk, scale=float(m["scale"] or 1.0), seed=int(m["seed"] or 0))
         return ds, k or gk
+    m = _REAL.match(name)
+    if m:
+        path = paths.data_dir() / "real" / f"{name}.parquet"
+        if not path.exists():
+            raise LassmError(f"unknown real-genome dataset {name!r}: no {path} (build it with lassm data real)")
+        ds = formats.read_dataset(str(path), k=int(m["k"]))
+        return Dataset(ds.cids, ds.seqs, ds.offsets, ds.depths, ds.left, ds.right, name=name, k=ds.k), k or int(m["k"])
     ds = formats.read_dataset(name, k=k)
     if (k or ds.k) is None:
         raise LassmError(f"{name}: the start k is not recorded in the file; pass --k")

@@ -47,7 +47,12 @@ def extend(ds: Dataset, params: Params, backend: str = "cpu", **options) -> Exte
         # MetaHipMer bins both launches and sizes both tables by the larger side's read count.
         options["bin_counts"] = np.maximum(ds.left.counts, ds.right.counts)
     t0 = time.perf_counter()
-    right = mod.extend_side(ds.seqs, ds.offsets, ds.depths, ds.right, run_mask, params, **options)
-    left = mod.extend_side(revcomp_contigs(ds), ds.offsets, ds.depths, ds.left, run_mask, params, **options)
+    one_launch = getattr(mod, "one_launch", None)
+    if one_launch is not None and one_launch(options.get("protocol", "")):  # fast: both sides at once
+        right, left = mod.extend_sides(ds.seqs, revcomp_contigs(ds), ds.offsets, ds.depths, ds.right, ds.left,
+                                       run_mask, params, **options)
+    else:
+        right = mod.extend_side(ds.seqs, ds.offsets, ds.depths, ds.right, run_mask, params, **options)
+        left = mod.extend_side(revcomp_contigs(ds), ds.offsets, ds.depths, ds.left, run_mask, params, **options)
     wall = time.perf_counter() - t0
     return Extension(ds, right=right, left=left, backend=backend, params=params.as_dict(), wall_seconds=wall)

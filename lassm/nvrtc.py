@@ -27,13 +27,53 @@ PROTOCOLS: dict[str, str] = {
     "doneflag": "LASSM_PROTO_DONEFLAG",
     "barrier": "LASSM_PROTO_BARRIER",
 }
-#: Optimized variants, built like a protocol (``-DLASSM_PROTOCOL=...``) but no published
-#: protocol's port: ``fast`` (book/fast-kernel.md). CUDA only for now (not in the HIP backend).
-VARIANTS: dict[str, str] = {
-    "fast": "LASSM_PROTO_FAST",
+
+
+@dataclass(frozen=True)
+class Variant:
+    """An optimized build of the kernel (no published protocol's port), and how the host drives it.
+
+    ``fast`` has every change of book/fast-kernel.md; each ``fast-*`` build undoes one of them
+    (the ablation): a kernel knob in ``defines``, or a host-side choice in the flags.
+    """
+
+    macro: str
+    #: Extra ``-D`` options: the kernel knob this build sets.
+    defines: tuple[str, ...] = ()
+    #: The walk buffer and visited set in dynamic shared memory (else global, epoch-tagged).
+    shared_walk: bool = True
+    #: Both sides and every bin in one launch, most read bases first (else MetaHipMer's launches).
+    one_launch: bool = True
+    #: Register cap passed to NVRTC (``--maxrregcount``), None for the compiler's choice.
+    max_registers: int | None = None
+    #: What this build undoes, for tables and the book ('' for fast itself).
+    undoes: str = ""
+
+
+#: Optimized variants, built like a protocol (``-DLASSM_PROTOCOL=...``). CUDA only for now (not
+#: in the HIP backend). No register cap: on the H100 every cap from 64 down to 32 registers made
+#: fast slower, its spills costing more than the extra warps gained (tools/fast_explore.py, log in
+#: data/results/nvidia-h100-80gb-hbm3/logs/fast_explore.log).
+VARIANTS: dict[str, Variant] = {
+    "fast": Variant("LASSM_PROTO_FAST"),
+    "fast-reset": Variant("LASSM_PROTO_FAST", ("-DLASSM_FAST_RESET=1",),
+                          undoes="epoch tags (the whole table reset per k)"),
+    "fast-fulltable": Variant("LASSM_PROTO_FAST", ("-DLASSM_FAST_FULL_TABLE=1",),
+                              undoes="per-k table size (all slots at every k)"),
+    "fast-votescan": Variant("LASSM_PROTO_FAST", ("-DLASSM_FAST_SCAN=1",),
+                             undoes="votes on demand (the vote scan per k)"),
+    "fast-globalwalk": Variant("LASSM_PROTO_FAST", ("-DLASSM_FAST_GLOBAL_WALK=1",), shared_walk=False,
+                               undoes="the walk in shared memory"),
+    "fast-perread": Variant("LASSM_PROTO_FAST", ("-DLASSM_FAST_PER_READ=1",),
+                            undoes="flat inserts (read-by-read rounds)"),
+    "fast-plainbytes": Variant("LASSM_PROTO_FAST", ("-DLASSM_FAST_PLAIN_BYTES=1",),
+                               undoes="fewer dependent loads (the faithful hash and compare)"),
+    "fast-tables": Variant("LASSM_PROTO_FAST", ("-DLASSM_FAST_SCAN_STEPS=0",),
+                           undoes="table-free short walks (the table built at every k)"),
+    "fast-bins": Variant("LASSM_PROTO_FAST", one_launch=False, undoes="one launch by work (MetaHipMer's four launches)"),
 }
-#: Everything the CUDA backend can build: the protocols, then the variants.
-BUILDS: dict[str, str] = {**PROTOCOLS, **VARIANTS}
+#: Everything the CUDA backend can build, name -> the protocol macro: the protocols, then the variants.
+BUILDS: dict[str, str] = {**PROTOCOLS, **{name: v.macro for name, v in VARIANTS.items()}}
 #: Virtual architectures checked: Ampere (A100) and Hopper (H100/H200).
 ARCHS: tuple[str, ...] = ("compute_80", "compute_90")
 KERNEL = "cuda/local_assembly.cu"
@@ -66,6 +106,11 @@ def kernel_options(protocol: str, warp_size: int, published: bool = False) -> tu
     if published and protocol not in PUBLISHED:
         raise ValueError(f"protocol {protocol!r} has no buildable published form; those are {', '.join(PUBLISHED)}")
     extra = ("-DLASSM_PUBLISHED=1",) if published else ()
+    variant = VARIANTS.get(protocol)
+    if variant is not None:
+        extra += variant.defines
+        if variant.max_registers is not None:
+            extra += (f"--maxrregcount={int(variant.max_registers)}",)
     return extra + (
         f"-DLASSM_PROTOCOL={BUILDS[protocol]}",
         f"-DWARP_SIZE={int(warp_size)}",

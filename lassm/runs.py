@@ -150,7 +150,7 @@ def summarize(ext: Extension, dataset: str, matches_cpu: bool | None, command: s
 def _write_tables(folder: Path, ext: Extension, with_ends: bool = True) -> None:
     """``ends.parquet`` (and ``launches.parquet``); plain TSV where pyarrow is absent (a bare GPU node)."""
     cols = ext.ends_columns() if with_ends else {}
-    launches = [dict(side=side, **launch) for side, res in (("right", ext.right), ("left", ext.left))
+    launches = [{"side": side, **launch} for side, res in (("right", ext.right), ("left", ext.left))
                 for launch in res.extra.get("launches", [])]
     try:
         import pyarrow as pa

@@ -171,3 +171,67 @@ def test_absent_gpu_backends_refuse_clearly() -> None:
         assert why and ("CuPy" in why or "device" in why or "driver" in why), why
         with pytest.raises(BackendUnavailable, match=name):
             backends.get(name)
+
+
+@needs_nvrtc
+def test_fast_ablation_builds_differ_from_fast() -> None:
+    """Each kernel-side ablation build compiles to other code than fast; the host-side ones
+    (MetaHipMer's launches, no register cap) share fast's source and knobs."""
+    source = kernel_source(nvrtc.KERNEL).read_text()
+
+    def ptx(name: str) -> str:
+        return nvrtc.compile_ptx(source, list(nvrtc.kernel_options(name, 32)) + ["--gpu-architecture=compute_90"])[0]
+
+    fast = ptx("fast")
+    for name, variant in nvrtc.VARIANTS.items():
+        opts = nvrtc.kernel_options(name, 32)
+        assert f"-DLASSM_PROTOCOL={variant.macro}" in opts and all(d in opts for d in variant.defines)
+        assert (f"--maxrregcount={variant.max_registers}" in opts) == (variant.max_registers is not None)
+        if variant.defines:
+            assert variant.undoes and ptx(name) != fast, name
+    assert nvrtc.kernel_options("fast-bins", 32) == nvrtc.kernel_options("fast", 32)
+    assert not nvrtc.VARIANTS["fast-bins"].one_launch and not nvrtc.VARIANTS["fast-globalwalk"].shared_walk
+
+
+def test_fast_host_helpers() -> None:
+    from lassm.backends import cuda
+
+    assert [cuda.visited_slots(m) for m in (1, 613, 1023, 1024)] == [2, 1024, 1024, 2048]
+    assert cuda.fast_shared_bytes(4, 613) == 4 * (launch.walk_stride(613) + 2048) + launch.PAD_BYTES
+    with pytest.raises(ValueError, match="16 bits"):
+        cuda.fast_shared_bytes(4, 70000)
+    order = cuda.work_order(np.array([0, 1, 2, 3, 4]), np.array([5, 9, 5, 0, 9]))
+    assert order.tolist() == [1, 4, 0, 2, 3]  # most read bases first, ties in input order
+    assert cuda.one_launch("fast") and not cuda.one_launch("fast-bins") and not cuda.one_launch("casptr")
+
+
+def test_stacked_sides_split_back() -> None:
+    """extend_sides' stacking: the left ends follow the right ones, and a result splits back
+    into the two sides exactly."""
+    from lassm import formats, paths
+    from lassm.backends import cuda
+    from lassm.result import SideResult
+
+    sample = formats.read_dat(paths.sample("k77"), k=77)
+
+    both = cuda._stack_reads(sample.right, sample.left)
+    n = sample.n_contigs
+    assert both.n_reads == sample.right.n_reads + sample.left.n_reads
+    for i in (0, n // 2, n - 1):
+        for j, side in ((i, sample.right), (n + i, sample.left)):
+            lo, hi = both.contig_offsets[j], both.contig_offsets[j + 1]
+            mine = side.contig_offsets[i]
+            assert hi - lo == side.contig_offsets[i + 1] - mine
+            if hi > lo:
+                a, b = both.offsets[lo], both.offsets[hi]
+                assert both.seqs[a:b].tobytes() == side.seqs[side.offsets[mine]:side.offsets[side.contig_offsets[i + 1]]].tobytes()
+    res = SideResult.empty(2 * n, 7)
+    res.walk_len[:] = np.arange(2 * n) % 7
+    res.walks.reshape(2 * n, 7)[:] = (np.arange(2 * n) % 251)[:, None]
+    res.kernel_seconds = 1.5
+    res.extra = {"launches": [{"bin": "all"}], "protocol": "fast"}
+    right, left = cuda._split(res, n)
+    assert right.walk_len.tolist() == res.walk_len[:n].tolist() and left.walk_len.tolist() == res.walk_len[n:].tolist()
+    assert left.walk(0) == bytes([n % 251]) * (n % 7)
+    assert right.kernel_seconds + left.kernel_seconds == 1.5
+    assert right.extra["launches"] and left.extra["launches"] == [] and left.extra["protocol"] == "fast"

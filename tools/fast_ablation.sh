@@ -1,40 +1,42 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The fast kernel's slice on one lent GPU, in one call: bit-identity of `fast` against the CPU
-# oracle (tests/test_cuda.py, samples + generated data), the side-by-side benchmark of casptr and
-# fast, and Nsight Compute counters for fast. Results go under data/results/<machine>/ and are
-# packed into $OUT/results.tgz after every step (a step cut off by the time limit keeps the rest).
-# The ablation proper (each of fast's changes alone) needs per-change knobs in the kernel; until
-# they exist, PROTOCOLS picks what is compared (book/fast-kernel.md).
+# The fast kernel on one lent GPU, in one call: bit-identity of casptr, fast and every ablation
+# build against the CPU oracle (tests/test_cuda.py, samples + generated data), the side-by-side
+# benchmark, and Nsight Compute counters. Results go under data/results/<machine>/ and are packed
+# into $OUT/results.tgz after every step (a step cut off by the time limit keeps the rest).
 #
 # Usage (on the GPU node, repository root, wheelhouse/ carried as for tools/h100_campaign.sh):
-#   STEPS="gen test bench ncu" bash tools/fast_ablation.sh
+#   STEPS="gen test bench" bash tools/fast_ablation.sh
+#   STEPS="gen ncu" NCU="gen-k21:fast sample-k77:fast-tables" bash tools/fast_ablation.sh
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 STEPS=${STEPS:-"gen test bench ncu"}
-PROTOCOLS=${PROTOCOLS:-"casptr,fast"}
-BENCH=${BENCH:-"sample-k77x20,gen-k21,gen-k33,gen-k55,gen-k77"}
-NCU=${NCU:-"gen-k21 sample-k77"}
-TESTS=${TESTS:-"fast"}
+# casptr, then fast and its ablation builds (lassm/nvrtc.py VARIANTS).
+PROTOCOLS=${PROTOCOLS:-$(python3 -c "from lassm import nvrtc; print(','.join(['casptr', *nvrtc.VARIANTS]))")}
+BENCH=${BENCH:-"sample-k77x20,gen-k21,gen-k33,gen-k55,gen-k77,sample-k77"}
+# dataset:protocol pairs to profile.
+NCU=${NCU:-"gen-k21:fast sample-k77:fast"}
+TESTS=${TESTS:-""}
 source "$(dirname "${BASH_SOURCE[0]}")/gpu_node.sh"
 for step in $STEPS; do
   case $step in
     gen)
       gen_datasets ;;
     test)
-      log "pytest tests/test_cuda.py -k '$TESTS' (samples + /tmp/gen)"
-      LASSM_GPU_DATASETS=/tmp/gen python3 -m pytest -q -p no:cacheprovider -rs -k "$TESTS" tests/test_cuda.py 2>&1 \
+      log "pytest tests/test_cuda.py ${TESTS:+-k '$TESTS'} (samples + /tmp/gen)"
+      LASSM_GPU_DATASETS=/tmp/gen python3 -m pytest -q -p no:cacheprovider -rs ${TESTS:+-k "$TESTS"} tests/test_cuda.py 2>&1 \
         | tee "$OUT/test_cuda.log" | tail -5 ;;
     bench)
       log "bench $PROTOCOLS on $BENCH"
       $L bench --backend cuda --datasets "$BENCH" --protocols "$PROTOCOLS" --repeat 5 2>&1 | grep -v "^\s*$" \
         | tee "$OUT/bench.log" ;;
     ncu)
-      for ds in $NCU; do
+      for pair in $NCU; do
+        ds=${pair%%:*}; proto=${pair#*:}
         read -r f k <<<"$(dsfile "$ds")"
-        log "ncu $ds k=$k fast"
-        $L counters collect "$f" --k "$k" --protocol fast --dataset "$ds" --timeout 240 \
-           --out "data/results/$MACHINE/counters/ncu__${ds}__k${k}__cuda__fast.csv" 2>&1 | tail -2
+        log "ncu $ds k=$k $proto"
+        $L counters collect "$f" --k "$k" --protocol "$proto" --dataset "$ds" --timeout 240 \
+           --out "data/results/$MACHINE/counters/ncu__${ds}__k${k}__cuda__${proto}.csv" 2>&1 | tail -2
         pack
       done ;;
   esac

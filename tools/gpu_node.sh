@@ -11,7 +11,8 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT
 log() { echo "== $(date +%T) $*"; }
 # Dataset name -> (file, k) for tools that take a file.
 dsfile() { case $1 in sample-k77) echo "data/metahipmer-sample/localassm_extend_9-77.dat 77";;
-                      gen-k*) k=${1#gen-k}; echo "/tmp/gen/$1.dat $k";; esac; }
+                      gen-k*) k=${1#gen-k}; echo "/tmp/gen/$1.dat $k";;
+                      real-*) k=${1##*-k}; echo "data/real/$1.parquet $k";; esac; }
 # The generated Table II datasets at the four k, as .dat files under /tmp/gen.
 gen_datasets() {
   log "generating datasets"; mkdir -p /tmp/gen

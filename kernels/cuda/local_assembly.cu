@@ -636,28 +636,162 @@ extern "C" __global__ void iterative_walks_kernel(
 #if LASSM_PROTOCOL == LASSM_PROTO_FAST
 // =============================================================================================
 // fast: the optimized variant (book/fast-kernel.md). Same claim as casptr (CAS on the key word,
-// compare through the key the CAS returned), three changes to what each k costs in memory:
+// compare through the key the CAS returned); what each k costs is cut five ways:
 //
 //  1. Epoch-tagged keys. A slot's key word is (epoch << 48) | (offset of the k-mer in the read
 //     buffer); epoch is the k iteration plus one, so a slot whose epoch is not the current one is
 //     empty. No table reset per k: the lane that claims a slot zeroes its votes, and a warp
 //     barrier between the claims and the votes of every insert round orders that zeroing before
-//     any vote into the slot. The visited set of the walk is tagged the same way.
+//     any vote into the slot.
 //  2. Per-k table size: the k-mers this k inserts, n = sum over reads of (len - k), give a table
 //     of the power of two >= 2n (at most the host's slots, a power of two), masked, not divided.
 //  3. No vote scan: set_ext runs only on the slots the walk reaches (it is a pure function of
 //     the votes and the depth, so the walk sees the same extension the scan would have stored).
+//  4. The walk in shared memory: the walk buffer and the visited set (16-bit offsets into the
+//     walk buffer, cleared per k) live in the block's dynamic shared memory, so the serial walk's
+//     hashing, visited probes and compares stop paying global-memory latency.
+//  5. Flat inserts: the lanes take consecutive k-mers across read boundaries (32 reads' k-mer
+//     counts scanned at a time), so a round of 32 inserts is full however long the reads are.
+//  6. Fewer dependent loads per k-mer: the hash carries each aligned word to the next step (one
+//     load per 4 bases instead of two), and the compare loads 4 words of both k-mers before it
+//     tests them (the faithful compare's early exit after every word makes each load wait for
+//     the one before: 20 round trips to L1 or L2 for a 77-mer, 5 here).
+//  7. Short walks need no table: a walk step needs only the votes of one k-mer, which the warp
+//     can count by scanning the reads for it (a one-word prefix test per position, the full
+//     compare on a match). The first LASSM_FAST_SCAN_STEPS steps at each k scan; a walk still
+//     going after them builds the table and goes on with it. Most walks end within a few steps
+//     at most k (the sample: a median of one step per k), so most tables are never built. The
+//     votes are the same counts either way, and a k-mer that no read holds votes 'X' both ways.
 //
-// The host zeroes the table and the visited set once (epoch 0 never occurs) and allocates a
-// power-of-two number of slots per contig end.
+// The host zeroes the table once (epoch 0 never occurs), allocates a power-of-two number of
+// slots per contig end, passes the shared memory fast_smem_bytes() says, and (its part of the
+// variant) launches both sides and every bin at once, the ends with the most read bases first.
+//
+// Ablation: each change can be undone alone at compile time (lassm/nvrtc.py names the builds):
+//   LASSM_FAST_RESET=1        reset the whole table per k, as casptr (epoch tags stay harmless);
+//   LASSM_FAST_FULL_TABLE=1   use all the host's slots at every k;
+//   LASSM_FAST_SCAN=1         vote every used slot after counting (casptr's scan), walk reads ext;
+//   LASSM_FAST_GLOBAL_WALK=1  walk buffer and visited set in global memory (epoch-tagged visited);
+//   LASSM_FAST_PER_READ=1     insert read by read (casptr's rounds; partial rounds at read ends);
+//   LASSM_FAST_PLAIN_BYTES=1  hash and compare with the faithful murmur_hash2 and kmer_eq;
+//   LASSM_FAST_SCAN_STEPS=0   build the table at every k (no table-free walk steps).
 // =============================================================================================
+#ifndef LASSM_FAST_RESET
+#define LASSM_FAST_RESET 0
+#endif
+#ifndef LASSM_FAST_FULL_TABLE
+#define LASSM_FAST_FULL_TABLE 0
+#endif
+#ifndef LASSM_FAST_SCAN
+#define LASSM_FAST_SCAN 0
+#endif
+#ifndef LASSM_FAST_GLOBAL_WALK
+#define LASSM_FAST_GLOBAL_WALK 0
+#endif
+#ifndef LASSM_FAST_PER_READ
+#define LASSM_FAST_PER_READ 0
+#endif
+#ifndef LASSM_FAST_PLAIN_BYTES
+#define LASSM_FAST_PLAIN_BYTES 0
+#endif
+// Walk steps per k taken by scanning the reads before the table is built (idea 7).
+#ifndef LASSM_FAST_SCAN_STEPS
+#define LASSM_FAST_SCAN_STEPS 4
+#endif
+
 #define LASSM_FAST_OFF_MASK ((1ull << 48) - 1ull)
 
 #if LASSM_HIP
 #define LASSM_SHFL_XOR(v, m) __shfl_xor((v), (m), WARP_SIZE)
+#define LASSM_SHFL_UP(v, d) __shfl_up((v), (d), WARP_SIZE)
 #else
 #define LASSM_SHFL_XOR(v, m) __shfl_xor_sync(LASSM_FULL_MASK, (v), (m), WARP_SIZE)
+#define LASSM_SHFL_UP(v, d) __shfl_up_sync(LASSM_FULL_MASK, (v), (d), WARP_SIZE)
 #endif
+
+// The four bytes at byte offset shift / 8 of the aligned pair (lo, hi).
+__device__ __forceinline__ u32 fast_funnel(u32 lo, u32 hi, u32 shift) { return (u32)((((u64)hi << 32) | lo) >> shift); }
+
+// murmur_hash2's value (the same function), loading each aligned word once: the word that ends
+// one step's four bytes begins the next step's.
+__device__ __forceinline__ u32 fast_hash(const u8* key, int len)
+{
+#if LASSM_FAST_PLAIN_BYTES
+    return murmur_hash2(key, len);
+#else
+    const u32 m = 0x5bd1e995u;
+    u32 h = 0x3FB0BB5Fu ^ (u32)len;
+    u32 shift;
+    const u32* w = aligned_base(key, &shift);
+    u32 lo = w[0];
+    int j = 0;
+#pragma unroll 4
+    for (; len >= 4; len -= 4, ++j) {
+        const u32 hi = w[j + 1];
+        u32 k = fast_funnel(lo, hi, shift);
+        lo = hi;
+        k *= m;
+        k ^= k >> 24;
+        k *= m;
+        h *= m;
+        h ^= k;
+    }
+    if (len > 0) {
+        h ^= fast_funnel(lo, w[j + 1], shift) & (0xFFFFFFFFu >> (32 - 8 * len));
+        h *= m;
+    }
+    h ^= h >> 13;
+    h *= m;
+    h ^= h >> 15;
+    return h;
+#endif
+}
+
+// Whether a[0, k) == b[0, k) (kmer_eq's answer): four words of each side are loaded before any
+// is tested, so a 77-mer costs five dependent rounds of loads rather than twenty.
+__device__ __forceinline__ bool fast_kmer_eq(const u8* a, const u8* b, int k)
+{
+#if LASSM_FAST_PLAIN_BYTES
+    return kmer_eq(a, b, k);
+#else
+    u32 sa, sb;
+    const u32* wa = aligned_base(a, &sa);
+    const u32* wb = aligned_base(b, &sb);
+    u32 pa = wa[0], pb = wb[0];
+    int j = 0;
+    for (; k >= 16; k -= 16, j += 4) {
+        const u32 a1 = wa[j + 1], a2 = wa[j + 2], a3 = wa[j + 3], a4 = wa[j + 4];
+        const u32 b1 = wb[j + 1], b2 = wb[j + 2], b3 = wb[j + 3], b4 = wb[j + 4];
+        const u32 diff = (fast_funnel(pa, a1, sa) ^ fast_funnel(pb, b1, sb)) |
+                         (fast_funnel(a1, a2, sa) ^ fast_funnel(b1, b2, sb)) |
+                         (fast_funnel(a2, a3, sa) ^ fast_funnel(b2, b3, sb)) |
+                         (fast_funnel(a3, a4, sa) ^ fast_funnel(b3, b4, sb));
+        if (diff != 0u) return false;
+        pa = a4;
+        pb = b4;
+    }
+    for (; k >= 4; k -= 4, ++j) {
+        const u32 a1 = wa[j + 1], b1 = wb[j + 1];
+        if (fast_funnel(pa, a1, sa) != fast_funnel(pb, b1, sb)) return false;
+        pa = a1;
+        pb = b1;
+    }
+    if (k > 0) {
+        const u32 mask = 0xFFFFFFFFu >> (32 - 8 * k);
+        return ((fast_funnel(pa, wa[j + 1], sa) ^ fast_funnel(pb, wb[j + 1], sb)) & mask) == 0u;
+    }
+    return true;
+#endif
+}
+
+// Slots of the shared visited set: the power of two above max_walk (at most max_walk k-mers are
+// recorded, so one slot is always empty). lassm/backends/cuda.py mirrors this.
+__device__ __forceinline__ u32 fast_visited_slots(int max_walk)
+{
+    u32 v = 1u;
+    while (v < (u32)max_walk + 1u) v *= 2u;
+    return v;
+}
 
 // Insert-or-find key[0, k) (hash h) in the table of mask + 1 slots at epoch `tag` (already
 // shifted into the top 16 bits); one active lane. A lane that claims a slot zeroes its votes.
@@ -679,7 +813,7 @@ __device__ __forceinline__ u32 fast_insert(ht_slot* ht, u32 mask, const u8* seqs
             cur = prev;  // another lane claimed it first, at this epoch (only this epoch writes)
             if ((cur & ~LASSM_FAST_OFF_MASK) != tag) continue;
         }
-        if (kmer_eq(seqs + (cur & LASSM_FAST_OFF_MASK), key, k)) return s;
+        if (fast_kmer_eq(seqs + (cur & LASSM_FAST_OFF_MASK), key, k)) return s;
         s = (s + 1u) & mask;
     }
 }
@@ -692,68 +826,158 @@ __device__ __forceinline__ int fast_find(const ht_slot* ht, u32 mask, const u8* 
     while (true) {
         const u64 cur = ht[s].key_ptr;
         if ((cur & ~LASSM_FAST_OFF_MASK) != tag) return -1;
-        if (kmer_eq(seqs + (cur & LASSM_FAST_OFF_MASK), key, k)) return (int)s;
+        if (fast_kmer_eq(seqs + (cur & LASSM_FAST_OFF_MASK), key, k)) return (int)s;
         s = (s + 1u) & mask;
     }
 }
 
+// One k-mer's insert round: the claim (or find) of the k-mer at read + s, a warp barrier that
+// orders every claimer's zeroing before any vote, then its votes. Warp-uniform: every lane
+// calls it, `active` or not.
+__device__ __forceinline__ void fast_insert_round(ht_slot* ht, u32 mask, const u8* seqs, const u8* read,
+                                                  const u8* qual, int s, int k, int qual_offset, u64 tag,
+                                                  bool active)
+{
+    u32 slot = 0u;
+    if (active) slot = fast_insert(ht, mask, seqs, read + s, k, fast_hash(read + s, k), tag);
+    LASSM_SYNCWARP();
+    if (active) {
+        const int b = base_index(read[s + k]);
+        if (b >= 0) {
+            const int q = (int)qual[s + k] - qual_offset;
+            if (q >= LASSM_MIN_QUAL) atomicAdd(&ht[slot].low_q[b], 1u);
+            if (q >= LASSM_MIN_HI_QUAL) atomicAdd(&ht[slot].hi_q[b], 1u);
+        }
+    }
+}
+
+// Flat k-mer positions over a group of WARP_SIZE reads g .. g+WARP_SIZE-1 (below r1): lane i gets
+// read g+i's k-mer count in *m and returns the inclusive prefix sum of the counts.
+__device__ __forceinline__ int fast_group_prefix(const i64* rd_off, i64 g, i64 r1, int k, int lane, int* m)
+{
+    const i64 j = g + lane;
+    *m = j < r1 ? max((int)(rd_off[j + 1] - rd_off[j]) - k, 0) : 0;
+    int incl = *m;
+    for (int d = 1; d < WARP_SIZE; d *= 2) {
+        const int up = LASSM_SHFL_UP(incl, d);
+        if (lane >= d) incl += up;
+    }
+    return incl;
+}
+
+// The read (its lane number in the group) that holds flat position x, and x's position in it:
+// a binary search for the first lane whose inclusive sum exceeds x. Warp-uniform.
+__device__ __forceinline__ int fast_flat_read(int incl, int m, int x, int* pos)
+{
+    int lo = 0;
+    for (int step = WARP_SIZE / 2; step > 0; step /= 2) {
+        const int probe = LASSM_SHFL(incl, lo + step - 1);
+        if (probe <= x) lo += step;
+    }
+    *pos = x - (LASSM_SHFL(incl, lo) - LASSM_SHFL(m, lo));
+    return lo;
+}
+
 // Algorithm 1 without the reset and without the vote scan: the warp inserts every k-mer of the
-// reads r0 .. r1-1 and casts its votes; the barrier after each round of inserts orders the
-// claimers' zeroing before the votes.
+// reads r0 .. r1-1 (the last k-mer of a read is never inserted) and casts its votes.
 __device__ void fast_count_mers(ht_slot* ht, u32 mask, const u8* seqs, const u8* quals, const i64* rd_off, i64 r0,
                                 i64 r1, int k, int qual_offset, int lane, u64 tag)
 {
+#if LASSM_FAST_PER_READ
     for (i64 j = r0; j < r1; ++j) {
         const i64 a = rd_off[j];
-        const int num_mers = (int)(rd_off[j + 1] - a) - k;  // the last k-mer is never inserted
-        if (num_mers <= 0) continue;
-        const u8* read = seqs + a;
-        const u8* qual = quals + a;
-        for (int base = 0; base < num_mers; base += WARP_SIZE) {  // warp-uniform: the barrier
-            const int s = base + lane;
-            const bool active = s < num_mers;
-            u32 slot = 0u;
-            if (active) slot = fast_insert(ht, mask, seqs, read + s, k, murmur_hash2(read + s, k), tag);
-            LASSM_SYNCWARP();
-            if (active) {
-                const int b = base_index(read[s + k]);
-                if (b >= 0) {
-                    const int q = (int)qual[s + k] - qual_offset;
-                    if (q >= LASSM_MIN_QUAL) atomicAdd(&ht[slot].low_q[b], 1u);
-                    if (q >= LASSM_MIN_HI_QUAL) atomicAdd(&ht[slot].hi_q[b], 1u);
-                }
-            }
+        const int num_mers = (int)(rd_off[j + 1] - a) - k;
+        for (int base = 0; base < num_mers; base += WARP_SIZE)  // warp-uniform: the barrier
+            fast_insert_round(ht, mask, seqs, seqs + a, quals + a, base + lane, k, qual_offset, tag,
+                              base + lane < num_mers);
+    }
+#else
+    // WARP_SIZE reads at a time: lane i holds the inclusive prefix sum of their k-mer counts, and
+    // the lane that takes flat k-mer x finds its read by a binary search over those sums.
+    for (i64 g = r0; g < r1; g += WARP_SIZE) {
+        int m;
+        const int incl = fast_group_prefix(rd_off, g, r1, k, lane, &m);
+        const int total = LASSM_SHFL(incl, WARP_SIZE - 1);
+        for (int base = 0; base < total; base += WARP_SIZE) {  // warp-uniform: the barrier
+            int s;
+            const int r = fast_flat_read(incl, m, base + lane, &s);
+            const bool active = base + lane < total;
+            const i64 a = active ? rd_off[g + r] : 0;
+            fast_insert_round(ht, mask, seqs, seqs + a, quals + a, s, k, qual_offset, tag, active);
         }
     }
+#endif
     LASSM_SYNCWARP();
 }
 
-// Algorithm 2, one lane, with the epoch-tagged visited set ((epoch << 32) | offset in wbuf) and
-// the extension voted on the spot.
-__device__ u8 fast_walk(const ht_slot* ht, u32 mask, const u8* seqs, u64 tag, u64* visited, u32 epoch, int max_walk,
-                        u8* wbuf, int k, int depth, int* walk_len)
+#if LASSM_FAST_SCAN
+// The faithful vote scan, kept for the ablation: every slot claimed at this epoch gets its ext.
+__device__ void fast_vote_scan(ht_slot* ht, u32 size, u64 tag, int depth, int lane)
 {
-    int wl = 0;
-    for (int step = 0; step < max_walk; ++step) {
+    for (u32 i = (u32)lane; i < size; i += WARP_SIZE) {
+        ht_slot* e = &ht[i];
+        if ((e->key_ptr & ~LASSM_FAST_OFF_MASK) == tag) e->ext = set_ext(e->low_q, e->hi_q, depth);
+    }
+    LASSM_SYNCWARP();
+}
+#endif
+
+// The visited set of the walk: `vslots` entries holding a walk-buffer offset plus one (0 = none).
+// In shared memory, u16 entries cleared per k; in global memory (the ablation), u64 entries
+// tagged (epoch << 32) | (offset + 1), so that an entry of another k reads as empty, no clear.
+#if LASSM_FAST_GLOBAL_WALK
+typedef u64 fast_visit_t;
+__device__ __forceinline__ u32 visit_get(const fast_visit_t* v, u32 i, u32 epoch)
+{
+    const u64 e = v[i];
+    return (u32)(e >> 32) == epoch ? (u32)e : 0u;
+}
+__device__ __forceinline__ fast_visit_t visit_entry(int wl, u32 epoch) { return ((u64)epoch << 32) | (u64)(wl + 1); }
+#else
+typedef unsigned short fast_visit_t;
+__device__ __forceinline__ u32 visit_get(const fast_visit_t* v, u32 i, u32) { return (u32)v[i]; }
+__device__ __forceinline__ fast_visit_t visit_entry(int wl, u32) { return (fast_visit_t)(wl + 1); }
+#endif
+
+// Lane 0: whether mer (hash h) is already in this k's visited set; records it (walk offset wl)
+// when it is not.
+__device__ __forceinline__ bool fast_seen(fast_visit_t* visited, u32 vslots, u32 epoch, const u8* wbuf, const u8* mer,
+                                          int k, u32 h, int wl)
+{
+    u32 v = h & (vslots - 1u);
+    while (true) {  // fewer than vslots entries, so an empty slot exists
+        const u32 kv = visit_get(visited, v, epoch);
+        if (kv == 0u) break;
+        if (fast_kmer_eq(wbuf + (kv - 1u), mer, k)) return true;
+        v = (v + 1u) & (vslots - 1u);
+    }
+    visited[v] = visit_entry(wl, epoch);
+    return false;
+}
+
+// Algorithm 2 with the table, one lane, going on from walk offset wl0 (the steps before it were
+// taken by scanning): the extension is voted on the spot.
+__device__ u8 fast_walk(const ht_slot* ht, u32 mask, const u8* seqs, u64 tag, u32 epoch, fast_visit_t* visited,
+                        u32 vslots, int max_walk, u8* wbuf, int k, int depth, int wl0, int* walk_len)
+{
+    int wl = wl0;
+    for (int step = wl0; step < max_walk; ++step) {
         const u8* mer = wbuf + wl;
-        const u32 h = murmur_hash2(mer, k);
-        u32 v = h % (u32)max_walk;
-        while (true) {  // visited? (fewer than max_walk entries, so an empty slot exists)
-            const u64 kv = visited[v];
-            if ((u32)(kv >> 32) != epoch) break;
-            if (kmer_eq(wbuf + (u32)kv, mer, k)) {
-                *walk_len = wl;
-                return 'R';
-            }
-            v = next_slot(v, (u32)max_walk);
+        const u32 h = fast_hash(mer, k);
+        if (fast_seen(visited, vslots, epoch, wbuf, mer, k, h, wl)) {
+            *walk_len = wl;
+            return 'R';
         }
-        visited[v] = ((u64)epoch << 32) | (u64)(u32)wl;
         const int slot = fast_find(ht, mask, seqs, mer, k, h, tag);
         if (slot < 0) {
             *walk_len = wl;
             return 'X';
         }
+#if LASSM_FAST_SCAN
+        const u32 ext = ht[slot].ext;
+#else
         const u32 ext = set_ext(ht[slot].low_q, ht[slot].hi_q, depth);
+#endif
         if (ext == 'X' || ext == 'F') {
             *walk_len = wl;
             return (u8)ext;
@@ -765,8 +989,66 @@ __device__ u8 fast_walk(const ht_slot* ht, u32 mask, const u8* seqs, u64 tag, u6
     return 'X';
 }
 
+// A walk step without a table (idea 7), warp-wide: the votes of mer[0, k) counted over every
+// inserted position of the reads r0 .. r1-1 (a one-word prefix test, then the full compare),
+// summed over the warp, and voted by set_ext. Returns the extension in every lane.
+__device__ u32 fast_scan_ext(const u8* seqs, const u8* quals, const i64* rd_off, i64 r0, i64 r1, const u8* mer, int k,
+                             int qual_offset, int depth, int lane)
+{
+    u32 msh;
+    const u32* mw = aligned_base(mer, &msh);
+    const u32 first = fast_funnel(mw[0], mw[1], msh);  // k >= 21: a whole word
+    u32 lo0 = 0u, lo1 = 0u, lo2 = 0u, lo3 = 0u, hi0 = 0u, hi1 = 0u, hi2 = 0u, hi3 = 0u;
+    for (i64 g = r0; g < r1; g += WARP_SIZE) {
+        int m;
+        const int incl = fast_group_prefix(rd_off, g, r1, k, lane, &m);
+        const int total = LASSM_SHFL(incl, WARP_SIZE - 1);
+        for (int base = 0; base < total; base += WARP_SIZE) {
+            int s;
+            const int r = fast_flat_read(incl, m, base + lane, &s);
+            if (base + lane >= total) continue;
+            const i64 at = rd_off[g + r] + s;
+            const u8* p = seqs + at;
+            u32 psh;
+            const u32* pw = aligned_base(p, &psh);
+            if (fast_funnel(pw[0], pw[1], psh) != first || !fast_kmer_eq(p, mer, k)) continue;
+            const int b = base_index(p[k]);
+            if (b < 0) continue;
+            const int q = (int)quals[at + k] - qual_offset;
+            const u32 low = q >= LASSM_MIN_QUAL ? 1u : 0u, high = q >= LASSM_MIN_HI_QUAL ? 1u : 0u;
+            lo0 += b == 0 ? low : 0u;
+            lo1 += b == 1 ? low : 0u;
+            lo2 += b == 2 ? low : 0u;
+            lo3 += b == 3 ? low : 0u;
+            hi0 += b == 0 ? high : 0u;
+            hi1 += b == 1 ? high : 0u;
+            hi2 += b == 2 ? high : 0u;
+            hi3 += b == 3 ? high : 0u;
+        }
+    }
+    for (int o = WARP_SIZE / 2; o > 0; o /= 2) {
+        lo0 += LASSM_SHFL_XOR(lo0, o);
+        lo1 += LASSM_SHFL_XOR(lo1, o);
+        lo2 += LASSM_SHFL_XOR(lo2, o);
+        lo3 += LASSM_SHFL_XOR(lo3, o);
+        hi0 += LASSM_SHFL_XOR(hi0, o);
+        hi1 += LASSM_SHFL_XOR(hi1, o);
+        hi2 += LASSM_SHFL_XOR(hi2, o);
+        hi3 += LASSM_SHFL_XOR(hi3, o);
+    }
+    u32 ext = 0u;
+    if (lane == 0) {
+        const u32 low[4] = {lo0, lo1, lo2, lo3}, high[4] = {hi0, hi1, hi2, hi3};
+        ext = set_ext(low, high, depth);
+    }
+    return (u32)LASSM_SHFL((int)ext, 0);
+}
+
 // The kernel, same arguments and outputs as the faithful one (see there); ht_off must give every
-// contig end a power-of-two number of slots, and ht and visited must arrive zeroed.
+// contig end a power-of-two number of slots, ht must arrive zeroed, and the launch must carry
+// blockDim / WARP_SIZE * (walk_stride + 2 * fast_visited_slots(max_walk)) bytes of dynamic
+// shared memory (none for LASSM_FAST_GLOBAL_WALK, which takes fast_visited_slots(max_walk) zeroed
+// visited entries per contig end instead).
 extern "C" __global__ void iterative_walks_kernel(
     const u8* __restrict__ ctg_seqs, const i64* __restrict__ ctg_off, const double* __restrict__ depths,
     const u8* __restrict__ rd_seqs, const u8* __restrict__ rd_quals, const i64* __restrict__ rd_off,
@@ -785,9 +1067,18 @@ extern "C" __global__ void iterative_walks_kernel(
     const i64 r0 = rd_cnt_off[warp], r1 = rd_cnt_off[warp + 1];
     ht_slot* table = ht + ht_off[warp];
     const u64 cap = (u64)(ht_off[warp + 1] - ht_off[warp]);
-    u64* seen = visited + warp * (i64)max_walk;
-    u8* wbuf = walk_tmp + warp * (i64)walk_stride;
     u8* best = walks + warp * (i64)max_walk;
+    const u32 vslots = fast_visited_slots(max_walk);
+#if LASSM_FAST_GLOBAL_WALK
+    fast_visit_t* seen = visited + warp * (i64)vslots;  // the host gives vslots zeroed entries per end
+    u8* wbuf = walk_tmp + warp * (i64)walk_stride;
+#else
+    extern __shared__ __align__(16) u8 lassm_smem[];
+    const int w = (int)(threadIdx.x / WARP_SIZE), nw = (int)(blockDim.x / WARP_SIZE);
+    u8* wbuf = lassm_smem + w * walk_stride;
+    fast_visit_t* seen = (fast_visit_t*)(lassm_smem + nw * walk_stride) + w * vslots;
+    const u32 vwords = vslots / 2u;
+#endif
 
     const int max_k = min(LASSM_MAX_KMER_LEN, clen);
     int best_len = 0, best_k = 0, best_term = 0, last_term = 0, nk = 0;
@@ -796,6 +1087,18 @@ extern "C" __global__ void iterative_walks_kernel(
     for (int k = start_k; k >= LASSM_MIN_KMER_LEN && k <= max_k; k += shift) {
         const u32 epoch = (u32)nk + 1u;
         const u64 tag = (u64)epoch << 48;
+#if LASSM_FAST_RESET
+        for (u64 i = (u64)lane; i < cap; i += WARP_SIZE) {
+            uint4* q = (uint4*)&table[i];
+            q[0] = make_uint4(0u, 0u, 0u, 0u);
+            q[1] = make_uint4(0u, 0u, 0u, 0u);
+            q[2] = make_uint4(0u, 0u, 0u, 0u);
+        }
+#endif
+#if !LASSM_FAST_GLOBAL_WALK
+        for (u32 i = (u32)lane; i < vwords; i += WARP_SIZE) ((u32*)seen)[i] = 0u;
+#endif
+        LASSM_SYNCWARP();
         // The k-mers this k inserts (the same sum count_mers returns), reduced over the warp.
         i64 ins = 0;
         for (i64 j = r0 + lane; j < r1; j += WARP_SIZE) {
@@ -803,19 +1106,53 @@ extern "C" __global__ void iterative_walks_kernel(
             if (m > 0) ins += m;
         }
         for (int o = WARP_SIZE / 2; o > 0; o /= 2) ins += LASSM_SHFL_XOR(ins, o);
+#if LASSM_FAST_FULL_TABLE
+        const u64 size = cap;
+#else
         // The power of two >= 2 * ins, at most cap: more slots than distinct k-mers either way.
         u64 size = 1ull;
         while (size < 2ull * (u64)ins && size * 2ull <= cap) size *= 2ull;
+#endif
         const u32 mask = (u32)(size - 1ull);
-        fast_count_mers(table, mask, rd_seqs, rd_quals, rd_off, r0, r1, k, qual_offset, lane, tag);
         if (nk == 0) start_ins = ins;
         n_ins += ins;
         ++nk;
+        for (int i = lane; i < k; i += WARP_SIZE) wbuf[i] = ctg[clen - k + i];
+        LASSM_SYNCWARP();
+        // The first steps by scanning the reads (warp-uniform: every lane holds wl and t) ...
+        int wl = 0;
+        u8 t = 0;
+        for (int step = 0; step < LASSM_FAST_SCAN_STEPS; ++step) {
+            if (wl == max_walk) {
+                t = 'X';
+                break;
+            }
+            const u8* mer = wbuf + wl;
+            int rep = 0;
+            if (lane == 0) rep = fast_seen(seen, vslots, epoch, wbuf, mer, k, fast_hash(mer, k), wl) ? 1 : 0;
+            if (LASSM_SHFL(rep, 0)) {
+                t = 'R';
+                break;
+            }
+            const u32 ext = fast_scan_ext(rd_seqs, rd_quals, rd_off, r0, r1, mer, k, qual_offset, depth, lane);
+            if (ext == 'X' || ext == 'F') {
+                t = (u8)ext;
+                break;
+            }
+            if (lane == 0) wbuf[wl + k] = (u8)ext;
+            LASSM_SYNCWARP();
+            ++wl;
+        }
+        // ... and a walk still going builds the table and goes on with it (lane 0).
+        if (t == 0) {
+            fast_count_mers(table, mask, rd_seqs, rd_quals, rd_off, r0, r1, k, qual_offset, lane, tag);
+#if LASSM_FAST_SCAN
+            fast_vote_scan(table, (u32)size, tag, depth, lane);
+#endif
+            if (lane == 0) t = fast_walk(table, mask, rd_seqs, tag, epoch, seen, vslots, max_walk, wbuf, k, depth, wl, &wl);
+        }
         int stop = 0;
         if (lane == 0) {
-            for (int i = 0; i < k; ++i) wbuf[i] = ctg[clen - k + i];
-            int wl = 0;
-            const u8 t = fast_walk(table, mask, rd_seqs, tag, seen, epoch, max_walk, wbuf, k, depth, &wl);
             n_steps += wl;
             last_term = t;
             if (wl > best_len) {  // ties keep the earlier k

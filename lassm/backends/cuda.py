@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import config
 from ..errors import BackendUnavailable
-from ..nvrtc import BUILDS, KERNEL, kernel_options
+from ..nvrtc import BUILDS, KERNEL, VARIANTS, Variant, kernel_options
 from ..paths import kernel_source
 from ..result import SideResult
 from . import launch
@@ -30,9 +30,35 @@ DEFAULT_BLOCK_WARPS = 4
 MEMORY_FRACTION = 0.8
 #: What this backend builds (the sweep enumerates it): the four protocols and the fast variant.
 PROTOCOLS: dict[str, str] = dict(BUILDS)
-#: Protocols whose kernel tags table and visited entries with the k iteration: their tables get
-#: a power-of-two number of slots, and both arrive zeroed (book/fast-kernel.md).
-EPOCH_PROTOCOLS: tuple[str, ...] = ("fast",)
+#: Protocols whose kernel tags table entries with the k iteration: their tables get a power-of-two
+#: number of slots and arrive zeroed (book/fast-kernel.md): fast and its ablation builds.
+EPOCH_PROTOCOLS: tuple[str, ...] = tuple(VARIANTS)
+#: Label of the launch that holds every contig end (the one-launch variants).
+ALL_ENDS = "all"
+
+
+def visited_slots(max_walk: int) -> int:
+    """Entries of fast's visited set: the power of two above ``max_walk`` (``fast_visited_slots``
+    in the kernel; at most ``max_walk`` k-mers are recorded, so one entry stays empty)."""
+    v = 1
+    while v < int(max_walk) + 1:
+        v *= 2
+    return v
+
+
+def fast_shared_bytes(block_warps: int, max_walk: int) -> int:
+    """Dynamic shared memory of one block of a shared-walk fast build: per warp, its walk buffer
+    and a visited set of 16-bit entries, plus 16 bytes that the last buffer's word loads may touch."""
+    if int(max_walk) >= 0xFFFF:
+        raise ValueError(f"max_walk = {max_walk}: fast keeps walk offsets in 16 bits; use a walk limit below 65535")
+    return int(block_warps) * (launch.walk_stride(max_walk) + 2 * visited_slots(max_walk)) + launch.PAD_BYTES
+
+
+def work_order(index: np.ndarray, read_bytes: np.ndarray) -> np.ndarray:
+    """``index`` reordered by read bases, most first (stable): the longest-running ends start
+    first, so that they overlap the many short ones instead of trailing after them."""
+    index = np.asarray(index, dtype=np.int64)
+    return index[np.argsort(-np.asarray(read_bytes, dtype=np.int64)[index], kind="stable")]
 
 
 def fast_table_slots(counts: np.ndarray, max_read_len: int) -> np.ndarray:
@@ -165,11 +191,17 @@ def _validate(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, rea
 
 def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots: np.ndarray,
                params: config.Params, block_warps: int, warp_size: int,
-               zero_visited: bool = False) -> tuple[SideResult, float, int]:
+               variant: Variant | None = None) -> tuple[SideResult, float, int]:
     """Uploads one slice, launches it once, downloads its results. Returns (part, seconds, bytes)."""
     cupy = _cupy()
     n = len(index)
     max_walk = int(params.max_walk)
+    if variant is None:  # the faithful kernels clear max_walk pointers per end themselves
+        n_visited, shared = n * max_walk, 0
+    elif variant.shared_walk:  # fast keeps the visited set in shared memory: a placeholder here
+        n_visited, shared = 1, fast_shared_bytes(block_warps, max_walk)
+    else:  # epoch-tagged entries in global memory, zeroed once
+        n_visited, shared = n * visited_slots(max_walk), 0
     stride = launch.walk_stride(max_walk)
     h_ctg, h_ctg_off = launch.gather(ctg_seqs, ctg_off, index)
     rids, h_cnt_off = launch.read_index(reads.contig_offsets, index)
@@ -192,7 +224,7 @@ def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots:
         "ht": cupy.zeros(int(h_ht_off[-1]) * launch.SLOT_BYTES // 8, dtype=np.uint64),
         "ht_off": cupy.asarray(h_ht_off),
         # Epoch-tagged kernels (fast) take a zeroed visited set; the others clear it per k.
-        "visited": (cupy.zeros if zero_visited else cupy.empty)(n * max_walk, dtype=np.uint64),
+        "visited": (cupy.empty if variant is None else cupy.zeros)(n_visited, dtype=np.uint64),
         "walk_tmp": cupy.zeros(n * stride + launch.PAD_BYTES, dtype=np.uint8),
         "walks": cupy.zeros(n * max_walk, dtype=np.uint8),
         "walk_len": cupy.zeros(n, dtype=np.int32),
@@ -219,9 +251,11 @@ def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots:
                np.int32(stride))
     args = tuple(d[name] for name in expected) + scalars
     grid, block = launch.geometry(n, block_warps, warp_size)
+    if shared > kern.max_dynamic_shared_size_bytes:
+        kern.max_dynamic_shared_size_bytes = shared  # past the 48 KB default: opt in (raises if too large)
     start, end = cupy.cuda.Event(), cupy.cuda.Event()
     start.record()
-    kern(grid, block, args)
+    kern(grid, block, args, shared_mem=shared)
     end.record()
     end.synchronize()
     seconds = cupy.cuda.get_elapsed_time(start, end) / 1000.0
@@ -261,10 +295,14 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
     if len(counts) != n:
         raise ValueError(f"bin_counts has {len(counts)} entries for {n} contigs")
     max_read_len = int(reads.lengths.max(initial=0))
-    epoch = protocol in EPOCH_PROTOCOLS
-    slots_all = (fast_table_slots if epoch else launch.table_slots)(counts, max_read_len)
+    variant = VARIANTS.get(protocol)
+    slots_all = (launch.table_slots if variant is None else fast_table_slots)(counts, max_read_len)
     rd_bytes = reads.offsets[reads.contig_offsets[1:]] - reads.offsets[reads.contig_offsets[:-1]]
     nbytes = launch.end_bytes(np.diff(ctg_off), rd_bytes, reads.counts, slots_all, int(params.max_walk)).total
+    if variant is not None and variant.one_launch:  # every end at once, the most read bases first
+        groups = [(ALL_ENDS, work_order(np.flatnonzero(np.asarray(run_mask, dtype=bool)), rd_bytes))]
+    else:
+        groups = launch.bins(run_mask, counts)
     if max_bytes is None:
         free, _ = cupy.cuda.runtime.memGetInfo()
         budget = int((free + cupy.get_default_memory_pool().free_bytes()) * MEMORY_FRACTION)
@@ -272,11 +310,13 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
         budget = int(max_bytes)
     launches = []
     high_water = 0
-    for label, idx in launch.bins(run_mask, counts):
+    for label, idx in groups:
+        if not len(idx):
+            continue
         for number, (a, b) in enumerate(launch.slices(nbytes[idx], budget)):
             index = idx[a:b]
             part, seconds, used = _run_slice(kern, index, ctg_seqs, ctg_off, depths, reads, slots_all[index],
-                                             params, int(block_warps), ws, zero_visited=epoch)
+                                             params, int(block_warps), ws, variant=variant)
             out.scatter(index, part)
             high_water = max(high_water, used)
             launches.append({"bin": label, "slice": number, "contigs": int(len(index)), "seconds": seconds,
@@ -331,3 +371,60 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
     return extend_side_gpu(ctg_seqs, ctg_off, depths, reads, run_mask, params, protocol=protocol,
                            block_warps=block_warps, max_bytes=max_bytes, bin_counts=bin_counts, hip=False,
                            as_published=as_published)
+
+
+def one_launch(protocol: str) -> bool:
+    """Whether ``protocol`` walks both sides in one launch (:func:`extend_sides`)."""
+    variant = VARIANTS.get(protocol)
+    return variant is not None and variant.one_launch
+
+
+def _stack_reads(a, b):
+    """Reads of two sides as one: ``b``'s reads and contig ends follow ``a``'s."""
+    from ..dataset import Reads
+
+    return Reads(
+        seqs=np.concatenate((a.seqs, b.seqs)),
+        quals=np.concatenate((a.quals, b.quals)),
+        offsets=np.concatenate((a.offsets, a.offsets[-1] + b.offsets[1:])),
+        contig_offsets=np.concatenate((a.contig_offsets, a.contig_offsets[-1] + b.contig_offsets[1:])),
+    )
+
+
+def _split(res: SideResult, n: int) -> tuple[SideResult, SideResult]:
+    """The right (ends ``0..n-1``) and left (``n..2n-1``) halves of a stacked result; the launch
+    time and records stay with the right half, so that the two still sum to the run's."""
+    halves = []
+    for lo, hi in ((0, n), (n, 2 * n)):
+        halves.append(SideResult(
+            max_walk=res.max_walk,
+            walks=res.walks[lo * res.max_walk : hi * res.max_walk].copy(),
+            walk_len=res.walk_len[lo:hi].copy(), final_k=res.final_k[lo:hi].copy(), term=res.term[lo:hi].copy(),
+            n_k=res.n_k[lo:hi].copy(), steps=res.steps[lo:hi].copy(), insertions=res.insertions[lo:hi].copy(),
+            start_insertions=res.start_insertions[lo:hi].copy(),
+            kernel_seconds=res.kernel_seconds if lo == 0 else 0.0,
+            extra=dict(res.extra) if lo == 0 else {**res.extra, "launches": []},
+        ))
+    return halves[0], halves[1]
+
+
+def extend_sides(right_ctgs: np.ndarray, left_ctgs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray,
+                 right_reads, left_reads, run_mask: np.ndarray, params: config.Params, protocol: str = "fast",
+                 block_warps: int = DEFAULT_BLOCK_WARPS, max_bytes: int | None = None,
+                 bin_counts: np.ndarray | None = None, as_published: bool = False) -> tuple[SideResult, SideResult]:
+    """Both sides of every contig in one launch (more only where device memory forces slices):
+    the right ends (contigs as given) and the left ends (``left_ctgs``, reverse-complemented)
+    are stacked into one list of 2n ends and scheduled together by work, so that neither side's
+    longest ends trail alone. Same parameters as :func:`extend_side` (``bin_counts`` still sizes
+    the tables); returns ``(right, left)``."""
+    n = len(ctg_off) - 1
+    total = int(ctg_off[-1])
+    counts = None if bin_counts is None else np.concatenate((bin_counts, bin_counts))
+    res = extend_side_gpu(
+        np.concatenate((right_ctgs, left_ctgs)), np.concatenate((ctg_off, total + ctg_off[1:])),
+        np.concatenate((depths, depths)), _stack_reads(right_reads, left_reads),
+        np.concatenate((run_mask, run_mask)), params, protocol=protocol, block_warps=block_warps,
+        max_bytes=max_bytes, bin_counts=counts, as_published=as_published)
+    for lc in res.extra.get("launches", []):
+        lc["side"] = "both"
+    return _split(res, n)

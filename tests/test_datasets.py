@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Dataset names: the committed real-genome datasets load by name, and a wrong name says why."""
+from __future__ import annotations
+
+import pytest
+
+from lassm import datasets, formats, paths
+from lassm.errors import LassmError
+
+
+def test_real_dataset_by_name() -> None:
+    ds, k = datasets.load("real-tiny-k33")
+    direct = formats.read_dataset(str(paths.data_dir() / "real" / "real-tiny-k33.parquet"), k=33)
+    assert (ds.name, k, ds.k) == ("real-tiny-k33", 33, 33)
+    assert ds.n_contigs == direct.n_contigs and (ds.seqs == direct.seqs).all()
+    assert datasets.load("real-tiny-k33", k=21)[1] == 21
+    rep, _ = datasets.load("real-tiny-k33x3")
+    assert rep.n_contigs == 3 * ds.n_contigs
+
+
+def test_unknown_real_dataset() -> None:
+    with pytest.raises(LassmError, match="no .*real-nothing-k21.parquet"):
+        datasets.load("real-nothing-k21")

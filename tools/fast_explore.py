@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Picks fast's register cap on one GPU: for each cap, the compiled kernel's registers and local
+memory, and its median kernel time (checked against the CPU oracle) on a few datasets.
+
+Not a committed result: it is how ``lassm.nvrtc.FAST_MAX_REGISTERS`` was chosen; the choice is
+then measured properly by ``lassm bench`` and the ablation (tools/fast_ablation.sh).
+
+Usage (GPU node, repository root): python3 tools/fast_explore.py sample-k77x20 gen-k21 --caps 0,64,48,40,32
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import statistics
+
+from lassm import datasets, nvrtc
+from lassm.backends import cuda
+from lassm.config import Params
+from lassm.extend import extend
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("datasets", nargs="+")
+    ap.add_argument("--caps", default="0,64,48,40,32", help="register caps to try (0: the compiler's choice)")
+    ap.add_argument("--protocols", default="casptr,fast", help="builds timed at every cap (fast*) or once")
+    ap.add_argument("--steps", default="", help="LASSM_FAST_SCAN_STEPS values to try on fast builds (default: the source's)")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    caps = [int(c) for c in args.caps.split(",")]
+    steps = [int(n) for n in args.steps.split(",")] if args.steps else [None]
+    base = dict(nvrtc.VARIANTS)
+    loaded = {name: datasets.load(name) for name in args.datasets}
+    oracle = {name: extend(ds, Params(k=k), backend="cpu") for name, (ds, k) in loaded.items()}
+    for proto in args.protocols.split(","):
+        for cap, n in [(c, n) for c in caps for n in steps] if proto in base else [(None, None)]:
+            if proto in base:
+                extra = () if n is None else (f"-DLASSM_FAST_SCAN_STEPS={n}",)
+                nvrtc.VARIANTS[proto] = dataclasses.replace(base[proto], max_registers=cap or None,
+                                                            defines=base[proto].defines + extra)
+            kern = cuda.kernel(proto, 32)
+            cells = [f"{proto:16s} cap={cap!s:5s} steps={n!s:4s} regs={kern.num_regs:3d} local={kern.local_size_bytes:4d}B"]
+            for name, (ds, k) in loaded.items():
+                ext = extend(ds, Params(k=k), backend="cuda", protocol=proto)
+                equal = not ext.compare(oracle[name])
+                times = [extend(ds, Params(k=k), backend="cuda", protocol=proto).kernel_seconds
+                         for _ in range(args.repeat)]
+                cells.append(f"{name} {statistics.median(times) * 1e3:7.2f} ms{'' if equal else ' DIFFERS'}")
+            print("  ".join(cells), flush=True)
+        if proto in base:
+            nvrtc.VARIANTS[proto] = base[proto]
+
+
+if __name__ == "__main__":
+    main()
