@@ -61,7 +61,8 @@ def machine_metrics(machine: str) -> pd.DataFrame:
         One row per (dataset, k, protocol) with the summed counters, ``ii`` [ops/B],
         ``gintops``, ``peak_gintops``, ``bandwidth_gbs``, ``attainable_gintops``, ``bound``,
         ``arch eff``, ``ii_theoretical`` (Table VI's model), ``alg eff``,
-        ``predication_ratio``, ``x``, ``y`` and ``speedup`` (potential speedup, 1 / (x y)).
+        ``predication_ratio``, ``x``, ``y``, ``speedup`` (potential speedup, 1 / (x y)) and
+        ``beyond_model`` (alg eff > 1: no potential speedup is defined).
     """
     from .paper import table6
 
@@ -81,7 +82,17 @@ def machine_metrics(machine: str) -> pd.DataFrame:
         missing = sorted(df.loc[df["ii_theoretical"].isna(), "k"].unique())
         raise LassmError(f"the paper's intensity model has no row for k = {missing}")
     df = metrics.algorithm_efficiency(df)
-    df = metrics.potential_speedup(df)
+    # A kernel that moves fewer bytes per operation than the model's ideal cache (fast: most of
+    # its walks never build a table) lies beyond the model: x = alg eff > 1, off the unit square,
+    # where the model promises no further speedup. Its coordinates are kept, its speedups are not.
+    within = df["alg eff"] <= 1.0
+    beyond = df.loc[~within].copy()
+    beyond["x"], beyond["y"] = beyond["alg eff"], beyond["arch eff"]
+    for col in ("speedup_memory", "speedup_compute", "speedup"):
+        beyond[col] = float("nan")
+    parts = [metrics.potential_speedup(df.loc[within])] + ([beyond] if len(beyond) else [])
+    df = pd.concat(parts, ignore_index=True)
+    df["beyond_model"] = ~(df["alg eff"] <= 1.0)
     return df.sort_values(["dataset", "k", "protocol"]).reset_index(drop=True)
 
 

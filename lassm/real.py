@@ -8,12 +8,14 @@ that Debian ships, so the kernel sees contigs and reads that no model of ours sh
 1. **Community.** Each genome gets a read coverage ``median x exp(N(0, sigma))`` (log-normal,
    numpy's generator seeded with ``seed``), as metagenome abundances are.
 2. **Sequencing.** ART (``art_illumina -ss HS25``: HiSeq 2500's empirical error and quality
-   profile) sequences 2 x 150 bp pairs, insert 300 +/- 30, once per genome (its ``-f`` applies
-   per FASTA record) with ``-rs`` fixed from ``seed``.
+   profile) sequences 2 x 150 bp pairs, insert 300 +/- 30 (or the preset's), once per genome
+   (its ``-f`` applies per FASTA record; a preset may take a window of the first record,
+   :attr:`Genome.length`) with ``-rs`` fixed from ``seed`` and the preset's quality shift.
 3. **Merging.** Mates whose ends overlap by >= :data:`MIN_MERGE_OVERLAP` bases exactly become
    one read (MetaHipMer's ``merge_reads`` stage; its sample holds merged reads up to 288 bp).
 4. **Contigs.** One MEGAHIT run with ``--k-list`` and ``--keep-tmp-files`` gives the contigs of
-   its iterative de Bruijn graph at every k (``intermediate_contigs/k<k>.contigs.fa``).
+   its iterative de Bruijn graph at every k (``intermediate_contigs/k<k>.contigs.fa``, plus the
+   contigs it set aside as final at that k or before: :func:`contigs_at`).
 5. **Alignment.** minimap2 ``-ax sr`` aligns every read (merged or mate) on its own to each k's
    contigs, as MetaHipMer aligns reads one by one; samtools keeps primary alignments only.
 6. **Read selection** by MetaHipMer's ``localassm`` rules: a read whose alignment reaches the
@@ -24,6 +26,11 @@ that Debian ships, so the kernel sees contigs and reads that no model of ours sh
    reads reverse complemented, as MetaHipMer dumps them. Depth = mean read coverage of the
    contig (aligned reference bases / contig length), as MetaHipMer's ``compute_aln_depths``.
 
+Presets (:data:`PRESETS`): ``tiny`` (phage lambda and a plasmid, MEGAHIT's default cleaning; for
+CI) and ``mock5`` (five bacterial species, with coverage, insert, error rate and MEGAHIT's graph
+cleaning calibrated to the paper's Table II; ``book/real-genomes.md``). :func:`publish` copies a
+build into ``data/real/`` and records its Table II figures in ``provenance.json``.
+
 Every step is deterministic for a seed: the abundances and ART's ``-rs`` come from ``seed``,
 merging and selection are pure functions of their input, and minimap2's output follows its input
 order. MEGAHIT with two threads makes the same contigs every run but numbers and orients them
@@ -33,11 +40,14 @@ their id. ``tests/test_real.py`` builds twice and compares the ``.dat`` files by
 """
 from __future__ import annotations
 
+import bz2
 import gzip
 import hashlib
 import json
+import lzma
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -64,6 +74,14 @@ MIN_MERGE_OVERLAP = 12
 #: MetaHipMer's k schedule, and the one MEGAHIT is run with.
 DEFAULT_KS = (21, 33, 55, 77)
 THREADS = 2
+#: mock5's calibration (book/real-genomes.md): bases per chromosome window, coverage, insert.
+MOCK5_WINDOW = 100_000
+MOCK5_COV_MEDIAN = 3.5
+MOCK5_COV_SIGMA = 0.6
+MOCK5_INSERT_MEAN = 300
+MOCK5_INSERT_SD = 40
+MOCK5_QUALITY_SHIFT = -5
+MOCK5_MEGAHIT = ("--min-count", "1", "--bubble-level", "0", "--prune-level", "0", "--disconnect-ratio", "0")
 #: MEGAHIT's options besides inputs, k list and output: fixed so that a run is reproducible.
 MEGAHIT_OPTIONS = ("--min-count", "2", "--keep-tmp-files", "-t", str(THREADS))
 
@@ -78,22 +96,45 @@ TOOLS: dict[str, tuple[str, str]] = {
 
 @dataclass(frozen=True)
 class Genome:
-    """One genome of a preset community: a FASTA file shipped by a Debian package."""
+    """One genome of a preset community: a FASTA file shipped by a Debian package.
+
+    ``length``: when set, only the first ``length`` bases of the file's first record (the
+    chromosome) are sequenced, a window that keeps a community of whole bacterial chromosomes
+    small enough to build in minutes and to commit; None takes every record whole.
+    """
 
     name: str
     path: str
     package: str
     accession: str
     description: str
+    length: int | None = None
 
 
 @dataclass(frozen=True)
 class Preset:
-    """A named community: its genomes and their coverage distribution."""
+    """A named community: its genomes, their coverage distribution and the library's insert.
+
+    ``insert_mean``/``insert_sd`` set ART's fragment size (and :data:`PAIR_SPAN`'s analogue,
+    mean + 3 sd); they decide how many pairs overlap enough to merge, hence the average read
+    length. ``megahit_options`` come after :data:`MEGAHIT_OPTIONS` (graph cleaning settings; a
+    ``--min-count`` there replaces the fixed one).
+    ``quality_shift`` shifts ART's quality scores of both mates (``-qs``/``-qs2``); a negative
+    shift raises the error rate by about ``10**(-shift/10)``.
+    """
 
     genomes: tuple[Genome, ...]
     cov_median: float
     cov_sigma: float
+    insert_mean: int = INSERT_MEAN
+    insert_sd: int = INSERT_SD
+    megahit_options: tuple[str, ...] = ()
+    quality_shift: int = 0
+
+    @property
+    def packages(self) -> tuple[str, ...]:
+        """The Debian packages that ship this preset's genomes, sorted, once each."""
+        return tuple(sorted({g.package for g in self.genomes}))
 
 
 PRESETS: dict[str, Preset] = {
@@ -110,9 +151,45 @@ PRESETS: dict[str, Preset] = {
     ),
 }
 
-#: The apt line that installs everything the tiny preset needs.
-APT_LINE = ("apt-get install megahit art-nextgen-simulation-tools minimap2 samtools "
-            "bowtie2-examples shovill-examples")
+_RAGOUT = "/usr/share/doc/ragout/examples"
+# Five bacterial species, one chromosome window each (Genome.length), at MetaHipMer's sample's
+# low coverage and a wide log-normal spread; the insert is longer than tiny's so that few pairs
+# merge, as in the paper's reads (average length 155-175). book/real-genomes.md shows the
+# calibration against Table II.
+PRESETS["mock5"] = Preset(
+    genomes=(
+        Genome("ecoli", "/usr/share/doc/bowtie/examples/genomes/NC_008253.fna.gz", "bowtie-examples",
+               "NC_008253.1", "Escherichia coli 536, complete genome", length=MOCK5_WINDOW),
+        Genome("kpneumoniae", "/usr/share/doc/kleborate/examples/data/NTUH-K2044.fna.xz", "kleborate-examples",
+               "AP006725.1", "Klebsiella pneumoniae subsp. pneumoniae NTUH-K2044 DNA, complete genome",
+               length=MOCK5_WINDOW),
+        Genome("vcholerae", f"{_RAGOUT}/V.Cholerae/references/O1_biovar.fasta.gz", "ragout-examples",
+               "AE003852.1", "Vibrio cholerae O1 biovar eltor str. N16961 chromosome I, complete sequence",
+               length=MOCK5_WINDOW),
+        Genome("saureus", f"{_RAGOUT}/S.Aureus/references/N315.fasta.gz", "ragout-examples",
+               "NC_002745.2", "Staphylococcus aureus subsp. aureus N315 chromosome, complete genome",
+               length=MOCK5_WINDOW),
+        Genome("hpylori", f"{_RAGOUT}/H.Pylori/references/G27.fasta.gz", "ragout-examples",
+               "NC_011333.1", "Helicobacter pylori G27 chromosome, complete genome", length=MOCK5_WINDOW),
+    ),
+    cov_median=MOCK5_COV_MEDIAN,
+    cov_sigma=MOCK5_COV_SIGMA,
+    insert_mean=MOCK5_INSERT_MEAN,
+    insert_sd=MOCK5_INSERT_SD,
+    megahit_options=MOCK5_MEGAHIT,
+    quality_shift=MOCK5_QUALITY_SHIFT,
+)
+
+
+def apt_line(preset: str | None = None) -> str:
+    """The apt line that installs the tools and the genome packages of ``preset`` (None: all)."""
+    chosen = [PRESETS[preset]] if preset else list(PRESETS.values())
+    genomes = sorted({p for pr in chosen for p in pr.packages})
+    return "apt-get install " + " ".join([deb for deb, _ in TOOLS.values()] + genomes)
+
+
+#: The apt line that installs everything every preset needs (tools first, then genome packages).
+APT_LINE = apt_line()
 
 _RC = bytes.maketrans(b"ACGTNacgtn", b"TGCANtgcan")
 #: IUPAC ambiguity codes resolved to their first base in ACGT order (MP1's GenBank record holds
@@ -186,7 +263,12 @@ def _run(cmd: list[str], log: Path, stdout: Path | None = None) -> None:
 
 
 def _open_text(path: Path):
-    return gzip.open(path, "rt") if str(path).endswith(".gz") else open(path, "r")
+    """A text handle on a plain, ``.gz``, ``.xz`` or ``.bz2`` file (Debian ships all three)."""
+    name = str(path)
+    for suffix, opener in ((".gz", gzip.open), (".xz", lzma.open), (".bz2", bz2.open)):
+        if name.endswith(suffix):
+            return opener(path, "rt")
+    return open(path, "r")
 
 
 def read_fasta(path: Path) -> Iterator[tuple[str, bytes]]:
@@ -214,6 +296,16 @@ def read_fastq(path: Path) -> Iterator[tuple[str, bytes, bytes]]:
                 return
             seq, _, qual = fh.readline().strip(), fh.readline(), fh.readline().strip()
             yield head[1:].strip().decode(), seq, qual
+
+
+def windowed(records: list[tuple[str, bytes]], length: int | None) -> list[tuple[str, bytes]]:
+    """The records a genome is sequenced from: all of them (``length`` None), else the first
+    ``length`` bases of the first record only (:attr:`Genome.length`)."""
+    if length is None:
+        return records
+    if not records or length < 1:
+        raise LassmError(f"a window of {length} bases needs a genome with a record and a positive length")
+    return [(records[0][0], records[0][1][:length])]
 
 
 def _write_fastq(path: Path, records: Iterable[tuple[str, bytes, bytes]]) -> None:
@@ -364,12 +456,29 @@ def canonical_contigs(contigs: Iterable[tuple[str, bytes]]) -> list[bytes]:
     return sorted(min(seq, revcomp(seq)) for _, seq in contigs)
 
 
-def make_dataset(contigs: list[bytes], sam: Path, reads: ReadSet, k: int, name: str) -> Dataset:
+def contigs_at(folder: Path, k: int, ks: Iterable[int]) -> Iterator[tuple[str, bytes]]:
+    """MEGAHIT's contigs at ``k``: ``k<k>.contigs.fa`` and the ``final`` contigs of this k and
+    every smaller k of ``ks``. MEGAHIT sets a contig aside as final (``k<k>.final.contigs.fa``)
+    when the next k cannot change it and leaves it out of later graphs; MetaHipMer keeps every
+    contig in every round, so they are put back. (With MEGAHIT's default cleaning none are set
+    aside in our communities; with ``--no-local`` many are.)
+    """
+    for kk in sorted(int(x) for x in ks):
+        if kk > k:
+            break
+        names = ([f"k{kk}.contigs.fa"] if kk == k else []) + [f"k{kk}.final.contigs.fa"]
+        for name in names:
+            if (folder / name).exists():
+                yield from read_fasta(folder / name)
+
+
+def make_dataset(contigs: list[bytes], sam: Path, reads: ReadSet, k: int, name: str,
+                 pair_span: int = PAIR_SPAN) -> Dataset:
     """The local-assembly input of one k: contig ``i`` is ``contigs[i]`` (named ``str(i)`` in
-    ``sam``), its depth, and the reads of each end."""
+    ``sam``), its depth, and the reads of each end (mates projected within ``pair_span``)."""
     names = [str(i) for i in range(len(contigs))]
     clen = {nm: len(s) for nm, s in zip(names, contigs)}
-    left, right, depth = select_reads(parse_sam(sam), clen, reads)
+    left, right, depth = select_reads(parse_sam(sam), clen, reads, pair_span)
     offsets = np.zeros(len(contigs) + 1, dtype=np.int64)
     np.cumsum([len(s) for s in contigs], out=offsets[1:])
     return Dataset(
@@ -405,7 +514,7 @@ def _genomes_of(genomes: list[Path] | list[str] | str) -> tuple[str, list[tuple[
     for f in files:
         if not f.is_file():
             raise LassmError(f"{f}: genome FASTA does not exist")
-    names = [re.sub(r"\.(fa|fna|fasta)(\.gz)?$", "", f.name) for f in files]
+    names = [re.sub(r"\.(fa|fna|fasta)(\.gz|\.xz|\.bz2)?$", "", f.name) for f in files]
     if len(set(names)) != len(names):
         raise LassmError(f"genome file names must differ: {names}")
     return "custom", list(zip(names, files)), None
@@ -421,7 +530,9 @@ def _sha256(path: Path) -> str:
 
 def build(genomes: list[Path] | str, k_list: Iterable[int] = DEFAULT_KS, seed: int = 0,
           out_dir: str | os.PathLike = "real", progress: bool | Callable[[str], None] = False,
-          cov_median: float | None = None, cov_sigma: float | None = None) -> dict[int, Path]:
+          cov_median: float | None = None, cov_sigma: float | None = None,
+          insert_mean: int | None = None, insert_sd: int | None = None,
+          megahit_options: Iterable[str] | None = None, quality_shift: int | None = None) -> dict[int, Path]:
     """Runs the pipeline (module docstring) and writes ``<label>-k<k>.parquet`` and ``.dat``.
 
     Parameters
@@ -432,6 +543,10 @@ def build(genomes: list[Path] | str, k_list: Iterable[int] = DEFAULT_KS, seed: i
     out_dir : output folder; ``work/`` inside it keeps every intermediate file and tool log.
     progress : True prints each stage to stderr; a callable receives the messages instead.
     cov_median, cov_sigma : the log-normal coverage (default: the preset's, else 8 and 0.5).
+    insert_mean, insert_sd : the fragment size (default: the preset's, else
+        :data:`INSERT_MEAN` and :data:`INSERT_SD`); mates project within mean + 3 sd.
+    megahit_options : MEGAHIT options after :data:`MEGAHIT_OPTIONS` (default: the preset's).
+    quality_shift : ART's ``-qs``/``-qs2`` (default: the preset's, else 0: none).
 
     Returns
     -------
@@ -444,6 +559,24 @@ def build(genomes: list[Path] | str, k_list: Iterable[int] = DEFAULT_KS, seed: i
     label, sources, preset = _genomes_of(genomes)
     median = cov_median if cov_median is not None else (preset.cov_median if preset else 8.0)
     sigma = cov_sigma if cov_sigma is not None else (preset.cov_sigma if preset else 0.5)
+    ins_mean = int(insert_mean if insert_mean is not None else (preset.insert_mean if preset else INSERT_MEAN))
+    ins_sd = int(insert_sd if insert_sd is not None else (preset.insert_sd if preset else INSERT_SD))
+    if not READ_LEN // 2 <= ins_mean <= 2000 or not 0 <= ins_sd <= ins_mean // 4:
+        raise LassmError(f"insert {ins_mean} +/- {ins_sd}: want a mean in {READ_LEN // 2}..2000 "
+                         "and a sd of at most a quarter of it")
+    pair_span = ins_mean + 3 * ins_sd
+    extra = list(megahit_options if megahit_options is not None else (preset.megahit_options if preset else ()))
+    base = list(MEGAHIT_OPTIONS)
+    if "--min-count" in extra:  # the preset's own threshold replaces the fixed one
+        i = base.index("--min-count")
+        del base[i : i + 2]
+    mh_options = base + extra
+    qshift = int(quality_shift if quality_shift is not None else (preset.quality_shift if preset else 0))
+    shift_args = ["-qs", str(qshift), "-qs2", str(qshift)] if qshift else []
+    windows = {g.name: g.length for g in preset.genomes} if preset else {}
+    # Where a preset's genome comes from: accession, Debian package and its installed version.
+    origin = {g.name: dict(accession=g.accession, package=g.package, package_version=_dpkg_version(g.package))
+              for g in preset.genomes} if preset else {}
     say = progress if callable(progress) else ((lambda m: print(m, file=sys.stderr)) if progress else (lambda m: None))
     out = Path(out_dir)
     work = out / "work"
@@ -467,13 +600,15 @@ def build(genomes: list[Path] | str, k_list: Iterable[int] = DEFAULT_KS, seed: i
         records = list(read_fasta(path))
         with _open_text(path) as fh:
             ambiguous = sum(len(re.sub(r"[ACGTN]", "", ln.strip().upper())) for ln in fh if not ln.startswith(">"))
+        window = windows.get(gname)
+        records = windowed(records, window)
         with open(fasta, "wb") as fh:
             for head, seq in records:
                 fh.write(b">" + head.encode() + b"\n" + seq + b"\n")
         art_seed = seed * 1000 + i + 1
         prefix = work / f"art_{gname}_"
         _run(["art_illumina", "-q", "-ss", ART_PROFILE, "-i", str(fasta), "-p", "-l", str(READ_LEN),
-              "-f", str(cov), "-m", str(INSERT_MEAN), "-s", str(INSERT_SD), "-rs", str(art_seed), "-na",
+              "-f", str(cov), "-m", str(ins_mean), "-s", str(ins_sd), "-rs", str(art_seed), *shift_args, "-na",
               "-o", str(prefix)], log)
         r1 = list(read_fastq(Path(f"{prefix}1.fq")))
         r2 = list(read_fastq(Path(f"{prefix}2.fq")))
@@ -482,6 +617,8 @@ def build(genomes: list[Path] | str, k_list: Iterable[int] = DEFAULT_KS, seed: i
         pairs += [(a[1], a[2], b[1], b[2]) for a, b in zip(r1, r2)]
         genome_records.append(dict(name=gname, source=str(path), sha256=_sha256(path),
                                    records=[h for h, _ in records], length=sum(len(s) for _, s in records),
+                                   **({"window": window} if window is not None else {}),
+                                   **origin.get(gname, {}),
                                    ambiguity_codes_resolved=ambiguous,
                                    coverage=cov, art_seed=art_seed, pairs=len(r1)))
         say(f"{stamp()} ART: {gname} ({genome_records[-1]['length']:,} bp) at {cov}x: {len(r1):,} pairs")
@@ -502,7 +639,7 @@ def build(genomes: list[Path] | str, k_list: Iterable[int] = DEFAULT_KS, seed: i
     # 4: MEGAHIT, once, keeping the contigs of every k.
     mh = work / "megahit"
     _run(["megahit", "-1", str(work / "pairs_1.fq"), "-2", str(work / "pairs_2.fq"), "-r", str(work / "merged.fq"),
-          "--k-list", ",".join(map(str, ks)), *MEGAHIT_OPTIONS, "-o", str(mh)], log)
+          "--k-list", ",".join(map(str, ks)), *mh_options, "-o", str(mh)], log)
     say(f"{stamp()} MEGAHIT done (k = {', '.join(map(str, ks))})")
 
     # 5-6: alignment and selection per k.
@@ -511,17 +648,17 @@ def build(genomes: list[Path] | str, k_list: Iterable[int] = DEFAULT_KS, seed: i
     from .formats import write_dat, write_parquet
 
     for k in ks:
-        fa = mh / "intermediate_contigs" / f"k{k}.contigs.fa"
-        contigs = canonical_contigs(read_fasta(fa)) if fa.exists() else []
+        contigs = canonical_contigs(contigs_at(mh / "intermediate_contigs", k, ks))
         if not contigs:
-            raise LassmError(f"MEGAHIT made no contigs at k = {k} ({fa}); raise the coverage or lower k")
+            raise LassmError(f"MEGAHIT made no contigs at k = {k} ({mh / 'intermediate_contigs'}); "
+                             "raise the coverage or lower k")
         ref = work / f"k{k}.contigs.fa"
         ref.write_bytes(b"".join(b">%d\n%s\n" % (i, c) for i, c in enumerate(contigs)))
         sam = work / f"k{k}.sam"
         primary = work / f"k{k}.primary.sam"
         _run(["minimap2", "-ax", "sr", "-t", str(THREADS), str(ref), str(work / "all.fq")], log, stdout=sam)
         _run(["samtools", "view", "-F", "0x904", "-o", str(primary), str(sam)], log)
-        ds = make_dataset(contigs, primary, reads, k, f"real-{label}-k{k}")
+        ds = make_dataset(contigs, primary, reads, k, f"real-{label}-k{k}", pair_span)
         base = out / f"real-{label}-k{k}"
         write_parquet(ds, f"{base}.parquet")
         write_dat(ds, f"{base}.dat")
@@ -534,12 +671,76 @@ def build(genomes: list[Path] | str, k_list: Iterable[int] = DEFAULT_KS, seed: i
 
     provenance = dict(
         preset=label, seed=seed, k_list=ks, cov_median=median, cov_sigma=sigma, genomes=genome_records,
-        read_len=READ_LEN, insert_mean=INSERT_MEAN, insert_sd=INSERT_SD, art_profile=ART_PROFILE,
-        pair_span=PAIR_SPAN, min_merge_overlap=MIN_MERGE_OVERLAP, merged_pairs=n_merged, pairs=len(pairs),
-        megahit_options=list(MEGAHIT_OPTIONS), tools=tool_versions(), datasets=per_k,
+        **({"quality_shift": qshift} if qshift else {}),
+        read_len=READ_LEN, insert_mean=ins_mean, insert_sd=ins_sd, art_profile=ART_PROFILE,
+        pair_span=pair_span, min_merge_overlap=MIN_MERGE_OVERLAP, merged_pairs=n_merged, pairs=len(pairs),
+        megahit_options=mh_options, tools=tool_versions(), datasets=per_k,
     )
     (out / "provenance.json").write_text(json.dumps(provenance, indent=2) + "\n")
     return written
+
+
+# --------------------------------------------------------------------------- committed data
+
+
+#: The repository's folder of committed real-genome datasets.
+DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "real"
+#: The paper's Table II figures, in its column order (the keys of ``lassm.stats.PAPER_TABLE2``).
+TABLE2_FIGURES = ("contigs", "reads", "avg_read_length", "hash_insertions", "avg_extension_length",
+                  "total_extensions")
+
+
+def table2_figures(path: str | os.PathLike, k: int, backend: str = "cpu") -> dict:
+    """``lassm data stats PATH``'s figures for a dataset at start ``k`` (default walk limit and
+    quality offset; every backend gives the same walks, so the same figures): Table II's six (``hash_insertions`` the kernel's exact count),
+    plus ``hash_insertions_table2`` (the paper's definition, :mod:`lassm.stats`), ``all_contigs``
+    (with reads or not), ``extended_bases`` and ``walk_steps``."""
+    from .formats import read_dataset
+    from .stats import dataset_stats
+
+    ds = read_dataset(path)
+    row = dataset_stats(ds, int(k), backend=backend)
+    return {**{f: row[f] for f in TABLE2_FIGURES}, "hash_insertions_table2": row["hash_insertions_table2"],
+            "all_contigs": int(ds.n_contigs),
+            "extended_bases": row["extended_bases"], "walk_steps": row["walk_steps"]}
+
+
+def committed(label: str, data_dir: str | os.PathLike = DATA_DIR) -> dict:
+    """The provenance record of preset ``label`` in ``data_dir/provenance.json``: what
+    :func:`build` recorded, plus ``table2`` (k -> :func:`table2_figures`) and ``files``."""
+    records = json.loads((Path(data_dir) / "provenance.json").read_text())
+    if label not in records:
+        raise LassmError(f"{data_dir}/provenance.json has no record of {label!r} (has {', '.join(records)})")
+    return records[label]
+
+
+def publish(out_dir: str | os.PathLike, data_dir: str | os.PathLike = DATA_DIR, dat_gz: bool = True) -> dict:
+    """Copies a build's datasets into ``data_dir`` and records them in its ``provenance.json``.
+
+    Copies every ``<label>-k<k>.parquet`` of ``out_dir`` (and, with ``dat_gz``, the ``.dat``
+    gzipped; without, a ``.dat.gz`` already there stays), and sets ``provenance.json``'s entry
+    for the preset to the build's provenance plus ``table2`` (the :func:`table2_figures` of each
+    committed file) and ``files`` (every ``<label>-k*`` file of ``data_dir`` -> bytes). Other
+    presets' entries are kept. Returns the new entry.
+    """
+    out, data = Path(out_dir), Path(data_dir)
+    prov = json.loads((out / "provenance.json").read_text())
+    label = prov["preset"]
+    data.mkdir(parents=True, exist_ok=True)
+    table2 = {}
+    for k in prov["k_list"]:
+        base = f"real-{label}-k{k}"
+        shutil.copyfile(out / f"{base}.parquet", data / f"{base}.parquet")
+        if dat_gz:
+            with open(out / f"{base}.dat", "rb") as src, gzip.GzipFile(data / f"{base}.dat.gz", "wb", 9, mtime=0) as dst:
+                shutil.copyfileobj(src, dst)
+        table2[str(k)] = table2_figures(data / f"{base}.parquet", k)
+    files = {p.name: p.stat().st_size for p in sorted(data.glob(f"real-{label}-k*"))}
+    target = data / "provenance.json"
+    records = json.loads(target.read_text()) if target.exists() else {}
+    records[label] = {**prov, "table2": table2, "files": files}
+    target.write_text(json.dumps(records, indent=2) + "\n")
+    return records[label]
 
 
 # --------------------------------------------------------------------------- command line
@@ -556,6 +757,11 @@ def add_real_parser(data_subparsers) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cov-median", type=float, default=None, help="median read coverage (default: the preset's)")
     p.add_argument("--cov-sigma", type=float, default=None, help="log-normal sigma of coverage")
+    p.add_argument("--insert-mean", type=int, default=None, help="fragment size mean (default: the preset's)")
+    p.add_argument("--insert-sd", type=int, default=None, help="fragment size sd (default: the preset's)")
+    p.add_argument("--quality-shift", type=int, default=None, help="ART's -qs/-qs2 (default: the preset's)")
+    p.add_argument("--megahit-options", default=None, metavar="OPTIONS",
+                   help="MEGAHIT options after the fixed ones, one string (default: the preset's)")
     p.add_argument("--out", required=True, help="output folder")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_real)
@@ -568,7 +774,10 @@ def cmd_real(args) -> int:
     except ValueError:
         raise LassmError(f"--k-list {args.k_list!r}: expected comma-separated integers") from None
     out = build(args.preset or args.genome, ks, seed=args.seed, out_dir=args.out, progress=not args.quiet,
-                cov_median=args.cov_median, cov_sigma=args.cov_sigma)
+                cov_median=args.cov_median, cov_sigma=args.cov_sigma,
+                insert_mean=args.insert_mean, insert_sd=args.insert_sd,
+                quality_shift=args.quality_shift,
+                megahit_options=None if args.megahit_options is None else shlex.split(args.megahit_options))
     for k, path in out.items():
         print(f"{k}\t{path}")
     return 0

@@ -98,6 +98,16 @@ def reference_timings() -> pd.DataFrame:
     return read_data_csv(data_csv("reference-timings.csv"))
 
 
+def study_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the paper's study: the faithful protocols (not the fast variant or its ablation
+    builds, lassm.nvrtc.VARIANTS) on the sample and generated datasets (not the real-genome
+    ones), so that the chapters that re-run the study compare like with like."""
+    from .nvrtc import VARIANTS
+
+    keep = ~df["protocol"].isin(list(VARIANTS)) & ~df["dataset"].astype(str).str.startswith("real-")
+    return df[keep].reset_index(drop=True)
+
+
 def bench_table(machine: str) -> pd.DataFrame:
     """The benchmark records of a machine, in milliseconds, with the CPU and reference ratios.
 

@@ -24,7 +24,12 @@ def test_every_profiled_point_is_there(derived: pd.DataFrame) -> None:
     for ds, k in (("sample-k77", 77), ("gen-k21", 21), ("gen-k33", 33), ("gen-k55", 55), ("gen-k77", 77)):
         for proto in ("casptr", "matchany", "doneflag", "barrier"):
             assert (ds, k, proto) in points
-    assert (derived["launches"] == 4).all()  # two bins x two sides
+    faithful = derived[derived["protocol"].isin(["casptr", "matchany", "doneflag", "barrier", "fast-bins"])]
+    assert (faithful["launches"] == 4).all()  # two bins x two sides
+    from lassm.backends import cuda
+
+    one = derived["protocol"].map(cuda.one_launch)
+    assert one.any() and (derived.loc[one, "launches"] == 1).all()  # fast: both sides, every bin
 
 
 def test_metrics_follow_their_definitions(derived: pd.DataFrame) -> None:
@@ -33,7 +38,11 @@ def test_metrics_follow_their_definitions(derived: pd.DataFrame) -> None:
     roof = np.minimum(derived["peak_gintops"], derived["bandwidth_gbs"] * derived["ii"])
     assert np.allclose(derived["arch eff"], derived["gintops"] / roof)
     assert ((derived["arch eff"] > 0) & (derived["arch eff"] <= 1)).all()
-    assert np.allclose(derived["speedup"], 1 / (derived["alg eff"] * derived["arch eff"]))
+    within = ~derived["beyond_model"]
+    assert (derived.loc[within, "alg eff"] <= 1).all() and (derived.loc[~within, "alg eff"] > 1).all()
+    assert np.allclose(derived.loc[within, "speedup"], 1 / (derived.loc[within, "alg eff"] * derived.loc[within, "arch eff"]))
+    assert derived.loc[~within, "speedup"].isna().all() and (~within).any()
+    assert np.allclose(derived["x"], derived["alg eff"]) and np.allclose(derived["y"], derived["arch eff"])
     assert ((derived["predication_ratio"] > 1 / 32) & (derived["predication_ratio"] <= 1)).all()
 
 

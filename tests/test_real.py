@@ -7,14 +7,19 @@ minimap2 -> MetaHipMer's read selection twice (about 4 s each on 2 cores), and t
 k = 21/33/55/77 are checked: valid in both formats, reads on both sides of many contigs, reads
 oriented for their side, walks of several bases, byte-identical across the two builds, the same
 on the CPU and SYCL backends. Elsewhere those tests skip naming the apt line. The committed
-datasets under ``data/real/`` and the pure-Python stages (merging, selection, errors) are
-checked everywhere.
+datasets under ``data/real/`` (tiny's and mock5's: they load, and their Table II figures are
+the ones ``provenance.json`` records), the presets' definitions and the pure-Python stages
+(merging, selection, windows, contig sets, errors) are checked everywhere. Where mock5's genome
+packages are installed too, a fresh mock5 build is compared with the committed one.
 """
 from __future__ import annotations
 
 import argparse
+import bz2
 import gzip
 import json
+import lzma
+import re
 from pathlib import Path
 
 import numpy as np
@@ -125,7 +130,7 @@ def test_cpu_and_sycl_agree_on_fresh_build(built, k):
 @needs_tools
 def test_committed_data_is_what_the_pipeline_makes(built):
     """data/real/ is this pipeline's output, where the tools are the versions it was made with."""
-    recorded = json.loads((DATA / "provenance.json").read_text())["tools"]
+    recorded = real.committed("tiny")["tools"]
     here = real.tool_versions()
     if here != recorded:
         pytest.skip(f"tool versions {here} differ from those data/real was made with {recorded}")
@@ -155,10 +160,129 @@ def test_cpu_and_sycl_agree_on_committed_data(k):
 
 def test_committed_data_is_small_and_documented():
     size = sum(p.stat().st_size for p in DATA.iterdir())
-    assert size < 2_000_000, f"data/real holds {size:,} bytes"
+    assert size < 8_000_000, f"data/real holds {size:,} bytes"
     text = (DATA / "PROVENANCE.md").read_text()
     for word in ("NC_001416.1", "NC_000958.1", "bowtie2-examples", "shovill-examples", "art_illumina", "megahit"):
         assert word in text
+    for g in real.PRESETS["mock5"].genomes:
+        assert g.accession in text and g.package in text and g.path in text, g.name
+
+
+# --------------------------------------------------------------------------- mock5 and the records
+
+
+MOCK5 = real.PRESETS["mock5"]
+COMMITTED = [(label, k) for label in ("tiny", "mock5") for k in KS]
+
+
+def test_provenance_has_one_record_per_committed_preset():
+    records = json.loads((DATA / "provenance.json").read_text())
+    assert set(records) == {"tiny", "mock5"}
+    for label, rec in records.items():
+        assert rec["preset"] == label and rec["k_list"] == list(KS) and rec["seed"] == SEED
+        on_disk = {p.name: p.stat().st_size for p in DATA.glob(f"real-{label}-k*")}
+        assert rec["files"] == on_disk, label
+        assert {f"real-{label}-k{k}.parquet" for k in KS} <= set(on_disk)
+        assert sorted(rec["table2"]) == sorted(str(k) for k in KS)
+
+
+def test_mock5_preset_is_complete():
+    """Five bacterial chromosomes of five species, each named by an accession of its package's
+    file, and every calibration setting in the provenance of the committed build."""
+    genomes = MOCK5.genomes
+    assert len(genomes) == 5 and len({g.name for g in genomes}) == 5
+    species = {" ".join(g.description.split()[:2]) for g in genomes}
+    assert len(species) == 5, species
+    for g in genomes:
+        assert re.fullmatch(r"[A-Z]{1,2}_?\d{5,6}\.\d", g.accession), g.accession
+        assert g.path.startswith("/usr/share/") and g.package.endswith("-examples")
+        assert g.length is not None and g.length >= 50_000
+    rec = real.committed("mock5")
+    assert [r["name"] for r in rec["genomes"]] == [g.name for g in genomes]
+    for g, r in zip(genomes, rec["genomes"]):
+        assert g.accession in r["records"][0] and g.description in r["records"][0]
+        assert (r["accession"], r["package"], r["length"], r["window"]) == (g.accession, g.package, g.length, g.length)
+        assert r["source"] == g.path and len(r["sha256"]) == 64 and r["package_version"]
+    assert (rec["cov_median"], rec["cov_sigma"]) == (MOCK5.cov_median, MOCK5.cov_sigma)
+    assert (rec["insert_mean"], rec["insert_sd"]) == (MOCK5.insert_mean, MOCK5.insert_sd)
+    assert rec["pair_span"] == MOCK5.insert_mean + 3 * MOCK5.insert_sd
+    assert rec["quality_shift"] == MOCK5.quality_shift != 0
+    assert rec["megahit_options"][-len(MOCK5.megahit_options):] == list(MOCK5.megahit_options)
+    assert rec["megahit_options"].count("--min-count") == 1
+    # Coverages are the seeded log-normal draws.
+    rng = np.random.default_rng(rec["seed"])
+    draws = [round(float(MOCK5.cov_median * np.exp(rng.normal(0.0, MOCK5.cov_sigma))), 3) for _ in genomes]
+    assert [r["coverage"] for r in rec["genomes"]] == draws
+
+
+def test_apt_lines_name_every_preset_package():
+    for name, preset in real.PRESETS.items():
+        line = real.apt_line(name)
+        for pkg in preset.packages + tuple(deb for deb, _ in real.TOOLS.values()):
+            assert f" {pkg}" in line and f" {pkg}" in real.APT_LINE, (name, pkg)
+    assert "ragout-examples" not in real.apt_line("tiny")
+    assert set(real.PRESETS["mock5"].packages) == {"bowtie-examples", "kleborate-examples", "ragout-examples"}
+
+
+def test_missing_mock5_genomes_name_their_packages(monkeypatch, tmp_path):
+    monkeypatch.setattr(real, "missing_tools", lambda: [])
+    monkeypatch.setattr(real.os.path, "exists", lambda path: False)
+    with pytest.raises(LassmError) as exc:
+        real.build("mock5", out_dir=tmp_path)
+    msg = str(exc.value)
+    assert "apt-get install bowtie-examples kleborate-examples ragout-examples" in msg
+    assert all(g.path in msg for g in MOCK5.genomes)
+
+
+@pytest.mark.parametrize("label,k", COMMITTED)
+def test_committed_table2_figures_are_the_recorded_ones(label, k):
+    """``lassm data stats`` on each committed file gives what provenance.json records (and the
+    book shows); every figure is checked, the floats exactly."""
+    path = DATA / f"real-{label}-k{k}.parquet"
+    ds = formats.read_parquet(path)
+    assert ds.k == k and ds.name == f"real-{label}-k{k}"
+    recorded = real.committed(label)["table2"][str(k)]
+    fresh = real.table2_figures(path, k)
+    assert fresh == recorded
+    counts = real.committed(label)["datasets"][str(k)]
+    assert (fresh["all_contigs"], fresh["contigs"]) == (counts["contigs"], counts["with_reads"])
+    assert fresh["reads"] == counts["left_reads"] + counts["right_reads"]
+
+
+@pytest.mark.parametrize("k", KS)
+def test_mock5_is_calibrated_to_table2(k):
+    """The calibration's claims (book/real-genomes.md): the per-contig figures of the committed
+    mock5 come near the paper's, which the synthetic-free tiny community does not."""
+    from lassm.stats import PAPER_TABLE2
+
+    row, paper = real.committed("mock5")["table2"][str(k)], PAPER_TABLE2[k]
+    assert 150 < row["avg_read_length"] and abs(row["avg_read_length"] - paper["avg_read_length"]) < 15
+    per_contig, paper_per_contig = row["reads"] / row["contigs"], paper["reads"] / paper["contigs"]
+    assert abs(per_contig / paper_per_contig - 1) < 0.3, (per_contig, paper_per_contig)
+    assert row["avg_extension_length"] / paper["avg_extension_length"] < 2.5
+    tiny = real.committed("tiny")["table2"][str(k)]
+    assert tiny["avg_extension_length"] / paper["avg_extension_length"] > 10
+    assert row["contigs"] > 20 * tiny["contigs"]
+
+
+def _mock5_missing() -> list[str]:
+    return real.missing_tools() + [g.path for g in MOCK5.genomes if not Path(g.path).exists()]
+
+
+@pytest.mark.skipif(bool(_mock5_missing()), reason=f"needs {real.apt_line('mock5')}")
+def test_committed_mock5_is_what_the_pipeline_makes(tmp_path):
+    """A fresh mock5 build (about 10 s) equals the committed files, where the tools and genome
+    packages are the versions it was made with."""
+    rec = real.committed("mock5")
+    versions = {g["package"]: g["package_version"] for g in rec["genomes"]}
+    here = {p: real._dpkg_version(p) for p in versions}
+    if real.tool_versions() != rec["tools"] or here != versions:
+        pytest.skip(f"versions differ from those of the committed build ({rec['tools']}, {versions})")
+    out = real.build("mock5", KS, seed=rec["seed"], out_dir=tmp_path)
+    prov = json.loads((tmp_path / "provenance.json").read_text())
+    assert prov == {key: val for key, val in rec.items() if key not in ("table2", "files")}
+    for k in KS:
+        _same_dataset(formats.read_parquet(out[k]), formats.read_parquet(DATA / f"real-mock5-k{k}.parquet"))
 
 
 # --------------------------------------------------------------------------- stages, no tools
@@ -208,6 +332,52 @@ def test_oriented_reads_match_the_dat_convention():
     assert real._oriented(rs, 0, False, True) == ("@r0/1", b"AACG", b"ABCD")
 
 
+def test_fasta_reads_xz_and_bz2(tmp_path):
+    text = b">a first\nACGT\nTT\n>b second\nGGG\n"
+    (tmp_path / "g.fna.xz").write_bytes(lzma.compress(text))
+    (tmp_path / "g.fa.bz2").write_bytes(bz2.compress(text))
+    want = [("a first", b"ACGTTT"), ("b second", b"GGG")]
+    assert list(real.read_fasta(tmp_path / "g.fna.xz")) == want == list(real.read_fasta(tmp_path / "g.fa.bz2"))
+
+
+def test_window_takes_the_start_of_the_first_record():
+    records = [("chrom", b"ACGTACGTAC"), ("plasmid", b"GGGG")]
+    assert real.windowed(records, None) == records
+    assert real.windowed(records, 4) == [("chrom", b"ACGT")]
+    assert real.windowed(records, 100) == [("chrom", b"ACGTACGTAC")]
+    with pytest.raises(LassmError):
+        real.windowed(records, 0)
+
+
+def test_contig_set_puts_back_megahit_final_contigs(tmp_path):
+    for name, seq in (("k21.contigs", "AAAA"), ("k21.final.contigs", "CCCC"), ("k33.contigs", "GGGG"),
+                      ("k33.final.contigs", "TTTA"), ("k55.final.contigs", "ACAC")):
+        (tmp_path / f"{name}.fa").write_text(f">{name}\n{seq}\n")
+    got = lambda k: [s for _, s in real.contigs_at(tmp_path, k, KS)]  # noqa: E731
+    assert got(21) == [b"AAAA", b"CCCC"]
+    assert got(33) == [b"CCCC", b"GGGG", b"TTTA"]
+    assert got(55) == [b"CCCC", b"TTTA", b"ACAC"]  # no k55.contigs.fa: only finals
+
+
+def test_publish_records_figures_and_keeps_other_presets(tmp_path):
+    out, data = tmp_path / "build", tmp_path / "data"
+    out.mkdir()
+    data.mkdir()
+    (data / "provenance.json").write_text(json.dumps({"other": {"preset": "other"}}))
+    (out / "real-tiny-k77.parquet").write_bytes((DATA / "real-tiny-k77.parquet").read_bytes())
+    (out / "real-tiny-k77.dat").write_bytes(gzip.decompress((DATA / "real-tiny-k77.dat.gz").read_bytes()))
+    (out / "provenance.json").write_text(json.dumps({"preset": "tiny", "k_list": [77], "seed": 0}))
+    entry = real.publish(out, data)
+    records = json.loads((data / "provenance.json").read_text())
+    assert records["other"] == {"preset": "other"} and records["tiny"] == entry
+    assert entry["table2"]["77"] == real.committed("tiny")["table2"]["77"]
+    assert set(entry["files"]) == {"real-tiny-k77.parquet", "real-tiny-k77.dat.gz"}
+    assert gzip.decompress((data / "real-tiny-k77.dat.gz").read_bytes()) == (out / "real-tiny-k77.dat").read_bytes()
+    assert real.committed("tiny", data) == entry
+    with pytest.raises(LassmError, match="no record"):
+        real.committed("mock5", data)
+
+
 def test_fasta_ambiguity_codes_are_resolved(tmp_path):
     fa = tmp_path / "g.fa"
     fa.write_text(">g one\nacgR\nNYK\n")
@@ -237,6 +407,8 @@ def test_bad_arguments_are_lassm_errors(tmp_path, monkeypatch):
         real.build("nope", out_dir=tmp_path)
     with pytest.raises(LassmError, match="does not exist"):
         real.build([tmp_path / "absent.fa"], out_dir=tmp_path)
+    with pytest.raises(LassmError, match="insert"):
+        real.build("tiny", insert_mean=40, out_dir=tmp_path)
     genome = tmp_path / "g.fa"
     genome.write_text(">g\nACGT\n")
     (tmp_path / "work").mkdir()
@@ -251,5 +423,10 @@ def test_cli_parser():
     real.add_real_parser(parser.add_subparsers(dest="data_command"))
     args = parser.parse_args(["real", "--preset", "tiny", "--k-list", "21,33", "--out", "x"])
     assert args.func is real.cmd_real and args.preset == "tiny" and args.k_list == "21,33"
+    assert args.insert_mean is None and args.quality_shift is None and args.megahit_options is None
+    args = parser.parse_args(["real", "--preset", "mock5", "--insert-mean", "320", "--quality-shift", "-3",
+                              "--megahit-options", "--min-count 1 --no-local", "--out", "x"])
+    assert (args.preset, args.insert_mean, args.quality_shift) == ("mock5", 320, -3)
+    assert args.megahit_options == "--min-count 1 --no-local"
     with pytest.raises(SystemExit):
         parser.parse_args(["real", "--out", "x"])  # a preset or genomes are required
