@@ -44,6 +44,8 @@ class Variant:
     shared_walk: bool = True
     #: Both sides and every bin in one launch, most read bases first (else MetaHipMer's launches).
     one_launch: bool = True
+    #: The heaviest contig ends of a launch get a block each (else a warp each, like the rest).
+    block_teams: bool = True
     #: Register cap passed to NVRTC (``--maxrregcount``), None for the compiler's choice.
     max_registers: int | None = None
     #: What this build undoes, for tables and the book ('' for fast itself).
@@ -70,7 +72,9 @@ VARIANTS: dict[str, Variant] = {
                                undoes="fewer dependent loads (the faithful hash and compare)"),
     "fast-tables": Variant("LASSM_PROTO_FAST", ("-DLASSM_FAST_SCAN_STEPS=0",),
                            undoes="table-free short walks (the table built at every k)"),
-    "fast-bins": Variant("LASSM_PROTO_FAST", one_launch=False, undoes="one launch by work (MetaHipMer's four launches)"),
+    "fast-bins": Variant("LASSM_PROTO_FAST", one_launch=False, block_teams=False,
+                         undoes="one launch by work (MetaHipMer's four launches, a warp per end)"),
+    "fast-warps": Variant("LASSM_PROTO_FAST", block_teams=False, undoes="block teams (a warp for every end)"),
 }
 #: Everything the CUDA backend can build, name -> the protocol macro: the protocols, then the variants.
 BUILDS: dict[str, str] = {**PROTOCOLS, **{name: v.macro for name, v in VARIANTS.items()}}

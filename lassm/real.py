@@ -752,8 +752,10 @@ def add_real_parser(data_subparsers) -> None:
         "real", help="datasets from real genomes with ART, MEGAHIT and minimap2 (MetaHipMer's pipeline)")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--preset", choices=sorted(PRESETS), help="a community of genomes shipped by Debian packages")
-    src.add_argument("--genome", action="append", metavar="FASTA", help="a genome FASTA (.gz too); repeat")
-    p.add_argument("--k-list", default=",".join(map(str, DEFAULT_KS)), help="contig k values (default %(default)s)")
+    src.add_argument("--genomes", "--genome", dest="genome", action="extend", nargs="+", metavar="FASTA",
+                     help="genome FASTA files (.gz, .xz, .bz2 too), one genome each")
+    p.add_argument("--k", "--k-list", dest="k_list", default=",".join(map(str, DEFAULT_KS)),
+                   help="contig k values, comma-separated (default %(default)s)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cov-median", type=float, default=None, help="median read coverage (default: the preset's)")
     p.add_argument("--cov-sigma", type=float, default=None, help="log-normal sigma of coverage")
@@ -772,7 +774,7 @@ def cmd_real(args) -> int:
     try:
         ks = [int(t) for t in args.k_list.split(",") if t.strip()]
     except ValueError:
-        raise LassmError(f"--k-list {args.k_list!r}: expected comma-separated integers") from None
+        raise LassmError(f"--k {args.k_list!r}: expected comma-separated integers") from None
     out = build(args.preset or args.genome, ks, seed=args.seed, out_dir=args.out, progress=not args.quiet,
                 cov_median=args.cov_median, cov_sigma=args.cov_sigma,
                 insert_mean=args.insert_mean, insert_sd=args.insert_sd,

@@ -154,3 +154,15 @@ def test_fast_tables_are_powers_of_two() -> None:
     assert ((slots & (slots - 1)) == 0).all()
     assert (slots >= cuda.launch.table_slots(counts, int(ds.right.lengths.max(initial=0)))).all()
 
+
+
+def test_fast_block_teams(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The heaviest ends get block teams, and the walks do not depend on who walks them: every end
+    in a block team, odd block sizes included, gives the oracle's output."""
+    ext = _check(K77, 77, protocol="fast")
+    assert ext.right.extra["launches"][0]["block_teams"] > 0
+    assert extend(_dataset(K77), Params(k=77), backend="cuda", protocol="fast-warps").right.extra["launches"][0]["block_teams"] == 0
+    monkeypatch.setattr(cuda, "TEAM_MIN_BASES", 0)
+    for block_warps in (1, 3, 4):
+        ext = _check(K77, 33, protocol="fast", block_warps=block_warps)
+        assert ext.right.extra["launches"][0]["block_teams"] == ext.right.extra["launches"][0]["contigs"]

@@ -190,14 +190,19 @@ def test_fast_ablation_builds_differ_from_fast() -> None:
         if variant.defines:
             assert variant.undoes and ptx(name) != fast, name
     assert nvrtc.kernel_options("fast-bins", 32) == nvrtc.kernel_options("fast", 32)
+    assert nvrtc.kernel_options("fast-warps", 32) == nvrtc.kernel_options("fast", 32)
     assert not nvrtc.VARIANTS["fast-bins"].one_launch and not nvrtc.VARIANTS["fast-globalwalk"].shared_walk
+    assert not nvrtc.VARIANTS["fast-warps"].block_teams and nvrtc.VARIANTS["fast"].block_teams
 
 
 def test_fast_host_helpers() -> None:
     from lassm.backends import cuda
 
     assert [cuda.visited_slots(m) for m in (1, 613, 1023, 1024)] == [2, 1024, 1024, 2048]
-    assert cuda.fast_shared_bytes(4, 613) == 4 * (launch.walk_stride(613) + 2048) + launch.PAD_BYTES
+    assert cuda.fast_shared_bytes(4, 613) == 4 * (launch.walk_stride(613) + 2048) + cuda.TEAM_SCRATCH_BYTES
+    assert cuda.fast_shared_bytes(4, 613, shared_walk=False) == cuda.TEAM_SCRATCH_BYTES == 32 * 8 * 8
+    assert cuda.team_count(np.array([9000, 4000, 1536, 1535, 3000]), 1536) == 3  # leading heavy ends only
+    assert cuda.team_count(np.array([100, 9000]), 1536) == 0 and cuda.team_count(np.array([5, 6]), 0) == 2
     with pytest.raises(ValueError, match="16 bits"):
         cuda.fast_shared_bytes(4, 70000)
     order = cuda.work_order(np.array([0, 1, 2, 3, 4]), np.array([5, 9, 5, 0, 9]))

@@ -653,19 +653,22 @@ extern "C" __global__ void iterative_walks_kernel(
 //  5. Flat inserts: the lanes take consecutive k-mers across read boundaries (32 reads' k-mer
 //     counts scanned at a time), so a round of 32 inserts is full however long the reads are.
 //  6. Fewer dependent loads per k-mer: the hash carries each aligned word to the next step (one
-//     load per 4 bases instead of two), and the compare loads 4 words of both k-mers before it
+//     load per 4 bases instead of two), the compare loads up to 8 words of both k-mers before it
 //     tests them (the faithful compare's early exit after every word makes each load wait for
-//     the one before: 20 round trips to L1 or L2 for a 77-mer, 5 here).
+//     the one before: 20 round trips to L1 or L2 for a 77-mer, 3 here), and the walk's find
+//     loads a slot's votes with its key.
 //  7. Short walks need no table: a walk step needs only the votes of one k-mer, which the warp
 //     can count by scanning the reads for it (a one-word prefix test per position, the full
 //     compare on a match). The first LASSM_FAST_SCAN_STEPS steps at each k scan; a walk still
 //     going after them builds the table and goes on with it. Most walks end within a few steps
 //     at most k (the sample: a median of one step per k), so most tables are never built. The
 //     votes are the same counts either way, and a k-mer that no read holds votes 'X' both ways.
+//  8. (host) Both sides and every bin in one launch, the ends with the most read bases first.
+//  9. Block teams: the first n_team ends of a launch (the host's heaviest) get a whole block each,
+//     whose warps share the inserts and the scans; the others get a warp each (see Team below).
 //
 // The host zeroes the table once (epoch 0 never occurs), allocates a power-of-two number of
-// slots per contig end, passes the shared memory fast_smem_bytes() says, and (its part of the
-// variant) launches both sides and every bin at once, the ends with the most read bases first.
+// slots per contig end, and passes the shared memory lassm.backends.cuda.fast_shared_bytes says.
 //
 // Ablation: each change can be undone alone at compile time (lassm/nvrtc.py names the builds):
 //   LASSM_FAST_RESET=1        reset the whole table per k, as casptr (epoch tags stay harmless);
@@ -675,6 +678,7 @@ extern "C" __global__ void iterative_walks_kernel(
 //   LASSM_FAST_PER_READ=1     insert read by read (casptr's rounds; partial rounds at read ends);
 //   LASSM_FAST_PLAIN_BYTES=1  hash and compare with the faithful murmur_hash2 and kmer_eq;
 //   LASSM_FAST_SCAN_STEPS=0   build the table at every k (no table-free walk steps).
+// and on the host: MetaHipMer's launches instead of one (fast-bins), warp teams only (fast-warps).
 // =============================================================================================
 #ifndef LASSM_FAST_RESET
 #define LASSM_FAST_RESET 0
@@ -694,7 +698,7 @@ extern "C" __global__ void iterative_walks_kernel(
 #ifndef LASSM_FAST_PLAIN_BYTES
 #define LASSM_FAST_PLAIN_BYTES 0
 #endif
-// Walk steps per k taken by scanning the reads before the table is built (idea 7).
+// Walk steps per k taken by scanning the reads before the table is built (change 7).
 #ifndef LASSM_FAST_SCAN_STEPS
 #define LASSM_FAST_SCAN_STEPS 4
 #endif
@@ -747,8 +751,9 @@ __device__ __forceinline__ u32 fast_hash(const u8* key, int len)
 #endif
 }
 
-// Whether a[0, k) == b[0, k) (kmer_eq's answer): four words of each side are loaded before any
-// is tested, so a 77-mer costs five dependent rounds of loads rather than twenty.
+// Whether a[0, k) == b[0, k) (kmer_eq's answer): up to eight words of each side are loaded before
+// any is tested (predicated loads: none past the k-mer's last word), so a 21-mer costs one round
+// of loads and a 77-mer three, against the faithful compare's one round per word.
 __device__ __forceinline__ bool fast_kmer_eq(const u8* a, const u8* b, int k)
 {
 #if LASSM_FAST_PLAIN_BYTES
@@ -757,28 +762,30 @@ __device__ __forceinline__ bool fast_kmer_eq(const u8* a, const u8* b, int k)
     u32 sa, sb;
     const u32* wa = aligned_base(a, &sa);
     const u32* wb = aligned_base(b, &sb);
+    const int nw = (k + 3) / 4;  // words of the k-mer, the last one maybe partial
     u32 pa = wa[0], pb = wb[0];
-    int j = 0;
-    for (; k >= 16; k -= 16, j += 4) {
-        const u32 a1 = wa[j + 1], a2 = wa[j + 2], a3 = wa[j + 3], a4 = wa[j + 4];
-        const u32 b1 = wb[j + 1], b2 = wb[j + 2], b3 = wb[j + 3], b4 = wb[j + 4];
-        const u32 diff = (fast_funnel(pa, a1, sa) ^ fast_funnel(pb, b1, sb)) |
-                         (fast_funnel(a1, a2, sa) ^ fast_funnel(b1, b2, sb)) |
-                         (fast_funnel(a2, a3, sa) ^ fast_funnel(b2, b3, sb)) |
-                         (fast_funnel(a3, a4, sa) ^ fast_funnel(b3, b4, sb));
+    for (int j = 0; j < nw; j += 8) {
+        u32 xa[8], xb[8];
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+            if (j + i < nw) {
+                xa[i] = wa[j + i + 1];
+                xb[i] = wb[j + i + 1];
+            }
+        }
+        u32 diff = 0u;
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+            if (j + i < nw) {
+                u32 x = fast_funnel(pa, xa[i], sa) ^ fast_funnel(pb, xb[i], sb);
+                const int left = k - 4 * (j + i);  // bytes of the k-mer from this word on
+                if (left < 4) x &= 0xFFFFFFFFu >> (32 - 8 * left);
+                diff |= x;
+                pa = xa[i];
+                pb = xb[i];
+            }
+        }
         if (diff != 0u) return false;
-        pa = a4;
-        pb = b4;
-    }
-    for (; k >= 4; k -= 4, ++j) {
-        const u32 a1 = wa[j + 1], b1 = wb[j + 1];
-        if (fast_funnel(pa, a1, sa) != fast_funnel(pb, b1, sb)) return false;
-        pa = a1;
-        pb = b1;
-    }
-    if (k > 0) {
-        const u32 mask = 0xFFFFFFFFu >> (32 - 8 * k);
-        return ((fast_funnel(pa, wa[j + 1], sa) ^ fast_funnel(pb, wb[j + 1], sb)) & mask) == 0u;
     }
     return true;
 #endif
@@ -818,6 +825,26 @@ __device__ __forceinline__ u32 fast_insert(ht_slot* ht, u32 mask, const u8* seqs
     }
 }
 
+// The walk's find (one thread): the votes of key[0, k) at epoch `tag`, loaded together with the
+// key word of every slot probed, so that a hit costs one round trip for both; false if absent.
+__device__ __forceinline__ bool fast_find_votes(const ht_slot* ht, u32 mask, const u8* seqs, const u8* key, int k,
+                                                u32 h, u64 tag, u32* low, u32* high)
+{
+    u32 s = h & mask;
+    while (true) {
+        const uint4* q = (const uint4*)&ht[s];
+        const uint4 head = q[0], lo = q[1], hi = q[2];
+        const u64 cur = ((u64)head.y << 32) | (u64)head.x;
+        if ((cur & ~LASSM_FAST_OFF_MASK) != tag) return false;
+        if (fast_kmer_eq(seqs + (cur & LASSM_FAST_OFF_MASK), key, k)) {
+            low[0] = lo.x, low[1] = lo.y, low[2] = lo.z, low[3] = lo.w;
+            high[0] = hi.x, high[1] = hi.y, high[2] = hi.z, high[3] = hi.w;
+            return true;
+        }
+        s = (s + 1u) & mask;
+    }
+}
+
 // Read-only find (the walk, one lane): the slot of key[0, k) at epoch `tag`, or -1.
 __device__ __forceinline__ int fast_find(const ht_slot* ht, u32 mask, const u8* seqs, const u8* key, int k, u32 h,
                                          u64 tag)
@@ -831,16 +858,89 @@ __device__ __forceinline__ int fast_find(const ht_slot* ht, u32 mask, const u8* 
     }
 }
 
-// One k-mer's insert round: the claim (or find) of the k-mer at read + s, a warp barrier that
-// orders every claimer's zeroing before any vote, then its votes. Warp-uniform: every lane
-// calls it, `active` or not.
-__device__ __forceinline__ void fast_insert_round(ht_slot* ht, u32 mask, const u8* seqs, const u8* read,
-                                                  const u8* qual, int s, int k, int qual_offset, u64 tag,
-                                                  bool active)
+// ---------------------------------------------------------------------------------------------
+// Teams (change 9). A contig end is walked by a team: one warp, or, for the ends with the most
+// read bases, a whole block. The team's threads share the inserts and the table-free scans; the
+// walk with a table stays one thread's. Team<false> is a warp, Team<true> a block whose warps
+// meet at __syncthreads and sum through `scratch` (32 x 8 words of shared memory).
+// ---------------------------------------------------------------------------------------------
+template <bool BLOCK> struct Team;
+
+template <> struct Team<false> {
+    int tid;  // lane
+    __device__ explicit Team(u64*) : tid((int)(threadIdx.x % WARP_SIZE)) {}
+    __device__ __forceinline__ int size() const { return WARP_SIZE; }
+    __device__ __forceinline__ int warp() const { return 0; }
+    __device__ __forceinline__ void sync() const { LASSM_SYNCWARP(); }
+    __device__ __forceinline__ int bcast(int v) const { return LASSM_SHFL(v, 0); }
+    __device__ __forceinline__ i64 sum(i64 v) const
+    {
+        for (int o = WARP_SIZE / 2; o > 0; o /= 2) v += LASSM_SHFL_XOR(v, o);
+        return v;
+    }
+    __device__ __forceinline__ void sum8(u32* c) const
+    {
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+            for (int o = WARP_SIZE / 2; o > 0; o /= 2) c[i] += LASSM_SHFL_XOR(c[i], o);
+    }
+};
+
+template <> struct Team<true> {
+    int tid;
+    u64* scratch;
+    __device__ explicit Team(u64* s) : tid((int)threadIdx.x), scratch(s) {}
+    __device__ __forceinline__ int size() const { return (int)blockDim.x; }
+    __device__ __forceinline__ int warp() const { return tid / WARP_SIZE; }
+    __device__ __forceinline__ void sync() const { __syncthreads(); }
+    __device__ __forceinline__ int bcast(int v) const
+    {
+        if (tid == 0) scratch[0] = (u64)(unsigned)v;
+        __syncthreads();
+        const int out = (int)(unsigned)scratch[0];
+        __syncthreads();
+        return out;
+    }
+    __device__ __forceinline__ i64 sum(i64 v) const
+    {
+        for (int o = WARP_SIZE / 2; o > 0; o /= 2) v += LASSM_SHFL_XOR(v, o);
+        if (tid % WARP_SIZE == 0) scratch[warp()] = (u64)v;
+        __syncthreads();
+        i64 out = 0;
+        for (int w = 0; w < size() / WARP_SIZE; ++w) out += (i64)scratch[w];
+        __syncthreads();
+        return out;
+    }
+    __device__ __forceinline__ void sum8(u32* c) const
+    {
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+            for (int o = WARP_SIZE / 2; o > 0; o /= 2) c[i] += LASSM_SHFL_XOR(c[i], o);
+        if (tid % WARP_SIZE == 0)
+#pragma unroll
+            for (int i = 0; i < 8; ++i) scratch[warp() * 8 + i] = c[i];
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+            u32 t = 0u;
+            for (int w = 0; w < size() / WARP_SIZE; ++w) t += (u32)scratch[w * 8 + i];
+            c[i] = t;
+        }
+        __syncthreads();
+    }
+};
+
+// One round of inserts: the claim (or find) of the k-mer at read + s, a team barrier that orders
+// every claimer's zeroing before any vote, then its votes. Team-uniform: every thread calls it,
+// `active` or not.
+template <bool BLOCK>
+__device__ __forceinline__ void fast_insert_round(const Team<BLOCK>& team, ht_slot* ht, u32 mask, const u8* seqs,
+                                                  const u8* read, const u8* qual, int s, int k, int qual_offset,
+                                                  u64 tag, bool active)
 {
     u32 slot = 0u;
     if (active) slot = fast_insert(ht, mask, seqs, read + s, k, fast_hash(read + s, k), tag);
-    LASSM_SYNCWARP();
+    team.sync();
     if (active) {
         const int b = base_index(read[s + k]);
         if (b >= 0) {
@@ -852,7 +952,8 @@ __device__ __forceinline__ void fast_insert_round(ht_slot* ht, u32 mask, const u
 }
 
 // Flat k-mer positions over a group of WARP_SIZE reads g .. g+WARP_SIZE-1 (below r1): lane i gets
-// read g+i's k-mer count in *m and returns the inclusive prefix sum of the counts.
+// read g+i's k-mer count in *m and returns the inclusive prefix sum of the counts. Every warp of a
+// team computes it for itself.
 __device__ __forceinline__ int fast_group_prefix(const i64* rd_off, i64 g, i64 r1, int k, int lane, int* m)
 {
     const i64 j = g + lane;
@@ -878,47 +979,50 @@ __device__ __forceinline__ int fast_flat_read(int incl, int m, int x, int* pos)
     return lo;
 }
 
-// Algorithm 1 without the reset and without the vote scan: the warp inserts every k-mer of the
-// reads r0 .. r1-1 (the last k-mer of a read is never inserted) and casts its votes.
-__device__ void fast_count_mers(ht_slot* ht, u32 mask, const u8* seqs, const u8* quals, const i64* rd_off, i64 r0,
-                                i64 r1, int k, int qual_offset, int lane, u64 tag)
+// Algorithm 1 without the reset and without the vote scan: the team inserts every k-mer of the
+// reads r0 .. r1-1 (the last k-mer of a read is never inserted) and casts its votes. Round r of
+// a group gives warp w of the team the flat positions r * size + w * WARP_SIZE + lane.
+template <bool BLOCK>
+__device__ void fast_count_mers(const Team<BLOCK>& team, ht_slot* ht, u32 mask, const u8* seqs, const u8* quals,
+                                const i64* rd_off, i64 r0, i64 r1, int k, int qual_offset, u64 tag)
 {
+    const int lane = team.tid % WARP_SIZE, step = team.size();
 #if LASSM_FAST_PER_READ
     for (i64 j = r0; j < r1; ++j) {
         const i64 a = rd_off[j];
         const int num_mers = (int)(rd_off[j + 1] - a) - k;
-        for (int base = 0; base < num_mers; base += WARP_SIZE)  // warp-uniform: the barrier
-            fast_insert_round(ht, mask, seqs, seqs + a, quals + a, base + lane, k, qual_offset, tag,
-                              base + lane < num_mers);
+        for (int base = 0; base < num_mers; base += step)  // team-uniform: the barrier
+            fast_insert_round(team, ht, mask, seqs, seqs + a, quals + a, base + team.tid, k, qual_offset, tag,
+                              base + team.tid < num_mers);
     }
 #else
-    // WARP_SIZE reads at a time: lane i holds the inclusive prefix sum of their k-mer counts, and
-    // the lane that takes flat k-mer x finds its read by a binary search over those sums.
     for (i64 g = r0; g < r1; g += WARP_SIZE) {
         int m;
         const int incl = fast_group_prefix(rd_off, g, r1, k, lane, &m);
         const int total = LASSM_SHFL(incl, WARP_SIZE - 1);
-        for (int base = 0; base < total; base += WARP_SIZE) {  // warp-uniform: the barrier
+        for (int base = 0; base < total; base += step) {  // team-uniform: the barrier
+            const int x = base + team.warp() * WARP_SIZE + lane;
             int s;
-            const int r = fast_flat_read(incl, m, base + lane, &s);
-            const bool active = base + lane < total;
+            const int r = fast_flat_read(incl, m, x, &s);
+            const bool active = x < total;
             const i64 a = active ? rd_off[g + r] : 0;
-            fast_insert_round(ht, mask, seqs, seqs + a, quals + a, s, k, qual_offset, tag, active);
+            fast_insert_round(team, ht, mask, seqs, seqs + a, quals + a, s, k, qual_offset, tag, active);
         }
     }
 #endif
-    LASSM_SYNCWARP();
+    team.sync();
 }
 
 #if LASSM_FAST_SCAN
 // The faithful vote scan, kept for the ablation: every slot claimed at this epoch gets its ext.
-__device__ void fast_vote_scan(ht_slot* ht, u32 size, u64 tag, int depth, int lane)
+template <bool BLOCK>
+__device__ void fast_vote_scan(const Team<BLOCK>& team, ht_slot* ht, u32 size, u64 tag, int depth)
 {
-    for (u32 i = (u32)lane; i < size; i += WARP_SIZE) {
+    for (u32 i = (u32)team.tid; i < size; i += (u32)team.size()) {
         ht_slot* e = &ht[i];
         if ((e->key_ptr & ~LASSM_FAST_OFF_MASK) == tag) e->ext = set_ext(e->low_q, e->hi_q, depth);
     }
-    LASSM_SYNCWARP();
+    team.sync();
 }
 #endif
 
@@ -968,15 +1072,20 @@ __device__ u8 fast_walk(const ht_slot* ht, u32 mask, const u8* seqs, u64 tag, u3
             *walk_len = wl;
             return 'R';
         }
+#if LASSM_FAST_SCAN
         const int slot = fast_find(ht, mask, seqs, mer, k, h, tag);
         if (slot < 0) {
             *walk_len = wl;
             return 'X';
         }
-#if LASSM_FAST_SCAN
         const u32 ext = ht[slot].ext;
 #else
-        const u32 ext = set_ext(ht[slot].low_q, ht[slot].hi_q, depth);
+        u32 low[4], high[4];
+        if (!fast_find_votes(ht, mask, seqs, mer, k, h, tag, low, high)) {
+            *walk_len = wl;
+            return 'X';
+        }
+        const u32 ext = set_ext(low, high, depth);
 #endif
         if (ext == 'X' || ext == 'F') {
             *walk_len = wl;
@@ -989,24 +1098,27 @@ __device__ u8 fast_walk(const ht_slot* ht, u32 mask, const u8* seqs, u64 tag, u3
     return 'X';
 }
 
-// A walk step without a table (idea 7), warp-wide: the votes of mer[0, k) counted over every
+// A walk step without a table (change 7), team-wide: the votes of mer[0, k) counted over every
 // inserted position of the reads r0 .. r1-1 (a one-word prefix test, then the full compare),
-// summed over the warp, and voted by set_ext. Returns the extension in every lane.
-__device__ u32 fast_scan_ext(const u8* seqs, const u8* quals, const i64* rd_off, i64 r0, i64 r1, const u8* mer, int k,
-                             int qual_offset, int depth, int lane)
+// summed over the team, and voted by set_ext. Returns the extension in every thread.
+template <bool BLOCK>
+__device__ u32 fast_scan_ext(const Team<BLOCK>& team, const u8* seqs, const u8* quals, const i64* rd_off, i64 r0,
+                             i64 r1, const u8* mer, int k, int qual_offset, int depth)
 {
+    const int lane = team.tid % WARP_SIZE, step = team.size();
     u32 msh;
     const u32* mw = aligned_base(mer, &msh);
     const u32 first = fast_funnel(mw[0], mw[1], msh);  // k >= 21: a whole word
-    u32 lo0 = 0u, lo1 = 0u, lo2 = 0u, lo3 = 0u, hi0 = 0u, hi1 = 0u, hi2 = 0u, hi3 = 0u;
+    u32 c[8] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};  // low_q[4], hi_q[4]
     for (i64 g = r0; g < r1; g += WARP_SIZE) {
         int m;
         const int incl = fast_group_prefix(rd_off, g, r1, k, lane, &m);
         const int total = LASSM_SHFL(incl, WARP_SIZE - 1);
-        for (int base = 0; base < total; base += WARP_SIZE) {
+        for (int base = 0; base < total; base += step) {
+            const int x = base + team.warp() * WARP_SIZE + lane;
             int s;
-            const int r = fast_flat_read(incl, m, base + lane, &s);
-            if (base + lane >= total) continue;
+            const int r = fast_flat_read(incl, m, x, &s);
+            if (x >= total) continue;
             const i64 at = rd_off[g + r] + s;
             const u8* p = seqs + at;
             u32 psh;
@@ -1016,69 +1128,47 @@ __device__ u32 fast_scan_ext(const u8* seqs, const u8* quals, const i64* rd_off,
             if (b < 0) continue;
             const int q = (int)quals[at + k] - qual_offset;
             const u32 low = q >= LASSM_MIN_QUAL ? 1u : 0u, high = q >= LASSM_MIN_HI_QUAL ? 1u : 0u;
-            lo0 += b == 0 ? low : 0u;
-            lo1 += b == 1 ? low : 0u;
-            lo2 += b == 2 ? low : 0u;
-            lo3 += b == 3 ? low : 0u;
-            hi0 += b == 0 ? high : 0u;
-            hi1 += b == 1 ? high : 0u;
-            hi2 += b == 2 ? high : 0u;
-            hi3 += b == 3 ? high : 0u;
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                c[i] += b == i ? low : 0u;
+                c[4 + i] += b == i ? high : 0u;
+            }
         }
     }
-    for (int o = WARP_SIZE / 2; o > 0; o /= 2) {
-        lo0 += LASSM_SHFL_XOR(lo0, o);
-        lo1 += LASSM_SHFL_XOR(lo1, o);
-        lo2 += LASSM_SHFL_XOR(lo2, o);
-        lo3 += LASSM_SHFL_XOR(lo3, o);
-        hi0 += LASSM_SHFL_XOR(hi0, o);
-        hi1 += LASSM_SHFL_XOR(hi1, o);
-        hi2 += LASSM_SHFL_XOR(hi2, o);
-        hi3 += LASSM_SHFL_XOR(hi3, o);
-    }
+    team.sum8(c);
     u32 ext = 0u;
-    if (lane == 0) {
-        const u32 low[4] = {lo0, lo1, lo2, lo3}, high[4] = {hi0, hi1, hi2, hi3};
-        ext = set_ext(low, high, depth);
-    }
-    return (u32)LASSM_SHFL((int)ext, 0);
+    if (team.tid == 0) ext = set_ext(c, c + 4, depth);
+    return (u32)team.bcast((int)ext);
 }
 
-// The kernel, same arguments and outputs as the faithful one (see there); ht_off must give every
-// contig end a power-of-two number of slots, ht must arrive zeroed, and the launch must carry
-// blockDim / WARP_SIZE * (walk_stride + 2 * fast_visited_slots(max_walk)) bytes of dynamic
-// shared memory (none for LASSM_FAST_GLOBAL_WALK, which takes fast_visited_slots(max_walk) zeroed
-// visited entries per contig end instead).
-extern "C" __global__ void iterative_walks_kernel(
-    const u8* __restrict__ ctg_seqs, const i64* __restrict__ ctg_off, const double* __restrict__ depths,
-    const u8* __restrict__ rd_seqs, const u8* __restrict__ rd_quals, const i64* __restrict__ rd_off,
-    const i64* __restrict__ rd_cnt_off, ht_slot* ht, const i64* __restrict__ ht_off, u64* visited,
-    u8* walk_tmp, u8* walks, int* walk_len, int* final_k, u8* term, int* n_k, i64* steps,
-    i64* insertions, i64* start_insertions, int n_ends, int start_k, int max_walk, int qual_offset,
-    int walk_stride)
-{
-    const int lane = (int)(threadIdx.x % WARP_SIZE);
-    const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) / WARP_SIZE;
-    if (warp >= n_ends) return;  // whole warps leave together: blockDim is a multiple of WARP_SIZE
+// Per-launch shared memory of a block: each warp's walk buffer, then each warp's visited set,
+// then the team scratch (32 x 8 words). A block team uses warp 0's buffers.
+struct FastShared {
+    u8* wbuf;
+    fast_visit_t* seen;
+    u64* scratch;
+};
 
-    const u8* ctg = ctg_seqs + ctg_off[warp];
-    const int clen = (int)(ctg_off[warp + 1] - ctg_off[warp]);
-    const int depth = (int)depths[warp];
-    const i64 r0 = rd_cnt_off[warp], r1 = rd_cnt_off[warp + 1];
-    ht_slot* table = ht + ht_off[warp];
-    const u64 cap = (u64)(ht_off[warp + 1] - ht_off[warp]);
-    u8* best = walks + warp * (i64)max_walk;
+// One contig end, walked by `team`: the k-shift loop of the faithful kernel, with the changes
+// above. Writes the end's outputs from thread 0.
+template <bool BLOCK>
+__device__ void fast_end(const Team<BLOCK>& team, i64 e, FastShared sh, const u8* ctg_seqs, const i64* ctg_off,
+                         const double* depths, const u8* rd_seqs, const u8* rd_quals, const i64* rd_off,
+                         const i64* rd_cnt_off, ht_slot* ht, const i64* ht_off, u8* walks, int* walk_len,
+                         int* final_k, u8* term, int* n_k, i64* steps, i64* insertions, i64* start_insertions,
+                         int start_k, int max_walk, int qual_offset)
+{
+    const int tid = team.tid, T = team.size();
+    const u8* ctg = ctg_seqs + ctg_off[e];
+    const int clen = (int)(ctg_off[e + 1] - ctg_off[e]);
+    const int depth = (int)depths[e];
+    const i64 r0 = rd_cnt_off[e], r1 = rd_cnt_off[e + 1];
+    ht_slot* table = ht + ht_off[e];
+    const u64 cap = (u64)(ht_off[e + 1] - ht_off[e]);
+    u8* best = walks + e * (i64)max_walk;
     const u32 vslots = fast_visited_slots(max_walk);
-#if LASSM_FAST_GLOBAL_WALK
-    fast_visit_t* seen = visited + warp * (i64)vslots;  // the host gives vslots zeroed entries per end
-    u8* wbuf = walk_tmp + warp * (i64)walk_stride;
-#else
-    extern __shared__ __align__(16) u8 lassm_smem[];
-    const int w = (int)(threadIdx.x / WARP_SIZE), nw = (int)(blockDim.x / WARP_SIZE);
-    u8* wbuf = lassm_smem + w * walk_stride;
-    fast_visit_t* seen = (fast_visit_t*)(lassm_smem + nw * walk_stride) + w * vslots;
-    const u32 vwords = vslots / 2u;
-#endif
+    u8* wbuf = sh.wbuf;
+    fast_visit_t* seen = sh.seen;
 
     const int max_k = min(LASSM_MAX_KMER_LEN, clen);
     int best_len = 0, best_k = 0, best_term = 0, last_term = 0, nk = 0;
@@ -1088,7 +1178,7 @@ extern "C" __global__ void iterative_walks_kernel(
         const u32 epoch = (u32)nk + 1u;
         const u64 tag = (u64)epoch << 48;
 #if LASSM_FAST_RESET
-        for (u64 i = (u64)lane; i < cap; i += WARP_SIZE) {
+        for (u64 i = (u64)tid; i < cap; i += (u64)T) {
             uint4* q = (uint4*)&table[i];
             q[0] = make_uint4(0u, 0u, 0u, 0u);
             q[1] = make_uint4(0u, 0u, 0u, 0u);
@@ -1096,16 +1186,17 @@ extern "C" __global__ void iterative_walks_kernel(
         }
 #endif
 #if !LASSM_FAST_GLOBAL_WALK
-        for (u32 i = (u32)lane; i < vwords; i += WARP_SIZE) ((u32*)seen)[i] = 0u;
+        for (u32 i = (u32)tid; i < vslots / 2u; i += (u32)T) ((u32*)seen)[i] = 0u;
 #endif
-        LASSM_SYNCWARP();
-        // The k-mers this k inserts (the same sum count_mers returns), reduced over the warp.
+        for (int i = tid; i < k; i += T) wbuf[i] = ctg[clen - k + i];
+        team.sync();  // the clears and the start k-mer before the walk
+        // The k-mers this k inserts (the same sum count_mers returns), reduced over the team.
         i64 ins = 0;
-        for (i64 j = r0 + lane; j < r1; j += WARP_SIZE) {
+        for (i64 j = r0 + tid; j < r1; j += T) {
             const int m = (int)(rd_off[j + 1] - rd_off[j]) - k;
             if (m > 0) ins += m;
         }
-        for (int o = WARP_SIZE / 2; o > 0; o /= 2) ins += LASSM_SHFL_XOR(ins, o);
+        ins = team.sum(ins);
 #if LASSM_FAST_FULL_TABLE
         const u64 size = cap;
 #else
@@ -1117,9 +1208,7 @@ extern "C" __global__ void iterative_walks_kernel(
         if (nk == 0) start_ins = ins;
         n_ins += ins;
         ++nk;
-        for (int i = lane; i < k; i += WARP_SIZE) wbuf[i] = ctg[clen - k + i];
-        LASSM_SYNCWARP();
-        // The first steps by scanning the reads (warp-uniform: every lane holds wl and t) ...
+        // The first steps by scanning the reads (team-uniform: every thread holds wl and t) ...
         int wl = 0;
         u8 t = 0;
         for (int step = 0; step < LASSM_FAST_SCAN_STEPS; ++step) {
@@ -1129,30 +1218,30 @@ extern "C" __global__ void iterative_walks_kernel(
             }
             const u8* mer = wbuf + wl;
             int rep = 0;
-            if (lane == 0) rep = fast_seen(seen, vslots, epoch, wbuf, mer, k, fast_hash(mer, k), wl) ? 1 : 0;
-            if (LASSM_SHFL(rep, 0)) {
+            if (tid == 0) rep = fast_seen(seen, vslots, epoch, wbuf, mer, k, fast_hash(mer, k), wl) ? 1 : 0;
+            if (team.bcast(rep)) {
                 t = 'R';
                 break;
             }
-            const u32 ext = fast_scan_ext(rd_seqs, rd_quals, rd_off, r0, r1, mer, k, qual_offset, depth, lane);
+            const u32 ext = fast_scan_ext(team, rd_seqs, rd_quals, rd_off, r0, r1, mer, k, qual_offset, depth);
             if (ext == 'X' || ext == 'F') {
                 t = (u8)ext;
                 break;
             }
-            if (lane == 0) wbuf[wl + k] = (u8)ext;
-            LASSM_SYNCWARP();
+            if (tid == 0) wbuf[wl + k] = (u8)ext;
+            team.sync();
             ++wl;
         }
-        // ... and a walk still going builds the table and goes on with it (lane 0).
+        // ... and a walk still going builds the table and goes on with it (thread 0).
         if (t == 0) {
-            fast_count_mers(table, mask, rd_seqs, rd_quals, rd_off, r0, r1, k, qual_offset, lane, tag);
+            fast_count_mers(team, table, mask, rd_seqs, rd_quals, rd_off, r0, r1, k, qual_offset, tag);
 #if LASSM_FAST_SCAN
-            fast_vote_scan(table, (u32)size, tag, depth, lane);
+            fast_vote_scan(team, table, (u32)size, tag, depth);
 #endif
-            if (lane == 0) t = fast_walk(table, mask, rd_seqs, tag, epoch, seen, vslots, max_walk, wbuf, k, depth, wl, &wl);
+            if (tid == 0) t = fast_walk(table, mask, rd_seqs, tag, epoch, seen, vslots, max_walk, wbuf, k, depth, wl, &wl);
         }
         int stop = 0;
-        if (lane == 0) {
+        if (tid == 0) {
             n_steps += wl;
             last_term = t;
             if (wl > best_len) {  // ties keep the earlier k
@@ -1169,19 +1258,62 @@ extern "C" __global__ void iterative_walks_kernel(
                 shift = LASSM_SHIFT_SIZE;
             }
         }
-        shift = LASSM_SHFL(shift, 0);
-        stop = LASSM_SHFL(stop, 0);
-        LASSM_SYNCWARP();  // lane 0's reads of the tables come before the next k's claims
+        shift = team.bcast(shift);
+        stop = team.bcast(stop);
+        team.sync();  // thread 0's reads of the table and the walk buffer before the next k's writes
         if (stop) break;
     }
-    if (lane == 0) {
-        walk_len[warp] = best_len;
-        final_k[warp] = best_k;
-        term[warp] = (u8)(best_len > 0 ? best_term : last_term);
-        n_k[warp] = nk;
-        steps[warp] = n_steps;
-        insertions[warp] = n_ins;
-        start_insertions[warp] = start_ins;
+    if (tid == 0) {
+        walk_len[e] = best_len;
+        final_k[e] = best_k;
+        term[e] = (u8)(best_len > 0 ? best_term : last_term);
+        n_k[e] = nk;
+        steps[e] = n_steps;
+        insertions[e] = n_ins;
+        start_insertions[e] = start_ins;
+    }
+}
+
+// The kernel, the faithful one's arguments (see there) plus n_team: blocks 0 .. n_team-1 each
+// walk contig end blockIdx.x as one team (the host puts the ends with the most read bases first);
+// every later block gives each of its warps one end, from n_team on. ht_off must give every
+// contig end a power-of-two number of slots, ht must arrive zeroed, and the launch must carry
+// blockDim / WARP_SIZE * (walk_stride + 2 * fast_visited_slots(max_walk)) + 2048 bytes of dynamic
+// shared memory (lassm.backends.cuda.fast_shared_bytes; LASSM_FAST_GLOBAL_WALK: only the 2048, and
+// fast_visited_slots(max_walk) zeroed visited entries per contig end in `visited`).
+extern "C" __global__ void iterative_walks_kernel(
+    const u8* __restrict__ ctg_seqs, const i64* __restrict__ ctg_off, const double* __restrict__ depths,
+    const u8* __restrict__ rd_seqs, const u8* __restrict__ rd_quals, const i64* __restrict__ rd_off,
+    const i64* __restrict__ rd_cnt_off, ht_slot* ht, const i64* __restrict__ ht_off, u64* visited,
+    u8* walk_tmp, u8* walks, int* walk_len, int* final_k, u8* term, int* n_k, i64* steps,
+    i64* insertions, i64* start_insertions, int n_ends, int start_k, int max_walk, int qual_offset,
+    int walk_stride, int n_team)
+{
+    extern __shared__ __align__(16) u8 lassm_smem[];
+    const int w = (int)(threadIdx.x / WARP_SIZE), nw = (int)(blockDim.x / WARP_SIZE);
+    const bool block_team = (int)blockIdx.x < n_team;
+    const i64 e = block_team ? (i64)blockIdx.x : (i64)n_team + ((i64)blockIdx.x - n_team) * nw + w;
+    if (e >= n_ends) return;  // whole warps of warp-team blocks only: a block team's end exists
+    const u32 vslots = fast_visited_slots(max_walk);
+    FastShared sh;
+#if LASSM_FAST_GLOBAL_WALK
+    sh.wbuf = walk_tmp + e * (i64)walk_stride;
+    sh.seen = visited + e * (i64)vslots;
+    sh.scratch = (u64*)lassm_smem;
+#else
+    const int owner = block_team ? 0 : w;  // whose buffers the team uses
+    sh.wbuf = lassm_smem + owner * walk_stride;
+    sh.seen = (fast_visit_t*)(lassm_smem + nw * walk_stride) + owner * vslots;
+    sh.scratch = (u64*)(lassm_smem + nw * walk_stride + nw * vslots * 2u);
+#endif
+    if (block_team) {
+        const Team<true> team(sh.scratch);
+        fast_end(team, e, sh, ctg_seqs, ctg_off, depths, rd_seqs, rd_quals, rd_off, rd_cnt_off, ht, ht_off, walks,
+                 walk_len, final_k, term, n_k, steps, insertions, start_insertions, start_k, max_walk, qual_offset);
+    } else {
+        const Team<false> team(sh.scratch);
+        fast_end(team, e, sh, ctg_seqs, ctg_off, depths, rd_seqs, rd_quals, rd_off, rd_cnt_off, ht, ht_off, walks,
+                 walk_len, final_k, term, n_k, steps, insertions, start_insertions, start_k, max_walk, qual_offset);
     }
 }
 #endif  // LASSM_PROTOCOL == LASSM_PROTO_FAST

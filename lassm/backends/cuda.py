@@ -46,12 +46,30 @@ def visited_slots(max_walk: int) -> int:
     return v
 
 
-def fast_shared_bytes(block_warps: int, max_walk: int) -> int:
-    """Dynamic shared memory of one block of a shared-walk fast build: per warp, its walk buffer
-    and a visited set of 16-bit entries, plus 16 bytes that the last buffer's word loads may touch."""
+#: Shared memory a block team sums through: 32 warps x 8 counters x 8 bytes (``Team<true>``).
+TEAM_SCRATCH_BYTES = 32 * 8 * 8
+#: Read bases from which a contig end gets a block team instead of a warp: about ten reads, the
+#: size MetaHipMer's larger bin starts at.
+TEAM_MIN_BASES = 1536
+
+
+def fast_shared_bytes(block_warps: int, max_walk: int, shared_walk: bool = True) -> int:
+    """Dynamic shared memory of one block of a fast build: per warp, its walk buffer and a visited
+    set of 16-bit entries (shared-walk builds), then the team scratch; the walk buffers' word
+    loads may run into what follows them, never past the end."""
+    if not shared_walk:
+        return TEAM_SCRATCH_BYTES
     if int(max_walk) >= 0xFFFF:
         raise ValueError(f"max_walk = {max_walk}: fast keeps walk offsets in 16 bits; use a walk limit below 65535")
-    return int(block_warps) * (launch.walk_stride(max_walk) + 2 * visited_slots(max_walk)) + launch.PAD_BYTES
+    return int(block_warps) * (launch.walk_stride(max_walk) + 2 * visited_slots(max_walk)) + TEAM_SCRATCH_BYTES
+
+
+def team_count(read_bases: np.ndarray, min_bases: int | None = None) -> int:
+    """How many leading ends of a launch (in work order) get a block team: those with at least
+    ``min_bases`` read bases (default :data:`TEAM_MIN_BASES`)."""
+    bases = np.asarray(read_bases, dtype=np.int64)
+    small = np.flatnonzero(bases < (TEAM_MIN_BASES if min_bases is None else int(min_bases)))
+    return int(small[0]) if len(small) else len(bases)
 
 
 def work_order(index: np.ndarray, read_bytes: np.ndarray) -> np.ndarray:
@@ -201,7 +219,9 @@ def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots:
     elif variant.shared_walk:  # fast keeps the visited set in shared memory: a placeholder here
         n_visited, shared = 1, fast_shared_bytes(block_warps, max_walk)
     else:  # epoch-tagged entries in global memory, zeroed once
-        n_visited, shared = n * visited_slots(max_walk), 0
+        n_visited, shared = n * visited_slots(max_walk), fast_shared_bytes(block_warps, max_walk, False)
+    rd_bases = reads.offsets[reads.contig_offsets[index + 1]] - reads.offsets[reads.contig_offsets[index]]
+    n_team = team_count(rd_bases) if variant is not None and variant.block_teams else 0
     stride = launch.walk_stride(max_walk)
     h_ctg, h_ctg_off = launch.gather(ctg_seqs, ctg_off, index)
     rids, h_cnt_off = launch.read_index(reads.contig_offsets, index)
@@ -248,9 +268,10 @@ def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots:
             raise ValueError(f"kernel argument {name} must be C-contiguous")
     used = int(pool.used_bytes())
     scalars = (np.int32(n), np.int32(params.k), np.int32(max_walk), np.int32(params.qual_offset),
-               np.int32(stride))
+               np.int32(stride)) + (() if variant is None else (np.int32(n_team),))
     args = tuple(d[name] for name in expected) + scalars
-    grid, block = launch.geometry(n, block_warps, warp_size)
+    grid, block = launch.geometry(n - n_team, block_warps, warp_size)
+    grid = (grid[0] + n_team,) if n > n_team else (n_team,)
     if shared > kern.max_dynamic_shared_size_bytes:
         kern.max_dynamic_shared_size_bytes = shared  # past the 48 KB default: opt in (raises if too large)
     start, end = cupy.cuda.Event(), cupy.cuda.Event()
@@ -271,6 +292,7 @@ def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots:
         start_insertions=cupy.asnumpy(d["start_insertions"]),
         kernel_seconds=seconds,
     )
+    part.extra = {"block_teams": n_team}
     del d
     return part, seconds, used
 
@@ -320,7 +342,7 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
             out.scatter(index, part)
             high_water = max(high_water, used)
             launches.append({"bin": label, "slice": number, "contigs": int(len(index)), "seconds": seconds,
-                             "bytes": int(nbytes[index].sum())})
+                             "bytes": int(nbytes[index].sum()), "block_teams": int(part.extra["block_teams"])})
     out.extra = {
         "backend": "hip" if hip else "cuda",
         "protocol": protocol,
