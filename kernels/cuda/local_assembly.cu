@@ -653,10 +653,11 @@ extern "C" __global__ void iterative_walks_kernel(
 //  5. Flat inserts: the lanes take consecutive k-mers across read boundaries (32 reads' k-mer
 //     counts scanned at a time), so a round of 32 inserts is full however long the reads are.
 //  6. Fewer dependent loads per k-mer: the hash carries each aligned word to the next step (one
-//     load per 4 bases instead of two), the compare loads up to 8 words of both k-mers before it
-//     tests them (the faithful compare's early exit after every word makes each load wait for
-//     the one before: 20 round trips to L1 or L2 for a 77-mer, 3 here), and the walk's find
-//     loads a slot's votes with its key.
+//     load per 4 bases instead of two), the compare loads 4 words of both k-mers before it tests
+//     them (the faithful compare's early exit after every word makes each load wait for the one
+//     before: 20 round trips to L1 or L2 for a 77-mer, 5 here), and the walk's find loads a
+//     slot's votes with its key. (Chunks of 8 predicated words were tried and were slower:
+//     logs/fast_8word_compare_bench.log.)
 //  7. Short walks need no table: a walk step needs only the votes of one k-mer, which the warp
 //     can count by scanning the reads for it (a one-word prefix test per position, the full
 //     compare on a match). The first LASSM_FAST_SCAN_STEPS steps at each k scan; a walk still
@@ -751,9 +752,8 @@ __device__ __forceinline__ u32 fast_hash(const u8* key, int len)
 #endif
 }
 
-// Whether a[0, k) == b[0, k) (kmer_eq's answer): up to eight words of each side are loaded before
-// any is tested (predicated loads: none past the k-mer's last word), so a 21-mer costs one round
-// of loads and a 77-mer three, against the faithful compare's one round per word.
+// Whether a[0, k) == b[0, k) (kmer_eq's answer): four words of each side are loaded before any
+// is tested, so a 77-mer costs five dependent rounds of loads rather than twenty.
 __device__ __forceinline__ bool fast_kmer_eq(const u8* a, const u8* b, int k)
 {
 #if LASSM_FAST_PLAIN_BYTES
@@ -762,30 +762,28 @@ __device__ __forceinline__ bool fast_kmer_eq(const u8* a, const u8* b, int k)
     u32 sa, sb;
     const u32* wa = aligned_base(a, &sa);
     const u32* wb = aligned_base(b, &sb);
-    const int nw = (k + 3) / 4;  // words of the k-mer, the last one maybe partial
     u32 pa = wa[0], pb = wb[0];
-    for (int j = 0; j < nw; j += 8) {
-        u32 xa[8], xb[8];
-#pragma unroll
-        for (int i = 0; i < 8; ++i) {
-            if (j + i < nw) {
-                xa[i] = wa[j + i + 1];
-                xb[i] = wb[j + i + 1];
-            }
-        }
-        u32 diff = 0u;
-#pragma unroll
-        for (int i = 0; i < 8; ++i) {
-            if (j + i < nw) {
-                u32 x = fast_funnel(pa, xa[i], sa) ^ fast_funnel(pb, xb[i], sb);
-                const int left = k - 4 * (j + i);  // bytes of the k-mer from this word on
-                if (left < 4) x &= 0xFFFFFFFFu >> (32 - 8 * left);
-                diff |= x;
-                pa = xa[i];
-                pb = xb[i];
-            }
-        }
+    int j = 0;
+    for (; k >= 16; k -= 16, j += 4) {
+        const u32 a1 = wa[j + 1], a2 = wa[j + 2], a3 = wa[j + 3], a4 = wa[j + 4];
+        const u32 b1 = wb[j + 1], b2 = wb[j + 2], b3 = wb[j + 3], b4 = wb[j + 4];
+        const u32 diff = (fast_funnel(pa, a1, sa) ^ fast_funnel(pb, b1, sb)) |
+                         (fast_funnel(a1, a2, sa) ^ fast_funnel(b1, b2, sb)) |
+                         (fast_funnel(a2, a3, sa) ^ fast_funnel(b2, b3, sb)) |
+                         (fast_funnel(a3, a4, sa) ^ fast_funnel(b3, b4, sb));
         if (diff != 0u) return false;
+        pa = a4;
+        pb = b4;
+    }
+    for (; k >= 4; k -= 4, ++j) {
+        const u32 a1 = wa[j + 1], b1 = wb[j + 1];
+        if (fast_funnel(pa, a1, sa) != fast_funnel(pb, b1, sb)) return false;
+        pa = a1;
+        pb = b1;
+    }
+    if (k > 0) {
+        const u32 mask = 0xFFFFFFFFu >> (32 - 8 * k);
+        return ((fast_funnel(pa, wa[j + 1], sa) ^ fast_funnel(pb, wb[j + 1], sb)) & mask) == 0u;
     }
     return true;
 #endif
