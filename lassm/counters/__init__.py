@@ -385,10 +385,13 @@ def write_sidecars(raw: str | Path, version_text: str, meta: dict) -> None:
     version_text : str
         What ``<tool> --version`` printed.
     meta : dict
-        Labels of the run (dataset, k, protocol, device, command, tool, vendor, tool_version).
+        Labels of the run (dataset, k, protocol, device, command, tool, vendor, tool_version);
+        the commit (``git_sha``, :func:`lassm.runs.git_sha`) is added unless given.
     """
     from ..atomic import atomic_open
+    from ..runs import git_sha
 
+    meta = {"git_sha": git_sha(), **meta}  # the tree the counted kernel was built from
     vpath, mpath = sidecar_paths(raw)
     with atomic_open(vpath) as fh:
         fh.write(version_text if version_text.endswith("\n") else version_text + "\n")
