@@ -185,5 +185,51 @@ def sweep_timings(machine: str) -> pd.DataFrame:
     return df
 
 
-__all__ = ["RECORD_COLUMNS", "bench_table", "load_metrics", "load_records", "reference_timings", "scaling_table",
-           "sweep_timings"]
+def ablation_costs(bench: pd.DataFrame, base: str = "fast", datasets: list[str] | None = None) -> pd.DataFrame:
+    """Each ablation build's kernel time over ``base``'s, per dataset: what undoing one change costs.
+
+    Parameters
+    ----------
+    bench : :func:`bench_table` rows (``dataset``, ``protocol``, ``kernel_ms``).
+    base : the build every other ``base-*`` build is measured against.
+    datasets : columns to keep, in this order (default: every dataset ``base`` ran on).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index: the ``base-*`` builds; columns: datasets; values: time / ``base``'s time.
+    """
+    rows = bench[(bench["protocol"] == base) | bench["protocol"].str.startswith(base + "-")]
+    times = rows.pivot_table(index="protocol", columns="dataset", values="kernel_ms", aggfunc="first")
+    if base not in times.index:
+        raise LassmError(f"no {base!r} benchmark to measure the ablation builds against")
+    cols = [d for d in (datasets or list(times.columns)) if d in times.columns and pd.notna(times.loc[base, d])]
+    return (times[cols] / times.loc[base, cols]).drop(index=base)
+
+
+def against_published(ours: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
+    """Where our points sit on the potential-speedup plot against the published ports', per k.
+
+    Parameters
+    ----------
+    ours : one row per k with ``k``, ``x``, ``y`` and ``beyond_model`` (``metrics.csv`` rows).
+    published : ``k``, ``x``, ``y`` of the published ports (:func:`lassm.paper.speedup_points`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per k: our x and y, the best published x and y, and whether ours is right of all and
+        above all of them (strictly), and beyond the model.
+    """
+    best = published.groupby("k")[["x", "y"]].max().rename(columns={"x": "published x (max)",
+                                                                     "y": "published y (max)"})
+    out = ours[["k", "x", "y", "beyond_model"]].merge(best, left_on="k", right_index=True, how="inner")
+    out["right of all"] = out["x"] > out["published x (max)"]
+    out["above all"] = out["y"] > out["published y (max)"]
+    out = out.rename(columns={"beyond_model": "beyond the model"})
+    return out[["k", "x", "y", "published x (max)", "published y (max)", "right of all", "above all",
+                "beyond the model"]].sort_values("k").reset_index(drop=True)
+
+
+__all__ = ["RECORD_COLUMNS", "ablation_costs", "against_published", "bench_table", "load_metrics", "load_records",
+           "reference_timings", "scaling_table", "study_rows", "sweep_timings"]

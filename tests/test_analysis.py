@@ -67,3 +67,29 @@ def test_bytes_per_insertion_uses_the_runs_work(derived: pd.DataFrame) -> None:
     assert (sample["hash_insertions"] == start).all()
     assert np.allclose(sample["bytes_per_insertion"], sample["dram_bytes"] / start)
     assert (per["insertions_all_k"] >= per["hash_insertions"]).all()
+
+
+def test_ablation_costs_are_time_over_the_base() -> None:
+    from lassm import results
+
+    bench = pd.DataFrame({"dataset": ["a", "a", "a", "b", "b", "a"],
+                          "protocol": ["fast", "fast-x", "fast-y", "fast", "fast-x", "casptr"],
+                          "kernel_ms": [2.0, 3.0, 1.0, 4.0, 8.0, 9.0]})
+    cost = results.ablation_costs(bench, "fast", ["b", "a", "missing"])
+    assert list(cost.columns) == ["b", "a"] and list(cost.index) == ["fast-x", "fast-y"]
+    assert cost.loc["fast-x", "a"] == 1.5 and cost.loc["fast-x", "b"] == 2.0 and cost.loc["fast-y", "a"] == 0.5
+    assert pd.isna(cost.loc["fast-y", "b"])  # not run there
+    with pytest.raises(LassmError, match="no 'fast' benchmark"):
+        results.ablation_costs(bench[bench["protocol"] != "fast"], "fast")
+
+
+def test_against_published_is_strict_per_k() -> None:
+    from lassm import results
+
+    published = pd.DataFrame({"k": [21, 21, 33], "x": [0.5, 0.2, 0.3], "y": [0.1, 0.14, 0.15]})
+    ours = pd.DataFrame({"k": [33, 21], "x": [1.5, 0.5], "y": [0.02, 0.2], "beyond_model": [True, False]})
+    v = results.against_published(ours, published).set_index("k")
+    assert list(v.index) == [21, 33]
+    assert not v.loc[21, "right of all"] and v.loc[21, "above all"]  # x ties the best: not strictly right
+    assert v.loc[33, "right of all"] and not v.loc[33, "above all"] and v.loc[33, "beyond the model"]
+    assert v.loc[21, "published y (max)"] == 0.14
