@@ -11,6 +11,7 @@ Any name may end in ``x<N>`` (``sample-k77x20``): the dataset replicated N times
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from . import formats, paths
 from .dataset import Dataset
@@ -26,8 +27,7 @@ def load(name: str, k: int | None = None) -> tuple[Dataset, int]:
     m = _TIMES.match(name)
     if m and not name.endswith((".dat", ".parquet")):
         ds, start_k = load(m["base"], k)
-        rep = ds.replicate(int(m["times"]))
-        return Dataset(rep.cids, rep.seqs, rep.offsets, rep.depths, rep.left, rep.right, name=name, k=rep.k), start_k
+        return replace(ds.replicate(int(m["times"])), name=name), start_k
     if name.startswith("sample-"):
         key = name.removeprefix("sample-")
         if key not in paths.SAMPLE_K:
@@ -46,8 +46,7 @@ def load(name: str, k: int | None = None) -> tuple[Dataset, int]:
         path = paths.data_dir() / "real" / f"{name}.parquet"
         if not path.exists():
             raise LassmError(f"unknown real-genome dataset {name!r}: no {path} (build it with lassm data real)")
-        ds = formats.read_dataset(str(path), k=int(m["k"]))
-        return Dataset(ds.cids, ds.seqs, ds.offsets, ds.depths, ds.left, ds.right, name=name, k=ds.k), k or int(m["k"])
+        return replace(formats.read_dataset(str(path), k=int(m["k"])), name=name), k or int(m["k"])
     ds = formats.read_dataset(name, k=k)
     if (k or ds.k) is None:
         raise LassmError(f"{name}: the start k is not recorded in the file; pass --k")

@@ -55,7 +55,7 @@ class Variant:
 #: Optimized variants, built like a protocol (``-DLASSM_PROTOCOL=...``). CUDA only for now (not
 #: in the HIP backend). No register cap: on the H100 every cap from 64 down to 32 registers made
 #: fast slower, its spills costing more than the extra warps gained (tools/fast_explore.py, log in
-#: data/results/nvidia-h100-80gb-hbm3/logs/fast_explore.log).
+#: data/results/nvidia-h100-80gb-hbm3/logs/fast_explore_register_cap.log).
 VARIANTS: dict[str, Variant] = {
     "fast": Variant("LASSM_PROTO_FAST"),
     "fast-reset": Variant("LASSM_PROTO_FAST", ("-DLASSM_FAST_RESET=1",),

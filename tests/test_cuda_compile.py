@@ -121,6 +121,10 @@ def test_slot_size_matches_kernel() -> None:
 def test_geometry() -> None:
     assert launch.geometry(10, 3, 32) == ((4,), (96,))
     assert launch.geometry(0, 4, 64) == ((1,), (256,))
+    assert launch.geometry(10, 3, 32, n_team=4) == ((6,), (96,))  # 4 team blocks + ceil(6 / 3)
+    assert launch.geometry(10, 4, 32, n_team=10) == ((10,), (128,))
+    with pytest.raises(ValueError, match="n_team"):
+        launch.geometry(3, 4, 32, n_team=4)
     with pytest.raises(ValueError):
         launch.geometry(5, 0, 32)
 

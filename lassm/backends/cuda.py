@@ -30,9 +30,6 @@ DEFAULT_BLOCK_WARPS = 4
 MEMORY_FRACTION = 0.8
 #: What this backend builds (the sweep enumerates it): the four protocols and the fast variant.
 PROTOCOLS: dict[str, str] = dict(BUILDS)
-#: Protocols whose kernel tags table entries with the k iteration: their tables get a power-of-two
-#: number of slots and arrive zeroed (book/fast-kernel.md): fast and its ablation builds.
-EPOCH_PROTOCOLS: tuple[str, ...] = tuple(VARIANTS)
 #: Label of the launch that holds every contig end (the one-launch variants).
 ALL_ENDS = "all"
 
@@ -209,8 +206,11 @@ def _validate(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, rea
 
 def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots: np.ndarray,
                params: config.Params, block_warps: int, warp_size: int,
-               variant: Variant | None = None) -> tuple[SideResult, float, int]:
-    """Uploads one slice, launches it once, downloads its results. Returns (part, seconds, bytes)."""
+               variant: Variant | None = None, n_team: int = 0) -> tuple[SideResult, float, int]:
+    """Uploads one slice, launches it once, downloads its results. Returns (part, seconds, bytes).
+
+    A fast ``variant`` gets its shared memory and visited set, and block teams for the first
+    ``n_team`` ends of ``index``."""
     cupy = _cupy()
     n = len(index)
     max_walk = int(params.max_walk)
@@ -220,8 +220,6 @@ def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots:
         n_visited, shared = 1, fast_shared_bytes(block_warps, max_walk)
     else:  # epoch-tagged entries in global memory, zeroed once
         n_visited, shared = n * visited_slots(max_walk), fast_shared_bytes(block_warps, max_walk, False)
-    rd_bases = reads.offsets[reads.contig_offsets[index + 1]] - reads.offsets[reads.contig_offsets[index]]
-    n_team = team_count(rd_bases) if variant is not None and variant.block_teams else 0
     stride = launch.walk_stride(max_walk)
     h_ctg, h_ctg_off = launch.gather(ctg_seqs, ctg_off, index)
     rids, h_cnt_off = launch.read_index(reads.contig_offsets, index)
@@ -270,8 +268,7 @@ def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots:
     scalars = (np.int32(n), np.int32(params.k), np.int32(max_walk), np.int32(params.qual_offset),
                np.int32(stride)) + (() if variant is None else (np.int32(n_team),))
     args = tuple(d[name] for name in expected) + scalars
-    grid, block = launch.geometry(n - n_team, block_warps, warp_size)
-    grid = (grid[0] + n_team,) if n > n_team else (n_team,)
+    grid, block = launch.geometry(n, block_warps, warp_size, n_team)
     if shared > kern.max_dynamic_shared_size_bytes:
         kern.max_dynamic_shared_size_bytes = shared  # past the 48 KB default: opt in (raises if too large)
     start, end = cupy.cuda.Event(), cupy.cuda.Event()
@@ -292,7 +289,6 @@ def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots:
         start_insertions=cupy.asnumpy(d["start_insertions"]),
         kernel_seconds=seconds,
     )
-    part.extra = {"block_teams": n_team}
     del d
     return part, seconds, used
 
@@ -337,12 +333,13 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
             continue
         for number, (a, b) in enumerate(launch.slices(nbytes[idx], budget)):
             index = idx[a:b]
+            n_team = team_count(rd_bytes[index]) if variant is not None and variant.block_teams else 0
             part, seconds, used = _run_slice(kern, index, ctg_seqs, ctg_off, depths, reads, slots_all[index],
-                                             params, int(block_warps), ws, variant=variant)
+                                             params, int(block_warps), ws, variant=variant, n_team=n_team)
             out.scatter(index, part)
             high_water = max(high_water, used)
             launches.append({"bin": label, "slice": number, "contigs": int(len(index)), "seconds": seconds,
-                             "bytes": int(nbytes[index].sum()), "block_teams": int(part.extra["block_teams"])})
+                             "bytes": int(nbytes[index].sum()), "block_teams": n_team})
     out.extra = {
         "backend": "hip" if hip else "cuda",
         "protocol": protocol,

@@ -28,14 +28,16 @@ def ceil_div(a: int, b: int) -> int:
     return -(-int(a) // int(b))
 
 
-def geometry(n_ends: int, block_warps: int, warp_size: int) -> tuple[tuple[int], tuple[int]]:
-    """Grid and block of a launch with one warp per contig end.
+def geometry(n_ends: int, block_warps: int, warp_size: int, n_team: int = 0) -> tuple[tuple[int], tuple[int]]:
+    """Grid and block of a launch with one warp per contig end, or a block for each of the first
+    ``n_team`` ends (fast's block teams).
 
     Parameters
     ----------
     n_ends : contig ends in the launch.
     block_warps : warps per block (any positive number: odd ones are tested).
     warp_size : lanes per warp, queried from the device.
+    n_team : leading ends that get a block each (0 to ``n_ends``).
 
     Returns
     -------
@@ -43,7 +45,10 @@ def geometry(n_ends: int, block_warps: int, warp_size: int) -> tuple[tuple[int],
     """
     if block_warps < 1 or warp_size < 1:
         raise ValueError(f"block_warps ({block_warps}) and warp_size ({warp_size}) must be positive")
-    return (max(1, ceil_div(n_ends, block_warps)),), (int(block_warps) * int(warp_size),)
+    if not 0 <= n_team <= max(n_ends, 0):
+        raise ValueError(f"n_team ({n_team}) must lie in 0..n_ends ({n_ends})")
+    blocks = int(n_team) + ceil_div(n_ends - n_team, block_warps)
+    return (max(1, blocks),), (int(block_warps) * int(warp_size),)
 
 
 def walk_stride(max_walk: int) -> int:
