@@ -1,12 +1,89 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Atomic file writes: a result file is either whole or absent, never half-written."""
+"""Atomic file writes: a result file is either whole or absent, never half-written.
+
+A file is written under a hidden temporary name beside its target (``.<name>.<random>.tmp``)
+and renamed over it only when the write succeeded. ``tempfile`` creates that temporary with
+mode 0600 (folders 0700) whatever the umask, and a rename keeps the mode, so before the rename
+the temporary is given the mode an ordinary write would have left: the target's own mode when
+it exists (``open(path, "w")`` keeps it), else ``0o666`` (folders ``0o777``) less the caller's
+umask. On a shared file system, results are then as readable as any other file the user writes.
+"""
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import IO, Iterator
+
+
+def current_umask() -> int:
+    """The process's umask, read without changing it where the kernel allows.
+
+    Linux (4.7 on) reports it in ``/proc/self/status``. Elsewhere the only way to read it is to
+    set it and set it back, which is process-global: a file another thread creates in between
+    would get mode 0666. That fallback sets the strictest mask (0o077) for that instant, so the
+    race can only make such a file less readable, never more.
+
+    Returns
+    -------
+    int
+        The umask bits, e.g. ``0o022``.
+    """
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
+
+
+def ordinary_mode(path: str | os.PathLike, directory: bool = False) -> int:
+    """The permission bits an ordinary ``open(path, "w")`` (or ``mkdir``) would leave ``path`` with.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The target about to be replaced or created.
+    directory : bool
+        The target is a folder (``0o777`` less the umask) rather than a file (``0o666``).
+
+    Returns
+    -------
+    int
+        The existing file's mode where ``path`` is a file that an ordinary write would
+        truncate in place, else the default less the umask.
+    """
+    if not directory:
+        try:
+            st = os.stat(path)
+        except OSError:
+            st = None
+        if st is not None and stat.S_ISREG(st.st_mode):
+            return stat.S_IMODE(st.st_mode)
+    return (0o777 if directory else 0o666) & ~current_umask()
+
+
+def publish(tmp: str | os.PathLike, path: str | os.PathLike, directory: bool = False) -> None:
+    """Gives the temporary ``tmp`` the mode of an ordinary write to ``path``, then renames it there.
+
+    Parameters
+    ----------
+    tmp : str or PathLike
+        The whole file (or folder) written under a temporary name beside ``path``.
+    path : str or PathLike
+        Its final name. A file there is replaced; a folder there must not exist (the caller
+        moves it aside first: ``os.replace`` cannot replace a non-empty folder).
+    directory : bool
+        ``tmp`` is a folder.
+    """
+    os.chmod(tmp, ordinary_mode(path, directory=directory))
+    os.replace(tmp, path)
 
 
 @contextlib.contextmanager
@@ -19,7 +96,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     tmp_path = Path(tmp)
     try:
         yield tmp_path
-        os.replace(tmp_path, path)
+        publish(tmp_path, path)
     finally:
         if tmp_path.exists():
             tmp_path.unlink()

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__, paths
+from .atomic import publish
 from .config import Params
 from .dataset import Dataset
 from .result import Extension
@@ -210,7 +211,7 @@ def write_record(summary: dict, ext: Extension, root: Path | None = None, run_id
         old = root / f".{run_id}.old"
         if final.exists():
             os.replace(final, old)
-        os.replace(tmp, final)
+        publish(tmp, final, directory=True)  # mkdtemp's 0700 would hide the record from the group
         shutil.rmtree(old, ignore_errors=True)
         return final
     finally:

@@ -25,6 +25,7 @@ import traceback
 from pathlib import Path
 
 from . import backends, datasets, paths
+from .atomic import publish
 from .config import Params
 from .dataset import Dataset
 from .errors import LassmError
@@ -210,7 +211,7 @@ def run_notebook(dataset: str, k: int, backend: str, protocol: str, machine: str
         summary_path = folder / "summary.json"
         if not summary_path.is_file():
             raise LassmError(f"{template}: ran without writing {summary_path}")
-        os.replace(tmp, folder / NOTEBOOK_NAME)
+        publish(tmp, folder / NOTEBOOK_NAME)  # with an ordinary file's mode, not mkstemp's 0600
         return folder, json.loads(summary_path.read_text())
     finally:
         tmp.unlink(missing_ok=True)
