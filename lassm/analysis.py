@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from . import cliargs as t
 from . import metrics, paths
 from .atomic import atomic_path
 from .errors import LassmError
@@ -146,6 +147,6 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("metrics", help="the study's metrics from a machine's counters and ceilings")
     sub = p.add_subparsers(dest="metrics_command", required=True)
     d = sub.add_parser("derive", help="data/results/<machine>/counters + ceilings.json -> metrics.csv")
-    d.add_argument("--machine", required=True, help="folder under data/results/")
-    d.add_argument("--out", default=None, help="CSV to write (default: data/results/<machine>/metrics.csv)")
+    d.add_argument("--machine", type=t.recorded_machine, required=True, help="folder under data/results/")
+    d.add_argument("--out", type=t.output_file, default=None, help="CSV to write (default: data/results/<machine>/metrics.csv)")
     d.set_defaults(func=_cmd_derive)

@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The ``lassm`` command line. Every subcommand is a thin call into the package.
 
-Errors a user can fix (bad input, a missing backend) print one line naming the file, line and
-field, and exit with code 2; no output file is left half-written.
+Errors a user can fix (bad input, a bad option, a missing backend) print one ``lassm: error:``
+line naming the file, line and field (or the option), and exit with code 2; no output file is left
+half-written. Option values are checked as they are parsed (:mod:`lassm.cliargs`), pairs of
+options first thing in each subcommand, so no mistake is found after expensive work. Anything
+else is a bug and keeps its traceback.
 """
 from __future__ import annotations
 
@@ -13,24 +16,27 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from . import cliargs as t
 from .config import DEFAULT_MAX_WALK, DEFAULT_QUAL_OFFSET, MAX_KMER_LEN, MIN_KMER_LEN, Params
 from .errors import LassmError
 
 
-def _k_arg(text: str) -> int:
-    try:
-        k = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"k must be an integer, got {text!r}") from None
-    if not MIN_KMER_LEN <= k <= MAX_KMER_LEN:
-        raise argparse.ArgumentTypeError(f"k = {k} is outside {MIN_KMER_LEN}..{MAX_KMER_LEN}")
-    return k
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one ``lassm: error:`` line (exit code 2).
+
+    ``add_subparsers`` makes every subcommand's parser of the same class, those that other
+    modules add included.
+    """
+
+    def error(self, message: str):
+        where = self.prog.removeprefix("lassm").strip()
+        self.exit(2, f"lassm: error: {where + ': ' if where else ''}{message} (see {self.prog} --help)\n")
 
 
 def _add_run_params(p: argparse.ArgumentParser, k_required: bool = True) -> None:
-    p.add_argument("--k", type=_k_arg, required=k_required, default=None, help=f"start k-mer length ({MIN_KMER_LEN}..{MAX_KMER_LEN})")
-    p.add_argument("--max-walk", type=int, default=DEFAULT_MAX_WALK, help="walk limit in bases (default %(default)s)")
-    p.add_argument("--qual-offset", type=int, default=DEFAULT_QUAL_OFFSET, help="Phred offset (default %(default)s)")
+    p.add_argument("--k", type=t.k_value, required=k_required, default=None, help=f"start k-mer length ({MIN_KMER_LEN}..{MAX_KMER_LEN})")
+    p.add_argument("--max-walk", type=t.count, default=DEFAULT_MAX_WALK, help="walk limit in bases (default %(default)s)")
+    p.add_argument("--qual-offset", type=t.qual_offset, default=DEFAULT_QUAL_OFFSET, help="Phred offset (default %(default)s)")
 
 
 def _params(args: argparse.Namespace, k: int) -> Params:
@@ -49,8 +55,13 @@ def _start_k(args: argparse.Namespace, ds) -> int:
 
 def cmd_extend(args: argparse.Namespace) -> int:
     from . import formats
+    from .backends import check_protocol
     from .extend import extend
 
+    if args.protocol is not None:
+        check_protocol(args.backend, args.protocol)
+    if not args.cluster:  # the workers of a cluster may have what this machine lacks
+        _require_backend(args.backend)
     ds = formats.read_dataset(args.input)
     params = _params(args, _start_k(args, ds))
     options = {"threads": args.threads} if args.backend == "cpu" and args.threads else {}
@@ -76,6 +87,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     from . import formats
     from .stats import PAPER_TABLE2, dataset_stats
 
+    _require_backend(args.backend)
     ds = formats.read_dataset(args.input)
     k = _start_k(args, ds)
     row = dataset_stats(ds, k, backend=args.backend, max_walk=args.max_walk, qual_offset=args.qual_offset)
@@ -113,28 +125,34 @@ def cmd_generate(args: argparse.Namespace) -> int:
 def cmd_convert(args: argparse.Namespace) -> int:
     from . import formats
 
-    ds = formats.read_dataset(args.input, k=args.k)
     suffix = Path(args.out).suffix
     writers = {".dat": formats.write_dat, ".parquet": formats.write_parquet,
                ".fasta": formats.write_fasta, ".fa": formats.write_fasta,
                ".fastq": formats.write_fastq, ".fq": formats.write_fastq}
     if suffix not in writers:
         raise LassmError(f"{args.out}: unknown output format {suffix!r}; use one of {', '.join(writers)}")
+    ds = formats.read_dataset(args.input, k=args.k)
     writers[suffix](ds, args.out)
     return 0
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from . import bench
+    from .backends import check_protocol
 
+    for proto in args.protocols or []:
+        check_protocol(args.backend, proto, "--protocols")
+    if args.subgroup and args.backend != "sycl":
+        raise LassmError(f"--subgroup: sub-group widths are a sycl option, not one of the {args.backend} backend")
+    _require_backend(args.backend)
     if args.backend != "cpu":
         options = {key: val for key, val in (("max_bytes", args.max_bytes), ("block_warps", args.block_warps)) if val}
         rows = []
-        for sg in [int(x) for x in _csv(args.subgroup) or []] or [None]:
+        for sg in args.subgroup or [None]:
             if sg:
                 options["subgroup"] = sg
-            rows += bench.gpu_bench(_csv(args.datasets) or ["sample-k77x20"], backend=args.backend,
-                                    protocols=_csv(args.protocols), repeat=args.repeat, machine=args.machine,
+            rows += bench.gpu_bench(args.datasets or ["sample-k77x20"], backend=args.backend,
+                                    protocols=args.protocols, repeat=args.repeat, machine=args.machine,
                                     record=not args.no_record, command=_command_line(), **options)
         if args.json:
             print(json.dumps(rows, indent=2, default=str))
@@ -152,10 +170,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
+    from . import backends
     from .sweep import main_job
 
-    rows = main_job(machine=args.machine, backend_names=_csv(args.backends), dataset_names=_csv(args.datasets),
-                    protocols=_csv(args.protocols), ks=[_k_arg(x) for x in _csv(args.ks) or []] or None,
+    if args.protocols:  # they apply to every GPU backend of the run (the CPU has none)
+        for name in args.backends or [backends.best()]:
+            for proto in (args.protocols if name != "cpu" else []):
+                backends.check_protocol(name, proto, "--protocols")
+    if not args.cluster:
+        for name in args.backends or []:
+            _require_backend(name)
+    rows = main_job(machine=args.machine, backend_names=args.backends, dataset_names=args.datasets,
+                    protocols=args.protocols, ks=args.ks,
                     force=args.force, progress=not args.quiet, notebooks=args.notebooks, cluster=args.cluster)
     table = Table(title="lassm run" + (" --notebooks" if args.notebooks else ""))
     for col in ("dataset", "k", "backend", "protocol", "status"):
@@ -167,12 +193,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _require_backend(name: str) -> None:
+    """Fails now, naming what to install, when backend ``name`` cannot run here (not after the work)."""
+    from . import backends
+
+    backends.get(name)
+
+
 def _command_line() -> str:
     return "lassm " + " ".join(sys.argv[1:])
-
-
-def _csv(text: str | None) -> list[str] | None:
-    return [t.strip() for t in text.split(",") if t.strip()] if text else None
 
 
 def cmd_backends(args: argparse.Namespace) -> int:
@@ -189,19 +218,20 @@ def _err(msg: str) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``lassm`` argument parser (also read by the tests that keep notebooks in step)."""
-    parser = argparse.ArgumentParser(prog="lassm", description="MetaHipMer local assembly, measured on every GPU.")
+    parser = Parser(prog="lassm", description="MetaHipMer local assembly, measured on every GPU.")
     parser.add_argument("--version", action="version", version=f"lassm {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("extend", help="extend the contigs of a dataset")
-    p.add_argument("input", help=".dat or .parquet dataset")
+    p.add_argument("input", type=t.input_file, help=".dat or .parquet dataset")
     _add_run_params(p, k_required=False)
-    p.add_argument("--backend", default="cpu", help="cpu, cuda, hip or sycl (default cpu)")
-    p.add_argument("--protocol", default=None, help="GPU insert protocol (matchany, doneflag, barrier, casptr)")
-    p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all cores)")
-    p.add_argument("--out", required=True, help="output file, MetaHipMer's 'cid extended_sequence'")
-    p.add_argument("--ends", default=None, help="also write per-end walk figures (.parquet or .tsv)")
-    p.add_argument("--cluster", default=None, help="shard the contigs over Dask workers, balanced by work: "
+    p.add_argument("--backend", type=t.backend_name, default="cpu", help="cpu, cuda, hip or sycl (default cpu)")
+    p.add_argument("--protocol", type=t.protocol_name, default=None,
+                   help="GPU insert protocol (casptr, matchany, doneflag, barrier; cuda: fast and its ablation builds)")
+    p.add_argument("--threads", type=t.count, default=None, help="CPU threads (default: all cores)")
+    p.add_argument("--out", type=t.output_file, required=True, help="output file, MetaHipMer's 'cid extended_sequence'")
+    p.add_argument("--ends", type=t.output_file, default=None, help="also write per-end walk figures (.parquet or .tsv)")
+    p.add_argument("--cluster", type=t.cluster_spec, default=None, help="shard the contigs over Dask workers, balanced by work: "
                    "local[:N], local-cuda[:N], tcp://HOST:PORT or a scheduler file (needs lassm[dask])")
     p.set_defaults(func=cmd_extend)
 
@@ -210,53 +240,53 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_real_parser(data)
     p = data.add_parser("generate", help="a synthetic metagenome calibrated to the paper's Table II")
-    p.add_argument("--k", type=_k_arg, required=True)
-    p.add_argument("--scale", type=float, default=1.0, help="1 = the size of Table II's row for k")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", required=True, help=".parquet or .dat")
+    p.add_argument("--k", type=t.k_value, required=True)
+    p.add_argument("--scale", type=t.positive_real, default=1.0, help="1 = the size of Table II's row for k")
+    p.add_argument("--seed", type=t.natural, default=0)
+    p.add_argument("--out", type=t.output_file, required=True, help=".parquet or .dat")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_generate)
 
     p = data.add_parser("stats", help="the paper's Table II row for a dataset")
-    p.add_argument("input")
+    p.add_argument("input", type=t.input_file)
     _add_run_params(p, k_required=False)
-    p.add_argument("--backend", default="cpu")
+    p.add_argument("--backend", type=t.backend_name, default="cpu")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_stats)
 
     p = data.add_parser("convert", help="convert between .dat, .parquet, .fasta (contigs) and .fastq (reads)")
-    p.add_argument("input")
-    p.add_argument("out")
-    p.add_argument("--k", type=_k_arg, default=None, help="start k to record in a parquet file")
+    p.add_argument("input", type=t.input_file)
+    p.add_argument("out", type=t.output_file)
+    p.add_argument("--k", type=t.k_value, default=None, help="start k to record in a parquet file")
     p.set_defaults(func=cmd_convert)
 
     p = sub.add_parser("bench", help="CPU backend: contig ends/s and insertions/s, one thread vs all cores")
-    p.add_argument("input", nargs="?", default=None, help="dataset (default: the embedded k = 77 sample)")
+    p.add_argument("input", nargs="?", type=t.input_file, default=None, help="dataset (default: the embedded k = 77 sample)")
     _add_run_params(p, k_required=False)
-    p.add_argument("--repeat", type=int, default=3)
-    p.add_argument("--threads", type=int, default=None, help="the 'all cores' thread count (default: all)")
-    p.add_argument("--backend", default="cpu", help="cpu (thread scaling) or a GPU backend (protocols vs the CPU)")
-    p.add_argument("--datasets", default=None, help="GPU: comma list of dataset names (default sample-k77x20)")
-    p.add_argument("--protocols", default=None, help="GPU: comma list of insert protocols (default: all)")
-    p.add_argument("--max-bytes", type=int, default=None, help="GPU: device bytes per launch (forces slicing)")
-    p.add_argument("--block-warps", type=int, default=None, help="GPU: warps per block")
-    p.add_argument("--subgroup", default=None, help="sycl: comma list of sub-group widths to sweep (8,16,32,64)")
-    p.add_argument("--machine", default=None, help="results folder name (default: from the device)")
+    p.add_argument("--repeat", type=t.count, default=3)
+    p.add_argument("--threads", type=t.count, default=None, help="the 'all cores' thread count (default: all)")
+    p.add_argument("--backend", type=t.backend_name, default="cpu", help="cpu (thread scaling) or a GPU backend (protocols vs the CPU)")
+    p.add_argument("--datasets", type=t.dataset_list, default=None, help="GPU: comma list of dataset names (default sample-k77x20)")
+    p.add_argument("--protocols", type=t.protocol_list, default=None, help="GPU: comma list of insert protocols (default: all)")
+    p.add_argument("--max-bytes", type=t.count, default=None, help="GPU: device bytes per launch (forces slicing)")
+    p.add_argument("--block-warps", type=t.count, default=None, help="GPU: warps per block")
+    p.add_argument("--subgroup", type=t.lane_width_list, default=None, help="sycl: comma list of sub-group widths to sweep (8,16,32,64)")
+    p.add_argument("--machine", type=t.machine_name, default=None, help="results folder name (default: from the device)")
     p.add_argument("--no-record", action="store_true", help="do not write run records")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("run", help="the main job: the sweep on this machine, recorded under data/results/<machine>/")
-    p.add_argument("--machine", default=None, help="results folder name (default: from the device)")
-    p.add_argument("--backends", default=None, help="comma list (default: the best present, plus cpu)")
-    p.add_argument("--datasets", default=None, help="comma list of sample-k77, sample-k21, gen-k21[-s0.1], or paths")
-    p.add_argument("--protocols", default=None, help="comma list of GPU insert protocols (default: all)")
-    p.add_argument("--ks", default=None, help="comma list of start k (default: each dataset's own)")
+    p.add_argument("--machine", type=t.machine_name, default=None, help="results folder name (default: from the device)")
+    p.add_argument("--backends", type=t.backend_list, default=None, help="comma list (default: the best present, plus cpu)")
+    p.add_argument("--datasets", type=t.dataset_list, default=None, help="comma list of sample-k77, sample-k21, gen-k21[-s0.1], or paths")
+    p.add_argument("--protocols", type=t.protocol_list, default=None, help="comma list of GPU insert protocols (default: all)")
+    p.add_argument("--ks", type=t.k_list, default=None, help="comma list of start k (default: each dataset's own)")
     p.add_argument("--force", action="store_true", help="re-run points already recorded")
     p.add_argument("--notebooks", action="store_true",
                    help="run each point by executing notebooks/run.ipynb with Papermill; the executed "
                         "notebook is kept in the point's record folder (needs the book extra)")
-    p.add_argument("--cluster", default=None, help="run the points as Dask tasks, one worker (GPU) each: "
+    p.add_argument("--cluster", type=t.cluster_spec, default=None, help="run the points as Dask tasks, one worker (GPU) each: "
                    "local[:N], local-cuda[:N], tcp://HOST:PORT or a scheduler file (needs lassm[dask])")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_run)
@@ -275,14 +305,33 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Runs one ``lassm`` command; returns its exit code (usage errors exit 2 from the parser).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 on success (``--help`` and ``--version`` too), 1 when a run finished but a point failed
+        or differed from the CPU, 2 for a mistake the user can fix (one ``lassm: error:`` line
+        on stderr).
+    """
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a usage error already printed as one line
+        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
     try:
         return int(args.func(args) or 0)
     except LassmError as exc:
         _err(f"lassm: error: {exc}")
         return 2
-    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+    except OSError as exc:
+        if exc.filename is None:  # not about a file the user named: a bug or the machine's
+            raise
         _err(f"lassm: error: {exc.filename}: {exc.strerror}")
         return 2
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from pathlib import Path
 
 from . import formats, paths
 from .dataset import Dataset
@@ -51,6 +52,54 @@ def load(name: str, k: int | None = None) -> tuple[Dataset, int]:
     if (k or ds.k) is None:
         raise LassmError(f"{name}: the start k is not recorded in the file; pass --k")
     return ds, k or ds.k
+
+
+def check_name(name: str) -> str:
+    """Refuses a name :func:`load` could not load, without reading or generating anything.
+
+    Parameters
+    ----------
+    name : str
+        A dataset name or a file path, as :func:`load` takes it.
+
+    Returns
+    -------
+    str
+        ``name``, when it is a known sample, a generator name with k in range, a committed
+        real-genome dataset, or an existing file.
+    """
+    from .config import MAX_KMER_LEN, MIN_KMER_LEN
+
+    m = _TIMES.match(name)
+    if m and not name.endswith((".dat", ".parquet")):
+        if int(m["times"]) < 1:
+            raise LassmError(f"dataset {name!r}: replicated {m['times']} times; use x1 or more")
+        check_name(m["base"])
+        return name
+    if name.startswith("sample-"):
+        if name.removeprefix("sample-") not in paths.SAMPLE_K:
+            raise LassmError(f"unknown sample {name!r}; choose sample-k77 or sample-k21")
+        return name
+    m = _GEN.match(name)
+    if m:
+        if not MIN_KMER_LEN <= int(m["k"]) <= MAX_KMER_LEN:
+            raise LassmError(f"dataset {name!r}: k = {m['k']} is outside {MIN_KMER_LEN}..{MAX_KMER_LEN}")
+        try:
+            scale = float(m["scale"] or 1.0)
+        except ValueError:
+            raise LassmError(f"dataset {name!r}: scale {m['scale']!r} is not a number") from None
+        if not scale > 0:
+            raise LassmError(f"dataset {name!r}: scale {m['scale']} must be above 0")
+        return name
+    if _REAL.match(name):
+        path = paths.data_dir() / "real" / f"{name}.parquet"
+        if not path.is_file():
+            raise LassmError(f"unknown real-genome dataset {name!r}: no {path} (build it with lassm data real)")
+        return name
+    if not Path(name).is_file():
+        raise LassmError(f"{name!r} is neither a dataset name (sample-k77, sample-k21, gen-k<K>[-s<SCALE>]"
+                         f"[-seed<N>], real-<preset>-k<K>, any of them + x<N>) nor a file")
+    return name
 
 
 def reference_output(name: str) -> dict[int, str] | None:

@@ -58,6 +58,7 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
+from . import cliargs as t
 from .dataset import Dataset, Reads
 from .errors import LassmError
 
@@ -752,19 +753,19 @@ def add_real_parser(data_subparsers) -> None:
         "real", help="datasets from real genomes with ART, MEGAHIT and minimap2 (MetaHipMer's pipeline)")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--preset", choices=sorted(PRESETS), help="a community of genomes shipped by Debian packages")
-    src.add_argument("--genomes", "--genome", dest="genome", action="extend", nargs="+", metavar="FASTA",
+    src.add_argument("--genomes", "--genome", dest="genome", action="extend", nargs="+", metavar="FASTA", type=t.input_file,
                      help="genome FASTA files (.gz, .xz, .bz2 too), one genome each")
-    p.add_argument("--k", "--k-list", dest="k_list", default=",".join(map(str, DEFAULT_KS)),
+    p.add_argument("--k", "--k-list", dest="k_list", type=t.odd_k_list, default=",".join(map(str, DEFAULT_KS)),
                    help="contig k values, comma-separated (default %(default)s)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--cov-median", type=float, default=None, help="median read coverage (default: the preset's)")
-    p.add_argument("--cov-sigma", type=float, default=None, help="log-normal sigma of coverage")
-    p.add_argument("--insert-mean", type=int, default=None, help="fragment size mean (default: the preset's)")
-    p.add_argument("--insert-sd", type=int, default=None, help="fragment size sd (default: the preset's)")
-    p.add_argument("--quality-shift", type=int, default=None, help="ART's -qs/-qs2 (default: the preset's)")
-    p.add_argument("--megahit-options", default=None, metavar="OPTIONS",
+    p.add_argument("--seed", type=t.natural, default=0)
+    p.add_argument("--cov-median", type=t.positive_real, default=None, help="median read coverage (default: the preset's)")
+    p.add_argument("--cov-sigma", type=t.nonneg_real, default=None, help="log-normal sigma of coverage")
+    p.add_argument("--insert-mean", type=t.count, default=None, help="fragment size mean (default: the preset's)")
+    p.add_argument("--insert-sd", type=t.natural, default=None, help="fragment size sd (default: the preset's)")
+    p.add_argument("--quality-shift", type=t.integer, default=None, help="ART's -qs/-qs2 (default: the preset's)")
+    p.add_argument("--megahit-options", type=t.shell_words, default=None, metavar="OPTIONS",
                    help="MEGAHIT options after the fixed ones, one string (default: the preset's)")
-    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("--out", type=t.output_folder, required=True, help="output folder")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_real)
 

@@ -389,8 +389,13 @@ def test_cli_parse_writes_a_tidy_csv(tmp_path: Path, capsys) -> None:
     assert len(df) == 1 and df["launches"].iloc[0] == 2 and df["k"].iloc[0] == 21
 
 
-def test_cli_collect_without_ncu_is_a_lassm_error(tmp_path: Path) -> None:
-    args = _cli().parse_args(["counters", "collect", "x.dat", "--k", "21", "--ncu", "no-such-ncu-here",
-                              "--out", str(tmp_path / "raw.csv")])
-    with pytest.raises(LassmError):
+def test_cli_collect_without_ncu_is_a_lassm_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = tmp_path / "x.dat"
+    data.write_text("1 ACGT 1 0 0\n")
+    monkeypatch.setenv("PATH", str(tmp_path))  # no ncu on it
+    args = _cli().parse_args(["counters", "collect", str(data), "--k", "21", "--out", str(tmp_path / "raw.csv")])
+    with pytest.raises(LassmError, match="not on PATH"):
         args.func(args)
+    with pytest.raises(SystemExit):  # an --ncu that is no program is refused as it is parsed
+        _cli().parse_args(["counters", "collect", str(data), "--k", "21", "--ncu", "no-such-ncu-here",
+                           "--out", str(tmp_path / "raw.csv")])

@@ -418,7 +418,10 @@ def test_bad_arguments_are_lassm_errors(tmp_path, monkeypatch):
     assert (tmp_path / "work" / "mine.txt").exists()
 
 
-def test_cli_parser():
+def test_cli_parser(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the genome files named below must exist
+    for name in ("a.fa", "b.fa.gz", "b.fa"):
+        (tmp_path / name).write_text(">g\nACGT\n")
     parser = argparse.ArgumentParser()
     real.add_real_parser(parser.add_subparsers(dest="data_command"))
     args = parser.parse_args(["real", "--preset", "tiny", "--k-list", "21,33", "--out", "x"])

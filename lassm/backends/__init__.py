@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from ..errors import BackendUnavailable
+from ..errors import BackendUnavailable, LassmError
 
 #: name -> (module, pip extra that provides its runtime), in order of preference for "best".
 BACKENDS: dict[str, tuple[str, str]] = {
@@ -36,6 +36,52 @@ def get(name: str) -> ModuleType:
     if not ok:
         raise BackendUnavailable(f"backend {name!r} cannot run here: {why}")
     return mod
+
+
+def protocols(name: str) -> tuple[str, ...]:
+    """The insert protocols (and builds) backend ``name`` has; ``("none",)`` for the CPU.
+
+    Read from the backend's module, which imports without its runtime, so that a command line
+    can be checked on a machine that lacks the backend (the error then names what is missing).
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`BACKENDS`.
+
+    Returns
+    -------
+    tuple of str
+        The protocol names, the default first.
+    """
+    if name not in BACKENDS:
+        raise BackendUnavailable(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
+    if name == "cpu":
+        return ("none",)
+    return tuple(importlib.import_module(BACKENDS[name][0]).PROTOCOLS)
+
+
+def all_protocols() -> tuple[str, ...]:
+    """Every protocol name some backend builds, in backend order, each once."""
+    return tuple(dict.fromkeys(p for name in BACKENDS for p in protocols(name)))
+
+
+def check_protocol(backend: str, protocol: str, option: str = "--protocol") -> None:
+    """Refuses a protocol that ``backend`` does not build, listing those it does.
+
+    Parameters
+    ----------
+    backend : str
+        A key of :data:`BACKENDS`.
+    protocol : str
+        The protocol asked for (``none`` for the CPU).
+    option : str
+        The command-line option that named it, for the message.
+    """
+    builds = protocols(backend)
+    if protocol not in builds:
+        raise LassmError(f"{option} {protocol}: the {backend} backend does not build it; "
+                         f"it builds {', '.join(builds)}")
 
 
 def status() -> dict[str, tuple[bool, str]]:

@@ -69,6 +69,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from .. import cliargs as t
 from ..errors import LassmError
 
 #: Label columns of the tidy counter table, in order.
@@ -464,8 +465,10 @@ def parse(paths: Sequence[str | Path], tool: str, **labels: Any):
 
 
 def _cmd_collect(args: argparse.Namespace) -> int:
+    from ..backends import check_protocol
     from . import ncu
 
+    check_protocol(args.backend, args.protocol)
     if args.tool != "ncu":
         raise LassmError(f"collect supports --tool ncu on this release; run {args.tool} by hand "
                          f"(see lassm.counters.{args.tool}.build_command) and use 'lassm counters parse'")
@@ -473,7 +476,7 @@ def _cmd_collect(args: argparse.Namespace) -> int:
     target = ncu.extend_command(args.input, k=args.k, protocol=args.protocol, backend=args.backend,
                                 out=with_out.with_name(with_out.name + ".extended.txt"))
     raw = ncu.collect(target, with_out, dataset=args.dataset or Path(args.input).stem, k=args.k,
-                      protocol=args.protocol, kernel_name=args.kernel_name, ncu=args.ncu,
+                      protocol=args.protocol, kernel_name=args.kernel_name, ncu=args.ncu or "ncu",
                       timeout=args.timeout)
     print(raw)
     return 0
@@ -519,29 +522,30 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> argparse.Argument
     sub = p.add_subparsers(dest="counters_command", required=True)
 
     c = sub.add_parser("collect", help="run 'lassm extend' under a profiler, keep its raw CSV and version")
-    c.add_argument("input", help="dataset (.dat or .parquet)")
-    c.add_argument("--k", type=int, required=True, help="start k")
-    c.add_argument("--protocol", default="casptr", help="GPU insert protocol (default %(default)s)")
-    c.add_argument("--backend", default="cuda", help="backend to profile (default %(default)s)")
+    c.add_argument("input", type=t.input_file, help="dataset (.dat or .parquet)")
+    c.add_argument("--k", type=t.k_value, required=True, help="start k")
+    c.add_argument("--protocol", type=t.protocol_name, default="casptr", help="GPU insert protocol (default %(default)s)")
+    c.add_argument("--backend", type=t.backend_name, default="cuda", help="backend to profile (default %(default)s)")
     c.add_argument("--tool", default="ncu", choices=TOOLS, help="profiler (default %(default)s)")
-    c.add_argument("--dataset", default=None, help="dataset label (default: the input's file stem)")
-    c.add_argument("--kernel-name", default="iterative_walks_kernel", help="kernel to profile")
-    c.add_argument("--ncu", default="ncu", help="ncu executable (default: from PATH)")
-    c.add_argument("--timeout", type=float, default=None, help="seconds before the run is stopped")
-    c.add_argument("--out", required=True, help="raw CSV to write; .version.txt and .meta.json go beside it")
+    c.add_argument("--dataset", type=t.label, default=None, help="dataset label (default: the input's file stem)")
+    c.add_argument("--kernel-name", type=t.label, default="iterative_walks_kernel", help="kernel to profile")
+    c.add_argument("--ncu", type=t.program, default=None, help="ncu executable (default: ncu from PATH)")
+    c.add_argument("--timeout", type=t.positive_real, default=None, help="seconds before the run is stopped")
+    c.add_argument("--out", type=t.output_file, required=True,
+                   help="raw CSV to write; .version.txt and .meta.json go beside it")
     c.set_defaults(func=_cmd_collect)
 
     q = sub.add_parser("parse", help="raw profiler CSV -> tidy counter table (one row per launch)")
-    q.add_argument("raw", nargs="+", help="raw CSV file(s)")
+    q.add_argument("raw", nargs="+", type=t.input_file, help="raw CSV file(s)")
     q.add_argument("--tool", required=True, choices=TOOLS)
     q.add_argument("--aggregate", action="store_true", help="one row per (dataset, k, protocol)")
-    q.add_argument("--dataset", default=None)
-    q.add_argument("--k", type=int, default=None)
-    q.add_argument("--protocol", default=None)
-    q.add_argument("--device", default=None)
-    q.add_argument("--simd-width", dest="simd_width", type=int, default=None,
+    q.add_argument("--dataset", type=t.label, default=None)
+    q.add_argument("--k", type=t.k_value, default=None)
+    q.add_argument("--protocol", type=t.protocol_name, default=None)
+    q.add_argument("--device", type=t.label, default=None)
+    q.add_argument("--simd-width", dest="simd_width", type=t.lane_width, default=None,
                    help="warp/wavefront/sub-group width when the file does not say")
-    q.add_argument("--out", default=None, help="CSV to write (default: stdout)")
+    q.add_argument("--out", type=t.output_file, default=None, help="CSV to write (default: stdout)")
     q.set_defaults(func=_cmd_parse)
     return p
 

@@ -1,0 +1,231 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Every mistake a user can make on the command line: one ``lassm: error:`` line, exit code 2.
+
+The tests walk the real argparse tree, so a new subcommand or option is covered as soon as it
+exists: a subcommand needs a base command line in :data:`BASE`, and an option that takes a
+value needs a ``type`` from :mod:`lassm.cliargs` (or ``choices``) whose impossible values are
+listed in :data:`BAD`; otherwise :func:`test_every_option_is_checked` fails.
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lassm import backends, cli, paths
+from lassm import cliargs as t
+
+#: Impossible values of each argument type. ``{missing}``: a path that does not exist, ``{dir}``:
+#: an existing folder, ``{file}``: an existing file.
+BAD: dict = {
+    t.k_value: ["x", "20", "122", "21.0"],
+    t.k_list: ["21,x", "21,,33", "200", ""],
+    t.odd_k_list: ["22", "21,x", "19", ""],
+    t.count: ["0", "-3", "x", "1.5"],
+    t.natural: ["-1", "x", "1.5"],
+    t.integer: ["x", "1.5"],
+    t.qual_offset: ["-1", "128", "x"],
+    t.positive_real: ["0", "-1", "x", "nan", "inf"],
+    t.nonneg_real: ["-0.5", "x", "nan"],
+    t.lane_width: ["12", "0", "x"],
+    t.lane_width_list: ["8,12", "x", ""],
+    t.backend_name: ["nope", "CUDA"],
+    t.backend_list: ["cpu,nope", "", "cpu,"],
+    t.protocol_name: ["nope", ""],
+    t.protocol_list: ["casptr,nope", ""],
+    t.dataset_list: ["sample-k99", "gen-k20", "gen-k21-s0", "sample-k77x0", "real-nope-k21", "{missing}", "{dir}"],
+    t.machine_name: ["///", ""],
+    t.recorded_machine: ["no-such-machine", "///"],
+    t.label: ["", "two\nlines"],
+    t.program: ["{missing}", "{file}"],
+    t.shell_words: ["'unbalanced", 'say "hi'],
+    t.cluster_spec: ["local:0", "local:x", "mars", "://", "{missing}.json"],
+    t.input_file: ["{missing}", "{dir}"],
+    t.output_file: ["{file}/sub/out.txt", "{dir}", ""],
+    t.output_folder: ["{file}", "{file}/sub"],
+}
+#: The impossible value of an option with fixed choices.
+NOT_A_CHOICE = "no-such-choice"
+
+#: A valid command line of each subcommand, cheap where it runs: ``{data}`` is a one-contig
+#: dataset (start k 21), ``{tmp}`` a scratch folder, ``{machine}`` a results folder that exists.
+#: Positionals are keyed by their ``dest``, options by their first option string.
+BASE: dict[tuple[str, ...], dict[str, str]] = {
+    ("extend",): {"input": "{data}", "--k": "21", "--out": "{tmp}/out.txt"},
+    ("data", "real"): {"--preset": "tiny", "--out": "{tmp}/real"},
+    ("data", "generate"): {"--k": "21", "--out": "{tmp}/gen.parquet"},
+    ("data", "stats"): {"input": "{data}", "--k": "21"},
+    ("data", "convert"): {"input": "{data}", "out": "{tmp}/c.parquet"},
+    ("bench",): {"input": "{data}", "--k": "21", "--repeat": "1", "--threads": "1"},
+    ("run",): {"--backends": "cpu", "--datasets": "{data}", "--ks": "21", "--machine": "box"},
+    ("counters", "collect"): {"input": "{data}", "--k": "21", "--out": "{tmp}/raw.csv"},
+    ("counters", "parse"): {"raw": "{data}", "--tool": "ncu"},
+    ("metrics", "derive"): {"--machine": "{machine}"},
+    ("paper", "tables"): {},
+    ("backends",): {},
+}
+
+
+def leaves(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
+    """Every runnable subcommand: (its words, its parser)."""
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        yield path, parser
+    for action in subs:
+        for name, sub in action.choices.items():
+            yield from leaves(sub, path + (name,))
+
+
+def _key(action: argparse.Action) -> str:
+    return action.option_strings[0] if action.option_strings else action.dest
+
+
+def _takes_value(action: argparse.Action) -> bool:
+    return not isinstance(action, argparse._HelpAction) and action.nargs != 0
+
+
+def _cases() -> list:
+    out = []
+    for path, parser in leaves(cli.build_parser()):
+        for action in parser._actions:
+            if not _takes_value(action):
+                continue
+            values = [NOT_A_CHOICE] if action.choices is not None else BAD.get(action.type, [])
+            for i, value in enumerate(values):
+                out.append(pytest.param(path, _key(action), value, id=f"{' '.join(path)} {_key(action)} #{i}"))
+    return out
+
+
+@pytest.fixture
+def where(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The placeholders' values; results go to a scratch root that has one machine folder."""
+    data = tmp_path / "one.dat"
+    data.write_bytes(paths.sample("k21").read_bytes())
+    (tmp_path / "results" / "box").mkdir(parents=True)
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path / "results"))
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    return {"data": str(data), "tmp": str(scratch), "machine": "box", "missing": str(tmp_path / "no-such-file"),
+            "dir": str(scratch), "file": str(data)}
+
+
+def _argv(path: tuple[str, ...], key: str | None, value: str | None, where: dict[str, str]) -> list[str]:
+    """``path``'s base command line with option ``key`` set to ``value`` (placeholders filled)."""
+    parser = dict(leaves(cli.build_parser()))[path]
+    base = dict(BASE[path])
+    if key is not None:
+        action = next(a for a in parser._actions if _key(a) == key)
+        for group in parser._mutually_exclusive_groups:  # the one given replaces the others
+            if action in group._group_actions:
+                for other in group._group_actions:
+                    base.pop(_key(other), None)
+        base[key] = value
+    fill = lambda text: text.format(**where)  # noqa: E731
+    positionals = [fill(base[a.dest]) for a in parser._actions if not a.option_strings and a.dest in base]
+    options = [w for k, v in base.items() if k.startswith("-") for w in (k, fill(v))]
+    return list(path) + positionals + options
+
+
+def _one_error_line(err: str) -> str:
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert "Traceback" not in err, err
+    assert len(lines) == 1 and lines[0].startswith("lassm: error: "), err
+    return lines[0]
+
+
+def test_every_subcommand_has_a_base_command() -> None:
+    assert {path for path, _ in leaves(cli.build_parser())} == set(BASE)
+
+
+def test_base_commands_parse(where: dict[str, str]) -> None:
+    """The base lines are valid, so an error in the walk comes from the value under test."""
+    parser = cli.build_parser()
+    for path in BASE:
+        parser.parse_args(_argv(path, None, None, where))
+
+
+def test_every_option_is_checked() -> None:
+    """Each option that takes a value has a checked type (or fixed choices) with impossible values."""
+    unchecked = [f"{' '.join(path)} {_key(a)} (type {getattr(a.type, '__name__', a.type)})"
+                 for path, parser in leaves(cli.build_parser()) for a in parser._actions
+                 if _takes_value(a) and a.choices is None and not BAD.get(a.type)]
+    assert not unchecked, f"give these a lassm.cliargs type listed in BAD: {unchecked}"
+
+
+@pytest.mark.parametrize("path, key, value", _cases())
+def test_impossible_value_is_one_error_line(path: tuple[str, ...], key: str, value: str, where: dict[str, str],
+                                            capsys: pytest.CaptureFixture) -> None:
+    before = sorted(p.name for p in Path(where["tmp"]).iterdir())
+    code = cli.main(_argv(path, key, value, where))
+    out, err = capsys.readouterr()
+    line = _one_error_line(err)
+    assert code == 2
+    assert f"argument {key}" in line, f"the error must name the option: {line}"
+    assert out == ""
+    assert sorted(p.name for p in Path(where["tmp"]).iterdir()) == before, "nothing may be written"
+
+
+def _unbuilt() -> list:
+    return [pytest.param(b, p, id=f"{b}-{p}") for b in backends.BACKENDS for p in backends.all_protocols()
+            if p not in backends.protocols(b)]
+
+
+@pytest.mark.parametrize("backend, protocol", _unbuilt())
+def test_protocol_the_backend_does_not_build(backend: str, protocol: str, where: dict[str, str],
+                                             capsys: pytest.CaptureFixture) -> None:
+    argv = _argv(("extend",), "--backend", backend, where) + ["--protocol", protocol]
+    assert cli.main(argv) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert f"--protocol {protocol}" in line and f"it builds {', '.join(backends.protocols(backend))}" in line, line
+
+
+@pytest.mark.parametrize("path, extra", [
+    (("run",), ["--backends", "sycl,cpu", "--protocols", "casptr,fast"]),
+    (("bench",), ["--backend", "sycl", "--protocols", "fast"]),
+    (("bench",), ["--backend", "cpu", "--protocols", "casptr"]),
+    (("bench",), ["--backend", "cpu", "--subgroup", "16"]),
+    (("counters", "collect"), ["--backend", "hip", "--protocol", "matchany"]),
+], ids=["run", "bench-sycl", "bench-cpu", "bench-subgroup", "collect"])
+def test_options_that_do_not_go_together(path: tuple[str, ...], extra: list[str], where: dict[str, str],
+                                         capsys: pytest.CaptureFixture) -> None:
+    assert cli.main(_argv(path, None, None, where) + extra) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert "--protocol" in line or "--subgroup" in line, line
+    assert not list(Path(where["tmp"]).iterdir())
+
+
+def test_the_issue_example_as_a_user_runs_it(where: dict[str, str]) -> None:
+    """``lassm extend one.dat --k 77 --backend sycl --protocol fast``, in a fresh process."""
+    res = subprocess.run([sys.executable, "-m", "lassm.cli", "extend", where["data"], "--k", "77", "--backend", "sycl",
+                          "--protocol", "fast", "--out", f"{where['tmp']}/o.txt"], capture_output=True, text=True,
+                         cwd=where["tmp"], timeout=120)
+    assert res.returncode == 2
+    line = _one_error_line(res.stderr)
+    assert "sycl" in line and "casptr" in line, line
+    assert not list(Path(where["tmp"]).iterdir())
+
+
+def test_programming_errors_keep_their_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug is not reported as a user's mistake: the exception leaves :func:`lassm.cli.main`."""
+    def bug(args):
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(cli, "cmd_backends", bug)
+    with pytest.raises(KeyError):
+        cli.main(["backends"])
+
+    def no_file(args):
+        raise OSError(28, "No space left on device")  # names no file: not the user's input
+
+    monkeypatch.setattr(cli, "cmd_backends", no_file)
+    with pytest.raises(OSError):
+        cli.main(["backends"])
+
+
+def test_help_and_version_exit_zero(capsys: pytest.CaptureFixture) -> None:
+    assert cli.main(["--version"]) == 0
+    assert cli.main(["extend", "--help"]) == 0
+    assert "usage" in capsys.readouterr().out
