@@ -8,7 +8,8 @@
 * FASTA/FASTQ export, and MetaHipMer's output ``cid extended_sequence``.
 
 Bad input raises :class:`~lassm.errors.InputError` naming the file, line and field, and no
-output file is left behind (every writer is atomic).
+output file is left behind (every writer is atomic). A contig id may appear once per input:
+the output is keyed by it, so a second record of an id is refused (:func:`refuse_repeated_cids`).
 """
 from __future__ import annotations
 
@@ -99,6 +100,7 @@ def read_dat(path: str | os.PathLike, name: str | None = None, k: int | None = N
     except UnicodeDecodeError as exc:
         raise InputError(path, None, "encoding", f"not ASCII text ({exc.reason})") from None
     records: list[tuple] = []
+    starts: list[int] = []  # the line each record starts at
     toks: list[tuple[str, int]] = []
     expected = 0
     for lineno, line in enumerate(lines, start=1):
@@ -129,6 +131,7 @@ def read_dat(path: str | os.PathLike, name: str | None = None, k: int | None = N
             )
         if len(toks) == expected:
             records.append(_parse_record(path, toks))
+            starts.append(toks[0][1])
             toks = []
     if toks:
         raise InputError(
@@ -137,7 +140,38 @@ def read_dat(path: str | os.PathLike, name: str | None = None, k: int | None = N
         )
     if not records:
         raise InputError(path, None, "file", "empty: no contig records")
+    refuse_repeated_cids(path, np.fromiter((r[0] for r in records), np.int64, len(records)), np.asarray(starts), "line")
     return _from_records(records, name or Path(path).stem, k)
+
+
+def refuse_repeated_cids(path: str, cids: np.ndarray, where: np.ndarray, unit: str) -> None:
+    """Raises an InputError at the first contig id seen twice, naming where each copy is.
+
+    MetaHipMer keys a contig by its id, and so does the output (``cid extended_sequence``): two
+    records with one id would give two output lines for it. No input of MetaHipMer's holds such
+    a pair, so one is refused rather than guessed at.
+
+    Parameters
+    ----------
+    path : str
+        The file, for the message.
+    cids : numpy.ndarray
+        The contig ids in file order.
+    where : numpy.ndarray
+        The line (``.dat``) or row (parquet, from 1) of each record.
+    unit : str
+        ``"line"`` or ``"row"``.
+    """
+    order = np.argsort(cids, kind="stable")
+    same = np.flatnonzero(cids[order][1:] == cids[order][:-1])
+    if not len(same):
+        return
+    second = int(order[same + 1].min())  # the earliest record whose id was seen before
+    first = int(np.flatnonzero(cids == cids[second])[0])
+    what = f"contig id {int(cids[second])} repeats the record at {unit} {int(where[first])}; contig ids must be unique"
+    if unit == "line":
+        raise InputError(path, int(where[second]), "cid", what)
+    raise InputError(path, None, "cid", f"row {int(where[second])}: {what}")
 
 
 def _from_records(records: list[tuple], name: str, k: int | None) -> Dataset:
@@ -244,8 +278,10 @@ def read_parquet(path: str | os.PathLike) -> Dataset:
 
     seqs, off = binary(table.column("seq"))
     k_text = meta.get(b"lassm.k", b"").decode()
+    cids = np.asarray(table.column("cid").to_numpy(), dtype=np.int64)
+    refuse_repeated_cids(path, cids, np.arange(1, len(cids) + 1), "row")
     return Dataset(
-        cids=np.asarray(table.column("cid").to_numpy(), dtype=np.int64),
+        cids=cids,
         seqs=seqs,
         offsets=off,
         depths=np.asarray(table.column("depth").to_numpy(), dtype=np.float64),

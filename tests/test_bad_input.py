@@ -22,6 +22,7 @@ CASES = {
     "negative read count": (f"7 {'ACGT' * 20} 3 -1 0\n", 1, "n_left"),
     "empty file": ("", None, "file"),
     "truncated record": (GOOD + f"8 {'ACGT' * 20} 3 0 2 @a/1 {S} {Q}\n", 2, "n_left/n_right"),
+    "repeated contig id": (GOOD + f"8 {'ACGT' * 20} 3 0 0\n" + GOOD, 3, "cid"),
 }
 
 
@@ -74,3 +75,29 @@ def test_failed_write_leaves_old_file(tmp_path: Path, monkeypatch: pytest.Monkey
             raise RuntimeError("disk full")
     assert target.read_text() == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["r.txt"]
+
+
+def test_repeated_contig_id_names_both_lines(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """The second record of an id is refused at its own line, naming the first's (multi-line records too)."""
+    src = tmp_path / "in.dat"
+    other = f"8 {'ACGT' * 20} 3 0 1\n@b/1 {S}\n{Q}\n"  # one record over three lines
+    src.write_text(other + GOOD + other.replace("8 ", "9 ", 1) + other)
+    assert main(["extend", str(src), "--k", "21", "--out", str(tmp_path / "o.txt")]) == 2
+    err = capsys.readouterr().err
+    assert f"{src}:8: cid: contig id 8 repeats the record at line 1" in err, err
+    assert [p.name for p in tmp_path.iterdir()] == ["in.dat"]
+
+
+def test_repeated_contig_id_in_parquet_names_both_rows(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from lassm import formats
+    from tests.helpers import make_dataset
+
+    read = (S.encode(), Q.encode())
+    ds = make_dataset([(5, b"ACGT" * 20, 3.0, [], [read]), (6, b"ACGT" * 20, 3.0, [read], []),
+                       (5, b"ACGT" * 20, 2.0, [], [])], k=21)
+    src = tmp_path / "in.parquet"
+    formats.write_parquet(ds, src)
+    assert main(["extend", str(src), "--out", str(tmp_path / "o.txt")]) == 2
+    err = capsys.readouterr().err
+    assert f"{src}: cid: row 3: contig id 5 repeats the record at row 1" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.parquet"]
