@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Atomic file writes: a result file is either whole or absent, never half-written.
 
-A file is written under a hidden temporary name beside its target (``.<name>.<random>.tmp``)
-and renamed over it only when the write succeeded. ``tempfile`` creates that temporary with
+A file is written under a hidden temporary name beside its target
+(``.<name>.<host>-<pid>.<random>.tmp``) and renamed over it only when the write succeeded. A
+process killed before the rename leaves that temporary; the next successful write of the same
+target on the same host removes it, once its writer's pid is no longer alive
+(:func:`remove_stale`). ``tempfile`` creates that temporary with
 mode 0600 (folders 0700) whatever the umask, and a rename keeps the mode, so before the rename
 the temporary is given the mode an ordinary write would have left: the target's own mode when
 it exists (``open(path, "w")`` keeps it), else ``0o666`` (folders ``0o777``) less the caller's
@@ -12,6 +15,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import shutil
+import socket
 import stat
 import tempfile
 from pathlib import Path
@@ -86,17 +92,80 @@ def publish(tmp: str | os.PathLike, path: str | os.PathLike, directory: bool = F
     os.replace(tmp, path)
 
 
+def _host() -> str:
+    return re.sub(r"[^A-Za-z0-9-]+", "-", socket.gethostname()) or "host"
+
+
+def temp_prefix(name: str) -> str:
+    """``.<name>.<host>-<pid>.``: the start of a temporary's name, saying whose it is.
+
+    Parameters
+    ----------
+    name : str
+        The final name of the file or folder being written.
+
+    Returns
+    -------
+    str
+        The prefix to give ``tempfile.mkstemp`` or ``mkdtemp``.
+    """
+    return f".{name}.{_host()}-{os.getpid()}."
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def remove_stale(folder: str | os.PathLike, name: str) -> list[Path]:
+    """Removes the temporaries of ``name`` in ``folder`` whose writer, on this host, is dead.
+
+    Only names :func:`temp_prefix` made, with this host's name, are considered; a temporary of
+    a live process (or of another host sharing the file system) is left alone.
+
+    Parameters
+    ----------
+    folder : str or PathLike
+        Where ``name`` is written.
+    name : str
+        The final name whose temporaries to look for.
+
+    Returns
+    -------
+    list of Path
+        What was removed.
+    """
+    pattern = re.compile(rf"\.{re.escape(name)}\.{re.escape(_host())}-(\d+)\.[a-z0-9_]{{8}}(\.[a-z]+)?")
+    removed = []
+    for entry in Path(folder).iterdir():
+        m = pattern.fullmatch(entry.name)
+        if not m or _alive(int(m[1])):
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+        removed.append(entry)
+    return removed
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yields a temporary path beside ``path``; renames it over ``path`` only on success."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path.name), suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp_path = Path(tmp)
     try:
         yield tmp_path
         publish(tmp_path, path)
+        remove_stale(path.parent, path.name)
     finally:
         if tmp_path.exists():
             tmp_path.unlink()

@@ -422,7 +422,7 @@ def merge(ds: Dataset, plan: Sequence[np.ndarray], parts: Sequence[dict], backen
 def _point_task(point: tuple, machine: str | None, force: bool, command: str, results_base: str,
                 root: str | None = None, fail_marker: str | None = None) -> dict:
     """Runs one sweep point on this worker and writes its record there (resumable, atomic)."""
-    from .runs import machine_for_backend, run_id_for
+    from .runs import clear_leftovers, machine_for_backend, run_id_for
     from .sweep import run_one
 
     dname, k, bname, proto = point
@@ -434,6 +434,7 @@ def _point_task(point: tuple, machine: str | None, force: bool, command: str, re
         folder = Path(root) if root else Path(results_base) / mname
         if not force and (folder / run_id_for(dname, start_k, bname, proto) / "summary.json").exists():
             row["status"] = "skipped (recorded)"
+            clear_leftovers(folder, run_id_for(dname, start_k, bname, proto))
         else:
             t0 = time.perf_counter()
             folder, summary = run_one(dname, start_k, bname, proto, mname, ds=ds, command=command,

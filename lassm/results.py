@@ -45,10 +45,12 @@ def load_records(machine: str | None = None, *, benchmark: bool | None = None) -
         When no record matches.
     """
     root = _results_root()
-    folders = [root / machine] if machine else sorted(p for p in root.iterdir() if p.is_dir())
+    folders = [root / machine] if machine else sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
     rows = []
     for folder in folders:
         for summary in sorted(folder.glob("*/summary.json")):
+            if summary.parent.name.startswith("."):  # a record still being written, or left by a kill
+                continue
             rec = json.loads(summary.read_text())
             row = {k: v for k, v in rec.items() if not isinstance(v, (list, dict))}
             row.setdefault("machine", folder.name)

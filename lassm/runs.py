@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__, paths
-from .atomic import publish
+from .atomic import publish, remove_stale, temp_prefix
 from .config import Params
 from .dataset import Dataset
 from .result import Extension
@@ -179,11 +179,15 @@ def normalize_records(root: Path) -> list[Path]:
 
     done = []
     for tsv in sorted(Path(root).rglob("ends.tsv")):
+        if tsv.parent.name.startswith("."):  # a temporary left by a killed run: not a record
+            continue
         table = pacsv.read_csv(tsv, parse_options=pacsv.ParseOptions(delimiter="\t"))
         pq.write_table(table, tsv.with_name("ends.parquet"))
         tsv.unlink()
         done.append(tsv.parent)
     for js in sorted(Path(root).rglob("launches.json")):
+        if js.parent.name.startswith("."):
+            continue
         pq.write_table(pa.Table.from_pylist(json.loads(js.read_text())), js.with_name("launches.parquet"))
         js.unlink()
     return done
@@ -199,7 +203,7 @@ def write_record(summary: dict, ext: Extension, root: Path | None = None, run_id
     root = Path(root) if root is not None else paths.results_dir(summary["machine"])
     run_id = run_id or run_id_for(summary["dataset"], summary["k"], summary["backend"], summary["protocol"])
     root.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{run_id}.", dir=root))
+    tmp = Path(tempfile.mkdtemp(prefix=temp_prefix(run_id), dir=root))
     try:
         summary = {**summary, "run_id": run_id}
         with_ends = summary["backend"] == "cpu" or summary.get("matches_cpu") is not True
@@ -209,13 +213,34 @@ def write_record(summary: dict, ext: Extension, root: Path | None = None, run_id
         _write_tables(tmp, ext, with_ends=with_ends)
         final = root / run_id
         old = root / f".{run_id}.old"
+        shutil.rmtree(old, ignore_errors=True)  # a kill during an earlier removal may have left one
         if final.exists():
             os.replace(final, old)
         publish(tmp, final, directory=True)  # mkdtemp's 0700 would hide the record from the group
-        shutil.rmtree(old, ignore_errors=True)
+        clear_leftovers(root, run_id)
         return final
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def clear_leftovers(root: Path, run_id: str) -> None:
+    """Removes what killed writes of record ``run_id`` left beside it, once it is whole again.
+
+    The previous copy moved aside (``.<run-id>.old``) and the temporaries of dead writers on this
+    host (:func:`lassm.atomic.remove_stale`). Called after a record is written and when a sweep
+    finds it recorded, so a re-run leaves no hidden leftovers of the points it covers.
+
+    Parameters
+    ----------
+    root : Path
+        The machine's results folder.
+    run_id : str
+        The record's folder name.
+    """
+    if (root / run_id / "summary.json").is_file():
+        shutil.rmtree(root / f".{run_id}.old", ignore_errors=True)
+    if root.is_dir():
+        remove_stale(root, run_id)
 
 
 def run_id_for(dataset: str, k: int, backend: str, protocol: str) -> str:

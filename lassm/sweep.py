@@ -25,11 +25,11 @@ import traceback
 from pathlib import Path
 
 from . import backends, datasets, paths
-from .atomic import publish
+from .atomic import publish, temp_prefix
 from .config import Params
 from .dataset import Dataset
 from .errors import LassmError
-from .runs import machine_for_backend, run_id_for, run_point, slug
+from .runs import clear_leftovers, machine_for_backend, run_id_for, run_point, slug
 
 #: The notebook that ``lassm run --notebooks`` executes for each point (a checkout's file).
 RUN_NOTEBOOK = paths.REPO / "notebooks" / "run.ipynb"
@@ -150,8 +150,10 @@ def main_job(machine: str | None = None, backend_names: list[str] | None = None,
                 ds, start_k = loaded[(dname, k)]
                 row["k"] = start_k
                 mname = machine_name or machine_for_backend(bname)
-                if mname and not force and (paths.results_dir(mname) / run_id_for(dname, start_k, bname, proto) / "summary.json").exists():
+                run_id = run_id_for(dname, start_k, bname, proto)
+                if mname and not force and (paths.results_dir(mname) / run_id / "summary.json").exists():
                     row["status"] = "skipped (recorded)"
+                    clear_leftovers(paths.results_dir(mname), run_id)
                 else:
                     if notebooks:
                         folder, summary = run_notebook(dname, start_k, bname, proto, mname, template=template)
@@ -200,7 +202,7 @@ def run_notebook(dataset: str, k: int, backend: str, protocol: str, machine: str
     machine_dir = paths.results_dir(machine)
     run_id = run_id_for(dataset, k, backend, protocol)
     machine_dir.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{run_id}.", suffix=".ipynb", dir=machine_dir)
+    fd, tmp_name = tempfile.mkstemp(prefix=temp_prefix(run_id), suffix=".ipynb", dir=machine_dir)
     os.close(fd)
     tmp = Path(tmp_name)
     try:
