@@ -59,6 +59,7 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from . import cliargs as t
+from .atomic import atomic_open, atomic_path
 from .dataset import Dataset, Reads
 from .errors import LassmError
 
@@ -677,7 +678,8 @@ def build(genomes: list[Path] | str, k_list: Iterable[int] = DEFAULT_KS, seed: i
         pair_span=pair_span, min_merge_overlap=MIN_MERGE_OVERLAP, merged_pairs=n_merged, pairs=len(pairs),
         megahit_options=mh_options, tools=tool_versions(), datasets=per_k,
     )
-    (out / "provenance.json").write_text(json.dumps(provenance, indent=2) + "\n")
+    with atomic_open(out / "provenance.json") as fh:
+        fh.write(json.dumps(provenance, indent=2) + "\n")
     return written
 
 
@@ -731,16 +733,21 @@ def publish(out_dir: str | os.PathLike, data_dir: str | os.PathLike = DATA_DIR, 
     table2 = {}
     for k in prov["k_list"]:
         base = f"real-{label}-k{k}"
-        shutil.copyfile(out / f"{base}.parquet", data / f"{base}.parquet")
+        with atomic_path(data / f"{base}.parquet") as tmp:
+            shutil.copyfile(out / f"{base}.parquet", tmp)
         if dat_gz:
-            with open(out / f"{base}.dat", "rb") as src, gzip.GzipFile(data / f"{base}.dat.gz", "wb", 9, mtime=0) as dst:
+            # The header names the final file (as gzip would), not the temporary written to.
+            with atomic_path(data / f"{base}.dat.gz") as tmp, open(tmp, "wb") as raw, \
+                    open(out / f"{base}.dat", "rb") as src, \
+                    gzip.GzipFile(f"{base}.dat.gz", "wb", 9, raw, mtime=0) as dst:
                 shutil.copyfileobj(src, dst)
         table2[str(k)] = table2_figures(data / f"{base}.parquet", k)
     files = {p.name: p.stat().st_size for p in sorted(data.glob(f"real-{label}-k*"))}
     target = data / "provenance.json"
     records = json.loads(target.read_text()) if target.exists() else {}
     records[label] = {**prov, "table2": table2, "files": files}
-    target.write_text(json.dumps(records, indent=2) + "\n")
+    with atomic_open(target) as fh:
+        fh.write(json.dumps(records, indent=2) + "\n")
     return records[label]
 
 
