@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__, paths
-from .atomic import publish, remove_stale, temp_prefix
+from .atomic import atomic_path, publish, remove_stale, temp_prefix
 from .config import Params
 from .dataset import Dataset
 from .result import Extension
@@ -182,13 +182,15 @@ def normalize_records(root: Path) -> list[Path]:
         if tsv.parent.name.startswith("."):  # a temporary left by a killed run: not a record
             continue
         table = pacsv.read_csv(tsv, parse_options=pacsv.ParseOptions(delimiter="\t"))
-        pq.write_table(table, tsv.with_name("ends.parquet"))
+        with atomic_path(tsv.with_name("ends.parquet")) as tmp:  # a kill keeps the TSV, to redo
+            pq.write_table(table, tmp)
         tsv.unlink()
         done.append(tsv.parent)
     for js in sorted(Path(root).rglob("launches.json")):
         if js.parent.name.startswith("."):
             continue
-        pq.write_table(pa.Table.from_pylist(json.loads(js.read_text())), js.with_name("launches.parquet"))
+        with atomic_path(js.with_name("launches.parquet")) as tmp:
+            pq.write_table(pa.Table.from_pylist(json.loads(js.read_text())), tmp)
         js.unlink()
     return done
 
