@@ -101,3 +101,42 @@ def test_repeated_contig_id_in_parquet_names_both_rows(tmp_path: Path, capsys: p
     err = capsys.readouterr().err
     assert f"{src}: cid: row 3: contig id 5 repeats the record at row 1" in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.parquet"]
+
+
+def _not_parquet(path: Path) -> None:
+    path.write_text("cid,seq\n1,ACGT\n")
+
+
+def _missing_columns(path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"cid": [1], "seq": [b"ACGT"], "depth": [1.0]}), path)
+
+
+def _no_rows(path: Path) -> None:
+    from lassm import formats
+    from tests.helpers import make_dataset
+
+    formats.write_parquet(make_dataset([(1, b"ACGT" * 20, 1.0, [], [])], k=21).subset([]), path)
+
+
+@pytest.mark.parametrize("make, message", [(_not_parquet, "file: not a readable parquet file"),
+                                           (_missing_columns, "columns: missing left_ids"),
+                                           (_no_rows, "file: empty")],
+                         ids=["not parquet", "missing columns", "no rows"])
+def test_bad_parquet_is_named(make, message: str, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    src = tmp_path / "in.parquet"
+    make(src)
+    assert main(["extend", str(src), "--k", "21", "--out", str(tmp_path / "o.txt")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"lassm: error: {src}: {message}") and err.count("\n") == 1, err
+    assert [p.name for p in tmp_path.iterdir()] == ["in.parquet"]
+
+
+def test_non_ascii_dat_is_named(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    src = tmp_path / "in.dat"
+    src.write_bytes(GOOD.encode() + "8 ACGT 1 0 0 é\n".encode())
+    assert main(["extend", str(src), "--k", "21", "--out", str(tmp_path / "o.txt")]) == 2
+    assert f"{src}: encoding: not ASCII" in capsys.readouterr().err
+    assert [p.name for p in tmp_path.iterdir()] == ["in.dat"]
