@@ -60,6 +60,7 @@ def cmd_extend(args: argparse.Namespace) -> int:
 
     if args.protocol is not None:
         check_protocol(args.backend, args.protocol)
+    t.refuse_overwriting_inputs({"--out": args.out, "--ends": args.ends}, [args.input])
     if not args.cluster:  # the workers of a cluster may have what this machine lacks
         _require_backend(args.backend)
     ds = formats.read_dataset(args.input)
@@ -131,6 +132,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
                ".fastq": formats.write_fastq, ".fq": formats.write_fastq}
     if suffix not in writers:
         raise LassmError(f"{args.out}: unknown output format {suffix!r}; use one of {', '.join(writers)}")
+    t.refuse_overwriting_inputs({"out": args.out}, [args.input])
     ds = formats.read_dataset(args.input, k=args.k)
     writers[suffix](ds, args.out)
     return 0

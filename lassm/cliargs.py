@@ -279,3 +279,28 @@ def output_folder(text: str) -> str:
         _fail(f"{text!r}: exists and is not a folder")
     _writable_parent(p, text)
     return text
+
+
+# ------------------------------------------------------------------------------ pairs
+
+def refuse_overwriting_inputs(outputs: dict[str, str | None], inputs: list[str]) -> None:
+    """Refuses an output that is one of the command's inputs: a result must never replace its data.
+
+    Parameters
+    ----------
+    outputs : dict
+        Option (``--out``) -> the path it names, or None where not given.
+    inputs : list of str
+        The files the command reads.
+
+    Raises
+    ------
+    LassmError
+        Naming the option and the input it would overwrite.
+    """
+    for option, out in outputs.items():
+        if out is None or not Path(out).exists():
+            continue
+        for inp in inputs:
+            if Path(inp).exists() and os.path.samefile(out, inp):
+                raise LassmError(f"{option} {out}: is the input {inp}; write the result to another file")

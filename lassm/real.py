@@ -589,6 +589,7 @@ def build(genomes: list[Path] | str, k_list: Iterable[int] = DEFAULT_KS, seed: i
         shutil.rmtree(work)
     work.mkdir(parents=True)
     log = work / "tools.log"
+    log.touch()  # marks the folder as this pipeline's at once, so a build killed early can be redone
     t0 = time.perf_counter()
     stamp = lambda: f"[{time.perf_counter() - t0:6.1f} s]"  # noqa: E731
 

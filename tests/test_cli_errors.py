@@ -197,6 +197,33 @@ def test_options_that_do_not_go_together(path: tuple[str, ...], extra: list[str]
     assert not list(Path(where["tmp"]).iterdir())
 
 
+@pytest.mark.parametrize("path, key", [(("extend",), "--out"), (("extend",), "--ends"), (("data", "convert"), "out"),
+                                       (("counters", "collect"), "--out"), (("counters", "parse"), "--out")])
+def test_an_output_may_not_be_an_input(path: tuple[str, ...], key: str, where: dict[str, str],
+                                       capsys: pytest.CaptureFixture) -> None:
+    """Naming the input as an output is refused before anything is read or written."""
+    data = Path(where["data"])
+    before = data.read_bytes()
+    assert cli.main(_argv(path, key, "{data}", where)) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert f"{key} {data}: is the input" in line, line
+    assert data.read_bytes() == before
+
+
+@pytest.mark.parametrize("path, key", [(("extend",), "--backend"), (("data", "stats"), "--backend"),
+                                       (("bench",), "--backend"), (("run",), "--backends")])
+def test_a_backend_that_cannot_run_here(path: tuple[str, ...], key: str, where: dict[str, str],
+                                        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    """Named before any work, with why; whatever this machine has, cuda is made absent here."""
+    import lassm.backends.cuda as cuda
+
+    monkeypatch.setattr(cuda, "available", lambda: (False, "no CUDA device in this test"))
+    assert cli.main(_argv(path, key, "cuda", where)) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert "backend 'cuda' cannot run here: no CUDA device in this test" in line, line
+    assert not list(Path(where["tmp"]).iterdir())
+
+
 def test_the_issue_example_as_a_user_runs_it(where: dict[str, str]) -> None:
     """``lassm extend one.dat --k 77 --backend sycl --protocol fast``, in a fresh process."""
     res = subprocess.run([sys.executable, "-m", "lassm.cli", "extend", where["data"], "--k", "77", "--backend", "sycl",

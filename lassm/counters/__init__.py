@@ -469,6 +469,7 @@ def _cmd_collect(args: argparse.Namespace) -> int:
     from . import ncu
 
     check_protocol(args.backend, args.protocol)
+    t.refuse_overwriting_inputs({"--out": args.out}, [args.input])
     if args.tool != "ncu":
         raise LassmError(f"collect supports --tool ncu on this release; run {args.tool} by hand "
                          f"(see lassm.counters.{args.tool}.build_command) and use 'lassm counters parse'")
@@ -485,6 +486,7 @@ def _cmd_collect(args: argparse.Namespace) -> int:
 def _cmd_parse(args: argparse.Namespace) -> int:
     from ..atomic import atomic_open
 
+    t.refuse_overwriting_inputs({"--out": args.out}, list(args.raw))
     labels: dict[str, Any] = {}
     for name in ("dataset", "k", "protocol", "device", "simd_width"):
         val = getattr(args, name, None)
