@@ -285,3 +285,29 @@ def test_contract_metrics_columns_equal_the_written_metrics():
     for path in files:
         header = path.read_text(encoding="utf-8").splitlines()[0].split(",")
         assert _contract_columns("metrics.csv") == header, f"{_rel(path)}: columns differ from the contract"
+
+
+PROMISES = ROOT / "book" / "promises.md"
+#: ``tests/test_file.py::test_name`` as the promises page names a test.
+_TEST_REF = re.compile(r"`(tests/test_\w+\.py)::(test_\w+)`")
+
+
+def _test_functions(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")}
+
+
+def test_promises_page_names_tests_that_exist():
+    """Every test the promises page names exists, so no promise outlives the test that holds it."""
+    text = PROMISES.read_text(encoding="utf-8")
+    named = _TEST_REF.findall(text)
+    assert len(named) >= 20, "book/promises.md names too few tests"
+    missing = [f"{f}::{t}" for f, t in named if not (ROOT / f).is_file() or t not in _test_functions(ROOT / f)]
+    assert not missing, f"book/promises.md names tests that do not exist: {missing}"
+    assert PROMISES in _toc_paths(), "book/promises.md is not in _toc.yml"
+
+
+def test_every_promise_section_names_a_test():
+    sections = re.split(r"^## ", PROMISES.read_text(encoding="utf-8"), flags=re.M)[1:]
+    bare = [s.splitlines()[0] for s in sections if not _TEST_REF.search(s)]
+    assert not bare, f"book/promises.md sections without a test: {bare}"
