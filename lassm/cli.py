@@ -147,6 +147,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.subgroup and args.backend != "sycl":
         raise LassmError(f"--subgroup: sub-group widths are a sycl option, not one of the {args.backend} backend")
     _require_backend(args.backend)
+    if args.subgroup:
+        from .backends import sycl
+
+        sizes = sycl.subgroup_sizes()
+        bad = [sg for sg in args.subgroup if sg not in sizes]
+        if bad:
+            raise LassmError(f"--subgroup {','.join(map(str, bad))}: {sycl.device_name()} builds sub-groups of "
+                             f"{', '.join(map(str, sizes))} lanes only")
     if args.backend != "cpu":
         options = {key: val for key, val in (("max_bytes", args.max_bytes), ("block_warps", args.block_warps)) if val}
         rows = []

@@ -21,8 +21,9 @@ from pathlib import Path
 from .config import MAX_KMER_LEN, MIN_KMER_LEN
 from .errors import LassmError
 
-#: Sub-group / warp / wavefront widths a kernel can be built for.
-LANE_WIDTHS = (8, 16, 32, 64)
+#: Sub-group / warp / wavefront widths any device could have (which ones a device has is asked
+#: of the device when the kernel is built).
+LANE_WIDTHS = (1, 2, 4, 8, 16, 32, 64, 128)
 
 
 def _fail(message: str) -> None:
@@ -122,7 +123,7 @@ def nonneg_real(text: str) -> float:
 
 
 def lane_width(text: str) -> int:
-    """A warp / wavefront / sub-group width: one of :data:`LANE_WIDTHS`."""
+    """A warp / wavefront / sub-group width: a power of two, :data:`LANE_WIDTHS`."""
     n = _int(text)
     if n not in LANE_WIDTHS:
         _fail(f"{n} is not a lane width; use one of {', '.join(map(str, LANE_WIDTHS))}")

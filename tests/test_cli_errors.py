@@ -30,7 +30,7 @@ BAD: dict = {
     t.qual_offset: ["-1", "128", "x"],
     t.positive_real: ["0", "-1", "x", "nan", "inf"],
     t.nonneg_real: ["-0.5", "x", "nan"],
-    t.lane_width: ["12", "0", "x"],
+    t.lane_width: ["12", "0", "256", "x"],
     t.lane_width_list: ["8,12", "x", ""],
     t.backend_name: ["nope", "CUDA"],
     t.backend_list: ["cpu,nope", "", "cpu,"],
@@ -222,6 +222,18 @@ def test_a_backend_that_cannot_run_here(path: tuple[str, ...], key: str, where: 
     line = _one_error_line(capsys.readouterr().err)
     assert "backend 'cuda' cannot run here: no CUDA device in this test" in line, line
     assert not list(Path(where["tmp"]).iterdir())
+
+
+def test_a_subgroup_width_the_device_does_not_have(where: dict[str, str], monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture) -> None:
+    import lassm.backends.sycl as sycl
+
+    monkeypatch.setattr(sycl, "available", lambda: (True, "a test device"))
+    monkeypatch.setattr(sycl, "subgroup_sizes", lambda: (8, 16))
+    monkeypatch.setattr(sycl, "device_name", lambda: "test device")
+    assert cli.main(_argv(("bench",), "--backend", "sycl", where) + ["--subgroup", "8,32"]) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert "--subgroup 32: test device builds sub-groups of 8, 16 lanes only" in line, line
 
 
 def test_the_issue_example_as_a_user_runs_it(where: dict[str, str]) -> None:

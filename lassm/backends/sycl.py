@@ -188,6 +188,11 @@ def device_kind() -> str:
     return "gpu" if _device().device.is_gpu else "cpu"
 
 
+def subgroup_sizes() -> tuple[int, ...]:
+    """The sub-group widths the device can build the kernel for (``--subgroup`` is one of them)."""
+    return _device().subgroup_sizes
+
+
 def build_options(protocol: str, subgroup: int, key64: bool, fp64: bool, max_walk: int, qual_offset: int,
                   test_kernels: bool = False) -> tuple[str, ...]:
     """The build options of one kernel variant: every knob is a ``-D`` of the kernel source.
