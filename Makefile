@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 #   make test         the test suite (GPU tests skip themselves without a GPU)
-#   make book         the main job (lassm run), then the Jupyter Book into _build/html
+#   make book         the main job (lassm run: the campaign), then the Jupyter Book into _build/html
 #   make venv         .venv with lassm installed editable, with the test and book extras
 #   make wheelhouse   wheels for a GPU node without internet (see below and README.md)
 #   make clean        removes build outputs and built wheels (never .venv, never data/results)
@@ -17,7 +17,11 @@ STAMP    := $(VENV)/.lassm-installed-$(subst $(comma),-,$(EXTRAS))
 
 # Extra pytest arguments, e.g. `make test PYTEST_ARGS="-m 'not slow'"`.
 PYTEST_ARGS ?=
-# Arguments of the main job, e.g. `make book RUN_ARGS="--backends cpu"`.
+# Arguments of the main job, e.g. `make book RUN_ARGS="--quick"` (the sample alone) or "--backends cpu".
+# `lassm run` is the campaign: every dataset, backend and protocol this machine can run, timed,
+# checked against the CPU oracle, then counters, ceilings and metrics; resumable (a second run
+# skips what is recorded). Without a GPU it times each point once after a warm-up and the OpenCL
+# CPU driver skips the x20 scale point (lassm/campaign/plan.py), which keeps CI's 2-core run short.
 RUN_ARGS ?=
 # -W: a warning fails the build; --keep-going: report every warning, not just the first.
 JB_ARGS  ?= -W --keep-going --all

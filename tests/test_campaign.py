@@ -48,7 +48,8 @@ def _summary(results: Path, run_id: str) -> dict:
 
 # --- the plan ------------------------------------------------------------------------------------
 
-def test_full_plan_on_a_cuda_machine() -> None:
+def test_full_plan_on_a_cuda_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(plan, "is_gpu", lambda backend: backend == "cuda")
     p = make_plan(backends=["cuda", "cpu"])
     assert p.datasets == FULL_DATASETS
     assert {"sample-k77", "gen-k21", "gen-k33", "gen-k55", "gen-k77", "sample-k77x20"} <= set(p.datasets)
@@ -82,6 +83,19 @@ def test_quick_plan_and_overrides() -> None:
     assert (p.repeats, p.warmup, p.ks, p.profile) == (2, 0, (21, 33), False)
     assert p.profiled("cuda") == []
     assert len(p.points()) == len(FULL_DATASETS) * 2 * 3
+
+
+@pytest.mark.parametrize("on_gpu", [True, False], ids=["intel-gpu", "cpu-driver"])
+def test_without_a_gpu_points_are_timed_once_and_sycl_skips_the_scale_point(on_gpu: bool,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(plan, "is_gpu", lambda backend: on_gpu and backend == "sycl")
+    p = make_plan(backends=["sycl", "cpu"])
+    assert p.repeats == (plan.REPEATS if on_gpu else plan.NO_GPU_REPEATS) and p.warmup == plan.WARMUP
+    assert p.skip == ({} if on_gpu else {"sycl": ("sample-k77x20",)})
+    on_sycl = {pt[0] for pt in p.points() if pt[2] == "sycl"}
+    assert ("sample-k77x20" in on_sycl) is on_gpu
+    assert {pt[0] for pt in p.points() if pt[2] == "cpu"} == set(FULL_DATASETS), "the oracle runs everything"
+    assert make_plan(backends=["sycl", "cpu"], repeats=4).repeats == 4
 
 
 def test_present_backends_prefers_cuda_and_adds_sycl(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,6 +7,7 @@ else does.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 
 #: The full campaign's datasets: the embedded real sample, the four generated Table II datasets,
@@ -24,6 +25,11 @@ PROFILED_PROTOCOLS: tuple[str, ...] = ("casptr", "fast")
 #: Timed runs per point (the record keeps each and their median) and untimed runs before them.
 REPEATS = 5
 WARMUP = 1
+#: Without a GPU (a laptop, a 2-core CI machine) each point is timed once after its warm-up:
+#: CPU runs last seconds, where a median of five adds little but five times the wait.
+NO_GPU_REPEATS = 1
+#: A replicated dataset's name (``sample-k77x20``).
+_REPLICATED = re.compile(r"x\d+$")
 #: GPU backends in order of preference: the campaign times the first that can run here.
 GPU_BACKENDS: tuple[str, ...] = ("cuda", "hip")
 #: The portable backend, timed wherever its runtime finds a device (an Intel GPU, or a CPU).
@@ -50,6 +56,9 @@ class Plan:
         Run the machine's microbenchmarks (INT32 throughput, HBM bandwidth).
     ks : tuple
         Start k values (``None``: each dataset's own).
+    skip : dict
+        Backend -> datasets it is not timed on (the portable backend on a CPU device skips the
+        replicated scale point, minutes of a CPU for nothing a GPU chapter reads).
     """
 
     datasets: tuple[str, ...]
@@ -60,6 +69,7 @@ class Plan:
     profile: bool = True
     ceilings: bool = True
     ks: tuple[int | None, ...] = (None,)
+    skip: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def points(self) -> list[tuple[str, int | None, str, str]]:
         """(dataset, k, backend, protocol) in run order: one dataset at a time, the CPU oracle first.
@@ -71,7 +81,7 @@ class Plan:
         """
         order = sorted(self.backends, key=lambda b: b != "cpu")
         return [(d, k, b, p) for d in self.datasets for k in self.ks for b in order
-                for p in self.protocols.get(b, ("none",))]
+                if d not in self.skip.get(b, ()) for p in self.protocols.get(b, ("none",))]
 
     def profiled(self, backend: str) -> list[tuple[str, int | None, str]]:
         """(dataset, k, protocol) of ``backend`` that get hardware counters.
@@ -95,6 +105,7 @@ class Plan:
         """The plan as ``campaign.json`` stores it (lists, not tuples)."""
         out = asdict(self)
         out["protocols"] = {b: list(p) for b, p in self.protocols.items()}
+        out["skip"] = {b: list(d) for b, d in self.skip.items()}
         return {key: list(val) if isinstance(val, tuple) else val for key, val in out.items()}
 
 
@@ -114,6 +125,29 @@ def timed_protocols(backend: str) -> tuple[str, ...]:
     from .. import backends
 
     return tuple(p for p in backends.protocols(backend) if not p.startswith("fast-"))
+
+
+def is_gpu(backend: str) -> bool:
+    """Whether ``backend`` runs on a GPU here (the portable backend may answer from a CPU device).
+
+    Parameters
+    ----------
+    backend : str
+        A key of :data:`lassm.backends.BACKENDS`.
+
+    Returns
+    -------
+    bool
+        False for ``cpu``, for a backend that cannot run here, and for one on a CPU device.
+    """
+    if backend == "cpu":
+        return False
+    from .. import backends
+
+    try:
+        return getattr(backends.get(backend), "device_kind", lambda: "gpu")() != "cpu"
+    except backends.BackendUnavailable:
+        return False
 
 
 def present_backends() -> tuple[list[str], list[str]]:
@@ -151,6 +185,9 @@ def make_plan(quick: bool = False, *, backends: list[str] | None = None, dataset
               warmup: int | None = None, profile: bool = True, ceilings: bool = True) -> Plan:
     """The campaign for this machine, or its ``quick`` form (the sample alone, no counters or ceilings).
 
+    Without a GPU, points are timed :data:`NO_GPU_REPEATS` times unless ``repeats`` says otherwise,
+    and the portable backend on a CPU device skips the replicated datasets (``x<N>``).
+
     Parameters
     ----------
     quick : bool
@@ -175,8 +212,13 @@ def make_plan(quick: bool = False, *, backends: list[str] | None = None, dataset
             chosen[name] = timed_protocols(name)
         else:  # asked by name: the ablation builds too
             chosen[name] = tuple(p for p in protocols if p in _backends.protocols(name))
-    return Plan(datasets=tuple(datasets or (QUICK_DATASETS if quick else FULL_DATASETS)),
-                backends=tuple(names), protocols=chosen,
-                repeats=REPEATS if repeats is None else int(repeats),
+    chosen_datasets = tuple(datasets or (QUICK_DATASETS if quick else FULL_DATASETS))
+    gpus = [b for b in names if is_gpu(b)]
+    skip = {b: tuple(d for d in chosen_datasets if _REPLICATED.search(d)) for b in names
+            if b == PORTABLE_BACKEND and b not in gpus}
+    default_repeats = REPEATS if gpus else NO_GPU_REPEATS
+    return Plan(datasets=chosen_datasets, backends=tuple(names), protocols=chosen,
+                skip={b: d for b, d in skip.items() if d},
+                repeats=default_repeats if repeats is None else int(repeats),
                 warmup=WARMUP if warmup is None else int(warmup),
                 profile=profile and not quick, ceilings=ceilings and not quick, ks=tuple(ks) if ks else (None,))

@@ -20,7 +20,7 @@ from pathlib import Path
 from .. import paths
 from ..runs import cpu_model, git_sha, machine_for_backend, run_id_for, slug, versions
 from . import steps
-from .plan import Plan, present_backends
+from .plan import Plan, is_gpu, present_backends
 
 #: File name of a machine folder's campaign account.
 CAMPAIGN_FILE = "campaign.json"
@@ -53,24 +53,14 @@ def describe(plan: Plan) -> str:
     if plan.ks != (None,):
         lines.append(f"ks        {', '.join(map(str, plan.ks))}")
     for b in plan.backends:
-        lines.append(f"{b:9s} {', '.join(plan.protocols.get(b, ('none',)))}")
+        skipped = f" (not on {', '.join(plan.skip[b])})" if plan.skip.get(b) else ""
+        lines.append(f"{b:9s} {', '.join(plan.protocols.get(b, ('none',)))}{skipped}")
     lines.append(f"timing    {plan.warmup} warm-up + {plan.repeats} timed runs per point, each checked against the CPU oracle")
-    profiled = sum(len(plan.profiled(b)) for b in plan.backends if _is_gpu(b))
+    profiled = sum(len(plan.profiled(b)) for b in plan.backends if is_gpu(b))
     lines.append(f"steps     counters {'on ' + str(profiled) + ' GPU points' if plan.profile else 'off'}, "
                  f"ceilings {'on' if plan.ceilings else 'off'}, metrics where both exist")
     lines.append(f"{len(plan.points())} points")
     return "\n".join(lines)
-
-
-def _is_gpu(backend: str) -> bool:
-    if backend == "cpu":
-        return False
-    from .. import backends
-
-    try:
-        return getattr(backends.get(backend), "device_kind", lambda: "gpu")() != "cpu"
-    except backends.BackendUnavailable:
-        return False
 
 
 def _folder_of(backend: str, machine: str | None) -> str:
@@ -140,7 +130,7 @@ def run_campaign(plan: Plan, *, machine: str | None = None, force: bool = False,
     for folder in folders:
         lacks = list(absent)
         timing = {"sweep": round(sweep_s, 3)}
-        gpus = [b for b in plan.backends if _folder_of(b, machine) == folder and _is_gpu(b)]
+        gpus = [b for b in plan.backends if _folder_of(b, machine) == folder and is_gpu(b)]
         for backend in gpus:
             lacks += _gpu_steps(plan, backend, folder, force, command, timing, say)
         if not gpus:
