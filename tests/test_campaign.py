@@ -176,6 +176,31 @@ def test_quick_campaign_without_a_profiler_says_so(results: Path) -> None:
     assert any(line.startswith("counters: ") for line in acc["lacks"])
 
 
+def test_a_gpu_folder_runs_the_steps_and_records_what_they_lack(results: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The wiring of the GPU steps, with the CPU backend standing in for a GPU one."""
+    from lassm.campaign import run
+
+    called = []
+    monkeypatch.setattr(run, "is_gpu", lambda backend: True)
+    monkeypatch.setattr(steps, "counters", lambda b, m, pts, force=False: called.append(("counters", b, m, pts)) or
+                        ["counters: refused in this test"])
+    monkeypatch.setattr(steps, "ceilings", lambda b, m, force=False, command="": called.append(("ceilings", b, m)) or [])
+    monkeypatch.setattr(steps, "metrics", lambda m: called.append(("metrics", m)) or ["metrics: not derived in this test"])
+    p = make_plan(backends=["cpu"], datasets=["sample-k21"], repeats=1, warmup=0)
+    out = run.run_campaign(p, machine=MACHINE, progress=False)
+    assert [c[0] for c in called] == ["counters", "ceilings", "metrics"]
+    acc = _account(results)
+    assert acc["lacks"][-2:] == ["counters: refused in this test", "metrics: not derived in this test"]
+    assert set(acc["steps"]) == {"sweep", "counters", "ceilings", "metrics"}
+    assert out.lacks[MACHINE] == acc["lacks"] and not out.failed
+    called.clear()
+    run.run_campaign(make_plan(backends=["cpu"], datasets=["sample-k21"], profile=False, ceilings=False),
+                     machine=MACHINE, progress=False)
+    assert [c[0] for c in called] == ["metrics"]
+    assert {"counters: not collected (--no-profile or --quick)",
+            "ceilings: not measured (--no-ceilings or --quick)"} <= set(_account(results)["lacks"])
+
+
 #: Runs ``lassm`` with ``MODULE.NAME`` replaced by a SIGKILL of the process itself, on its Nth call.
 KILLER = """
 import importlib, os, signal, sys
@@ -260,3 +285,14 @@ def test_ceilings_and_metrics_say_what_they_lack(results: Path) -> None:
     assert steps.ceilings("hip", "gpu-box") == ["ceilings: the microbenchmarks (lassm.machine) run on CUDA only; none for hip"]
     assert steps.metrics("gpu-box") == ["metrics: not derived: gpu-box has no counters and no ceilings"]
     assert not (results / "gpu-box").exists()
+
+
+def test_the_data_contract_documents_campaign_json() -> None:
+    from lassm.campaign.run import CAMPAIGN_KEYS, ROW_KEYS
+
+    text = (paths.REPO / "book" / "data-contract.md").read_text(encoding="utf-8")
+    section = text.split("## Campaign account: `campaign.json`", 1)[1].split("\n## ", 1)[0]
+    documented = [line.split("|")[1].strip().strip("`") for line in section.splitlines() if line.startswith("| `")]
+    assert documented == list(CAMPAIGN_KEYS)
+    rows_line = next(line for line in section.splitlines() if line.startswith("| `rows`"))
+    assert all(f"`{key}`" in rows_line for key in ROW_KEYS)

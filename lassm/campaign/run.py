@@ -147,9 +147,9 @@ def _gpu_steps(plan: Plan, backend: str, folder: str, force: bool, command: str,
     """Counters, ceilings and metrics of one GPU backend's folder; returns what it lacks."""
     lacks: list[str] = []
     for name, enabled, why_not, step in (
-        ("counters", plan.profile, "counters: not collected (--no-profile)",
+        ("counters", plan.profile, "counters: not collected (--no-profile or --quick)",
          lambda: steps.counters(backend, folder, plan.profiled(backend), force=force)),
-        ("ceilings", plan.ceilings, "ceilings: not measured (--no-ceilings)",
+        ("ceilings", plan.ceilings, "ceilings: not measured (--no-ceilings or --quick)",
          lambda: steps.ceilings(backend, folder, force=force, command=command)),
         ("metrics", True, "", lambda: steps.metrics(folder)),
     ):
