@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from lassm import formats, paths, results
+from lassm.campaign import CAMPAIGN_FILE
 from lassm.errors import LassmError
 from lassm.runs import SUMMARY_KEYS
 
@@ -59,6 +60,9 @@ def whole_records(machine_dir: Path, run_ids: set[str], clean: bool = False) -> 
     known run id (none at all with ``clean``); returns the run ids recorded."""
     done = set()
     for entry in machine_dir.iterdir():
+        if entry.name == CAMPAIGN_FILE:  # the campaign's account of the folder, whole JSON
+            assert isinstance(json.loads(entry.read_text()), dict)
+            continue
         if entry.name.startswith("."):
             assert not clean, f"left behind: {entry.name}"
             assert any(entry.name.startswith(f".{rid}.") for rid in run_ids), f"unexpected {entry.name}"
