@@ -273,6 +273,29 @@ def test_counters_refused_by_the_driver_is_one_line(results: Path, tmp_path: Pat
     assert not list((results / "gpu-box").rglob("*.csv")), "no counter file from a refused run"
 
 
+def test_counters_with_a_profiler_write_raw_files_and_skip_them_after(results: Path, tmp_path: Path) -> None:
+    """A stand-in ncu that writes a measured H200 CSV where it is told: one raw file per point, labelled."""
+    fixture = paths.REPO / "tests" / "fixtures" / "counters" / "ncu_raw_h200_lassm_k77_casptr_measured.csv"
+    fake = tmp_path / "ncu"
+    fake.write_text("#!/bin/sh\n"
+                    'if [ "$1" = "--version" ]; then echo "Version 2025.3.1.0 (build 1)"; exit 0; fi\n'
+                    f'echo "$@" >> "{tmp_path}/calls"\n'
+                    f'while [ $# -gt 0 ]; do if [ "$1" = "--log-file" ]; then cp "{fixture}" "$2"; fi; shift; done\n')
+    fake.chmod(0o755)
+    points = [("sample-k21", None, "casptr"), ("sample-k21", None, "fast")]
+    assert steps.counters("cuda", "gpu-box", points, ncu=str(fake)) == []
+    for proto in ("casptr", "fast"):
+        raw = steps.counter_file("gpu-box", "sample-k21", 21, "cuda", proto)
+        meta = json.loads(raw.with_name(raw.name + ".meta.json").read_text())
+        assert (meta["dataset"], meta["k"], meta["protocol"], meta["tool_version"]) == ("sample-k21", 21, proto, "2025.3.1.0")
+        target = meta["command"][meta["command"].index("--") + 1:]
+        assert target[1:4] == ["-m", "lassm.cli", "extend"] and target[target.index("--protocol") + 1] == proto
+    calls = (tmp_path / "calls").read_text().splitlines()
+    assert len(calls) == 2
+    assert steps.counters("cuda", "gpu-box", points, ncu=str(fake)) == []
+    assert len((tmp_path / "calls").read_text().splitlines()) == 2, "counted points are skipped"
+
+
 @pytest.mark.parametrize("backend, tool", [("hip", "rocprofv3"), ("sycl", "unitrace")])
 def test_other_vendors_profilers_are_named(backend: str, tool: str, tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:

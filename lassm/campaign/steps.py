@@ -106,16 +106,21 @@ def counters(backend: str, machine: str, points: list[tuple[str, int | None, str
         return [f"counters: ncu not found (not on PATH, nor {NCU_FALLBACK}); {how}"]
     from .. import datasets, formats
     from ..counters import ncu as nsight
+    from ..runs import slug
 
     lacks: list[str] = []
+    loaded: dict[tuple, tuple] = {}  # (dataset, k) -> (dataset, start k): each generated once
     with tempfile.TemporaryDirectory(prefix="lassm-counters-") as tmp, _importable_here():
         for dname, k, proto in points:
             try:
-                ds, start_k = datasets.load(dname, k)
+                if (dname, k) not in loaded:
+                    loaded.clear()
+                    loaded[(dname, k)] = datasets.load(dname, k)
+                ds, start_k = loaded[(dname, k)]
                 raw = counter_file(machine, dname, start_k, backend, proto)
                 if raw.is_file() and not force:
                     continue
-                data = Path(tmp) / f"{Path(dname).name}.parquet"
+                data = Path(tmp) / f"{slug(dname)}-k{start_k}.parquet"
                 if not data.is_file():
                     formats.write_dataset(ds, data)
                 target = nsight.extend_command(data, k=start_k, protocol=proto, backend=backend,
