@@ -9,8 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-pytest.importorskip("altair")
-pytest.importorskip("vl_convert")
+pytest.importorskip("altair", reason="needs altair: pip install 'lassm[book]'")
+pytest.importorskip("vl_convert", reason="needs vl-convert-python: pip install 'lassm[book]'")
 
 from lassm import plots  # noqa: E402
 
