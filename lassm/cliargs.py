@@ -285,7 +285,8 @@ def output_folder(text: str) -> str:
 # ------------------------------------------------------------------------------ pairs
 
 def refuse_overwriting_inputs(outputs: dict[str, str | None], inputs: list[str]) -> None:
-    """Refuses an output that is one of the command's inputs: a result must never replace its data.
+    """Refuses an output that is one of the command's inputs (the same path, or a hard or symbolic
+    link to it), and two outputs that are one file: a result must never replace its data.
 
     Parameters
     ----------
@@ -299,9 +300,16 @@ def refuse_overwriting_inputs(outputs: dict[str, str | None], inputs: list[str])
     LassmError
         Naming the option and the input it would overwrite.
     """
+    seen: dict[str, str] = {}  # the real path of each output given so far -> its option
     for option, out in outputs.items():
-        if out is None or not Path(out).exists():
+        if out is None:
+            continue
+        real = os.path.realpath(out)  # follows a symbolic link, even where the file is absent
+        if real in seen:
+            raise LassmError(f"{option} {out}: is also {seen[real]}; give each output its own file")
+        seen[real] = f"{option} {out}"
+        if not Path(out).exists():
             continue
         for inp in inputs:
-            if Path(inp).exists() and os.path.samefile(out, inp):
+            if Path(inp).exists() and os.path.samefile(out, inp):  # same file: a link, hard or symbolic
                 raise LassmError(f"{option} {out}: is the input {inp}; write the result to another file")

@@ -94,11 +94,15 @@ def read_dat(path: str | os.PathLike, name: str | None = None, k: int | None = N
     Dataset
     """
     path = str(path)
+    with open(path, "rb") as fh:
+        raw = fh.read()
     try:
-        with open(path, "r", encoding="ascii", errors="strict") as fh:
-            lines = fh.read().splitlines()
-    except UnicodeDecodeError as exc:
-        raise InputError(path, None, "encoding", f"not ASCII text ({exc.reason})") from None
+        lines = raw.decode("ascii", errors="strict").splitlines()
+    except UnicodeDecodeError as exc:  # located like every other error: line, then column
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise InputError(path, line, "encoding",
+                         f"byte 0x{raw[exc.start]:02x} at column {column} is not ASCII") from None
     records: list[tuple] = []
     starts: list[int] = []  # the line each record starts at
     toks: list[tuple[str, int]] = []

@@ -557,15 +557,20 @@ def build(genomes: list[Path] | str, k_list: Iterable[int] = DEFAULT_KS, seed: i
     ks = sorted({int(k) for k in k_list})
     if not ks or any(k % 2 == 0 or not 21 <= k <= 121 for k in ks):
         raise LassmError(f"k list {ks}: every k must be odd and in 21..121 (the kernel's range)")
-    check_tools()
-    label, sources, preset = _genomes_of(genomes)
-    median = cov_median if cov_median is not None else (preset.cov_median if preset else 8.0)
-    sigma = cov_sigma if cov_sigma is not None else (preset.cov_sigma if preset else 0.5)
+    # The arguments are checked before the machine: a wrong argument is named the same way
+    # whether or not the tools and genome packages are installed here.
+    preset = PRESETS.get(genomes) if isinstance(genomes, str) and not os.path.exists(genomes) else None
+    if isinstance(genomes, str) and not os.path.exists(genomes) and preset is None:
+        raise LassmError(f"unknown preset {genomes!r}; choose one of {', '.join(PRESETS)} or pass FASTA files")
     ins_mean = int(insert_mean if insert_mean is not None else (preset.insert_mean if preset else INSERT_MEAN))
     ins_sd = int(insert_sd if insert_sd is not None else (preset.insert_sd if preset else INSERT_SD))
     if not READ_LEN // 2 <= ins_mean <= 2000 or not 0 <= ins_sd <= ins_mean // 4:
         raise LassmError(f"insert {ins_mean} +/- {ins_sd}: want a mean in {READ_LEN // 2}..2000 "
                          "and a sd of at most a quarter of it")
+    check_tools()
+    label, sources, preset = _genomes_of(genomes)
+    median = cov_median if cov_median is not None else (preset.cov_median if preset else 8.0)
+    sigma = cov_sigma if cov_sigma is not None else (preset.cov_sigma if preset else 0.5)
     pair_span = ins_mean + 3 * ins_sd
     extra = list(megahit_options if megahit_options is not None else (preset.megahit_options if preset else ()))
     base = list(MEGAHIT_OPTIONS)

@@ -14,8 +14,10 @@ packages are installed too, a fresh mock5 build is compared with the committed o
 """
 from __future__ import annotations
 
+
 import argparse
 import bz2
+import dataclasses
 import gzip
 import json
 import lzma
@@ -399,16 +401,27 @@ def test_missing_tools_name_the_packages(monkeypatch):
     assert "bioconda" in msg and "art megahit minimap2 samtools" in msg
 
 
-def test_bad_arguments_are_lassm_errors(tmp_path, monkeypatch):
+@pytest.mark.parametrize("tools", ["installed", "absent"])
+def test_bad_arguments_are_lassm_errors(tools, tmp_path, monkeypatch):
+    """The same argument errors whatever this machine has: tools and genome packages are made
+    present or absent here, so the test cannot depend on what happens to be installed."""
+    monkeypatch.setattr(real, "missing_tools", (lambda: []) if tools == "installed" else (lambda: ["megahit"]))
+    absent = tmp_path / "no-such-genome.fa"
+    tiny = real.PRESETS["tiny"]
+    fake_genomes = tuple(dataclasses.replace(g, path=str(absent)) for g in tiny.genomes)
+    monkeypatch.setitem(real.PRESETS, "tiny", dataclasses.replace(tiny, genomes=fake_genomes))
     with pytest.raises(LassmError, match="odd"):
         real.build("tiny", (22,), out_dir=tmp_path)
-    monkeypatch.setattr(real, "missing_tools", lambda: [])
     with pytest.raises(LassmError, match="unknown preset"):
         real.build("nope", out_dir=tmp_path)
-    with pytest.raises(LassmError, match="does not exist"):
-        real.build([tmp_path / "absent.fa"], out_dir=tmp_path)
     with pytest.raises(LassmError, match="insert"):
         real.build("tiny", insert_mean=40, out_dir=tmp_path)
+    if tools == "absent":
+        return
+    with pytest.raises(LassmError, match="does not exist"):
+        real.build([tmp_path / "absent.fa"], out_dir=tmp_path)
+    with pytest.raises(LassmError, match="needs .*no-such-genome.fa"):
+        real.build("tiny", out_dir=tmp_path)
     genome = tmp_path / "g.fa"
     genome.write_text(">g\nACGT\n")
     (tmp_path / "work").mkdir()

@@ -469,7 +469,8 @@ def _cmd_collect(args: argparse.Namespace) -> int:
     from . import ncu
 
     check_protocol(args.backend, args.protocol)
-    t.refuse_overwriting_inputs({"--out": args.out}, [args.input])
+    beside = str(Path(args.out).with_name(Path(args.out).name + ".extended.txt"))  # the run's own output
+    t.refuse_overwriting_inputs({"--out": args.out, "--out (its extended contigs)": beside}, [args.input])
     if args.tool != "ncu":
         raise LassmError(f"collect supports --tool ncu on this release; run {args.tool} by hand "
                          f"(see lassm.counters.{args.tool}.build_command) and use 'lassm counters parse'")
