@@ -89,7 +89,7 @@ def test_repeated_contig_id_names_both_lines(tmp_path: Path, capsys: pytest.Capt
 
 
 def test_repeated_contig_id_in_parquet_names_both_rows(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    from lassm import formats
+    from lassm.workloads.local_assembly import formats
     from tests.helpers import make_dataset
 
     read = (S.encode(), Q.encode())
@@ -115,7 +115,7 @@ def _missing_columns(path: Path) -> None:
 
 
 def _no_rows(path: Path) -> None:
-    from lassm import formats
+    from lassm.workloads.local_assembly import formats
     from tests.helpers import make_dataset
 
     formats.write_parquet(make_dataset([(1, b"ACGT" * 20, 1.0, [], [])], k=21).subset([]), path)
@@ -171,7 +171,7 @@ def _cuts() -> list[tuple[int, int | None]]:
 
 def test_every_truncation_names_the_record_start(tmp_path: Path) -> None:
     from lassm.errors import InputError
-    from lassm.formats import read_dat
+    from lassm.workloads.local_assembly.formats import read_dat
 
     text = "".join(LAID_OUT)
     whole = tmp_path / "whole.dat"
@@ -197,7 +197,7 @@ def test_a_cut_inside_a_field_names_its_line(tmp_path: Path) -> None:
     """A cut inside the last quality string leaves a record whose qualities are short: the error
     names the line that holds them."""
     from lassm.errors import InputError
-    from lassm.formats import read_dat
+    from lassm.workloads.local_assembly.formats import read_dat
 
     text = "".join(LAID_OUT)
     src = tmp_path / "in.dat"

@@ -236,9 +236,9 @@ def _records(name: str) -> list[Path]:
 @pytest.fixture(scope="module")
 def fresh_cpu_record(tmp_path_factory) -> Path:
     """A CPU run record of ``sample-k21`` written now, the way ``lassm run`` writes one."""
-    from lassm import sweep
+    from lassm.runs import point
 
-    folder, _ = sweep.run_one("sample-k21", None, "cpu", "none", "contract-test",
+    folder, _ = point.run_one("sample-k21", None, "cpu", "none", "contract-test",
                               root=tmp_path_factory.mktemp("results"))
     return folder
 
@@ -274,7 +274,7 @@ def test_contract_covers_every_committed_launches_column():
 
 
 def test_contract_counter_columns():
-    from lassm.counters import COUNTER_COLUMNS
+    from lassm.analysis.counters import COUNTER_COLUMNS
 
     assert _contract_columns("counter table") == list(COUNTER_COLUMNS)
 

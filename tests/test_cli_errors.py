@@ -3,7 +3,7 @@
 
 The tests walk the real argparse tree, so a new subcommand or option is covered as soon as it
 exists: a subcommand needs a base command line in :data:`BASE`, and an option that takes a
-value needs a ``type`` from :mod:`lassm.cliargs` (or ``choices``) whose impossible values are
+value needs a ``type`` from :mod:`lassm.cli.args` (or ``choices``) whose impossible values are
 listed in :data:`BAD`; otherwise :func:`test_every_option_is_checked` fails.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from lassm import backends, cli, paths
-from lassm import cliargs as t
+from lassm.cli import args as t
 
 #: Impossible values of each argument type. ``{missing}``: a path that does not exist, ``{dir}``:
 #: an existing folder, ``{file}``: an existing file.
@@ -153,7 +153,7 @@ def test_every_option_is_checked() -> None:
     unchecked = [f"{' '.join(path)} {_key(a)} (type {getattr(a.type, '__name__', a.type)})"
                  for path, parser in leaves(cli.build_parser()) for a in parser._actions
                  if _takes_value(a) and a.choices is None and not BAD.get(a.type)]
-    assert not unchecked, f"give these a lassm.cliargs type listed in BAD: {unchecked}"
+    assert not unchecked, f"give these a lassm.cli.args type listed in BAD: {unchecked}"
 
 
 @pytest.mark.parametrize("path, key, value", _cases())

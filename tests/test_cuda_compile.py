@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lassm import backends, nvrtc
+from lassm import backends
+from lassm.backends import nvrtc
 from lassm.backends import launch
 from lassm.errors import BackendUnavailable
 from lassm.paths import kernel_source
@@ -217,9 +218,10 @@ def test_fast_host_helpers() -> None:
 def test_stacked_sides_split_back() -> None:
     """extend_sides' stacking: the left ends follow the right ones, and a result splits back
     into the two sides exactly."""
-    from lassm import formats, paths
+    from lassm.workloads.local_assembly import formats
+    from lassm import paths
     from lassm.backends import cuda
-    from lassm.result import SideResult
+    from lassm.workloads.local_assembly.result import SideResult
 
     sample = formats.read_dat(paths.sample("k77"), k=77)
 

@@ -17,11 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import config
+from ..workloads.local_assembly import config
 from ..errors import BackendUnavailable
-from ..nvrtc import BUILDS, KERNEL, VARIANTS, Variant, kernel_options
+from .nvrtc import BUILDS, KERNEL, VARIANTS, Variant, kernel_options
 from ..paths import kernel_source
-from ..result import SideResult
+from ..workloads.local_assembly.result import SideResult
 from . import launch
 
 #: Warps per block unless told otherwise.
@@ -369,7 +369,7 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
     ----------
     ctg_seqs, ctg_off : oriented contig bases (uint8) and int64 offsets.
     depths : float64 contig depths.
-    reads : the side's :class:`~lassm.dataset.Reads`.
+    reads : the side's :class:`~lassm.workloads.local_assembly.dataset.Reads`.
     run_mask : bool per contig; others keep an empty walk (bin 0 is not launched).
     params : start k, walk limit, quality offset.
     protocol : collision protocol: ``casptr`` (default), ``matchany``, ``doneflag`` or ``barrier``;
@@ -400,7 +400,7 @@ def one_launch(protocol: str) -> bool:
 
 def _stack_reads(a, b):
     """Reads of two sides as one: ``b``'s reads and contig ends follow ``a``'s."""
-    from ..dataset import Reads
+    from ..workloads.local_assembly.dataset import Reads
 
     return Reads(
         seqs=np.concatenate((a.seqs, b.seqs)),

@@ -8,14 +8,14 @@ hipRTC; the source switches its warp collectives to HIP's wavefront forms and ta
 A ``WARP_SIZE`` other than the target's wavefront width stops the build with an ``#error``.
 
 No AMD GPU has run this yet; CI compiles the source for gfx908, gfx90a and gfx1030 with hipcc
-(:mod:`lassm.hipcc`, ``tests/test_hip_compile.py``). See ``book/hip-backend.md``.
+(:mod:`lassm.backends.hipcc`, ``tests/test_hip_compile.py``). See ``book/hip-backend.md``.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .. import config
-from ..result import SideResult
+from ..workloads.local_assembly import config
+from ..workloads.local_assembly.result import SideResult
 from .cuda import DEFAULT_BLOCK_WARPS, _probe, extend_side_gpu
 
 #: Protocols that build on HIP.

@@ -34,10 +34,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import config
+from ..workloads.local_assembly import config
 from ..errors import BackendUnavailable
 from ..paths import kernel_source
-from ..result import SideResult
+from ..workloads.local_assembly.result import SideResult
 from . import launch
 
 #: Collision protocol name -> macro value of ``-DLASSM_PROTOCOL`` (the CUDA kernel's names).
@@ -298,7 +298,7 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
     ----------
     ctg_seqs, ctg_off : oriented contig bases (uint8) and int64 offsets.
     depths : float64 contig depths (the kernel uses ``int(depth)``).
-    reads : the side's :class:`~lassm.dataset.Reads`.
+    reads : the side's :class:`~lassm.workloads.local_assembly.dataset.Reads`.
     run_mask : bool per contig; the others keep an empty walk (bin 0 is not launched).
     params : start k, walk limit, quality offset.
     protocol : collision protocol of the table inserts, one of :data:`PROTOCOLS`.
