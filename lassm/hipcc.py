@@ -3,7 +3,7 @@
 
 ``hipcc`` is HIP's compiler driver (a script around clang); Debian 12 packages version 5.2.3
 (``apt-get install hipcc``, which pulls in clang-15, lld-15 and ``rocm-device-libs``, the
-bitcode libraries the device pass links). The check compiles ``kernels/cuda/local_assembly.cu``
+bitcode libraries the device pass links). The check compiles ``kernels/local_assembly/cuda/faithful.cu``
 device-only to AMDGCN assembly for each offload architecture and protocol, with the ``-D`` options
 the backends pass (:func:`lassm.nvrtc.kernel_options`, the same list CuPy hands to hipRTC on ROCm),
 and reads the kernel's name and wavefront width back from the assembly's metadata.

@@ -4,7 +4,7 @@
 NVRTC comes from PyPI (``nvidia-cuda-nvrtc-cu12``, which installs ``libnvrtc.so.12`` under
 ``site-packages/nvidia/cuda_nvrtc/lib``); it is loaded with :mod:`ctypes`, so neither CuPy nor a
 CUDA toolkit is needed. Set ``LASSM_NVRTC`` to the path of another ``libnvrtc`` to use that one.
-The check compiles ``kernels/cuda/local_assembly.cu`` to PTX for each virtual architecture,
+The check compiles ``kernels/local_assembly/cuda/faithful.cu`` to PTX for each virtual architecture,
 protocol and warp width the backends build, with the same options they pass.
 """
 from __future__ import annotations
@@ -80,7 +80,7 @@ VARIANTS: dict[str, Variant] = {
 BUILDS: dict[str, str] = {**PROTOCOLS, **{name: v.macro for name, v in VARIANTS.items()}}
 #: Virtual architectures checked: Ampere (A100) and Hopper (H100/H200).
 ARCHS: tuple[str, ...] = ("compute_80", "compute_90")
-KERNEL = "cuda/local_assembly.cu"
+KERNEL = "local_assembly/cuda/faithful.cu"
 ENTRY = "iterative_walks_kernel"
 
 

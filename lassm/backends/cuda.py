@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The CUDA backend: ``kernels/cuda/local_assembly.cu`` driven by CuPy, one warp per contig end.
+"""The CUDA backend: ``kernels/local_assembly/cuda/faithful.cu`` driven by CuPy, one warp per contig end.
 
 The kernel follows MetaHipMer's GPU layout (see ``../shared/spec/local-assembly.md``): contig
 ends are binned by read count (0 not launched, 1-9, >= 10), each bin is one launch (more where it

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The Intel backend: the OpenCL C kernel ``kernels/opencl/local_assembly.cl`` run through dpctl.
+"""The Intel backend: the OpenCL C kernel ``kernels/local_assembly/opencl/faithful.cl`` run through dpctl.
 
 dpctl (the SYCL runtime's Python face) builds the OpenCL C source for one device and launches it
 on an in-order queue with USM device buffers. On a machine without an Intel GPU, Intel's OpenCL
@@ -50,7 +50,7 @@ PROTOCOL_MACROS: dict[str, str] = {
 #: Collision protocols of ``ht_insert`` (the first is the default). See the kernel source.
 PROTOCOLS: tuple[str, ...] = tuple(PROTOCOL_MACROS)
 DEFAULT_PROTOCOL = "casptr"
-KERNEL = "opencl/local_assembly.cl"
+KERNEL = "local_assembly/opencl/faithful.cl"
 ENTRY = "iterative_walks_kernel"
 INSTALL = "pip install 'lassm[intel]'"
 #: Environment variable: a dpctl filter string naming the device (e.g. ``opencl:cpu:0``).

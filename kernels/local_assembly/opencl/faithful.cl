@@ -13,7 +13,7 @@
 // Every knob has a default below and is overridden by a build option (-DNAME=VALUE):
 //   LASSM_PROTOCOL    how lanes that insert at once agree on a slot: LASSM_PROTO_CASPTR (default),
 //                     LASSM_PROTO_MATCHANY, LASSM_PROTO_DONEFLAG or LASSM_PROTO_BARRIER
-//                     (the names and values of kernels/cuda/local_assembly.cu; see ht_insert)
+//                     (the names and values of kernels/local_assembly/cuda/faithful.cu; see ht_insert)
 //   LASSM_SUBGROUP    required sub-group width (intel_reqd_sub_group_size); 0 = the device's choice
 //   LASSM_KEY64       1: 64-bit keys and CAS (needs cl_khr_int64_base_atomics); 0: 32-bit keys
 //   LASSM_FP64        1: the vote in double precision, as the oracle; 0: the same vote in exact
