@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from .nvrtc import ENTRY, KERNEL, PROTOCOLS, kernel_options
+from .nvrtc import ENTRY, PROTOCOLS, kernel_file, kernel_options
 from .paths import kernel_source
 
 #: Offload architecture -> its wavefront width (what ``hipDeviceProp_t.warpSize`` reports, and so
@@ -91,7 +91,7 @@ def compile_asm(protocol: str, arch: str, warp_size: int | None = None,
     exe = find()
     if exe is None:
         raise FileNotFoundError("hipcc is not installed: apt-get install hipcc (Debian 12), or ROCm")
-    src = kernel_source(KERNEL)
+    src = kernel_source(kernel_file(protocol))  # hipcc finds its .cuh headers beside it
     with tempfile.TemporaryDirectory(prefix="lassm-hipcc-") as tmp:
         out = Path(tmp) / f"{arch}-{protocol}.s"
         cmd = [str(exe), *options(protocol, arch, warp_size), *extra, str(src), "-o", str(out)]
