@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The HIP backend: the same kernel source as CUDA, built by CuPy for ROCm with 64-lane wavefronts.
 
-CuPy for ROCm (``cupy.cuda.runtime.is_hip``) compiles ``kernels/cuda/local_assembly.cu`` with
+CuPy for ROCm (``cupy.cuda.runtime.is_hip``) compiles ``kernels/local_assembly/cuda/faithful.cu`` with
 hipRTC; the source switches its warp collectives to HIP's wavefront forms and takes
 ``WARP_SIZE`` from the device (64 on CDNA, 32 on RDNA). The ``matchany`` protocol needs
 ``__match_any_sync``, which HIP lacks, and is refused; ``doneflag`` is the HIP port's own.

@@ -3,7 +3,7 @@
 
 ``hipcc`` is HIP's compiler driver (a script around clang); Debian 12 packages version 5.2.3
 (``apt-get install hipcc``, which pulls in clang-15, lld-15 and ``rocm-device-libs``, the
-bitcode libraries the device pass links). The check compiles ``kernels/cuda/local_assembly.cu``
+bitcode libraries the device pass links). The check compiles ``kernels/local_assembly/cuda/faithful.cu``
 device-only to AMDGCN assembly for each offload architecture and protocol, with the ``-D`` options
 the backends pass (:func:`lassm.backends.nvrtc.kernel_options`, the same list CuPy hands to hipRTC on ROCm),
 and reads the kernel's name and wavefront width back from the assembly's metadata.
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from .nvrtc import ENTRY, KERNEL, PROTOCOLS, kernel_options
+from .nvrtc import ENTRY, PROTOCOLS, kernel_file, kernel_options
 from ..paths import kernel_source
 
 #: Offload architecture -> its wavefront width (what ``hipDeviceProp_t.warpSize`` reports, and so
@@ -91,7 +91,7 @@ def compile_asm(protocol: str, arch: str, warp_size: int | None = None,
     exe = find()
     if exe is None:
         raise FileNotFoundError("hipcc is not installed: apt-get install hipcc (Debian 12), or ROCm")
-    src = kernel_source(KERNEL)
+    src = kernel_source(kernel_file(protocol))  # hipcc finds its .cuh headers beside it
     with tempfile.TemporaryDirectory(prefix="lassm-hipcc-") as tmp:
         out = Path(tmp) / f"{arch}-{protocol}.s"
         cmd = [str(exe), *options(protocol, arch, warp_size), *extra, str(src), "-o", str(out)]

@@ -4,12 +4,15 @@
 NVRTC comes from PyPI (``nvidia-cuda-nvrtc-cu12``, which installs ``libnvrtc.so.12`` under
 ``site-packages/nvidia/cuda_nvrtc/lib``); it is loaded with :mod:`ctypes`, so neither CuPy nor a
 CUDA toolkit is needed. Set ``LASSM_NVRTC`` to the path of another ``libnvrtc`` to use that one.
-The check compiles ``kernels/cuda/local_assembly.cu`` to PTX for each virtual architecture,
-protocol and warp width the backends build, with the same options they pass.
+The check compiles each build's source (:func:`kernel_file`: ``faithful.cu`` for the four
+protocols, ``fast.cu`` for fast and its ablations, both in ``kernels/local_assembly/cuda/``) to PTX
+for each virtual architecture, protocol and warp width the backends build, with the same options
+they pass plus :func:`include_options` (the folder of the ``.cuh`` headers).
 """
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import os
 import site
 import sys
@@ -80,8 +83,37 @@ VARIANTS: dict[str, Variant] = {
 BUILDS: dict[str, str] = {**PROTOCOLS, **{name: v.macro for name, v in VARIANTS.items()}}
 #: Virtual architectures checked: Ampere (A100) and Hopper (H100/H200).
 ARCHS: tuple[str, ...] = ("compute_80", "compute_90")
-KERNEL = "cuda/local_assembly.cu"
+#: The CUDA sources' folder: the two kernel files and the headers they include.
+KERNEL_DIR = "local_assembly/cuda"
+#: The four faithful protocols' source, and fast's (its ablations are -D variants of it).
+FAITHFUL_KERNEL = f"{KERNEL_DIR}/faithful.cu"
+FAST_KERNEL = f"{KERNEL_DIR}/fast.cu"
 ENTRY = "iterative_walks_kernel"
+
+
+def kernel_file(protocol: str) -> str:
+    """The source that builds ``protocol`` (a key of :data:`BUILDS`), for :func:`lassm.paths.kernel_source`."""
+    if protocol not in BUILDS:
+        raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(BUILDS)}")
+    return FAST_KERNEL if protocol in VARIANTS else FAITHFUL_KERNEL
+
+
+def include_options() -> tuple[str, ...]:
+    """``-I`` of the headers' folder: NVRTC and hipRTC see a source as a string, not a file, and
+    find its ``#include "x.cuh"`` only there (nvcc and hipcc look beside the file themselves).
+    Kept out of :func:`kernel_options`, which runs record, so that no machine's path lands there."""
+    return (f"-I{kernel_source(KERNEL_DIR)}",)
+
+
+def sources_digest() -> str:
+    """SHA-256 over every file of :data:`KERNEL_DIR` (name and text): CuPy's on-disk cache keys on
+    the source string and the options, never on included headers, so the CUDA backend passes this
+    along to recompile after a header changes."""
+    digest = hashlib.sha256()
+    for path in sorted(kernel_source(KERNEL_DIR).iterdir()):
+        if path.is_file():
+            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 class NvrtcError(RuntimeError):
@@ -185,7 +217,7 @@ def _check(lib: ctypes.CDLL, status: int, what: str, log: str = "") -> None:
         raise NvrtcError(f"{what}: {lib.nvrtcGetErrorString(status).decode()}\n{log}".rstrip())
 
 
-def compile_ptx(source: str, options: Sequence[str], name: str = "local_assembly.cu") -> tuple[str, str]:
+def compile_ptx(source: str, options: Sequence[str], name: str = "faithful.cu") -> tuple[str, str]:
     """Compiles CUDA C++ ``source`` to PTX; returns ``(ptx, log)``, raises NvrtcError on failure."""
     lib = load()
     prog = ctypes.c_void_p()
@@ -231,18 +263,32 @@ def check_kernel(archs: Iterable[str] = ARCHS, protocols: Iterable[str] = tuple(
     -------
     list of :class:`CheckResult`, one per compile.
     """
-    source = kernel_source(KERNEL).read_text()
     out = []
     for arch in archs:
         for protocol in protocols:
             for ws in warp_sizes:
                 if ws != 32 and protocol == "matchany":
                     continue
-                opts = list(kernel_options(protocol, ws)) + [f"--gpu-architecture={arch}"]
-                if ws != 32:
-                    opts.append("-DLASSM_ALLOW_WIDE_WARP")
-                ptx, log = compile_ptx(source, opts)
+                ptx, log = compile_build(protocol, arch, ws)
                 if f".entry {ENTRY}" not in ptx:
                     raise NvrtcError(f"{arch} {protocol} WARP_SIZE={ws}: no entry {ENTRY} in the PTX")
                 out.append(CheckResult(arch, protocol, ws, len(ptx), log))
     return out
+
+
+def compile_build(protocol: str, arch: str, warp_size: int = 32, published: bool = False,
+                  extra: Sequence[str] = ()) -> tuple[str, str]:
+    """Compiles one build to PTX as the backends do: its source (:func:`kernel_file`), the
+    :func:`kernel_options`, the headers' ``-I``, ``--gpu-architecture=arch``, and ``extra``.
+
+    A warp other than 32 lanes adds ``-DLASSM_ALLOW_WIDE_WARP`` (the 64-lane code, compile-checked).
+
+    Returns
+    -------
+    ``(ptx, log)``; raises :class:`NvrtcError` when NVRTC rejects the source.
+    """
+    path = kernel_source(kernel_file(protocol))
+    opts = [*kernel_options(protocol, warp_size, published), *include_options(), f"--gpu-architecture={arch}"]
+    if warp_size != 32:
+        opts.append("-DLASSM_ALLOW_WIDE_WARP")
+    return compile_ptx(path.read_text(), [*opts, *extra], name=path.name)
