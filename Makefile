@@ -2,14 +2,22 @@
 #
 #   make test         the test suite (GPU tests skip themselves without a GPU)
 #   make book         the main job (lassm run: the campaign), then the Jupyter Book into _build/html
-#   make venv         .venv with lassm installed editable, with the test and book extras
+#   make deps         the Debian packages the tests use, installed where root or sudo allows
+#                     (tools/deps.sh says what it installs; `make test` and `make book` call it)
+#   make venv         .venv with lassm installed editable, with the extras that fit this platform
 #   make wheelhouse   wheels for a GPU node without internet (see below and README.md)
 #   make clean        removes build outputs and built wheels (never .venv, never data/results)
 
 PYTHON   ?= python3
 VENV     ?= .venv
 BIN      := $(VENV)/bin
-EXTRAS   ?= test,book
+# The extras that fit the platform: Intel's OpenCL CPU driver (the intel extra) exists for
+# x86-64 Linux only; Dask everywhere. `make test EXTRAS=test,book` installs fewer.
+ifeq ($(shell uname -s)-$(shell uname -m),Linux-x86_64)
+EXTRAS   ?= test,book,intel,dask
+else
+EXTRAS   ?= test,book,dask
+endif
 comma    := ,
 # The stamp names the extras, so asking for other extras installs again; editing
 # pyproject.toml installs again too.
@@ -26,7 +34,7 @@ RUN_ARGS ?=
 # -W: a warning fails the build; --keep-going: report every warning, not just the first.
 JB_ARGS  ?= -W --keep-going --all
 
-.PHONY: all venv test book run html wheelhouse clean
+.PHONY: all deps venv test book run html wheelhouse clean
 all: test
 
 $(BIN)/python:
@@ -38,10 +46,13 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	rm -f $(VENV)/.lassm-installed-*
 	touch $@
 
+deps:
+	@bash tools/deps.sh
+
 venv: $(STAMP)
 
 # pytest's exit code 5 (no test collected) is a failure like any other.
-test: $(STAMP)
+test: deps $(STAMP)
 	status=0; $(BIN)/python -m pytest -q $(PYTEST_ARGS) || status=$$?; \
 	if [ $$status -eq 5 ]; then echo "make test: pytest collected no test (exit code 5)" >&2; fi; \
 	exit $$status
@@ -52,7 +63,7 @@ run: $(STAMP)
 html: $(STAMP)
 	$(BIN)/jupyter-book build . $(JB_ARGS)
 
-book: $(STAMP)
+book: deps $(STAMP)
 	$(BIN)/lassm run $(RUN_ARGS)
 	$(BIN)/jupyter-book build . $(JB_ARGS)
 

@@ -13,12 +13,12 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def kernel_dir() -> Path:
-    """The folder holding ``cuda/`` and ``opencl/`` kernel sources."""
+    """The folder holding one folder per kernel (``local_assembly/``), each with ``cuda/`` and ``opencl/``."""
     try:
         from importlib.resources import files
 
         d = Path(str(files("lassm.kernels")))
-        if (d / "cuda").is_dir():
+        if (d / "local_assembly").is_dir():
             return d
     except (ImportError, ModuleNotFoundError, TypeError):
         pass
@@ -26,7 +26,7 @@ def kernel_dir() -> Path:
 
 
 def kernel_source(relpath: str) -> Path:
-    """Path of one kernel source, e.g. ``kernel_source("cuda/local_assembly.cu")``."""
+    """Path of one kernel source, e.g. ``kernel_source("local_assembly/cuda/faithful.cu")``."""
     path = kernel_dir() / relpath
     if not path.exists():
         raise FileNotFoundError(f"kernel source {relpath} not found under {kernel_dir()}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lassm.dataset import Dataset, Reads
+from lassm.workloads.local_assembly.dataset import Dataset, Reads
 
 
 def make_dataset(contigs: list[tuple[int, bytes, float, list, list]], name: str = "tiny", k: int | None = None) -> Dataset:

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lassm import analysis, paths
+from lassm.analysis import derive as analysis
+from lassm import paths
 from lassm.errors import LassmError
 
 H100 = "nvidia-h100-80gb-hbm3"
@@ -59,7 +60,7 @@ def test_missing_counters_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.M
 
 
 def test_bytes_per_insertion_uses_the_runs_work(derived: pd.DataFrame) -> None:
-    from lassm import formats, stats
+    from lassm.workloads.local_assembly import formats, stats
 
     per = analysis.per_insertion(H100, derived)
     sample = per[per["dataset"] == "sample-k77"]
@@ -70,7 +71,7 @@ def test_bytes_per_insertion_uses_the_runs_work(derived: pd.DataFrame) -> None:
 
 
 def test_ablation_costs_are_time_over_the_base() -> None:
-    from lassm import results
+    from lassm.runs import results
 
     bench = pd.DataFrame({"dataset": ["a", "a", "a", "b", "b", "a"],
                           "protocol": ["fast", "fast-x", "fast-y", "fast", "fast-x", "casptr"],
@@ -84,7 +85,7 @@ def test_ablation_costs_are_time_over_the_base() -> None:
 
 
 def test_against_published_is_strict_per_k() -> None:
-    from lassm import results
+    from lassm.runs import results
 
     published = pd.DataFrame({"k": [21, 21, 33], "x": [0.5, 0.2, 0.3], "y": [0.1, 0.14, 0.15]})
     ours = pd.DataFrame({"k": [33, 21], "x": [1.5, 0.5], "y": [0.02, 0.2], "beyond_model": [True, False]})

@@ -89,7 +89,7 @@ def test_repeated_contig_id_names_both_lines(tmp_path: Path, capsys: pytest.Capt
 
 
 def test_repeated_contig_id_in_parquet_names_both_rows(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    from lassm import formats
+    from lassm.workloads.local_assembly import formats
     from tests.helpers import make_dataset
 
     read = (S.encode(), Q.encode())
@@ -115,7 +115,7 @@ def _missing_columns(path: Path) -> None:
 
 
 def _no_rows(path: Path) -> None:
-    from lassm import formats
+    from lassm.workloads.local_assembly import formats
     from tests.helpers import make_dataset
 
     formats.write_parquet(make_dataset([(1, b"ACGT" * 20, 1.0, [], [])], k=21).subset([]), path)
@@ -138,5 +138,70 @@ def test_non_ascii_dat_is_named(tmp_path: Path, capsys: pytest.CaptureFixture) -
     src = tmp_path / "in.dat"
     src.write_bytes(GOOD.encode() + "8 ACGT 1 0 0 é\n".encode())
     assert main(["extend", str(src), "--k", "21", "--out", str(tmp_path / "o.txt")]) == 2
-    assert f"{src}: encoding: not ASCII" in capsys.readouterr().err
+    assert f"{src}:2: encoding: byte 0xc3 at column 14 is not ASCII" in capsys.readouterr().err
     assert [p.name for p in tmp_path.iterdir()] == ["in.dat"]
+
+
+# A file of three records, the reads laid out over several lines (the parser reads a record's
+# header from one line, then fields, whatever lines hold them):
+# record r starts at line START[r]; every cut inside a record must name that line, whatever line
+# the cut falls on, and a cut between records must leave a valid file.
+LAID_OUT = [
+    f"11 {'ACGT' * 20} 2.5 1 1\n@a/1 {S}\n{Q}\n@b/1\n{S} {Q}\n",
+    f"12 {'ACGT' * 20} 3 2 0\n@c/1 {S} {Q}\n@d/1 {S} {Q}\n",
+    f"13 {'ACGT' * 20} 1 0 1\n@e/1 {S} {Q}\n",
+]
+START = [1, 6, 9]
+
+
+def _cuts() -> list[tuple[int, int | None]]:
+    """(byte offset, line of the record the cut falls in, or None between records) for every
+    place a file can end: after each field of each record."""
+    text = "".join(LAID_OUT)
+    cuts, offset = [], 0
+    for r, rec in enumerate(LAID_OUT):
+        pos = 0
+        for word in rec.split():
+            pos = rec.index(word, pos) + len(word)
+            cuts.append((offset + pos, None if pos == len(rec.rstrip()) else START[r]))
+        offset += len(rec)
+    assert offset == len(text)
+    return cuts
+
+
+def test_every_truncation_names_the_record_start(tmp_path: Path) -> None:
+    from lassm.errors import InputError
+    from lassm.workloads.local_assembly.formats import read_dat
+
+    text = "".join(LAID_OUT)
+    whole = tmp_path / "whole.dat"
+    whole.write_text(text)
+    assert read_dat(whole).n_contigs == 3
+    cuts = _cuts()
+    assert len(cuts) == 5 + 3 * 2 + 5 + 3 * 2 + 5 + 3  # every field of every record
+    complete = 0  # records whole before the cut
+    for end, line in cuts:
+        src = tmp_path / f"cut{end}.dat"
+        src.write_text(text[:end])
+        if line is None:
+            complete += 1
+            assert read_dat(src).n_contigs == complete
+            continue
+        with pytest.raises(InputError) as exc:
+            read_dat(src)
+        assert exc.value.line == line, (end, str(exc.value))
+        assert f"{src}:{line}:" in str(exc.value)
+
+
+def test_a_cut_inside_a_field_names_its_line(tmp_path: Path) -> None:
+    """A cut inside the last quality string leaves a record whose qualities are short: the error
+    names the line that holds them."""
+    from lassm.errors import InputError
+    from lassm.workloads.local_assembly.formats import read_dat
+
+    text = "".join(LAID_OUT)
+    src = tmp_path / "in.dat"
+    src.write_text(text[: len(text) - 5])
+    with pytest.raises(InputError) as exc:
+        read_dat(src)
+    assert exc.value.line == 10 and "qualities" in str(exc.value), str(exc.value)

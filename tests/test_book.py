@@ -198,8 +198,8 @@ def test_every_tab_item_of_a_backend_set_is_synced():
 
 def test_backend_source_excerpts_match_the_backend():
     """Each backend's tab quotes that backend's kernel source, nothing else."""
-    sources = {"cuda": "kernels/cuda/local_assembly.cu", "hip": "kernels/cuda/local_assembly.cu",
-               "sycl": "kernels/opencl/local_assembly.cl", "cpu": "lassm/backends/cpu.py"}
+    sources = {"cuda": "kernels/local_assembly/cuda/ht_insert.cuh", "hip": "kernels/local_assembly/cuda/common.cuh",
+               "sycl": "kernels/local_assembly/opencl/ht_insert.h", "cpu": "lassm/backends/cpu.py"}
     text = BACKENDS_PAGE.read_text(encoding="utf-8")
     quoted = {}
     for item in re.split(r"[`:]{3,}\{tab-item\}", text)[1:]:
@@ -236,9 +236,9 @@ def _records(name: str) -> list[Path]:
 @pytest.fixture(scope="module")
 def fresh_cpu_record(tmp_path_factory) -> Path:
     """A CPU run record of ``sample-k21`` written now, the way ``lassm run`` writes one."""
-    from lassm import sweep
+    from lassm.runs import point
 
-    folder, _ = sweep.run_one("sample-k21", None, "cpu", "none", "contract-test",
+    folder, _ = point.run_one("sample-k21", None, "cpu", "none", "contract-test",
                               root=tmp_path_factory.mktemp("results"))
     return folder
 
@@ -274,7 +274,7 @@ def test_contract_covers_every_committed_launches_column():
 
 
 def test_contract_counter_columns():
-    from lassm.counters import COUNTER_COLUMNS
+    from lassm.analysis.counters import COUNTER_COLUMNS
 
     assert _contract_columns("counter table") == list(COUNTER_COLUMNS)
 

@@ -46,7 +46,7 @@ def test_roofline_page_has_inline_svg_charts():
     assert text.count("<svg") >= 1 and "role-mark" in text
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium")
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (make deps, or apt-get install chromium)")
 def test_roofline_page_renders_in_chromium(tmp_path):
     shots = ROOT / "_build" / "screenshots"
     shots.mkdir(parents=True, exist_ok=True)
@@ -61,7 +61,7 @@ def test_roofline_page_renders_in_chromium(tmp_path):
     assert sum(s.count("<path") for s in charts) > 10
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium")
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (make deps, or apt-get install chromium)")
 def test_interactive_chart_runs_on_the_served_bundle(tmp_path):
     """The roofline page frames an interactive chart whose page draws marks from the local bundle."""
     frames = re.findall(r'<iframe[^>]*class="lassm-interactive"[^>]*src="([^"]+)"', PAGE.read_text(encoding="utf-8"))
@@ -77,7 +77,7 @@ def test_interactive_chart_runs_on_the_served_bundle(tmp_path):
     assert png.is_file() and png.stat().st_size > 5_000
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium")
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (make deps, or apt-get install chromium)")
 def test_formulas_typeset_from_the_served_mathjax(tmp_path):
     """The method page's formulas are typeset by the MathJax copy shipped in the build, offline."""
     page = HTML / "book" / "method.html"

@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from lassm import datasets, paths
+from lassm import paths
 from lassm.campaign import FULL_DATASETS, QUICK_DATASETS, make_plan, plan, steps
 from lassm.campaign.run import CAMPAIGN_FILE, CAMPAIGN_KEYS, ROW_KEYS
 from lassm.cli import main
+from lassm.workloads.local_assembly import datasets
 
 MACHINE = "box"
 #: Two small datasets: the one-contig sample and a small generated one.
@@ -228,7 +229,7 @@ def _lassm(args: list[str], results: Path, kill_at: str | None = None, nth: int 
 
 
 @pytest.mark.parametrize("kill_at, nth, recorded", [
-    ("lassm.runs.write_record", 2, {"sample-k21__k21__cpu__none"}),  # while running the second point
+    ("lassm.runs.records.write_record", 2, {"sample-k21__k21__cpu__none"}),  # while running the second point
     ("lassm.campaign.run._write", 1, POINTS),                           # while writing campaign.json
 ], ids=["second-point", "account"])
 def test_a_killed_campaign_loses_nothing_and_a_rerun_completes_it(tmp_path: Path, kill_at: str, nth: int,
@@ -305,7 +306,7 @@ def test_other_vendors_profilers_are_named(backend: str, tool: str, tmp_path: Pa
 
 
 def test_ceilings_and_metrics_say_what_they_lack(results: Path) -> None:
-    assert steps.ceilings("hip", "gpu-box") == ["ceilings: the microbenchmarks (lassm.machine) run on CUDA only; none for hip"]
+    assert steps.ceilings("hip", "gpu-box") == ["ceilings: the microbenchmarks (lassm.analysis.machine) run on CUDA only; none for hip"]
     assert steps.metrics("gpu-box") == ["metrics: not derived: gpu-box has no counters and no ceilings"]
     assert not (results / "gpu-box").exists()
 

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from lassm import formats, paths
+from lassm.workloads.local_assembly import formats
+from lassm import paths
 from lassm.cli import main
-from lassm.runs import SUMMARY_KEYS
+from lassm.runs.records import SUMMARY_KEYS
 
 
 def test_extend_writes_metahipmer_output(tmp_path: Path) -> None:

@@ -3,12 +3,13 @@
 
 The tests walk the real argparse tree, so a new subcommand or option is covered as soon as it
 exists: a subcommand needs a base command line in :data:`BASE`, and an option that takes a
-value needs a ``type`` from :mod:`lassm.cliargs` (or ``choices``) whose impossible values are
+value needs a ``type`` from :mod:`lassm.cli.args` (or ``choices``) whose impossible values are
 listed in :data:`BAD`; otherwise :func:`test_every_option_is_checked` fails.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from lassm import backends, cli, paths
-from lassm import cliargs as t
+from lassm.cli import args as t
 
 #: Impossible values of each argument type. ``{missing}``: a path that does not exist, ``{dir}``:
 #: an existing folder, ``{file}``: an existing file.
@@ -152,7 +153,7 @@ def test_every_option_is_checked() -> None:
     unchecked = [f"{' '.join(path)} {_key(a)} (type {getattr(a.type, '__name__', a.type)})"
                  for path, parser in leaves(cli.build_parser()) for a in parser._actions
                  if _takes_value(a) and a.choices is None and not BAD.get(a.type)]
-    assert not unchecked, f"give these a lassm.cliargs type listed in BAD: {unchecked}"
+    assert not unchecked, f"give these a lassm.cli.args type listed in BAD: {unchecked}"
 
 
 @pytest.mark.parametrize("path, key, value", _cases())
@@ -211,17 +212,51 @@ def test_run_timing_options_need_the_direct_path(extra: list[str], option: str, 
     assert not list(Path(where["tmp"]).iterdir())
 
 
-@pytest.mark.parametrize("path, key", [(("extend",), "--out"), (("extend",), "--ends"), (("data", "convert"), "out"),
-                                       (("counters", "collect"), "--out"), (("counters", "parse"), "--out")])
-def test_an_output_may_not_be_an_input(path: tuple[str, ...], key: str, where: dict[str, str],
-                                       capsys: pytest.CaptureFixture) -> None:
-    """Naming the input as an output is refused before anything is read or written."""
+OUTPUTS = [(("extend",), "--out"), (("extend",), "--ends"), (("data", "convert"), "out"),
+           (("counters", "collect"), "--out"), (("counters", "parse"), "--out")]
+
+
+@pytest.mark.parametrize("how", ["same path", "hard link", "symbolic link", "relative path"])
+@pytest.mark.parametrize("path, key", OUTPUTS, ids=[" ".join(p) + " " + k for p, k in OUTPUTS])
+def test_an_output_may_not_be_an_input(path: tuple[str, ...], key: str, how: str, where: dict[str, str],
+                                       monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    """An output that is the input by any name is refused before anything is read or written."""
     data = Path(where["data"])
     before = data.read_bytes()
-    assert cli.main(_argv(path, key, "{data}", where)) == 2
+    alias = data
+    if how == "hard link":
+        alias = data.with_name("hard.dat")
+        os.link(data, alias)
+    elif how == "symbolic link":
+        alias = data.with_name("soft.dat")
+        alias.symlink_to(data)
+    elif how == "relative path":
+        monkeypatch.chdir(where["tmp"])
+        alias = Path("..") / "scratch" / ".." / data.name
+    assert cli.main(_argv(path, key, str(alias), where)) == 2
     line = _one_error_line(capsys.readouterr().err)
-    assert f"{key} {data}: is the input" in line, line
-    assert data.read_bytes() == before
+    assert f"{key} {alias}: is the input {data}" in line, line
+    assert data.read_bytes() == before and not list(Path(where["tmp"]).iterdir())
+
+
+def test_two_outputs_may_not_be_one_file(where: dict[str, str], capsys: pytest.CaptureFixture) -> None:
+    out = Path(where["tmp"]) / "o.txt"
+    argv = _argv(("extend",), "--out", str(out), where) + ["--ends", str(out.parent / "." / out.name)]
+    assert cli.main(argv) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert f"--ends {out.parent / '.' / out.name}: is also --out {out}" in line, line
+    assert not list(Path(where["tmp"]).iterdir())
+
+
+def test_collect_may_not_overwrite_its_input_with_the_extended_contigs(where: dict[str, str],
+                                                                      capsys: pytest.CaptureFixture) -> None:
+    """``counters collect --out X`` also writes ``X.extended.txt``: that may not be the input either."""
+    data = Path(where["data"])
+    alias = data.with_name("raw.csv.extended.txt")
+    os.link(data, alias)
+    assert cli.main(_argv(("counters", "collect"), "--out", str(data.with_name("raw.csv")), where)) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert "(its extended contigs)" in line and f"is the input {data}" in line, line
 
 
 @pytest.mark.parametrize("path, key", [(("extend",), "--backend"), (("data", "stats"), "--backend"),

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""lassm.counters: ncu / rocprof / unitrace CSV -> one tidy table, selected by name, never position.
+"""lassm.analysis.counters: ncu / rocprof / unitrace CSV -> one tidy table, selected by name, never position.
 
 Fixtures (tests/fixtures/counters/): ``*_measured.csv`` are real ncu 2025.3.1 output of a small
 CuPy kernel named ``iterative_walks_kernel`` on an H100; ``*_handwritten.*`` are written by hand
@@ -18,8 +18,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from lassm import counters, metrics
-from lassm.counters import ncu, rocprof, unitrace
+from lassm.analysis import counters, metrics
+from lassm.cli import counters as cli_counters
+from lassm.analysis.counters import ncu, rocprof, unitrace
 from lassm.errors import LassmError
 
 FIX = Path(__file__).parent / "fixtures" / "counters"
@@ -141,7 +142,7 @@ def test_measured_lassm_run_with_its_sidecars() -> None:
 
 def test_measured_unit_stride_kernel_sits_on_the_stride_1_wall() -> None:
     """The measured kernel reads and writes one 32-bit word per thread, unit stride: 1/4 (seed 002)."""
-    from lassm import roofline
+    from lassm.analysis import roofline
 
     df = ncu.parse(FIX / "ncu_raw_h100_measured.csv", dataset="synthetic", k=21, protocol="none")
     pattern = metrics.global_memory_pattern(df)["ldst_intensity"]
@@ -375,7 +376,7 @@ def test_aggregate_groups_by_point() -> None:
 def _cli() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lassm")
     sub = parser.add_subparsers(dest="command", required=True)
-    counters.add_subcommands(sub)
+    cli_counters.add_subcommands(sub)
     return parser
 
 

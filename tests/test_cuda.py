@@ -16,10 +16,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lassm import formats, paths
-from lassm.config import Params
-from lassm.extend import extend
-from lassm.result import Extension
+from lassm.workloads.local_assembly import formats
+from lassm import paths
+from lassm.workloads.local_assembly.config import Params
+from lassm.runs.extend import extend
+from lassm.workloads.local_assembly.result import Extension
 
 pytestmark = pytest.mark.gpu
 
@@ -28,7 +29,7 @@ _OK, _WHY = cuda.available()
 if not _OK:
     pytest.skip(f"no CUDA device: {_WHY}", allow_module_level=True)
 
-#: The faithful protocols, then fast and each of its ablation builds (lassm/nvrtc.py VARIANTS).
+#: The faithful protocols, then fast and each of its ablation builds (lassm/backends/nvrtc.py VARIANTS).
 PROTOCOLS = ("casptr", "matchany", "doneflag", "barrier", *cuda.VARIANTS)
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lassm import backends, nvrtc
+from lassm import backends
+from lassm.backends import nvrtc
 from lassm.backends import launch
 from lassm.errors import BackendUnavailable
 from lassm.paths import kernel_source
@@ -41,58 +42,58 @@ def test_kernel_compiles_for_64_lane_wavefronts(protocol: str) -> None:
 @pytest.mark.parametrize("protocol", nvrtc.PUBLISHED)
 def test_published_forms_compile(protocol: str) -> None:
     """The racy published forms build too (for the study of what the fixes cost)."""
-    source = kernel_source(nvrtc.KERNEL).read_text()
-    opts = list(nvrtc.kernel_options(protocol, 32, published=True)) + ["--gpu-architecture=compute_90"]
-    ptx, _ = nvrtc.compile_ptx(source, opts)
+    ptx, _ = nvrtc.compile_build(protocol, "compute_90", published=True)
     assert f".entry {nvrtc.ENTRY}" in ptx
 
 
 @needs_nvrtc
 @pytest.mark.parametrize("protocol", ["casptr", "barrier", "fast"])
 def test_no_published_form(protocol: str) -> None:
-    source = kernel_source(nvrtc.KERNEL).read_text()
-    opts = list(nvrtc.kernel_options(protocol, 32)) + ["--gpu-architecture=compute_90", "-DLASSM_PUBLISHED=1"]
     with pytest.raises(nvrtc.NvrtcError, match="published"):
-        nvrtc.compile_ptx(source, opts)
+        nvrtc.compile_build(protocol, "compute_90", extra=["-DLASSM_PUBLISHED=1"])
     with pytest.raises(ValueError, match="published"):
         nvrtc.kernel_options(protocol, 32, published=True)
 
 
 @needs_nvrtc
 def test_matchany_refuses_wide_warps() -> None:
-    source = kernel_source(nvrtc.KERNEL).read_text()
-    opts = list(nvrtc.kernel_options("matchany", 64)) + ["--gpu-architecture=compute_90", "-DLASSM_ALLOW_WIDE_WARP"]
     with pytest.raises(nvrtc.NvrtcError, match="match-any"):
-        nvrtc.compile_ptx(source, opts)
+        nvrtc.compile_build("matchany", "compute_90", 64)
 
 
 @needs_nvrtc
 def test_nvidia_refuses_wide_warps_by_default() -> None:
-    source = kernel_source(nvrtc.KERNEL).read_text()
-    opts = list(nvrtc.kernel_options("casptr", 64)) + ["--gpu-architecture=compute_90"]
+    source = kernel_source(nvrtc.kernel_file("casptr")).read_text()
+    opts = [*nvrtc.kernel_options("casptr", 64), *nvrtc.include_options(), "--gpu-architecture=compute_90"]
     with pytest.raises(nvrtc.NvrtcError, match="32 lanes"):
         nvrtc.compile_ptx(source, opts)
 
 
 @needs_nvrtc
-def test_kernel_compiles_with_its_own_defaults() -> None:
+@pytest.mark.parametrize("kernel", [nvrtc.FAITHFUL_KERNEL, nvrtc.FAST_KERNEL])
+def test_kernel_compiles_with_its_own_defaults(kernel: str) -> None:
     """No -D option at all: every knob has a default in the source."""
-    ptx, _ = nvrtc.compile_ptx(kernel_source(nvrtc.KERNEL).read_text(), ["--gpu-architecture=compute_80"])
+    ptx, _ = nvrtc.compile_ptx(kernel_source(kernel).read_text(), [*nvrtc.include_options(), "--gpu-architecture=compute_80"])
     assert f".entry {nvrtc.ENTRY}" in ptx
 
 
 @needs_nvrtc
 def test_fast_leaves_the_faithful_kernel_alone() -> None:
-    """The fast variant lives behind its own protocol value: the faithful protocols' PTX does not
-    contain its code, and fast's does not contain the per-k reset or vote scan."""
-    source = kernel_source(nvrtc.KERNEL).read_text()
+    """The fast variant lives in its own file, behind its own protocol value: the faithful
+    protocols' PTX does not contain its code, and each file refuses the other's protocol."""
     from lassm.backends import cuda
 
     assert nvrtc.BUILDS["fast"] == "LASSM_PROTO_FAST" and "fast" not in nvrtc.PROTOCOLS
     assert "fast" in cuda.PROTOCOLS and "fast" in nvrtc.check_kernel.__defaults__[1]
-    fast, _ = nvrtc.compile_ptx(source, list(nvrtc.kernel_options("fast", 32)) + ["--gpu-architecture=compute_90"])
-    casptr, _ = nvrtc.compile_ptx(source, list(nvrtc.kernel_options("casptr", 32)) + ["--gpu-architecture=compute_90"])
+    assert nvrtc.kernel_file("fast-reset") == nvrtc.FAST_KERNEL and nvrtc.kernel_file("barrier") == nvrtc.FAITHFUL_KERNEL
+    fast, _ = nvrtc.compile_build("fast", "compute_90")
+    casptr, _ = nvrtc.compile_build("casptr", "compute_90")
     assert fast != casptr and "shfl.sync.bfly" in fast and "shfl.sync.bfly" not in casptr
+    for kernel, macro, error in ((nvrtc.FAITHFUL_KERNEL, "LASSM_PROTO_FAST", "fast.cu"),
+                                 (nvrtc.FAST_KERNEL, "LASSM_PROTO_CASPTR", "faithful.cu")):
+        with pytest.raises(nvrtc.NvrtcError, match=error):
+            nvrtc.compile_ptx(kernel_source(kernel).read_text(),
+                              [f"-DLASSM_PROTOCOL={macro}", *nvrtc.include_options(), "--gpu-architecture=compute_90"])
 
 
 def test_fast_table_slots() -> None:
@@ -112,7 +113,7 @@ def test_kernel_options() -> None:
 
 
 def test_slot_size_matches_kernel() -> None:
-    source = kernel_source(nvrtc.KERNEL).read_text()
+    source = kernel_source(f"{nvrtc.KERNEL_DIR}/common.cuh").read_text()
     assert f"#define LASSM_SLOT_BYTES {launch.SLOT_BYTES}" in source
 
 
@@ -181,10 +182,8 @@ def test_absent_gpu_backends_refuse_clearly() -> None:
 def test_fast_ablation_builds_differ_from_fast() -> None:
     """Each kernel-side ablation build compiles to other code than fast; the host-side ones
     (MetaHipMer's launches, no register cap) share fast's source and knobs."""
-    source = kernel_source(nvrtc.KERNEL).read_text()
-
     def ptx(name: str) -> str:
-        return nvrtc.compile_ptx(source, list(nvrtc.kernel_options(name, 32)) + ["--gpu-architecture=compute_90"])[0]
+        return nvrtc.compile_build(name, "compute_90")[0]
 
     fast = ptx("fast")
     for name, variant in nvrtc.VARIANTS.items():
@@ -217,9 +216,10 @@ def test_fast_host_helpers() -> None:
 def test_stacked_sides_split_back() -> None:
     """extend_sides' stacking: the left ends follow the right ones, and a result splits back
     into the two sides exactly."""
-    from lassm import formats, paths
+    from lassm.workloads.local_assembly import formats
+    from lassm import paths
     from lassm.backends import cuda
-    from lassm.result import SideResult
+    from lassm.workloads.local_assembly.result import SideResult
 
     sample = formats.read_dat(paths.sample("k77"), k=77)
 

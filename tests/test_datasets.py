@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lassm import datasets, formats, paths
+from lassm.workloads.local_assembly import datasets, formats
+from lassm import paths
 from lassm.errors import LassmError
 
 

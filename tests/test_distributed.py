@@ -14,10 +14,11 @@ import pytest
 
 pytest.importorskip("distributed", reason="needs Dask: pip install 'lassm[dask]'")
 
-from lassm import datasets, distributed  # noqa: E402
-from lassm.config import Params  # noqa: E402
-from lassm.extend import extend  # noqa: E402
-from lassm.sweep import main_job  # noqa: E402
+from lassm.workloads.local_assembly import datasets  # noqa: E402
+from lassm.runs import distributed  # noqa: E402
+from lassm.workloads.local_assembly.config import Params  # noqa: E402
+from lassm.runs.extend import extend  # noqa: E402
+from lassm.runs.sweep import main_job  # noqa: E402
 
 #: Summary keys that legitimately differ between two runs of the same point (``versions`` lists
 #: the modules a process happens to have imported; its core entries are compared below).
@@ -139,7 +140,8 @@ def test_lost_worker_loses_no_shard(client, small, tmp_path):
 
 
 def test_cli_cluster_paths(client, tmp_path, monkeypatch):
-    from lassm import formats, paths
+    from lassm.workloads.local_assembly import formats
+    from lassm import paths
     from lassm.cli import main
 
     monkeypatch.setenv("LASSM_RESULTS", str(tmp_path / "results"))

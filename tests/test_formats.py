@@ -7,8 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lassm import formats, paths
-from lassm.dataset import Dataset, revcomp
+from lassm.workloads.local_assembly import formats
+from lassm import paths
+from lassm.workloads.local_assembly.dataset import Dataset, revcomp
 
 
 def _same(a: Dataset, b: Dataset) -> None:

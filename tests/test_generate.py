@@ -13,9 +13,10 @@ import sys
 import numpy as np
 import pytest
 
-from lassm.dataset import Dataset, revcomp
-from lassm.generate import PROFILES, generate, profile_for
-from lassm.stats import PAPER_TABLE2, dataset_stats
+from lassm.workloads.local_assembly.dataset import Dataset, revcomp
+from lassm.workloads.local_assembly.generate import PROFILES, generate, profile_for
+from lassm.workloads.local_assembly.stats import PAPER_TABLE2
+from lassm.runs.table2 import dataset_stats
 
 KS = (21, 33, 55, 77)
 TOLERANCE = 0.10
@@ -164,7 +165,7 @@ def test_needs_only_numpy() -> None:
         "import sys\n"
         "sys.modules['numba'] = None\n"
         "sys.modules['pyarrow'] = None\n"
-        "from lassm.generate import generate\n"
+        "from lassm.workloads.local_assembly.generate import generate\n"
         "ds = generate(k=33, scale=0.01, seed=2)\n"
         "assert ds.n_contigs > 0\n"
     )

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from lassm import hipcc, nvrtc
+from lassm.backends import hipcc, nvrtc
 from lassm.backends import hip
 
 HIPCC = hipcc.find()

@@ -47,7 +47,7 @@ def _project_files() -> list[Path]:
     files = [ROOT / n for n in names if (ROOT / n).exists()]
     files += sorted((ROOT / "book").rglob("*.md"))
     files += sorted((ROOT / "notebooks").glob("*.ipynb"))
-    for pattern in ("*.cu", "*.cuh", "*.cl"):
+    for pattern in ("*.cu", "*.cuh", "*.cl", "*.h"):
         files += sorted((ROOT / "kernels").rglob(pattern))
     return files
 

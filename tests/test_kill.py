@@ -19,10 +19,12 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from lassm import formats, paths, results
+from lassm.workloads.local_assembly import formats
+from lassm import paths
+from lassm.runs import results
 from lassm.campaign import CAMPAIGN_FILE
 from lassm.errors import LassmError
-from lassm.runs import SUMMARY_KEYS
+from lassm.runs.records import SUMMARY_KEYS
 
 #: Runs ``lassm`` with ``MODULE.NAME`` replaced by a SIGKILL of the process itself.
 KILLER = """
@@ -78,7 +80,7 @@ def whole_records(machine_dir: Path, run_ids: set[str], clean: bool = False) -> 
     return done
 
 
-@pytest.mark.parametrize("kill_at", ["lassm.runs._write_tables", "lassm.runs.publish"])
+@pytest.mark.parametrize("kill_at", ["lassm.runs.records._write_tables", "lassm.runs.records.publish"])
 def test_run_killed_while_writing_a_record(kill_at: str, tmp_path: Path) -> None:
     rid = "sample-k21__k21__cpu__none"
     res = _lassm([*RUN, "--datasets", "sample-k21"], tmp_path, kill_at)
@@ -96,7 +98,7 @@ def test_forced_rerun_killed_between_old_and_new(tmp_path: Path) -> None:
     """Killed after the old record was moved aside: the point is unrecorded until a re-run."""
     rid = "sample-k21__k21__cpu__none"
     assert _lassm([*RUN, "--datasets", "sample-k21"], tmp_path).returncode == 0
-    res = _lassm([*RUN, "--datasets", "sample-k21", "--force"], tmp_path, "lassm.runs.publish")
+    res = _lassm([*RUN, "--datasets", "sample-k21", "--force"], tmp_path, "lassm.runs.records.publish")
     assert res.returncode == -signal.SIGKILL, res.stderr
     box = tmp_path / "box"
     assert whole_records(box, {rid}) == set()

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""lassm.metrics: formulas, input validation (ValueError/TypeError), inputs left unchanged.
+"""lassm.analysis.metrics: formulas, input validation (ValueError/TypeError), inputs left unchanged.
 
 The performance-portability checks re-derive P3's own test value (0.4878: the harmonic mean of
 1.0, 0.8, 0.5, 1.0 and 0.2) without importing the P3 package.
@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lassm import metrics
+from lassm.analysis import metrics
 
 
 def _frame() -> pd.DataFrame:
@@ -267,7 +267,7 @@ def test_potential_speedup_and_iso_curves() -> None:
 
 
 def test_roof_lines_and_ridge() -> None:
-    from lassm import roofline
+    from lassm.analysis import roofline
 
     roofs = pd.DataFrame({"roof": ["R"], "peak": [1000.0], "bandwidth": [100.0]})
     before = roofs.copy()
@@ -283,7 +283,7 @@ def test_roof_lines_and_ridge() -> None:
 
 
 def test_memory_walls_match_the_instruction_roofline() -> None:
-    from lassm import roofline
+    from lassm.analysis import roofline
 
     w = roofline.memory_walls(32, 32).set_index("label")["x"]
     # Ding et al.: 1 (stride-0), 1/4 (unit stride, 32-bit), 1/8 (64-bit), 1/32 on a 32-wide warp
@@ -295,7 +295,7 @@ def test_memory_walls_match_the_instruction_roofline() -> None:
 
 
 def test_roofline_table_from_machine_roofs_and_points() -> None:
-    from lassm import machine, roofline
+    from lassm.analysis import machine, roofline
 
     roofs = machine.roofs(level="lane")
     points = pd.DataFrame({"label": ["k=21"], "ii": [0.83], "gintops": [177.0], "roof": ["A100-40GB"]})
@@ -310,7 +310,7 @@ def test_roofline_table_from_machine_roofs_and_points() -> None:
 
 
 def test_speedup_table() -> None:
-    from lassm import roofline
+    from lassm.analysis import roofline
 
     pts = pd.DataFrame({"label": ["a"], "x": [0.5], "y": [0.25]})
     t = roofline.speedup_table(pts, speedups=[2, 8], n=5)
@@ -320,7 +320,7 @@ def test_speedup_table() -> None:
 
 
 def test_machine_roofs_levels() -> None:
-    from lassm import machine
+    from lassm.analysis import machine
 
     lane, issue = machine.roofs(level="lane"), machine.roofs(level="issue")
     assert (lane["peak"] > issue["peak"]).all()
@@ -336,7 +336,7 @@ def test_machine_import_needs_no_cupy_and_measurements_say_why(monkeypatch) -> N
     from lassm.errors import BackendUnavailable
 
     monkeypatch.setitem(sys.modules, "cupy", None)  # import cupy -> ImportError
-    import lassm.machine as m
+    import lassm.analysis.machine as m
 
     m = importlib.reload(m)
     assert m.load_machines() is not None
@@ -358,7 +358,7 @@ def _gpu_or_skip():
 
 @pytest.mark.gpu
 def test_microbenchmarks_on_the_gpu() -> None:
-    from lassm import machine
+    from lassm.analysis import machine
 
     _gpu_or_skip()
     r = machine.measure_int32_throughput(trips=512, repeats=2)

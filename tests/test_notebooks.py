@@ -10,8 +10,8 @@ import pytest
 
 from .test_book import ROOT, _rel, _toc_notebooks
 
-papermill = pytest.importorskip("papermill")
-pytest.importorskip("ipykernel")
+papermill = pytest.importorskip("papermill", reason="needs papermill: pip install 'lassm[book]'")
+pytest.importorskip("ipykernel", reason="needs ipykernel: pip install 'lassm[book]'")
 
 #: Parameters overriding a notebook's defaults to keep this test fast (none needed so far:
 #: every chapter reads recorded data, the datasets chapter runs the CPU backend on the sample).

@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lassm import machine, metrics, paper
+from lassm.analysis import machine, metrics, paper
+from lassm.cli import paper as cli_paper
 
 KS = [21, 33, 55, 77]
 PLATFORMS = ["NVIDIA", "AMD", "INTEL"]
@@ -236,7 +237,7 @@ def test_tables_json_keys_and_values() -> None:
 def test_cli_tables_json(capsys) -> None:
     parser = argparse.ArgumentParser(prog="lassm")
     sub = parser.add_subparsers(dest="command", required=True)
-    paper.add_subcommands(sub)
+    cli_paper.add_subcommands(sub)
     args = parser.parse_args(["paper", "tables", "--json"])
     assert args.func(args) == 0
     out = json.loads(capsys.readouterr().out)

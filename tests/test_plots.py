@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The charts of lassm.plots build from small frames, render offline to SVG with marks, and hold
+"""The charts of lassm.book.plots build from small frames, render offline to SVG with marks, and hold
 no ceiling as a literal."""
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-pytest.importorskip("altair")
-pytest.importorskip("vl_convert")
+pytest.importorskip("altair", reason="needs altair: pip install 'lassm[book]'")
+pytest.importorskip("vl_convert", reason="needs vl-convert-python: pip install 'lassm[book]'")
 
-from lassm import plots  # noqa: E402
+from lassm.book import plots  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -81,9 +81,9 @@ def _numbers(path: Path) -> set[float]:
 
 
 def test_plotting_code_has_no_peak_literals():
-    """No number in lassm/plots.py is a peak, a bandwidth or a clock of data/machines.csv or of a
+    """No number in lassm/book/plots.py is a peak, a bandwidth or a clock of data/machines.csv or of a
     measured ceilings.json (STYLE.md item 12)."""
-    from lassm.machine import load_machines
+    from lassm.analysis.machine import load_machines
 
     m = load_machines()
     ceilings = set()
@@ -95,9 +95,9 @@ def test_plotting_code_has_no_peak_literals():
         data = json.loads(path.read_text())
         ceilings |= {float(v) for part in data.values() if isinstance(part, dict)
                      for k, v in part.items() if k.endswith(("gops", "gbs"))}
-    numbers = _numbers(ROOT / "lassm" / "plots.py")
+    numbers = _numbers(ROOT / "lassm" / "book" / "plots.py")
     hits = {n for n in numbers if any(abs(n - c) <= 1e-6 * max(abs(c), 1.0) for c in ceilings if c > 2)}
-    assert not hits, f"lassm/plots.py holds ceiling values as literals: {sorted(hits)}"
+    assert not hits, f"lassm/book/plots.py holds ceiling values as literals: {sorted(hits)}"
     # layout sizes only: every number above 100 is one of the *_PX constants
     layout = {float(getattr(plots, name)) for name in dir(plots) if name.endswith("_PX")}
     assert {n for n in numbers if n > 100} <= layout
@@ -107,7 +107,7 @@ def test_interactive_page_loads_only_the_served_bundle(tmp_path) -> None:
     import altair as alt
     import pandas as pd
 
-    from lassm import plots
+    from lassm.book import plots
 
     chart = alt.Chart(pd.DataFrame({"x": [1, 2], "y": [3, 4]})).mark_point().encode(x="x", y="y")
     frame = plots.to_interactive(chart.interactive(), "t-1", "test chart", folder=tmp_path)

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Datasets from real genomes (:mod:`lassm.real`): the whole pipeline on the tiny community.
+"""Datasets from real genomes (:mod:`lassm.workloads.local_assembly.real`): the whole pipeline on the tiny community.
 
 Where ART, MEGAHIT, minimap2, samtools and the genomes' Debian packages are installed, the
 tiny community (phage lambda + plasmid MP1, about 8x) goes through ART -> merging -> MEGAHIT ->
@@ -14,8 +14,10 @@ packages are installed too, a fresh mock5 build is compared with the committed o
 """
 from __future__ import annotations
 
+
 import argparse
 import bz2
+import dataclasses
 import gzip
 import json
 import lzma
@@ -25,7 +27,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lassm import Params, extend, formats, real
+from lassm import Params, extend
+from lassm.cli import data_real
+from lassm.runs import table2
+from lassm.workloads.local_assembly import formats, real
 from lassm.errors import LassmError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -242,7 +247,7 @@ def test_committed_table2_figures_are_the_recorded_ones(label, k):
     ds = formats.read_parquet(path)
     assert ds.k == k and ds.name == f"real-{label}-k{k}"
     recorded = real.committed(label)["table2"][str(k)]
-    fresh = real.table2_figures(path, k)
+    fresh = table2.table2_figures(path, k)
     assert fresh == recorded
     counts = real.committed(label)["datasets"][str(k)]
     assert (fresh["all_contigs"], fresh["contigs"]) == (counts["contigs"], counts["with_reads"])
@@ -253,7 +258,7 @@ def test_committed_table2_figures_are_the_recorded_ones(label, k):
 def test_mock5_is_calibrated_to_table2(k):
     """The calibration's claims (book/real-genomes.md): the per-contig figures of the committed
     mock5 come near the paper's, which the synthetic-free tiny community does not."""
-    from lassm.stats import PAPER_TABLE2
+    from lassm.workloads.local_assembly.stats import PAPER_TABLE2
 
     row, paper = real.committed("mock5")["table2"][str(k)], PAPER_TABLE2[k]
     assert 150 < row["avg_read_length"] and abs(row["avg_read_length"] - paper["avg_read_length"]) < 15
@@ -367,7 +372,7 @@ def test_publish_records_figures_and_keeps_other_presets(tmp_path):
     (out / "real-tiny-k77.parquet").write_bytes((DATA / "real-tiny-k77.parquet").read_bytes())
     (out / "real-tiny-k77.dat").write_bytes(gzip.decompress((DATA / "real-tiny-k77.dat.gz").read_bytes()))
     (out / "provenance.json").write_text(json.dumps({"preset": "tiny", "k_list": [77], "seed": 0}))
-    entry = real.publish(out, data)
+    entry = table2.publish(out, data)
     records = json.loads((data / "provenance.json").read_text())
     assert records["other"] == {"preset": "other"} and records["tiny"] == entry
     assert entry["table2"]["77"] == real.committed("tiny")["table2"]["77"]
@@ -399,16 +404,27 @@ def test_missing_tools_name_the_packages(monkeypatch):
     assert "bioconda" in msg and "art megahit minimap2 samtools" in msg
 
 
-def test_bad_arguments_are_lassm_errors(tmp_path, monkeypatch):
+@pytest.mark.parametrize("tools", ["installed", "absent"])
+def test_bad_arguments_are_lassm_errors(tools, tmp_path, monkeypatch):
+    """The same argument errors whatever this machine has: tools and genome packages are made
+    present or absent here, so the test cannot depend on what happens to be installed."""
+    monkeypatch.setattr(real, "missing_tools", (lambda: []) if tools == "installed" else (lambda: ["megahit"]))
+    absent = tmp_path / "no-such-genome.fa"
+    tiny = real.PRESETS["tiny"]
+    fake_genomes = tuple(dataclasses.replace(g, path=str(absent)) for g in tiny.genomes)
+    monkeypatch.setitem(real.PRESETS, "tiny", dataclasses.replace(tiny, genomes=fake_genomes))
     with pytest.raises(LassmError, match="odd"):
         real.build("tiny", (22,), out_dir=tmp_path)
-    monkeypatch.setattr(real, "missing_tools", lambda: [])
     with pytest.raises(LassmError, match="unknown preset"):
         real.build("nope", out_dir=tmp_path)
-    with pytest.raises(LassmError, match="does not exist"):
-        real.build([tmp_path / "absent.fa"], out_dir=tmp_path)
     with pytest.raises(LassmError, match="insert"):
         real.build("tiny", insert_mean=40, out_dir=tmp_path)
+    if tools == "absent":
+        return
+    with pytest.raises(LassmError, match="does not exist"):
+        real.build([tmp_path / "absent.fa"], out_dir=tmp_path)
+    with pytest.raises(LassmError, match="needs .*no-such-genome.fa"):
+        real.build("tiny", out_dir=tmp_path)
     genome = tmp_path / "g.fa"
     genome.write_text(">g\nACGT\n")
     (tmp_path / "work").mkdir()
@@ -423,9 +439,9 @@ def test_cli_parser(tmp_path, monkeypatch):
     for name in ("a.fa", "b.fa.gz", "b.fa"):
         (tmp_path / name).write_text(">g\nACGT\n")
     parser = argparse.ArgumentParser()
-    real.add_real_parser(parser.add_subparsers(dest="data_command"))
+    data_real.add_real_parser(parser.add_subparsers(dest="data_command"))
     args = parser.parse_args(["real", "--preset", "tiny", "--k-list", "21,33", "--out", "x"])
-    assert args.func is real.cmd_real and args.preset == "tiny" and args.k_list == "21,33"
+    assert args.func is data_real.cmd_real and args.preset == "tiny" and args.k_list == "21,33"
     assert args.insert_mean is None and args.quality_shift is None and args.megahit_options is None
     args = parser.parse_args(["real", "--preset", "mock5", "--insert-mean", "320", "--quality-shift", "-3",
                               "--megahit-options", "--min-count 1 --no-local", "--out", "x"])

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lassm import Params, extend, formats, paths
+from lassm import Params, extend, paths
+from lassm.workloads.local_assembly import formats
 
 from .helpers import random_dataset
 from .naive import extend_contig, walk_side, rc

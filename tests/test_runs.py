@@ -10,7 +10,9 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from lassm import Params, extend, formats, paths, runs
+from lassm import Params, extend, paths
+from lassm.workloads.local_assembly import formats
+from lassm.runs import records as runs
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +66,7 @@ def test_gpu_record_matching_the_oracle_points_to_it(ext, tmp_path: Path) -> Non
 
 @pytest.mark.parametrize("machine, gpus", [("nvidia-h200-x4", [1, 2, 3, 4]), ("nvidia-h200-x2", [1, 2])])
 def test_scaling_records(machine: str, gpus: list[int]) -> None:
-    from lassm import results
+    from lassm.runs import results
 
     table = results.scaling_table(machine)
     assert table["gpus"].tolist() == gpus

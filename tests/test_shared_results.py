@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from lassm import atomic, formats, paths, runs
+from lassm import atomic, paths
+from lassm.workloads.local_assembly import formats
+from lassm.runs import records as runs
 from lassm.cli import main
 
 

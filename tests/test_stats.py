@@ -6,8 +6,10 @@ import math
 
 import pytest
 
-from lassm import formats, paths
-from lassm.stats import PAPER_TABLE2, dataset_stats
+from lassm.workloads.local_assembly import formats
+from lassm import paths
+from lassm.workloads.local_assembly.stats import PAPER_TABLE2
+from lassm.runs.table2 import dataset_stats
 
 
 @pytest.fixture(scope="module")

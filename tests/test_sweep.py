@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from lassm import cli, sweep
+from lassm import cli
+from lassm.runs import point, sweep
 
 MACHINE = "test-machine"
 POINT = "sample-k21__k21__cpu__none"
@@ -85,10 +86,10 @@ def test_notebook_path_keeps_the_executed_notebook(results: Path) -> None:
     assert all(not any(o.get("output_type") == "error" for o in c.get("outputs", [])) for c in nb["cells"])
     summary = json.loads((folder / "summary.json").read_text())
     assert summary["matches_cpu"] is True and summary["matches_reference"] is True
-    assert summary["command"] == sweep.point_command("sample-k21", 21, "cpu", "none", MACHINE)
+    assert summary["command"] == point.point_command("sample-k21", 21, "cpu", "none", MACHINE)
 
     # The same point through the direct path writes a record with the same keys.
-    direct_folder, _ = sweep.run_one("sample-k21", None, "cpu", "none", "direct-machine")
+    direct_folder, _ = point.run_one("sample-k21", None, "cpu", "none", "direct-machine")
     assert set(json.loads((direct_folder / "summary.json").read_text())) == set(summary)
     assert {p.name for p in direct_folder.iterdir()} == {"summary.json", "ends.parquet"}
 
@@ -106,7 +107,7 @@ def test_a_failing_notebook_leaves_no_notebook_behind(results: Path, tmp_path_fa
     import nbformat
 
     nb = nbformat.read(sweep.RUN_NOTEBOOK, as_version=4)
-    at = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code" and "sweep.run_one(" in c.source)
+    at = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code" and "point.run_one(" in c.source)
     nb.cells.insert(at, nbformat.v4.new_code_cell('if dataset == "sample-k77":\n    raise RuntimeError("boom")'))
     template = tmp_path_factory.mktemp("template") / "run.ipynb"
     nbformat.write(nb, template)

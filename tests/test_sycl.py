@@ -5,7 +5,7 @@ It runs where dpctl and an OpenCL device with USM answer; in CI that is Intel's 
 driver from PyPI (``pip install 'lassm[intel]'``), which runs the same kernel with real
 sub-groups. Elsewhere every test that needs the device is skipped with the reason.
 
-Generated data (:func:`lassm.generate.generate`, calibrated to the paper's Table II) at
+Generated data (:func:`lassm.workloads.local_assembly.generate.generate`, calibrated to the paper's Table II) at
 k = 21, 33, 55 and 77 runs through every protocol at both sub-group widths; each dataset and its
 oracle result are made once per module (about 15 s in all at :data:`GEN_SCALE`).
 
@@ -22,9 +22,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lassm import Params, extend, formats, paths
+from lassm import Params, extend, paths
+from lassm.workloads.local_assembly import formats
 from lassm.backends import sycl
-from lassm.generate import generate
+from lassm.workloads.local_assembly.generate import generate
 
 from .helpers import random_dataset
 

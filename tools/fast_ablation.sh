@@ -11,8 +11,8 @@
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 STEPS=${STEPS:-"gen test bench ncu"}
-# casptr, then fast and its ablation builds (lassm/nvrtc.py VARIANTS).
-PROTOCOLS=${PROTOCOLS:-$(python3 -c "from lassm import nvrtc; print(','.join(['casptr', *nvrtc.VARIANTS]))")}
+# casptr, then fast and its ablation builds (lassm/backends/nvrtc.py VARIANTS).
+PROTOCOLS=${PROTOCOLS:-$(python3 -c "from lassm.backends import nvrtc; print(','.join(['casptr', *nvrtc.VARIANTS]))")}
 BENCH=${BENCH:-"sample-k77x20,gen-k21,gen-k33,gen-k55,gen-k77,sample-k77"}
 # dataset:protocol pairs to profile.
 NCU=${NCU:-"gen-k21:fast sample-k77:fast"}

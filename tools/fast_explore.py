@@ -2,7 +2,7 @@
 """Picks fast's register cap on one GPU: for each cap, the compiled kernel's registers and local
 memory, and its median kernel time (checked against the CPU oracle) on a few datasets.
 
-Not a committed result: it is how ``lassm.nvrtc.FAST_MAX_REGISTERS`` was chosen; the choice is
+Not a committed result: it is how ``lassm.backends.nvrtc.FAST_MAX_REGISTERS`` was chosen; the choice is
 then measured properly by ``lassm bench`` and the ablation (tools/fast_ablation.sh).
 
 Usage (GPU node, repository root): python3 tools/fast_explore.py sample-k77x20 gen-k21 --caps 0,64,48,40,32
@@ -13,10 +13,11 @@ import argparse
 import dataclasses
 import statistics
 
-from lassm import datasets, nvrtc
+from lassm.workloads.local_assembly import datasets
+from lassm.backends import nvrtc
 from lassm.backends import cuda
-from lassm.config import Params
-from lassm.extend import extend
+from lassm.workloads.local_assembly.config import Params
+from lassm.runs.extend import extend
 
 
 def main() -> None:

@@ -6,7 +6,7 @@
 python3 -m pip install -q --no-index --find-links wheelhouse numba llvmlite pytest 2>&1 | tail -2
 export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD LASSM_GIT_SHA=${LASSM_GIT_SHA:-unknown}
 L="python3 -m lassm.cli"
-MACHINE=$(python3 -c "from lassm import runs; from lassm.backends import cuda; print(runs.slug(cuda.device_name()))")
+MACHINE=$(python3 -c "from lassm.runs import records; from lassm.backends import cuda; print(records.slug(cuda.device_name()))")
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/nvidia-smi.txt"
 log() { echo "== $(date +%T) $*"; }
 # Dataset name -> (file, k) for tools that take a file.
@@ -17,8 +17,8 @@ dsfile() { case $1 in sample-k77) echo "data/metahipmer-sample/localassm_extend_
 gen_datasets() {
   log "generating datasets"; mkdir -p /tmp/gen
   python3 - <<'PY'
-from lassm.generate import generate
-from lassm.formats import write_dat
+from lassm.workloads.local_assembly.generate import generate
+from lassm.workloads.local_assembly.formats import write_dat
 for k in (21, 33, 55, 77):
     write_dat(generate(k=k, scale=1.0, seed=0), f"/tmp/gen/gen-k{k}.dat")
 PY

@@ -43,11 +43,12 @@ for step in $STEPS; do
       log "ceilings"
       python3 - <<'PY'
 import json, os
-from lassm import machine, runs
+from lassm.analysis import machine
+from lassm.runs import records
 from lassm.backends import cuda
-name = runs.slug(cuda.device_name())
+name = records.slug(cuda.device_name())
 res = machine.measure()
-res.update(device=cuda.device_name(), git_sha=runs.git_sha(), versions=runs.versions(),
+res.update(device=cuda.device_name(), git_sha=records.git_sha(), versions=records.versions(),
            command="STEPS=ceilings bash tools/h100_campaign.sh")
 d = os.path.join("data/results", name); os.makedirs(d, exist_ok=True)
 with open(os.path.join(d, "ceilings.json"), "w") as fh:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Multi-GPU campaign of one lent node, in one call (< 9 min): strong scaling of the sharded
-# extension (lassm.distributed.extend_sharded) on 1..N GPUs of gen-k21x20 (20x Table II, k = 21,
+# extension (lassm.runs.distributed.extend_sharded) on 1..N GPUs of gen-k21x20 (20x Table II, k = 21,
 # cuda backend, casptr), each merged output checked against the 1-GPU output (and that one
 # against the CPU oracle), recorded as run records with gpus = 1..N; then the sweep's wall time
 # with and without `--cluster local-cuda`. Results: data/results/<machine>/ -> $OUT/results.tgz.
@@ -26,7 +26,7 @@ NGPU=${NGPU:-$(nvidia-smi -L | grep -c '^GPU ')}
 SWEEP_GPUS=${SWEEP_GPUS:-$NGPU}
 export NGPU SWEEP
 # The machine folder: GPU name (from a subprocess, so this shell's python keeps no CUDA context).
-MACHINE=${LASSM_MACHINE:-$(python3 -c "from lassm import runs; from lassm.backends import cuda; print(runs.slug(cuda.device_name()))")}
+MACHINE=${LASSM_MACHINE:-$(python3 -c "from lassm.runs import records; from lassm.backends import cuda; print(records.slug(cuda.device_name()))")}
 export LASSM_MACHINE=$MACHINE
 mkdir -p "data/results/$MACHINE"
 log "machine $MACHINE, $NGPU GPUs"
@@ -38,10 +38,11 @@ for step in $STEPS; do
       cat > /tmp/lassm_scaling.py <<'PY'
 import os, statistics, time
 import numpy as np
-from lassm import datasets, distributed as D, runs
-from lassm.config import Params
-from lassm.extend import extend
-from lassm.result import Extension, SideResult
+from lassm.workloads.local_assembly import datasets
+from lassm.runs import distributed as D, records
+from lassm.workloads.local_assembly.config import Params
+from lassm.runs.extend import extend
+from lassm.workloads.local_assembly.result import Extension, SideResult
 
 def tiled(side: SideResult, times: int) -> SideResult:
     out = SideResult.empty(len(side.walk_len) * times, side.max_walk)
@@ -86,7 +87,7 @@ def main() -> None:
                 crit.append(ext.right.extra["kernel_seconds_max_shard"])
                 kernels.append(ext.right.extra["kernel_seconds_sum"])
             diffs = ext.compare(oracle)
-            digest = runs.output_digest(ext)
+            digest = records.output_digest(ext)
             ref = ref or {"digest": digest, "wall": statistics.median(walls)}
             same_as_1 = digest == ref["digest"] and not diffs
             extra = {
@@ -100,9 +101,9 @@ def main() -> None:
             }
             if diffs:
                 extra["cpu_differences"] = diffs
-            summary = runs.summarize(ext, name, not diffs, command, machine=machine, extra=extra)
-            run_id = f"scaling__{runs.run_id_for(name, k, 'cuda', 'casptr')}__gpus{g}"
-            runs.write_record(summary, ext, run_id=run_id)
+            summary = records.summarize(ext, name, not diffs, command, machine=machine, extra=extra)
+            run_id = f"scaling__{records.run_id_for(name, k, 'cuda', 'casptr')}__gpus{g}"
+            records.write_record(summary, ext, run_id=run_id)
             print(f"gpus={g}: wall {statistics.median(walls):.3f} s (runs {[round(w, 3) for w in walls]}), "
                   f"kernel critical path {statistics.median(crit):.3f} s, sum {statistics.median(kernels):.3f} s, "
                   f"balance {extra['max_over_mean']:.3f}, equal to 1 GPU: {same_as_1}, to cpu: {not diffs} -> {run_id}",
@@ -130,14 +131,14 @@ PY
       NGPU=$G python3 - "$t0" "$t1" "$tc" "$t2" "$rc1" "$rc2" <<'PY'
 import json, os, sys
 from pathlib import Path
-from lassm import runs
+from lassm.runs import records
 t0, t1, tc, t2 = map(float, sys.argv[1:5])
 machine = os.environ["LASSM_MACHINE"]
 out = {"machine": machine, "gpus": int(os.environ["NGPU"]), "datasets": os.environ["SWEEP"].split(","),
        "backend": "cuda", "protocol": "casptr", "direct_wall_seconds": t1 - t0, "cluster_wall_seconds": t2 - tc,
        "direct_rc": int(sys.argv[5]), "cluster_rc": int(sys.argv[6]),
        "note": "wall clock of the whole `lassm run` (dataset generation, CPU oracle, CUDA compile, records)",
-       "git_sha": runs.git_sha(), "versions": runs.versions()}
+       "git_sha": records.git_sha(), "versions": records.versions()}
 same = {}
 for rec in sorted(Path("/tmp/sweep-direct", machine).glob("*/summary.json")):
     other = Path("/tmp/sweep-cluster", machine, rec.parent.name, "summary.json")

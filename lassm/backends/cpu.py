@@ -15,8 +15,8 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .. import config
-from ..result import SideResult
+from ..workloads.local_assembly import config
+from ..workloads.local_assembly.result import SideResult
 
 _M = np.uint64(0x5BD1E995)
 _MASK = np.uint64(0xFFFFFFFF)
@@ -276,7 +276,7 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
     ----------
     ctg_seqs, ctg_off : oriented contig bases (uint8) and int64 offsets.
     depths : float64 contig depths.
-    reads : the side's :class:`~lassm.dataset.Reads`.
+    reads : the side's :class:`~lassm.workloads.local_assembly.dataset.Reads`.
     run_mask : bool per contig; others keep an empty walk, as on the GPU (bin 0 is not launched).
     params : start k, walk limit, quality offset.
     threads : numba threads (None: all cores).

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The CUDA backend: ``kernels/cuda/local_assembly.cu`` driven by CuPy, one warp per contig end.
+"""The CUDA backend: ``kernels/local_assembly/cuda/`` driven by CuPy, one warp per contig end.
 
 The kernel follows MetaHipMer's GPU layout (see ``../shared/spec/local-assembly.md``): contig
 ends are binned by read count (0 not launched, 1-9, >= 10), each bin is one launch (more where it
@@ -17,11 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import config
+from ..workloads.local_assembly import config
 from ..errors import BackendUnavailable
-from ..nvrtc import BUILDS, KERNEL, VARIANTS, Variant, kernel_options
+from .nvrtc import BUILDS, VARIANTS, Variant, include_options, kernel_file, kernel_options, sources_digest
 from ..paths import kernel_source
-from ..result import SideResult
+from ..workloads.local_assembly.result import SideResult
 from . import launch
 
 #: Warps per block unless told otherwise.
@@ -180,9 +180,14 @@ def _kernel(options: tuple[str, ...], code: str):
 
 
 def kernel(protocol: str, warp_size: int, published: bool = False):
-    """The kernel compiled for ``protocol`` and ``warp_size`` (compiled once per process)."""
-    code = kernel_source(KERNEL).read_text()
-    return _kernel(kernel_options(protocol, warp_size, published), code)
+    """The kernel compiled for ``protocol`` and ``warp_size`` (compiled once per process).
+
+    The source includes its headers through ``-I``; the digest of the sources' folder rides along
+    as an unused ``-D``, because CuPy's on-disk cache would otherwise reuse a module built before
+    a header changed."""
+    code = kernel_source(kernel_file(protocol)).read_text()
+    options = kernel_options(protocol, warp_size, published) + include_options()
+    return _kernel(options + (f"-DLASSM_SOURCES_SHA256={sources_digest()}",), code)
 
 
 def _require(name: str, arr: Any, dtype: Any) -> None:
@@ -369,7 +374,7 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
     ----------
     ctg_seqs, ctg_off : oriented contig bases (uint8) and int64 offsets.
     depths : float64 contig depths.
-    reads : the side's :class:`~lassm.dataset.Reads`.
+    reads : the side's :class:`~lassm.workloads.local_assembly.dataset.Reads`.
     run_mask : bool per contig; others keep an empty walk (bin 0 is not launched).
     params : start k, walk limit, quality offset.
     protocol : collision protocol: ``casptr`` (default), ``matchany``, ``doneflag`` or ``barrier``;
@@ -400,7 +405,7 @@ def one_launch(protocol: str) -> bool:
 
 def _stack_reads(a, b):
     """Reads of two sides as one: ``b``'s reads and contig ends follow ``a``'s."""
-    from ..dataset import Reads
+    from ..workloads.local_assembly.dataset import Reads
 
     return Reads(
         seqs=np.concatenate((a.seqs, b.seqs)),

@@ -1,21 +1,21 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The HIP backend: the same kernel source as CUDA, built by CuPy for ROCm with 64-lane wavefronts.
 
-CuPy for ROCm (``cupy.cuda.runtime.is_hip``) compiles ``kernels/cuda/local_assembly.cu`` with
+CuPy for ROCm (``cupy.cuda.runtime.is_hip``) compiles ``kernels/local_assembly/cuda/faithful.cu`` with
 hipRTC; the source switches its warp collectives to HIP's wavefront forms and takes
 ``WARP_SIZE`` from the device (64 on CDNA, 32 on RDNA). The ``matchany`` protocol needs
 ``__match_any_sync``, which HIP lacks, and is refused; ``doneflag`` is the HIP port's own.
 A ``WARP_SIZE`` other than the target's wavefront width stops the build with an ``#error``.
 
 No AMD GPU has run this yet; CI compiles the source for gfx908, gfx90a and gfx1030 with hipcc
-(:mod:`lassm.hipcc`, ``tests/test_hip_compile.py``). See ``book/hip-backend.md``.
+(:mod:`lassm.backends.hipcc`, ``tests/test_hip_compile.py``). See ``book/hip-backend.md``.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .. import config
-from ..result import SideResult
+from ..workloads.local_assembly import config
+from ..workloads.local_assembly.result import SideResult
 from .cuda import DEFAULT_BLOCK_WARPS, _probe, extend_side_gpu
 
 #: Protocols that build on HIP.

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The Intel backend: the OpenCL C kernel ``kernels/opencl/local_assembly.cl`` run through dpctl.
+"""The Intel backend: the OpenCL C kernel ``kernels/local_assembly/opencl/faithful.cl`` run through dpctl.
 
 dpctl (the SYCL runtime's Python face) builds the OpenCL C source for one device and launches it
 on an in-order queue with USM device buffers. On a machine without an Intel GPU, Intel's OpenCL
@@ -34,10 +34,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import config
+from ..workloads.local_assembly import config
 from ..errors import BackendUnavailable
 from ..paths import kernel_source
-from ..result import SideResult
+from ..workloads.local_assembly.result import SideResult
 from . import launch
 
 #: Collision protocol name -> macro value of ``-DLASSM_PROTOCOL`` (the CUDA kernel's names).
@@ -50,7 +50,7 @@ PROTOCOL_MACROS: dict[str, str] = {
 #: Collision protocols of ``ht_insert`` (the first is the default). See the kernel source.
 PROTOCOLS: tuple[str, ...] = tuple(PROTOCOL_MACROS)
 DEFAULT_PROTOCOL = "casptr"
-KERNEL = "opencl/local_assembly.cl"
+KERNEL = "local_assembly/opencl/faithful.cl"
 ENTRY = "iterative_walks_kernel"
 INSTALL = "pip install 'lassm[intel]'"
 #: Environment variable: a dpctl filter string naming the device (e.g. ``opencl:cpu:0``).
@@ -228,6 +228,17 @@ def build_options(protocol: str, subgroup: int, key64: bool, fp64: bool, max_wal
     )
 
 
+def include_options() -> tuple[str, ...]:
+    """``-I`` of the kernel's folder, where its ``#include "x.h"`` headers are: the compiler gets
+    the source as a string, not a file. Kept out of :func:`build_options`, which runs record.
+    A folder with a space is double-quoted (Intel's OpenCL compiler reads that; single quotes fail)."""
+    folder = str(kernel_source(KERNEL).parent)
+    if '"' in folder:
+        raise BackendUnavailable(f"the OpenCL headers' folder {folder!r} holds a double quote, "
+                                 "which OpenCL build options cannot carry")
+    return (f'-I"{folder}"' if any(c.isspace() for c in folder) else f"-I{folder}",)
+
+
 def program(options: tuple[str, ...]):
     """The kernel source built with ``options`` for this backend's device (memoized).
 
@@ -241,7 +252,7 @@ def program(options: tuple[str, ...]):
     if key not in _PROGRAMS:
         src = kernel_source(KERNEL).read_text(encoding="utf-8")
         try:
-            _PROGRAMS[key] = dpprog.create_program_from_source(dev.queue, src, " ".join(options))
+            _PROGRAMS[key] = dpprog.create_program_from_source(dev.queue, src, " ".join(options + include_options()))
         except dpprog.SyclProgramCompilationError as exc:
             raise BackendUnavailable(f"{KERNEL} does not build on {dev.name} with {' '.join(options)}: {exc}") from None
     return _PROGRAMS[key]
@@ -298,7 +309,7 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
     ----------
     ctg_seqs, ctg_off : oriented contig bases (uint8) and int64 offsets.
     depths : float64 contig depths (the kernel uses ``int(depth)``).
-    reads : the side's :class:`~lassm.dataset.Reads`.
+    reads : the side's :class:`~lassm.workloads.local_assembly.dataset.Reads`.
     run_mask : bool per contig; the others keep an empty walk (bin 0 is not launched).
     params : start k, walk limit, quality offset.
     protocol : collision protocol of the table inserts, one of :data:`PROTOCOLS`.

@@ -7,7 +7,7 @@ Three small modules, data flowing one way:
   repeats) before anything runs;
 * :mod:`.steps` are the steps after the timed sweep: hardware counters with the machine's
   profiler, the ceilings microbenchmarks, ``metrics derive``;
-* :mod:`.run` runs the plan's sweep (:func:`lassm.sweep.main_job`), then the steps, and writes
+* :mod:`.run` runs the plan's sweep (:func:`lassm.runs.sweep.main_job`), then the steps, and writes
   ``data/results/<machine>/campaign.json``: the plan, a row per point, the seconds of each step
   and ``lacks``, one line for each thing this machine could not measure.
 """

@@ -43,7 +43,7 @@ class Plan:
     Parameters
     ----------
     datasets : tuple of str
-        Names :func:`lassm.datasets.load` understands, in the order they are run.
+        Names :func:`lassm.workloads.local_assembly.datasets.load` understands, in the order they are run.
     backends : tuple of str
         Backends that can run here, the CPU oracle last.
     protocols : dict
@@ -77,7 +77,7 @@ class Plan:
         Returns
         -------
         list of tuple
-            The sweep points, as :func:`lassm.sweep.main_job` takes them.
+            The sweep points, as :func:`lassm.runs.sweep.main_job` takes them.
         """
         order = sorted(self.backends, key=lambda b: b != "cpu")
         return [(d, k, b, p) for d in self.datasets for k in self.ks for b in order

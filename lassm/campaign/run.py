@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import paths
-from ..runs import cpu_model, git_sha, machine_for_backend, run_id_for, slug, versions
+from ..runs.records import cpu_model, git_sha, machine_for_backend, run_id_for, slug, versions
 from . import steps
 from .plan import Plan, is_gpu, present_backends
 
@@ -99,7 +99,7 @@ def run_campaign(plan: Plan, *, machine: str | None = None, force: bool = False,
     progress : bool
         Show the progress bar (with its ETA) and one line per step.
     notebooks, cluster
-        Run the points through Papermill or on Dask workers (:func:`lassm.sweep.main_job`);
+        Run the points through Papermill or on Dask workers (:func:`lassm.runs.sweep.main_job`);
         each point then runs once.
     log : callable, optional
         Where the step lines go (default: standard error, when ``progress``).
@@ -108,7 +108,7 @@ def run_campaign(plan: Plan, *, machine: str | None = None, force: bool = False,
     -------
     Outcome
     """
-    from ..sweep import main_job
+    from ..runs.sweep import main_job
 
     say = log or ((lambda text: print(text, file=sys.stderr, flush=True)) if progress else (lambda text: None))
     command = "lassm " + " ".join(shlex.quote(a) for a in sys.argv[1:])

@@ -43,7 +43,7 @@ def find_ncu() -> str | None:
 
 def counter_file(machine: str, dataset: str, k: int, backend: str, protocol: str) -> Path:
     """``data/results/<machine>/counters/ncu__<dataset>__k<k>__<backend>__<protocol>.csv``."""
-    from ..runs import run_id_for
+    from ..runs.records import run_id_for
 
     return paths.results_dir(machine) / "counters" / f"ncu__{run_id_for(dataset, k, backend, protocol)}.csv"
 
@@ -100,13 +100,13 @@ def counters(backend: str, machine: str, points: list[tuple[str, int | None, str
         if exe is None:
             return [f"counters: {tool} not found; {how}"]
         return [f"counters: {tool} is here ({exe}) but the campaign does not drive it yet: run the command of "
-                f"lassm.counters.{module}.build_command, then lassm counters parse --tool {module}"]
+                f"lassm.analysis.counters.{module}.build_command, then lassm counters parse --tool {module}"]
     exe = ncu or find_ncu()
     if exe is None:
         return [f"counters: ncu not found (not on PATH, nor {NCU_FALLBACK}); {how}"]
-    from .. import datasets, formats
-    from ..counters import ncu as nsight
-    from ..runs import slug
+    from ..analysis.counters import ncu as nsight
+    from ..runs.records import slug
+    from ..workloads.local_assembly import datasets, formats
 
     lacks: list[str] = []
     loaded: dict[tuple, tuple] = {}  # (dataset, k) -> (dataset, start k): each generated once
@@ -139,7 +139,7 @@ def ceilings(backend: str, machine: str, force: bool = False, command: str = "")
     Parameters
     ----------
     backend : str
-        The GPU backend of the machine; the microbenchmarks (:mod:`lassm.machine`) run on CUDA.
+        The GPU backend of the machine; the microbenchmarks (:mod:`lassm.analysis.machine`) run on CUDA.
     machine : str
         Its results folder.
     force : bool
@@ -153,14 +153,14 @@ def ceilings(backend: str, machine: str, force: bool = False, command: str = "")
         One line when the ceilings could not be measured here.
     """
     if backend != "cuda":
-        return [f"ceilings: the microbenchmarks (lassm.machine) run on CUDA only; none for {backend}"]
+        return [f"ceilings: the microbenchmarks (lassm.analysis.machine) run on CUDA only; none for {backend}"]
     path = paths.results_dir(machine) / "ceilings.json"
     if path.is_file() and not force:
         return []
-    from .. import machine as bench
+    from ..analysis import machine as bench
     from ..atomic import atomic_open
     from ..backends import cuda
-    from ..runs import git_sha, versions
+    from ..runs.records import git_sha, versions
 
     try:
         res = bench.measure()
@@ -192,7 +192,7 @@ def metrics(machine: str) -> list[str]:
                                         ("ceilings", (folder / "ceilings.json").is_file())) if not there]
     if missing:
         return [f"metrics: not derived: {machine} has no {' and no '.join(missing)}"]
-    from ..analysis import write_metrics
+    from ..analysis.derive import write_metrics
 
     try:
         write_metrics(machine)
@@ -209,5 +209,5 @@ def _one_line(exc: BaseException) -> str:
 def cpu_lacks() -> list[str]:
     """What a CPU device's folder cannot have: the study's profilers and microbenchmarks are GPU tools."""
     return ["counters: none for a CPU device: the study's profilers (ncu, rocprofv3, unitrace) count GPU kernels",
-            "ceilings: the microbenchmarks (lassm.machine) measure CUDA GPUs only",
+            "ceilings: the microbenchmarks (lassm.analysis.machine) measure CUDA GPUs only",
             "metrics: not derived: no counters and no ceilings on a CPU device"]

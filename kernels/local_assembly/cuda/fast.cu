@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// fast: this project's optimized build of the local-assembly kernel (book/fast-kernel.md), and,
+// by -D options, each of its ablation builds. The faithful builds are faithful.cu; the two share
+// common.cuh, bytes.cuh and set_ext.cuh.
+//
+// Read it next to the paper (its Algorithms 1 and 2) and faithful.cu:
+//   the hash insert   fast_insert      (fast_table.cuh), in rounds of fast_insert_round
+//   the vote          set_ext          (set_ext.cuh), on the walk's demand (change 3)
+//   Algorithm 1       fast_count_mers  (below)
+//   the walk          fast_walk        (below; the first steps by fast_scan_ext, change 7)
+//   the k-shift       the loop of fast_end (below), inline as in faithful.cu
+//
+// The file compiles on its own (NVRTC and hipRTC with -I of this folder; nvcc -c and hipcc find
+// the headers beside it): every knob has a default that a -D option overrides.
+//
+// =============================================================================================
+// fast: the optimized variant (book/fast-kernel.md). Same claim as casptr (CAS on the key word,
+// compare through the key the CAS returned); what each k costs is cut these ways:
+//
+//  1. Epoch-tagged keys. A slot's key word is (epoch << 48) | (offset of the k-mer in the read
+//     buffer); epoch is the k iteration plus one, so a slot whose epoch is not the current one is
+//     empty. No table reset per k: the lane that claims a slot zeroes its votes, and a warp
+//     barrier between the claims and the votes of every insert round orders that zeroing before
+//     any vote into the slot.
+//  2. Per-k table size: the k-mers this k inserts, n = sum over reads of (len - k), give a table
+//     of the power of two >= 2n (at most the host's slots, a power of two), masked, not divided.
+//  3. No vote scan: set_ext runs only on the slots the walk reaches (it is a pure function of
+//     the votes and the depth, so the walk sees the same extension the scan would have stored).
+//  4. The walk in shared memory: the walk buffer and the visited set (16-bit offsets into the
+//     walk buffer, cleared per k) live in the block's dynamic shared memory, so the serial walk's
+//     hashing, visited probes and compares stop paying global-memory latency.
+//  5. Flat inserts: the lanes take consecutive k-mers across read boundaries (32 reads' k-mer
+//     counts scanned at a time), so a round of 32 inserts is full however long the reads are.
+//  6. Fewer dependent loads per k-mer: the hash carries each aligned word to the next step (one
+//     load per 4 bases instead of two), the compare loads 4 words of both k-mers before it tests
+//     them (the faithful compare's early exit after every word makes each load wait for the one
+//     before: 20 round trips to L1 or L2 for a 77-mer, 5 here), and the walk's find loads a
+//     slot's votes with its key. (Chunks of 8 predicated words were tried and were slower:
+//     logs/fast_8word_compare_bench.log.)
+//  7. Short walks need no table: a walk step needs only the votes of one k-mer, which the warp
+//     can count by scanning the reads for it (a one-word prefix test per position, the full
+//     compare on a match). The first LASSM_FAST_SCAN_STEPS steps at each k scan; a walk still
+//     going after them builds the table and goes on with it. Most walks end within a few steps
+//     at most k (the sample: a median of one step per k), so most tables are never built. The
+//     votes are the same counts either way, and a k-mer that no read holds votes 'X' both ways.
+//  8. (host) Both sides and every bin in one launch, the ends with the most read bases first.
+//  9. Block teams: the first n_team ends of a launch (the host's heaviest) get a whole block each,
+//     whose warps share the inserts and the scans; the others get a warp each (fast_team.cuh).
+//
+// The host zeroes the table once (epoch 0 never occurs), allocates a power-of-two number of
+// slots per contig end, and passes the shared memory lassm.backends.cuda.fast_shared_bytes says.
+//
+// Ablation: each change can be undone alone at compile time (lassm/nvrtc.py names the builds):
+//   LASSM_FAST_RESET=1        reset the whole table per k, as casptr (epoch tags stay harmless);
+//   LASSM_FAST_FULL_TABLE=1   use all the host's slots at every k;
+//   LASSM_FAST_SCAN=1         vote every used slot after counting (casptr's scan), walk reads ext;
+//   LASSM_FAST_GLOBAL_WALK=1  walk buffer and visited set in global memory (epoch-tagged visited);
+//   LASSM_FAST_PER_READ=1     insert read by read (casptr's rounds; partial rounds at read ends);
+//   LASSM_FAST_PLAIN_BYTES=1  hash and compare with the faithful murmur_hash2 and kmer_eq;
+//   LASSM_FAST_SCAN_STEPS=0   build the table at every k (no table-free walk steps).
+// and on the host: MetaHipMer's launches instead of one (fast-bins), warp teams only (fast-warps).
+// =============================================================================================
+#ifndef LASSM_FAST_RESET
+#define LASSM_FAST_RESET 0
+#endif
+#ifndef LASSM_FAST_FULL_TABLE
+#define LASSM_FAST_FULL_TABLE 0
+#endif
+#ifndef LASSM_FAST_SCAN
+#define LASSM_FAST_SCAN 0
+#endif
+#ifndef LASSM_FAST_GLOBAL_WALK
+#define LASSM_FAST_GLOBAL_WALK 0
+#endif
+#ifndef LASSM_FAST_PER_READ
+#define LASSM_FAST_PER_READ 0
+#endif
+#ifndef LASSM_FAST_PLAIN_BYTES
+#define LASSM_FAST_PLAIN_BYTES 0
+#endif
+// Walk steps per k taken by scanning the reads before the table is built (change 7).
+#ifndef LASSM_FAST_SCAN_STEPS
+#define LASSM_FAST_SCAN_STEPS 4
+#endif
+
+#ifndef LASSM_PROTOCOL
+#define LASSM_PROTOCOL LASSM_PROTO_FAST
+#endif
+#include "common.cuh"
+#if LASSM_PROTOCOL != LASSM_PROTO_FAST
+#error "fast.cu builds fast and its ablations only (LASSM_PROTO_FAST); the faithful protocols are faithful.cu"
+#endif
+#include "bytes.cuh"
+#include "set_ext.cuh"
+#include "fast_table.cuh"
+#include "fast_team.cuh"
+
+// One round of inserts: the claim (or find) of the k-mer at read + s, a team barrier that orders
+// every claimer's zeroing before any vote, then its votes. Team-uniform: every thread calls it,
+// `active` or not.
+template <bool BLOCK>
+__device__ __forceinline__ void fast_insert_round(const Team<BLOCK>& team, ht_slot* ht, u32 mask, const u8* seqs,
+                                                  const u8* read, const u8* qual, int s, int k, int qual_offset,
+                                                  u64 tag, bool active)
+{
+    u32 slot = 0u;
+    if (active) slot = fast_insert(ht, mask, seqs, read + s, k, fast_hash(read + s, k), tag);
+    team.sync();
+    if (active) {
+        const int b = base_index(read[s + k]);
+        if (b >= 0) {
+            const int q = (int)qual[s + k] - qual_offset;
+            if (q >= LASSM_MIN_QUAL) atomicAdd(&ht[slot].low_q[b], 1u);
+            if (q >= LASSM_MIN_HI_QUAL) atomicAdd(&ht[slot].hi_q[b], 1u);
+        }
+    }
+}
+
+// Flat k-mer positions over a group of WARP_SIZE reads g .. g+WARP_SIZE-1 (below r1): lane i gets
+// read g+i's k-mer count in *m and returns the inclusive prefix sum of the counts. Every warp of a
+// team computes it for itself.
+__device__ __forceinline__ int fast_group_prefix(const i64* rd_off, i64 g, i64 r1, int k, int lane, int* m)
+{
+    const i64 j = g + lane;
+    *m = j < r1 ? max((int)(rd_off[j + 1] - rd_off[j]) - k, 0) : 0;
+    int incl = *m;
+    for (int d = 1; d < WARP_SIZE; d *= 2) {
+        const int up = LASSM_SHFL_UP(incl, d);
+        if (lane >= d) incl += up;
+    }
+    return incl;
+}
+
+// The read (its lane number in the group) that holds flat position x, and x's position in it:
+// a binary search for the first lane whose inclusive sum exceeds x. Warp-uniform.
+__device__ __forceinline__ int fast_flat_read(int incl, int m, int x, int* pos)
+{
+    int lo = 0;
+    for (int step = WARP_SIZE / 2; step > 0; step /= 2) {
+        const int probe = LASSM_SHFL(incl, lo + step - 1);
+        if (probe <= x) lo += step;
+    }
+    *pos = x - (LASSM_SHFL(incl, lo) - LASSM_SHFL(m, lo));
+    return lo;
+}
+
+// Algorithm 1 without the reset and without the vote scan: the team inserts every k-mer of the
+// reads r0 .. r1-1 (the last k-mer of a read is never inserted) and casts its votes. Round r of
+// a group gives warp w of the team the flat positions r * size + w * WARP_SIZE + lane.
+template <bool BLOCK>
+__device__ void fast_count_mers(const Team<BLOCK>& team, ht_slot* ht, u32 mask, const u8* seqs, const u8* quals,
+                                const i64* rd_off, i64 r0, i64 r1, int k, int qual_offset, u64 tag)
+{
+    const int lane = team.tid % WARP_SIZE, step = team.size();
+#if LASSM_FAST_PER_READ
+    for (i64 j = r0; j < r1; ++j) {
+        const i64 a = rd_off[j];
+        const int num_mers = (int)(rd_off[j + 1] - a) - k;
+        for (int base = 0; base < num_mers; base += step)  // team-uniform: the barrier
+            fast_insert_round(team, ht, mask, seqs, seqs + a, quals + a, base + team.tid, k, qual_offset, tag,
+                              base + team.tid < num_mers);
+    }
+#else
+    for (i64 g = r0; g < r1; g += WARP_SIZE) {
+        int m;
+        const int incl = fast_group_prefix(rd_off, g, r1, k, lane, &m);
+        const int total = LASSM_SHFL(incl, WARP_SIZE - 1);
+        for (int base = 0; base < total; base += step) {  // team-uniform: the barrier
+            const int x = base + team.warp() * WARP_SIZE + lane;
+            int s;
+            const int r = fast_flat_read(incl, m, x, &s);
+            const bool active = x < total;
+            const i64 a = active ? rd_off[g + r] : 0;
+            fast_insert_round(team, ht, mask, seqs, seqs + a, quals + a, s, k, qual_offset, tag, active);
+        }
+    }
+#endif
+    team.sync();
+}
+
+#if LASSM_FAST_SCAN
+// The faithful vote scan, kept for the ablation: every slot claimed at this epoch gets its ext.
+template <bool BLOCK>
+__device__ void fast_vote_scan(const Team<BLOCK>& team, ht_slot* ht, u32 size, u64 tag, int depth)
+{
+    for (u32 i = (u32)team.tid; i < size; i += (u32)team.size()) {
+        ht_slot* e = &ht[i];
+        if ((e->key_ptr & ~LASSM_FAST_OFF_MASK) == tag) e->ext = set_ext(e->low_q, e->hi_q, depth);
+    }
+    team.sync();
+}
+#endif
+
+// The visited set of the walk: `vslots` entries holding a walk-buffer offset plus one (0 = none).
+// In shared memory, u16 entries cleared per k; in global memory (the ablation), u64 entries
+// tagged (epoch << 32) | (offset + 1), so that an entry of another k reads as empty, no clear.
+#if LASSM_FAST_GLOBAL_WALK
+typedef u64 fast_visit_t;
+__device__ __forceinline__ u32 visit_get(const fast_visit_t* v, u32 i, u32 epoch)
+{
+    const u64 e = v[i];
+    return (u32)(e >> 32) == epoch ? (u32)e : 0u;
+}
+__device__ __forceinline__ fast_visit_t visit_entry(int wl, u32 epoch) { return ((u64)epoch << 32) | (u64)(wl + 1); }
+#else
+typedef unsigned short fast_visit_t;
+__device__ __forceinline__ u32 visit_get(const fast_visit_t* v, u32 i, u32) { return (u32)v[i]; }
+__device__ __forceinline__ fast_visit_t visit_entry(int wl, u32) { return (fast_visit_t)(wl + 1); }
+#endif
+
+// Lane 0: whether mer (hash h) is already in this k's visited set; records it (walk offset wl)
+// when it is not.
+__device__ __forceinline__ bool fast_seen(fast_visit_t* visited, u32 vslots, u32 epoch, const u8* wbuf, const u8* mer,
+                                          int k, u32 h, int wl)
+{
+    u32 v = h & (vslots - 1u);
+    while (true) {  // fewer than vslots entries, so an empty slot exists
+        const u32 kv = visit_get(visited, v, epoch);
+        if (kv == 0u) break;
+        if (fast_kmer_eq(wbuf + (kv - 1u), mer, k)) return true;
+        v = (v + 1u) & (vslots - 1u);
+    }
+    visited[v] = visit_entry(wl, epoch);
+    return false;
+}
+
+// Algorithm 2 with the table, one lane, going on from walk offset wl0 (the steps before it were
+// taken by scanning): the extension is voted on the spot.
+__device__ u8 fast_walk(const ht_slot* ht, u32 mask, const u8* seqs, u64 tag, u32 epoch, fast_visit_t* visited,
+                        u32 vslots, int max_walk, u8* wbuf, int k, int depth, int wl0, int* walk_len)
+{
+    int wl = wl0;
+    for (int step = wl0; step < max_walk; ++step) {
+        const u8* mer = wbuf + wl;
+        const u32 h = fast_hash(mer, k);
+        if (fast_seen(visited, vslots, epoch, wbuf, mer, k, h, wl)) {
+            *walk_len = wl;
+            return 'R';
+        }
+#if LASSM_FAST_SCAN
+        const int slot = fast_find(ht, mask, seqs, mer, k, h, tag);
+        if (slot < 0) {
+            *walk_len = wl;
+            return 'X';
+        }
+        const u32 ext = ht[slot].ext;
+#else
+        u32 low[4], high[4];
+        if (!fast_find_votes(ht, mask, seqs, mer, k, h, tag, low, high)) {
+            *walk_len = wl;
+            return 'X';
+        }
+        const u32 ext = set_ext(low, high, depth);
+#endif
+        if (ext == 'X' || ext == 'F') {
+            *walk_len = wl;
+            return (u8)ext;
+        }
+        wbuf[wl + k] = (u8)ext;
+        ++wl;
+    }
+    *walk_len = wl;
+    return 'X';
+}
+
+// A walk step without a table (change 7), team-wide: the votes of mer[0, k) counted over every
+// inserted position of the reads r0 .. r1-1 (a one-word prefix test, then the full compare),
+// summed over the team, and voted by set_ext. Returns the extension in every thread.
+template <bool BLOCK>
+__device__ u32 fast_scan_ext(const Team<BLOCK>& team, const u8* seqs, const u8* quals, const i64* rd_off, i64 r0,
+                             i64 r1, const u8* mer, int k, int qual_offset, int depth)
+{
+    const int lane = team.tid % WARP_SIZE, step = team.size();
+    u32 msh;
+    const u32* mw = aligned_base(mer, &msh);
+    const u32 first = fast_funnel(mw[0], mw[1], msh);  // k >= 21: a whole word
+    u32 c[8] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};  // low_q[4], hi_q[4]
+    for (i64 g = r0; g < r1; g += WARP_SIZE) {
+        int m;
+        const int incl = fast_group_prefix(rd_off, g, r1, k, lane, &m);
+        const int total = LASSM_SHFL(incl, WARP_SIZE - 1);
+        for (int base = 0; base < total; base += step) {
+            const int x = base + team.warp() * WARP_SIZE + lane;
+            int s;
+            const int r = fast_flat_read(incl, m, x, &s);
+            if (x >= total) continue;
+            const i64 at = rd_off[g + r] + s;
+            const u8* p = seqs + at;
+            u32 psh;
+            const u32* pw = aligned_base(p, &psh);
+            if (fast_funnel(pw[0], pw[1], psh) != first || !fast_kmer_eq(p, mer, k)) continue;
+            const int b = base_index(p[k]);
+            if (b < 0) continue;
+            const int q = (int)quals[at + k] - qual_offset;
+            const u32 low = q >= LASSM_MIN_QUAL ? 1u : 0u, high = q >= LASSM_MIN_HI_QUAL ? 1u : 0u;
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                c[i] += b == i ? low : 0u;
+                c[4 + i] += b == i ? high : 0u;
+            }
+        }
+    }
+    team.sum8(c);
+    u32 ext = 0u;
+    if (team.tid == 0) ext = set_ext(c, c + 4, depth);
+    return (u32)team.bcast((int)ext);
+}
+
+// Per-launch shared memory of a block: each warp's walk buffer, then each warp's visited set,
+// then the team scratch (32 x 8 words). A block team uses warp 0's buffers.
+struct FastShared {
+    u8* wbuf;
+    fast_visit_t* seen;
+    u64* scratch;
+};
+
+// One contig end, walked by `team`: the k-shift loop of the faithful kernel, with the changes
+// above. Writes the end's outputs from thread 0.
+template <bool BLOCK>
+__device__ void fast_end(const Team<BLOCK>& team, i64 e, FastShared sh, const u8* ctg_seqs, const i64* ctg_off,
+                         const double* depths, const u8* rd_seqs, const u8* rd_quals, const i64* rd_off,
+                         const i64* rd_cnt_off, ht_slot* ht, const i64* ht_off, u8* walks, int* walk_len,
+                         int* final_k, u8* term, int* n_k, i64* steps, i64* insertions, i64* start_insertions,
+                         int start_k, int max_walk, int qual_offset)
+{
+    const int tid = team.tid, T = team.size();
+    const u8* ctg = ctg_seqs + ctg_off[e];
+    const int clen = (int)(ctg_off[e + 1] - ctg_off[e]);
+    const int depth = (int)depths[e];
+    const i64 r0 = rd_cnt_off[e], r1 = rd_cnt_off[e + 1];
+    ht_slot* table = ht + ht_off[e];
+    const u64 cap = (u64)(ht_off[e + 1] - ht_off[e]);
+    u8* best = walks + e * (i64)max_walk;
+    const u32 vslots = fast_visited_slots(max_walk);
+    u8* wbuf = sh.wbuf;
+    fast_visit_t* seen = sh.seen;
+
+    const int max_k = min(LASSM_MAX_KMER_LEN, clen);
+    int best_len = 0, best_k = 0, best_term = 0, last_term = 0, nk = 0;
+    i64 n_steps = 0, n_ins = 0, start_ins = 0;
+    int shift = 0;
+    for (int k = start_k; k >= LASSM_MIN_KMER_LEN && k <= max_k; k += shift) {
+        const u32 epoch = (u32)nk + 1u;
+        const u64 tag = (u64)epoch << 48;
+#if LASSM_FAST_RESET
+        for (u64 i = (u64)tid; i < cap; i += (u64)T) {
+            uint4* q = (uint4*)&table[i];
+            q[0] = make_uint4(0u, 0u, 0u, 0u);
+            q[1] = make_uint4(0u, 0u, 0u, 0u);
+            q[2] = make_uint4(0u, 0u, 0u, 0u);
+        }
+#endif
+#if !LASSM_FAST_GLOBAL_WALK
+        for (u32 i = (u32)tid; i < vslots / 2u; i += (u32)T) ((u32*)seen)[i] = 0u;
+#endif
+        for (int i = tid; i < k; i += T) wbuf[i] = ctg[clen - k + i];
+        team.sync();  // the clears and the start k-mer before the walk
+        // The k-mers this k inserts (the same sum count_mers returns), reduced over the team.
+        i64 ins = 0;
+        for (i64 j = r0 + tid; j < r1; j += T) {
+            const int m = (int)(rd_off[j + 1] - rd_off[j]) - k;
+            if (m > 0) ins += m;
+        }
+        ins = team.sum(ins);
+#if LASSM_FAST_FULL_TABLE
+        const u64 size = cap;
+#else
+        // The power of two >= 2 * ins, at most cap: more slots than distinct k-mers either way.
+        u64 size = 1ull;
+        while (size < 2ull * (u64)ins && size * 2ull <= cap) size *= 2ull;
+#endif
+        const u32 mask = (u32)(size - 1ull);
+        if (nk == 0) start_ins = ins;
+        n_ins += ins;
+        ++nk;
+        // The first steps by scanning the reads (team-uniform: every thread holds wl and t) ...
+        int wl = 0;
+        u8 t = 0;
+        for (int step = 0; step < LASSM_FAST_SCAN_STEPS; ++step) {
+            if (wl == max_walk) {
+                t = 'X';
+                break;
+            }
+            const u8* mer = wbuf + wl;
+            int rep = 0;
+            if (tid == 0) rep = fast_seen(seen, vslots, epoch, wbuf, mer, k, fast_hash(mer, k), wl) ? 1 : 0;
+            if (team.bcast(rep)) {
+                t = 'R';
+                break;
+            }
+            const u32 ext = fast_scan_ext(team, rd_seqs, rd_quals, rd_off, r0, r1, mer, k, qual_offset, depth);
+            if (ext == 'X' || ext == 'F') {
+                t = (u8)ext;
+                break;
+            }
+            if (tid == 0) wbuf[wl + k] = (u8)ext;
+            team.sync();
+            ++wl;
+        }
+        // ... and a walk still going builds the table and goes on with it (thread 0).
+        if (t == 0) {
+            fast_count_mers(team, table, mask, rd_seqs, rd_quals, rd_off, r0, r1, k, qual_offset, tag);
+#if LASSM_FAST_SCAN
+            fast_vote_scan(team, table, (u32)size, tag, depth);
+#endif
+            if (tid == 0) t = fast_walk(table, mask, rd_seqs, tag, epoch, seen, vslots, max_walk, wbuf, k, depth, wl, &wl);
+        }
+        int stop = 0;
+        if (tid == 0) {
+            n_steps += wl;
+            last_term = t;
+            if (wl > best_len) {  // ties keep the earlier k
+                for (int i = 0; i < wl; ++i) best[i] = wbuf[k + i];
+                best_len = wl;
+                best_k = k;
+                best_term = t;
+            }
+            // k_shift (the spec's Step 3), inline as in faithful.cu, whose PTX a device function changes.
+            if (t == 'X') {  // dead end: down-shift, unless we were up-shifting
+                if (shift == LASSM_SHIFT_SIZE) stop = 1;
+                shift = -LASSM_SHIFT_SIZE;
+            } else {  // fork or repeat: up-shift, unless we were down-shifting
+                if (shift == -LASSM_SHIFT_SIZE) stop = 1;
+                shift = LASSM_SHIFT_SIZE;
+            }
+        }
+        shift = team.bcast(shift);
+        stop = team.bcast(stop);
+        team.sync();  // thread 0's reads of the table and the walk buffer before the next k's writes
+        if (stop) break;
+    }
+    if (tid == 0) {
+        walk_len[e] = best_len;
+        final_k[e] = best_k;
+        term[e] = (u8)(best_len > 0 ? best_term : last_term);
+        n_k[e] = nk;
+        steps[e] = n_steps;
+        insertions[e] = n_ins;
+        start_insertions[e] = start_ins;
+    }
+}
+
+// The kernel, the faithful one's arguments (see there) plus n_team: blocks 0 .. n_team-1 each
+// walk contig end blockIdx.x as one team (the host puts the ends with the most read bases first);
+// every later block gives each of its warps one end, from n_team on. ht_off must give every
+// contig end a power-of-two number of slots, ht must arrive zeroed, and the launch must carry
+// blockDim / WARP_SIZE * (walk_stride + 2 * fast_visited_slots(max_walk)) + 2048 bytes of dynamic
+// shared memory (lassm.backends.cuda.fast_shared_bytes; LASSM_FAST_GLOBAL_WALK: only the 2048, and
+// fast_visited_slots(max_walk) zeroed visited entries per contig end in `visited`).
+extern "C" __global__ void iterative_walks_kernel(
+    const u8* __restrict__ ctg_seqs, const i64* __restrict__ ctg_off, const double* __restrict__ depths,
+    const u8* __restrict__ rd_seqs, const u8* __restrict__ rd_quals, const i64* __restrict__ rd_off,
+    const i64* __restrict__ rd_cnt_off, ht_slot* ht, const i64* __restrict__ ht_off, u64* visited,
+    u8* walk_tmp, u8* walks, int* walk_len, int* final_k, u8* term, int* n_k, i64* steps,
+    i64* insertions, i64* start_insertions, int n_ends, int start_k, int max_walk, int qual_offset,
+    int walk_stride, int n_team)
+{
+    extern __shared__ __align__(16) u8 lassm_smem[];
+    const int w = (int)(threadIdx.x / WARP_SIZE), nw = (int)(blockDim.x / WARP_SIZE);
+    const bool block_team = (int)blockIdx.x < n_team;
+    const i64 e = block_team ? (i64)blockIdx.x : (i64)n_team + ((i64)blockIdx.x - n_team) * nw + w;
+    if (e >= n_ends) return;  // whole warps of warp-team blocks only: a block team's end exists
+    const u32 vslots = fast_visited_slots(max_walk);
+    FastShared sh;
+#if LASSM_FAST_GLOBAL_WALK
+    sh.wbuf = walk_tmp + e * (i64)walk_stride;
+    sh.seen = visited + e * (i64)vslots;
+    sh.scratch = (u64*)lassm_smem;
+#else
+    const int owner = block_team ? 0 : w;  // whose buffers the team uses
+    sh.wbuf = lassm_smem + owner * walk_stride;
+    sh.seen = (fast_visit_t*)(lassm_smem + nw * walk_stride) + owner * vslots;
+    sh.scratch = (u64*)(lassm_smem + nw * walk_stride + nw * vslots * 2u);
+#endif
+    if (block_team) {
+        const Team<true> team(sh.scratch);
+        fast_end(team, e, sh, ctg_seqs, ctg_off, depths, rd_seqs, rd_quals, rd_off, rd_cnt_off, ht, ht_off, walks,
+                 walk_len, final_k, term, n_k, steps, insertions, start_insertions, start_k, max_walk, qual_offset);
+    } else {
+        const Team<false> team(sh.scratch);
+        fast_end(team, e, sh, ctg_seqs, ctg_off, depths, rd_seqs, rd_quals, rd_off, rd_cnt_off, ht, ht_off, walks,
+                 walk_len, final_k, term, n_k, steps, insertions, start_insertions, start_k, max_walk, qual_offset);
+    }
+}

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// What the OpenCL builds of the local-assembly kernel share: the knobs (each an #ifndef default
+// that a build option -DNAME=VALUE overrides; faithful.cl lists them), the key type, the atomics'
+// order and scope. Included first by faithful.cl.
+#ifndef LASSM_COMMON_H
+#define LASSM_COMMON_H
+
+#if defined(cl_khr_subgroups)
+#pragma OPENCL EXTENSION cl_khr_subgroups : enable
+#endif
+
+// ---- knobs ---------------------------------------------------------------------------------
+#define LASSM_PROTO_CASPTR 0
+#define LASSM_PROTO_MATCHANY 1
+#define LASSM_PROTO_DONEFLAG 2
+#define LASSM_PROTO_BARRIER 3
+
+#ifndef LASSM_PROTOCOL
+#define LASSM_PROTOCOL LASSM_PROTO_CASPTR
+#endif
+#ifndef LASSM_SUBGROUP
+#define LASSM_SUBGROUP 0
+#endif
+#ifndef LASSM_KEY64
+#define LASSM_KEY64 0
+#endif
+#ifndef LASSM_FP64
+#if defined(cl_khr_fp64) || defined(__opencl_c_fp64)
+#define LASSM_FP64 1
+#else
+#define LASSM_FP64 0
+#endif
+#endif
+#ifndef LASSM_MAX_WALK
+#define LASSM_MAX_WALK 613
+#endif
+#ifndef LASSM_QUAL_OFFSET
+#define LASSM_QUAL_OFFSET 33
+#endif
+#ifndef LASSM_TEST_KERNELS
+#define LASSM_TEST_KERNELS 0
+#endif
+
+// MetaHipMer's constants (LASSM_* in its local-assembly header).
+#ifndef LASSM_MIN_QUAL
+#define LASSM_MIN_QUAL 10
+#endif
+#ifndef LASSM_MIN_HI_QUAL
+#define LASSM_MIN_HI_QUAL 20
+#endif
+#ifndef LASSM_MIN_KMER_LEN
+#define LASSM_MIN_KMER_LEN 21
+#endif
+#ifndef LASSM_MAX_KMER_LEN
+#define LASSM_MAX_KMER_LEN 121
+#endif
+#ifndef LASSM_SHIFT_SIZE
+#define LASSM_SHIFT_SIZE 8
+#endif
+
+#if LASSM_PROTOCOL != LASSM_PROTO_CASPTR && LASSM_PROTOCOL != LASSM_PROTO_MATCHANY && \
+    LASSM_PROTOCOL != LASSM_PROTO_DONEFLAG && LASSM_PROTOCOL != LASSM_PROTO_BARRIER
+#error "LASSM_PROTOCOL must be one of LASSM_PROTO_CASPTR, _MATCHANY, _DONEFLAG, _BARRIER"
+#endif
+
+#if LASSM_SUBGROUP > 0
+#if defined(cl_intel_required_subgroup_size)
+#define LASSM_REQD_SUBGROUP __attribute__((intel_reqd_sub_group_size(LASSM_SUBGROUP)))
+#else
+#error "LASSM_SUBGROUP > 0 needs cl_intel_required_subgroup_size; build with LASSM_SUBGROUP=0"
+#endif
+#else
+#define LASSM_REQD_SUBGROUP
+#endif
+
+#if LASSM_KEY64
+#if !defined(cl_khr_int64_base_atomics)
+#error "LASSM_KEY64 needs cl_khr_int64_base_atomics; build with LASSM_KEY64=0"
+#endif
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+typedef ulong lassm_key;
+typedef atomic_ulong atomic_lassm_key;
+#define KEY_LOCKED ((lassm_key)0xFFFFFFFFFFFFFFFFUL)
+#else
+typedef uint lassm_key;
+typedef atomic_uint atomic_lassm_key;
+#define KEY_LOCKED ((lassm_key)0xFFFFFFFFU)
+#endif
+
+#if LASSM_FP64 && defined(cl_khr_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+#define KEY_EMPTY ((lassm_key)0)
+#define EXT_DEAD 'X'
+#define EXT_FORK 'F'
+#define EXT_LOOP 'R'
+
+// Relaxed atomics at work-group scope: a table belongs to one sub-group, inside one work-group.
+// Ordering between phases comes from sub_group_barrier(CLK_GLOBAL_MEM_FENCE).
+#define RELAXED memory_order_relaxed
+#define SCOPE memory_scope_work_group
+
+typedef volatile __global atomic_lassm_key *key_ptr;
+typedef volatile __global atomic_uint *vote_ptr;
+
+#endif  // LASSM_COMMON_H

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// The hash insert (the paper's k-mer_ht.insert of Algorithm 1): ht_insert under each of the four
+// collision protocols, chosen by LASSM_PROTOCOL, and the walk's read-only ht_find.
+#ifndef LASSM_HT_INSERT_H
+#define LASSM_HT_INSERT_H
+
+#include "common.h"
+#include "bytes.h"
+
+// ---- ht_insert: the four protocols -----------------------------------------------------------
+// Insert-or-find the k-mer rseqs[pos, pos+k) in the table `keys` of `size` slots; returns its
+// slot. `active` is 0 for lanes past the end of the read: the lock-step protocols need every lane
+// of the sub-group to call, so those lanes take part in the collectives and insert nothing.
+// The table never fills (the host sizes it above the number of k-mers), so probing ends.
+
+#if LASSM_PROTOCOL == LASSM_PROTO_CASPTR
+// Race-free and collective-free: claim an empty slot by CAS of my key (read offset + 1); when the
+// slot is taken, compare my k-mer with the one the returned key points at. A key is written once,
+// atomically, so no lane ever reads a half-published slot. Slots are zeroed at each reset.
+ulong ht_insert(key_ptr keys, ulong size, __global const uchar *rseqs, long pos, int k,
+                int active) {
+    if (!active) return 0;
+    const lassm_key mine = (lassm_key)(pos + 1);
+    ulong slot = (ulong)murmur_hash2(rseqs + pos, k) % size;
+    for (;;) {
+        const lassm_key prev = key_cas(keys + slot, KEY_EMPTY, mine);
+        if (prev == KEY_EMPTY || same_kmer(rseqs + (prev - 1), rseqs + pos, k)) return slot;
+        slot = next_slot(slot, size);
+    }
+}
+
+#elif LASSM_PROTOCOL == LASSM_PROTO_MATCHANY
+// CUDA's protocol: claim the slot (CAS empty -> locked), publish the key pointer, sync the lanes
+// that probe the same slot (__match_any_sync + __syncwarp(mask)), then compare. OpenCL has neither
+// match-any nor a masked barrier: the mask is computed with broadcasts, and the sync becomes a
+// sub-group barrier taken (uniformly) in the rounds where two live lanes share a slot. A slot
+// claimed in an earlier round may still read as locked without that barrier: the lane looks again
+// in the next round instead of comparing against a stale key (the race of the original).
+ulong ht_insert(key_ptr keys, ulong size, __global const uchar *rseqs, long pos, int k,
+                int active) {
+    const lassm_key mine = (lassm_key)(pos + 1);
+    ulong slot = active ? (ulong)murmur_hash2(rseqs + pos, k) % size : 0;
+    int done = !active;
+    while (sub_group_any(!done)) {
+        lassm_key prev = KEY_EMPTY;
+        if (!done) {
+            prev = key_cas(keys + slot, KEY_EMPTY, KEY_LOCKED);
+            if (prev == KEY_EMPTY) atomic_store_explicit(keys + slot, mine, RELAXED, SCOPE);
+        }
+        const ulong peers = match_any(done ? ~0UL : slot);
+        if (sub_group_any(!done && popcount(peers) > 1)) sub_group_barrier(CLK_GLOBAL_MEM_FENCE);
+        if (!done) {
+            if (prev == KEY_EMPTY) {
+                done = 1;
+            } else {
+                const lassm_key cur = key_load(keys + slot);
+                if (cur != KEY_LOCKED) {
+                    if (same_kmer(rseqs + (cur - 1), rseqs + pos, k)) done = 1;
+                    else slot = next_slot(slot, size);
+                }
+            }
+        }
+    }
+    return slot;
+}
+
+#elif LASSM_PROTOCOL == LASSM_PROTO_DONEFLAG
+// HIP's protocol (HIP has no match-any): every lane loops in lock-step with its own done flag,
+// and a sub-group vote ends the loop when all are done. HIP relied on the wavefront's lock-step to
+// order the claimer's pointer store before the others' compares; here a sub-group barrier between
+// claim and compare makes that order explicit (the loop is uniform, so every lane reaches it).
+ulong ht_insert(key_ptr keys, ulong size, __global const uchar *rseqs, long pos, int k,
+                int active) {
+    const lassm_key mine = (lassm_key)(pos + 1);
+    ulong slot = active ? (ulong)murmur_hash2(rseqs + pos, k) % size : 0;
+    int done = !active;
+    for (;;) {
+        if (sub_group_all(done)) break;
+        lassm_key prev = KEY_EMPTY;
+        if (!done) {
+            prev = key_cas(keys + slot, KEY_EMPTY, KEY_LOCKED);
+            if (prev == KEY_EMPTY) atomic_store_explicit(keys + slot, mine, RELAXED, SCOPE);
+        }
+        sub_group_barrier(CLK_GLOBAL_MEM_FENCE);
+        int advance = 0;
+        if (!done) {
+            if (prev == KEY_EMPTY) {
+                done = 1;
+            } else {
+                const lassm_key cur = key_load(keys + slot);
+                if (cur != KEY_LOCKED) {  // always true after the barrier; kept as a guard
+                    if (same_kmer(rseqs + (cur - 1), rseqs + pos, k)) done = 1;
+                    else advance = 1;
+                }
+            }
+        }
+        if (sub_group_all(done)) break;
+        if (advance) slot = next_slot(slot, size);
+    }
+    return slot;
+}
+
+#elif LASSM_PROTOCOL == LASSM_PROTO_BARRIER
+// The migrated SYCL protocol: a sub-group barrier between claim/publish and compare in every probe
+// step. There, lanes that had found their slot returned and skipped later barriers (a barrier not
+// reached by the whole sub-group is undefined). Here every lane stays in the loop until none is
+// left, so each barrier is reached by all lanes; after it every claimed slot is published.
+ulong ht_insert(key_ptr keys, ulong size, __global const uchar *rseqs, long pos, int k,
+                int active) {
+    const lassm_key mine = (lassm_key)(pos + 1);
+    ulong slot = active ? (ulong)murmur_hash2(rseqs + pos, k) % size : 0;
+    int done = !active;
+    while (sub_group_any(!done)) {
+        lassm_key prev = KEY_EMPTY;
+        if (!done) {
+            prev = key_cas(keys + slot, KEY_EMPTY, KEY_LOCKED);
+            if (prev == KEY_EMPTY) atomic_store_explicit(keys + slot, mine, RELAXED, SCOPE);
+        }
+        sub_group_barrier(CLK_GLOBAL_MEM_FENCE);
+        if (!done) {
+            if (prev == KEY_EMPTY) {
+                done = 1;
+            } else {
+                const lassm_key cur = key_load(keys + slot);
+                if (cur != KEY_LOCKED) {  // always true after the barrier; kept as a guard
+                    if (same_kmer(rseqs + (cur - 1), rseqs + pos, k)) done = 1;
+                    else slot = next_slot(slot, size);
+                }
+            }
+        }
+    }
+    return slot;
+}
+#endif
+
+// Slot of the k-mer at `mer` (any global buffer), or -1 when absent. Lane 0 only (the walk).
+long ht_find(key_ptr keys, ulong size, __global const uchar *rseqs, __global const uchar *mer,
+             uint hash, int k) {
+    ulong slot = (ulong)hash % size;
+    for (;;) {
+        const lassm_key key = key_load(keys + slot);
+        if (key == KEY_EMPTY) return -1;
+        if (same_kmer(rseqs + (key - 1), mer, k)) return (long)slot;
+        slot = next_slot(slot, size);
+    }
+}
+
+#endif  // LASSM_HT_INSERT_H

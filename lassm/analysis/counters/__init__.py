@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Hardware counters: profiler output (ncu, rocprof, unitrace) -> one tidy table for every vendor.
+
+The tidy table, its columns and units, and the helpers the parsers share are in :mod:`.tidy`
+(re-exported here); one module per profiler (:mod:`.ncu`, :mod:`.rocprof`, :mod:`.unitrace`)
+reads that tool's CSV; :func:`parse` picks the module by tool name. A new profiler is a new
+module here and a branch of :func:`parse`.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+from ...errors import LassmError
+from .tidy import (
+    COUNTER_COLUMNS,
+    ID_COLUMNS,
+    QUANTITY_COLUMNS,
+    PEAK_COLUMNS,
+    POINT_KEYS,
+    TOOLS,
+    aggregate,
+    convert,
+    load_metric_names,
+    parse_number,
+    read_data_csv,
+    read_meta,
+    sidecar_paths,
+    tidy_frame,
+    write_sidecars,
+)
+
+
+def parse(paths: Sequence[str | Path], tool: str, **labels: Any):
+    """Parses raw profiler files of one tool into the tidy counter table.
+
+    Parameters
+    ----------
+    paths : sequence of str or pathlib.Path
+        Raw CSV files (rocprofv3 writes one per pass; they are merged by dispatch).
+    tool : str
+        ``ncu``, ``rocprof`` or ``unitrace``.
+    **labels
+        Labels that override the sidecar's (``dataset``, ``k``, ``protocol``, ``device``,
+        ``simd_width`` ...).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The tidy counter table, one row per launch.
+    """
+    if tool == "ncu":
+        from . import ncu
+
+        frames = [ncu.parse(p, **labels) for p in paths]
+    elif tool == "rocprof":
+        from . import rocprof
+
+        frames = [rocprof.parse(list(paths), **labels)]
+    elif tool == "unitrace":
+        from . import unitrace
+
+        frames = [unitrace.parse(p, **labels) for p in paths]
+    else:
+        raise LassmError(f"unknown tool {tool!r}; choose one of {', '.join(TOOLS)}")
+    import pandas as pd
+
+    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+
+
+__all__ = ["COUNTER_COLUMNS", "ID_COLUMNS", "PEAK_COLUMNS", "POINT_KEYS", "QUANTITY_COLUMNS", "TOOLS",
+           "aggregate", "convert", "load_metric_names", "parse", "parse_number", "read_data_csv", "read_meta",
+           "sidecar_paths", "tidy_frame", "write_sidecars"]

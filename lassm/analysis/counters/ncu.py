@@ -1,0 +1,437 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""NVIDIA Nsight Compute: build the ``ncu`` command, run it, parse its CSV into the tidy table.
+
+The command is ``ncu --csv --page raw --print-units base --clock-control none --kernel-name K
+--metrics <list> --log-file <raw.csv> -- <target>``, the metric list read from
+``data/metric-names.csv`` (rows with ``tool == "ncu"``). ``--page raw`` prints one row per kernel
+launch with one column per metric, a row of units under the header (``--print-units base``
+makes them base units: ``byte``, ``nsecond``, ``inst``); the details page (one row per metric,
+``"Metric Name","Metric Unit","Metric Value"``) is read too. Columns are selected by their names,
+never their positions; quoted numbers may hold thousands separators (``"1,228,657,034"``).
+
+Derived ceilings (per launch; :func:`lassm.analysis.counters.aggregate` keeps their largest value):
+
+* ``peak_int_lane_ops_per_s = sm__sass_thread_inst_executed_op_integer_pred_on.sum.peak_sustained
+  * sm__cycles_elapsed.avg.per_second``
+* ``peak_warp_inst_per_s = sm__inst_executed.sum.peak_sustained * sm__cycles_elapsed.avg.per_second``
+  (Ding & Williams' warp-level GIPS ceiling, doi:10.1109/PMBS49563.2019.00007)
+* ``peak_dram_bytes_per_s = dram__bytes.sum.peak_sustained * dram__cycles_elapsed.avg.per_second``
+"""
+from __future__ import annotations
+
+import csv
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from ...errors import LassmError
+from .tidy import convert, fill_derived, load_metric_names, parse_number, read_meta, tidy_frame, write_sidecars
+
+#: The kernel the study profiles (MetaHipMer's walk kernel).
+DEFAULT_KERNEL = "iterative_walks_kernel"
+
+#: Lines of ncu output that mean the counters could not be read, and what to do about each.
+_REFUSALS: tuple[tuple[str, str], ...] = (
+    ("ERR_NVGPUCTRPERM",
+     "the driver refuses access to the GPU performance counters (ERR_NVGPUCTRPERM); run as root, or "
+     "load the driver with NVreg_RestrictProfilingToAdminUsers=0 "
+     "(https://developer.nvidia.com/ERR_NVGPUCTRPERM)"),
+    ("LibraryNotLoaded", "ncu could not load its profiling library on this machine (LibraryNotLoaded)"),
+    ("Failed to find metric", "ncu does not know a metric of the list on this GPU or version"),
+    ("No kernels were profiled", "ncu profiled no kernel: the kernel name matched no launch"),
+)
+_DETAIL_COLUMNS = ("Metric Name", "Metric Unit", "Metric Value")
+
+
+def metrics(rows=None) -> list[str]:
+    """The ``--metrics`` list: every ncu metric of the metric-name map, in map order.
+
+    Asking for one ``device__attribute_*`` metric makes ``--page raw`` print all of them (about
+    300 columns): harmless, since columns are selected by name.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame, optional
+        Rows of the metric-name map (default: the ``ncu`` rows of ``data/metric-names.csv``).
+
+    Returns
+    -------
+    list of str
+        Metric names in map order, without duplicates.
+    """
+    rows = load_metric_names(tool="ncu") if rows is None else rows
+    out: list[str] = []
+    for name in rows["metric"]:
+        if name not in out:
+            out.append(str(name))
+    return out
+
+
+def extend_command(dataset: str | os.PathLike, *, k: int, protocol: str, out: str | os.PathLike,
+                   backend: str = "cuda", python: str | None = None) -> list[str]:
+    """The backend command to profile: ``python -m lassm.cli extend DATASET --backend ... --out OUT``.
+
+    Parameters
+    ----------
+    dataset : str or os.PathLike
+        Input dataset.
+    k : int
+        Start k.
+    protocol : str
+        GPU insert protocol.
+    out : str or os.PathLike
+        Where ``extend`` writes the extended contigs.
+    backend : str, default "cuda"
+        Backend to run.
+    python : str, optional
+        Interpreter (default: the running one).
+
+    Returns
+    -------
+    list of str
+        The argument vector.
+    """
+    return [python or sys.executable, "-m", "lassm.cli", "extend", str(dataset), "--backend", backend,
+            "--k", str(int(k)), "--protocol", str(protocol), "--out", str(out)]
+
+
+def build_command(target: Sequence[str], *, log_file: str | os.PathLike | None = None,
+                  metric_list: Sequence[str] | None = None, kernel_name: str = DEFAULT_KERNEL,
+                  ncu: str = "ncu", page: str = "raw", clock_control: str = "none") -> list[str]:
+    """The ``ncu`` argument vector that profiles ``target``.
+
+    Parameters
+    ----------
+    target : sequence of str
+        The command to profile (see :func:`extend_command`).
+    log_file : str or os.PathLike, optional
+        Where ncu writes its CSV (``--log-file``); without it the CSV goes to standard output,
+        mixed with the target's own output.
+    metric_list : sequence of str, optional
+        Metrics to collect (default: :func:`metrics`).
+    kernel_name : str, default :data:`DEFAULT_KERNEL`
+        ``--kernel-name`` filter (``regex:...`` accepted by ncu).
+    ncu : str, default "ncu"
+        The ncu executable.
+    page : str, default "raw"
+        ``--page`` (``raw``: one column per metric; ``details``: one row per metric).
+    clock_control : str, default "none"
+        ``--clock-control`` (``none`` leaves the GPU's clocks as they run, ``base`` locks them).
+
+    Returns
+    -------
+    list of str
+        The argument vector.
+    """
+    if not target:
+        raise ValueError("no target command to profile")
+    mlist = list(metric_list) if metric_list is not None else metrics()
+    cmd = [ncu, "--csv", "--page", page, "--print-units", "base", "--clock-control", clock_control,
+           "--kernel-name", kernel_name, "--metrics", ",".join(mlist)]
+    if log_file is not None:
+        cmd += ["--log-file", str(log_file)]
+    return cmd + ["--", *[str(t) for t in target]]
+
+
+def _find_ncu(ncu: str) -> str:
+    found = shutil.which(ncu)
+    if not found:
+        raise LassmError(f"{ncu}: Nsight Compute (ncu) is not on PATH; install the CUDA toolkit's "
+                         "nsight-compute package or pass --ncu /path/to/ncu")
+    return found
+
+
+def version(ncu: str = "ncu") -> str:
+    """What ``ncu --version`` prints.
+
+    Parameters
+    ----------
+    ncu : str, default "ncu"
+        The ncu executable.
+
+    Returns
+    -------
+    str
+        The version text (several lines).
+
+    Raises
+    ------
+    LassmError
+        When ncu is missing or does not answer.
+    """
+    exe = _find_ncu(ncu)
+    try:
+        res = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise LassmError(f"{exe} --version failed: {exc}") from None
+    if res.returncode != 0:
+        raise LassmError(f"{exe} --version exited {res.returncode}: {res.stderr.strip()[-500:]}")
+    return res.stdout
+
+
+def version_number(text: str) -> str:
+    """The version number in ``ncu --version`` text (``"2023.2.0.0"``), or ``""``.
+
+    Parameters
+    ----------
+    text : str
+        What ``ncu --version`` printed.
+
+    Returns
+    -------
+    str
+        The dotted version number.
+    """
+    m = re.search(r"Version\s+(\d+(?:\.\d+)+)", text)
+    return m.group(1) if m else ""
+
+
+def check_output(text: str) -> None:
+    """Raises a :class:`LassmError` naming the cause when ncu output says profiling failed.
+
+    Parameters
+    ----------
+    text : str
+        ncu's output (log file and captured streams together).
+
+    Raises
+    ------
+    LassmError
+        On ``ERR_NVGPUCTRPERM`` and the other refusals ncu prints.
+    """
+    for marker, why in _REFUSALS:
+        if marker in text:
+            line = next((ln for ln in text.splitlines() if marker in ln), marker)
+            raise LassmError(f"ncu: {why}. ncu said: {line.strip()}")
+
+
+def collect(target: Sequence[str], raw_path: str | os.PathLike, *, dataset: str, k: int, protocol: str,
+            device: str | None = None, kernel_name: str = DEFAULT_KERNEL, ncu: str = "ncu",
+            metric_list: Sequence[str] | None = None, timeout: float | None = None) -> Path:
+    """Runs ``target`` under ncu; writes the raw CSV, ``ncu --version`` and the labels beside it.
+
+    Parameters
+    ----------
+    target : sequence of str
+        The command to profile (see :func:`extend_command`).
+    raw_path : str or os.PathLike
+        The raw CSV to write (``<raw>.version.txt`` and ``<raw>.meta.json`` go beside it).
+    dataset, k, protocol : str, int, str
+        Labels of the point, stored in the sidecar for :func:`parse`.
+    device : str, optional
+        Device label (default: what ncu reports).
+    kernel_name : str, default :data:`DEFAULT_KERNEL`
+        Kernel to profile.
+    ncu : str, default "ncu"
+        The ncu executable.
+    metric_list : sequence of str, optional
+        Metrics (default: :func:`metrics`).
+    timeout : float, optional
+        Seconds before the run is stopped.
+
+    Returns
+    -------
+    pathlib.Path
+        ``raw_path``.
+
+    Raises
+    ------
+    LassmError
+        When ncu is missing, profiling is refused, the target fails, or nothing was profiled.
+    """
+    exe = _find_ncu(ncu)
+    vtext = version(exe)
+    raw = Path(raw_path)
+    raw.parent.mkdir(parents=True, exist_ok=True)
+    tmp = raw.with_name(f".{raw.name}.partial")
+    if tmp.exists():
+        tmp.unlink()
+    cmd = build_command(target, log_file=tmp, metric_list=metric_list, kernel_name=kernel_name, ncu=exe)
+    try:
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        tmp.unlink(missing_ok=True)
+        raise LassmError(f"ncu run stopped after {timeout} s: {' '.join(cmd)}") from None
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise LassmError(f"could not start ncu: {exc}") from None
+    log = tmp.read_text(errors="replace") if tmp.exists() else ""
+    try:
+        check_output(log + "\n" + res.stdout + "\n" + res.stderr)
+        if res.returncode != 0:
+            tail = (res.stderr or res.stdout or log).strip().splitlines()[-5:]
+            raise LassmError(f"ncu exited {res.returncode} profiling {' '.join(map(str, target))}: "
+                             + " | ".join(tail))
+        if _header_index(log.splitlines()) is None:
+            raise LassmError(f"ncu wrote no CSV table for kernel {kernel_name!r}; its output ends: "
+                             + " | ".join(log.strip().splitlines()[-3:]))
+    except LassmError:
+        tmp.unlink(missing_ok=True)
+        raise
+    os.replace(tmp, raw)
+    meta = {"vendor": "nvidia", "tool": "ncu", "tool_version": version_number(vtext), "dataset": dataset,
+            "k": int(k), "protocol": protocol, "kernel_name": kernel_name, "raw_file": raw.name,
+            "command": [str(c) for c in cmd]}
+    if device is not None:
+        meta["device"] = device
+    write_sidecars(raw, vtext, meta)
+    return raw
+
+
+# ----------------------------------------------------------------------------------------------
+# Parsing
+
+
+def _header_index(lines: list[str]) -> int | None:
+    for i, line in enumerate(lines):
+        s = line.strip()
+        if not s.startswith('"ID"') and not s.startswith("ID,"):
+            continue
+        cells = next(csv.reader([s]))
+        if cells and cells[0] == "ID" and "Kernel Name" in cells:
+            return i
+    return None
+
+
+def read_raw(source: str | os.PathLike):
+    """Reads ncu CSV output into a wide table: one row per launch, one column per metric.
+
+    Lines before the header (``==PROF==`` messages, the target's output) and ``==``-lines after
+    it are skipped. Both ``--page raw`` (metrics as columns, units row under the header) and
+    ``--page details`` (one row per metric) are accepted.
+
+    Parameters
+    ----------
+    source : str or os.PathLike
+        A file path, or the CSV text itself (text holding a newline is taken as the content).
+
+    Returns
+    -------
+    tuple of (pandas.DataFrame, dict)
+        The wide table (string cells; ``ID``, ``Kernel Name`` and the metric columns) and the
+        units, metric name -> unit as printed.
+
+    Raises
+    ------
+    ValueError
+        When there is no ncu header, or a row's field count does not match the header.
+    """
+    import pandas as pd
+
+    text = str(source) if isinstance(source, str) and "\n" in source else Path(source).read_text(errors="replace")
+    lines = text.splitlines()
+    start = _header_index(lines)
+    if start is None:
+        raise ValueError("no ncu CSV header (a row starting with \"ID\" and naming \"Kernel Name\")")
+    header = next(csv.reader([lines[start]]))
+    rows: list[list[str]] = []
+    for n, line in enumerate(lines[start + 1:], start=start + 2):
+        s = line.strip()
+        if not s or s.startswith("=="):
+            continue
+        cells = next(csv.reader([s]))
+        if len(cells) != len(header):
+            raise ValueError(f"line {n}: {len(cells)} fields where the header has {len(header)}")
+        rows.append(cells)
+    df = pd.DataFrame(rows, columns=header, dtype="object")
+    units: dict[str, str] = {}
+    if all(c in df.columns for c in _DETAIL_COLUMNS):
+        keep = [c for c in ("ID", "Kernel Name", "Device", "CC") if c in df.columns]
+        wide = df.pivot_table(index=keep, columns="Metric Name", values="Metric Value",
+                              aggfunc="first").reset_index()
+        wide.columns.name = None
+        for _, r in df.drop_duplicates("Metric Name").iterrows():
+            units[str(r["Metric Name"])] = str(r["Metric Unit"])
+        return wide, units
+    if len(df) and str(df.iloc[0]["ID"]).strip() == "":
+        units = {c: str(v) for c, v in df.iloc[0].items()}
+        df = df.iloc[1:].reset_index(drop=True)
+    return df, units
+
+
+def parse(source: str | os.PathLike, *, dataset: str | None = None, k: int | None = None,
+          protocol: str | None = None, device: str | None = None, simd_width: int | None = None,
+          metric_rows=None):
+    """Parses ncu CSV output into the tidy counter table (:data:`lassm.analysis.counters.COUNTER_COLUMNS`).
+
+    Each tidy quantity comes from the metric named for it in the metric-name map; the printed
+    unit is converted to the quantity's unit. Labels come from the ``.meta.json`` sidecar of a
+    file (written by :func:`collect`) unless given here.
+
+    Parameters
+    ----------
+    source : str or os.PathLike
+        A raw CSV path, or its text.
+    dataset, k, protocol, device : optional
+        Labels that override the sidecar's.
+    simd_width : int, optional
+        Warp width when the file lacks ``device__attribute_warp_size``.
+    metric_rows : pandas.DataFrame, optional
+        Metric-name map rows (default: ``data/metric-names.csv``, tool ``ncu``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per kernel launch.
+
+    Raises
+    ------
+    ValueError
+        On a malformed file, an unknown unit, or a warp width that is nowhere to be found.
+    """
+    wide, units = read_raw(source)
+    rows = load_metric_names(tool="ncu") if metric_rows is None else metric_rows
+    is_file = not (isinstance(source, str) and "\n" in source)
+    meta = read_meta(source) if is_file else {}
+    labels: dict[str, Any] = {
+        "vendor": meta.get("vendor", "nvidia"), "tool": "ncu", "tool_version": meta.get("tool_version"),
+        "dataset": meta.get("dataset"), "k": meta.get("k"), "protocol": meta.get("protocol"),
+        "device": meta.get("device"),
+    }
+    for key, val in (("dataset", dataset), ("k", k), ("protocol", protocol), ("device", device)):
+        if val is not None:
+            labels[key] = val
+    records = []
+    for _, r in wide.iterrows():
+        q: dict[str, Any] = {}
+        for _, m in rows.iterrows():
+            name, quantity = str(m["metric"]), str(m["quantity"])
+            if name not in wide.columns:
+                continue
+            if quantity == "device":
+                q["device_name"] = str(r[name]).strip()
+                continue
+            value = parse_number(r[name])
+            unit = units.get(name, "")
+            q[quantity] = convert(value, unit, str(m["unit"])) if not math.isnan(value) else value
+        rec: dict[str, Any] = dict(labels)
+        rec["launch"] = int(parse_number(r["ID"]))
+        rec["kernel"] = str(r["Kernel Name"])
+        if rec.get("device") is None:
+            rec["device"] = q.get("device_name")
+        width = q.get("simd_width", math.nan)
+        if simd_width is not None:
+            width = float(simd_width)
+        if math.isnan(width):
+            raise ValueError("warp width unknown: collect device__attribute_warp_size or pass simd_width")
+        rec["simd_width"] = width
+        for key in ("duration_s", "int_lane_ops", "warp_inst", "thread_inst", "dram_read_bytes",
+                    "dram_write_bytes", "l2_bytes", "l1_bytes", "cycles"):
+            rec[key] = q.get(key, math.nan)
+        rec["global_ldst_inst"] = q.get("global_ld_inst", math.nan) + q.get("global_st_inst", math.nan)
+        rec["global_ldst_sectors"] = q.get("global_ld_sectors", math.nan) + q.get("global_st_sectors", math.nan)
+        sm_hz, dram_hz = q.get("sm_clock_hz", math.nan), q.get("dram_clock_hz", math.nan)
+        rec["peak_int_lane_ops_per_s"] = q.get("peak_int_lane_ops_per_cycle", math.nan) * sm_hz
+        rec["peak_warp_inst_per_s"] = q.get("peak_warp_inst_per_cycle", math.nan) * sm_hz
+        rec["peak_dram_bytes_per_s"] = q.get("peak_dram_bytes_per_cycle", math.nan) * dram_hz
+        records.append(fill_derived(rec))
+    return tidy_frame(records)
+
+
+__all__ = ["DEFAULT_KERNEL", "build_command", "check_output", "collect", "extend_command", "metrics",
+           "parse", "read_raw", "version", "version_number"]

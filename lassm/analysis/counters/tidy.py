@@ -1,0 +1,388 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Hardware counters: collect (run a profiler) -> parse (one tidy table for every vendor).
+
+This module holds the tidy table and the helpers every profiler's parser shares; the parsers
+(:mod:`.ncu`, :mod:`.rocprof`, :mod:`.unitrace`) import it, and the package picks one
+(:func:`lassm.analysis.counters.parse`).
+
+The pipeline is three small steps with file contracts (Ding's and NERSC's roofline scripts):
+
+1. **collect** runs a backend command under a profiler and writes the profiler's own CSV
+   (``<name>.csv``), the profiler's ``--version`` text beside it (``<name>.csv.version.txt``) and
+   the run's labels (``<name>.csv.meta.json``: dataset, k, protocol, device, command).
+2. **parse** turns that CSV into the *tidy counter table* below, one row per kernel launch,
+   selecting columns by name through the metric-name map ``data/metric-names.csv``.
+3. :func:`aggregate` sums the launches of one (dataset, k, protocol) point; :mod:`lassm.analysis.metrics`
+   turns the sums into intensities, throughputs and efficiencies.
+
+Counting conventions
+--------------------
+Integer work is counted two ways, and the paper mixed them (its NVIDIA column is the first, its
+AMD and Intel columns the second):
+
+``int_lane_ops``
+    *Predicate-aware lanes*: integer instructions times the lanes that were active, as NVIDIA's
+    ``smsp__sass_thread_inst_executed_op_integer_pred_on.sum`` counts them. Only NVIDIA exposes it.
+``int_simd_ops``
+    *Instructions times SIMD width*: ``int_simd_inst * simd_width``, every lane assumed active
+    (AMD ``64 * (SQ_INSTS_VALU_INT32 + SQ_INSTS_VALU_INT64)``, Intel ``16 * ...``).
+
+Where a kernel leaves most lanes idle (the walk runs on one lane of each warp), the second
+overstates the first by the reciprocal of the predication ratio
+``thread_inst / (warp_inst * simd_width)``; :func:`lassm.analysis.metrics.predication_ratio` computes it.
+
+The tidy counter table (units)
+------------------------------
+=========================  =========  ==================================================
+column                     unit       meaning
+=========================  =========  ==================================================
+vendor, tool, tool_version            who measured (``nvidia``/``amd``/``intel``, ``ncu``...)
+device                                device name as the profiler reported it
+dataset, k, protocol                  the run's labels (from the ``.meta.json`` sidecar)
+launch                                launch index within the raw file
+kernel                                kernel name
+simd_width                 lanes      warp / wavefront / sub-group width
+duration_s                 s          kernel duration
+int_lane_ops               ops        integer ops, predicate-aware lanes (NVIDIA only)
+int_simd_inst              inst       integer SIMD instructions (warp-, wave-, sub-group-level)
+int_simd_ops               ops        ``int_simd_inst * simd_width``
+scalar_int_inst            inst       scalar integer instructions (AMD SALU)
+warp_inst                  inst       all SIMD-level instructions executed
+thread_inst                inst       all thread-level (predicate-aware) instructions
+dram_read_bytes            B          HBM bytes read
+dram_write_bytes           B          HBM bytes written
+dram_bytes                 B          read + write
+l2_bytes                   B          bytes through the L2 (Intel: the "L3" counters)
+l1_bytes                   B          bytes through L1/TEX
+global_ldst_inst           inst       warp-level global load + store instructions
+global_ldst_sectors        sectors    global load + store sectors (transactions)
+peak_int_lane_ops_per_s    ops/s      profiler's sustained integer lane peak
+peak_warp_inst_per_s       inst/s     profiler's sustained warp-instruction issue peak
+peak_dram_bytes_per_s      B/s        profiler's sustained DRAM bandwidth peak
+cycles                     cycle      elapsed cycles (``gpc__cycles_elapsed.max``)
+=========================  =========  ==================================================
+
+A quantity a tool does not measure is NaN, never 0: 0 would read as "measured, none".
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any, Iterable
+
+from ...datafiles import data_csv, read_data_csv
+from ...errors import LassmError
+
+#: Label columns of the tidy counter table, in order.
+ID_COLUMNS: tuple[str, ...] = ("vendor", "tool", "tool_version", "device", "dataset", "k", "protocol",
+                               "launch", "kernel")
+#: Quantity columns of the tidy counter table, in order (units in the module docstring).
+QUANTITY_COLUMNS: tuple[str, ...] = (
+    "simd_width", "duration_s", "int_lane_ops", "int_simd_inst", "int_simd_ops", "scalar_int_inst",
+    "warp_inst", "thread_inst", "dram_read_bytes", "dram_write_bytes", "dram_bytes", "l2_bytes",
+    "l1_bytes", "global_ldst_inst", "global_ldst_sectors", "peak_int_lane_ops_per_s",
+    "peak_warp_inst_per_s", "peak_dram_bytes_per_s", "cycles",
+)
+#: Every column of the tidy counter table, in order.
+COUNTER_COLUMNS: tuple[str, ...] = ID_COLUMNS + QUANTITY_COLUMNS
+#: Quantities that are rates or properties of the device: a point keeps their largest value
+#: instead of summing them over launches.
+PEAK_COLUMNS: tuple[str, ...] = ("simd_width", "peak_int_lane_ops_per_s", "peak_warp_inst_per_s",
+                                 "peak_dram_bytes_per_s")
+#: The labels one (dataset, k, protocol) point is aggregated by.
+POINT_KEYS: tuple[str, ...] = ("vendor", "tool", "tool_version", "device", "dataset", "k", "protocol")
+#: Profilers :func:`parse` understands.
+TOOLS: tuple[str, ...] = ("ncu", "rocprof", "unitrace")
+
+_SI_PREFIX: dict[str, float] = {"n": 1e-9, "u": 1e-6, "m": 1e-3, "": 1.0, "K": 1e3, "k": 1e3,
+                                "M": 1e6, "G": 1e9, "T": 1e12}
+_BASE_UNITS: tuple[str, ...] = ("second", "byte", "inst", "cycle", "hz", "sector", "request",
+                                "event", "thread", "warp", "op", "lane")
+#: Units that all count things (instructions, events, requests...): one base, "count".
+_COUNT_UNITS: frozenset[str] = frozenset({"inst", "event", "op", "request", "sector", "thread", "warp", "lane"})
+_ALIASES: dict[str, str] = {"s": "second", "ns": "nsecond", "us": "usecond", "ms": "msecond",
+                            "bytes": "byte", "cycles": "cycle", "events": "event", "insts": "inst",
+                            "sectors": "sector", "requests": "request", "ops": "op",
+                            "mhz": "Mhz", "ghz": "Ghz", "khz": "Khz", "b": "byte"}
+_NUMBER = re.compile(r"^[+-]?(\d{1,3}(,\d{3})+|\d*)(\.\d*)?([eE][+-]?\d+)?$")
+
+
+def load_metric_names(tool: str | None = None, vendor: str | None = None):
+    """The metric-name map ``data/metric-names.csv``: profiler metric -> canonical quantity.
+
+    Parameters
+    ----------
+    tool : str, optional
+        Keep only this profiler's rows (``ncu``, ``rocprof``, ``unitrace``).
+    vendor : str, optional
+        Keep only this vendor's rows.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``vendor, tool, tool_version_min, metric, quantity, unit, aggregate, note``.
+    """
+    df = read_data_csv(data_csv("metric-names.csv"))
+    need = ["vendor", "tool", "tool_version_min", "metric", "quantity", "unit", "aggregate"]
+    missing = [c for c in need if c not in df.columns]
+    if missing:
+        raise ValueError(f"metric-names.csv lacks the columns {missing}")
+    if tool is not None:
+        df = df[df["tool"] == tool]
+    if vendor is not None:
+        df = df[df["vendor"] == vendor]
+    return df.reset_index(drop=True)
+
+
+def parse_number(text: Any) -> float:
+    """One profiler reading as a float: thousands separators allowed, ``n/a`` and blanks -> NaN.
+
+    Parameters
+    ----------
+    text : Any
+        A cell of a profiler CSV (``"1,228,657,034"``, ``"2.5e3"``, ``"n/a"``, ``""``, a number).
+
+    Returns
+    -------
+    float
+        The value; NaN when the cell holds no number.
+
+    Raises
+    ------
+    ValueError
+        When the cell holds text that is neither a number nor an accepted blank.
+    """
+    if text is None:
+        return math.nan
+    if isinstance(text, (int, float)):
+        return float(text)
+    s = str(text).strip().strip('"').strip()
+    if s in ("", "n/a", "N/A", "nan", "NaN", "-"):
+        return math.nan
+    if not _NUMBER.match(s) or s in (".", "+", "-"):
+        raise ValueError(f"not a number: {text!r}")
+    return float(s.replace(",", ""))
+
+
+def _unit_factor(unit: str) -> tuple[str, float]:
+    """(base unit, factor to that base) of one unit such as ``nsecond``, ``Mbyte`` or ``inst/cycle``."""
+    u = str(unit).strip()
+    if u in ("", "%", "none", "ratio"):
+        return ("1", 1.0)
+    if "/" in u:
+        num, den = u.split("/", 1)
+        bn, fn = _unit_factor(num)
+        bd, fd = _unit_factor(den)
+        if bd == "second" and bn == "cycle":
+            return ("hz", fn / fd)
+        return (f"{bn}/{bd}", fn / fd)
+    u = _ALIASES.get(u, _ALIASES.get(u.lower(), u))
+    for base in _BASE_UNITS:
+        for cand in (u, u.lower()):
+            if cand.endswith(base):
+                prefix = u[: len(u) - len(base)]
+                if prefix in _SI_PREFIX:
+                    return ("count" if base in _COUNT_UNITS else base, _SI_PREFIX[prefix])
+    raise ValueError(f"unknown unit {unit!r}")
+
+
+def convert(value: float, unit: str, to_unit: str) -> float:
+    """Converts one reading between SI-prefixed forms of the same unit.
+
+    Parameters
+    ----------
+    value : float
+        The reading.
+    unit : str
+        Its unit as the profiler printed it (``nsecond``, ``Kbyte``, ``cycle/nsecond``...).
+    to_unit : str
+        The canonical unit of the quantity (``second``, ``byte``, ``hz``...).
+
+    Returns
+    -------
+    float
+        ``value`` in ``to_unit``.
+
+    Raises
+    ------
+    ValueError
+        When the two units are not of the same kind (bytes vs seconds).
+    """
+    if unit is None or str(unit).strip() == "" or str(unit) == str(to_unit):
+        return value
+    b1, f1 = _unit_factor(unit)
+    b2, f2 = _unit_factor(to_unit)
+    if b1 != b2:
+        raise ValueError(f"cannot convert {unit!r} to {to_unit!r}")
+    return value * f1 / f2
+
+
+def tidy_frame(records: Iterable[dict]):
+    """A tidy counter table from per-launch records, every column present and in order.
+
+    Parameters
+    ----------
+    records : iterable of dict
+        One dict per launch with some of :data:`COUNTER_COLUMNS`; the rest become NaN/None.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns exactly :data:`COUNTER_COLUMNS`; quantity columns are float64.
+    """
+    import pandas as pd
+
+    rows = [{c: r.get(c) for c in COUNTER_COLUMNS} for r in records]
+    df = pd.DataFrame(rows, columns=list(COUNTER_COLUMNS))
+    for c in QUANTITY_COLUMNS:
+        df[c] = pd.to_numeric(df[c], errors="coerce").astype("float64")
+    df["launch"] = pd.to_numeric(df["launch"], errors="coerce").astype("Int64")
+    df["k"] = pd.to_numeric(df["k"], errors="coerce").astype("Int64")
+    return df
+
+
+def fill_derived(rec: dict) -> dict:
+    """Fills the columns that follow from others: ``dram_bytes``, ``int_simd_ops``.
+
+    Parameters
+    ----------
+    rec : dict
+        One launch record (modified in place and returned).
+
+    Returns
+    -------
+    dict
+        The record, with ``dram_bytes = dram_read_bytes + dram_write_bytes`` and
+        ``int_simd_ops = int_simd_inst * simd_width`` where their parts are known.
+    """
+    def known(x: Any) -> bool:
+        return x is not None and not (isinstance(x, float) and math.isnan(x))
+
+    if not known(rec.get("dram_bytes")) and known(rec.get("dram_read_bytes")) and known(rec.get("dram_write_bytes")):
+        rec["dram_bytes"] = rec["dram_read_bytes"] + rec["dram_write_bytes"]
+    if not known(rec.get("int_simd_ops")) and known(rec.get("int_simd_inst")) and known(rec.get("simd_width")):
+        rec["int_simd_ops"] = rec["int_simd_inst"] * rec["simd_width"]
+    return rec
+
+
+def aggregate(df):
+    """Sums the launches of each (dataset, k, protocol) point of a tidy counter table.
+
+    Counts and durations are summed over launches; device rates and widths
+    (:data:`PEAK_COLUMNS`) keep their largest value; ``launches`` counts the rows and ``kernel``
+    joins the distinct names. A quantity NaN in any launch of a point is NaN for the point
+    (a partial sum would pass for a whole one).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A tidy counter table (:data:`COUNTER_COLUMNS`); left unchanged.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per point: :data:`POINT_KEYS`, ``launches``, ``kernel`` and the quantities.
+
+    Raises
+    ------
+    ValueError
+        When columns of the tidy table are missing.
+    """
+    import pandas as pd
+
+    missing = [c for c in COUNTER_COLUMNS if c not in df.columns]
+    if missing:
+        raise ValueError(f"not a tidy counter table: missing {missing}")
+    work = df.copy()
+    for key in POINT_KEYS:
+        work[key] = work[key].astype("object").where(work[key].notna(), "")
+    rows = []
+    for key, grp in work.groupby(list(POINT_KEYS), sort=True, dropna=False):
+        row: dict[str, Any] = dict(zip(POINT_KEYS, key))
+        row["launches"] = len(grp)
+        row["kernel"] = ";".join(sorted({str(x) for x in grp["kernel"].dropna()}))
+        for c in QUANTITY_COLUMNS:
+            col = grp[c].astype("float64")
+            if col.isna().any():
+                row[c] = math.nan
+            elif c in PEAK_COLUMNS:
+                row[c] = float(col.max())
+            else:
+                row[c] = float(col.sum())
+        rows.append(row)
+    out = pd.DataFrame(rows, columns=list(POINT_KEYS) + ["launches", "kernel"] + list(QUANTITY_COLUMNS))
+    for key in POINT_KEYS:
+        out[key] = out[key].astype("object").where(out[key] != "", None)
+    out["k"] = pd.to_numeric(out["k"], errors="coerce").astype("Int64")
+    return out
+
+
+def sidecar_paths(raw: str | Path) -> tuple[Path, Path]:
+    """(version file, meta file) written beside a raw profiler CSV.
+
+    Parameters
+    ----------
+    raw : str or pathlib.Path
+        The raw CSV.
+
+    Returns
+    -------
+    tuple of pathlib.Path
+        ``<raw>.version.txt`` and ``<raw>.meta.json``.
+    """
+    raw = Path(raw)
+    return raw.with_name(raw.name + ".version.txt"), raw.with_name(raw.name + ".meta.json")
+
+
+def write_sidecars(raw: str | Path, version_text: str, meta: dict) -> None:
+    """Writes the profiler's ``--version`` text and the run's labels beside a raw CSV.
+
+    Parameters
+    ----------
+    raw : str or pathlib.Path
+        The raw CSV.
+    version_text : str
+        What ``<tool> --version`` printed.
+    meta : dict
+        Labels of the run (dataset, k, protocol, device, command, tool, vendor, tool_version);
+        the commit (``git_sha``, :func:`lassm.runs.records.git_sha`) is added unless given.
+    """
+    from ...atomic import atomic_open
+    from ...runs.records import git_sha
+
+    meta = {"git_sha": git_sha(), **meta}  # the tree the counted kernel was built from
+    vpath, mpath = sidecar_paths(raw)
+    with atomic_open(vpath) as fh:
+        fh.write(version_text if version_text.endswith("\n") else version_text + "\n")
+    with atomic_open(mpath) as fh:
+        json.dump(meta, fh, indent=2, sort_keys=True)
+        fh.write("\n")
+
+
+def read_meta(raw: str | Path) -> dict:
+    """The labels stored beside a raw CSV (empty when there is no sidecar).
+
+    Parameters
+    ----------
+    raw : str or pathlib.Path
+        The raw CSV.
+
+    Returns
+    -------
+    dict
+        The ``.meta.json`` content, or ``{}``.
+    """
+    _, mpath = sidecar_paths(raw)
+    if not mpath.exists():
+        return {}
+    try:
+        return json.loads(mpath.read_text())
+    except json.JSONDecodeError as exc:
+        raise LassmError(f"{mpath}: not valid JSON ({exc})") from None
+
+
+__all__ = ["COUNTER_COLUMNS", "ID_COLUMNS", "QUANTITY_COLUMNS", "PEAK_COLUMNS", "POINT_KEYS", "TOOLS",
+           "aggregate", "convert", "load_metric_names", "parse_number", "read_data_csv", "read_meta",
+           "sidecar_paths", "tidy_frame", "write_sidecars"]

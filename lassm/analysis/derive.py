@@ -1,0 +1,132 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""From one machine's recorded counters and ceilings to the study's metrics.
+
+Data flows one way: ``data/results/<machine>/counters/*.csv`` (raw Nsight Compute output, with
+its sidecars) and ``ceilings.json`` (measured INT32 throughput and HBM bandwidth) become one
+row per (dataset, k, protocol): INTOP intensity, GINTOP/s, the attainable roof, architectural
+efficiency, the theoretical intensity of the paper's model at that k, algorithm efficiency,
+the predication ratio and the potential speedup. The result is written as
+``data/results/<machine>/metrics.csv``.
+
+The roofs are the ceilings *measured* on the machine (the dependent-IMAD INT32 rate and a
+device-to-device copy), not datasheet figures; the datasheet row of ``data/machines.csv`` is
+carried beside them for comparison.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from . import metrics
+from .. import paths
+from ..atomic import atomic_path
+from ..errors import LassmError
+
+#: Counter columns the metrics use (summed over the launches of a point by ``counters.aggregate``).
+_SUMS = ("duration_s", "int_lane_ops", "warp_inst", "thread_inst", "dram_read_bytes",
+         "dram_write_bytes", "dram_bytes", "l2_bytes", "l1_bytes")
+
+
+def load_counters(machine: str) -> pd.DataFrame:
+    """Every Nsight Compute raw file of ``machine``, one row per (dataset, k, protocol)."""
+    from .counters import aggregate, ncu
+
+    folder = paths.results_dir(machine) / "counters"
+    files = sorted(p for p in folder.glob("*.csv") if not p.name.startswith("."))
+    if not files:
+        raise LassmError(f"{folder}: no counter files; run 'lassm counters collect' on that machine first")
+    points = aggregate(pd.concat([ncu.parse(p) for p in files], ignore_index=True))
+    return points[["device", "dataset", "k", "protocol", "simd_width", *_SUMS, "launches"]]
+
+
+def load_ceilings(machine: str) -> dict:
+    """The measured ceilings of ``machine`` (``ceilings.json``): INT32 G ops/s and HBM GB/s."""
+    path = paths.results_dir(machine) / "ceilings.json"
+    if not path.exists():
+        raise LassmError(f"{path}: no measured ceilings; run the 'ceilings' step on that machine first")
+    data = json.loads(path.read_text())
+    return {"peak_gintops": float(data["int32"]["int32_gops"]),
+            "peak_gintops_mixed": float(data.get("int32_mixed", {}).get("int32_gops", float("nan"))),
+            "bandwidth_gbs": float(data["hbm"]["hbm_gbs"]), "device": data.get("device", "")}
+
+
+def machine_metrics(machine: str) -> pd.DataFrame:
+    """The study's metrics for every profiled point of ``machine`` (see the module docstring).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (dataset, k, protocol) with the summed counters, ``ii`` [ops/B],
+        ``gintops``, ``peak_gintops``, ``bandwidth_gbs``, ``attainable_gintops``, ``bound``,
+        ``arch eff``, ``ii_theoretical`` (Table VI's model), ``alg eff``,
+        ``predication_ratio``, ``x``, ``y``, ``speedup`` (potential speedup, 1 / (x y)) and
+        ``beyond_model`` (alg eff > 1: no potential speedup is defined).
+    """
+    from .paper import table6
+
+    df = load_counters(machine)
+    roof = load_ceilings(machine)
+    df["machine"] = machine
+    df["int_ops"] = df["int_lane_ops"]
+    df["peak_gintops"] = roof["peak_gintops"]
+    df["bandwidth_gbs"] = roof["bandwidth_gbs"]
+    df = metrics.intop_intensity(df)
+    df = metrics.throughput(df)
+    df = metrics.architectural_efficiency(df)
+    df = metrics.predication_ratio(df)
+    theory = table6()[["k", "ii"]].rename(columns={"ii": "ii_theoretical"})
+    df = df.merge(theory, on="k", how="left")
+    if df["ii_theoretical"].isna().any():
+        missing = sorted(df.loc[df["ii_theoretical"].isna(), "k"].unique())
+        raise LassmError(f"the paper's intensity model has no row for k = {missing}")
+    df = metrics.algorithm_efficiency(df)
+    # A kernel that moves fewer bytes per operation than the model's ideal cache (fast: most of
+    # its walks never build a table) lies beyond the model: x = alg eff > 1, off the unit square,
+    # where the model promises no further speedup. Its coordinates are kept, its speedups are not.
+    within = df["alg eff"] <= 1.0
+    beyond = df.loc[~within].copy()
+    beyond["x"], beyond["y"] = beyond["alg eff"], beyond["arch eff"]
+    for col in ("speedup_memory", "speedup_compute", "speedup"):
+        beyond[col] = float("nan")
+    parts = [metrics.potential_speedup(df.loc[within])] + ([beyond] if len(beyond) else [])
+    df = pd.concat(parts, ignore_index=True)
+    df["beyond_model"] = ~(df["alg eff"] <= 1.0)
+    return df.sort_values(["dataset", "k", "protocol"]).reset_index(drop=True)
+
+
+def per_insertion(machine: str, metrics_df: pd.DataFrame | None = None) -> pd.DataFrame:
+    """:func:`machine_metrics` joined to the runs' work counts: DRAM bytes per hash insertion.
+
+    The work counts (``hash_insertions`` at the start k, ``insertions_all_k``) come from the
+    machine's run records; they depend only on the dataset and k, so any record of that
+    (dataset, k) serves, whatever its protocol.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy with ``hash_insertions``, ``insertions_all_k``, ``bytes_per_insertion``
+        (DRAM bytes / start-k insertions) and ``bytes_per_insertion_all_k``.
+    """
+    from ..runs.results import load_records
+
+    m = machine_metrics(machine) if metrics_df is None else metrics_df
+    work = (load_records(machine).drop_duplicates(["dataset", "k"])
+            [["dataset", "k", "hash_insertions", "insertions_all_k"]])
+    per = m.merge(work, on=["dataset", "k"], how="left", validate="many_to_one")
+    missing = per.loc[per["hash_insertions"].isna(), ["dataset", "k"]].drop_duplicates()
+    if len(missing):
+        raise LassmError(f"no run record gives the work of {missing.to_dict('records')} on {machine}")
+    per["bytes_per_insertion"] = per["dram_bytes"] / per["hash_insertions"]
+    per["bytes_per_insertion_all_k"] = per["dram_bytes"] / per["insertions_all_k"]
+    return per
+
+
+def write_metrics(machine: str, out: str | Path | None = None) -> Path:
+    """Writes :func:`machine_metrics` as CSV (atomically); returns the path."""
+    df = machine_metrics(machine)
+    path = Path(out) if out else paths.results_dir(machine) / "metrics.csv"
+    with atomic_path(path) as tmp:
+        df.to_csv(tmp, index=False, float_format="%.6g")
+    return path

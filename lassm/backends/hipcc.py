@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Compile-checks the CUDA kernel for AMD GPUs with ``hipcc``: no ROCm driver, no GPU, so it runs in CI.
+
+``hipcc`` is HIP's compiler driver (a script around clang); Debian 12 packages version 5.2.3
+(``apt-get install hipcc``, which pulls in clang-15, lld-15 and ``rocm-device-libs``, the
+bitcode libraries the device pass links). The check compiles ``kernels/local_assembly/cuda/faithful.cu``
+device-only to AMDGCN assembly for each offload architecture and protocol, with the ``-D`` options
+the backends pass (:func:`lassm.backends.nvrtc.kernel_options`, the same list CuPy hands to hipRTC on ROCm),
+and reads the kernel's name and wavefront width back from the assembly's metadata.
+
+``HIP_PLATFORM=amd`` is always set: hipcc otherwise picks the NVIDIA platform whenever ``nvcc``
+is on the PATH, and would hand the file to nvcc. Set ``LASSM_HIPCC`` to use another hipcc.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from .nvrtc import ENTRY, PROTOCOLS, kernel_file, kernel_options
+from ..paths import kernel_source
+
+#: Offload architecture -> its wavefront width (what ``hipDeviceProp_t.warpSize`` reports, and so
+#: the ``WARP_SIZE`` the HIP backend builds with): CDNA 1 (MI100), CDNA 2 (MI210/MI250X), RDNA 2.
+ARCHS: dict[str, int] = {"gfx908": 64, "gfx90a": 64, "gfx1030": 32}
+#: Protocols that build on HIP (``matchany`` needs ``__match_any_sync``, which HIP lacks).
+HIP_PROTOCOLS: tuple[str, ...] = ("casptr", "doneflag", "barrier")
+#: How long one compile may take (seconds); one takes about 1.5 s on a 2-core machine.
+TIMEOUT = 300
+
+
+class HipccError(RuntimeError):
+    """hipcc rejected the source; the message holds the command and its output."""
+
+
+def find() -> Path | None:
+    """Path of ``hipcc`` (``LASSM_HIPCC``, else the PATH, else ``/opt/rocm/bin``), or None."""
+    env = os.environ.get("LASSM_HIPCC")
+    if env:
+        return Path(env) if Path(env).is_file() else None
+    found = shutil.which("hipcc")
+    if found:
+        return Path(found)
+    rocm = Path(os.environ.get("ROCM_PATH", "/opt/rocm")) / "bin" / "hipcc"
+    return rocm if rocm.is_file() else None
+
+
+def environment() -> dict[str, str]:
+    """The environment hipcc runs in: the caller's, with the AMD platform forced."""
+    env = dict(os.environ)
+    env["HIP_PLATFORM"] = "amd"
+    return env
+
+
+def version() -> str:
+    """hipcc's first version line (``HIP version: 5.2.21153-0`` on Debian 12)."""
+    exe = find()
+    if exe is None:
+        raise FileNotFoundError("hipcc is not installed: apt-get install hipcc (Debian 12), or ROCm")
+    out = subprocess.run([str(exe), "--version"], capture_output=True, text=True, env=environment(),
+                         timeout=60)
+    lines = [line for line in (out.stdout + out.stderr).splitlines() if line.strip()]
+    return lines[0].strip() if lines else ""
+
+
+def options(protocol: str, arch: str, warp_size: int | None = None) -> list[str]:
+    """hipcc's arguments for one build: the backends' ``-D`` options plus the offload target.
+
+    ``warp_size`` defaults to the architecture's wavefront width (:data:`ARCHS`).
+    """
+    ws = ARCHS.get(arch, 64) if warp_size is None else int(warp_size)
+    return [f"--offload-arch={arch}", "-x", "hip", "--cuda-device-only", "-c", "-S", "-O3",
+            # -c keeps hipcc from adding linker flags; clang then calls it unused next to -S.
+            "-Wno-unused-command-line-argument", *kernel_options(protocol, ws)]
+
+
+def compile_asm(protocol: str, arch: str, warp_size: int | None = None,
+                extra: Sequence[str] = ()) -> tuple[str, str, float]:
+    """Compiles the kernel device-only to AMDGCN assembly.
+
+    Returns
+    -------
+    ``(assembly, log, seconds)``; raises :class:`HipccError` (with hipcc's output) on failure.
+    """
+    exe = find()
+    if exe is None:
+        raise FileNotFoundError("hipcc is not installed: apt-get install hipcc (Debian 12), or ROCm")
+    src = kernel_source(kernel_file(protocol))  # hipcc finds its .cuh headers beside it
+    with tempfile.TemporaryDirectory(prefix="lassm-hipcc-") as tmp:
+        out = Path(tmp) / f"{arch}-{protocol}.s"
+        cmd = [str(exe), *options(protocol, arch, warp_size), *extra, str(src), "-o", str(out)]
+        start = time.perf_counter()
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=environment(), timeout=TIMEOUT)
+        seconds = time.perf_counter() - start
+        log = (proc.stdout + proc.stderr).strip()
+        if proc.returncode != 0:
+            raise HipccError(f"hipcc exited with {proc.returncode}: {' '.join(cmd)}\n{log}")
+        return out.read_text(), log, seconds
+
+
+def kernel_metadata(asm: str) -> dict[str, str | int]:
+    """Target, kernel name and wavefront width of the kernel, from the assembly's metadata."""
+    target = re.search(r'\.amdgcn_target\s+"([^"]+)"', asm)
+    kernel = re.search(r"^\s*\.amdhsa_kernel\s+(\S+)", asm, re.M)
+    wave = re.search(r"^\s*\.wavefront_size:\s+(\d+)", asm, re.M)
+    return {"target": target.group(1) if target else "", "kernel": kernel.group(1) if kernel else "",
+            "wavefront_size": int(wave.group(1)) if wave else 0}
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One hipcc compile of the kernel: what was asked, what came out, and hipcc's log."""
+
+    arch: str
+    protocol: str
+    warp_size: int
+    wavefront_size: int
+    asm_bytes: int
+    seconds: float
+    log: str
+
+
+def check_kernel(archs: Iterable[str] = tuple(ARCHS), protocols: Iterable[str] = HIP_PROTOCOLS) -> list[CheckResult]:
+    """Compiles the kernel for every architecture and protocol; raises HipccError on the first failure.
+
+    ``matchany`` is refused on HIP by an ``#error`` in the source; pass it only to see that.
+    """
+    out = []
+    for arch in archs:
+        for protocol in protocols:
+            if protocol not in PROTOCOLS:
+                raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")
+            ws = ARCHS.get(arch, 64)
+            asm, log, seconds = compile_asm(protocol, arch, ws)
+            meta = kernel_metadata(asm)
+            if meta["kernel"] != ENTRY:
+                raise HipccError(f"{arch} {protocol}: no kernel {ENTRY} in the assembly (found {meta['kernel']!r})")
+            if meta["wavefront_size"] != ws:
+                raise HipccError(f"{arch} {protocol}: wavefront {meta['wavefront_size']}, WARP_SIZE {ws}")
+            out.append(CheckResult(arch, protocol, ws, int(meta["wavefront_size"]), len(asm), seconds, log))
+    return out

@@ -1,0 +1,294 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Compile-checks the CUDA kernel with NVRTC alone: no driver, no GPU, so it runs in CI.
+
+NVRTC comes from PyPI (``nvidia-cuda-nvrtc-cu12``, which installs ``libnvrtc.so.12`` under
+``site-packages/nvidia/cuda_nvrtc/lib``); it is loaded with :mod:`ctypes`, so neither CuPy nor a
+CUDA toolkit is needed. Set ``LASSM_NVRTC`` to the path of another ``libnvrtc`` to use that one.
+The check compiles each build's source (:func:`kernel_file`: ``faithful.cu`` for the four
+protocols, ``fast.cu`` for fast and its ablations, both in ``kernels/local_assembly/cuda/``) to PTX
+for each virtual architecture, protocol and warp width the backends build, with the same options
+they pass plus :func:`include_options` (the folder of the ``.cuh`` headers).
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import site
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from ..workloads.local_assembly import config
+from ..paths import kernel_source
+
+#: Protocol name -> the macro value passed as ``-DLASSM_PROTOCOL=...``.
+PROTOCOLS: dict[str, str] = {
+    "casptr": "LASSM_PROTO_CASPTR",
+    "matchany": "LASSM_PROTO_MATCHANY",
+    "doneflag": "LASSM_PROTO_DONEFLAG",
+    "barrier": "LASSM_PROTO_BARRIER",
+}
+
+
+@dataclass(frozen=True)
+class Variant:
+    """An optimized build of the kernel (no published protocol's port), and how the host drives it.
+
+    ``fast`` has every change of book/fast-kernel.md; each ``fast-*`` build undoes one of them
+    (the ablation): a kernel knob in ``defines``, or a host-side choice in the flags.
+    """
+
+    macro: str
+    #: Extra ``-D`` options: the kernel knob this build sets.
+    defines: tuple[str, ...] = ()
+    #: The walk buffer and visited set in dynamic shared memory (else global, epoch-tagged).
+    shared_walk: bool = True
+    #: Both sides and every bin in one launch, most read bases first (else MetaHipMer's launches).
+    one_launch: bool = True
+    #: The heaviest contig ends of a launch get a block each (else a warp each, like the rest).
+    block_teams: bool = True
+    #: Register cap passed to NVRTC (``--maxrregcount``), None for the compiler's choice.
+    max_registers: int | None = None
+    #: What this build undoes, for tables and the book ('' for fast itself).
+    undoes: str = ""
+
+
+#: Optimized variants, built like a protocol (``-DLASSM_PROTOCOL=...``). CUDA only for now (not
+#: in the HIP backend). No register cap: on the H100 every cap from 64 down to 32 registers made
+#: fast slower, its spills costing more than the extra warps gained (tools/fast_explore.py, log in
+#: data/results/nvidia-h100-80gb-hbm3/logs/fast_explore_register_cap.log).
+VARIANTS: dict[str, Variant] = {
+    "fast": Variant("LASSM_PROTO_FAST"),
+    "fast-reset": Variant("LASSM_PROTO_FAST", ("-DLASSM_FAST_RESET=1",),
+                          undoes="epoch tags (the whole table reset per k)"),
+    "fast-fulltable": Variant("LASSM_PROTO_FAST", ("-DLASSM_FAST_FULL_TABLE=1",),
+                              undoes="per-k table size (all slots at every k)"),
+    "fast-votescan": Variant("LASSM_PROTO_FAST", ("-DLASSM_FAST_SCAN=1",),
+                             undoes="votes on demand (the vote scan per k)"),
+    "fast-globalwalk": Variant("LASSM_PROTO_FAST", ("-DLASSM_FAST_GLOBAL_WALK=1",), shared_walk=False,
+                               undoes="the walk in shared memory"),
+    "fast-perread": Variant("LASSM_PROTO_FAST", ("-DLASSM_FAST_PER_READ=1",),
+                            undoes="flat inserts (read-by-read rounds)"),
+    "fast-plainbytes": Variant("LASSM_PROTO_FAST", ("-DLASSM_FAST_PLAIN_BYTES=1",),
+                               undoes="fewer dependent loads (the faithful hash and compare)"),
+    "fast-tables": Variant("LASSM_PROTO_FAST", ("-DLASSM_FAST_SCAN_STEPS=0",),
+                           undoes="table-free short walks (the table built at every k)"),
+    "fast-bins": Variant("LASSM_PROTO_FAST", one_launch=False, block_teams=False,
+                         undoes="one launch by work (MetaHipMer's four launches, a warp per end)"),
+    "fast-warps": Variant("LASSM_PROTO_FAST", block_teams=False, undoes="block teams (a warp for every end)"),
+}
+#: Everything the CUDA backend can build, name -> the protocol macro: the protocols, then the variants.
+BUILDS: dict[str, str] = {**PROTOCOLS, **{name: v.macro for name, v in VARIANTS.items()}}
+#: Virtual architectures checked: Ampere (A100) and Hopper (H100/H200).
+ARCHS: tuple[str, ...] = ("compute_80", "compute_90")
+#: The CUDA sources' folder: the two kernel files and the headers they include.
+KERNEL_DIR = "local_assembly/cuda"
+#: The four faithful protocols' source, and fast's (its ablations are -D variants of it).
+FAITHFUL_KERNEL = f"{KERNEL_DIR}/faithful.cu"
+FAST_KERNEL = f"{KERNEL_DIR}/fast.cu"
+ENTRY = "iterative_walks_kernel"
+
+
+def kernel_file(protocol: str) -> str:
+    """The source that builds ``protocol`` (a key of :data:`BUILDS`), for :func:`lassm.paths.kernel_source`."""
+    if protocol not in BUILDS:
+        raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(BUILDS)}")
+    return FAST_KERNEL if protocol in VARIANTS else FAITHFUL_KERNEL
+
+
+def include_options() -> tuple[str, ...]:
+    """``-I`` of the headers' folder: NVRTC and hipRTC see a source as a string, not a file, and
+    find its ``#include "x.cuh"`` only there (nvcc and hipcc look beside the file themselves).
+    Kept out of :func:`kernel_options`, which runs record, so that no machine's path lands there."""
+    return (f"-I{kernel_source(KERNEL_DIR)}",)
+
+
+def sources_digest() -> str:
+    """SHA-256 over every file of :data:`KERNEL_DIR` (name and text): CuPy's on-disk cache keys on
+    the source string and the options, never on included headers, so the CUDA backend passes this
+    along to recompile after a header changes."""
+    digest = hashlib.sha256()
+    for path in sorted(kernel_source(KERNEL_DIR).iterdir()):
+        if path.is_file():
+            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+class NvrtcError(RuntimeError):
+    """NVRTC rejected the source; the message holds its log."""
+
+
+#: Protocols whose published (racy) form can be built with ``published=True``, for the study.
+PUBLISHED: tuple[str, ...] = ("matchany", "doneflag")
+
+
+def kernel_options(protocol: str, warp_size: int, published: bool = False) -> tuple[str, ...]:
+    """The ``-D`` options every build of the kernel gets (CuPy, hipRTC and this check alike).
+
+    Parameters
+    ----------
+    protocol : a key of :data:`BUILDS` (a protocol or a variant).
+    warp_size : lanes per warp (32 on NVIDIA, 64 on most AMD GPUs).
+    published : build the protocol as published, races included (only those in :data:`PUBLISHED`).
+
+    Returns
+    -------
+    tuple of option strings; part of the compiled-module memo key.
+    """
+    if protocol not in BUILDS:
+        raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(BUILDS)}")
+    if published and protocol not in PUBLISHED:
+        raise ValueError(f"protocol {protocol!r} has no buildable published form; those are {', '.join(PUBLISHED)}")
+    extra = ("-DLASSM_PUBLISHED=1",) if published else ()
+    variant = VARIANTS.get(protocol)
+    if variant is not None:
+        extra += variant.defines
+        if variant.max_registers is not None:
+            extra += (f"--maxrregcount={int(variant.max_registers)}",)
+    return extra + (
+        f"-DLASSM_PROTOCOL={BUILDS[protocol]}",
+        f"-DWARP_SIZE={int(warp_size)}",
+        f"-DLASSM_MIN_QUAL={config.MIN_QUAL}",
+        f"-DLASSM_MIN_HI_QUAL={config.MIN_HI_QUAL}",
+        f"-DLASSM_MIN_VIABLE_DEPTH={config.MIN_VIABLE_DEPTH!r}",
+        f"-DLASSM_MIN_EXPECTED_DEPTH={config.MIN_EXPECTED_DEPTH!r}",
+        f"-DLASSM_RATING_THRES={config.RATING_THRES}",
+        f"-DLASSM_MIN_KMER_LEN={config.MIN_KMER_LEN}",
+        f"-DLASSM_SHIFT_SIZE={config.SHIFT_SIZE}",
+        f"-DLASSM_MAX_KMER_LEN={config.MAX_KMER_LEN}",
+        "--std=c++17",
+    )
+
+
+def _candidates() -> list[Path]:
+    env = os.environ.get("LASSM_NVRTC")
+    if env:
+        return [Path(env)]
+    roots = list(site.getsitepackages()) + [site.getusersitepackages()] + list(sys.path)
+    names = ("libnvrtc.so.12", "libnvrtc.so.13", "libnvrtc.so", "nvrtc64_120_0.dll")
+    out = []
+    for root in roots:
+        for name in names:
+            for sub in ("nvidia/cuda_nvrtc/lib", "nvidia/cuda_nvrtc/bin", "nvidia/cu13/lib"):
+                out.append(Path(root) / sub / name)
+    return out
+
+
+def find_library() -> Path | None:
+    """Path of the NVRTC shared library from the ``nvidia-cuda-nvrtc-cu12`` wheel, or None."""
+    for path in _candidates():
+        if path.is_file():
+            return path
+    return None
+
+
+_LIB: ctypes.CDLL | None = None
+
+
+def load() -> ctypes.CDLL:
+    """Loads NVRTC (and its builtins library beside it, which it opens by name)."""
+    global _LIB
+    if _LIB is not None:
+        return _LIB
+    path = find_library()
+    if path is None:
+        raise FileNotFoundError("NVRTC is not installed: pip install nvidia-cuda-nvrtc-cu12")
+    for builtins in sorted(path.parent.glob("libnvrtc-builtins.so*")):
+        if ".alt." not in builtins.name:
+            ctypes.CDLL(str(builtins), mode=ctypes.RTLD_GLOBAL)
+    lib = ctypes.CDLL(str(path))
+    lib.nvrtcGetErrorString.restype = ctypes.c_char_p
+    _LIB = lib
+    return lib
+
+
+def version() -> tuple[int, int]:
+    """NVRTC's (major, minor) version."""
+    lib = load()
+    major, minor = ctypes.c_int(), ctypes.c_int()
+    _check(lib, lib.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor)), "nvrtcVersion")
+    return major.value, minor.value
+
+
+def _check(lib: ctypes.CDLL, status: int, what: str, log: str = "") -> None:
+    if status != 0:
+        raise NvrtcError(f"{what}: {lib.nvrtcGetErrorString(status).decode()}\n{log}".rstrip())
+
+
+def compile_ptx(source: str, options: Sequence[str], name: str = "faithful.cu") -> tuple[str, str]:
+    """Compiles CUDA C++ ``source`` to PTX; returns ``(ptx, log)``, raises NvrtcError on failure."""
+    lib = load()
+    prog = ctypes.c_void_p()
+    _check(lib, lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), name.encode(), 0, None, None),
+           "nvrtcCreateProgram")
+    try:
+        opts = [o.encode() for o in options]
+        argv = (ctypes.c_char_p * len(opts))(*opts)
+        status = lib.nvrtcCompileProgram(prog, len(opts), argv)
+        size = ctypes.c_size_t()
+        lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+        buf = ctypes.create_string_buffer(size.value)
+        lib.nvrtcGetProgramLog(prog, buf)
+        log = buf.value.decode(errors="replace")
+        _check(lib, status, f"nvrtcCompileProgram {' '.join(options)}", log)
+        _check(lib, lib.nvrtcGetPTXSize(prog, ctypes.byref(size)), "nvrtcGetPTXSize")
+        ptx = ctypes.create_string_buffer(size.value)
+        _check(lib, lib.nvrtcGetPTX(prog, ptx), "nvrtcGetPTX")
+        return ptx.value.decode(), log
+    finally:
+        lib.nvrtcDestroyProgram(ctypes.byref(prog))
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One compile of the kernel: what was asked, and NVRTC's log."""
+
+    arch: str
+    protocol: str
+    warp_size: int
+    ptx_bytes: int
+    log: str
+
+
+def check_kernel(archs: Iterable[str] = ARCHS, protocols: Iterable[str] = tuple(BUILDS),
+                 warp_sizes: Iterable[int] = (32, 64)) -> list[CheckResult]:
+    """Compiles the kernel for every combination; raises NvrtcError on the first failure.
+
+    A 64-lane warp is checked (with ``-DLASSM_ALLOW_WIDE_WARP``) for the protocols that build on
+    HIP; ``matchany`` is CUDA-only and is skipped there.
+
+    Returns
+    -------
+    list of :class:`CheckResult`, one per compile.
+    """
+    out = []
+    for arch in archs:
+        for protocol in protocols:
+            for ws in warp_sizes:
+                if ws != 32 and protocol == "matchany":
+                    continue
+                ptx, log = compile_build(protocol, arch, ws)
+                if f".entry {ENTRY}" not in ptx:
+                    raise NvrtcError(f"{arch} {protocol} WARP_SIZE={ws}: no entry {ENTRY} in the PTX")
+                out.append(CheckResult(arch, protocol, ws, len(ptx), log))
+    return out
+
+
+def compile_build(protocol: str, arch: str, warp_size: int = 32, published: bool = False,
+                  extra: Sequence[str] = ()) -> tuple[str, str]:
+    """Compiles one build to PTX as the backends do: its source (:func:`kernel_file`), the
+    :func:`kernel_options`, the headers' ``-I``, ``--gpu-architecture=arch``, and ``extra``.
+
+    A warp other than 32 lanes adds ``-DLASSM_ALLOW_WIDE_WARP`` (the 64-lane code, compile-checked).
+
+    Returns
+    -------
+    ``(ptx, log)``; raises :class:`NvrtcError` when NVRTC rejects the source.
+    """
+    path = kernel_source(kernel_file(protocol))
+    opts = [*kernel_options(protocol, warp_size, published), *include_options(), f"--gpu-architecture={arch}"]
+    if warp_size != 32:
+        opts.append("-DLASSM_ALLOW_WIDE_WARP")
+    return compile_ptx(path.read_text(), [*opts, *extra], name=path.name)

@@ -1,0 +1,453 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The book's charts: tables in, Altair charts out, rendered offline to static SVG.
+
+The charts know no vendor and no machine: every roof, peak and bandwidth comes from the tables
+they are given (:func:`lassm.analysis.machine.roofs`, :func:`lassm.analysis.derive.load_ceilings`), every point
+from a metrics table. No numeric literal here is a ceiling; the only numbers are layout sizes
+(the ``*_PX`` constants) and plotting factors (``MARGIN``).
+
+:func:`to_svg` renders a chart through vl-convert into an object that a notebook displays as
+inline SVG. The book therefore loads no script from a CDN: Altair's default renderer does, its
+``mimetype`` renderer breaks the build under Altair 6, and its inline HTML templates clash with
+Sphinx's own scripts.
+
+:func:`to_interactive` gives the same chart with tooltips, zoom and pan: it writes a small page
+of its own under the book's ``_static/charts/`` that loads Vega, Vega-Lite and Vega-Embed from
+``_static/vega-bundle.js`` (bundled offline by vl-convert, served with the book, never fetched
+from a CDN), and the notebook shows that page in an iframe, so its script never meets Sphinx's.
+"""
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+from typing import Sequence
+
+import pandas as pd
+
+from ..analysis.metrics import _require_columns
+
+#: Chart width and height, in pixels.
+WIDTH_PX = 460
+HEIGHT_PX = 320
+#: Room in an interactive chart's frame for its title, axes and legend, in pixels.
+FRAME_PAD_PX = 140
+#: Marker area, in square pixels.
+MARKER_PX = 80
+#: Factor by which the intensity axis extends beyond the points and ridges.
+MARGIN = 4.0
+#: Iso-speedup curves drawn by default on the potential-speedup plot.
+SPEEDUPS: tuple[float, ...] = (2, 4, 8, 16, 32, 64)
+
+
+def _alt():
+    import altair as alt
+
+    return alt
+
+
+class StaticChart:
+    """A chart rendered to SVG: shown inline by Jupyter and myst-nb, with no script.
+
+    Parameters
+    ----------
+    svg : str
+        The SVG document from vl-convert.
+    title : str, default ""
+        Accessible label of the figure.
+    """
+
+    def __init__(self, svg: str, title: str = "") -> None:
+        self.svg = svg
+        self.title = title
+
+    def _repr_html_(self) -> str:
+        label = html.escape(self.title, quote=True)
+        return f'<figure class="lassm-chart" aria-label="{label}">{self.svg}</figure>'
+
+    def _repr_svg_(self) -> str:
+        return self.svg
+
+    def marks(self) -> int:
+        """Number of drawn mark elements (``<path``, ``<line``, ``<text``... with class ``mark``).
+
+        Returns
+        -------
+        int
+            How many ``role-mark`` groups the SVG holds; 0 means an empty chart.
+        """
+        return self.svg.count("role-mark")
+
+
+def to_svg(chart, title: str = "") -> StaticChart:
+    """Renders an Altair chart to static SVG offline, through vl-convert.
+
+    Parameters
+    ----------
+    chart : altair.TopLevelMixin
+        Any Altair chart.
+    title : str, default ""
+        A label for the figure element (accessibility); the chart's own title is kept.
+
+    Returns
+    -------
+    StaticChart
+        Displays as inline SVG in a notebook and in the built book.
+    """
+    import vl_convert as vlc
+
+    spec = chart.to_dict()
+    svg = vlc.vegalite_to_svg(spec)
+    return StaticChart(svg, title)
+
+
+#: The Vega bundle's file name under the book's static folder.
+VEGA_BUNDLE = "vega-bundle.js"
+
+
+def static_dir() -> Path:
+    """The book's static folder (``_static`` beside ``_config.yml``), copied into the built HTML."""
+    from ..paths import REPO
+
+    return REPO / "_static"
+
+
+def write_vega_bundle(folder: Path | None = None) -> Path:
+    """Writes Vega + Vega-Lite + Vega-Embed as one script (vl-convert's bundle) once; returns it."""
+    import vl_convert as vlc
+
+    from ..atomic import atomic_open
+
+    path = (folder or static_dir()) / VEGA_BUNDLE
+    if not path.exists():
+        with atomic_open(path) as fh:
+            fh.write(vlc.javascript_bundle())
+    return path
+
+
+class InteractiveChart:
+    """A chart on its own page under ``_static/charts/``, shown in an iframe.
+
+    Parameters
+    ----------
+    src : str
+        The page's address relative to the notebook's page.
+    title : str
+        Accessible label of the frame.
+    """
+
+    def __init__(self, src: str, title: str, height: int) -> None:
+        self.src, self.title, self.height = src, title, height
+
+    def _repr_html_(self) -> str:
+        label = html.escape(self.title, quote=True)
+        return (f'<iframe class="lassm-interactive" src="{html.escape(self.src)}" title="{label}" '
+                f'style="width:100%;height:{self.height}px;border:0" loading="lazy"></iframe>')
+
+
+def to_interactive(chart, name: str, title: str = "", folder: Path | None = None,
+                   page_depth: int = 1) -> InteractiveChart:
+    """Writes ``chart`` as an interactive page served with the book; returns its iframe.
+
+    Parameters
+    ----------
+    chart : altair.TopLevelMixin
+        Any Altair chart (``.interactive()`` adds zoom and pan).
+    name : str
+        File stem of the page (letters, digits, ``-`` and ``_``).
+    title : str, default ""
+        Label of the frame and the page.
+    folder : pathlib.Path, optional
+        The static folder (default :func:`static_dir`).
+    page_depth : int, default 1
+        How deep the notebook's page sits below the book's root (``notebooks/x`` is 1).
+
+    Returns
+    -------
+    InteractiveChart
+    """
+    if not re.fullmatch(r"[A-Za-z0-9_-]+", name):
+        raise ValueError(f"chart name {name!r} must be letters, digits, '-' or '_'")
+    from ..atomic import atomic_open
+
+    folder = folder or static_dir()
+    write_vega_bundle(folder)
+    spec_dict = chart.to_dict()
+    spec = json.dumps(spec_dict).replace("</", "<\\/")
+    page = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title or name)}</title>'
+            f'<script src="../{VEGA_BUNDLE}"></script></head>\n<body><div id="chart"></div>\n'
+            f'<script>vegaEmbed("#chart", {spec}, {{"actions": false}});</script></body></html>\n')
+    with atomic_open(folder / "charts" / f"{name}.html") as fh:
+        fh.write(page)
+    height = spec_dict.get("height")
+    height = (height if isinstance(height, int) else HEIGHT_PX) + FRAME_PAD_PX
+    return InteractiveChart("../" * page_depth + f"_static/charts/{name}.html", title or name, height)
+
+
+def _legend_field(df: pd.DataFrame, field: str | None, alt, kind: str = "N"):
+    if field is None or field not in df.columns:
+        return alt.Undefined
+    return alt.Color(f"{field}:{kind}", title=field) if kind == "N" else alt.Shape(f"{field}:N", title=field)
+
+
+def roofline(roofs: pd.DataFrame, points: pd.DataFrame, *, color: str = "roof", shape: str | None = "k",
+             title: str = "", x_title: str = "INTOP intensity (integer ops / HBM byte)",
+             y_title: str = "GINTOP/s") -> "altair.LayerChart":  # noqa: F821
+    """Instruction roofline, log-log: one compute and one memory roof per row of ``roofs``.
+
+    Parameters
+    ----------
+    roofs : pandas.DataFrame
+        ``roof`` (a label), ``peak`` [G ops/s], ``bandwidth`` [GB/s]; see
+        :func:`lassm.analysis.machine.roofs`.
+    points : pandas.DataFrame
+        ``label``, ``ii`` [ops/B], ``gintops`` [G ops/s], and the ``color`` and ``shape`` fields.
+        A ``roof`` column ties a point to the roof of that name (same colour).
+    color : str, default "roof"
+        Column of ``points`` that colours the markers (roofs are coloured by name).
+    shape : str or None, default "k"
+        Column of ``points`` that picks the marker shape.
+    title, x_title, y_title : str
+        Chart and axis titles.
+
+    Returns
+    -------
+    altair.LayerChart
+        Roof lines, ridge markers and points.
+    """
+    from ..analysis.roofline import roofline_table
+
+    alt = _alt()
+    _require_columns(points, ["label", "ii", "gintops"])
+    table = roofline_table(roofs, points, margin=MARGIN)
+    lines = table[table["kind"] == "roof"].rename(columns={"series": "roof"})
+    x_scale = alt.Scale(type="log", domain=[float(table["x"].min()), float(table["x"].max())])
+    y_min = float(pd.concat([lines["y"], pd.to_numeric(points["gintops"])]).min())
+    y_scale = alt.Scale(type="log", domain=[y_min, float(lines["y"].max())], nice=True)
+    base = alt.Chart(lines)
+    roof_layer = base.mark_line().encode(
+        x=alt.X("x:Q", scale=x_scale, title=x_title),
+        y=alt.Y("y:Q", scale=y_scale, title=y_title),
+        color=alt.Color("roof:N", title="roof"),
+        detail="roof:N",
+    )
+    ridge = base.transform_filter(alt.datum.label == "ridge").mark_point(shape="triangle-up", filled=False).encode(
+        x="x:Q", y="y:Q", color="roof:N",
+        tooltip=[alt.Tooltip("roof:N"), alt.Tooltip("x:Q", title="machine balance", format=".3g")])
+    pts = points.copy()
+    enc = {"x": alt.X("ii:Q", scale=x_scale), "y": alt.Y("gintops:Q", scale=y_scale),
+           "tooltip": [c for c in ("label", "ii", "gintops", color, shape) if c and c in pts.columns]}
+    if color in pts.columns:
+        enc["color"] = alt.Color(f"{color}:N", title=color)
+    if shape and shape in pts.columns:
+        pts[shape] = pts[shape].astype(str)
+        enc["shape"] = alt.Shape(f"{shape}:N", title=shape)
+    point_layer = alt.Chart(pts).mark_point(filled=True, size=MARKER_PX).encode(**enc)
+    return alt.layer(roof_layer, ridge, point_layer).properties(
+        width=WIDTH_PX, height=HEIGHT_PX, title=title).resolve_scale(color="shared")
+
+
+def potential_speedup(points: pd.DataFrame, speedups: Sequence[float] = SPEEDUPS, *, color: str = "platform",
+                      shape: str | None = "k", title: str = "") -> "altair.LayerChart":  # noqa: F821
+    """Potential-speedup plot: x = algorithm efficiency, y = architectural efficiency.
+
+    Iso-speedup curves ``x * y = 1 / S`` for each ``S`` in ``speedups``
+    (:func:`lassm.analysis.metrics.iso_speedup_curves`); both axes log, up to 1.
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        ``x`` and ``y`` in (0, 1] (:func:`lassm.analysis.metrics.potential_speedup`), ``label`` and the
+        ``color`` / ``shape`` fields.
+    speedups : sequence of float
+        The iso-speedup curves to draw.
+    color : str, default "platform"
+        Column that colours the markers.
+    shape : str or None, default "k"
+        Column that picks the marker shape.
+    title : str
+        Chart title.
+
+    Returns
+    -------
+    altair.LayerChart
+        Curves, their labels and the points.
+    """
+    from ..analysis.roofline import speedup_table
+
+    alt = _alt()
+    _require_columns(points, ["label", "x", "y"])
+    table = speedup_table(points, speedups=speedups)
+    iso = table[table["kind"] == "iso"]
+    lo = float(min(iso["x"].min(), iso["y"].min(), points["x"].min(), points["y"].min()))
+    one = max(float(iso["x"].max()), float(iso["y"].max()))
+    x_scale = alt.Scale(type="log", domain=[lo, one])
+    y_scale = alt.Scale(type="log", domain=[lo, one])
+    curves = alt.Chart(iso).mark_line(strokeDash=[4, 3], color="gray").encode(
+        x=alt.X("x:Q", scale=x_scale, title="algorithm efficiency (empirical II / theoretical II)"),
+        y=alt.Y("y:Q", scale=y_scale, title="architectural efficiency (fraction of the roofline)"),
+        detail="series:N")
+    ends = iso.sort_values("x").groupby("series", as_index=False).first()
+    labels = alt.Chart(ends).mark_text(align="left", dx=3, dy=-4, color="gray").encode(
+        x=alt.X("x:Q", scale=x_scale), y=alt.Y("y:Q", scale=y_scale), text="series:N")
+    pts = points.copy()
+    enc = {"x": alt.X("x:Q", scale=x_scale), "y": alt.Y("y:Q", scale=y_scale),
+           "tooltip": [c for c in ("label", "x", "y", "speedup", color, shape) if c and c in pts.columns]}
+    if color in pts.columns:
+        enc["color"] = alt.Color(f"{color}:N", title=color)
+    if shape and shape in pts.columns:
+        pts[shape] = pts[shape].astype(str)
+        enc["shape"] = alt.Shape(f"{shape}:N", title=shape)
+    point_layer = alt.Chart(pts).mark_point(filled=True, size=MARKER_PX).encode(**enc)
+    return alt.layer(curves, labels, point_layer).properties(width=WIDTH_PX, height=HEIGHT_PX, title=title)
+
+
+def kernel_times(df: pd.DataFrame, *, x: str = "k", y: str = "kernel_ms", color: str = "platform",
+                 title: str = "", y_title: str = "kernel time (ms)") -> "altair.Chart":  # noqa: F821
+    """Kernel time per k, grouped bars by platform (the paper's Fig. 5).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One row per bar: ``x`` (the group, e.g. k), ``y`` (time) and ``color`` (the bar's series).
+    x, y, color : str
+        Column names.
+    title, y_title : str
+        Chart and y-axis titles.
+
+    Returns
+    -------
+    altair.Chart
+        Grouped bar chart.
+    """
+    alt = _alt()
+    _require_columns(df, [x, y, color])
+    data = df[[x, y, color] + [c for c in df.columns if c not in (x, y, color)]].copy()
+    data[x] = data[x].astype(str)
+    return alt.Chart(data).mark_bar().encode(
+        x=alt.X(f"{x}:N", title=x),
+        xOffset=alt.XOffset(f"{color}:N"),
+        y=alt.Y(f"{y}:Q", title=y_title),
+        color=alt.Color(f"{color}:N", title=color),
+        tooltip=[x, color, alt.Tooltip(f"{y}:Q", format=".3g")],
+    ).properties(width=WIDTH_PX, height=HEIGHT_PX, title=title)
+
+
+def correlation(df: pd.DataFrame, x: str, y: str, *, label: str = "k", log: bool = False,
+                title: str = "") -> "altair.LayerChart":  # noqa: F821
+    """Head-to-head scatter of one quantity on two platforms, with the diagonal (Figs. 7-8).
+
+    Points above the diagonal are larger on ``y``'s platform.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One row per problem: columns ``x``, ``y`` and ``label``.
+    x, y : str
+        The two columns compared (axis titles are the column names).
+    label : str, default "k"
+        Column written beside each point and used for its colour.
+    log : bool, default False
+        Log axes.
+    title : str
+        Chart title.
+
+    Returns
+    -------
+    altair.LayerChart
+        Diagonal, points and their labels.
+    """
+    alt = _alt()
+    _require_columns(df, [x, y, label])
+    data = df[[x, y, label]].copy()
+    data[label] = data[label].astype(str)
+    both = pd.concat([pd.to_numeric(data[x]), pd.to_numeric(data[y])])
+    lo, hi = float(both.min()), float(both.max())
+    pad = (hi / lo) ** (1 / MARGIN) if log else (hi - lo) / MARGIN
+    lo, hi = (lo / pad, hi * pad) if log else (max(lo - pad, 0.0), hi + pad)
+    scale = alt.Scale(type="log" if log else "linear", domain=[lo, hi])
+    diag = alt.Chart(pd.DataFrame({"a": [lo, hi], "b": [lo, hi]})).mark_line(strokeDash=[4, 3], color="gray").encode(
+        x=alt.X("a:Q", scale=scale, title=x), y=alt.Y("b:Q", scale=scale, title=y))
+    pts = alt.Chart(data).mark_point(filled=True, size=MARKER_PX).encode(
+        x=alt.X(f"{x}:Q", scale=scale), y=alt.Y(f"{y}:Q", scale=scale),
+        color=alt.Color(f"{label}:N", title=label), tooltip=[label, x, y])
+    text = pts.mark_text(align="left", dx=6, dy=-6).encode(text=f"{label}:N")
+    side = min(WIDTH_PX, HEIGHT_PX)
+    return alt.layer(diag, pts, text).properties(width=side, height=side, title=title)
+
+
+def cascade(df: pd.DataFrame, eff: str, by: str = "problem") -> pd.DataFrame:
+    """The table behind a performance-portability cascade plot.
+
+    For each group, platforms are sorted by decreasing efficiency; row ``n`` carries the PP of
+    the ``n`` most efficient platforms (:func:`lassm.analysis.metrics.pp`, harmonic mean).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        ``platform``, ``by`` and ``eff`` (fractions in [0, 1]); left unchanged.
+    eff : str
+        Efficiency column (``arch eff``, ``alg eff`` or ``app eff``).
+    by : str, default "problem"
+        The group column (e.g. ``k``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by``, ``rank`` (1 = best), ``platform``, ``eff``, ``pp`` (PP of platforms 1..rank).
+    """
+    from ..analysis.metrics import pp
+
+    _require_columns(df, ["platform", by, eff])
+    rows = []
+    for group, part in df.groupby(by, sort=True):
+        part = part.sort_values(eff, ascending=False).reset_index(drop=True)
+        for n in range(1, len(part) + 1):
+            top = part.iloc[:n]
+            frame = pd.DataFrame({"problem": group, "application": "app", "platform": top["platform"],
+                                  eff: top[eff]})
+            value = float(pp(frame)[eff.replace("eff", "pp")].iloc[0])
+            rows.append({by: group, "rank": n, "platform": str(part.loc[n - 1, "platform"]),
+                         "eff": float(part.loc[n - 1, eff]), "pp": value})
+    return pd.DataFrame(rows, columns=[by, "rank", "platform", "eff", "pp"])
+
+
+def pp_cascade(df: pd.DataFrame, *, eff: str = "arch eff", by: str = "k", title: str = "") -> "altair.LayerChart":  # noqa: F821
+    """Cascade plot of performance portability (Pennycook's, one panel line per group).
+
+    Markers: each platform's efficiency, best first; line: PP of the platforms so far.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        ``platform``, ``by`` and ``eff``; see :func:`cascade`.
+    eff : str, default "arch eff"
+        Efficiency column.
+    by : str, default "k"
+        Group column; one colour per group.
+    title : str
+        Chart title.
+
+    Returns
+    -------
+    altair.LayerChart
+        PP lines and efficiency markers against the platform rank.
+    """
+    alt = _alt()
+    table = cascade(df, eff, by)
+    table[by] = table[by].astype(str)
+    base = alt.Chart(table).encode(
+        x=alt.X("rank:O", title="platforms, most efficient first"),
+        color=alt.Color(f"{by}:N", title=by))
+    line = base.mark_line(point=True).encode(
+        y=alt.Y("pp:Q", title=f"{eff} (markers) and PP of the first n platforms (line)"),
+        tooltip=[by, "rank", alt.Tooltip("pp:Q", format=".3f")])
+    marks = base.mark_point(shape="diamond", filled=False, size=MARKER_PX).encode(
+        y="eff:Q", tooltip=[by, "platform", alt.Tooltip("eff:Q", format=".3f")])
+    text = base.mark_text(align="left", dx=6, fontSize=9).encode(y="eff:Q", text="platform:N")
+    return alt.layer(line, marks, text).properties(width=WIDTH_PX, height=HEIGHT_PX, title=title)
+
+
+__all__ = ["MARGIN", "SPEEDUPS", "StaticChart", "cascade", "correlation", "kernel_times", "potential_speedup",
+           "pp_cascade", "roofline", "to_svg"]

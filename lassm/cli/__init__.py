@@ -1,0 +1,366 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The ``lassm`` command line. Every subcommand is a thin call into the package.
+
+Errors a user can fix (bad input, a bad option, a missing backend) print one ``lassm: error:``
+line naming the file, line and field (or the option), and exit with code 2; no output file is left
+half-written. Option values are checked as they are parsed (:mod:`lassm.cli.args`), pairs of
+options first thing in each subcommand, so no mistake is found after expensive work. Anything
+else is a bug and keeps its traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from ..version import __version__
+from . import args as t
+from ..workloads.local_assembly.config import DEFAULT_MAX_WALK, DEFAULT_QUAL_OFFSET, MAX_KMER_LEN, MIN_KMER_LEN, Params
+from ..errors import LassmError
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one ``lassm: error:`` line (exit code 2).
+
+    ``add_subparsers`` makes every subcommand's parser of the same class, those that other
+    modules add included.
+    """
+
+    def error(self, message: str):
+        where = self.prog.removeprefix("lassm").strip()
+        self.exit(2, f"lassm: error: {where + ': ' if where else ''}{message} (see {self.prog} --help)\n")
+
+
+def _add_run_params(p: argparse.ArgumentParser, k_required: bool = True) -> None:
+    p.add_argument("--k", type=t.k_value, required=k_required, default=None, help=f"start k-mer length ({MIN_KMER_LEN}..{MAX_KMER_LEN})")
+    p.add_argument("--max-walk", type=t.count, default=DEFAULT_MAX_WALK, help="walk limit in bases (default %(default)s)")
+    p.add_argument("--qual-offset", type=t.qual_offset, default=DEFAULT_QUAL_OFFSET, help="Phred offset (default %(default)s)")
+
+
+def _params(args: argparse.Namespace, k: int) -> Params:
+    try:
+        return Params(k=k, max_walk=args.max_walk, qual_offset=args.qual_offset)
+    except ValueError as exc:
+        raise LassmError(str(exc)) from None
+
+
+def _start_k(args: argparse.Namespace, ds) -> int:
+    k = args.k if args.k is not None else ds.k
+    if k is None:
+        raise LassmError(f"{args.input}: the start k is not recorded in the file; pass --k")
+    return k
+
+
+def cmd_extend(args: argparse.Namespace) -> int:
+    from ..workloads.local_assembly import formats
+    from ..backends import check_protocol
+    from ..runs.extend import extend
+
+    if args.protocol is not None:
+        check_protocol(args.backend, args.protocol)
+    t.refuse_overwriting_inputs({"--out": args.out, "--ends": args.ends}, [args.input])
+    if not args.cluster:  # the workers of a cluster may have what this machine lacks
+        _require_backend(args.backend)
+    ds = formats.read_dataset(args.input)
+    params = _params(args, _start_k(args, ds))
+    options = {"threads": args.threads} if args.backend == "cpu" and args.threads else {}
+    if args.protocol and args.backend != "cpu":
+        options["protocol"] = args.protocol
+    if args.cluster:
+        from ..runs.distributed import connect, extend_sharded
+
+        with connect(args.cluster) as client:
+            ext = extend_sharded(ds, params, args.backend, client, **options)
+    else:
+        ext = extend(ds, params, backend=args.backend, **options)
+    formats.write_extended(ext, args.out)
+    if args.ends:
+        formats.write_ends(ext, args.ends)
+    where = f" on {ext.right.extra.get('shards')} shards" if args.cluster else ""
+    _err(f"extended {ds.n_contigs} contigs with {args.backend} at k = {params.k}{where} "
+         f"in {ext.wall_seconds:.3f} s -> {args.out}")
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    from ..workloads.local_assembly import formats
+    from ..workloads.local_assembly.stats import PAPER_TABLE2
+    from ..runs.table2 import dataset_stats
+
+    _require_backend(args.backend)
+    ds = formats.read_dataset(args.input)
+    k = _start_k(args, ds)
+    row = dataset_stats(ds, k, backend=args.backend, max_walk=args.max_walk, qual_offset=args.qual_offset)
+    if args.json:
+        print(json.dumps(row, indent=2))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{ds.name}: Table II row at k = {k}")
+    table.add_column("figure")
+    table.add_column("this dataset", justify="right")
+    table.add_column("paper (Table II)", justify="right")
+    paper = PAPER_TABLE2.get(k, {})
+    for key in ("contigs", "reads", "avg_read_length", "hash_insertions", "avg_extension_length", "total_extensions"):
+        val = row[key]
+        table.add_row(key, f"{val:,.1f}" if isinstance(val, float) else f"{val:,}",
+                      f"{paper[key]:,}" if key in paper else "")
+    for key in ("hash_insertions_table2", "extended_bases", "walk_steps", "insertions_all_k"):
+        table.add_row(f"[dim]{key}[/dim]", f"{row[key]:,}", "")
+    Console().print(table)
+    return 0
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from ..workloads.local_assembly import formats
+    from ..workloads.local_assembly.generate import generate
+
+    ds = generate(k=args.k, scale=args.scale, seed=args.seed, progress=not args.quiet)
+    formats.write_dataset(ds, args.out)
+    _err(f"wrote {ds.n_contigs} contigs, {ds.left.n_reads + ds.right.n_reads} reads -> {args.out}")
+    return 0
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    from ..workloads.local_assembly import formats
+
+    suffix = Path(args.out).suffix
+    writers = {".dat": formats.write_dat, ".parquet": formats.write_parquet,
+               ".fasta": formats.write_fasta, ".fa": formats.write_fasta,
+               ".fastq": formats.write_fastq, ".fq": formats.write_fastq}
+    if suffix not in writers:
+        raise LassmError(f"{args.out}: unknown output format {suffix!r}; use one of {', '.join(writers)}")
+    t.refuse_overwriting_inputs({"out": args.out}, [args.input])
+    ds = formats.read_dataset(args.input, k=args.k)
+    writers[suffix](ds, args.out)
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from ..runs import bench
+    from ..backends import check_protocol
+
+    for proto in args.protocols or []:
+        check_protocol(args.backend, proto, "--protocols")
+    if args.subgroup and args.backend != "sycl":
+        raise LassmError(f"--subgroup: sub-group widths are a sycl option, not one of the {args.backend} backend")
+    _require_backend(args.backend)
+    if args.subgroup:
+        from ..backends import sycl
+
+        sizes = sycl.subgroup_sizes()
+        bad = [sg for sg in args.subgroup if sg not in sizes]
+        if bad:
+            raise LassmError(f"--subgroup {','.join(map(str, bad))}: {sycl.device_name()} builds sub-groups of "
+                             f"{', '.join(map(str, sizes))} lanes only")
+    if args.backend != "cpu":
+        options = {key: val for key, val in (("max_bytes", args.max_bytes), ("block_warps", args.block_warps)) if val}
+        rows = []
+        for sg in args.subgroup or [None]:
+            if sg:
+                options["subgroup"] = sg
+            rows += bench.gpu_bench(args.datasets or ["sample-k77x20"], backend=args.backend,
+                                    protocols=args.protocols, repeat=args.repeat, machine=args.machine,
+                                    record=not args.no_record, command=_command_line(), **options)
+        if args.json:
+            print(json.dumps(rows, indent=2, default=str))
+        return 0 if all(r["matches_cpu"] for r in rows) else 1
+    report = bench.cpu_scaling(args.input, k=args.k, repeat=args.repeat, threads=args.threads,
+                               max_walk=args.max_walk, qual_offset=args.qual_offset)
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        bench.print_report(report)
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .. import backends
+    from ..campaign import describe, make_plan, report, run_campaign
+
+    once = args.notebooks or args.cluster
+    for option, given in (("--repeats", args.repeats), ("--warmup", args.warmup)):
+        if once and given is not None:
+            raise LassmError(f"{option}: {'--notebooks' if args.notebooks else '--cluster'} runs each point once; "
+                             f"drop one of them")
+    if args.protocols and args.backends:  # they apply to every GPU backend named (the CPU has none)
+        for name in args.backends:
+            for proto in (args.protocols if name != "cpu" else []):
+                backends.check_protocol(name, proto, "--protocols")
+    if not args.cluster:
+        for name in args.backends or []:
+            _require_backend(name)
+    plan = make_plan(args.quick, backends=args.backends, datasets=args.datasets, protocols=args.protocols, ks=args.ks,
+                     repeats=1 if once else args.repeats, warmup=0 if once else args.warmup,
+                     profile=not args.no_profile, ceilings=not args.no_ceilings)
+    if args.protocols and not args.backends:
+        built = {p for b in plan.backends for p in plan.protocols[b] if b != "cpu"}
+        unbuilt = [p for p in args.protocols if p not in built]
+        if unbuilt:
+            gpus = [b for b in plan.backends if b != "cpu"]
+            raise LassmError(f"--protocols {','.join(unbuilt)}: no backend of this run builds it (backends here: "
+                             f"{', '.join(plan.backends)}{'' if gpus else '; the cpu backend has no protocol'})")
+    if args.dry_run:
+        print(describe(plan))
+        return 0
+    outcome = run_campaign(plan, machine=args.machine, force=args.force, progress=not args.quiet,
+                           notebooks=args.notebooks, cluster=args.cluster)
+    report(outcome)
+    return 1 if outcome.failed else 0
+
+
+def _require_backend(name: str) -> None:
+    """Fails now, naming what to install, when backend ``name`` cannot run here (not after the work)."""
+    from .. import backends
+
+    backends.get(name)
+
+
+def _command_line() -> str:
+    return "lassm " + " ".join(sys.argv[1:])
+
+
+def cmd_backends(args: argparse.Namespace) -> int:
+    from .. import backends
+
+    for name, (ok, why) in backends.status().items():
+        print(f"{name:5s} {'yes' if ok else 'no ':3s} {why}")
+    return 0
+
+
+def _err(msg: str) -> None:
+    print(msg, file=sys.stderr)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``lassm`` argument parser (also read by the tests that keep notebooks in step)."""
+    parser = Parser(prog="lassm", description="MetaHipMer local assembly, measured on every GPU.")
+    parser.add_argument("--version", action="version", version=f"lassm {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("extend", help="extend the contigs of a dataset")
+    p.add_argument("input", type=t.input_file, help=".dat or .parquet dataset")
+    _add_run_params(p, k_required=False)
+    p.add_argument("--backend", type=t.backend_name, default="cpu", help="cpu, cuda, hip or sycl (default cpu)")
+    p.add_argument("--protocol", type=t.protocol_name, default=None,
+                   help="GPU insert protocol (casptr, matchany, doneflag, barrier; cuda: fast and its ablation builds)")
+    p.add_argument("--threads", type=t.count, default=None, help="CPU threads (default: all cores)")
+    p.add_argument("--out", type=t.output_file, required=True, help="output file, MetaHipMer's 'cid extended_sequence'")
+    p.add_argument("--ends", type=t.output_file, default=None, help="also write per-end walk figures (.parquet or .tsv)")
+    p.add_argument("--cluster", type=t.cluster_spec, default=None, help="shard the contigs over Dask workers, balanced by work: "
+                   "local[:N], local-cuda[:N], tcp://HOST:PORT or a scheduler file (needs lassm[dask])")
+    p.set_defaults(func=cmd_extend)
+
+    data = sub.add_parser("data", help="datasets: generate, stats, convert").add_subparsers(dest="data_command", required=True)
+    from .data_real import add_real_parser
+
+    add_real_parser(data)
+    p = data.add_parser("generate", help="a synthetic metagenome calibrated to the paper's Table II")
+    p.add_argument("--k", type=t.k_value, required=True)
+    p.add_argument("--scale", type=t.positive_real, default=1.0, help="1 = the size of Table II's row for k")
+    p.add_argument("--seed", type=t.natural, default=0)
+    p.add_argument("--out", type=t.output_file, required=True, help=".parquet or .dat")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=cmd_generate)
+
+    p = data.add_parser("stats", help="the paper's Table II row for a dataset")
+    p.add_argument("input", type=t.input_file)
+    _add_run_params(p, k_required=False)
+    p.add_argument("--backend", type=t.backend_name, default="cpu")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_stats)
+
+    p = data.add_parser("convert", help="convert between .dat, .parquet, .fasta (contigs) and .fastq (reads)")
+    p.add_argument("input", type=t.input_file)
+    p.add_argument("out", type=t.output_file)
+    p.add_argument("--k", type=t.k_value, default=None, help="start k to record in a parquet file")
+    p.set_defaults(func=cmd_convert)
+
+    p = sub.add_parser("bench", help="CPU backend: contig ends/s and insertions/s, one thread vs all cores")
+    p.add_argument("input", nargs="?", type=t.input_file, default=None, help="dataset (default: the embedded k = 77 sample)")
+    _add_run_params(p, k_required=False)
+    p.add_argument("--repeat", type=t.count, default=3)
+    p.add_argument("--threads", type=t.count, default=None, help="the 'all cores' thread count (default: all)")
+    p.add_argument("--backend", type=t.backend_name, default="cpu", help="cpu (thread scaling) or a GPU backend (protocols vs the CPU)")
+    p.add_argument("--datasets", type=t.dataset_list, default=None, help="GPU: comma list of dataset names (default sample-k77x20)")
+    p.add_argument("--protocols", type=t.protocol_list, default=None, help="GPU: comma list of insert protocols (default: all)")
+    p.add_argument("--max-bytes", type=t.count, default=None, help="GPU: device bytes per launch (forces slicing)")
+    p.add_argument("--block-warps", type=t.count, default=None, help="GPU: warps per block")
+    p.add_argument("--subgroup", type=t.lane_width_list, default=None, help="sycl: comma list of sub-group widths to sweep (8,16,32,64)")
+    p.add_argument("--machine", type=t.machine_name, default=None, help="results folder name (default: from the device)")
+    p.add_argument("--no-record", action="store_true", help="do not write run records")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("run", help="the main job: the campaign that measures this machine, recorded under data/results/<machine>/")
+    p.add_argument("--machine", type=t.machine_name, default=None, help="results folder name (default: from the device)")
+    p.add_argument("--backends", type=t.backend_list, default=None,
+                   help="comma list (default: the best GPU backend, sycl where it runs, and cpu)")
+    p.add_argument("--datasets", type=t.dataset_list, default=None,
+                   help="comma list of sample-k77, sample-k21, gen-k21[-s0.1], real-mock5-k21, any of them + x<N>, or paths "
+                        "(default: the campaign's ten)")
+    p.add_argument("--protocols", type=t.protocol_list, default=None,
+                   help="comma list of GPU insert protocols (default: every one, fast included, without its ablations)")
+    p.add_argument("--ks", type=t.k_list, default=None, help="comma list of start k (default: each dataset's own)")
+    p.add_argument("--force", action="store_true", help="re-run points already recorded, count and measure again")
+    p.add_argument("--quick", action="store_true", help="the small job: sample-k77 alone, no counters, no ceilings")
+    p.add_argument("--repeats", type=t.count, default=None, help="timed runs per point (default 5)")
+    p.add_argument("--warmup", type=t.natural, default=None, help="untimed runs before them (default 1)")
+    p.add_argument("--no-profile", action="store_true", help="skip the hardware counters")
+    p.add_argument("--no-ceilings", action="store_true", help="skip the ceilings microbenchmarks")
+    p.add_argument("--dry-run", action="store_true", help="print the plan and its number of points, run nothing")
+    p.add_argument("--notebooks", action="store_true",
+                   help="run each point by executing notebooks/run.ipynb with Papermill; the executed "
+                        "notebook is kept in the point's record folder (needs the book extra)")
+    p.add_argument("--cluster", type=t.cluster_spec, default=None, help="run the points as Dask tasks, one worker (GPU) each: "
+                   "local[:N], local-cuda[:N], tcp://HOST:PORT or a scheduler file (needs lassm[dask])")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=cmd_run)
+
+    from .metrics import add_subcommands as add_metrics
+    from .counters import add_subcommands as add_counters
+    from .paper import add_subcommands as add_paper
+
+    add_counters(sub)
+    add_metrics(sub)
+    add_paper(sub)
+
+    p = sub.add_parser("backends", help="which backends can run here")
+    p.set_defaults(func=cmd_backends)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Runs one ``lassm`` command; returns its exit code (usage errors exit 2 from the parser).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 on success (``--help`` and ``--version`` too), 1 when a run finished but a point failed
+        or differed from the CPU, 2 for a mistake the user can fix (one ``lassm: error:`` line
+        on stderr).
+    """
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a usage error already printed as one line
+        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
+    try:
+        return int(args.func(args) or 0)
+    except LassmError as exc:
+        _err(f"lassm: error: {exc}")
+        return 2
+    except OSError as exc:
+        if exc.filename is None:  # not about a file the user named: a bug or the machine's
+            raise
+        _err(f"lassm: error: {exc.filename}: {exc.strerror}")
+        return 2
+

@@ -1,0 +1,315 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Argument types of the ``lassm`` command line: each refuses an impossible value when parsed.
+
+Every option that takes a value has one of these as its ``type`` (or a fixed ``choices``), so a
+mistake is reported by argparse as one ``lassm: error:`` line naming the option, before any
+dataset is read or any kernel built. ``tests/test_cli_errors.py`` walks the parser and gives
+every option values these types must refuse. Checks that need two options at once (a protocol
+the chosen backend does not build) are made by the subcommand, first thing
+(:func:`lassm.backends.check_protocol`).
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+from ..workloads.local_assembly.config import MAX_KMER_LEN, MIN_KMER_LEN
+from ..errors import LassmError
+
+#: Sub-group / warp / wavefront widths any device could have (which ones a device has is asked
+#: of the device when the kernel is built).
+LANE_WIDTHS = (1, 2, 4, 8, 16, 32, 64, 128)
+
+
+def _fail(message: str) -> None:
+    raise argparse.ArgumentTypeError(message)
+
+
+def _int(text: str, what: str = "an integer") -> int:
+    try:
+        return int(text)
+    except ValueError:
+        _fail(f"{text!r} is not {what}")
+
+
+def _real(text: str) -> float:
+    try:
+        val = float(text)
+    except ValueError:
+        _fail(f"{text!r} is not a number")
+    if not math.isfinite(val):
+        _fail(f"{text!r} is not a finite number")
+    return val
+
+
+def _items(text: str) -> list[str]:
+    items = [t.strip() for t in text.split(",")]
+    if not text.strip() or any(not t for t in items):
+        _fail(f"{text!r}: expected a comma-separated list without empty items")
+    return items
+
+
+# ------------------------------------------------------------------------------ numbers
+
+def k_value(text: str) -> int:
+    """A start k-mer length, 21..121."""
+    k = _int(text, "an integer k")
+    if not MIN_KMER_LEN <= k <= MAX_KMER_LEN:
+        _fail(f"k = {k} is outside {MIN_KMER_LEN}..{MAX_KMER_LEN}")
+    return k
+
+
+def k_list(text: str) -> list[int]:
+    """Comma-separated start k values, each 21..121."""
+    return [k_value(t) for t in _items(text)]
+
+
+def odd_k_list(text: str) -> str:
+    """Comma-separated contig k values for MEGAHIT: odd, 21..121. Returned as given."""
+    for k in (k_value(t) for t in _items(text)):
+        if k % 2 == 0:
+            _fail(f"k = {k} is even; MEGAHIT builds odd k only")
+    return text
+
+
+def count(text: str) -> int:
+    """A positive integer: a number of threads, repeats, bytes, warps, lanes, bases."""
+    n = _int(text)
+    if n < 1:
+        _fail(f"{n} must be at least 1")
+    return n
+
+
+def natural(text: str) -> int:
+    """A non-negative integer (a seed, a standard deviation)."""
+    n = _int(text)
+    if n < 0:
+        _fail(f"{n} must not be negative")
+    return n
+
+
+def integer(text: str) -> int:
+    """Any integer (a shift that may be negative)."""
+    return _int(text)
+
+
+def qual_offset(text: str) -> int:
+    """A Phred quality offset, 0..127 (ASCII)."""
+    n = _int(text)
+    if not 0 <= n <= 127:
+        _fail(f"{n} is outside 0..127")
+    return n
+
+
+def positive_real(text: str) -> float:
+    """A finite number above 0 (a scale, a coverage, seconds)."""
+    val = _real(text)
+    if val <= 0:
+        _fail(f"{text!r} must be above 0")
+    return val
+
+
+def nonneg_real(text: str) -> float:
+    """A finite number, 0 or above (a spread)."""
+    val = _real(text)
+    if val < 0:
+        _fail(f"{text!r} must not be negative")
+    return val
+
+
+def lane_width(text: str) -> int:
+    """A warp / wavefront / sub-group width: a power of two, :data:`LANE_WIDTHS`."""
+    n = _int(text)
+    if n not in LANE_WIDTHS:
+        _fail(f"{n} is not a lane width; use one of {', '.join(map(str, LANE_WIDTHS))}")
+    return n
+
+
+def lane_width_list(text: str) -> list[int]:
+    """Comma-separated lane widths."""
+    return [lane_width(t) for t in _items(text)]
+
+
+# ------------------------------------------------------------------------------ names
+
+def backend_name(text: str) -> str:
+    """A key of :data:`lassm.backends.BACKENDS` (present here or not)."""
+    from ..backends import BACKENDS
+
+    if text not in BACKENDS:
+        _fail(f"unknown backend {text!r}; choose one of {', '.join(BACKENDS)}")
+    return text
+
+
+def backend_list(text: str) -> list[str]:
+    """Comma-separated backend names."""
+    return [backend_name(t) for t in _items(text)]
+
+
+def protocol_name(text: str) -> str:
+    """An insert protocol (or build) some backend has; ``none`` is the CPU's."""
+    from ..backends import all_protocols
+
+    known = all_protocols()
+    if text not in known:
+        _fail(f"unknown protocol {text!r}; choose one of {', '.join(known)}")
+    return text
+
+
+def protocol_list(text: str) -> list[str]:
+    """Comma-separated protocol names."""
+    return [protocol_name(t) for t in _items(text)]
+
+
+def dataset_list(text: str) -> list[str]:
+    """Comma-separated dataset names or files (:func:`lassm.workloads.local_assembly.datasets.check_name`)."""
+    from ..workloads.local_assembly.datasets import check_name
+
+    names = _items(text)
+    for name in names:
+        try:
+            check_name(name)
+        except LassmError as exc:
+            _fail(str(exc))
+    return names
+
+
+def machine_name(text: str) -> str:
+    """A results folder name: at least one letter or digit (it is slugged to ``a-z0-9-``)."""
+    if not re.search(r"[A-Za-z0-9]", text):
+        _fail(f"{text!r}: a machine name needs a letter or a digit")
+    return text
+
+
+def recorded_machine(text: str) -> str:
+    """A machine that has a folder under the results root (``data/results`` or ``LASSM_RESULTS``)."""
+    from .. import paths
+
+    machine_name(text)
+    folder = paths.results_dir(text)
+    if not folder.is_dir():
+        _fail(f"no results folder {folder}")
+    return text
+
+
+def label(text: str) -> str:
+    """A free label recorded with a result (a dataset, a device, a kernel name): one printable line."""
+    if not text.strip() or not text.isprintable():
+        _fail(f"{text!r}: a label must be one line of printable text")
+    return text
+
+
+def program(text: str) -> str:
+    """An executable, by path or on ``PATH``."""
+    if shutil.which(text) is None:
+        _fail(f"{text!r} is not an executable file, nor a program on PATH")
+    return text
+
+
+def shell_words(text: str) -> str:
+    """Options for another tool, one string split as a shell would. Returned as given."""
+    try:
+        shlex.split(text)
+    except ValueError as exc:
+        _fail(f"{text!r}: {exc}")
+    return text
+
+
+def cluster_spec(text: str) -> str:
+    """A ``--cluster`` value: ``local[:N]``, ``local-cuda[:N]``, ``SCHEME://HOST:PORT`` or a scheduler file."""
+    from ..runs.distributed import CLUSTER_HELP
+
+    if "://" in text:
+        scheme, _, where = text.partition("://")
+        if not scheme or not where:
+            _fail(f"{text!r}: expected SCHEME://HOST:PORT")
+        return text
+    if text.endswith(".json"):
+        input_file(text)
+        return text
+    kind, colon, n = text.partition(":")
+    if kind not in ("local", "local-cuda"):
+        _fail(f"{text!r}: {CLUSTER_HELP}")
+    if colon:
+        count(n)
+    return text
+
+
+# ------------------------------------------------------------------------------ files
+
+def input_file(text: str) -> str:
+    """A file that exists and can be read."""
+    p = Path(text)
+    if not p.exists():
+        _fail(f"{text}: no such file")
+    if not p.is_file():
+        _fail(f"{text}: not a file")
+    if not os.access(p, os.R_OK):
+        _fail(f"{text}: not readable")
+    return text
+
+
+def _writable_parent(p: Path, text: str) -> None:
+    parent = p.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        _fail(f"{text}: {parent} is not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        _fail(f"{text}: cannot write in {parent}")
+
+
+def output_file(text: str) -> str:
+    """A file to write: not a folder, in a folder that exists or can be made."""
+    p = Path(text)
+    if not text or p.is_dir():
+        _fail(f"{text!r}: is a folder, not a file")
+    _writable_parent(p, text)
+    return text
+
+
+def output_folder(text: str) -> str:
+    """A folder to write into: a folder already, or a path where one can be made."""
+    p = Path(text)
+    if not text or (p.exists() and not p.is_dir()):
+        _fail(f"{text!r}: exists and is not a folder")
+    _writable_parent(p, text)
+    return text
+
+
+# ------------------------------------------------------------------------------ pairs
+
+def refuse_overwriting_inputs(outputs: dict[str, str | None], inputs: list[str]) -> None:
+    """Refuses an output that is one of the command's inputs (the same path, or a hard or symbolic
+    link to it), and two outputs that are one file: a result must never replace its data.
+
+    Parameters
+    ----------
+    outputs : dict
+        Option (``--out``) -> the path it names, or None where not given.
+    inputs : list of str
+        The files the command reads.
+
+    Raises
+    ------
+    LassmError
+        Naming the option and the input it would overwrite.
+    """
+    seen: dict[str, str] = {}  # the real path of each output given so far -> its option
+    for option, out in outputs.items():
+        if out is None:
+            continue
+        real = os.path.realpath(out)  # follows a symbolic link, even where the file is absent
+        if real in seen:
+            raise LassmError(f"{option} {out}: is also {seen[real]}; give each output its own file")
+        seen[real] = f"{option} {out}"
+        if not Path(out).exists():
+            continue
+        for inp in inputs:
+            if Path(inp).exists() and os.path.samefile(out, inp):  # same file: a link, hard or symbolic
+                raise LassmError(f"{option} {out}: is the input {inp}; write the result to another file")

@@ -1,0 +1,29 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``lassm metrics derive``: the command line of :mod:`lassm.analysis.derive`."""
+from __future__ import annotations
+
+import argparse
+
+import pandas as pd
+
+from ..analysis.derive import write_metrics
+from . import args as t
+
+
+def _cmd_derive(args: argparse.Namespace) -> int:
+    path = write_metrics(args.machine, args.out)
+    df = pd.read_csv(path)
+    cols = ["dataset", "k", "protocol", "ii", "gintops", "arch eff", "alg eff", "predication_ratio", "speedup"]
+    print(df[cols].to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    print(f"-> {path}")
+    return 0
+
+
+def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
+    """``lassm metrics derive --machine NAME``."""
+    p = subparsers.add_parser("metrics", help="the study's metrics from a machine's counters and ceilings")
+    sub = p.add_subparsers(dest="metrics_command", required=True)
+    d = sub.add_parser("derive", help="data/results/<machine>/counters + ceilings.json -> metrics.csv")
+    d.add_argument("--machine", type=t.recorded_machine, required=True, help="folder under data/results/")
+    d.add_argument("--out", type=t.output_file, default=None, help="CSV to write (default: data/results/<machine>/metrics.csv)")
+    d.set_defaults(func=_cmd_derive)

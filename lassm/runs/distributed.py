@@ -1,0 +1,477 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Sweeps and sharded extensions on Dask: the GPUs of one node, or the nodes of a cluster.
+
+Two units of work travel to the workers, and both are idempotent, so that Dask may run one
+again after a worker is lost (the scheduler re-assigns what a dead worker held, up to
+``distributed.scheduler.allowed-failures`` times) without losing or duplicating anything:
+
+* a **sweep point** (:func:`run_points`): the worker loads the dataset, runs
+  :func:`lassm.runs.point.run_one` and writes the run record itself (atomically, under the run id, so a
+  re-run replaces its folder and never adds a second one);
+* a **shard** (:func:`extend_sharded`): a subset of the contigs, balanced by estimated work; the
+  parent merges the shards' walks back in contig order with :meth:`SideResult.scatter`. Every
+  contig end is walked independently of the others, so the merge equals a single run bit for bit.
+
+``--cluster`` names where the work runs (:func:`connect`): ``local[:N]`` (CPU workers, for CI and
+laptops), ``local-cuda[:N]`` (one worker per GPU of this node), ``tcp://HOST:PORT`` (a running
+scheduler, e.g. one started with dask-jobqueue on Slurm) or a scheduler file ``*.json``.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import heapq
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+from .. import paths
+from ..workloads.local_assembly.config import Params
+from ..workloads.local_assembly.dataset import Dataset
+from ..errors import LassmError
+from ..workloads.local_assembly.result import Extension, SideResult
+
+#: What ``--cluster`` accepts, for help texts and errors.
+CLUSTER_HELP = ("where to run: local[:N] (CPU workers), local-cuda[:N] (one worker per GPU), "
+                "tcp://HOST:PORT (a running Dask scheduler) or a scheduler file (*.json)")
+
+#: Read-count bins of the CUDA backend (larger side's reads): launched one after another on
+#: each GPU, so a shard plan balances each bin on its own, heavy bin first.
+BIN_EDGES = (1, 10)
+
+
+def _client_class() -> Any:
+    try:
+        from distributed import Client
+    except ImportError:
+        raise LassmError("--cluster needs Dask: pip install 'lassm[dask]' (and dask-cuda for GPUs)") from None
+    return Client
+
+
+def gpu_devices() -> list[str]:
+    """This node's GPUs as ``CUDA_VISIBLE_DEVICES`` entries, without creating a CUDA context here.
+
+    The parent keeps no context, so that a worker per GPU owns its device alone.
+    """
+    if os.environ.get("CUDA_VISIBLE_DEVICES"):
+        return [d.strip() for d in os.environ["CUDA_VISIBLE_DEVICES"].split(",") if d.strip()]
+    exe = shutil.which("nvidia-smi")
+    if exe:
+        try:
+            out = subprocess.run([exe, "-L"], capture_output=True, text=True, timeout=30).stdout
+            n = sum(1 for line in out.splitlines() if line.startswith("GPU "))
+            if n:
+                return [str(i) for i in range(n)]
+        except (OSError, subprocess.SubprocessError):
+            pass
+    try:
+        import cupy
+
+        return [str(i) for i in range(cupy.cuda.runtime.getDeviceCount())]
+    except Exception:
+        return []
+
+
+def _gpu_cluster(n: int | None) -> Any:
+    """One single-threaded worker per GPU; each sees only its own device (as device 0).
+
+    ``CUDA_VISIBLE_DEVICES`` is set in the worker's environment before it starts, so CuPy's
+    current device, which is per thread, is that GPU in every thread of the worker.
+    """
+    try:
+        from dask_cuda import LocalCUDACluster
+
+        devices = gpu_devices()[: n or None]
+        return LocalCUDACluster(CUDA_VISIBLE_DEVICES=",".join(devices) or None, threads_per_worker=1,
+                                dashboard_address=":0")
+    except ImportError:
+        pass
+    from distributed import Nanny, Scheduler, SpecCluster
+
+    devices = gpu_devices()
+    if not devices:
+        raise LassmError("--cluster local-cuda: no GPU answers on this node (nvidia-smi -L)")
+    devices = devices[: n or None]
+    workers = {
+        f"gpu{i}": {"cls": Nanny, "options": {
+            "nthreads": 1, "resources": {"GPU": 1},
+            "env": {"CUDA_VISIBLE_DEVICES": dev, "LASSM_GPU_INDEX": dev}}}
+        for i, dev in enumerate(devices)
+    }
+    return SpecCluster(workers=workers, scheduler={"cls": Scheduler, "options": {"dashboard_address": ":0"}},
+                       name="lassm-local-cuda")
+
+
+@contextlib.contextmanager
+def connect(spec: str) -> Iterator[Any]:
+    """A Dask client for a ``--cluster`` value; a local cluster it started is closed on exit."""
+    Client = _client_class()
+    if "://" in spec:
+        with Client(spec) as client:
+            yield client
+        return
+    if spec.endswith(".json"):
+        with Client(scheduler_file=spec) as client:
+            yield client
+        return
+    kind, _, count = spec.partition(":")
+    try:
+        n = int(count) if count else None
+    except ValueError:
+        raise LassmError(f"--cluster {spec!r}: the worker count after ':' must be an integer") from None
+    if kind == "local":
+        from distributed import LocalCluster
+
+        cluster = LocalCluster(n_workers=n or min(4, os.cpu_count() or 1), threads_per_worker=1,
+                               processes=True, dashboard_address=":0")
+    elif kind == "local-cuda":
+        cluster = _gpu_cluster(n)
+    else:
+        raise LassmError(f"--cluster {spec!r}: {CLUSTER_HELP}")
+    with cluster, Client(cluster) as client:
+        yield client
+
+
+def workers_of(client: Any) -> list[str]:
+    """The workers' addresses in a stable order (by worker name), so shard i goes to worker i."""
+    info = client.scheduler_info(n_workers=-1)["workers"] if _takes_n_workers(client) else \
+        client.scheduler_info()["workers"]
+    def key(item: tuple) -> tuple:
+        name = str(item[1].get("name", item[0]))
+        return (len(name), name)
+
+    return [addr for addr, _ in sorted(info.items(), key=key)]
+
+
+def _takes_n_workers(client: Any) -> bool:
+    import inspect
+
+    return "n_workers" in inspect.signature(client.scheduler_info).parameters
+
+
+# ---------------------------------------------------------------- shard plans
+
+def work_estimate(ds: Dataset) -> np.ndarray:
+    """Estimated work per contig: the read bases of both ends (0 without reads: not launched).
+
+    Table insertions scale with read bases at every k, and so does most of a walk's cost; it is
+    k-independent, which is enough to balance shards of one dataset against each other.
+    """
+    est = np.zeros(ds.n_contigs, dtype=np.float64)
+    for reads in (ds.left, ds.right):
+        co = reads.contig_offsets
+        est += (reads.offsets[co[1:]] - reads.offsets[co[:-1]]).astype(np.float64)
+    return est
+
+
+def contig_bins(ds: Dataset) -> np.ndarray:
+    """The CUDA backend's bin per contig: 0 (no reads), 1 (1-9 reads), 2 (10 or more)."""
+    counts = np.maximum(ds.left.counts, ds.right.counts)
+    return np.searchsorted(np.asarray(BIN_EDGES), counts, side="right").astype(np.int8)
+
+
+def plan_shards(ds: Dataset, shards: int, weights: np.ndarray | None = None) -> list[np.ndarray]:
+    """Splits the contigs into ``shards`` index arrays (each ascending) of near-equal work.
+
+    Per bin, heavy bin first, longest-processing-time greedy: contigs by falling weight, each to
+    the shard with the least work in that bin (ties: least work overall). A GPU runs its bins one
+    launch after another, so each bin is balanced on its own. Per bin the heaviest shard exceeds
+    the mean by at most that bin's heaviest contig; over the bins,
+    ``max / mean <= 1 + shards * sum(bin's max weight) / total weight``. Contigs without reads
+    cost nothing and are dealt round-robin.
+    """
+    if shards < 1:
+        raise LassmError(f"shards must be at least 1, got {shards}")
+    n = ds.n_contigs
+    if shards == 1:
+        return [np.arange(n, dtype=np.int64)]
+    w = work_estimate(ds) if weights is None else np.asarray(weights, dtype=np.float64)
+    bins = contig_bins(ds)
+    owner = np.empty(n, dtype=np.int64)
+    total = [0.0] * shards
+    for b in sorted(set(bins.tolist()), reverse=True):
+        idx = np.flatnonzero(bins == b)
+        if b == 0:
+            owner[idx] = np.arange(len(idx)) % shards
+            continue
+        idx = idx[np.argsort(-w[idx], kind="stable")]
+        heap = [(0.0, total[s], s) for s in range(shards)]
+        heapq.heapify(heap)
+        for i, wi in zip(idx.tolist(), w[idx].tolist()):
+            load, _, s = heapq.heappop(heap)
+            owner[i] = s
+            total[s] += wi
+            heapq.heappush(heap, (load + wi, total[s], s))
+    order = np.argsort(owner, kind="stable")
+    cuts = np.searchsorted(owner[order], np.arange(1, shards))
+    return [np.sort(part) for part in np.split(order, cuts)]
+
+
+def plan_balance(ds: Dataset, plan: Sequence[np.ndarray]) -> dict:
+    """Estimated work per shard, its max/mean and the LPT bound (see :func:`plan_shards`)."""
+    w = work_estimate(ds)
+    loads = np.array([w[idx].sum() for idx in plan])
+    bins = contig_bins(ds)
+    wmax = sum(float(w[bins == b].max(initial=0.0)) for b in (1, 2))
+    mean = float(loads.mean()) if len(loads) else 0.0
+    return {"shard_work": loads.tolist(), "max_over_mean": float(loads.max() / mean) if mean else 1.0,
+            "bound": 1.0 + len(plan) * wmax / float(w.sum()) if w.sum() else 1.0,
+            "shard_contigs": [int(len(idx)) for idx in plan]}
+
+
+# ---------------------------------------------------------------- worker side
+
+#: Per worker process: datasets loaded by name, and shards cut from them (small LRU).
+_CACHE: dict[tuple, Any] = {}
+_CACHE_MAX = 6
+
+
+def _cached(key: tuple, make: Any) -> Any:
+    if key in _CACHE:
+        _CACHE[key] = _CACHE.pop(key)
+        return _CACHE[key]
+    val = make()
+    _CACHE[key] = val
+    while len(_CACHE) > _CACHE_MAX:
+        _CACHE.pop(next(iter(_CACHE)))
+    return val
+
+
+def _load(name: str, k: int | None) -> tuple[Dataset, int]:
+    from ..workloads.local_assembly import datasets
+
+    return _cached(("load", name, k), lambda: datasets.load(name, k))
+
+
+def _fail_once(marker: str | None) -> None:
+    """Fault injection for tests: the first task to get here kills its own worker process."""
+    if not marker:
+        return
+    try:
+        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        return
+    os.write(fd, f"{platform.node()} {os.getpid()}\n".encode())
+    os.close(fd)
+    os._exit(1)
+
+
+def _where() -> dict:
+    return {"host": platform.node(), "pid": os.getpid(),
+            "gpu": os.environ.get("LASSM_GPU_INDEX") or os.environ.get("CUDA_VISIBLE_DEVICES", "")}
+
+
+def _pack(side: SideResult) -> dict:
+    """A side's result without the unused tail of each walk: what travels back from a worker."""
+    n = len(side.walk_len)
+    mask = np.arange(side.max_walk)[None, :] < side.walk_len[:, None]
+    fields = {name: getattr(side, name) for name in
+              ("walk_len", "final_k", "term", "n_k", "steps", "insertions", "start_insertions")}
+    return {"max_walk": side.max_walk, "bases": side.walks.reshape(n, side.max_walk)[mask], **fields,
+            "kernel_seconds": float(side.kernel_seconds), "extra": side.extra}
+
+
+def _unpack(packed: dict) -> SideResult:
+    n = len(packed["walk_len"])
+    side = SideResult.empty(n, packed["max_walk"])
+    for name in ("walk_len", "final_k", "term", "n_k", "steps", "insertions", "start_insertions"):
+        setattr(side, name, packed[name])
+    mask = np.arange(side.max_walk)[None, :] < side.walk_len[:, None]
+    side.walks.reshape(n, side.max_walk)[mask] = packed["bases"]
+    side.kernel_seconds = packed["kernel_seconds"]
+    side.extra = packed["extra"]
+    return side
+
+
+def _shard_task(number: int, index: np.ndarray, data: Dataset | None, source: tuple[str, int] | None,
+                params: dict, backend: str, options: dict, fail_marker: str | None = None) -> dict:
+    """Extends one shard on this worker; returns both sides packed, with timings and place."""
+    from .extend import extend
+
+    if data is None:
+        name, k = source
+        full, _ = _load(name, k)
+        if len(index) == full.n_contigs and np.array_equal(index, np.arange(full.n_contigs)):
+            data = full
+        else:
+            digest = hashlib.sha1(np.ascontiguousarray(index).tobytes()).hexdigest()
+            data = _cached(("shard", name, k, digest), lambda: full.subset(index))
+    t0 = time.perf_counter()
+    ext = extend(data, Params(**params), backend=backend, **options)
+    seconds = time.perf_counter() - t0
+    _fail_once(fail_marker)
+    return {"number": number, "right": _pack(ext.right), "left": _pack(ext.left), "wall_seconds": seconds,
+            "kernel_seconds": float(ext.kernel_seconds), **_where()}
+
+
+def _warm_task(source: tuple[str, int] | None, params: dict, backend: str, options: dict) -> dict:
+    """Loads the dataset (when named) and compiles the kernel on this worker, outside any timing."""
+    from ..workloads.local_assembly import datasets
+    from .extend import extend
+
+    t0 = time.perf_counter()
+    ds = _load(*source)[0] if source else datasets.load("sample-k77")[0]
+    extend(ds.subset(np.arange(min(64, ds.n_contigs))), Params(**params), backend=backend, **options)
+    return {"seconds": time.perf_counter() - t0, **_where()}
+
+
+def warm(client: Any, params: Params, backend: str, source: tuple[str, int] | None = None,
+         workers: Sequence[str] | None = None, **options) -> list[dict]:
+    """Runs :func:`_warm_task` once on every worker (dataset load, CUDA compile)."""
+    futures = [client.submit(_warm_task, source, params.as_dict(), backend, options, workers=[addr],
+                             allow_other_workers=False, pure=False) for addr in (workers or workers_of(client))]
+    return client.gather(futures)
+
+
+# ---------------------------------------------------------------- sharded extension
+
+def extend_sharded(ds: Dataset, params: Params, backend: str, client: Any,
+                   shards: int | Sequence[np.ndarray] | None = None, *, workers: Sequence[str] | None = None,
+                   source: tuple[str, int] | None = None, retries: int = 1, fail_marker: str | None = None,
+                   **options) -> Extension:
+    """Extends ``ds`` as shards on the cluster's workers; equal, bit for bit, to one :func:`extend`.
+
+    Parameters
+    ----------
+    ds : the dataset (the parent plans the shards from it and merges the walks into it).
+    params, backend, options : as for :func:`lassm.runs.extend.extend`.
+    client : a ``distributed.Client``.
+    shards : a count (default: one per worker) or the index arrays themselves.
+    workers : the workers to use, shard ``i`` on ``workers[i % len]`` (default: all). The placement
+        is loose: a shard whose worker is lost runs on another.
+    source : ``(dataset name, k)`` that ``ds`` was loaded from: workers then load it themselves
+        (once per process) and cut their shard, and only indices travel; otherwise each shard's
+        data travels inside its task, which keeps it retryable.
+    retries : extra attempts for a shard that raises (a lost worker is retried by the scheduler).
+    fail_marker : fault injection for tests (the first shard to finish kills its worker).
+
+    Returns
+    -------
+    Extension whose ``kernel_seconds`` is the critical path (the largest shard's kernel time);
+    ``right.extra`` records the sum (``kernel_seconds_sum``, the work), per-shard figures, ``gpus``
+    and the plan's balance.
+    """
+    t0 = time.perf_counter()
+    workers = list(workers or workers_of(client))
+    if not workers:
+        raise LassmError("the Dask cluster has no workers")
+    plan = plan_shards(ds, shards if isinstance(shards, int) else len(workers)) \
+        if shards is None or isinstance(shards, int) else [np.asarray(s, dtype=np.int64) for s in shards]
+    covered = np.concatenate(plan) if plan else np.zeros(0, dtype=np.int64)
+    if len(covered) != ds.n_contigs or not np.array_equal(np.sort(covered), np.arange(ds.n_contigs)):
+        raise LassmError("shards must cover every contig exactly once")
+    t_plan = time.perf_counter()
+    futures = []
+    for number, index in enumerate(plan):
+        data = None if source else ds.subset(index)
+        futures.append(client.submit(_shard_task, number, index, data, source, params.as_dict(), backend, options,
+                                     fail_marker, workers=[workers[number % len(workers)]],
+                                     allow_other_workers=True, retries=retries, pure=False,
+                                     key=f"lassm-shard-{number}-{os.urandom(6).hex()}"))
+    parts = sorted(client.gather(futures), key=lambda p: p["number"])
+    t_gather = time.perf_counter()
+    ext = merge(ds, plan, parts, backend, params)
+    ext.right.extra.update(plan_balance(ds, plan), plan_seconds=t_plan - t0, compute_wall_seconds=t_gather - t_plan,
+                           merge_seconds=time.perf_counter() - t_gather)
+    ext.wall_seconds = time.perf_counter() - t0
+    return ext
+
+
+def merge(ds: Dataset, plan: Sequence[np.ndarray], parts: Sequence[dict], backend: str, params: Params) -> Extension:
+    """Scatters the shards' walks into one :class:`Extension` in contig order."""
+    max_walk = int(params.max_walk)
+    right, left = SideResult.empty(ds.n_contigs, max_walk), SideResult.empty(ds.n_contigs, max_walk)
+    sums = []
+    for index, part in zip(plan, parts):
+        r, l = _unpack(part["right"]), _unpack(part["left"])
+        right.scatter(index, r)
+        left.scatter(index, l)
+        sums.append((r.kernel_seconds, l.kernel_seconds))
+    totals = [a + b for a, b in sums]
+    crit = int(np.argmax(totals)) if totals else 0
+    # kernel_seconds of the merged run: the critical path (shards run side by side).
+    right.kernel_seconds, left.kernel_seconds = sums[crit] if sums else (0.0, 0.0)
+    first = parts[0] if parts else {"right": {"extra": {}}, "left": {"extra": {}}}
+    for side, key in ((right, "right"), (left, "left")):
+        extra = {key2: val for key2, val in first[key]["extra"].items() if key2 != "launches"}
+        extra["launches"] = [dict(launch, shard=int(p["number"])) for p in parts
+                             for launch in p[key]["extra"].get("launches", [])]
+        extra["mem_high_water_bytes"] = max([int(p[key]["extra"].get("mem_high_water_bytes", 0)) for p in parts] or [0])
+        side.extra = extra
+    places = sorted({(p["host"], p["gpu"]) for p in parts})
+    right.extra.update(
+        shards=len(plan), kernel_seconds_max_shard=float(max(totals, default=0.0)),
+        kernel_seconds_sum=float(sum(totals)), shard_kernel_seconds=totals,
+        shard_wall_seconds=[float(p["wall_seconds"]) for p in parts],
+        shard_places=[f"{p['host']}:{p['gpu'] or p['pid']}" for p in parts],
+        gpus=len(places) if backend != "cpu" else 0, workers=len({(p["host"], p["pid"]) for p in parts}),
+    )
+    return Extension(ds, right=right, left=left, backend=backend, params=params.as_dict())
+
+
+# ---------------------------------------------------------------- sweep points
+
+def _point_task(point: tuple, machine: str | None, force: bool, command: str, results_base: str,
+                root: str | None = None, fail_marker: str | None = None) -> dict:
+    """Runs one sweep point on this worker and writes its record there (resumable, atomic)."""
+    from .records import clear_leftovers, machine_for_backend, run_id_for
+    from .point import run_one
+
+    dname, k, bname, proto = point
+    row: dict = {"dataset": dname, "k": k, "backend": bname, "protocol": proto, **_where()}
+    try:
+        ds, start_k = _load(dname, k)
+        row["k"] = start_k
+        mname = machine or machine_for_backend(bname)
+        folder = Path(root) if root else Path(results_base) / mname
+        if not force and (folder / run_id_for(dname, start_k, bname, proto) / "summary.json").exists():
+            row["status"] = "skipped (recorded)"
+            clear_leftovers(folder, run_id_for(dname, start_k, bname, proto))
+        else:
+            t0 = time.perf_counter()
+            folder, summary = run_one(dname, start_k, bname, proto, mname, ds=ds, command=command,
+                                      root=folder)
+            row.update(status="ok" if summary["matches_cpu"] is not False else "MISMATCH", folder=str(folder),
+                       kernel_seconds=summary["kernel_seconds"], seconds=time.perf_counter() - t0)
+            _fail_once(fail_marker)
+    except Exception as exc:  # a failing point is reported, the sweep goes on (as in lassm run)
+        row["status"] = f"failed: {type(exc).__name__}: {exc}"
+        row["traceback"] = traceback.format_exc()
+    return row
+
+
+def run_points(client: Any, points: Sequence[tuple], machine: str | None = None, force: bool = False,
+               command: str = "", root: Path | None = None, bar: Any = None, task: Any = None,
+               fail_marker: str | None = None) -> list[dict]:
+    """Runs sweep points as Dask tasks (one worker, one GPU each); returns rows in point order.
+
+    Records land in ``root`` if given (as :func:`lassm.runs.sweep.main_job`), else under this process's
+    results root (``data/results`` or ``LASSM_RESULTS``) ``/<machine>/``; across nodes that must be a
+    shared file system.
+    """
+    import distributed
+
+    machine = machine or os.environ.get("LASSM_MACHINE") or None
+    base = str(paths.results_dir("x").parent.resolve())
+    direct = str(Path(root).resolve()) if root is not None else None
+    futures = [client.submit(_point_task, tuple(p), machine, force, command, base, direct, fail_marker, pure=False,
+                             key=f"lassm-point-{i}-{os.urandom(6).hex()}") for i, p in enumerate(points)]
+    order = {f.key: i for i, f in enumerate(futures)}
+    rows: list[dict | None] = [None] * len(futures)
+    for fut in distributed.as_completed(futures):
+        row = fut.result()
+        rows[order[fut.key]] = row
+        if bar is not None:
+            bar.update(task, description=f"{row['dataset']} k={row['k'] or '-'} {row['backend']}/{row['protocol']}")
+            bar.advance(task)
+        if row.get("traceback"):
+            print(row.pop("traceback"), file=sys.stderr, flush=True)
+    return [r for r in rows if r is not None]

@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Extends every contig of a dataset on one backend: the right end, then the left end.
+
+The left end is walked as MetaHipMer does it: reverse-complement the contig, walk forward from
+its last k bases with the left reads as stored, and prepend the reverse complement of that walk.
+Only contigs with reads on at least one side are launched (bin 0 is skipped on the GPU too).
+"""
+from __future__ import annotations
+
+import inspect
+import time
+
+import numpy as np
+
+from .. import backends
+from ..workloads.local_assembly.config import Params
+from ..workloads.local_assembly.dataset import Dataset, _COMPLEMENT
+from ..workloads.local_assembly.result import Extension
+
+
+def revcomp_contigs(ds: Dataset) -> np.ndarray:
+    """Every contig reverse-complemented in place of itself (same offsets)."""
+    lens = ds.lengths
+    owner = np.repeat(np.arange(ds.n_contigs, dtype=np.int64), lens)
+    idx = np.arange(len(ds.seqs), dtype=np.int64)
+    src = ds.offsets[owner + 1] + ds.offsets[owner] - 1 - idx
+    return _COMPLEMENT[ds.seqs[src]]
+
+
+def extend(ds: Dataset, params: Params, backend: str = "cpu", **options) -> Extension:
+    """Runs local assembly on ``ds``.
+
+    Parameters
+    ----------
+    ds : the dataset.
+    params : start k, walk limit, quality offset.
+    backend : a name from :data:`lassm.backends.BACKENDS`.
+    options : passed to the backend's ``extend_side`` (threads, protocol, ...).
+
+    Returns
+    -------
+    Extension
+    """
+    mod = backends.get(backend)
+    run_mask = ds.with_reads_mask()
+    if "bin_counts" in inspect.signature(mod.extend_side).parameters and "bin_counts" not in options:
+        # MetaHipMer bins both launches and sizes both tables by the larger side's read count.
+        options["bin_counts"] = np.maximum(ds.left.counts, ds.right.counts)
+    t0 = time.perf_counter()
+    one_launch = getattr(mod, "one_launch", None)
+    if one_launch is not None and one_launch(options.get("protocol", "")):  # fast: both sides at once
+        right, left = mod.extend_sides(ds.seqs, revcomp_contigs(ds), ds.offsets, ds.depths, ds.right, ds.left,
+                                       run_mask, params, **options)
+    else:
+        right = mod.extend_side(ds.seqs, ds.offsets, ds.depths, ds.right, run_mask, params, **options)
+        left = mod.extend_side(revcomp_contigs(ds), ds.offsets, ds.depths, ds.left, run_mask, params, **options)
+    wall = time.perf_counter() - t0
+    return Extension(ds, right=right, left=left, backend=backend, params=params.as_dict(), wall_seconds=wall)

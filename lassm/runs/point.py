@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""One sweep point, run and recorded: the one code path of ``lassm run``, ``run.ipynb`` and a
+Dask worker.
+
+In a module of its own so that the sweep (:mod:`lassm.runs.sweep`) and the Dask runner
+(:mod:`lassm.runs.distributed`) both call it, neither importing the other back.
+"""
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Callable
+
+from .. import backends
+from ..errors import LassmError
+from ..workloads.local_assembly import datasets
+from ..workloads.local_assembly.config import Params
+from ..workloads.local_assembly.dataset import Dataset
+from ..workloads.local_assembly.result import Extension
+from .records import machine_for_backend, run_point, slug
+
+
+def protocols_of(backend: str) -> tuple[str, ...]:
+    """The insert protocols a backend can be built with (``none`` for the CPU)."""
+    if backend == "cpu":
+        return ("none",)
+    return tuple(getattr(backends.get(backend), "PROTOCOLS", ("none",)))
+
+
+def point_command(dataset: str, k: int, backend: str, protocol: str, machine: str | None = None) -> str:
+    """The ``lassm run`` line that re-runs exactly this point (recorded by the notebook path)."""
+    words = ["lassm", "run", "--notebooks", "--datasets", dataset, "--ks", str(k), "--backends", backend,
+             "--protocols", protocol]
+    if machine:
+        words += ["--machine", machine]
+    return " ".join(shlex.quote(w) for w in words)
+
+
+def run_one(dataset: str, k: int | None, backend: str, protocol: str, machine: str | None = None, *,
+            ds: Dataset | None = None, command: str | None = None, root: Path | None = None,
+            repeats: int = 1, warmup: int = 0, cpu_ext: Extension | None = None,
+            keep_output: Callable[[Extension], None] | None = None) -> tuple[Path, dict]:
+    """Runs and records one sweep point; the one code path of ``lassm run`` and ``run.ipynb``.
+
+    Its positional parameters are the parameter vocabulary: the ``parameters`` cell of
+    ``notebooks/run.ipynb`` uses the same names (``tests/test_sweep.py`` checks it).
+
+    Parameters
+    ----------
+    dataset : str
+        A name understood by :func:`lassm.workloads.local_assembly.datasets.load` (``sample-k21``, ``gen-k33``, a path).
+    k : int or None
+        Start k; None takes the dataset's own.
+    backend : str
+        A key of :data:`lassm.backends.BACKENDS`.
+    protocol : str
+        GPU insert protocol; ``none`` for the CPU backend, which has none.
+    machine : str or None
+        Results folder name (default: derived from the device).
+    ds : Dataset, optional
+        The dataset already loaded (the sweep loads each one once); ``k`` must then be set.
+    command : str, optional
+        The command line to record (default: :func:`point_command`).
+    root : Path, optional
+        Folder to write the record into instead of ``data/results/<machine>/``.
+    repeats, warmup : int
+        Timed and untimed runs of the point (:func:`lassm.runs.records.run_point`).
+    cpu_ext : Extension, optional
+        The CPU oracle's output for this dataset and k, when the caller already has it.
+    keep_output : callable, optional
+        Receives the first timed output (the sweep keeps the CPU's as the dataset's oracle).
+
+    Returns
+    -------
+    (Path, dict)
+        The record folder and its ``summary.json`` content.
+    """
+    if backend == "cpu" and protocol != "none":
+        raise LassmError(f"the cpu backend has no insert protocol; got protocol={protocol!r}, use 'none'")
+    if ds is None or k is None:
+        ds, k = datasets.load(dataset, k)
+    mname = slug(machine) if machine else machine_for_backend(backend)
+    options = {"protocol": protocol} if backend != "cpu" else {}
+    return run_point(ds, dataset, Params(k=k), backend, command or point_command(dataset, k, backend, protocol, mname),
+                     machine=mname, root=root, reference=datasets.reference_output(dataset),
+                     repeats=repeats, warmup=warmup, cpu_ext=cpu_ext, keep_output=keep_output, **options)

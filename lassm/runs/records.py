@@ -1,0 +1,321 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Run records: what one (dataset, k, backend, protocol) run measured, with its provenance.
+
+Each run writes ``data/results/<machine>/<run-id>/`` atomically (a temporary folder renamed
+into place): ``summary.json`` (the figures the book reads, and where they came from) and
+``ends.parquet`` (per contig end: walk length, final k, termination, steps, insertions), plus
+``launches.parquet`` for GPU backends. The run id is the sweep point, so a re-run replaces its
+record and a killed sweep keeps every record already written.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from ..version import __version__
+from .. import paths
+from ..atomic import atomic_path, publish, remove_stale, temp_prefix
+from ..workloads.local_assembly.config import Params
+from ..workloads.local_assembly.dataset import Dataset
+from ..workloads.local_assembly.result import Extension
+from ..workloads.local_assembly.stats import work_counts
+
+#: Keys every summary.json carries (the book and later analyses rely on them).
+SUMMARY_KEYS = (
+    "machine", "device", "driver", "backend", "protocol", "warp_size", "dataset", "k",
+    "contig_ends", "hash_insertions", "kernel_seconds", "wall_seconds", "matches_cpu",
+    "git_sha", "versions", "command",
+)
+
+
+def slug(text: str) -> str:
+    """A folder-safe lower-case name: letters, digits and dashes."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "unknown"
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def git_sha() -> str:
+    """The checkout's commit (with ``-dirty`` when it has uncommitted changes), or ``unknown``.
+
+    ``LASSM_GIT_SHA`` wins: a GPU node gets a copy of the tree without its ``.git``.
+    """
+    if os.environ.get("LASSM_GIT_SHA"):
+        return os.environ["LASSM_GIT_SHA"]
+    try:
+        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=paths.REPO, capture_output=True,
+                             text=True, check=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=paths.REPO,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        return sha + ("-dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return os.environ.get("LASSM_GIT_SHA", "unknown")
+
+
+def versions() -> dict:
+    """Versions of everything that can change a result or a timing."""
+    out = {"lassm": __version__, "python": platform.python_version(), "numpy": np.__version__}
+    for mod in ("numba", "cupy", "pyarrow", "dpctl"):
+        m = sys.modules.get(mod)
+        if m is not None:
+            out[mod] = getattr(m, "__version__", "?")
+    return out
+
+
+def default_machine(ext: Extension | None = None) -> str:
+    """``LASSM_MACHINE`` if set, else the GPU's name for GPU runs, else the CPU model."""
+    if os.environ.get("LASSM_MACHINE"):
+        return slug(os.environ["LASSM_MACHINE"])
+    device = (ext.right.extra.get("device") if ext is not None else None) or ""
+    return slug(device) if device else slug("cpu " + cpu_model())
+
+
+def machine_for_backend(backend: str) -> str:
+    """The results folder name a run on ``backend`` will use (see :func:`default_machine`)."""
+    if os.environ.get("LASSM_MACHINE") or backend == "cpu":
+        return default_machine()
+    from .. import backends
+
+    mod = backends.get(backend)
+    if getattr(mod, "device_kind", lambda: "gpu")() == "cpu":  # e.g. SYCL on the OpenCL CPU driver
+        return default_machine()
+    name = getattr(mod, "device_name", lambda: "")()
+    return slug(name) if name else default_machine()
+
+
+def output_digest(ext: Extension) -> str:
+    """SHA-256 of the sorted output lines: equal digests mean identical extended contigs."""
+    h = hashlib.sha256()
+    for line in sorted(ext.lines()):
+        h.update(line.encode() + b"\n")
+    return h.hexdigest()
+
+
+def summarize(ext: Extension, dataset: str, matches_cpu: bool | None, command: str,
+              machine: str | None = None, extra: dict | None = None) -> dict:
+    """The summary.json record of one run."""
+    info = ext.right.extra
+    machine = machine or default_machine(ext)
+    ends = 2 * int(ext.dataset.with_reads_mask().sum())
+    work = work_counts(ext)
+    summary = {
+        "machine": machine,
+        "device": info.get("device") or cpu_model(),
+        "driver": info.get("driver", ""),
+        "backend": ext.backend,
+        "protocol": info.get("protocol", "none"),
+        "warp_size": int(info.get("warp_size", 1)),
+        "dataset": dataset,
+        "k": int(ext.params["k"]),
+        "params": ext.params,
+        "contigs": int(ext.dataset.n_contigs),
+        "contig_ends": ends,
+        "hash_insertions": work["start_insertions"],
+        **{key: val for key, val in work.items() if key != "start_insertions"},
+        "kernel_seconds": float(ext.kernel_seconds),
+        "wall_seconds": float(ext.wall_seconds),
+        "launches": len(info.get("launches", [])) + len(ext.left.extra.get("launches", [])),
+        "mem_high_water_bytes": int(max(info.get("mem_high_water_bytes", 0), ext.left.extra.get("mem_high_water_bytes", 0))),
+        "matches_cpu": matches_cpu,
+        "output_sha256": output_digest(ext),
+        "git_sha": git_sha(),
+        "versions": {**versions(), **info.get("versions", {})},
+        "command": command,
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "gpus": int(info.get("gpus", 1 if ext.backend != "cpu" else 0)),
+    }
+    if extra:
+        summary.update(extra)
+    return summary
+
+
+def _write_tables(folder: Path, ext: Extension, with_ends: bool = True) -> None:
+    """``ends.parquet`` (and ``launches.parquet``); plain TSV where pyarrow is absent (a bare GPU node)."""
+    cols = ext.ends_columns() if with_ends else {}
+    launches = [{"side": side, **launch} for side, res in (("right", ext.right), ("left", ext.left))
+                for launch in res.extra.get("launches", [])]
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        if cols:
+            with open(folder / "ends.tsv", "w") as fh:
+                fh.write("\t".join(cols) + "\n")
+                for row in zip(*cols.values()):
+                    fh.write("\t".join(str(v) for v in row) + "\n")
+        if launches:
+            (folder / "launches.json").write_text(json.dumps(launches, indent=1) + "\n")
+        return
+    if cols:
+        pq.write_table(pa.table(cols), folder / "ends.parquet")
+    if launches:
+        pq.write_table(pa.Table.from_pylist(launches), folder / "launches.parquet")
+
+
+def normalize_records(root: Path) -> list[Path]:
+    """Turns the TSV/JSON tables a bare GPU node wrote into parquet (run before committing)."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    done = []
+    for tsv in sorted(Path(root).rglob("ends.tsv")):
+        if tsv.parent.name.startswith("."):  # a temporary left by a killed run: not a record
+            continue
+        table = pacsv.read_csv(tsv, parse_options=pacsv.ParseOptions(delimiter="\t"))
+        with atomic_path(tsv.with_name("ends.parquet")) as tmp:  # a kill keeps the TSV, to redo
+            pq.write_table(table, tmp)
+        tsv.unlink()
+        done.append(tsv.parent)
+    for js in sorted(Path(root).rglob("launches.json")):
+        if js.parent.name.startswith("."):
+            continue
+        with atomic_path(js.with_name("launches.parquet")) as tmp:
+            pq.write_table(pa.Table.from_pylist(json.loads(js.read_text())), tmp)
+        js.unlink()
+    return done
+
+
+def write_record(summary: dict, ext: Extension, root: Path | None = None, run_id: str | None = None) -> Path:
+    """Writes one run's folder atomically; returns it.
+
+    The per-end table is written for the CPU oracle and for any run that differs from it; a run
+    checked bit-identical to the oracle (``matches_cpu``) would only store the same table again,
+    so its summary says so (``ends_table``) instead.
+    """
+    root = Path(root) if root is not None else paths.results_dir(summary["machine"])
+    run_id = run_id or run_id_for(summary["dataset"], summary["k"], summary["backend"], summary["protocol"])
+    root.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=temp_prefix(run_id), dir=root))
+    try:
+        summary = {**summary, "run_id": run_id}
+        with_ends = summary["backend"] == "cpu" or summary.get("matches_cpu") is not True
+        if not with_ends:
+            summary["ends_table"] = "identical to the cpu backend's record of this dataset (matches_cpu)"
+        (tmp / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
+        _write_tables(tmp, ext, with_ends=with_ends)
+        final = root / run_id
+        old = root / f".{run_id}.old"
+        shutil.rmtree(old, ignore_errors=True)  # a kill during an earlier removal may have left one
+        if final.exists():
+            os.replace(final, old)
+        publish(tmp, final, directory=True)  # mkdtemp's 0700 would hide the record from the group
+        clear_leftovers(root, run_id)
+        return final
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def clear_leftovers(root: Path, run_id: str) -> None:
+    """Removes what killed writes of record ``run_id`` left beside it, once it is whole again.
+
+    The previous copy moved aside (``.<run-id>.old``) and the temporaries of dead writers on this
+    host (:func:`lassm.atomic.remove_stale`). Called after a record is written and when a sweep
+    finds it recorded, so a re-run leaves no hidden leftovers of the points it covers.
+
+    Parameters
+    ----------
+    root : Path
+        The machine's results folder.
+    run_id : str
+        The record's folder name.
+    """
+    if (root / run_id / "summary.json").is_file():
+        shutil.rmtree(root / f".{run_id}.old", ignore_errors=True)
+    if root.is_dir():
+        remove_stale(root, run_id)
+
+
+def run_id_for(dataset: str, k: int, backend: str, protocol: str) -> str:
+    return f"{slug(dataset)}__k{int(k)}__{slug(backend)}__{slug(protocol)}"
+
+
+def run_point(ds: Dataset, dataset: str, params: Params, backend: str, command: str,
+              machine: str | None = None, root: Path | None = None, check_cpu: bool = True,
+              cpu_ext: Extension | None = None, reference: dict[int, str] | None = None,
+              repeats: int = 1, warmup: int = 0, keep_output: Callable[[Extension], None] | None = None,
+              **options) -> tuple[Path, dict]:
+    """Runs one sweep point, checks it against the CPU oracle in the same run, records it.
+
+    Parameters
+    ----------
+    ds, dataset, params, backend, command, machine, root
+        The point, its name, its kernel parameters and where its record goes.
+    check_cpu : bool
+        Check a GPU backend's output against the CPU oracle.
+    cpu_ext : Extension, optional
+        The oracle's output for this dataset and k, already computed (a sweep runs it once per
+        dataset); computed here when needed and not given.
+    reference : dict, optional
+        MetaHipMer's own output, contig id -> extended sequence (``matches_reference``).
+    repeats : int
+        Timed runs; ``kernel_seconds`` is their median, each is kept in ``kernel_seconds_runs``.
+        Every repeat's output is checked: against the oracle, or on the CPU against the first.
+    warmup : int
+        Untimed runs before them (compilation, caches, clocks).
+    keep_output : callable, optional
+        Called with the first timed run's output (the sweep keeps the CPU's as the oracle).
+    **options
+        Passed to the backend (``protocol``...).
+
+    Returns
+    -------
+    (Path, dict)
+        The record folder and its ``summary.json`` content.
+    """
+    from .extend import extend
+
+    if repeats < 1 or warmup < 0:
+        raise ValueError(f"repeats = {repeats} must be at least 1 and warmup = {warmup} not negative")
+    for _ in range(warmup):
+        extend(ds, params, backend=backend, **options)
+    if backend != "cpu" and check_cpu and cpu_ext is None:
+        cpu_ext = extend(ds, params, backend="cpu")
+    times: list[float] = []
+    diffs: list[str] = []
+    first: Extension | None = None
+    for _ in range(repeats):
+        ext = extend(ds, params, backend=backend, **options)
+        times.append(float(ext.kernel_seconds))
+        if first is None:
+            first = ext
+            if keep_output is not None:
+                keep_output(ext)
+        if backend == "cpu":
+            diffs += ext.compare(first)  # it is the oracle: its repeats must agree
+        elif check_cpu:
+            diffs += ext.compare(cpu_ext)
+    matches: bool | None = not diffs if backend == "cpu" or check_cpu else None
+    extra: dict = {"kernel_seconds": float(statistics.median(times)), "kernel_seconds_runs": times,
+                   "repeats": int(repeats), "warmup": int(warmup)}
+    if diffs:
+        extra["cpu_differences"] = sorted(set(diffs))
+    if backend != "cpu" and check_cpu:
+        extra["cpu_seconds"] = cpu_ext.wall_seconds
+    if reference is not None:
+        mine = {int(c): ext.extended(i).decode() for i, c in enumerate(ds.cids)}
+        extra["matches_reference"] = mine == reference
+    summary = summarize(ext, dataset, matches, command, machine=machine, extra=extra)
+    return write_record(summary, ext, root=root), summary

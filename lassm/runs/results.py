@@ -1,0 +1,237 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Our run records as tables: every ``summary.json`` under ``data/results/`` in one DataFrame.
+
+Records are stored raw by :mod:`lassm.runs.records` (one folder per run); this module only reads and
+projects them, for the book's chapters: scalar fields become columns, lists and dicts stay out.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from .. import paths
+from ..errors import LassmError
+
+#: Columns every record table has, whatever its records hold.
+RECORD_COLUMNS: tuple[str, ...] = ("machine", "run_id", "device", "backend", "protocol", "dataset", "k",
+                                   "kernel_seconds", "benchmark")
+
+
+def _results_root() -> Path:
+    return paths.results_dir("_").parent
+
+
+def load_records(machine: str | None = None, *, benchmark: bool | None = None) -> pd.DataFrame:
+    """Every run record (``<machine>/<run-id>/summary.json``) as one row.
+
+    Parameters
+    ----------
+    machine : str, optional
+        A folder under ``data/results/`` (default: every machine).
+    benchmark : bool, optional
+        ``True``: only ``bench__*`` records; ``False``: only sweep records; default both.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The scalar fields of each record (:data:`RECORD_COLUMNS` always present), sorted by
+        machine and run id.
+
+    Raises
+    ------
+    LassmError
+        When no record matches.
+    """
+    root = _results_root()
+    folders = [root / machine] if machine else sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+    rows = []
+    for folder in folders:
+        for summary in sorted(folder.glob("*/summary.json")):
+            if summary.parent.name.startswith("."):  # a record still being written, or left by a kill
+                continue
+            rec = json.loads(summary.read_text())
+            row = {k: v for k, v in rec.items() if not isinstance(v, (list, dict))}
+            row.setdefault("machine", folder.name)
+            row.setdefault("run_id", summary.parent.name)
+            row["benchmark"] = bool(rec.get("benchmark", summary.parent.name.startswith("bench__")))
+            rows.append(row)
+    df = pd.DataFrame(rows)
+    for c in RECORD_COLUMNS:
+        if c not in df.columns:
+            df[c] = pd.NA
+    if benchmark is not None and len(df):
+        df = df[df["benchmark"] == benchmark]
+    if df.empty:
+        raise LassmError(f"{root}: no run record for machine={machine!r}, benchmark={benchmark!r}")
+    return df.sort_values(["machine", "run_id"]).reset_index(drop=True)
+
+
+def load_metrics(machine: str) -> pd.DataFrame:
+    """``data/results/<machine>/metrics.csv`` (written by ``lassm metrics derive``).
+
+    Parameters
+    ----------
+    machine : str
+        A folder under ``data/results/``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (dataset, k, protocol); see :func:`lassm.analysis.derive.machine_metrics`.
+    """
+    path = paths.results_dir(machine) / "metrics.csv"
+    if not path.exists():
+        raise LassmError(f"{path}: no metrics; run 'lassm metrics derive --machine {machine}'")
+    return pd.read_csv(path)
+
+
+def reference_timings() -> pd.DataFrame:
+    """``data/reference-timings.csv``: other programs' kernel times, with their sources.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``program, machine, device, dataset, k, kernel_seconds, source``.
+    """
+    from ..datafiles import data_csv, read_data_csv
+
+    return read_data_csv(data_csv("reference-timings.csv"))
+
+
+def study_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the paper's study: the faithful protocols (not the fast variant or its ablation
+    builds, lassm.backends.nvrtc.VARIANTS) on the sample and generated datasets (not the real-genome
+    ones), so that the chapters that re-run the study compare like with like."""
+    from ..backends.nvrtc import VARIANTS
+
+    keep = ~df["protocol"].isin(list(VARIANTS)) & ~df["dataset"].astype(str).str.startswith("real-")
+    return df[keep].reset_index(drop=True)
+
+
+def bench_table(machine: str) -> pd.DataFrame:
+    """The benchmark records of a machine, in milliseconds, with the CPU and reference ratios.
+
+    Parameters
+    ----------
+    machine : str
+        A folder under ``data/results/``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per (dataset, k, protocol): ``kernel_ms``, ``cpu_ms`` (CPU backend, best of its runs),
+        ``cpu_threads``, ``cpu_over_gpu`` (``speedup_vs_cpu``), ``matches_cpu``, and
+        ``reference_ms`` / ``reference_over_ours`` where ``data/reference-timings.csv`` has a
+        time of another program for that machine and dataset (else NaN).
+    """
+    df = load_records(machine, benchmark=True)
+    out = pd.DataFrame({"dataset": df["dataset"], "k": df["k"].astype(int), "protocol": df["protocol"],
+                        "backend": df["backend"], "kernel_ms": df["kernel_seconds"].astype(float) * 1e3,
+                        "cpu_ms": pd.to_numeric(df.get("cpu_seconds"), errors="coerce") * 1e3,
+                        "cpu_threads": df.get("cpu_threads"),
+                        "cpu_over_gpu": pd.to_numeric(df.get("speedup_vs_cpu"), errors="coerce"),
+                        "matches_cpu": df.get("matches_cpu")})
+    ref = reference_timings()
+    ref = ref[ref["machine"] == machine][["dataset", "kernel_seconds", "program"]]
+    ref = ref.rename(columns={"kernel_seconds": "reference_s", "program": "reference"})
+    out = out.merge(ref, on="dataset", how="left")
+    out["reference_ms"] = out.pop("reference_s").astype(float) * 1e3
+    out["reference_over_ours"] = out["reference_ms"] / out["kernel_ms"]
+    return out.sort_values(["dataset", "protocol"]).reset_index(drop=True)
+
+
+def scaling_table(machine: str) -> pd.DataFrame:
+    """The strong-scaling records of ``machine`` (``scaling__*__gpus<G>``), one row per GPU count.
+
+    Speedups are over the one-GPU record of the same run: ``speedup_wall`` (the whole sharded
+    extend: plan, worker runs, transfer back, merge), ``speedup_compute`` (the workers' part) and
+    ``speedup_kernel`` (the kernels' critical path, the slowest shard's CUDA-event time).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``gpus``, ``wall_seconds``, ``compute_wall_seconds``, ``merge_seconds``,
+        ``kernel_seconds``, the three speedups, ``parallel_efficiency`` (wall speedup / gpus) and
+        ``matches_1gpu`` / ``matches_cpu``.
+    """
+    recs = load_records(machine)
+    rows = recs[recs["run_id"].str.startswith("scaling__")].copy()
+    if rows.empty:
+        raise LassmError(f"no scaling records under data/results/{machine}/")
+    rows = rows.sort_values("gpus").reset_index(drop=True)
+    one = rows[rows["gpus"] == 1]
+    if one.empty:
+        raise LassmError(f"{machine}: the scaling records have no 1-GPU run to compare with")
+    base = one.iloc[0]
+    for what, col in (("wall", "wall_seconds"), ("compute", "compute_wall_seconds"), ("kernel", "kernel_seconds")):
+        rows[f"speedup_{what}"] = base[col] / rows[col]
+    rows["parallel_efficiency"] = rows["speedup_wall"] / rows["gpus"]
+    keep = ["gpus", "wall_seconds", "compute_wall_seconds", "merge_seconds", "kernel_seconds",
+            "speedup_wall", "speedup_compute", "speedup_kernel", "parallel_efficiency",
+            "matches_1gpu", "matches_cpu"]
+    return rows[keep]
+
+
+def sweep_timings(machine: str) -> pd.DataFrame:
+    """The sweep's wall time in one process and on ``--cluster local-cuda:N`` (``scaling__sweep__gpus<N>.json``)."""
+    import json
+
+    files = sorted((_results_root() / machine).glob("scaling__sweep__gpus*.json"))
+    rows = [json.loads(p.read_text()) for p in files]
+    df = pd.DataFrame([{key: r[key] for key in ("gpus", "direct_wall_seconds", "cluster_wall_seconds")}
+                       | {"same_output": all(r["same_output"].values())} for r in rows])
+    if not df.empty:
+        df["speedup"] = df["direct_wall_seconds"] / df["cluster_wall_seconds"]
+    return df
+
+
+def ablation_costs(bench: pd.DataFrame, base: str = "fast", datasets: list[str] | None = None) -> pd.DataFrame:
+    """Each ablation build's kernel time over ``base``'s, per dataset: what undoing one change costs.
+
+    Parameters
+    ----------
+    bench : :func:`bench_table` rows (``dataset``, ``protocol``, ``kernel_ms``).
+    base : the build every other ``base-*`` build is measured against.
+    datasets : columns to keep, in this order (default: every dataset ``base`` ran on).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index: the ``base-*`` builds; columns: datasets; values: time / ``base``'s time.
+    """
+    rows = bench[(bench["protocol"] == base) | bench["protocol"].str.startswith(base + "-")]
+    times = rows.pivot_table(index="protocol", columns="dataset", values="kernel_ms", aggfunc="first")
+    if base not in times.index:
+        raise LassmError(f"no {base!r} benchmark to measure the ablation builds against")
+    cols = [d for d in (datasets or list(times.columns)) if d in times.columns and pd.notna(times.loc[base, d])]
+    return (times[cols] / times.loc[base, cols]).drop(index=base)
+
+
+def against_published(ours: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
+    """Where our points sit on the potential-speedup plot against the published ports', per k.
+
+    Parameters
+    ----------
+    ours : one row per k with ``k``, ``x``, ``y`` and ``beyond_model`` (``metrics.csv`` rows).
+    published : ``k``, ``x``, ``y`` of the published ports (:func:`lassm.analysis.paper.speedup_points`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per k: our x and y, the best published x and y, and whether ours is right of all and
+        above all of them (strictly), and beyond the model.
+    """
+    best = published.groupby("k")[["x", "y"]].max().rename(columns={"x": "published x (max)",
+                                                                     "y": "published y (max)"})
+    out = ours[["k", "x", "y", "beyond_model"]].merge(best, left_on="k", right_index=True, how="inner")
+    out["right of all"] = out["x"] > out["published x (max)"]
+    out["above all"] = out["y"] > out["published y (max)"]
+    out = out.rename(columns={"beyond_model": "beyond the model"})
+    return out[["k", "x", "y", "published x (max)", "published y (max)", "right of all", "above all",
+                "beyond the model"]].sort_values("k").reset_index(drop=True)
+
+
+__all__ = ["RECORD_COLUMNS", "ablation_costs", "against_published", "bench_table", "load_metrics", "load_records",
+           "reference_timings", "scaling_table", "study_rows", "sweep_timings"]

@@ -1,0 +1,245 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The main job: every sweep point (dataset x k x backend x protocol) on this machine.
+
+Resumable: a point whose ``summary.json`` exists is skipped (``force`` re-runs it); each point
+is written atomically, so a killed sweep loses nothing already recorded; a failing point is
+reported and the rest goes on.
+
+Two paths run a point through the same function, :func:`run_one`:
+
+* direct (the default, and what ``make book`` uses): in this process, the dataset loaded once;
+* ``notebooks=True`` (``lassm run --notebooks``): Papermill executes ``notebooks/run.ipynb``
+  with the point as its parameters, and the executed notebook is renamed into the point's
+  record folder as ``run.ipynb`` once the record is written. It is executed under a temporary
+  name beside the folder, so no half-written notebook is ever left under a record's name.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shlex
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+
+from .. import backends, paths
+from ..workloads.local_assembly import datasets
+from ..atomic import publish, temp_prefix
+from ..errors import LassmError
+from ..workloads.local_assembly.config import Params
+from ..workloads.local_assembly.dataset import Dataset
+from ..workloads.local_assembly.result import Extension
+from .point import protocols_of, run_one
+from .records import clear_leftovers, machine_for_backend, run_id_for, slug
+
+#: The notebook that ``lassm run --notebooks`` executes for each point (a checkout's file).
+RUN_NOTEBOOK = paths.REPO / "notebooks" / "run.ipynb"
+
+#: File name of the executed notebook inside a record folder.
+NOTEBOOK_NAME = "run.ipynb"
+
+
+def main_job(machine: str | None = None, backend_names: list[str] | None = None,
+             dataset_names: list[str] | None = None, protocols: list[str] | None = None,
+             ks: list[int] | None = None, force: bool = False, progress: bool = True,
+             root: Path | None = None, notebooks: bool = False, template: Path | None = None,
+             cluster: str | None = None, client: object | None = None,
+             points: list[tuple] | None = None, repeats: int = 1, warmup: int = 0) -> list[dict]:
+    """Runs the sweep; returns one status row per point.
+
+    Parameters
+    ----------
+    machine : results folder name (default: derived from the device).
+    backend_names : default: the best backend present, plus ``cpu`` (the oracle) if different.
+    dataset_names : names understood by :func:`lassm.workloads.local_assembly.datasets.load` (default: ``sample-k77``).
+    protocols : GPU insert protocols (default: every one the backend has).
+    ks : start k values (default: each dataset's own).
+    force : re-run points already recorded.
+    root : write records here instead of ``data/results/<machine>/`` (direct path only).
+    notebooks : execute ``template`` with Papermill per point and keep it in the record.
+    template : the notebook to execute (default :data:`RUN_NOTEBOOK`).
+    cluster : a ``--cluster`` value (:func:`lassm.runs.distributed.connect`): each point becomes a Dask
+        task on a worker (one GPU each), which writes the point's record itself.
+    client : a ``distributed.Client`` already connected (instead of ``cluster``).
+    points : (dataset, k, backend, protocol) tuples to run instead of the product of the lists
+        above (the campaign's plan, :mod:`lassm.campaign`).
+    repeats, warmup : timed and untimed runs per point on the direct path
+        (:func:`lassm.runs.records.run_point`); the notebook and cluster paths run each point once.
+    """
+    if notebooks:
+        _check_notebook_tools(template or RUN_NOTEBOOK)
+        if root is not None:
+            raise LassmError("notebooks=True writes records under data/results/<machine>/ (LASSM_RESULTS); drop root")
+    command = "lassm " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    if points is None:
+        best = backends.best()
+        backend_names = backend_names or ([best, "cpu"] if best != "cpu" else ["cpu"])
+        dataset_names = dataset_names or ["sample-k77"]
+        points = []
+        for dname in dataset_names:
+            for k in ks or [None]:
+                for bname in backend_names:
+                    for proto in protocols_of(bname) if not protocols or bname == "cpu" else protocols:
+                        points.append((dname, k, bname, proto))
+    machine_name = slug(machine) if machine else None
+    if cluster or client is not None:
+        if notebooks:
+            raise LassmError("--notebooks runs each point in this process; drop --cluster or --notebooks")
+        return _main_job_on_cluster(points, cluster, client, machine_name, force, command, root, progress)
+    rows: list[dict] = []
+    loaded: dict = {}
+    oracles: dict = {}  # (dataset, k) -> the CPU's output, run once per dataset and k
+    bar = _progress(progress)
+    with bar:
+        task = bar.add_task("sweep", total=sum(_weight(p[0], repeats, warmup) for p in points))
+        for dname, k, bname, proto in points:
+            bar.update(task, description=f"{dname} k={k or '-'} {bname}/{proto}")
+            row = {"dataset": dname, "k": k, "backend": bname, "protocol": proto}
+            try:
+                if (dname, k) not in loaded:
+                    loaded.clear()  # a plan groups a dataset's points: keep one dataset in memory
+                    oracles.clear()
+                    loaded[(dname, k)] = datasets.load(dname, k)
+                ds, start_k = loaded[(dname, k)]
+                row["k"] = start_k
+                mname = machine_name or machine_for_backend(bname)
+                row["machine"] = mname
+                run_id = run_id_for(dname, start_k, bname, proto)
+                if mname and not force and (paths.results_dir(mname) / run_id / "summary.json").exists():
+                    row["status"] = "skipped (recorded)"
+                    clear_leftovers(paths.results_dir(mname), run_id)
+                else:
+                    if notebooks:
+                        folder, summary = run_notebook(dname, start_k, bname, proto, mname, template=template)
+                    else:
+                        key = (dname, k)
+                        if bname != "cpu" and key not in oracles:
+                            oracles[key] = _oracle(ds, start_k)
+                        keep = (lambda ext, key=key: oracles.setdefault(key, ext)) if bname == "cpu" else None
+                        folder, summary = run_one(dname, start_k, bname, proto, mname, ds=ds, command=command,
+                                                  root=root, repeats=repeats, warmup=warmup,
+                                                  cpu_ext=oracles.get(key), keep_output=keep)
+                    row["status"] = "ok" if summary["matches_cpu"] is not False else "MISMATCH"
+                    row["folder"] = str(folder)
+                    row["kernel_seconds"] = summary["kernel_seconds"]
+            except LassmError as exc:
+                row["status"] = f"failed: {exc}"
+            except Exception as exc:  # a failing point is reported, the sweep goes on
+                row["status"] = f"failed: {_describe(exc)}"
+                if not _is_notebook_error(exc):  # the notebook's traceback is in the error itself
+                    traceback.print_exc(file=sys.stderr)
+            rows.append(row)
+            bar.advance(task, _weight(dname, repeats, warmup))
+    return rows
+
+
+def _oracle(ds: Dataset, k: int) -> Extension:
+    """The CPU backend's output for a dataset: what every GPU point of it is checked against."""
+    from .extend import extend
+
+    return extend(ds, Params(k=k), backend="cpu")
+
+
+def _weight(dataset: str, repeats: int, warmup: int) -> float:
+    """A point's share of the bar: its runs, times the replication of its dataset (``x20``)."""
+    m = re.search(r"x(\d+)$", dataset)
+    return (repeats + warmup) * (int(m[1]) if m and not dataset.endswith((".dat", ".parquet")) else 1)
+
+
+def _main_job_on_cluster(points: list[tuple], cluster: str | None, client: object | None, machine: str | None,
+                         force: bool, command: str, root: Path | None, progress: bool) -> list[dict]:
+    """The sweep's points as Dask tasks (``lassm.runs.distributed``): same records, same resumability."""
+    from . import distributed
+
+    bar = _progress(progress)
+    with contextlib.ExitStack() as stack:
+        if client is None:
+            client = stack.enter_context(distributed.connect(cluster))
+        with bar:
+            task = bar.add_task("sweep", total=len(points))
+            return distributed.run_points(client, points, machine=machine, force=force, command=command,
+                                          root=root, bar=bar, task=task)
+
+
+def run_notebook(dataset: str, k: int, backend: str, protocol: str, machine: str,
+                 template: Path | None = None) -> tuple[Path, dict]:
+    """Executes the run notebook for one point; the executed copy lands in the record folder.
+
+    The notebook records the point itself (through :func:`run_one`); only after it has finished
+    is its executed copy renamed from a temporary name to ``<record>/run.ipynb``. On failure the
+    temporary copy is removed and the notebook's error is raised.
+    """
+    import papermill
+
+    template = Path(template or RUN_NOTEBOOK)
+    machine_dir = paths.results_dir(machine)
+    run_id = run_id_for(dataset, k, backend, protocol)
+    machine_dir.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=temp_prefix(run_id), suffix=".ipynb", dir=machine_dir)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        params = {"dataset": dataset, "k": int(k), "backend": backend, "protocol": protocol, "machine": machine}
+        papermill.execute_notebook(str(template), str(tmp), parameters=params, kernel_name="python3",
+                                   cwd=str(template.parent), progress_bar=False, log_output=False)
+        folder = machine_dir / run_id
+        summary_path = folder / "summary.json"
+        if not summary_path.is_file():
+            raise LassmError(f"{template}: ran without writing {summary_path}")
+        publish(tmp, folder / NOTEBOOK_NAME)  # with an ordinary file's mode, not mkstemp's 0600
+        return folder, json.loads(summary_path.read_text())
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _check_notebook_tools(template: Path) -> None:
+    """Fails early, with what to install, when the notebook path cannot run."""
+    if not Path(template).is_file():
+        raise LassmError(f"{template}: no such notebook; --notebooks runs from a checkout of lassm")
+    for module in ("papermill", "ipykernel"):
+        try:
+            __import__(module)
+        except ImportError:
+            raise LassmError(f"--notebooks needs {module}: pip install 'lassm[book]'") from None
+
+
+def _is_notebook_error(exc: BaseException) -> bool:
+    return type(exc).__name__ == "PapermillExecutionError"
+
+
+def _describe(exc: BaseException) -> str:
+    """One line for a failed point: a notebook's own exception name and message, else ours."""
+    if _is_notebook_error(exc):
+        return f"{getattr(exc, 'ename', 'Error')}: {getattr(exc, 'evalue', exc)} (in {NOTEBOOK_NAME})"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _progress(enabled: bool):
+    """A rich progress bar (description, bar, share done, elapsed, ETA); silent when ``enabled`` is false."""
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), TimeElapsedColumn(),
+                    TextColumn("ETA"), TimeRemainingColumn(), disable=not enabled)
+
+
+def record_frames(folder: str | Path) -> dict:
+    """The tables of one record folder, for display: ``summary`` (one value per key), ``ends``, ``launches``.
+
+    Nested values of ``summary.json`` (``params``, ``versions``, lists) are shown as JSON text.
+    A table the record does not hold (``ends`` of a run identical to the CPU's, ``launches`` of
+    a CPU run) is left out.
+    """
+    import pandas as pd
+
+    folder = Path(folder)
+    summary = json.loads((folder / "summary.json").read_text())
+    flat = {key: json.dumps(val, sort_keys=True) if isinstance(val, (dict, list)) else val
+            for key, val in sorted(summary.items())}
+    frames = {"summary": pd.DataFrame({"value": pd.Series(flat, dtype=object)})}
+    for name in ("ends", "launches"):
+        if (folder / f"{name}.parquet").is_file():
+            frames[name] = pd.read_parquet(folder / f"{name}.parquet")
+    return frames

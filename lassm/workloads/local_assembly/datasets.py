@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Named datasets, so a sweep, a notebook and the CLI speak of inputs the same way.
+
+* ``sample-k77`` / ``sample-k21``: the embedded real MetaHipMer inputs (``data/metahipmer-sample``).
+* ``gen-k<K>[-s<SCALE>][-seed<N>]``: the Table II generator at start k ``K`` (scale 1 by default).
+* ``real-<preset>-k<K>``: a committed real-genome dataset (``data/real/``, :mod:`lassm.workloads.local_assembly.real`).
+* anything else: a path to a ``.dat`` or ``.parquet`` file.
+
+Any name may end in ``x<N>`` (``sample-k77x20``): the dataset replicated N times, for scale runs.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+from . import formats
+from ... import paths
+from .dataset import Dataset
+from ...errors import LassmError
+
+_TIMES = re.compile(r"^(?P<base>.+)x(?P<times>\d+)$")
+_GEN = re.compile(r"^gen-k(?P<k>\d+)(?:-s(?P<scale>[0-9.]+))?(?:-seed(?P<seed>\d+))?$")
+_REAL = re.compile(r"^real-(?P<preset>[a-z0-9]+)-k(?P<k>\d+)$")
+
+
+def load(name: str, k: int | None = None) -> tuple[Dataset, int]:
+    """Returns the dataset called ``name`` and its start k (``k`` overrides it)."""
+    m = _TIMES.match(name)
+    if m and not name.endswith((".dat", ".parquet")):
+        ds, start_k = load(m["base"], k)
+        return replace(ds.replicate(int(m["times"])), name=name), start_k
+    if name.startswith("sample-"):
+        key = name.removeprefix("sample-")
+        if key not in paths.SAMPLE_K:
+            raise LassmError(f"unknown sample {name!r}; choose sample-k77 or sample-k21")
+        ds = formats.read_dat(paths.sample(key), name=name, k=paths.SAMPLE_K[key])
+        return ds, k or paths.SAMPLE_K[key]
+    m = _GEN.match(name)
+    if m:
+        from .generate import generate
+
+        gk = int(m["k"])
+        ds = generate(k=gk, scale=float(m["scale"] or 1.0), seed=int(m["seed"] or 0))
+        return ds, k or gk
+    m = _REAL.match(name)
+    if m:
+        path = paths.data_dir() / "real" / f"{name}.parquet"
+        if not path.exists():
+            raise LassmError(f"unknown real-genome dataset {name!r}: no {path} (build it with lassm data real)")
+        return replace(formats.read_dataset(str(path), k=int(m["k"])), name=name), k or int(m["k"])
+    ds = formats.read_dataset(name, k=k)
+    if (k or ds.k) is None:
+        raise LassmError(f"{name}: the start k is not recorded in the file; pass --k")
+    return ds, k or ds.k
+
+
+def check_name(name: str) -> str:
+    """Refuses a name :func:`load` could not load, without reading or generating anything.
+
+    Parameters
+    ----------
+    name : str
+        A dataset name or a file path, as :func:`load` takes it.
+
+    Returns
+    -------
+    str
+        ``name``, when it is a known sample, a generator name with k in range, a committed
+        real-genome dataset, or an existing file.
+    """
+    from .config import MAX_KMER_LEN, MIN_KMER_LEN
+
+    m = _TIMES.match(name)
+    if m and not name.endswith((".dat", ".parquet")):
+        if int(m["times"]) < 1:
+            raise LassmError(f"dataset {name!r}: replicated {m['times']} times; use x1 or more")
+        check_name(m["base"])
+        return name
+    if name.startswith("sample-"):
+        if name.removeprefix("sample-") not in paths.SAMPLE_K:
+            raise LassmError(f"unknown sample {name!r}; choose sample-k77 or sample-k21")
+        return name
+    m = _GEN.match(name)
+    if m:
+        if not MIN_KMER_LEN <= int(m["k"]) <= MAX_KMER_LEN:
+            raise LassmError(f"dataset {name!r}: k = {m['k']} is outside {MIN_KMER_LEN}..{MAX_KMER_LEN}")
+        try:
+            scale = float(m["scale"] or 1.0)
+        except ValueError:
+            raise LassmError(f"dataset {name!r}: scale {m['scale']!r} is not a number") from None
+        if not scale > 0:
+            raise LassmError(f"dataset {name!r}: scale {m['scale']} must be above 0")
+        return name
+    if _REAL.match(name):
+        path = paths.data_dir() / "real" / f"{name}.parquet"
+        if not path.is_file():
+            raise LassmError(f"unknown real-genome dataset {name!r}: no {path} (build it with lassm data real)")
+        return name
+    if not Path(name).is_file():
+        raise LassmError(f"{name!r} is neither a dataset name (sample-k77, sample-k21, gen-k<K>[-s<SCALE>]"
+                         f"[-seed<N>], real-<preset>-k<K>, any of them + x<N>) nor a file")
+    return name
+
+
+def reference_output(name: str) -> dict[int, str] | None:
+    """MetaHipMer's own output for an embedded sample, else None."""
+    if name.startswith("sample-") and name.removeprefix("sample-") in paths.SAMPLE_K:
+        return formats.read_extended(paths.sample_reference(name.removeprefix("sample-")))
+    return None

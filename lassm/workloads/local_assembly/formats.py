@@ -1,0 +1,378 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Reading and writing datasets and results.
+
+* MetaHipMer's ``.dat`` local-assembly dump: one record per contig,
+  ``cid contig depth n_left n_right`` then ``n_left + n_right`` triples ``read_id seq qual``.
+  A record may be spread over several lines (``localassm_562299.dat``); the lines are joined.
+* A columnar parquet file (one row per contig, reads as list columns) for generated datasets.
+* FASTA/FASTQ export, and MetaHipMer's output ``cid extended_sequence``.
+
+Bad input raises :class:`~lassm.errors.InputError` naming the file, line and field, and no
+output file is left behind (every writer is atomic). A contig id may appear once per input:
+the output is keyed by it, so a second record of an id is refused (:func:`refuse_repeated_cids`).
+"""
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ...atomic import atomic_open, atomic_path
+from .dataset import Dataset, Reads
+from ...errors import InputError
+from .result import Extension
+
+_BASES = frozenset(b"ACGTN")
+
+
+def _is_int(tok: str) -> bool:
+    return tok.isdigit()
+
+
+def _looks_like_header(tokens: list[str]) -> bool:
+    """A line that starts a new record: ``cid seq depth n_left n_right``."""
+    if len(tokens) < 5 or not (_is_int(tokens[0]) and _is_int(tokens[3]) and _is_int(tokens[4])):
+        return False
+    try:
+        float(tokens[2])
+    except ValueError:
+        return False
+    return True
+
+
+def _check_bases(path: str, line: int, field: str, seq: str) -> None:
+    bad = set(seq.encode()) - _BASES
+    if bad:
+        pos = next(i for i, c in enumerate(seq.encode()) if c in bad)
+        raise InputError(path, line, field, f"base {seq[pos]!r} at position {pos + 1} is not one of A, C, G, T, N")
+
+
+def _parse_record(path: str, toks: list[tuple[str, int]]) -> tuple[int, bytes, float, list, list]:
+    (cid_s, l0), (seq, l1), (depth_s, l2), (nl_s, l3), (nr_s, l4) = toks[:5]
+    if not _is_int(cid_s):
+        raise InputError(path, l0, "cid", f"{cid_s!r} is not a non-negative integer contig id")
+    _check_bases(path, l1, f"contig {cid_s} sequence", seq)
+    try:
+        depth = float(depth_s)
+    except ValueError:
+        raise InputError(path, l2, f"contig {cid_s} depth", f"{depth_s!r} is not a number") from None
+    if not math.isfinite(depth) or depth < 0:
+        raise InputError(path, l2, f"contig {cid_s} depth", f"{depth_s!r} must be finite and >= 0")
+    reads: list[list] = [[], []]
+    n_side = (int(nl_s), int(nr_s))
+    pos = 5
+    for side, n in enumerate(n_side):
+        for j in range(n):
+            (rid, _), (rseq, ls), (rqual, lq) = toks[pos : pos + 3]
+            pos += 3
+            what = f"contig {cid_s} {'left' if side == 0 else 'right'} read {j + 1} ({rid})"
+            _check_bases(path, ls, what + " sequence", rseq)
+            if len(rqual) != len(rseq):
+                raise InputError(
+                    path, lq, what + " qualities",
+                    f"{len(rqual)} quality characters for {len(rseq)} bases",
+                )
+            if any(not 33 <= c <= 126 for c in rqual.encode()):
+                raise InputError(path, lq, what + " qualities", "quality characters must be printable ASCII 33..126")
+            reads[side].append((rid, rseq.encode(), rqual.encode()))
+    return int(cid_s), seq.encode(), depth, reads[0], reads[1]
+
+
+def read_dat(path: str | os.PathLike, name: str | None = None, k: int | None = None) -> Dataset:
+    """Reads a MetaHipMer local-assembly ``.dat`` file.
+
+    Parameters
+    ----------
+    path : the file.
+    name : label for the dataset (default: the file's stem).
+    k : the start k it was dumped for, where known.
+
+    Returns
+    -------
+    Dataset
+    """
+    path = str(path)
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    try:
+        lines = raw.decode("ascii", errors="strict").splitlines()
+    except UnicodeDecodeError as exc:  # located like every other error: line, then column
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise InputError(path, line, "encoding",
+                         f"byte 0x{raw[exc.start]:02x} at column {column} is not ASCII") from None
+    records: list[tuple] = []
+    starts: list[int] = []  # the line each record starts at
+    toks: list[tuple[str, int]] = []
+    expected = 0
+    for lineno, line in enumerate(lines, start=1):
+        words = line.split()
+        if not words:
+            continue
+        if toks and _looks_like_header(words):
+            have = (len(toks) - 5) // 3
+            raise InputError(
+                path, toks[0][1], f"contig {toks[0][0]} n_left/n_right",
+                f"the record declares {(expected - 5) // 3} reads but the next record starts "
+                f"at line {lineno} after {have}",
+            )
+        if not toks:
+            if len(words) < 5:
+                raise InputError(path, lineno, "record header", f"expected 'cid sequence depth n_left n_right', got {len(words)} fields")
+            if not (_is_int(words[3]) and _is_int(words[4])):
+                bad = 3 if not _is_int(words[3]) else 4
+                field = "n_left" if bad == 3 else "n_right"
+                raise InputError(path, lineno, field, f"{words[bad]!r} is not a non-negative integer read count")
+            expected = 5 + 3 * (int(words[3]) + int(words[4]))
+        toks.extend((w, lineno) for w in words)
+        if len(toks) > expected:
+            raise InputError(
+                path, lineno, f"contig {toks[0][0]} n_left/n_right",
+                f"the record declares {(expected - 5) // 3} reads but line {lineno} holds more fields "
+                f"({len(toks)} for {expected})",
+            )
+        if len(toks) == expected:
+            records.append(_parse_record(path, toks))
+            starts.append(toks[0][1])
+            toks = []
+    if toks:
+        raise InputError(
+            path, toks[0][1], f"contig {toks[0][0]} n_left/n_right",
+            f"the file ends inside the record: {len(toks)} of {expected} fields",
+        )
+    if not records:
+        raise InputError(path, None, "file", "empty: no contig records")
+    refuse_repeated_cids(path, np.fromiter((r[0] for r in records), np.int64, len(records)), np.asarray(starts), "line")
+    return _from_records(records, name or Path(path).stem, k)
+
+
+def refuse_repeated_cids(path: str, cids: np.ndarray, where: np.ndarray, unit: str) -> None:
+    """Raises an InputError at the first contig id seen twice, naming where each copy is.
+
+    MetaHipMer keys a contig by its id, and so does the output (``cid extended_sequence``): two
+    records with one id would give two output lines for it. No input of MetaHipMer's holds such
+    a pair, so one is refused rather than guessed at.
+
+    Parameters
+    ----------
+    path : str
+        The file, for the message.
+    cids : numpy.ndarray
+        The contig ids in file order.
+    where : numpy.ndarray
+        The line (``.dat``) or row (parquet, from 1) of each record.
+    unit : str
+        ``"line"`` or ``"row"``.
+    """
+    order = np.argsort(cids, kind="stable")
+    same = np.flatnonzero(cids[order][1:] == cids[order][:-1])
+    if not len(same):
+        return
+    second = int(order[same + 1].min())  # the earliest record whose id was seen before
+    first = int(np.flatnonzero(cids == cids[second])[0])
+    what = f"contig id {int(cids[second])} repeats the record at {unit} {int(where[first])}; contig ids must be unique"
+    if unit == "line":
+        raise InputError(path, int(where[second]), "cid", what)
+    raise InputError(path, None, "cid", f"row {int(where[second])}: {what}")
+
+
+def _from_records(records: list[tuple], name: str, k: int | None) -> Dataset:
+    n = len(records)
+    seq_lens = np.fromiter((len(r[1]) for r in records), dtype=np.int64, count=n)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(seq_lens, out=offsets[1:])
+    return Dataset(
+        cids=np.fromiter((r[0] for r in records), dtype=np.int64, count=n),
+        seqs=np.frombuffer(b"".join(r[1] for r in records), dtype=np.uint8).copy(),
+        offsets=offsets,
+        depths=np.fromiter((r[2] for r in records), dtype=np.float64, count=n),
+        left=Reads.from_lists([r[3] for r in records]),
+        right=Reads.from_lists([r[4] for r in records]),
+        name=name,
+        k=k,
+    )
+
+
+def _fmt_depth(d: float) -> str:
+    return str(int(d)) if float(d).is_integer() else repr(float(d))
+
+
+def write_dat(ds: Dataset, path: str | os.PathLike) -> None:
+    """Writes ``ds`` as a MetaHipMer ``.dat`` file, one record per line (atomically)."""
+    with atomic_open(path, "w") as fh:
+        for i in range(ds.n_contigs):
+            parts = [str(int(ds.cids[i])), ds.contig(i).decode(), _fmt_depth(ds.depths[i]),
+                     str(int(ds.left.counts[i])), str(int(ds.right.counts[i]))]
+            for reads in (ds.left, ds.right):
+                for j in range(reads.contig_offsets[i], reads.contig_offsets[i + 1]):
+                    seq, qual = reads.read(j)
+                    rid = reads.ids[j] if reads.ids else f"@r{i}_{j}"
+                    parts += [rid, seq.decode(), qual.decode()]
+            fh.write(" ".join(parts) + "\n")
+
+
+# --- parquet ---------------------------------------------------------------------------------
+
+def write_parquet(ds: Dataset, path: str | os.PathLike) -> None:
+    """Writes ``ds`` as one parquet table, a row per contig with list columns for the reads."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def side_columns(reads: Reads, prefix: str) -> dict:
+        coff = reads.contig_offsets.astype(np.int32)
+        roff = reads.offsets.astype(np.int64)
+        seq = pa.LargeBinaryArray.from_buffers(pa.large_binary(), reads.n_reads, [None, pa.py_buffer(roff), pa.py_buffer(reads.seqs)])
+        qual = pa.LargeBinaryArray.from_buffers(pa.large_binary(), reads.n_reads, [None, pa.py_buffer(roff), pa.py_buffer(reads.quals)])
+        ids = pa.array(reads.ids if reads.ids else [f"@r{j}" for j in range(reads.n_reads)], pa.string())
+        return {
+            f"{prefix}_ids": pa.ListArray.from_arrays(pa.array(coff), ids),
+            f"{prefix}_seqs": pa.ListArray.from_arrays(pa.array(coff), seq),
+            f"{prefix}_quals": pa.ListArray.from_arrays(pa.array(coff), qual),
+        }
+
+    cseq = pa.LargeBinaryArray.from_buffers(pa.large_binary(), ds.n_contigs, [None, pa.py_buffer(ds.offsets), pa.py_buffer(ds.seqs)])
+    cols = {"cid": pa.array(ds.cids), "seq": cseq, "depth": pa.array(ds.depths)}
+    cols.update(side_columns(ds.left, "left"))
+    cols.update(side_columns(ds.right, "right"))
+    meta = {b"lassm.name": ds.name.encode(), b"lassm.k": str(ds.k or "").encode(), b"lassm.format": b"1"}
+    table = pa.table(cols).replace_schema_metadata(meta)
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
+
+
+def read_parquet(path: str | os.PathLike) -> Dataset:
+    """Reads a dataset written by :func:`write_parquet`."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = str(path)
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InputError(path, None, "file", f"not a readable parquet file ({exc})") from None
+    need = ["cid", "seq", "depth"] + [f"{s}_{c}" for s in ("left", "right") for c in ("ids", "seqs", "quals")]
+    missing = [c for c in need if c not in table.column_names]
+    if missing:
+        raise InputError(path, None, "columns", f"missing {', '.join(missing)}")
+    if table.num_rows == 0:
+        raise InputError(path, None, "file", "empty: no contig rows")
+    table = table.combine_chunks()
+    meta = table.schema.metadata or {}
+
+    def binary(col) -> tuple[np.ndarray, np.ndarray]:
+        arr = col.chunk(0) if isinstance(col, pa.ChunkedArray) else col
+        arr = arr.cast(pa.large_binary())
+        off = np.frombuffer(arr.buffers()[1], dtype=np.int64)[arr.offset : arr.offset + len(arr) + 1]
+        data = np.frombuffer(arr.buffers()[2], dtype=np.uint8) if arr.buffers()[2] is not None else np.zeros(0, np.uint8)
+        data = data[off[0] : off[-1]].copy()
+        return data, (off - off[0]).astype(np.int64)
+
+    def side(prefix: str) -> Reads:
+        lst = table.column(f"{prefix}_seqs").chunk(0)
+        coff = np.asarray(lst.offsets, dtype=np.int64)
+        coff = coff - coff[0]
+        seqs, roff = binary(lst.flatten())
+        quals, qoff = binary(table.column(f"{prefix}_quals").chunk(0).flatten())
+        if not np.array_equal(roff, qoff):
+            raise InputError(path, None, f"{prefix}_quals", "quality lengths differ from sequence lengths")
+        ids = table.column(f"{prefix}_ids").chunk(0).flatten().to_pylist()
+        return Reads(seqs, quals, roff, coff, ids)
+
+    seqs, off = binary(table.column("seq"))
+    k_text = meta.get(b"lassm.k", b"").decode()
+    cids = np.asarray(table.column("cid").to_numpy(), dtype=np.int64)
+    refuse_repeated_cids(path, cids, np.arange(1, len(cids) + 1), "row")
+    return Dataset(
+        cids=cids,
+        seqs=seqs,
+        offsets=off,
+        depths=np.asarray(table.column("depth").to_numpy(), dtype=np.float64),
+        left=side("left"),
+        right=side("right"),
+        name=meta.get(b"lassm.name", Path(path).stem.encode()).decode(),
+        k=int(k_text) if k_text else None,
+    )
+
+
+def read_dataset(path: str | os.PathLike, k: int | None = None) -> Dataset:
+    """Reads a ``.dat`` or ``.parquet`` dataset, chosen by the file's suffix."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(str(p), None, "file", "does not exist")
+    if p.suffix == ".parquet":
+        ds = read_parquet(p)
+        return ds if k is None or ds.k == k else Dataset(ds.cids, ds.seqs, ds.offsets, ds.depths, ds.left, ds.right, ds.name, k)
+    return read_dat(p, k=k)
+
+
+def write_dataset(ds: Dataset, path: str | os.PathLike) -> None:
+    """Writes ``.dat`` or ``.parquet`` by the suffix of ``path``."""
+    if Path(path).suffix == ".parquet":
+        write_parquet(ds, path)
+    else:
+        write_dat(ds, path)
+
+
+# --- FASTA / FASTQ ---------------------------------------------------------------------------
+
+def write_fasta(ds: Dataset, path: str | os.PathLike) -> None:
+    """Writes the contigs as FASTA (``>cid depth=...``)."""
+    with atomic_open(path, "w") as fh:
+        for i in range(ds.n_contigs):
+            fh.write(f">{int(ds.cids[i])} depth={_fmt_depth(ds.depths[i])}\n{ds.contig(i).decode()}\n")
+
+
+def write_fastq(ds: Dataset, path: str | os.PathLike) -> None:
+    """Writes every read as FASTQ, naming its contig and side in the header."""
+    with atomic_open(path, "w") as fh:
+        for side_name, reads in (("left", ds.left), ("right", ds.right)):
+            for i in range(ds.n_contigs):
+                for j in range(reads.contig_offsets[i], reads.contig_offsets[i + 1]):
+                    seq, qual = reads.read(j)
+                    rid = (reads.ids[j] if reads.ids else f"@r{j}").lstrip("@")
+                    fh.write(f"@{rid} contig={int(ds.cids[i])} side={side_name}\n{seq.decode()}\n+\n{qual.decode()}\n")
+
+
+# --- results ---------------------------------------------------------------------------------
+
+def write_extended(ext: Extension, path: str | os.PathLike) -> None:
+    """Writes MetaHipMer's output, ``cid extended_sequence`` per contig (atomically)."""
+    with atomic_open(path, "w") as fh:
+        for line in ext.lines():
+            fh.write(line + "\n")
+
+
+def read_extended(path: str | os.PathLike) -> dict[int, str]:
+    """Reads a ``cid extended_sequence`` file into ``{cid: sequence}``."""
+    out: dict[int, str] = {}
+    with open(path) as fh:
+        for lineno, line in enumerate(fh, start=1):
+            words = line.split()
+            if not words:
+                continue
+            if len(words) != 2 or not _is_int(words[0]):
+                raise InputError(str(path), lineno, "record", "expected 'cid sequence'")
+            out[int(words[0])] = words[1]
+    return out
+
+
+def ends_table(ext: Extension):
+    """Per contig end: walk length, final k, termination code, k values tried, walk steps, insertions."""
+    import pyarrow as pa
+
+    return pa.table(ext.ends_columns())
+
+
+def write_ends(ext: Extension, path: str | os.PathLike) -> None:
+    """Writes :func:`ends_table` as parquet, or as TSV when ``path`` ends in ``.tsv``."""
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    table = ends_table(ext)
+    with atomic_path(path) as tmp:
+        if str(path).endswith(".tsv"):
+            pacsv.write_csv(table, tmp, pacsv.WriteOptions(delimiter="\t"))
+        else:
+            pq.write_table(table, tmp)
