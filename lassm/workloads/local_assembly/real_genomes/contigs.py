@@ -9,6 +9,7 @@ from typing import Iterable, Iterator
 
 from .sequence_files import read_fasta, revcomp
 
+
 def canonical_contigs(contigs: Iterable[tuple[str, bytes]]) -> list[bytes]:
     """Contigs in a canonical form: each as the smaller of itself and its reverse complement,
     sorted. MEGAHIT with two threads makes the same contigs run after run, but numbers and
