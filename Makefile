@@ -2,6 +2,8 @@
 #
 #   make test         the test suite (GPU tests skip themselves without a GPU)
 #   make book         the main job (lassm run), then the Jupyter Book into _build/html
+#   make html         the Jupyter Book alone, from the records already under data/results/
+#   make chapters     one machine chapter per folder under data/results/ (machines/*.ipynb)
 #   make venv         .venv with lassm installed editable, with the test and book extras
 #   make wheelhouse   wheels for a GPU node without internet (see below and README.md)
 #   make clean        removes build outputs and built wheels (never .venv, never data/results)
@@ -22,7 +24,7 @@ RUN_ARGS ?=
 # -W: a warning fails the build; --keep-going: report every warning, not just the first.
 JB_ARGS  ?= -W --keep-going --all
 
-.PHONY: all venv test book run html wheelhouse clean
+.PHONY: all venv test book run html chapters wheelhouse clean
 all: test
 
 $(BIN)/python:
@@ -45,11 +47,17 @@ test: $(STAMP)
 run: $(STAMP)
 	$(BIN)/lassm run $(RUN_ARGS)
 
-html: $(STAMP)
+# The machine chapters are generated, never edited: notebooks/machine.ipynb with each folder of
+# data/results/ as its parameter, into machines/ (a glob of _toc.yml); the build executes them.
+chapters: $(STAMP)
+	$(BIN)/python -m lassm.machines
+
+html: chapters
 	$(BIN)/jupyter-book build . $(JB_ARGS)
 
 book: $(STAMP)
 	$(BIN)/lassm run $(RUN_ARGS)
+	$(BIN)/python -m lassm.machines
 	$(BIN)/jupyter-book build . $(JB_ARGS)
 
 # --------------------------------------------------------------------------------------------
@@ -128,6 +136,6 @@ wheelhouse: | $(BIN)/python
 	@du -ch $(WHEELHOUSE)/*.whl | tail -n 1 | sed 's/total/total, WHEELS=$(WHEELS) PY=$(PY)/'
 
 clean:
-	rm -rf _build build dist .pytest_cache *.egg-info
+	rm -rf _build build dist .pytest_cache *.egg-info machines
 	rm -f $(WHEELHOUSE)/*.whl
 	find lassm tests kernels -name __pycache__ -type d -prune -exec rm -rf {} +

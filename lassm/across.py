@@ -172,6 +172,11 @@ PP_DEFINITIONS: dict[str, str] = {
 }
 
 
+def definitions_table() -> pd.DataFrame:
+    """:data:`PP_DEFINITIONS` as a table: each PP column, its efficiency and its platform set."""
+    return pd.DataFrame({"column": list(PP_DEFINITIONS), "efficiency and platform set": list(PP_DEFINITIONS.values())})
+
+
 def portability(pts: pd.DataFrame, H: list[str], datasets: tuple[str, ...] | None = STUDY_DATASETS) -> pd.DataFrame:
     """Pennycook's PP per (variant, dataset) over the measured platforms, four ways.
 
@@ -223,5 +228,53 @@ def cascade_frame(pts: pd.DataFrame, published: pd.DataFrame | None = None, *, e
     return both.dropna(subset=[eff]).reset_index(drop=True)
 
 
-__all__ = ["PP_DEFINITIONS", "PUBLISHED", "STUDY_DATASETS", "VARIANTS", "cascade_frame", "platforms", "points", "portability", "published_points",
-           "side_by_side"]
+def cascade_chart(pts: pd.DataFrame, published: pd.DataFrame | None = None, *, eff: str = "arch eff",
+                  variant: str = "casptr"):
+    """The cascade plot of one efficiency and variant, one line per dataset, or a note when no
+    platform has that efficiency."""
+    from . import plots
+
+    frame = cascade_frame(pts, published, eff=eff, variant=variant)
+    if frame.empty:
+        from IPython.display import Markdown
+
+        return Markdown(f"No platform has an {eff} of `{variant}`: no cascade to draw.")
+    return plots.to_svg(plots.pp_cascade(frame, eff=eff, by="dataset", title=f"Cascade: {eff}, {variant}"),
+                        f"cascade plot of {eff}, {variant}")
+
+
+def _span(values: pd.Series, fmt: str) -> str:
+    vals = values.dropna()
+    if vals.empty:
+        return "not defined"
+    lo, hi = f"{vals.min():{fmt}}", f"{vals.max():{fmt}}"
+    return lo if lo == hi else f"{lo} to {hi}"
+
+
+def facts(plat: pd.DataFrame, pts: pd.DataFrame, pp_table: pd.DataFrame) -> dict[str, str]:
+    """Every value the cross-machine chapter's prose quotes, formatted (``ac_*`` keys).
+
+    Parameters
+    ----------
+    plat, pts, pp_table : the outputs of :func:`platforms`, :func:`points` and :func:`portability`.
+
+    Returns
+    -------
+    dict of str to str
+    """
+    H = plat[plat["in_H"]]
+    out = {"ac_machines": f"{len(plat):d}", "ac_H_n": f"{len(H):d}",
+           "ac_H": ", ".join(H["platform"]) or "none",
+           "ac_not_H": ", ".join(plat.loc[~plat["in_H"], "platform"]) or "none",
+           "ac_counters": ", ".join(plat.loc[plat["counters"], "platform"]) or "none"}
+    for variant in VARIANTS:
+        part = pp_table[pp_table["variant"] == variant]
+        out[f"ac_pp_H_{variant}"] = _span(part["PP (eff, H)"], ".3f")
+        out[f"ac_pp_ran_{variant}"] = _span(part["PP (eff, where it ran)"], ".3f")
+        out[f"ac_pp_arch_{variant}"] = _span(part["PP (arch eff, H with counters)"], ".3f")
+        out[f"ac_eff_{variant}"] = _span(pts.loc[pts["variant"] == variant, "arch eff"], ".1%")
+    return out
+
+
+__all__ = ["PP_DEFINITIONS", "PUBLISHED", "STUDY_DATASETS", "VARIANTS", "cascade_chart", "cascade_frame", "definitions_table", "facts",
+           "platforms", "points", "portability", "published_points", "side_by_side"]

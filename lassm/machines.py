@@ -31,6 +31,8 @@ ORACLE = "cpu"
 CHAPTERS = "machines"
 #: The notebook every machine chapter is executed from.
 TEMPLATE = "notebooks/machine.ipynb"
+#: The word of the template's markdown that becomes the machine's folder name.
+TITLE_PLACEHOLDER = "MACHINE"
 
 
 def results_root() -> Path:
@@ -264,10 +266,13 @@ def write_chapters(book: str | Path = paths.REPO, *, machines: list[str] | None 
         papermill.execute_notebook(str(paths.REPO / TEMPLATE), str(out), parameters={"machine": name},
                                    prepare_only=True, kernel_name="python3", progress_bar=False)
         nb = json.loads(out.read_text(encoding="utf-8"))
-        for cell in nb["cells"]:  # fold the injected parameters like the template's code
+        for cell in nb["cells"]:
             tags = cell.get("metadata", {}).get("tags", [])
             if "injected-parameters" in tags and "hide-input" not in tags:
-                tags.append("hide-input")
+                tags.append("hide-input")  # folded like the template's code
+            if cell["cell_type"] == "markdown":  # the page title names the machine
+                src = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+                cell["source"] = src.replace(TITLE_PLACEHOLDER, name)
         out.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         written.append(out)
     return written
