@@ -28,6 +28,10 @@ def _range(values: pd.Series, fmt: str, unit: str = "") -> str:
     return f"{lo:{fmt}}{unit}" if f"{lo:{fmt}}" == f"{hi:{fmt}}" else f"{lo:{fmt}}{unit} to {hi:{fmt}}{unit}"
 
 
+def _count(n: int, word: str) -> str:
+    return f"{n:d} {word}" + ("" if n == 1 else "s")
+
+
 def _kernel_rows(machine: str) -> pd.DataFrame:
     t = mach.times(machine)
     return t[t["backend"] != mach.ORACLE]
@@ -171,7 +175,8 @@ def facts(machine: str) -> dict[str, str]:
     kernel = t[t["backend"] != mach.ORACLE]
     out = {"mc_machine": machine, "mc_device": inv["device"], "mc_records": f"{inv['records']:d}",
            "mc_datasets": f"{len(inv['datasets']):d}", "mc_backends": ", ".join(inv["backends"]),
-           "mc_repeats": f"{inv['repeats']:d}", "mc_lacks": f"{len(mach.lacks(machine)):d}"}
+           "mc_repeats": "once" if inv["repeats"] == 1 else f"{inv['repeats']:d} times",
+           "mc_lacks": _count(len(mach.lacks(machine)), "item")}
     if kernel.empty:
         out["mc_fastest"] = "not measured: no kernel variant ran here, only the CPU oracle"
         out["mc_oracle_ratio"] = "not measured"

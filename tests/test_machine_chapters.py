@@ -145,3 +145,20 @@ def test_cross_machine_chapter_executes_on_the_synthetic_root(root, tmp_path):
                                cwd=str(ROOT / "notebooks"), progress_bar=False, log_output=False)
     text = out.read_text(encoding="utf-8")
     assert GPU_MACHINE in text and LAPTOP in text
+
+
+def test_make_html_and_make_book_write_the_chapters_before_the_build():
+    """Both build targets generate machines/*.ipynb first, or the toc's glob would find nothing."""
+    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    recipes = {}
+    for block in text.split("\n\n"):
+        for target in ("html", "book", "chapters"):
+            if block.lstrip().startswith(f"{target}:") or f"\n{target}:" in block:
+                recipes[target] = block.split(f"{target}:", 1)[1]
+    assert "lassm.machines" in recipes["chapters"]
+    for target in ("html", "book"):
+        recipe = recipes[target]
+        uses = "lassm.machines" in recipe or recipe.split("\n")[0].split().count("chapters")
+        assert uses, f"make {target} does not write the machine chapters"
+        if "lassm.machines" in recipe:
+            assert recipe.index("lassm.machines") < recipe.index("jupyter-book"), f"make {target}: chapters after the build"
