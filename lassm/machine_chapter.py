@@ -153,10 +153,14 @@ def counters_table(machine: str):
 
 
 def campaign_table(machine: str):
-    """The campaign's steps and their seconds (``campaign.json``), or a note that there is none."""
+    """The campaign's planned points and their status (``campaign.json``; its steps' seconds where
+    it lists no point), or a note that there is none."""
     c = mach.campaign(machine)
     if c is None:
         return _note("No `campaign.json`: this folder was not written by `lassm run`'s campaign.")
+    rows = pd.DataFrame(c.get("rows", []))
+    if len(rows) and "status" in rows:
+        return rows  # one row per planned point: its status, time and oracle check
     steps = pd.Series(c.get("steps", {}), name="seconds", dtype="float64")
     steps.index.name = "step"
     return steps.to_frame()
@@ -209,9 +213,13 @@ def facts(machine: str) -> dict[str, str]:
     out["mc_counters"] = (f"{len(m):d} profiled points, II from {_range(m['ii'], '.2f', ' ops/B')}" if m is not None
                           else "none: no profiler ran")
     c = mach.campaign(machine)
-    out["mc_campaign"] = ("none: the folder predates the campaign" if c is None else
-                          f"{sum(float(v) for v in c.get('steps', {}).values()):.0f} s over "
-                          f"{len(c.get('steps', {})):d} steps, at commit {str(c.get('git_sha', ''))[:10]}")
+    if c is None:
+        out["mc_campaign"] = "none: the folder predates the campaign"
+    else:
+        plan, steps = c.get("plan", {}), c.get("steps", {})
+        out["mc_campaign"] = (f"{sum(float(v) for v in steps.values()):.0f} s over {_count(len(steps), 'step')}, "
+                              f"{plan.get('repeats', '?')} timed repeats after {plan.get('warmup', '?')} warm-up "
+                              f"per point, at commit {str(c.get('git_sha', ''))[:10]}")
     return out
 
 
