@@ -25,6 +25,7 @@ import site
 import sys
 import tempfile
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -227,7 +228,9 @@ def program(options: tuple[str, ...]):
     if key not in _PROGRAMS:
         src = kernel_source(KERNEL).read_text(encoding="utf-8")
         try:
-            _PROGRAMS[key] = cl.Program(dev.context, src).build(options=list(options + clplan.include_options(KERNEL)))
+            with warnings.catch_warnings():  # a build log that is no error (Intel's "Compilation done")
+                warnings.simplefilter("ignore", cl.CompilerWarning)
+                _PROGRAMS[key] = cl.Program(dev.context, src).build(options=list(options + clplan.include_options(KERNEL)))
         except cl.RuntimeError as exc:
             raise BackendUnavailable(f"{KERNEL} does not build on {dev.name} with {' '.join(options)}: {exc}") from None
     return _PROGRAMS[key]

@@ -236,7 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("extend", help="extend the contigs of a dataset")
     p.add_argument("input", type=t.input_file, help=".dat or .parquet dataset")
     _add_run_params(p, k_required=False)
-    p.add_argument("--backend", type=t.backend_name, default="cpu", help="cpu, cuda, hip or sycl (default cpu)")
+    p.add_argument("--backend", type=t.backend_name, default="cpu", help="cpu, cuda, hip, sycl or opencl (default cpu)")
     p.add_argument("--protocol", type=t.protocol_name, default=None,
                    help="GPU insert protocol (casptr, matchany, doneflag, barrier; cuda: fast and its ablation builds)")
     p.add_argument("--threads", type=t.count, default=None, help="CPU threads (default: all cores)")
