@@ -147,6 +147,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         check_protocol(args.backend, proto, "--protocols")
     if args.subgroup and args.backend != "sycl":
         raise LassmError(f"--subgroup: sub-group widths are a sycl option, not one of the {args.backend} backend")
+    if args.block_warps and args.backend == "opencl":
+        raise LassmError("--block-warps: the opencl backend runs one contig end (a team of work-items) per work-group")
     _require_backend(args.backend)
     if args.subgroup:
         from ..backends import sycl
@@ -219,7 +221,7 @@ def cmd_backends(args: argparse.Namespace) -> int:
     from .. import backends
 
     for name, (ok, why) in backends.status().items():
-        print(f"{name:5s} {'yes' if ok else 'no ':3s} {why}")
+        print(f"{name:6s} {'yes' if ok else 'no ':3s} {why}")
     return 0
 
 
