@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 #   make test         the test suite (GPU tests skip themselves without a GPU)
-#   make book         the main job (lassm run), then the Jupyter Book into _build/html
+#   make book         the main job (lassm run: the campaign), then the Jupyter Book into _build/html
 #   make deps         the Debian packages the tests use, installed where root or sudo allows
 #                     (tools/deps.sh says what it installs; `make test` and `make book` call it)
 #   make venv         .venv with lassm installed editable, with the extras that fit this platform
+#   make html         the Jupyter Book alone, from the records already under data/results/
+#   make chapters     one machine chapter per folder under data/results/ (machines/*.ipynb)
 #   make wheelhouse   wheels for a GPU node without internet (see below and README.md)
 #   make clean        removes build outputs and built wheels (never .venv, never data/results)
 
@@ -25,12 +27,16 @@ STAMP    := $(VENV)/.lassm-installed-$(subst $(comma),-,$(EXTRAS))
 
 # Extra pytest arguments, e.g. `make test PYTEST_ARGS="-m 'not slow'"`.
 PYTEST_ARGS ?=
-# Arguments of the main job, e.g. `make book RUN_ARGS="--backends cpu"`.
+# Arguments of the main job, e.g. `make book RUN_ARGS="--quick"` (the sample alone) or "--backends cpu".
+# `lassm run` is the campaign: every dataset, backend and protocol this machine can run, timed,
+# checked against the CPU oracle, then counters, ceilings and metrics; resumable (a second run
+# skips what is recorded). Without a GPU it times each point once after a warm-up and the OpenCL
+# CPU driver skips the x20 scale point (lassm/campaign/plan.py), which keeps CI's 2-core run short.
 RUN_ARGS ?=
 # -W: a warning fails the build; --keep-going: report every warning, not just the first.
 JB_ARGS  ?= -W --keep-going --all
 
-.PHONY: all deps venv test book run html wheelhouse clean
+.PHONY: all deps venv test book run html chapters wheelhouse clean
 all: test
 
 $(BIN)/python:
@@ -56,11 +62,17 @@ test: deps $(STAMP)
 run: $(STAMP)
 	$(BIN)/lassm run $(RUN_ARGS)
 
-html: $(STAMP)
+# The machine chapters are generated, never edited: notebooks/machine.ipynb with each folder of
+# data/results/ as its parameter, into machines/ (a glob of _toc.yml); the build executes them.
+chapters: $(STAMP)
+	$(BIN)/python -m lassm.book.machines
+
+html: chapters
 	$(BIN)/jupyter-book build . $(JB_ARGS)
 
 book: deps $(STAMP)
 	$(BIN)/lassm run $(RUN_ARGS)
+	$(BIN)/python -m lassm.book.machines
 	$(BIN)/jupyter-book build . $(JB_ARGS)
 
 # --------------------------------------------------------------------------------------------
@@ -144,6 +156,6 @@ wheelhouse: | $(BIN)/python
 	@du -ch $(WHEELHOUSE)/*.whl | tail -n 1 | sed 's/total/total, WHEELS=$(WHEELS) PY=$(PY)/'
 
 clean:
-	rm -rf _build build dist .pytest_cache *.egg-info
+	rm -rf _build build dist .pytest_cache *.egg-info machines
 	rm -f $(WHEELHOUSE)/*.whl
 	find lassm tests kernels -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -24,8 +24,10 @@ NOTEBOOKS = ROOT / "notebooks"
 SKELETON = ("Overview", "Prerequisites", "Imports", "Summary", "Resources")
 
 #: Notebooks that are not chapters: ``run.ipynb`` is what ``lassm run --notebooks`` executes for
-#: each sweep point (its executed copies live in the run records; tests/test_sweep.py runs it).
-NOT_CHAPTERS = {"run.ipynb"}
+#: each sweep point (its executed copies live in the run records; tests/test_sweep.py runs it);
+#: ``machine.ipynb`` is the template of the generated machine chapters (``machines/*``, a glob of
+#: _toc.yml; tests/test_machine_chapters.py executes it).
+NOT_CHAPTERS = {"run.ipynb", "machine.ipynb"}
 
 
 def _toc_files(node) -> list[str]:

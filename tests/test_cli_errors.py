@@ -198,6 +198,20 @@ def test_options_that_do_not_go_together(path: tuple[str, ...], extra: list[str]
     assert not list(Path(where["tmp"]).iterdir())
 
 
+@pytest.mark.parametrize("extra, option", [
+    (["--notebooks", "--repeats", "3"], "--repeats"),
+    (["--notebooks", "--warmup", "0"], "--warmup"),
+    (["--cluster", "local:1", "--repeats", "2"], "--repeats"),
+], ids=["notebooks-repeats", "notebooks-warmup", "cluster-repeats"])
+def test_run_timing_options_need_the_direct_path(extra: list[str], option: str, where: dict[str, str],
+                                                 capsys: pytest.CaptureFixture) -> None:
+    """The notebook and cluster paths run each point once: repeats asked with them are refused first."""
+    assert cli.main(_argv(("run",), None, None, where) + extra) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert line.startswith(f"lassm: error: {option}: ") and "runs each point once" in line, line
+    assert not list(Path(where["tmp"]).iterdir())
+
+
 OUTPUTS = [(("extend",), "--out"), (("extend",), "--ends"), (("data", "convert"), "out"),
            (("counters", "collect"), "--out"), (("counters", "parse"), "--out")]
 

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from lassm.workloads.local_assembly.dataset import Dataset, revcomp
-from lassm.workloads.local_assembly.generate import PROFILES, generate, profile_for
+from lassm.workloads.local_assembly.generate import generate
+from lassm.workloads.local_assembly.synthetic.profiles import PROFILES, profile_for
 from lassm.workloads.local_assembly.stats import PAPER_TABLE2
 from lassm.runs.table2 import dataset_stats
 

@@ -22,6 +22,7 @@ import pytest
 from lassm.workloads.local_assembly import formats
 from lassm import paths
 from lassm.runs import results
+from lassm.campaign import CAMPAIGN_FILE
 from lassm.errors import LassmError
 from lassm.runs.records import SUMMARY_KEYS
 
@@ -61,6 +62,9 @@ def whole_records(machine_dir: Path, run_ids: set[str], clean: bool = False) -> 
     known run id (none at all with ``clean``); returns the run ids recorded."""
     done = set()
     for entry in machine_dir.iterdir():
+        if entry.name == CAMPAIGN_FILE:  # the campaign's account of the folder, whole JSON
+            assert isinstance(json.loads(entry.read_text()), dict)
+            continue
         if entry.name.startswith("."):
             assert not clean, f"left behind: {entry.name}"
             assert any(entry.name.startswith(f".{rid}.") for rid in run_ids), f"unexpected {entry.name}"

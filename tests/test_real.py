@@ -31,6 +31,8 @@ from lassm import Params, extend
 from lassm.cli import data_real
 from lassm.runs import table2
 from lassm.workloads.local_assembly import formats, real
+from lassm.workloads.local_assembly.real_genomes import (contigs, external_tools, merging, presets, selection,
+                                                         sequence_files)
 from lassm.errors import LassmError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,13 +42,13 @@ SEED = 0
 
 
 def _missing() -> list[str]:
-    missing = real.missing_tools()
-    missing += [g.path for g in real.PRESETS["tiny"].genomes if not Path(g.path).exists()]
+    missing = external_tools.missing_tools()
+    missing += [g.path for g in presets.PRESETS["tiny"].genomes if not Path(g.path).exists()]
     return missing
 
 
 needs_tools = pytest.mark.skipif(bool(_missing()), reason=f"needs the tools and genomes ({', '.join(_missing())} "
-                                 f"missing): {real.APT_LINE}")
+                                 f"missing): {external_tools.APT_LINE}")
 
 
 def _sycl_or_skip():
@@ -62,7 +64,7 @@ def _sycl_or_skip():
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> dict[int, Path]:
     if _missing():
-        pytest.skip(f"needs {', '.join(_missing())}: {real.APT_LINE}")
+        pytest.skip(f"needs {', '.join(_missing())}: {external_tools.APT_LINE}")
     return real.build("tiny", KS, seed=SEED, out_dir=tmp_path_factory.mktemp("real-a"))
 
 
@@ -107,8 +109,8 @@ def test_reads_are_oriented_for_their_side(built, k):
         agree = disagree = 0
         for i in range(ds.n_contigs):
             contig = ds.contig(i)
-            fwd = _kmers(real.revcomp(contig) if left else contig)
-            rev = _kmers(contig if left else real.revcomp(contig))
+            fwd = _kmers(sequence_files.revcomp(contig) if left else contig)
+            rev = _kmers(contig if left else sequence_files.revcomp(contig))
             for j in range(reads.contig_offsets[i], reads.contig_offsets[i + 1]):
                 mers = _kmers(reads.read(j)[0])
                 agree += len(mers & fwd) > len(mers & rev)
@@ -136,7 +138,7 @@ def test_cpu_and_sycl_agree_on_fresh_build(built, k):
 def test_committed_data_is_what_the_pipeline_makes(built):
     """data/real/ is this pipeline's output, where the tools are the versions it was made with."""
     recorded = real.committed("tiny")["tools"]
-    here = real.tool_versions()
+    here = external_tools.tool_versions()
     if here != recorded:
         pytest.skip(f"tool versions {here} differ from those data/real was made with {recorded}")
     for k in KS:
@@ -169,14 +171,14 @@ def test_committed_data_is_small_and_documented():
     text = (DATA / "PROVENANCE.md").read_text()
     for word in ("NC_001416.1", "NC_000958.1", "bowtie2-examples", "shovill-examples", "art_illumina", "megahit"):
         assert word in text
-    for g in real.PRESETS["mock5"].genomes:
+    for g in presets.PRESETS["mock5"].genomes:
         assert g.accession in text and g.package in text and g.path in text, g.name
 
 
 # --------------------------------------------------------------------------- mock5 and the records
 
 
-MOCK5 = real.PRESETS["mock5"]
+MOCK5 = presets.PRESETS["mock5"]
 COMMITTED = [(label, k) for label in ("tiny", "mock5") for k in KS]
 
 
@@ -221,16 +223,16 @@ def test_mock5_preset_is_complete():
 
 
 def test_apt_lines_name_every_preset_package():
-    for name, preset in real.PRESETS.items():
-        line = real.apt_line(name)
-        for pkg in preset.packages + tuple(deb for deb, _ in real.TOOLS.values()):
-            assert f" {pkg}" in line and f" {pkg}" in real.APT_LINE, (name, pkg)
-    assert "ragout-examples" not in real.apt_line("tiny")
-    assert set(real.PRESETS["mock5"].packages) == {"bowtie-examples", "kleborate-examples", "ragout-examples"}
+    for name, preset in presets.PRESETS.items():
+        line = external_tools.apt_line(name)
+        for pkg in preset.packages + tuple(deb for deb, _ in external_tools.TOOLS.values()):
+            assert f" {pkg}" in line and f" {pkg}" in external_tools.APT_LINE, (name, pkg)
+    assert "ragout-examples" not in external_tools.apt_line("tiny")
+    assert set(presets.PRESETS["mock5"].packages) == {"bowtie-examples", "kleborate-examples", "ragout-examples"}
 
 
 def test_missing_mock5_genomes_name_their_packages(monkeypatch, tmp_path):
-    monkeypatch.setattr(real, "missing_tools", lambda: [])
+    monkeypatch.setattr(external_tools, "missing_tools", lambda: [])
     monkeypatch.setattr(real.os.path, "exists", lambda path: False)
     with pytest.raises(LassmError) as exc:
         real.build("mock5", out_dir=tmp_path)
@@ -271,17 +273,17 @@ def test_mock5_is_calibrated_to_table2(k):
 
 
 def _mock5_missing() -> list[str]:
-    return real.missing_tools() + [g.path for g in MOCK5.genomes if not Path(g.path).exists()]
+    return external_tools.missing_tools() + [g.path for g in MOCK5.genomes if not Path(g.path).exists()]
 
 
-@pytest.mark.skipif(bool(_mock5_missing()), reason=f"needs {real.apt_line('mock5')}")
+@pytest.mark.skipif(bool(_mock5_missing()), reason=f"needs {external_tools.apt_line('mock5')}")
 def test_committed_mock5_is_what_the_pipeline_makes(tmp_path):
     """A fresh mock5 build (about 10 s) equals the committed files, where the tools and genome
     packages are the versions it was made with."""
     rec = real.committed("mock5")
     versions = {g["package"]: g["package_version"] for g in rec["genomes"]}
-    here = {p: real._dpkg_version(p) for p in versions}
-    if real.tool_versions() != rec["tools"] or here != versions:
+    here = {p: external_tools.dpkg_version(p) for p in versions}
+    if external_tools.tool_versions() != rec["tools"] or here != versions:
         pytest.skip(f"versions differ from those of the committed build ({rec['tools']}, {versions})")
     out = real.build("mock5", KS, seed=rec["seed"], out_dir=tmp_path)
     prov = json.loads((tmp_path / "provenance.json").read_text())
@@ -295,24 +297,24 @@ def test_committed_mock5_is_what_the_pipeline_makes(tmp_path):
 
 def test_merge_pair_joins_exact_overlaps_only():
     genome = b"ACGTTGCATGCCATTAGGCATCGATCGGATCCTAGGCTTAACGGTA"
-    r1, r2 = genome[:30], real.revcomp(genome[20:])
+    r1, r2 = genome[:30], sequence_files.revcomp(genome[20:])
     q1, q2 = b"I" * 29 + b"#", b"5" * len(r2)
-    seq, qual = real.merge_pair(r1, q1, r2, q2, min_overlap=8)
+    seq, qual = merging.merge_pair(r1, q1, r2, q2, min_overlap=8)
     assert seq == genome and len(qual) == len(genome)
     assert qual[29:30] == b"5" and qual[:20] == b"I" * 20  # the better base of the overlap wins
     bad = r1[:-1] + (b"A" if r1[-1:] != b"A" else b"C")
-    assert real.merge_pair(bad, q1, r2, q2, min_overlap=11) is None
-    r2 = real.revcomp(genome[16:])  # 14 bases of overlap: enough for the default 12
-    rs = real.merge_reads([(r1, q1, r2, b"5" * len(r2)), (b"AAAAAAAAAA", b"I" * 10, b"CCCCCCCCCC", b"I" * 10)])
+    assert merging.merge_pair(bad, q1, r2, q2, min_overlap=11) is None
+    r2 = sequence_files.revcomp(genome[16:])  # 14 bases of overlap: enough for the default 12
+    rs = merging.merge_reads([(r1, q1, r2, b"5" * len(r2)), (b"AAAAAAAAAA", b"I" * 10, b"CCCCCCCCCC", b"I" * 10)])
     assert rs.ids == ["@r0/1", "@r1/1", "@r1/2"] and rs.mate == [-1, 2, 1]
 
 
 def _aln(read, plus, start, end, cl, cr, contig="0"):
-    return real.Alignment(read, contig, plus, start, end, cl, cr)
+    return selection.Alignment(read, contig, plus, start, end, cl, cr)
 
 
 def test_select_reads_follows_metahipmer_rules():
-    rs = real.ReadSet(ids=[f"@r{i}" for i in range(8)], seqs=[b"A" * 150] * 8, quals=[b"I" * 150] * 8,
+    rs = merging.ReadSet(ids=[f"@r{i}" for i in range(8)], seqs=[b"A" * 150] * 8, quals=[b"I" * 150] * 8,
                       mate=[1, 0, 3, 2, -1, -1, 7, 6])
     clen = {"0": 1000}
     alns = [
@@ -323,18 +325,18 @@ def test_select_reads_follows_metahipmer_rules():
         _aln(6, True, 100, 250, 0, 0),       # inside, far from the right end: nothing
         _aln(7, True, 980, 999, 0, 131),     # a base short of the end: no overhang, mate projects
     ]
-    left, right, depth = real.select_reads(alns, clen, rs)
+    left, right, depth = selection.select_reads(alns, clen, rs)
     assert left["0"] == [(2, False), (3, True), (4, True)]
     assert right["0"] == [(0, True), (1, False), (5, False), (6, False)]  # 7 only projects its mate
     assert depth["0"] == pytest.approx((100 + 120 + 1000 + 1000 + 150 + 19) / 1000)
 
 
 def test_oriented_reads_match_the_dat_convention():
-    rs = real.ReadSet(ids=["@r0/1"], seqs=[b"AACG"], quals=[b"ABCD"], mate=[-1])
-    assert real._oriented(rs, 0, True, False) == ("@r0/1", b"AACG", b"ABCD")
-    assert real._oriented(rs, 0, True, True) == ("@r0/1", b"CGTT", b"DCBA")
-    assert real._oriented(rs, 0, False, False) == ("@r0/1", b"CGTT", b"DCBA")
-    assert real._oriented(rs, 0, False, True) == ("@r0/1", b"AACG", b"ABCD")
+    rs = merging.ReadSet(ids=["@r0/1"], seqs=[b"AACG"], quals=[b"ABCD"], mate=[-1])
+    assert selection._oriented(rs, 0, True, False) == ("@r0/1", b"AACG", b"ABCD")
+    assert selection._oriented(rs, 0, True, True) == ("@r0/1", b"CGTT", b"DCBA")
+    assert selection._oriented(rs, 0, False, False) == ("@r0/1", b"CGTT", b"DCBA")
+    assert selection._oriented(rs, 0, False, True) == ("@r0/1", b"AACG", b"ABCD")
 
 
 def test_fasta_reads_xz_and_bz2(tmp_path):
@@ -342,23 +344,24 @@ def test_fasta_reads_xz_and_bz2(tmp_path):
     (tmp_path / "g.fna.xz").write_bytes(lzma.compress(text))
     (tmp_path / "g.fa.bz2").write_bytes(bz2.compress(text))
     want = [("a first", b"ACGTTT"), ("b second", b"GGG")]
-    assert list(real.read_fasta(tmp_path / "g.fna.xz")) == want == list(real.read_fasta(tmp_path / "g.fa.bz2"))
+    read = lambda name: list(sequence_files.read_fasta(tmp_path / name))  # noqa: E731
+    assert read("g.fna.xz") == want == read("g.fa.bz2")
 
 
 def test_window_takes_the_start_of_the_first_record():
     records = [("chrom", b"ACGTACGTAC"), ("plasmid", b"GGGG")]
-    assert real.windowed(records, None) == records
-    assert real.windowed(records, 4) == [("chrom", b"ACGT")]
-    assert real.windowed(records, 100) == [("chrom", b"ACGTACGTAC")]
+    assert sequence_files.windowed(records, None) == records
+    assert sequence_files.windowed(records, 4) == [("chrom", b"ACGT")]
+    assert sequence_files.windowed(records, 100) == [("chrom", b"ACGTACGTAC")]
     with pytest.raises(LassmError):
-        real.windowed(records, 0)
+        sequence_files.windowed(records, 0)
 
 
 def test_contig_set_puts_back_megahit_final_contigs(tmp_path):
     for name, seq in (("k21.contigs", "AAAA"), ("k21.final.contigs", "CCCC"), ("k33.contigs", "GGGG"),
                       ("k33.final.contigs", "TTTA"), ("k55.final.contigs", "ACAC")):
         (tmp_path / f"{name}.fa").write_text(f">{name}\n{seq}\n")
-    got = lambda k: [s for _, s in real.contigs_at(tmp_path, k, KS)]  # noqa: E731
+    got = lambda k: [s for _, s in contigs.contigs_at(tmp_path, k, KS)]  # noqa: E731
     assert got(21) == [b"AAAA", b"CCCC"]
     assert got(33) == [b"CCCC", b"GGGG", b"TTTA"]
     assert got(55) == [b"CCCC", b"TTTA", b"ACAC"]  # no k55.contigs.fa: only finals
@@ -386,17 +389,17 @@ def test_publish_records_figures_and_keeps_other_presets(tmp_path):
 def test_fasta_ambiguity_codes_are_resolved(tmp_path):
     fa = tmp_path / "g.fa"
     fa.write_text(">g one\nacgR\nNYK\n")
-    assert list(real.read_fasta(fa)) == [("g one", b"ACGANCG")]
+    assert list(sequence_files.read_fasta(fa)) == [("g one", b"ACGANCG")]
 
 
 def test_canonical_contigs_ignore_megahit_order_and_strand():
-    a = real.canonical_contigs([("k21_0", b"TTTG"), ("k21_1", b"ACGA")])
-    b = real.canonical_contigs([("k21_0", b"TCGT"), ("k21_1", b"CAAA")])
+    a = contigs.canonical_contigs([("k21_0", b"TTTG"), ("k21_1", b"ACGA")])
+    b = contigs.canonical_contigs([("k21_0", b"TCGT"), ("k21_1", b"CAAA")])
     assert a == b == [b"ACGA", b"CAAA"]
 
 
 def test_missing_tools_name_the_packages(monkeypatch):
-    monkeypatch.setattr(real.shutil, "which", lambda name: None)
+    monkeypatch.setattr(external_tools.shutil, "which", lambda name: None)
     with pytest.raises(LassmError) as exc:
         real.build("tiny", out_dir="unused")
     msg = str(exc.value)
@@ -408,11 +411,11 @@ def test_missing_tools_name_the_packages(monkeypatch):
 def test_bad_arguments_are_lassm_errors(tools, tmp_path, monkeypatch):
     """The same argument errors whatever this machine has: tools and genome packages are made
     present or absent here, so the test cannot depend on what happens to be installed."""
-    monkeypatch.setattr(real, "missing_tools", (lambda: []) if tools == "installed" else (lambda: ["megahit"]))
+    monkeypatch.setattr(external_tools, "missing_tools", (lambda: []) if tools == "installed" else (lambda: ["megahit"]))
     absent = tmp_path / "no-such-genome.fa"
-    tiny = real.PRESETS["tiny"]
+    tiny = presets.PRESETS["tiny"]
     fake_genomes = tuple(dataclasses.replace(g, path=str(absent)) for g in tiny.genomes)
-    monkeypatch.setitem(real.PRESETS, "tiny", dataclasses.replace(tiny, genomes=fake_genomes))
+    monkeypatch.setitem(presets.PRESETS, "tiny", dataclasses.replace(tiny, genomes=fake_genomes))
     with pytest.raises(LassmError, match="odd"):
         real.build("tiny", (22,), out_dir=tmp_path)
     with pytest.raises(LassmError, match="unknown preset"):

@@ -137,7 +137,8 @@ def _dests(name: str) -> set[str]:
 
 
 #: Options of ``lassm run`` that steer the sweep rather than name a point.
-RUN_SWITCHES = {"force", "quiet", "notebooks", "cluster"}
+RUN_SWITCHES = {"force", "quiet", "notebooks", "cluster", "quick", "repeats", "warmup", "no_profile", "no_ceilings",
+                "dry_run"}
 
 
 @needs_papermill

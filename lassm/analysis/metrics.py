@@ -35,8 +35,9 @@ is 0 is also a platform that did not run. Several rows for one (problem, applica
 platform) keep the best efficiency.
 
 This module is over 500 lines because every formula carries its numpydoc (formula, units,
-source) and its column checks; the kernel's own model (``murmurhash2_intops``,
-``theoretical_ii``) is to move to the kernel's package (issue 14).
+source) and its column checks, and the formulas are read together with the paper's Section III.
+(The kernel's own model, ``murmurhash2_intops`` and ``theoretical_ii``, could later join the
+kernel's package under ``lassm/workloads/``.)
 """
 from __future__ import annotations
 

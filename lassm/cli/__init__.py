@@ -180,30 +180,38 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from rich.console import Console
-    from rich.table import Table
-
     from .. import backends
-    from ..runs.sweep import main_job
+    from ..campaign import describe, make_plan, report, run_campaign
 
-    if args.protocols:  # they apply to every GPU backend of the run (the CPU has none)
-        for name in args.backends or [backends.best()]:
+    once = args.notebooks or args.cluster
+    for option, given in (("--repeats", args.repeats), ("--warmup", args.warmup)):
+        if once and given is not None:
+            raise LassmError(f"{option}: {'--notebooks' if args.notebooks else '--cluster'} runs each point once; "
+                             f"drop one of them")
+    if args.protocols and args.backends:  # they apply to every GPU backend named (the CPU has none)
+        for name in args.backends:
             for proto in (args.protocols if name != "cpu" else []):
                 backends.check_protocol(name, proto, "--protocols")
     if not args.cluster:
         for name in args.backends or []:
             _require_backend(name)
-    rows = main_job(machine=args.machine, backend_names=args.backends, dataset_names=args.datasets,
-                    protocols=args.protocols, ks=args.ks,
-                    force=args.force, progress=not args.quiet, notebooks=args.notebooks, cluster=args.cluster)
-    table = Table(title="lassm run" + (" --notebooks" if args.notebooks else ""))
-    for col in ("dataset", "k", "backend", "protocol", "status"):
-        table.add_column(col)
-    for r in rows:
-        table.add_row(r["dataset"], str(r["k"]), r["backend"], r["protocol"], r["status"])
-    Console(stderr=True).print(table)
-    failed = [r for r in rows if not (r["status"] == "ok" or r["status"].startswith("skipped"))]
-    return 1 if failed else 0
+    plan = make_plan(args.quick, backends=args.backends, datasets=args.datasets, protocols=args.protocols, ks=args.ks,
+                     repeats=1 if once else args.repeats, warmup=0 if once else args.warmup,
+                     profile=not args.no_profile, ceilings=not args.no_ceilings)
+    if args.protocols and not args.backends:
+        built = {p for b in plan.backends for p in plan.protocols[b] if b != "cpu"}
+        unbuilt = [p for p in args.protocols if p not in built]
+        if unbuilt:
+            gpus = [b for b in plan.backends if b != "cpu"]
+            raise LassmError(f"--protocols {','.join(unbuilt)}: no backend of this run builds it (backends here: "
+                             f"{', '.join(plan.backends)}{'' if gpus else '; the cpu backend has no protocol'})")
+    if args.dry_run:
+        print(describe(plan))
+        return 0
+    outcome = run_campaign(plan, machine=args.machine, force=args.force, progress=not args.quiet,
+                           notebooks=args.notebooks, cluster=args.cluster)
+    report(outcome)
+    return 1 if outcome.failed else 0
 
 
 def _require_backend(name: str) -> None:
@@ -289,13 +297,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_bench)
 
-    p = sub.add_parser("run", help="the main job: the sweep on this machine, recorded under data/results/<machine>/")
+    p = sub.add_parser("run", help="the main job: the campaign that measures this machine, recorded under data/results/<machine>/")
     p.add_argument("--machine", type=t.machine_name, default=None, help="results folder name (default: from the device)")
-    p.add_argument("--backends", type=t.backend_list, default=None, help="comma list (default: the best present, plus cpu)")
-    p.add_argument("--datasets", type=t.dataset_list, default=None, help="comma list of sample-k77, sample-k21, gen-k21[-s0.1], or paths")
-    p.add_argument("--protocols", type=t.protocol_list, default=None, help="comma list of GPU insert protocols (default: all)")
+    p.add_argument("--backends", type=t.backend_list, default=None,
+                   help="comma list (default: the best GPU backend, sycl where it runs, and cpu)")
+    p.add_argument("--datasets", type=t.dataset_list, default=None,
+                   help="comma list of sample-k77, sample-k21, gen-k21[-s0.1], real-mock5-k21, any of them + x<N>, or paths "
+                        "(default: the campaign's ten)")
+    p.add_argument("--protocols", type=t.protocol_list, default=None,
+                   help="comma list of GPU insert protocols (default: every one, fast included, without its ablations)")
     p.add_argument("--ks", type=t.k_list, default=None, help="comma list of start k (default: each dataset's own)")
-    p.add_argument("--force", action="store_true", help="re-run points already recorded")
+    p.add_argument("--force", action="store_true", help="re-run points already recorded, count and measure again")
+    p.add_argument("--quick", action="store_true", help="the small job: sample-k77 alone, no counters, no ceilings")
+    p.add_argument("--repeats", type=t.count, default=None, help="timed runs per point (default 5)")
+    p.add_argument("--warmup", type=t.natural, default=None, help="untimed runs before them (default 1)")
+    p.add_argument("--no-profile", action="store_true", help="skip the hardware counters")
+    p.add_argument("--no-ceilings", action="store_true", help="skip the ceilings microbenchmarks")
+    p.add_argument("--dry-run", action="store_true", help="print the plan and its number of points, run nothing")
     p.add_argument("--notebooks", action="store_true",
                    help="run each point by executing notebooks/run.ipynb with Papermill; the executed "
                         "notebook is kept in the point's record folder (needs the book extra)")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import shlex
 
 from ..errors import LassmError
-from ..workloads.local_assembly.real import DEFAULT_KS, PRESETS, build
+from ..workloads.local_assembly.real import DEFAULT_KS, build
+from ..workloads.local_assembly.real_genomes.presets import PRESETS
 from . import args as t
 
 

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
+from typing import Callable
 
 from .. import backends
 from ..errors import LassmError
 from ..workloads.local_assembly import datasets
 from ..workloads.local_assembly.config import Params
 from ..workloads.local_assembly.dataset import Dataset
+from ..workloads.local_assembly.result import Extension
 from .records import machine_for_backend, run_point, slug
 
 
@@ -35,7 +37,9 @@ def point_command(dataset: str, k: int, backend: str, protocol: str, machine: st
 
 
 def run_one(dataset: str, k: int | None, backend: str, protocol: str, machine: str | None = None, *,
-            ds: Dataset | None = None, command: str | None = None, root: Path | None = None) -> tuple[Path, dict]:
+            ds: Dataset | None = None, command: str | None = None, root: Path | None = None,
+            repeats: int = 1, warmup: int = 0, cpu_ext: Extension | None = None,
+            keep_output: Callable[[Extension], None] | None = None) -> tuple[Path, dict]:
     """Runs and records one sweep point; the one code path of ``lassm run`` and ``run.ipynb``.
 
     Its positional parameters are the parameter vocabulary: the ``parameters`` cell of
@@ -59,6 +63,12 @@ def run_one(dataset: str, k: int | None, backend: str, protocol: str, machine: s
         The command line to record (default: :func:`point_command`).
     root : Path, optional
         Folder to write the record into instead of ``data/results/<machine>/``.
+    repeats, warmup : int
+        Timed and untimed runs of the point (:func:`lassm.runs.records.run_point`).
+    cpu_ext : Extension, optional
+        The CPU oracle's output for this dataset and k, when the caller already has it.
+    keep_output : callable, optional
+        Receives the first timed output (the sweep keeps the CPU's as the dataset's oracle).
 
     Returns
     -------
@@ -72,4 +82,5 @@ def run_one(dataset: str, k: int | None, backend: str, protocol: str, machine: s
     mname = slug(machine) if machine else machine_for_backend(backend)
     options = {"protocol": protocol} if backend != "cpu" else {}
     return run_point(ds, dataset, Params(k=k), backend, command or point_command(dataset, k, backend, protocol, mname),
-                     machine=mname, root=root, reference=datasets.reference_output(dataset), **options)
+                     machine=mname, root=root, reference=datasets.reference_output(dataset),
+                     repeats=repeats, warmup=warmup, cpu_ext=cpu_ext, keep_output=keep_output, **options)

@@ -16,10 +16,12 @@ import os
 import platform
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -253,21 +255,64 @@ def run_id_for(dataset: str, k: int, backend: str, protocol: str) -> str:
 def run_point(ds: Dataset, dataset: str, params: Params, backend: str, command: str,
               machine: str | None = None, root: Path | None = None, check_cpu: bool = True,
               cpu_ext: Extension | None = None, reference: dict[int, str] | None = None,
+              repeats: int = 1, warmup: int = 0, keep_output: Callable[[Extension], None] | None = None,
               **options) -> tuple[Path, dict]:
-    """Runs one sweep point, checks it against the CPU oracle in the same run, records it."""
+    """Runs one sweep point, checks it against the CPU oracle in the same run, records it.
+
+    Parameters
+    ----------
+    ds, dataset, params, backend, command, machine, root
+        The point, its name, its kernel parameters and where its record goes.
+    check_cpu : bool
+        Check a GPU backend's output against the CPU oracle.
+    cpu_ext : Extension, optional
+        The oracle's output for this dataset and k, already computed (a sweep runs it once per
+        dataset); computed here when needed and not given.
+    reference : dict, optional
+        MetaHipMer's own output, contig id -> extended sequence (``matches_reference``).
+    repeats : int
+        Timed runs; ``kernel_seconds`` is their median, each is kept in ``kernel_seconds_runs``.
+        Every repeat's output is checked: against the oracle, or on the CPU against the first.
+    warmup : int
+        Untimed runs before them (compilation, caches, clocks).
+    keep_output : callable, optional
+        Called with the first timed run's output (the sweep keeps the CPU's as the oracle).
+    **options
+        Passed to the backend (``protocol``...).
+
+    Returns
+    -------
+    (Path, dict)
+        The record folder and its ``summary.json`` content.
+    """
     from .extend import extend
 
-    ext = extend(ds, params, backend=backend, **options)
-    matches: bool | None = None
-    extra: dict = {}
-    if backend == "cpu":
-        matches = True  # it is the oracle
-    elif check_cpu:
-        cpu_ext = cpu_ext or extend(ds, params, backend="cpu")
-        diffs = ext.compare(cpu_ext)
-        matches = not diffs
-        if diffs:
-            extra["cpu_differences"] = diffs
+    if repeats < 1 or warmup < 0:
+        raise ValueError(f"repeats = {repeats} must be at least 1 and warmup = {warmup} not negative")
+    for _ in range(warmup):
+        extend(ds, params, backend=backend, **options)
+    if backend != "cpu" and check_cpu and cpu_ext is None:
+        cpu_ext = extend(ds, params, backend="cpu")
+    times: list[float] = []
+    diffs: list[str] = []
+    first: Extension | None = None
+    for _ in range(repeats):
+        ext = extend(ds, params, backend=backend, **options)
+        times.append(float(ext.kernel_seconds))
+        if first is None:
+            first = ext
+            if keep_output is not None:
+                keep_output(ext)
+        if backend == "cpu":
+            diffs += ext.compare(first)  # it is the oracle: its repeats must agree
+        elif check_cpu:
+            diffs += ext.compare(cpu_ext)
+    matches: bool | None = not diffs if backend == "cpu" or check_cpu else None
+    extra: dict = {"kernel_seconds": float(statistics.median(times)), "kernel_seconds_runs": times,
+                   "repeats": int(repeats), "warmup": int(warmup)}
+    if diffs:
+        extra["cpu_differences"] = sorted(set(diffs))
+    if backend != "cpu" and check_cpu:
         extra["cpu_seconds"] = cpu_ext.wall_seconds
     if reference is not None:
         mine = {int(c): ext.extended(i).decode() for i, c in enumerate(ds.cids)}

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shlex
 import sys
 import tempfile
@@ -28,6 +29,9 @@ from .. import backends, paths
 from ..workloads.local_assembly import datasets
 from ..atomic import publish, temp_prefix
 from ..errors import LassmError
+from ..workloads.local_assembly.config import Params
+from ..workloads.local_assembly.dataset import Dataset
+from ..workloads.local_assembly.result import Extension
 from .point import protocols_of, run_one
 from .records import clear_leftovers, machine_for_backend, run_id_for, slug
 
@@ -42,7 +46,8 @@ def main_job(machine: str | None = None, backend_names: list[str] | None = None,
              dataset_names: list[str] | None = None, protocols: list[str] | None = None,
              ks: list[int] | None = None, force: bool = False, progress: bool = True,
              root: Path | None = None, notebooks: bool = False, template: Path | None = None,
-             cluster: str | None = None, client: object | None = None) -> list[dict]:
+             cluster: str | None = None, client: object | None = None,
+             points: list[tuple] | None = None, repeats: int = 1, warmup: int = 0) -> list[dict]:
     """Runs the sweep; returns one status row per point.
 
     Parameters
@@ -59,21 +64,26 @@ def main_job(machine: str | None = None, backend_names: list[str] | None = None,
     cluster : a ``--cluster`` value (:func:`lassm.runs.distributed.connect`): each point becomes a Dask
         task on a worker (one GPU each), which writes the point's record itself.
     client : a ``distributed.Client`` already connected (instead of ``cluster``).
+    points : (dataset, k, backend, protocol) tuples to run instead of the product of the lists
+        above (the campaign's plan, :mod:`lassm.campaign`).
+    repeats, warmup : timed and untimed runs per point on the direct path
+        (:func:`lassm.runs.records.run_point`); the notebook and cluster paths run each point once.
     """
     if notebooks:
         _check_notebook_tools(template or RUN_NOTEBOOK)
         if root is not None:
             raise LassmError("notebooks=True writes records under data/results/<machine>/ (LASSM_RESULTS); drop root")
-    best = backends.best()
-    backend_names = backend_names or ([best, "cpu"] if best != "cpu" else ["cpu"])
-    dataset_names = dataset_names or ["sample-k77"]
     command = "lassm " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    points = []
-    for dname in dataset_names:
-        for k in ks or [None]:
-            for bname in backend_names:
-                for proto in protocols_of(bname) if not protocols or bname == "cpu" else protocols:
-                    points.append((dname, k, bname, proto))
+    if points is None:
+        best = backends.best()
+        backend_names = backend_names or ([best, "cpu"] if best != "cpu" else ["cpu"])
+        dataset_names = dataset_names or ["sample-k77"]
+        points = []
+        for dname in dataset_names:
+            for k in ks or [None]:
+                for bname in backend_names:
+                    for proto in protocols_of(bname) if not protocols or bname == "cpu" else protocols:
+                        points.append((dname, k, bname, proto))
     machine_name = slug(machine) if machine else None
     if cluster or client is not None:
         if notebooks:
@@ -81,18 +91,22 @@ def main_job(machine: str | None = None, backend_names: list[str] | None = None,
         return _main_job_on_cluster(points, cluster, client, machine_name, force, command, root, progress)
     rows: list[dict] = []
     loaded: dict = {}
+    oracles: dict = {}  # (dataset, k) -> the CPU's output, run once per dataset and k
     bar = _progress(progress)
     with bar:
-        task = bar.add_task("sweep", total=len(points))
+        task = bar.add_task("sweep", total=sum(_weight(p[0], repeats, warmup) for p in points))
         for dname, k, bname, proto in points:
             bar.update(task, description=f"{dname} k={k or '-'} {bname}/{proto}")
             row = {"dataset": dname, "k": k, "backend": bname, "protocol": proto}
             try:
                 if (dname, k) not in loaded:
+                    loaded.clear()  # a plan groups a dataset's points: keep one dataset in memory
+                    oracles.clear()
                     loaded[(dname, k)] = datasets.load(dname, k)
                 ds, start_k = loaded[(dname, k)]
                 row["k"] = start_k
                 mname = machine_name or machine_for_backend(bname)
+                row["machine"] = mname
                 run_id = run_id_for(dname, start_k, bname, proto)
                 if mname and not force and (paths.results_dir(mname) / run_id / "summary.json").exists():
                     row["status"] = "skipped (recorded)"
@@ -101,7 +115,13 @@ def main_job(machine: str | None = None, backend_names: list[str] | None = None,
                     if notebooks:
                         folder, summary = run_notebook(dname, start_k, bname, proto, mname, template=template)
                     else:
-                        folder, summary = run_one(dname, start_k, bname, proto, mname, ds=ds, command=command, root=root)
+                        key = (dname, k)
+                        if bname != "cpu" and key not in oracles:
+                            oracles[key] = _oracle(ds, start_k)
+                        keep = (lambda ext, key=key: oracles.setdefault(key, ext)) if bname == "cpu" else None
+                        folder, summary = run_one(dname, start_k, bname, proto, mname, ds=ds, command=command,
+                                                  root=root, repeats=repeats, warmup=warmup,
+                                                  cpu_ext=oracles.get(key), keep_output=keep)
                     row["status"] = "ok" if summary["matches_cpu"] is not False else "MISMATCH"
                     row["folder"] = str(folder)
                     row["kernel_seconds"] = summary["kernel_seconds"]
@@ -112,8 +132,21 @@ def main_job(machine: str | None = None, backend_names: list[str] | None = None,
                 if not _is_notebook_error(exc):  # the notebook's traceback is in the error itself
                     traceback.print_exc(file=sys.stderr)
             rows.append(row)
-            bar.advance(task)
+            bar.advance(task, _weight(dname, repeats, warmup))
     return rows
+
+
+def _oracle(ds: Dataset, k: int) -> Extension:
+    """The CPU backend's output for a dataset: what every GPU point of it is checked against."""
+    from .extend import extend
+
+    return extend(ds, Params(k=k), backend="cpu")
+
+
+def _weight(dataset: str, repeats: int, warmup: int) -> float:
+    """A point's share of the bar: its runs, times the replication of its dataset (``x20``)."""
+    m = re.search(r"x(\d+)$", dataset)
+    return (repeats + warmup) * (int(m[1]) if m and not dataset.endswith((".dat", ".parquet")) else 1)
 
 
 def _main_job_on_cluster(points: list[tuple], cluster: str | None, client: object | None, machine: str | None,
@@ -185,11 +218,11 @@ def _describe(exc: BaseException) -> str:
 
 
 def _progress(enabled: bool):
-    """A rich progress bar (description, bar, n/N, elapsed); silent when ``enabled`` is false."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    """A rich progress bar (description, bar, share done, elapsed, ETA); silent when ``enabled`` is false."""
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    disable=not enabled)
+    return Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), TimeElapsedColumn(),
+                    TextColumn("ETA"), TimeRemainingColumn(), disable=not enabled)
 
 
 def record_frames(folder: str | Path) -> dict:

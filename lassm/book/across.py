@@ -1,0 +1,280 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Every measured machine side by side with the paper's ports, and Pennycook's PP over them.
+
+A *platform* here is one folder under ``data/results/`` whose records include a kernel
+variant (a backend other than the CPU oracle): the oracle is another program, so a folder with
+only oracle runs is listed but is no platform of the kernel. For each variant (the faithful
+``casptr`` and ``fast``) and each dataset, a platform's time is that of its fastest backend.
+
+Efficiencies, per point:
+
+- ``arch eff`` (architectural): GINTOP/s over the measured roof, from ``metrics.csv``; only
+  where a profiler ran and ceilings were measured;
+- ``app eff`` (application): the platform's best time on that dataset over all the kernel
+  builds it ran (every protocol, ``fast`` and its ablations) divided by this variant's time;
+  defined wherever the variant ran;
+- ``eff``, the headline: ``arch eff`` where counters exist, else ``app eff``
+  (``eff_kind`` says which).
+
+PP (:func:`lassm.analysis.metrics.pp`, doi:10.1016/j.future.2017.08.007) is the harmonic mean of an
+efficiency over a platform set H, and 0 when the variant did not run on a platform of H.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from . import machines as mach
+from ..analysis import metrics, paper
+
+#: The kernel variants compared across platforms: the faithful kernel and the optimized one.
+VARIANTS: tuple[str, ...] = ("casptr", "fast")
+#: Label suffix of the paper's platforms.
+PUBLISHED = " (published)"
+
+
+def platforms(names: list[str] | None = None) -> pd.DataFrame:
+    """Every measured machine folder and what it can contribute.
+
+    Parameters
+    ----------
+    names : list of str, optional
+        Folders (default: :func:`lassm.book.machines.chapter_machines`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``platform`` (the folder), ``device``, ``backends``, ``variants`` (of :data:`VARIANTS`
+        it ran), ``counters`` (a ``metrics.csv``: architectural efficiency available),
+        ``efficiency`` (the headline's definition on it) and ``in_H`` (it ran a kernel variant).
+    """
+    rows = []
+    for name in mach.chapter_machines() if names is None else names:
+        inv = mach.inventory(name)
+        t = mach.times(name)
+        kernel = t[t["backend"] != mach.ORACLE]
+        ran = [v for v in VARIANTS if (kernel["protocol"] == v).any()]
+        has_m = inv["metrics"]
+        rows.append({"platform": name, "device": inv["device"], "backends": ", ".join(inv["backends"]),
+                     "variants": ", ".join(ran) if ran else ("none: the CPU oracle only" if kernel.empty else "none"),
+                     "counters": has_m,
+                     "efficiency": ("arch eff (counters)" if has_m else "app eff (no counters)") if len(kernel)
+                     else "none",
+                     "in_H": bool(len(kernel))})
+    return pd.DataFrame(rows, columns=["platform", "device", "backends", "variants", "counters", "efficiency", "in_H"])
+
+
+def points(names: list[str] | None = None, variants: tuple[str, ...] = VARIANTS) -> pd.DataFrame:
+    """One row per (platform, variant, dataset) measured: time and efficiencies.
+
+    Parameters
+    ----------
+    names : list of str, optional
+        Folders (default: every platform of :func:`platforms`).
+    variants : tuple of str
+        Protocols to keep.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``platform, device, variant, dataset, k, backend, kernel_ms, repeats, matches_oracle,
+        oracle_ms, ii, arch eff, alg eff, app eff, eff, eff_kind``; ``ii`` and the
+        architectural and algorithm efficiencies are NaN where no counters exist.
+    """
+    frames = []
+    for name in mach.chapter_machines() if names is None else names:
+        t = mach.times(name)
+        kernel = t[t["backend"] != mach.ORACLE]
+        if kernel.empty:
+            continue
+        best_any = kernel.groupby(["dataset", "k"])["kernel_ms"].min().rename("best_ms")
+        chosen = (kernel[kernel["protocol"].isin(variants)].sort_values("kernel_ms")
+                  .drop_duplicates(["dataset", "k", "protocol"]))
+        df = chosen.merge(best_any, left_on=["dataset", "k"], right_index=True)
+        df = df.rename(columns={"protocol": "variant"})
+        df["platform"] = name
+        df["app eff"] = df["best_ms"] / df["kernel_ms"]
+        m = mach.metrics(name)
+        if m is not None:
+            m = m.rename(columns={"protocol": "variant"})[["dataset", "k", "variant", "ii", "arch eff", "alg eff"]]
+            df = df.merge(m, on=["dataset", "k", "variant"], how="left")
+        else:
+            df[["ii", "arch eff", "alg eff"]] = float("nan")
+        frames.append(df)
+    cols = ["platform", "device", "variant", "dataset", "k", "backend", "kernel_ms", "repeats", "matches_oracle",
+            "oracle_ms", "ii", "arch eff", "alg eff", "app eff", "eff", "eff_kind"]
+    if not frames:
+        return pd.DataFrame(columns=cols)
+    out = pd.concat(frames, ignore_index=True)
+    has_arch = out["arch eff"].notna()
+    out["eff"] = out["arch eff"].where(has_arch, out["app eff"])
+    out["eff_kind"] = has_arch.map({True: "arch eff", False: "app eff"})
+    return out[cols].sort_values(["variant", "dataset", "platform"]).reset_index(drop=True)
+
+
+def published_points(time_source: str = "rate") -> pd.DataFrame:
+    """The paper's three ports, in the columns of :func:`points` (problem by k).
+
+    The published datasets are the paper's; ours are generated to their sizes (``gen-k<k>``),
+    so a published row is given the dataset name ``gen-k<k>`` of the like-sized input.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``platform`` (the datasheet name + " (published)"), ``variant`` ("casptr": the
+        faithful kernel), ``dataset``, ``k``, ``kernel_ms``, ``ii``, ``arch eff``, ``alg eff``.
+    """
+    t4 = paper.table4_recomputed("lane", time_source)[["platform", "k", "machine", "ii", "arch eff", "duration_s"]]
+    t7 = paper.table7_recomputed(time_source)[["platform", "k", "alg eff"]]
+    df = t4.merge(t7, on=["platform", "k"])
+    return pd.DataFrame({"platform": df["machine"] + PUBLISHED, "device": df["machine"], "variant": "casptr",
+                         "dataset": "gen-k" + df["k"].astype(str), "k": df["k"].astype(int),
+                         "kernel_ms": df["duration_s"] * 1e3, "ii": df["ii"], "arch eff": df["arch eff"],
+                         "alg eff": df["alg eff"]})
+
+
+def side_by_side(ours: pd.DataFrame, published: pd.DataFrame | None, value: str) -> pd.DataFrame:
+    """A wide table: one row per (variant, dataset, k), one column per platform.
+
+    Parameters
+    ----------
+    ours, published : :func:`points` and :func:`published_points` (published may be None).
+    value : str
+        The column to spread (``kernel_ms``, ``ii``, ``arch eff``, ``alg eff``, ...).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Measured platforms first, then the published ones; NaN where a platform has no value.
+    """
+    parts = [ours] + ([published] if published is not None else [])
+    both = pd.concat([p[["platform", "variant", "dataset", "k", value]] for p in parts], ignore_index=True)
+    wide = both.pivot_table(index=["variant", "dataset", "k"], columns="platform", values=value, aggfunc="first")
+    order = list(dict.fromkeys(ours["platform"])) + ([p for p in dict.fromkeys(published["platform"])]
+                                                     if published is not None else [])
+    return wide.reindex(columns=[c for c in order if c in wide.columns])
+
+
+def _pp(rows: pd.DataFrame, column: str, H: list[str]) -> float:
+    """PP of one (variant, dataset) over H; ``column``'s values, whatever efficiency they are."""
+    frame = pd.DataFrame({"problem": "p", "application": "a", "platform": rows["platform"],
+                          "app eff": rows[column].astype(float)})
+    return float(metrics.pp(frame, platforms=H)["app pp"].iloc[0])
+
+
+#: The datasets PP is computed on by default: the real sample and the four Table II-sized ones.
+STUDY_DATASETS: tuple[str, ...] = ("sample-k77", "gen-k21", "gen-k33", "gen-k55", "gen-k77")
+#: The PP columns of :func:`portability`, and the efficiency and platform set of each.
+PP_DEFINITIONS: dict[str, str] = {
+    "PP (eff, H)": "headline efficiency (arch eff where counters exist, else app eff) over H",
+    "PP (app eff, H)": "application efficiency over H",
+    "PP (arch eff, H with counters)": "architectural efficiency over the platforms of H with counters",
+    "PP (eff, where it ran)": "headline efficiency over the platforms of H where the variant ran on the dataset",
+}
+
+
+def definitions_table() -> pd.DataFrame:
+    """:data:`PP_DEFINITIONS` as a table: each PP column, its efficiency and its platform set."""
+    return pd.DataFrame({"column": list(PP_DEFINITIONS), "efficiency and platform set": list(PP_DEFINITIONS.values())})
+
+
+def portability(pts: pd.DataFrame, H: list[str], datasets: tuple[str, ...] | None = STUDY_DATASETS) -> pd.DataFrame:
+    """Pennycook's PP per (variant, dataset) over the measured platforms, four ways.
+
+    Parameters
+    ----------
+    pts : pandas.DataFrame
+        :func:`points` rows.
+    H : list of str
+        The platform set: every measured platform that ran a kernel variant
+        (:func:`platforms`, ``in_H``).
+    datasets : tuple of str, optional
+        The problems (default :data:`STUDY_DATASETS`; None: every dataset of ``pts``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per (variant, dataset, k): ``ran on`` (platforms with the point), ``efficiency used``
+        (per platform, the headline's kind) and one column per :data:`PP_DEFINITIONS`. PP is 0
+        over a set with a platform that did not run the variant on the dataset.
+    """
+    with_counters = sorted(pts.loc[pts["arch eff"].notna(), "platform"].unique())
+    with_counters = [p for p in with_counters if p in H]
+    sel = pts if datasets is None else pts[pts["dataset"].isin(datasets)]
+    rows = []
+    for (variant, dataset, k), part in sel.groupby(["variant", "dataset", "k"], sort=True):
+        ran = sorted(part["platform"].unique())
+        row = {"variant": variant, "dataset": dataset, "k": int(k), "ran on": ", ".join(ran),
+               "efficiency used": "; ".join(f"{p}: {kind}" for p, kind in zip(part["platform"], part["eff_kind"]))}
+        for column, (eff, plats) in zip(PP_DEFINITIONS, [("eff", H), ("app eff", H), ("arch eff", with_counters),
+                                                          ("eff", ran)]):
+            row[column] = _pp(part, eff, list(plats)) if plats else float("nan")
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["variant", "dataset", "k", "ran on", "efficiency used", *PP_DEFINITIONS])
+
+
+def cascade_frame(pts: pd.DataFrame, published: pd.DataFrame | None = None, *, eff: str = "arch eff",
+                  variant: str = "casptr") -> pd.DataFrame:
+    """The rows a cascade plot (:func:`lassm.book.plots.pp_cascade`, ``by="dataset"``) needs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``platform``, ``dataset``, ``eff`` of one variant, with the published platforms' rows
+        where given; rows without that efficiency are dropped.
+    """
+    parts = [pts] + ([published] if published is not None else [])
+    both = pd.concat([p[p["variant"] == variant][["platform", "dataset", eff]] for p in parts if eff in p],
+                     ignore_index=True)
+    return both.dropna(subset=[eff]).reset_index(drop=True)
+
+
+def cascade_chart(pts: pd.DataFrame, published: pd.DataFrame | None = None, *, eff: str = "arch eff",
+                  variant: str = "casptr"):
+    """The cascade plot of one efficiency and variant, one line per dataset, or a note when no
+    platform has that efficiency."""
+    from . import plots
+
+    frame = cascade_frame(pts, published, eff=eff, variant=variant)
+    if frame.empty:
+        from IPython.display import Markdown
+
+        return Markdown(f"No platform has an {eff} of `{variant}`: no cascade to draw.")
+    return plots.to_svg(plots.pp_cascade(frame, eff=eff, by="dataset", title=f"Cascade: {eff}, {variant}"),
+                        f"cascade plot of {eff}, {variant}")
+
+
+def _span(values: pd.Series, fmt: str) -> str:
+    vals = values.dropna()
+    if vals.empty:
+        return "not defined"
+    lo, hi = f"{vals.min():{fmt}}", f"{vals.max():{fmt}}"
+    return lo if lo == hi else f"{lo} to {hi}"
+
+
+def facts(plat: pd.DataFrame, pts: pd.DataFrame, pp_table: pd.DataFrame) -> dict[str, str]:
+    """Every value the cross-machine chapter's prose quotes, formatted (``ac_*`` keys).
+
+    Parameters
+    ----------
+    plat, pts, pp_table : the outputs of :func:`platforms`, :func:`points` and :func:`portability`.
+
+    Returns
+    -------
+    dict of str to str
+    """
+    H = plat[plat["in_H"]]
+    out = {"ac_machines": f"{len(plat):d}", "ac_H_n": f"{len(H):d}",
+           "ac_H": ", ".join(H["platform"]) or "none",
+           "ac_not_H": ", ".join(plat.loc[~plat["in_H"], "platform"]) or "none",
+           "ac_counters": ", ".join(plat.loc[plat["counters"], "platform"]) or "none"}
+    for variant in VARIANTS:
+        part = pp_table[pp_table["variant"] == variant]
+        out[f"ac_pp_H_{variant}"] = _span(part["PP (eff, H)"], ".3f")
+        out[f"ac_pp_ran_{variant}"] = _span(part["PP (eff, where it ran)"], ".3f")
+        out[f"ac_pp_arch_{variant}"] = _span(part["PP (arch eff, H with counters)"], ".3f")
+        out[f"ac_eff_{variant}"] = _span(pts.loc[pts["variant"] == variant, "arch eff"], ".1%")
+    return out
+
+
+__all__ = ["PP_DEFINITIONS", "PUBLISHED", "STUDY_DATASETS", "VARIANTS", "cascade_chart", "cascade_frame", "definitions_table", "facts",
+           "platforms", "points", "portability", "published_points", "side_by_side"]

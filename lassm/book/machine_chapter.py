@@ -1,0 +1,230 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The pieces of one machine's chapter (``notebooks/machine.ipynb``), whatever the folder holds.
+
+Each function returns something a notebook cell displays: a table, a chart, or, where the folder
+lacks what it needs, a Markdown note that says what is missing and how to measure it. The
+chapter's prose quotes :func:`facts`, whose values are sentences' fragments already formatted,
+so that a chapter of a CPU-only laptop and one of a fully profiled GPU share one template.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from . import machines as mach
+from . import plots
+from .. import paths
+from ..analysis import paper
+from ..runs import results
+
+#: Datasets named ``gen-k<k>`` are generated to the sizes of the paper's Table II.
+GENERATED = "gen-k"
+
+
+def _note(text: str):
+    from IPython.display import Markdown
+
+    return Markdown(text)
+
+
+def _range(values: pd.Series, fmt: str, unit: str = "") -> str:
+    lo, hi = float(values.min()), float(values.max())
+    return f"{lo:{fmt}}{unit}" if f"{lo:{fmt}}" == f"{hi:{fmt}}" else f"{lo:{fmt}}{unit} to {hi:{fmt}}{unit}"
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n:d} {word}" + ("" if n == 1 else "s")
+
+
+def _kernel_rows(machine: str) -> pd.DataFrame:
+    t = mach.times(machine)
+    return t[t["backend"] != mach.ORACLE]
+
+
+def _generated(t: pd.DataFrame) -> pd.DataFrame:
+    return t[t["dataset"] == GENERATED + t["k"].astype(str)]
+
+
+def _metrics_points(machine: str) -> pd.DataFrame | None:
+    m = mach.metrics(machine)
+    if m is None or not (paths.results_dir(machine) / "ceilings.json").is_file():
+        return None
+    m = m.copy()
+    m["label"] = m["dataset"] + " " + m["protocol"]
+    return m
+
+
+def inventory_table(machine: str) -> pd.DataFrame:
+    """What the folder holds, one row per item (lists joined)."""
+    inv = mach.inventory(machine)
+    return pd.DataFrame({"value": [", ".join(v) if isinstance(v, list) else str(v) for v in inv.values()]},
+                        index=list(inv))
+
+
+def lacks_note(machine: str):
+    """The folder's :func:`lassm.book.machines.lacks` as a Markdown list (or that it lacks nothing)."""
+    lines = mach.lacks(machine)
+    return _note("\n".join(f"- {line}" for line in lines) if lines else "- Nothing: every step of the campaign ran.")
+
+
+def time_table(machine: str) -> pd.DataFrame:
+    """Kernel time [ms] per dataset (rows) and backend/protocol (columns), with the oracle's."""
+    t = mach.times(machine)
+    t = t.assign(build=t["backend"] + " " + t["protocol"])
+    wide = t.pivot_table(index=["dataset", "k"], columns="build", values="kernel_ms", aggfunc="first")
+    oracle = t.groupby(["dataset", "k"])["oracle_ms"].first()
+    wide["CPU oracle"] = oracle
+    return wide
+
+
+def time_chart(machine: str):
+    """Kernel time per dataset, one colour per backend and protocol (oracle included)."""
+    t = mach.times(machine)
+    t = t.assign(build=t["backend"] + " " + t["protocol"])
+    return plots.to_svg(plots.kernel_times(t, x="dataset", color="build", title=f"{machine}: kernel time per dataset"),
+                        "kernel time per dataset")
+
+
+def published_chart(machine: str):
+    """Fig. 5 style: our times on the generated datasets beside the published ports, per k."""
+    ours = _generated(_kernel_rows(machine))
+    if ours.empty:
+        return _note("No generated Table II-sized dataset (`gen-k21` ... `gen-k77`) ran a kernel variant here, "
+                     "so there is nothing to set beside the published times.")
+    ours = ours.assign(platform=mach.device(machine) + ", " + ours["protocol"])
+    pub = paper.measured()
+    pub = pub.assign(platform=pub["machine"] + " (published)", kernel_ms=pub["duration_s"] * 1e3)
+    both = pd.concat([pub[["platform", "k", "kernel_ms"]], ours[["platform", "k", "kernel_ms"]]], ignore_index=True)
+    return plots.to_svg(plots.kernel_times(both, title="Kernel time per k (Fig. 5 style)"), "kernel times per k")
+
+
+def reference_table(machine: str):
+    """Our times where ``data/reference-timings.csv`` has another program's time on this machine."""
+    ref = results.reference_timings()
+    ref = ref[ref["machine"] == machine]
+    if ref.empty:
+        return _note("`data/reference-timings.csv` holds no time of another program on this machine.")
+    t = _kernel_rows(machine).merge(ref[["dataset", "kernel_seconds", "program"]], on="dataset")
+    t["reference_ms"] = t.pop("kernel_seconds") * 1e3
+    t["reference_over_ours"] = t["reference_ms"] / t["kernel_ms"]
+    return t[["dataset", "k", "backend", "protocol", "kernel_ms", "reference_ms", "reference_over_ours", "program"]]
+
+
+def roofline_chart(machine: str, level: str = "lane"):
+    """The profiled points on the measured roof (and the datasheet roof where the device is known)."""
+    from ..analysis import derive as analysis
+    from ..analysis.machine import load_machines, roofs
+
+    pts = _metrics_points(machine)
+    if pts is None:
+        return _note("No roofline: it needs the profiler's counters and the measured ceilings "
+                     "(`counters/`, `ceilings.json`, then `lassm metrics derive`).")
+    ceilings = analysis.load_ceilings(machine)
+    frames = [pd.DataFrame({"roof": [f"{machine} (measured)"], "peak": [ceilings["peak_gintops"]],
+                            "bandwidth": [ceilings["bandwidth_gbs"]]})]
+    spec = mach.spec_row(mach.device(machine))
+    if spec:
+        sheet = load_machines()
+        frames.append(roofs(sheet[sheet["machine"] == spec], level=level)[["roof", "peak", "bandwidth"]])
+    return plots.to_svg(plots.roofline(pd.concat(frames, ignore_index=True), pts, color="protocol",
+                                       title=f"{machine}: roofline, profiler counters"), "roofline of this machine")
+
+
+def speedup_chart(machine: str):
+    """This machine's points on the potential-speedup plot, beside the published ports'."""
+    pts = _metrics_points(machine)
+    if pts is None:
+        return _note("No potential-speedup points: they need the counters and ceilings (see the roofline above).")
+    inside = pts[~pts["beyond_model"].astype(bool) & pts["x"].notna()].copy()
+    inside["platform"] = inside["device"] + ", " + inside["protocol"]
+    published = paper.speedup_points()
+    published["label"] = published["platform"] + ", k=" + published["k"].astype(str)
+    cols = ["platform", "k", "label", "x", "y", "speedup"]
+    both = pd.concat([published[cols], inside[cols]], ignore_index=True)
+    return plots.to_svg(plots.potential_speedup(both, title=f"Potential speedup: {machine} and the published ports"),
+                        "potential speedup plot")
+
+
+def counters_table(machine: str):
+    """The profiled points: operations, bytes, II and predication ratio."""
+    m = mach.metrics(machine)
+    if m is None:
+        return _note("No counters: no profiler ran on this machine (Nsight Compute on NVIDIA, rocprofv3 on AMD, "
+                     "unitrace on Intel), or `lassm metrics derive` was not run.")
+    cols = ["dataset", "k", "protocol", "launches", "int_ops", "dram_bytes", "ii", "predication_ratio", "arch eff",
+            "alg eff"]
+    return m[[c for c in cols if c in m.columns]]
+
+
+def campaign_table(machine: str):
+    """The campaign's planned points and their status (``campaign.json``; its steps' seconds where
+    it lists no point), or a note that there is none."""
+    c = mach.campaign(machine)
+    if c is None:
+        return _note("No `campaign.json`: this folder was not written by `lassm run`'s campaign.")
+    rows = pd.DataFrame(c.get("rows", []))
+    if len(rows) and "status" in rows:
+        return rows  # one row per planned point: its status, time and oracle check
+    steps = pd.Series(c.get("steps", {}), name="seconds", dtype="float64")
+    steps.index.name = "step"
+    return steps.to_frame()
+
+
+def facts(machine: str) -> dict[str, str]:
+    """Every value the chapter's prose quotes, formatted, with a plain phrase where it is missing.
+
+    Returns
+    -------
+    dict of str to str
+        Keys ``mc_*``; each value reads in a sentence.
+    """
+    inv = mach.inventory(machine)
+    t = mach.times(machine)
+    kernel = t[t["backend"] != mach.ORACLE]
+    out = {"mc_machine": machine, "mc_device": inv["device"], "mc_records": f"{inv['records']:d}",
+           "mc_datasets": f"{len(inv['datasets']):d}", "mc_backends": ", ".join(inv["backends"]),
+           "mc_repeats": "once" if inv["repeats"] == 1 else f"{inv['repeats']:d} times",
+           "mc_lacks": _count(len(mach.lacks(machine)), "item")}
+    if kernel.empty:
+        out["mc_fastest"] = "not measured: no kernel variant ran here, only the CPU oracle"
+        out["mc_oracle_ratio"] = "not measured"
+    else:
+        best = kernel.loc[kernel["kernel_ms"].idxmin()]
+        out["mc_fastest"] = f"{best['kernel_ms']:.2f} ms ({best['backend']} {best['protocol']}, {best['dataset']})"
+        ratio = kernel["oracle_over_ours"].dropna()
+        out["mc_oracle_ratio"] = _range(ratio, ".1f", "×") if len(ratio) else "not measured (no oracle time)"
+    bad = int((~t["matches_oracle"].astype(bool)).sum())
+    out["mc_all_match"] = "yes, every point" if bad == 0 else f"no: {bad} points differ"
+    gen = results.study_rows(_generated(kernel)) if len(kernel) else kernel
+    if gen.empty:
+        out["mc_published"] = "not comparable: no faithful protocol ran on a Table II-sized dataset here"
+    else:
+        pub = paper.measured().groupby("k")["duration_s"].min() * 1e3
+        ours = gen.groupby("k")["kernel_ms"].min()
+        ratio = (pub / ours).dropna()
+        out["mc_published"] = _range(ratio, ".1f", "×") if len(ratio) else "not comparable"
+    pts = _metrics_points(machine)
+    if pts is None:
+        out["mc_roofline"] = "not drawn: no counters or no measured ceilings"
+        out["mc_speedup"] = "not computed: no counters or no measured ceilings"
+    else:
+        mem = int((pts["bound"] == "memory").sum())
+        out["mc_roofline"] = (f"{mem:d} of {len(pts):d} points memory-bound, at "
+                              f"{_range(pts['arch eff'], '.1%')} of the measured roof")
+        s = pts["speedup"].dropna()
+        out["mc_speedup"] = f"{_range(s, '.0f', '×')} left on the table" if len(s) else "beyond the model for every point"
+    m = mach.metrics(machine)
+    out["mc_counters"] = (f"{len(m):d} profiled points, II from {_range(m['ii'], '.2f', ' ops/B')}" if m is not None
+                          else "none: no profiler ran")
+    c = mach.campaign(machine)
+    if c is None:
+        out["mc_campaign"] = "none: the folder predates the campaign"
+    else:
+        plan, steps = c.get("plan", {}), c.get("steps", {})
+        out["mc_campaign"] = (f"{sum(float(v) for v in steps.values()):.0f} s over {_count(len(steps), 'step')}, "
+                              f"{plan.get('repeats', '?')} timed repeats after {plan.get('warmup', '?')} warm-up "
+                              f"per point, at commit {str(c.get('git_sha', ''))[:10]}")
+    return out
+
+
+__all__ = ["campaign_table", "counters_table", "facts", "inventory_table", "lacks_note", "published_chart",
+           "reference_table", "roofline_chart", "speedup_chart", "time_chart", "time_table"]

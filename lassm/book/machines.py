@@ -1,0 +1,318 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The measured machines: which folders under ``data/results/`` hold records, what each holds.
+
+A machine folder may be complete (a campaign wrote records with timing repeats, counters,
+ceilings, ``metrics.csv`` and ``campaign.json``) or partial (a folder recorded by hand before the
+campaign existed, a laptop with the CPU oracle only). This module says what a folder has and
+what it lacks, in plain lines, so that the generated machine chapter
+(``notebooks/machine.ipynb``, one copy per folder, :func:`write_chapters`) can show what there is
+and name what is missing instead of failing.
+
+``python -m lassm.book.machines`` writes the chapters (``make html`` and ``make book`` run it first).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from .. import paths
+from ..errors import LassmError
+
+#: Run ids of records that are not points of the study (``lassm scale``); their chapter is the
+#: scaling one.
+SCALING_PREFIX = "scaling__"
+#: The backend whose records are the oracle every other backend is checked against.
+ORACLE = "cpu"
+#: Where the generated chapters go, relative to the book's root (a glob of ``_toc.yml``).
+CHAPTERS = "machines"
+#: The notebook every machine chapter is executed from.
+TEMPLATE = "notebooks/machine.ipynb"
+#: The word of the template's markdown that becomes the machine's folder name.
+TITLE_PLACEHOLDER = "MACHINE"
+
+
+def results_root() -> Path:
+    """``data/results/`` (or ``LASSM_RESULTS``): the folder of every machine folder."""
+    return paths.results_dir("_").parent
+
+
+def _summaries(machine: str) -> list[Path]:
+    folder = paths.results_dir(machine)
+    return sorted(p for p in folder.glob("*/summary.json")
+                  if not p.parent.name.startswith(".") and not p.parent.name.startswith(SCALING_PREFIX))
+
+
+def chapter_machines() -> list[str]:
+    """Folders under the results root that hold run records of the study (not only scaling runs).
+
+    Returns
+    -------
+    list of str
+        Folder names, sorted; each gets a machine chapter.
+    """
+    root = results_root()
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir()
+                  if p.is_dir() and not p.name.startswith((".", "_")) and _summaries(p.name))
+
+
+def campaign(machine: str) -> dict | None:
+    """``campaign.json`` of ``machine`` (written by the ``lassm run`` campaign), or None."""
+    path = paths.results_dir(machine) / "campaign.json"
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def records(machine: str) -> pd.DataFrame:
+    """Every study record of ``machine`` (scaling records aside), one row each, with its repeats.
+
+    Parameters
+    ----------
+    machine : str
+        A folder under the results root.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``run_id, dataset, k, backend, protocol, device, benchmark, kernel_seconds`` (the median
+        where the record has repeats), ``kernel_seconds_min``, ``kernel_seconds_max``,
+        ``repeats`` (1 for a record without repeats), ``matches_oracle`` (the record's
+        ``matches_cpu``; True for the oracle itself), ``cpu_seconds`` (a bench record's own
+        oracle time, else NaN).
+
+    Raises
+    ------
+    LassmError
+        When the folder holds no study record.
+    """
+    rows = []
+    for summary in _summaries(machine):
+        rec = json.loads(summary.read_text())
+        runs = [float(v) for v in rec.get("kernel_seconds_runs") or [] if v is not None]
+        median = float(rec["kernel_seconds"]) if rec.get("kernel_seconds") is not None else float("nan")
+        rows.append({"run_id": summary.parent.name, "dataset": rec.get("dataset"), "k": int(rec.get("k", 0)),
+                     "backend": rec.get("backend"), "protocol": rec.get("protocol"),
+                     "device": rec.get("device", ""), "benchmark": summary.parent.name.startswith("bench__"),
+                     "kernel_seconds": median,
+                     "kernel_seconds_min": min(runs) if runs else median,
+                     "kernel_seconds_max": max(runs) if runs else median,
+                     "repeats": int(rec.get("repeats") or len(runs) or 1),
+                     "matches_oracle": bool(rec.get("matches_cpu", rec.get("backend") == ORACLE)),
+                     "cpu_seconds": float(rec.get("cpu_seconds") or float("nan"))})
+    if not rows:
+        raise LassmError(f"{paths.results_dir(machine)}: no run record of the study")
+    return pd.DataFrame(rows)
+
+
+def times(machine: str) -> pd.DataFrame:
+    """Kernel time of every measured point of ``machine``, with the oracle's time beside it.
+
+    Where a point has several records (a sweep and a benchmark record, or one per sub-group
+    width), the one with more repeats, then the benchmark, then the fastest is kept. The oracle time of a dataset is the CPU backend's record on
+    this machine, else the CPU time a benchmark record measured for reference.
+
+    Parameters
+    ----------
+    machine : str
+        A folder under the results root.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (dataset, k, backend, protocol): ``kernel_ms``, ``kernel_ms_min``,
+        ``kernel_ms_max``, ``repeats``, ``matches_oracle``, ``oracle_ms`` and
+        ``oracle_over_ours`` (the oracle's time over this point's).
+    """
+    df = records(machine).sort_values(["repeats", "benchmark", "kernel_seconds"], ascending=[False, False, True])
+    df = df.drop_duplicates(["dataset", "k", "backend", "protocol"]).copy()
+    for col in ("", "_min", "_max"):
+        df[f"kernel_ms{col}"] = df[f"kernel_seconds{col}"] * 1e3
+    oracle = df[df["backend"] == ORACLE].groupby(["dataset", "k"])["kernel_ms"].min()
+    from_bench = (df["cpu_seconds"] * 1e3).groupby([df["dataset"], df["k"]]).min()
+    oracle = oracle.combine_first(from_bench).rename("oracle_ms")
+    df = df.merge(oracle, left_on=["dataset", "k"], right_index=True, how="left")
+    df["oracle_over_ours"] = df["oracle_ms"] / df["kernel_ms"]
+    cols = ["dataset", "k", "backend", "protocol", "device", "kernel_ms", "kernel_ms_min", "kernel_ms_max",
+            "repeats", "matches_oracle", "oracle_ms", "oracle_over_ours"]
+    return df[cols].sort_values(["dataset", "backend", "protocol"]).reset_index(drop=True)
+
+
+def device(machine: str) -> str:
+    """The device named by the records of ``machine`` (its GPU, else its CPU)."""
+    recs = records(machine)
+    gpu = recs[recs["backend"] != ORACLE]["device"]
+    names = [d for d in (list(gpu) + list(recs["device"])) if d]
+    return names[0] if names else machine
+
+
+def inventory(machine: str) -> dict:
+    """What the folder of ``machine`` holds: counts and flags, for the chapter's first table.
+
+    Returns
+    -------
+    dict
+        ``machine``, ``device``, ``records``, ``datasets``, ``backends``, ``protocols``,
+        ``gpu`` (a backend other than the oracle ran), ``repeats`` (largest number of timed
+        repeats of a point), ``counters`` (raw profiler files), ``ceilings``, ``metrics`` and
+        ``campaign`` (whether those files exist).
+    """
+    folder = paths.results_dir(machine)
+    recs = records(machine)
+    counter_files = [p for p in (folder / "counters").glob("*.csv") if not p.name.startswith(".")]
+    return {"machine": machine, "device": device(machine), "records": len(recs),
+            "datasets": sorted(recs["dataset"].unique()), "backends": sorted(recs["backend"].unique()),
+            "protocols": sorted(recs["protocol"].unique()),
+            "gpu": bool((recs["backend"] != ORACLE).any()), "repeats": int(recs["repeats"].max()),
+            "counters": len(counter_files), "ceilings": (folder / "ceilings.json").is_file(),
+            "metrics": (folder / "metrics.csv").is_file(), "campaign": (folder / "campaign.json").is_file()}
+
+
+def lacks(machine: str) -> list[str]:
+    """What the folder of ``machine`` cannot show, one plain line each.
+
+    The campaign's own ``lacks`` lines (what it could not measure, and why) come first; then
+    what the folder's files say is missing.
+
+    Returns
+    -------
+    list of str
+        Empty when the folder is complete.
+    """
+    inv = inventory(machine)
+    out = list((campaign(machine) or {}).get("lacks", []))
+    if not inv["campaign"]:
+        out.append("No campaign.json: this folder was recorded before `lassm run` measured a machine "
+                   "completely, so its plan and the time of each step are unknown.")
+    if not inv["gpu"]:
+        out.append("No GPU backend ran: only the CPU oracle's times, so no kernel variant, no roofline, no counters.")
+    if inv["repeats"] <= 1:
+        out.append("No timing repeats: one time per point, without a median or a spread.")
+    if inv["gpu"] and not inv["counters"]:
+        out.append("No profiler ran (no counters/ folder): no II, no architectural or algorithm efficiency.")
+    if inv["gpu"] and not inv["ceilings"]:
+        out.append("No ceilings.json: no measured roof, so no roofline of this machine.")
+    if inv["counters"] and inv["ceilings"] and not inv["metrics"]:
+        out.append(f"No metrics.csv: run `lassm metrics derive --machine {machine}`.")
+    return list(dict.fromkeys(out))
+
+
+def metrics(machine: str) -> pd.DataFrame | None:
+    """``metrics.csv`` of ``machine`` where it exists, else None."""
+    path = paths.results_dir(machine) / "metrics.csv"
+    return pd.read_csv(path) if path.is_file() else None
+
+
+def spec_row(device_name: str) -> str | None:
+    """The ``data/machines.csv`` row of a device, matched by model (``H100`` in the device name).
+
+    Parameters
+    ----------
+    device_name : str
+        A record's ``device`` (e.g. ``NVIDIA H100 80GB HBM3``).
+
+    Returns
+    -------
+    str or None
+        The ``machine`` column of the matching datasheet row, or None.
+    """
+    from ..analysis.machine import load_machines
+
+    flat = re.sub(r"[^a-z0-9]", "", device_name.lower())
+    for name in load_machines()["machine"]:
+        model = re.sub(r"[^a-z0-9]", "", str(name).split("-")[0].lower())
+        if model and model in flat:
+            return str(name)
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# The generated chapters
+
+
+def write_chapters(book: str | Path = paths.REPO, *, machines: list[str] | None = None) -> list[Path]:
+    """One machine chapter per folder: ``<book>/machines/<machine>.ipynb``, parameters injected.
+
+    The chapters are prepared, not executed (Papermill's ``prepare_only``): the book's build
+    executes them like every other page. Chapters of folders that no longer exist are removed.
+
+    Parameters
+    ----------
+    book : path, default the repository
+        The book's root (where ``_toc.yml`` globs ``machines/*``).
+    machines : list of str, optional
+        The folders (default: :func:`chapter_machines`).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The chapters written.
+    """
+    import papermill
+
+    book = Path(book)
+    names = chapter_machines() if machines is None else machines
+    out_dir = book / CHAPTERS
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for stale in out_dir.glob("*.ipynb"):
+        if stale.stem not in names:
+            stale.unlink()
+    written = []
+    for name in names:
+        out = out_dir / f"{name}.ipynb"
+        papermill.execute_notebook(str(paths.REPO / TEMPLATE), str(out), parameters={"machine": name},
+                                   prepare_only=True, kernel_name="python3", progress_bar=False)
+        nb = json.loads(out.read_text(encoding="utf-8"))
+        for cell in nb["cells"]:
+            tags = cell.get("metadata", {}).get("tags", [])
+            if "injected-parameters" in tags and "hide-input" not in tags:
+                tags.append("hide-input")  # folded like the template's code
+            if cell["cell_type"] == "markdown":  # the page title names the machine
+                src = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+                cell["source"] = src.replace(TITLE_PLACEHOLDER, name)
+        out.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        written.append(out)
+    return written
+
+
+def toc_chapters(toc: str | Path, book: str | Path) -> list[str]:
+    """Every document the table of contents ``toc`` puts in the book rooted at ``book``.
+
+    ``file:`` entries as written, ``glob:`` entries expanded over the book's notebooks and
+    pages the way jupyter-book 1.x (sphinx-external-toc) expands them.
+
+    Returns
+    -------
+    list of str
+        Document names without suffix (``machines/nvidia-h100-80gb-hbm3``).
+    """
+    from sphinx_external_toc.parsing import parse_toc_yaml
+
+    site = parse_toc_yaml(Path(toc))
+    book = Path(book)
+    docs = list(site)
+    for pattern in sorted(site.globs()):
+        found = {str(p.relative_to(book).with_suffix("")) for s in (".ipynb", ".md")
+                 for p in book.glob(pattern + s) if not p.name.startswith(".")}
+        docs += sorted(found)
+    return docs
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m lassm.book.machines [--book DIR]``: write the machine chapters, list them."""
+    p = argparse.ArgumentParser(prog="python -m lassm.book.machines", description=main.__doc__)
+    p.add_argument("--book", default=str(paths.REPO), help="the book's root (default: the repository)")
+    args = p.parse_args(argv)
+    for path in write_chapters(args.book):
+        print(f"machine chapter -> {path}")
+    return 0
+
+
+__all__ = ["CHAPTERS", "ORACLE", "TEMPLATE", "campaign", "chapter_machines", "device", "inventory", "lacks",
+           "metrics", "records", "results_root", "spec_row", "times", "toc_chapters", "write_chapters"]
+
+if __name__ == "__main__":
+    raise SystemExit(main())

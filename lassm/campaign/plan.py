@@ -1,0 +1,224 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""What the campaign measures on this machine: datasets, backends, protocols, repeats, steps.
+
+The plan is data, decided before any kernel runs, so ``lassm run --dry-run`` can print it and a
+test can check it. Which backends it holds depends on the machine (what can run here), nothing
+else does.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+
+#: The full campaign's datasets: the embedded real sample, the four generated Table II datasets,
+#: one replicated scale point and the committed real-genome ``mock5`` set at the same four k.
+FULL_DATASETS: tuple[str, ...] = (
+    "sample-k77", "gen-k21", "gen-k33", "gen-k55", "gen-k77", "sample-k77x20",
+    "real-mock5-k21", "real-mock5-k33", "real-mock5-k55", "real-mock5-k77",
+)
+#: ``lassm run --quick``: the small job a laptop finishes in a minute.
+QUICK_DATASETS: tuple[str, ...] = ("sample-k77",)
+#: Datasets whose points get hardware counters (the sample and the Table II datasets).
+PROFILED_DATASETS: tuple[str, ...] = ("sample-k77", "gen-k21", "gen-k33", "gen-k55", "gen-k77")
+#: Kernel variants counted: the faithful port and the fast variant (where a backend builds it).
+PROFILED_PROTOCOLS: tuple[str, ...] = ("casptr", "fast")
+#: Timed runs per point (the record keeps each and their median) and untimed runs before them.
+REPEATS = 5
+WARMUP = 1
+#: Without a GPU (a laptop, a 2-core CI machine) each point is timed once after its warm-up:
+#: CPU runs last seconds, where a median of five adds little but five times the wait.
+NO_GPU_REPEATS = 1
+#: A replicated dataset's name (``sample-k77x20``).
+_REPLICATED = re.compile(r"x\d+$")
+#: GPU backends in order of preference: the campaign times the first that can run here.
+GPU_BACKENDS: tuple[str, ...] = ("cuda", "hip")
+#: The portable backend, timed wherever its runtime finds a device (an Intel GPU, or a CPU).
+PORTABLE_BACKEND = "sycl"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One campaign: every (dataset, k, backend, protocol) point, how often it is timed, which steps follow.
+
+    Parameters
+    ----------
+    datasets : tuple of str
+        Names :func:`lassm.workloads.local_assembly.datasets.load` understands, in the order they are run.
+    backends : tuple of str
+        Backends that can run here, the CPU oracle last.
+    protocols : dict
+        Backend -> the protocols (builds) it is timed with; ``("none",)`` for ``cpu``.
+    repeats, warmup : int
+        Timed and untimed runs of each point.
+    profile : bool
+        Collect hardware counters for the profiled points of GPU backends.
+    ceilings : bool
+        Run the machine's microbenchmarks (INT32 throughput, HBM bandwidth).
+    ks : tuple
+        Start k values (``None``: each dataset's own).
+    skip : dict
+        Backend -> datasets it is not timed on (the portable backend on a CPU device skips the
+        replicated scale point, minutes of a CPU for nothing a GPU chapter reads).
+    """
+
+    datasets: tuple[str, ...]
+    backends: tuple[str, ...]
+    protocols: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    repeats: int = REPEATS
+    warmup: int = WARMUP
+    profile: bool = True
+    ceilings: bool = True
+    ks: tuple[int | None, ...] = (None,)
+    skip: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def points(self) -> list[tuple[str, int | None, str, str]]:
+        """(dataset, k, backend, protocol) in run order: one dataset at a time, the CPU oracle first.
+
+        Returns
+        -------
+        list of tuple
+            The sweep points, as :func:`lassm.runs.sweep.main_job` takes them.
+        """
+        order = sorted(self.backends, key=lambda b: b != "cpu")
+        return [(d, k, b, p) for d in self.datasets for k in self.ks for b in order
+                if d not in self.skip.get(b, ()) for p in self.protocols.get(b, ("none",))]
+
+    def profiled(self, backend: str) -> list[tuple[str, int | None, str]]:
+        """(dataset, k, protocol) of ``backend`` that get hardware counters.
+
+        Parameters
+        ----------
+        backend : str
+            A GPU backend of the plan.
+
+        Returns
+        -------
+        list of tuple
+            Empty when the plan does not profile.
+        """
+        if not self.profile or backend not in self.backends:
+            return []
+        return [(d, k, p) for d in self.datasets if d in PROFILED_DATASETS for k in self.ks
+                for p in self.protocols.get(backend, ()) if p in PROFILED_PROTOCOLS]
+
+    def as_dict(self) -> dict:
+        """The plan as ``campaign.json`` stores it (lists, not tuples)."""
+        out = asdict(self)
+        out["protocols"] = {b: list(p) for b, p in self.protocols.items()}
+        out["skip"] = {b: list(d) for b, d in self.skip.items()}
+        return {key: list(val) if isinstance(val, tuple) else val for key, val in out.items()}
+
+
+def timed_protocols(backend: str) -> tuple[str, ...]:
+    """A backend's protocols, ``fast`` included, without the ``fast-*`` ablation builds.
+
+    Parameters
+    ----------
+    backend : str
+        A key of :data:`lassm.backends.BACKENDS`.
+
+    Returns
+    -------
+    tuple of str
+        ``("none",)`` for ``cpu``.
+    """
+    from .. import backends
+
+    return tuple(p for p in backends.protocols(backend) if not p.startswith("fast-"))
+
+
+def is_gpu(backend: str) -> bool:
+    """Whether ``backend`` runs on a GPU here (the portable backend may answer from a CPU device).
+
+    Parameters
+    ----------
+    backend : str
+        A key of :data:`lassm.backends.BACKENDS`.
+
+    Returns
+    -------
+    bool
+        False for ``cpu``, for a backend that cannot run here, and for one on a CPU device.
+    """
+    if backend == "cpu":
+        return False
+    from .. import backends
+
+    try:
+        return getattr(backends.get(backend), "device_kind", lambda: "gpu")() != "cpu"
+    except backends.BackendUnavailable:
+        return False
+
+
+def present_backends() -> tuple[list[str], list[str]]:
+    """The backends the campaign times here, and one line for each kind it cannot.
+
+    Returns
+    -------
+    (list of str, list of str)
+        The best GPU backend (``cuda``, else ``hip``) if any, the portable backend if its
+        runtime finds a device, then ``cpu``; and lines such as ``"gpu: none can run here
+        (cuda: ...)"`` for ``campaign.json``'s ``lacks``.
+    """
+    from .. import backends
+
+    found: list[str] = []
+    why: dict[str, str] = {}
+    for name in (*GPU_BACKENDS, PORTABLE_BACKEND):
+        if name in GPU_BACKENDS and any(b in GPU_BACKENDS for b in found):
+            continue
+        try:
+            backends.get(name)
+            found.append(name)
+        except backends.BackendUnavailable as exc:
+            why[name] = str(exc).split(" cannot run here: ", 1)[-1]
+    lacks = []
+    if not any(b in GPU_BACKENDS for b in found):
+        lacks.append("gpu: no CUDA or HIP backend can run here (" + "; ".join(f"{b}: {why[b]}" for b in GPU_BACKENDS) + ")")
+    if PORTABLE_BACKEND not in found:
+        lacks.append(f"{PORTABLE_BACKEND}: cannot run here: {why[PORTABLE_BACKEND]}")
+    return found + ["cpu"], lacks
+
+
+def make_plan(quick: bool = False, *, backends: list[str] | None = None, datasets: list[str] | None = None,
+              protocols: list[str] | None = None, ks: list[int] | None = None, repeats: int | None = None,
+              warmup: int | None = None, profile: bool = True, ceilings: bool = True) -> Plan:
+    """The campaign for this machine, or its ``quick`` form (the sample alone, no counters or ceilings).
+
+    Without a GPU, points are timed :data:`NO_GPU_REPEATS` times unless ``repeats`` says otherwise,
+    and the portable backend on a CPU device skips the replicated datasets (``x<N>``).
+
+    Parameters
+    ----------
+    quick : bool
+        Today's small job: :data:`QUICK_DATASETS`, timed, without counters and ceilings.
+    backends, datasets, protocols, ks : list, optional
+        Replace the plan's (``protocols`` applies to every GPU backend that builds them).
+    repeats, warmup : int, optional
+        Replace :data:`REPEATS` and :data:`WARMUP`.
+    profile, ceilings : bool
+        Keep the counters and ceilings steps (``quick`` drops both).
+
+    Returns
+    -------
+    Plan
+    """
+    from .. import backends as _backends
+
+    names = list(backends) if backends else present_backends()[0]
+    chosen = {}
+    for name in names:
+        if not protocols or name == "cpu":
+            chosen[name] = timed_protocols(name)
+        else:  # asked by name: the ablation builds too
+            chosen[name] = tuple(p for p in protocols if p in _backends.protocols(name))
+    chosen_datasets = tuple(datasets or (QUICK_DATASETS if quick else FULL_DATASETS))
+    gpus = [b for b in names if is_gpu(b)]
+    skip = {b: tuple(d for d in chosen_datasets if _REPLICATED.search(d)) for b in names
+            if b == PORTABLE_BACKEND and b not in gpus}
+    default_repeats = REPEATS if gpus else NO_GPU_REPEATS
+    return Plan(datasets=chosen_datasets, backends=tuple(names), protocols=chosen,
+                skip={b: d for b, d in skip.items() if d},
+                repeats=default_repeats if repeats is None else int(repeats),
+                warmup=WARMUP if warmup is None else int(warmup),
+                profile=profile and not quick, ceilings=ceilings and not quick, ks=tuple(ks) if ks else (None,))

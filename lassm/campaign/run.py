@@ -1,0 +1,219 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``run_campaign``: the plan's sweep, then counters, ceilings and metrics, then ``campaign.json``.
+
+Resumable like the sweep it drives: every record, raw counter file and ceilings file is written
+atomically and skipped on the next run unless ``force``, so a killed campaign loses only the
+point it was running. Each machine folder the campaign touched gets ``campaign.json``: the plan,
+one row per point, the seconds of each step, and ``lacks``, one line for each thing this
+machine could not measure (no GPU, no profiler, counters refused...).
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import shlex
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import paths
+from ..runs.records import cpu_model, git_sha, machine_for_backend, run_id_for, slug, versions
+from . import steps
+from .plan import Plan, is_gpu, present_backends
+
+#: File name of a machine folder's campaign account.
+CAMPAIGN_FILE = "campaign.json"
+#: Keys of ``campaign.json`` (the machine chapters read them).
+CAMPAIGN_KEYS: tuple[str, ...] = ("machine", "device", "driver", "plan", "rows", "steps", "lacks", "git_sha",
+                                  "versions", "command", "created", "seconds")
+#: Keys of each row of ``campaign.json``.
+ROW_KEYS: tuple[str, ...] = ("dataset", "k", "backend", "protocol", "status", "kernel_seconds", "matches_oracle",
+                             "run_id")
+
+
+@dataclass
+class Outcome:
+    """What a campaign did: its rows, and per machine folder what it lacks and where its account is."""
+
+    rows: list[dict]
+    lacks: dict[str, list[str]] = field(default_factory=dict)
+    files: dict[str, Path] = field(default_factory=dict)
+    steps: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> list[dict]:
+        """Rows that neither ran clean nor were recorded before."""
+        return [r for r in self.rows if not (r["status"] == "ok" or r["status"].startswith("skipped"))]
+
+
+def describe(plan: Plan) -> str:
+    """The plan in a few lines, with its number of points (``lassm run --dry-run``)."""
+    lines = [f"datasets  {', '.join(plan.datasets)}"]
+    if plan.ks != (None,):
+        lines.append(f"ks        {', '.join(map(str, plan.ks))}")
+    for b in plan.backends:
+        skipped = f" (not on {', '.join(plan.skip[b])})" if plan.skip.get(b) else ""
+        lines.append(f"{b:9s} {', '.join(plan.protocols.get(b, ('none',)))}{skipped}")
+    lines.append(f"timing    {plan.warmup} warm-up + {plan.repeats} timed runs per point, each checked against the CPU oracle")
+    profiled = sum(len(plan.profiled(b)) for b in plan.backends if is_gpu(b))
+    lines.append(f"steps     counters {'on ' + str(profiled) + ' GPU points' if plan.profile else 'off'}, "
+                 f"ceilings {'on' if plan.ceilings else 'off'}, metrics where both exist")
+    lines.append(f"{len(plan.points())} points")
+    return "\n".join(lines)
+
+
+def _folder_of(backend: str, machine: str | None) -> str:
+    return slug(machine) if machine else machine_for_backend(backend)
+
+
+def _summary(machine: str, row: dict) -> dict:
+    """The recorded ``summary.json`` of a row's point, or ``{}``."""
+    if row.get("k") is None:
+        return {}
+    path = paths.results_dir(machine) / run_id_for(row["dataset"], row["k"], row["backend"], row["protocol"]) / "summary.json"
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _git_sha() -> str | None:
+    """``LASSM_GIT_SHA``, else the checkout's commit, else None (a copy without ``.git``)."""
+    sha = git_sha()
+    return None if sha == "unknown" else sha
+
+
+def run_campaign(plan: Plan, *, machine: str | None = None, force: bool = False, progress: bool = True,
+                 notebooks: bool = False, cluster: str | None = None, log=None) -> Outcome:
+    """Measures this machine as ``plan`` says; writes ``campaign.json`` in every machine folder touched.
+
+    Parameters
+    ----------
+    plan : Plan
+        What to measure (:func:`lassm.campaign.plan.make_plan`).
+    machine : str, optional
+        One results folder for everything (default: each backend's device names its own).
+    force : bool
+        Measure again what is already recorded (records, counter files, ceilings).
+    progress : bool
+        Show the progress bar (with its ETA) and one line per step.
+    notebooks, cluster
+        Run the points through Papermill or on Dask workers (:func:`lassm.runs.sweep.main_job`);
+        each point then runs once.
+    log : callable, optional
+        Where the step lines go (default: standard error, when ``progress``).
+
+    Returns
+    -------
+    Outcome
+    """
+    from ..runs.sweep import main_job
+
+    say = log or ((lambda text: print(text, file=sys.stderr, flush=True)) if progress else (lambda text: None))
+    command = "lassm " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    start = time.perf_counter()
+    rows = main_job(machine=machine, points=plan.points(), repeats=plan.repeats, warmup=plan.warmup, force=force,
+                    progress=progress, notebooks=notebooks, cluster=cluster)
+    sweep_s = time.perf_counter() - start
+    say(f"sweep: {len(rows)} points in {sweep_s:.0f} s")
+    summaries: dict[int, dict] = {}
+    for i, row in enumerate(rows):
+        row.setdefault("machine", _folder_of(row["backend"], machine))
+        summaries[i] = _summary(row["machine"], row)
+        row["kernel_seconds"] = summaries[i].get("kernel_seconds", row.get("kernel_seconds"))
+        row["matches_oracle"] = summaries[i].get("matches_cpu")
+        row["run_id"] = summaries[i].get("run_id")
+    _, absent = present_backends()
+    folders = list(dict.fromkeys([_folder_of(b, machine) for b in plan.backends] + [r["machine"] for r in rows]))
+    outcome = Outcome(rows=rows)
+    for folder in folders:
+        lacks = list(absent)
+        timing = {"sweep": round(sweep_s, 3)}
+        gpus = [b for b in plan.backends if _folder_of(b, machine) == folder and is_gpu(b)]
+        for backend in gpus:
+            lacks += _gpu_steps(plan, backend, folder, force, command, timing, say)
+        if not gpus:
+            lacks += steps.cpu_lacks()
+        outcome.lacks[folder] = lacks
+        outcome.steps[folder] = timing
+        mine = [i for i, r in enumerate(rows) if r["machine"] == folder]
+        outcome.files[folder] = _write(folder, plan, [rows[i] for i in mine], [summaries[i] for i in mine],
+                                       timing, lacks, command, time.perf_counter() - start)
+    return outcome
+
+
+def _gpu_steps(plan: Plan, backend: str, folder: str, force: bool, command: str, timing: dict, say) -> list[str]:
+    """Counters, ceilings and metrics of one GPU backend's folder; returns what it lacks."""
+    lacks: list[str] = []
+    for name, enabled, why_not, step in (
+        ("counters", plan.profile, "counters: not collected (--no-profile or --quick)",
+         lambda: steps.counters(backend, folder, plan.profiled(backend), force=force)),
+        ("ceilings", plan.ceilings, "ceilings: not measured (--no-ceilings or --quick)",
+         lambda: steps.ceilings(backend, folder, force=force, command=command)),
+        ("metrics", True, "", lambda: steps.metrics(folder)),
+    ):
+        if not enabled:
+            lacks.append(why_not)
+            continue
+        t0 = time.perf_counter()
+        said = step()
+        timing[name] = round(time.perf_counter() - t0, 3)
+        say(f"{name}: {'done' if not said else '; '.join(said)} ({timing[name]:.0f} s)")
+        lacks += said
+    return lacks
+
+
+def _write(folder: str, plan: Plan, rows: list[dict], summaries: list[dict], timing: dict, lacks: list[str],
+           command: str, seconds: float) -> Path:
+    """``data/results/<folder>/campaign.json``, atomically."""
+    from ..atomic import atomic_open
+
+    first = next((s for s in summaries if s), {})
+    found = {key: val for s in summaries for key, val in s.get("versions", {}).items()}
+    account = {
+        "machine": folder,
+        "device": first.get("device") or cpu_model(),
+        "driver": first.get("driver", ""),
+        "plan": plan.as_dict(),
+        "rows": [{key: r.get(key) for key in ROW_KEYS} for r in rows],
+        "steps": timing,
+        "lacks": lacks,
+        "git_sha": _git_sha(),
+        "versions": {**found, **versions(), **({"driver": first["driver"]} if first.get("driver") else {})},
+        "command": command,
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "seconds": round(seconds, 3),
+    }
+    path = paths.results_dir(folder) / CAMPAIGN_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_open(path) as fh:
+        json.dump(account, fh, indent=2, default=str)
+        fh.write("\n")
+    return path
+
+
+def report(outcome: Outcome, console=None) -> None:
+    """The final table (dataset, backend, protocol, ms, matches) and the ``lacks:`` lines."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console(stderr=True)
+    table = Table(title="lassm run")
+    for col, just in (("dataset", "left"), ("k", "right"), ("backend", "left"), ("protocol", "left"),
+                      ("ms", "right"), ("matches", "left"), ("status", "left")):
+        table.add_column(col, justify=just)
+    for r in outcome.rows:
+        ms = f"{r['kernel_seconds'] * 1e3:.2f}" if isinstance(r.get("kernel_seconds"), (int, float)) else "-"
+        match = {True: "yes", False: "NO", None: "-"}[r.get("matches_oracle")]
+        table.add_row(r["dataset"], str(r["k"]), r["backend"], r["protocol"], ms, match, r["status"])
+    console.print(table)
+    for folder, lacks in outcome.lacks.items():
+        console.print(f"{folder}: {outcome.files.get(folder, '')}", highlight=False, markup=False)
+        if lacks:
+            console.print("lacks:", highlight=False)
+        for line in lacks:
+            console.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
+
+
+__all__ = ["CAMPAIGN_FILE", "CAMPAIGN_KEYS", "Outcome", "ROW_KEYS", "describe", "report", "run_campaign"]

@@ -1,0 +1,213 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The campaign's steps after the timed sweep: counters, ceilings, metrics.
+
+Each step writes only under ``data/results/<machine>/`` (atomically), skips what is already
+there unless forced, and answers with the lines of what it could not measure: a missing or
+refused profiler, a backend without microbenchmarks. Those lines go to ``campaign.json``'s
+``lacks`` and the rest of the campaign goes on.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+from .. import paths
+from ..errors import LassmError
+
+#: Where Nsight Compute is looked for when it is not on ``PATH``.
+NCU_FALLBACK = Path("/usr/local/cuda/bin/ncu")
+#: Seconds one profiled run may take before it is stopped.
+NCU_TIMEOUT = 240.0
+#: The profiler of each GPU backend's vendor, and how to get it.
+PROFILERS: dict[str, tuple[str, str]] = {
+    "cuda": ("ncu", "install Nsight Compute (the CUDA toolkit's nsight-compute package) and put ncu on PATH"),
+    "hip": ("rocprofv3", "install ROCm's rocprofiler-sdk and put rocprofv3 on PATH"),
+    "sycl": ("unitrace", "install Intel's unitrace (github.com/intel/pti-gpu) and put it on PATH"),
+}
+#: ncu refusals that hold for every point: the step stops at the first.
+_MACHINE_WIDE = ("ERR_NVGPUCTRPERM", "LibraryNotLoaded", "not on PATH")
+
+
+def find_ncu() -> str | None:
+    """Nsight Compute's executable: ``ncu`` on ``PATH``, else the CUDA toolkit's, else None."""
+    found = shutil.which("ncu")
+    if found:
+        return found
+    return str(NCU_FALLBACK) if NCU_FALLBACK.is_file() and os.access(NCU_FALLBACK, os.X_OK) else None
+
+
+def counter_file(machine: str, dataset: str, k: int, backend: str, protocol: str) -> Path:
+    """``data/results/<machine>/counters/ncu__<dataset>__k<k>__<backend>__<protocol>.csv``."""
+    from ..runs.records import run_id_for
+
+    return paths.results_dir(machine) / "counters" / f"ncu__{run_id_for(dataset, k, backend, protocol)}.csv"
+
+
+@contextlib.contextmanager
+def _importable_here() -> Iterator[None]:
+    """The profiled ``python -m lassm.cli`` imports this lassm, wherever the profiler starts it."""
+    here = str(Path(__file__).resolve().parents[2])
+    old = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = here + (os.pathsep + old if old else "")
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = old
+
+
+def counters(backend: str, machine: str, points: list[tuple[str, int | None, str]], force: bool = False,
+             ncu: str | None = None, timeout: float = NCU_TIMEOUT) -> list[str]:
+    """Hardware counters of ``points`` on a GPU backend, with the profiler this machine has.
+
+    Nsight Compute runs for real on ``cuda`` (as ``lassm counters collect`` does: the raw CSV,
+    ``ncu --version`` and the labels side by side under ``counters/``). Other vendors' profilers
+    are named with what to do, since the campaign does not drive them yet.
+
+    Parameters
+    ----------
+    backend : str
+        The GPU backend (``cuda``, ``hip``, or ``sycl`` on a GPU).
+    machine : str
+        Its results folder.
+    points : list of (dataset, k, protocol)
+        What to count (:meth:`lassm.campaign.plan.Plan.profiled`).
+    force : bool
+        Count again points that have a raw file.
+    ncu : str, optional
+        The ncu executable (default :func:`find_ncu`).
+    timeout : float
+        Seconds per profiled run.
+
+    Returns
+    -------
+    list of str
+        One line per thing not measured (empty when every point was counted).
+    """
+    tool, how = PROFILERS.get(backend, ("", ""))
+    if not tool:
+        return [f"counters: the {backend} backend has no profiler in this study"]
+    if backend != "cuda":
+        exe = shutil.which(tool)
+        module = {"hip": "rocprof", "sycl": "unitrace"}[backend]
+        if exe is None:
+            return [f"counters: {tool} not found; {how}"]
+        return [f"counters: {tool} is here ({exe}) but the campaign does not drive it yet: run the command of "
+                f"lassm.analysis.counters.{module}.build_command, then lassm counters parse --tool {module}"]
+    exe = ncu or find_ncu()
+    if exe is None:
+        return [f"counters: ncu not found (not on PATH, nor {NCU_FALLBACK}); {how}"]
+    from ..analysis.counters import ncu as nsight
+    from ..runs.records import slug
+    from ..workloads.local_assembly import datasets, formats
+
+    lacks: list[str] = []
+    loaded: dict[tuple, tuple] = {}  # (dataset, k) -> (dataset, start k): each generated once
+    with tempfile.TemporaryDirectory(prefix="lassm-counters-") as tmp, _importable_here():
+        for dname, k, proto in points:
+            try:
+                if (dname, k) not in loaded:
+                    loaded.clear()
+                    loaded[(dname, k)] = datasets.load(dname, k)
+                ds, start_k = loaded[(dname, k)]
+                raw = counter_file(machine, dname, start_k, backend, proto)
+                if raw.is_file() and not force:
+                    continue
+                data = Path(tmp) / f"{slug(dname)}-k{start_k}.parquet"
+                if not data.is_file():
+                    formats.write_dataset(ds, data)
+                target = nsight.extend_command(data, k=start_k, protocol=proto, backend=backend,
+                                               out=Path(tmp) / "extended.txt")
+                nsight.collect(target, raw, dataset=dname, k=start_k, protocol=proto, ncu=exe, timeout=timeout)
+            except Exception as exc:  # a point that cannot be counted is named; the others go on
+                if any(marker in str(exc) for marker in _MACHINE_WIDE):
+                    return [f"counters: {_one_line(exc)}"]
+                lacks.append(f"counters: {dname} {proto}: {_one_line(exc)}")
+    return lacks
+
+
+def ceilings(backend: str, machine: str, force: bool = False, command: str = "") -> list[str]:
+    """The machine's ceilings (INT32 throughput, HBM bandwidth) into ``ceilings.json``, with provenance.
+
+    Parameters
+    ----------
+    backend : str
+        The GPU backend of the machine; the microbenchmarks (:mod:`lassm.analysis.machine`) run on CUDA.
+    machine : str
+        Its results folder.
+    force : bool
+        Measure again when ``ceilings.json`` exists.
+    command : str
+        The command line recorded with the measurement.
+
+    Returns
+    -------
+    list of str
+        One line when the ceilings could not be measured here.
+    """
+    if backend != "cuda":
+        return [f"ceilings: the microbenchmarks (lassm.analysis.machine) run on CUDA only; none for {backend}"]
+    path = paths.results_dir(machine) / "ceilings.json"
+    if path.is_file() and not force:
+        return []
+    from ..analysis import machine as bench
+    from ..atomic import atomic_open
+    from ..backends import cuda
+    from ..runs.records import git_sha, versions
+
+    try:
+        res = bench.measure()
+    except Exception as exc:  # a failed microbenchmark is named; the campaign goes on
+        return [f"ceilings: {_one_line(exc)}"]
+    res.update(device=cuda.device_name(), git_sha=git_sha(), versions=versions(), command=command)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_open(path) as fh:
+        json.dump(res, fh, indent=2, default=str)
+        fh.write("\n")
+    return []
+
+
+def metrics(machine: str) -> list[str]:
+    """``metrics derive`` for the machine: ``metrics.csv`` from its counters and ceilings.
+
+    Parameters
+    ----------
+    machine : str
+        The results folder.
+
+    Returns
+    -------
+    list of str
+        One line when the metrics could not be derived (no counters or no ceilings).
+    """
+    folder = paths.results_dir(machine)
+    missing = [what for what, there in (("counters", any((folder / "counters").glob("*.csv"))),
+                                        ("ceilings", (folder / "ceilings.json").is_file())) if not there]
+    if missing:
+        return [f"metrics: not derived: {machine} has no {' and no '.join(missing)}"]
+    from ..analysis.derive import write_metrics
+
+    try:
+        write_metrics(machine)
+    except Exception as exc:  # named in lacks; the campaign goes on
+        return [f"metrics: {_one_line(exc)}"]
+    return []
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text if isinstance(exc, LassmError) else f"{type(exc).__name__}: {text}"
+
+
+def cpu_lacks() -> list[str]:
+    """What a CPU device's folder cannot have: the study's profilers and microbenchmarks are GPU tools."""
+    return ["counters: none for a CPU device: the study's profilers (ncu, rocprofv3, unitrace) count GPU kernels",
+            "ceilings: the microbenchmarks (lassm.analysis.machine) measure CUDA GPUs only",
+            "metrics: not derived: no counters and no ceilings on a CPU device"]

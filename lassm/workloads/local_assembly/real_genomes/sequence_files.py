@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Reading genomes (FASTA, compressed as Debian ships them) and reads (FASTQ), writing FASTQ,
+and the reverse complement.
+"""
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from ....errors import LassmError
+
+_RC = bytes.maketrans(b"ACGTNacgtn", b"TGCANtgcan")
+#: IUPAC ambiguity codes resolved to their first base in ACGT order (MP1's GenBank record holds
+#: a few), so that reads hold only A, C, G, T (and N where the genome has one).
+_IUPAC = bytes.maketrans(b"RYKMSWBDHVU", b"ACGACACAAAT")
+
+
+def revcomp(seq: bytes) -> bytes:
+    """Reverse complement of a base string (N stays N)."""
+    return seq.translate(_RC)[::-1]
+
+
+def open_text(path: Path):
+    """A text handle on a plain, ``.gz``, ``.xz`` or ``.bz2`` file (Debian ships all three)."""
+    name = str(path)
+    for suffix, opener in ((".gz", gzip.open), (".xz", lzma.open), (".bz2", bz2.open)):
+        if name.endswith(suffix):
+            return opener(path, "rt")
+    return open(path, "r")
+
+
+def read_fasta(path: Path) -> Iterator[tuple[str, bytes]]:
+    """``(header, sequence)`` of every record, upper case, ambiguity codes resolved (_IUPAC)."""
+    name, parts = None, []
+    with open_text(path) as fh:
+        for line in fh:
+            line = line.strip()
+            if line.startswith(">"):
+                if name is not None:
+                    yield name, "".join(parts).upper().encode().translate(_IUPAC)
+                name, parts = line[1:], []
+            elif line:
+                parts.append(line)
+    if name is not None:
+        yield name, "".join(parts).upper().encode().translate(_IUPAC)
+
+
+def read_fastq(path: Path) -> Iterator[tuple[str, bytes, bytes]]:
+    """``(name, sequence, qualities)`` of every record of a 4-line FASTQ file."""
+    with open(path, "rb") as fh:
+        while True:
+            head = fh.readline()
+            if not head:
+                return
+            seq, _, qual = fh.readline().strip(), fh.readline(), fh.readline().strip()
+            yield head[1:].strip().decode(), seq, qual
+
+
+def windowed(records: list[tuple[str, bytes]], length: int | None) -> list[tuple[str, bytes]]:
+    """The records a genome is sequenced from: all of them (``length`` None), else the first
+    ``length`` bases of the first record only (:attr:`Genome.length`)."""
+    if length is None:
+        return records
+    if not records or length < 1:
+        raise LassmError(f"a window of {length} bases needs a genome with a record and a positive length")
+    return [(records[0][0], records[0][1][:length])]
+
+
+def write_fastq(path: Path, records: Iterable[tuple[str, bytes, bytes]]) -> None:
+    with open(path, "wb") as fh:
+        for name, seq, qual in records:
+            fh.write(b"@" + name.encode() + b"\n" + seq + b"\n+\n" + qual + b"\n")

@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""A progress bar over the generator's stages that is nothing when rich is absent or not wanted."""
+from __future__ import annotations
+
+import contextlib
+from typing import Iterator
+
+
+class Steps:
+    """A rich progress bar over the generator's stages, or nothing (rich absent / not wanted)."""
+
+    def __init__(self, enabled: bool, total: int, label: str) -> None:
+        self._bar = None
+        self._task = None
+        if not enabled:
+            return
+        try:
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+        except ImportError:
+            return
+        self._bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
+                             TextColumn("{task.completed}/{task.total}"), TextColumn("{task.fields[stage]}"),
+                             TimeElapsedColumn(), transient=False)
+        self._task = self._bar.add_task(label, total=total, stage="")
+
+    @contextlib.contextmanager
+    def running(self) -> Iterator["Steps"]:
+        if self._bar is None:
+            yield self
+            return
+        with self._bar:
+            yield self
+
+    def stage(self, text: str) -> None:
+        if self._bar is not None:
+            self._bar.update(self._task, stage=text)
+
+    def advance(self, steps: int = 1) -> None:
+        if self._bar is not None:
+            self._bar.advance(self._task, steps)
+
+    def add_total(self, steps: int) -> None:
+        if self._bar is not None:
+            self._bar.update(self._task, total=self._bar.tasks[0].total + steps)

@@ -1,0 +1,322 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The campaign (``lassm run``): its plan, ``--dry-run``, a tiny real campaign, resume and a kill.
+
+The real campaigns run the CPU backend on small datasets into a temporary results root
+(``LASSM_RESULTS``), so they touch nothing under ``data/``. The GPU steps are checked where a
+machine without a GPU can check them: a missing Nsight Compute, and a fake ``ncu`` that answers
+``ERR_NVGPUCTRPERM`` as a driver that refuses counters does.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lassm import paths
+from lassm.campaign import FULL_DATASETS, QUICK_DATASETS, make_plan, plan, steps
+from lassm.campaign.run import CAMPAIGN_FILE, CAMPAIGN_KEYS, ROW_KEYS
+from lassm.cli import main
+from lassm.workloads.local_assembly import datasets
+
+MACHINE = "box"
+#: Two small datasets: the one-contig sample and a small generated one.
+TINY = "sample-k21,gen-k21-s0.02"
+RUN = ["run", "--machine", MACHINE, "--backends", "cpu", "--datasets", TINY, "--repeats", "3", "--warmup", "1",
+       "--quiet"]
+POINTS = {"sample-k21__k21__cpu__none", "gen-k21-s0-02__k21__cpu__none"}
+
+
+@pytest.fixture
+def results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setenv("LASSM_GIT_SHA", "test-sha")
+    return tmp_path / "results"
+
+
+def _account(results: Path) -> dict:
+    return json.loads((results / MACHINE / CAMPAIGN_FILE).read_text())
+
+
+def _summary(results: Path, run_id: str) -> dict:
+    return json.loads((results / MACHINE / run_id / "summary.json").read_text())
+
+
+# --- the plan ------------------------------------------------------------------------------------
+
+def test_full_plan_on_a_cuda_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(plan, "is_gpu", lambda backend: backend == "cuda")
+    p = make_plan(backends=["cuda", "cpu"])
+    assert p.datasets == FULL_DATASETS
+    assert {"sample-k77", "gen-k21", "gen-k33", "gen-k55", "gen-k77", "sample-k77x20"} <= set(p.datasets)
+    assert {f"real-mock5-k{k}" for k in (21, 33, 55, 77)} <= set(p.datasets)
+    assert p.protocols["cuda"] == ("casptr", "matchany", "doneflag", "barrier", "fast")
+    assert p.protocols["cpu"] == ("none",)
+    assert (p.repeats, p.warmup, p.profile, p.ceilings) == (5, 1, True, True)
+    points = p.points()
+    assert len(points) == len(FULL_DATASETS) * 6
+    assert [pt[2] for pt in points[:6]] == ["cpu"] + ["cuda"] * 5, "the oracle runs first for each dataset"
+    assert [pt[0] for pt in points[::6]] == list(FULL_DATASETS), "one dataset at a time"
+    profiled = p.profiled("cuda")
+    assert {(d, pr) for d, _, pr in profiled} == {(d, pr) for d in plan.PROFILED_DATASETS for pr in ("casptr", "fast")}
+    assert p.profiled("cpu") == []
+
+
+def test_plan_datasets_exist() -> None:
+    """Every dataset of the full plan loads by name: the mock5 set is committed, the others generated."""
+    for name in FULL_DATASETS:
+        assert datasets.check_name(name) == name
+
+
+def test_quick_plan_and_overrides() -> None:
+    q = make_plan(quick=True, backends=["sycl", "cpu"])
+    assert q.datasets == QUICK_DATASETS == ("sample-k77",)
+    assert not q.profile and not q.ceilings
+    assert q.protocols["sycl"] == ("casptr", "matchany", "doneflag", "barrier")
+    p = make_plan(backends=["cuda", "cpu"], protocols=["casptr", "fast-bins"], repeats=2, warmup=0, ks=[21, 33],
+                  profile=False)
+    assert p.protocols["cuda"] == ("casptr", "fast-bins"), "an ablation build is timed when asked by name"
+    assert (p.repeats, p.warmup, p.ks, p.profile) == (2, 0, (21, 33), False)
+    assert p.profiled("cuda") == []
+    assert len(p.points()) == len(FULL_DATASETS) * 2 * 3
+
+
+@pytest.mark.parametrize("on_gpu", [True, False], ids=["intel-gpu", "cpu-driver"])
+def test_without_a_gpu_points_are_timed_once_and_sycl_skips_the_scale_point(on_gpu: bool,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(plan, "is_gpu", lambda backend: on_gpu and backend == "sycl")
+    p = make_plan(backends=["sycl", "cpu"])
+    assert p.repeats == (plan.REPEATS if on_gpu else plan.NO_GPU_REPEATS) and p.warmup == plan.WARMUP
+    assert p.skip == ({} if on_gpu else {"sycl": ("sample-k77x20",)})
+    on_sycl = {pt[0] for pt in p.points() if pt[2] == "sycl"}
+    assert ("sample-k77x20" in on_sycl) is on_gpu
+    assert {pt[0] for pt in p.points() if pt[2] == "cpu"} == set(FULL_DATASETS), "the oracle runs everything"
+    assert make_plan(backends=["sycl", "cpu"], repeats=4).repeats == 4
+
+
+def test_present_backends_prefers_cuda_and_adds_sycl(monkeypatch: pytest.MonkeyPatch) -> None:
+    from lassm import backends
+
+    def fake_get(name: str):
+        if name in ("cuda", "hip", "sycl"):
+            return object()
+        raise AssertionError(name)
+
+    monkeypatch.setattr(backends, "get", fake_get)
+    assert plan.present_backends() == (["cuda", "sycl", "cpu"], [])
+
+    def none_get(name: str):
+        raise backends.BackendUnavailable(f"backend {name!r} cannot run here: no {name} in this test")
+
+    monkeypatch.setattr(backends, "get", none_get)
+    found, lacks = plan.present_backends()
+    assert found == ["cpu"]
+    assert lacks == ["gpu: no CUDA or HIP backend can run here (cuda: no cuda in this test; hip: no hip in this test)",
+                     "sycl: cannot run here: no sycl in this test"]
+
+
+def test_dry_run_prints_the_plan_and_runs_nothing(results: Path, capsys: pytest.CaptureFixture) -> None:
+    assert main(["run", "--dry-run", "--backends", "cpu", "--datasets", TINY, "--repeats", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "sample-k21, gen-k21-s0.02" in out and "1 warm-up + 2 timed runs" in out
+    assert out.strip().endswith("2 points")
+    assert not results.exists()
+
+
+# --- a tiny campaign on the CPU backend ------------------------------------------------------------
+
+def test_tiny_campaign_records_repeats_and_its_account(results: Path, capsys: pytest.CaptureFixture) -> None:
+    assert main(RUN) == 0
+    err = capsys.readouterr().err
+    assert "lacks:" in err and "counters: " in err
+    folder = results / MACHINE
+    assert {p.name for p in folder.iterdir()} == POINTS | {CAMPAIGN_FILE}
+    for run_id in POINTS:
+        s = _summary(results, run_id)
+        assert s["repeats"] == 3 and s["warmup"] == 1 and len(s["kernel_seconds_runs"]) == 3
+        assert s["kernel_seconds"] == statistics.median(s["kernel_seconds_runs"])
+        assert s["matches_cpu"] is True
+    acc = _account(results)
+    assert set(CAMPAIGN_KEYS) <= set(acc)
+    assert acc["machine"] == MACHINE and acc["git_sha"] == "test-sha"
+    assert acc["plan"]["datasets"] == TINY.split(",") and acc["plan"]["backends"] == ["cpu"]
+    assert (acc["plan"]["repeats"], acc["plan"]["warmup"]) == (3, 1)
+    assert {"lassm", "python", "numpy", "numba"} <= set(acc["versions"])
+    assert acc["device"] and "sweep" in acc["steps"]
+    assert [set(r) for r in acc["rows"]] == [set(ROW_KEYS)] * 2
+    assert all(r["status"] == "ok" and r["matches_oracle"] is True and r["kernel_seconds"] > 0 for r in acc["rows"])
+    counters = [line for line in acc["lacks"] if line.startswith("counters: ")]
+    assert len(counters) == 1, acc["lacks"]
+    assert any(line.startswith("ceilings: ") for line in acc["lacks"])
+
+
+def test_resume_skips_recorded_points_and_force_runs_them(results: Path) -> None:
+    assert main(RUN) == 0
+    created = {rid: _summary(results, rid)["created"] for rid in POINTS}
+    times = {rid: _summary(results, rid)["kernel_seconds"] for rid in POINTS}
+    assert main(RUN) == 0
+    acc = _account(results)
+    assert [r["status"] for r in acc["rows"]] == ["skipped (recorded)"] * 2
+    assert {r["run_id"]: r["kernel_seconds"] for r in acc["rows"]} == times, "rows read the recorded figures"
+    assert {rid: _summary(results, rid)["created"] for rid in POINTS} == created
+    assert main([*RUN, "--force", "--repeats", "2"]) == 0
+    assert [r["status"] for r in _account(results)["rows"]] == ["ok"] * 2
+    assert all(_summary(results, rid)["repeats"] == 2 for rid in POINTS)
+
+
+def test_quick_campaign_without_a_profiler_says_so(results: Path) -> None:
+    assert main(["run", "--quick", "--machine", MACHINE, "--backends", "cpu", "--datasets", "sample-k21",
+                 "--repeats", "1", "--quiet"]) == 0
+    acc = _account(results)
+    assert acc["plan"]["profile"] is False and acc["plan"]["ceilings"] is False
+    assert any(line.startswith("counters: ") for line in acc["lacks"])
+
+
+def test_a_gpu_folder_runs_the_steps_and_records_what_they_lack(results: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The wiring of the GPU steps, with the CPU backend standing in for a GPU one."""
+    from lassm.campaign import run
+
+    called = []
+    monkeypatch.setattr(run, "is_gpu", lambda backend: True)
+    monkeypatch.setattr(steps, "counters", lambda b, m, pts, force=False: called.append(("counters", b, m, pts)) or
+                        ["counters: refused in this test"])
+    monkeypatch.setattr(steps, "ceilings", lambda b, m, force=False, command="": called.append(("ceilings", b, m)) or [])
+    monkeypatch.setattr(steps, "metrics", lambda m: called.append(("metrics", m)) or ["metrics: not derived in this test"])
+    p = make_plan(backends=["cpu"], datasets=["sample-k21"], repeats=1, warmup=0)
+    out = run.run_campaign(p, machine=MACHINE, progress=False)
+    assert [c[0] for c in called] == ["counters", "ceilings", "metrics"]
+    acc = _account(results)
+    assert acc["lacks"][-2:] == ["counters: refused in this test", "metrics: not derived in this test"]
+    assert set(acc["steps"]) == {"sweep", "counters", "ceilings", "metrics"}
+    assert out.lacks[MACHINE] == acc["lacks"] and not out.failed
+    called.clear()
+    run.run_campaign(make_plan(backends=["cpu"], datasets=["sample-k21"], profile=False, ceilings=False),
+                     machine=MACHINE, progress=False)
+    assert [c[0] for c in called] == ["metrics"]
+    assert {"counters: not collected (--no-profile or --quick)",
+            "ceilings: not measured (--no-ceilings or --quick)"} <= set(_account(results)["lacks"])
+
+
+#: Runs ``lassm`` with ``MODULE.NAME`` replaced by a SIGKILL of the process itself, on its Nth call.
+KILLER = """
+import importlib, os, signal, sys
+module, name, nth = sys.argv[1], sys.argv[2], int(sys.argv[3])
+mod = importlib.import_module(module)
+real, calls = getattr(mod, name), []
+def dying(*a, **k):
+    calls.append(1)
+    if len(calls) == nth:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real(*a, **k)
+setattr(mod, name, dying)
+from lassm.cli import main
+sys.exit(main(sys.argv[4:]))
+"""
+
+
+def _lassm(args: list[str], results: Path, kill_at: str | None = None, nth: int = 1) -> subprocess.CompletedProcess:
+    env = {**os.environ, "LASSM_RESULTS": str(results), "LASSM_GIT_SHA": "test-sha", "PYTHONPATH": str(paths.REPO)}
+    cmd = [sys.executable, "-m", "lassm.cli", *args]
+    if kill_at:
+        module, name = kill_at.rsplit(".", 1)
+        cmd = [sys.executable, "-c", KILLER, module, name, str(nth), *args]
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.parametrize("kill_at, nth, recorded", [
+    ("lassm.runs.records.write_record", 2, {"sample-k21__k21__cpu__none"}),  # while running the second point
+    ("lassm.campaign.run._write", 1, POINTS),                           # while writing campaign.json
+], ids=["second-point", "account"])
+def test_a_killed_campaign_loses_nothing_and_a_rerun_completes_it(tmp_path: Path, kill_at: str, nth: int,
+                                                                   recorded: set[str]) -> None:
+    results = tmp_path / "results"
+    res = _lassm(RUN, results, kill_at, nth)
+    assert res.returncode == -signal.SIGKILL, res.stderr
+    folder = results / MACHINE
+    assert {p.name for p in folder.iterdir() if not p.name.startswith(".")} == recorded
+    assert not (folder / CAMPAIGN_FILE).exists()
+    created = {rid: json.loads((folder / rid / "summary.json").read_text())["created"] for rid in recorded}
+    res = _lassm(RUN, results)
+    assert res.returncode == 0, res.stderr
+    acc = json.loads((folder / CAMPAIGN_FILE).read_text())
+    status = {r["run_id"]: r["status"] for r in acc["rows"]}
+    assert status == {rid: "skipped (recorded)" if rid in recorded else "ok" for rid in POINTS}
+    assert {rid: json.loads((folder / rid / "summary.json").read_text())["created"] for rid in recorded} == created
+    assert not [p.name for p in folder.iterdir() if p.name.startswith(".")], "no temporary left after the rerun"
+
+
+# --- the GPU steps, where no GPU is ---------------------------------------------------------------
+
+def test_counters_without_ncu_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(steps, "NCU_FALLBACK", tmp_path / "no-ncu")
+    lines = steps.counters("cuda", "gpu-box", [("sample-k21", None, "casptr"), ("sample-k21", None, "fast")])
+    assert len(lines) == 1 and lines[0].startswith("counters: ncu not found") and "Nsight Compute" in lines[0]
+
+
+def test_counters_refused_by_the_driver_is_one_line(results: Path, tmp_path: Path) -> None:
+    fake = tmp_path / "ncu"
+    fake.write_text("#!/bin/sh\n"
+                    'if [ "$1" = "--version" ]; then echo "NVIDIA (R) Nsight Compute Command Line Profiler"; '
+                    'echo "Version 2099.1.0.0 (build 1)"; exit 0; fi\n'
+                    'echo "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU '
+                    'Performance Counters on the target device 0."\nexit 1\n')
+    fake.chmod(0o755)
+    lines = steps.counters("cuda", "gpu-box", [("sample-k21", None, "casptr"), ("sample-k21", None, "fast")],
+                           ncu=str(fake), timeout=60)
+    assert len(lines) == 1, lines
+    assert "ERR_NVGPUCTRPERM" in lines[0] and "NVreg_RestrictProfilingToAdminUsers=0" in lines[0]
+    assert not list((results / "gpu-box").rglob("*.csv")), "no counter file from a refused run"
+
+
+def test_counters_with_a_profiler_write_raw_files_and_skip_them_after(results: Path, tmp_path: Path) -> None:
+    """A stand-in ncu that writes a measured H200 CSV where it is told: one raw file per point, labelled."""
+    fixture = paths.REPO / "tests" / "fixtures" / "counters" / "ncu_raw_h200_lassm_k77_casptr_measured.csv"
+    fake = tmp_path / "ncu"
+    fake.write_text("#!/bin/sh\n"
+                    'if [ "$1" = "--version" ]; then echo "Version 2025.3.1.0 (build 1)"; exit 0; fi\n'
+                    f'echo "$@" >> "{tmp_path}/calls"\n'
+                    f'while [ $# -gt 0 ]; do if [ "$1" = "--log-file" ]; then cp "{fixture}" "$2"; fi; shift; done\n')
+    fake.chmod(0o755)
+    points = [("sample-k21", None, "casptr"), ("sample-k21", None, "fast")]
+    assert steps.counters("cuda", "gpu-box", points, ncu=str(fake)) == []
+    for proto in ("casptr", "fast"):
+        raw = steps.counter_file("gpu-box", "sample-k21", 21, "cuda", proto)
+        meta = json.loads(raw.with_name(raw.name + ".meta.json").read_text())
+        assert (meta["dataset"], meta["k"], meta["protocol"], meta["tool_version"]) == ("sample-k21", 21, proto, "2025.3.1.0")
+        target = meta["command"][meta["command"].index("--") + 1:]
+        assert target[1:4] == ["-m", "lassm.cli", "extend"] and target[target.index("--protocol") + 1] == proto
+    calls = (tmp_path / "calls").read_text().splitlines()
+    assert len(calls) == 2
+    assert steps.counters("cuda", "gpu-box", points, ncu=str(fake)) == []
+    assert len((tmp_path / "calls").read_text().splitlines()) == 2, "counted points are skipped"
+
+
+@pytest.mark.parametrize("backend, tool", [("hip", "rocprofv3"), ("sycl", "unitrace")])
+def test_other_vendors_profilers_are_named(backend: str, tool: str, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert steps.counters(backend, "gpu-box", [("sample-k21", None, "casptr")]) == [
+        f"counters: {tool} not found; {steps.PROFILERS[backend][1]}"]
+
+
+def test_ceilings_and_metrics_say_what_they_lack(results: Path) -> None:
+    assert steps.ceilings("hip", "gpu-box") == ["ceilings: the microbenchmarks (lassm.analysis.machine) run on CUDA only; none for hip"]
+    assert steps.metrics("gpu-box") == ["metrics: not derived: gpu-box has no counters and no ceilings"]
+    assert not (results / "gpu-box").exists()
+
+
+def test_the_data_contract_documents_campaign_json() -> None:
+    from lassm.campaign.run import CAMPAIGN_KEYS, ROW_KEYS
+
+    text = (paths.REPO / "book" / "data-contract.md").read_text(encoding="utf-8")
+    section = text.split("## Campaign account: `campaign.json`", 1)[1].split("\n## ", 1)[0]
+    documented = [line.split("|")[1].strip().strip("`") for line in section.splitlines() if line.startswith("| `")]
+    assert documented == list(CAMPAIGN_KEYS)
+    rows_line = next(line for line in section.splitlines() if line.startswith("| `rows`"))
+    assert all(f"`{key}`" in rows_line for key in ROW_KEYS)

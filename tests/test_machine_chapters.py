@@ -1,0 +1,164 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""A new machine folder reaches the book by itself: its chapter is generated and listed by the
+table of contents, the chapter executes, and the cross-machine tables include the machine.
+
+The folder is synthetic and lives in a temporary results root (``LASSM_RESULTS``): two run
+records (the committed H100 benchmark records of ``sample-k77``, relabelled as another device),
+the measured H200 Nsight Compute fixture of the same point as its counters, the committed H100
+ceilings, ``metrics.csv`` derived from them, and a ``campaign.json`` in the campaign's format. A
+second folder holds one CPU oracle record only, as a laptop would.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from .test_book import ROOT
+
+papermill = pytest.importorskip("papermill")
+pytest.importorskip("ipykernel")
+pytest.importorskip("sphinx_external_toc")
+
+FIX = ROOT / "tests" / "fixtures" / "counters"
+H100 = ROOT / "data" / "results" / "nvidia-h100-80gb-hbm3"
+CPU = ROOT / "data" / "results" / "cpu-intel-r-xeon-r-processor"
+GPU_MACHINE = "synthetic-gpu"
+DEVICE = "Synthetic GPU for tests"
+LAPTOP = "synthetic-laptop"
+LACK = "rocprofv3 absent: no counters of the AMD runs (synthetic line)"
+
+
+def _copy_record(src: Path, folder: Path, **changes) -> None:
+    rec = json.loads((src / "summary.json").read_text()) | changes
+    rec["machine"] = folder.name
+    (folder / src.name).mkdir(parents=True)
+    (folder / src.name / "summary.json").write_text(json.dumps(rec, indent=2))
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory):
+    """The temporary results root, set as ``LASSM_RESULTS`` for the module (and its kernels)."""
+    from lassm.analysis import derive as analysis
+
+    results = tmp_path_factory.mktemp("results")
+    gpu = results / GPU_MACHINE
+    for protocol in ("casptr", "fast"):
+        src = H100 / f"bench__sample-k77__k77__cuda__{protocol}"
+        runs = json.loads((src / "summary.json").read_text())["kernel_seconds_runs"]
+        _copy_record(src, gpu, device=DEVICE, repeats=len(runs), warmup=1)
+    (gpu / "counters").mkdir()
+    raw = "ncu__sample-k77__k77__cuda__casptr.csv"
+    shutil.copy(FIX / "ncu_raw_h200_lassm_k77_casptr_measured.csv", gpu / "counters" / raw)
+    for side in (".meta.json", ".version.txt"):
+        shutil.copy(FIX / f"ncu_raw_h200_lassm_k77_casptr_measured.csv{side}", gpu / "counters" / f"{raw}{side}")
+    shutil.copy(H100 / "ceilings.json", gpu / "ceilings.json")
+    (gpu / "campaign.json").write_text(json.dumps({
+        "plan": {"datasets": ["sample-k77"], "backends": ["cuda"], "protocols": ["casptr", "fast"],
+                 "repeats": 5, "warmup": 1},
+        "rows": [], "steps": {"bench": 1.0, "counters": 2.0}, "lacks": [LACK], "git_sha": "0" * 40,
+        "versions": {}, "device": DEVICE}))
+    _copy_record(CPU / "sample-k77__k77__cpu__none", results / LAPTOP)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LASSM_RESULTS", str(results))
+        analysis.write_metrics(GPU_MACHINE)
+        yield results
+
+
+@pytest.fixture(scope="module")
+def book(root, tmp_path_factory) -> Path:
+    """A book root with the repository's _toc.yml and the chapters written for ``root``."""
+    from lassm.book import machines
+
+    out = tmp_path_factory.mktemp("book")
+    shutil.copy(ROOT / "_toc.yml", out / "_toc.yml")
+    (out / machines.CHAPTERS).mkdir()
+    (out / machines.CHAPTERS / "gone-machine.ipynb").write_text("{}")  # a folder since removed
+    machines.write_chapters(out)
+    return out
+
+
+def test_only_folders_with_records_get_a_chapter(root):
+    from lassm.book import machines
+
+    (root / "empty-folder").mkdir(exist_ok=True)
+    assert machines.chapter_machines() == [GPU_MACHINE, LAPTOP]
+
+
+def test_generated_toc_includes_the_chapter(book):
+    from lassm.book import machines
+
+    docs = machines.toc_chapters(book / "_toc.yml", book)
+    assert f"machines/{GPU_MACHINE}" in docs and f"machines/{LAPTOP}" in docs
+    assert "machines/gone-machine" not in docs, "the chapter of a removed folder was kept"
+    assert "notebooks/across_machines" in docs
+
+
+def _executed(book: Path, name: str, tmp_path: Path) -> str:
+    out = tmp_path / f"{name}.ipynb"
+    papermill.execute_notebook(str(book / "machines" / f"{name}.ipynb"), str(out), kernel_name="python3",
+                               cwd=str(book / "machines"), progress_bar=False, log_output=False)
+    return out.read_text(encoding="utf-8")
+
+
+def test_gpu_chapter_executes_and_shows_what_it_has(book, tmp_path):
+    text = _executed(book, GPU_MACHINE, tmp_path)
+    assert f"# Measured machine: {GPU_MACHINE}" in text
+    assert DEVICE in text and LACK in text
+    assert "No profiler ran" not in text and "No roofline" not in text and "No counters" not in text
+    assert "roofline of this machine" in text
+
+
+def test_cpu_only_chapter_executes_and_says_what_it_lacks(book, tmp_path):
+    text = _executed(book, LAPTOP, tmp_path)
+    assert "No GPU backend ran" in text and "No roofline" in text and "No counters" in text
+    assert "No campaign.json" in text
+
+
+def test_cross_machine_tables_include_it(root):
+    from lassm.book import across
+
+    plat = across.platforms().set_index("platform")
+    assert plat.loc[GPU_MACHINE, "in_H"] and plat.loc[GPU_MACHINE, "counters"]
+    assert not plat.loc[LAPTOP, "in_H"], "a folder with the CPU oracle only is no platform of the kernel"
+    pts = across.points()
+    mine = pts[pts["platform"] == GPU_MACHINE].set_index("variant")
+    assert set(mine.index) == {"casptr", "fast"}
+    assert mine.loc["casptr", "eff_kind"] == "arch eff" and mine.loc["fast", "eff_kind"] == "app eff"
+    assert mine.loc["fast", "app eff"] == pytest.approx(1.0)
+    times = across.side_by_side(pts, across.published_points(), "kernel_ms")
+    assert GPU_MACHINE in times.columns and "A100-40GB (published)" in times.columns
+    pp = across.portability(pts, [GPU_MACHINE]).set_index(["variant", "dataset"])
+    casptr = pp.loc[("casptr", "sample-k77")]
+    assert casptr["ran on"] == GPU_MACHINE
+    assert casptr["PP (eff, H)"] == pytest.approx(mine.loc["casptr", "arch eff"])
+    # Pennycook's rule: a platform of H that did not run the variant makes PP 0.
+    zero = across.portability(pts, [GPU_MACHINE, "never-ran"]).set_index(["variant", "dataset"])
+    assert zero.loc[("casptr", "sample-k77"), "PP (eff, H)"] == 0.0
+
+
+def test_cross_machine_chapter_executes_on_the_synthetic_root(root, tmp_path):
+    out = tmp_path / "across_machines.ipynb"
+    papermill.execute_notebook(str(ROOT / "notebooks" / "across_machines.ipynb"), str(out), kernel_name="python3",
+                               cwd=str(ROOT / "notebooks"), progress_bar=False, log_output=False)
+    text = out.read_text(encoding="utf-8")
+    assert GPU_MACHINE in text and LAPTOP in text
+
+
+def test_make_html_and_make_book_write_the_chapters_before_the_build():
+    """Both build targets generate machines/*.ipynb first, or the toc's glob would find nothing."""
+    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    recipes = {}
+    for block in text.split("\n\n"):
+        for target in ("html", "book", "chapters"):
+            if block.lstrip().startswith(f"{target}:") or f"\n{target}:" in block:
+                recipes[target] = block.split(f"{target}:", 1)[1]
+    assert "lassm.book.machines" in recipes["chapters"]
+    for target in ("html", "book"):
+        recipe = recipes[target]
+        uses = "lassm.book.machines" in recipe or recipe.split("\n")[0].split().count("chapters")
+        assert uses, f"make {target} does not write the machine chapters"
+        if "lassm.book.machines" in recipe:
+            assert recipe.index("lassm.book.machines") < recipe.index("jupyter-book"), f"make {target}: chapters after the build"
