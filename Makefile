@@ -86,6 +86,9 @@ book: deps $(STAMP)
 #   core       lassm + numba + llvmlite: the node has numpy, pyarrow and rich (most GPU images do)
 #   runtime    core + numpy + pyarrow + rich and its dependencies: all that `lassm` imports
 #   notebooks  runtime + papermill, ipykernel, nbclient and pandas, with all their dependencies
+#   opencl     pyopencl and its dependencies (pytools, platformdirs, siphash24), for the opencl
+#              backend on a GPU node with python, numpy and numba already (tools/opencl_gpu_check.sh):
+#              make wheelhouse WHEELS=opencl WHEELHOUSE=wheelhouse-opencl
 # Each set is downloaded with its dependencies resolved for the target, then the packages the
 # set expects on the node are dropped.
 #
@@ -109,9 +112,11 @@ WHEELS_ROOTS_runtime   := numba numpy pyarrow rich
 WHEELS_DROP_runtime    :=
 WHEELS_ROOTS_notebooks := numba numpy pyarrow rich papermill ipykernel nbclient pandas
 WHEELS_DROP_notebooks  :=
+WHEELS_ROOTS_opencl    := pyopencl
+WHEELS_DROP_opencl     := numpy
 
 ifeq ($(origin WHEELS_ROOTS_$(WHEELS)),undefined)
-$(if $(filter wheelhouse,$(MAKECMDGOALS)),$(error WHEELS=$(WHEELS) is not a set; use lassm, core, runtime or notebooks))
+$(if $(filter wheelhouse,$(MAKECMDGOALS)),$(error WHEELS=$(WHEELS) is not a set; use lassm, core, runtime, notebooks or opencl))
 endif
 
 define SHRINK_PY

@@ -201,7 +201,8 @@ def test_every_tab_item_of_a_backend_set_is_synced():
 def test_backend_source_excerpts_match_the_backend():
     """Each backend's tab quotes that backend's kernel source, nothing else."""
     sources = {"cuda": "kernels/local_assembly/cuda/ht_insert.cuh", "hip": "kernels/local_assembly/cuda/common.cuh",
-               "sycl": "kernels/local_assembly/opencl/ht_insert.h", "cpu": "lassm/backends/cpu.py"}
+               "sycl": "kernels/local_assembly/opencl/ht_insert.h", "opencl": "kernels/local_assembly/opencl/team.h",
+               "cpu": "lassm/backends/cpu.py"}
     text = BACKENDS_PAGE.read_text(encoding="utf-8")
     quoted = {}
     for item in re.split(r"[`:]{3,}\{tab-item\}", text)[1:]:

@@ -34,6 +34,7 @@ PAPER_NAMES: dict[str, tuple[str, ...]] = {
     nvrtc.FAITHFUL_KERNEL: ("ht_insert", "set_ext", "count_mers", "walk_mers"),
     nvrtc.FAST_KERNEL: ("fast_insert", "set_ext", "fast_count_mers", "fast_walk"),
     "local_assembly/opencl/faithful.cl": ("ht_insert", "set_ext", "count_mers", "walk_mers", "k_shift"),
+    "local_assembly/opencl/portable.cl": ("ht_insert", "set_ext", "count_mers", "walk_mers", "k_shift"),
 }
 
 needs_nvrtc = pytest.mark.skipif(
@@ -127,11 +128,17 @@ def test_header_is_guarded_and_includes_nothing_outside(path: Path) -> None:
 
 @pytest.mark.parametrize("kernel", sorted(PAPER_NAMES))
 def test_paper_steps_are_named_functions(kernel: str) -> None:
-    """Each paper step is a function under its name, defined in the kernel file or a header it includes."""
+    """Each paper step is a function under its name, defined in the kernel file or a header it
+    includes (directly or through another header)."""
     path = kernel_source(kernel)
-    text = path.read_text(encoding="utf-8")
-    for name in re.findall(r'^#include "([^"]+)"', text, re.M):
-        text += (path.parent / name).read_text(encoding="utf-8")
+    text, seen, todo = "", set(), [path.name]
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            body = (path.parent / name).read_text(encoding="utf-8")
+            text += body
+            todo += re.findall(r'^#include "([^"]+)"', body, re.M)
     for name in PAPER_NAMES[kernel]:
         assert re.search(rf"^[\w ]*\b{name}\(", text, re.M), f"{kernel}: no function {name}"
 
@@ -153,6 +160,20 @@ def test_opencl_file_compiles_alone() -> None:
         pytest.skip(f"needs dpctl and an OpenCL device: {why}")
     program = sycl.program(("-cl-std=CL3.0",))
     assert program.has_sycl_kernel(sycl.ENTRY)
+
+
+def test_portable_file_compiles_alone() -> None:
+    """portable.cl builds as OpenCL C 1.2 with no -D at all, on every OpenCL device pyopencl sees."""
+    from lassm.backends import opencl
+
+    ok, why = opencl.available()
+    if not ok:
+        pytest.skip(f"needs pyopencl and an OpenCL device: {why}")
+    for dev in opencl.devices():
+        ctx = opencl.cl.Context([dev])
+        src = kernel_source(opencl.KERNEL).read_text(encoding="utf-8")
+        prg = opencl.cl.Program(ctx, src).build(options=[opencl.CL_STD, *opencl.clplan.include_options(opencl.KERNEL)])
+        assert opencl.ENTRY in prg.kernel_names.split(";"), opencl._label(dev)
 
 
 def _record() -> None:

@@ -17,6 +17,7 @@ BACKENDS: dict[str, tuple[str, str]] = {
     "cuda": ("lassm.backends.cuda", "cuda12 or cuda13"),
     "hip": ("lassm.backends.hip", "rocm"),
     "sycl": ("lassm.backends.sycl", "intel"),
+    "opencl": ("lassm.backends.opencl", "opencl"),
     "cpu": ("lassm.backends.cpu", "cpu"),
 }
 

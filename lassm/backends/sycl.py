@@ -38,18 +38,11 @@ from ..workloads.local_assembly import config
 from ..errors import BackendUnavailable
 from ..paths import kernel_source
 from ..workloads.local_assembly.result import SideResult
-from . import launch
+from . import clplan, launch
 
-#: Collision protocol name -> macro value of ``-DLASSM_PROTOCOL`` (the CUDA kernel's names).
-PROTOCOL_MACROS: dict[str, str] = {
-    "casptr": "LASSM_PROTO_CASPTR",
-    "matchany": "LASSM_PROTO_MATCHANY",
-    "doneflag": "LASSM_PROTO_DONEFLAG",
-    "barrier": "LASSM_PROTO_BARRIER",
-}
-#: Collision protocols of ``ht_insert`` (the first is the default). See the kernel source.
-PROTOCOLS: tuple[str, ...] = tuple(PROTOCOL_MACROS)
-DEFAULT_PROTOCOL = "casptr"
+PROTOCOL_MACROS = clplan.PROTOCOL_MACROS
+PROTOCOLS = clplan.PROTOCOLS
+DEFAULT_PROTOCOL = clplan.DEFAULT_PROTOCOL
 KERNEL = "local_assembly/opencl/faithful.cl"
 ENTRY = "iterative_walks_kernel"
 INSTALL = "pip install 'lassm[intel]'"
@@ -59,10 +52,8 @@ DEVICE_ENV = "LASSM_SYCL_DEVICE"
 MEMORY_FRACTION = 0.25
 #: Sub-groups (contig ends) per work-group by default.
 DEFAULT_BLOCK_SUBGROUPS = 1
-#: Bytes of one table slot besides its key: 8 vote counters (uint32) and the extension byte.
-SLOT_VALUE_BYTES = 8 * 4 + 1
-#: Bytes of one visited-table slot (a walk-buffer offset + 1, uint32).
-VISITED_BYTES = 4
+SLOT_VALUE_BYTES = clplan.SLOT_VALUE_BYTES
+VISITED_BYTES = clplan.VISITED_BYTES
 
 
 def _point_icd_loader_at_this_environment() -> None:
@@ -209,34 +200,13 @@ def build_options(protocol: str, subgroup: int, key64: bool, fp64: bool, max_wal
     -------
     tuple of option strings; part of the program memo key.
     """
-    if protocol not in PROTOCOL_MACROS:
-        raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")
-    return (
-        "-cl-std=CL3.0",
-        f"-DLASSM_PROTOCOL={PROTOCOL_MACROS[protocol]}",
-        f"-DLASSM_SUBGROUP={int(subgroup)}",
-        f"-DLASSM_KEY64={int(bool(key64))}",
-        f"-DLASSM_FP64={int(bool(fp64))}",
-        f"-DLASSM_MAX_WALK={int(max_walk)}",
-        f"-DLASSM_QUAL_OFFSET={int(qual_offset)}",
-        f"-DLASSM_MIN_QUAL={config.MIN_QUAL}",
-        f"-DLASSM_MIN_HI_QUAL={config.MIN_HI_QUAL}",
-        f"-DLASSM_MIN_KMER_LEN={config.MIN_KMER_LEN}",
-        f"-DLASSM_MAX_KMER_LEN={config.MAX_KMER_LEN}",
-        f"-DLASSM_SHIFT_SIZE={config.SHIFT_SIZE}",
-        f"-DLASSM_TEST_KERNELS={int(bool(test_kernels))}",
-    )
+    return ("-cl-std=CL3.0",) + clplan.defines(protocol, f"-DLASSM_SUBGROUP={int(subgroup)}", key64, fp64,
+                                               max_walk, qual_offset, test_kernels)
 
 
 def include_options() -> tuple[str, ...]:
-    """``-I`` of the kernel's folder, where its ``#include "x.h"`` headers are: the compiler gets
-    the source as a string, not a file. Kept out of :func:`build_options`, which runs record.
-    A folder with a space is double-quoted (Intel's OpenCL compiler reads that; single quotes fail)."""
-    folder = str(kernel_source(KERNEL).parent)
-    if '"' in folder:
-        raise BackendUnavailable(f"the OpenCL headers' folder {folder!r} holds a double quote, "
-                                 "which OpenCL build options cannot carry")
-    return (f'-I"{folder}"' if any(c.isspace() for c in folder) else f"-I{folder}",)
+    """``-I`` of the kernel's folder (:func:`lassm.backends.clplan.include_options`)."""
+    return clplan.include_options(KERNEL)
 
 
 def program(options: tuple[str, ...]):
@@ -268,10 +238,7 @@ def launch_geometry(n_ends: int, block_subgroups: int, width: int) -> tuple[int,
     return blocks * threads, threads
 
 
-def workspace_bytes(slots: np.ndarray, max_walk: int, key_bytes: int) -> np.ndarray:
-    """Device bytes of each contig end's workspace: its table, visited table and walk buffer."""
-    return (np.asarray(slots, dtype=np.int64) * (key_bytes + SLOT_VALUE_BYTES)
-            + max_walk * VISITED_BYTES + launch.walk_stride(max_walk))
+workspace_bytes = clplan.workspace_bytes
 
 
 # ---------------------------------------------------------------------------------------------
@@ -290,12 +257,6 @@ def _upload(queue, arr: np.ndarray):
 def _download(mem, out: np.ndarray) -> None:
     if out.nbytes:
         mem.copy_to_host(out.view(np.uint8).reshape(-1))
-
-
-def _check(name: str, arr: np.ndarray, dtype) -> None:
-    if not isinstance(arr, np.ndarray) or arr.dtype != dtype or arr.ndim != 1:
-        got = f"{arr.dtype} {arr.shape}" if isinstance(arr, np.ndarray) else type(arr).__name__
-        raise TypeError(f"{name} must be a 1-D {np.dtype(dtype)} array, got {got}")
 
 
 def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
@@ -330,31 +291,13 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
         ``extra`` records device, driver, sub-group width, protocol, build options and launches.
     """
     dev = _device()
-    for name, arr, dtype in (("ctg_seqs", ctg_seqs, np.uint8), ("ctg_off", ctg_off, np.int64),
-                             ("depths", depths, np.float64), ("reads.seqs", reads.seqs, np.uint8),
-                             ("reads.quals", reads.quals, np.uint8), ("reads.offsets", reads.offsets, np.int64),
-                             ("reads.contig_offsets", reads.contig_offsets, np.int64)):
-        _check(name, arr, dtype)
-    n = len(ctg_off) - 1
-    if len(depths) != n or len(reads.contig_offsets) != n + 1 or len(run_mask) != n:
-        raise ValueError(f"contigs, depths, reads and run_mask disagree on the number of contigs ({n})")
-    if protocol not in PROTOCOL_MACROS:
-        raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")
+    n = clplan.check_inputs(ctg_seqs, ctg_off, depths, reads, run_mask, protocol)
     if subgroup is not None and int(subgroup) not in dev.subgroup_sizes:
         raise ValueError(f"sub-group width {subgroup} is not one of {dev.name}'s {list(dev.subgroup_sizes)}")
     if int(block_subgroups) < 1:
         raise ValueError(f"block_subgroups must be positive, not {block_subgroups}")
-    use_fp64 = dev.fp64 if fp64 is None else bool(fp64)
-    if use_fp64 and not dev.fp64:
-        raise ValueError(f"{dev.name} has no fp64: pass fp64=False (the integer vote is bit-identical)")
-    # Keys are read offsets + 1; 32-bit keys reserve 0 (empty) and 0xFFFFFFFF (claimed, unpublished).
-    if key_bits not in (None, 32, 64):
-        raise ValueError(f"key_bits must be 32 or 64, not {key_bits}")
-    key64 = dev.key64 if key_bits is None else key_bits == 64
-    if key64 and not dev.key64:
-        raise ValueError(f"{dev.name} has no 64-bit atomics: use key_bits=32")
-    if not key64 and len(reads.seqs) >= 0xFFFFFFFE:
-        raise ValueError(f"{len(reads.seqs)} read bytes do not fit 32-bit keys; use key_bits=64")
+    use_fp64 = clplan.choose_fp64(dev.fp64, fp64, dev.name)
+    key64 = clplan.choose_key64(dev.key64, key_bits, len(reads.seqs), dev.name)
 
     max_walk = int(params.max_walk)
     out = SideResult.empty(n, max_walk)
@@ -365,56 +308,39 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
     build_seconds = time.perf_counter() - t0
     width = int(subgroup) if subgroup else int(kernel.max_sub_group_size)
 
-    counts = reads.counts.astype(np.int64) if bin_counts is None else np.asarray(bin_counts, dtype=np.int64)
-    if len(counts) != n:
-        raise ValueError(f"bin_counts has {len(counts)} entries for {n} contigs")
     key_bytes = 8 if key64 else 4
-    slots = launch.table_slots(counts, int(reads.lengths.max(initial=0)))
-    nbytes = workspace_bytes(slots, max_walk, key_bytes)
     if max_bytes is None:
         budget = int(min(int(dev.device.global_mem_size) * MEMORY_FRACTION, int(dev.device.max_mem_alloc_size)))
     else:
         budget = int(max_bytes)
-    plan = [(label, idx[a:b], number) for label, idx in launch.bins(run_mask, counts)
-            for number, (a, b) in enumerate(launch.slices(nbytes[idx], budget))]
+    plan = clplan.plan(reads, run_mask, bin_counts, max_walk, key_bytes, budget)
     out.extra = {"backend": "sycl", "device": dev.name, "driver": str(dev.device.driver_version),
                  "dpctl": dpctl.__version__, "subgroup": width, "warp_size": width,
                  "block_subgroups": int(block_subgroups), "protocol": protocol, "key_bits": 8 * key_bytes,
                  "fp64": use_fp64, "options": list(options), "build_seconds": build_seconds,
                  "budget_bytes": budget, "launches": [], "mem_high_water_bytes": 0}
-    if not plan:
+    if not plan.launches:
         return out
 
     q = dev.queue
-    depth_int = np.trunc(depths).astype(np.int64)  # int(depth), as the oracle
-    inputs = [_upload(q, a) for a in (ctg_seqs, ctg_off, depth_int, reads.seqs, reads.quals, reads.offsets,
-                                      reads.contig_offsets)]
-    results = [out.walks, out.walk_len, out.final_k, out.term, out.n_k, out.steps, out.insertions,
-               out.start_insertions]
+    inputs = [_upload(q, a) for a in clplan.input_arrays(ctg_seqs, ctg_off, depths, reads)]
+    results = clplan.output_arrays(out)
     outputs = [_upload(q, a) for a in results]
     # One workspace, sized for the largest launch, reused by every launch (the queue is in order).
-    most_ends = max(len(idx) for _, idx, _ in plan)
-    most_slots = max(int(slots[idx].sum()) for _, idx, _ in plan)
-    scratch = [dpmem.MemoryUSMDevice(most_slots * key_bytes, queue=q),
-               dpmem.MemoryUSMDevice(most_slots * 8 * 4, queue=q),
-               dpmem.MemoryUSMDevice(most_slots, queue=q),
-               dpmem.MemoryUSMDevice(most_ends * max_walk * VISITED_BYTES, queue=q),
-               dpmem.MemoryUSMDevice(most_ends * launch.walk_stride(max_walk), queue=q)]
+    scratch = [dpmem.MemoryUSMDevice(max(nb, 1), queue=q) for nb in plan.scratch_bytes(key_bytes, max_walk)]
     resident = sum(m.nbytes for m in inputs + outputs + scratch)
 
     events, per_launch = [], []
     t0 = time.perf_counter()
-    for label, idx, number in plan:
-        ht_off = np.zeros(len(idx) + 1, dtype=np.int64)
-        np.cumsum(slots[idx], out=ht_off[1:])
-        ends = [_upload(q, idx.astype(np.int32)), _upload(q, ht_off)]
+    for label, idx, number in plan.launches:
+        ends = [_upload(q, a) for a in plan.ends(idx)]
         per_launch.append(ends)  # alive until the queue has run
         gsize, lsize = launch_geometry(len(idx), int(block_subgroups), width)
         args = inputs + [ends[0], ctypes.c_int32(len(idx)), ends[1]] + scratch + [
             ctypes.c_int32(int(params.k))] + outputs
         events.append(q.submit_async(kernel, args, [gsize], [lsize]))
         out.extra["launches"].append({"bin": label, "slice": number, "contigs": int(len(idx)),
-                                      "slots": int(ht_off[-1]), "bytes": int(nbytes[idx].sum()),
+                                      "slots": int(plan.slots[idx].sum()), "bytes": int(plan.nbytes[idx].sum()),
                                       "global": gsize, "local": lsize})
     q.wait()
     wall = time.perf_counter() - t0

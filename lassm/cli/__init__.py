@@ -147,6 +147,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         check_protocol(args.backend, proto, "--protocols")
     if args.subgroup and args.backend != "sycl":
         raise LassmError(f"--subgroup: sub-group widths are a sycl option, not one of the {args.backend} backend")
+    if args.block_warps and args.backend == "opencl":
+        raise LassmError("--block-warps: the opencl backend runs one contig end (a team of work-items) per work-group")
     _require_backend(args.backend)
     if args.subgroup:
         from ..backends import sycl
@@ -227,7 +229,7 @@ def cmd_backends(args: argparse.Namespace) -> int:
     from .. import backends
 
     for name, (ok, why) in backends.status().items():
-        print(f"{name:5s} {'yes' if ok else 'no ':3s} {why}")
+        print(f"{name:6s} {'yes' if ok else 'no ':3s} {why}")
     return 0
 
 
@@ -244,7 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("extend", help="extend the contigs of a dataset")
     p.add_argument("input", type=t.input_file, help=".dat or .parquet dataset")
     _add_run_params(p, k_required=False)
-    p.add_argument("--backend", type=t.backend_name, default="cpu", help="cpu, cuda, hip or sycl (default cpu)")
+    p.add_argument("--backend", type=t.backend_name, default="cpu", help="cpu, cuda, hip, sycl or opencl (default cpu)")
     p.add_argument("--protocol", type=t.protocol_name, default=None,
                    help="GPU insert protocol (casptr, matchany, doneflag, barrier; cuda: fast and its ablation builds)")
     p.add_argument("--threads", type=t.count, default=None, help="CPU threads (default: all cores)")

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
-// Bytes and collectives: MurmurHash2 of a k-mer, k-mer equality, the key's atomics, the base
-// index, and CUDA's __match_any_sync emulated with broadcasts.
+// Bytes and atomics: MurmurHash2 of a k-mer, k-mer equality, the atomics on keys and votes (in
+// OpenCL C 2.0 or 1.2 form, see LASSM_C11_ATOMICS), the base index. No collectives: those are
+// the lanes' (subgroup.h, team.h).
 #ifndef LASSM_BYTES_H
 #define LASSM_BYTES_H
 
@@ -46,6 +47,7 @@ bool same_kmer(__global const uchar *a, __global const uchar *b, int k) {
 
 ulong next_slot(ulong slot, ulong size) { return slot + 1 == size ? 0 : slot + 1; }
 
+#if LASSM_C11_ATOMICS
 lassm_key key_cas(key_ptr p, lassm_key expected, lassm_key desired) {
     // On failure `expected` receives the current value; on success it already holds it.
     atomic_compare_exchange_strong_explicit(p, &expected, desired, RELAXED, RELAXED, SCOPE);
@@ -53,6 +55,27 @@ lassm_key key_cas(key_ptr p, lassm_key expected, lassm_key desired) {
 }
 
 lassm_key key_load(key_ptr p) { return atomic_load_explicit(p, RELAXED, SCOPE); }
+void key_store(key_ptr p, lassm_key value) { atomic_store_explicit(p, value, RELAXED, SCOPE); }
+void vote_add(vote_ptr p) { atomic_fetch_add_explicit(p, 1U, RELAXED, SCOPE); }
+uint vote_load(vote_ptr p) { return atomic_load_explicit(p, RELAXED, SCOPE); }
+void vote_store(vote_ptr p, uint value) { atomic_store_explicit(p, value, RELAXED, SCOPE); }
+#else
+// OpenCL C 1.2: read-modify-writes are atomic functions (64-bit ones from cl_khr_int64_base_atomics);
+// aligned volatile loads and stores of one word are single accesses.
+lassm_key key_cas(key_ptr p, lassm_key expected, lassm_key desired) {
+#if LASSM_KEY64
+    return atom_cmpxchg(p, expected, desired);
+#else
+    return atomic_cmpxchg(p, expected, desired);
+#endif
+}
+
+lassm_key key_load(key_ptr p) { return *p; }
+void key_store(key_ptr p, lassm_key value) { *p = value; }
+void vote_add(vote_ptr p) { atomic_inc(p); }
+uint vote_load(vote_ptr p) { return *p; }
+void vote_store(vote_ptr p, uint value) { *p = value; }
+#endif
 
 int base_index(uchar b) {
     switch (b) {
@@ -62,17 +85,6 @@ int base_index(uchar b) {
         case 'T': return 3;
         default: return -1;  // 'N' and any other byte: no vote
     }
-}
-
-// The __match_any_sync of CUDA, emulated with broadcasts: the lanes whose `value` equals mine
-// (bit j = lane j). Every lane of the sub-group must call it. Widths up to 64.
-ulong match_any(ulong value) {
-    const uint width = get_sub_group_size();
-    ulong mask = 0;
-    for (uint j = 0; j < width; ++j) {
-        if (sub_group_broadcast(value, j) == value) mask |= 1UL << j;
-    }
-    return mask;
 }
 
 #endif  // LASSM_BYTES_H

@@ -1,14 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
 // What the OpenCL builds of the local-assembly kernel share: the knobs (each an #ifndef default
-// that a build option -DNAME=VALUE overrides; faithful.cl lists them), the key type, the atomics'
-// order and scope. Included first by faithful.cl.
+// that a build option -DNAME=VALUE overrides; faithful.cl and portable.cl list them), the key
+// type, the atomics' order and scope. The lanes' knobs live in subgroup.h and team.h.
 #ifndef LASSM_COMMON_H
 #define LASSM_COMMON_H
-
-#if defined(cl_khr_subgroups)
-#pragma OPENCL EXTENSION cl_khr_subgroups : enable
-#endif
 
 // ---- knobs ---------------------------------------------------------------------------------
 #define LASSM_PROTO_CASPTR 0
@@ -18,9 +14,6 @@
 
 #ifndef LASSM_PROTOCOL
 #define LASSM_PROTOCOL LASSM_PROTO_CASPTR
-#endif
-#ifndef LASSM_SUBGROUP
-#define LASSM_SUBGROUP 0
 #endif
 #ifndef LASSM_KEY64
 #define LASSM_KEY64 0
@@ -37,6 +30,15 @@
 #endif
 #ifndef LASSM_QUAL_OFFSET
 #define LASSM_QUAL_OFFSET 33
+#endif
+// 1: OpenCL C 2.0 atomics (atomic_uint, *_explicit); 0: OpenCL C 1.2's atomic_cmpxchg / atom_*
+// on volatile pointers (NVIDIA's and PoCL's OpenCL C 1.2). The same operations either way.
+#ifndef LASSM_C11_ATOMICS
+#if defined(__OPENCL_C_VERSION__) && __OPENCL_C_VERSION__ >= 200
+#define LASSM_C11_ATOMICS 1
+#else
+#define LASSM_C11_ATOMICS 0
+#endif
 #endif
 #ifndef LASSM_TEST_KERNELS
 #define LASSM_TEST_KERNELS 0
@@ -64,16 +66,6 @@
 #error "LASSM_PROTOCOL must be one of LASSM_PROTO_CASPTR, _MATCHANY, _DONEFLAG, _BARRIER"
 #endif
 
-#if LASSM_SUBGROUP > 0
-#if defined(cl_intel_required_subgroup_size)
-#define LASSM_REQD_SUBGROUP __attribute__((intel_reqd_sub_group_size(LASSM_SUBGROUP)))
-#else
-#error "LASSM_SUBGROUP > 0 needs cl_intel_required_subgroup_size; build with LASSM_SUBGROUP=0"
-#endif
-#else
-#define LASSM_REQD_SUBGROUP
-#endif
-
 #if LASSM_KEY64
 #if !defined(cl_khr_int64_base_atomics)
 #error "LASSM_KEY64 needs cl_khr_int64_base_atomics; build with LASSM_KEY64=0"
@@ -81,11 +73,15 @@
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
 typedef ulong lassm_key;
+#if LASSM_C11_ATOMICS
 typedef atomic_ulong atomic_lassm_key;
+#endif
 #define KEY_LOCKED ((lassm_key)0xFFFFFFFFFFFFFFFFUL)
 #else
 typedef uint lassm_key;
+#if LASSM_C11_ATOMICS
 typedef atomic_uint atomic_lassm_key;
+#endif
 #define KEY_LOCKED ((lassm_key)0xFFFFFFFFU)
 #endif
 
@@ -98,12 +94,16 @@ typedef atomic_uint atomic_lassm_key;
 #define EXT_FORK 'F'
 #define EXT_LOOP 'R'
 
-// Relaxed atomics at work-group scope: a table belongs to one sub-group, inside one work-group.
-// Ordering between phases comes from sub_group_barrier(CLK_GLOBAL_MEM_FENCE).
+// Relaxed atomics at work-group scope: a table belongs to the lanes of one contig end, inside one
+// work-group. Ordering between phases comes from lanes_sync (a barrier with a global fence).
+#if LASSM_C11_ATOMICS
 #define RELAXED memory_order_relaxed
 #define SCOPE memory_scope_work_group
-
 typedef volatile __global atomic_lassm_key *key_ptr;
 typedef volatile __global atomic_uint *vote_ptr;
+#else
+typedef volatile __global lassm_key *key_ptr;
+typedef volatile __global uint *vote_ptr;
+#endif
 
 #endif  // LASSM_COMMON_H

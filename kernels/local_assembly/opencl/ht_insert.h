@@ -1,17 +1,23 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
 // The hash insert (the paper's k-mer_ht.insert of Algorithm 1): ht_insert under each of the four
-// collision protocols, chosen by LASSM_PROTOCOL, and the walk's read-only ht_find.
+// collision protocols, chosen by LASSM_PROTOCOL, and the walk's read-only ht_find. The lanes'
+// collectives (lanes_any, lanes_sync, match_any, ...) come from subgroup.h or team.h, which the
+// kernel file includes first: the same protocol code runs on sub-groups and on work-group teams.
 #ifndef LASSM_HT_INSERT_H
 #define LASSM_HT_INSERT_H
 
 #include "common.h"
 #include "bytes.h"
 
+#ifndef LASSM_LANES
+#error "include subgroup.h or team.h (the lanes' collectives) before ht_insert.h"
+#endif
+
 // ---- ht_insert: the four protocols -----------------------------------------------------------
 // Insert-or-find the k-mer rseqs[pos, pos+k) in the table `keys` of `size` slots; returns its
 // slot. `active` is 0 for lanes past the end of the read: the lock-step protocols need every lane
-// of the sub-group to call, so those lanes take part in the collectives and insert nothing.
+// (of the sub-group or team) to call, so those lanes take part in the collectives and insert nothing.
 // The table never fills (the host sizes it above the number of k-mers), so probing ends.
 
 #if LASSM_PROTOCOL == LASSM_PROTO_CASPTR
@@ -19,7 +25,7 @@
 // slot is taken, compare my k-mer with the one the returned key points at. A key is written once,
 // atomically, so no lane ever reads a half-published slot. Slots are zeroed at each reset.
 ulong ht_insert(key_ptr keys, ulong size, __global const uchar *rseqs, long pos, int k,
-                int active) {
+                int active, lanes_t lanes) {
     if (!active) return 0;
     const lassm_key mine = (lassm_key)(pos + 1);
     ulong slot = (ulong)murmur_hash2(rseqs + pos, k) % size;
@@ -38,18 +44,18 @@ ulong ht_insert(key_ptr keys, ulong size, __global const uchar *rseqs, long pos,
 // claimed in an earlier round may still read as locked without that barrier: the lane looks again
 // in the next round instead of comparing against a stale key (the race of the original).
 ulong ht_insert(key_ptr keys, ulong size, __global const uchar *rseqs, long pos, int k,
-                int active) {
+                int active, lanes_t lanes) {
     const lassm_key mine = (lassm_key)(pos + 1);
     ulong slot = active ? (ulong)murmur_hash2(rseqs + pos, k) % size : 0;
     int done = !active;
-    while (sub_group_any(!done)) {
+    while (lanes_any(lanes, !done)) {
         lassm_key prev = KEY_EMPTY;
         if (!done) {
             prev = key_cas(keys + slot, KEY_EMPTY, KEY_LOCKED);
-            if (prev == KEY_EMPTY) atomic_store_explicit(keys + slot, mine, RELAXED, SCOPE);
+            if (prev == KEY_EMPTY) key_store(keys + slot, mine);
         }
-        const ulong peers = match_any(done ? ~0UL : slot);
-        if (sub_group_any(!done && popcount(peers) > 1)) sub_group_barrier(CLK_GLOBAL_MEM_FENCE);
+        const ulong peers = match_any(lanes, done ? ~0UL : slot);
+        if (lanes_any(lanes, !done && popcount(peers) > 1)) lanes_sync(lanes);
         if (!done) {
             if (prev == KEY_EMPTY) {
                 done = 1;
@@ -71,18 +77,18 @@ ulong ht_insert(key_ptr keys, ulong size, __global const uchar *rseqs, long pos,
 // order the claimer's pointer store before the others' compares; here a sub-group barrier between
 // claim and compare makes that order explicit (the loop is uniform, so every lane reaches it).
 ulong ht_insert(key_ptr keys, ulong size, __global const uchar *rseqs, long pos, int k,
-                int active) {
+                int active, lanes_t lanes) {
     const lassm_key mine = (lassm_key)(pos + 1);
     ulong slot = active ? (ulong)murmur_hash2(rseqs + pos, k) % size : 0;
     int done = !active;
     for (;;) {
-        if (sub_group_all(done)) break;
+        if (lanes_all(lanes, done)) break;
         lassm_key prev = KEY_EMPTY;
         if (!done) {
             prev = key_cas(keys + slot, KEY_EMPTY, KEY_LOCKED);
-            if (prev == KEY_EMPTY) atomic_store_explicit(keys + slot, mine, RELAXED, SCOPE);
+            if (prev == KEY_EMPTY) key_store(keys + slot, mine);
         }
-        sub_group_barrier(CLK_GLOBAL_MEM_FENCE);
+        lanes_sync(lanes);
         int advance = 0;
         if (!done) {
             if (prev == KEY_EMPTY) {
@@ -95,7 +101,7 @@ ulong ht_insert(key_ptr keys, ulong size, __global const uchar *rseqs, long pos,
                 }
             }
         }
-        if (sub_group_all(done)) break;
+        if (lanes_all(lanes, done)) break;
         if (advance) slot = next_slot(slot, size);
     }
     return slot;
@@ -107,17 +113,17 @@ ulong ht_insert(key_ptr keys, ulong size, __global const uchar *rseqs, long pos,
 // reached by the whole sub-group is undefined). Here every lane stays in the loop until none is
 // left, so each barrier is reached by all lanes; after it every claimed slot is published.
 ulong ht_insert(key_ptr keys, ulong size, __global const uchar *rseqs, long pos, int k,
-                int active) {
+                int active, lanes_t lanes) {
     const lassm_key mine = (lassm_key)(pos + 1);
     ulong slot = active ? (ulong)murmur_hash2(rseqs + pos, k) % size : 0;
     int done = !active;
-    while (sub_group_any(!done)) {
+    while (lanes_any(lanes, !done)) {
         lassm_key prev = KEY_EMPTY;
         if (!done) {
             prev = key_cas(keys + slot, KEY_EMPTY, KEY_LOCKED);
-            if (prev == KEY_EMPTY) atomic_store_explicit(keys + slot, mine, RELAXED, SCOPE);
+            if (prev == KEY_EMPTY) key_store(keys + slot, mine);
         }
-        sub_group_barrier(CLK_GLOBAL_MEM_FENCE);
+        lanes_sync(lanes);
         if (!done) {
             if (prev == KEY_EMPTY) {
                 done = 1;

@@ -1,0 +1,191 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Host-side preparation shared by the two OpenCL C hosts: dpctl (:mod:`.sycl`, ``faithful.cl``)
+and pyopencl (:mod:`.opencl`, ``portable.cl``).
+
+Both kernels take the same arguments in the same layout, so the checks of the inputs, the kernel
+knobs, the plan of launches (bins by read count, slices that fit a memory budget) and the host
+arrays live here once; each host only allocates, launches and times in its own runtime.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import BackendUnavailable
+from ..paths import kernel_source
+from ..workloads.local_assembly import config
+from ..workloads.local_assembly.result import SideResult
+from . import launch
+
+#: Collision protocol name -> macro value of ``-DLASSM_PROTOCOL`` (the CUDA kernel's names).
+PROTOCOL_MACROS: dict[str, str] = {
+    "casptr": "LASSM_PROTO_CASPTR",
+    "matchany": "LASSM_PROTO_MATCHANY",
+    "doneflag": "LASSM_PROTO_DONEFLAG",
+    "barrier": "LASSM_PROTO_BARRIER",
+}
+#: Collision protocols of ``ht_insert`` (the first is the default). See ``ht_insert.h``.
+PROTOCOLS: tuple[str, ...] = tuple(PROTOCOL_MACROS)
+DEFAULT_PROTOCOL = "casptr"
+#: Bytes of one table slot besides its key: 8 vote counters (uint32) and the extension byte.
+SLOT_VALUE_BYTES = 8 * 4 + 1
+#: Bytes of one visited-table slot (a walk-buffer offset + 1, uint32).
+VISITED_BYTES = 4
+
+
+def defines(protocol: str, lanes: str, key64: bool, fp64: bool, max_walk: int, qual_offset: int,
+            test_kernels: bool = False) -> tuple[str, ...]:
+    """The ``-D`` options of one kernel variant, the lanes' knob second.
+
+    Parameters
+    ----------
+    protocol : a key of :data:`PROTOCOL_MACROS`.
+    lanes : the lanes' knob, e.g. ``-DLASSM_SUBGROUP=16`` or ``-DLASSM_TEAM=32``.
+    key64, fp64 : 64-bit keys; the vote in double precision.
+    max_walk, qual_offset : the run parameters compiled in.
+    test_kernels : also build ``set_ext_kernel`` (the tests use it).
+
+    Returns
+    -------
+    tuple of option strings.
+    """
+    if protocol not in PROTOCOL_MACROS:
+        raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")
+    return (
+        f"-DLASSM_PROTOCOL={PROTOCOL_MACROS[protocol]}",
+        lanes,
+        f"-DLASSM_KEY64={int(bool(key64))}",
+        f"-DLASSM_FP64={int(bool(fp64))}",
+        f"-DLASSM_MAX_WALK={int(max_walk)}",
+        f"-DLASSM_QUAL_OFFSET={int(qual_offset)}",
+        f"-DLASSM_MIN_QUAL={config.MIN_QUAL}",
+        f"-DLASSM_MIN_HI_QUAL={config.MIN_HI_QUAL}",
+        f"-DLASSM_MIN_KMER_LEN={config.MIN_KMER_LEN}",
+        f"-DLASSM_MAX_KMER_LEN={config.MAX_KMER_LEN}",
+        f"-DLASSM_SHIFT_SIZE={config.SHIFT_SIZE}",
+        f"-DLASSM_TEST_KERNELS={int(bool(test_kernels))}",
+    )
+
+
+def include_options(kernel: str) -> tuple[str, ...]:
+    """``-I`` of the kernel's folder, where its ``#include "x.h"`` headers are: the compiler gets
+    the source as a string, not a file. Kept out of :func:`defines`, which runs record.
+    A folder with a space is double-quoted (Intel's OpenCL compiler reads that; single quotes fail)."""
+    folder = str(kernel_source(kernel).parent)
+    if '"' in folder:
+        raise BackendUnavailable(f"the OpenCL headers' folder {folder!r} holds a double quote, "
+                                 "which OpenCL build options cannot carry")
+    return (f'-I"{folder}"' if any(c.isspace() for c in folder) else f"-I{folder}",)
+
+
+def workspace_bytes(slots: np.ndarray, max_walk: int, key_bytes: int) -> np.ndarray:
+    """Device bytes of each contig end's workspace: its table, visited table and walk buffer."""
+    return (np.asarray(slots, dtype=np.int64) * (key_bytes + SLOT_VALUE_BYTES)
+            + max_walk * VISITED_BYTES + launch.walk_stride(max_walk))
+
+
+def check_array(name: str, arr: np.ndarray, dtype) -> None:
+    """Refuses anything but a 1-D array of ``dtype`` (the kernel reads raw bytes)."""
+    if not isinstance(arr, np.ndarray) or arr.dtype != dtype or arr.ndim != 1:
+        got = f"{arr.dtype} {arr.shape}" if isinstance(arr, np.ndarray) else type(arr).__name__
+        raise TypeError(f"{name} must be a 1-D {np.dtype(dtype)} array, got {got}")
+
+
+def check_inputs(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
+                 protocol: str) -> int:
+    """Checks the arrays of one side and the protocol; returns the number of contigs."""
+    for name, arr, dtype in (("ctg_seqs", ctg_seqs, np.uint8), ("ctg_off", ctg_off, np.int64),
+                             ("depths", depths, np.float64), ("reads.seqs", reads.seqs, np.uint8),
+                             ("reads.quals", reads.quals, np.uint8), ("reads.offsets", reads.offsets, np.int64),
+                             ("reads.contig_offsets", reads.contig_offsets, np.int64)):
+        check_array(name, arr, dtype)
+    n = len(ctg_off) - 1
+    if len(depths) != n or len(reads.contig_offsets) != n + 1 or len(run_mask) != n:
+        raise ValueError(f"contigs, depths, reads and run_mask disagree on the number of contigs ({n})")
+    if protocol not in PROTOCOL_MACROS:
+        raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")
+    return n
+
+
+def choose_fp64(has_fp64: bool, fp64: bool | None, device: str) -> bool:
+    """The vote's precision: ``fp64`` or, when None, the device's; refuses fp64 it lacks."""
+    use = has_fp64 if fp64 is None else bool(fp64)
+    if use and not has_fp64:
+        raise ValueError(f"{device} has no fp64: pass fp64=False (the integer vote is bit-identical)")
+    return use
+
+
+def choose_key64(has_atomic64: bool, key_bits: int | None, read_bytes: int, device: str) -> bool:
+    """64-bit keys or 32: ``key_bits`` or, when None, 64 where the device has 64-bit atomics.
+
+    Keys are read offsets + 1; 32-bit keys reserve 0 (empty) and 0xFFFFFFFF (claimed, unpublished).
+    """
+    if key_bits not in (None, 32, 64):
+        raise ValueError(f"key_bits must be 32 or 64, not {key_bits}")
+    key64 = has_atomic64 if key_bits is None else key_bits == 64
+    if key64 and not has_atomic64:
+        raise ValueError(f"{device} has no 64-bit atomics: use key_bits=32")
+    if not key64 and read_bytes >= 0xFFFFFFFE:
+        raise ValueError(f"{read_bytes} read bytes do not fit 32-bit keys; use key_bits=64")
+    return key64
+
+
+@dataclass
+class Plan:
+    """The launches of one side: ``(bin label, contig ids, slice number)`` each, and the tables."""
+
+    launches: list[tuple[str, np.ndarray, int]]
+    slots: np.ndarray
+    nbytes: np.ndarray
+    budget: int
+
+    def ends(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The ``ends`` (int32 contig ids) and ``ht_off`` (int64 table offsets) of one launch."""
+        ht_off = np.zeros(len(idx) + 1, dtype=np.int64)
+        np.cumsum(self.slots[idx], out=ht_off[1:])
+        return idx.astype(np.int32), ht_off
+
+    def scratch_bytes(self, key_bytes: int, max_walk: int) -> list[int]:
+        """Bytes of the workspace buffers (keys, votes, exts, visited, walk buffers), sized for the
+        largest launch: one workspace serves every launch of an in-order queue."""
+        most_ends = max(len(idx) for _, idx, _ in self.launches)
+        most_slots = max(int(self.slots[idx].sum()) for _, idx, _ in self.launches)
+        return [most_slots * key_bytes, most_slots * 8 * 4, most_slots,
+                most_ends * max_walk * VISITED_BYTES, most_ends * launch.walk_stride(max_walk)]
+
+
+def plan(reads, run_mask: np.ndarray, bin_counts: np.ndarray | None, max_walk: int, key_bytes: int,
+         budget: int) -> Plan:
+    """Bins the contig ends with reads by read count and slices each bin to fit ``budget`` bytes.
+
+    Parameters
+    ----------
+    reads : the side's reads.
+    run_mask : bool per contig: the ends to walk.
+    bin_counts : read count per contig that picks its bin and table size (default: this side's).
+    max_walk : walk limit.
+    key_bytes : 4 or 8.
+    budget : device bytes one launch's workspace may use.
+    """
+    n = len(run_mask)
+    counts = reads.counts.astype(np.int64) if bin_counts is None else np.asarray(bin_counts, dtype=np.int64)
+    if len(counts) != n:
+        raise ValueError(f"bin_counts has {len(counts)} entries for {n} contigs")
+    slots = launch.table_slots(counts, int(reads.lengths.max(initial=0)))
+    nbytes = workspace_bytes(slots, max_walk, key_bytes)
+    launches = [(label, idx[a:b], number) for label, idx in launch.bins(run_mask, counts)
+                for number, (a, b) in enumerate(launch.slices(nbytes[idx], budget))]
+    return Plan(launches, slots, nbytes, int(budget))
+
+
+def input_arrays(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads) -> list[np.ndarray]:
+    """The kernel's input arrays, in argument order (depths as ``int(depth)``, as the oracle)."""
+    depth_int = np.trunc(depths).astype(np.int64)
+    return [ctg_seqs, ctg_off, depth_int, reads.seqs, reads.quals, reads.offsets, reads.contig_offsets]
+
+
+def output_arrays(out: SideResult) -> list[np.ndarray]:
+    """The kernel's result arrays, in argument order: the fields of ``out``, written in place."""
+    return [out.walks, out.walk_len, out.final_k, out.term, out.n_k, out.steps, out.insertions,
+            out.start_insertions]

@@ -1,0 +1,382 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The portable OpenCL backend: ``kernels/local_assembly/opencl/portable.cl`` run through pyopencl.
+
+``portable.cl`` is OpenCL C 1.2 without sub-groups: the lanes of a contig end are a work-group
+(a "team" of ``team`` work-items) that agree through ``__local`` memory and barriers. It builds
+where :mod:`.sycl`'s sub-group kernel cannot: NVIDIA's OpenCL driver (OpenCL C 1.2, no
+``cl_khr_subgroups``), PoCL, any OpenCL 1.2 device; and on Intel's OpenCL CPU driver, which is
+how CI checks it bit for bit against the numba oracle. The host preparation (checks, knobs, bins
+and slices) is :mod:`.clplan`'s, shared with the dpctl host.
+
+Traps handled here:
+
+- the ICD loader bundled in pyopencl's wheels reads ``.icd`` files from ``/etc/OpenCL/vendors``
+  and ignores ``OCL_ICD_FILENAMES``: when ``OCL_ICD_VENDORS`` is unset, a temporary vendors folder
+  names the drivers of ``/etc/OpenCL/vendors``, of ``OCL_ICD_FILENAMES`` and this environment's
+  ``lib/libintelocl.so`` (Intel's CPU driver from PyPI) while the loader starts, then goes away;
+  PoCL from PyPI (``pocl-binary-distribution``) is found by that loader on its own;
+- NVIDIA's compiler reads OpenCL C 1.2 only: every build passes ``-cl-std=CL1.2``, and the
+  kernel then uses OpenCL 1.2's atomic functions (``LASSM_C11_ATOMICS=0``).
+"""
+from __future__ import annotations
+
+import os
+import site
+import sys
+import tempfile
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import BackendUnavailable
+from ..paths import kernel_source
+from ..workloads.local_assembly import config
+from ..workloads.local_assembly.result import SideResult
+from . import clplan, launch
+
+PROTOCOLS = clplan.PROTOCOLS
+DEFAULT_PROTOCOL = clplan.DEFAULT_PROTOCOL
+KERNEL = "local_assembly/opencl/portable.cl"
+ENTRY = "iterative_walks_kernel"
+INSTALL = "pip install 'lassm[opencl]'"
+#: Environment variable: a case-insensitive substring of "<platform> <device>" naming the device
+#: (e.g. ``NVIDIA``, ``Portable Computing Language``, ``Intel``).
+DEVICE_ENV = "LASSM_OPENCL_DEVICE"
+#: Work-items per contig end (``LASSM_TEAM``) by default: a warp on NVIDIA.
+DEFAULT_TEAM = 32
+#: Share of the device's global memory one extend_side call may use by default.
+MEMORY_FRACTION = 0.25
+#: The OpenCL C the kernel is written in.
+CL_STD = "-cl-std=CL1.2"
+
+try:
+    import pyopencl as cl
+except ImportError as _exc:  # the registry turns this into a clean "install with" message
+    cl = None
+    _IMPORT_ERROR = f"pyopencl is not installed ({_exc}); install it with: {INSTALL}"
+else:
+    _IMPORT_ERROR = ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Platforms: the ICD loader
+
+
+def _driver_libraries() -> list[str]:
+    """Driver libraries the loader should know: /etc/OpenCL/vendors, OCL_ICD_FILENAMES, Intel's
+    CPU driver of this environment; each once, in that order."""
+    libs = []
+    vendors = Path("/etc/OpenCL/vendors")
+    if vendors.is_dir():
+        for icd in sorted(vendors.glob("*.icd")):
+            try:
+                libs.append(icd.read_text().strip())
+            except OSError:
+                continue
+    libs += [p for p in os.environ.get("OCL_ICD_FILENAMES", "").split(":") if p]
+    for prefix in filter(None, [sys.prefix, getattr(site, "USER_BASE", None) or ""]):
+        lib = Path(prefix) / "lib" / "libintelocl.so"
+        if lib.is_file():
+            libs.append(str(lib))
+            break
+    return list(dict.fromkeys(lib for lib in libs if lib))
+
+
+def _bundled_loader() -> bool:
+    """Whether pyopencl carries its own ICD loader (its PyPI wheels do)."""
+    return any((Path(cl.__file__).parent / ".libs").glob("libOpenCL*"))
+
+
+def _platforms() -> list:
+    """The OpenCL platforms, the loader started with every driver of :func:`_driver_libraries`."""
+    if os.environ.get("OCL_ICD_VENDORS") or not _bundled_loader():
+        return cl.get_platforms()
+    with tempfile.TemporaryDirectory(prefix="lassm-icd-") as folder:
+        for i, lib in enumerate(_driver_libraries()):
+            Path(folder, f"{i:02d}.icd").write_text(lib + "\n")
+        os.environ["OCL_ICD_VENDORS"] = folder
+        try:
+            return cl.get_platforms()  # the loader reads the folder once, here
+        except cl.Error:
+            return []
+        finally:
+            del os.environ["OCL_ICD_VENDORS"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Device, queue and program
+
+
+@dataclass
+class _Device:
+    """One chosen device with its in-order profiling queue and what the build depends on."""
+
+    device: object
+    context: object
+    queue: object
+    key64: bool
+    fp64: bool
+
+    @property
+    def name(self) -> str:
+        return f"{self.device.name.strip()} ({self.device.platform.name.strip()})"
+
+
+_DEVICES: dict[str, _Device] = {}
+_PROGRAMS: dict[tuple, object] = {}
+_PLATFORMS: list | None = None
+
+
+def devices() -> list:
+    """Every OpenCL device, GPUs first (in platform order), then the others."""
+    global _PLATFORMS
+    if _PLATFORMS is None:
+        _PLATFORMS = _platforms()
+    found = []
+    for platform in _PLATFORMS:
+        try:
+            found += platform.get_devices()
+        except cl.Error:
+            continue
+    return sorted(found, key=lambda d: not d.type & cl.device_type.GPU)
+
+
+def _label(dev) -> str:
+    return f"{dev.platform.name.strip()} {dev.name.strip()}"
+
+
+def _device() -> _Device:
+    """The device this backend runs on: the first that ``LASSM_OPENCL_DEVICE`` names, else the first
+    GPU, else the first device (chosen once per value of the variable)."""
+    if cl is None:
+        raise BackendUnavailable(_IMPORT_ERROR)
+    chosen = os.environ.get(DEVICE_ENV, "").strip()
+    if chosen not in _DEVICES:
+        try:
+            found = devices()
+        except Exception as exc:
+            raise BackendUnavailable(f"OpenCL: {exc}") from None
+        named = [d for d in found if chosen.lower() in _label(d).lower()]
+        if not named:
+            seen = "; ".join(_label(d) for d in found) or "none"
+            want = f" whose platform or name holds {chosen!r} ({DEVICE_ENV})" if chosen else ""
+            raise BackendUnavailable(
+                f"no OpenCL device{want} answers (devices seen: {seen}). A GPU needs its vendor's OpenCL "
+                f"driver registered in /etc/OpenCL/vendors (NVIDIA: libnvidia-opencl.so.1); for a CPU, "
+                f"pip install pocl-binary-distribution, or Intel's driver (pip install 'lassm[intel]')")
+        dev = named[0]
+        ext = dev.extensions.split()
+        ctx = cl.Context([dev])
+        queue = cl.CommandQueue(ctx, dev, properties=cl.command_queue_properties.PROFILING_ENABLE)
+        _DEVICES[chosen] = _Device(dev, ctx, queue, key64="cl_khr_int64_base_atomics" in ext,
+                                   fp64="cl_khr_fp64" in ext or bool(getattr(dev, "double_fp_config", 0)))
+    return _DEVICES[chosen]
+
+
+def available() -> tuple[bool, str]:
+    """Whether pyopencl and an OpenCL device are here, and which device."""
+    try:
+        dev = _device()
+    except BackendUnavailable as exc:
+        return False, str(exc)
+    return True, f"pyopencl {cl.VERSION_TEXT}, {dev.name}, driver {dev.device.driver_version}"
+
+
+def device_name() -> str:
+    """Name and platform of the device the backend runs on."""
+    return _device().name
+
+
+def device_kind() -> str:
+    """``gpu`` or ``cpu`` (a CPU driver checks the kernel but is no GPU: not a "best" backend)."""
+    return "gpu" if _device().device.type & cl.device_type.GPU else "cpu"
+
+
+def build_options(protocol: str, team: int, key64: bool, fp64: bool, max_walk: int, qual_offset: int,
+                  test_kernels: bool = False) -> tuple[str, ...]:
+    """The build options of one kernel variant: OpenCL C 1.2 and every knob as a ``-D``.
+
+    Parameters
+    ----------
+    protocol : one of :data:`PROTOCOLS`.
+    team : work-items per contig end (``LASSM_TEAM``).
+    key64, fp64 : 64-bit keys; the vote in double precision.
+    max_walk, qual_offset : the run parameters compiled in.
+    test_kernels : also build ``set_ext_kernel``.
+
+    Returns
+    -------
+    tuple of option strings; part of the program memo key.
+    """
+    return (CL_STD,) + clplan.defines(protocol, f"-DLASSM_TEAM={int(team)}", key64, fp64, max_walk,
+                                      qual_offset, test_kernels)
+
+
+def program(options: tuple[str, ...]):
+    """``portable.cl`` built with ``options`` for this backend's device (memoized).
+
+    Raises
+    ------
+    BackendUnavailable
+        When the device's compiler rejects the source; the message holds the options and the log.
+    """
+    dev = _device()
+    key = (dev.device.int_ptr, options)
+    if key not in _PROGRAMS:
+        src = kernel_source(KERNEL).read_text(encoding="utf-8")
+        try:
+            with warnings.catch_warnings():  # a build log that is no error (Intel's "Compilation done")
+                warnings.simplefilter("ignore", cl.CompilerWarning)
+                _PROGRAMS[key] = cl.Program(dev.context, src).build(options=list(options + clplan.include_options(KERNEL)))
+        except cl.RuntimeError as exc:
+            raise BackendUnavailable(f"{KERNEL} does not build on {dev.name} with {' '.join(options)}: {exc}") from None
+    return _PROGRAMS[key]
+
+
+def launch_geometry(n_ends: int, team: int) -> tuple[int, int]:
+    """Global and local work sizes: one work-group of ``team`` work-items per contig end."""
+    (groups,), (items,) = launch.geometry(n_ends, 1, team)
+    return groups * items, items
+
+
+# ---------------------------------------------------------------------------------------------
+# Launch
+
+
+def _buffer(ctx, arr: np.ndarray):
+    """A device copy of ``arr`` (at least one byte, so that empty arrays have a buffer)."""
+    arr = np.ascontiguousarray(arr)
+    flags = cl.mem_flags.READ_WRITE
+    if arr.nbytes:
+        return cl.Buffer(ctx, flags | cl.mem_flags.COPY_HOST_PTR, hostbuf=arr)
+    return cl.Buffer(ctx, flags, 1)
+
+
+def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
+                params: config.Params, protocol: str = DEFAULT_PROTOCOL, team: int = DEFAULT_TEAM,
+                max_bytes: int | None = None, bin_counts: np.ndarray | None = None, fp64: bool | None = None,
+                key_bits: int | None = None) -> SideResult:
+    """Walks one side of every contig whose ``run_mask`` is set, on the OpenCL device.
+
+    Parameters
+    ----------
+    ctg_seqs, ctg_off : oriented contig bases (uint8) and int64 offsets.
+    depths : float64 contig depths (the kernel uses ``int(depth)``).
+    reads : the side's :class:`~lassm.workloads.local_assembly.dataset.Reads`.
+    run_mask : bool per contig; the others keep an empty walk (bin 0 is not launched).
+    params : start k, walk limit, quality offset.
+    protocol : collision protocol of the table inserts, one of :data:`PROTOCOLS`.
+    team : work-items per contig end and per work-group (``LASSM_TEAM``; 1 to 64 for matchany).
+    max_bytes : device bytes the table workspace of one launch may use (default: a share of the
+        device memory); small values force slicing.
+    bin_counts : read count per contig that picks its bin and table size (default: this side's).
+    fp64 : vote in double precision (None: when the device has fp64) or in exact integers.
+    key_bits : 64 (CAS on 64-bit keys) or 32; None: 64 where the device has 64-bit atomics.
+
+    Returns
+    -------
+    SideResult
+        ``kernel_seconds`` sums the launches' profiling-event times; ``extra`` records device,
+        driver, team width, protocol, build options and launches.
+    """
+    dev = _device()
+    n = clplan.check_inputs(ctg_seqs, ctg_off, depths, reads, run_mask, protocol)
+    team = int(team)
+    if not 1 <= team <= int(dev.device.max_work_group_size):
+        raise ValueError(f"team {team} must lie in 1..{dev.device.max_work_group_size} ({dev.name}'s largest work-group)")
+    if protocol == "matchany" and team > 64:
+        raise ValueError(f"protocol matchany keeps a 64-bit lane mask: team {team} must be at most 64")
+    use_fp64 = clplan.choose_fp64(dev.fp64, fp64, dev.name)
+    key64 = clplan.choose_key64(dev.key64, key_bits, len(reads.seqs), dev.name)
+
+    max_walk = int(params.max_walk)
+    out = SideResult.empty(n, max_walk)
+    run_mask = np.ascontiguousarray(run_mask, dtype=np.bool_)
+    options = build_options(protocol, team, key64, use_fp64, max_walk, params.qual_offset)
+    t0 = time.perf_counter()
+    kernel = cl.Kernel(program(options), ENTRY)
+    build_seconds = time.perf_counter() - t0
+
+    key_bytes = 8 if key64 else 4
+    if max_bytes is None:
+        budget = int(min(int(dev.device.global_mem_size) * MEMORY_FRACTION, int(dev.device.max_mem_alloc_size)))
+    else:
+        budget = int(max_bytes)
+    plan = clplan.plan(reads, run_mask, bin_counts, max_walk, key_bytes, budget)
+    out.extra = {"backend": "opencl", "device": dev.name, "driver": str(dev.device.driver_version),
+                 "pyopencl": cl.VERSION_TEXT, "team": team, "warp_size": team, "protocol": protocol,
+                 "key_bits": 8 * key_bytes, "fp64": use_fp64, "options": list(options),
+                 "build_seconds": build_seconds, "budget_bytes": budget, "launches": [],
+                 "mem_high_water_bytes": 0}
+    if not plan.launches:
+        return out
+
+    ctx, q = dev.context, dev.queue
+    inputs = [_buffer(ctx, a) for a in clplan.input_arrays(ctg_seqs, ctg_off, depths, reads)]
+    results = clplan.output_arrays(out)
+    outputs = [_buffer(ctx, a) for a in results]
+    # One workspace, sized for the largest launch, reused by every launch (the queue is in order).
+    scratch = [cl.Buffer(ctx, cl.mem_flags.READ_WRITE, max(nb, 1))
+               for nb in plan.scratch_bytes(key_bytes, max_walk)]
+    resident = sum(b.size for b in inputs + outputs + scratch)
+
+    events, per_launch = [], []
+    t0 = time.perf_counter()
+    for label, idx, number in plan.launches:
+        ends = [_buffer(ctx, a) for a in plan.ends(idx)]
+        per_launch.append(ends)  # alive until the queue has run
+        gsize, lsize = launch_geometry(len(idx), team)
+        kernel.set_args(*inputs, ends[0], np.int32(len(idx)), ends[1], *scratch, np.int32(params.k), *outputs)
+        events.append(cl.enqueue_nd_range_kernel(q, kernel, (gsize,), (lsize,)))
+        out.extra["launches"].append({"bin": label, "slice": number, "contigs": int(len(idx)),
+                                      "slots": int(plan.slots[idx].sum()), "bytes": int(plan.nbytes[idx].sum()),
+                                      "global": gsize, "local": lsize})
+    q.finish()
+    wall = time.perf_counter() - t0
+    for arr, buf in zip(results, outputs):
+        if arr.nbytes:
+            cl.enqueue_copy(q, arr, buf)
+    q.finish()
+    for rec, ev in zip(out.extra["launches"], events):
+        rec["seconds"] = (ev.profile.end - ev.profile.start) * 1e-9
+    out.kernel_seconds = float(sum(rec["seconds"] for rec in out.extra["launches"]))
+    out.extra["timer"] = "event profiling"
+    out.extra["wall_seconds"] = wall
+    out.extra["mem_high_water_bytes"] = int(resident)
+    return out
+
+
+def vote(votes: np.ndarray, depths: np.ndarray, fp64: bool | None = None) -> np.ndarray:
+    """The kernel's ``set_ext`` on many vote vectors, so that the vote can be checked on its own.
+
+    Parameters
+    ----------
+    votes : uint32, ``(n, 8)``: votes of A C G T (q >= MIN_QUAL), then high-quality votes.
+    depths : int64, ``n``: ``int(depth)`` of each.
+    fp64 : double-precision vote (None: when the device has fp64) or the exact integer one.
+
+    Returns
+    -------
+    uint8 array of extensions: a base, ``X`` or ``F``.
+    """
+    dev = _device()
+    votes = np.ascontiguousarray(votes, dtype=np.uint32).reshape(-1, 8)
+    depths = np.ascontiguousarray(depths, dtype=np.int64)
+    if len(depths) != len(votes):
+        raise ValueError(f"{len(votes)} vote vectors but {len(depths)} depths")
+    use_fp64 = clplan.choose_fp64(dev.fp64, fp64, dev.name)
+    options = build_options(DEFAULT_PROTOCOL, DEFAULT_TEAM, False, use_fp64, config.DEFAULT_MAX_WALK,
+                            config.DEFAULT_QUAL_OFFSET, test_kernels=True)
+    kernel = cl.Kernel(program(options), "set_ext_kernel")
+    out = np.zeros(len(votes), dtype=np.uint8)
+    if len(votes):
+        bufs = [_buffer(dev.context, votes.reshape(-1)), _buffer(dev.context, depths), _buffer(dev.context, out)]
+        local = 64
+        kernel.set_args(*bufs, np.int32(len(votes)))
+        cl.enqueue_nd_range_kernel(dev.queue, kernel, (launch.ceil_div(len(votes), local) * local,), (local,))
+        cl.enqueue_copy(dev.queue, out, bufs[2])
+        dev.queue.finish()
+    return out
