@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Host-side preparation shared by the two OpenCL C hosts: dpctl (:mod:`.sycl`, ``faithful.cl``)
-and pyopencl (:mod:`.opencl`, ``portable.cl``).
+and pyopencl (:mod:`.opencl`, ``portable.cl`` and ``fast.cl``).
 
 Both kernels take the same arguments in the same layout, so the checks of the inputs, the kernel
 knobs, the plan of launches (bins by read count, slices that fit a memory budget) and the host
-arrays live here once; each host only allocates, launches and times in its own runtime.
+arrays live here once; each host only allocates, launches and times in its own runtime. The plan
+of the ``fast`` variant (:func:`fast_plan`) follows the CUDA host's: power-of-two tables, every
+end in work order, wide teams for the heaviest ends.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from ..paths import kernel_source
 from ..workloads.local_assembly import config
 from ..workloads.local_assembly.result import SideResult
 from . import launch
+from .cuda import fast_table_slots, team_count, work_order
 
 #: Collision protocol name -> macro value of ``-DLASSM_PROTOCOL`` (the CUDA kernel's names).
 PROTOCOL_MACROS: dict[str, str] = {
@@ -28,6 +31,13 @@ PROTOCOL_MACROS: dict[str, str] = {
 #: Collision protocols of ``ht_insert`` (the first is the default). See ``ht_insert.h``.
 PROTOCOLS: tuple[str, ...] = tuple(PROTOCOL_MACROS)
 DEFAULT_PROTOCOL = "casptr"
+#: The optimized variant (``fast.cl``, book/fast-kernel.md): a build of its own, not a protocol of
+#: ``ht_insert``; the pyopencl host builds it, the dpctl host does not.
+FAST = "fast"
+#: Every build ``defines`` knows: the protocols and the fast variant.
+BUILD_MACROS: dict[str, str] = {**PROTOCOL_MACROS, FAST: "LASSM_PROTO_FAST"}
+#: Bytes of one slot of fast's table: a 64-bit key and 8 vote counters (no extension byte).
+FAST_SLOT_BYTES = 8 + 8 * 4
 #: Bytes of one table slot besides its key: 8 vote counters (uint32) and the extension byte.
 SLOT_VALUE_BYTES = 8 * 4 + 1
 #: Bytes of one visited-table slot (a walk-buffer offset + 1, uint32).
@@ -40,7 +50,7 @@ def defines(protocol: str, lanes: str, key64: bool, fp64: bool, max_walk: int, q
 
     Parameters
     ----------
-    protocol : a key of :data:`PROTOCOL_MACROS`.
+    protocol : a key of :data:`BUILD_MACROS`.
     lanes : the lanes' knob, e.g. ``-DLASSM_SUBGROUP=16`` or ``-DLASSM_TEAM=32``.
     key64, fp64 : 64-bit keys; the vote in double precision.
     max_walk, qual_offset : the run parameters compiled in.
@@ -50,10 +60,10 @@ def defines(protocol: str, lanes: str, key64: bool, fp64: bool, max_walk: int, q
     -------
     tuple of option strings.
     """
-    if protocol not in PROTOCOL_MACROS:
-        raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")
+    if protocol not in BUILD_MACROS:
+        raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(BUILD_MACROS)}")
     return (
-        f"-DLASSM_PROTOCOL={PROTOCOL_MACROS[protocol]}",
+        f"-DLASSM_PROTOCOL={BUILD_MACROS[protocol]}",
         lanes,
         f"-DLASSM_KEY64={int(bool(key64))}",
         f"-DLASSM_FP64={int(bool(fp64))}",
@@ -93,8 +103,9 @@ def check_array(name: str, arr: np.ndarray, dtype) -> None:
 
 
 def check_inputs(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
-                 protocol: str) -> int:
-    """Checks the arrays of one side and the protocol; returns the number of contigs."""
+                 protocol: str, protocols: tuple[str, ...] = PROTOCOLS) -> int:
+    """Checks the arrays of one side and the protocol (one of ``protocols``, the host's builds);
+    returns the number of contigs."""
     for name, arr, dtype in (("ctg_seqs", ctg_seqs, np.uint8), ("ctg_off", ctg_off, np.int64),
                              ("depths", depths, np.float64), ("reads.seqs", reads.seqs, np.uint8),
                              ("reads.quals", reads.quals, np.uint8), ("reads.offsets", reads.offsets, np.int64),
@@ -103,8 +114,8 @@ def check_inputs(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, 
     n = len(ctg_off) - 1
     if len(depths) != n or len(reads.contig_offsets) != n + 1 or len(run_mask) != n:
         raise ValueError(f"contigs, depths, reads and run_mask disagree on the number of contigs ({n})")
-    if protocol not in PROTOCOL_MACROS:
-        raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")
+    if protocol not in protocols:
+        raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(protocols)}")
     return n
 
 
@@ -189,3 +200,59 @@ def output_arrays(out: SideResult) -> list[np.ndarray]:
     """The kernel's result arrays, in argument order: the fields of ``out``, written in place."""
     return [out.walks, out.walk_len, out.final_k, out.term, out.n_k, out.steps, out.insertions,
             out.start_insertions]
+
+
+@dataclass
+class FastPlan:
+    """The launches of one ``fast`` run: slices of the ends in work order (heaviest first), each
+    ``(contig ids, n_wide)`` with its first ``n_wide`` ends for the wide teams; and the tables."""
+
+    slices: list[tuple[np.ndarray, int]]
+    slots: np.ndarray
+    nbytes: np.ndarray
+    budget: int
+
+    def ends(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The ``ends`` (int32 contig ids) and ``ht_off`` (int64 table offsets) of one slice."""
+        ht_off = np.zeros(len(idx) + 1, dtype=np.int64)
+        np.cumsum(self.slots[idx], out=ht_off[1:])
+        return idx.astype(np.int32), ht_off
+
+    def most_slots(self) -> int:
+        """Slots of the largest slice: one table serves every slice of an in-order queue."""
+        return max(int(self.slots[idx].sum()) for idx, _ in self.slices)
+
+
+def fast_plan(reads, run_mask: np.ndarray, bin_counts: np.ndarray | None, budget: int,
+              wide_teams: bool = True) -> FastPlan:
+    """The launches of ``fast`` (changes 2, 8 and 9 of ``fast.cl``): every end with reads at once,
+    the most read bases first, a power-of-two table each, sliced only to fit ``budget`` bytes.
+
+    Parameters
+    ----------
+    reads : the reads (both sides stacked, for a one-launch run).
+    run_mask : bool per contig end: the ends to walk.
+    bin_counts : read count per end that sizes its table (default: its own).
+    budget : device bytes the tables of one slice may use.
+    wide_teams : give the leading ends of each slice with at least
+        :data:`lassm.backends.cuda.TEAM_MIN_BASES` read bases a wide team (else none).
+    """
+    n = len(run_mask)
+    counts = reads.counts.astype(np.int64) if bin_counts is None else np.asarray(bin_counts, dtype=np.int64)
+    if len(counts) != n:
+        raise ValueError(f"bin_counts has {len(counts)} entries for {n} contigs")
+    slots = fast_table_slots(counts, int(reads.lengths.max(initial=0)))
+    nbytes = slots * FAST_SLOT_BYTES
+    rd_bytes = reads.offsets[reads.contig_offsets[1:]] - reads.offsets[reads.contig_offsets[:-1]]
+    order = work_order(np.flatnonzero(np.asarray(run_mask, dtype=bool)), rd_bytes)
+    slices = []
+    for a, b in launch.slices(nbytes[order], budget) if len(order) else []:
+        idx = order[a:b]
+        slices.append((idx, team_count(rd_bytes[idx]) if wide_teams else 0))
+    return FastPlan(slices, slots, nbytes, int(budget))
+
+
+def padded_reads(reads) -> np.ndarray:
+    """The read bases followed by :data:`launch.PAD_BYTES` zeros: ``fast.cl`` loads aligned words
+    that may run past a k-mer's end."""
+    return np.concatenate((reads.seqs, np.zeros(launch.PAD_BYTES, dtype=np.uint8)))

@@ -403,33 +403,9 @@ def one_launch(protocol: str) -> bool:
     return variant is not None and variant.one_launch
 
 
-def _stack_reads(a, b):
-    """Reads of two sides as one: ``b``'s reads and contig ends follow ``a``'s."""
-    from ..workloads.local_assembly.dataset import Reads
-
-    return Reads(
-        seqs=np.concatenate((a.seqs, b.seqs)),
-        quals=np.concatenate((a.quals, b.quals)),
-        offsets=np.concatenate((a.offsets, a.offsets[-1] + b.offsets[1:])),
-        contig_offsets=np.concatenate((a.contig_offsets, a.contig_offsets[-1] + b.contig_offsets[1:])),
-    )
-
-
-def _split(res: SideResult, n: int) -> tuple[SideResult, SideResult]:
-    """The right (ends ``0..n-1``) and left (``n..2n-1``) halves of a stacked result; the launch
-    time and records stay with the right half, so that the two still sum to the run's."""
-    halves = []
-    for lo, hi in ((0, n), (n, 2 * n)):
-        halves.append(SideResult(
-            max_walk=res.max_walk,
-            walks=res.walks[lo * res.max_walk : hi * res.max_walk].copy(),
-            walk_len=res.walk_len[lo:hi].copy(), final_k=res.final_k[lo:hi].copy(), term=res.term[lo:hi].copy(),
-            n_k=res.n_k[lo:hi].copy(), steps=res.steps[lo:hi].copy(), insertions=res.insertions[lo:hi].copy(),
-            start_insertions=res.start_insertions[lo:hi].copy(),
-            kernel_seconds=res.kernel_seconds if lo == 0 else 0.0,
-            extra=dict(res.extra) if lo == 0 else {**res.extra, "launches": []},
-        ))
-    return halves[0], halves[1]
+#: Two sides as one list of ends, and back (shared with the OpenCL host: :mod:`.launch`).
+_stack_reads = launch.stack_reads
+_split = launch.split_sides
 
 
 def extend_sides(right_ctgs: np.ndarray, left_ctgs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray,

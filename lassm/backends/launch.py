@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..workloads.local_assembly.result import SideResult
+
 #: Bins by read count, as in MetaHipMer: (label, lowest count, highest count or None).
 BINS: tuple[tuple[str, int, int | None], ...] = (("1-9", 1, 9), (">=10", 10, None))
 #: Bytes of one k-mer table slot (``LASSM_SLOT_BYTES`` in the kernel).
@@ -178,3 +180,33 @@ def read_index(contig_offsets: np.ndarray, index: np.ndarray) -> tuple[np.ndarra
     """The reads of contig ends ``index``, in order: ``(read ids, per-end int64 offsets)``."""
     ids, new_off = gather(np.arange(int(contig_offsets[-1]), dtype=np.int64), contig_offsets, index)
     return ids, new_off
+
+
+def stack_reads(a, b):
+    """Reads of two sides as one: ``b``'s reads and contig ends follow ``a``'s (the one-launch
+    variants walk both sides of every contig together)."""
+    from ..workloads.local_assembly.dataset import Reads
+
+    return Reads(
+        seqs=np.concatenate((a.seqs, b.seqs)),
+        quals=np.concatenate((a.quals, b.quals)),
+        offsets=np.concatenate((a.offsets, a.offsets[-1] + b.offsets[1:])),
+        contig_offsets=np.concatenate((a.contig_offsets, a.contig_offsets[-1] + b.contig_offsets[1:])),
+    )
+
+
+def split_sides(res: SideResult, n: int) -> tuple[SideResult, SideResult]:
+    """The right (ends ``0..n-1``) and left (``n..2n-1``) halves of a stacked result; the launch
+    time and records stay with the right half, so that the two still sum to the run's."""
+    halves = []
+    for lo, hi in ((0, n), (n, 2 * n)):
+        halves.append(SideResult(
+            max_walk=res.max_walk,
+            walks=res.walks[lo * res.max_walk : hi * res.max_walk].copy(),
+            walk_len=res.walk_len[lo:hi].copy(), final_k=res.final_k[lo:hi].copy(), term=res.term[lo:hi].copy(),
+            n_k=res.n_k[lo:hi].copy(), steps=res.steps[lo:hi].copy(), insertions=res.insertions[lo:hi].copy(),
+            start_insertions=res.start_insertions[lo:hi].copy(),
+            kernel_seconds=res.kernel_seconds if lo == 0 else 0.0,
+            extra=dict(res.extra) if lo == 0 else {**res.extra, "launches": []},
+        ))
+    return halves[0], halves[1]

@@ -6,7 +6,9 @@
 where :mod:`.sycl`'s sub-group kernel cannot: NVIDIA's OpenCL driver (OpenCL C 1.2, no
 ``cl_khr_subgroups``), PoCL, any OpenCL 1.2 device; and on Intel's OpenCL CPU driver, which is
 how CI checks it bit for bit against the numba oracle. The host preparation (checks, knobs, bins
-and slices) is :mod:`.clplan`'s, shared with the dpctl host.
+and slices) is :mod:`.clplan`'s, shared with the dpctl host. Protocol ``fast`` builds ``fast.cl``
+instead, the optimized variant of book/fast-kernel.md, which walks both sides at once
+(:func:`extend_sides`) with wide teams for the heaviest ends.
 
 Traps handled here:
 
@@ -37,9 +39,11 @@ from ..workloads.local_assembly import config
 from ..workloads.local_assembly.result import SideResult
 from . import clplan, launch
 
-PROTOCOLS = clplan.PROTOCOLS
+#: What this backend builds: the four protocols of ``portable.cl``, and ``fast`` (``fast.cl``).
+PROTOCOLS = clplan.PROTOCOLS + (clplan.FAST,)
 DEFAULT_PROTOCOL = clplan.DEFAULT_PROTOCOL
 KERNEL = "local_assembly/opencl/portable.cl"
+FAST_KERNEL = "local_assembly/opencl/fast.cl"
 ENTRY = "iterative_walks_kernel"
 INSTALL = "pip install 'lassm[opencl]'"
 #: Environment variable: a case-insensitive substring of "<platform> <device>" naming the device
@@ -47,6 +51,8 @@ INSTALL = "pip install 'lassm[opencl]'"
 DEVICE_ENV = "LASSM_OPENCL_DEVICE"
 #: Work-items per contig end (``LASSM_TEAM``) by default: a warp on NVIDIA.
 DEFAULT_TEAM = 32
+#: Work-items of the wide teams ``fast`` gives its heaviest ends: the CUDA host's block of four warps.
+DEFAULT_BLOCK_TEAM = 128
 #: Share of the device's global memory one extend_side call may use by default.
 MEMORY_FRACTION = 0.25
 #: The OpenCL C the kernel is written in.
@@ -215,8 +221,9 @@ def build_options(protocol: str, team: int, key64: bool, fp64: bool, max_walk: i
                                       qual_offset, test_kernels)
 
 
-def program(options: tuple[str, ...]):
-    """``portable.cl`` built with ``options`` for this backend's device (memoized).
+def program(options: tuple[str, ...], kernel: str = KERNEL):
+    """``kernel`` (``portable.cl`` or ``fast.cl``) built with ``options`` for this backend's device
+    (memoized).
 
     Raises
     ------
@@ -224,15 +231,15 @@ def program(options: tuple[str, ...]):
         When the device's compiler rejects the source; the message holds the options and the log.
     """
     dev = _device()
-    key = (dev.device.int_ptr, options)
+    key = (dev.device.int_ptr, kernel, options)
     if key not in _PROGRAMS:
-        src = kernel_source(KERNEL).read_text(encoding="utf-8")
+        src = kernel_source(kernel).read_text(encoding="utf-8")
         try:
             with warnings.catch_warnings():  # a build log that is no error (Intel's "Compilation done")
                 warnings.simplefilter("ignore", cl.CompilerWarning)
-                _PROGRAMS[key] = cl.Program(dev.context, src).build(options=list(options + clplan.include_options(KERNEL)))
+                _PROGRAMS[key] = cl.Program(dev.context, src).build(options=list(options + clplan.include_options(kernel)))
         except cl.RuntimeError as exc:
-            raise BackendUnavailable(f"{KERNEL} does not build on {dev.name} with {' '.join(options)}: {exc}") from None
+            raise BackendUnavailable(f"{kernel} does not build on {dev.name} with {' '.join(options)}: {exc}") from None
     return _PROGRAMS[key]
 
 
@@ -258,7 +265,7 @@ def _buffer(ctx, arr: np.ndarray):
 def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
                 params: config.Params, protocol: str = DEFAULT_PROTOCOL, team: int = DEFAULT_TEAM,
                 max_bytes: int | None = None, bin_counts: np.ndarray | None = None, fp64: bool | None = None,
-                key_bits: int | None = None) -> SideResult:
+                key_bits: int | None = None, block_team: int = DEFAULT_BLOCK_TEAM) -> SideResult:
     """Walks one side of every contig whose ``run_mask`` is set, on the OpenCL device.
 
     Parameters
@@ -275,6 +282,8 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
     bin_counts : read count per contig that picks its bin and table size (default: this side's).
     fp64 : vote in double precision (None: when the device has fp64) or in exact integers.
     key_bits : 64 (CAS on 64-bit keys) or 32; None: 64 where the device has 64-bit atomics.
+    block_team : ``fast`` only: work-items of the wide teams of the heaviest ends (equal to
+        ``team``: no wide teams).
 
     Returns
     -------
@@ -283,10 +292,15 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
         driver, team width, protocol, build options and launches.
     """
     dev = _device()
-    n = clplan.check_inputs(ctg_seqs, ctg_off, depths, reads, run_mask, protocol)
+    n = clplan.check_inputs(ctg_seqs, ctg_off, depths, reads, run_mask, protocol, PROTOCOLS)
     team = int(team)
-    if not 1 <= team <= int(dev.device.max_work_group_size):
-        raise ValueError(f"team {team} must lie in 1..{dev.device.max_work_group_size} ({dev.name}'s largest work-group)")
+    for width in (team, int(block_team)):
+        if not 1 <= width <= int(dev.device.max_work_group_size):
+            raise ValueError(f"team {width} must lie in 1..{dev.device.max_work_group_size} "
+                             f"({dev.name}'s largest work-group)")
+    if protocol == clplan.FAST:
+        return _extend_fast(ctg_seqs, ctg_off, depths, reads, run_mask, params, team, int(block_team), max_bytes,
+                            bin_counts, fp64, key_bits)
     if protocol == "matchany" and team > 64:
         raise ValueError(f"protocol matchany keeps a 64-bit lane mask: team {team} must be at most 64")
     use_fp64 = clplan.choose_fp64(dev.fp64, fp64, dev.name)
@@ -349,6 +363,76 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
     return out
 
 
+def _extend_fast(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
+                 params: config.Params, team: int, block_team: int, max_bytes: int | None,
+                 bin_counts: np.ndarray | None, fp64: bool | None, key_bits: int | None) -> SideResult:
+    """:func:`extend_side` for ``fast.cl``: per slice of the plan (:func:`clplan.fast_plan`), the
+    keys zeroed, then one launch of ``block_team``-wide teams for its heaviest ends and one of
+    ``team``-wide teams for the others, on the in-order queue."""
+    dev = _device()
+    if key_bits == 32 or not dev.key64:
+        raise ValueError(f"protocol fast tags its keys with an epoch: it needs 64-bit keys and atomics "
+                         f"(cl_khr_int64_base_atomics), which {'key_bits=32 refuses' if dev.key64 else dev.name + ' lacks'}")
+    if int(params.max_walk) >= 0xFFFF:
+        raise ValueError(f"max_walk = {params.max_walk}: fast keeps walk offsets in 16 bits; use a walk limit below 65535")
+    use_fp64 = clplan.choose_fp64(dev.fp64, fp64, dev.name)
+    max_walk = int(params.max_walk)
+    out = SideResult.empty(len(ctg_off) - 1, max_walk)
+    budget = int(min(int(dev.device.global_mem_size) * MEMORY_FRACTION, int(dev.device.max_mem_alloc_size))
+                 if max_bytes is None else max_bytes)
+    plan = clplan.fast_plan(reads, run_mask, bin_counts, budget, wide_teams=block_team != team)
+    widths = sorted({team} | ({block_team} if any(wide for _, wide in plan.slices) else set()))
+    opts = {w: build_options(clplan.FAST, w, True, use_fp64, max_walk, params.qual_offset) for w in widths}
+    t0 = time.perf_counter()
+    kernels = {w: cl.Kernel(program(o, FAST_KERNEL), ENTRY) for w, o in opts.items()}
+    out.extra = {"backend": "opencl", "device": dev.name, "driver": str(dev.device.driver_version),
+                 "pyopencl": cl.VERSION_TEXT, "team": team, "block_team": block_team, "warp_size": team,
+                 "protocol": clplan.FAST, "key_bits": 64, "fp64": use_fp64, "options": list(opts[team]),
+                 "build_seconds": time.perf_counter() - t0, "budget_bytes": budget, "launches": [],
+                 "mem_high_water_bytes": 0}
+    if not plan.slices:
+        return out
+    ctx, q = dev.context, dev.queue
+    host_in = clplan.input_arrays(ctg_seqs, ctg_off, depths, reads)
+    host_in[3] = clplan.padded_reads(reads)  # fast.cl loads words past a k-mer's end
+    inputs = [_buffer(ctx, a) for a in host_in]
+    results = clplan.output_arrays(out)
+    outputs = [_buffer(ctx, a) for a in results]
+    slots = plan.most_slots()
+    keys = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, max(8 * slots, 8))
+    votes = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, max(32 * slots, 32))
+    events, alive = [], []
+    t0 = time.perf_counter()
+    for number, (idx, n_wide) in enumerate(plan.slices):
+        ends = [_buffer(ctx, a) for a in plan.ends(idx)]
+        alive.append(ends)  # alive until the queue has run
+        used = int(plan.slots[idx].sum())
+        cl.enqueue_fill_buffer(q, keys, np.uint64(0), 0, 8 * max(used, 1))  # epoch 0: every slot empty
+        for first, stop, width in ((0, n_wide, block_team), (n_wide, len(idx), team)):
+            if stop <= first:
+                continue
+            kern = kernels[width]
+            kern.set_args(*inputs, ends[0], np.int32(stop), np.int32(first), ends[1], keys, votes,
+                          np.int32(params.k), *outputs)
+            events.append(cl.enqueue_nd_range_kernel(q, kern, ((stop - first) * width,), (width,)))
+            out.extra["launches"].append({"bin": "all", "slice": number, "contigs": stop - first, "team": width,
+                                          "slots": int(plan.slots[idx[first:stop]].sum()),
+                                          "bytes": int(plan.nbytes[idx[first:stop]].sum()),
+                                          "global": (stop - first) * width, "local": width})
+    q.finish()
+    wall = time.perf_counter() - t0
+    for arr, buf in zip(results, outputs):
+        if arr.nbytes:
+            cl.enqueue_copy(q, arr, buf)
+    q.finish()
+    for rec, ev in zip(out.extra["launches"], events):
+        rec["seconds"] = (ev.profile.end - ev.profile.start) * 1e-9
+    out.kernel_seconds = float(sum(rec["seconds"] for rec in out.extra["launches"]))
+    out.extra.update(timer="event profiling", wall_seconds=wall,
+                     mem_high_water_bytes=int(sum(b.size for b in inputs + outputs + [keys, votes])))
+    return out
+
+
 def vote(votes: np.ndarray, depths: np.ndarray, fp64: bool | None = None) -> np.ndarray:
     """The kernel's ``set_ext`` on many vote vectors, so that the vote can be checked on its own.
 
@@ -380,3 +464,24 @@ def vote(votes: np.ndarray, depths: np.ndarray, fp64: bool | None = None) -> np.
         cl.enqueue_copy(dev.queue, out, bufs[2])
         dev.queue.finish()
     return out
+
+
+def one_launch(protocol: str) -> bool:
+    """Whether ``protocol`` walks both sides at once (:func:`extend_sides`): ``fast`` does."""
+    return protocol == clplan.FAST
+
+
+def extend_sides(right_ctgs: np.ndarray, left_ctgs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray,
+                 right_reads, left_reads, run_mask: np.ndarray, params: config.Params, protocol: str = clplan.FAST,
+                 bin_counts: np.ndarray | None = None, **options) -> tuple[SideResult, SideResult]:
+    """Both sides of every contig at once (fast's change 8): the right ends (contigs as given) and
+    the left ends (``left_ctgs``, reverse-complemented) stacked into one list of 2n ends, scheduled
+    together by work. Same parameters as :func:`extend_side`; returns ``(right, left)``."""
+    n = len(ctg_off) - 1
+    counts = None if bin_counts is None else np.concatenate((bin_counts, bin_counts))
+    res = extend_side(np.concatenate((right_ctgs, left_ctgs)), np.concatenate((ctg_off, int(ctg_off[-1]) + ctg_off[1:])),
+                      np.concatenate((depths, depths)), launch.stack_reads(right_reads, left_reads),
+                      np.concatenate((run_mask, run_mask)), params, protocol=protocol, bin_counts=counts, **options)
+    for rec in res.extra.get("launches", []):
+        rec["side"] = "both"
+    return launch.split_sides(res, n)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
 // What the OpenCL builds of the local-assembly kernel share: the knobs (each an #ifndef default
-// that a build option -DNAME=VALUE overrides; faithful.cl and portable.cl list them), the key
+// that a build option -DNAME=VALUE overrides; faithful.cl, portable.cl and fast.cl list them), the key
 // type, the atomics' order and scope. The lanes' knobs live in subgroup.h and team.h.
 #ifndef LASSM_COMMON_H
 #define LASSM_COMMON_H
@@ -11,6 +11,7 @@
 #define LASSM_PROTO_MATCHANY 1
 #define LASSM_PROTO_DONEFLAG 2
 #define LASSM_PROTO_BARRIER 3
+#define LASSM_PROTO_FAST 4
 
 #ifndef LASSM_PROTOCOL
 #define LASSM_PROTOCOL LASSM_PROTO_CASPTR
@@ -62,8 +63,9 @@
 #endif
 
 #if LASSM_PROTOCOL != LASSM_PROTO_CASPTR && LASSM_PROTOCOL != LASSM_PROTO_MATCHANY && \
-    LASSM_PROTOCOL != LASSM_PROTO_DONEFLAG && LASSM_PROTOCOL != LASSM_PROTO_BARRIER
-#error "LASSM_PROTOCOL must be one of LASSM_PROTO_CASPTR, _MATCHANY, _DONEFLAG, _BARRIER"
+    LASSM_PROTOCOL != LASSM_PROTO_DONEFLAG && LASSM_PROTOCOL != LASSM_PROTO_BARRIER && \
+    LASSM_PROTOCOL != LASSM_PROTO_FAST
+#error "LASSM_PROTOCOL must be one of LASSM_PROTO_CASPTR, _MATCHANY, _DONEFLAG, _BARRIER, _FAST"
 #endif
 
 #if LASSM_KEY64

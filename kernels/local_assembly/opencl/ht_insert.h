@@ -13,6 +13,9 @@
 #ifndef LASSM_LANES
 #error "include subgroup.h or team.h (the lanes' collectives) before ht_insert.h"
 #endif
+#if LASSM_PROTOCOL == LASSM_PROTO_FAST
+#error "the fast variant is fast.cl's (fast_insert, fast_table.h), not a protocol of ht_insert"
+#endif
 
 // ---- ht_insert: the four protocols -----------------------------------------------------------
 // Insert-or-find the k-mer rseqs[pos, pos+k) in the table `keys` of `size` slots; returns its

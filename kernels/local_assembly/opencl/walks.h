@@ -11,6 +11,7 @@
 #include "bytes.h"
 #include "ht_insert.h"
 #include "set_ext.h"
+#include "k_shift.h"
 
 // ---- count_mers: the table at one k (Algorithm 1) ------------------------------------------
 // Zero the table, let the lanes insert the k-mers of the reads r0..r1-1 (positions s in
@@ -101,21 +102,6 @@ int walk_mers(key_ptr keys, __global const uchar *exts, ulong size, __global con
     }
     *term = EXT_DEAD;
     return wl;
-}
-
-// ---- k_shift: the k-shift (the spec's Step 3) ------------------------------------------------
-// After a walk that ended with `code`, k moves by LASSM_SHIFT_SIZE: down after a dead end, up after
-// a fork or a repeat. `shift` is the move that led to this k (0 at the start k); returns 1, leaving
-// it as it is, when the direction would turn back: the loop stops there.
-int k_shift(uchar code, int *shift) {
-    if (code == EXT_DEAD) {
-        if (*shift == LASSM_SHIFT_SIZE) return 1;
-        *shift = -LASSM_SHIFT_SIZE;
-    } else {
-        if (*shift == -LASSM_SHIFT_SIZE) return 1;
-        *shift = LASSM_SHIFT_SIZE;
-    }
-    return 0;
 }
 
 // ---- extend_end: one contig end, every k of the k-shift loop --------------------------------
