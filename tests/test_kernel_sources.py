@@ -35,6 +35,7 @@ PAPER_NAMES: dict[str, tuple[str, ...]] = {
     nvrtc.FAST_KERNEL: ("fast_insert", "set_ext", "fast_count_mers", "fast_walk"),
     "local_assembly/opencl/faithful.cl": ("ht_insert", "set_ext", "count_mers", "walk_mers", "k_shift"),
     "local_assembly/opencl/portable.cl": ("ht_insert", "set_ext", "count_mers", "walk_mers", "k_shift"),
+    "local_assembly/opencl/fast.cl": ("fast_insert", "set_ext", "fast_count_mers", "fast_walk", "k_shift"),
 }
 
 needs_nvrtc = pytest.mark.skipif(
@@ -162,17 +163,20 @@ def test_opencl_file_compiles_alone() -> None:
     assert program.has_sycl_kernel(sycl.ENTRY)
 
 
-def test_portable_file_compiles_alone() -> None:
-    """portable.cl builds as OpenCL C 1.2 with no -D at all, on every OpenCL device pyopencl sees."""
+@pytest.mark.parametrize("kernel", ["local_assembly/opencl/portable.cl", "local_assembly/opencl/fast.cl"])
+def test_portable_file_compiles_alone(kernel: str) -> None:
+    """portable.cl and fast.cl build as OpenCL C 1.2 with no -D at all, on every OpenCL device
+    pyopencl sees."""
     from lassm.backends import opencl
 
     ok, why = opencl.available()
     if not ok:
         pytest.skip(f"needs pyopencl and an OpenCL device: {why}")
+    assert kernel in (opencl.KERNEL, opencl.FAST_KERNEL)
     for dev in opencl.devices():
         ctx = opencl.cl.Context([dev])
-        src = kernel_source(opencl.KERNEL).read_text(encoding="utf-8")
-        prg = opencl.cl.Program(ctx, src).build(options=[opencl.CL_STD, *opencl.clplan.include_options(opencl.KERNEL)])
+        src = kernel_source(kernel).read_text(encoding="utf-8")
+        prg = opencl.cl.Program(ctx, src).build(options=[opencl.CL_STD, *opencl.clplan.include_options(kernel)])
         assert opencl.ENTRY in prg.kernel_names.split(";"), opencl._label(dev)
 
 

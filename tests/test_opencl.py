@@ -8,6 +8,8 @@ node NVIDIA's OpenCL (``tools/opencl_gpu_check.sh``). Each device-bound test run
 only). Without pyopencl or a device every such test is skipped with the reason.
 
 Team widths: 32 (the default, a warp), and odd and small ones (1, 7) that no sub-group has.
+Protocol ``fast`` (``fast.cl``) is checked the same way, and with its table-free walk steps
+switched off and stretched (``LASSM_FAST_SCAN_STEPS``), so that both ways to a vote are covered.
 """
 from __future__ import annotations
 
@@ -101,8 +103,9 @@ def test_build_options_are_opencl_1_2_with_a_team():
     opts = opencl.build_options("barrier", 7, True, False, 613, 33)
     assert opts[0] == "-cl-std=CL1.2" and "-DLASSM_TEAM=7" in opts
     assert "-DLASSM_PROTOCOL=LASSM_PROTO_BARRIER" in opts and "-DLASSM_KEY64=1" in opts and "-DLASSM_FP64=0" in opts
+    assert "-DLASSM_PROTOCOL=LASSM_PROTO_FAST" in opencl.build_options("fast", 32, True, True, 613, 33)
     with pytest.raises(ValueError, match="unknown protocol"):
-        opencl.build_options("fast", 32, True, True, 613, 33)
+        opencl.build_options("fast-reset", 32, True, True, 613, 33)
 
 
 def test_launch_geometry_is_one_work_group_per_end():
@@ -110,11 +113,12 @@ def test_launch_geometry_is_one_work_group_per_end():
     assert opencl.launch_geometry(3, 7) == (21, 7)
 
 
-def test_portable_kernel_has_no_subgroup_calls():
-    """portable.cl and what it includes name no sub-group function (OpenCL C 1.2 has none)."""
+@pytest.mark.parametrize("kernel", [opencl.KERNEL, opencl.FAST_KERNEL])
+def test_portable_kernel_has_no_subgroup_calls(kernel: str):
+    """portable.cl, fast.cl and what they include name no sub-group function (OpenCL C 1.2 has none)."""
     from lassm.paths import kernel_source
 
-    path = kernel_source(opencl.KERNEL)
+    path = kernel_source(kernel)
     text, seen, todo = "", set(), [path.name]
     while todo:
         name = todo.pop()
@@ -194,3 +198,81 @@ def test_bad_options_are_refused(device: str) -> None:
         extend(ds, Params(k=77), backend="opencl", protocol="matchany", team=65)
     with pytest.raises(ValueError, match="team 0"):
         extend(ds, Params(k=77), backend="opencl", team=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# fast (fast.cl)
+
+
+def _scan_steps(monkeypatch, steps: int) -> None:
+    """Builds fast with LASSM_FAST_SCAN_STEPS=steps (0: every walk step through the table)."""
+    build = opencl.build_options
+    monkeypatch.setattr(opencl, "build_options", lambda *a, **kw: build(*a, **kw) + (f"-DLASSM_FAST_SCAN_STEPS={steps}",))
+
+
+def test_fast_is_a_protocol_of_the_opencl_backend():
+    from lassm.backends import protocols
+
+    assert "fast" in protocols("opencl") and "fast" not in protocols("sycl")
+    assert opencl.one_launch("fast") and not opencl.one_launch("casptr")
+
+
+def test_fast_plan_orders_by_work_and_gives_wide_teams_to_the_heaviest(monkeypatch):
+    """Every end with its mask set (reads or not), heaviest first, power-of-two tables, slices
+    that fit the budget, wide teams for the leading ends of each slice only (no device needed)."""
+    from lassm.backends import clplan, cuda
+
+    reads = _sample("k77").right
+    mask = np.zeros(len(reads.counts), dtype=bool)
+    mask[:200] = True
+    plan = clplan.fast_plan(reads, mask, None, 1 << 40)
+    (idx, wide), = plan.slices
+    assert sorted(idx.tolist()) == list(range(200))
+    bases = (reads.offsets[reads.contig_offsets[1:]] - reads.offsets[reads.contig_offsets[:-1]])[idx]
+    assert np.all(np.diff(bases) <= 0) and wide == cuda.team_count(bases)
+    assert np.all(plan.slots & (plan.slots - 1) == 0) and plan.slots.min() >= 1
+    assert clplan.fast_plan(reads, mask, None, 1 << 40, wide_teams=False).slices[0][1] == 0
+    small = clplan.fast_plan(reads, mask, None, int(plan.nbytes[idx].max()) + 4096)
+    assert len(small.slices) > 1 and sum(len(i) for i, _ in small.slices) == 200
+    assert all(int(plan.nbytes[i].sum()) <= small.budget for i, _ in small.slices if len(i) > 1)
+
+
+@pytest.mark.parametrize("team", TEAMS)
+@pytest.mark.parametrize("k", GEN_KS)
+def test_fast_matches_oracle_on_generated_data(device: str, k: int, team: int) -> None:
+    ds, ref = _generated(k)
+    _check(ds, Params(k=k), ref, protocol="fast", team=team, block_team=2 * team + 1)
+
+
+@pytest.mark.parametrize("steps", [0, 1000])
+@pytest.mark.parametrize("sample, k", [("k77", 77), ("k21", 21)])
+def test_fast_matches_oracle_with_table_only_and_scan_only_walks(device: str, monkeypatch, sample: str, k: int,
+                                                                 steps: int) -> None:
+    """LASSM_FAST_SCAN_STEPS=0: every vote from the table; 1000: every vote from scanning the reads."""
+    _scan_steps(monkeypatch, steps)
+    got = extend(_sample(sample), Params(k=k), backend="opencl", protocol="fast", team=16, block_team=64)
+    assert f"-DLASSM_FAST_SCAN_STEPS={steps}" in got.right.extra["options"]
+    assert got.compare(_oracle(sample, k)) == []
+
+
+def test_fast_wide_teams_integer_vote_and_slicing(device: str, monkeypatch) -> None:
+    """Wide teams for every end (TEAM_MIN_BASES = 0), the integer vote, many slices, and none of the
+    wide teams (block_team equal to team): each launch's team width is the one asked for."""
+    from lassm.backends import cuda
+
+    ds = _sample("k77").subset(np.arange(0, 3296, 7))
+    ref = extend(ds, Params(k=77), backend="cpu")
+    monkeypatch.setattr(cuda, "TEAM_MIN_BASES", 0)
+    got = extend(ds, Params(k=77), backend="opencl", protocol="fast", team=8, block_team=24, fp64=False)
+    assert got.compare(ref) == [] and {rec["team"] for rec in got.right.extra["launches"]} == {24}
+    monkeypatch.undo()
+    got = extend(ds, Params(k=77), backend="opencl", protocol="fast", team=5, block_team=5, max_bytes=400_000)
+    launches = got.right.extra["launches"]
+    assert got.compare(ref) == [] and len(launches) >= 5 and {rec["team"] for rec in launches} == {5}
+    assert {rec["slice"] for rec in launches} == set(range(len(launches)))
+
+
+def test_fast_needs_64_bit_keys(device: str) -> None:
+    ds = _sample("k77").subset(np.arange(10))
+    with pytest.raises(ValueError, match="64-bit"):
+        extend(ds, Params(k=77), backend="opencl", protocol="fast", key_bits=32)
