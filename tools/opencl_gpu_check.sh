@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The portable OpenCL kernel (portable.cl, backend `opencl`) on an NVIDIA GPU through NVIDIA's own
-# OpenCL driver: bit identity with the CPU oracle (tests/test_opencl.py), then a small timing of
-# opencl vs cuda, protocol casptr, on the samples and the generated datasets.
+# The portable OpenCL kernels (portable.cl and fast.cl, backend `opencl`) on an NVIDIA GPU through
+# NVIDIA's own OpenCL driver: bit identity with the CPU oracle (tests/test_opencl.py, protocol fast
+# included), then a small timing of opencl vs cuda, protocols casptr and fast, on the samples and
+# the generated datasets.
 #
 # Run from the repository root on a node whose python3 has numpy, numba, cupy, pandas, pyarrow
 # and rich but no pyopencl, and no internet. Carry the wheels (gitignored), made on a machine
@@ -42,31 +43,41 @@ $L backends | tee -a "$OUT/devices.txt"
 log "bit identity: tests/test_opencl.py on $LASSM_OPENCL_DEVICE"
 python3 -m pytest -q -p no:cacheprovider -rs tests/test_opencl.py 2>&1 | tee "$OUT/test_opencl.txt" | tail -15
 
-log "timing: cuda vs opencl, casptr, median of $REPEAT kernel times"
+log "timing: cuda vs opencl, casptr and fast, median of $REPEAT kernel times"
 OUT="$OUT" REPEAT="$REPEAT" DATASETS="$DATASETS" python3 - <<'PY'
 import csv, os, statistics
 from lassm import Params, extend
 from lassm.workloads.local_assembly import datasets
 
 repeat = int(os.environ["REPEAT"])
+# Each OpenCL row is compared with the CUDA row of its protocol (the first of that protocol).
+# fast/t32w128: narrow teams of 32, wide teams of 128 for the heaviest ends (the defaults);
+# fast/t32w32: no wide teams (one launch per slice).
 variants = [("cuda", {"protocol": "casptr"}), ("opencl", {"protocol": "casptr", "team": 32}),
-            ("opencl", {"protocol": "casptr", "team": 64})]
+            ("opencl", {"protocol": "casptr", "team": 64}),
+            ("cuda", {"protocol": "fast"}), ("opencl", {"protocol": "fast", "team": 32, "block_team": 128}),
+            ("opencl", {"protocol": "fast", "team": 32, "block_team": 32})]
 rows = []
 for name in os.environ["DATASETS"].split():
     ds, k = datasets.load(name)
     ref = extend(ds, Params(k=k), backend="cpu")
-    base = None
+    base = {}
     for backend, opts in variants:
         first = extend(ds, Params(k=k), backend=backend, **opts)  # build + warm-up
         equal = first.compare(ref) == []
         times = [extend(ds, Params(k=k), backend=backend, **opts).kernel_seconds for _ in range(repeat)]
         med = statistics.median(times)
-        base = med if backend == "cuda" else base
-        label = backend + (f"/t{opts['team']}" if "team" in opts else "")
-        rows.append({"dataset": name, "k": k, "variant": label, "kernel_ms": round(med * 1e3, 3),
-                     "vs_cuda": round(med / base, 3) if base else "", "equal_cpu": equal,
+        proto = opts["protocol"]
+        if backend == "cuda":
+            base.setdefault(proto, med)
+        ref_ms = base.get(proto)
+        label = f"{backend}/{proto}" + (f"/t{opts['team']}" if "team" in opts else "") + \
+            (f"w{opts['block_team']}" if "block_team" in opts else "")
+        rows.append({"dataset": name, "k": k, "variant": label, "protocol": proto, "kernel_ms": round(med * 1e3, 3),
+                     "vs_cuda": round(med / ref_ms, 3) if ref_ms else "", "equal_cpu": equal,
+                     "launches": len(first.right.extra.get("launches", [])),
                      "device": first.right.extra.get("device", "")})
-        print(f"{name:16s} k={k:3d} {label:10s} {med * 1e3:9.3f} ms  x{med / base if base else float('nan'):6.2f}  "
+        print(f"{name:16s} k={k:3d} {label:22s} {med * 1e3:9.3f} ms  x{med / ref_ms if ref_ms else float('nan'):6.2f}  "
               f"equal={equal}", flush=True)
 with open(os.path.join(os.environ["OUT"], "timing.csv"), "w", newline="") as f:
     w = csv.DictWriter(f, fieldnames=list(rows[0]))
