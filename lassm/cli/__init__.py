@@ -300,7 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="the main job: the campaign that measures this machine, recorded under data/results/<machine>/")
     p.add_argument("--machine", type=t.machine_name, default=None, help="results folder name (default: from the device)")
     p.add_argument("--backends", type=t.backend_list, default=None,
-                   help="comma list (default: the best GPU backend, sycl where it runs, and cpu)")
+                   help="comma list (default: the best GPU backend, sycl where it runs, opencl where it finds a GPU, and cpu)")
     p.add_argument("--datasets", type=t.dataset_list, default=None,
                    help="comma list of sample-k77, sample-k21, gen-k21[-s0.1], real-mock5-k21, any of them + x<N>, or paths "
                         "(default: the campaign's ten)")
