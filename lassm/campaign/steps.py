@@ -28,8 +28,9 @@ PROFILERS: dict[str, tuple[str, str]] = {
     "cuda": ("ncu", "install Nsight Compute (the CUDA toolkit's nsight-compute package) and put ncu on PATH"),
     "hip": ("rocprofv3", "install ROCm's rocprofiler-sdk and put rocprofv3 on PATH"),
     "sycl": ("unitrace", "install Intel's unitrace (github.com/intel/pti-gpu) and put it on PATH"),
-    "opencl": ("ncu", "on an NVIDIA GPU, install Nsight Compute and put ncu on PATH (it profiles OpenCL "
-                      "kernels too); other vendors' OpenCL GPUs need their own profiler"),
+    "opencl": ("", "Nsight Compute profiles no OpenCL launch; the opencl-ptx backend runs the same "
+                   "compiler's PTX through CUDA, where ncu counts it"),
+    "opencl-ptx": ("ncu", "install Nsight Compute (the CUDA toolkit's nsight-compute package) and put ncu on PATH"),
 }
 #: ncu refusals that hold for every point: the step stops at the first.
 _MACHINE_WIDE = ("ERR_NVGPUCTRPERM", "LibraryNotLoaded", "not on PATH")
@@ -41,16 +42,6 @@ def find_ncu() -> str | None:
     if found:
         return found
     return str(NCU_FALLBACK) if NCU_FALLBACK.is_file() and os.access(NCU_FALLBACK, os.X_OK) else None
-
-
-def _nvidia_opencl() -> bool:
-    """Whether the opencl backend's device is an NVIDIA GPU (the one OpenCL device ncu counts)."""
-    from .. import backends
-
-    try:
-        return "nvidia" in backends.get("opencl").device_name().lower()
-    except backends.BackendUnavailable:
-        return False
 
 
 def counter_file(machine: str, dataset: str, k: int, backend: str, protocol: str) -> Path:
@@ -79,15 +70,16 @@ def counters(backend: str, machine: str, points: list[tuple[str, int | None, str
              ncu: str | None = None, timeout: float = NCU_TIMEOUT) -> list[str]:
     """Hardware counters of ``points`` on a GPU backend, with the profiler this machine has.
 
-    Nsight Compute runs for real on ``cuda``, and on ``opencl`` where its device is NVIDIA's (as
-    ``lassm counters collect`` does: the raw CSV, ``ncu --version`` and the labels side by side
-    under ``counters/``; the OpenCL kernel has the CUDA kernel's name). Other vendors' profilers
+    Nsight Compute runs for real on ``cuda`` and ``opencl-ptx`` (as ``lassm counters collect``
+    does: the raw CSV, ``ncu --version`` and the labels side by side under ``counters/``; the
+    OpenCL kernel has the CUDA kernel's name). It profiles no OpenCL launch, so ``opencl`` is
+    named with the way round. Other vendors' profilers
     are named with what to do, since the campaign does not drive them yet.
 
     Parameters
     ----------
     backend : str
-        The GPU backend (``cuda``, ``hip``, ``sycl`` on a GPU, or ``opencl`` on an NVIDIA GPU).
+        The GPU backend (``cuda``, ``hip``, ``sycl`` on a GPU, ``opencl`` or ``opencl-ptx``).
     machine : str
         Its results folder.
     points : list of (dataset, k, protocol)
@@ -106,9 +98,7 @@ def counters(backend: str, machine: str, points: list[tuple[str, int | None, str
     """
     tool, how = PROFILERS.get(backend, ("", ""))
     if not tool:
-        return [f"counters: the {backend} backend has no profiler in this study"]
-    if backend == "opencl" and not _nvidia_opencl():
-        return [f"counters: the opencl device is not NVIDIA's, so ncu cannot count it; {how}"]
+        return [f"counters: the {backend} backend has no profiler in this study" + (f": {how}" if how else "")]
     if tool != "ncu":
         exe = shutil.which(tool)
         module = {"hip": "rocprof", "sycl": "unitrace"}[backend]

@@ -147,8 +147,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         check_protocol(args.backend, proto, "--protocols")
     if args.subgroup and args.backend != "sycl":
         raise LassmError(f"--subgroup: sub-group widths are a sycl option, not one of the {args.backend} backend")
-    if args.block_warps and args.backend == "opencl":
-        raise LassmError("--block-warps: the opencl backend runs one contig end (a team of work-items) per work-group")
+    if args.block_warps and args.backend in ("opencl", "opencl-ptx"):
+        raise LassmError(f"--block-warps: the {args.backend} backend runs one contig end (a team of work-items) per work-group")
     _require_backend(args.backend)
     if args.subgroup:
         from ..backends import sycl
@@ -228,8 +228,9 @@ def _command_line() -> str:
 def cmd_backends(args: argparse.Namespace) -> int:
     from .. import backends
 
+    width = max(map(len, backends.BACKENDS))
     for name, (ok, why) in backends.status().items():
-        print(f"{name:6s} {'yes' if ok else 'no ':3s} {why}")
+        print(f"{name:{width}s} {'yes' if ok else 'no ':3s} {why}")
     return 0
 
 
