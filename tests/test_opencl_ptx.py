@@ -44,6 +44,6 @@ def test_equals_the_oracle(protocol: str, k: int) -> None:
 
 @needs_it
 def test_the_sample_equals_the_oracle() -> None:
-    ds = formats.read_dat(paths.sample("sample-k77"))
+    ds = formats.read_dat(paths.sample("k77"))
     want = extend(ds, Params(k=77), backend="cpu")
     assert extend(ds, Params(k=77), backend="opencl-ptx").lines() == want.lines()

@@ -28,7 +28,7 @@ from . import clplan, opencl
 PROTOCOLS = opencl.PROTOCOLS
 DEFAULT_PROTOCOL = opencl.DEFAULT_PROTOCOL
 DEFAULT_TEAM = opencl.DEFAULT_TEAM
-_MODULES: dict[tuple, object] = {}
+_FUNCTIONS: dict[tuple, object] = {}
 
 
 def available() -> tuple[bool, str]:
@@ -67,14 +67,15 @@ def _function(options: tuple[str, ...]):
     import cupy
 
     key = (cupy.cuda.Device().id, options)
-    if key not in _MODULES:
+    if key not in _FUNCTIONS:
         import tempfile
 
         with tempfile.TemporaryDirectory(prefix="lassm-clptx-") as tmp:
             path = Path(tmp) / "portable.ptx"
             path.write_text(ptx(options))
-            _MODULES[key] = cupy.RawModule(path=str(path))
-    return _MODULES[key].get_function(opencl.ENTRY)
+            # CuPy loads the file at the first get_function: while it is still there.
+            _FUNCTIONS[key] = cupy.RawModule(path=str(path)).get_function(opencl.ENTRY)
+    return _FUNCTIONS[key]
 
 
 def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
