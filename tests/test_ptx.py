@@ -67,8 +67,9 @@ def test_nvrtc_style_categories(cuda):
 
 
 def test_opencl_style_categories(opencl):
+    """The closing ``.metadata_section`` block and the ``.const`` initializer are no instructions."""
     assert _by_category(opencl, "walk_kernel") == {
-        "int32": 1, "int64_addr": 5, "int64": 1, "conversion": 2, "move": 5, "load": 9, "store": 3,
+        "int32": 1, "int64_addr": 5, "int64": 1, "conversion": 2, "move": 5, "load": 10, "store": 3,
         "atomic": 2, "barrier": 1, "fence": 1, "predicate": 2, "branch": 3}
     assert _by_category(opencl, "_Z6k_shifti") == {"load": 1, "int32": 2, "store": 1, "branch": 1}
 
@@ -80,6 +81,7 @@ def test_loads_by_space_width_and_vector(cuda, opencl):
     assert _count(cuda, category="load", space="param") == 5  # 3 kernel params, a call return, lane_hash's
     assert _count(opencl, category="load", space="global", width=8, vector=1) == 4
     assert _count(opencl, category="load", space="global", width=128) == 0
+    assert _count(opencl, category="load", space="const", width=8, addr_bits=0) == 1
     assert _count(cuda, category="store", space="local") == 1
     assert _count(cuda, category="store", space="global", width=8) == 1
 
@@ -151,7 +153,7 @@ def test_summary_per_build_and_input_unchanged(cuda, opencl):
     pd.testing.assert_frame_equal(both, before)
     assert list(s.columns) == ["backend", "protocol", *ptx.CATEGORIES, "instructions"]
     rows = s.set_index("backend")
-    assert rows.loc["cuda", "instructions"] == 51 and rows.loc["opencl", "instructions"] == 40
+    assert rows.loc["cuda", "instructions"] == 51 and rows.loc["opencl", "instructions"] == 41
     assert rows.loc["cuda", "pragma"] == 1 and rows.loc["opencl", "fence"] == 1 and rows.loc["opencl", "warp"] == 0
     per_function = ptx.summary(cuda)
     assert per_function.set_index("function")["instructions"].to_dict() == {"lane_hash": 5, "walk_kernel": 46}
@@ -166,7 +168,7 @@ def test_compare_lines_up_two_mixes(cuda, opencl):
     side = ptx.compare(cuda, opencl).set_index("category")
     assert list(side.columns) == ["cuda", "opencl", "opencl/cuda"]
     assert side.loc["int64_addr"].tolist() == [4, 5, 1.25]
-    assert side.loc["load", "opencl"] == 10 and side.loc["load", "cuda"] == 8
+    assert side.loc["load", "opencl"] == 11 and side.loc["load", "cuda"] == 8
     assert side.loc["warp", "opencl"] == 0 and side.loc["fence", "cuda"] == 0
     assert pd.isna(side.loc["fence", "opencl/cuda"])  # none on the CUDA side: no ratio
     assert list(side.index) == [c for c in ptx.CATEGORIES if c in side.index]
@@ -202,6 +204,7 @@ def test_join_counters(cuda, opencl):
     (".entry k()\n{\n\tret;\n", None, "brace"),
     (".entry k()\n{\n\tret;\n}\nmov.u32 %r1, 0\n", 5, "statement"),
     ("{\n}\n", 1, "brace"),
+    (".entry k()\n{\n\tret;\n}\n.metadata_section {\n.metadata 0 {\n\t\"a\"\n}\n", 5, "brace"),
 ])
 def test_bad_ptx_is_one_located_error(text, line, field):
     with pytest.raises(InputError) as err:
@@ -226,3 +229,62 @@ def test_every_instruction_line_of_nvrtc_ptx_is_counted_once():
     s = ptx.summary(ptx.mix(text))
     assert int(s["instructions"].sum()) == len(lines)
     assert s.loc[0, "function"] == nvrtc.ENTRY
+
+
+# ----------------------------------------------------------------------------------------------
+# tools/ptx_dump.py, its compilers replaced by the fixtures
+
+
+def _dump_tool():
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "tools" / "ptx_dump.py"
+    spec = importlib.util.spec_from_file_location("ptx_dump", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_dump_writes_ptx_mix_comparison_and_provenance(tmp_path, monkeypatch, capsys):
+    tool = _dump_tool()
+    monkeypatch.setattr(tool, "_cupy_device", lambda: {})
+    monkeypatch.setattr(tool, "cuda_ptx", lambda build, arch: (CUDA.read_text(), {"arch": arch}))
+
+    def opencl_ptx(build, team, extra):
+        if build == "fast":
+            raise tool.Skipped("local_assembly/opencl/fast.cl is not in this tree")
+        return OPENCL.read_text(), {"team": team}
+
+    monkeypatch.setattr(tool, "opencl_ptx", opencl_ptx)
+    assert tool.main(["--out", str(tmp_path), "--builds", "casptr,fast"]) == 0
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["compare-casptr.csv", "cuda-casptr.ptx", "cuda-fast.ptx", "mix.csv", "opencl-casptr.ptx",
+                     "provenance.json", "summary.csv"]
+    summary = pd.read_csv(tmp_path / "summary.csv").set_index(["backend", "protocol"])
+    assert summary.loc[("cuda", "casptr"), "instructions"] == 51
+    assert summary.loc[("opencl", "casptr"), "instructions"] == 41
+    side = pd.read_csv(tmp_path / "compare-casptr.csv").set_index("category")
+    assert side.loc["int64_addr", "opencl/cuda"] == 1.25
+    import json
+
+    prov = json.loads((tmp_path / "provenance.json").read_text())
+    assert prov["arch"] == "compute_90" and prov["problems"] == []
+    statuses = {(r["backend"], r["protocol"]): r["status"] for r in prov["builds"]}
+    assert statuses[("opencl", "fast")].startswith("skipped: ") and statuses[("cuda", "fast")] == "ok"
+    assert "skipped" in capsys.readouterr().err
+
+
+def test_dump_says_what_is_missing_and_writes_the_rest(tmp_path, monkeypatch, capsys):
+    tool = _dump_tool()
+    monkeypatch.setattr(tool, "_cupy_device", lambda: {})
+    monkeypatch.setattr(tool, "cuda_ptx", lambda build, arch: (CUDA.read_text(), {}))
+
+    def no_opencl(build, team, extra):
+        raise tool.Missing("pyopencl is not installed")
+
+    monkeypatch.setattr(tool, "opencl_ptx", no_opencl)
+    assert tool.main(["--out", str(tmp_path), "--builds", "casptr"]) == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cuda-casptr.ptx", "mix.csv", "provenance.json",
+                                                         "summary.csv"]
+    err = capsys.readouterr().err
+    assert "ptx_dump: opencl casptr: pyopencl is not installed" in err and "Traceback" not in err

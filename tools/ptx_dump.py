@@ -104,6 +104,8 @@ def opencl_ptx(build: str, team: int, extra: tuple[str, ...]) -> tuple[str, dict
     os.environ.setdefault("LASSM_OPENCL_DEVICE", "NVIDIA")
     from lassm.backends import clplan, opencl
 
+    if build != "fast" and build not in clplan.PROTOCOL_MACROS:
+        raise Skipped(f"{build} has no OpenCL build")
     kernel = OPENCL_FAST if build == "fast" else opencl.KERNEL
     if not (paths.kernel_dir() / kernel).is_file():
         raise Skipped(f"{kernel} is not in this tree")
@@ -113,7 +115,7 @@ def opencl_ptx(build: str, team: int, extra: tuple[str, ...]) -> tuple[str, dict
         dev = opencl._device()  # the device the backend runs on, with its 64-bit atomics and fp64
     except LassmError as exc:
         raise Missing(str(exc)) from None
-    protocol = build if build in clplan.PROTOCOL_MACROS else opencl.DEFAULT_PROTOCOL
+    protocol = build if build in clplan.PROTOCOL_MACROS else opencl.DEFAULT_PROTOCOL  # fast.cl: casptr's knobs
     options = opencl.build_options(protocol, team, dev.key64, dev.fp64, config.DEFAULT_MAX_WALK,
                                    config.DEFAULT_QUAL_OFFSET) + tuple(extra)
     source = paths.kernel_source(kernel).read_text(encoding="utf-8")

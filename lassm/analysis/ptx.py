@@ -83,7 +83,8 @@ def _bits(t: str) -> int:
 
 def _statements(text: str, source: str) -> Iterator[tuple[str, str, int]]:
     """(event, text, line): ``stmt`` up to each ``;``, ``header`` of a body, ``open`` and ``close`` of
-    a scope. Braces inside a statement (vector operands, initializers) stay part of it."""
+    a scope. Braces inside a statement (vector operands, initializers) stay part of it; a directive's
+    block (NVIDIA OpenCL's closing ``.metadata_section { ... }``) is skipped whole."""
     text = _STRIP.sub(lambda m: m.group(1) or re.sub(r"[^\n]", " ", m.group(0)), text)
     text = _LINE_DIRECTIVE.sub("", text)
     newlines = [i for i, c in enumerate(text) if c == "\n"]
@@ -92,19 +93,27 @@ def _statements(text: str, source: str) -> Iterator[tuple[str, str, int]]:
         pos += len(text[pos:pos + 4096]) - len(text[pos:pos + 4096].lstrip())
         return bisect.bisect_left(newlines, pos) + 1
 
-    start = 0
-    for m in _TOKEN.finditer(text):
+    start, tokens = 0, _TOKEN.finditer(text)
+    for m in tokens:
         tok = m.group(0)
         if tok.startswith('"'):
             continue
         pending = _LABELS.sub("", text[start:m.start()]).strip()
         if tok == ";":
             yield "stmt", pending, line(start)
+        elif tok == "{" and pending.startswith(".") and not _HEADER.match(pending) and not pending.endswith("="):
+            depth = 1
+            for m in tokens:
+                depth += {"{": 1, "}": -1}.get(m.group(0), 0)
+                if depth == 0:
+                    break
+            if depth:
+                raise InputError(source, line(start), "brace", f"the block of {pending[:40]!r} is left open")
         elif pending and not (tok == "{" and _HEADER.match(pending)):
             continue  # a brace inside a statement
         else:
             if pending:
-                yield "header", pending, line(m.start())
+                yield "header", pending, line(start)
             yield ("open" if tok == "{" else "close"), "", line(m.start())
         start = m.end()
     rest = _LABELS.sub("", text[start:]).strip()
@@ -118,14 +127,6 @@ def _regs(decl: str, widths: dict[str, int]) -> None:
     if len(parts) == 3 and _TYPE.match(parts[1].lstrip(".")):
         for m in _REG.finditer(parts[2]):
             widths[m.group(1)] = _bits(parts[1].lstrip("."))
-
-
-def _addr_bits(operands: str, widths: dict[str, int]) -> int:
-    m = _ADDRESS.search(operands)
-    if not m:
-        return 0
-    name = m.group(1)
-    return widths.get(name, widths.get(name.rstrip("0123456789"), 0))
 
 
 def classify(opcode: str, operands: str = "", widths: dict[str, int] | None = None) -> dict:
@@ -163,7 +164,10 @@ def classify(opcode: str, operands: str = "", widths: dict[str, int] | None = No
         category = "int32" if bits <= 32 else ("int64_addr" if base in ADDRESS_OPS else "int64")
     elif category == "other" and kind.startswith(("f", "bf")):
         category = "float"
-    addr = _addr_bits(operands, widths or {}) if base in MEMORY else 0
+    reg = _ADDRESS.search(operands) if base in MEMORY else None
+    widths, addr = widths or {}, 0
+    if reg:  # %rd12 -> the width declared for %rd<N> (or for %rd12 itself)
+        addr = widths.get(reg.group(1), widths.get(reg.group(1).rstrip("0123456789"), 0))
     return {"category": category, "opcode": opcode, "space": space, "type": kind, "vector": vector,
             "width": bits, "addr_bits": addr}
 
