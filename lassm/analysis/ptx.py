@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The static instruction mix of PTX text, to compare what two compilers made of one kernel.
 
-Jin & Vetter (doi:10.1109/IPDPSW55747.2022.00038) explained a CUDA-vs-SYCL gap from the PTX each
-compiler emitted: 64-bit address arithmetic where 32 bits would do, scalar byte loads where a
-vector load would do, shared memory addressed through 64-bit registers, loops left rolled. This
-module counts those things, per function, in any PTX (NVRTC's for the CUDA builds, the program
-binary of NVIDIA's OpenCL compiler for ``portable.cl``), with no dependency beyond the standard
-library; pandas is imported only by the functions that return frames.
+Jin & Vetter ("Understanding Performance Portability of Bioinformatics Applications in SYCL on
+an NVIDIA GPU") explained a CUDA-vs-SYCL gap from the PTX each compiler emitted: 64-bit address
+arithmetic where 32 bits would do, scalar byte loads where a vector load would do, shared memory
+addressed through 64-bit registers, loops left rolled. This module counts those things, per
+function, in any PTX (NVRTC's for the CUDA builds, the program binary of NVIDIA's OpenCL compiler
+for ``portable.cl``), with no dependency beyond the standard library; pandas is imported only by
+the functions that return frames.
 
 The tidy mix (:data:`COLUMNS`) has one row per (function, category, opcode, state space, type,
 vector, width, address register width) with its static ``count``:
