@@ -190,8 +190,11 @@ def test_join_counters(cuda, opencl):
     assert pd.isna(joined["ptx_instructions"].tolist()[1])  # no PTX of fast in the summary
     with pytest.raises(ValueError, match="backend"):
         ptx.join_counters(counters, s)
-    labelled = counters.assign(backend=["opencl", "cuda", "cuda"])
-    assert ptx.join_counters(labelled, s)["ptx_fence"].tolist()[0] == 1
+    labelled = counters.assign(backend=["opencl-ptx", "cuda", "opencl"])
+    out = ptx.join_counters(labelled, s)
+    fence = out["ptx_fence"].tolist()  # opencl-ptx runs the opencl PTX; cuda fast has no PTX here
+    assert fence[0] == 1 and fence[2] == 1 and pd.isna(fence[1])
+    assert out["backend"].tolist() == ["opencl-ptx", "cuda", "opencl"] and "_ptx" not in out.columns
 
 
 # ----------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ them (:func:`lassm.backends.nvrtc.compile_build`: same options, ``--gpu-architec
 GPU). NVRTC is the ``nvidia-cuda-nvrtc-cu12`` wheel when installed, else the library CuPy loaded.
 OpenCL: the program binary of ``portable.cl`` (and of ``fast.cl`` where that file exists) built by
 NVIDIA's OpenCL compiler with the options of :func:`lassm.backends.opencl.build_options`; on
-NVIDIA that binary is PTX text. The caller registers NVIDIA's ICD first
+NVIDIA that binary is PTX text, the very PTX the ``opencl-ptx`` backend launches under ncu. The caller registers NVIDIA's ICD first
 (``/etc/OpenCL/vendors/nvidia.icd``, as ``tools/opencl_gpu_check.sh`` does).
 
 Writes into ``--out`` (default ``data/results/<machine>/ptx/``): ``<backend>-<build>.ptx``,
@@ -118,12 +118,16 @@ def opencl_ptx(build: str, team: int, extra: tuple[str, ...]) -> tuple[str, dict
     protocol = build if build in clplan.PROTOCOL_MACROS else opencl.DEFAULT_PROTOCOL  # fast.cl: casptr's knobs
     options = opencl.build_options(protocol, team, dev.key64, dev.fp64, config.DEFAULT_MAX_WALK,
                                    config.DEFAULT_QUAL_OFFSET) + tuple(extra)
-    source = paths.kernel_source(kernel).read_text(encoding="utf-8")
     try:
-        with warnings.catch_warnings():  # a build log that is no error
-            warnings.simplefilter("ignore", opencl.cl.CompilerWarning)
-            program = opencl.cl.Program(dev.context, source).build(options=list(options + clplan.include_options(kernel)))
-    except opencl.cl.Error as exc:
+        if kernel == opencl.KERNEL:  # the program the opencl and opencl-ptx backends run
+            program = opencl.program(options)
+        else:
+            source = paths.kernel_source(kernel).read_text(encoding="utf-8")
+            with warnings.catch_warnings():  # a build log that is no error
+                warnings.simplefilter("ignore", opencl.cl.CompilerWarning)
+                program = opencl.cl.Program(dev.context, source).build(
+                    options=list(options + clplan.include_options(kernel)))
+    except (opencl.cl.Error, LassmError) as exc:
         raise Missing(f"{kernel} does not build on {dev.name}: {str(exc).splitlines()[0]}") from None
     binary = program.get_info(opencl.cl.program_info.BINARIES)[0]
     text = bytes(binary).rstrip(b"\0").decode("utf-8", errors="replace")

@@ -297,8 +297,14 @@ def compare(a, b, names: tuple[str, str] = ("cuda", "opencl"), keys: Sequence[st
     return out.reset_index(drop=True)
 
 
+#: Backends that run another backend's PTX: Nsight Compute counts NVIDIA's OpenCL kernel as
+#: ``opencl-ptx`` (its PTX launched by CUDA, :mod:`lassm.backends.opencl_ptx`), the ``opencl`` PTX.
+SAME_PTX: dict[str, str] = {"opencl-ptx": "opencl"}
+
+
 def join_counters(counters, ptx_summary, backend: str | None = None, prefix: str = "ptx_"):
-    """The PTX mix of each build beside the counters measured on it.
+    """The PTX mix of each build beside the counters measured on it (``opencl-ptx`` counter rows
+    get the ``opencl`` PTX: :data:`SAME_PTX`).
 
     Parameters
     ----------
@@ -324,7 +330,9 @@ def join_counters(counters, ptx_summary, backend: str | None = None, prefix: str
                                         if c not in ("backend", "protocol")})
     if right.duplicated(["backend", "protocol"]).any():
         raise ValueError("ptx_summary has several rows for one (backend, protocol)")
-    return left.merge(right, on=["backend", "protocol"], how="left", validate="many_to_one")
+    left["_ptx"] = left["backend"].replace(SAME_PTX)
+    right = right.rename(columns={"backend": "_ptx"})
+    return left.merge(right, on=["_ptx", "protocol"], how="left", validate="many_to_one").drop(columns="_ptx")
 
 
 __all__ = ["CATEGORIES", "COLUMNS", "classify", "parse", "mix", "read", "summary", "compare", "join_counters"]
