@@ -291,3 +291,13 @@ def test_dump_says_what_is_missing_and_writes_the_rest(tmp_path, monkeypatch, ca
                                                          "summary.csv"]
     err = capsys.readouterr().err
     assert "ptx_dump: opencl casptr: pyopencl is not installed" in err and "Traceback" not in err
+
+
+def test_dump_keeps_a_ptx_it_cannot_parse(tmp_path, monkeypatch, capsys):
+    tool = _dump_tool()
+    monkeypatch.setattr(tool, "_cupy_device", lambda: {})
+    monkeypatch.setattr(tool, "cuda_ptx", lambda build, arch: (".entry k()\n{\n\tret;\n", {}))
+    monkeypatch.setattr(tool, "opencl_ptx", lambda build, team, extra: (OPENCL.read_text(), {}))
+    assert tool.main(["--out", str(tmp_path), "--builds", "casptr"]) == 2
+    assert (tmp_path / "cuda-casptr.ptx").is_file() and (tmp_path / "mix.csv").is_file()
+    assert "cuda-casptr.ptx written, not parsed: cuda-casptr.ptx: brace:" in capsys.readouterr().err
