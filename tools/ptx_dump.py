@@ -28,7 +28,6 @@ import os
 import platform
 import shlex
 import sys
-import warnings
 from pathlib import Path
 
 from lassm import paths
@@ -115,18 +114,11 @@ def opencl_ptx(build: str, team: int, extra: tuple[str, ...]) -> tuple[str, dict
         dev = opencl._device()  # the device the backend runs on, with its 64-bit atomics and fp64
     except LassmError as exc:
         raise Missing(str(exc)) from None
-    protocol = build if build in clplan.PROTOCOL_MACROS else opencl.DEFAULT_PROTOCOL  # fast.cl: casptr's knobs
-    options = opencl.build_options(protocol, team, dev.key64, dev.fp64, config.DEFAULT_MAX_WALK,
+    # fast.cl: the fast build of the opencl backend (its epoch-tagged keys are 64-bit).
+    options = opencl.build_options(build, team, dev.key64 or build == "fast", dev.fp64, config.DEFAULT_MAX_WALK,
                                    config.DEFAULT_QUAL_OFFSET) + tuple(extra)
     try:
-        if kernel == opencl.KERNEL:  # the program the opencl and opencl-ptx backends run
-            program = opencl.program(options)
-        else:
-            source = paths.kernel_source(kernel).read_text(encoding="utf-8")
-            with warnings.catch_warnings():  # a build log that is no error
-                warnings.simplefilter("ignore", opencl.cl.CompilerWarning)
-                program = opencl.cl.Program(dev.context, source).build(
-                    options=list(options + clplan.include_options(kernel)))
+        program = opencl.program(options, kernel)  # the program the opencl (and opencl-ptx) backends run
     except (opencl.cl.Error, LassmError) as exc:
         raise Missing(f"{kernel} does not build on {dev.name}: {str(exc).splitlines()[0]}") from None
     binary = program.get_info(opencl.cl.program_info.BINARIES)[0]

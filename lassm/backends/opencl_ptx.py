@@ -29,7 +29,7 @@ from ..workloads.local_assembly import config
 from ..workloads.local_assembly.result import SideResult
 from . import clplan, opencl
 
-PROTOCOLS = opencl.PROTOCOLS
+PROTOCOLS = clplan.PROTOCOLS  # portable.cl's protocols: fast.cl is not launched through CUDA
 DEFAULT_PROTOCOL = opencl.DEFAULT_PROTOCOL
 DEFAULT_TEAM = opencl.DEFAULT_TEAM
 _FUNCTIONS: dict[tuple, object] = {}
