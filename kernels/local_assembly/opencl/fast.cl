@@ -7,15 +7,15 @@
 // bit for bit, as portable.cl does.
 //
 // Read it next to the paper (its Algorithms 1 and 2), fast.cu and portable.cl:
-//   the hash insert   fast_insert      (fast_table.h), in rounds of fast_insert_round
+//   the hash insert   fast_insert      (fast_table.h), in rounds of fast_insert_round (fast_walks.h)
 //   the vote          set_ext          (set_ext.h), on the walk's demand (change 3)
-//   Algorithm 1       fast_count_mers  (below)
-//   the walk          fast_walk        (below; the first steps by fast_scan_ext, change 7)
-//   the k-shift       k_shift          (k_shift.h), called by fast_end's loop
+//   Algorithm 1       fast_count_mers  (fast_walks.h)
+//   the walk          fast_walk        (fast_walks.h; the first steps by fast_scan_ext, change 7)
+//   the k-shift       k_shift          (k_shift.h), called by fast_end's loop (fast_walks.h)
 //
 // Layout: one team of LASSM_TEAM work-items per contig end, one team per work-group, as in
 // portable.cl (team.h): where fast.cu shuffles within a warp, the team goes through __local memory
-// and work-group barriers (fast_team.h).
+// and work-group barriers (fast_team.h). fast_subgroup.cl runs the same walks on sub-groups.
 //
 // fast.cu's nine changes, here:
 //  1. Epoch-tagged keys: as fast.cu. A key is (epoch << 48) | (offset of the k-mer in the reads);
@@ -58,233 +58,13 @@
 #ifndef LASSM_KEY64
 #define LASSM_KEY64 1
 #endif
-#ifndef LASSM_FAST_SCAN_STEPS
-#define LASSM_FAST_SCAN_STEPS 4
-#endif
-
 #include "team.h"
 #include "common.h"
 #if LASSM_PROTOCOL != LASSM_PROTO_FAST
 #error "fast.cl builds the fast variant only (LASSM_PROTO_FAST); the protocols are portable.cl"
 #endif
-#include "bytes.h"
-#include "set_ext.h"
-#include "k_shift.h"
-#include "fast_table.h"
 #include "fast_team.h"
-
-// One round of inserts: the claim (or find) of the read k-mer at byte pos, a team barrier that
-// orders every claimer's zeroing before any vote, then its votes. Every lane calls, active or not.
-void fast_insert_round(fast_team t, __global ulong *keys, __global uint *votes, uint mask,
-                       __global const uint *rwords, __global const uchar *rquals, long pos, int k, ulong tag,
-                       int active) {
-    uint slot = 0U;
-    if (active) slot = fast_insert(keys, votes, mask, rwords, pos, k, fast_hash_g(rwords, pos, k), tag);
-    lanes_sync(t.lanes);
-    if (active) {
-        const int b = base_index(((__global const uchar *)rwords)[pos + k]);
-        if (b >= 0) {
-            const int q = (int)rquals[pos + k] - LASSM_QUAL_OFFSET;
-            volatile __global uint *v = votes + 8 * (size_t)slot;
-            if (q >= LASSM_MIN_QUAL) atomic_inc(v + b);
-            if (q >= LASSM_MIN_HI_QUAL) atomic_inc(v + 4 + b);
-        }
-    }
-}
-
-// Algorithm 1 without the reset and without the vote scan: the team inserts every k-mer of the
-// reads r0 .. r1-1 (the last k-mer of a read is never inserted) and casts its votes, group by
-// group of LASSM_TEAM reads; round r of a group gives lane i the flat position r * LASSM_TEAM + i.
-void fast_count_mers(fast_team t, __global ulong *keys, __global uint *votes, uint mask,
-                     __global const uint *rwords, __global const uchar *rquals, __global const long *roff,
-                     long r0, long r1, int k, ulong tag) {
-    const int lane = (int)get_local_id(0);
-    for (long g = r0; g < r1; g += LASSM_TEAM) {
-        const int total = fast_group_prefix(t, roff, g, r1, k);
-        for (int base = 0; base < total; base += LASSM_TEAM) {  // uniform: the barrier
-            const int x = base + lane;
-            const int active = x < total;
-            int s = 0;
-            const int r = active ? fast_flat_read(t, x, &s) : 0;
-            const long pos = active ? roff[g + r] + s : 0;
-            fast_insert_round(t, keys, votes, mask, rwords, rquals, pos, k, tag, active);
-        }
-    }
-    lanes_sync(t.lanes);
-}
-
-// Lane 0: whether the walk's k-mer at wl (hash h) is already in this k's visited set; records it
-// when it is not. The set has LASSM_FAST_VSLOTS entries holding a walk offset plus one (0 = none).
-bool fast_seen(__local ushort *seen, __local const uint *wwords, int k, uint h, int wl) {
-    uint v = h & (LASSM_FAST_VSLOTS - 1U);
-    for (;;) {  // fewer than LASSM_FAST_VSLOTS entries, so an empty one exists
-        const uint kv = seen[v];
-        if (kv == 0U) break;
-        if (fast_kmer_eq_ll(wwords, (long)(kv - 1U), wwords, wl, k)) return true;
-        v = (v + 1U) & (LASSM_FAST_VSLOTS - 1U);
-    }
-    seen[v] = (ushort)(wl + 1);
-    return false;
-}
-
-// Algorithm 2 with the table, lane 0, going on from walk offset wl0 (the steps before it were
-// taken by scanning): the extension is voted on the spot. Sets *walk_len; returns the terminator.
-uchar fast_walk(__global const ulong *keys, __global const uint *votes, uint mask, __global const uint *rwords,
-                ulong tag, __local ushort *seen, __local uint *wwords, int k, long depth, int wl0, int *walk_len) {
-    __local uchar *wbuf = (__local uchar *)wwords;
-    int wl = wl0;
-    uchar code = EXT_DEAD;
-    for (int step = wl0; step < LASSM_MAX_WALK; ++step) {
-        const uint h = fast_hash_l(wwords, wl, k);
-        if (fast_seen(seen, wwords, k, h, wl)) {
-            code = EXT_LOOP;
-            break;
-        }
-        uint low[4], high[4];
-        if (!fast_find_votes(keys, votes, mask, rwords, wwords, wl, k, h, tag, low, high)) {
-            code = EXT_DEAD;
-            break;
-        }
-        const uchar ext = set_ext(low, high, depth);
-        if (ext == EXT_DEAD || ext == EXT_FORK) {
-            code = ext;
-            break;
-        }
-        wbuf[wl + k] = ext;
-        ++wl;
-    }
-    *walk_len = wl;
-    return code;
-}
-
-// A walk step without a table (change 7), team-wide: the votes of the walk's k-mer at wl counted
-// over every inserted position of the reads r0 .. r1-1 (a one-word prefix test, then the full
-// compare), summed over the team and voted by set_ext. Returns the extension in every lane.
-uchar fast_scan_ext(fast_team t, __global const uint *rwords, __global const uchar *rquals,
-                    __global const long *roff, long r0, long r1, __local const uint *wwords, int wl, int k,
-                    long depth) {
-    const int lane = (int)get_local_id(0);
-    __global const uchar *rseqs = (__global const uchar *)rwords;
-    const uint first = fast_funnel(wwords[wl >> 2], wwords[(wl >> 2) + 1], (uint)(wl & 3) * 8U);  // k >= 4
-    uint c[8] = {0U, 0U, 0U, 0U, 0U, 0U, 0U, 0U};  // low_q[4], hi_q[4]
-    for (long g = r0; g < r1; g += LASSM_TEAM) {
-        const int total = fast_group_prefix(t, roff, g, r1, k);
-        for (int x = lane; x < total; x += LASSM_TEAM) {  // no barrier inside
-            int s;
-            const int r = fast_flat_read(t, x, &s);
-            const long p = roff[g + r] + s;
-            if (fast_funnel(rwords[p >> 2], rwords[(p >> 2) + 1], (uint)(p & 3) * 8U) != first) continue;
-            if (!fast_kmer_eq_gl(rwords, p, wwords, wl, k)) continue;
-            const int b = base_index(rseqs[p + k]);
-            if (b < 0) continue;
-            const int q = (int)rquals[p + k] - LASSM_QUAL_OFFSET;
-            const uint low = q >= LASSM_MIN_QUAL ? 1U : 0U, high = q >= LASSM_MIN_HI_QUAL ? 1U : 0U;
-            for (int i = 0; i < 4; ++i) {  // no indexing by b: the counters stay in registers
-                c[i] += b == i ? low : 0U;
-                c[4 + i] += b == i ? high : 0U;
-            }
-        }
-    }
-    fast_team_sum8(t, c);
-    uint ext = 0U;
-    if (lane == 0) ext = set_ext(c, c + 4, depth);
-    return (uchar)lanes_broadcast(t.lanes, ext, 0);
-}
-
-// One contig end (contig id ends[e]), walked by the team: the k-shift loop of portable.cl with the
-// changes above. Per end: table slots ht_off[e] .. ht_off[e+1]-1 (keys, 8 votes each), a power of
-// two; results at the contig id, in the layout of lassm.result.SideResult.
-void fast_end(int e, fast_team t, __local ushort *seen, __local uint *wwords, __global const uchar *ctg_seqs,
-              __global const long *ctg_off, __global const long *depths, __global const uchar *rseqs,
-              __global const uchar *rquals, __global const long *roff, __global const long *rctg_off,
-              __global const int *ends, __global const long *ht_off, __global ulong *keys, __global uint *votes,
-              const int start_k, __global uchar *walks, __global int *walk_len, __global int *final_k,
-              __global uchar *term, __global int *n_k, __global long *steps, __global long *insertions,
-              __global long *start_insertions) {
-    const int lane = (int)get_local_id(0);
-    __global const uint *rwords = (__global const uint *)rseqs;
-    __local uchar *wbuf = (__local uchar *)wwords;
-    const int cid = ends[e];
-    const long c0 = ctg_off[cid];
-    const int clen = (int)(ctg_off[cid + 1] - c0);
-    const long depth = depths[cid];
-    const long r0 = rctg_off[cid], r1 = rctg_off[cid + 1];
-    const ulong h0 = (ulong)ht_off[e];
-    const ulong cap = (ulong)ht_off[e + 1] - h0;
-    keys += h0;
-    votes += 8 * h0;
-    __global uchar *best = walks + (ulong)cid * LASSM_MAX_WALK;
-
-    const int max_k = min(LASSM_MAX_KMER_LEN, clen);
-    int best_len = 0, best_k = 0, nk = 0, shift = 0;
-    uchar best_term = 0, last_term = 0;
-    long n_steps = 0, n_ins = 0, start_ins = 0;
-    for (int k = start_k; k >= LASSM_MIN_KMER_LEN && k <= max_k; k += shift) {  // uniform over the team
-        const ulong tag = (ulong)(nk + 1) << 48;
-        for (int i = lane; i < LASSM_FAST_VSLOTS; i += LASSM_TEAM) seen[i] = 0;
-        for (int i = lane; i < k; i += LASSM_TEAM) wbuf[i] = ctg_seqs[c0 + clen - k + i];
-        // The k-mers this k inserts, summed over the team (its barriers order the clears above).
-        long ins = 0;
-        for (long j = r0 + lane; j < r1; j += LASSM_TEAM) ins += max((long)(roff[j + 1] - roff[j]) - k, 0L);
-        ins = lanes_reduce_add(t.lanes, ins);
-        // The power of two >= 2 * ins, at most cap: more slots than distinct k-mers either way.
-        ulong size = 1;
-        while (size < 2 * (ulong)ins && size * 2 <= cap) size *= 2;
-        const uint mask = (uint)(size - 1);
-        if (nk == 0) start_ins = ins;
-        n_ins += ins;
-        ++nk;
-        // The first steps by scanning the reads (uniform: every lane holds wl and code) ...
-        int wl = 0;
-        uchar code = 0;
-        for (int step = 0; step < LASSM_FAST_SCAN_STEPS; ++step) {
-            if (wl == LASSM_MAX_WALK) {
-                code = EXT_DEAD;
-                break;
-            }
-            uint rep = 0U;
-            if (lane == 0) rep = fast_seen(seen, wwords, k, fast_hash_l(wwords, wl, k), wl) ? 1U : 0U;
-            if (lanes_broadcast(t.lanes, rep, 0)) {
-                code = EXT_LOOP;
-                break;
-            }
-            const uchar ext = fast_scan_ext(t, rwords, rquals, roff, r0, r1, wwords, wl, k, depth);
-            if (ext == EXT_DEAD || ext == EXT_FORK) {
-                code = ext;
-                break;
-            }
-            if (lane == 0) wbuf[wl + k] = ext;
-            barrier(CLK_LOCAL_MEM_FENCE);
-            ++wl;
-        }
-        // ... and a walk still going builds the table and goes on with it (lane 0).
-        if (code == 0) {
-            fast_count_mers(t, keys, votes, mask, rwords, rquals, roff, r0, r1, k, tag);
-            if (lane == 0) code = fast_walk(keys, votes, mask, rwords, tag, seen, wwords, k, depth, wl, &wl);
-            wl = (int)lanes_broadcast(t.lanes, (uint)wl, 0);
-            code = (uchar)lanes_broadcast(t.lanes, (uint)code, 0);
-        }
-        n_steps += wl;
-        last_term = code;
-        if (wl > best_len) {  // strictly longer: ties keep the earlier k
-            for (int i = lane; i < wl; i += LASSM_TEAM) best[i] = wbuf[k + i];
-            best_len = wl;
-            best_k = k;
-            best_term = code;
-        }
-        lanes_sync(t.lanes);  // the walk buffer's readers before the next k's writes
-        if (k_shift(code, &shift)) break;
-    }
-    if (lane == 0) {
-        walk_len[cid] = best_len;
-        final_k[cid] = best_k;
-        term[cid] = best_len == 0 ? last_term : best_term;
-        n_k[cid] = nk;
-        steps[cid] = n_steps;
-        insertions[cid] = n_ins;
-        start_insertions[cid] = start_ins;
-    }
-}
+#include "fast_walks.h"
 
 // ---- the kernel ----------------------------------------------------------------------------
 // Work-group g walks contig end first + g of ends (contig ids, heaviest first; the ends below n_ends)

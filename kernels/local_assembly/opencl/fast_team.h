@@ -2,6 +2,7 @@
 //
 // fast.cl's team collectives beyond team.h's (the OpenCL port of ../cuda/fast_team.cuh): the
 // flat k-mer positions of a group of reads (change 5) and the sum of a scan's 8 vote counters.
+// fast_subgroup.h has the same functions on one sub-group.
 // A team is one work-group of LASSM_TEAM work-items (team.h); what CUDA does with warp shuffles
 // goes through __local arrays and work-group barriers here. Every function is called by every
 // work-item of the team (uniform control flow: they hold barriers).
@@ -11,6 +12,9 @@
 #include "team.h"
 #include "common.h"
 
+// The team's width, as fast_walks.h reads it.
+#define LASSM_FAST_WIDTH LASSM_TEAM
+
 // The team's __local memory beyond team.h's one word per lane: a group's k-mer counts and their
 // inclusive prefix sums (LASSM_TEAM each), and the scan's counters (8 per lane, then 8 sums).
 typedef struct {
@@ -19,6 +23,9 @@ typedef struct {
     __local int *incl;
     __local uint *counts;
 } fast_team;
+
+// Orders the team's __local writes (walk buffer, visited set) before its reads.
+void fast_local_sync(fast_team t) { barrier(CLK_LOCAL_MEM_FENCE); }
 
 // Flat k-mer positions over the group of reads g .. g+LASSM_TEAM-1 (below r1): lane i stores read
 // g+i's k-mer count max(len - k, 0) in t.m[i] and the inclusive prefix sum in t.incl[i]. Returns
@@ -34,19 +41,6 @@ int fast_group_prefix(fast_team t, __global const long *roff, long g, long r1, i
     t.incl[lane] = incl;
     barrier(CLK_LOCAL_MEM_FENCE);
     return t.incl[LASSM_TEAM - 1];
-}
-
-// The read (its lane number in the group) that holds flat position x < total, and x's position in
-// it: the first lane whose inclusive sum exceeds x (a binary search; any LASSM_TEAM).
-int fast_flat_read(fast_team t, int x, int *pos) {
-    int lo = 0, hi = LASSM_TEAM - 1;
-    while (lo < hi) {
-        const int mid = (lo + hi) / 2;
-        if (t.incl[mid] <= x) lo = mid + 1;
-        else hi = mid;
-    }
-    *pos = x - (t.incl[lo] - t.m[lo]);
-    return lo;
 }
 
 // The team's sums of the 8 counters c (low_q[4], hi_q[4]), in lane 0's c; the others' c are left
