@@ -77,7 +77,7 @@ def test_quick_plan_and_overrides() -> None:
     q = make_plan(quick=True, backends=["sycl", "cpu"])
     assert q.datasets == QUICK_DATASETS == ("sample-k77",)
     assert not q.profile and not q.ceilings
-    assert q.protocols["sycl"] == ("casptr", "matchany", "doneflag", "barrier")
+    assert q.protocols["sycl"] == ("casptr", "matchany", "doneflag", "barrier", "fast")
     p = make_plan(backends=["cuda", "cpu"], protocols=["casptr", "fast-bins"], repeats=2, warmup=0, ks=[21, 33],
                   profile=False)
     assert p.protocols["cuda"] == ("casptr", "fast-bins"), "an ablation build is timed when asked by name"

@@ -36,6 +36,7 @@ PAPER_NAMES: dict[str, tuple[str, ...]] = {
     "local_assembly/opencl/faithful.cl": ("ht_insert", "set_ext", "count_mers", "walk_mers", "k_shift"),
     "local_assembly/opencl/portable.cl": ("ht_insert", "set_ext", "count_mers", "walk_mers", "k_shift"),
     "local_assembly/opencl/fast.cl": ("fast_insert", "set_ext", "fast_count_mers", "fast_walk", "k_shift"),
+    "local_assembly/opencl/fast_subgroup.cl": ("fast_insert", "set_ext", "fast_count_mers", "fast_walk", "k_shift"),
 }
 
 needs_nvrtc = pytest.mark.skipif(
@@ -152,14 +153,17 @@ def test_cuda_file_compiles_alone(kernel: str) -> None:
     assert f".entry {nvrtc.ENTRY}" in ptx and "warning" not in log.lower(), log
 
 
-def test_opencl_file_compiles_alone() -> None:
-    """faithful.cl builds with no -D at all, only where its headers are (Intel's OpenCL driver)."""
+@pytest.mark.parametrize("kernel", ["local_assembly/opencl/faithful.cl", "local_assembly/opencl/fast_subgroup.cl"])
+def test_opencl_file_compiles_alone(kernel: str) -> None:
+    """faithful.cl and fast_subgroup.cl build with no -D at all, only where their headers are
+    (Intel's OpenCL driver)."""
     from lassm.backends import sycl
 
     ok, why = sycl.available()
     if not ok:
         pytest.skip(f"needs dpctl and an OpenCL device: {why}")
-    program = sycl.program(("-cl-std=CL3.0",))
+    assert kernel in (sycl.KERNEL, sycl.FAST_KERNEL)
+    program = sycl.program(("-cl-std=CL3.0",), kernel)
     assert program.has_sycl_kernel(sycl.ENTRY)
 
 

@@ -185,8 +185,11 @@ def test_matches_oracle_on_generated_data(k: int, protocol: str, width: int) -> 
     got = extend(ds, Params(k=k), backend="sycl", protocol=protocol, subgroup=width)
     assert got.compare(ref) == []
     for side in (got.left, got.right):
-        assert {launch["bin"] for launch in side.extra["launches"]} == {"1-9", ">=10"}
         assert side.extra["subgroup"] == width and side.extra["protocol"] == protocol
+        if protocol != "fast":
+            assert {launch["bin"] for launch in side.extra["launches"]} == {"1-9", ">=10"}
+    if protocol == "fast":  # both sides and every bin at once, the records with the right side
+        assert {launch["bin"] for launch in got.right.extra["launches"]} == {"all"} and not got.left.extra["launches"]
 
 
 def _extra_datasets() -> list[Path | None]:
@@ -213,3 +216,31 @@ def test_matches_oracle_on_extra_datasets(path: Path | None) -> None:
         pytest.skip("LASSM_SYCL_DATASETS names no folder of extra datasets")
     ds = formats.read_dataset(path)
     _check(ds, Params(k=_start_k(path, ds.k)))
+
+
+# ---------------------------------------------------------------------------------------------
+# fast (fast_subgroup.cl)
+
+
+def test_fast_is_a_protocol_of_the_sycl_backend():
+    assert "fast" in sycl.PROTOCOLS and sycl.one_launch("fast") and not sycl.one_launch("casptr")
+    assert "-DLASSM_PROTOCOL=LASSM_PROTO_FAST" in sycl.build_options("fast", 16, True, True, 613, 33)
+
+
+@needs_device
+def test_fast_integer_vote_slicing_and_other_widths() -> None:
+    """The integer vote, many slices, and sub-groups of 8: the same bits."""
+    ds = _sample("k77").subset(np.arange(0, 3296, 7))
+    ref = extend(ds, Params(k=77), backend="cpu")
+    got = extend(ds, Params(k=77), backend="sycl", protocol="fast", fp64=False, subgroup=8, max_bytes=400_000)
+    assert got.compare(ref) == [] and len(got.right.extra["launches"]) >= 5
+    assert "-DLASSM_FP64=0" in got.right.extra["options"] and got.right.extra["subgroup"] == 8
+
+
+@needs_device
+def test_fast_refuses_what_it_cannot_build() -> None:
+    ds = _sample("k77").subset(np.arange(10))
+    with pytest.raises(ValueError, match="64-bit"):
+        extend(ds, Params(k=77), backend="sycl", protocol="fast", key_bits=32)
+    with pytest.raises(ValueError, match="block_subgroups"):
+        extend(ds, Params(k=77), backend="sycl", protocol="fast", block_subgroups=2)

@@ -474,15 +474,8 @@ def one_launch(protocol: str) -> bool:
 
 def extend_sides(right_ctgs: np.ndarray, left_ctgs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray,
                  right_reads, left_reads, run_mask: np.ndarray, params: config.Params, protocol: str = clplan.FAST,
-                 bin_counts: np.ndarray | None = None, **options) -> tuple[SideResult, SideResult]:
-    """Both sides of every contig at once (fast's change 8): the right ends (contigs as given) and
-    the left ends (``left_ctgs``, reverse-complemented) stacked into one list of 2n ends, scheduled
-    together by work. Same parameters as :func:`extend_side`; returns ``(right, left)``."""
-    n = len(ctg_off) - 1
-    counts = None if bin_counts is None else np.concatenate((bin_counts, bin_counts))
-    res = extend_side(np.concatenate((right_ctgs, left_ctgs)), np.concatenate((ctg_off, int(ctg_off[-1]) + ctg_off[1:])),
-                      np.concatenate((depths, depths)), launch.stack_reads(right_reads, left_reads),
-                      np.concatenate((run_mask, run_mask)), params, protocol=protocol, bin_counts=counts, **options)
-    for rec in res.extra.get("launches", []):
-        rec["side"] = "both"
-    return launch.split_sides(res, n)
+                 **options) -> tuple[SideResult, SideResult]:
+    """Both sides of every contig at once (fast's change 8, :func:`clplan.both_sides`): same
+    parameters as :func:`extend_side`; returns ``(right, left)``."""
+    return clplan.both_sides(extend_side, right_ctgs, left_ctgs, ctg_off, depths, right_reads, left_reads, run_mask,
+                             params, protocol=protocol, **options)

@@ -8,7 +8,9 @@ CI checks this backend bit for bit against the numba oracle.
 
 Layout (the GPU design): one sub-group per contig end (one per work-group by default); contig ends
 are binned by their read count (1-9, >= 10; no reads on either side: not launched), each bin is a
-launch, sliced to fit the device memory budget.
+launch, sliced to fit the device memory budget. Protocol ``fast`` builds ``fast_subgroup.cl``
+instead (book/fast-kernel.md): both sides and every bin at once, heaviest ends first, one
+sub-group per work-group.
 
 Traps handled here, found while setting this up:
 
@@ -41,9 +43,13 @@ from ..workloads.local_assembly.result import SideResult
 from . import clplan, launch
 
 PROTOCOL_MACROS = clplan.PROTOCOL_MACROS
-PROTOCOLS = clplan.PROTOCOLS
+#: What this backend builds: the four protocols of ``faithful.cl``, and ``fast`` (``fast_subgroup.cl``).
+PROTOCOLS = clplan.PROTOCOLS + (clplan.FAST,)
 DEFAULT_PROTOCOL = clplan.DEFAULT_PROTOCOL
 KERNEL = "local_assembly/opencl/faithful.cl"
+FAST_KERNEL = "local_assembly/opencl/fast_subgroup.cl"
+#: Sub-group width of ``fast`` unless told otherwise (where the device has it; else its first).
+DEFAULT_FAST_SUBGROUP = 16
 ENTRY = "iterative_walks_kernel"
 INSTALL = "pip install 'lassm[intel]'"
 #: Environment variable: a dpctl filter string naming the device (e.g. ``opencl:cpu:0``).
@@ -209,8 +215,9 @@ def include_options() -> tuple[str, ...]:
     return clplan.include_options(KERNEL)
 
 
-def program(options: tuple[str, ...]):
-    """The kernel source built with ``options`` for this backend's device (memoized).
+def program(options: tuple[str, ...], kernel: str = KERNEL):
+    """The kernel source (``faithful.cl`` or ``fast_subgroup.cl``) built with ``options`` for this
+    backend's device (memoized).
 
     Raises
     ------
@@ -218,13 +225,13 @@ def program(options: tuple[str, ...]):
         When the device's compiler rejects the source; the message holds the options.
     """
     dev = _device()
-    key = (dev.device.filter_string, options)
+    key = (dev.device.filter_string, kernel, options)
     if key not in _PROGRAMS:
-        src = kernel_source(KERNEL).read_text(encoding="utf-8")
+        src = kernel_source(kernel).read_text(encoding="utf-8")
         try:
             _PROGRAMS[key] = dpprog.create_program_from_source(dev.queue, src, " ".join(options + include_options()))
         except dpprog.SyclProgramCompilationError as exc:
-            raise BackendUnavailable(f"{KERNEL} does not build on {dev.name} with {' '.join(options)}: {exc}") from None
+            raise BackendUnavailable(f"{kernel} does not build on {dev.name} with {' '.join(options)}: {exc}") from None
     return _PROGRAMS[key]
 
 
@@ -291,11 +298,16 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
         ``extra`` records device, driver, sub-group width, protocol, build options and launches.
     """
     dev = _device()
-    n = clplan.check_inputs(ctg_seqs, ctg_off, depths, reads, run_mask, protocol)
+    n = clplan.check_inputs(ctg_seqs, ctg_off, depths, reads, run_mask, protocol, PROTOCOLS)
     if subgroup is not None and int(subgroup) not in dev.subgroup_sizes:
         raise ValueError(f"sub-group width {subgroup} is not one of {dev.name}'s {list(dev.subgroup_sizes)}")
     if int(block_subgroups) < 1:
         raise ValueError(f"block_subgroups must be positive, not {block_subgroups}")
+    if protocol == clplan.FAST:
+        if int(block_subgroups) != 1:
+            raise ValueError("protocol fast runs one sub-group per work-group: block_subgroups must be 1")
+        return _extend_fast(ctg_seqs, ctg_off, depths, reads, run_mask, params, subgroup, max_bytes, bin_counts,
+                            fp64, key_bits)
     use_fp64 = clplan.choose_fp64(dev.fp64, fp64, dev.name)
     key64 = clplan.choose_key64(dev.key64, key_bits, len(reads.seqs), dev.name)
 
@@ -357,6 +369,86 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
     out.extra["wall_seconds"] = wall
     out.extra["mem_high_water_bytes"] = int(resident)
     return out
+
+
+def _extend_fast(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
+                 params: config.Params, subgroup: int | None, max_bytes: int | None, bin_counts: np.ndarray | None,
+                 fp64: bool | None, key_bits: int | None) -> SideResult:
+    """:func:`extend_side` for ``fast_subgroup.cl``: per slice of the plan (:func:`clplan.fast_plan`,
+    no wide teams), the keys zeroed, then one launch of one sub-group per end."""
+    dev = _device()
+    if key_bits == 32 or not dev.key64:
+        raise ValueError(f"protocol fast tags its keys with an epoch: it needs 64-bit keys and atomics "
+                         f"(cl_khr_int64_base_atomics), which {'key_bits=32 refuses' if dev.key64 else dev.name + ' lacks'}")
+    if int(params.max_walk) >= 0xFFFF:
+        raise ValueError(f"max_walk = {params.max_walk}: fast keeps walk offsets in 16 bits; use a walk limit below 65535")
+    width = int(subgroup) if subgroup else (DEFAULT_FAST_SUBGROUP if DEFAULT_FAST_SUBGROUP in dev.subgroup_sizes
+                                            else int(dev.subgroup_sizes[0]))
+    use_fp64 = clplan.choose_fp64(dev.fp64, fp64, dev.name)
+    max_walk = int(params.max_walk)
+    out = SideResult.empty(len(ctg_off) - 1, max_walk)
+    options = build_options(clplan.FAST, width, True, use_fp64, max_walk, params.qual_offset)
+    t0 = time.perf_counter()
+    kernel = program(options, FAST_KERNEL).get_sycl_kernel(ENTRY)
+    budget = int(min(int(dev.device.global_mem_size) * MEMORY_FRACTION, int(dev.device.max_mem_alloc_size))
+                 if max_bytes is None else max_bytes)
+    plan = clplan.fast_plan(reads, run_mask, bin_counts, budget, wide_teams=False)
+    out.extra = {"backend": "sycl", "device": dev.name, "driver": str(dev.device.driver_version),
+                 "dpctl": dpctl.__version__, "subgroup": width, "warp_size": width, "block_subgroups": 1,
+                 "protocol": clplan.FAST, "key_bits": 64, "fp64": use_fp64, "options": list(options),
+                 "build_seconds": time.perf_counter() - t0, "budget_bytes": budget, "launches": [],
+                 "mem_high_water_bytes": 0}
+    if not plan.slices:
+        return out
+    q = dev.queue
+    host_in = clplan.input_arrays(ctg_seqs, ctg_off, depths, reads)
+    host_in[3] = clplan.padded_reads(reads)  # fast's word loads run past a k-mer's end
+    inputs = [_upload(q, a) for a in host_in]
+    results = clplan.output_arrays(out)
+    outputs = [_upload(q, a) for a in results]
+    slots = plan.most_slots()
+    keys, votes = dpmem.MemoryUSMDevice(8 * slots, queue=q), dpmem.MemoryUSMDevice(32 * slots, queue=q)
+    events, alive = [], []
+    t0 = time.perf_counter()
+    for number, (idx, _) in enumerate(plan.slices):
+        ends = [_upload(q, a) for a in plan.ends(idx)]
+        alive.append(ends)  # alive until the queue has run
+        q.wait()  # the previous slice is done with the table
+        keys.memset(0)  # epoch 0: every slot empty
+        args = inputs + [ends[0], ctypes.c_int32(len(idx)), ctypes.c_int32(0), ends[1], keys, votes,
+                         ctypes.c_int32(int(params.k))] + outputs
+        events.append(q.submit_async(kernel, args, [len(idx) * width], [width]))
+        out.extra["launches"].append({"bin": "all", "slice": number, "contigs": int(len(idx)),
+                                      "slots": int(plan.slots[idx].sum()), "bytes": int(plan.nbytes[idx].sum()),
+                                      "global": len(idx) * width, "local": width})
+    q.wait()
+    wall = time.perf_counter() - t0
+    for arr, mem in zip(results, outputs):
+        _download(mem, arr)
+    if q.has_enable_profiling:
+        for rec, ev in zip(out.extra["launches"], events):
+            rec["seconds"] = (ev.profiling_info_end - ev.profiling_info_start) * 1e-9
+        out.kernel_seconds = float(sum(rec["seconds"] for rec in out.extra["launches"]))
+        out.extra["timer"] = "event profiling"
+    else:
+        out.kernel_seconds, out.extra["timer"] = wall, "wall clock"
+    out.extra["wall_seconds"] = wall
+    out.extra["mem_high_water_bytes"] = int(sum(m.nbytes for m in inputs + outputs + [keys, votes]))
+    return out
+
+
+def one_launch(protocol: str) -> bool:
+    """Whether ``protocol`` walks both sides at once (:func:`extend_sides`): ``fast`` does."""
+    return protocol == clplan.FAST
+
+
+def extend_sides(right_ctgs: np.ndarray, left_ctgs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray,
+                 right_reads, left_reads, run_mask: np.ndarray, params: config.Params, protocol: str = clplan.FAST,
+                 **options) -> tuple[SideResult, SideResult]:
+    """Both sides of every contig at once (fast's change 8, :func:`clplan.both_sides`): same
+    parameters as :func:`extend_side`; returns ``(right, left)``."""
+    return clplan.both_sides(extend_side, right_ctgs, left_ctgs, ctg_off, depths, right_reads, left_reads, run_mask,
+                             params, protocol=protocol, **options)
 
 
 def vote(votes: np.ndarray, depths: np.ndarray, fp64: bool | None = None) -> np.ndarray:
