@@ -248,7 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run_params(p, k_required=False)
     p.add_argument("--backend", type=t.backend_name, default="cpu", help="cpu, cuda, hip, sycl or opencl (default cpu)")
     p.add_argument("--protocol", type=t.protocol_name, default=None,
-                   help="GPU insert protocol (casptr, matchany, doneflag, barrier; cuda: fast and its ablation builds)")
+                   help="GPU insert protocol (casptr, matchany, doneflag, barrier; cuda and hip: fast and its ablation builds)")
     p.add_argument("--threads", type=t.count, default=None, help="CPU threads (default: all cores)")
     p.add_argument("--out", type=t.output_file, required=True, help="output file, MetaHipMer's 'cid extended_sequence'")
     p.add_argument("--ends", type=t.output_file, default=None, help="also write per-end walk figures (.parquet or .tsv)")
