@@ -103,12 +103,18 @@ def test_present_backends_prefers_cuda_and_adds_sycl(monkeypatch: pytest.MonkeyP
     from lassm import backends
 
     def fake_get(name: str):
-        if name in ("cuda", "hip", "sycl"):
+        if name in ("cuda", "hip", "sycl", "opencl", "opencl-ptx"):
             return object()
         raise AssertionError(name)
 
     monkeypatch.setattr(backends, "get", fake_get)
-    assert plan.present_backends() == (["cuda", "sycl", "cpu"], [])
+    monkeypatch.setattr(plan, "is_gpu", lambda backend: not backend.startswith("opencl"))
+    found, lacks = plan.present_backends()
+    assert found == ["cuda", "sycl", "cpu"], "OpenCL on a CPU device is left to sycl"
+    assert lacks == [f"{b}: not timed: its device is a CPU; the campaign times OpenCL on a CPU through sycl"
+                     for b in ("opencl", "opencl-ptx")]
+    monkeypatch.setattr(plan, "is_gpu", lambda backend: True)
+    assert plan.present_backends() == (["cuda", "sycl", "opencl", "opencl-ptx", "cpu"], []), "OpenCL on a GPU is timed"
 
     def none_get(name: str):
         raise backends.BackendUnavailable(f"backend {name!r} cannot run here: no {name} in this test")
@@ -117,7 +123,8 @@ def test_present_backends_prefers_cuda_and_adds_sycl(monkeypatch: pytest.MonkeyP
     found, lacks = plan.present_backends()
     assert found == ["cpu"]
     assert lacks == ["gpu: no CUDA or HIP backend can run here (cuda: no cuda in this test; hip: no hip in this test)",
-                     "sycl: cannot run here: no sycl in this test"]
+                     "sycl: cannot run here: no sycl in this test", "opencl: not timed: no opencl in this test",
+                     "opencl-ptx: not timed: no opencl-ptx in this test"]
 
 
 def test_dry_run_prints_the_plan_and_runs_nothing(results: Path, capsys: pytest.CaptureFixture) -> None:

@@ -186,8 +186,9 @@ def available() -> tuple[bool, str]:
 
 
 def device_name() -> str:
-    """Name and platform of the device the backend runs on."""
-    return _device().name
+    """The device's own name, as its vendor's other runtimes say it (``NVIDIA H100 80GB HBM3``):
+    a GPU's OpenCL runs are filed in the same results folder as its CUDA runs."""
+    return _device().device.name.strip()
 
 
 def device_kind() -> str:

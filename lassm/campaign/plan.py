@@ -34,6 +34,11 @@ _REPLICATED = re.compile(r"x\d+$")
 GPU_BACKENDS: tuple[str, ...] = ("cuda", "hip")
 #: The portable backend, timed wherever its runtime finds a device (an Intel GPU, or a CPU).
 PORTABLE_BACKEND = "sycl"
+#: The sub-group-free OpenCL backends, timed only where pyopencl finds a GPU (NVIDIA's OpenCL on an
+#: H100: one GPU, two programming models): ``opencl`` through the OpenCL queue, ``opencl-ptx``
+#: the same compiler's PTX launched by CUDA, the one of the two Nsight Compute counts. On a CPU
+#: driver they would repeat what ``sycl`` times there; the tests check them on the CPU instead.
+GPU_PORTABLE_BACKENDS: tuple[str, ...] = ("opencl", "opencl-ptx")
 
 
 @dataclass(frozen=True)
@@ -157,26 +162,32 @@ def present_backends() -> tuple[list[str], list[str]]:
     -------
     (list of str, list of str)
         The best GPU backend (``cuda``, else ``hip``) if any, the portable backend if its
-        runtime finds a device, then ``cpu``; and lines such as ``"gpu: none can run here
-        (cuda: ...)"`` for ``campaign.json``'s ``lacks``.
+        runtime finds a device, the OpenCL backends if pyopencl finds a GPU, then ``cpu``; and
+        lines such as ``"gpu: none can run here (cuda: ...)"`` for ``campaign.json``'s ``lacks``.
     """
     from .. import backends
 
     found: list[str] = []
     why: dict[str, str] = {}
-    for name in (*GPU_BACKENDS, PORTABLE_BACKEND):
+    for name in (*GPU_BACKENDS, PORTABLE_BACKEND, *GPU_PORTABLE_BACKENDS):
         if name in GPU_BACKENDS and any(b in GPU_BACKENDS for b in found):
             continue
         try:
             backends.get(name)
-            found.append(name)
         except backends.BackendUnavailable as exc:
             why[name] = str(exc).split(" cannot run here: ", 1)[-1]
+            continue
+        if name in GPU_PORTABLE_BACKENDS and not is_gpu(name):
+            why[name] = "its device is a CPU; the campaign times OpenCL on a CPU through sycl"
+            continue
+        found.append(name)
     lacks = []
     if not any(b in GPU_BACKENDS for b in found):
         lacks.append("gpu: no CUDA or HIP backend can run here (" + "; ".join(f"{b}: {why[b]}" for b in GPU_BACKENDS) + ")")
-    if PORTABLE_BACKEND not in found:
-        lacks.append(f"{PORTABLE_BACKEND}: cannot run here: {why[PORTABLE_BACKEND]}")
+    for name in (PORTABLE_BACKEND, *GPU_PORTABLE_BACKENDS):
+        if name not in found:
+            lacks.append(f"{name}: cannot run here: {why[name]}" if name == PORTABLE_BACKEND
+                         else f"{name}: not timed: {why[name]}")
     return found + ["cpu"], lacks
 
 
