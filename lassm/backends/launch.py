@@ -63,7 +63,8 @@ def team_scratch_bytes(warp_size: int, block_warps: int = 1) -> int:
     if ws < 1 or MAX_BLOCK_THREADS % ws:
         raise ValueError(f"warp_size = {warp_size} must divide {MAX_BLOCK_THREADS}")
     if not 1 <= warps <= MAX_BLOCK_THREADS // ws:
-        raise ValueError(f"block_warps = {block_warps}: a block holds 1 to {MAX_BLOCK_THREADS // ws} warps of {ws} lanes")
+        raise ValueError(f"block_warps = {block_warps}: a block holds 1 to {MAX_BLOCK_THREADS // ws} "
+                         f"warps of {ws} lanes")
     return MAX_BLOCK_THREADS // ws * 8 * 8
 
 
