@@ -124,6 +124,16 @@ def test_wrong_warp_size_is_refused(protocol: str, arch: str, warp_size: int) ->
 
 
 @needs_hipcc
+@pytest.mark.parametrize("protocol", ["casptr", "fast"])
+@pytest.mark.parametrize("arch", ["gfx90a", "gfx1030"])
+def test_host_and_device_passes_compile(protocol: str, arch: str) -> None:
+    """A whole hipcc compile, host pass included: clang's host pass defines __AMDGCN_WAVEFRONT_SIZE
+    as 64 for every target, so the width guard must look at the device pass alone (gfx1030 is 32)."""
+    log, _ = hipcc.compile_object(protocol, arch)
+    assert "warning" not in log.lower(), log
+
+
+@needs_hipcc
 def test_published_doneflag_compiles() -> None:
     """The HIP port's own racy form builds for AMD too (for the study of what the fix costs)."""
     asm, _, _ = hipcc.compile_asm("doneflag", "gfx90a", extra=["-DLASSM_PUBLISHED=1"])

@@ -73,15 +73,36 @@ def version() -> str:
     return lines[0].strip() if lines else ""
 
 
-def options(protocol: str, arch: str, warp_size: int | None = None) -> list[str]:
+def options(protocol: str, arch: str, warp_size: int | None = None, device_only: bool = True) -> list[str]:
     """hipcc's arguments for one build: the backends' ``-D`` options plus the offload target.
 
-    ``warp_size`` defaults to the architecture's wavefront width (:data:`ARCHS`).
+    ``warp_size`` defaults to the architecture's wavefront width (:data:`ARCHS`). ``device_only``
+    asks for the device pass's assembly; without it, hipcc compiles an object with both passes, as
+    a program that links the kernel would.
     """
     ws = ARCHS.get(arch, 64) if warp_size is None else int(warp_size)
-    return [f"--offload-arch={arch}", "-x", "hip", "--cuda-device-only", "-c", "-S", "-O3",
+    passes = ["--cuda-device-only", "-c", "-S"] if device_only else ["-c"]
+    return [f"--offload-arch={arch}", "-x", "hip", *passes, "-O3",
             # -c keeps hipcc from adding linker flags; clang then calls it unused next to -S.
             "-Wno-unused-command-line-argument", *kernel_options(protocol, ws)]
+
+
+def _run(cmd: list[str]) -> tuple[str, float]:
+    """Runs one hipcc command; returns ``(log, seconds)``, raises :class:`HipccError` on failure."""
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=environment(), timeout=TIMEOUT)
+    seconds = time.perf_counter() - start
+    log = (proc.stdout + proc.stderr).strip()
+    if proc.returncode != 0:
+        raise HipccError(f"hipcc exited with {proc.returncode}: {' '.join(cmd)}\n{log}")
+    return log, seconds
+
+
+def _exe() -> Path:
+    exe = find()
+    if exe is None:
+        raise FileNotFoundError("hipcc is not installed: apt-get install hipcc (Debian 12), or ROCm")
+    return exe
 
 
 def compile_asm(protocol: str, arch: str, warp_size: int | None = None,
@@ -92,20 +113,20 @@ def compile_asm(protocol: str, arch: str, warp_size: int | None = None,
     -------
     ``(assembly, log, seconds)``; raises :class:`HipccError` (with hipcc's output) on failure.
     """
-    exe = find()
-    if exe is None:
-        raise FileNotFoundError("hipcc is not installed: apt-get install hipcc (Debian 12), or ROCm")
     src = kernel_source(kernel_file(protocol))  # hipcc finds its .cuh headers beside it
     with tempfile.TemporaryDirectory(prefix="lassm-hipcc-") as tmp:
         out = Path(tmp) / f"{arch}-{protocol}.s"
-        cmd = [str(exe), *options(protocol, arch, warp_size), *extra, str(src), "-o", str(out)]
-        start = time.perf_counter()
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=environment(), timeout=TIMEOUT)
-        seconds = time.perf_counter() - start
-        log = (proc.stdout + proc.stderr).strip()
-        if proc.returncode != 0:
-            raise HipccError(f"hipcc exited with {proc.returncode}: {' '.join(cmd)}\n{log}")
+        log, seconds = _run([str(_exe()), *options(protocol, arch, warp_size), *extra, str(src), "-o", str(out)])
         return out.read_text(), log, seconds
+
+
+def compile_object(protocol: str, arch: str, warp_size: int | None = None) -> tuple[str, float]:
+    """Compiles the kernel to an object with hipcc's host and device passes (as a program that
+    links it would); the host pass, too, must accept the source. Returns ``(log, seconds)``."""
+    src = kernel_source(kernel_file(protocol))
+    with tempfile.TemporaryDirectory(prefix="lassm-hipcc-") as tmp:
+        out = Path(tmp) / f"{arch}-{protocol}.o"
+        return _run([str(_exe()), *options(protocol, arch, warp_size, device_only=False), str(src), "-o", str(out)])
 
 
 def kernel_metadata(asm: str) -> dict[str, str | int]:
