@@ -44,6 +44,15 @@ def test_equals_the_oracle(protocol: str, k: int) -> None:
 
 @needs_it
 def test_the_sample_equals_the_oracle() -> None:
-    ds = formats.read_dat(paths.sample("sample-k77"))
+    ds = formats.read_dat(paths.sample("k77"))
     want = extend(ds, Params(k=77), backend="cpu")
     assert extend(ds, Params(k=77), backend="opencl-ptx").lines() == want.lines()
+
+
+def test_envreg_reads_become_zero() -> None:
+    text = "\tmov.u32 \t%r173, %ctaid.x;\n\tmov.b32 \t%r174, %envreg0;\n\tadd.s32 \t%r1, %r174, %r173;\n"
+    patched, count = opencl_ptx.cuda_ptx(text)
+    assert count == 1 and "mov.b32 \t%r174, 0;" in patched and "%ctaid.x" in patched
+    assert opencl_ptx.cuda_ptx("add.s32 %r1, %r2, %r3;\n") == ("add.s32 %r1, %r2, %r3;\n", 0)
+    with pytest.raises(ValueError, match="envreg"):
+        opencl_ptx.cuda_ptx("add.s32 %r1, %envreg3, %r2;\n")

@@ -7,7 +7,10 @@ ncu says "No kernels were profiled", with or without a kernel filter
 (the program binary is PTX text), and the CUDA driver loads PTX from any compiler. This backend
 builds ``portable.cl`` with NVIDIA's OpenCL exactly as :mod:`lassm.backends.opencl` does (same
 options, same device), takes the binary, loads it with CuPy and launches it with the same
-arguments and geometry. What runs is the driver's JIT of the OpenCL compiler's PTX: the code
+arguments and geometry. One line differs: the PTX reads the work-group offset from a
+driver-defined register (``mov.b32 %r, %envreg0`` in ``get_group_id``) that NVIDIA's OpenCL
+runtime sets and a CUDA launch does not; our launches have no offset, so :func:`cuda_ptx` makes
+that read the constant 0. What runs is the driver's JIT of the OpenCL compiler's PTX: the code
 whose instruction mix ``lassm.analysis.ptx`` reads, now under the profiler. Its outputs are checked
 against the oracle like every backend's, and its kernel times sit beside the OpenCL queue's in
 the campaign, so a difference between the two launch paths would show.
@@ -16,6 +19,7 @@ Only on an NVIDIA GPU whose OpenCL driver pyopencl finds (``available`` says why
 """
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -28,7 +32,7 @@ from . import clplan, opencl
 PROTOCOLS = opencl.PROTOCOLS
 DEFAULT_PROTOCOL = opencl.DEFAULT_PROTOCOL
 DEFAULT_TEAM = opencl.DEFAULT_TEAM
-_MODULES: dict[tuple, object] = {}
+_FUNCTIONS: dict[tuple, object] = {}
 
 
 def available() -> tuple[bool, str]:
@@ -62,19 +66,40 @@ def ptx(options: tuple[str, ...]) -> str:
     return bytes(binary).rstrip(b"\0").decode("ascii")
 
 
+#: ``mov`` of a driver-defined environment register: the OpenCL runtime's work offsets.
+_ENVREG = re.compile(r"\bmov\.(b32|u32|s32)(\s+%r\d+,\s*)%envreg\d+;")
+
+
+def cuda_ptx(text: str) -> tuple[str, int]:
+    """The OpenCL PTX with every read of an OpenCL environment register made the constant 0,
+    and how many there were (launches here have no global offset, so 0 is what OpenCL passes).
+
+    Raises
+    ------
+    ValueError
+        When ``%envreg`` appears anywhere else, where a constant would not do.
+    """
+    patched, count = _ENVREG.subn(r"mov.\1\g<2>0;", text)
+    if "%envreg" in patched:
+        line = next(ln for ln in patched.splitlines() if "%envreg" in ln)
+        raise ValueError(f"the OpenCL PTX reads an environment register in a way not patched: {line.strip()}")
+    return patched, count
+
+
 def _function(options: tuple[str, ...]):
     """The kernel of that PTX, loaded into the current CUDA context (memoized)."""
     import cupy
 
     key = (cupy.cuda.Device().id, options)
-    if key not in _MODULES:
+    if key not in _FUNCTIONS:
         import tempfile
 
         with tempfile.TemporaryDirectory(prefix="lassm-clptx-") as tmp:
             path = Path(tmp) / "portable.ptx"
-            path.write_text(ptx(options))
-            _MODULES[key] = cupy.RawModule(path=str(path))
-    return _MODULES[key].get_function(opencl.ENTRY)
+            path.write_text(cuda_ptx(ptx(options))[0])
+            # CuPy loads the file at the first get_function: while it is still there.
+            _FUNCTIONS[key] = cupy.RawModule(path=str(path)).get_function(opencl.ENTRY)
+    return _FUNCTIONS[key]
 
 
 def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
