@@ -211,6 +211,22 @@ def test_a_gpu_folder_runs_the_steps_and_records_what_they_lack(results: Path, m
             "ceilings: not measured (--no-ceilings or --quick)"} <= set(_account(results)["lacks"])
 
 
+def test_the_folder_steps_run_once_after_every_backends_counters(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two GPU backends in one folder (cuda and opencl-ptx): both are counted, then the ceilings
+    are measured once through the first (the one with microbenchmarks), then the metrics."""
+    from lassm.campaign import run
+
+    called = []
+    monkeypatch.setattr(steps, "counters", lambda b, m, pts, force=False: called.append(("counters", b)) or [])
+    monkeypatch.setattr(steps, "ceilings", lambda b, m, force=False, command="": called.append(("ceilings", b)) or [])
+    monkeypatch.setattr(steps, "metrics", lambda m: called.append(("metrics", m)) or [])
+    p = make_plan(backends=["cpu"], datasets=["sample-k21"])
+    timing: dict = {}
+    run._gpu_steps(p, "cuda", MACHINE, False, "", timing, print, machine_steps=None)
+    run._gpu_steps(p, "opencl-ptx", MACHINE, False, "", timing, print, machine_steps="cuda")
+    assert called == [("counters", "cuda"), ("counters", "opencl-ptx"), ("ceilings", "cuda"), ("metrics", MACHINE)]
+
+
 #: Runs ``lassm`` with ``MODULE.NAME`` replaced by a SIGKILL of the process itself, on its Nth call.
 KILLER = """
 import importlib, os, signal, sys
