@@ -53,3 +53,20 @@ def test_pp_over_models_and_platforms(results: Path) -> None:
 def test_no_campaign_is_a_clear_error(results: Path) -> None:
     with pytest.raises(LassmError, match="no campaign"):
         models.campaign_times("nowhere")
+
+
+def test_jin_vetter_checks_count_each_finding() -> None:
+    import pandas as pd
+
+    rows = [("cuda", "int64_addr", "", 1, 0, 10), ("opencl", "int64_addr", "", 1, 0, 15),
+            ("cuda", "load", "global", 4, 64, 3), ("cuda", "load", "global", 1, 64, 5),
+            ("opencl", "load", "global", 1, 64, 9), ("opencl", "load", "shared", 1, 64, 2),
+            ("cuda", "conversion", "", 1, 0, 7), ("opencl", "conversion", "", 1, 0, 4)]
+    mix = pd.DataFrame([{"backend": b, "protocol": "casptr", "category": c, "space": s, "vector": v,
+                         "addr_bits": a, "count": n} for b, c, s, v, a, n in rows])
+    got = models.jin_vetter_checks(mix).set_index("finding")
+    assert got.loc["64-bit integer address arithmetic", ["cuda", "opencl", "recurs"]].tolist() == [10, 15, True]
+    assert got.loc["shared memory addressed through 64-bit registers", ["cuda", "opencl"]].tolist() == [0, 2]
+    assert got.loc["vector loads replaced by scalar ones", ["cuda", "opencl", "recurs"]].tolist() == [3, 0, True]
+    assert got.loc["more instructions overall", ["cuda", "opencl"]].tolist() == [25, 30]
+    assert not got.loc["type conversions (byte extraction)", "recurs"]

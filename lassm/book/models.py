@@ -146,3 +146,113 @@ def portability(platforms: dict[str, str], models: dict[str, tuple[str, ...]], v
     out = out.set_index(["problem", "application"]).reindex(full).reset_index()
     out["app pp"] = out["app pp"].fillna(0.0)
     return out.rename(columns={"problem": "dataset", "application": "model", "app pp": "PP"})
+
+
+def ptx_mix(machine: str) -> pd.DataFrame | None:
+    """The tidy PTX mix of ``machine`` (``ptx/mix.csv``: one row per function x opcode form), or None."""
+    path = paths.results_dir(machine) / "ptx" / "mix.csv"
+    return pd.read_csv(path) if path.is_file() else None
+
+
+def _count(mix: pd.DataFrame, **where) -> int:
+    keep = pd.Series(True, index=mix.index)
+    for col, want in where.items():
+        keep &= mix[col].isin(want) if isinstance(want, (list, tuple, set)) else mix[col].eq(want)
+    return int(mix.loc[keep, "count"].sum())
+
+
+def jin_vetter_checks(mix: pd.DataFrame, protocol: str = "casptr", base: str = "cuda",
+                      other: str = "opencl") -> pd.DataFrame:
+    """Jin & Vetter's PTX findings (CUDA vs SYCL on a V100), counted in this kernel's two PTX files.
+
+    Each row is one of their findings as a static count in each file, and whether it recurs
+    here (the portable compiler's count is the larger one, or for vector loads, the smaller).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``finding``, ``count``: what is counted, ``<base>``, ``<other>``, ``recurs``.
+    """
+    rows = []
+    mine = {b: mix[(mix["backend"] == b) & (mix["protocol"] == protocol)] for b in (base, other)}
+    checks = (
+        ("64-bit integer address arithmetic", "add/sub/mul/mad/shl on 64-bit operands",
+         {"category": "int64_addr"}, "more"),
+        ("shared memory addressed through 64-bit registers", "shared loads and stores with a 64-bit address",
+         {"category": ["load", "store"], "space": "shared", "addr_bits": 64}, "more"),
+        ("vector loads replaced by scalar ones", "vector (.v2/.v4) loads", {"category": "load", "vector": [2, 4]},
+         "fewer"),
+        ("more instructions overall", "every instruction", {}, "more"),
+        ("type conversions (byte extraction)", "cvt", {"category": "conversion"}, "more"),
+    )
+    for finding, what, where, direction in checks:
+        a, b = (_count(mine[x], **where) for x in (base, other))
+        recurs = b > a if direction == "more" else b < a
+        rows.append({"finding": finding, "count": what, base: a, other: b, "recurs": recurs})
+    return pd.DataFrame(rows)
+
+
+def ratio_chart(ratios: pd.DataFrame, title: str = "OpenCL over CUDA, kernel time"):
+    """Dots of the OpenCL/CUDA time ratio per dataset, one colour per protocol, a rule at 1."""
+    import altair as alt
+
+    from . import plots
+
+    dots = alt.Chart(ratios).mark_point(filled=True, size=60).encode(
+        x=alt.X("ratio:Q", title="OpenCL time / CUDA time", scale=alt.Scale(zero=False)),
+        y=alt.Y("dataset:N", title=None), color=alt.Color("protocol:N", title="protocol"),
+        tooltip=["dataset", "protocol", alt.Tooltip("ratio:Q", format=".3f")])
+    rule = alt.Chart(pd.DataFrame({"ratio": [1.0]})).mark_rule(strokeDash=[4, 4]).encode(x="ratio:Q")
+    return plots.to_svg((rule + dots).properties(title=title, width=420), title)
+
+
+def mix_chart(summary: pd.DataFrame, protocol: str = "casptr"):
+    """Bars of each PTX's static instruction count per category, the two compilers side by side."""
+    import altair as alt
+
+    from . import plots
+
+    cats = [c for c in summary.columns if c not in ("backend", "protocol", "pragma", "instructions")]
+    long = summary[summary["protocol"] == protocol].melt(id_vars=["backend"], value_vars=cats,
+                                                         var_name="category", value_name="count")
+    long = long[long["count"] > 0]
+    title = f"Static PTX instructions per category, {protocol}"
+    chart = alt.Chart(long).mark_bar().encode(
+        y=alt.Y("category:N", title=None, sort=cats), x=alt.X("count:Q", title="instructions"),
+        yOffset="backend:N", color=alt.Color("backend:N", title="compiler"),
+        tooltip=["backend", "category", "count"])
+    return plots.to_svg(chart.properties(title=title, width=420), title)
+
+
+def _span(values: pd.Series, fmt: str = "{:.2f}") -> str:
+    values = values.dropna()
+    if values.empty:
+        return "none measured"
+    lo, hi = values.min(), values.max()
+    return fmt.format(lo) if fmt.format(lo) == fmt.format(hi) else f"{fmt.format(lo)} to {fmt.format(hi)}"
+
+
+def facts(times: pd.DataFrame, variants: tuple[str, ...] = ("casptr", "fast")) -> dict[str, str]:
+    """The sentences' numbers for the chapter, as text: each a span or a count over the records.
+
+    Keys: ``cm_points``, ``cm_all_match``, ``cm_sha``, ``cm_when``, ``cm_<variant>_span`` and
+    ``cm_<variant>_median`` (OpenCL over CUDA), ``cm_missing`` (variants OpenCL lacks here),
+    ``cm_ptx_span`` (OpenCL PTX through CUDA over the OpenCL queue), ``cm_x20`` (the ×20 sample's
+    casptr ratio).
+    """
+    out = {"cm_points": str(len(times)), "cm_all_match": "yes" if times["matches_oracle"].astype(bool).all() else "no",
+           "cm_sha": str(times["git_sha"].iloc[0])[:7] if len(times) else "none",
+           "cm_when": str(times["created"].iloc[0])[:10] if len(times) else "never"}
+    ratios = model_ratios(times)
+    missing = []
+    for v in variants:
+        r = ratios.loc[ratios["protocol"] == v, "ratio"]
+        out[f"cm_{v}_span"] = _span(r)
+        out[f"cm_{v}_median"] = f"{r.median():.2f}" if len(r) else "none measured"
+        if r.empty:
+            missing.append(v)
+    out["cm_missing"] = ", ".join(f"`{v}`" for v in missing) if missing else "none"
+    out["cm_ptx_span"] = _span(model_ratios(times, base="opencl", other="opencl-ptx")["ratio"])
+    x20 = ratios.loc[(ratios["protocol"] == "casptr") & ratios["dataset"].str.endswith("x20"), "ratio"]
+    out["cm_x20"] = f"{x20.iloc[0]:.2f}" if len(x20) else "not measured"
+    return out
