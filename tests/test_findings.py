@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The introduction's findings (lassm.book.findings): computed from the records, linked, and
+honest where the records lack their data."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from lassm.book import findings as fi
+
+from .test_book import ROOT, _toc_paths
+
+RESULTS = ROOT / "data" / "results"
+
+
+@pytest.fixture(scope="module")
+def committed() -> list[fi.Finding]:
+    return fi.findings()
+
+
+def _summaries() -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted(RESULTS.glob("*/*/summary.json")) if not p.parent.name.startswith(".")]
+
+
+def test_bit_exact_counts_every_committed_port_run(committed):
+    """Recount the GPU/OpenCL records from the files themselves: the sentence must quote that count."""
+    ports = [r for r in _summaries() if r.get("backend") != "cpu"]
+    same = sum(bool(r.get("matches_cpu")) for r in ports)
+    first = next(f for f in committed if f.key == "bit_exact")
+    assert first.measured
+    assert f"{same:d} of {len(ports):d} recorded" in first.sentence
+    refs = [r["matches_reference"] for r in _summaries() if "matches_reference" in r]
+    assert f"{sum(refs):d} of {len(refs):d} runs of the embedded sample" in first.sentence
+
+
+def test_errata_counts_follow_the_paper_module(committed):
+    from lassm.analysis import paper
+
+    e = next(f for f in committed if f.key == "errata")
+    assert f"{len(paper.errata()):d} errata" in e.sentence
+    assert 0 <= e.value <= 1
+
+
+def test_every_link_names_a_page_of_the_book(committed):
+    pages = {str(p.relative_to(ROOT).with_suffix("")) for p in _toc_paths()}
+    machines = {f"machines/{p.name}" for p in RESULTS.iterdir() if p.is_dir()}
+    bad = [f.link for f in committed if f.link not in pages | machines]
+    assert not bad, f"findings link pages that are not in the book: {bad}"
+
+
+def test_one_roofline_finding_per_profiled_machine(committed):
+    profiled = sorted(p.parent.name for p in RESULTS.glob("*/metrics.csv") if (p.parent / "ceilings.json").is_file())
+    assert profiled, "the committed records have no profiled machine to check against"
+    keys = [f.key for f in committed if f.key.startswith("roofline_")]
+    assert keys == [f"roofline_{m}" for m in profiled]
+
+
+def test_fast_against_the_original_is_the_ratio_of_the_two_times(committed):
+    ratio = [f for f in committed if f.key.startswith("fast_vs_original_")]
+    assert ratio, "no fast-vs-original finding, though data/reference-timings.csv has a time"
+    for f in ratio:
+        fast_ms, ref_ms = map(float, re.search(r"\(([\d.]+) ms against ([\d.]+) ms\)", f.sentence).groups())
+        assert f.value == pytest.approx(fast_ms / ref_ms, rel=0.02)
+        assert f"{f.value:.2f} of the original" in f.sentence
+
+
+def test_markdown_lists_every_sentence_with_its_link(committed):
+    md = fi.markdown(committed)
+    lines = md.splitlines()
+    assert len(lines) == len(committed)
+    for f, line in zip(committed, lines):
+        assert line.startswith("- ") and f.sentence in line and line.endswith(f"{{doc}}`/{f.link}`)")
+    assert list(fi.table(committed)["key"]) == [f.key for f in committed]
+
+
+def test_an_empty_results_root_gives_sentences_not_errors(tmp_path, monkeypatch):
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path / "results"))
+    got = {f.key: f for f in fi.findings()}
+    assert not got["bit_exact"].measured and "No GPU" in got["bit_exact"].sentence
+    assert not got["fast_vs_original"].measured and not got["roofline"].measured
+    assert got["errata"].measured  # the paper's own data ship with the repository
+    assert not any(k.startswith(("published_", "roofline_")) for k in got)
+
+
+def test_a_recorded_published_doneflag_run_is_counted():
+    rec = pd.DataFrame([
+        {"machine": "m", "backend": "cuda", "protocol": "doneflag", "as_published": True, "matches_cpu": False},
+        {"machine": "m", "backend": "cuda", "protocol": "doneflag", "as_published": True, "matches_cpu": True},
+        {"machine": "m", "backend": "cuda", "protocol": "doneflag", "as_published": None, "matches_cpu": True},
+        {"machine": "m", "backend": "cuda", "protocol": "casptr", "as_published": None, "matches_cpu": True},
+    ])
+    f = fi.doneflag_race(rec)
+    assert f.measured and f.value == pytest.approx(0.5)
+    assert "1 of 2 recorded runs of its published build differ" in f.sentence
+    assert "equals it in 1 of 1" in f.sentence
+
+
+def test_without_a_published_run_the_race_is_not_claimed_as_measured():
+    rec = pd.DataFrame([{"machine": "m", "backend": "cuda", "protocol": "doneflag", "matches_cpu": True}])
+    f = fi.doneflag_race(rec)
+    assert not f.measured and "not measured" in f.sentence and "1 of 1" in f.sentence
+
+
+def test_a_port_that_differs_is_not_called_bit_exact():
+    rec = pd.DataFrame([{"machine": "m", "backend": "cuda", "protocol": "casptr", "matches_cpu": False},
+                        {"machine": "m", "backend": "cuda", "protocol": "fast", "matches_cpu": True}])
+    f = fi.bit_exact(rec)
+    assert f.value == pytest.approx(0.5) and "1 of 2" in f.sentence
+    assert not f.sentence.startswith("Every port is bit-exact")
