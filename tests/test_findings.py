@@ -111,3 +111,48 @@ def test_a_port_that_differs_is_not_called_bit_exact():
     f = fi.bit_exact(rec)
     assert f.value == pytest.approx(0.5) and "1 of 2" in f.sentence
     assert not f.sentence.startswith("Every port is bit-exact")
+
+
+# --- the discussion chapter's tables (lassm.book.discussion) --------------------------------
+
+def test_cache_pair_divides_the_larger_l2_by_the_smaller():
+    from lassm.book import discussion as di
+
+    base = {"dataset": "gen-k21", "k": 21, "casptr ms": 10.0, "casptr B/ins": 400.0, "fast ms": 2.0}
+    table = pd.DataFrame([{**base, "machine": "big", "device": "Big", "l2_mb": 60.0, "hbm_bandwidth_gbs": 4000.0,
+                           "casptr ms": 9.0, "casptr B/ins": 300.0},
+                          {**base, "machine": "small", "device": "Small", "l2_mb": 40.0, "hbm_bandwidth_gbs": 2000.0}])
+    pair = di.cache_pair(table)
+    assert list(pair["larger L2"]) == ["Big"] and list(pair["smaller L2"]) == ["Small"]
+    assert pair["l2 ratio"].iloc[0] == pytest.approx(1.5) and pair["bandwidth ratio"].iloc[0] == pytest.approx(2.0)
+    assert pair["casptr ms"].iloc[0] == pytest.approx(0.9) and pair["casptr B/ins"].iloc[0] == pytest.approx(0.75)
+    assert di.cache_pair(table[table["machine"] == "big"]).empty
+
+
+def test_discussion_facts_say_what_is_missing():
+    from lassm.book import discussion as di
+
+    got = di.facts(pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), pd.DataFrame())
+    assert got["di_l2"] == "not measured" and got["di_synth_fast"] == "not measured"
+    assert got["di_rank"].startswith("not measured") and got["di_fill_small"] == "none"
+
+
+def test_fill_counts_contig_ends_from_the_records():
+    from lassm.book import discussion as di
+
+    fill = di.fill().set_index("dataset")
+    ends = {r["dataset"]: r["contig_ends"] for r in _summaries() if "contig_ends" in r}
+    assert ends and all(fill.loc[d, "contig_ends"] >= n for d, n in ends.items())
+    assert list(fill["contig_ends"]) == sorted(fill["contig_ends"])
+
+
+def test_ranking_orders_protocols_by_time():
+    from lassm.book import discussion as di
+    from lassm.book import machines as mach
+
+    ranks = di.ranking()
+    assert not ranks.empty
+    row = ranks.iloc[0]
+    t = mach.times(row["machine"])
+    t = t[(t["dataset"] == row["dataset"]) & t["protocol"].isin(row["order"].split(" < "))]
+    assert " < ".join(t.sort_values("kernel_ms")["protocol"]) == row["order"]
