@@ -358,3 +358,36 @@ def test_notebook_code_is_folded(path):
     shown = [i for i, c in enumerate(_cells(path)) if c["cell_type"] == "code"
              and not set(c.get("metadata", {}).get("tags", [])) & (set(FOLDS) | {"exercise"})]
     assert not shown, f"{_rel(path)}: code cells {shown} are shown unfolded; run tools/fold_cells.py"
+
+
+# --- teaching: objectives at the top, "What this shows" at the end --------------------------
+
+#: Pages of the book that are reference, not chapters: no objectives or closing paragraph.
+NOT_TAUGHT = {"book/intro", "book/data-contract", "book/promises", "book/architecture", "book/cite"}
+
+
+def _chapter_texts() -> list[tuple[str, str]]:
+    pages = [p for p in _toc_paths() if str(p.relative_to(ROOT).with_suffix("")) not in NOT_TAUGHT]
+    pages.append(NOTEBOOKS / "machine.ipynb")  # the template of every machine chapter
+    out = []
+    for p in pages:
+        if p.suffix == ".ipynb":
+            text = "\n\n".join(_source(c) for c in _cells(p) if c["cell_type"] == "markdown")
+        else:
+            text = p.read_text(encoding="utf-8")
+        out.append((_rel(p), text))
+    return out
+
+
+@pytest.mark.parametrize("name,text", _chapter_texts(), ids=[n for n, _ in _chapter_texts()])
+def test_chapter_opens_with_objectives_and_closes_with_what_it_shows(name, text):
+    body = _markdown_without_code(text.replace("```{admonition} Learning objectives", "LEARNING-OBJECTIVES\n```"))
+    title = re.search(r"^# \S", body, re.M)
+    first_section = re.search(r"^## ", body, re.M)
+    assert title and "LEARNING-OBJECTIVES" in body[title.start():first_section.start() if first_section else None], (
+        f"{name}: no 'Learning objectives' admonition between the title and the first section")
+    sections = re.findall(r"^## +(.+?)\s*$", body, re.M)
+    assert "What this shows" in sections, f"{name}: no '## What this shows' section"
+    after = sections[sections.index("What this shows") + 1:]
+    assert set(after) <= {"Resources", "References", "Where to read more"}, (
+        f"{name}: '## What this shows' is followed by {after}; it closes the chapter")
