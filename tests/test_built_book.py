@@ -141,6 +141,16 @@ def test_print_view_holds_every_page_and_every_chart():
 
 
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (make deps, or apt-get install chromium)")
+def test_print_view_renders_in_chromium(tmp_path):
+    """The page is drawn, not blank: the theme's styles hide a bare bd-main, for one."""
+    png = ROOT / "_build" / "screenshots" / "print.png"
+    png.parent.mkdir(parents=True, exist_ok=True)
+    png.unlink(missing_ok=True)
+    _chromium(f"--screenshot={png}", "--window-size=1000,1400", PRINT.as_uri(), tmp_path=tmp_path / "shot")
+    assert png.is_file() and png.stat().st_size > 50_000, "the print view renders blank"
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (make deps, or apt-get install chromium)")
 def test_pdf_of_the_book_has_its_pages_and_figures():
     assert PDF.is_file(), "no PDF: make book (or make print) writes _build/lassm-book.pdf where Chromium is"
     data = PDF.read_bytes()

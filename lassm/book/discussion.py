@@ -214,7 +214,7 @@ def facts(pair: pd.DataFrame, fill_table: pd.DataFrame, synth: pd.DataFrame,
         out["di_fill_min"] = f"{int(lowest['contig_ends']):,d} ({lowest['dataset']})"
         out["di_fill_max"] = f"{int(fill_table['contig_ends'].iloc[-1]):,d} ({fill_table['dataset'].iloc[-1]})"
         small = fill_table[(fill_table[per] < 1).any(axis=1)]["dataset"] if per else pd.Series([], dtype=str)
-        out["di_fill_small"] = ", ".join(f"`{d}`" for d in small) or "none"
+        out["di_fill_small"] = ", ".join(small) or "none"
     if synth.empty:
         out.update(di_synth_fast="not measured", di_synth_casptr="not measured")
     else:

@@ -137,7 +137,7 @@ def build(html_root: str | Path, toc: str | Path, book: str | Path) -> Path:
     for doc in docs:
         body = article((root / f"{doc}.html").read_text(encoding="utf-8"))
         parts.append(f'<section class="lassm-print-page" id="{anchor(doc)}">\n{rewrite(body, doc, set(docs))}\n</section>')
-    text = ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>" + head_html + PRINT_CSS + "</head>\n<body>\n<main class=\"bd-main\">\n"
+    text = ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>" + head_html + PRINT_CSS + "</head>\n<body>\n<main class=\"lassm-print\">\n"
             + "\n".join(parts) + "\n</main>\n</body>\n</html>\n")
     out = root / "print.html"
     with atomic_open(out, "wb") as f:
