@@ -17,11 +17,12 @@ PYTHON   ?= python3
 VENV     ?= .venv
 BIN      := $(VENV)/bin
 # The extras that fit the platform: Intel's OpenCL CPU driver (the intel extra) exists for
-# x86-64 Linux only; Dask everywhere. `make test EXTRAS=test,book` installs fewer.
+# x86-64 Linux only; Dask and pyopencl (the opencl backend: tested on the CPU driver that intel
+# brings, timed on a GPU's own OpenCL) everywhere. `make test EXTRAS=test,book` installs fewer.
 ifeq ($(shell uname -s)-$(shell uname -m),Linux-x86_64)
-EXTRAS   ?= test,book,intel,dask
+EXTRAS   ?= test,book,intel,dask,opencl
 else
-EXTRAS   ?= test,book,dask
+EXTRAS   ?= test,book,dask,opencl
 endif
 comma    := ,
 # The stamp names the extras, so asking for other extras installs again; editing

@@ -99,16 +99,24 @@ def test_without_a_gpu_points_are_timed_once_and_sycl_skips_the_scale_point(on_g
     assert make_plan(backends=["sycl", "cpu"], repeats=4).repeats == 4
 
 
+@pytest.mark.parametrize("on_gpu", [True, False], ids=["nvidia-opencl", "cpu-driver"])
+def test_opencl_skips_the_scale_point_on_a_cpu_only(on_gpu: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(plan, "is_gpu", lambda backend: on_gpu and backend.startswith("opencl"))
+    p = make_plan(backends=["opencl", "cpu"])
+    assert p.skip == ({} if on_gpu else {"opencl": ("sample-k77x20",)})
+    assert ("sample-k77x20" in {pt[0] for pt in p.points() if pt[2] == "opencl"}) is on_gpu
+
+
 def test_present_backends_prefers_cuda_and_adds_sycl(monkeypatch: pytest.MonkeyPatch) -> None:
     from lassm import backends
 
     def fake_get(name: str):
-        if name in ("cuda", "hip", "sycl"):
+        if name in ("cuda", "hip", "sycl", "opencl", "opencl-ptx"):
             return object()
         raise AssertionError(name)
 
     monkeypatch.setattr(backends, "get", fake_get)
-    assert plan.present_backends() == (["cuda", "sycl", "cpu"], [])
+    assert plan.present_backends() == (["cuda", "sycl", "opencl", "opencl-ptx", "cpu"], [])
 
     def none_get(name: str):
         raise backends.BackendUnavailable(f"backend {name!r} cannot run here: no {name} in this test")
@@ -117,7 +125,8 @@ def test_present_backends_prefers_cuda_and_adds_sycl(monkeypatch: pytest.MonkeyP
     found, lacks = plan.present_backends()
     assert found == ["cpu"]
     assert lacks == ["gpu: no CUDA or HIP backend can run here (cuda: no cuda in this test; hip: no hip in this test)",
-                     "sycl: cannot run here: no sycl in this test"]
+                     "sycl: cannot run here: no sycl in this test", "opencl: cannot run here: no opencl in this test",
+                     "opencl-ptx: cannot run here: no opencl-ptx in this test"]
 
 
 def test_dry_run_prints_the_plan_and_runs_nothing(results: Path, capsys: pytest.CaptureFixture) -> None:
