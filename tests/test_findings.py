@@ -156,3 +156,14 @@ def test_ranking_orders_protocols_by_time():
     t = mach.times(row["machine"])
     t = t[(t["dataset"] == row["dataset"]) & t["protocol"].isin(row["order"].split(" < "))]
     assert " < ".join(t.sort_values("kernel_ms")["protocol"]) == row["order"]
+
+
+def test_larger_caches_quotes_the_discussion_pair(committed):
+    from lassm.book import discussion as di
+
+    pair = di.cache_pair(di.caches())
+    f = next(f for f in committed if f.key == "larger_caches")
+    assert f.measured == (not pair.empty)
+    if not pair.empty:
+        assert f.value == pytest.approx(pair["casptr ms"].max())
+        assert f"{pair['l2 ratio'].iloc[0]:.2f}×" in f.sentence

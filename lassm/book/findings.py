@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 
 import pandas as pd
 
+from . import discussion as di
 from . import machine_chapter as mc
 from . import machines as mach
 from .. import paths
@@ -148,13 +149,27 @@ def roofline() -> list[Finding]:
         eff = pts["arch eff"].dropna()
         lo, hi = f"{eff.min():.1%}", f"{eff.max():.1%}"
         out.append(Finding(f"roofline_{machine}", f"On the {mach.device(machine)}'s measured roofline, {mem:d} of "
-                           f"the faithful kernel's {len(pts):d} profiled points are memory-bound, and the points "
+                           f"the faithful protocols' {len(pts):d} profiled points are memory-bound, and the points "
                            f"reach {lo if lo == hi else f'{lo} to {hi}'} of the roof.", f"machines/{machine}", True,
                            float(eff.max()) if len(eff) else None))
     if not out:
         out.append(Finding("roofline", "No machine has counters and measured ceilings in the records yet: no "
                            "point is placed on a roofline.", "notebooks/roofline", False))
     return out
+
+
+def larger_caches() -> Finding:
+    """The paper's larger-caches claim, tested on two GPUs of the same SMs and different L2."""
+    pair = di.cache_pair(di.caches())
+    if pair.empty:
+        return Finding("larger_caches", "The paper's claim that larger caches would help most is not tested here "
+                       "yet: no two profiled GPUs with different L2 sizes are in the records.",
+                       "notebooks/discussion", False)
+    f = di.facts(pair, pd.DataFrame(), pd.DataFrame())
+    text = (f"The paper's larger-caches claim, tested: the {f['di_large']}, with {f['di_l2']} the L2 of the {f['di_small']}, "
+            f"cuts the faithful kernel's DRAM bytes per insertion to {f['di_casptr_bytes']} of the smaller GPU's "
+            f"and its kernel time to {f['di_casptr_ms']}.")
+    return Finding("larger_caches", text, "notebooks/discussion", True, float(pair[f"{di.FAITHFUL} ms"].max()))
 
 
 def findings(time_source: str = "rate") -> list[Finding]:
@@ -173,7 +188,7 @@ def findings(time_source: str = "rate") -> list[Finding]:
     """
     rec = _records()
     return [bit_exact(rec), doneflag_race(rec), errata(time_source), *fast_vs_original(), *against_published(),
-            *roofline()]
+            *roofline(), larger_caches()]
 
 
 def table(items: list[Finding]) -> pd.DataFrame:
@@ -199,4 +214,4 @@ def markdown(items: list[Finding]) -> str:
 
 
 __all__ = ["FAST", "Finding", "RACY", "against_published", "bit_exact", "doneflag_race", "errata",
-           "fast_vs_original", "findings", "markdown", "roofline", "table"]
+           "fast_vs_original", "findings", "larger_caches", "markdown", "roofline", "table"]
