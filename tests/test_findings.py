@@ -7,6 +7,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -86,23 +87,48 @@ def test_an_empty_results_root_gives_sentences_not_errors(tmp_path, monkeypatch)
     assert not any(k.startswith(("published_", "roofline_")) for k in got)
 
 
-def test_a_recorded_published_doneflag_run_is_counted():
-    rec = pd.DataFrame([
-        {"machine": "m", "backend": "cuda", "protocol": "doneflag", "as_published": True, "matches_cpu": False},
-        {"machine": "m", "backend": "cuda", "protocol": "doneflag", "as_published": True, "matches_cpu": True},
-        {"machine": "m", "backend": "cuda", "protocol": "doneflag", "as_published": None, "matches_cpu": True},
-        {"machine": "m", "backend": "cuda", "protocol": "casptr", "as_published": None, "matches_cpu": True},
+def test_a_measured_race_is_counted():
+    rec = pd.DataFrame([{"machine": "m", "backend": "cuda", "protocol": "doneflag", "matches_cpu": True},
+                        {"machine": "m", "backend": "cuda", "protocol": "casptr", "matches_cpu": True}])
+    race = pd.DataFrame([
+        {"device": "GPU X", "protocol": "doneflag", "build": "published", "contig_ends": 1000, "wrong_ends": 20},
+        {"device": "GPU X", "protocol": "doneflag", "build": "published", "contig_ends": 1000, "wrong_ends": 0},
+        {"device": "GPU X", "protocol": "doneflag", "build": "fixed", "contig_ends": 1000, "wrong_ends": 0},
+        {"device": "GPU X", "protocol": "matchany", "build": "published", "contig_ends": 1000, "wrong_ends": 5},
     ])
-    f = fi.doneflag_race(rec)
+    f = fi.doneflag_race(rec, race)
     assert f.measured and f.value == pytest.approx(0.5)
-    assert "1 of 2 recorded runs of its published build differ" in f.sentence
-    assert "equals it in 1 of 1" in f.sentence
+    assert "on the GPU X, 1 of 2 runs of its published build gave wrong contig ends, up to 2.00%" in f.sentence
+    assert "in 1 of 1 recorded runs" in f.sentence
 
 
-def test_without_a_published_run_the_race_is_not_claimed_as_measured():
+def test_without_a_race_run_the_race_is_not_claimed_as_measured():
     rec = pd.DataFrame([{"machine": "m", "backend": "cuda", "protocol": "doneflag", "matches_cpu": True}])
-    f = fi.doneflag_race(rec)
+    f = fi.doneflag_race(rec, pd.DataFrame())
     assert not f.measured and "not measured" in f.sentence and "1 of 1" in f.sentence
+
+
+def test_race_tool_counts_the_ends_that_differ():
+    """tools/published_race.py's comparison: zero against itself, one per changed end."""
+    import copy
+    import importlib.util
+
+    from lassm.runs.extend import extend
+    from lassm.workloads.local_assembly import datasets
+    from lassm.workloads.local_assembly.config import Params
+
+    spec = importlib.util.spec_from_file_location("published_race", ROOT / "tools" / "published_race.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    ds, k = datasets.load("sample-k21")
+    oracle = extend(ds, Params(k=k), backend="cpu")
+    assert tool.wrong_ends(oracle, oracle) == 0
+    other = copy.deepcopy(oracle)
+    walked, still = (other.right, other.left) if other.right.walk_len.max() > 0 else (other.left, other.right)
+    i = int(np.flatnonzero(walked.walk_len > 0)[0])
+    walked.walks.reshape(-1, walked.max_walk)[i, 0] ^= 1  # one base of one walk
+    still.steps[0] += 1  # one field of an end on the other side
+    assert tool.wrong_ends(other, oracle) == 2
 
 
 def test_a_port_that_differs_is_not_called_bit_exact():
