@@ -132,7 +132,8 @@ def run_campaign(plan: Plan, *, machine: str | None = None, force: bool = False,
         timing = {"sweep": round(sweep_s, 3)}
         gpus = [b for b in plan.backends if _folder_of(b, machine) == folder and is_gpu(b)]
         for i, backend in enumerate(gpus):  # ceilings and metrics are the folder's: once, after all counters
-            lacks += _gpu_steps(plan, backend, folder, force, command, timing, say, machine_steps=i == len(gpus) - 1)
+            lacks += _gpu_steps(plan, backend, folder, force, command, timing, say,
+                                machine_steps=gpus[0] if i == len(gpus) - 1 else None)
         if not gpus:
             lacks += steps.cpu_lacks()
         outcome.lacks[folder] = lacks
@@ -144,18 +145,20 @@ def run_campaign(plan: Plan, *, machine: str | None = None, force: bool = False,
 
 
 def _gpu_steps(plan: Plan, backend: str, folder: str, force: bool, command: str, timing: dict, say,
-               machine_steps: bool = True) -> list[str]:
-    """Counters of one GPU backend, then (``machine_steps``) the folder's ceilings and metrics;
-    returns what it lacks."""
+               machine_steps: str | None = "") -> list[str]:
+    """Counters of one GPU backend, then, unless ``machine_steps`` is None, the folder's ceilings
+    (measured through the backend it names, ``backend`` when empty: the first GPU backend of the
+    folder, whose runtime has the microbenchmarks) and metrics; returns what it lacks."""
+    roofs = machine_steps or backend
     lacks: list[str] = []
     todo = (
         ("counters", plan.profile, "counters: not collected (--no-profile or --quick)",
          lambda: steps.counters(backend, folder, plan.profiled(backend), force=force)),
         ("ceilings", plan.ceilings, "ceilings: not measured (--no-ceilings or --quick)",
-         lambda: steps.ceilings(backend, folder, force=force, command=command)),
+         lambda: steps.ceilings(roofs, folder, force=force, command=command)),
         ("metrics", True, "", lambda: steps.metrics(folder)),
     )
-    for name, enabled, why_not, step in todo if machine_steps else todo[:1]:
+    for name, enabled, why_not, step in todo if machine_steps is not None else todo[:1]:
         if not enabled:
             lacks.append(why_not)
             continue

@@ -249,7 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run_params(p, k_required=False)
     p.add_argument("--backend", type=t.backend_name, default="cpu", help="cpu, cuda, hip, sycl or opencl (default cpu)")
     p.add_argument("--protocol", type=t.protocol_name, default=None,
-                   help="GPU insert protocol (casptr, matchany, doneflag, barrier; cuda: fast and its ablation builds; "
+                   help="GPU insert protocol (casptr, matchany, doneflag, barrier; cuda and hip: fast and its ablation builds; "
                         "opencl and sycl: fast)")
     p.add_argument("--threads", type=t.count, default=None, help="CPU threads (default: all cores)")
     p.add_argument("--out", type=t.output_file, required=True, help="output file, MetaHipMer's 'cid extended_sequence'")
@@ -292,7 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--datasets", type=t.dataset_list, default=None, help="GPU: comma list of dataset names (default sample-k77x20)")
     p.add_argument("--protocols", type=t.protocol_list, default=None, help="GPU: comma list of insert protocols (default: all)")
     p.add_argument("--max-bytes", type=t.count, default=None, help="GPU: device bytes per launch (forces slicing)")
-    p.add_argument("--block-warps", type=t.count, default=None, help="GPU: warps per block")
+    p.add_argument("--block-warps", type=t.count, default=None, help="GPU: warps per block (HIP: wavefronts)")
     p.add_argument("--subgroup", type=t.lane_width_list, default=None, help="sycl: comma list of sub-group widths to sweep (8,16,32,64)")
     p.add_argument("--machine", type=t.machine_name, default=None, help="results folder name (default: from the device)")
     p.add_argument("--no-record", action="store_true", help="do not write run records")
