@@ -272,7 +272,13 @@ def test_fast_wide_teams_integer_vote_and_slicing(device: str, monkeypatch) -> N
     assert {rec["slice"] for rec in launches} == set(range(len(launches)))
 
 
-def test_fast_needs_64_bit_keys(device: str) -> None:
+def test_fast_refuses_what_it_cannot_build(device: str) -> None:
     ds = _sample("k77").subset(np.arange(10))
     with pytest.raises(ValueError, match="64-bit"):
         extend(ds, Params(k=77), backend="opencl", protocol="fast", key_bits=32)
+    with pytest.raises(ValueError, match="team 0"):
+        extend(ds, Params(k=77), backend="opencl", protocol="fast", block_team=0)
+    with pytest.raises(ValueError, match="16 bits"):
+        extend(ds, Params(k=77, max_walk=70_000), backend="opencl", protocol="fast")
+    ref = extend(ds, Params(k=77), backend="cpu")
+    assert extend(ds, Params(k=77), backend="opencl", block_team=0).compare(ref) == [], "block_team is fast's only"

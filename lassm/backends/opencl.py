@@ -311,7 +311,7 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
     dev = _device()
     n = clplan.check_inputs(ctg_seqs, ctg_off, depths, reads, run_mask, protocol, PROTOCOLS)
     team = int(team)
-    for width in (team, int(block_team)):
+    for width in (team, int(block_team)) if protocol == clplan.FAST else (team,):
         if not 1 <= width <= int(dev.device.max_work_group_size):
             raise ValueError(f"team {width} must lie in 1..{dev.device.max_work_group_size} "
                              f"({dev.name}'s largest work-group)")
