@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ...atomic import atomic_open, atomic_path
+from . import dat_bulk
 from .dataset import Dataset, Reads
 from ...errors import InputError
 from .result import Extension
@@ -83,6 +84,9 @@ def _parse_record(path: str, toks: list[tuple[str, int]]) -> tuple[int, bytes, f
 def read_dat(path: str | os.PathLike, name: str | None = None, k: int | None = None) -> Dataset:
     """Reads a MetaHipMer local-assembly ``.dat`` file.
 
+    A well-formed file is read in bulk (:func:`.dat_bulk.scan`); any other goes through the
+    careful reader, which names the file, line and field of its first fault.
+
     Parameters
     ----------
     path : the file.
@@ -96,6 +100,16 @@ def read_dat(path: str | os.PathLike, name: str | None = None, k: int | None = N
     path = str(path)
     with open(path, "rb") as fh:
         raw = fh.read()
+    parsed = dat_bulk.scan(raw)
+    if parsed is None:
+        return _read_dat_careful(path, raw, name, k)
+    refuse_repeated_cids(path, parsed["cids"], parsed["lines"], "line")
+    return Dataset(cids=parsed["cids"], seqs=parsed["seqs"], offsets=parsed["offsets"], depths=parsed["depths"],
+                   left=Reads(*parsed["left"]), right=Reads(*parsed["right"]), name=name or Path(path).stem, k=k)
+
+
+def _read_dat_careful(path: str, raw: bytes, name: str | None, k: int | None) -> Dataset:
+    """Reads ``raw`` field by field; the first fault raises an InputError naming its line and field."""
     try:
         lines = raw.decode("ascii", errors="strict").splitlines()
     except UnicodeDecodeError as exc:  # located like every other error: line, then column
@@ -195,22 +209,11 @@ def _from_records(records: list[tuple], name: str, k: int | None) -> Dataset:
     )
 
 
-def _fmt_depth(d: float) -> str:
-    return str(int(d)) if float(d).is_integer() else repr(float(d))
-
-
 def write_dat(ds: Dataset, path: str | os.PathLike) -> None:
-    """Writes ``ds`` as a MetaHipMer ``.dat`` file, one record per line (atomically)."""
-    with atomic_open(path, "w") as fh:
-        for i in range(ds.n_contigs):
-            parts = [str(int(ds.cids[i])), ds.contig(i).decode(), _fmt_depth(ds.depths[i]),
-                     str(int(ds.left.counts[i])), str(int(ds.right.counts[i]))]
-            for reads in (ds.left, ds.right):
-                for j in range(reads.contig_offsets[i], reads.contig_offsets[i + 1]):
-                    seq, qual = reads.read(j)
-                    rid = reads.ids[j] if reads.ids else f"@r{i}_{j}"
-                    parts += [rid, seq.decode(), qual.decode()]
-            fh.write(" ".join(parts) + "\n")
+    """Writes ``ds`` as a MetaHipMer ``.dat`` file, one record per line (atomically, in blocks)."""
+    with atomic_open(path, "wb") as fh:
+        for block in dat_bulk.dat_blocks(ds):
+            fh.write(block)
 
 
 # --- parquet ---------------------------------------------------------------------------------
@@ -321,7 +324,7 @@ def write_fasta(ds: Dataset, path: str | os.PathLike) -> None:
     """Writes the contigs as FASTA (``>cid depth=...``)."""
     with atomic_open(path, "w") as fh:
         for i in range(ds.n_contigs):
-            fh.write(f">{int(ds.cids[i])} depth={_fmt_depth(ds.depths[i])}\n{ds.contig(i).decode()}\n")
+            fh.write(f">{int(ds.cids[i])} depth={dat_bulk.fmt_depth(ds.depths[i])}\n{ds.contig(i).decode()}\n")
 
 
 def write_fastq(ds: Dataset, path: str | os.PathLike) -> None:
