@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The bulk ``.dat`` reader and writer agree with the careful field-by-field ones, byte for byte."""
+"""The bulk ``.dat`` readers (NumPy and numba) and the bulk writer agree with the careful
+field-by-field reader and the record-by-record writer, byte for byte."""
 from __future__ import annotations
 
 import random
@@ -13,6 +14,7 @@ from lassm.errors import InputError
 from lassm.workloads.local_assembly import dat_bulk, formats
 from lassm.workloads.local_assembly.dataset import Dataset
 from tests.helpers import make_dataset
+from tests.test_bad_input import CASES
 
 Q = "I" * 30
 S = "ACGT" * 7 + "AC"
@@ -21,6 +23,16 @@ LAID_OUT = (f"11 {'ACGT' * 20} 2.5 1 1\n@a/1 {S}\n{Q}\n@b/1\n{S} {Q} \n\n"
             f"12\t{'ACGT' * 20} 3 2 0\n@c/1 {S} {Q}\n@d/1 {S} {Q}\n"
             f"13 {'ACGT' * 20} 1e-3 0 1\n@e/1 {S} {Q}\n"
             f"14 ACGTN 0 0 0")
+
+
+def _jit_scan(raw: bytes) -> dict | None:
+    pytest.importorskip("numba")
+    from lassm.workloads.local_assembly import dat_jit
+
+    return dat_jit.scan(raw)
+
+
+SCANNERS = {"numpy": dat_bulk.scan, "numba": _jit_scan}
 
 
 def _careful(raw: bytes) -> Dataset:
@@ -42,9 +54,11 @@ def _old_write_dat(ds: Dataset) -> bytes:
 
 
 @pytest.mark.parametrize("raw", [paths.sample("k77").read_bytes(), paths.sample("k21").read_bytes(),
-                                 LAID_OUT.encode()], ids=["sample-k77", "sample-k21", "laid out"])
-def test_bulk_reads_what_the_careful_reader_reads(raw: bytes) -> None:
-    parsed = dat_bulk.scan(raw)
+                                 LAID_OUT.replace("1e-3", "0.001").encode()],
+                         ids=["sample-k77", "sample-k21", "laid out"])
+@pytest.mark.parametrize("scanner", list(SCANNERS))
+def test_bulk_reads_what_the_careful_reader_reads(raw: bytes, scanner: str) -> None:
+    parsed = SCANNERS[scanner](raw)
     assert parsed is not None, "a well-formed file must take the bulk path"
     back = _careful(raw)
     assert np.array_equal(parsed["cids"], back.cids) and np.array_equal(parsed["depths"], back.depths)
@@ -56,22 +70,47 @@ def test_bulk_reads_what_the_careful_reader_reads(raw: bytes) -> None:
         assert ids == theirs.ids
 
 
-def test_bulk_lines_name_record_starts() -> None:
-    assert dat_bulk.scan(LAID_OUT.encode())["lines"].tolist() == [1, 7, 10, 12]
+@pytest.mark.parametrize("scanner", list(SCANNERS))
+def test_bulk_lines_name_record_starts(scanner: str) -> None:
+    assert SCANNERS[scanner](LAID_OUT.replace("1e-3", "0.001").encode())["lines"].tolist() == [1, 7, 10, 12]
 
 
 @pytest.mark.parametrize("raw", [b"7 ACGT 1 0 0\r\n", "7 ACGT 1 0 0 é\n".encode(), b"7 ACGT 1 0 0\x0c",
-                                 b"", b"\n \n", b"7 ACGT 1 0 1\n8 ACGT 1 0 0 @a AC II\n"],
-                         ids=["crlf", "non-ascii", "form feed", "empty", "blank", "header inside a record"])
-def test_bulk_declines_what_it_cannot_prove(raw: bytes) -> None:
-    assert dat_bulk.scan(raw) is None
+                                 b"", b"\n \n", b"7 ACGT 1 0 1\n8 ACGT 1 0 0 @a AC II\n",
+                                 b"7 ACGT 1 0 0 8 ACGT 1 0 0\n", b"7 ACGT 1 0 1 @a AC II\n8 ACGT 1 0 0 9\n",
+                                 b"7 ACGT 1 0 1 @a AC II\n8 ACGT 1 0 1 @b AC I\n"],
+                         ids=["crlf", "non-ascii", "form feed", "empty", "blank", "header inside a record",
+                              "two records on a line", "a field after a record", "short qualities"])
+@pytest.mark.parametrize("scanner", list(SCANNERS))
+def test_bulk_declines_what_it_cannot_prove(raw: bytes, scanner: str) -> None:
+    assert SCANNERS[scanner](raw) is None
 
 
-def test_mutated_files_never_pass_the_bulk_reader_alone(tmp_path: Path) -> None:
+@pytest.mark.parametrize("depth", ["1e-3", "1" * 16, "1.5.0", "."])
+def test_numba_declines_depths_it_cannot_read_as_python_does(depth: str) -> None:
+    assert _jit_scan(f"7 ACGT {depth} 0 0\n".encode()) is None
+
+
+def test_numba_declines_a_line_inside_a_record_that_starts_with_a_number() -> None:
+    """The careful reader would take it for a header if it had five fields; not checked here."""
+    raw = b"7 ACGT 1 0 1\n12 AC\nII\n"
+    assert _careful(raw).right.ids == ["12"] and _jit_scan(raw) is None
+
+
+def test_numba_reads_plain_decimals_as_python_does() -> None:
+    rng = random.Random(7)
+    depths = [f"{rng.randrange(10**rng.randint(1, 9))}.{rng.randrange(10**6):06d}"[: rng.randint(1, 15)].rstrip(".")
+              for _ in range(300)] + ["0.1", "2.14286", "1.", ".5", "007", "999999999999999"]
+    raw = "".join(f"{i} A {d} 0 0\n" for i, d in enumerate(depths)).encode()
+    assert _jit_scan(raw)["depths"].tolist() == [float(d) for d in depths]
+
+
+@pytest.mark.parametrize("scanner", list(SCANNERS))
+def test_mutated_files_never_pass_the_bulk_reader_alone(scanner: str) -> None:
     """Whatever a random edit does to a good file, the bulk reader accepts it only if the careful
     reader does, with the same dataset; otherwise read_dat gives the careful reader's error."""
     rng = random.Random(20)
-    text = LAID_OUT.encode()
+    text = LAID_OUT.replace("1e-3", "0.001").encode() if scanner == "numba" else LAID_OUT.encode()
     alphabet = b"0123456789ACGTNX .\t\n\r@I-e"
     accepted = 0
     for trial in range(600):
@@ -86,7 +125,7 @@ def test_mutated_files_never_pass_the_bulk_reader_alone(tmp_path: Path) -> None:
             else:
                 raw[pos] = rng.choice(alphabet)
         raw = bytes(raw)
-        parsed = dat_bulk.scan(raw)
+        parsed = SCANNERS[scanner](raw)
         try:
             back = _careful(raw)
         except InputError:
@@ -125,3 +164,35 @@ def test_pieces_cuts_buffers_holding_newlines() -> None:
     off = np.array([0, 2, 4, 7], dtype=np.int64)
     assert dat_bulk.pieces(buf, off) == [b"ab", b"\nc", b"def"]
     assert dat_bulk.pieces(np.frombuffer(b"abcdef", dtype=np.uint8), np.array([1, 1, 4, 6])) == [b"", b"bcd", b"ef"]
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_bad_input_messages_do_not_depend_on_the_reader(name: str, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """With every file sent to the numba scanner first, a bad file still gets the careful
+    reader's exact message."""
+    pytest.importorskip("numba")
+    text = CASES[name][0]
+    src = tmp_path / "in.dat"
+    src.write_text(text)
+    with pytest.raises(InputError) as careful:
+        formats._read_dat_careful(str(src), src.read_bytes(), None, None)
+    monkeypatch.setattr(dat_bulk, "JIT_MIN_BYTES", 0)
+    with pytest.raises(InputError) as read:
+        formats.read_dat(src)
+    assert str(read.value) == str(careful.value)
+
+
+def test_big_files_take_the_numba_scanner(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("numba")
+    from lassm.workloads.local_assembly import dat_jit
+
+    calls = []
+    real = dat_jit.scan
+    monkeypatch.setattr(dat_jit, "scan", lambda raw: calls.append(len(raw)) or real(raw))
+    monkeypatch.setattr(dat_bulk, "JIT_MIN_BYTES", 0)
+    ds = formats.read_dat(paths.sample("k77"))
+    assert calls and ds.n_contigs == 3296
+    assert formats.read_dat(paths.sample("k77")).left.ids == ds.left.ids
+    declined = formats._scan(LAID_OUT.encode())  # 1e-3: numba declines, NumPy reads it
+    assert declined is not None and declined["depths"][2] == 1e-3

@@ -84,8 +84,8 @@ def _parse_record(path: str, toks: list[tuple[str, int]]) -> tuple[int, bytes, f
 def read_dat(path: str | os.PathLike, name: str | None = None, k: int | None = None) -> Dataset:
     """Reads a MetaHipMer local-assembly ``.dat`` file.
 
-    A well-formed file is read in bulk (:func:`.dat_bulk.scan`); any other goes through the
-    careful reader, which names the file, line and field of its first fault.
+    A well-formed file is read in bulk (:func:`_scan`); any other goes through the careful
+    reader, which names the file, line and field of its first fault.
 
     Parameters
     ----------
@@ -100,12 +100,27 @@ def read_dat(path: str | os.PathLike, name: str | None = None, k: int | None = N
     path = str(path)
     with open(path, "rb") as fh:
         raw = fh.read()
-    parsed = dat_bulk.scan(raw)
+    parsed = _scan(raw)
     if parsed is None:
         return _read_dat_careful(path, raw, name, k)
     refuse_repeated_cids(path, parsed["cids"], parsed["lines"], "line")
     return Dataset(cids=parsed["cids"], seqs=parsed["seqs"], offsets=parsed["offsets"], depths=parsed["depths"],
                    left=Reads(*parsed["left"]), right=Reads(*parsed["right"]), name=name or Path(path).stem, k=k)
+
+
+def _scan(raw: bytes) -> dict | None:
+    """The columns of a well-formed file, read in bulk: by the numba scanner for a big file
+    where numba is installed, else (or if it declines) by :func:`.dat_bulk.scan`."""
+    if len(raw) >= dat_bulk.JIT_MIN_BYTES:
+        try:
+            from . import dat_jit
+        except ImportError:  # numba is absent: a GPU node may lack it
+            pass
+        else:
+            parsed = dat_jit.scan(raw)
+            if parsed is not None:
+                return parsed
+    return dat_bulk.scan(raw)
 
 
 def _read_dat_careful(path: str, raw: bytes, name: str | None, k: int | None) -> Dataset:

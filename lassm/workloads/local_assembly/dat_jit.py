@@ -1,0 +1,263 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The ``.dat`` reader compiled with numba: one pass over the bytes, for big files.
+
+:mod:`.dat_bulk` splits the file into Python bytes objects, which costs about what the split
+itself costs and as much again to regroup the fields. This scanner reads each byte once and
+writes it straight to its column (contig bases, read bases, qualities, read ids), checking it on
+the way. Importing numba takes a good part of a second, so :func:`.formats.read_dat` sends only
+files of :data:`.dat_bulk.JIT_MIN_BYTES` or more here; numba's on-disk cache (``cache=True``, ``NUMBA_CACHE_DIR``) spares
+the compilation after the first run.
+
+Like :func:`.dat_bulk.scan`, :func:`scan` answers only when it proves the file well formed, and
+it is stricter: a depth other than a plain decimal of up to 15 digits (which it converts exactly
+as Python's ``float`` does), or a line inside a record that starts with a number (which might
+look like a header to the careful reader), sends the file on to the other readers.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+#: Byte classes: 0 a field byte (printable ASCII), 1 space or tab, 2 newline, 3 anything else.
+_CLASS = np.full(256, 3, dtype=np.uint8)
+_CLASS[33:127] = 0
+_CLASS[[9, 32]] = 1
+_CLASS[10] = 2
+_IS_BASE = np.zeros(256, dtype=np.bool_)
+_IS_BASE[list(b"ACGTN")] = True
+#: Powers of ten that float64 holds exactly: m / 10**f is then correctly rounded (Clinger).
+_POW10 = np.array([10.0**i for i in range(23)], dtype=np.float64)
+
+_OK, _BAD = 0, 1
+
+
+@njit(cache=True)
+def _next_field(buf, cls, pos):
+    """Skips blanks and newlines from ``pos``: (start of the next field, or len(buf) at the end,
+    or -1 at a byte no field may hold; newlines crossed)."""
+    n = len(buf)
+    lines = 0
+    while pos < n:
+        c = cls[buf[pos]]
+        if c == 0:
+            return pos, lines
+        if c == 2:
+            lines += 1
+        elif c == 3:
+            return -1, lines
+        pos += 1
+    return n, lines
+
+
+@njit(cache=True)
+def _field_end(buf, cls, pos):
+    n = len(buf)
+    while pos < n and cls[buf[pos]] == 0:
+        pos += 1
+    return pos
+
+
+@njit(cache=True)
+def _integer(buf, a, b):
+    """The digits ``buf[a:b]`` as a number, or -1 (not all digits, or more than 18)."""
+    if b - a > 18:
+        return -1
+    v = 0
+    for i in range(a, b):
+        d = np.int64(buf[i]) - 48
+        if d < 0 or d > 9:
+            return -1
+        v = v * 10 + d
+    return v
+
+
+@njit(cache=True)
+def _all_digits(buf, a, b):
+    for i in range(a, b):
+        if buf[i] < 48 or buf[i] > 57:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _decimal(buf, a, b, pow10):
+    """``digits[.digits]`` with 1 to 15 digits as the float Python reads, else -1.0."""
+    m = 0
+    digits = 0
+    frac = -1
+    for i in range(a, b):
+        c = np.int64(buf[i])
+        if c == 46:
+            if frac >= 0:
+                return -1.0
+            frac = 0
+        elif 48 <= c <= 57:
+            m = m * 10 + (c - 48)
+            digits += 1
+            if frac >= 0:
+                frac += 1
+        else:
+            return -1.0
+    if digits == 0 or digits > 15:
+        return -1.0
+    return m / pow10[max(frac, 0)]
+
+
+@njit(cache=True)
+def _copy(buf, a, b, out, at, is_base, check):
+    """Copies ``buf[a:b]`` to ``out[at:]``; False if ``check`` and a byte is not a base."""
+    for i in range(b - a):
+        c = buf[a + i]
+        if check and not is_base[c]:
+            return False
+        out[at + i] = c
+    return True
+
+
+@njit(cache=True)
+def _scan(buf, cls, is_base, pow10, ctg, seqs, quals, ids, rec, depth, read_len, sizes):
+    """Reads every record; fills the columns and ``sizes``; returns _OK, or _BAD to decline.
+
+    ``rec[r]`` = cid, n_left, n_right, first line, contig length; ``seqs``, ``quals``, ``ids``
+    and ``read_len`` have one row per side; ``sizes`` = records, contig bytes, then per side
+    reads, bases and id bytes.
+    """
+    n = len(buf)
+    pos = 0
+    line = 1
+    nrec = 0
+    cb = 0
+    n_reads = np.zeros(2, np.int64)
+    n_bytes = np.zeros(2, np.int64)
+    n_ids = np.zeros(2, np.int64)
+    counts = np.zeros(2, np.int64)  # reads of the record on each side
+    while True:
+        s, crossed = _next_field(buf, cls, pos)
+        if s < 0:
+            return _BAD
+        line += crossed
+        if s >= n:
+            break
+        if nrec >= rec.shape[0]:
+            return _BAD
+        cid = -1
+        ctg_len = 0
+        e = s
+        for col in range(5):  # cid seq depth n_left n_right, all on the record's first line
+            if col:
+                s, crossed = _next_field(buf, cls, e)
+                if s < 0 or s >= n or crossed:
+                    return _BAD
+            e = _field_end(buf, cls, s)
+            if col == 1:
+                if not _copy(buf, s, e, ctg, cb, is_base, True):
+                    return _BAD
+                ctg_len = e - s
+                cb += ctg_len
+            elif col == 2:
+                depth[nrec] = _decimal(buf, s, e, pow10)
+                if depth[nrec] < 0:
+                    return _BAD
+            else:
+                v = _integer(buf, s, e)
+                if v < 0:
+                    return _BAD
+                if col == 0:
+                    cid = v
+                else:
+                    counts[col - 3] = v
+        rec[nrec, 0] = cid
+        rec[nrec, 1] = counts[0]
+        rec[nrec, 2] = counts[1]
+        rec[nrec, 3] = line
+        rec[nrec, 4] = ctg_len
+        for side in range(2):
+            for _ in range(counts[side]):
+                r = n_reads[side]
+                if r >= read_len.shape[1]:
+                    return _BAD
+                for col in range(3):  # id seq qual
+                    s, crossed = _next_field(buf, cls, e)
+                    if s < 0 or s >= n:
+                        return _BAD
+                    e = _field_end(buf, cls, s)
+                    if crossed:
+                        line += crossed
+                        if _all_digits(buf, s, e):
+                            return _BAD
+                    if col == 0:
+                        _copy(buf, s, e, ids[side], n_ids[side], is_base, False)
+                        n_ids[side] += e - s + 1
+                        ids[side, n_ids[side] - 1] = 10
+                    elif col == 1:
+                        if not _copy(buf, s, e, seqs[side], n_bytes[side], is_base, True):
+                            return _BAD
+                        read_len[side, r] = e - s
+                    else:
+                        if e - s != read_len[side, r]:
+                            return _BAD
+                        _copy(buf, s, e, quals[side], n_bytes[side], is_base, False)
+                        n_bytes[side] += e - s
+                n_reads[side] += 1
+        pos = e  # the record's line must end here
+        while pos < n and cls[buf[pos]] == 1:
+            pos += 1
+        if pos < n and cls[buf[pos]] != 2:
+            return _BAD
+        nrec += 1
+    if nrec == 0:
+        return _BAD
+    sizes[0] = nrec
+    sizes[1] = cb
+    for side in range(2):
+        sizes[2 + 3 * side] = n_reads[side]
+        sizes[3 + 3 * side] = n_bytes[side]
+        sizes[4 + 3 * side] = n_ids[side]
+    return _OK
+
+
+def _offsets(lengths: np.ndarray) -> np.ndarray:
+    off = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=off[1:])
+    return off
+
+
+def scan(raw: bytes) -> dict | None:
+    """Reads a well-formed ``.dat`` file's bytes; the same answer as :func:`.dat_bulk.scan`.
+
+    Parameters
+    ----------
+    raw : bytes
+        The whole file.
+
+    Returns
+    -------
+    dict or None
+        The columns (see :func:`.dat_bulk.scan`), or None when this scanner does not prove the
+        file well formed.
+    """
+    buf = np.frombuffer(raw, dtype=np.uint8)
+    n = len(buf)
+    # Capacities no well-formed file exceeds (a record ends a line; a read takes 6 bytes or
+    # more); the pages of the untouched part are never allocated.
+    records = raw.count(b"\n") + 1
+    ctg = np.empty(n, dtype=np.uint8)
+    seqs, quals, ids = (np.empty((2, n), dtype=np.uint8) for _ in range(3))
+    rec = np.empty((records, 5), dtype=np.int64)
+    depth = np.empty(records, dtype=np.float64)
+    read_len = np.empty((2, n // 6 + 1), dtype=np.int32)
+    sizes = np.zeros(8, dtype=np.int64)
+    if _scan(buf, _CLASS, _IS_BASE, _POW10, ctg, seqs, quals, ids, rec, depth, read_len, sizes) != _OK:
+        return None
+    nrec, cb = int(sizes[0]), int(sizes[1])
+    rec = rec[:nrec]
+    sides = []
+    for side in range(2):
+        nr, nb, ni = (int(v) for v in sizes[2 + 3 * side : 5 + 3 * side])
+        id_list = ids[side, : ni - 1].tobytes().decode("ascii").split("\n") if nr else []
+        sides.append((seqs[side, :nb], quals[side, :nb], _offsets(read_len[side, :nr].astype(np.int64)),
+                      _offsets(rec[:, 1 + side]), id_list))
+    # The base columns stay views of their buffers: copying would cost as much as the scan, and
+    # the pages past their ends were never touched, so they take no memory.
+    return {"cids": rec[:, 0].copy(), "seqs": ctg[:cb], "offsets": _offsets(rec[:, 4]),
+            "depths": depth[:nrec].copy(), "left": sides[0], "right": sides[1], "lines": rec[:, 3].copy()}
