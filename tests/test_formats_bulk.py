@@ -139,24 +139,38 @@ def test_mutated_files_never_pass_the_bulk_reader_alone(scanner: str) -> None:
     assert accepted > 0
 
 
+def _jit_blocks(ds: Dataset, block: int) -> list:
+    pytest.importorskip("numba")
+    from lassm.workloads.local_assembly import dat_jit
+
+    return list(dat_jit.dat_blocks(ds, block))
+
+
+WRITERS = {"numpy": lambda ds, block: list(dat_bulk.dat_blocks(ds, block)), "numba": _jit_blocks}
+
+
 @pytest.mark.parametrize("block", [1, 7, dat_bulk.WRITE_BLOCK])
-def test_bulk_writer_bytes_match_the_old_writer(block: int) -> None:
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_bulk_writer_bytes_match_the_old_writer(block: int, writer: str) -> None:
     ds = formats.read_dat(paths.sample("k77"))
-    assert b"".join(dat_bulk.dat_blocks(ds, block)) == _old_write_dat(ds)
+    assert b"".join(bytes(b) for b in WRITERS[writer](ds, block)) == _old_write_dat(ds)
 
 
-def test_bulk_writer_without_read_ids_and_odd_depths(tmp_path: Path) -> None:
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_bulk_writers_without_read_ids_and_odd_depths(writer: str, tmp_path: Path) -> None:
     read = (S.encode(), Q.encode())
     ds = make_dataset([(5, b"ACGT" * 20, 3.0, [], [read]), (6, b"ACGTN", 0.125, [read, read], []),
-                       (9, b"A", 1e-7, [], [])], k=21)
+                       (9, b"A", 1e-7, [], []), (0, b"C", -2.0, [], []), (11, b"G", 2.0**70, [read], []),
+                       (12, b"T", float("inf"), [], []), (2**62, b"A", -0.0, [], [])], k=21)
     ds = Dataset(ds.cids, ds.seqs, ds.offsets, ds.depths,
                  type(ds.left)(ds.left.seqs, ds.left.quals, ds.left.offsets, ds.left.contig_offsets, []),
                  ds.right, k=21)
-    formats.write_dat(ds, tmp_path / "x.dat")
-    assert (tmp_path / "x.dat").read_bytes() == _old_write_dat(ds)
+    assert b"".join(bytes(b) for b in WRITERS[writer](ds, 3)) == _old_write_dat(ds)
+    good = ds.subset(np.arange(3))
+    formats.write_dat(good, tmp_path / "x.dat")
     back = formats.read_dat(tmp_path / "x.dat")
-    assert np.array_equal(back.depths, ds.depths) and np.array_equal(back.left.quals, ds.left.quals)
-    assert back.left.ids == ["@r1_0", "@r1_1"] and back.right.ids == ds.right.ids
+    assert np.array_equal(back.depths, good.depths) and np.array_equal(back.left.quals, good.left.quals)
+    assert back.left.ids == ["@r1_0", "@r1_1"] and back.right.ids == good.right.ids
 
 
 def test_pieces_cuts_buffers_holding_newlines() -> None:
@@ -196,3 +210,16 @@ def test_big_files_take_the_numba_scanner(monkeypatch: pytest.MonkeyPatch) -> No
     assert formats.read_dat(paths.sample("k77")).left.ids == ds.left.ids
     declined = formats._scan(LAID_OUT.encode())  # 1e-3: numba declines, NumPy reads it
     assert declined is not None and declined["depths"][2] == 1e-3
+
+
+def test_big_datasets_take_the_numba_writer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("numba")
+    from lassm.workloads.local_assembly import dat_jit
+
+    calls = []
+    real = dat_jit.dat_blocks
+    monkeypatch.setattr(dat_jit, "dat_blocks", lambda ds: calls.append(ds.n_contigs) or real(ds))
+    monkeypatch.setattr(dat_bulk, "JIT_MIN_BYTES", 0)
+    ds = formats.read_dat(paths.sample("k77"))
+    formats.write_dat(ds, tmp_path / "x.dat")
+    assert calls == [3296] and (tmp_path / "x.dat").read_bytes() == paths.sample("k77").read_bytes().replace(b" \n", b"\n")

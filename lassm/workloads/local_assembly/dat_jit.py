@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The ``.dat`` reader compiled with numba: one pass over the bytes, for big files.
+"""The ``.dat`` format compiled with numba: one pass over the bytes, for big files.
 
 :mod:`.dat_bulk` splits the file into Python bytes objects, which costs about what the split
 itself costs and as much again to regroup the fields. This scanner reads each byte once and
@@ -7,6 +7,8 @@ writes it straight to its column (contig bases, read bases, qualities, read ids)
 the way. Importing numba takes a good part of a second, so :func:`.formats.read_dat` sends only
 files of :data:`.dat_bulk.JIT_MIN_BYTES` or more here; numba's on-disk cache (``cache=True``, ``NUMBA_CACHE_DIR``) spares
 the compilation after the first run.
+
+The writer (:func:`dat_blocks`) measures each block of records, then writes it into one buffer.
 
 Like :func:`.dat_bulk.scan`, :func:`scan` answers only when it proves the file well formed, and
 it is stricter: a depth other than a plain decimal of up to 15 digits (which it converts exactly
@@ -261,3 +263,134 @@ def scan(raw: bytes) -> dict | None:
     # the pages past their ends were never touched, so they take no memory.
     return {"cids": rec[:, 0].copy(), "seqs": ctg[:cb], "offsets": _offsets(rec[:, 4]),
             "depths": depth[:nrec].copy(), "left": sides[0], "right": sides[1], "lines": rec[:, 3].copy()}
+
+
+# --- writing ---------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _put_int(out, at, v, write):
+    """Writes the decimal digits of ``v >= 0`` at ``out[at:]``; returns the end."""
+    digits = 1
+    t = v // 10
+    while t > 0:
+        t //= 10
+        digits += 1
+    if write:
+        p = at + digits - 1
+        for _ in range(digits):
+            out[p] = 48 + v % 10
+            v //= 10
+            p -= 1
+    return at + digits
+
+
+@njit(cache=True)
+def _put(out, at, src, a, b, write):
+    if write:
+        out[at : at + b - a] = src[a:b]
+    return at + b - a
+
+
+@njit(cache=True)
+def _put_byte(out, at, c, write):
+    if write:
+        out[at] = c
+    return at + 1
+
+
+@njit(cache=True)
+def _dat_text(out, write, first, cids, ctg, ctg_off, depth_int, depth_txt, depth_off, counts, coffs, roffs,
+              seqs, quals, ids, id_off, has_ids):
+    """Records ``first ..`` (as many as ``cids``) as ``.dat`` lines in ``out``; returns their size.
+
+    With ``write`` False nothing is written: the size alone, to allocate ``out``. A depth is
+    ``depth_int[i]`` if that is not negative, else its text ``depth_txt[depth_off[i]:...]``.
+    Each side s has ``counts[s]`` (reads per record), ``coffs[s]`` (first read of each record),
+    read offsets, bases, qualities and ids (or ``@r<contig>_<read>`` without them).
+    """
+    at = 0
+    for r in range(len(cids)):
+        i = first + r
+        at = _put_int(out, at, cids[r], write)
+        at = _put_byte(out, at, 32, write)
+        at = _put(out, at, ctg, ctg_off[i], ctg_off[i + 1], write)
+        at = _put_byte(out, at, 32, write)
+        if depth_int[r] >= 0:
+            at = _put_int(out, at, depth_int[r], write)
+        else:
+            at = _put(out, at, depth_txt, depth_off[r], depth_off[r + 1], write)
+        for side in range(2):
+            at = _put_byte(out, at, 32, write)
+            at = _put_int(out, at, counts[side, r], write)
+        for side in range(2):
+            for j in range(coffs[side, i], coffs[side, i] + counts[side, r]):
+                at = _put_byte(out, at, 32, write)
+                if has_ids[side]:
+                    at = _put(out, at, ids[side], id_off[side][j], id_off[side][j + 1] - 1, write)
+                else:
+                    at = _put_byte(out, at, 64, write)
+                    at = _put_byte(out, at, 114, write)
+                    at = _put_int(out, at, i, write)
+                    at = _put_byte(out, at, 95, write)
+                    at = _put_int(out, at, j, write)
+                at = _put_byte(out, at, 32, write)
+                at = _put(out, at, seqs[side], roffs[side][j], roffs[side][j + 1], write)
+                at = _put_byte(out, at, 32, write)
+                at = _put(out, at, quals[side], roffs[side][j], roffs[side][j + 1], write)
+        at = _put_byte(out, at, 10, write)
+    return at
+
+
+def _id_buffer(ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Every id followed by a newline, as one buffer, and where each starts."""
+    if not ids:
+        return np.zeros(0, dtype=np.uint8), np.zeros(1, dtype=np.int64)
+    data = bytearray(("\n".join(ids) + "\n").encode("ascii"))
+    off = np.zeros(len(ids) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, ids), dtype=np.int64, count=len(ids)) + 1, out=off[1:])
+    return np.frombuffer(data, dtype=np.uint8), off
+
+
+def _pair(arrays) -> tuple[np.ndarray, np.ndarray]:
+    """Both sides' arrays as one tuple numba can index by side: of one numba type, so contiguous
+    and writable (copied only if not)."""
+    return tuple(a if a.flags.c_contiguous and a.flags.writeable else a.copy() for a in arrays)
+
+
+def writable(ds) -> bool:
+    """Whether :func:`dat_blocks` can write ``ds``: it writes contig ids that are not negative."""
+    return bool(np.all(ds.cids >= 0))
+
+
+def dat_blocks(ds, block: int = 1 << 18):
+    """The dataset as ``.dat`` text, ``block`` records at a time, byte for byte as
+    :func:`.dat_bulk.dat_blocks` writes it (for a dataset :func:`writable` accepts)."""
+    from .dat_bulk import fmt_depth
+
+    sides = (ds.left, ds.right)
+    id_bufs = [_id_buffer(r.ids) for r in sides]
+    ids = _pair(b for b, _ in id_bufs)
+    id_off = _pair(o for _, o in id_bufs)
+    seqs = _pair(r.seqs for r in sides)
+    quals = _pair(r.quals for r in sides)
+    roffs = _pair(r.offsets for r in sides)
+    coffs = np.stack([r.contig_offsets for r in sides])
+    has_ids = np.array([bool(r.ids) for r in sides])
+    for a in range(0, ds.n_contigs, block):
+        b = min(a + block, ds.n_contigs)
+        depths = ds.depths[a:b]
+        whole = np.isfinite(depths) & (depths == np.floor(depths)) & (depths >= 0) & (depths < 2.0**62)
+        depth_int = np.where(whole, depths, -1).astype(np.int64)
+        texts = [fmt_depth(d) for d in depths[~whole].tolist()]
+        txt = "".join(texts).encode("ascii")
+        txt_len = np.zeros(b - a, dtype=np.int64)
+        txt_len[~whole] = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        txt_off = np.zeros(b - a + 1, dtype=np.int64)
+        np.cumsum(txt_len, out=txt_off[1:])
+        counts = np.stack([r.counts[a:b] for r in sides])
+        args = (a, ds.cids[a:b], ds.seqs, ds.offsets, depth_int, np.frombuffer(txt, dtype=np.uint8), txt_off,
+                counts, coffs, roffs, seqs, quals, ids, id_off, has_ids)
+        size = _dat_text(np.zeros(0, dtype=np.uint8), False, *args)
+        out = np.empty(size, dtype=np.uint8)
+        _dat_text(out, True, *args)
+        yield out

@@ -225,9 +225,21 @@ def _from_records(records: list[tuple], name: str, k: int | None) -> Dataset:
 
 
 def write_dat(ds: Dataset, path: str | os.PathLike) -> None:
-    """Writes ``ds`` as a MetaHipMer ``.dat`` file, one record per line (atomically, in blocks)."""
+    """Writes ``ds`` as a MetaHipMer ``.dat`` file, one record per line (atomically, in blocks).
+
+    A big dataset is written by the numba writer where numba is installed, any other by the
+    bulk writer; both write the same bytes.
+    """
+    blocks = None
+    if ds.seqs.nbytes + 2 * (ds.left.seqs.nbytes + ds.right.seqs.nbytes) >= dat_bulk.JIT_MIN_BYTES:
+        try:
+            from . import dat_jit
+        except ImportError:  # numba is absent: a GPU node may lack it
+            pass
+        else:
+            blocks = dat_jit.dat_blocks(ds) if dat_jit.writable(ds) else None
     with atomic_open(path, "wb") as fh:
-        for block in dat_bulk.dat_blocks(ds):
+        for block in blocks or dat_bulk.dat_blocks(ds):
             fh.write(block)
 
 
