@@ -223,3 +223,18 @@ def test_big_datasets_take_the_numba_writer(tmp_path: Path, monkeypatch: pytest.
     ds = formats.read_dat(paths.sample("k77"))
     formats.write_dat(ds, tmp_path / "x.dat")
     assert calls == [3296] and (tmp_path / "x.dat").read_bytes() == paths.sample("k77").read_bytes().replace(b" \n", b"\n")
+
+
+def test_extended_contigs_are_written_as_one_at_a_time(tmp_path: Path) -> None:
+    """The bulk output equals the extended contigs formatted one by one, whatever the block."""
+    from lassm.runs.extend import extend
+    from lassm.workloads.local_assembly.config import Params
+
+    ext = extend(formats.read_dat(paths.sample("k77")).subset(np.arange(0, 3296, 7)), Params(k=77), backend="cpu")
+    one_by_one = "".join(f"{int(c)} {ext.extended(i).decode()}\n" for i, c in enumerate(ext.dataset.cids))
+    assert int((ext.left.walk_len > 0).sum()) > 10 and int((ext.right.walk_len > 0).sum()) > 10
+    for block in (1, 5, dat_bulk.WRITE_BLOCK):
+        assert b"".join(dat_bulk.extended_blocks(ext, block)).decode() == one_by_one
+    formats.write_extended(ext, tmp_path / "out.txt")
+    assert (tmp_path / "out.txt").read_text() == one_by_one
+    assert ext.lines() == one_by_one.splitlines()

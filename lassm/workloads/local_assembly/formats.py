@@ -369,9 +369,9 @@ def write_fastq(ds: Dataset, path: str | os.PathLike) -> None:
 
 def write_extended(ext: Extension, path: str | os.PathLike) -> None:
     """Writes MetaHipMer's output, ``cid extended_sequence`` per contig (atomically)."""
-    with atomic_open(path, "w") as fh:
-        for line in ext.lines():
-            fh.write(line + "\n")
+    with atomic_open(path, "wb") as fh:
+        for block in dat_bulk.extended_blocks(ext):
+            fh.write(block)
 
 
 def read_extended(path: str | os.PathLike) -> dict[int, str]:
