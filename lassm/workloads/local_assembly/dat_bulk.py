@@ -30,9 +30,10 @@ _FAST_BYTES = bytes(range(33, 127)) + b" \t\n"
 _BASES = b"ACGTN"
 #: Longest integer token read in bulk (int64 holds every 18-digit number).
 _MAX_DIGITS = 18
-#: Files of this size or more are read by the numba scanner (:mod:`.dat_jit`) where numba is
-#: installed. A tunable: below it, importing numba costs more than it saves.
-JIT_MIN_BYTES = 32 * 2**20
+#: Files (and datasets) of this size or more are read (and written) by :mod:`.dat_jit` where
+#: numba is installed. A tunable: importing numba and loading the scanner from its cache cost a
+#: fresh process a fixed time, which a small file does not win back.
+JIT_MIN_BYTES = 64 * 2**20
 #: Records per block when writing, which bounds the Python objects alive at once.
 WRITE_BLOCK = 65536
 
