@@ -54,7 +54,7 @@ def _old_write_dat(ds: Dataset) -> bytes:
 
 
 @pytest.mark.parametrize("raw", [paths.sample("k77").read_bytes(), paths.sample("k21").read_bytes(),
-                                 LAID_OUT.replace("1e-3", "0.001").encode()],
+                                 LAID_OUT.encode()],
                          ids=["sample-k77", "sample-k21", "laid out"])
 @pytest.mark.parametrize("scanner", list(SCANNERS))
 def test_bulk_reads_what_the_careful_reader_reads(raw: bytes, scanner: str) -> None:
@@ -72,7 +72,7 @@ def test_bulk_reads_what_the_careful_reader_reads(raw: bytes, scanner: str) -> N
 
 @pytest.mark.parametrize("scanner", list(SCANNERS))
 def test_bulk_lines_name_record_starts(scanner: str) -> None:
-    assert SCANNERS[scanner](LAID_OUT.replace("1e-3", "0.001").encode())["lines"].tolist() == [1, 7, 10, 12]
+    assert SCANNERS[scanner](LAID_OUT.encode())["lines"].tolist() == [1, 7, 10, 12]
 
 
 @pytest.mark.parametrize("raw", [b"7 ACGT 1 0 0\r\n", "7 ACGT 1 0 0 é\n".encode(), b"7 ACGT 1 0 0\x0c",
@@ -86,21 +86,13 @@ def test_bulk_declines_what_it_cannot_prove(raw: bytes, scanner: str) -> None:
     assert SCANNERS[scanner](raw) is None
 
 
-@pytest.mark.parametrize("depth", ["1e-3", "1" * 16, "1.5.0", "."])
-def test_numba_declines_depths_it_cannot_read_as_python_does(depth: str) -> None:
+@pytest.mark.parametrize("depth", ["1.5.0", ".", "inf", "nan", "-1", "x"])
+def test_numba_declines_depths_the_careful_reader_refuses(depth: str) -> None:
     assert _jit_scan(f"7 ACGT {depth} 0 0\n".encode()) is None
 
 
-def test_numba_declines_a_line_inside_a_record_that_starts_with_a_number() -> None:
-    """The careful reader would take it for a header if it had five fields; not checked here."""
-    raw = b"7 ACGT 1 0 1\n12 AC\nII\n"
-    assert _careful(raw).right.ids == ["12"] and _jit_scan(raw) is None
-
-
-def test_numba_reads_plain_decimals_as_python_does() -> None:
-    rng = random.Random(7)
-    depths = [f"{rng.randrange(10**rng.randint(1, 9))}.{rng.randrange(10**6):06d}"[: rng.randint(1, 15)].rstrip(".")
-              for _ in range(300)] + ["0.1", "2.14286", "1.", ".5", "007", "999999999999999"]
+def test_numba_reads_depths_as_python_does() -> None:
+    depths = ["2.4615384615384617", "1e-3", "1_0", "0.1", "1.", ".5", "007", "12345678901234567890.5"]
     raw = "".join(f"{i} A {d} 0 0\n" for i, d in enumerate(depths)).encode()
     assert _jit_scan(raw)["depths"].tolist() == [float(d) for d in depths]
 
@@ -110,7 +102,7 @@ def test_mutated_files_never_pass_the_bulk_reader_alone(scanner: str) -> None:
     """Whatever a random edit does to a good file, the bulk reader accepts it only if the careful
     reader does, with the same dataset; otherwise read_dat gives the careful reader's error."""
     rng = random.Random(20)
-    text = LAID_OUT.replace("1e-3", "0.001").encode() if scanner == "numba" else LAID_OUT.encode()
+    text = LAID_OUT.encode()
     alphabet = b"0123456789ACGTNX .\t\n\r@I-e"
     accepted = 0
     for trial in range(600):
@@ -208,8 +200,8 @@ def test_big_files_take_the_numba_scanner(monkeypatch: pytest.MonkeyPatch) -> No
     ds = formats.read_dat(paths.sample("k77"))
     assert calls and ds.n_contigs == 3296
     assert formats.read_dat(paths.sample("k77")).left.ids == ds.left.ids
-    declined = formats._scan(LAID_OUT.encode())  # 1e-3: numba declines, NumPy reads it
-    assert declined is not None and declined["depths"][2] == 1e-3
+    raw = b"7 ACGT 1 0 1\n12 AC\nII\n"  # numba declines (a line starting with a number), NumPy reads it
+    assert dat_jit.scan(raw) is None and formats._scan(raw)["right"][4] == ["12"]
 
 
 def test_big_datasets_take_the_numba_writer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

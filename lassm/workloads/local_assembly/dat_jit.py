@@ -11,9 +11,9 @@ the compilation after the first run.
 The writer (:func:`dat_blocks`) measures each block of records, then writes it into one buffer.
 
 Like :func:`.dat_bulk.scan`, :func:`scan` answers only when it proves the file well formed, and
-it is stricter: a depth other than a plain decimal of up to 15 digits (which it converts exactly
-as Python's ``float`` does), or a line inside a record that starts with a number (which might
-look like a header to the careful reader), sends the file on to the other readers.
+it is stricter: a line inside a record that starts with a number (which might look like a header
+to the careful reader) sends the file on to the other readers. Depths are read by Python's
+``float``, as the careful reader reads them.
 """
 from __future__ import annotations
 
@@ -27,8 +27,6 @@ _CLASS[[9, 32]] = 1
 _CLASS[10] = 2
 _IS_BASE = np.zeros(256, dtype=np.bool_)
 _IS_BASE[list(b"ACGTN")] = True
-#: Powers of ten that float64 holds exactly: m / 10**f is then correctly rounded (Clinger).
-_POW10 = np.array([10.0**i for i in range(23)], dtype=np.float64)
 
 _OK, _BAD = 0, 1
 
@@ -82,30 +80,6 @@ def _all_digits(buf, a, b):
 
 
 @njit(cache=True)
-def _decimal(buf, a, b, pow10):
-    """``digits[.digits]`` with 1 to 15 digits as the float Python reads, else -1.0."""
-    m = 0
-    digits = 0
-    frac = -1
-    for i in range(a, b):
-        c = np.int64(buf[i])
-        if c == 46:
-            if frac >= 0:
-                return -1.0
-            frac = 0
-        elif 48 <= c <= 57:
-            m = m * 10 + (c - 48)
-            digits += 1
-            if frac >= 0:
-                frac += 1
-        else:
-            return -1.0
-    if digits == 0 or digits > 15:
-        return -1.0
-    return m / pow10[max(frac, 0)]
-
-
-@njit(cache=True)
 def _copy(buf, a, b, out, at, is_base, check):
     """Copies ``buf[a:b]`` to ``out[at:]``; False if ``check`` and a byte is not a base."""
     for i in range(b - a):
@@ -117,18 +91,20 @@ def _copy(buf, a, b, out, at, is_base, check):
 
 
 @njit(cache=True)
-def _scan(buf, cls, is_base, pow10, ctg, seqs, quals, ids, rec, depth, read_len, sizes):
+def _scan(buf, cls, is_base, ctg, seqs, quals, ids, depths, rec, read_len, sizes):
     """Reads every record; fills the columns and ``sizes``; returns _OK, or _BAD to decline.
 
-    ``rec[r]`` = cid, n_left, n_right, first line, contig length; ``seqs``, ``quals``, ``ids``
-    and ``read_len`` have one row per side; ``sizes`` = records, contig bytes, then per side
-    reads, bases and id bytes.
+    ``rec[r]`` = cid, n_left, n_right, first line, contig length; ``depths`` gets each depth's
+    text and a newline (Python's ``float`` reads them after); ``seqs``, ``quals``, ``ids`` and
+    ``read_len`` have one row per side; ``sizes`` = records, contig bytes, then per side reads,
+    bases and id bytes, then depth bytes.
     """
     n = len(buf)
     pos = 0
     line = 1
     nrec = 0
     cb = 0
+    db = 0
     n_reads = np.zeros(2, np.int64)
     n_bytes = np.zeros(2, np.int64)
     n_ids = np.zeros(2, np.int64)
@@ -157,9 +133,9 @@ def _scan(buf, cls, is_base, pow10, ctg, seqs, quals, ids, rec, depth, read_len,
                 ctg_len = e - s
                 cb += ctg_len
             elif col == 2:
-                depth[nrec] = _decimal(buf, s, e, pow10)
-                if depth[nrec] < 0:
-                    return _BAD
+                _copy(buf, s, e, depths, db, is_base, False)
+                db += e - s + 1
+                depths[db - 1] = 10
             else:
                 v = _integer(buf, s, e)
                 if v < 0:
@@ -215,6 +191,7 @@ def _scan(buf, cls, is_base, pow10, ctg, seqs, quals, ids, rec, depth, read_len,
         sizes[2 + 3 * side] = n_reads[side]
         sizes[3 + 3 * side] = n_bytes[side]
         sizes[4 + 3 * side] = n_ids[side]
+    sizes[8] = db
     return _OK
 
 
@@ -243,13 +220,19 @@ def scan(raw: bytes) -> dict | None:
     # Capacities no well-formed file exceeds (a record ends a line; a read takes 6 bytes or
     # more); the pages of the untouched part are never allocated.
     records = raw.count(b"\n") + 1
-    ctg = np.empty(n, dtype=np.uint8)
+    ctg, depth_text = np.empty(n, dtype=np.uint8), np.empty(n, dtype=np.uint8)
     seqs, quals, ids = (np.empty((2, n), dtype=np.uint8) for _ in range(3))
     rec = np.empty((records, 5), dtype=np.int64)
-    depth = np.empty(records, dtype=np.float64)
     read_len = np.empty((2, n // 6 + 1), dtype=np.int32)
-    sizes = np.zeros(8, dtype=np.int64)
-    if _scan(buf, _CLASS, _IS_BASE, _POW10, ctg, seqs, quals, ids, rec, depth, read_len, sizes) != _OK:
+    sizes = np.zeros(9, dtype=np.int64)
+    if _scan(buf, _CLASS, _IS_BASE, ctg, seqs, quals, ids, depth_text, rec, read_len, sizes) != _OK:
+        return None
+    try:  # the careful reader's own conversion, so the same numbers and the same refusals
+        depths = np.fromiter(map(float, depth_text[: sizes[8] - 1].tobytes().split(b"\n")), dtype=np.float64,
+                             count=int(sizes[0]))
+    except ValueError:
+        return None
+    if not np.all(np.isfinite(depths) & (depths >= 0)):
         return None
     nrec, cb = int(sizes[0]), int(sizes[1])
     rec = rec[:nrec]
@@ -262,7 +245,7 @@ def scan(raw: bytes) -> dict | None:
     # The base columns stay views of their buffers: copying would cost as much as the scan, and
     # the pages past their ends were never touched, so they take no memory.
     return {"cids": rec[:, 0].copy(), "seqs": ctg[:cb], "offsets": _offsets(rec[:, 4]),
-            "depths": depth[:nrec].copy(), "left": sides[0], "right": sides[1], "lines": rec[:, 3].copy()}
+            "depths": depths, "left": sides[0], "right": sides[1], "lines": rec[:, 3].copy()}
 
 
 # --- writing ---------------------------------------------------------------------------------
