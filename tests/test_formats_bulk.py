@@ -230,3 +230,10 @@ def test_extended_contigs_are_written_as_one_at_a_time(tmp_path: Path) -> None:
     formats.write_extended(ext, tmp_path / "out.txt")
     assert (tmp_path / "out.txt").read_text() == one_by_one
     assert ext.lines() == one_by_one.splitlines()
+
+
+def test_numba_reads_more_records_than_it_first_makes_room_for() -> None:
+    raw = "".join(f"{i} AC {i % 7}.5 0 0\n" for i in range(3000)).encode()
+    parsed = _jit_scan(raw)
+    assert parsed["cids"].tolist() == list(range(3000)) and parsed["lines"].tolist() == list(range(1, 3001))
+    assert np.array_equal(parsed["depths"], _careful(raw).depths)

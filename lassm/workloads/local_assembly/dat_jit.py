@@ -28,7 +28,7 @@ _CLASS[10] = 2
 _IS_BASE = np.zeros(256, dtype=np.bool_)
 _IS_BASE[list(b"ACGTN")] = True
 
-_OK, _BAD = 0, 1
+_OK, _BAD, _FULL = 0, 1, 2
 
 
 @njit(cache=True)
@@ -82,11 +82,11 @@ def _all_digits(buf, a, b):
 @njit(cache=True)
 def _copy(buf, a, b, out, at, is_base, check):
     """Copies ``buf[a:b]`` to ``out[at:]``; False if ``check`` and a byte is not a base."""
-    for i in range(b - a):
-        c = buf[a + i]
-        if check and not is_base[c]:
-            return False
-        out[at + i] = c
+    if check:
+        for i in range(a, b):
+            if not is_base[buf[i]]:
+                return False
+    out[at : at + b - a] = buf[a:b]
     return True
 
 
@@ -117,7 +117,7 @@ def _scan(buf, cls, is_base, ctg, seqs, quals, ids, depths, rec, read_len, sizes
         if s >= n:
             break
         if nrec >= rec.shape[0]:
-            return _BAD
+            return _FULL
         cid = -1
         ctg_len = 0
         e = s
@@ -217,15 +217,19 @@ def scan(raw: bytes) -> dict | None:
     """
     buf = np.frombuffer(raw, dtype=np.uint8)
     n = len(buf)
-    # Capacities no well-formed file exceeds (a record ends a line; a read takes 6 bytes or
-    # more); the pages of the untouched part are never allocated.
-    records = raw.count(b"\n") + 1
+    # Capacities no well-formed file exceeds (a read takes 6 bytes or more), but for records;
+    # the pages of the untouched part are never allocated.
+    records = n // 64 + 16  # a guess; if it is short, the scan runs again with the bound
     ctg, depth_text = np.empty(n, dtype=np.uint8), np.empty(n, dtype=np.uint8)
     seqs, quals, ids = (np.empty((2, n), dtype=np.uint8) for _ in range(3))
     rec = np.empty((records, 5), dtype=np.int64)
     read_len = np.empty((2, n // 6 + 1), dtype=np.int32)
     sizes = np.zeros(9, dtype=np.int64)
-    if _scan(buf, _CLASS, _IS_BASE, ctg, seqs, quals, ids, depth_text, rec, read_len, sizes) != _OK:
+    status = _scan(buf, _CLASS, _IS_BASE, ctg, seqs, quals, ids, depth_text, rec, read_len, sizes)
+    if status == _FULL:  # every record ends a line
+        rec = np.empty((raw.count(b"\n") + 1, 5), dtype=np.int64)
+        status = _scan(buf, _CLASS, _IS_BASE, ctg, seqs, quals, ids, depth_text, rec, read_len, sizes)
+    if status != _OK:
         return None
     try:  # the careful reader's own conversion, so the same numbers and the same refusals
         depths = np.fromiter(map(float, depth_text[: sizes[8] - 1].tobytes().split(b"\n")), dtype=np.float64,
