@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 #   make test         the test suite (GPU tests skip themselves without a GPU)
-#   make book         the main job (lassm run: the campaign), then the Jupyter Book into _build/html
+#   make book         the main job (lassm run: the campaign), then the Jupyter Book into _build/html,
+#                     then its print view (_build/html/print.html and _build/lassm-book.pdf)
 #   make deps         the Debian packages the tests use, installed where root or sudo allows
 #                     (tools/deps.sh says what it installs; `make test` and `make book` call it)
 #   make venv         .venv with lassm installed editable, with the extras that fit this platform
 #   make html         the Jupyter Book alone, from the records already under data/results/
 #   make chapters     one machine chapter per folder under data/results/ (machines/*.ipynb)
+#   make print        the print view of the book already built: every page in one HTML file, and
+#                     a PDF of it where Chromium is installed (lassm.book.printview)
 #   make wheelhouse   wheels for a GPU node without internet (see below and README.md)
 #   make clean        removes build outputs and built wheels (never .venv, never data/results)
 
@@ -14,11 +17,12 @@ PYTHON   ?= python3
 VENV     ?= .venv
 BIN      := $(VENV)/bin
 # The extras that fit the platform: Intel's OpenCL CPU driver (the intel extra) exists for
-# x86-64 Linux only; Dask everywhere. `make test EXTRAS=test,book` installs fewer.
+# x86-64 Linux only; Dask and pyopencl (the opencl backend: tested on the CPU driver that intel
+# brings, timed on a GPU's own OpenCL) everywhere. `make test EXTRAS=test,book` installs fewer.
 ifeq ($(shell uname -s)-$(shell uname -m),Linux-x86_64)
-EXTRAS   ?= test,book,intel,dask
+EXTRAS   ?= test,book,intel,dask,opencl
 else
-EXTRAS   ?= test,book,dask
+EXTRAS   ?= test,book,dask,opencl
 endif
 comma    := ,
 # The stamp names the extras, so asking for other extras installs again; editing
@@ -36,7 +40,7 @@ RUN_ARGS ?=
 # -W: a warning fails the build; --keep-going: report every warning, not just the first.
 JB_ARGS  ?= -W --keep-going --all
 
-.PHONY: all deps venv test book run html chapters wheelhouse clean
+.PHONY: all deps venv test book run html chapters print wheelhouse clean
 all: test
 
 $(BIN)/python:
@@ -69,11 +73,17 @@ chapters: $(STAMP)
 
 html: chapters
 	$(BIN)/jupyter-book build . $(JB_ARGS)
+	$(BIN)/python -m lassm.book.printview
+
+# The whole book as one page and as a PDF, from _build/html (no notebook is executed again).
+print: $(STAMP)
+	$(BIN)/python -m lassm.book.printview
 
 book: deps $(STAMP)
 	$(BIN)/lassm run $(RUN_ARGS)
 	$(BIN)/python -m lassm.book.machines
 	$(BIN)/jupyter-book build . $(JB_ARGS)
+	$(BIN)/python -m lassm.book.printview
 
 # --------------------------------------------------------------------------------------------
 # Wheelhouse: every wheel a GPU node without internet needs, built here for its Python and

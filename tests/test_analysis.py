@@ -55,8 +55,30 @@ def test_committed_csv_is_reproduced(derived: pd.DataFrame, tmp_path: Path) -> N
 
 def test_missing_counters_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
-    with pytest.raises(LassmError, match="no counter files"):
+    with pytest.raises(LassmError, match="no cuda counter files"):
         analysis.machine_metrics("nowhere")
+
+
+def test_each_backend_is_its_own_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An OpenCL file of a point the CUDA kernel also has stays out of the CUDA metrics."""
+    import shutil
+
+    from lassm.analysis import derive
+
+    src = paths.results_dir(H100)
+    dst = tmp_path / H100
+    (dst / "counters").mkdir(parents=True)
+    shutil.copy(src / "ceilings.json", dst / "ceilings.json")
+    for f in (src / "counters").glob("ncu__gen-k21__k21__cuda__casptr.csv*"):
+        shutil.copy(f, dst / "counters" / f.name)
+        shutil.copy(f, dst / "counters" / f.name.replace("__cuda__", "__opencl__"))
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
+    assert derive.counter_backends(H100) == ["cuda", "opencl"]
+    cuda, ocl = derive.machine_metrics(H100), derive.machine_metrics(H100, "opencl")
+    assert len(cuda) == len(ocl) == 1 and cuda["launches"].item() == ocl["launches"].item()
+    assert list(cuda["backend"]) == ["cuda"] and list(ocl["backend"]) == ["opencl"]
+    derive.write_metrics(H100)
+    assert (dst / "metrics-opencl.csv").is_file() and (dst / "metrics.csv").is_file()
 
 
 def test_bytes_per_insertion_uses_the_runs_work(derived: pd.DataFrame) -> None:

@@ -202,6 +202,7 @@ def test_backend_source_excerpts_match_the_backend():
     """Each backend's tab quotes that backend's kernel source, nothing else."""
     sources = {"cuda": "kernels/local_assembly/cuda/ht_insert.cuh", "hip": "kernels/local_assembly/cuda/common.cuh",
                "sycl": "kernels/local_assembly/opencl/ht_insert.h", "opencl": "kernels/local_assembly/opencl/team.h",
+               "opencl-ptx": "lassm/backends/opencl_ptx.py",
                "cpu": "lassm/backends/cpu.py"}
     text = BACKENDS_PAGE.read_text(encoding="utf-8")
     quoted = {}
@@ -314,3 +315,80 @@ def test_every_promise_section_names_a_test():
     sections = re.split(r"^## ", PROMISES.read_text(encoding="utf-8"), flags=re.M)[1:]
     bare = [s.splitlines()[0] for s in sections if not _TEST_REF.search(s)]
     assert not bare, f"book/promises.md sections without a test: {bare}"
+
+
+# --- a reader's book: code folded, results shown --------------------------------------------
+
+#: Tags that keep a cell's code out of a reader's way (myst-nb); tools/fold_cells.py adds them.
+FOLDS = ("hide-input", "remove-input", "remove-cell", "hide-cell")
+
+
+def _book_notebooks() -> list[Path]:
+    return _all_notebooks() + sorted((ROOT / "book").glob("*.ipynb"))
+
+
+def _is_import_cell(cell: dict) -> bool:
+    body = ast.parse(_source(cell)).body
+    return bool(body) and all(isinstance(n, (ast.Import, ast.ImportFrom)) for n in body)
+
+
+def _imports_section_cells(cells: list[dict]) -> list[int]:
+    """The code cells between an ``## Imports`` heading and the next markdown cell."""
+    out, inside = [], False
+    for i, cell in enumerate(cells):
+        if cell["cell_type"] == "markdown":
+            inside = bool(re.search(r"^## +Imports\b", _source(cell), re.M))
+        elif inside:
+            out.append(i)
+    return out
+
+
+@pytest.mark.parametrize("path", _book_notebooks(), ids=_rel)
+def test_notebook_import_cells_are_not_shown(path):
+    """A reader sees results, not imports: every import cell carries a folding tag."""
+    cells = _cells(path)
+    imports = {i for i, c in enumerate(cells) if c["cell_type"] == "code" and _is_import_cell(c)}
+    imports |= set(_imports_section_cells(cells))
+    shown = [i for i in sorted(imports) if not set(cells[i].get("metadata", {}).get("tags", [])) & set(FOLDS)]
+    assert not shown, f"{_rel(path)}: import cells {shown} are shown; run tools/fold_cells.py"
+
+
+@pytest.mark.parametrize("path", _book_notebooks(), ids=_rel)
+def test_notebook_code_is_folded(path):
+    """Code a reader does not need is folded (exercises stay open): results and charts stay."""
+    shown = [i for i, c in enumerate(_cells(path)) if c["cell_type"] == "code"
+             and not set(c.get("metadata", {}).get("tags", [])) & (set(FOLDS) | {"exercise"})]
+    assert not shown, f"{_rel(path)}: code cells {shown} are shown unfolded; run tools/fold_cells.py"
+
+
+# --- teaching: objectives at the top, "What this shows" at the end --------------------------
+
+#: Pages of the book that are reference, not chapters: no objectives or closing paragraph.
+NOT_TAUGHT = {"book/intro", "book/data-contract", "book/promises", "book/architecture", "book/cite"}
+
+
+def _chapter_texts() -> list[tuple[str, str]]:
+    pages = [p for p in _toc_paths() if str(p.relative_to(ROOT).with_suffix("")) not in NOT_TAUGHT]
+    pages.append(NOTEBOOKS / "machine.ipynb")  # the template of every machine chapter
+    out = []
+    for p in pages:
+        if p.suffix == ".ipynb":
+            text = "\n\n".join(_source(c) for c in _cells(p) if c["cell_type"] == "markdown")
+        else:
+            text = p.read_text(encoding="utf-8")
+        out.append((_rel(p), text))
+    return out
+
+
+@pytest.mark.parametrize("name,text", _chapter_texts(), ids=[n for n, _ in _chapter_texts()])
+def test_chapter_opens_with_objectives_and_closes_with_what_it_shows(name, text):
+    body = _markdown_without_code(text.replace("```{admonition} Learning objectives", "LEARNING-OBJECTIVES\n```"))
+    title = re.search(r"^# \S", body, re.M)
+    first_section = re.search(r"^## ", body, re.M)
+    assert title and "LEARNING-OBJECTIVES" in body[title.start():first_section.start() if first_section else None], (
+        f"{name}: no 'Learning objectives' admonition between the title and the first section")
+    sections = re.findall(r"^## +(.+?)\s*$", body, re.M)
+    assert "What this shows" in sections, f"{name}: no '## What this shows' section"
+    after = sections[sections.index("What this shows") + 1:]
+    assert set(after) <= {"Resources", "References", "Where to read more"}, (
+        f"{name}: '## What this shows' is followed by {after}; it closes the chapter")

@@ -84,3 +84,78 @@ def test_formulas_typeset_from_the_served_mathjax(tmp_path):
     assert "_static/mathjax/" in page.read_text(encoding="utf-8")
     dom = _chromium("--virtual-time-budget=8000", "--dump-dom", page.as_uri(), tmp_path=tmp_path / "dom").stdout
     assert dom.count("<mjx-container") >= 3, "the formulas were not typeset"
+
+
+# --- the introduction's findings and the print view -----------------------------------------
+
+INTRO = HTML / "book" / "intro.html"
+PRINT = HTML / "print.html"
+PDF = ROOT / "_build" / "lassm-book.pdf"
+
+
+def test_intro_lists_the_findings_with_numbers():
+    """The glued list is in the page: one item per finding, each with a number and a link."""
+    from lassm.book import findings
+
+    text = INTRO.read_text(encoding="utf-8")
+    section = text[text.index('id="findings-at-a-glance"'):]
+    items = re.findall(r"<li>(.*?)</li>", section[:section.index('id="how-the-book-is-organized"')], re.S)
+    assert len(items) == len(findings.findings())
+    for item in items:
+        assert re.search(r"\d", re.sub(r"<[^>]+>", "", item)), f"a finding without a number: {item[:200]}"
+        assert "<a " in item, f"a finding without a link: {item[:200]}"
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (make deps, or apt-get install chromium)")
+def test_intro_screenshot_shows_the_findings(tmp_path):
+    png = ROOT / "_build" / "screenshots" / "intro.png"
+    png.parent.mkdir(parents=True, exist_ok=True)
+    png.unlink(missing_ok=True)
+    _chromium(f"--screenshot={png}", "--window-size=1280,1600", INTRO.as_uri(), tmp_path=tmp_path / "shot")
+    assert png.is_file() and png.stat().st_size > 10_000
+    dom = _chromium("--dump-dom", INTRO.as_uri(), tmp_path=tmp_path / "dom").stdout
+    assert "Findings at a glance" in dom and "bit-exact" in dom
+
+
+def test_no_chapter_shows_its_imports():
+    """In every built notebook page, `import` lines sit only inside a folded (details) cell."""
+    shown = []
+    for page in sorted((HTML / "notebooks").glob("*.html")) + sorted((HTML / "machines").glob("*.html")):
+        text = re.sub(r"<details\b.*?</details>", "", page.read_text(encoding="utf-8"), flags=re.S)
+        for block in re.findall(r'<div class="cell_input.*?</div>\s*</div>', text, re.S):
+            if re.search(r'<span class="kn">(from|import)</span>', block):
+                shown.append(page.name)
+    assert not shown, f"pages that show an import cell: {sorted(set(shown))}"
+
+
+def test_print_view_holds_every_page_and_every_chart():
+    from lassm.book import printview
+
+    assert PRINT.is_file(), "no print view: make book (or make print) writes _build/html/print.html"
+    text = PRINT.read_text(encoding="utf-8")
+    docs = printview.page_order(ROOT / "_toc.yml", ROOT)
+    assert text.count('class="lassm-print-page"') == len(docs)
+    charts = sum((HTML / f"{d}.html").read_text(encoding="utf-8").count('class="lassm-chart"') for d in docs)
+    assert charts > 0 and text.count('class="lassm-chart"') == charts
+    assert text.count("role-mark") > 100
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (make deps, or apt-get install chromium)")
+def test_print_view_renders_in_chromium(tmp_path):
+    """The page is drawn, not blank: the theme's styles hide a bare bd-main, for one."""
+    png = ROOT / "_build" / "screenshots" / "print.png"
+    png.parent.mkdir(parents=True, exist_ok=True)
+    png.unlink(missing_ok=True)
+    _chromium(f"--screenshot={png}", "--window-size=1000,1400", PRINT.as_uri(), tmp_path=tmp_path / "shot")
+    assert png.is_file() and png.stat().st_size > 50_000, "the print view renders blank"
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (make deps, or apt-get install chromium)")
+def test_pdf_of_the_book_has_its_pages_and_figures():
+    assert PDF.is_file(), "no PDF: make book (or make print) writes _build/lassm-book.pdf where Chromium is"
+    data = PDF.read_bytes()
+    assert data.startswith(b"%PDF")
+    from lassm.book import printview
+
+    assert len(re.findall(rb"/Type\s*/Page\b", data)) >= len(printview.page_order(ROOT / "_toc.yml", ROOT))
+    assert len(re.findall(rb"/S\s*/Figure\b", data)) > 0, "no figure tagged in the PDF"

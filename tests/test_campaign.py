@@ -99,16 +99,24 @@ def test_without_a_gpu_points_are_timed_once_and_sycl_skips_the_scale_point(on_g
     assert make_plan(backends=["sycl", "cpu"], repeats=4).repeats == 4
 
 
+@pytest.mark.parametrize("on_gpu", [True, False], ids=["nvidia-opencl", "cpu-driver"])
+def test_opencl_skips_the_scale_point_on_a_cpu_only(on_gpu: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(plan, "is_gpu", lambda backend: on_gpu and backend.startswith("opencl"))
+    p = make_plan(backends=["opencl", "cpu"])
+    assert p.skip == ({} if on_gpu else {"opencl": ("sample-k77x20",)})
+    assert ("sample-k77x20" in {pt[0] for pt in p.points() if pt[2] == "opencl"}) is on_gpu
+
+
 def test_present_backends_prefers_cuda_and_adds_sycl(monkeypatch: pytest.MonkeyPatch) -> None:
     from lassm import backends
 
     def fake_get(name: str):
-        if name in ("cuda", "hip", "sycl"):
+        if name in ("cuda", "hip", "sycl", "opencl", "opencl-ptx"):
             return object()
         raise AssertionError(name)
 
     monkeypatch.setattr(backends, "get", fake_get)
-    assert plan.present_backends() == (["cuda", "sycl", "cpu"], [])
+    assert plan.present_backends() == (["cuda", "sycl", "opencl", "opencl-ptx", "cpu"], [])
 
     def none_get(name: str):
         raise backends.BackendUnavailable(f"backend {name!r} cannot run here: no {name} in this test")
@@ -117,7 +125,8 @@ def test_present_backends_prefers_cuda_and_adds_sycl(monkeypatch: pytest.MonkeyP
     found, lacks = plan.present_backends()
     assert found == ["cpu"]
     assert lacks == ["gpu: no CUDA or HIP backend can run here (cuda: no cuda in this test; hip: no hip in this test)",
-                     "sycl: cannot run here: no sycl in this test"]
+                     "sycl: cannot run here: no sycl in this test", "opencl: cannot run here: no opencl in this test",
+                     "opencl-ptx: cannot run here: no opencl-ptx in this test"]
 
 
 def test_dry_run_prints_the_plan_and_runs_nothing(results: Path, capsys: pytest.CaptureFixture) -> None:
@@ -200,6 +209,22 @@ def test_a_gpu_folder_runs_the_steps_and_records_what_they_lack(results: Path, m
     assert [c[0] for c in called] == ["metrics"]
     assert {"counters: not collected (--no-profile or --quick)",
             "ceilings: not measured (--no-ceilings or --quick)"} <= set(_account(results)["lacks"])
+
+
+def test_the_folder_steps_run_once_after_every_backends_counters(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two GPU backends in one folder (cuda and opencl-ptx): both are counted, then the ceilings
+    are measured once through the first (the one with microbenchmarks), then the metrics."""
+    from lassm.campaign import run
+
+    called = []
+    monkeypatch.setattr(steps, "counters", lambda b, m, pts, force=False: called.append(("counters", b)) or [])
+    monkeypatch.setattr(steps, "ceilings", lambda b, m, force=False, command="": called.append(("ceilings", b)) or [])
+    monkeypatch.setattr(steps, "metrics", lambda m: called.append(("metrics", m)) or [])
+    p = make_plan(backends=["cpu"], datasets=["sample-k21"])
+    timing: dict = {}
+    run._gpu_steps(p, "cuda", MACHINE, False, "", timing, print, machine_steps=None)
+    run._gpu_steps(p, "opencl-ptx", MACHINE, False, "", timing, print, machine_steps="cuda")
+    assert called == [("counters", "cuda"), ("counters", "opencl-ptx"), ("ceilings", "cuda"), ("metrics", MACHINE)]
 
 
 #: Runs ``lassm`` with ``MODULE.NAME`` replaced by a SIGKILL of the process itself, on its Nth call.

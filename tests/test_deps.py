@@ -112,8 +112,8 @@ def test_both_commands_set_the_machine_up_first(target: str) -> None:
     """`make test` and `make book` run `make deps`, then install the extras, then their job."""
     steps = _make_dry_run(target)
     assert steps.index("tools/deps.sh") < steps.index("pytest" if target == "test" else "lassm run")
-    want = "test,book,intel,dask" if (platform.system(), platform.machine()) == ("Linux", "x86_64") \
-        else "test,book,dask"
+    want = "test,book,intel,dask,opencl" if (platform.system(), platform.machine()) == ("Linux", "x86_64") \
+        else "test,book,dask,opencl"
     assert f'.lassm-installed-{want.replace(",", "-")}' in subprocess.run(
         ["make", "-s", "-C", str(ROOT), "-p", "-n", "venv"], capture_output=True, text=True).stdout
 

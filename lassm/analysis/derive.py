@@ -29,14 +29,32 @@ _SUMS = ("duration_s", "int_lane_ops", "warp_inst", "thread_inst", "dram_read_by
          "dram_write_bytes", "dram_bytes", "l2_bytes", "l1_bytes")
 
 
-def load_counters(machine: str) -> pd.DataFrame:
-    """Every Nsight Compute raw file of ``machine``, one row per (dataset, k, protocol)."""
+def counter_backend(path: str | Path) -> str:
+    """The backend of a raw counter file, from its name ``ncu__<dataset>__k<k>__<backend>__<protocol>.csv``
+    (a name without those fields is a CUDA file, as every file was before the OpenCL backend)."""
+    parts = Path(path).name.removesuffix(".csv").split("__")
+    return parts[-2] if len(parts) >= 5 else "cuda"
+
+
+def counter_backends(machine: str) -> list[str]:
+    """The backends ``machine`` has raw counter files of, ``cuda`` first."""
+    folder = paths.results_dir(machine) / "counters"
+    found = {counter_backend(p) for p in folder.glob("*.csv") if not p.name.startswith(".")}
+    return sorted(found, key=lambda b: (b != "cuda", b))
+
+
+def load_counters(machine: str, backend: str = "cuda") -> pd.DataFrame:
+    """Every Nsight Compute raw file of ``machine`` and ``backend``, one row per (dataset, k, protocol).
+
+    One backend at a time: the CUDA and the OpenCL kernel of one point share (dataset, k,
+    protocol), and summing their launches together would make one point of two programs.
+    """
     from .counters import aggregate, ncu
 
     folder = paths.results_dir(machine) / "counters"
-    files = sorted(p for p in folder.glob("*.csv") if not p.name.startswith("."))
+    files = sorted(p for p in folder.glob("*.csv") if not p.name.startswith(".") and counter_backend(p) == backend)
     if not files:
-        raise LassmError(f"{folder}: no counter files; run 'lassm counters collect' on that machine first")
+        raise LassmError(f"{folder}: no {backend} counter files; run 'lassm counters collect' on that machine first")
     points = aggregate(pd.concat([ncu.parse(p) for p in files], ignore_index=True))
     return points[["device", "dataset", "k", "protocol", "simd_width", *_SUMS, "launches"]]
 
@@ -52,8 +70,8 @@ def load_ceilings(machine: str) -> dict:
             "bandwidth_gbs": float(data["hbm"]["hbm_gbs"]), "device": data.get("device", "")}
 
 
-def machine_metrics(machine: str) -> pd.DataFrame:
-    """The study's metrics for every profiled point of ``machine`` (see the module docstring).
+def machine_metrics(machine: str, backend: str = "cuda") -> pd.DataFrame:
+    """The study's metrics for every profiled point of ``machine`` and ``backend`` (see the module docstring).
 
     Returns
     -------
@@ -66,9 +84,10 @@ def machine_metrics(machine: str) -> pd.DataFrame:
     """
     from .paper import table6
 
-    df = load_counters(machine)
+    df = load_counters(machine, backend)
     roof = load_ceilings(machine)
     df["machine"] = machine
+    df["backend"] = backend
     df["int_ops"] = df["int_lane_ops"]
     df["peak_gintops"] = roof["peak_gintops"]
     df["bandwidth_gbs"] = roof["bandwidth_gbs"]
@@ -124,9 +143,18 @@ def per_insertion(machine: str, metrics_df: pd.DataFrame | None = None) -> pd.Da
 
 
 def write_metrics(machine: str, out: str | Path | None = None) -> Path:
-    """Writes :func:`machine_metrics` as CSV (atomically); returns the path."""
+    """Writes :func:`machine_metrics` as CSV (atomically); returns the path.
+
+    ``metrics.csv`` holds the CUDA kernel's points (the study's chapters read it); each other
+    backend with counters (``opencl`` on an NVIDIA GPU) gets ``metrics-<backend>.csv`` beside it
+    when ``out`` is not given.
+    """
     df = machine_metrics(machine)
     path = Path(out) if out else paths.results_dir(machine) / "metrics.csv"
     with atomic_path(path) as tmp:
         df.to_csv(tmp, index=False, float_format="%.6g")
+    if out is None:
+        for backend in counter_backends(machine)[1:]:
+            with atomic_path(path.with_name(f"metrics-{backend}.csv")) as tmp:
+                machine_metrics(machine, backend).to_csv(tmp, index=False, float_format="%.6g")
     return path

@@ -18,6 +18,7 @@ BACKENDS: dict[str, tuple[str, str]] = {
     "hip": ("lassm.backends.hip", "rocm"),
     "sycl": ("lassm.backends.sycl", "intel"),
     "opencl": ("lassm.backends.opencl", "opencl"),
+    "opencl-ptx": ("lassm.backends.opencl_ptx", "opencl"),
     "cpu": ("lassm.backends.cpu", "cpu"),
 }
 

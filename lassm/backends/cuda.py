@@ -43,22 +43,28 @@ def visited_slots(max_walk: int) -> int:
     return v
 
 
-#: Shared memory a block team sums through: 32 warps x 8 counters x 8 bytes (``Team<true>``).
-TEAM_SCRATCH_BYTES = 32 * 8 * 8
+#: Shared memory a block team sums through with 32-lane warps (NVIDIA; RDNA under HIP): 32 warps x
+#: 8 counters x 8 bytes (``Team<true>``); :func:`launch.team_scratch_bytes` gives any width's.
+TEAM_SCRATCH_BYTES = launch.team_scratch_bytes(32)
 #: Read bases from which a contig end gets a block team instead of a warp: about ten reads, the
 #: size MetaHipMer's larger bin starts at.
 TEAM_MIN_BASES = 1536
 
 
-def fast_shared_bytes(block_warps: int, max_walk: int, shared_walk: bool = True) -> int:
+def fast_shared_bytes(block_warps: int, max_walk: int, shared_walk: bool = True, warp_size: int = 32) -> int:
     """Dynamic shared memory of one block of a fast build: per warp, its walk buffer and a visited
     set of 16-bit entries (shared-walk builds), then the team scratch; the walk buffers' word
-    loads may run into what follows them, never past the end."""
+    loads may run into what follows them, never past the end.
+
+    ``warp_size`` is the device's warp width (a wavefront's on HIP): the buffers are per warp, and
+    the scratch holds the warps of the largest block (:func:`launch.team_scratch_bytes`), so a block
+    of ``block_warps * warp_size`` threads past :data:`launch.MAX_BLOCK_THREADS` is refused."""
+    scratch = launch.team_scratch_bytes(warp_size, block_warps)
     if not shared_walk:
-        return TEAM_SCRATCH_BYTES
+        return scratch
     if int(max_walk) >= 0xFFFF:
         raise ValueError(f"max_walk = {max_walk}: fast keeps walk offsets in 16 bits; use a walk limit below 65535")
-    return int(block_warps) * (launch.walk_stride(max_walk) + 2 * visited_slots(max_walk)) + TEAM_SCRATCH_BYTES
+    return int(block_warps) * (launch.walk_stride(max_walk) + 2 * visited_slots(max_walk)) + scratch
 
 
 def team_count(read_bases: np.ndarray, min_bases: int | None = None) -> int:
@@ -209,22 +215,36 @@ def _validate(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, rea
     return n
 
 
+def _allow_shared(kern, shared: int, hip: bool, block_warps: int, max_walk: int) -> None:
+    """Lets ``kern`` take ``shared`` bytes of dynamic shared memory. CUDA: past the 48 KB default by
+    opting in (CuPy raises if the device has too little). HIP: checked against the device's
+    ``sharedMemPerBlock`` instead, since AMD has no opt-in (compile-checked only: no AMD GPU ran it)."""
+    if hip:
+        if shared > 0:
+            cupy = _cupy()
+            props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
+            launch.require_shared(shared, int(props["sharedMemPerBlock"]), block_warps, max_walk)
+        return
+    if shared > kern.max_dynamic_shared_size_bytes:
+        kern.max_dynamic_shared_size_bytes = shared  # past the 48 KB default: opt in (raises if too large)
+
+
 def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots: np.ndarray,
                params: config.Params, block_warps: int, warp_size: int,
-               variant: Variant | None = None, n_team: int = 0) -> tuple[SideResult, float, int]:
+               variant: Variant | None = None, n_team: int = 0, hip: bool = False) -> tuple[SideResult, float, int]:
     """Uploads one slice, launches it once, downloads its results. Returns (part, seconds, bytes).
 
-    A fast ``variant`` gets its shared memory and visited set, and block teams for the first
-    ``n_team`` ends of ``index``."""
+    A fast ``variant`` gets its shared memory and visited set (sized by ``warp_size``: a warp on
+    CUDA, a wavefront on HIP), and block teams for the first ``n_team`` ends of ``index``."""
     cupy = _cupy()
     n = len(index)
     max_walk = int(params.max_walk)
     if variant is None:  # the faithful kernels clear max_walk pointers per end themselves
         n_visited, shared = n * max_walk, 0
     elif variant.shared_walk:  # fast keeps the visited set in shared memory: a placeholder here
-        n_visited, shared = 1, fast_shared_bytes(block_warps, max_walk)
+        n_visited, shared = 1, fast_shared_bytes(block_warps, max_walk, warp_size=warp_size)
     else:  # epoch-tagged entries in global memory, zeroed once
-        n_visited, shared = n * visited_slots(max_walk), fast_shared_bytes(block_warps, max_walk, False)
+        n_visited, shared = n * visited_slots(max_walk), fast_shared_bytes(block_warps, max_walk, False, warp_size)
     stride = launch.walk_stride(max_walk)
     h_ctg, h_ctg_off = launch.gather(ctg_seqs, ctg_off, index)
     rids, h_cnt_off = launch.read_index(reads.contig_offsets, index)
@@ -274,8 +294,7 @@ def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots:
                np.int32(stride)) + (() if variant is None else (np.int32(n_team),))
     args = tuple(d[name] for name in expected) + scalars
     grid, block = launch.geometry(n, block_warps, warp_size, n_team)
-    if shared > kern.max_dynamic_shared_size_bytes:
-        kern.max_dynamic_shared_size_bytes = shared  # past the 48 KB default: opt in (raises if too large)
+    _allow_shared(kern, shared, hip, block_warps, max_walk)
     start, end = cupy.cuda.Event(), cupy.cuda.Event()
     start.record()
     kern(grid, block, args, shared_mem=shared)
@@ -340,7 +359,8 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
             index = idx[a:b]
             n_team = team_count(rd_bytes[index]) if variant is not None and variant.block_teams else 0
             part, seconds, used = _run_slice(kern, index, ctg_seqs, ctg_off, depths, reads, slots_all[index],
-                                             params, int(block_warps), ws, variant=variant, n_team=n_team)
+                                             params, int(block_warps), ws, variant=variant, n_team=n_team,
+                                             hip=hip)
             out.scatter(index, part)
             high_water = max(high_water, used)
             launches.append({"bin": label, "slice": number, "contigs": int(len(index)), "seconds": seconds,
@@ -441,6 +461,18 @@ def extend_sides(right_ctgs: np.ndarray, left_ctgs: np.ndarray, ctg_off: np.ndar
     are stacked into one list of 2n ends and scheduled together by work, so that neither side's
     longest ends trail alone. Same parameters as :func:`extend_side` (``bin_counts`` still sizes
     the tables); returns ``(right, left)``."""
+    return extend_sides_gpu(right_ctgs, left_ctgs, ctg_off, depths, right_reads, left_reads, run_mask, params,
+                            protocol=protocol, block_warps=block_warps, max_bytes=max_bytes, bin_counts=bin_counts,
+                            as_published=as_published, hip=False)
+
+
+def extend_sides_gpu(right_ctgs: np.ndarray, left_ctgs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray,
+                     right_reads, left_reads, run_mask: np.ndarray, params: config.Params, protocol: str = "fast",
+                     block_warps: int = DEFAULT_BLOCK_WARPS, max_bytes: int | None = None,
+                     bin_counts: np.ndarray | None = None, as_published: bool = False,
+                     hip: bool = False) -> tuple[SideResult, SideResult]:
+    """The shared CUDA/HIP driver behind :func:`extend_sides` (``hip`` picks the platform, as in
+    :func:`extend_side_gpu`)."""
     n = len(ctg_off) - 1
     total = int(ctg_off[-1])
     counts = None if bin_counts is None else np.concatenate((bin_counts, bin_counts))
@@ -448,7 +480,7 @@ def extend_sides(right_ctgs: np.ndarray, left_ctgs: np.ndarray, ctg_off: np.ndar
         np.concatenate((right_ctgs, left_ctgs)), np.concatenate((ctg_off, total + ctg_off[1:])),
         np.concatenate((depths, depths)), _stack_reads(right_reads, left_reads),
         np.concatenate((run_mask, run_mask)), params, protocol=protocol, block_warps=block_warps,
-        max_bytes=max_bytes, bin_counts=counts, as_published=as_published)
+        max_bytes=max_bytes, bin_counts=counts, hip=hip, as_published=as_published)
     for lc in res.extra.get("launches", []):
         lc["side"] = "both"
     return _split(res, n)

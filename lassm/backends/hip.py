@@ -1,13 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The HIP backend: the same kernel source as CUDA, built by CuPy for ROCm with 64-lane wavefronts.
+"""The HIP backend: the same kernel sources as CUDA, built by CuPy for ROCm for the device's wavefronts.
 
-CuPy for ROCm (``cupy.cuda.runtime.is_hip``) compiles ``kernels/local_assembly/cuda/faithful.cu`` with
-hipRTC; the source switches its warp collectives to HIP's wavefront forms and takes
-``WARP_SIZE`` from the device (64 on CDNA, 32 on RDNA). The ``matchany`` protocol needs
-``__match_any_sync``, which HIP lacks, and is refused; ``doneflag`` is the HIP port's own.
-A ``WARP_SIZE`` other than the target's wavefront width stops the build with an ``#error``.
+CuPy for ROCm (``cupy.cuda.runtime.is_hip``) compiles ``kernels/local_assembly/cuda/faithful.cu``
+(the protocols) or ``fast.cu`` (``fast`` and its ablation builds) with hipRTC; the sources switch
+their warp collectives to HIP's wavefront forms and take ``WARP_SIZE`` from the device (64 on CDNA,
+32 on RDNA). ``fast`` sizes its shared memory and teams by that width through the CUDA backend's
+host code (:func:`lassm.backends.cuda.fast_shared_bytes`), and walks both sides in one launch
+(:func:`extend_sides`). The ``matchany`` protocol needs ``__match_any_sync``, which HIP lacks,
+and is refused; ``doneflag`` is the HIP port's own. A ``WARP_SIZE`` other than the target's
+wavefront width stops the build with an ``#error``.
 
-No AMD GPU has run this yet; CI compiles the source for gfx908, gfx90a and gfx1030 with hipcc
+Compile-checked only: no AMD GPU has run any of these builds, so neither their results nor their
+times on AMD are known. CI compiles every build for gfx908, gfx90a and gfx1030 with hipcc
 (:mod:`lassm.backends.hipcc`, ``tests/test_hip_compile.py``). See ``book/hip-backend.md``.
 """
 from __future__ import annotations
@@ -16,10 +20,12 @@ import numpy as np
 
 from ..workloads.local_assembly import config
 from ..workloads.local_assembly.result import SideResult
-from .cuda import DEFAULT_BLOCK_WARPS, _probe, extend_side_gpu
+from .cuda import DEFAULT_BLOCK_WARPS, _probe, extend_side_gpu, extend_sides_gpu
+from .cuda import one_launch as _one_launch
+from .nvrtc import VARIANTS
 
-#: Protocols that build on HIP.
-PROTOCOLS = ("casptr", "doneflag", "barrier")
+#: Builds for HIP: the three protocols that need no match-any, then ``fast`` and its ablations.
+PROTOCOLS = ("casptr", "doneflag", "barrier", *VARIANTS)
 
 
 def available() -> tuple[bool, str]:
@@ -27,11 +33,33 @@ def available() -> tuple[bool, str]:
     return _probe(hip=True)
 
 
+def _check(protocol: str) -> None:
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"protocol {protocol!r} does not build on HIP; choose one of {', '.join(PROTOCOLS)}")
+
+
+def one_launch(protocol: str) -> bool:
+    """Whether ``protocol`` walks both sides in one launch (:func:`extend_sides`), as on CUDA."""
+    return protocol in PROTOCOLS and _one_launch(protocol)
+
+
 def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
                 params: config.Params, protocol: str = "casptr", block_warps: int = DEFAULT_BLOCK_WARPS,
                 max_bytes: int | None = None, bin_counts: np.ndarray | None = None) -> SideResult:
-    """Walks one side on an AMD GPU; same parameters and result as :func:`lassm.backends.cuda.extend_side`."""
-    if protocol not in PROTOCOLS:
-        raise ValueError(f"protocol {protocol!r} does not build on HIP; choose one of {', '.join(PROTOCOLS)}")
+    """Walks one side on an AMD GPU; same parameters and result as :func:`lassm.backends.cuda.extend_side`
+    (``block_warps`` counts wavefronts)."""
+    _check(protocol)
     return extend_side_gpu(ctg_seqs, ctg_off, depths, reads, run_mask, params, protocol=protocol,
                            block_warps=block_warps, max_bytes=max_bytes, bin_counts=bin_counts, hip=True)
+
+
+def extend_sides(right_ctgs: np.ndarray, left_ctgs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray,
+                 right_reads, left_reads, run_mask: np.ndarray, params: config.Params, protocol: str = "fast",
+                 block_warps: int = DEFAULT_BLOCK_WARPS, max_bytes: int | None = None,
+                 bin_counts: np.ndarray | None = None) -> tuple[SideResult, SideResult]:
+    """Both sides in one launch on an AMD GPU (the ``fast`` builds); same parameters and result as
+    :func:`lassm.backends.cuda.extend_sides`."""
+    _check(protocol)
+    return extend_sides_gpu(right_ctgs, left_ctgs, ctg_off, depths, right_reads, left_reads, run_mask, params,
+                            protocol=protocol, block_warps=block_warps, max_bytes=max_bytes, bin_counts=bin_counts,
+                            hip=True)

@@ -3,10 +3,13 @@
 
 ``hipcc`` is HIP's compiler driver (a script around clang); Debian 12 packages version 5.2.3
 (``apt-get install hipcc``, which pulls in clang-15, lld-15 and ``rocm-device-libs``, the
-bitcode libraries the device pass links). The check compiles ``kernels/local_assembly/cuda/faithful.cu``
-device-only to AMDGCN assembly for each offload architecture and protocol, with the ``-D`` options
-the backends pass (:func:`lassm.backends.nvrtc.kernel_options`, the same list CuPy hands to hipRTC on ROCm),
-and reads the kernel's name and wavefront width back from the assembly's metadata.
+bitcode libraries the device pass links). The check compiles each build's source
+(:func:`lassm.backends.nvrtc.kernel_file`: ``faithful.cu`` for the protocols, ``fast.cu`` for ``fast``
+and its ablation builds) device-only to AMDGCN assembly for each offload architecture, with the ``-D``
+options the backends pass (:func:`lassm.backends.nvrtc.kernel_options`, the same list CuPy hands to
+hipRTC on ROCm), and reads the kernel's name and wavefront width back from the assembly's metadata: a
+build whose wavefront is not the ``WARP_SIZE`` it was given fails the check. Compiling is all it
+proves; no AMD GPU has run these builds.
 
 ``HIP_PLATFORM=amd`` is always set: hipcc otherwise picks the NVIDIA platform whenever ``nvcc``
 is on the PATH, and would hand the file to nvcc. Set ``LASSM_HIPCC`` to use another hipcc.
@@ -23,14 +26,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from .nvrtc import ENTRY, PROTOCOLS, kernel_file, kernel_options
+from .nvrtc import BUILDS, ENTRY, VARIANTS, kernel_file, kernel_options
 from ..paths import kernel_source
 
 #: Offload architecture -> its wavefront width (what ``hipDeviceProp_t.warpSize`` reports, and so
 #: the ``WARP_SIZE`` the HIP backend builds with): CDNA 1 (MI100), CDNA 2 (MI210/MI250X), RDNA 2.
 ARCHS: dict[str, int] = {"gfx908": 64, "gfx90a": 64, "gfx1030": 32}
-#: Protocols that build on HIP (``matchany`` needs ``__match_any_sync``, which HIP lacks).
-HIP_PROTOCOLS: tuple[str, ...] = ("casptr", "doneflag", "barrier")
+#: Builds for HIP: every protocol but ``matchany`` (it needs ``__match_any_sync``, which HIP lacks),
+#: then ``fast`` and its ablation builds (:data:`lassm.backends.hip.PROTOCOLS` lists the same).
+HIP_PROTOCOLS: tuple[str, ...] = ("casptr", "doneflag", "barrier", *VARIANTS)
 #: How long one compile may take (seconds); one takes about 1.5 s on a 2-core machine.
 TIMEOUT = 300
 
@@ -69,15 +73,36 @@ def version() -> str:
     return lines[0].strip() if lines else ""
 
 
-def options(protocol: str, arch: str, warp_size: int | None = None) -> list[str]:
+def options(protocol: str, arch: str, warp_size: int | None = None, device_only: bool = True) -> list[str]:
     """hipcc's arguments for one build: the backends' ``-D`` options plus the offload target.
 
-    ``warp_size`` defaults to the architecture's wavefront width (:data:`ARCHS`).
+    ``warp_size`` defaults to the architecture's wavefront width (:data:`ARCHS`). ``device_only``
+    asks for the device pass's assembly; without it, hipcc compiles an object with both passes, as
+    a program that links the kernel would.
     """
     ws = ARCHS.get(arch, 64) if warp_size is None else int(warp_size)
-    return [f"--offload-arch={arch}", "-x", "hip", "--cuda-device-only", "-c", "-S", "-O3",
+    passes = ["--cuda-device-only", "-c", "-S"] if device_only else ["-c"]
+    return [f"--offload-arch={arch}", "-x", "hip", *passes, "-O3",
             # -c keeps hipcc from adding linker flags; clang then calls it unused next to -S.
             "-Wno-unused-command-line-argument", *kernel_options(protocol, ws)]
+
+
+def _run(cmd: list[str]) -> tuple[str, float]:
+    """Runs one hipcc command; returns ``(log, seconds)``, raises :class:`HipccError` on failure."""
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=environment(), timeout=TIMEOUT)
+    seconds = time.perf_counter() - start
+    log = (proc.stdout + proc.stderr).strip()
+    if proc.returncode != 0:
+        raise HipccError(f"hipcc exited with {proc.returncode}: {' '.join(cmd)}\n{log}")
+    return log, seconds
+
+
+def _exe() -> Path:
+    exe = find()
+    if exe is None:
+        raise FileNotFoundError("hipcc is not installed: apt-get install hipcc (Debian 12), or ROCm")
+    return exe
 
 
 def compile_asm(protocol: str, arch: str, warp_size: int | None = None,
@@ -88,20 +113,20 @@ def compile_asm(protocol: str, arch: str, warp_size: int | None = None,
     -------
     ``(assembly, log, seconds)``; raises :class:`HipccError` (with hipcc's output) on failure.
     """
-    exe = find()
-    if exe is None:
-        raise FileNotFoundError("hipcc is not installed: apt-get install hipcc (Debian 12), or ROCm")
     src = kernel_source(kernel_file(protocol))  # hipcc finds its .cuh headers beside it
     with tempfile.TemporaryDirectory(prefix="lassm-hipcc-") as tmp:
         out = Path(tmp) / f"{arch}-{protocol}.s"
-        cmd = [str(exe), *options(protocol, arch, warp_size), *extra, str(src), "-o", str(out)]
-        start = time.perf_counter()
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=environment(), timeout=TIMEOUT)
-        seconds = time.perf_counter() - start
-        log = (proc.stdout + proc.stderr).strip()
-        if proc.returncode != 0:
-            raise HipccError(f"hipcc exited with {proc.returncode}: {' '.join(cmd)}\n{log}")
+        log, seconds = _run([str(_exe()), *options(protocol, arch, warp_size), *extra, str(src), "-o", str(out)])
         return out.read_text(), log, seconds
+
+
+def compile_object(protocol: str, arch: str, warp_size: int | None = None) -> tuple[str, float]:
+    """Compiles the kernel to an object with hipcc's host and device passes (as a program that
+    links it would); the host pass, too, must accept the source. Returns ``(log, seconds)``."""
+    src = kernel_source(kernel_file(protocol))
+    with tempfile.TemporaryDirectory(prefix="lassm-hipcc-") as tmp:
+        out = Path(tmp) / f"{arch}-{protocol}.o"
+        return _run([str(_exe()), *options(protocol, arch, warp_size, device_only=False), str(src), "-o", str(out)])
 
 
 def kernel_metadata(asm: str) -> dict[str, str | int]:
@@ -111,6 +136,34 @@ def kernel_metadata(asm: str) -> dict[str, str | int]:
     wave = re.search(r"^\s*\.wavefront_size:\s+(\d+)", asm, re.M)
     return {"target": target.group(1) if target else "", "kernel": kernel.group(1) if kernel else "",
             "wavefront_size": int(wave.group(1)) if wave else 0}
+
+
+def kernel_builds(protocols: Iterable[str] = HIP_PROTOCOLS, warp_size: int = 64) -> tuple[str, ...]:
+    """The builds of ``protocols`` that compile to distinct code: a build whose options equal an
+    earlier one's (``fast-bins`` and ``fast-warps`` differ from ``fast`` only on the host) is left
+    out, since its compile would repeat that one."""
+    seen: set[tuple[str, ...]] = set()
+    out = []
+    for protocol in protocols:
+        opts = kernel_options(protocol, warp_size)
+        if opts not in seen:
+            seen.add(opts)
+            out.append(protocol)
+    return tuple(out)
+
+
+def verify(asm: str, arch: str, protocol: str, warp_size: int) -> dict[str, str | int]:
+    """The assembly's metadata (:func:`kernel_metadata`), after checking that it holds the kernel
+    and that its wavefront width is ``warp_size``; raises :class:`HipccError` otherwise. A build
+    whose wavefront disagrees with ``WARP_SIZE`` would cast its votes and shuffles over the wrong
+    lanes without any error at run time."""
+    meta = kernel_metadata(asm)
+    if meta["kernel"] != ENTRY:
+        raise HipccError(f"{arch} {protocol}: no kernel {ENTRY} in the assembly (found {meta['kernel']!r})")
+    if meta["wavefront_size"] != int(warp_size):
+        raise HipccError(f"{arch} {protocol}: wavefront size {meta['wavefront_size']} in the metadata, "
+                         f"WARP_SIZE {warp_size}")
+    return meta
 
 
 @dataclass(frozen=True)
@@ -126,22 +179,21 @@ class CheckResult:
     log: str
 
 
-def check_kernel(archs: Iterable[str] = tuple(ARCHS), protocols: Iterable[str] = HIP_PROTOCOLS) -> list[CheckResult]:
-    """Compiles the kernel for every architecture and protocol; raises HipccError on the first failure.
+def check_kernel(archs: Iterable[str] = tuple(ARCHS),
+                 protocols: Iterable[str] = kernel_builds()) -> list[CheckResult]:
+    """Compiles the kernel for every architecture and build (by default each distinct build of
+    :data:`HIP_PROTOCOLS`, fast's ablations included); raises HipccError on the first failure,
+    including a wavefront width in the metadata other than the architecture's (:func:`verify`).
 
     ``matchany`` is refused on HIP by an ``#error`` in the source; pass it only to see that.
     """
     out = []
     for arch in archs:
         for protocol in protocols:
-            if protocol not in PROTOCOLS:
-                raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")
+            if protocol not in BUILDS:
+                raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(BUILDS)}")
             ws = ARCHS.get(arch, 64)
             asm, log, seconds = compile_asm(protocol, arch, ws)
-            meta = kernel_metadata(asm)
-            if meta["kernel"] != ENTRY:
-                raise HipccError(f"{arch} {protocol}: no kernel {ENTRY} in the assembly (found {meta['kernel']!r})")
-            if meta["wavefront_size"] != ws:
-                raise HipccError(f"{arch} {protocol}: wavefront {meta['wavefront_size']}, WARP_SIZE {ws}")
+            meta = verify(asm, arch, protocol, ws)
             out.append(CheckResult(arch, protocol, ws, int(meta["wavefront_size"]), len(asm), seconds, log))
     return out

@@ -51,6 +51,32 @@ def geometry(n_ends: int, block_warps: int, warp_size: int, n_team: int = 0) -> 
     return (max(1, blocks),), (int(block_warps) * int(warp_size),)
 
 
+#: Most threads in one block, on NVIDIA GPUs and on AMD GPUs alike.
+MAX_BLOCK_THREADS = 1024
+
+
+def team_scratch_bytes(warp_size: int, block_warps: int = 1) -> int:
+    """Shared memory fast's block teams sum through (``Team<true>``): 8 counters of 8 bytes for each
+    warp the largest block holds, so 2048 bytes with 32-lane warps and 1024 with 64-lane wavefronts
+    (HIP on CDNA). Refuses a block of ``block_warps`` past :data:`MAX_BLOCK_THREADS` threads."""
+    ws, warps = int(warp_size), int(block_warps)
+    if ws < 1 or MAX_BLOCK_THREADS % ws:
+        raise ValueError(f"warp_size = {warp_size} must divide {MAX_BLOCK_THREADS}")
+    if not 1 <= warps <= MAX_BLOCK_THREADS // ws:
+        raise ValueError(f"block_warps = {block_warps}: a block holds 1 to {MAX_BLOCK_THREADS // ws} "
+                         f"warps of {ws} lanes")
+    return MAX_BLOCK_THREADS // ws * 8 * 8
+
+
+def require_shared(shared: int, limit: int, block_warps: int, max_walk: int) -> None:
+    """Refuses a block that needs more dynamic shared memory than the device gives one block (on
+    AMD, the LDS of a work-group, with no opt-in past it), naming the knobs that shrink it."""
+    if int(shared) > int(limit):
+        raise ValueError(f"fast needs {int(shared)} bytes of shared memory per block ({block_warps} warps, walk limit "
+                         f"{max_walk}); this device gives a block at most {int(limit)}: use fewer block warps or a "
+                         "lower walk limit")
+
+
 def walk_stride(max_walk: int) -> int:
     """Bytes of one contig end's walk scratch: start k-mer plus walk, rounded to 16."""
     return ceil_div(int(max_walk) + MAX_KMER_LEN, 16) * 16

@@ -55,8 +55,8 @@ class Variant:
     undoes: str = ""
 
 
-#: Optimized variants, built like a protocol (``-DLASSM_PROTOCOL=...``). CUDA only for now (not
-#: in the HIP backend). No register cap: on the H100 every cap from 64 down to 32 registers made
+#: Optimized variants, built like a protocol (``-DLASSM_PROTOCOL=...``). Measured on CUDA; the HIP
+#: backend builds them too, compile-checked only (no AMD GPU has run them). No register cap: on the H100 every cap from 64 down to 32 registers made
 #: fast slower, its spills costing more than the extra warps gained (tools/fast_explore.py, log in
 #: data/results/nvidia-h100-80gb-hbm3/logs/fast_explore_register_cap.log).
 VARIANTS: dict[str, Variant] = {

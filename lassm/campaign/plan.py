@@ -34,6 +34,14 @@ _REPLICATED = re.compile(r"x\d+$")
 GPU_BACKENDS: tuple[str, ...] = ("cuda", "hip")
 #: The portable backend, timed wherever its runtime finds a device (an Intel GPU, or a CPU).
 PORTABLE_BACKEND = "sycl"
+#: The sub-group-free OpenCL backends: ``opencl`` (``portable.cl`` through pyopencl), timed on
+#: whatever device it finds, a GPU's own OpenCL (NVIDIA's on an H100: one GPU, two programming
+#: models) or a CPU driver (the same source on the CPU, for portability over both); and
+#: ``opencl-ptx``, that compiler's PTX launched by CUDA, the one Nsight Compute counts (NVIDIA only).
+OPENCL_BACKENDS: tuple[str, ...] = ("opencl", "opencl-ptx")
+#: Backends that skip the replicated datasets on a CPU device (minutes of a CPU for nothing a
+#: GPU chapter reads).
+CPU_SKIPS_REPLICATED: tuple[str, ...] = (PORTABLE_BACKEND, "opencl")
 
 
 @dataclass(frozen=True)
@@ -57,7 +65,7 @@ class Plan:
     ks : tuple
         Start k values (``None``: each dataset's own).
     skip : dict
-        Backend -> datasets it is not timed on (the portable backend on a CPU device skips the
+        Backend -> datasets it is not timed on (sycl and opencl on a CPU device skip the
         replicated scale point, minutes of a CPU for nothing a GPU chapter reads).
     """
 
@@ -124,7 +132,13 @@ def timed_protocols(backend: str) -> tuple[str, ...]:
     """
     from .. import backends
 
-    return tuple(p for p in backends.protocols(backend) if not p.startswith("fast-"))
+    builds = backends.protocols(backend)
+    if backend == "opencl":  # a device may hang some builds (PoCL): only those it runs
+        try:
+            builds = backends.get(backend).runnable_protocols()
+        except backends.BackendUnavailable:
+            pass
+    return tuple(p for p in builds if not p.startswith("fast-"))
 
 
 def is_gpu(backend: str) -> bool:
@@ -157,26 +171,28 @@ def present_backends() -> tuple[list[str], list[str]]:
     -------
     (list of str, list of str)
         The best GPU backend (``cuda``, else ``hip``) if any, the portable backend if its
-        runtime finds a device, then ``cpu``; and lines such as ``"gpu: none can run here
-        (cuda: ...)"`` for ``campaign.json``'s ``lacks``.
+        runtime finds a device, the OpenCL backends where they run, then ``cpu``; and
+        lines such as ``"gpu: none can run here (cuda: ...)"`` for ``campaign.json``'s ``lacks``.
     """
     from .. import backends
 
     found: list[str] = []
     why: dict[str, str] = {}
-    for name in (*GPU_BACKENDS, PORTABLE_BACKEND):
+    for name in (*GPU_BACKENDS, PORTABLE_BACKEND, *OPENCL_BACKENDS):
         if name in GPU_BACKENDS and any(b in GPU_BACKENDS for b in found):
             continue
         try:
             backends.get(name)
-            found.append(name)
         except backends.BackendUnavailable as exc:
             why[name] = str(exc).split(" cannot run here: ", 1)[-1]
+            continue
+        found.append(name)
     lacks = []
     if not any(b in GPU_BACKENDS for b in found):
         lacks.append("gpu: no CUDA or HIP backend can run here (" + "; ".join(f"{b}: {why[b]}" for b in GPU_BACKENDS) + ")")
-    if PORTABLE_BACKEND not in found:
-        lacks.append(f"{PORTABLE_BACKEND}: cannot run here: {why[PORTABLE_BACKEND]}")
+    for name in (PORTABLE_BACKEND, *OPENCL_BACKENDS):
+        if name not in found:
+            lacks.append(f"{name}: cannot run here: {why[name]}")
     return found + ["cpu"], lacks
 
 
@@ -186,7 +202,7 @@ def make_plan(quick: bool = False, *, backends: list[str] | None = None, dataset
     """The campaign for this machine, or its ``quick`` form (the sample alone, no counters or ceilings).
 
     Without a GPU, points are timed :data:`NO_GPU_REPEATS` times unless ``repeats`` says otherwise,
-    and the portable backend on a CPU device skips the replicated datasets (``x<N>``).
+    and sycl and opencl on a CPU device skip the replicated datasets (``x<N>``).
 
     Parameters
     ----------
@@ -215,7 +231,7 @@ def make_plan(quick: bool = False, *, backends: list[str] | None = None, dataset
     chosen_datasets = tuple(datasets or (QUICK_DATASETS if quick else FULL_DATASETS))
     gpus = [b for b in names if is_gpu(b)]
     skip = {b: tuple(d for d in chosen_datasets if _REPLICATED.search(d)) for b in names
-            if b == PORTABLE_BACKEND and b not in gpus}
+            if b in CPU_SKIPS_REPLICATED and b not in gpus}
     default_repeats = REPEATS if gpus else NO_GPU_REPEATS
     return Plan(datasets=chosen_datasets, backends=tuple(names), protocols=chosen,
                 skip={b: d for b, d in skip.items() if d},

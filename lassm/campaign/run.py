@@ -131,8 +131,9 @@ def run_campaign(plan: Plan, *, machine: str | None = None, force: bool = False,
         lacks = list(absent)
         timing = {"sweep": round(sweep_s, 3)}
         gpus = [b for b in plan.backends if _folder_of(b, machine) == folder and is_gpu(b)]
-        for backend in gpus:
-            lacks += _gpu_steps(plan, backend, folder, force, command, timing, say)
+        for i, backend in enumerate(gpus):  # ceilings and metrics are the folder's: once, after all counters
+            lacks += _gpu_steps(plan, backend, folder, force, command, timing, say,
+                                machine_steps=gpus[0] if i == len(gpus) - 1 else None)
         if not gpus:
             lacks += steps.cpu_lacks()
         outcome.lacks[folder] = lacks
@@ -143,22 +144,27 @@ def run_campaign(plan: Plan, *, machine: str | None = None, force: bool = False,
     return outcome
 
 
-def _gpu_steps(plan: Plan, backend: str, folder: str, force: bool, command: str, timing: dict, say) -> list[str]:
-    """Counters, ceilings and metrics of one GPU backend's folder; returns what it lacks."""
+def _gpu_steps(plan: Plan, backend: str, folder: str, force: bool, command: str, timing: dict, say,
+               machine_steps: str | None = "") -> list[str]:
+    """Counters of one GPU backend, then, unless ``machine_steps`` is None, the folder's ceilings
+    (measured through the backend it names, ``backend`` when empty: the first GPU backend of the
+    folder, whose runtime has the microbenchmarks) and metrics; returns what it lacks."""
+    roofs = machine_steps or backend
     lacks: list[str] = []
-    for name, enabled, why_not, step in (
+    todo = (
         ("counters", plan.profile, "counters: not collected (--no-profile or --quick)",
          lambda: steps.counters(backend, folder, plan.profiled(backend), force=force)),
         ("ceilings", plan.ceilings, "ceilings: not measured (--no-ceilings or --quick)",
-         lambda: steps.ceilings(backend, folder, force=force, command=command)),
+         lambda: steps.ceilings(roofs, folder, force=force, command=command)),
         ("metrics", True, "", lambda: steps.metrics(folder)),
-    ):
+    )
+    for name, enabled, why_not, step in todo if machine_steps is not None else todo[:1]:
         if not enabled:
             lacks.append(why_not)
             continue
         t0 = time.perf_counter()
         said = step()
-        timing[name] = round(time.perf_counter() - t0, 3)
+        timing[name] = round(timing.get(name, 0) + time.perf_counter() - t0, 3)
         say(f"{name}: {'done' if not said else '; '.join(said)} ({timing[name]:.0f} s)")
         lacks += said
     return lacks

@@ -28,6 +28,9 @@ PROFILERS: dict[str, tuple[str, str]] = {
     "cuda": ("ncu", "install Nsight Compute (the CUDA toolkit's nsight-compute package) and put ncu on PATH"),
     "hip": ("rocprofv3", "install ROCm's rocprofiler-sdk and put rocprofv3 on PATH"),
     "sycl": ("unitrace", "install Intel's unitrace (github.com/intel/pti-gpu) and put it on PATH"),
+    "opencl": ("", "Nsight Compute profiles no OpenCL launch; the opencl-ptx backend runs the same "
+                   "compiler's PTX through CUDA, where ncu counts it"),
+    "opencl-ptx": ("ncu", "install Nsight Compute (the CUDA toolkit's nsight-compute package) and put ncu on PATH"),
 }
 #: ncu refusals that hold for every point: the step stops at the first.
 _MACHINE_WIDE = ("ERR_NVGPUCTRPERM", "LibraryNotLoaded", "not on PATH")
@@ -67,14 +70,16 @@ def counters(backend: str, machine: str, points: list[tuple[str, int | None, str
              ncu: str | None = None, timeout: float = NCU_TIMEOUT) -> list[str]:
     """Hardware counters of ``points`` on a GPU backend, with the profiler this machine has.
 
-    Nsight Compute runs for real on ``cuda`` (as ``lassm counters collect`` does: the raw CSV,
-    ``ncu --version`` and the labels side by side under ``counters/``). Other vendors' profilers
+    Nsight Compute runs for real on ``cuda`` and ``opencl-ptx`` (as ``lassm counters collect``
+    does: the raw CSV, ``ncu --version`` and the labels side by side under ``counters/``; the
+    OpenCL kernel has the CUDA kernel's name). It profiles no OpenCL launch, so ``opencl`` is
+    named with the way round. Other vendors' profilers
     are named with what to do, since the campaign does not drive them yet.
 
     Parameters
     ----------
     backend : str
-        The GPU backend (``cuda``, ``hip``, or ``sycl`` on a GPU).
+        The GPU backend (``cuda``, ``hip``, ``sycl`` on a GPU, ``opencl`` or ``opencl-ptx``).
     machine : str
         Its results folder.
     points : list of (dataset, k, protocol)
@@ -93,8 +98,8 @@ def counters(backend: str, machine: str, points: list[tuple[str, int | None, str
     """
     tool, how = PROFILERS.get(backend, ("", ""))
     if not tool:
-        return [f"counters: the {backend} backend has no profiler in this study"]
-    if backend != "cuda":
+        return [f"counters: the {backend} backend has no profiler in this study" + (f": {how}" if how else "")]
+    if tool != "ncu":
         exe = shutil.which(tool)
         module = {"hip": "rocprof", "sycl": "unitrace"}[backend]
         if exe is None:

@@ -147,8 +147,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         check_protocol(args.backend, proto, "--protocols")
     if args.subgroup and args.backend != "sycl":
         raise LassmError(f"--subgroup: sub-group widths are a sycl option, not one of the {args.backend} backend")
-    if args.block_warps and args.backend == "opencl":
-        raise LassmError("--block-warps: the opencl backend runs one contig end (a team of work-items) per work-group")
+    if args.block_warps and args.backend in ("opencl", "opencl-ptx"):
+        raise LassmError(f"--block-warps: the {args.backend} backend runs one contig end (a team of work-items) per work-group")
     _require_backend(args.backend)
     if args.subgroup:
         from ..backends import sycl
@@ -228,8 +228,9 @@ def _command_line() -> str:
 def cmd_backends(args: argparse.Namespace) -> int:
     from .. import backends
 
+    width = max(map(len, backends.BACKENDS))
     for name, (ok, why) in backends.status().items():
-        print(f"{name:6s} {'yes' if ok else 'no ':3s} {why}")
+        print(f"{name:{width}s} {'yes' if ok else 'no ':3s} {why}")
     return 0
 
 
@@ -248,7 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run_params(p, k_required=False)
     p.add_argument("--backend", type=t.backend_name, default="cpu", help="cpu, cuda, hip, sycl or opencl (default cpu)")
     p.add_argument("--protocol", type=t.protocol_name, default=None,
-                   help="GPU insert protocol (casptr, matchany, doneflag, barrier; cuda: fast and its ablation builds)")
+                   help="GPU insert protocol (casptr, matchany, doneflag, barrier; cuda and hip: fast and its ablation builds)")
     p.add_argument("--threads", type=t.count, default=None, help="CPU threads (default: all cores)")
     p.add_argument("--out", type=t.output_file, required=True, help="output file, MetaHipMer's 'cid extended_sequence'")
     p.add_argument("--ends", type=t.output_file, default=None, help="also write per-end walk figures (.parquet or .tsv)")
@@ -290,7 +291,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--datasets", type=t.dataset_list, default=None, help="GPU: comma list of dataset names (default sample-k77x20)")
     p.add_argument("--protocols", type=t.protocol_list, default=None, help="GPU: comma list of insert protocols (default: all)")
     p.add_argument("--max-bytes", type=t.count, default=None, help="GPU: device bytes per launch (forces slicing)")
-    p.add_argument("--block-warps", type=t.count, default=None, help="GPU: warps per block")
+    p.add_argument("--block-warps", type=t.count, default=None, help="GPU: warps per block (HIP: wavefronts)")
     p.add_argument("--subgroup", type=t.lane_width_list, default=None, help="sycl: comma list of sub-group widths to sweep (8,16,32,64)")
     p.add_argument("--machine", type=t.machine_name, default=None, help="results folder name (default: from the device)")
     p.add_argument("--no-record", action="store_true", help="do not write run records")
@@ -300,7 +301,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="the main job: the campaign that measures this machine, recorded under data/results/<machine>/")
     p.add_argument("--machine", type=t.machine_name, default=None, help="results folder name (default: from the device)")
     p.add_argument("--backends", type=t.backend_list, default=None,
-                   help="comma list (default: the best GPU backend, sycl where it runs, and cpu)")
+                   help="comma list (default: the best GPU backend, sycl where it runs, opencl where it finds a GPU, and cpu)")
     p.add_argument("--datasets", type=t.dataset_list, default=None,
                    help="comma list of sample-k77, sample-k21, gen-k21[-s0.1], real-mock5-k21, any of them + x<N>, or paths "
                         "(default: the campaign's ten)")

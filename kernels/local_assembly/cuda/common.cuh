@@ -92,8 +92,9 @@
 #error "an NVIDIA warp has 32 lanes: build with -DWARP_SIZE=32 (LASSM_ALLOW_WIDE_WARP only compile-checks the 64-lane code)"
 #endif
 // The device pass of an AMD build knows its wavefront width (64 on CDNA, 32 by default on RDNA);
-// a WARP_SIZE that disagrees would make every vote and shuffle cover the wrong lanes.
-#if LASSM_HIP && defined(__AMDGCN_WAVEFRONT_SIZE) && __AMDGCN_WAVEFRONT_SIZE != WARP_SIZE
+// a WARP_SIZE that disagrees would make every vote and shuffle cover the wrong lanes. (clang's host
+// pass defines __AMDGCN_WAVEFRONT_SIZE as 64 for every target: only the device pass is checked.)
+#if LASSM_HIP && defined(__HIP_DEVICE_COMPILE__) && defined(__AMDGCN_WAVEFRONT_SIZE) && __AMDGCN_WAVEFRONT_SIZE != WARP_SIZE
 #error "WARP_SIZE differs from the target's wavefront width (__AMDGCN_WAVEFRONT_SIZE): pass the device's warpSize"
 #endif
 #if LASSM_PROTOCOL == LASSM_PROTO_MATCHANY && (LASSM_HIP || WARP_SIZE != 32)

@@ -30,8 +30,9 @@
 //  4. The walk in shared memory: the walk buffer and the visited set (16-bit offsets into the
 //     walk buffer, cleared per k) live in the block's dynamic shared memory, so the serial walk's
 //     hashing, visited probes and compares stop paying global-memory latency.
-//  5. Flat inserts: the lanes take consecutive k-mers across read boundaries (32 reads' k-mer
-//     counts scanned at a time), so a round of 32 inserts is full however long the reads are.
+//  5. Flat inserts: the lanes take consecutive k-mers across read boundaries (WARP_SIZE reads'
+//     k-mer counts scanned at a time), so a round of WARP_SIZE inserts (32 on NVIDIA, 64 on
+//     CDNA) is full however long the reads are.
 //  6. Fewer dependent loads per k-mer: the hash carries each aligned word to the next step (one
 //     load per 4 bases instead of two), the compare loads 4 words of both k-mers before it tests
 //     them (the faithful compare's early exit after every word makes each load wait for the one
@@ -308,7 +309,8 @@ __device__ u32 fast_scan_ext(const Team<BLOCK>& team, const u8* seqs, const u8* 
 }
 
 // Per-launch shared memory of a block: each warp's walk buffer, then each warp's visited set,
-// then the team scratch (32 x 8 words). A block team uses warp 0's buffers.
+// then the team scratch (8 words for each warp a block of 1024 threads can hold: 1024 / WARP_SIZE
+// warps). A block team uses warp 0's buffers.
 struct FastShared {
     u8* wbuf;
     fast_visit_t* seen;
@@ -445,9 +447,11 @@ __device__ void fast_end(const Team<BLOCK>& team, i64 e, FastShared sh, const u8
 // walk contig end blockIdx.x as one team (the host puts the ends with the most read bases first);
 // every later block gives each of its warps one end, from n_team on. ht_off must give every
 // contig end a power-of-two number of slots, ht must arrive zeroed, and the launch must carry
-// blockDim / WARP_SIZE * (walk_stride + 2 * fast_visited_slots(max_walk)) + 2048 bytes of dynamic
-// shared memory (lassm.backends.cuda.fast_shared_bytes; LASSM_FAST_GLOBAL_WALK: only the 2048, and
-// fast_visited_slots(max_walk) zeroed visited entries per contig end in `visited`).
+// blockDim / WARP_SIZE * (walk_stride + 2 * fast_visited_slots(max_walk)) + 1024 / WARP_SIZE * 64
+// bytes of dynamic shared memory (the team scratch: 2048 bytes on NVIDIA, 1024 on CDNA; see
+// lassm.backends.cuda.fast_shared_bytes; LASSM_FAST_GLOBAL_WALK: only the scratch, and
+// fast_visited_slots(max_walk) zeroed visited entries per contig end in `visited`). On HIP a warp is
+// a wavefront, WARP_SIZE its width, and blockDim at most 1024 threads, as on NVIDIA.
 extern "C" __global__ void iterative_walks_kernel(
     const u8* __restrict__ ctg_seqs, const i64* __restrict__ ctg_off, const double* __restrict__ depths,
     const u8* __restrict__ rd_seqs, const u8* __restrict__ rd_quals, const i64* __restrict__ rd_off,

@@ -19,7 +19,9 @@
 // Teams (change 9). A contig end is walked by a team: one warp, or, for the ends with the most
 // read bases, a whole block. The team's threads share the inserts and the table-free scans; the
 // walk with a table stays one thread's. Team<false> is a warp, Team<true> a block whose warps
-// meet at __syncthreads and sum through `scratch` (32 x 8 words of shared memory).
+// meet at __syncthreads and sum through `scratch` (8 words of shared memory per warp of the block:
+// at most 1024 / WARP_SIZE warps, so 32 on NVIDIA and 16 wavefronts on CDNA). Only shuffles and
+// barriers cross lanes, no ballot or lane mask, so the same code serves 32- and 64-lane warps.
 // ---------------------------------------------------------------------------------------------
 template <bool BLOCK> struct Team;
 

@@ -1,0 +1,226 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The tables behind the discussion chapter (``notebooks/discussion.ipynb``).
+
+The discussion weighs the paper's conclusions against our records: whether a larger cache helps
+(the paper's closing claim, tested with the H100 and the H200, same SMs, larger L2), whether our
+datasets fill a GPU, and whether synthetic inputs behave like real ones. Each function reads the
+committed records through the chapters' own functions and returns an empty table where they are
+absent; :func:`facts` turns them into the phrases the prose quotes.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from . import machines as mach
+from ..analysis import derive
+from ..analysis.machine import load_machines
+from ..runs import results
+
+#: The faithful kernel and the optimized one (lassm.book.across.VARIANTS).
+FAITHFUL, FAST = "casptr", "fast"
+#: Prefixes of the generated (Table II-sized) and the real-genome datasets.
+GENERATED, REAL = "gen-k", "real-mock5-k"
+
+
+def _gpu_machines() -> list[str]:
+    """Machine folders with a GPU spec row in data/machines.csv and counters."""
+    out = []
+    for name in mach.chapter_machines():
+        if mach.spec_row(mach.device(name)) and mach.metrics(name) is not None:
+            out.append(name)
+    return out
+
+
+def caches(machines: list[str] | None = None) -> pd.DataFrame:
+    """Per profiled GPU and generated dataset: its L2, bandwidth, and the kernels' DRAM traffic.
+
+    Parameters
+    ----------
+    machines : list of str, optional
+        Machine folders (default: every one with counters and a datasheet row).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``machine, device, l2_mb, hbm_bandwidth_gbs, dataset, k``, then per variant
+        (``casptr``, ``fast``): ``<v> ms`` (kernel time), ``<v> B/ins`` (DRAM bytes per start-k
+        insertion) and ``<v> L2/DRAM`` (L2 over DRAM bytes).
+    """
+    sheet = load_machines().set_index("machine")
+    rows = []
+    for name in _gpu_machines() if machines is None else machines:
+        spec = sheet.loc[mach.spec_row(mach.device(name))]
+        per = derive.per_insertion(name)
+        t = mach.times(name)
+        per = per[per["dataset"].str.startswith(GENERATED)]
+        for dataset, part in per.groupby("dataset"):
+            row = {"machine": name, "device": mach.device(name), "l2_mb": float(spec["l2_mb"]),
+                   "hbm_bandwidth_gbs": float(spec["hbm_bandwidth_gbs"]), "dataset": dataset,
+                   "k": int(part["k"].iloc[0])}
+            for v in (FAITHFUL, FAST):
+                p = part[part["protocol"] == v]
+                ms = t[(t["dataset"] == dataset) & (t["protocol"] == v)]["kernel_ms"]
+                row[f"{v} ms"] = float(ms.min()) if len(ms) else float("nan")
+                row[f"{v} B/ins"] = float(p["bytes_per_insertion"].iloc[0]) if len(p) else float("nan")
+                row[f"{v} L2/DRAM"] = float(p["l2_bytes"].iloc[0] / p["dram_bytes"].iloc[0]) if len(p) else float("nan")
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def cache_pair(table: pd.DataFrame) -> pd.DataFrame:
+    """The larger-L2 GPU over the smaller one, per dataset (empty unless two GPUs differ in L2).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``dataset, k``, the two devices, ``l2 ratio``, ``bandwidth ratio``, and the ratios
+        (larger over smaller) of ``casptr ms``, ``casptr B/ins`` and ``fast ms``.
+    """
+    if table.empty or table["l2_mb"].nunique() < 2:
+        return pd.DataFrame()
+    small, large = (table.sort_values("l2_mb")["machine"].iloc[i] for i in (0, -1))
+    a = table[table["machine"] == small].set_index("dataset")
+    b = table[table["machine"] == large].set_index("dataset")
+    both = a.index.intersection(b.index)
+    out = pd.DataFrame({"k": a.loc[both, "k"], "smaller L2": a.loc[both, "device"], "larger L2": b.loc[both, "device"],
+                        "l2 ratio": b.loc[both, "l2_mb"] / a.loc[both, "l2_mb"],
+                        "bandwidth ratio": b.loc[both, "hbm_bandwidth_gbs"] / a.loc[both, "hbm_bandwidth_gbs"]})
+    for col in (f"{FAITHFUL} ms", f"{FAITHFUL} B/ins", f"{FAST} ms"):
+        out[col] = b.loc[both, col] / a.loc[both, col]
+    return out.reset_index().sort_values("k").reset_index(drop=True)
+
+
+def fill() -> pd.DataFrame:
+    """Contig ends (one warp each) per compute unit of each GPU, per dataset with a record.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``dataset, contig_ends``, then one column per GPU machine: ends per compute unit.
+    """
+    sheet = load_machines().set_index("machine")
+    try:
+        rec = results.load_records()
+    except Exception:  # no records at all: nothing to tabulate
+        return pd.DataFrame()
+    if "contig_ends" not in rec:
+        return pd.DataFrame()
+    ends = rec.dropna(subset=["contig_ends"]).groupby("dataset")["contig_ends"].max().astype(int)
+    out = ends.rename("contig_ends").to_frame()
+    for name in _gpu_machines():
+        cus = float(sheet.loc[mach.spec_row(mach.device(name)), "compute_units"])
+        out[f"per SM, {mach.device(name)}"] = out["contig_ends"] / cus
+    return out.reset_index().sort_values("contig_ends").reset_index(drop=True)
+
+
+def synthetic_vs_real(machine: str) -> pd.DataFrame:
+    """Generated (Table II-sized) against real-genome datasets at the same k, on one machine.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``k``, then for each variant ``<v> B/ins gen``, ``<v> B/ins real`` (DRAM bytes per
+        start-k insertion); empty where the machine lacks either kind.
+    """
+    if machine not in _gpu_machines():
+        return pd.DataFrame()
+    per = derive.per_insertion(machine)
+    rows = []
+    for k in sorted(per["k"].unique()):
+        row = {"k": int(k)}
+        for v in (FAITHFUL, FAST):
+            for kind, prefix in (("gen", GENERATED), ("real", REAL)):
+                p = per[(per["dataset"] == f"{prefix}{k}") & (per["protocol"] == v)]
+                row[f"{v} B/ins {kind}"] = float(p["bytes_per_insertion"].iloc[0]) if len(p) else float("nan")
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    return out.dropna(subset=[f"{FAITHFUL} B/ins gen", f"{FAITHFUL} B/ins real"]).reset_index(drop=True)
+
+
+def ranking(protocols: tuple[str, ...] = ("barrier", "casptr", "doneflag", "matchany")) -> pd.DataFrame:
+    """The faithful protocols ordered by kernel time, per GPU machine and dataset.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``machine, dataset, order`` (fastest first, joined by " < "), for every dataset on which
+        all of ``protocols`` ran on a GPU.
+    """
+    rows = []
+    for name in _gpu_machines():
+        t = mach.times(name)
+        t = t[t["protocol"].isin(protocols)]
+        for dataset, part in t.groupby("dataset"):
+            if set(part["protocol"]) == set(protocols):
+                order = part.sort_values("kernel_ms")["protocol"]
+                rows.append({"machine": name, "dataset": dataset, "order": " < ".join(order)})
+    return pd.DataFrame(rows, columns=["machine", "dataset", "order"])
+
+
+def counter_definitions() -> pd.DataFrame:
+    """Which profiler metric stands for each canonical quantity, per vendor (data/metric-names.csv).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per quantity, one column per vendor (``tool: metric``; empty where the vendor's
+        tool has no such metric).
+    """
+    from ..datafiles import data_csv, read_data_csv
+
+    names = read_data_csv(data_csv("metric-names.csv"))
+    names["metric"] = names["tool"] + ": " + names["metric"]
+    return names.groupby(["quantity", "vendor"])["metric"].agg("; ".join).unstack("vendor").fillna("")
+
+
+def _span(values: pd.Series, fmt: str) -> str:
+    vals = values.dropna()
+    if vals.empty:
+        return "not measured"
+    lo, hi = f"{vals.min():{fmt}}", f"{vals.max():{fmt}}"
+    return lo if lo == hi else f"{lo} to {hi}"
+
+
+def facts(pair: pd.DataFrame, fill_table: pd.DataFrame, synth: pd.DataFrame,
+          ranks: pd.DataFrame | None = None) -> dict[str, str]:
+    """The phrases the discussion quotes (``di_*`` keys), each with a fallback where data lack.
+
+    Returns
+    -------
+    dict of str to str
+    """
+    out = {}
+    if ranks is None or ranks.empty:
+        out.update(di_rank="not measured: no GPU ran every faithful protocol on one dataset", di_rank_n="0")
+    else:
+        orders = ranks["order"].unique()
+        out["di_rank_n"] = f"{len(ranks):d}"
+        out["di_rank"] = (f"the same on all of them: {orders[0]}" if len(orders) == 1 else
+                          f"not the same: {len(orders):d} different orders")
+    if pair.empty:
+        out.update(di_small="the smaller-L2 GPU", di_large="the larger-L2 GPU", di_l2="not measured",
+                   di_bw="not measured", di_casptr_bytes="not measured", di_casptr_ms="not measured",
+                   di_fast_ms="not measured")
+    else:
+        out.update(di_small=str(pair["smaller L2"].iloc[0]), di_large=str(pair["larger L2"].iloc[0]),
+                   di_l2=_span(pair["l2 ratio"], ".2f") + "×", di_bw=_span(pair["bandwidth ratio"], ".2f") + "×",
+                   di_casptr_bytes=_span(pair[f"{FAITHFUL} B/ins"], ".2f"),
+                   di_casptr_ms=_span(pair[f"{FAITHFUL} ms"], ".2f"), di_fast_ms=_span(pair[f"{FAST} ms"], ".2f"))
+    if fill_table.empty:
+        out.update(di_fill_min="not measured", di_fill_max="not measured", di_fill_small="none")
+    else:
+        per = [c for c in fill_table if c.startswith("per SM")]
+        lowest = fill_table.iloc[0]
+        out["di_fill_min"] = f"{int(lowest['contig_ends']):,d} ({lowest['dataset']})"
+        out["di_fill_max"] = f"{int(fill_table['contig_ends'].iloc[-1]):,d} ({fill_table['dataset'].iloc[-1]})"
+        small = fill_table[(fill_table[per] < 1).any(axis=1)]["dataset"] if per else pd.Series([], dtype=str)
+        out["di_fill_small"] = ", ".join(small) or "none"
+    if synth.empty:
+        out.update(di_synth_fast="not measured", di_synth_casptr="not measured")
+    else:
+        out["di_synth_fast"] = _span(synth[f"{FAST} B/ins real"] / synth[f"{FAST} B/ins gen"], ".0f") + "×"
+        out["di_synth_casptr"] = _span(synth[f"{FAITHFUL} B/ins real"] / synth[f"{FAITHFUL} B/ins gen"], ".2f") + "×"
+    return out
+
+
+__all__ = ["FAITHFUL", "FAST", "cache_pair", "caches", "counter_definitions", "facts", "fill", "ranking", "synthetic_vs_real"]

@@ -1,0 +1,258 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""One GPU, two programming models: the CUDA and the OpenCL kernel on one device, from one run.
+
+Every ratio here is taken within one campaign (``campaign.json``: the kernel times of one
+``lassm run`` on one machine), so both programs met the same clocks, driver and data. Counters
+come from Nsight Compute per backend (``cuda``, and ``opencl-ptx``: the OpenCL compiler's PTX
+launched by CUDA, since ncu profiles no OpenCL launch), the static instruction mix from the PTX
+each compiler emitted (``data/results/<machine>/ptx/``, :mod:`lassm.analysis.ptx`).
+
+Portability over programming models x platforms follows Pennycook's PP with application
+efficiency: on each platform (a machine folder) the best time any model reached on a dataset,
+over this model's time; a model that did not run on a platform of H scores 0 there.
+"""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from .. import paths
+from ..analysis import metrics
+from ..errors import LassmError
+
+#: Backend -> the programming model (and kernel source) it stands for.
+MODELS: dict[str, str] = {
+    "cuda": "CUDA (faithful.cu, fast.cu)",
+    "opencl": "OpenCL C 1.2 (portable.cl)",
+    "opencl-ptx": "OpenCL's PTX launched by CUDA",
+    "sycl": "OpenCL C with sub-groups (faithful.cl)",
+    "cpu": "numba (the CPU oracle)",
+}
+#: Counter columns compared between two backends of one point.
+COUNTER_COLUMNS: tuple[str, ...] = ("duration_s", "thread_inst", "warp_inst", "int_ops", "dram_bytes",
+                                    "l2_bytes", "l1_bytes", "ii", "gintops", "arch eff", "predication_ratio")
+
+
+def campaign_times(machine: str) -> pd.DataFrame:
+    """The kernel times of ``machine``'s last campaign, one row per point that ran.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``dataset``, ``k``, ``backend``, ``protocol``, ``kernel_ms``, ``matches_oracle``, and the
+        campaign's ``git_sha`` and ``created`` (the one run they all come from).
+    """
+    path = paths.results_dir(machine) / "campaign.json"
+    if not path.is_file():
+        raise LassmError(f"{path}: no campaign; run 'lassm run' on that machine")
+    account = json.loads(path.read_text())
+    rows = [r for r in account["rows"] if r.get("status") == "ok" and r.get("kernel_seconds") is not None]
+    df = pd.DataFrame(rows, columns=["dataset", "k", "backend", "protocol", "kernel_seconds", "matches_oracle"])
+    df["kernel_ms"] = df.pop("kernel_seconds").astype(float) * 1e3
+    df["git_sha"], df["created"] = account.get("git_sha"), account.get("created")
+    return df
+
+
+def model_ratios(times: pd.DataFrame, base: str = "cuda", other: str = "opencl") -> pd.DataFrame:
+    """``other``'s kernel time over ``base``'s, per (dataset, k, protocol) both ran.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``dataset``, ``k``, ``protocol``, ``<base>_ms``, ``<other>_ms``, ``ratio`` and
+        ``both_match`` (both outputs equal the oracle's).
+    """
+    keys = ["dataset", "k", "protocol"]
+    a = times[times["backend"] == base][keys + ["kernel_ms", "matches_oracle"]]
+    b = times[times["backend"] == other][keys + ["kernel_ms", "matches_oracle"]]
+    out = a.merge(b, on=keys, suffixes=(f"_{base}", f"_{other}"))
+    out = out.rename(columns={f"kernel_ms_{base}": f"{base}_ms", f"kernel_ms_{other}": f"{other}_ms"})
+    out["ratio"] = out[f"{other}_ms"] / out[f"{base}_ms"]
+    out["both_match"] = out.pop(f"matches_oracle_{base}").astype(bool) & out.pop(f"matches_oracle_{other}").astype(bool)
+    return out.sort_values(keys).reset_index(drop=True)
+
+
+def counter_comparison(machine: str, base: str = "cuda", other: str = "opencl-ptx",
+                       columns: tuple[str, ...] = COUNTER_COLUMNS) -> pd.DataFrame:
+    """The counters and derived metrics of two backends at every point both were profiled.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Long form: ``dataset``, ``k``, ``protocol``, ``quantity``, ``<base>``, ``<other>`` and
+        ``ratio`` (other over base).
+    """
+    from ..analysis.derive import machine_metrics
+
+    keys = ["dataset", "k", "protocol"]
+    a, b = machine_metrics(machine, base), machine_metrics(machine, other)
+    cols = [c for c in columns if c in a.columns and c in b.columns]
+    wide = a[keys + cols].merge(b[keys + cols], on=keys, suffixes=(f"|{base}", f"|{other}"))
+    rows = []
+    for _, r in wide.iterrows():
+        for c in cols:
+            x, y = float(r[f"{c}|{base}"]), float(r[f"{c}|{other}"])
+            rows.append({**{k: r[k] for k in keys}, "quantity": c, base: x, other: y,
+                         "ratio": y / x if x else float("nan")})
+    return pd.DataFrame(rows, columns=keys + ["quantity", base, other, "ratio"])
+
+
+def ptx_summary(machine: str) -> pd.DataFrame | None:
+    """The static instruction mix per category of each compiler's PTX (``ptx/summary.csv``), or None."""
+    path = paths.results_dir(machine) / "ptx" / "summary.csv"
+    return pd.read_csv(path) if path.is_file() else None
+
+
+def portability(platforms: dict[str, str], models: dict[str, tuple[str, ...]], variant: str,
+                datasets: tuple[str, ...]) -> pd.DataFrame:
+    """PP of each programming model over the platforms, per dataset, with application efficiency.
+
+    Parameters
+    ----------
+    platforms : dict
+        Platform label -> machine folder (its ``campaign.json`` gives the times).
+    models : dict
+        Model label -> the backends that stand for it (with ``protocol == variant``; the CPU
+        oracle, protocol ``none``, stands for the faithful variant).
+    variant : str
+        ``casptr`` (the faithful kernel) or ``fast``.
+    datasets : tuple of str
+        The problems.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (dataset, model): the time and ``app eff`` on each platform (NaN: did not
+        run) and ``PP`` over all of them.
+    """
+    rows = []
+    for plat, machine in platforms.items():
+        t = campaign_times(machine)
+        want = t["protocol"].eq(variant) | (t["backend"].eq("cpu") & (variant == "casptr"))
+        t = t[want & t["dataset"].isin(datasets) & t["matches_oracle"].astype(bool)]
+        for model, backends in models.items():
+            mine = t[t["backend"].isin(backends)].groupby("dataset")["kernel_ms"].min()
+            for d, ms in mine.items():
+                rows.append({"problem": d, "platform": plat, "application": model, "ms": ms})
+    df = pd.DataFrame(rows, columns=["problem", "platform", "application", "ms"])
+    best = df.groupby(["problem", "platform"])["ms"].transform("min")
+    df["app eff"] = best / df["ms"]
+    pp = metrics.pp(df, list(platforms))
+    wide = df.pivot_table(index=["problem", "application"], columns="platform", values=["ms", "app eff"])
+    wide.columns = [f"{plat} {what}" for what, plat in wide.columns]
+    out = pp.merge(wide.reset_index(), on=["problem", "application"], how="left")
+    full = pd.MultiIndex.from_product([datasets, list(models)], names=["problem", "application"])
+    out = out.set_index(["problem", "application"]).reindex(full).reset_index()
+    out["app pp"] = out["app pp"].fillna(0.0)
+    return out.rename(columns={"problem": "dataset", "application": "model", "app pp": "PP"})
+
+
+def ptx_mix(machine: str) -> pd.DataFrame | None:
+    """The tidy PTX mix of ``machine`` (``ptx/mix.csv``: one row per function x opcode form), or None."""
+    path = paths.results_dir(machine) / "ptx" / "mix.csv"
+    return pd.read_csv(path) if path.is_file() else None
+
+
+def _count(mix: pd.DataFrame, **where) -> int:
+    keep = pd.Series(True, index=mix.index)
+    for col, want in where.items():
+        keep &= mix[col].isin(want) if isinstance(want, (list, tuple, set)) else mix[col].eq(want)
+    return int(mix.loc[keep, "count"].sum())
+
+
+def jin_vetter_checks(mix: pd.DataFrame, protocol: str = "casptr", base: str = "cuda",
+                      other: str = "opencl") -> pd.DataFrame:
+    """Jin & Vetter's PTX findings (CUDA vs SYCL on a V100), counted in this kernel's two PTX files.
+
+    Each row is one of their findings as a static count in each file, and whether it recurs
+    here (the portable compiler's count is the larger one, or for vector loads, the smaller).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``finding``, ``count``: what is counted, ``<base>``, ``<other>``, ``recurs``.
+    """
+    rows = []
+    mine = {b: mix[(mix["backend"] == b) & (mix["protocol"] == protocol)] for b in (base, other)}
+    checks = (
+        ("64-bit integer address arithmetic", "add/sub/mul/mad/shl on 64-bit operands",
+         {"category": "int64_addr"}, "more"),
+        ("shared memory addressed through 64-bit registers", "shared loads and stores with a 64-bit address",
+         {"category": ["load", "store"], "space": "shared", "addr_bits": 64}, "more"),
+        ("vector loads replaced by scalar ones", "vector (.v2/.v4) loads", {"category": "load", "vector": [2, 4]},
+         "fewer"),
+        ("more instructions overall", "every instruction", {}, "more"),
+        ("type conversions (byte extraction)", "cvt", {"category": "conversion"}, "more"),
+    )
+    for finding, what, where, direction in checks:
+        a, b = (_count(mine[x], **where) for x in (base, other))
+        recurs = b > a if direction == "more" else b < a
+        rows.append({"finding": finding, "count": what, base: a, other: b, "recurs": recurs})
+    return pd.DataFrame(rows)
+
+
+def ratio_chart(ratios: pd.DataFrame, title: str = "OpenCL over CUDA, kernel time"):
+    """Dots of the OpenCL/CUDA time ratio per dataset, one colour per protocol, a rule at 1."""
+    import altair as alt
+
+    from . import plots
+
+    dots = alt.Chart(ratios).mark_point(filled=True, size=60).encode(
+        x=alt.X("ratio:Q", title="OpenCL time / CUDA time", scale=alt.Scale(zero=False)),
+        y=alt.Y("dataset:N", title=None), color=alt.Color("protocol:N", title="protocol"),
+        tooltip=["dataset", "protocol", alt.Tooltip("ratio:Q", format=".3f")])
+    rule = alt.Chart(pd.DataFrame({"ratio": [1.0]})).mark_rule(strokeDash=[4, 4]).encode(x="ratio:Q")
+    return plots.to_svg((rule + dots).properties(title=title, width=420), title)
+
+
+def mix_chart(summary: pd.DataFrame, protocol: str = "casptr"):
+    """Bars of each PTX's static instruction count per category, the two compilers side by side."""
+    import altair as alt
+
+    from . import plots
+
+    cats = [c for c in summary.columns if c not in ("backend", "protocol", "pragma", "instructions")]
+    long = summary[summary["protocol"] == protocol].melt(id_vars=["backend"], value_vars=cats,
+                                                         var_name="category", value_name="count")
+    long = long[long["count"] > 0]
+    title = f"Static PTX instructions per category, {protocol}"
+    chart = alt.Chart(long).mark_bar().encode(
+        y=alt.Y("category:N", title=None, sort=cats), x=alt.X("count:Q", title="instructions"),
+        yOffset="backend:N", color=alt.Color("backend:N", title="compiler"),
+        tooltip=["backend", "category", "count"])
+    return plots.to_svg(chart.properties(title=title, width=420), title)
+
+
+def _span(values: pd.Series, fmt: str = "{:.2f}") -> str:
+    values = values.dropna()
+    if values.empty:
+        return "none measured"
+    lo, hi = values.min(), values.max()
+    return fmt.format(lo) if fmt.format(lo) == fmt.format(hi) else f"{fmt.format(lo)} to {fmt.format(hi)}"
+
+
+def facts(times: pd.DataFrame, variants: tuple[str, ...] = ("casptr", "fast")) -> dict[str, str]:
+    """The sentences' numbers for the chapter, as text: each a span or a count over the records.
+
+    Keys: ``cm_points``, ``cm_all_match``, ``cm_sha``, ``cm_when``, ``cm_<variant>_span`` and
+    ``cm_<variant>_median`` (OpenCL over CUDA), ``cm_missing`` (variants OpenCL lacks here),
+    ``cm_ptx_span`` (OpenCL PTX through CUDA over the OpenCL queue), ``cm_x20`` (the ×20 sample's
+    casptr ratio).
+    """
+    out = {"cm_points": str(len(times)), "cm_all_match": "yes" if times["matches_oracle"].astype(bool).all() else "no",
+           "cm_sha": str(times["git_sha"].iloc[0])[:7] if len(times) else "none",
+           "cm_when": str(times["created"].iloc[0])[:10] if len(times) else "never"}
+    ratios = model_ratios(times)
+    missing = []
+    for v in variants:
+        r = ratios.loc[ratios["protocol"] == v, "ratio"]
+        out[f"cm_{v}_span"] = _span(r)
+        out[f"cm_{v}_median"] = f"{r.median():.2f}" if len(r) else "none measured"
+        if r.empty:
+            missing.append(v)
+    out["cm_missing"] = ", ".join(f"`{v}`" for v in missing) if missing else "none"
+    out["cm_ptx_span"] = _span(model_ratios(times, base="opencl", other="opencl-ptx")["ratio"])
+    x20 = ratios.loc[(ratios["protocol"] == "casptr") & ratios["dataset"].str.endswith("x20"), "ratio"]
+    out["cm_x20"] = f"{x20.iloc[0]:.2f}" if len(x20) else "not measured"
+    return out

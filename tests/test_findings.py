@@ -1,0 +1,195 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The introduction's findings (lassm.book.findings): computed from the records, linked, and
+honest where the records lack their data."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lassm.book import findings as fi
+
+from .test_book import ROOT, _toc_paths
+
+RESULTS = ROOT / "data" / "results"
+
+
+@pytest.fixture(scope="module")
+def committed() -> list[fi.Finding]:
+    return fi.findings()
+
+
+def _summaries() -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted(RESULTS.glob("*/*/summary.json")) if not p.parent.name.startswith(".")]
+
+
+def test_bit_exact_counts_every_committed_port_run(committed):
+    """Recount the GPU/OpenCL records from the files themselves: the sentence must quote that count."""
+    ports = [r for r in _summaries() if r.get("backend") != "cpu"]
+    same = sum(bool(r.get("matches_cpu")) for r in ports)
+    first = next(f for f in committed if f.key == "bit_exact")
+    assert first.measured
+    assert f"{same:d} of {len(ports):d} recorded" in first.sentence
+    refs = [r["matches_reference"] for r in _summaries() if "matches_reference" in r]
+    assert f"{sum(refs):d} of {len(refs):d} runs of the embedded sample" in first.sentence
+
+
+def test_errata_counts_follow_the_paper_module(committed):
+    from lassm.analysis import paper
+
+    e = next(f for f in committed if f.key == "errata")
+    assert f"{len(paper.errata()):d} errata" in e.sentence
+    assert 0 <= e.value <= 1
+
+
+def test_every_link_names_a_page_of_the_book(committed):
+    pages = {str(p.relative_to(ROOT).with_suffix("")) for p in _toc_paths()}
+    machines = {f"machines/{p.name}" for p in RESULTS.iterdir() if p.is_dir()}
+    bad = [f.link for f in committed if f.link not in pages | machines]
+    assert not bad, f"findings link pages that are not in the book: {bad}"
+
+
+def test_one_roofline_finding_per_profiled_machine(committed):
+    profiled = sorted(p.parent.name for p in RESULTS.glob("*/metrics.csv") if (p.parent / "ceilings.json").is_file())
+    assert profiled, "the committed records have no profiled machine to check against"
+    keys = [f.key for f in committed if f.key.startswith("roofline_")]
+    assert keys == [f"roofline_{m}" for m in profiled]
+
+
+def test_fast_against_the_original_is_the_ratio_of_the_two_times(committed):
+    ratio = [f for f in committed if f.key.startswith("fast_vs_original_")]
+    assert ratio, "no fast-vs-original finding, though data/reference-timings.csv has a time"
+    for f in ratio:
+        fast_ms, ref_ms = map(float, re.search(r"\(([\d.]+) ms against ([\d.]+) ms\)", f.sentence).groups())
+        assert f.value == pytest.approx(fast_ms / ref_ms, rel=0.02)
+        assert f"{f.value:.2f} of the original" in f.sentence
+
+
+def test_markdown_lists_every_sentence_with_its_link(committed):
+    md = fi.markdown(committed)
+    lines = md.splitlines()
+    assert len(lines) == len(committed)
+    for f, line in zip(committed, lines):
+        assert line.startswith("- ") and f.sentence in line and line.endswith(f"{{doc}}`/{f.link}`)")
+    assert list(fi.table(committed)["key"]) == [f.key for f in committed]
+
+
+def test_an_empty_results_root_gives_sentences_not_errors(tmp_path, monkeypatch):
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path / "results"))
+    got = {f.key: f for f in fi.findings()}
+    assert not got["bit_exact"].measured and "No GPU" in got["bit_exact"].sentence
+    assert not got["fast_vs_original"].measured and not got["roofline"].measured
+    assert got["errata"].measured  # the paper's own data ship with the repository
+    assert not any(k.startswith(("published_", "roofline_")) for k in got)
+
+
+def test_a_measured_race_is_counted():
+    rec = pd.DataFrame([{"machine": "m", "backend": "cuda", "protocol": "doneflag", "matches_cpu": True},
+                        {"machine": "m", "backend": "cuda", "protocol": "casptr", "matches_cpu": True}])
+    race = pd.DataFrame([
+        {"device": "GPU X", "protocol": "doneflag", "build": "published", "contig_ends": 1000, "wrong_ends": 20},
+        {"device": "GPU X", "protocol": "doneflag", "build": "published", "contig_ends": 1000, "wrong_ends": 0},
+        {"device": "GPU X", "protocol": "doneflag", "build": "fixed", "contig_ends": 1000, "wrong_ends": 0},
+        {"device": "GPU X", "protocol": "matchany", "build": "published", "contig_ends": 1000, "wrong_ends": 5},
+    ])
+    f = fi.doneflag_race(rec, race)
+    assert f.measured and f.value == pytest.approx(0.5)
+    assert "on the GPU X, 1 of 2 runs of its published build gave wrong contig ends, up to 2.00%" in f.sentence
+    assert "in 1 of 1 recorded runs" in f.sentence
+
+
+def test_without_a_race_run_the_race_is_not_claimed_as_measured():
+    rec = pd.DataFrame([{"machine": "m", "backend": "cuda", "protocol": "doneflag", "matches_cpu": True}])
+    f = fi.doneflag_race(rec, pd.DataFrame())
+    assert not f.measured and "not measured" in f.sentence and "1 of 1" in f.sentence
+
+
+def test_race_tool_counts_the_ends_that_differ():
+    """tools/published_race.py's comparison: zero against itself, one per changed end."""
+    import copy
+    import importlib.util
+
+    from lassm.runs.extend import extend
+    from lassm.workloads.local_assembly import datasets
+    from lassm.workloads.local_assembly.config import Params
+
+    spec = importlib.util.spec_from_file_location("published_race", ROOT / "tools" / "published_race.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    ds, k = datasets.load("sample-k21")
+    oracle = extend(ds, Params(k=k), backend="cpu")
+    assert tool.wrong_ends(oracle, oracle) == 0
+    other = copy.deepcopy(oracle)
+    walked, still = (other.right, other.left) if other.right.walk_len.max() > 0 else (other.left, other.right)
+    i = int(np.flatnonzero(walked.walk_len > 0)[0])
+    walked.walks.reshape(-1, walked.max_walk)[i, 0] ^= 1  # one base of one walk
+    still.steps[0] += 1  # one field of an end on the other side
+    assert tool.wrong_ends(other, oracle) == 2
+
+
+def test_a_port_that_differs_is_not_called_bit_exact():
+    rec = pd.DataFrame([{"machine": "m", "backend": "cuda", "protocol": "casptr", "matches_cpu": False},
+                        {"machine": "m", "backend": "cuda", "protocol": "fast", "matches_cpu": True}])
+    f = fi.bit_exact(rec)
+    assert f.value == pytest.approx(0.5) and "1 of 2" in f.sentence
+    assert not f.sentence.startswith("Every port is bit-exact")
+
+
+# --- the discussion chapter's tables (lassm.book.discussion) --------------------------------
+
+def test_cache_pair_divides_the_larger_l2_by_the_smaller():
+    from lassm.book import discussion as di
+
+    base = {"dataset": "gen-k21", "k": 21, "casptr ms": 10.0, "casptr B/ins": 400.0, "fast ms": 2.0}
+    table = pd.DataFrame([{**base, "machine": "big", "device": "Big", "l2_mb": 60.0, "hbm_bandwidth_gbs": 4000.0,
+                           "casptr ms": 9.0, "casptr B/ins": 300.0},
+                          {**base, "machine": "small", "device": "Small", "l2_mb": 40.0, "hbm_bandwidth_gbs": 2000.0}])
+    pair = di.cache_pair(table)
+    assert list(pair["larger L2"]) == ["Big"] and list(pair["smaller L2"]) == ["Small"]
+    assert pair["l2 ratio"].iloc[0] == pytest.approx(1.5) and pair["bandwidth ratio"].iloc[0] == pytest.approx(2.0)
+    assert pair["casptr ms"].iloc[0] == pytest.approx(0.9) and pair["casptr B/ins"].iloc[0] == pytest.approx(0.75)
+    assert di.cache_pair(table[table["machine"] == "big"]).empty
+
+
+def test_discussion_facts_say_what_is_missing():
+    from lassm.book import discussion as di
+
+    got = di.facts(pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), pd.DataFrame())
+    assert got["di_l2"] == "not measured" and got["di_synth_fast"] == "not measured"
+    assert got["di_rank"].startswith("not measured") and got["di_fill_small"] == "none"
+
+
+def test_fill_counts_contig_ends_from_the_records():
+    from lassm.book import discussion as di
+
+    fill = di.fill().set_index("dataset")
+    ends = {r["dataset"]: r["contig_ends"] for r in _summaries() if "contig_ends" in r}
+    assert ends and all(fill.loc[d, "contig_ends"] >= n for d, n in ends.items())
+    assert list(fill["contig_ends"]) == sorted(fill["contig_ends"])
+
+
+def test_ranking_orders_protocols_by_time():
+    from lassm.book import discussion as di
+    from lassm.book import machines as mach
+
+    ranks = di.ranking()
+    assert not ranks.empty
+    row = ranks.iloc[0]
+    t = mach.times(row["machine"])
+    t = t[(t["dataset"] == row["dataset"]) & t["protocol"].isin(row["order"].split(" < "))]
+    assert " < ".join(t.sort_values("kernel_ms")["protocol"]) == row["order"]
+
+
+def test_larger_caches_quotes_the_discussion_pair(committed):
+    from lassm.book import discussion as di
+
+    pair = di.cache_pair(di.caches())
+    f = next(f for f in committed if f.key == "larger_caches")
+    assert f.measured == (not pair.empty)
+    if not pair.empty:
+        assert f.value == pytest.approx(pair["casptr ms"].max())
+        assert f"{pair['l2 ratio'].iloc[0]:.2f}×" in f.sentence

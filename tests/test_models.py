@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""lassm.book.models: ratios of one run, and PP over programming models x platforms, by hand."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lassm.book import models
+from lassm.errors import LassmError
+
+
+def _campaign(root: Path, machine: str, rows: list[tuple]) -> None:
+    folder = root / machine
+    folder.mkdir(parents=True)
+    account = {"git_sha": "abc", "created": "2026-11-25T00:00:00+00:00",
+               "rows": [{"dataset": d, "k": k, "backend": b, "protocol": p, "status": s,
+                         "kernel_seconds": ms / 1e3, "matches_oracle": True} for d, k, b, p, ms, s in rows]}
+    (folder / "campaign.json").write_text(json.dumps(account))
+
+
+@pytest.fixture
+def results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
+    _campaign(tmp_path, "gpu", [("d1", 21, "cuda", "casptr", 10.0, "ok"), ("d1", 21, "opencl", "casptr", 12.0, "ok"),
+                                ("d1", 21, "cuda", "fast", 2.0, "ok"), ("d2", 33, "cuda", "casptr", 4.0, "ok"),
+                                ("d2", 33, "opencl", "casptr", 3.0, "ok"), ("d1", 21, "opencl", "barrier", 1.0, "failed")])
+    _campaign(tmp_path, "cpu", [("d1", 21, "cpu", "none", 100.0, "ok"), ("d1", 21, "opencl", "casptr", 50.0, "ok"),
+                                ("d2", 33, "cpu", "none", 30.0, "ok"), ("d2", 33, "opencl", "casptr", 60.0, "ok")])
+    return tmp_path
+
+
+def test_ratios_are_of_one_campaign(results: Path) -> None:
+    r = models.model_ratios(models.campaign_times("gpu"))
+    assert list(r["dataset"]) == ["d1", "d2"] and list(r["protocol"]) == ["casptr", "casptr"]
+    assert r["ratio"].round(6).tolist() == [1.2, 0.75] and r["both_match"].all()
+    assert set(models.campaign_times("gpu")["git_sha"]) == {"abc"}
+    assert "barrier" not in set(models.campaign_times("gpu")["protocol"]), "a failed point has no time"
+
+
+def test_pp_over_models_and_platforms(results: Path) -> None:
+    pp = models.portability({"GPU": "gpu", "CPU": "cpu"},
+                            {"CUDA": ("cuda",), "OpenCL": ("opencl",), "numba": ("cpu",)}, "casptr", ("d1", "d2"))
+    got = {(r.dataset, r.model): round(r.PP, 6) for r in pp.itertuples()}
+    # d1: GPU best 10 (CUDA 1, OpenCL 10/12); CPU best 50 (OpenCL 1, numba 0.5). d2: GPU best 3; CPU best 30.
+    assert got[("d1", "CUDA")] == 0.0 and got[("d1", "numba")] == 0.0, "ran on one platform of two"
+    assert got[("d1", "OpenCL")] == round(2 / (12 / 10 + 1), 6)
+    assert got[("d2", "OpenCL")] == round(2 / (1 + 2), 6)
+    assert pp.loc[(pp["dataset"] == "d1") & (pp["model"] == "OpenCL"), "GPU app eff"].item() == pytest.approx(10 / 12)
+
+
+def test_no_campaign_is_a_clear_error(results: Path) -> None:
+    with pytest.raises(LassmError, match="no campaign"):
+        models.campaign_times("nowhere")
+
+
+def test_jin_vetter_checks_count_each_finding() -> None:
+    import pandas as pd
+
+    rows = [("cuda", "int64_addr", "", 1, 0, 10), ("opencl", "int64_addr", "", 1, 0, 15),
+            ("cuda", "load", "global", 4, 64, 3), ("cuda", "load", "global", 1, 64, 5),
+            ("opencl", "load", "global", 1, 64, 9), ("opencl", "load", "shared", 1, 64, 2),
+            ("cuda", "conversion", "", 1, 0, 7), ("opencl", "conversion", "", 1, 0, 4)]
+    mix = pd.DataFrame([{"backend": b, "protocol": "casptr", "category": c, "space": s, "vector": v,
+                         "addr_bits": a, "count": n} for b, c, s, v, a, n in rows])
+    got = models.jin_vetter_checks(mix).set_index("finding")
+    assert got.loc["64-bit integer address arithmetic", ["cuda", "opencl", "recurs"]].tolist() == [10, 15, True]
+    assert got.loc["shared memory addressed through 64-bit registers", ["cuda", "opencl"]].tolist() == [0, 2]
+    assert got.loc["vector loads replaced by scalar ones", ["cuda", "opencl", "recurs"]].tolist() == [3, 0, True]
+    assert got.loc["more instructions overall", ["cuda", "opencl"]].tolist() == [25, 30]
+    assert not got.loc["type conversions (byte extraction)", "recurs"]

@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The OpenCL compiler's PTX launched through CUDA (backend ``opencl-ptx``) against the oracle.
+
+It needs an NVIDIA GPU with CuPy and NVIDIA's OpenCL driver registered (``tools/opencl_gpu_check.sh``
+registers it); elsewhere every test but the first skips with the reason.
+"""
+from __future__ import annotations
+
+import pytest
+
+from lassm import Params, backends, extend, paths
+from lassm.backends import opencl_ptx
+from lassm.workloads.local_assembly import formats
+from lassm.workloads.local_assembly.generate import generate
+
+OK, WHY = opencl_ptx.available()
+needs_it = pytest.mark.skipif(not OK, reason=f"needs CuPy, an NVIDIA GPU and its OpenCL driver: {WHY}")
+
+
+def test_unavailable_is_one_clear_line() -> None:
+    if OK:
+        pytest.skip("the backend runs here")
+    with pytest.raises(backends.BackendUnavailable, match="opencl-ptx"):
+        backends.get("opencl-ptx")
+
+
+@needs_it
+def test_the_binary_is_ptx() -> None:
+    from lassm.backends import opencl
+
+    text = opencl_ptx.ptx(opencl.build_options("casptr", 32, True, True, 300, 33))
+    assert ".entry iterative_walks_kernel" in text and ".target sm_" in text
+
+
+@needs_it
+@pytest.mark.parametrize("protocol", opencl_ptx.PROTOCOLS)
+@pytest.mark.parametrize("k", [21, 33, 55, 77])
+def test_equals_the_oracle(protocol: str, k: int) -> None:
+    ds = generate(k, 0.05, 0)
+    want = extend(ds, Params(k=k), backend="cpu")
+    got = extend(ds, Params(k=k), backend="opencl-ptx", protocol=protocol)
+    assert got.compare(want) == [] and got.lines() == want.lines()
+
+
+@needs_it
+def test_the_sample_equals_the_oracle() -> None:
+    ds = formats.read_dat(paths.sample("k77"))
+    want = extend(ds, Params(k=77), backend="cpu")
+    assert extend(ds, Params(k=77), backend="opencl-ptx").lines() == want.lines()
+
+
+def test_envreg_reads_become_zero() -> None:
+    text = "\tmov.u32 \t%r173, %ctaid.x;\n\tmov.b32 \t%r174, %envreg0;\n\tadd.s32 \t%r1, %r174, %r173;\n"
+    patched, count = opencl_ptx.cuda_ptx(text)
+    assert count == 1 and "mov.b32 \t%r174, 0;" in patched and "%ctaid.x" in patched
+    assert opencl_ptx.cuda_ptx("add.s32 %r1, %r2, %r3;\n") == ("add.s32 %r1, %r2, %r3;\n", 0)
+    with pytest.raises(ValueError, match="envreg"):
+        opencl_ptx.cuda_ptx("add.s32 %r1, %envreg3, %r2;\n")

@@ -1,0 +1,224 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Writes the PTX of the CUDA and the OpenCL builds of the kernel, and their instruction mixes.
+
+CUDA: NVRTC's PTX of ``faithful.cu`` (casptr) and ``fast.cu`` (fast), built as the backends build
+them (:func:`lassm.backends.nvrtc.compile_build`: same options, ``--gpu-architecture`` of this
+GPU). NVRTC is the ``nvidia-cuda-nvrtc-cu12`` wheel when installed, else the library CuPy loaded.
+OpenCL: the program binary of ``portable.cl`` (and of ``fast.cl`` where that file exists) built by
+NVIDIA's OpenCL compiler with the options of :func:`lassm.backends.opencl.build_options`; on
+NVIDIA that binary is PTX text, the very PTX the ``opencl-ptx`` backend launches under ncu. The caller registers NVIDIA's ICD first
+(``/etc/OpenCL/vendors/nvidia.icd``, as ``tools/opencl_gpu_check.sh`` does).
+
+Writes into ``--out`` (default ``data/results/<machine>/ptx/``): ``<backend>-<build>.ptx``,
+``mix.csv`` (the tidy mix of :mod:`lassm.analysis.ptx` with ``backend``, ``protocol`` and
+``file`` columns), ``summary.csv`` (per build), ``compare-<build>.csv`` (CUDA vs OpenCL by
+category, where both exist) and ``provenance.json`` (devices, drivers, compilers, options, git SHA,
+command, each file's SHA-256). What cannot be built is said in one line each on stderr, the rest
+is still written, and the exit code is 2.
+
+Usage (repository root, GPU node): PYTHONPATH=$PWD python3 tools/ptx_dump.py --out "$OUT/ptx"
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import platform
+import shlex
+import sys
+import warnings
+from pathlib import Path
+
+from lassm import paths
+from lassm.analysis import ptx
+from lassm.atomic import atomic_open
+from lassm.backends import nvrtc
+from lassm.errors import LassmError
+from lassm.runs.records import git_sha, slug
+from lassm.workloads.local_assembly import config
+
+OPENCL_FAST = "local_assembly/opencl/fast.cl"
+
+
+class Missing(Exception):
+    """A part that cannot be built here: its message is the one line the user reads."""
+
+
+class Skipped(Exception):
+    """A part this tree does not have (``fast.cl`` before it is written): noted, no failure."""
+
+
+# ---------------------------------------------------------------------------------------------- CUDA
+
+def _cupy_device() -> dict:
+    """This GPU as CuPy sees it ({} without CuPy or a GPU)."""
+    try:
+        import cupy
+
+        props = cupy.cuda.runtime.getDeviceProperties(0)
+        name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
+        return {"device": name, "compute_capability": f"{props['major']}{props['minor']}",
+                "driver": cupy.cuda.runtime.driverGetVersion(), "cupy": cupy.__version__}
+    except Exception:  # no CuPy, no driver, no GPU: the caller says which part is missing
+        return {}
+
+
+def _use_cupys_nvrtc() -> str:
+    """Points ``LASSM_NVRTC`` at the libnvrtc CuPy loads, when no NVRTC wheel is installed."""
+    try:
+        try:
+            from cupy_backends.cuda.libs import nvrtc as cnv
+        except ImportError:
+            from cupy.cuda import nvrtc as cnv
+        cnv.getVersion()  # loads the library
+    except Exception as exc:
+        raise Missing(f"no NVRTC: neither the nvidia-cuda-nvrtc-cu12 wheel nor CuPy's ({exc})") from None
+    with open("/proc/self/maps") as fh:
+        libs = {line.split()[-1] for line in fh if "/libnvrtc.so" in line}
+    if not libs:
+        raise Missing("CuPy loaded NVRTC, but its library is not among this process's mappings")
+    os.environ["LASSM_NVRTC"] = sorted(libs)[0]
+    return sorted(libs)[0]
+
+
+def cuda_ptx(build: str, arch: str) -> tuple[str, dict]:
+    """NVRTC's PTX of one CUDA build, and what made it."""
+    library = nvrtc.find_library()
+    library = str(library) if library else _use_cupys_nvrtc()
+    path = paths.kernel_source(nvrtc.kernel_file(build))
+    try:
+        text, log = nvrtc.compile_build(build, arch)
+    except (nvrtc.NvrtcError, OSError) as exc:
+        raise Missing(f"NVRTC did not build {build}: {str(exc).splitlines()[0]}") from None
+    return text, {"source": path.relative_to(paths.kernel_dir()).as_posix(), "arch": arch,
+                  "options": [*nvrtc.kernel_options(build, 32), f"--gpu-architecture={arch}"],
+                  "nvrtc": "%d.%d" % nvrtc.version(), "nvrtc_library": library, "log": log.strip()}
+
+
+# ---------------------------------------------------------------------------------------------- OpenCL
+
+def opencl_ptx(build: str, team: int, extra: tuple[str, ...]) -> tuple[str, dict]:
+    """The program binary of one OpenCL build (PTX text on NVIDIA), and what made it."""
+    os.environ.setdefault("LASSM_OPENCL_DEVICE", "NVIDIA")
+    from lassm.backends import clplan, opencl
+
+    if build != "fast" and build not in clplan.PROTOCOL_MACROS:
+        raise Skipped(f"{build} has no OpenCL build")
+    kernel = OPENCL_FAST if build == "fast" else opencl.KERNEL
+    if not (paths.kernel_dir() / kernel).is_file():
+        raise Skipped(f"{kernel} is not in this tree")
+    if opencl.cl is None:
+        raise Missing(opencl._IMPORT_ERROR)
+    try:
+        dev = opencl._device()  # the device the backend runs on, with its 64-bit atomics and fp64
+    except LassmError as exc:
+        raise Missing(str(exc)) from None
+    protocol = build if build in clplan.PROTOCOL_MACROS else opencl.DEFAULT_PROTOCOL  # fast.cl: casptr's knobs
+    options = opencl.build_options(protocol, team, dev.key64, dev.fp64, config.DEFAULT_MAX_WALK,
+                                   config.DEFAULT_QUAL_OFFSET) + tuple(extra)
+    try:
+        if kernel == opencl.KERNEL:  # the program the opencl and opencl-ptx backends run
+            program = opencl.program(options)
+        else:
+            source = paths.kernel_source(kernel).read_text(encoding="utf-8")
+            with warnings.catch_warnings():  # a build log that is no error
+                warnings.simplefilter("ignore", opencl.cl.CompilerWarning)
+                program = opencl.cl.Program(dev.context, source).build(
+                    options=list(options + clplan.include_options(kernel)))
+    except (opencl.cl.Error, LassmError) as exc:
+        raise Missing(f"{kernel} does not build on {dev.name}: {str(exc).splitlines()[0]}") from None
+    binary = program.get_info(opencl.cl.program_info.BINARIES)[0]
+    text = bytes(binary).rstrip(b"\0").decode("utf-8", errors="replace")
+    d = dev.device
+    info = {"source": kernel, "options": list(options), "device": dev.name, "driver": str(d.driver_version),
+            "opencl_c": str(d.opencl_c_version), "pyopencl": opencl.cl.VERSION_TEXT, "team": team,
+            "key64": dev.key64, "fp64": dev.fp64}
+    if ".entry" not in text:
+        raise Missing(f"{dev.name}'s program binary of {kernel} is not PTX (not NVIDIA's OpenCL driver?)")
+    return text, info
+
+
+# ---------------------------------------------------------------------------------------------- main
+
+def _write(path: Path, text: str) -> None:
+    with atomic_open(path) as fh:
+        fh.write(text)
+
+
+def _default_out(device: dict) -> Path:
+    machine = os.environ.get("LASSM_MACHINE") or device.get("device") or "unknown-gpu"
+    return paths.results_dir(slug(machine)) / "ptx"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, help="output folder (default data/results/<machine>/ptx)")
+    ap.add_argument("--builds", default="casptr,fast", help="builds to dump (default %(default)s); on OpenCL, "
+                    "fast is fast.cl and the others portable.cl with that protocol")
+    ap.add_argument("--arch", help="NVRTC virtual architecture (default: this GPU's, else compute_90)")
+    ap.add_argument("--team", type=int, default=32, help="OpenCL work-items per contig end (default %(default)s)")
+    ap.add_argument("--opencl-fast-options", default="", help="extra build options for fast.cl")
+    args = ap.parse_args(argv)
+    builds = [b for b in args.builds.split(",") if b]
+    unknown = [b for b in builds if b not in nvrtc.BUILDS]
+    if unknown:
+        ap.error(f"unknown build(s) {unknown}; choose among {', '.join(nvrtc.BUILDS)}")
+    device = _cupy_device()
+    arch = args.arch or (f"compute_{device['compute_capability']}" if device else "compute_90")
+    if not device:
+        print(f"ptx_dump: no CUDA device seen through CuPy; NVRTC builds for {arch}", file=sys.stderr)
+    out = args.out or _default_out(device)
+    out.mkdir(parents=True, exist_ok=True)
+
+    records, mixes, problems = [], [], []
+    jobs = [("cuda", b, lambda b=b: cuda_ptx(b, arch)) for b in builds]
+    jobs += [("opencl", b, lambda b=b: opencl_ptx(b, args.team, tuple(args.opencl_fast_options.split())
+                                                 if b == "fast" else ())) for b in builds]
+    for backend, build, make in jobs:
+        record = {"backend": backend, "protocol": build}
+        try:
+            text, info = make()
+        except (Missing, Skipped) as exc:
+            print(f"ptx_dump: {backend} {build}: {'skipped: ' if isinstance(exc, Skipped) else ''}{exc}",
+                  file=sys.stderr, flush=True)
+            problems += [f"{backend} {build}: {exc}"] if isinstance(exc, Missing) else []
+            records.append({**record, "status": ("skipped: " if isinstance(exc, Skipped) else "") + str(exc)})
+            continue
+        name = f"{backend}-{build}.ptx"
+        _write(out / name, text)
+        record.update(file=name, sha256=hashlib.sha256(text.encode()).hexdigest(), **info)
+        try:
+            mixes.append(ptx.mix(text, name, backend=backend, protocol=build, file=name))
+        except LassmError as exc:  # a PTX construct the parser does not know: the file stays
+            problems.append(f"{backend} {build}: {name} written, not parsed: {exc}")
+            print(f"ptx_dump: {problems[-1]}", file=sys.stderr, flush=True)
+            records.append({**record, "status": f"not parsed: {exc}"})
+            continue
+        records.append({**record, "status": "ok"})
+        total = int(ptx.summary(mixes[-1], by=("file",))["instructions"].sum())
+        print(f"{name}: {len(text.splitlines())} lines, {total} instructions", flush=True)
+
+    if mixes:
+        import pandas as pd
+
+        mix = pd.concat(mixes, ignore_index=True)
+        _write(out / "mix.csv", mix.to_csv(index=False))
+        _write(out / "summary.csv", ptx.summary(mix, by=("backend", "protocol")).to_csv(index=False))
+        for build in builds:
+            a, b = (mix[(mix.backend == be) & (mix.protocol == build)] for be in ("cuda", "opencl"))
+            if len(a) and len(b):
+                _write(out / f"compare-{build}.csv", ptx.compare(a, b).to_csv(index=False))
+    provenance = {
+        "tool": "tools/ptx_dump.py", "command": shlex.join([Path(sys.executable).name, *sys.argv]),
+        "git_sha": git_sha(), "written_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "host": platform.node(), "python": platform.python_version(), "cuda_device": device, "arch": arch,
+        "builds": records, "problems": problems}
+    _write(out / "provenance.json", json.dumps(provenance, indent=2) + "\n")
+    print(f"wrote {out}" + (f"; {len(problems)} part(s) missing, see above" if problems else ""), flush=True)
+    return 2 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
