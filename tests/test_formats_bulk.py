@@ -237,3 +237,32 @@ def test_numba_reads_more_records_than_it_first_makes_room_for() -> None:
     parsed = _jit_scan(raw)
     assert parsed["cids"].tolist() == list(range(3000)) and parsed["lines"].tolist() == list(range(1, 3001))
     assert np.array_equal(parsed["depths"], _careful(raw).depths)
+
+
+def _old_fasta(ds: Dataset) -> str:
+    return "".join(f">{int(ds.cids[i])} depth={dat_bulk.fmt_depth(ds.depths[i])}\n{ds.contig(i).decode()}\n"
+                   for i in range(ds.n_contigs))
+
+
+def _old_fastq(ds: Dataset) -> str:
+    out = []
+    for side_name, reads in (("left", ds.left), ("right", ds.right)):
+        for i in range(ds.n_contigs):
+            for j in range(reads.contig_offsets[i], reads.contig_offsets[i + 1]):
+                seq, qual = reads.read(j)
+                rid = (reads.ids[j] if reads.ids else f"@r{j}").lstrip("@")
+                out.append(f"@{rid} contig={int(ds.cids[i])} side={side_name}\n{seq.decode()}\n+\n{qual.decode()}\n")
+    return "".join(out)
+
+
+@pytest.mark.parametrize("block", [1, 9, dat_bulk.WRITE_BLOCK])
+def test_fasta_and_fastq_are_written_as_one_at_a_time(block: int, tmp_path: Path) -> None:
+    ds = formats.read_dat(paths.sample("k77")).subset(np.arange(0, 3296, 5))
+    no_ids = Dataset(ds.cids, ds.seqs, ds.offsets, ds.depths, ds.left,
+                     type(ds.right)(ds.right.seqs, ds.right.quals, ds.right.offsets, ds.right.contig_offsets, []))
+    for d in (ds, no_ids):
+        assert b"".join(dat_bulk.fasta_blocks(d, block)).decode() == _old_fasta(d)
+        assert b"".join(dat_bulk.fastq_blocks(d, block)).decode() == _old_fastq(d)
+    formats.write_fastq(no_ids, tmp_path / "r.fastq")
+    formats.write_fasta(ds, tmp_path / "c.fasta")
+    assert (tmp_path / "r.fastq").read_text() == _old_fastq(no_ids) and (tmp_path / "c.fasta").read_text() == _old_fasta(ds)

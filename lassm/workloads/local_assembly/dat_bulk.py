@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The ``.dat`` format at I/O speed: whole-file reading and writing with per-token work in C;
-the extended contigs (``cid extended_sequence``) written the same way.
+the extended contigs (``cid extended_sequence``), FASTA and FASTQ written the same way.
 
 A field-by-field reader in Python spends microseconds per token; a 50 MB dump holds millions of
 tokens. Here the work per token is done by ``bytes.split``, ``operator.itemgetter``,
@@ -312,3 +312,29 @@ def extended_blocks(ext, block: int = WRITE_BLOCK) -> Iterator[bytes]:
                      pieces(right, _offsets(right_lens)),
                      repeat(b"\n", b - a))
         yield b"".join(chain.from_iterable(fields))
+
+
+# --- FASTA / FASTQ ---------------------------------------------------------------------------
+
+def fasta_blocks(ds, block: int = WRITE_BLOCK) -> Iterator[bytes]:
+    """The contigs as FASTA (``>cid depth=...``, then the bases), ``block`` contigs at a time."""
+    for a in range(0, ds.n_contigs, block):
+        b = min(a + block, ds.n_contigs)
+        heads = _texts([f">{c} depth={fmt_depth(d)}" for c, d in zip(ds.cids[a:b].tolist(), ds.depths[a:b].tolist())])
+        fields = zip(heads, repeat(b"\n"), pieces(ds.seqs, ds.offsets[a : b + 1]), repeat(b"\n"))
+        yield b"".join(chain.from_iterable(fields))
+
+
+def fastq_blocks(ds, block: int = WRITE_BLOCK) -> Iterator[bytes]:
+    """Every read as FASTQ, left reads first, naming its contig and side in the header."""
+    for side, reads in (("left", ds.left), ("right", ds.right)):
+        for a in range(0, ds.n_contigs, block):
+            b = min(a + block, ds.n_contigs)
+            ra, rb = int(reads.contig_offsets[a]), int(reads.contig_offsets[b])
+            cids = np.repeat(ds.cids[a:b], reads.counts[a:b]).tolist()
+            names = [r.lstrip("@") for r in reads.ids[ra:rb]] if reads.ids else [f"r{j}" for j in range(ra, rb)]
+            heads = _texts([f"@{r} contig={c} side={side}" for r, c in zip(names, cids)])
+            off = reads.offsets[ra : rb + 1]
+            fields = zip(heads, repeat(b"\n"), pieces(reads.seqs, off), repeat(b"\n+\n"), pieces(reads.quals, off),
+                         repeat(b"\n"))
+            yield b"".join(chain.from_iterable(fields))

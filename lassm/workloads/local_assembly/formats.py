@@ -348,21 +348,17 @@ def write_dataset(ds: Dataset, path: str | os.PathLike) -> None:
 # --- FASTA / FASTQ ---------------------------------------------------------------------------
 
 def write_fasta(ds: Dataset, path: str | os.PathLike) -> None:
-    """Writes the contigs as FASTA (``>cid depth=...``)."""
-    with atomic_open(path, "w") as fh:
-        for i in range(ds.n_contigs):
-            fh.write(f">{int(ds.cids[i])} depth={dat_bulk.fmt_depth(ds.depths[i])}\n{ds.contig(i).decode()}\n")
+    """Writes the contigs as FASTA (``>cid depth=...``), atomically."""
+    with atomic_open(path, "wb") as fh:
+        for block in dat_bulk.fasta_blocks(ds):
+            fh.write(block)
 
 
 def write_fastq(ds: Dataset, path: str | os.PathLike) -> None:
-    """Writes every read as FASTQ, naming its contig and side in the header."""
-    with atomic_open(path, "w") as fh:
-        for side_name, reads in (("left", ds.left), ("right", ds.right)):
-            for i in range(ds.n_contigs):
-                for j in range(reads.contig_offsets[i], reads.contig_offsets[i + 1]):
-                    seq, qual = reads.read(j)
-                    rid = (reads.ids[j] if reads.ids else f"@r{j}").lstrip("@")
-                    fh.write(f"@{rid} contig={int(ds.cids[i])} side={side_name}\n{seq.decode()}\n+\n{qual.decode()}\n")
+    """Writes every read as FASTQ, naming its contig and side in the header (atomically)."""
+    with atomic_open(path, "wb") as fh:
+        for block in dat_bulk.fastq_blocks(ds):
+            fh.write(block)
 
 
 # --- results ---------------------------------------------------------------------------------
