@@ -68,3 +68,13 @@ def test_cuda_kernel_key_changes_with_the_headers(monkeypatch: pytest.MonkeyPatc
     (first, code1), (second, code2) = seen
     assert code1 == code2 and first != second
     assert f"-DLASSM_SOURCES_SHA256={'0' * 64}" in second
+
+
+def test_a_cpu_run_imports_no_gpu_or_cluster_stack(tmp_path) -> None:
+    """``lassm extend --backend cpu`` needs numba alone of the heavy stacks."""
+    pytest.importorskip("numba")
+    src = tmp_path / "in.dat"
+    src.write_text(f"7 {'ACGT' * 20} 3 0 0\n")
+    code = ("from lassm.cli import main\n"
+            f"assert main(['extend', {str(src)!r}, '--k', '21', '--out', {str(tmp_path / 'o.txt')!r}]) == 0")
+    assert [m for m in _imported(code) if m not in ("numba", "llvmlite")] == []
