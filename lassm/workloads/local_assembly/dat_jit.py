@@ -5,10 +5,11 @@
 itself costs and as much again to regroup the fields. This scanner reads each byte once and
 writes it straight to its column (contig bases, read bases, qualities, read ids), checking it on
 the way. Importing numba takes a good part of a second, so :func:`.formats.read_dat` sends only
-files of :data:`.dat_bulk.JIT_MIN_BYTES` or more here; numba's on-disk cache (``cache=True``, ``NUMBA_CACHE_DIR``) spares
-the compilation after the first run.
+files of :data:`.dat_bulk.JIT_MIN_BYTES` or more here; numba's on-disk cache (``cache=True``,
+``NUMBA_CACHE_DIR``) spares the compilation after the first run.
 
-The writer (:func:`dat_blocks`) measures each block of records, then writes it into one buffer.
+The writer (:func:`dat_blocks`) sizes each block of records in a first pass, then writes it into
+one buffer of that size in a second.
 
 Like :func:`.dat_bulk.scan`, :func:`scan` answers only when it proves the file well formed, and
 it is stricter: a line inside a record that starts with a number (which might look like a header
