@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-import pandas as pd
-
-from ..analysis.derive import write_metrics
 from . import args as t
 
 
 def _cmd_derive(args: argparse.Namespace) -> int:
+    import pandas as pd  # here, not at the top: the parser of every command imports this module
+
+    from ..analysis.derive import write_metrics
+
     path = write_metrics(args.machine, args.out)
     df = pd.read_csv(path)
     cols = ["dataset", "k", "protocol", "ii", "gintops", "arch eff", "alg eff", "predication_ratio", "speedup"]

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ...atomic import atomic_open, atomic_path
+from . import dat_bulk
 from .dataset import Dataset, Reads
 from ...errors import InputError
 from .result import Extension
@@ -83,6 +84,9 @@ def _parse_record(path: str, toks: list[tuple[str, int]]) -> tuple[int, bytes, f
 def read_dat(path: str | os.PathLike, name: str | None = None, k: int | None = None) -> Dataset:
     """Reads a MetaHipMer local-assembly ``.dat`` file.
 
+    A well-formed file is read in bulk (:func:`_scan`); any other goes through the careful
+    reader, which names the file, line and field of its first fault.
+
     Parameters
     ----------
     path : the file.
@@ -96,6 +100,31 @@ def read_dat(path: str | os.PathLike, name: str | None = None, k: int | None = N
     path = str(path)
     with open(path, "rb") as fh:
         raw = fh.read()
+    parsed = _scan(raw)
+    if parsed is None:
+        return _read_dat_careful(path, raw, name, k)
+    refuse_repeated_cids(path, parsed["cids"], parsed["lines"], "line")
+    return Dataset(cids=parsed["cids"], seqs=parsed["seqs"], offsets=parsed["offsets"], depths=parsed["depths"],
+                   left=Reads(*parsed["left"]), right=Reads(*parsed["right"]), name=name or Path(path).stem, k=k)
+
+
+def _scan(raw: bytes) -> dict | None:
+    """The columns of a well-formed file, read in bulk: by the numba scanner for a big file
+    where numba is installed, else (or if it declines) by :func:`.dat_bulk.scan`."""
+    if len(raw) >= dat_bulk.JIT_MIN_BYTES:
+        try:
+            from . import dat_jit
+        except ImportError:  # numba is absent: a GPU node may lack it
+            pass
+        else:
+            parsed = dat_jit.scan(raw)
+            if parsed is not None:
+                return parsed
+    return dat_bulk.scan(raw)
+
+
+def _read_dat_careful(path: str, raw: bytes, name: str | None, k: int | None) -> Dataset:
+    """Reads ``raw`` field by field; the first fault raises an InputError naming its line and field."""
     try:
         lines = raw.decode("ascii", errors="strict").splitlines()
     except UnicodeDecodeError as exc:  # located like every other error: line, then column
@@ -195,22 +224,23 @@ def _from_records(records: list[tuple], name: str, k: int | None) -> Dataset:
     )
 
 
-def _fmt_depth(d: float) -> str:
-    return str(int(d)) if float(d).is_integer() else repr(float(d))
-
-
 def write_dat(ds: Dataset, path: str | os.PathLike) -> None:
-    """Writes ``ds`` as a MetaHipMer ``.dat`` file, one record per line (atomically)."""
-    with atomic_open(path, "w") as fh:
-        for i in range(ds.n_contigs):
-            parts = [str(int(ds.cids[i])), ds.contig(i).decode(), _fmt_depth(ds.depths[i]),
-                     str(int(ds.left.counts[i])), str(int(ds.right.counts[i]))]
-            for reads in (ds.left, ds.right):
-                for j in range(reads.contig_offsets[i], reads.contig_offsets[i + 1]):
-                    seq, qual = reads.read(j)
-                    rid = reads.ids[j] if reads.ids else f"@r{i}_{j}"
-                    parts += [rid, seq.decode(), qual.decode()]
-            fh.write(" ".join(parts) + "\n")
+    """Writes ``ds`` as a MetaHipMer ``.dat`` file, one record per line (atomically, in blocks).
+
+    A big dataset is written by the numba writer where numba is installed, any other by the
+    bulk writer; both write the same bytes.
+    """
+    blocks = None
+    if ds.seqs.nbytes + 2 * (ds.left.seqs.nbytes + ds.right.seqs.nbytes) >= dat_bulk.JIT_MIN_BYTES:
+        try:
+            from . import dat_jit
+        except ImportError:  # numba is absent: a GPU node may lack it
+            pass
+        else:
+            blocks = dat_jit.dat_blocks(ds) if dat_jit.writable(ds) else None
+    with atomic_open(path, "wb") as fh:
+        for block in blocks or dat_bulk.dat_blocks(ds):
+            fh.write(block)
 
 
 # --- parquet ---------------------------------------------------------------------------------
@@ -318,30 +348,26 @@ def write_dataset(ds: Dataset, path: str | os.PathLike) -> None:
 # --- FASTA / FASTQ ---------------------------------------------------------------------------
 
 def write_fasta(ds: Dataset, path: str | os.PathLike) -> None:
-    """Writes the contigs as FASTA (``>cid depth=...``)."""
-    with atomic_open(path, "w") as fh:
-        for i in range(ds.n_contigs):
-            fh.write(f">{int(ds.cids[i])} depth={_fmt_depth(ds.depths[i])}\n{ds.contig(i).decode()}\n")
+    """Writes the contigs as FASTA (``>cid depth=...``), atomically."""
+    with atomic_open(path, "wb") as fh:
+        for block in dat_bulk.fasta_blocks(ds):
+            fh.write(block)
 
 
 def write_fastq(ds: Dataset, path: str | os.PathLike) -> None:
-    """Writes every read as FASTQ, naming its contig and side in the header."""
-    with atomic_open(path, "w") as fh:
-        for side_name, reads in (("left", ds.left), ("right", ds.right)):
-            for i in range(ds.n_contigs):
-                for j in range(reads.contig_offsets[i], reads.contig_offsets[i + 1]):
-                    seq, qual = reads.read(j)
-                    rid = (reads.ids[j] if reads.ids else f"@r{j}").lstrip("@")
-                    fh.write(f"@{rid} contig={int(ds.cids[i])} side={side_name}\n{seq.decode()}\n+\n{qual.decode()}\n")
+    """Writes every read as FASTQ, naming its contig and side in the header (atomically)."""
+    with atomic_open(path, "wb") as fh:
+        for block in dat_bulk.fastq_blocks(ds):
+            fh.write(block)
 
 
 # --- results ---------------------------------------------------------------------------------
 
 def write_extended(ext: Extension, path: str | os.PathLike) -> None:
     """Writes MetaHipMer's output, ``cid extended_sequence`` per contig (atomically)."""
-    with atomic_open(path, "w") as fh:
-        for line in ext.lines():
-            fh.write(line + "\n")
+    with atomic_open(path, "wb") as fh:
+        for block in dat_bulk.extended_blocks(ext):
+            fh.write(block)
 
 
 def read_extended(path: str | os.PathLike) -> dict[int, str]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .dat_bulk import extended_blocks
 from .dataset import Dataset, revcomp
 
 #: Termination codes: 0 = no walk was tried.
@@ -113,7 +114,7 @@ class Extension:
 
     def lines(self) -> list[str]:
         """MetaHipMer's output lines, ``cid extended_sequence``, in input order."""
-        return [f"{int(c)} {self.extended(i).decode()}" for i, c in enumerate(self.dataset.cids)]
+        return b"".join(extended_blocks(self)).decode("ascii").splitlines()
 
     def ends_columns(self) -> dict[str, np.ndarray]:
         """Per contig end (right ends first): cid, side, reads, walk length, final k, termination,
