@@ -207,7 +207,8 @@ def test_bad_options_are_refused(device: str) -> None:
 def _scan_steps(monkeypatch, steps: int) -> None:
     """Builds fast with LASSM_FAST_SCAN_STEPS=steps (0: every walk step through the table)."""
     build = opencl.build_options
-    monkeypatch.setattr(opencl, "build_options", lambda *a, **kw: build(*a, **kw) + (f"-DLASSM_FAST_SCAN_STEPS={steps}",))
+    extra = (f"-DLASSM_FAST_SCAN_STEPS={steps}",)
+    monkeypatch.setattr(opencl, "build_options", lambda *a, **kw: build(*a, **kw) + extra)
 
 
 def test_fast_is_a_protocol_of_the_opencl_backend():

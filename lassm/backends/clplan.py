@@ -252,6 +252,17 @@ def fast_plan(reads, run_mask: np.ndarray, bin_counts: np.ndarray | None, budget
     return FastPlan(slices, slots, nbytes, int(budget))
 
 
+def check_fast(has_atomic64: bool, key_bits: int | None, max_walk: int, device: str) -> None:
+    """Refuses what ``fast`` cannot build: keys below 64 bits (they carry an epoch above the read
+    offset, claimed by a 64-bit CAS), and walks too long for its 16-bit walk offsets."""
+    if key_bits == 32 or not has_atomic64:
+        why = "key_bits=32 refuses" if has_atomic64 else f"{device} lacks"
+        raise ValueError(f"protocol fast tags its keys with an epoch: it needs 64-bit keys and atomics "
+                         f"(cl_khr_int64_base_atomics), which {why}")
+    if max_walk >= 0xFFFF:
+        raise ValueError(f"max_walk = {max_walk}: fast keeps walk offsets in 16 bits; use a walk limit below 65535")
+
+
 def padded_reads(reads) -> np.ndarray:
     """The read bases followed by :data:`launch.PAD_BYTES` zeros: ``fast.cl`` loads aligned words
     that may run past a k-mer's end."""
@@ -266,9 +277,10 @@ def both_sides(extend_side, right_ctgs: np.ndarray, left_ctgs: np.ndarray, ctg_o
     into one list of 2n ends, scheduled together by work. Returns ``(right, left)``."""
     n = len(ctg_off) - 1
     counts = None if bin_counts is None else np.concatenate((bin_counts, bin_counts))
-    res = extend_side(np.concatenate((right_ctgs, left_ctgs)), np.concatenate((ctg_off, int(ctg_off[-1]) + ctg_off[1:])),
-                      np.concatenate((depths, depths)), launch.stack_reads(right_reads, left_reads),
-                      np.concatenate((run_mask, run_mask)), params, bin_counts=counts, **options)
+    offsets = np.concatenate((ctg_off, int(ctg_off[-1]) + ctg_off[1:]))
+    res = extend_side(np.concatenate((right_ctgs, left_ctgs)), offsets, np.concatenate((depths, depths)),
+                      launch.stack_reads(right_reads, left_reads), np.concatenate((run_mask, run_mask)), params,
+                      bin_counts=counts, **options)
     for rec in res.extra.get("launches", []):
         rec["side"] = "both"
     return launch.split_sides(res, n)

@@ -387,11 +387,7 @@ def _extend_fast(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, 
     keys zeroed, then one launch of ``block_team``-wide teams for its heaviest ends and one of
     ``team``-wide teams for the others, on the in-order queue."""
     dev = _device()
-    if key_bits == 32 or not dev.key64:
-        raise ValueError(f"protocol fast tags its keys with an epoch: it needs 64-bit keys and atomics "
-                         f"(cl_khr_int64_base_atomics), which {'key_bits=32 refuses' if dev.key64 else dev.name + ' lacks'}")
-    if int(params.max_walk) >= 0xFFFF:
-        raise ValueError(f"max_walk = {params.max_walk}: fast keeps walk offsets in 16 bits; use a walk limit below 65535")
+    clplan.check_fast(dev.key64, key_bits, int(params.max_walk), dev.name)
     use_fp64 = clplan.choose_fp64(dev.fp64, fp64, dev.name)
     max_walk = int(params.max_walk)
     out = SideResult.empty(len(ctg_off) - 1, max_walk)

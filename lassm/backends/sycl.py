@@ -377,11 +377,7 @@ def _extend_fast(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, 
     """:func:`extend_side` for ``fast_subgroup.cl``: per slice of the plan (:func:`clplan.fast_plan`,
     no wide teams), the keys zeroed, then one launch of one sub-group per end."""
     dev = _device()
-    if key_bits == 32 or not dev.key64:
-        raise ValueError(f"protocol fast tags its keys with an epoch: it needs 64-bit keys and atomics "
-                         f"(cl_khr_int64_base_atomics), which {'key_bits=32 refuses' if dev.key64 else dev.name + ' lacks'}")
-    if int(params.max_walk) >= 0xFFFF:
-        raise ValueError(f"max_walk = {params.max_walk}: fast keeps walk offsets in 16 bits; use a walk limit below 65535")
+    clplan.check_fast(dev.key64, key_bits, int(params.max_walk), dev.name)
     width = int(subgroup) if subgroup else (DEFAULT_FAST_SUBGROUP if DEFAULT_FAST_SUBGROUP in dev.subgroup_sizes
                                             else int(dev.subgroup_sizes[0]))
     use_fp64 = clplan.choose_fp64(dev.fp64, fp64, dev.name)
