@@ -265,11 +265,14 @@ def test_fast_wide_teams_integer_vote_and_slicing(device: str, monkeypatch) -> N
     ref = extend(ds, Params(k=77), backend="cpu")
     monkeypatch.setattr(cuda, "TEAM_MIN_BASES", 0)
     got = extend(ds, Params(k=77), backend="opencl", protocol="fast", team=8, block_team=24, fp64=False)
-    assert got.compare(ref) == [] and {rec["team"] for rec in got.right.extra["launches"]} == {24}
+    launches = got.right.extra["launches"]
+    assert got.compare(ref) == [] and {rec["local"] for rec in launches} == {24}
+    assert sum(rec["block_teams"] for rec in launches) == sum(rec["contigs"] for rec in launches)
     monkeypatch.undo()
     got = extend(ds, Params(k=77), backend="opencl", protocol="fast", team=5, block_team=5, max_bytes=400_000)
     launches = got.right.extra["launches"]
-    assert got.compare(ref) == [] and len(launches) >= 5 and {rec["team"] for rec in launches} == {5}
+    assert got.compare(ref) == [] and len(launches) >= 5 and {rec["local"] for rec in launches} == {5}
+    assert all(rec["block_teams"] == 0 for rec in launches)
     assert {rec["slice"] for rec in launches} == set(range(len(launches)))
 
 

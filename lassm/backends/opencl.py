@@ -428,7 +428,8 @@ def _extend_fast(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, 
             kern.set_args(*inputs, ends[0], np.int32(stop), np.int32(first), ends[1], keys, votes,
                           np.int32(params.k), *outputs)
             events.append(cl.enqueue_nd_range_kernel(q, kern, ((stop - first) * width,), (width,)))
-            out.extra["launches"].append({"bin": "all", "slice": number, "contigs": stop - first, "team": width,
+            out.extra["launches"].append({"bin": "all", "slice": number, "contigs": stop - first,
+                                          "block_teams": stop - first if first < n_wide else 0,
                                           "slots": int(plan.slots[idx[first:stop]].sum()),
                                           "bytes": int(plan.nbytes[idx[first:stop]].sum()),
                                           "global": (stop - first) * width, "local": width})
