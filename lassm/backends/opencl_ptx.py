@@ -29,7 +29,7 @@ from ..workloads.local_assembly import config
 from ..workloads.local_assembly.result import SideResult
 from . import clplan, opencl
 
-PROTOCOLS = clplan.PROTOCOLS  # portable.cl's protocols: fast.cl is not launched through CUDA
+PROTOCOLS = opencl.PROTOCOLS  # portable.cl's four protocols and fast.cl
 DEFAULT_PROTOCOL = opencl.DEFAULT_PROTOCOL
 DEFAULT_TEAM = opencl.DEFAULT_TEAM
 _FUNCTIONS: dict[tuple, object] = {}
@@ -60,9 +60,10 @@ def device_kind() -> str:
     return "gpu"
 
 
-def ptx(options: tuple[str, ...]) -> str:
-    """The PTX NVIDIA's OpenCL compiler emits for ``portable.cl`` built with ``options``."""
-    binary = opencl.program(options).get_info(opencl.cl.program_info.BINARIES)[0]
+def ptx(options: tuple[str, ...], kernel: str = opencl.KERNEL) -> str:
+    """The PTX NVIDIA's OpenCL compiler emits for ``kernel`` (``portable.cl`` or ``fast.cl``) built
+    with ``options``."""
+    binary = opencl.program(options, kernel).get_info(opencl.cl.program_info.BINARIES)[0]
     return bytes(binary).rstrip(b"\0").decode("ascii")
 
 
@@ -86,17 +87,17 @@ def cuda_ptx(text: str) -> tuple[str, int]:
     return patched, count
 
 
-def _function(options: tuple[str, ...]):
+def _function(options: tuple[str, ...], kernel: str = opencl.KERNEL):
     """The kernel of that PTX, loaded into the current CUDA context (memoized)."""
     import cupy
 
-    key = (cupy.cuda.Device().id, options)
+    key = (cupy.cuda.Device().id, options, kernel)
     if key not in _FUNCTIONS:
         import tempfile
 
         with tempfile.TemporaryDirectory(prefix="lassm-clptx-") as tmp:
             path = Path(tmp) / "portable.ptx"
-            path.write_text(cuda_ptx(ptx(options))[0])
+            path.write_text(cuda_ptx(ptx(options, kernel))[0])
             # CuPy loads the file at the first get_function: while it is still there.
             _FUNCTIONS[key] = cupy.RawModule(path=str(path)).get_function(opencl.ENTRY)
     return _FUNCTIONS[key]
@@ -104,7 +105,8 @@ def _function(options: tuple[str, ...]):
 
 def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
                 params: config.Params, protocol: str = DEFAULT_PROTOCOL, team: int = DEFAULT_TEAM,
-                max_bytes: int | None = None, bin_counts: np.ndarray | None = None) -> SideResult:
+                max_bytes: int | None = None, bin_counts: np.ndarray | None = None,
+                block_team: int = opencl.DEFAULT_BLOCK_TEAM) -> SideResult:
     """Walks one side as :func:`lassm.backends.opencl.extend_side` does, launched through CUDA.
 
     Parameters and result as there (64-bit keys and the double-precision vote, as NVIDIA's
@@ -112,6 +114,9 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
     """
     import cupy
 
+    if protocol == clplan.FAST:
+        return _extend_fast(ctg_seqs, ctg_off, depths, reads, run_mask, params, int(team), int(block_team),
+                            max_bytes, bin_counts)
     dev = opencl._device()
     n = clplan.check_inputs(ctg_seqs, ctg_off, depths, reads, run_mask, protocol)
     team = int(team)
@@ -168,3 +173,88 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
     out.extra["timer"] = "CUDA events"
     out.extra["mem_high_water_bytes"] = int(sum(b.nbytes for b in inputs + outputs + scratch))
     return out
+
+
+def _device_copy(arr: np.ndarray):
+    """A CuPy copy of ``arr``, at least one byte (an empty array has no pointer to pass)."""
+    import cupy
+
+    arr = np.ascontiguousarray(arr)
+    return cupy.asarray(arr) if arr.nbytes else cupy.zeros(1, dtype=np.uint8)
+
+
+def _extend_fast(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
+                 params: config.Params, team: int, block_team: int, max_bytes: int | None,
+                 bin_counts: np.ndarray | None) -> SideResult:
+    """``fast.cl`` as :func:`lassm.backends.opencl._extend_fast` runs it (same plan, same two
+    launch widths per slice, keys zeroed per slice), its PTX launched through CUDA."""
+    import cupy
+
+    dev = opencl._device()
+    clplan.check_fast(dev.key64, None, int(params.max_walk), dev.name)
+    use_fp64 = clplan.choose_fp64(dev.fp64, None, dev.name)
+    max_walk = int(params.max_walk)
+    out = SideResult.empty(len(ctg_off) - 1, max_walk)
+    free, total = cupy.cuda.runtime.memGetInfo()
+    budget = int(max_bytes) if max_bytes is not None else int(min(free, total * opencl.MEMORY_FRACTION))
+    plan = clplan.fast_plan(reads, run_mask, bin_counts, budget, wide_teams=block_team != team)
+    widths = sorted({team} | ({block_team} if any(wide for _, wide in plan.slices) else set()))
+    opts = {w: opencl.build_options(clplan.FAST, w, True, use_fp64, max_walk, params.qual_offset) for w in widths}
+    t0 = time.perf_counter()
+    kernels = {w: _function(o, opencl.FAST_KERNEL) for w, o in opts.items()}
+    out.extra = {"backend": "opencl-ptx", "device": dev.device.name.strip(), "driver": str(dev.device.driver_version),
+                 "pyopencl": opencl.cl.VERSION_TEXT, "cupy": cupy.__version__, "team": team, "block_team": block_team,
+                 "warp_size": team, "protocol": clplan.FAST, "key_bits": 64, "fp64": use_fp64,
+                 "options": list(opts[team]), "build_seconds": time.perf_counter() - t0, "budget_bytes": budget,
+                 "launches": [], "mem_high_water_bytes": 0}
+    if not plan.slices:
+        return out
+    host_in = clplan.input_arrays(ctg_seqs, ctg_off, depths, reads)
+    host_in[3] = clplan.padded_reads(reads)  # fast.cl loads words past a k-mer's end
+    inputs = [_device_copy(a) for a in host_in]
+    results = clplan.output_arrays(out)
+    outputs = [_device_copy(a) for a in results]
+    slots = plan.most_slots()
+    keys = cupy.zeros(max(slots, 1), dtype=np.uint64)
+    votes = cupy.empty(max(32 * slots, 32), dtype=np.uint8)
+    events = []
+    for number, (idx, n_wide) in enumerate(plan.slices):
+        ends = [_device_copy(a) for a in plan.ends(idx)]
+        keys[: max(int(plan.slots[idx].sum()), 1)] = 0  # epoch 0: every slot empty
+        for first, stop, width in ((0, n_wide, block_team), (n_wide, len(idx), team)):
+            if stop <= first:
+                continue
+            start, end = cupy.cuda.Event(), cupy.cuda.Event()
+            start.record()
+            kernels[width](((stop - first),), (width,), (*inputs, ends[0], np.int32(stop), np.int32(first), ends[1],
+                                                       keys, votes, np.int32(params.k), *outputs))
+            end.record()
+            events.append((start, end, ends))
+            out.extra["launches"].append({"bin": "all", "slice": number, "contigs": stop - first,
+                                          "block_teams": stop - first if first < n_wide else 0,
+                                          "slots": int(plan.slots[idx[first:stop]].sum()),
+                                          "bytes": int(plan.nbytes[idx[first:stop]].sum()),
+                                          "global": (stop - first) * width, "local": width})
+    cupy.cuda.Device().synchronize()
+    for arr, buf in zip(results, outputs):
+        if arr.nbytes:
+            arr[...] = buf.get()
+    for rec, (start, end, _) in zip(out.extra["launches"], events):
+        rec["seconds"] = cupy.cuda.get_elapsed_time(start, end) / 1000.0
+    out.kernel_seconds = float(sum(rec["seconds"] for rec in out.extra["launches"]))
+    out.extra["timer"] = "CUDA events"
+    out.extra["mem_high_water_bytes"] = int(sum(b.nbytes for b in inputs + outputs + [keys, votes]))
+    return out
+
+
+def one_launch(protocol: str) -> bool:
+    """Whether ``protocol`` walks both sides at once, as on the opencl backend: ``fast`` does."""
+    return opencl.one_launch(protocol)
+
+
+def extend_sides(right_ctgs: np.ndarray, left_ctgs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray,
+                 right_reads, left_reads, run_mask: np.ndarray, params: config.Params, protocol: str = clplan.FAST,
+                 **options) -> tuple[SideResult, SideResult]:
+    """Both sides of every contig at once, as :func:`lassm.backends.opencl.extend_sides`."""
+    return clplan.both_sides(extend_side, right_ctgs, left_ctgs, ctg_off, depths, right_reads, left_reads, run_mask,
+                             params, protocol=protocol, **options)
