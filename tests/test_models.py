@@ -70,3 +70,14 @@ def test_jin_vetter_checks_count_each_finding() -> None:
     assert got.loc["vector loads replaced by scalar ones", ["cuda", "opencl", "recurs"]].tolist() == [3, 0, True]
     assert got.loc["more instructions overall", ["cuda", "opencl"]].tolist() == [25, 30]
     assert not got.loc["type conversions (byte extraction)", "recurs"]
+
+
+def test_counter_facts_are_spans_per_variant() -> None:
+    import pandas as pd
+
+    rows = [("d1", "casptr", "thread_inst", 1.2), ("d2", "casptr", "thread_inst", 1.5), ("d1", "casptr", "dram_bytes", 0.6),
+            ("d1", "fast", "thread_inst", 1.3)]
+    counters = pd.DataFrame([{"dataset": d, "k": 21, "protocol": p, "quantity": q, "ratio": r} for d, p, q, r in rows])
+    got = models.counter_facts(counters)
+    assert got["cm_casptr_inst"] == "1.20 to 1.50" and got["cm_casptr_dram"] == "0.60"
+    assert got["cm_fast_inst"] == "1.30" and got["cm_fast_dram"] == "none measured"

@@ -174,7 +174,8 @@ def jin_vetter_checks(mix: pd.DataFrame, protocol: str = "casptr", base: str = "
         ``finding``, ``count``: what is counted, ``<base>``, ``<other>``, ``recurs``.
     """
     rows = []
-    mine = {b: mix[(mix["backend"] == b) & (mix["protocol"] == protocol)] for b in (base, other)}
+    instr = mix[mix["category"] != "pragma"]  # a directive, not an instruction
+    mine = {b: instr[(instr["backend"] == b) & (instr["protocol"] == protocol)] for b in (base, other)}
     checks = (
         ("64-bit integer address arithmetic", "add/sub/mul/mad/shl on 64-bit operands",
          {"category": "int64_addr"}, "more"),
@@ -255,4 +256,15 @@ def facts(times: pd.DataFrame, variants: tuple[str, ...] = ("casptr", "fast")) -
     out["cm_ptx_span"] = _span(model_ratios(times, base="opencl", other="opencl-ptx")["ratio"])
     x20 = ratios.loc[(ratios["protocol"] == "casptr") & ratios["dataset"].str.endswith("x20"), "ratio"]
     out["cm_x20"] = f"{x20.iloc[0]:.2f}" if len(x20) else "not measured"
+    return out
+
+
+def counter_facts(counters: pd.DataFrame) -> dict[str, str]:
+    """Spans of the counter ratios (OpenCL over CUDA) the chapter's sentences quote, per variant:
+    ``cm_<variant>_inst`` (thread instructions), ``cm_<variant>_dram`` (DRAM bytes)."""
+    out = {}
+    for variant in ("casptr", "fast"):
+        mine = counters[counters["protocol"] == variant]
+        for key, quantity in (("inst", "thread_inst"), ("dram", "dram_bytes")):
+            out[f"cm_{variant}_{key}"] = _span(mine.loc[mine["quantity"] == quantity, "ratio"])
     return out
