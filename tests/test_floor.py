@@ -214,3 +214,11 @@ def test_tool_times_the_heaviest_end_and_writes_the_file(tmp_path, monkeypatch):
     assert (row["device"], str(row["driver"]), row["git_sha"]) == ("Fake GPU", "9.9", "feed")
     assert "--repeats 3" in row["command"]
     assert _tool().main(["tiny", "--machine", "m", "--repeats", "0"]) == 2
+
+
+def test_data_contract_lists_the_critical_path_columns():
+    text = (ROOT / "book" / "data-contract.md").read_text(encoding="utf-8")
+    section = text.split("`floor-critical-path.csv`", 1)[1].split("\n## ", 1)[0]
+    listed = [line.split("|")[1].strip().strip("`") for line in section.splitlines()
+              if line.startswith("| `")]
+    assert tuple(listed) == floor.CRITICAL_COLUMNS
