@@ -222,3 +222,21 @@ def test_data_contract_lists_the_critical_path_columns():
     listed = [line.split("|")[1].strip().strip("`") for line in section.splitlines()
               if line.startswith("| `")]
     assert tuple(listed) == floor.CRITICAL_COLUMNS
+
+
+def test_an_end_alone_walks_as_it_does_among_all():
+    """The critical path times the heaviest end alone: alone, it must do the same work (CPU oracle)."""
+    from lassm.runs.extend import extend
+    from lassm.workloads.local_assembly import datasets
+    from lassm.workloads.local_assembly.config import Params
+
+    ds, k = datasets.load("sample-k21")
+    full = extend(ds, Params(k=k), backend="cpu")
+    end = floor.heaviest_ends(ds).iloc[0]
+    alone = extend(floor.one_end(ds, int(end["index"]), end["side"]), Params(k=k), backend="cpu")
+    among, by_itself = getattr(full, end["side"]), getattr(alone, end["side"])
+    i = int(end["index"])
+    assert by_itself.walk(0) == among.walk(i) and by_itself.steps[0] == among.steps[i] > 0
+    assert by_itself.n_k[0] == among.n_k[i]
+    other = alone.left if end["side"] == "right" else alone.right
+    assert other.walk_len[0] == 0 and other.steps[0] == 0
