@@ -50,9 +50,9 @@ def _cmd_align(args: argparse.Namespace) -> int:
     from ..workloads.xdrop.config import Scoring
     from ..workloads.xdrop.formats import read_pairs, write_alignments
 
+    t.refuse_overwriting_inputs({"--out": args.out}, [args.input])
     _suffix(args.input, "input")
     _suffix(args.out, "--out")
-    t.refuse_overwriting_inputs({"--out": args.out}, [args.input])
     try:
         scoring = Scoring(match=args.match, mismatch=args.mismatch, gap=args.gap, xdrop=args.xdrop)
     except ValueError as exc:
