@@ -88,3 +88,12 @@ def test_local_assembly_registry_is_untouched() -> None:
     from lassm import backends
 
     assert "seqan" not in backends.BACKENDS and list(backends.BACKENDS)[-1] == "cpu"
+
+
+def test_every_numba_function_is_cached_on_disk() -> None:
+    from numba.core.caching import NullCache
+    from numba.core.dispatcher import Dispatcher
+
+    jitted = {name: fn for name, fn in vars(cpu).items() if isinstance(fn, Dispatcher)}
+    assert set(jitted) >= {"one_direction", "_extend_all", "_wrap32"}
+    assert [name for name, fn in jitted.items() if isinstance(fn._cache, NullCache)] == []
