@@ -61,43 +61,41 @@ class PairKnobs:
 
 
 def _noisy_copy(h: np.ndarray, knobs: PairKnobs, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """V, and for each base of H the position of its error-free copy in V (-1 where there is none)."""
+    """V, and for each base of H the position of its error-free copy in V (-1 where there is none).
+
+    Each base of H is, independently, substituted, preceded by an inserted base, deleted or
+    copied; V is built at once from how many bases each one gives (1, 2, 0 or 1).
+    """
     n = len(h)
-    kind = rng.random(n)  # per base of H: error or not, and which
+    kind = rng.random(n)
     sub_p = knobs.error_rate * (1 - knobs.indel_share)
     ins_p = sub_p + knobs.error_rate * knobs.indel_share / 2
-    del_p = knobs.error_rate
-    out = []
-    where = np.full(n, -1, dtype=np.int64)
-    pos = 0
-    for i in range(n):
-        if kind[i] < sub_p:
-            out.append(int(_ACGT[(np.searchsorted(_ACGT, h[i]) + rng.integers(1, 4)) % 4]))
-        elif kind[i] < ins_p:
-            out.append(int(rng.choice(_ACGT)))
-            out.append(int(h[i]))
-            where[i] = pos + 1
-            pos += 1
-        elif kind[i] < del_p:
-            continue
-        else:
-            out.append(int(h[i]))
-            where[i] = pos
-        pos += 1
-    return np.asarray(out, dtype=np.uint8), where
+    sub, ins = kind < sub_p, (kind >= sub_p) & (kind < ins_p)
+    gone = (kind >= ins_p) & (kind < knobs.error_rate)
+    emits = np.where(gone, 0, np.where(ins, 2, 1))
+    start = np.cumsum(emits) - emits  # where each base's output begins in V
+    v = np.empty(int(emits.sum()), dtype=np.uint8)
+    code = np.searchsorted(_ACGT, h)
+    subst = _ACGT[(code + rng.integers(1, 4, n)) % 4]
+    kept = ~gone
+    v[start[kept] + ins[kept]] = np.where(sub, subst, h)[kept]  # an insertion's copy follows it
+    v[start[ins]] = _ACGT[rng.integers(0, 4, int(ins.sum()))]
+    where = np.where(sub | gone, -1, start + ins).astype(np.int64)
+    return v, where
 
 
 def _seed_nearest_middle(where: np.ndarray, k: int) -> int | None:
     """The start in H of the error-free run of ``k`` bases nearest H's middle, or None."""
-    ok = (where[1:] - where[:-1]) == 1
-    run = np.zeros(len(where), dtype=np.int64)  # run[i]: bases copied without error from i on
-    run[-1] = 1 if where[-1] >= 0 else 0
-    for i in range(len(where) - 2, -1, -1):
-        run[i] = (run[i + 1] + 1 if ok[i] else 1) if where[i] >= 0 else 0
-    starts = np.flatnonzero(run >= k)
+    n = len(where)
+    if n < k:
+        return None
+    good = where >= 0
+    link = good[:-1] & good[1:] & (np.diff(where) == 1)  # base i and i + 1 copied side by side
+    links = np.concatenate(([0], np.cumsum(link)))
+    starts = np.flatnonzero(good[:n - k + 1] & (links[k - 1:] - links[:n - k + 1] == k - 1))
     if not len(starts):
         return None
-    middle = (len(where) - k) // 2
+    middle = (n - k) // 2
     return int(starts[np.argmin(np.abs(starts - middle))])
 
 
