@@ -111,6 +111,14 @@ def test_bad_parquet_is_located(tmp_path) -> None:
     pq.write_table(table.set_column(0, "seq_h", pa.array(seqs, pa.large_binary())), bad)
     with pytest.raises(InputError, match="row 5 seq_h: base 'Z' at position 4"):
         formats.read_pairs(bad)
+    pq.write_table(table.set_column(1, "pos_h", pa.array([str(x) for x in pairs.pos_h])), bad)
+    with pytest.raises(InputError, match="pos_h: is string, want integers"):
+        formats.read_pairs(bad)
+    far = table.column("seed_len").to_numpy().copy()
+    far[9] = 10_000
+    pq.write_table(table.set_column(4, "seed_len", pa.array(far)), bad)
+    with pytest.raises(InputError, match="row 10 seed: the seed"):
+        formats.read_pairs(bad)
     other = tmp_path / "other.parquet"
     pq.write_table(pa.table({"x": [1]}), other)
     with pytest.raises(InputError, match="not an X-drop pairs file"):

@@ -126,23 +126,47 @@ def read_pairs_parquet(path: str | os.PathLike) -> Pairs:
         raise InputError(path, None, "columns", f"missing {', '.join(missing)}")
     if table.num_rows == 0:
         raise InputError(path, None, "file", "empty: no pairs")
-    data = {c: table.column(c).to_pylist() for c in PAIR_COLUMNS}
-    rows = []
-    for i in range(table.num_rows):
-        row = tuple(data[c][i] for c in PAIR_COLUMNS)
-        if any(v is None for v in row):
-            raise InputError(path, None, f"row {i + 1} {PAIR_COLUMNS[row.index(None)]}", "is null")
-        h, ph, v, pv, k = row
-        _check_read(path, i + 1, "row", "seq_h", h)
-        _check_read(path, i + 1, "row", "seq_v", v)
-        _check_seed(path, i + 1, "row", h, ph, v, pv, k)
-        rows.append((h, ph, v, pv, k))
+    table = table.combine_chunks()
+    for c in PAIR_COLUMNS:
+        if table.column(c).null_count:
+            row = int(np.flatnonzero(table.column(c).is_null().to_numpy(zero_copy_only=False))[0]) + 1
+            raise InputError(path, None, f"row {row} {c}", "is null")
+    for c in PAIR_COLUMNS:
+        kind = table.column(c).type
+        want = pa.types.is_integer if c in ("pos_h", "pos_v", "seed_len") else \
+            (lambda t: pa.types.is_binary(t) or pa.types.is_large_binary(t))
+        if not want(kind):
+            raise InputError(path, None, c, f"is {kind}, want {'integers' if c.startswith(('pos', 'seed')) else 'binary'}")
+    (seqs_h, off_h), (seqs_v, off_v) = _binary(table.column("seq_h")), _binary(table.column("seq_v"))
+    for name, seqs, off in (("seq_h", seqs_h, off_h), ("seq_v", seqs_v, off_v)):
+        bad = np.flatnonzero(~_ALLOWED[seqs])
+        if len(bad):
+            row = int(np.searchsorted(off, bad[0], side="right"))
+            _check_read(path, row, "row", name, seqs[off[row - 1]:off[row]].tobytes())
+    nums = {c: np.asarray(table.column(c).to_numpy(), dtype=np.int64) for c in ("pos_h", "pos_v", "seed_len")}
+    ph, pv, k = nums["pos_h"], nums["pos_v"], nums["seed_len"]
+    bad = np.flatnonzero((ph < 0) | (pv < 0) | (k < 0) | (ph + k > np.diff(off_h)) | (pv + k > np.diff(off_v)))
+    if len(bad):
+        i = int(bad[0])
+        _check_seed(path, i + 1, "row", seqs_h[off_h[i]:off_h[i + 1]].tobytes(), int(ph[i]),
+                    seqs_v[off_v[i]:off_v[i + 1]].tobytes(), int(pv[i]), int(k[i]))
     try:
         provenance = json.loads(meta.get(b"lassm.provenance", b"{}"))
     except ValueError:
         raise InputError(path, None, "lassm.provenance", "not JSON") from None
     name = meta.get(b"lassm.name", Path(path).stem.encode()).decode()
-    return Pairs.from_lists(rows, name=name, provenance=provenance)
+    return Pairs(seqs_h, off_h, seqs_v, off_v, ph, pv, k, name=name, provenance=provenance)
+
+
+def _binary(col) -> tuple[np.ndarray, np.ndarray]:
+    """A binary column's bytes (uint8) and int64 offsets from 0, without a copy per row."""
+    import pyarrow as pa
+
+    arr = col.chunk(0) if isinstance(col, pa.ChunkedArray) else col
+    arr = arr.cast(pa.large_binary())
+    off = np.frombuffer(arr.buffers()[1], dtype=np.int64)[arr.offset:arr.offset + len(arr) + 1]
+    data = np.frombuffer(arr.buffers()[2], dtype=np.uint8) if arr.buffers()[2] is not None else np.zeros(0, np.uint8)
+    return data[off[0]:off[-1]].copy(), (off - off[0]).astype(np.int64)
 
 
 def read_pairs(path: str | os.PathLike) -> Pairs:
