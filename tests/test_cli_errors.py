@@ -29,6 +29,8 @@ BAD: dict = {
     t.natural: ["-1", "x", "1.5"],
     t.integer: ["x", "1.5"],
     t.qual_offset: ["-1", "128", "x"],
+    t.negative: ["0", "1", "x", "-1.5"],
+    t.fraction: ["-0.1", "1.5", "x", "nan"],
     t.positive_real: ["0", "-1", "x", "nan", "inf"],
     t.nonneg_real: ["-0.5", "x", "nan"],
     t.lane_width: ["12", "0", "256", "x"],
@@ -67,6 +69,8 @@ BASE: dict[tuple[str, ...], dict[str, str]] = {
     ("metrics", "derive"): {"--machine": "{machine}"},
     ("paper", "tables"): {},
     ("backends",): {},
+    ("xdrop", "generate"): {"--n-pairs": "2", "--min-length": "50", "--max-length": "60", "--out": "{tmp}/pairs.tsv"},
+    ("xdrop", "align"): {"input": "{pairs}", "--out": "{tmp}/aligned.tsv"},
 }
 
 
@@ -109,7 +113,9 @@ def where(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     monkeypatch.setenv("LASSM_RESULTS", str(tmp_path / "results"))
     scratch = tmp_path / "scratch"
     scratch.mkdir()
-    return {"data": str(data), "tmp": str(scratch), "machine": "box", "missing": str(tmp_path / "no-such-file"),
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("ACGTACGT\t2\tACGTACGT\t2\t3\n")
+    return {"data": str(data), "pairs": str(pairs), "tmp": str(scratch), "machine": "box", "missing": str(tmp_path / "no-such-file"),
             "dir": str(scratch), "file": str(data)}
 
 

@@ -47,7 +47,7 @@ def _project_files() -> list[Path]:
     files = [ROOT / n for n in names if (ROOT / n).exists()]
     files += sorted((ROOT / "book").rglob("*.md"))
     files += sorted((ROOT / "notebooks").glob("*.ipynb"))
-    for pattern in ("*.cu", "*.cuh", "*.cl", "*.h"):
+    for pattern in ("*.cu", "*.cuh", "*.cl", "*.h", "*.cpp"):
         files += sorted((ROOT / "kernels").rglob(pattern))
     return files
 
@@ -111,6 +111,6 @@ def test_kernel_sources_are_package_data():
     patterns = _setuptools()["package-data"]["lassm.kernels"]
     kernels = ROOT / "kernels"
     for path in kernels.rglob("*"):
-        if path.is_file() and path.suffix in {".cu", ".cuh", ".cl", ".h"}:
+        if path.is_file() and path.suffix in {".cu", ".cuh", ".cl", ".h", ".cpp"}:
             rel = path.relative_to(kernels).as_posix()
             assert any(fnmatch.fnmatch(rel, p) for p in patterns), f"kernels/{rel} is not shipped in the wheel"

@@ -327,10 +327,12 @@ def build_parser() -> argparse.ArgumentParser:
     from .metrics import add_subcommands as add_metrics
     from .counters import add_subcommands as add_counters
     from .paper import add_subcommands as add_paper
+    from .xdrop import add_subcommands as add_xdrop
 
     add_counters(sub)
     add_metrics(sub)
     add_paper(sub)
+    add_xdrop(sub)
 
     p = sub.add_parser("backends", help="which backends can run here")
     p.set_defaults(func=cmd_backends)

@@ -98,6 +98,14 @@ def integer(text: str) -> int:
     return _int(text)
 
 
+def negative(text: str) -> int:
+    """A negative integer (a mismatch or gap score)."""
+    n = _int(text)
+    if n >= 0:
+        _fail(f"{n} must be below 0")
+    return n
+
+
 def qual_offset(text: str) -> int:
     """A Phred quality offset, 0..127 (ASCII)."""
     n = _int(text)
@@ -119,6 +127,14 @@ def nonneg_real(text: str) -> float:
     val = _real(text)
     if val < 0:
         _fail(f"{text!r} must not be negative")
+    return val
+
+
+def fraction(text: str) -> float:
+    """A share, 0 to 1 (an error rate, a share of pairs)."""
+    val = _real(text)
+    if not 0 <= val <= 1:
+        _fail(f"{text!r} is outside 0..1")
     return val
 
 

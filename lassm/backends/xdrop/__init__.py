@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""X-drop backend registry: every module has ``available()`` and ``align(pairs, scoring, threads)``.
+
+Apart from the local-assembly registry (:data:`lassm.backends.BACKENDS`), which stays the
+default everywhere: the X-drop kernel has its own backends. ``cpu`` is the numba oracle;
+``seqan`` is SeqAn 2 itself through a C++ driver built here, the reference the oracle matches.
+A backend that cannot run raises :class:`~lassm.errors.BackendUnavailable` naming what to
+install, never an import crash.
+"""
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from ...errors import BackendUnavailable
+
+#: name -> (module, what provides its runtime).
+XDROP_BACKENDS: dict[str, tuple[str, str]] = {
+    "cpu": ("lassm.backends.xdrop.cpu", "pip install 'lassm[cpu]'"),
+    "seqan": ("lassm.backends.xdrop.seqan", "g++ and the Debian package libseqan2-dev"),
+}
+
+
+def get(name: str) -> ModuleType:
+    """Returns the X-drop backend module ``name``; raises BackendUnavailable when it cannot run here.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`XDROP_BACKENDS`.
+
+    Returns
+    -------
+    module
+        With ``align(pairs, scoring, threads=None)``.
+    """
+    if name not in XDROP_BACKENDS:
+        raise BackendUnavailable(f"unknown X-drop backend {name!r}; choose one of {', '.join(XDROP_BACKENDS)}")
+    module_name, needs = XDROP_BACKENDS[name]
+    try:
+        mod = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise BackendUnavailable(f"X-drop backend {name!r} is not installed ({exc}); it needs {needs}") from None
+    ok, why = mod.available()
+    if not ok:
+        raise BackendUnavailable(f"X-drop backend {name!r} cannot run here: {why}")
+    return mod

@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``lassm xdrop generate|align``: the command line of the X-drop kernel (:mod:`lassm.workloads.xdrop`).
+
+The flags follow ``lassm extend`` and ``lassm data generate``: the input first, ``--backend``,
+``--threads``, ``--out``; a mistake is one ``lassm: error:`` line and exit code 2.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import args as t
+from ..errors import LassmError
+from ..workloads.xdrop.config import DEFAULT_GAP, DEFAULT_MATCH, DEFAULT_MISMATCH, DEFAULT_SEED_LENGTH, DEFAULT_XDROP
+
+#: The X-drop backends by name (kept here so that the parser imports no backend).
+BACKEND_NAMES = ("cpu", "seqan")
+PAIR_SUFFIXES = (".parquet", ".tsv")
+
+
+def _err(msg: str) -> None:
+    print(msg, file=sys.stderr)
+
+
+def _suffix(path: str, option: str) -> None:
+    if Path(path).suffix not in PAIR_SUFFIXES:
+        raise LassmError(f"{option} {path}: unknown format {Path(path).suffix!r}; use one of {', '.join(PAIR_SUFFIXES)}")
+
+
+def _cmd_generate(args: argparse.Namespace) -> int:
+    from ..workloads.xdrop.formats import write_pairs
+    from ..workloads.xdrop.generate import PairKnobs, generate
+
+    _suffix(args.out, "--out")
+    try:
+        knobs = PairKnobs(n_pairs=args.n_pairs, min_length=args.min_length, max_length=args.max_length,
+                          error_rate=args.error_rate, indel_share=args.indel_share, seed_length=args.seed_length,
+                          unrelated=args.unrelated, seed=args.seed)
+        pairs = generate(knobs, name=args.name)
+    except ValueError as exc:
+        raise LassmError(str(exc)) from None
+    write_pairs(pairs, args.out)
+    _err(f"wrote {pairs.n_pairs} pairs ({int(pairs.lengths_h.sum()) + int(pairs.lengths_v.sum())} bases) -> {args.out}")
+    return 0
+
+
+def _cmd_align(args: argparse.Namespace) -> int:
+    from ..backends.xdrop import get
+    from ..workloads.xdrop.config import Scoring
+    from ..workloads.xdrop.formats import read_pairs, write_alignments
+
+    t.refuse_overwriting_inputs({"--out": args.out}, [args.input])
+    _suffix(args.input, "input")
+    _suffix(args.out, "--out")
+    try:
+        scoring = Scoring(match=args.match, mismatch=args.mismatch, gap=args.gap, xdrop=args.xdrop)
+    except ValueError as exc:
+        raise LassmError(str(exc)) from None
+    backend = get(args.backend)  # fails now, naming what to install
+    reference = get(args.against) if args.against else None
+    pairs = read_pairs(args.input)
+    result = backend.align(pairs, scoring, threads=args.threads)
+    write_alignments(result, args.out, input_name=pairs.name)
+    _err(f"aligned {pairs.n_pairs} pairs with {args.backend} at X = {scoring.xdrop} "
+         f"in {result.wall_seconds:.3f} s -> {args.out}")
+    if reference is None:
+        return 0
+    diffs = reference.align(pairs, scoring, threads=args.threads).differences(result)
+    if diffs:
+        _err(f"{len(diffs)}{'+' if len(diffs) == 10 else ''} pairs differ from {args.against}:")
+        for line in diffs:
+            _err(f"  {line}")
+        return 1
+    _err(f"all {pairs.n_pairs} pairs equal {args.against}'s, score for score and end for end")
+    return 0
+
+
+def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
+    """``lassm xdrop generate`` and ``lassm xdrop align``."""
+    p = subparsers.add_parser("xdrop", help="LOGAN's X-drop alignment kernel: synthetic pairs, alignment, SeqAn")
+    sub = p.add_subparsers(dest="xdrop_command", required=True)
+
+    g = sub.add_parser("generate", help="synthetic read pairs with seeds, like LOGAN's (2.5-7.5 kb, 15%% errors)")
+    g.add_argument("--n-pairs", type=t.count, default=100, help="pairs to draw (default %(default)s)")
+    g.add_argument("--min-length", type=t.count, default=2500, help="shortest H read (default %(default)s)")
+    g.add_argument("--max-length", type=t.count, default=7500, help="longest H read (default %(default)s)")
+    g.add_argument("--error-rate", type=t.fraction, default=0.15, help="errors per base between the reads (default %(default)s)")
+    g.add_argument("--indel-share", type=t.fraction, default=0.5, help="share of errors that are indels (default %(default)s)")
+    g.add_argument("--seed-length", type=t.count, default=DEFAULT_SEED_LENGTH, help="seed k-mer length (default %(default)s)")
+    g.add_argument("--unrelated", type=t.fraction, default=0.0, help="share of pairs whose reads are unrelated (default 0)")
+    g.add_argument("--seed", type=t.natural, default=0, help="random seed (default 0)")
+    g.add_argument("--name", type=t.label, default=None, help="label recorded with the pairs")
+    g.add_argument("--out", type=t.output_file, required=True, help=".parquet or .tsv (the SeqAn driver's input)")
+    g.set_defaults(func=_cmd_generate)
+
+    a = sub.add_parser("align", help="extend every pair's seed both ways (SeqAn's extendSeed, GappedXDrop)")
+    a.add_argument("input", type=t.input_file, help=".parquet or .tsv pairs")
+    a.add_argument("--backend", choices=BACKEND_NAMES, default="cpu", help="cpu (numba, the oracle) or seqan (default cpu)")
+    a.add_argument("--match", type=t.count, default=DEFAULT_MATCH, help="match score (default %(default)s)")
+    a.add_argument("--mismatch", type=t.negative, default=DEFAULT_MISMATCH, help="mismatch score (default %(default)s)")
+    a.add_argument("--gap", type=t.negative, default=DEFAULT_GAP, help="linear gap score (default %(default)s)")
+    a.add_argument("--xdrop", type=t.natural, default=DEFAULT_XDROP, help="X, the drop-off (default %(default)s)")
+    a.add_argument("--threads", type=t.count, default=None, help="CPU threads (default: all cores)")
+    a.add_argument("--against", choices=BACKEND_NAMES, default=None,
+                   help="also run this backend and compare pair for pair (exit 1 on a difference)")
+    a.add_argument("--out", type=t.output_file, required=True, help="results, .parquet or .tsv")
+    a.set_defaults(func=_cmd_align)

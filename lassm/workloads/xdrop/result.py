@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""What an X-drop backend returns: each pair's extended seed and its scores.
+
+The columns are what SeqAn reports: the score of the extension to the left and to the right
+(what ``_extendSeedGappedXDropOneDirection`` returns for each direction) and the seed's begin
+and end positions in H and V after ``extendSeed(..., EXTEND_BOTH, ..., GappedXDrop())``.
+``score`` is LOGAN's figure for the pair: left + right + the seed's own score under the scheme
+(its length when the seed is exact and a match scores 1, as in LOGAN's ``extendSeed``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .config import Scoring
+
+#: The per-pair columns, in the order of the driver's output and of the tables written.
+COLUMNS = ("score_left", "score_right", "begin_h", "begin_v", "end_h", "end_v")
+
+
+@dataclass(frozen=True, eq=False)
+class Alignments:
+    """Extended seeds, one per pair.
+
+    Parameters
+    ----------
+    score_left, score_right : int32, each direction's score as SeqAn returns it.
+    begin_h, begin_v, end_h, end_v : int64, the extended seed (end exclusive).
+    seed_score : int64, the seed's own score under the scheme.
+    scoring : the scheme and X the backend ran with.
+    backend : which backend computed it.
+    wall_seconds : how long the backend took, the build of its code excluded where it can be.
+    extra : anything else the backend reports.
+    """
+
+    score_left: np.ndarray
+    score_right: np.ndarray
+    begin_h: np.ndarray
+    begin_v: np.ndarray
+    end_h: np.ndarray
+    end_v: np.ndarray
+    seed_score: np.ndarray
+    scoring: Scoring
+    backend: str
+    wall_seconds: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        n = len(self.seed_score)
+        for name in ("score_left", "score_right"):
+            arr = getattr(self, name)
+            if arr.dtype != np.int32 or arr.shape != (n,):
+                raise TypeError(f"Alignments.{name} must be int32 of shape ({n},), got {arr.dtype} {arr.shape}")
+        for name in ("begin_h", "begin_v", "end_h", "end_v", "seed_score"):
+            arr = getattr(self, name)
+            if arr.dtype != np.int64 or arr.shape != (n,):
+                raise TypeError(f"Alignments.{name} must be int64 of shape ({n},), got {arr.dtype} {arr.shape}")
+
+    @property
+    def n_pairs(self) -> int:
+        return len(self.seed_score)
+
+    @property
+    def score(self) -> np.ndarray:
+        """LOGAN's score: left + right + the seed's own, in int64 (no wrap-around)."""
+        return self.score_left.astype(np.int64) + self.score_right.astype(np.int64) + self.seed_score
+
+    def columns(self) -> dict[str, np.ndarray]:
+        """The table written for a run: :data:`COLUMNS` and ``score``."""
+        cols = {name: getattr(self, name) for name in COLUMNS}
+        cols["score"] = self.score
+        return cols
+
+    def differences(self, other: "Alignments") -> list[str]:
+        """Where ``other`` differs from this result, one line per differing pair (first 10)."""
+        if other.n_pairs != self.n_pairs:
+            return [f"{self.n_pairs} pairs here, {other.n_pairs} there"]
+        mine, theirs = self.columns(), other.columns()
+        differ = np.zeros(self.n_pairs, dtype=bool)
+        for name in COLUMNS:
+            differ |= mine[name] != theirs[name]
+        out = []
+        for i in np.flatnonzero(differ)[:10]:
+            a = " ".join(str(int(mine[c][i])) for c in COLUMNS)
+            b = " ".join(str(int(theirs[c][i])) for c in COLUMNS)
+            out.append(f"pair {i}: {self.backend} {a} != {other.backend} {b} ({' '.join(COLUMNS)})")
+        return out
