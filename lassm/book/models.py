@@ -268,3 +268,8 @@ def counter_facts(counters: pd.DataFrame) -> dict[str, str]:
         for key, quantity in (("inst", "thread_inst"), ("dram", "dram_bytes")):
             out[f"cm_{variant}_{key}"] = _span(mine.loc[mine["quantity"] == quantity, "ratio"])
     return out
+
+
+def pp_span(pp: pd.DataFrame, model: str) -> str:
+    """The span of one model's PP over the datasets of a :func:`portability` table, as text."""
+    return _span(pp.loc[pp["model"] == model, "PP"])
