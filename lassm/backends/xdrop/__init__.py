@@ -3,7 +3,8 @@
 
 Apart from the local-assembly registry (:data:`lassm.backends.BACKENDS`), which stays the
 default everywhere: the X-drop kernel has its own backends. ``cpu`` is the numba oracle;
-``seqan`` is SeqAn 2 itself through a C++ driver built here, the reference the oracle matches.
+``seqan`` is SeqAn 2 itself through a C++ driver built here, the reference the oracle matches;
+``opencl`` and ``cuda`` are LOGAN's GPU design (``kernels/xdrop/``), bit for bit the oracle.
 A backend that cannot run raises :class:`~lassm.errors.BackendUnavailable` naming what to
 install, never an import crash.
 """
@@ -18,6 +19,8 @@ from ...errors import BackendUnavailable
 XDROP_BACKENDS: dict[str, tuple[str, str]] = {
     "cpu": ("lassm.backends.xdrop.cpu", "pip install 'lassm[cpu]'"),
     "seqan": ("lassm.backends.xdrop.seqan", "g++ and the Debian package libseqan2-dev"),
+    "opencl": ("lassm.backends.xdrop.opencl", "pip install 'lassm[opencl]' and an OpenCL driver"),
+    "cuda": ("lassm.backends.xdrop.cuda", "pip install 'lassm[cuda12]' (cupy-cuda12x) and an NVIDIA GPU"),
 }
 
 

@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The X-drop OpenCL backend: ``kernels/xdrop/opencl/xdrop.cl`` through pyopencl.
+
+One work-group per alignment direction, as LOGAN gives a CUDA block to an alignment. The device,
+its profiling queue, the ICD-loader workaround and the program cache are the local-assembly
+OpenCL backend's (:mod:`lassm.backends.opencl`, imported, not copied): ``LASSM_OPENCL_DEVICE``
+picks the device the same way for both kernels. Kernel time is the sum of the launches'
+profiling events; :mod:`.plan` holds the host side shared with the CUDA backend.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ...errors import BackendUnavailable
+from ...workloads.xdrop.config import Scoring
+from ...workloads.xdrop.pairs import Pairs
+from ...workloads.xdrop.result import Alignments
+from .. import opencl as ocl
+from . import plan
+
+KERNEL = "xdrop/opencl/xdrop.cl"
+ENTRY = "xdrop_kernel"
+#: One kernel object per built program: pyopencl makes a new one at each attribute lookup.
+_KERNELS: dict[int, object] = {}
+
+
+def available() -> tuple[bool, str]:
+    """Whether pyopencl and an OpenCL device are here (the local-assembly backend's answer)."""
+    return ocl.available()
+
+
+def build_options(group: int) -> tuple[str, ...]:
+    """OpenCL C 1.2 and the work-group size; part of the program memo key."""
+    if group < 1:
+        raise ValueError(f"group = {group} must be at least 1")
+    return (ocl.CL_STD, f"-DXDROP_GROUP={int(group)}")
+
+
+def max_group() -> int:
+    """The device's largest work-group."""
+    return int(ocl._device().device.max_work_group_size)
+
+
+def _default_budget() -> int:
+    return int(ocl._device().device.global_mem_size * ocl.MEMORY_FRACTION)
+
+
+def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int = plan.DEFAULT_GROUP,
+          max_bytes: int | None = None) -> Alignments:
+    """Extends every pair's seed both ways on the OpenCL device, bit for bit as the oracle.
+
+    Parameters
+    ----------
+    pairs : the read pairs and their seeds.
+    scoring : match, mismatch, gap and X.
+    threads : ignored (the device decides); kept for the backends' one signature.
+    group : work-items per work-group (``XDROP_GROUP``), capped at the device's maximum.
+    max_bytes : scratch bytes of one launch (default: a share of the device memory); small
+        values force several launches.
+
+    Returns
+    -------
+    Alignments
+        With ``extra``: device, cells, kernel_seconds, gcups, launches, group.
+    """
+    dev = ocl._device()
+    cl = ocl.cl
+    group = min(int(group), max_group())
+    prog = ocl.program(build_options(group), KERNEL)
+    kern = _KERNELS.setdefault(id(prog), cl.Kernel(prog, ENTRY)) if id(prog) not in _KERNELS else _KERNELS[id(prog)]
+    start = time.perf_counter()
+    t = plan.tasks(pairs)
+    out = plan.Outputs.empty(t.n)
+    ctx, queue = dev.context, dev.queue
+    seqs_v, seqs_h = ocl._buffer(ctx, pairs.seqs_v), ocl._buffer(ctx, pairs.seqs_h)
+    ranges = plan.batches(t, max_bytes or _default_budget())
+    kernel_seconds = 0.0
+    for lo, hi in ranges:
+        sub = t.take(lo, hi)
+        offs = plan.scratch_offsets(sub)
+        n = sub.n
+        res = plan.Outputs.empty(n)
+        try:
+            scratch = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, max(int(offs[-1]) * 4, 4))
+        except cl.Error as exc:
+            raise BackendUnavailable(f"OpenCL: no room for {int(offs[-1]) * 4} scratch bytes ({exc})") from None
+        outs = [cl.Buffer(ctx, cl.mem_flags.WRITE_ONLY, a.nbytes) for a in
+                (res.score, res.ext_col, res.ext_row, res.cells, res.status)]
+        ins = [ocl._buffer(ctx, a) for a in (sub.q_start, sub.q_len, sub.d_start, sub.d_len, sub.direction, offs)]
+        event = kern(queue, (n * group,), (group,), seqs_v, seqs_h, *ins, scratch,
+                     *plan.scoring_args(scoring), *outs)
+        event.wait()
+        kernel_seconds += (event.profile.end - event.profile.start) * 1e-9
+        for buf, arr in zip(outs, (res.score, res.ext_col, res.ext_row, res.cells, res.status)):
+            cl.enqueue_copy(queue, arr, buf)
+        queue.finish()
+        for name in ("score", "ext_col", "ext_row", "cells", "status"):
+            getattr(out, name)[lo:hi] = getattr(res, name)
+    wall = time.perf_counter() - start
+    return plan.assemble(pairs, scoring, out, "opencl", wall, kernel_seconds,
+                         {"device": dev.name, "launches": len(ranges), "group": group})

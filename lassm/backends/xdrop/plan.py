@@ -1,0 +1,150 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Host side shared by the X-drop GPU backends (OpenCL, CUDA): tasks, scratch, batches, results.
+
+A pair's seed is extended to the left and to the right independently (the right extension
+starts at the seed's original end, as in :func:`lassm.backends.xdrop.cpu._extend_all`), so each
+direction is a *task*, one work-group (block) of ``xdrop_kernel`` in ``kernels/xdrop/``. Tasks
+``0..n-1`` are the left extensions, ``n..2n-1`` the right ones. Each task gets three rolling
+anti-diagonals of :func:`strides` ints in one global scratch buffer; a launch takes as many
+tasks as fit a byte budget (:func:`batches`), so 100K LOGAN pairs need no more memory than the
+budget. Both kernels write a score, the extension along V and H, the cells computed and a
+status; :func:`assemble` turns those into :class:`~lassm.workloads.xdrop.result.Alignments`.
+
+GCUPS, as LOGAN reports it: giga cells computed per second, where the cells of a task are the
+sum over its anti-diagonals of the band's width ``maxCol - minCol`` (the cells the kernel
+actually scored; the dropped region outside the band is not counted), and the seconds are the
+kernels' device time (events), transfers and the build excluded.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...workloads.xdrop.config import Scoring
+from ...workloads.xdrop.pairs import Pairs, seed_scores
+from ...workloads.xdrop.result import Alignments
+
+LEFT, RIGHT = 0, 1
+#: Work-items (threads) per task by default: LOGAN gives a block 128 threads for X = 100.
+DEFAULT_GROUP = 128
+#: Kernel status codes (``XDROP_OK``, ``XDROP_BAND_OVERFLOW`` in the kernels).
+STATUS = {0: "ok", 1: "a band outgrew its scratch (a kernel bug)"}
+
+
+@dataclass(frozen=True)
+class Tasks:
+    """One row per direction of each pair: where its query (V) and database (H) start, and their lengths."""
+
+    q_start: np.ndarray  # int64, into seqs_v
+    q_len: np.ndarray  # int32
+    d_start: np.ndarray  # int64, into seqs_h
+    d_len: np.ndarray  # int32
+    direction: np.ndarray  # uint8, LEFT or RIGHT
+
+    @property
+    def n(self) -> int:
+        return len(self.q_len)
+
+    def take(self, lo: int, hi: int) -> "Tasks":
+        """Tasks ``lo..hi-1``, for one launch."""
+        return Tasks(*(np.ascontiguousarray(a[lo:hi]) for a in
+                       (self.q_start, self.q_len, self.d_start, self.d_len, self.direction)))
+
+
+def tasks(pairs: Pairs) -> Tasks:
+    """The left extensions (prefixes before the seed), then the right ones (suffixes after it)."""
+    off_h, off_v = pairs.offsets_h[:-1], pairs.offsets_v[:-1]
+    end_h, end_v = pairs.pos_h + pairs.seed_len, pairs.pos_v + pairs.seed_len
+    if max(int(pairs.lengths_h.max(initial=0)), int(pairs.lengths_v.max(initial=0))) >= (1 << 30):
+        raise ValueError("a read of 2**30 bases or more does not fit the kernels' 32-bit indices")
+    q_start = np.concatenate((off_v, off_v + end_v)).astype(np.int64)
+    q_len = np.concatenate((pairs.pos_v, pairs.lengths_v - end_v)).astype(np.int32)
+    d_start = np.concatenate((off_h, off_h + end_h)).astype(np.int64)
+    d_len = np.concatenate((pairs.pos_h, pairs.lengths_h - end_h)).astype(np.int32)
+    direction = np.repeat(np.array([LEFT, RIGHT], dtype=np.uint8), pairs.n_pairs)
+    return Tasks(q_start, q_len, d_start, d_len, direction)
+
+
+def strides(t: Tasks) -> np.ndarray:
+    """Ints per anti-diagonal of each task: ``min(cols, rows) + 2``, as the kernels compute it.
+
+    A band holds at most ``min(cols, rows) - 1`` cells plus its two edge cells (the kernels check
+    it and report ``XDROP_BAND_OVERFLOW`` otherwise).
+    """
+    return np.minimum(t.q_len.astype(np.int64), t.d_len.astype(np.int64)) + 3
+
+
+def scratch_offsets(t: Tasks) -> np.ndarray:
+    """Where each task's three anti-diagonals start in the scratch buffer (ints), and the total last."""
+    size = 3 * strides(t)
+    out = np.zeros(t.n + 1, dtype=np.int64)
+    np.cumsum(size, out=out[1:])
+    return out
+
+
+def batches(t: Tasks, max_bytes: int) -> list[tuple[int, int]]:
+    """Task ranges ``(lo, hi)`` whose scratch fits ``max_bytes`` (a task larger than it goes alone)."""
+    if max_bytes < 1:
+        raise ValueError(f"max_bytes = {max_bytes} must be positive")
+    ends = scratch_offsets(t)[1:] * 4
+    out, lo = [], 0
+    while lo < t.n:
+        base = ends[lo - 1] if lo else 0
+        hi = int(np.searchsorted(ends, base + max_bytes, side="right"))
+        hi = max(hi, lo + 1)
+        out.append((lo, hi))
+        lo = hi
+    return out
+
+
+def scoring_args(scoring: Scoring) -> tuple[np.int32, np.int32, np.int32, np.int32]:
+    """The kernels' scalar arguments, with explicit 32-bit types (the devices check none)."""
+    return (np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap), np.int32(scoring.xdrop))
+
+
+@dataclass
+class Outputs:
+    """What the kernels write per task, gathered over every launch."""
+
+    score: np.ndarray  # int32
+    ext_col: np.ndarray  # int32, along V
+    ext_row: np.ndarray  # int32, along H
+    cells: np.ndarray  # int64
+    status: np.ndarray  # int32
+
+    @staticmethod
+    def empty(n: int) -> "Outputs":
+        return Outputs(np.zeros(n, np.int32), np.zeros(n, np.int32), np.zeros(n, np.int32),
+                       np.zeros(n, np.int64), np.zeros(n, np.int32))
+
+
+def gcups(cells: int, seconds: float) -> float:
+    """Giga cells computed per second (LOGAN's figure; 0 when nothing was timed)."""
+    return cells / seconds / 1e9 if seconds > 0 else 0.0
+
+
+def assemble(pairs: Pairs, scoring: Scoring, out: Outputs, backend: str, wall: float, kernel_seconds: float,
+             extra: dict) -> Alignments:
+    """The extended seeds from the tasks' outputs: begin = seed start - left extension,
+    end = seed end + right extension, as the oracle moves them.
+
+    Raises
+    ------
+    RuntimeError
+        When a kernel reported a status other than ok.
+    """
+    bad = np.flatnonzero(out.status != 0)
+    if len(bad):
+        i = int(bad[0])
+        raise RuntimeError(f"{backend}: task {i} (pair {i % max(pairs.n_pairs, 1)}) ended with status "
+                           f"{int(out.status[i])}: {STATUS.get(int(out.status[i]), 'unknown')}")
+    n = pairs.n_pairs
+    col, row = out.ext_col.astype(np.int64), out.ext_row.astype(np.int64)
+    cells = int(out.cells.sum())
+    info = {**extra, "cells": cells, "kernel_seconds": kernel_seconds, "gcups": gcups(cells, kernel_seconds)}
+    return Alignments(score_left=out.score[:n].copy(), score_right=out.score[n:].copy(),
+                      begin_h=pairs.pos_h - row[:n], begin_v=pairs.pos_v - col[:n],
+                      end_h=pairs.pos_h + pairs.seed_len + row[n:], end_v=pairs.pos_v + pairs.seed_len + col[n:],
+                      seed_score=seed_scores(pairs, scoring.match, scoring.mismatch), scoring=scoring,
+                      backend=backend, wall_seconds=wall, extra=info)
