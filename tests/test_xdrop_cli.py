@@ -56,7 +56,7 @@ def test_align_against_seqan(tmp_path, pairs: str, monkeypatch: pytest.MonkeyPat
     (["--match", "2000", "--out", "{tmp}/a.tsv"], "match = 2000 must be in 1..1000"),
     (["--out", "{pairs}"], "--out {pairs}: is the input"),
     (["--mismatch", "0", "--out", "{tmp}/a.tsv"], "argument --mismatch: 0 must be below 0"),
-    (["--backend", "cuda", "--out", "{tmp}/a.tsv"], "argument --backend: invalid choice"),
+    (["--backend", "tpu", "--out", "{tmp}/a.tsv"], "argument --backend: invalid choice"),
 ])
 def test_align_mistakes_are_one_line(tmp_path, pairs: str, argv: list[str], says: str,
                                      capsys: pytest.CaptureFixture) -> None:

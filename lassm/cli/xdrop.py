@@ -15,7 +15,7 @@ from ..errors import LassmError
 from ..workloads.xdrop.config import DEFAULT_GAP, DEFAULT_MATCH, DEFAULT_MISMATCH, DEFAULT_SEED_LENGTH, DEFAULT_XDROP
 
 #: The X-drop backends by name (kept here so that the parser imports no backend).
-BACKEND_NAMES = ("cpu", "seqan")
+BACKEND_NAMES = ("cpu", "seqan", "opencl", "cuda")
 PAIR_SUFFIXES = (".parquet", ".tsv")
 
 
@@ -64,6 +64,9 @@ def _cmd_align(args: argparse.Namespace) -> int:
     write_alignments(result, args.out, input_name=pairs.name)
     _err(f"aligned {pairs.n_pairs} pairs with {args.backend} at X = {scoring.xdrop} "
          f"in {result.wall_seconds:.3f} s -> {args.out}")
+    if "gcups" in result.extra:  # the GPU backends: LOGAN's cells computed per second of kernel time
+        _err(f"{result.extra['cells']} cells in {result.extra['kernel_seconds']:.6f} s of kernel time on "
+             f"{result.extra['device']}: {result.extra['gcups']:.3f} GCUPS")
     if reference is None:
         return 0
     diffs = reference.align(pairs, scoring, threads=args.threads).differences(result)
@@ -96,7 +99,7 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
 
     a = sub.add_parser("align", help="extend every pair's seed both ways (SeqAn's extendSeed, GappedXDrop)")
     a.add_argument("input", type=t.input_file, help=".parquet or .tsv pairs")
-    a.add_argument("--backend", choices=BACKEND_NAMES, default="cpu", help="cpu (numba, the oracle) or seqan (default cpu)")
+    a.add_argument("--backend", choices=BACKEND_NAMES, default="cpu", help="cpu (numba, the oracle), seqan, opencl or cuda (default cpu)")
     a.add_argument("--match", type=t.count, default=DEFAULT_MATCH, help="match score (default %(default)s)")
     a.add_argument("--mismatch", type=t.negative, default=DEFAULT_MISMATCH, help="mismatch score (default %(default)s)")
     a.add_argument("--gap", type=t.negative, default=DEFAULT_GAP, help="linear gap score (default %(default)s)")

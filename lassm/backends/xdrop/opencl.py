@@ -10,10 +10,10 @@ profiling events; :mod:`.plan` holds the host side shared with the CUDA backend.
 from __future__ import annotations
 
 import time
-
-import numpy as np
+import warnings
 
 from ...errors import BackendUnavailable
+from ...paths import kernel_source
 from ...workloads.xdrop.config import Scoring
 from ...workloads.xdrop.pairs import Pairs
 from ...workloads.xdrop.result import Alignments
@@ -22,8 +22,10 @@ from . import plan
 
 KERNEL = "xdrop/opencl/xdrop.cl"
 ENTRY = "xdrop_kernel"
-#: One kernel object per built program: pyopencl makes a new one at each attribute lookup.
-_KERNELS: dict[int, object] = {}
+#: Built kernels by (context, options). Not :func:`lassm.backends.opencl.program`'s cache: it keys
+#: on the device, and two values of ``LASSM_OPENCL_DEVICE`` naming one device give two contexts,
+#: whose buffers a program of the other cannot take (``INVALID_MEM_OBJECT``).
+_KERNELS: dict[tuple, object] = {}
 
 
 def available() -> tuple[bool, str]:
@@ -41,6 +43,29 @@ def build_options(group: int) -> tuple[str, ...]:
 def max_group() -> int:
     """The device's largest work-group."""
     return int(ocl._device().device.max_work_group_size)
+
+
+def kernel(group: int):
+    """``xdrop_kernel`` built for work-groups of ``group`` on this backend's device (memoized).
+
+    Raises
+    ------
+    BackendUnavailable
+        When the device's compiler rejects the source; the message holds the options and the log.
+    """
+    dev = ocl._device()
+    options = build_options(group)
+    key = (dev.context.int_ptr, options)
+    if key not in _KERNELS:
+        src = kernel_source(KERNEL).read_text(encoding="utf-8")
+        try:
+            with warnings.catch_warnings():  # a build log that is no error (Intel's "Compilation done")
+                warnings.simplefilter("ignore", ocl.cl.CompilerWarning)
+                prog = ocl.cl.Program(dev.context, src).build(options=list(options))
+        except ocl.cl.RuntimeError as exc:
+            raise BackendUnavailable(f"{KERNEL} does not build on {dev.name} with {' '.join(options)}: {exc}") from None
+        _KERNELS[key] = ocl.cl.Kernel(prog, ENTRY)
+    return _KERNELS[key]
 
 
 def _default_budget() -> int:
@@ -65,11 +90,9 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int
     Alignments
         With ``extra``: device, cells, kernel_seconds, gcups, launches, group.
     """
-    dev = ocl._device()
-    cl = ocl.cl
     group = min(int(group), max_group())
-    prog = ocl.program(build_options(group), KERNEL)
-    kern = _KERNELS.setdefault(id(prog), cl.Kernel(prog, ENTRY)) if id(prog) not in _KERNELS else _KERNELS[id(prog)]
+    kern = kernel(group)
+    dev, cl = ocl._device(), ocl.cl
     start = time.perf_counter()
     t = plan.tasks(pairs)
     out = plan.Outputs.empty(t.n)

@@ -1,0 +1,216 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The X-drop GPU kernels (``kernels/xdrop/{opencl,cuda}/``) against the numba oracle, bit for bit.
+
+Each device-bound test runs on every OpenCL device pyopencl sees (``LASSM_OPENCL_DEVICE`` set to
+its name; set it beforehand to test one only) and, marked ``gpu``, on CUDA where CuPy sees an
+NVIDIA GPU; what is absent is skipped with the reason. Here that is Intel's OpenCL CPU driver
+(``OCL_ICD_FILENAMES=.../libintelocl.so``); on a GPU node, CUDA and NVIDIA's OpenCL. The
+scores and both ends of every pair must equal the oracle's on LOGAN-like pairs (50 pairs of
+1-3 kb, a fifth unrelated), on random short pairs that reach every corner (empty reads and
+seeds, seeds at the ends, one-letter alphabets) and on the oracle's edge cases, for X in
+10, 50, 100, 1000 and two schemes, with LOGAN's 128-wide groups and small odd ones; also the
+32-bit wrap-around the oracle keeps on purpose, launches split by a small scratch budget, and
+the cell count (the GCUPS numerator) where it is known exactly. The CUDA source is also
+compiled by NVRTC alone, which needs no GPU.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+
+import numpy as np
+import pytest
+
+from lassm.backends import nvrtc
+from lassm.backends import opencl as ocl
+from lassm.backends.xdrop import cpu, plan
+from lassm.backends.xdrop import cuda as xcuda
+from lassm.backends.xdrop import opencl as xopencl
+from lassm.workloads.xdrop.config import Scoring
+from lassm.workloads.xdrop.generate import PairKnobs, generate
+from lassm.workloads.xdrop.pairs import Pairs
+
+XS = (10, 50, 100, 1000)
+SCHEMES = ((1, -1, -1), (2, -3, -2))
+GROUPS = (plan.DEFAULT_GROUP, 7)
+OCL_OK, OCL_WHY = xopencl.available()
+
+
+def _backends() -> list:
+    """``(backend, OpenCL device)`` per device to test; CUDA once, marked gpu."""
+    chosen = os.environ.get(ocl.DEVICE_ENV, "").strip()
+    names = [chosen] if chosen else list(dict.fromkeys(ocl._label(d) for d in ocl.devices())) if OCL_OK else []
+    params = [pytest.param(("opencl", name), id=f"opencl-{name.split()[-1]}") for name in names]
+    if not names:
+        params.append(pytest.param(("opencl", ""), id="opencl", marks=pytest.mark.skip(
+            reason=f"needs pyopencl and an OpenCL device ({ocl.INSTALL}): {OCL_WHY}")))
+    return params + [pytest.param(("cuda", ""), id="cuda", marks=pytest.mark.gpu)]
+
+
+@pytest.fixture(params=_backends())
+def backend(request, monkeypatch):
+    """The GPU backend's ``align``, pointed at one device."""
+    kind, device = request.param
+    if kind == "opencl":
+        monkeypatch.setenv(ocl.DEVICE_ENV, device)
+        return xopencl.align
+    ok, why = xcuda.available()
+    if not ok:
+        pytest.skip(f"needs CuPy and a CUDA GPU: {why}")
+    return xcuda.align
+
+
+@functools.lru_cache(maxsize=None)
+def logan_like() -> Pairs:
+    """LOGAN's pairs (15% errors), scaled from 2.5-7.5 kb to 1-3 kb, a fifth unrelated."""
+    return generate(PairKnobs(n_pairs=50, min_length=1000, max_length=3000, error_rate=0.15, unrelated=0.2, seed=18))
+
+
+@functools.lru_cache(maxsize=None)
+def random_pairs(n: int = 300, seed: int = 18) -> Pairs:
+    """Short pairs that reach every corner: empty reads and seeds, seeds at the ends, equal reads."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for _ in range(n):
+        alphabet = np.frombuffer(b"ACGTN"[:rng.integers(1, 6)], dtype=np.uint8)
+        h = rng.choice(alphabet, rng.integers(0, 41)).tobytes()
+        v = h if rng.random() < 0.25 else rng.choice(alphabet, rng.integers(0, 41)).tobytes()
+        k = int(rng.integers(0, min(len(h), len(v)) + 1))
+        place = rng.random()
+        if place < 0.15:
+            ph, pv = 0, 0
+        elif place < 0.3:
+            ph, pv = len(h) - k, len(v) - k
+        else:
+            ph, pv = int(rng.integers(0, len(h) - k + 1)), int(rng.integers(0, len(v) - k + 1))
+        rows.append((h, ph, v, pv, k))
+    return Pairs.from_lists(rows, name=f"random-{seed}")
+
+
+def edge_cases() -> Pairs:
+    """The oracle tests' edge cases: seeds at either end, equal reads, a whole-read seed, empty
+    reads, a mismatched seed, an empty seed, a reversed read."""
+    a = b"ACGTTGCAACGTAGGCTTAC"
+    rows = [(a, 0, a, 0, 4), (a, 16, a, 16, 4), (a, 0, a, 0, 20), (a, 8, a, 8, 0), (b"", 0, b"", 0, 0),
+            (a, 0, b"", 0, 0), (b"ACGT", 2, b"TTTT", 1, 2), (a, 5, a[3:], 2, 6), (b"N" * 12, 4, b"N" * 9, 2, 3),
+            (a, 10, a[::-1], 3, 0)]
+    return Pairs.from_lists(rows, name="edges")
+
+
+def _same(align, pairs: Pairs, scoring: Scoring, **kw) -> None:
+    want, got = cpu.align(pairs, scoring), align(pairs, scoring, **kw)
+    diffs = want.differences(got)
+    assert not diffs, f"{scoring} {kw}: " + "\n".join(diffs)
+    assert np.array_equal(want.score, got.score) and got.score_left.dtype == np.int32
+
+
+@pytest.mark.parametrize("xdrop", XS)
+@pytest.mark.parametrize("scheme", SCHEMES, ids=lambda s: "m{}x{}g{}".format(*s))
+@pytest.mark.parametrize("group", GROUPS)
+def test_logan_like_pairs_equal_the_oracle(backend, scheme, xdrop: int, group: int) -> None:
+    _same(backend, logan_like(), Scoring(*scheme, xdrop=xdrop), group=group)
+
+
+@pytest.mark.parametrize("xdrop", XS + (0, 1, 3))
+@pytest.mark.parametrize("scheme", SCHEMES, ids=lambda s: "m{}x{}g{}".format(*s))
+def test_short_pairs_and_edge_cases_equal_the_oracle(backend, scheme, xdrop: int) -> None:
+    for pairs in (random_pairs(), edge_cases()):
+        for group in (1, 5, 32):
+            _same(backend, pairs, Scoring(*scheme, xdrop=xdrop), group=group)
+
+
+@pytest.mark.parametrize("scheme", ((1, -2, -1), (5, -4, -3)), ids=lambda s: "m{}x{}g{}".format(*s))
+def test_the_32_bit_wrap_around_is_the_oracles(backend, scheme) -> None:
+    """A mismatch below the gap adds to an undefined cell and wraps, in SeqAn and the oracle:
+    the kernels wrap the same way (an unsigned add), so such schemes need no refusal."""
+    scoring = Scoring(*scheme, xdrop=5)
+    _same(backend, random_pairs(), scoring, group=7)
+    _same(backend, logan_like(), Scoring(*scheme, xdrop=50))
+    longest = int(np.maximum(random_pairs().lengths_h, random_pairs().lengths_v).max())
+    assert backend(random_pairs(), scoring).score_right.max() > longest * scoring.match  # the wrap happened
+
+
+def test_a_small_budget_splits_the_launches(backend) -> None:
+    pairs, scoring = logan_like(), Scoring(xdrop=50)
+    whole = backend(pairs, scoring)
+    split = backend(pairs, scoring, max_bytes=50_000)
+    assert whole.extra["launches"] == 1 and split.extra["launches"] > 10
+    assert not whole.differences(split) and split.extra["cells"] == whole.extra["cells"]
+
+
+def test_cells_count_every_computed_cell(backend) -> None:
+    """With X above any drop nothing is dropped, so the band covers every cell of both matrices:
+    cells = sum of (prefix lengths product) + (suffix lengths product), exactly."""
+    pairs = random_pairs(80, seed=4)
+    got = backend(pairs, Scoring(1, -1, -1, xdrop=1000))
+    t = plan.tasks(pairs)
+    assert got.extra["cells"] == int((t.q_len.astype(np.int64) * t.d_len).sum()) > 0
+    assert got.extra["kernel_seconds"] > 0 and got.extra["gcups"] == plan.gcups(got.extra["cells"],
+                                                                                 got.extra["kernel_seconds"])
+    fewer = backend(pairs, Scoring(1, -1, -1, xdrop=1))
+    assert 0 < fewer.extra["cells"] < got.extra["cells"]
+
+
+def test_a_wrong_result_is_caught(backend) -> None:
+    """The comparison sees one moved end and the kernel run with another X: it can fail."""
+    pairs = logan_like()
+    want = cpu.align(pairs, Scoring(xdrop=20))
+    got = backend(pairs, Scoring(xdrop=20))
+    moved = dataclasses.replace(got, end_h=got.end_h + (np.arange(got.n_pairs) == 3))
+    assert [d.split(":")[0] for d in want.differences(moved)] == ["pair 3"]
+    assert want.differences(backend(pairs, Scoring(xdrop=21)))
+
+
+def test_plan_batches_cover_every_task_once() -> None:
+    t = plan.tasks(logan_like())
+    for budget in (1, 4_000, 100_000, 1 << 40):
+        ranges = plan.batches(t, budget)
+        assert ranges[0][0] == 0 and ranges[-1][1] == t.n
+        assert all(a[1] == b[0] and a[0] < a[1] for a, b in zip(ranges, ranges[1:]))
+    assert len(plan.batches(t, 1)) == t.n
+    with pytest.raises(ValueError, match="positive"):
+        plan.batches(t, 0)
+
+
+def test_cli_aligns_on_the_gpu_backend_and_matches_the_oracle(tmp_path, capsys) -> None:
+    from lassm import cli
+
+    if not OCL_OK:
+        pytest.skip(f"needs pyopencl and an OpenCL device: {OCL_WHY}")
+    pairs = str(tmp_path / "pairs.parquet")
+    assert cli.main(["xdrop", "generate", "--n-pairs", "8", "--min-length", "200", "--max-length", "600",
+                     "--out", pairs]) == 0
+    assert cli.main(["xdrop", "align", pairs, "--backend", "opencl", "--xdrop", "30", "--against", "cpu",
+                     "--out", str(tmp_path / "out.parquet")]) == 0
+    err = capsys.readouterr().err
+    assert "GCUPS" in err and "all 8 pairs equal cpu's" in err, err
+
+
+def test_registry_knows_the_gpu_backends() -> None:
+    from lassm.backends.xdrop import XDROP_BACKENDS
+    from lassm.cli.xdrop import BACKEND_NAMES
+
+    assert {"opencl", "cuda"} <= set(XDROP_BACKENDS) and set(BACKEND_NAMES) == set(XDROP_BACKENDS)
+
+
+needs_nvrtc = pytest.mark.skipif(nvrtc.find_library() is None,
+                                 reason="NVRTC is not installed (pip install nvidia-cuda-nvrtc-cu12)")
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("arch", nvrtc.ARCHS)
+@pytest.mark.parametrize("group", (1, 7, plan.DEFAULT_GROUP, xcuda.MAX_GROUP))
+def test_cuda_kernel_compiles_alone(arch: str, group: int) -> None:
+    ptx, log = xcuda.compile_ptx(arch, group)
+    assert f".entry {xcuda.ENTRY}" in ptx and "warning" not in log.lower(), log
+
+
+@needs_nvrtc
+def test_cuda_kernel_rejects_a_broken_build() -> None:
+    """The compile check can fail: a source NVRTC rejects raises with its log."""
+    with pytest.raises(nvrtc.NvrtcError, match="XDROP_GROUP"):
+        nvrtc.compile_ptx("#define XDROP_GROUP\n" + xcuda.kernel_source(xcuda.KERNEL).read_text(),
+                          ["--gpu-architecture=compute_90"])
+    with pytest.raises(ValueError, match="1..1024"):
+        xcuda.build_options(2048)
