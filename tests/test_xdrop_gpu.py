@@ -11,13 +11,18 @@ seeds, seeds at the ends, one-letter alphabets) and on the oracle's edge cases, 
 10, 50, 100, 1000 and two schemes, with LOGAN's 128-wide groups and small odd ones; also the
 32-bit wrap-around the oracle keeps on purpose, launches split by a small scratch budget, and
 the cell count (the GCUPS numerator) where it is known exactly. The CUDA source is also
-compiled by NVRTC alone, which needs no GPU.
+compiled by NVRTC alone, which needs no GPU, and its body is checked to be the OpenCL one's.
+
+On a GPU machine with CuPy (the lead's H100: its python3 holds cupy-cuda13x, numba, pyarrow),
+from the repository root: ``PYTHONPATH=$PWD python3 -m pytest -q -rs tests/test_xdrop_gpu.py
+-p no:cacheprovider``.
 """
 from __future__ import annotations
 
 import dataclasses
 import functools
 import os
+import re
 
 import numpy as np
 import pytest
@@ -27,6 +32,7 @@ from lassm.backends import opencl as ocl
 from lassm.backends.xdrop import cpu, plan
 from lassm.backends.xdrop import cuda as xcuda
 from lassm.backends.xdrop import opencl as xopencl
+from lassm.paths import kernel_source
 from lassm.workloads.xdrop.config import Scoring
 from lassm.workloads.xdrop.generate import PairKnobs, generate
 from lassm.workloads.xdrop.pairs import Pairs
@@ -210,7 +216,27 @@ def test_cuda_kernel_compiles_alone(arch: str, group: int) -> None:
 def test_cuda_kernel_rejects_a_broken_build() -> None:
     """The compile check can fail: a source NVRTC rejects raises with its log."""
     with pytest.raises(nvrtc.NvrtcError, match="XDROP_GROUP"):
-        nvrtc.compile_ptx("#define XDROP_GROUP\n" + xcuda.kernel_source(xcuda.KERNEL).read_text(),
+        nvrtc.compile_ptx("#define XDROP_GROUP\n" + kernel_source(xcuda.KERNEL).read_text(),
                           ["--gpu-architecture=compute_90"])
     with pytest.raises(ValueError, match="1..1024"):
         xcuda.build_options(2048)
+
+
+def _body(relpath: str) -> str:
+    """A kernel's body from its first statement, with the two languages' spellings made one."""
+    text = kernel_source(relpath).read_text()
+    text = text[text.index("const int task"):]
+    text = re.sub(r"barrier\([A-Z_ |]*\);|__syncthreads\(\);", "SYNC;", text)
+    for cuda_word, cl_word in (("blockIdx.x", "get_group_id(0)"), ("threadIdx.x", "get_local_id(0)"),
+                               ("unsigned char", "uchar"), ("(unsigned)", "(uint)"), ("long long", "long"),
+                               ("__global ", "")):
+        text = text.replace(cuda_word, cl_word)
+    return text
+
+
+def test_cuda_and_opencl_kernels_are_one_algorithm() -> None:
+    """Where no GPU runs the CUDA kernel (CI), it is still the OpenCL one the tests above check:
+    the bodies differ only in the languages' spellings of ids, types and barriers."""
+    cl_body, cu_body = _body(xopencl.KERNEL), _body(xcuda.KERNEL)
+    assert cl_body == cu_body
+    assert _body(xopencl.KERNEL).count("SYNC;") == 4
