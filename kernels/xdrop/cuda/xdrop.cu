@@ -9,7 +9,7 @@
 // reported end. Scores are 32-bit: the one sum the oracle wraps (an undefined cell plus a
 // mismatch below the gap) is an unsigned add here, two's complement on every NVIDIA GPU.
 //
-// Per anti-diagonal: the cells (segments of XDROP_GROUP threads), one __syncthreads, then one
+// Per anti-diagonal: the cells (segments of XDROP_GROUP threads), then one
 // shared-memory tree that reduces three things at once: the anti-diagonal's best score and the
 // two band ends SeqAn's serial trimming loops find (the first column from the start, and the
 // last from the end, not to be dropped). Every thread keeps the loop's state in registers
@@ -33,9 +33,9 @@ xdrop_kernel(const unsigned char *__restrict__ seqs_q, const unsigned char *__re
              const unsigned char *__restrict__ direction, const long long *__restrict__ scratch_off,
              int *scratch, const int match, const int mismatch_in, const int gap_in, const int xdrop,
              int *score, int *ext_col_out, int *ext_row_out, long long *cells_out, int *status) {
-    __shared__ int red_best[XDROP_GROUP];
-    __shared__ int red_min[XDROP_GROUP];
-    __shared__ int red_max[XDROP_GROUP];
+    __shared__ int red_best[2 * XDROP_GROUP];
+    __shared__ int red_min[2 * XDROP_GROUP];
+    __shared__ int red_max[2 * XDROP_GROUP];
     const int task = blockIdx.x;
     const int lid = threadIdx.x;
     const int cols = q_len[task] + 1;  // V, the query, along the columns
@@ -77,13 +77,18 @@ xdrop_kernel(const unsigned char *__restrict__ seqs_q, const unsigned char *__re
         len3 = max_col + 1 - off3;
         if (max_col - off3 >= stride) { state = XDROP_BAND_OVERFLOW; break; }  // uniform
         const int edge = anti * gap;
-        if (lid == 0) {  // _initAntiDiag3: the cells before and after the band
-            p3[0] = undef;
-            p3[max_col - off3] = undef;
-            if (edge > best - xdrop) {
-                if (off3 == 0) p3[0] = edge;
-                if (anti == max_col) p3[max_col - off3] = edge;
-            }
+        // SeqAn's two trimming loops become reductions: the first column from min_col that
+        // stays (a cell and the one before it on the last anti-diagonal not both undefined),
+        // and the last from max_col down that stays; min_col - 1 and max_col + 1 stop them.
+        // The thread that scores column c has both cells its predicates read in registers.
+        int new_min = max_col + 1, new_max = off3;
+        if (lid == 0) {  // _initAntiDiag3: the cells before and after the band, and their predicates
+            const int lo = (edge > best - xdrop && off3 == 0) ? edge : undef;
+            const int hi = (edge > best - xdrop && anti == max_col) ? edge : undef;
+            p3[0] = lo;
+            p3[max_col - off3] = hi;
+            if (!(hi == undef && max_col - off2 - 1 < len2 && p2[max_col - off2 - 1] == undef)) new_min = max_col;
+            if (!(lo == undef && p2[min_col - off2 - 1] == undef)) new_max = min_col;
         }
         int anti_best = edge;
         const int floor_score = best - xdrop;
@@ -91,43 +96,37 @@ xdrop_kernel(const unsigned char *__restrict__ seqs_q, const unsigned char *__re
             const unsigned char qb = right ? q[col - 1] : q[cols - 1 - col];
             const unsigned char db = right ? d[anti - col - 1] : d[rows - 1 + col - anti];
             const int i2 = col - off2, i1 = col - off1;
-            int tmp = max(p2[i2 - 1], p2[i2]) + gap;
-            tmp = max(tmp, wrap_add(p1[i1 - 1], qb == db ? match : mismatch));
+            const int up = p2[i2 - 1], left = p2[i2];
+            int tmp = max(max(up, left) + gap, wrap_add(p1[i1 - 1], qb == db ? match : mismatch));
             if (tmp < floor_score) {
-                p3[col - off3] = undef;
+                tmp = undef;
             } else {
-                p3[col - off3] = tmp;
                 anti_best = max(anti_best, tmp);
             }
+            p3[col - off3] = tmp;
+            if (!(tmp == undef && up == undef)) new_min = min(new_min, col);
+            if (!(tmp == undef && left == undef)) new_max = max(new_max, col + 1);
         }
-        __syncthreads();
-        // SeqAn's trimming loops as reductions: first column from min_col that stays, last
-        // column from max_col down that stays (min_col - 1 and max_col + 1 always stop them)
-        int new_min = max_col + 1, new_max = off3;
-        for (int c = off3 + lid; c <= max_col; c += XDROP_GROUP) {
-            if (c >= min_col && new_min > c) {
-                const int drop = p3[c - off3] == undef && c - off2 - 1 < len2 && p2[c - off2 - 1] == undef;
-                if (!drop) new_min = c;
-            }
-            const int cut = c - off3 > 0 && p3[c - off3 - 1] == undef && p2[c - off2 - 1] == undef;
-            if (!cut) new_max = c;
-        }
-        red_best[lid] = anti_best; red_min[lid] = new_min; red_max[lid] = new_max;
-        __syncthreads();
+        // two sets of partials, by parity: a work-item may write this anti-diagonal's while another
+        // still reads the last one's results (no barrier in between)
+        const int set = (anti & 1) * XDROP_GROUP;
+        int *rb = red_best + set, *rn = red_min + set, *rx = red_max + set;
+        rb[lid] = anti_best; rn[lid] = new_min; rx[lid] = new_max;
+        __syncthreads();  // this anti-diagonal, for the next
         int span = 1;
         while (span < XDROP_GROUP) span <<= 1;
         for (span >>= 1; span > 0; span >>= 1) {
             if (lid < span && lid + span < XDROP_GROUP) {
-                red_best[lid] = max(red_best[lid], red_best[lid + span]);
-                red_min[lid] = min(red_min[lid], red_min[lid + span]);
-                red_max[lid] = max(red_max[lid], red_max[lid + span]);
+                rb[lid] = max(rb[lid], rb[lid + span]);
+                rn[lid] = min(rn[lid], rn[lid + span]);
+                rx[lid] = max(rx[lid], rx[lid + span]);
             }
             __syncthreads();
         }
         cells += max_col - min_col;
-        best = max(best, red_best[0]);
-        min_col = max(red_min[0], anti + 2 - rows);  // the end of H reached
-        max_col = min(red_max[0] + 1, cols);         // the end of V reached
+        best = max(best, rb[0]);
+        min_col = max(rn[0], anti + 2 - rows);  // the end of H reached
+        max_col = min(rx[0] + 1, cols);         // the end of V reached
     }
     if (lid != 0) return;
 
