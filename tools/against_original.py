@@ -41,8 +41,10 @@ from lassm.workloads.local_assembly import datasets, formats
 
 COLUMNS = ("machine", "device", "driver", "dataset", "k", "program", "whole_seconds", "whole_runs", "kernel_seconds",
            "kernel_launches", "outputs_equal", "git_sha", "command")
-#: The original program's build (its Makefile's, for this GPU's architecture).
-NVCC_FLAGS = ("--std=c++11", "-O3", "-x", "cu", "-I.")
+#: The original program's build (its Makefile's, for this GPU's architecture). Its kernel.hpp
+#: uses uint32_t without <cstdint>, which some toolchains' headers bring in and others do not:
+#: the header is included on the command line, the sources stay as published.
+NVCC_FLAGS = ("--std=c++11", "-O3", "-x", "cu", "-I.", "-include", "cstdint")
 
 
 def build_original(source: Path, out_dir: Path, arch: str) -> Path:
