@@ -193,3 +193,14 @@ def test_larger_caches_quotes_the_discussion_pair(committed):
     if not pair.empty:
         assert f.value == pytest.approx(pair["casptr ms"].max())
         assert f"{pair['l2 ratio'].iloc[0]:.2f}×" in f.sentence
+
+
+def test_side_by_side_with_the_original_quotes_the_measured_spans(committed):
+    from lassm.runs import results
+
+    side = [f for f in committed if f.key.startswith("fast_side_by_side_")]
+    for f in side:
+        t = results.against_original(f.key.removeprefix("fast_side_by_side_"))
+        assert f"{t['kernel_ratio'].min():.2f} to {t['kernel_ratio'].max():.2f} of its kernel time" in f.sentence
+        assert f"takes {t['whole_ratio'].min():.1f} to {t['whole_ratio'].max():.1f} times its whole run" in f.sentence
+    assert side, "data/results/nvidia-h100-80gb-hbm3/against-original.csv is committed: a finding quotes it"

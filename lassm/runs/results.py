@@ -235,3 +235,29 @@ def against_published(ours: pd.DataFrame, published: pd.DataFrame) -> pd.DataFra
 
 __all__ = ["RECORD_COLUMNS", "ablation_costs", "against_published", "bench_table", "load_metrics", "load_records",
            "reference_timings", "scaling_table", "study_rows", "sweep_timings"]
+
+
+def against_original(machine: str) -> pd.DataFrame | None:
+    """``against-original.csv`` of ``machine`` (tools/against_original.py) as one row per dataset:
+    both programs' whole-command and kernel seconds and lassm's over the original's, or None.
+
+    Returns
+    -------
+    pandas.DataFrame or None
+        ``dataset``, ``k``, ``original_whole_s``, ``lassm_whole_s``, ``whole_ratio``,
+        ``original_kernel_s``, ``lassm_kernel_s``, ``kernel_ratio``, ``outputs_equal``.
+    """
+    path = paths.results_dir(machine) / "against-original.csv"
+    if not path.is_file():
+        return None
+    df = pd.read_csv(path)
+    df["who"] = df["program"].map(lambda p: "original" if p.startswith("original") else "lassm")
+    wide = df.pivot_table(index=["dataset", "k"], columns="who", values=["whole_seconds", "kernel_seconds"])
+    out = pd.DataFrame({"original_whole_s": wide[("whole_seconds", "original")],
+                        "lassm_whole_s": wide[("whole_seconds", "lassm")],
+                        "original_kernel_s": wide[("kernel_seconds", "original")],
+                        "lassm_kernel_s": wide[("kernel_seconds", "lassm")]})
+    out["whole_ratio"] = out["lassm_whole_s"] / out["original_whole_s"]
+    out["kernel_ratio"] = out["lassm_kernel_s"] / out["original_kernel_s"]
+    out["outputs_equal"] = df.groupby(["dataset", "k"])["outputs_equal"].all()
+    return out.reset_index()
