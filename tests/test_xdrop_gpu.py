@@ -240,3 +240,22 @@ def test_cuda_and_opencl_kernels_are_one_algorithm() -> None:
     cl_body, cu_body = _body(xopencl.KERNEL), _body(xcuda.KERNEL)
     assert cl_body == cu_body
     assert cl_body.count("SYNC;") == 3  # the start, after the cells, in the tree
+
+
+def test_an_absent_gpu_is_one_error_line(monkeypatch, tmp_path, capsys) -> None:
+    """Without CuPy or a GPU, ``--backend cuda`` says so in one line and exits 2, as everywhere."""
+    from lassm import cli
+    from lassm.backends import xdrop as registry
+    from lassm.errors import BackendUnavailable
+
+    monkeypatch.setattr(xcuda, "available", lambda: (False, "no CUDA device (a test)"))
+    with pytest.raises(BackendUnavailable, match="'cuda' cannot run here: no CUDA device"):
+        registry.get("cuda")
+    pairs = str(tmp_path / "pairs.tsv")
+    assert cli.main(["xdrop", "generate", "--n-pairs", "2", "--min-length", "50", "--max-length", "60",
+                     "--out", pairs]) == 0
+    capsys.readouterr()
+    assert cli.main(["xdrop", "align", pairs, "--backend", "cuda", "--out", str(tmp_path / "a.tsv")]) == 2
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("lassm: error: ") and "no CUDA device" in lines[0]
+    assert not (tmp_path / "a.tsv").exists()
