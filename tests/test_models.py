@@ -39,6 +39,21 @@ def test_ratios_are_of_one_campaign(results: Path) -> None:
     assert "barrier" not in set(models.campaign_times("gpu")["protocol"]), "a failed point has no time"
 
 
+def test_a_recorded_point_quotes_its_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """make book's campaign skips committed points: their rows keep the record's time and commit."""
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
+    _campaign(tmp_path, "m", [("d1", 21, "cuda", "casptr", 10.0, "skipped (recorded)")])
+    account = json.loads((tmp_path / "m" / "campaign.json").read_text())
+    account["rows"][0]["run_id"] = "d1__k21__cuda__casptr"
+    (tmp_path / "m" / "campaign.json").write_text(json.dumps(account))
+    (tmp_path / "m" / "d1__k21__cuda__casptr").mkdir()
+    (tmp_path / "m" / "d1__k21__cuda__casptr" / "summary.json").write_text(
+        json.dumps({"git_sha": "feedbee", "created": "2026-01-02T00:00:00+00:00"}))
+    t = models.campaign_times("m")
+    assert t["kernel_ms"].tolist() == [10.0] and t["git_sha"].tolist() == ["feedbee"]
+    assert models.facts(t)["cm_sha"] == "feedbee" and models.facts(t)["cm_when"] == "2026-01-02"
+
+
 def test_pp_over_models_and_platforms(results: Path) -> None:
     pp = models.portability({"GPU": "gpu", "CPU": "cpu"},
                             {"CUDA": ("cuda",), "OpenCL": ("opencl",), "numba": ("cpu",)}, "casptr", ("d1", "d2"))

@@ -35,23 +35,36 @@ COUNTER_COLUMNS: tuple[str, ...] = ("duration_s", "thread_inst", "warp_inst", "i
 
 
 def campaign_times(machine: str) -> pd.DataFrame:
-    """The kernel times of ``machine``'s last campaign, one row per point that ran.
+    """The kernel times of ``machine``'s last campaign, one row per point that has a time.
+
+    A campaign that found a point already recorded (``skipped (recorded)``, as ``make book`` does
+    on a machine whose records are committed) quotes the record's time; each row's ``git_sha`` and
+    ``created`` come from its record, so they say which run measured it.
 
     Returns
     -------
     pandas.DataFrame
-        ``dataset``, ``k``, ``backend``, ``protocol``, ``kernel_ms``, ``matches_oracle``, and the
-        campaign's ``git_sha`` and ``created`` (the one run they all come from).
+        ``dataset``, ``k``, ``backend``, ``protocol``, ``kernel_ms``, ``matches_oracle``,
+        ``git_sha`` and ``created``.
     """
-    path = paths.results_dir(machine) / "campaign.json"
+    folder = paths.results_dir(machine)
+    path = folder / "campaign.json"
     if not path.is_file():
         raise LassmError(f"{path}: no campaign; run 'lassm run' on that machine")
     account = json.loads(path.read_text())
-    rows = [r for r in account["rows"] if r.get("status") == "ok" and r.get("kernel_seconds") is not None]
-    df = pd.DataFrame(rows, columns=["dataset", "k", "backend", "protocol", "kernel_seconds", "matches_oracle"])
-    df["kernel_ms"] = df.pop("kernel_seconds").astype(float) * 1e3
-    df["git_sha"], df["created"] = account.get("git_sha"), account.get("created")
-    return df
+    rows = []
+    for r in account["rows"]:
+        status = str(r.get("status", ""))
+        if r.get("kernel_seconds") is None or not (status == "ok" or status.startswith("skipped")):
+            continue
+        record = folder / str(r.get("run_id", "")) / "summary.json"
+        rec = json.loads(record.read_text()) if r.get("run_id") and record.is_file() else {}
+        rows.append({**{key: r.get(key) for key in ("dataset", "k", "backend", "protocol", "matches_oracle")},
+                     "kernel_ms": float(r["kernel_seconds"]) * 1e3,
+                     "git_sha": rec.get("git_sha", account.get("git_sha")),
+                     "created": rec.get("created", account.get("created"))})
+    return pd.DataFrame(rows, columns=["dataset", "k", "backend", "protocol", "matches_oracle", "kernel_ms",
+                                       "git_sha", "created"])
 
 
 def model_ratios(times: pd.DataFrame, base: str = "cuda", other: str = "opencl") -> pd.DataFrame:
@@ -241,9 +254,10 @@ def facts(times: pd.DataFrame, variants: tuple[str, ...] = ("casptr", "fast")) -
     ``cm_ptx_span`` (OpenCL PTX through CUDA over the OpenCL queue), ``cm_x20`` (the ×20 sample's
     casptr ratio).
     """
+    shas = sorted({str(x)[:7] for x in times["git_sha"].dropna()})
+    days = sorted({str(x)[:10] for x in times["created"].dropna()})
     out = {"cm_points": str(len(times)), "cm_all_match": "yes" if times["matches_oracle"].astype(bool).all() else "no",
-           "cm_sha": str(times["git_sha"].iloc[0])[:7] if len(times) else "none",
-           "cm_when": str(times["created"].iloc[0])[:10] if len(times) else "never"}
+           "cm_sha": ", ".join(shas) if shas else "none", "cm_when": ", ".join(days) if days else "never"}
     ratios = model_ratios(times)
     missing = []
     for v in variants:
