@@ -183,23 +183,16 @@ def slices(nbytes: np.ndarray, budget: int, fixed: int = 4096) -> list[tuple[int
 
 
 def gather(buf: np.ndarray, offsets: np.ndarray, index: np.ndarray, pad: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Concatenates ranges ``index`` of a flat buffer (plus ``pad`` zero bytes at the end).
+    """Concatenates ranges ``index`` of a flat buffer (plus ``pad`` zero bytes at the end), in one
+    compiled pass (:mod:`lassm.workloads.local_assembly.segments_jit`: no index array per byte).
 
     Returns
     -------
     ``(buffer, int64 offsets)`` with ``len(index) + 1`` offsets from 0.
     """
-    offsets = np.asarray(offsets, dtype=np.int64)
-    index = np.asarray(index, dtype=np.int64)
-    lens = offsets[index + 1] - offsets[index]
-    new_off = np.zeros(len(index) + 1, dtype=np.int64)
-    np.cumsum(lens, out=new_off[1:])
-    total = int(new_off[-1])
-    out = np.zeros(total + pad, dtype=buf.dtype)
-    if total:
-        pos = np.repeat(offsets[index] - new_off[:-1], lens) + np.arange(total, dtype=np.int64)
-        out[:total] = buf[pos]
-    return out, new_off
+    from ..workloads.local_assembly.segments_jit import gather_segments
+
+    return gather_segments(buf, offsets, index, pad)
 
 
 def read_index(contig_offsets: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -20,7 +20,7 @@ from ..workloads.local_assembly.result import Extension
 
 def revcomp_contigs(ds: Dataset) -> np.ndarray:
     """Every contig reverse-complemented in place of itself (same offsets), in one compiled pass."""
-    from ..workloads.local_assembly.revcomp_jit import revcomp_segments
+    from ..workloads.local_assembly.segments_jit import revcomp_segments
 
     return revcomp_segments(ds.seqs, ds.offsets, _COMPLEMENT)
 
