@@ -70,6 +70,7 @@ BASE: dict[tuple[str, ...], dict[str, str]] = {
     ("paper", "tables"): {},
     ("backends",): {},
     ("xdrop", "generate"): {"--n-pairs": "2", "--min-length": "50", "--max-length": "60", "--out": "{tmp}/pairs.tsv"},
+    ("xdrop", "real"): {"--genome": "{file}", "--pairs": "2", "--out": "{tmp}/real.parquet"},
     ("xdrop", "align"): {"input": "{pairs}", "--out": "{tmp}/aligned.tsv"},
 }
 

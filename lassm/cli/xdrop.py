@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""``lassm xdrop generate|align``: the command line of the X-drop kernel (:mod:`lassm.workloads.xdrop`).
+"""``lassm xdrop generate|real|align``: the command line of the X-drop kernel (:mod:`lassm.workloads.xdrop`).
 
 The flags follow ``lassm extend`` and ``lassm data generate``: the input first, ``--backend``,
 ``--threads``, ``--out``; a mistake is one ``lassm: error:`` line and exit code 2.
@@ -45,6 +45,27 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_real(args: argparse.Namespace) -> int:
+    from ..workloads.xdrop.formats import write_pairs
+    from ..workloads.xdrop.real import RealKnobs, check_pbsim, real_pairs
+
+    t.refuse_overwriting_inputs({"--out": args.out}, [args.genome])
+    _suffix(args.out, "--out")
+    try:
+        knobs = RealKnobs(n_pairs=args.pairs, depth=args.depth, length_mean=args.length_mean, length_sd=args.length_sd,
+                          min_length=args.min_length, max_length=args.max_length, accuracy_mean=args.accuracy_mean,
+                          accuracy_sd=args.accuracy_sd, min_overlap=args.min_overlap, seed_length=args.seed_length,
+                          seed=args.seed)
+    except ValueError as exc:
+        raise LassmError(str(exc)) from None
+    check_pbsim()  # before anything is read: one line naming the Debian package
+    pairs = real_pairs(args.genome, knobs, name=args.name)
+    write_pairs(pairs, args.out)
+    _err(f"wrote {pairs.n_pairs} pairs ({int(pairs.lengths_h.sum()) + int(pairs.lengths_v.sum())} bases) "
+         f"from {args.genome} (pbsim {pairs.provenance['pbsim_version']}) -> {args.out}")
+    return 0
+
+
 def _cmd_align(args: argparse.Namespace) -> int:
     from ..backends.xdrop import get
     from ..workloads.xdrop.config import Scoring
@@ -80,7 +101,7 @@ def _cmd_align(args: argparse.Namespace) -> int:
 
 
 def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
-    """``lassm xdrop generate`` and ``lassm xdrop align``."""
+    """``lassm xdrop generate``, ``lassm xdrop real`` and ``lassm xdrop align``."""
     p = subparsers.add_parser("xdrop", help="LOGAN's X-drop alignment kernel: synthetic pairs, alignment, SeqAn")
     sub = p.add_subparsers(dest="xdrop_command", required=True)
 
@@ -96,6 +117,24 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
     g.add_argument("--name", type=t.label, default=None, help="label recorded with the pairs")
     g.add_argument("--out", type=t.output_file, required=True, help=".parquet or .tsv (the SeqAn driver's input)")
     g.set_defaults(func=_cmd_generate)
+
+    r = sub.add_parser("real", help="overlapping long-read pairs simulated from a genome FASTA by pbsim, seeded by shared k-mers")
+    r.add_argument("--genome", type=t.input_file, required=True,
+                   help="FASTA (plain, .gz, .xz), e.g. the tiny preset's /usr/share/doc/bowtie2/examples/reference/lambda_virus.fa.gz")
+    r.add_argument("--pairs", type=t.count, default=100, help="pairs to pick (default %(default)s)")
+    r.add_argument("--depth", type=t.positive_real, default=10.0, help="pbsim's coverage (default %(default)s)")
+    r.add_argument("--length-mean", type=t.count, default=5000, help="pbsim's mean read length (default %(default)s)")
+    r.add_argument("--length-sd", type=t.natural, default=1500, help="its standard deviation (default %(default)s)")
+    r.add_argument("--min-length", type=t.count, default=2500, help="shortest read (default %(default)s)")
+    r.add_argument("--max-length", type=t.count, default=7500, help="longest read (default %(default)s)")
+    r.add_argument("--accuracy-mean", type=t.fraction, default=0.925, help="pbsim's mean read accuracy (default %(default)s)")
+    r.add_argument("--accuracy-sd", type=t.fraction, default=0.02, help="its standard deviation (default %(default)s)")
+    r.add_argument("--min-overlap", type=t.count, default=1000, help="genome bases two reads must share (default %(default)s)")
+    r.add_argument("--seed-length", type=t.count, default=DEFAULT_SEED_LENGTH, help="seed k-mer length (default %(default)s)")
+    r.add_argument("--seed", type=t.natural, default=0, help="pbsim's --seed and the pair draw's (default 0)")
+    r.add_argument("--name", type=t.label, default=None, help="label recorded with the pairs")
+    r.add_argument("--out", type=t.output_file, required=True, help=".parquet or .tsv (the SeqAn driver's input)")
+    r.set_defaults(func=_cmd_real)
 
     a = sub.add_parser("align", help="extend every pair's seed both ways (SeqAn's extendSeed, GappedXDrop)")
     a.add_argument("input", type=t.input_file, help=".parquet or .tsv pairs")

@@ -1,0 +1,258 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Long-read pairs from a real genome: PacBio-like reads simulated by ``pbsim``, paired where
+they overlap on the genome, each pair seeded by an exact shared k-mer.
+
+``pbsim`` (Debian package ``pbsim``) writes, for each genome record, the reads (FASTQ, as
+sequenced) and their alignments to the genome (MAF: the genome's interval on the forward strand,
+the read's strand, and the read there in forward orientation). From the MAF each read's genome
+interval and the map from genome positions to read positions are known, so two reads of one
+record that overlap by ``min_overlap`` bases or more are a true pair. H is the first read as
+sequenced; V is the second, reverse-complemented when pbsim put it on the other strand, so that
+both lie on H's strand. The seed is the exact shared k-mer (:mod:`.seeds`) nearest the point of
+both reads that holds the overlap's middle base. pbsim runs with ``--seed``, and the pairs are
+drawn with the same seed, so the same genome, options and seed give the same pairs.
+"""
+from __future__ import annotations
+
+import lzma
+import shutil
+import subprocess
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ...errors import InputError, LassmError
+from ..local_assembly.real_genomes.external_tools import dpkg_version, run_tool
+from ..local_assembly.real_genomes.sequence_files import read_fasta, read_fastq, revcomp
+from .config import DEFAULT_SEED_LENGTH
+from .pairs import Pairs
+from .seeds import MAX_K, nearest_seed
+
+#: Where Debian's pbsim keeps its quality model of CLR reads.
+MODEL_QC = Path("/usr/share/pbsim/models/model_qc_clr")
+PBSIM_PACKAGE = "pbsim"
+
+
+@dataclass(frozen=True)
+class RealKnobs:
+    """What :func:`real_pairs` asks of pbsim and of the pairing; recorded as provenance.
+
+    Parameters
+    ----------
+    n_pairs : how many pairs.
+    depth : pbsim's coverage (``--depth``); more reads give more overlapping pairs.
+    length_mean, length_sd, min_length, max_length : pbsim's read lengths (LOGAN's 2.5-7.5 kb).
+    accuracy_mean, accuracy_sd : pbsim's per-read accuracy; two reads at 0.925 differ by about
+        LOGAN's 15%.
+    min_overlap : the fewest genome bases two reads must share to be a pair.
+    seed_length : k, the seed's length.
+    seed : pbsim's ``--seed`` and the pair draw's seed.
+    """
+
+    n_pairs: int = 100
+    depth: float = 10.0
+    length_mean: int = 5000
+    length_sd: int = 1500
+    min_length: int = 2500
+    max_length: int = 7500
+    accuracy_mean: float = 0.925
+    accuracy_sd: float = 0.02
+    min_overlap: int = 1000
+    seed_length: int = DEFAULT_SEED_LENGTH
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.n_pairs < 1:
+            raise ValueError(f"n_pairs = {self.n_pairs} must be at least 1")
+        if not self.depth > 0:
+            raise ValueError(f"depth = {self.depth} must be above 0")
+        if not 1 <= self.min_length <= self.max_length:
+            raise ValueError(f"need 1 <= min_length ({self.min_length}) <= max_length ({self.max_length})")
+        if not 0 < self.accuracy_mean <= 1 or self.accuracy_sd < 0:
+            raise ValueError(f"accuracy_mean = {self.accuracy_mean} must be in (0, 1], accuracy_sd >= 0")
+        if not 1 <= self.seed_length <= min(MAX_K, self.min_overlap):
+            raise ValueError(f"seed_length = {self.seed_length} must be in 1..{MAX_K} and at most "
+                             f"min_overlap ({self.min_overlap})")
+        if self.seed < 0:
+            raise ValueError(f"seed = {self.seed} must be 0 or above")
+
+    def pbsim_options(self) -> list[str]:
+        """pbsim's options for these knobs (the genome and ``--prefix`` apart)."""
+        return ["--data-type", "CLR", "--depth", f"{self.depth:g}", "--length-mean", str(self.length_mean),
+                "--length-sd", str(self.length_sd), "--length-min", str(self.min_length),
+                "--length-max", str(self.max_length), "--accuracy-mean", f"{self.accuracy_mean:g}",
+                "--accuracy-sd", f"{self.accuracy_sd:g}", "--seed", str(self.seed),
+                "--model_qc", str(MODEL_QC)]
+
+
+@dataclass(frozen=True)
+class SimRead:
+    """One pbsim read: its record, genome interval, strand and sequence as sequenced.
+
+    ``to_read[p]`` is the number of read bases (forward orientation) before genome position
+    ``start + p``, for ``p`` in ``0..end - start``.
+    """
+
+    record: int
+    start: int
+    end: int
+    strand: str
+    seq: bytes
+    to_read: np.ndarray
+
+    def position(self, genome_pos: int, strand: str) -> int:
+        """Where ``genome_pos`` lies in the read turned to ``strand`` (clipped to the read)."""
+        fwd = int(self.to_read[genome_pos - self.start])
+        fwd = min(fwd, len(self.seq) - 1)
+        return fwd if strand == "+" else len(self.seq) - 1 - fwd
+
+
+def check_pbsim() -> None:
+    """Raises a :class:`LassmError` naming the Debian package when pbsim or its model is absent."""
+    if shutil.which("pbsim") is None:
+        raise LassmError(f"pbsim not found; install the Debian package {PBSIM_PACKAGE} (apt-get install {PBSIM_PACKAGE})")
+    if not MODEL_QC.is_file():
+        raise LassmError(f"pbsim's quality model {MODEL_QC} is absent; install the Debian package {PBSIM_PACKAGE}")
+
+
+def pbsim_version() -> str:
+    """The installed pbsim: its Debian version, else the first line of ``pbsim --version``."""
+    version = dpkg_version(PBSIM_PACKAGE)
+    if version:
+        return version
+    proc = subprocess.run(["pbsim", "--version"], capture_output=True, text=True)
+    lines = (proc.stdout or proc.stderr).strip().splitlines()
+    return lines[0] if lines else "unknown"
+
+
+def parse_maf(path: Path) -> dict[str, tuple[int, int, str, np.ndarray]]:
+    """Each read's ``(start, end, strand, to_read)`` from a pbsim MAF file (see :class:`SimRead`).
+
+    A block is an ``a`` line, the genome's ``s`` line, then the read's ``s`` line; the genome's
+    name may hold spaces, so each ``s`` line is read from its right end.
+    """
+    out: dict[str, tuple[int, int, str, np.ndarray]] = {}
+    rows: list[list[str]] = []
+    with open(path) as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.startswith("s "):
+                continue
+            fields = line.split()
+            if len(fields) < 7:
+                raise LassmError(f"{path}:{lineno}: s line: expected 7 fields, got {len(fields)}")
+            rows.append(fields)
+            if len(rows) < 2:
+                continue
+            ref, read = rows
+            rows = []
+            start, size = int(ref[-5]), int(ref[-4])
+            ref_text = np.frombuffer(ref[-1].encode(), dtype=np.uint8)
+            read_text = np.frombuffer(read[-1].encode(), dtype=np.uint8)
+            if len(ref_text) != len(read_text):
+                raise LassmError(f"{path}:{lineno}: the read's alignment text is not as long as the genome's")
+            gap = np.uint8(ord("-"))
+            read_before = np.cumsum(read_text != gap) - (read_text != gap)  # read bases before each column
+            to_read = np.append(read_before[ref_text != gap], np.count_nonzero(read_text != gap)).astype(np.int64)
+            if len(to_read) != size + 1:
+                raise LassmError(f"{path}:{lineno}: the genome's alignment text holds {len(to_read) - 1} bases, "
+                                 f"its size field says {size}")
+            out[read[1]] = (start, start + size, read[-3], to_read)
+    return out
+
+
+def simulate(genome: Path, knobs: RealKnobs, workdir: Path) -> tuple[list[SimRead], list[str]]:
+    """Runs pbsim on every record of ``genome`` at least ``knobs.min_length`` long.
+
+    Returns
+    -------
+    (reads, records) : the reads of every record, and the records' headers.
+    """
+    check_pbsim()
+    try:
+        records = [(name, seq) for name, seq in read_fasta(genome) if len(seq) >= knobs.min_length]
+    except (OSError, EOFError, UnicodeDecodeError, lzma.LZMAError) as exc:
+        raise InputError(str(genome), None, "file", f"not a readable FASTA file ({exc})") from None
+    if not records:
+        raise InputError(str(genome), None, "records", f"no FASTA record of {knobs.min_length} bases or more "
+                         f"(min_length)")
+    plain = workdir / "genome.fa"
+    with open(plain, "wb") as fh:
+        for i, (_name, seq) in enumerate(records):
+            fh.write(f">r{i}\n".encode() + seq + b"\n")
+    prefix = workdir / "sd"
+    run_tool(["pbsim", "--prefix", str(prefix), *knobs.pbsim_options(), str(plain)], workdir / "pbsim.log")
+    reads: list[SimRead] = []
+    for i in range(len(records)):
+        maf = parse_maf(Path(f"{prefix}_{i + 1:04d}.maf"))
+        for name, seq, _qual in read_fastq(Path(f"{prefix}_{i + 1:04d}.fastq")):
+            if name not in maf:
+                raise LassmError(f"{prefix}_{i + 1:04d}.maf: no alignment of read {name}")
+            start, end, strand, to_read = maf[name]
+            if to_read[-1] != len(seq):
+                raise LassmError(f"{prefix}_{i + 1:04d}.maf: read {name} holds {to_read[-1]} bases there, "
+                                 f"{len(seq)} in the FASTQ")
+            reads.append(SimRead(i, start, end, strand, seq, to_read))
+    return reads, [name for name, _ in records]
+
+
+def overlapping(reads: list[SimRead], min_overlap: int) -> np.ndarray:
+    """Every pair ``(a, b)``, ``a < b``, of reads of one record sharing ``min_overlap`` genome bases."""
+    rec = np.array([r.record for r in reads], dtype=np.int64)
+    start = np.array([r.start for r in reads], dtype=np.int64)
+    end = np.array([r.end for r in reads], dtype=np.int64)
+    a, b = np.triu_indices(len(reads), k=1)
+    shared = np.minimum(end[a], end[b]) - np.maximum(start[a], start[b])
+    keep = (rec[a] == rec[b]) & (shared >= min_overlap)
+    return np.stack([a[keep], b[keep]], axis=1).astype(np.int64)
+
+
+def pair_with_seed(h_read: SimRead, v_read: SimRead, k: int) -> tuple[bytes, int, bytes, int, int] | None:
+    """H, V on H's strand, and the shared k-mer nearest the overlap's middle; None without one."""
+    h = h_read.seq
+    v = v_read.seq if v_read.strand == h_read.strand else revcomp(v_read.seq)
+    middle = (max(h_read.start, v_read.start) + min(h_read.end, v_read.end)) // 2
+    seed = nearest_seed(h, v, k, h_read.position(middle, h_read.strand), v_read.position(middle, h_read.strand))
+    if seed is None:
+        return None
+    return h, seed[0], v, seed[1], k
+
+
+def real_pairs(genome: str | Path, knobs: RealKnobs | None = None, name: str | None = None) -> Pairs:
+    """``knobs.n_pairs`` overlapping read pairs simulated from ``genome``, each with an exact seed.
+
+    Parameters
+    ----------
+    genome : a FASTA file (plain, ``.gz``, ``.xz`` or ``.bz2``).
+    knobs : pbsim's options, the overlap, k and the seed.
+    name : the pairs' label (default: from the genome and knobs).
+
+    Returns
+    -------
+    Pairs
+        With the genome, pbsim's version and command options, k and the seed as provenance.
+    """
+    knobs = knobs or RealKnobs()
+    genome = Path(genome)
+    with tempfile.TemporaryDirectory(prefix="lassm-pbsim-") as tmp:
+        reads, records = simulate(genome, knobs, Path(tmp))
+    candidates = overlapping(reads, knobs.min_overlap)
+    rng = np.random.default_rng(knobs.seed)
+    rows = []
+    for a, b in candidates[rng.permutation(len(candidates))]:
+        row = pair_with_seed(reads[a], reads[b], knobs.seed_length)
+        if row is not None:
+            rows.append(row)
+            if len(rows) == knobs.n_pairs:
+                break
+    if len(rows) < knobs.n_pairs:
+        raise LassmError(f"{genome}: only {len(rows)} seeded pairs among {len(reads)} reads "
+                         f"({len(candidates)} overlapping by {knobs.min_overlap}+ bases), {knobs.n_pairs} asked; "
+                         f"raise the depth or lower min_overlap")
+    stem = genome.name.split(".")[0]
+    label = name or f"xdrop-real-{stem}-n{knobs.n_pairs}-s{knobs.seed}"
+    provenance = {"generator": "lassm.workloads.xdrop.real", "genome": str(genome), "records": records,
+                  "simulator": "pbsim", "pbsim_version": pbsim_version(), "pbsim_options": knobs.pbsim_options(),
+                  "k": knobs.seed_length, **asdict(knobs)}
+    return Pairs.from_lists(rows, name=label, provenance=provenance)
