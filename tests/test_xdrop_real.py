@@ -15,10 +15,10 @@ import pytest
 from lassm import cli
 from lassm.errors import LassmError
 from lassm.workloads.local_assembly.real_genomes.presets import PRESETS
-from lassm.workloads.local_assembly.real_genomes.sequence_files import revcomp
 from lassm.workloads.xdrop.config import Scoring
 from lassm.workloads.xdrop.formats import read_pairs_parquet, write_pairs_parquet
-from lassm.workloads.xdrop.real import RealKnobs, SimRead, pair_with_seed, parse_maf, real_pairs
+from lassm.workloads.xdrop.pbsim import parse_maf
+from lassm.workloads.xdrop.real import RealKnobs, SimRead, pair_with_seed, real_pairs, revcomp
 from lassm.workloads.xdrop.seeds import kmers, nearest_seed, shared_kmers
 
 LAMBDA = next(g for g in PRESETS["tiny"].genomes if g.name == "lambda")

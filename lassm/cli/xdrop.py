@@ -47,7 +47,8 @@ def _cmd_generate(args: argparse.Namespace) -> int:
 
 def _cmd_real(args: argparse.Namespace) -> int:
     from ..workloads.xdrop.formats import write_pairs
-    from ..workloads.xdrop.real import RealKnobs, check_pbsim, real_pairs
+    from ..workloads.xdrop.pbsim import check_pbsim
+    from ..workloads.xdrop.real import RealKnobs, real_pairs
 
     t.refuse_overwriting_inputs({"--out": args.out}, [args.genome])
     _suffix(args.out, "--out")

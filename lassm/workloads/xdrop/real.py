@@ -14,9 +14,9 @@ drawn with the same seed, so the same genome, options and seed give the same pai
 """
 from __future__ import annotations
 
+import bz2
+import gzip
 import lzma
-import shutil
-import subprocess
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -24,15 +24,13 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import InputError, LassmError
-from ..local_assembly.real_genomes.external_tools import dpkg_version, run_tool
-from ..local_assembly.real_genomes.sequence_files import read_fasta, read_fastq, revcomp
 from .config import DEFAULT_SEED_LENGTH
 from .pairs import Pairs
+from .pbsim import MODEL_QC, check_pbsim, parse_maf, pbsim_version, read_fastq, run_pbsim
 from .seeds import MAX_K, nearest_seed
 
-#: Where Debian's pbsim keeps its quality model of CLR reads.
-MODEL_QC = Path("/usr/share/pbsim/models/model_qc_clr")
-PBSIM_PACKAGE = "pbsim"
+_RC = bytes.maketrans(b"ACGTN", b"TGCAN")
+_TO_N = bytes(c if c in b"ACGT" else ord("N") for c in range(256))
 
 
 @dataclass(frozen=True)
@@ -109,57 +107,32 @@ class SimRead:
         return fwd if strand == "+" else len(self.seq) - 1 - fwd
 
 
-def check_pbsim() -> None:
-    """Raises a :class:`LassmError` naming the Debian package when pbsim or its model is absent."""
-    if shutil.which("pbsim") is None:
-        raise LassmError(f"pbsim not found; install the Debian package {PBSIM_PACKAGE} (apt-get install {PBSIM_PACKAGE})")
-    if not MODEL_QC.is_file():
-        raise LassmError(f"pbsim's quality model {MODEL_QC} is absent; install the Debian package {PBSIM_PACKAGE}")
+def revcomp(seq: bytes) -> bytes:
+    """Reverse complement of a read (N stays N)."""
+    return seq.translate(_RC)[::-1]
 
 
-def pbsim_version() -> str:
-    """The installed pbsim: its Debian version, else the first line of ``pbsim --version``."""
-    version = dpkg_version(PBSIM_PACKAGE)
-    if version:
-        return version
-    proc = subprocess.run(["pbsim", "--version"], capture_output=True, text=True)
-    lines = (proc.stdout or proc.stderr).strip().splitlines()
-    return lines[0] if lines else "unknown"
-
-
-def parse_maf(path: Path) -> dict[str, tuple[int, int, str, np.ndarray]]:
-    """Each read's ``(start, end, strand, to_read)`` from a pbsim MAF file (see :class:`SimRead`).
-
-    A block is an ``a`` line, the genome's ``s`` line, then the read's ``s`` line; the genome's
-    name may hold spaces, so each ``s`` line is read from its right end.
-    """
-    out: dict[str, tuple[int, int, str, np.ndarray]] = {}
-    rows: list[list[str]] = []
-    with open(path) as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.startswith("s "):
-                continue
-            fields = line.split()
-            if len(fields) < 7:
-                raise LassmError(f"{path}:{lineno}: s line: expected 7 fields, got {len(fields)}")
-            rows.append(fields)
-            if len(rows) < 2:
-                continue
-            ref, read = rows
-            rows = []
-            start, size = int(ref[-5]), int(ref[-4])
-            ref_text = np.frombuffer(ref[-1].encode(), dtype=np.uint8)
-            read_text = np.frombuffer(read[-1].encode(), dtype=np.uint8)
-            if len(ref_text) != len(read_text):
-                raise LassmError(f"{path}:{lineno}: the read's alignment text is not as long as the genome's")
-            gap = np.uint8(ord("-"))
-            read_before = np.cumsum(read_text != gap) - (read_text != gap)  # read bases before each column
-            to_read = np.append(read_before[ref_text != gap], np.count_nonzero(read_text != gap)).astype(np.int64)
-            if len(to_read) != size + 1:
-                raise LassmError(f"{path}:{lineno}: the genome's alignment text holds {len(to_read) - 1} bases, "
-                                 f"its size field says {size}")
-            out[read[1]] = (start, start + size, read[-3], to_read)
-    return out
+def read_genome(path: Path) -> list[tuple[str, bytes]]:
+    """``(header, sequence)`` of every record of a FASTA file (plain, ``.gz``, ``.xz``, ``.bz2``),
+    upper case, every byte but A, C, G, T turned to N (the bases a pair may hold)."""
+    opener = {".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}.get(path.suffix, open)
+    records: list[tuple[str, bytes]] = []
+    name, parts = None, []
+    try:
+        with opener(path, "rt") as fh:
+            for line in fh:
+                line = line.strip()
+                if line.startswith(">"):
+                    if name is not None:
+                        records.append((name, "".join(parts).upper().encode().translate(_TO_N)))
+                    name, parts = line[1:], []
+                elif line:
+                    parts.append(line)
+    except (OSError, EOFError, UnicodeDecodeError, lzma.LZMAError) as exc:
+        raise InputError(str(path), None, "file", f"not a readable FASTA file ({exc})") from None
+    if name is not None:
+        records.append((name, "".join(parts).upper().encode().translate(_TO_N)))
+    return records
 
 
 def simulate(genome: Path, knobs: RealKnobs, workdir: Path) -> tuple[list[SimRead], list[str]]:
@@ -170,10 +143,7 @@ def simulate(genome: Path, knobs: RealKnobs, workdir: Path) -> tuple[list[SimRea
     (reads, records) : the reads of every record, and the records' headers.
     """
     check_pbsim()
-    try:
-        records = [(name, seq) for name, seq in read_fasta(genome) if len(seq) >= knobs.min_length]
-    except (OSError, EOFError, UnicodeDecodeError, lzma.LZMAError) as exc:
-        raise InputError(str(genome), None, "file", f"not a readable FASTA file ({exc})") from None
+    records = [(name, seq) for name, seq in read_genome(genome) if len(seq) >= knobs.min_length]
     if not records:
         raise InputError(str(genome), None, "records", f"no FASTA record of {knobs.min_length} bases or more "
                          f"(min_length)")
@@ -182,11 +152,11 @@ def simulate(genome: Path, knobs: RealKnobs, workdir: Path) -> tuple[list[SimRea
         for i, (_name, seq) in enumerate(records):
             fh.write(f">r{i}\n".encode() + seq + b"\n")
     prefix = workdir / "sd"
-    run_tool(["pbsim", "--prefix", str(prefix), *knobs.pbsim_options(), str(plain)], workdir / "pbsim.log")
+    run_pbsim(["--prefix", str(prefix), *knobs.pbsim_options(), str(plain)], workdir / "pbsim.log")
     reads: list[SimRead] = []
     for i in range(len(records)):
         maf = parse_maf(Path(f"{prefix}_{i + 1:04d}.maf"))
-        for name, seq, _qual in read_fastq(Path(f"{prefix}_{i + 1:04d}.fastq")):
+        for name, seq in read_fastq(Path(f"{prefix}_{i + 1:04d}.fastq")):
             if name not in maf:
                 raise LassmError(f"{prefix}_{i + 1:04d}.maf: no alignment of read {name}")
             start, end, strand, to_read = maf[name]
