@@ -18,7 +18,7 @@ from lassm.workloads.local_assembly.real_genomes.presets import PRESETS
 from lassm.workloads.xdrop.config import Scoring
 from lassm.workloads.xdrop.formats import read_pairs_parquet, write_pairs_parquet
 from lassm.workloads.xdrop.pbsim import parse_maf
-from lassm.workloads.xdrop.real import RealKnobs, SimRead, pair_with_seed, real_pairs, revcomp
+from lassm.workloads.xdrop.real import RealKnobs, SimRead, overlapping, pair_with_seed, read_genome, real_pairs, revcomp
 from lassm.workloads.xdrop.seeds import kmers, nearest_seed, shared_kmers
 
 LAMBDA = next(g for g in PRESETS["tiny"].genomes if g.name == "lambda")
@@ -95,6 +95,27 @@ def test_v_is_turned_to_h_strand() -> None:
     hh, ph, vv, pv, _ = got
     assert vv == revcomp(genome[0:2000]) and hh[ph:ph + k] == vv[pv:pv + k]
     assert ph == 2000 - 1 - 500 and pv == 2000 - 1 - 1500  # the middle base 1500 of the genome
+
+
+def test_overlapping_pairs_equal_the_all_pairs_check() -> None:
+    rng = np.random.default_rng(14)
+    reads = []
+    for _ in range(300):
+        start = int(rng.integers(0, 50_000))
+        reads.append(SimRead(int(rng.integers(0, 3)), start, start + int(rng.integers(100, 8000)), "+", b"",
+                             np.zeros(1, np.int64)))
+    want = [(a, b) for a in range(len(reads)) for b in range(a + 1, len(reads)) if reads[a].record == reads[b].record
+            and min(reads[a].end, reads[b].end) - max(reads[a].start, reads[b].start) >= 1000]
+    assert [tuple(p) for p in overlapping(reads, 1000).tolist()] == want and len(want) > 100
+
+
+def test_read_genome_turns_other_letters_to_n(tmp_path: Path) -> None:
+    import gzip
+
+    path = tmp_path / "g.fa.gz"
+    with gzip.open(path, "wt") as fh:
+        fh.write(">one two\nacgtRY\nNNA\n>three\nGG\n")
+    assert read_genome(path) == [("one two", b"ACGTNNNNA"), ("three", b"GG")]
 
 
 # --- end to end -------------------------------------------------------------------------------

@@ -155,6 +155,8 @@ def simulate(genome: Path, knobs: RealKnobs, workdir: Path) -> tuple[list[SimRea
     run_pbsim(["--prefix", str(prefix), *knobs.pbsim_options(), str(plain)], workdir / "pbsim.log")
     reads: list[SimRead] = []
     for i in range(len(records)):
+        if not Path(f"{prefix}_{i + 1:04d}.maf").is_file():  # a record too short for a read at this depth
+            continue
         maf = parse_maf(Path(f"{prefix}_{i + 1:04d}.maf"))
         for name, seq in read_fastq(Path(f"{prefix}_{i + 1:04d}.fastq")):
             if name not in maf:
@@ -168,14 +170,26 @@ def simulate(genome: Path, knobs: RealKnobs, workdir: Path) -> tuple[list[SimRea
 
 
 def overlapping(reads: list[SimRead], min_overlap: int) -> np.ndarray:
-    """Every pair ``(a, b)``, ``a < b``, of reads of one record sharing ``min_overlap`` genome bases."""
+    """Every pair ``(a, b)``, ``a < b``, of reads of one record sharing ``min_overlap`` genome
+    bases, in ``(a, b)`` order; reads sorted by start are swept so that no all-pairs table is built."""
     rec = np.array([r.record for r in reads], dtype=np.int64)
     start = np.array([r.start for r in reads], dtype=np.int64)
     end = np.array([r.end for r in reads], dtype=np.int64)
-    a, b = np.triu_indices(len(reads), k=1)
-    shared = np.minimum(end[a], end[b]) - np.maximum(start[a], start[b])
-    keep = (rec[a] == rec[b]) & (shared >= min_overlap)
-    return np.stack([a[keep], b[keep]], axis=1).astype(np.int64)
+    order = np.lexsort((start, rec))
+    key_rec, key_start = rec[order], start[order]
+    found: list[np.ndarray] = []
+    for i, a in enumerate(order):
+        # partners start in a's record, at or after a (in the sorted order), early enough to share enough
+        stop = np.searchsorted(key_rec, rec[a], side="right")
+        last = i + 1 + np.searchsorted(key_start[i + 1:stop], end[a] - min_overlap, side="right")
+        b = order[i + 1:last]
+        b = b[np.minimum(end[a], end[b]) - start[b] >= min_overlap]
+        if len(b):
+            found.append(np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1))
+    if not found:
+        return np.zeros((0, 2), dtype=np.int64)
+    pairs = np.concatenate(found).astype(np.int64)
+    return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
 
 
 def pair_with_seed(h_read: SimRead, v_read: SimRead, k: int) -> tuple[bytes, int, bytes, int, int] | None:
