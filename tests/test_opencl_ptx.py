@@ -56,3 +56,43 @@ def test_envreg_reads_become_zero() -> None:
     assert opencl_ptx.cuda_ptx("add.s32 %r1, %r2, %r3;\n") == ("add.s32 %r1, %r2, %r3;\n", 0)
     with pytest.raises(ValueError, match="envreg"):
         opencl_ptx.cuda_ptx("add.s32 %r1, %envreg3, %r2;\n")
+
+
+def test_launch_and_finish_without_a_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The launch bookkeeping shared by the faithful and the fast path, on a stand-in for CuPy:
+    each launch between its two events, outputs copied back, times summed in milliseconds / 1000."""
+    import sys
+    import types
+
+    import numpy as np
+
+    from lassm.workloads.local_assembly.result import SideResult
+
+    clock = iter(range(100))
+
+    class Event:
+        def record(self):
+            self.t = next(clock)
+
+    class Buf:
+        def __init__(self, arr):
+            self.arr, self.nbytes = arr, arr.nbytes
+
+        def get(self):
+            return self.arr
+
+    fake = types.SimpleNamespace(cuda=types.SimpleNamespace(
+        Event=Event, Device=lambda: types.SimpleNamespace(synchronize=lambda: None),
+        get_elapsed_time=lambda a, b: float(b.t - a.t)))
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    calls = []
+    events = [opencl_ptx._timed_launch(lambda g, b, a: calls.append((g, b, a)), 3, 32, ("x",), ["kept"]),
+              opencl_ptx._timed_launch(lambda g, b, a: calls.append((g, b, a)), 1, 128, ("y",), [])]
+    assert calls == [((3,), (32,), ("x",)), ((1,), (128,), ("y",))] and events[0][2] == ["kept"]
+    out = SideResult.empty(2, 4)
+    out.extra = {"launches": [{}, {}]}
+    result = np.zeros(2, dtype=np.int32)
+    got = opencl_ptx._finish(out, [result], [Buf(np.array([7, 9], dtype=np.int32))], events,
+                             [Buf(np.zeros(10, np.uint8)), Buf(np.zeros(6, np.uint8))])
+    assert result.tolist() == [7, 9] and [r["seconds"] for r in got.extra["launches"]] == [0.001, 0.001]
+    assert got.kernel_seconds == pytest.approx(0.002) and got.extra["mem_high_water_bytes"] == 16

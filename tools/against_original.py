@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import os
 import shutil
 import statistics
 import subprocess

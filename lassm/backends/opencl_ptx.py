@@ -132,8 +132,7 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
     kern = _function(options)
     build_seconds = time.perf_counter() - t0
     key_bytes = 8 if key64 else 4
-    free, total = cupy.cuda.runtime.memGetInfo()
-    budget = int(max_bytes) if max_bytes is not None else int(min(free, total * opencl.MEMORY_FRACTION))
+    budget = _budget(max_bytes)
     plan = clplan.plan(reads, run_mask, bin_counts, max_walk, key_bytes, budget)
     out.extra = {"backend": "opencl-ptx", "device": dev.device.name.strip(), "driver": str(dev.device.driver_version),
                  "pyopencl": opencl.cl.VERSION_TEXT, "cupy": cupy.__version__, "team": team, "warp_size": team,
@@ -142,37 +141,20 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
     if not plan.launches:
         return out
 
-    def device_copy(arr: np.ndarray):
-        arr = np.ascontiguousarray(arr)
-        return cupy.asarray(arr) if arr.nbytes else cupy.zeros(1, dtype=np.uint8)
-
-    inputs = [device_copy(a) for a in clplan.input_arrays(ctg_seqs, ctg_off, depths, reads)]
+    inputs = [_device_copy(a) for a in clplan.input_arrays(ctg_seqs, ctg_off, depths, reads)]
     results = clplan.output_arrays(out)
-    outputs = [device_copy(a) for a in results]
+    outputs = [_device_copy(a) for a in results]
     scratch = [cupy.empty(max(nb, 1), dtype=np.uint8) for nb in plan.scratch_bytes(key_bytes, max_walk)]
     events = []
     for label, idx, number in plan.launches:
-        ends = [device_copy(a) for a in plan.ends(idx)]
+        ends = [_device_copy(a) for a in plan.ends(idx)]
         gsize, lsize = opencl.launch_geometry(len(idx), team)
-        start, end = cupy.cuda.Event(), cupy.cuda.Event()
-        start.record()
-        kern((gsize // lsize,), (lsize,), (*inputs, ends[0], np.int32(len(idx)), ends[1], *scratch,
-                                         np.int32(params.k), *outputs))
-        end.record()
-        events.append((start, end, ends))
+        events.append(_timed_launch(kern, gsize // lsize, lsize, (*inputs, ends[0], np.int32(len(idx)), ends[1],
+                                                                 *scratch, np.int32(params.k), *outputs), ends))
         out.extra["launches"].append({"bin": label, "slice": number, "contigs": int(len(idx)),
                                       "slots": int(plan.slots[idx].sum()), "bytes": int(plan.nbytes[idx].sum()),
                                       "global": gsize, "local": lsize})
-    cupy.cuda.Device().synchronize()
-    for arr, buf in zip(results, outputs):
-        if arr.nbytes:
-            arr[...] = buf.get()
-    for rec, (start, end, _) in zip(out.extra["launches"], events):
-        rec["seconds"] = cupy.cuda.get_elapsed_time(start, end) / 1000.0
-    out.kernel_seconds = float(sum(rec["seconds"] for rec in out.extra["launches"]))
-    out.extra["timer"] = "CUDA events"
-    out.extra["mem_high_water_bytes"] = int(sum(b.nbytes for b in inputs + outputs + scratch))
-    return out
+    return _finish(out, results, outputs, events, inputs + outputs + scratch)
 
 
 def _device_copy(arr: np.ndarray):
@@ -181,6 +163,44 @@ def _device_copy(arr: np.ndarray):
 
     arr = np.ascontiguousarray(arr)
     return cupy.asarray(arr) if arr.nbytes else cupy.zeros(1, dtype=np.uint8)
+
+
+def _budget(max_bytes: int | None) -> int:
+    """Device bytes one launch's workspace may use: ``max_bytes``, else the opencl backend's share."""
+    import cupy
+
+    if max_bytes is not None:
+        return int(max_bytes)
+    free, total = cupy.cuda.runtime.memGetInfo()
+    return int(min(free, total * opencl.MEMORY_FRACTION))
+
+
+def _timed_launch(kern, groups: int, width: int, args: tuple, alive: list) -> tuple:
+    """Launches ``groups`` blocks of ``width`` threads between two CUDA events; returns the events
+    and ``alive`` (the launch's own buffers, kept until the device has run it)."""
+    import cupy
+
+    start, end = cupy.cuda.Event(), cupy.cuda.Event()
+    start.record()
+    kern((groups,), (width,), args)
+    end.record()
+    return start, end, alive
+
+
+def _finish(out: SideResult, results: list, outputs: list, events: list, buffers: list) -> SideResult:
+    """Waits for the launches, copies the outputs back into ``out`` and records each launch's time."""
+    import cupy
+
+    cupy.cuda.Device().synchronize()
+    for arr, buf in zip(results, outputs):
+        if arr.nbytes:
+            arr[...] = buf.get()
+    for rec, (start, end, _) in zip(out.extra["launches"], events):
+        rec["seconds"] = cupy.cuda.get_elapsed_time(start, end) / 1000.0
+    out.kernel_seconds = float(sum(rec["seconds"] for rec in out.extra["launches"]))
+    out.extra["timer"] = "CUDA events"
+    out.extra["mem_high_water_bytes"] = int(sum(b.nbytes for b in buffers))
+    return out
 
 
 def _extend_fast(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
@@ -195,8 +215,7 @@ def _extend_fast(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, 
     use_fp64 = clplan.choose_fp64(dev.fp64, None, dev.name)
     max_walk = int(params.max_walk)
     out = SideResult.empty(len(ctg_off) - 1, max_walk)
-    free, total = cupy.cuda.runtime.memGetInfo()
-    budget = int(max_bytes) if max_bytes is not None else int(min(free, total * opencl.MEMORY_FRACTION))
+    budget = _budget(max_bytes)
     plan = clplan.fast_plan(reads, run_mask, bin_counts, budget, wide_teams=block_team != team)
     widths = sorted({team} | ({block_team} if any(wide for _, wide in plan.slices) else set()))
     opts = {w: opencl.build_options(clplan.FAST, w, True, use_fp64, max_walk, params.qual_offset) for w in widths}
@@ -224,27 +243,15 @@ def _extend_fast(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, 
         for first, stop, width in ((0, n_wide, block_team), (n_wide, len(idx), team)):
             if stop <= first:
                 continue
-            start, end = cupy.cuda.Event(), cupy.cuda.Event()
-            start.record()
-            kernels[width](((stop - first),), (width,), (*inputs, ends[0], np.int32(stop), np.int32(first), ends[1],
-                                                       keys, votes, np.int32(params.k), *outputs))
-            end.record()
-            events.append((start, end, ends))
+            events.append(_timed_launch(kernels[width], stop - first, width,
+                                        (*inputs, ends[0], np.int32(stop), np.int32(first), ends[1], keys, votes,
+                                         np.int32(params.k), *outputs), ends))
             out.extra["launches"].append({"bin": "all", "slice": number, "contigs": stop - first,
                                           "block_teams": stop - first if first < n_wide else 0,
                                           "slots": int(plan.slots[idx[first:stop]].sum()),
                                           "bytes": int(plan.nbytes[idx[first:stop]].sum()),
                                           "global": (stop - first) * width, "local": width})
-    cupy.cuda.Device().synchronize()
-    for arr, buf in zip(results, outputs):
-        if arr.nbytes:
-            arr[...] = buf.get()
-    for rec, (start, end, _) in zip(out.extra["launches"], events):
-        rec["seconds"] = cupy.cuda.get_elapsed_time(start, end) / 1000.0
-    out.kernel_seconds = float(sum(rec["seconds"] for rec in out.extra["launches"]))
-    out.extra["timer"] = "CUDA events"
-    out.extra["mem_high_water_bytes"] = int(sum(b.nbytes for b in inputs + outputs + [keys, votes]))
-    return out
+    return _finish(out, results, outputs, events, inputs + outputs + [keys, votes])
 
 
 def one_launch(protocol: str) -> bool:
