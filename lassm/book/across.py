@@ -24,6 +24,7 @@ from __future__ import annotations
 import pandas as pd
 
 from . import machines as mach
+from .prose import span
 from ..analysis import metrics, paper
 
 #: The kernel variants compared across platforms: the faithful kernel and the optimized one.
@@ -243,14 +244,6 @@ def cascade_chart(pts: pd.DataFrame, published: pd.DataFrame | None = None, *, e
                         f"cascade plot of {eff}, {variant}")
 
 
-def _span(values: pd.Series, fmt: str) -> str:
-    vals = values.dropna()
-    if vals.empty:
-        return "not defined"
-    lo, hi = f"{vals.min():{fmt}}", f"{vals.max():{fmt}}"
-    return lo if lo == hi else f"{lo} to {hi}"
-
-
 def facts(plat: pd.DataFrame, pts: pd.DataFrame, pp_table: pd.DataFrame) -> dict[str, str]:
     """Every value the cross-machine chapter's prose quotes, formatted (``ac_*`` keys).
 
@@ -269,10 +262,10 @@ def facts(plat: pd.DataFrame, pts: pd.DataFrame, pp_table: pd.DataFrame) -> dict
            "ac_counters": ", ".join(plat.loc[plat["counters"], "platform"]) or "none"}
     for variant in VARIANTS:
         part = pp_table[pp_table["variant"] == variant]
-        out[f"ac_pp_H_{variant}"] = _span(part["PP (eff, H)"], ".3f")
-        out[f"ac_pp_ran_{variant}"] = _span(part["PP (eff, where it ran)"], ".3f")
-        out[f"ac_pp_arch_{variant}"] = _span(part["PP (arch eff, H with counters)"], ".3f")
-        out[f"ac_eff_{variant}"] = _span(pts.loc[pts["variant"] == variant, "arch eff"], ".1%")
+        out[f"ac_pp_H_{variant}"] = span(part["PP (eff, H)"], ".3f")
+        out[f"ac_pp_ran_{variant}"] = span(part["PP (eff, where it ran)"], ".3f")
+        out[f"ac_pp_arch_{variant}"] = span(part["PP (arch eff, H with counters)"], ".3f")
+        out[f"ac_eff_{variant}"] = span(pts.loc[pts["variant"] == variant, "arch eff"], ".1%")
     return out
 
 

@@ -12,9 +12,13 @@ from __future__ import annotations
 import pandas as pd
 
 from . import machines as mach
+from .prose import span
 from ..analysis import derive
 from ..analysis.machine import load_machines
 from ..runs import results
+
+#: What a sentence says where no value was measured.
+_NOT_MEASURED = "not measured"
 
 #: The faithful kernel and the optimized one (lassm.book.across.VARIANTS).
 FAITHFUL, FAST = "casptr", "fast"
@@ -173,14 +177,6 @@ def counter_definitions() -> pd.DataFrame:
     return names.groupby(["quantity", "vendor"])["metric"].agg("; ".join).unstack("vendor").fillna("")
 
 
-def _span(values: pd.Series, fmt: str) -> str:
-    vals = values.dropna()
-    if vals.empty:
-        return "not measured"
-    lo, hi = f"{vals.min():{fmt}}", f"{vals.max():{fmt}}"
-    return lo if lo == hi else f"{lo} to {hi}"
-
-
 def facts(pair: pd.DataFrame, fill_table: pd.DataFrame, synth: pd.DataFrame,
           ranks: pd.DataFrame | None = None) -> dict[str, str]:
     """The phrases the discussion quotes (``di_*`` keys), each with a fallback where data lack.
@@ -203,9 +199,11 @@ def facts(pair: pd.DataFrame, fill_table: pd.DataFrame, synth: pd.DataFrame,
                    di_fast_ms="not measured")
     else:
         out.update(di_small=str(pair["smaller L2"].iloc[0]), di_large=str(pair["larger L2"].iloc[0]),
-                   di_l2=_span(pair["l2 ratio"], ".2f") + "×", di_bw=_span(pair["bandwidth ratio"], ".2f") + "×",
-                   di_casptr_bytes=_span(pair[f"{FAITHFUL} B/ins"], ".2f"),
-                   di_casptr_ms=_span(pair[f"{FAITHFUL} ms"], ".2f"), di_fast_ms=_span(pair[f"{FAST} ms"], ".2f"))
+                   di_l2=span(pair["l2 ratio"], ".2f", _NOT_MEASURED) + "×",
+                   di_bw=span(pair["bandwidth ratio"], ".2f", _NOT_MEASURED) + "×",
+                   di_casptr_bytes=span(pair[f"{FAITHFUL} B/ins"], ".2f", _NOT_MEASURED),
+                   di_casptr_ms=span(pair[f"{FAITHFUL} ms"], ".2f", _NOT_MEASURED),
+                   di_fast_ms=span(pair[f"{FAST} ms"], ".2f", _NOT_MEASURED))
     if fill_table.empty:
         out.update(di_fill_min="not measured", di_fill_max="not measured", di_fill_small="none")
     else:
@@ -218,8 +216,9 @@ def facts(pair: pd.DataFrame, fill_table: pd.DataFrame, synth: pd.DataFrame,
     if synth.empty:
         out.update(di_synth_fast="not measured", di_synth_casptr="not measured")
     else:
-        out["di_synth_fast"] = _span(synth[f"{FAST} B/ins real"] / synth[f"{FAST} B/ins gen"], ".0f") + "×"
-        out["di_synth_casptr"] = _span(synth[f"{FAITHFUL} B/ins real"] / synth[f"{FAITHFUL} B/ins gen"], ".2f") + "×"
+        for key, variant, fmt in (("di_synth_fast", FAST, ".0f"), ("di_synth_casptr", FAITHFUL, ".2f")):
+            ratio = synth[f"{variant} B/ins real"] / synth[f"{variant} B/ins gen"]
+            out[key] = span(ratio, fmt, _NOT_MEASURED) + "×"
     return out
 
 

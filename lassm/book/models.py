@@ -20,6 +20,10 @@ import pandas as pd
 from .. import paths
 from ..analysis import metrics
 from ..errors import LassmError
+from .prose import span
+
+#: What a sentence says where no value was measured.
+_NOT_MEASURED = "none measured"
 
 #: Backend -> the programming model (and kernel source) it stands for.
 MODELS: dict[str, str] = {
@@ -238,14 +242,6 @@ def mix_chart(summary: pd.DataFrame, protocol: str = "casptr"):
     return plots.to_svg(chart.properties(title=title, width=420), title)
 
 
-def _span(values: pd.Series, fmt: str = "{:.2f}") -> str:
-    values = values.dropna()
-    if values.empty:
-        return "none measured"
-    lo, hi = values.min(), values.max()
-    return fmt.format(lo) if fmt.format(lo) == fmt.format(hi) else f"{fmt.format(lo)} to {fmt.format(hi)}"
-
-
 def facts(times: pd.DataFrame, variants: tuple[str, ...] = ("casptr", "fast")) -> dict[str, str]:
     """The sentences' numbers for the chapter, as text: each a span or a count over the records.
 
@@ -262,12 +258,12 @@ def facts(times: pd.DataFrame, variants: tuple[str, ...] = ("casptr", "fast")) -
     missing = []
     for v in variants:
         r = ratios.loc[ratios["protocol"] == v, "ratio"]
-        out[f"cm_{v}_span"] = _span(r)
+        out[f"cm_{v}_span"] = span(r, ".2f", _NOT_MEASURED)
         out[f"cm_{v}_median"] = f"{r.median():.2f}" if len(r) else "none measured"
         if r.empty:
             missing.append(v)
     out["cm_missing"] = ", ".join(f"`{v}`" for v in missing) if missing else "none"
-    out["cm_ptx_span"] = _span(model_ratios(times, base="opencl", other="opencl-ptx")["ratio"])
+    out["cm_ptx_span"] = span(model_ratios(times, base="opencl", other="opencl-ptx")["ratio"], ".2f", _NOT_MEASURED)
     x20 = ratios.loc[(ratios["protocol"] == "casptr") & ratios["dataset"].str.endswith("x20"), "ratio"]
     out["cm_x20"] = f"{x20.iloc[0]:.2f}" if len(x20) else "not measured"
     return out
@@ -280,10 +276,11 @@ def counter_facts(counters: pd.DataFrame) -> dict[str, str]:
     for variant in ("casptr", "fast"):
         mine = counters[counters["protocol"] == variant]
         for key, quantity in (("inst", "thread_inst"), ("dram", "dram_bytes")):
-            out[f"cm_{variant}_{key}"] = _span(mine.loc[mine["quantity"] == quantity, "ratio"])
+            ratio = mine.loc[mine["quantity"] == quantity, "ratio"]
+            out[f"cm_{variant}_{key}"] = span(ratio, ".2f", _NOT_MEASURED)
     return out
 
 
 def pp_span(pp: pd.DataFrame, model: str) -> str:
     """The span of one model's PP over the datasets of a :func:`portability` table, as text."""
-    return _span(pp.loc[pp["model"] == model, "PP"])
+    return span(pp.loc[pp["model"] == model, "PP"], ".2f", _NOT_MEASURED)
