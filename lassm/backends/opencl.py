@@ -365,19 +365,7 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
         out.extra["launches"].append({"bin": label, "slice": number, "contigs": int(len(idx)),
                                       "slots": int(plan.slots[idx].sum()), "bytes": int(plan.nbytes[idx].sum()),
                                       "global": gsize, "local": lsize})
-    q.finish()
-    wall = time.perf_counter() - t0
-    for arr, buf in zip(results, outputs):
-        if arr.nbytes:
-            cl.enqueue_copy(q, arr, buf)
-    q.finish()
-    for rec, ev in zip(out.extra["launches"], events):
-        rec["seconds"] = (ev.profile.end - ev.profile.start) * 1e-9
-    out.kernel_seconds = float(sum(rec["seconds"] for rec in out.extra["launches"]))
-    out.extra["timer"] = "event profiling"
-    out.extra["wall_seconds"] = wall
-    out.extra["mem_high_water_bytes"] = int(resident)
-    return out
+    return _finish(out, q, t0, events, results, outputs, resident)
 
 
 def _extend_fast(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
@@ -433,6 +421,12 @@ def _extend_fast(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, 
                                           "slots": int(plan.slots[idx[first:stop]].sum()),
                                           "bytes": int(plan.nbytes[idx[first:stop]].sum()),
                                           "global": (stop - first) * width, "local": width})
+    return _finish(out, q, t0, events, results, outputs, sum(b.size for b in inputs + outputs + [keys, votes]))
+
+
+def _finish(out: SideResult, q, t0: float, events: list, results: list, outputs: list, resident: int) -> SideResult:
+    """Waits for the queue, copies the outputs back into ``out`` and records each launch's event
+    time, the wall time since ``t0`` and the device bytes in use (``resident``)."""
     q.finish()
     wall = time.perf_counter() - t0
     for arr, buf in zip(results, outputs):
@@ -442,8 +436,7 @@ def _extend_fast(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, 
     for rec, ev in zip(out.extra["launches"], events):
         rec["seconds"] = (ev.profile.end - ev.profile.start) * 1e-9
     out.kernel_seconds = float(sum(rec["seconds"] for rec in out.extra["launches"]))
-    out.extra.update(timer="event profiling", wall_seconds=wall,
-                     mem_high_water_bytes=int(sum(b.size for b in inputs + outputs + [keys, votes])))
+    out.extra.update(timer="event profiling", wall_seconds=wall, mem_high_water_bytes=int(resident))
     return out
 
 

@@ -266,6 +266,24 @@ def _download(mem, out: np.ndarray) -> None:
         mem.copy_to_host(out.view(np.uint8).reshape(-1))
 
 
+def _finish(out: SideResult, q, t0: float, events: list, results: list, outputs: list, resident: int) -> None:
+    """Waits for the queue, copies the outputs back into ``out`` and records each launch's event
+    time (the wall time since ``t0`` where the queue has no profiling) and the device bytes in use."""
+    q.wait()
+    wall = time.perf_counter() - t0
+    for arr, mem in zip(results, outputs):
+        _download(mem, arr)
+    if q.has_enable_profiling:
+        for rec, ev in zip(out.extra["launches"], events):
+            rec["seconds"] = (ev.profiling_info_end - ev.profiling_info_start) * 1e-9
+        out.kernel_seconds = float(sum(rec["seconds"] for rec in out.extra["launches"]))
+        out.extra["timer"] = "event profiling"
+    else:
+        out.kernel_seconds, out.extra["timer"] = wall, "wall clock"
+    out.extra["wall_seconds"] = wall
+    out.extra["mem_high_water_bytes"] = int(resident)
+
+
 def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
                 params: config.Params, protocol: str = DEFAULT_PROTOCOL, subgroup: int | None = None,
                 block_subgroups: int = DEFAULT_BLOCK_SUBGROUPS, max_bytes: int | None = None,
@@ -354,20 +372,7 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
         out.extra["launches"].append({"bin": label, "slice": number, "contigs": int(len(idx)),
                                       "slots": int(plan.slots[idx].sum()), "bytes": int(plan.nbytes[idx].sum()),
                                       "global": gsize, "local": lsize})
-    q.wait()
-    wall = time.perf_counter() - t0
-    for arr, mem in zip(results, outputs):
-        _download(mem, arr)
-    if q.has_enable_profiling:
-        for rec, ev in zip(out.extra["launches"], events):
-            rec["seconds"] = (ev.profiling_info_end - ev.profiling_info_start) * 1e-9
-        out.kernel_seconds = float(sum(rec["seconds"] for rec in out.extra["launches"]))
-        out.extra["timer"] = "event profiling"
-    else:
-        out.kernel_seconds = wall
-        out.extra["timer"] = "wall clock"
-    out.extra["wall_seconds"] = wall
-    out.extra["mem_high_water_bytes"] = int(resident)
+    _finish(out, q, t0, events, results, outputs, resident)
     return out
 
 
@@ -417,19 +422,7 @@ def _extend_fast(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, 
         out.extra["launches"].append({"bin": "all", "slice": number, "contigs": int(len(idx)),
                                       "slots": int(plan.slots[idx].sum()), "bytes": int(plan.nbytes[idx].sum()),
                                       "global": len(idx) * width, "local": width})
-    q.wait()
-    wall = time.perf_counter() - t0
-    for arr, mem in zip(results, outputs):
-        _download(mem, arr)
-    if q.has_enable_profiling:
-        for rec, ev in zip(out.extra["launches"], events):
-            rec["seconds"] = (ev.profiling_info_end - ev.profiling_info_start) * 1e-9
-        out.kernel_seconds = float(sum(rec["seconds"] for rec in out.extra["launches"]))
-        out.extra["timer"] = "event profiling"
-    else:
-        out.kernel_seconds, out.extra["timer"] = wall, "wall clock"
-    out.extra["wall_seconds"] = wall
-    out.extra["mem_high_water_bytes"] = int(sum(m.nbytes for m in inputs + outputs + [keys, votes]))
+    _finish(out, q, t0, events, results, outputs, sum(m.nbytes for m in inputs + outputs + [keys, votes]))
     return out
 
 
