@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from lassm.workloads.local_assembly.dataset import Dataset, Reads
+from lassm.workloads.xdrop.pairs import Pairs
 
 
 def make_dataset(contigs: list[tuple[int, bytes, float, list, list]], name: str = "tiny", k: int | None = None) -> Dataset:
@@ -60,3 +61,23 @@ def random_dataset(seed: int, n: int = 40, k: int = 21) -> Dataset:
         left = [(s[::-1].translate(bytes.maketrans(b"ACGTN", b"TGCAN")), q[::-1]) for s, q in reads_at(start)]
         contigs.append((1000 + i, contig, depth, left, right))
     return make_dataset(contigs, name=f"random{seed}", k=k)
+
+
+def random_pairs(n: int, seed: int) -> Pairs:
+    """Short pairs that reach every corner: empty reads and seeds, seeds at the ends, equal reads."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for _ in range(n):
+        alphabet = np.frombuffer(b"ACGTN"[:rng.integers(1, 6)], dtype=np.uint8)
+        h = rng.choice(alphabet, rng.integers(0, 41)).tobytes()
+        v = h if rng.random() < 0.25 else rng.choice(alphabet, rng.integers(0, 41)).tobytes()
+        k = int(rng.integers(0, min(len(h), len(v)) + 1))
+        place = rng.random()
+        if place < 0.15:
+            ph, pv = 0, 0
+        elif place < 0.3:
+            ph, pv = len(h) - k, len(v) - k
+        else:
+            ph, pv = int(rng.integers(0, len(h) - k + 1)), int(rng.integers(0, len(v) - k + 1))
+        rows.append((h, ph, v, pv, k))
+    return Pairs.from_lists(rows, name=f"random-{seed}")

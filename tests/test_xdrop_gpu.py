@@ -37,6 +37,8 @@ from lassm.workloads.xdrop.config import Scoring
 from lassm.workloads.xdrop.generate import PairKnobs, generate
 from lassm.workloads.xdrop.pairs import Pairs
 
+from . import helpers
+
 XS = (10, 50, 100, 1000)
 SCHEMES = ((1, -1, -1), (2, -3, -2))
 GROUPS = (plan.DEFAULT_GROUP, 7)
@@ -75,23 +77,8 @@ def logan_like() -> Pairs:
 
 @functools.lru_cache(maxsize=None)
 def random_pairs(n: int = 300, seed: int = 18) -> Pairs:
-    """Short pairs that reach every corner: empty reads and seeds, seeds at the ends, equal reads."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    for _ in range(n):
-        alphabet = np.frombuffer(b"ACGTN"[:rng.integers(1, 6)], dtype=np.uint8)
-        h = rng.choice(alphabet, rng.integers(0, 41)).tobytes()
-        v = h if rng.random() < 0.25 else rng.choice(alphabet, rng.integers(0, 41)).tobytes()
-        k = int(rng.integers(0, min(len(h), len(v)) + 1))
-        place = rng.random()
-        if place < 0.15:
-            ph, pv = 0, 0
-        elif place < 0.3:
-            ph, pv = len(h) - k, len(v) - k
-        else:
-            ph, pv = int(rng.integers(0, len(h) - k + 1)), int(rng.integers(0, len(v) - k + 1))
-        rows.append((h, ph, v, pv, k))
-    return Pairs.from_lists(rows, name=f"random-{seed}")
+    """:func:`tests.helpers.random_pairs`, made once per size and seed."""
+    return helpers.random_pairs(n, seed)
 
 
 def edge_cases() -> Pairs:

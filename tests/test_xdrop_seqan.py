@@ -23,6 +23,8 @@ from lassm.workloads.xdrop.config import Scoring
 from lassm.workloads.xdrop.generate import PairKnobs, generate
 from lassm.workloads.xdrop.pairs import Pairs
 
+from .helpers import random_pairs
+
 _ok, _why = seqan.available()
 if not _ok:
     pytest.skip(f"SeqAn 2 is absent ({_why}); install the Debian package libseqan2-dev", allow_module_level=True)
@@ -42,26 +44,6 @@ def scratch_cache(tmp_path_factory):
         os.environ.pop("LASSM_CACHE")
     else:
         os.environ["LASSM_CACHE"] = old
-
-
-def random_pairs(n: int, seed: int) -> Pairs:
-    """Short pairs that reach every corner: empty reads and seeds, seeds at the ends, equal reads."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    for _ in range(n):
-        alphabet = np.frombuffer(b"ACGTN"[:rng.integers(1, 6)], dtype=np.uint8)
-        h = rng.choice(alphabet, rng.integers(0, 41)).tobytes()
-        v = h if rng.random() < 0.25 else rng.choice(alphabet, rng.integers(0, 41)).tobytes()
-        k = int(rng.integers(0, min(len(h), len(v)) + 1))
-        place = rng.random()
-        if place < 0.15:
-            ph, pv = 0, 0
-        elif place < 0.3:
-            ph, pv = len(h) - k, len(v) - k
-        else:
-            ph, pv = int(rng.integers(0, len(h) - k + 1)), int(rng.integers(0, len(v) - k + 1))
-        rows.append((h, ph, v, pv, k))
-    return Pairs.from_lists(rows, name=f"random-{seed}")
 
 
 @pytest.fixture(scope="module")
