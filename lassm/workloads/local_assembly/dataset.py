@@ -174,15 +174,9 @@ class Dataset:
 
 def _gather(buf: np.ndarray, offsets: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Concatenates the ranges ``index`` of a flat buffer; returns (buffer, offsets)."""
-    lens = (offsets[1:] - offsets[:-1])[index]
-    new_off = np.zeros(len(index) + 1, dtype=np.int64)
-    np.cumsum(lens, out=new_off[1:])
-    if len(index) == 0:
-        return buf[:0].copy(), new_off
-    starts = offsets[:-1][index]
-    # Position of every output byte in the input buffer.
-    pos = np.repeat(starts - new_off[:-1], lens) + np.arange(new_off[-1], dtype=np.int64)
-    return buf[pos], new_off
+    from .segments_jit import gather_segments
+
+    return gather_segments(buf, offsets, index)
 
 
 def _subset_reads(reads: Reads, index: np.ndarray) -> Reads:

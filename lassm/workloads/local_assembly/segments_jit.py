@@ -2,7 +2,8 @@
 """Copies of many byte segments in one pass, compiled by numba and cached on disk.
 
 Two host steps run over every base before any GPU kernel starts: the left ends' reverse
-complement of every contig, and the gather of a launch's contigs and reads into one buffer. Done
+complement of every contig, and the gather of a launch's contigs and reads into one buffer
+(the same gather cuts a dataset's subsets and replicas). Done
 with NumPy index arithmetic (``np.repeat`` of the starts plus an ``arange`` of the total, then a
 fancy index), each costs an int64 index per byte: 4 s of a 2-core machine for the reverse
 complement of the x20 generated k = 21 set, a hundred times the kernel it feeds. A loop over the
