@@ -45,8 +45,9 @@ def available() -> tuple[bool, str]:
     ok, cl_why = opencl.available()
     if not ok:
         return False, cl_why
-    if "nvidia" not in opencl.device_name().lower():
-        return False, f"the OpenCL device is {opencl.device_name()}, not an NVIDIA GPU: its binary is no PTX"
+    name = opencl.device_name()
+    if "nvidia" not in name.lower():
+        return False, f"the OpenCL device is {name}, not an NVIDIA GPU: its binary is no PTX"
     return True, f"{cl_why}; PTX launched by CuPy"
 
 
