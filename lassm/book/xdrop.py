@@ -198,6 +198,11 @@ def _published_facts() -> dict[str, str]:
         "xd_pub_roof_ii": span(v["warp_ii"], ",.0f"),
         "xd_pub_roof_pred": span(v["predication_ratio"], ".1%"),
         "xd_pub_hbm": f"{published.V100_HBM_GBS:.0f}",
+        "xd_pub_pairs": f"{published.SETUP['pairs']:,.0f}",
+        "xd_pub_lengths": f"{published.SETUP['min_bases']:,.0f} to {published.SETUP['max_bases']:,.0f}",
+        "xd_pub_errors": f"{published.SETUP['error_rate']:.0%}",
+        "xd_pub_threads": f"{published.SETUP['seqan_threads']:.0f}",
+        "xd_pub_gpus": f"{published.SETUP['gpus_table2']:.0f}",
     }
 
 
@@ -252,6 +257,10 @@ def facts(machine: str) -> dict[str, str]:
                              "holds" if bool((ours["bound"] == "compute").all()) else "does not hold")
     f["xd_near_verdict"] = (NOT_MEASURED if not len(ours) else
                             "holds" if bool((ours["arch eff"] >= NEAR_OPTIMAL).all()) else "does not hold")
+    f["xd_side"] = (NOT_MEASURED + " (no counters recorded)" if not len(ours) else
+                    "on the compute side of the ridge" if bool((ours["bound"] == "compute").all()) else
+                    "on the memory side of the ridge" if bool((ours["bound"] == "memory").all()) else
+                    "on both sides of the ridge")
     f["xd_alg_eff"] = (span(ours["alg eff"], ".2f", NOT_MEASURED) if "alg eff" in ours and len(ours) else NOT_MEASURED)
     logan = m[m["program"] == LOGAN_PROGRAM] if len(m) else m
     f["xd_logan_arch_eff"] = span(logan["arch eff"], ".1%", NOT_MEASURED) if len(logan) else NOT_MEASURED
@@ -297,7 +306,7 @@ def claims(machine: str) -> pd.DataFrame:
          f"{f['xd_pub_claim_1gpu']}× (Table II: {f['xd_pub_best_1gpu']}× at X = {f['xd_pub_best_1gpu_x']})",
          f["xd_speedup_seqan"], f["xd_claim_1gpu_holds"]),
         ("speed-up grows with X", f"{f['xd_pub_speedup_1gpu']}× over X", f["xd_speedup_seqan"], f["xd_grows"]),
-        ("GCUPS", f"up to {f['xd_pub_gcups']} (6 V100s)", f["xd_gcups"], f["xd_claim_gcups_holds"]),
+        ("GCUPS", f"up to {f['xd_pub_gcups']} ({f['xd_pub_gpus']} V100s)", f["xd_gcups"], f["xd_claim_gcups_holds"]),
         ("roofline: compute-bound", "not memory-bound (V100)", f["xd_compute_bound"], f["xd_bound_verdict"]),
         ("roofline: near the (adapted) ceiling", f"{f['xd_pub_roof_share']} of P in its own data",
          f["xd_arch_eff"], f["xd_near_verdict"]),

@@ -50,6 +50,9 @@ _README3 = {"ksw2": (6.9, 7.0, 7.7, 10.3, 113.0, 209.5, 1235.8, 3213.1),
 #: within what half a unit of the last digit on each allows.
 PRINT_HALF_UNIT = 0.05
 
+#: Section VI-A: the pair set of Tables II and III and the platforms, as printed.
+SETUP: dict[str, float] = {"pairs": 100_000, "min_bases": 2_500, "max_bases": 7_500, "error_rate": 0.15,
+                           "seqan_threads": 168, "gpus_table2": 6, "gpus_table3": 8, "ksw2_threads": 80}
 #: The abstract's and Section VI's headline figures, as printed.
 HEADLINES: dict[str, float] = {
     "gcups_max": 181.6,  # "up to 181.6 GCUPS" (multi-GPU)
@@ -211,6 +214,6 @@ def v100_roof() -> pd.DataFrame:
                          "bandwidth": [V100_HBM_GBS]})
 
 
-__all__ = ["HEADLINES", "PAPER", "PRINT_HALF_UNIT", "README_COMMIT", "ROOF_COMMIT", "ROOF_PATH", "TRANSACTION_BYTES",
+__all__ = ["HEADLINES", "PAPER", "PRINT_HALF_UNIT", "README_COMMIT", "ROOF_COMMIT", "ROOF_PATH", "SETUP", "TRANSACTION_BYTES",
            "V100_HBM_GBS", "V100_INT_WARP_GIPS", "WARP", "X_VALUES", "headline_check", "readme_differences", "table2",
            "table3", "v100_roof", "v100_roofline"]
