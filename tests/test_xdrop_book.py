@@ -60,6 +60,8 @@ def test_facts_from_the_fixture_by_hand(fixture_results):
     assert f["xd_bound_verdict"] == "holds" and f["xd_near_verdict"] == "does not hold"
     assert f["xd_against_goal"] == "1 of 2" and f["xd_against_ratio"] == "0.33 to 1.20"
     assert f["xd_balance"] == "5.00"
+    assert f["xd_potential"] == "4.0 to 5.0" and f["xd_beyond"] == "0 of 2"  # 1/(1*0.2), 1/(0.5*0.5)
+    assert f["xd_side"] == "on the compute side of the ridge"
     # the synthetic device is in no datasheet row: C, and so Eq. 1, is not known
     assert f["xd_eq_cores"] == xdrop.NOT_MEASURED and f["xd_eq_low"] == xdrop.NOT_MEASURED
 
@@ -97,6 +99,17 @@ def test_one_roofline_for_both_kernels(fixture_results):
     assert set(points["kernel"]) == {"local assembly", "X-drop"}
     assert set(points.loc[points["kernel"] == "local assembly", "program"]) == {"lassm fast", "lassm casptr"}
     assert {"lassm cuda", "LOGAN", "LOGAN on V100 (published)"} <= set(points["program"])
+
+
+def test_speedup_points_keep_only_points_within_the_model(fixture_results):
+    pts = xdrop.speedup_points(MACHINE)
+    # LOGAN's point (alg eff 2.5) is beyond the model; the fixture's metrics.csv has no x, y columns
+    assert sorted(pts["label"]) == ["X-drop lassm cuda, X=10", "X-drop lassm cuda, X=100"]
+    assert pts["speedup"].tolist() == [pytest.approx(5.0), pytest.approx(4.0)]
+
+
+def test_speedup_plot_without_points_is_a_note(empty_results):
+    assert xdrop.show_speedup("bare-gpu").startswith(xdrop.NOT_MEASURED)
 
 
 def test_claims_table(fixture_results):

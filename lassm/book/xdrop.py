@@ -162,6 +162,44 @@ def gcups_chart(machine: str):
     ).properties(width=plots.WIDTH_PX, height=plots.HEIGHT_PX, title=f"GCUPS per X on {machine}")
 
 
+def speedup_points(machine: str) -> pd.DataFrame:
+    """Both kernels' points of the potential-speedup plot (within the model: x and y in (0, 1]).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``label, x, y, speedup, kernel, program``; X-drop's from :func:`roofline_metrics`,
+        local assembly's from ``metrics.csv`` (``fast`` and ``casptr``).
+    """
+    frames = []
+    m = roofline_metrics(machine)
+    if len(m) and "x" in m:
+        frames.append(pd.DataFrame({"label": "X-drop " + m["program"] + ", X=" + m["xdrop"].astype(int).astype(str),
+                                    "x": m["x"], "y": m["y"], "speedup": m["speedup"], "kernel": "X-drop",
+                                    "program": m["program"]}))
+    path = paths.results_dir(machine) / "metrics.csv"
+    if path.is_file():
+        la = pd.read_csv(path)
+        if {"x", "y", "speedup", "protocol"} <= set(la.columns):
+            la = la[la["protocol"].isin(LA_PROTOCOLS)]
+            frames.append(pd.DataFrame({"label": "local assembly " + la["protocol"] + ", " + la["dataset"].astype(str),
+                                        "x": la["x"], "y": la["y"], "speedup": la["speedup"],
+                                        "kernel": "local assembly", "program": "lassm " + la["protocol"]}))
+    pts = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["label", "x", "y", "speedup"])
+    inside = (pts["x"] > 0) & (pts["x"] <= 1) & (pts["y"] > 0) & (pts["y"] <= 1)
+    return pts[inside].reset_index(drop=True)
+
+
+def show_speedup(machine: str):
+    """The potential-speedup plot of both kernels as SVG, or a note where no point is within the model."""
+    pts = speedup_points(machine)
+    if pts.empty:
+        return NOT_MEASURED + f": no point of {machine} lies within the model"
+    return plots.to_svg(plots.potential_speedup(pts, color="program", shape="kernel",
+                                                title="Potential speedup: local assembly and X-drop"),
+                        "potential speedup of both kernels")
+
+
 def int32_cores(device: str, multiprocessors: float | None) -> float | None:
     """C of LOGAN's Eq. 1 for a device: its SMs times the INT32 lanes per SM of its ``data/machines.csv`` row."""
     name = spec_row(str(device))
@@ -261,6 +299,10 @@ def facts(machine: str) -> dict[str, str]:
                     "on the compute side of the ridge" if bool((ours["bound"] == "compute").all()) else
                     "on the memory side of the ridge" if bool((ours["bound"] == "memory").all()) else
                     "on both sides of the ridge")
+    within = ours[~ours["beyond_model"].astype(bool)] if "beyond_model" in ours else ours.iloc[0:0]
+    f["xd_potential"] = span(within["speedup"], ".1f", NOT_MEASURED) if len(within) else NOT_MEASURED
+    f["xd_beyond"] = (f"{int(ours['beyond_model'].astype(bool).sum()):d} of {len(ours):d}"
+                      if "beyond_model" in ours and len(ours) else NOT_MEASURED)
     f["xd_alg_eff"] = (span(ours["alg eff"], ".2f", NOT_MEASURED) if "alg eff" in ours and len(ours) else NOT_MEASURED)
     logan = m[m["program"] == LOGAN_PROGRAM] if len(m) else m
     f["xd_logan_arch_eff"] = span(logan["arch eff"], ".1%", NOT_MEASURED) if len(logan) else NOT_MEASURED
@@ -316,4 +358,4 @@ def claims(machine: str) -> pd.DataFrame:
 
 __all__ = ["GPU_BACKENDS", "LA_PROTOCOLS", "NEAR_OPTIMAL", "NOT_MEASURED", "against", "all_times", "ceilings", "claims",
            "facts", "gcups_chart", "gcups_table", "show_gcups", "int32_cores", "published_table", "roofline_chart", "roofline_data",
-           "roofline_metrics", "times"]
+           "roofline_metrics", "show_speedup", "speedup_points", "times"]
