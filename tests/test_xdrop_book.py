@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from lassm.book import findings as fi
+from lassm.analysis.xdrop import records
 from lassm.book import xdrop
 
 from .test_book import ROOT, _toc_paths
@@ -116,6 +117,15 @@ def test_claims_table(fixture_results):
     c = xdrop.claims(MACHINE)
     assert len(c) == 5
     assert list(c.iloc[:, -1]) == ["reaches", "grows", "reaches", "holds", "does not hold"]
+
+
+@pytest.mark.parametrize("name", sorted(records.FILES))
+def test_data_contract_documents_every_column_read(name):
+    from .test_book import _contract_columns
+
+    documented = _contract_columns(f"`xdrop/{records.FILES[name][0]}`")
+    missing = [c for c in records.FILES[name][1] if c not in documented]
+    assert not missing, f"book/data-contract.md lacks {missing} of xdrop/{records.FILES[name][0]}"
 
 
 def test_int32_cores_from_the_datasheet():
