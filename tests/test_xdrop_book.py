@@ -80,6 +80,20 @@ def test_published_facts_are_the_papers():
     f = xdrop.facts("no-such-machine")
     assert f["xd_pub_claim_1gpu"] == "6.6" and f["xd_pub_best_1gpu_x"] == "500"
     assert f["xd_pub_readme_cells"] == "3" and f["xd_pub_peak"] == "220.8"
+    # our reading of Eq. 1 on LOGAN's run: B = 100,000 >= C = 80 x 64, so the ceiling is P itself
+    assert f["xd_eq_v100"] == "220.8" and f["xd_eq_v100_cores"] == "5,120"
+
+
+def test_a_gpu_without_seqan_rows_leaves_the_claims_unmeasured(tmp_path, monkeypatch):
+    src = FIXTURES / MACHINE / "xdrop" / "times.csv"
+    folder = tmp_path / "gpu-only" / "xdrop"
+    folder.mkdir(parents=True)
+    lines = [ln for ln in src.read_text().splitlines() if ",seqan," not in ln]
+    (folder / "times.csv").write_text("\n".join(lines) + "\n")
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
+    f = xdrop.facts("gpu-only")
+    assert f["xd_speedup_seqan"] == xdrop.NOT_MEASURED and f["xd_claim_1gpu_holds"] == xdrop.NOT_MEASURED
+    assert f["xd_grows"] == xdrop.NOT_MEASURED and f["xd_speedup_cpu"] == "50.0"
 
 
 def test_facts_without_records_say_so(empty_results):

@@ -277,7 +277,9 @@ def facts(machine: str) -> dict[str, str]:
         grows = len(by_x) > 1 and by_x.iloc[-1] > by_x.iloc[0]
         f["xd_grows"] = "grows" if grows else "does not grow"
         best = cuda["speedup_vs_seqan"].max()
-        f["xd_claim_1gpu_holds"] = ("reaches" if best >= published.HEADLINES["speedup_seqan_1gpu"] else "falls short of")
+        f["xd_claim_1gpu_holds"] = (NOT_MEASURED if pd.isna(best) else
+                                    "reaches" if best >= published.HEADLINES["speedup_seqan_1gpu"] else "falls short of")
+        f["xd_grows"] = f["xd_grows"] if len(by_x) > 1 else NOT_MEASURED
         f["xd_claim_gcups_holds"] = ("reaches" if cuda["gcups"].max() >= published.HEADLINES["gcups_max"]
                                      else "falls short of")
     else:
@@ -319,24 +321,33 @@ def facts(machine: str) -> dict[str, str]:
 
 
 def _ceiling_facts(machine: str, roof: dict | None, counters: pd.DataFrame, t: pd.DataFrame) -> dict[str, str]:
-    """LOGAN's Eq. 1 (our reading) on this machine: B from the launches, T the kernel's block, C the INT32 lanes."""
+    """LOGAN's Eq. 1 (our reading) on LOGAN's V100 run and on this machine.
+
+    On this machine: B = the tasks of one launch (a left and a right task per pair, over the
+    launches of a profiled point), T the kernel's block, C the INT32 lanes (SMs x lanes per SM).
+    """
     from ..backends.xdrop.plan import DEFAULT_GROUP
 
-    out = {"xd_eq_threads": f"{DEFAULT_GROUP:d}"}
+    v100 = measures.adapted_ceiling_span(published.V100_INT_WARP_GIPS, published.SETUP["pairs"],
+                                         published.LOGAN_THREADS, published.V100_SMS * published.V100_INT32_PER_SM)
+    out = {"xd_eq_threads": f"{DEFAULT_GROUP:d}", "xd_eq_v100": span(pd.Series(v100), ".1f"),
+           "xd_eq_v100_blocks": f"{published.SETUP['pairs']:,.0f}", "xd_eq_v100_threads": f"{published.LOGAN_THREADS:d}",
+           "xd_eq_v100_cores": f"{published.V100_SMS * published.V100_INT32_PER_SM:,d}"}
     ours = counters[counters["program"] == OUR_PROGRAM] if len(counters) else counters
     mp = None
     if roof is not None:
         mp = json.loads((paths.results_dir(machine) / "ceilings.json").read_text()).get("int32", {}).get("multiprocessors")
     cores = int32_cores(roof["device"], mp) if roof else None
-    if roof is None or cores is None or ours.empty or t.empty:
+    pairs = t.drop_duplicates("dataset").set_index("dataset")["n_pairs"] if len(t) else pd.Series(dtype=float)
+    ours = ours[ours["dataset"].isin(pairs.index)] if len(ours) else ours
+    if roof is None or cores is None or ours.empty:
         out.update({"xd_eq_blocks": NOT_MEASURED, "xd_eq_cores": _fmt(cores, ",.0f"), "xd_eq_low": NOT_MEASURED,
                     "xd_eq_high": NOT_MEASURED})
         return out
-    pairs = float(t["n_pairs"].iloc[0])
-    blocks = 2 * pairs / float(ours["launches"].max())  # a left and a right task per pair
-    low, high = measures.adapted_ceiling_span(roof["peak_gintops"], blocks, DEFAULT_GROUP, cores)
-    out.update({"xd_eq_blocks": f"{blocks:,.0f}", "xd_eq_cores": f"{cores:,.0f}",
-                "xd_eq_low": f"{low:,.0f}", "xd_eq_high": f"{high:,.0f}"})
+    blocks = 2 * ours["dataset"].map(pairs).astype(float) / ours["launches"].astype(float)
+    spans = [measures.adapted_ceiling_span(roof["peak_gintops"], b, DEFAULT_GROUP, cores) for b in blocks]
+    out.update({"xd_eq_blocks": span(blocks, ",.0f"), "xd_eq_cores": f"{cores:,.0f}",
+                "xd_eq_low": f"{min(lo for lo, _ in spans):,.0f}", "xd_eq_high": f"{max(hi for _, hi in spans):,.0f}"})
     return out
 
 

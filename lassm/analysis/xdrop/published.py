@@ -64,6 +64,11 @@ HEADLINES: dict[str, float] = {
 #: Section VII: the V100's INT32 ceiling in warp GIPS (80 SMs x 4 schedulers x 1.38 GHz x 1/2),
 #: the value the paper names P in its Equation 1.
 V100_INT_WARP_GIPS = 220.8
+#: Section VII: the V100's SMs, and its INT32 cores per SM (four processing blocks of 16); with
+#: Table I's 128 threads per block (X = 100), the inputs of Equation 1 on LOGAN's own run.
+V100_SMS = 80
+V100_INT32_PER_SM = 4 * 16
+LOGAN_THREADS = 128
 #: xdrop.m: the HBM bandwidth of its roof (GB/s) and the bytes of one nvprof DRAM transaction.
 V100_HBM_GBS = 828.0
 TRANSACTION_BYTES = 32
@@ -215,5 +220,5 @@ def v100_roof() -> pd.DataFrame:
 
 
 __all__ = ["HEADLINES", "PAPER", "PRINT_HALF_UNIT", "README_COMMIT", "ROOF_COMMIT", "ROOF_PATH", "SETUP", "TRANSACTION_BYTES",
-           "V100_HBM_GBS", "V100_INT_WARP_GIPS", "WARP", "X_VALUES", "headline_check", "readme_differences", "table2",
+           "LOGAN_THREADS", "V100_HBM_GBS", "V100_INT32_PER_SM", "V100_INT_WARP_GIPS", "V100_SMS", "WARP", "X_VALUES", "headline_check", "readme_differences", "table2",
            "table3", "v100_roof", "v100_roofline"]
