@@ -92,10 +92,11 @@ def show_gcups(machine: str):
 def published_table() -> pd.DataFrame:
     """LOGAN's Table II with its speed-ups, as printed (the paper's numbers, not ours)."""
     t2 = published.table2()
+    threads, gpus = int(published.SETUP["seqan_threads"]), int(published.SETUP["gpus_table2"])
     return t2[["xdrop", "seqan", "logan_1gpu", "logan_multi", "speedup_logan_1gpu", "speedup_logan_multi"]].rename(
-        columns={"xdrop": "X", "seqan": "SeqAn 168 threads [s]", "logan_1gpu": "LOGAN 1 V100 [s]",
-                 "logan_multi": "LOGAN 6 V100 [s]", "speedup_logan_1gpu": "speed-up 1 GPU",
-                 "speedup_logan_multi": "speed-up 6 GPUs"})
+        columns={"xdrop": "X", "seqan": f"SeqAn {threads} threads [s]", "logan_1gpu": "LOGAN 1 V100 [s]",
+                 "logan_multi": f"LOGAN {gpus} V100 [s]", "speedup_logan_1gpu": "speed-up 1 GPU",
+                 "speedup_logan_multi": f"speed-up {gpus} GPUs"})
 
 
 def _la_points(machine: str) -> pd.DataFrame:
