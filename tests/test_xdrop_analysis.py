@@ -67,6 +67,19 @@ def test_a_missing_column_and_a_repeated_key_are_errors(tmp_path):
         records.read(twice, "against")
 
 
+def test_two_schemes_empty_cells_and_unchecked_rows_read(tmp_path):
+    """What the producer may write: a second scoring scheme, no cell count, an unchecked row."""
+    src = (FIXTURES / MACHINE / "xdrop" / "times.csv").read_text().splitlines()
+    other = [ln.replace('"1,-1,-1"', '"2,-3,-2"') for ln in src[1:]]
+    other[0] = other[0].replace(",2000000000,200,True,", ",,,,")
+    t = records.read(_write(tmp_path, "times.csv", "\n".join(src + other) + "\n"), "times")
+    assert len(t) == 12 and t["matches_oracle"].isna().sum() == 1
+    g = measures.gcups(t.assign(machine=MACHINE)).set_index(["scoring", "xdrop", "backend"])
+    assert np.isnan(g.loc[("2,-3,-2", 10, "cuda"), "gcups"])
+    assert g.loc[("2,-3,-2", 10, "cuda"), "speedup_vs_seqan"] == pytest.approx(100.0)
+    assert g.loc[("1,-1,-1", 10, "cuda"), "gcups"] == pytest.approx(200.0)
+
+
 def test_matches_oracle_must_be_a_truth_value(tmp_path):
     src = (FIXTURES / MACHINE / "xdrop" / "times.csv").read_text().replace(",True,", ",maybe,", 1)
     with pytest.raises(LassmError, match=r":2: field matches_oracle"):

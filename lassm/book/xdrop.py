@@ -72,12 +72,13 @@ def gcups_table(machine: str) -> pd.DataFrame:
     if t.empty:
         return pd.DataFrame({"": [f"no X-drop times recorded for {machine}"]})
     t = t.assign(xdrop=t["xdrop"].astype(int))
-    out = t.pivot_table(index=["dataset", "xdrop"], columns="backend", values="gcups")
+    index = ["dataset", "scoring", "xdrop"] if t["scoring"].nunique() > 1 else ["dataset", "xdrop"]
+    out = t.pivot_table(index=index, columns="backend", values="gcups", dropna=False)
     out.columns = [f"{b} GCUPS" for b in out.columns]
     for backend, base, col in ([(b, "SeqAn", "speedup_vs_seqan") for b in GPU_BACKENDS]
                                + [(b, "oracle", "speedup_vs_cpu") for b in GPU_BACKENDS]
                                + [(measures.ORACLE, "SeqAn", "speedup_vs_seqan")]):
-        rows = t[t["backend"] == backend].set_index(["dataset", "xdrop"])[col]
+        rows = t[t["backend"] == backend].set_index(index)[col]
         if len(rows):
             out[f"{backend} over {base}"] = rows
     return out.reset_index()

@@ -41,7 +41,8 @@ def gcups(times: pd.DataFrame) -> pd.DataFrame:
     ----------
     times : pandas.DataFrame
         ``times.csv`` rows (:func:`lassm.analysis.xdrop.records.load_all`): ``machine, dataset,
-        xdrop, backend, seconds`` (> 0), ``wall_seconds``, ``cells`` (>= 0).
+        xdrop, backend, seconds`` (> 0), ``wall_seconds``, ``cells`` (>= 0, or NaN where not
+        counted); ``scoring`` joins the key where present.
 
     Returns
     -------
@@ -55,14 +56,16 @@ def gcups(times: pd.DataFrame) -> pd.DataFrame:
     ValueError
         Missing columns, values out of range, or two rows for one key.
     """
-    key = ["machine", "dataset", "xdrop"]
+    key = ["machine", "dataset", "xdrop"] + (["scoring"] if "scoring" in times.columns else [])
     metrics._require_columns(times, key + ["backend", "seconds", "wall_seconds", "cells"])
     out = times.copy()
     if out.empty:
         for col in ("gcups", "speedup_vs_seqan", "speedup_vs_cpu", "wall_speedup_vs_seqan"):
             out[col] = pd.Series(dtype="float64")
         return out
-    metrics._check(out, nonneg=["cells"], positive=["seconds", "wall_seconds"])
+    metrics._check(out, positive=["seconds", "wall_seconds"])
+    metrics._require_numeric(out, ["cells"])
+    metrics._require_range(out, "cells", 0.0, allow_nan=True)  # no cell count: no GCUPS, the speed-ups stand
     if out.duplicated(key + ["backend"]).any():
         raise ValueError(f"two rows for one {key + ['backend']}")
     out["gcups"] = metrics._numeric(out, "cells") / metrics._numeric(out, "seconds") / 1e9

@@ -23,10 +23,10 @@ FOLDER = "xdrop"
 #: name -> (file, required columns, numeric columns, key columns (one row per key)).
 FILES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
     "times": ("times.csv",
-              ("machine", "device", "dataset", "n_pairs", "bases", "xdrop", "backend", "threads", "seconds",
+              ("machine", "device", "dataset", "n_pairs", "bases", "xdrop", "scoring", "backend", "threads", "seconds",
                "wall_seconds", "repeats", "cells", "gcups", "matches_oracle"),
               ("n_pairs", "bases", "xdrop", "seconds", "wall_seconds", "repeats", "cells", "gcups"),
-              ("dataset", "xdrop", "backend")),
+              ("dataset", "xdrop", "scoring", "backend")),
     "counters": ("counters.csv",
                  ("device", "dataset", "xdrop", "program", "simd_width", "duration_s", "int_lane_ops", "warp_inst",
                   "thread_inst", "dram_read_bytes", "dram_write_bytes", "dram_bytes", "l2_bytes", "l1_bytes",
@@ -86,7 +86,7 @@ def read(file: Path, name: str) -> pd.DataFrame:
     -------
     pandas.DataFrame
         The file's rows, numeric columns as floats (an empty cell is NaN), ``matches_oracle``
-        as a boolean where present.
+        as a nullable boolean where present (an empty cell: not checked).
 
     Raises
     ------
@@ -115,10 +115,11 @@ def read(file: Path, name: str) -> pd.DataFrame:
         df[col] = values.astype("float64")
     if "matches_oracle" in df.columns:
         flags = df["matches_oracle"].map(_bool)
-        if flags.isna().any():
-            i = int(flags.isna().to_numpy().nonzero()[0][0])
+        bad = flags.isna() & (df["matches_oracle"] != "")
+        if bad.any():
+            i = int(bad.to_numpy().nonzero()[0][0])
             raise LassmError(f"{file}:{i + 2}: field matches_oracle: {df['matches_oracle'].iloc[i]!r} is not True/False")
-        df["matches_oracle"] = flags.astype(bool)
+        df["matches_oracle"] = flags.astype("boolean")  # empty: not checked
     repeated = df.duplicated(list(key), keep="first")
     if repeated.any():
         i = int(repeated.to_numpy().nonzero()[0][0])
