@@ -127,6 +127,27 @@ def test_speedup_plot_without_points_is_a_note(empty_results):
     assert xdrop.show_speedup("bare-gpu").startswith(xdrop.NOT_MEASURED)
 
 
+def test_portability_over_one_machine_is_its_efficiency(fixture_results):
+    pp = xdrop.portability().set_index(["problem", "application"])
+    assert pp.loc[("fixture-pairs, X=100", "lassm cuda"), "arch pp"] == pytest.approx(0.5)
+    assert pp.loc[("fixture-pairs, X=100", "LOGAN"), "arch pp"] == pytest.approx(0.4)
+    assert xdrop.facts(MACHINE)["xd_pp"] == "20.0% to 50.0%"
+
+
+def test_portability_is_zero_where_a_machine_has_no_point(fixture_results, tmp_path, monkeypatch):
+    import shutil
+
+    shutil.copytree(FIXTURES / MACHINE, tmp_path / MACHINE)
+    other = tmp_path / "second-gpu"
+    shutil.copytree(FIXTURES / MACHINE, other)
+    src = (other / "xdrop" / "counters.csv").read_text().splitlines()
+    (other / "xdrop" / "counters.csv").write_text("\n".join(ln for ln in src if ",10,lassm cuda," not in ln) + "\n")
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
+    pp = xdrop.portability().set_index(["problem", "application"])
+    assert pp.loc[("fixture-pairs, X=10", "lassm cuda"), "arch pp"] == 0.0  # did not run on second-gpu
+    assert pp.loc[("fixture-pairs, X=100", "lassm cuda"), "arch pp"] == pytest.approx(0.5)  # 2 / (1/0.5 + 1/0.5)
+
+
 def test_claims_table(fixture_results):
     c = xdrop.claims(MACHINE)
     assert len(c) == 5

@@ -202,6 +202,33 @@ def show_speedup(machine: str):
                         "potential speedup of both kernels")
 
 
+def portability(names: list[str] | None = None) -> pd.DataFrame:
+    """Pennycook's PP of the architectural efficiency over the machines with X-drop counters.
+
+    The first study's view (:func:`lassm.analysis.metrics.pp`) with problem = (dataset, X),
+    application = the program (ours or LOGAN's), platform = the machine. Points above their roof
+    (arch eff > 1, a counting convention the roof does not share) are left out, as they are not
+    efficiencies.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``problem, application, arch pp`` (empty without counters and ceilings).
+    """
+    from ..analysis import metrics
+
+    frames = []
+    for machine in records.machines() if names is None else names:
+        m = roofline_metrics(machine)
+        if len(m):
+            frames.append(pd.DataFrame({"problem": m["dataset"].astype(str) + ", X=" + m["xdrop"].astype(int).astype(str),
+                                        "application": m["program"], "platform": machine, "arch eff": m["arch eff"]}))
+    df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    if df.empty:
+        return pd.DataFrame(columns=["problem", "application", "arch pp"])
+    return metrics.pp(df[df["arch eff"] <= 1.0])
+
+
 def int32_cores(device: str, multiprocessors: float | None) -> float | None:
     """C of LOGAN's Eq. 1 for a device: its SMs times the INT32 lanes per SM of its ``data/machines.csv`` row."""
     name = spec_row(str(device))
@@ -307,6 +334,9 @@ def facts(machine: str) -> dict[str, str]:
     f["xd_potential"] = span(within["speedup"], ".1f", NOT_MEASURED) if len(within) else NOT_MEASURED
     f["xd_beyond"] = (f"{int(ours['beyond_model'].astype(bool).sum()):d} of {len(ours):d}"
                       if "beyond_model" in ours and len(ours) else NOT_MEASURED)
+    pp = portability()
+    f["xd_pp_platforms"] = f"{len(records.machines()):d}"
+    f["xd_pp"] = span(pp.loc[pp["application"] == OUR_PROGRAM, "arch pp"], ".1%", NOT_MEASURED) if len(pp) else NOT_MEASURED
     f["xd_alg_eff"] = (span(ours["alg eff"], ".2f", NOT_MEASURED) if "alg eff" in ours and len(ours) else NOT_MEASURED)
     logan = m[m["program"] == LOGAN_PROGRAM] if len(m) else m
     f["xd_logan_arch_eff"] = span(logan["arch eff"], ".1%", NOT_MEASURED) if len(logan) else NOT_MEASURED
@@ -370,5 +400,5 @@ def claims(machine: str) -> pd.DataFrame:
 
 
 __all__ = ["GPU_BACKENDS", "LA_PROTOCOLS", "NEAR_OPTIMAL", "NOT_MEASURED", "against", "all_times", "ceilings", "claims",
-           "facts", "gcups_chart", "gcups_table", "show_gcups", "int32_cores", "published_table", "roofline_chart", "roofline_data",
+           "facts", "gcups_chart", "gcups_table", "portability", "show_gcups", "int32_cores", "published_table", "roofline_chart", "roofline_data",
            "roofline_metrics", "show_speedup", "speedup_points", "times"]
