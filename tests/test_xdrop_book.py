@@ -148,6 +148,12 @@ def test_portability_is_zero_where_a_machine_has_no_point(fixture_results, tmp_p
     assert pp.loc[("fixture-pairs, X=100", "lassm cuda"), "arch pp"] == pytest.approx(0.5)  # 2 / (1/0.5 + 1/0.5)
 
 
+def test_across_table_holds_every_row_once(fixture_results):
+    t = xdrop.across_table()
+    assert len(t) == 6 and t["xdrop"].tolist() == [10, 10, 10, 100, 100, 100]
+    assert t.loc[t["backend"] == "cuda", "speedup_vs_cpu"].tolist() == [pytest.approx(50.0)] * 2
+
+
 def test_claims_table(fixture_results):
     c = xdrop.claims(MACHINE)
     assert len(c) == 5

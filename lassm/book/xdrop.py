@@ -44,6 +44,13 @@ def all_times() -> pd.DataFrame:
     return measures.gcups(records.load_all("times"))
 
 
+def across_table() -> pd.DataFrame:
+    """Every machine's X-drop times in one table: device, dataset, X, backend, seconds, GCUPS, speed-ups."""
+    cols = ["machine", "device", "dataset", "xdrop", "backend", "seconds", "gcups", "speedup_vs_seqan", "speedup_vs_cpu"]
+    t = all_times()
+    return t[cols].assign(xdrop=t["xdrop"].astype(int)) if len(t) else t[cols]
+
+
 def ceilings(machine: str) -> dict | None:
     """The machine's measured ceilings, or None where ``ceilings.json`` is absent."""
     try:
@@ -399,6 +406,7 @@ def claims(machine: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["claim", "LOGAN (published)", f"ours ({machine})", "on our machine"])
 
 
-__all__ = ["GPU_BACKENDS", "LA_PROTOCOLS", "NEAR_OPTIMAL", "NOT_MEASURED", "against", "all_times", "ceilings", "claims",
-           "facts", "gcups_chart", "gcups_table", "portability", "show_gcups", "int32_cores", "published_table", "roofline_chart", "roofline_data",
-           "roofline_metrics", "show_speedup", "speedup_points", "times"]
+__all__ = ["GPU_BACKENDS", "LA_PROTOCOLS", "NEAR_OPTIMAL", "NOT_MEASURED", "across_table", "against", "all_times",
+           "ceilings", "claims", "facts", "gcups_chart", "gcups_table", "int32_cores", "portability",
+           "published_table", "roofline_chart", "roofline_data", "roofline_metrics", "show_gcups", "show_speedup",
+           "speedup_points", "times"]

@@ -219,6 +219,6 @@ def v100_roof() -> pd.DataFrame:
                          "bandwidth": [V100_HBM_GBS]})
 
 
-__all__ = ["HEADLINES", "PAPER", "PRINT_HALF_UNIT", "README_COMMIT", "ROOF_COMMIT", "ROOF_PATH", "SETUP", "TRANSACTION_BYTES",
-           "LOGAN_THREADS", "V100_HBM_GBS", "V100_INT32_PER_SM", "V100_INT_WARP_GIPS", "V100_SMS", "WARP", "X_VALUES", "headline_check", "readme_differences", "table2",
-           "table3", "v100_roof", "v100_roofline"]
+__all__ = ["HEADLINES", "LOGAN_THREADS", "PAPER", "PRINT_HALF_UNIT", "README_COMMIT", "ROOF_COMMIT", "ROOF_PATH",
+           "SETUP", "TRANSACTION_BYTES", "V100_HBM_GBS", "V100_INT32_PER_SM", "V100_INT_WARP_GIPS", "V100_SMS", "WARP",
+           "X_VALUES", "headline_check", "readme_differences", "table2", "table3", "v100_roof", "v100_roofline"]
