@@ -101,6 +101,37 @@ def _cmd_align(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_campaign(args: argparse.Namespace) -> int:
+    """``lassm run --kernel xdrop``: the X-drop campaign (:mod:`lassm.campaign.xdrop_run`) with ``run``'s flags."""
+    from ..campaign.xdrop_plan import describe, make_plan
+    from ..campaign.xdrop_run import report, run_xdrop_campaign
+
+    for option, given in (("--protocols", args.protocols), ("--ks", args.ks), ("--notebooks", args.notebooks),
+                          ("--cluster", args.cluster), ("--no-ceilings", args.no_ceilings)):
+        if given:
+            raise LassmError(f"{option}: a local-assembly option; the xdrop kernel has no such axis or step")
+    unknown = [b for b in args.backends or [] if b not in BACKEND_NAMES]
+    if unknown:
+        raise LassmError(f"--backends {','.join(unknown)}: not an X-drop backend; choose among {', '.join(BACKEND_NAMES)}")
+    for name in args.datasets or []:
+        if not name.startswith("xdrop-") and Path(name).suffix not in PAIR_SUFFIXES:
+            raise LassmError(f"--datasets {name}: not an X-drop pair set (xdrop-sim-<N>, xdrop-short-<N>, "
+                             f"xdrop-real-<genome>-<N>, or a .parquet/.tsv pairs file)")
+    if args.backends:
+        from ..backends.xdrop import get
+
+        for name in args.backends:
+            get(name)  # fails now, naming what to install
+    plan = make_plan(args.quick, backends=args.backends, datasets=args.datasets, xdrops=args.xdrops,
+                     repeats=args.repeats, warmup=args.warmup, profile=not args.no_profile)
+    if args.dry_run:
+        print(describe(plan))
+        return 0
+    outcome = run_xdrop_campaign(plan, machine=args.machine, force=args.force, progress=not args.quiet)
+    report(outcome)
+    return 1 if outcome.failed else 0
+
+
 def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
     """``lassm xdrop generate``, ``lassm xdrop real`` and ``lassm xdrop align``."""
     p = subparsers.add_parser("xdrop", help="LOGAN's X-drop alignment kernel: synthetic pairs, alignment, SeqAn")
