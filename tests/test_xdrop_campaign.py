@@ -261,3 +261,20 @@ def test_run_kernel_xdrop_dry_run_names_its_plan(results: Path, capsys: pytest.C
     out = capsys.readouterr().out
     assert "X         10, 100" in out and "xdrop-sim-1k" in out and out.strip().endswith("4 points")
     assert not results.exists()
+
+
+# --- the kernel field of local assembly's run records -----------------------------------------
+
+def test_run_records_name_their_kernel_and_old_ones_read_as_local_assembly(results: Path) -> None:
+    from lassm.runs import results as tables
+    from lassm.runs.records import SUMMARY_KEYS
+
+    assert "kernel" in SUMMARY_KEYS
+    for run_id, summary in (("old__k21__cpu__none", {"backend": "cpu", "kernel_seconds": 1.0}),
+                            ("new__k21__cpu__none", {"backend": "cpu", "kernel_seconds": 2.0, "kernel": "local-assembly"}),
+                            ("odd__k21__cpu__none", {"backend": "cpu", "kernel_seconds": 3.0, "kernel": "other"})):
+        (results / "box" / run_id).mkdir(parents=True)
+        (results / "box" / run_id / "summary.json").write_text(json.dumps(summary))
+    got = tables.load_records("box").set_index("run_id")["kernel"].to_dict()
+    assert got == {"old__k21__cpu__none": "local-assembly", "new__k21__cpu__none": "local-assembly",
+                   "odd__k21__cpu__none": "other"}
