@@ -132,9 +132,13 @@ def _on_gpu(name: str) -> bool:
 
 
 def default_threads() -> int:
-    """The CPU backends' threads: every core numba may use (``NUMBA_NUM_THREADS``)."""
-    import numba
+    """The CPU backends' threads: every core numba may use (``NUMBA_NUM_THREADS``; the cores, without numba)."""
+    try:
+        import numba
+    except ImportError:
+        import os
 
+        return os.cpu_count() or 1
     return int(numba.config.NUMBA_NUM_THREADS)
 
 
