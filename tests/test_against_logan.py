@@ -79,3 +79,35 @@ def test_logan_is_built_as_its_makefile_says(tmp_path: Path, monkeypatch: pytest
     assert sorted(lines[:4]) == sorted(f"-c {flags} -dc src/{n}.cu -o src/{n}.o" for n in tool.LOGAN_SOURCES)
     assert lines[4] == f"{flags} " + " ".join(f"src/{n}.o" for n in tool.LOGAN_SOURCES) + " -o demo"
     assert sorted(p.name for p in (source / "src").iterdir()) == sorted(f"{n}.cu" for n in tool.LOGAN_SOURCES)
+
+
+def test_a_dry_run_writes_the_table_and_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture) -> None:
+    """The whole script without a GPU: a stand-in demo (it checks its input and prints LOGAN's
+    lines), our cpu backend, no ncu; a second call finds every row recorded at this commit."""
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setenv("LASSM_XDROP_DATA", str(tmp_path / "cache"))
+    monkeypatch.setenv("LASSM_GIT_SHA", "sha-x")
+    monkeypatch.setenv("PYTHONPATH", str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    calls = tmp_path / "calls.txt"
+    demo = tmp_path / "demo"
+    demo.write_text(f'#!/bin/sh\necho "$2 $3 $4 $(wc -l < "$1")" >> {calls}\n'
+                    'printf "GPU only time:\\t\\t0.5\\nTotal Execution time:\\t2\\n"\n')
+    demo.chmod(demo.stat().st_mode | stat.S_IXUSR)
+    argv = ["--program", str(demo), "--machine", "box", "--dataset", "xdrop-short-6", "--xdrops", "5,40",
+            "--backend", "cpu", "--no-ncu"]
+    assert tool.main(argv) == 0
+    assert calls.read_text().splitlines() == ["17 5 1 6"] * 2 + ["17 40 1 6"]  # one untimed run before the first X
+    import csv
+
+    with open(tmp_path / "results" / "box" / "xdrop" / "against-logan.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert list(rows[0]) == list(tool.rec.AGAINST_LOGAN_COLUMNS)
+    assert [(r["xdrop"], r["program"]) for r in rows] == [(x, p) for x in ("5", "40")
+                                                          for p in ("LOGAN demo", "lassm xdrop align cpu")]
+    assert [r["logan_gpu_seconds"] for r in rows] == ["0.5", ""] * 2
+    assert all(r["kernel_seconds"] == "" and float(r["whole_seconds"]) > 0 and r["n_pairs"] == "6" for r in rows)
+    assert rows[0]["command"] == "demo xdrop-short-6.txt 17 5 1" and rows[0]["git_sha"] == "sha-x"
+    capsys.readouterr()
+    assert tool.main(argv) == 0
+    assert "X to run: none" in capsys.readouterr().out and len(calls.read_text().splitlines()) == 3

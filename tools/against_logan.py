@@ -53,7 +53,7 @@ LOGAN_SOURCES = ("demo", "seed", "score", "logan_functions")
 #: LOGAN's kernel and ours, for ncu's ``--kernel-name``.
 LOGAN_KERNEL = "extendSeedLGappedXDropOneDirectionGlobal"
 OUR_KERNEL = "xdrop_kernel"
-PROGRAMS = ("LOGAN demo", "lassm xdrop align cuda")
+LOGAN_PROGRAM = "LOGAN demo"
 #: The two metrics of the kernel-time runs (one ncu pass).
 TIME_METRICS = ("gpu__time_duration.sum", "smsp__thread_inst_executed.sum")
 _GPU_ONLY = re.compile(r"^GPU only time:\s*([0-9.eE+-]+)\s*$", re.M)
@@ -171,7 +171,15 @@ def logan_counters(demo_cmd: list[str], raw: Path, *, dataset: str, xdrop: int, 
 
 
 def _device() -> tuple[str, str]:
-    import cupy
+    """The GPU's name and driver (the CPU's model and no driver where CuPy sees none: a dry run)."""
+    try:
+        import cupy
+
+        cupy.cuda.runtime.getDeviceCount()
+    except Exception:
+        from lassm.runs.records import cpu_model
+
+        return cpu_model(), ""
 
     props = cupy.cuda.runtime.getDeviceProperties(0)
     name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
@@ -206,6 +214,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-ncu", action="store_true", help="no kernel times from Nsight Compute")
     ap.add_argument("--counters-xdrops", type=_int_list, default=[],
                     help="X values at which LOGAN also runs under the study's whole metric list (counters.csv)")
+    ap.add_argument("--backend", default="cuda", choices=("cuda", "opencl", "cpu"),
+                    help="our backend (default cuda; cpu for a dry run of this script without a GPU)")
     ap.add_argument("--force", action="store_true", help="measure again rows recorded at this commit")
     args = ap.parse_args(argv)
     if not args.source and not args.program:
@@ -219,14 +229,21 @@ def main(argv: list[str] | None = None) -> int:
     device, driver = _device()
     ncu = None if args.no_ncu else find_ncu()
     sha = git_sha()
+    programs = (LOGAN_PROGRAM, f"lassm xdrop align {args.backend}")
     table = rec.folder(args.machine) / rec.AGAINST_LOGAN_FILE
     counters = rec.folder(args.machine) / rec.COUNTERS_FILE
     pairs = datasets.load(args.dataset)
     name = args.dataset if args.dataset.startswith("xdrop-") else Path(args.dataset).stem
     todo = [x for x in args.xdrops if args.force or not all(
         rec.recorded(rec.read_rows(table, rec.AGAINST_LOGAN_COLUMNS), sha, dataset=name, xdrop=x, program=p)
-        for p in PROGRAMS)]
-    print(f"{name}: {pairs.n_pairs} pairs; X to run: {todo or 'none (recorded at this commit)'}", flush=True)
+        for p in programs)]
+    counted = [x for x in args.counters_xdrops if ncu and (args.force or not rec.recorded(
+        rec.read_rows(counters, rec.COUNTER_COLUMNS), sha, dataset=name, xdrop=x, program="LOGAN"))]
+    print(f"{name}: {pairs.n_pairs} pairs; X to run: {todo or 'none (recorded at this commit)'}"
+          + (f"; LOGAN's counters at X = {counted}" if counted else ""), flush=True)
+    if not todo and not counted:
+        print(f"-> {table}")
+        return 0
     with tempfile.TemporaryDirectory(prefix="lassm-vs-logan-") as tmp:
         tmp = Path(tmp)
         t0 = time.perf_counter()
@@ -235,49 +252,58 @@ def main(argv: list[str] | None = None) -> int:
         logan_in, ours_in = tmp / "pairs.txt", tmp / "pairs.parquet"
         k = write_logan_input(pairs, logan_in)
         write_pairs_parquet(pairs, ours_in)
-        first = True
+        def measure(prog: str, cmd: list[str], x: int, shown: str) -> dict:
+            """One program at one X: its whole runs, LOGAN's printed time, ncu's kernel time."""
+            runs = [run_whole(cmd) for _ in range(args.repeats)]
+            gpu_only = [parse_logan_output(out)[0] for _s, out in runs] if prog == LOGAN_PROGRAM else []
+            kernel, launches, inst = (ncu_times(cmd, ncu, LOGAN_KERNEL if prog == LOGAN_PROGRAM else OUR_KERNEL,
+                                                tmp / "ncu.csv") if ncu else (None, None, math.nan))
+            row = {"machine": args.machine, "device": device, "driver": driver, "dataset": name,
+                   "n_pairs": pairs.n_pairs, "xdrop": x, "program": prog, "kernel_seconds": kernel,
+                   "kernel_launches": launches, "logan_gpu_seconds": statistics.median(gpu_only) if gpu_only else None,
+                   "whole_seconds": statistics.median(s for s, _out in runs), "git_sha": sha, "command": shown}
+            print(f"X={x} {prog}: whole {row['whole_seconds']:.3f} s"
+                  + (f", kernel {kernel * 1e3:.3f} ms ({launches} launches, {inst:.4g} thread instructions)"
+                     if kernel is not None else "")
+                  + (f", LOGAN's GPU only time {row['logan_gpu_seconds']:.4f} s" if gpu_only else ""), flush=True)
+            return row
+
+        first, failed = True, []
         for x in todo:
-            cmds = {PROGRAMS[0]: [str(exe), str(logan_in), str(k), str(x), "1"],
-                    PROGRAMS[1]: [sys.executable, "-m", "lassm.cli", "xdrop", "align", str(ours_in), "--backend", "cuda",
-                                  "--xdrop", str(x), "--out", str(tmp / "ours.parquet")]}
-            shown = {PROGRAMS[0]: f"demo {name}.txt {k} {x} 1",
-                     PROGRAMS[1]: f"lassm xdrop align {name}.parquet --backend cuda --xdrop {x}"}
-            if first:
-                for cmd in cmds.values():
-                    run_whole(cmd)
-                first = False
-            rows = []
-            for prog, cmd in cmds.items():
-                runs = [run_whole(cmd) for _ in range(args.repeats)]
-                gpu_only = [parse_logan_output(out)[0] for _s, out in runs] if prog == PROGRAMS[0] else []
-                kernel, launches, inst = (ncu_times(cmd, ncu, LOGAN_KERNEL if prog == PROGRAMS[0] else OUR_KERNEL,
-                                                    tmp / "ncu.csv") if ncu else (math.nan, 0, math.nan))
-                rows.append({"machine": args.machine, "device": device, "driver": driver, "dataset": name,
-                             "n_pairs": pairs.n_pairs, "xdrop": x, "program": prog, "kernel_seconds": kernel,
-                             "kernel_launches": launches,
-                             "logan_gpu_seconds": statistics.median(gpu_only) if gpu_only else None,
-                             "whole_seconds": statistics.median(s for s, _out in runs), "git_sha": sha,
-                             "command": shown[prog]})
-                print(f"X={x} {prog}: whole {rows[-1]['whole_seconds']:.3f} s, kernel {kernel * 1e3:.3f} ms "
-                      f"({launches} launches, {inst:.4g} thread instructions)"
-                      + (f", LOGAN's GPU only time {rows[-1]['logan_gpu_seconds']:.4f} s" if gpu_only else ""), flush=True)
-            rec.upsert(table, rec.AGAINST_LOGAN_COLUMNS, rec.AGAINST_LOGAN_KEY, rows)
-        for x in args.counters_xdrops:
-            if not ncu:
-                print("counters: no ncu here; none collected", flush=True)
-                break
-            if not args.force and rec.recorded(rec.read_rows(counters, rec.COUNTER_COLUMNS), sha, dataset=name,
-                                               xdrop=x, program="LOGAN"):
+            cmds = {programs[0]: [str(exe), str(logan_in), str(k), str(x), "1"],
+                    programs[1]: [sys.executable, "-m", "lassm.cli", "xdrop", "align", str(ours_in), "--backend",
+                                  args.backend, "--xdrop", str(x), "--out", str(tmp / "ours.parquet")]}
+            shown = {programs[0]: f"demo {name}.txt {k} {x} 1",
+                     programs[1]: f"lassm xdrop align {name}.parquet --backend {args.backend} --xdrop {x}"}
+            try:
+                if first:  # CUDA's context, CuPy's kernel cache, the file system's cache: untimed
+                    for cmd in cmds.values():
+                        run_whole(cmd)
+                    first = False
+                rows = [measure(prog, cmd, x, shown[prog]) for prog, cmd in cmds.items()]
+            except (RuntimeError, ValueError, OSError) as exc:  # one X that fails is named; the others go on
+                failed.append(f"X={x}: {' '.join(str(exc).split())[:500]}")
+                print(f"X={x}: failed: {failed[-1]}", flush=True)
                 continue
+            rec.upsert(table, rec.AGAINST_LOGAN_COLUMNS, rec.AGAINST_LOGAN_KEY, rows)
+
+        if args.counters_xdrops and not ncu:
+            print("counters: no ncu here; none collected", flush=True)
+        for x in counted:
             raw = rec.folder(args.machine) / "counters" / f"ncu__{name}__x{x}__logan.csv"
-            row = logan_counters([str(exe), str(logan_in), str(k), str(x), "1"], raw, dataset=name, xdrop=x,
-                                 machine=args.machine, sha=sha, ncu=ncu,
-                                 command=f"ncu --metrics <data/metric-names.csv> -- demo {name}.txt {k} {x} 1")
+            try:
+                row = logan_counters([str(exe), str(logan_in), str(k), str(x), "1"], raw, dataset=name, xdrop=x,
+                                     machine=args.machine, sha=sha, ncu=ncu,
+                                     command=f"ncu --metrics <data/metric-names.csv> -- demo {name}.txt {k} {x} 1")
+            except Exception as exc:  # LOGAN's counters are extra: named, not fatal
+                failed.append(f"counters X={x}: {' '.join(str(exc).split())[:500]}")
+                print(f"counters LOGAN X={x}: failed: {failed[-1]}", flush=True)
+                continue
             rec.upsert(counters, rec.COUNTER_COLUMNS, rec.COUNTERS_KEY, [row])
             print(f"counters LOGAN X={x}: {row['duration_s'] * 1e3:.2f} ms, {row['launches']} launches, "
                   f"{row['int_lane_ops']:.4g} integer lane ops", flush=True)
     print(f"-> {table}")
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
