@@ -22,7 +22,7 @@ from ..errors import BackendUnavailable
 from .nvrtc import BUILDS, VARIANTS, Variant, include_options, kernel_file, kernel_options, sources_digest
 from ..paths import kernel_source
 from ..workloads.local_assembly.result import SideResult
-from . import launch
+from . import device_segments, launch
 
 #: Warps per block unless told otherwise.
 DEFAULT_BLOCK_WARPS = 4
@@ -32,6 +32,11 @@ MEMORY_FRACTION = 0.8
 PROTOCOLS: dict[str, str] = dict(BUILDS)
 #: Label of the launch that holds every contig end (the one-launch variants).
 ALL_ENDS = "all"
+#: Share of the device budget a run's bases may take to stay resident (uploaded once, each launch
+#: cut out on the device, :mod:`.device_segments`); past it, launches are gathered on the host.
+RESIDENT_FRACTION = 0.5
+#: :func:`extend_sides` takes ``left_ctgs=None`` and reverse-complements on the device.
+revcomp_on_device = True
 
 
 def visited_slots(max_walk: int) -> int:
@@ -196,6 +201,13 @@ def kernel(protocol: str, warp_size: int, published: bool = False):
     return _kernel(options + (f"-DLASSM_SOURCES_SHA256={sources_digest()}",), code)
 
 
+def warm_up(protocol: str | None = None) -> None:
+    """Makes the context and loads ``protocol``'s kernel and the segment kernels (from CuPy's disk
+    cache): start-up that ``lassm extend`` overlaps with reading its input."""
+    kernel(protocol or "casptr", int(device_info()["warp_size"]))
+    device_segments.warm_up()
+
+
 def _require(name: str, arr: Any, dtype: Any) -> None:
     if arr.dtype != np.dtype(dtype):
         raise TypeError(f"kernel argument {name} must be {np.dtype(dtype)}, got {arr.dtype}")
@@ -231,11 +243,14 @@ def _allow_shared(kern, shared: int, hip: bool, block_warps: int, max_walk: int)
 
 def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots: np.ndarray,
                params: config.Params, block_warps: int, warp_size: int,
-               variant: Variant | None = None, n_team: int = 0, hip: bool = False) -> tuple[SideResult, float, int]:
+               variant: Variant | None = None, n_team: int = 0, hip: bool = False,
+               resident: dict | None = None) -> tuple[SideResult, float, int]:
     """Uploads one slice, launches it once, downloads its results. Returns (part, seconds, bytes).
 
     A fast ``variant`` gets its shared memory and visited set (sized by ``warp_size``: a warp on
-    CUDA, a wavefront on HIP), and block teams for the first ``n_team`` ends of ``index``."""
+    CUDA, a wavefront on HIP), and block teams for the first ``n_team`` ends of ``index``. With
+    ``resident`` (the run's contigs, reads and qualities already on the device: ``ctg``, ``seqs``,
+    ``quals``) the slice's buffers are gathered there instead of on the host."""
     cupy = _cupy()
     n = len(index)
     max_walk = int(params.max_walk)
@@ -246,21 +261,27 @@ def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots:
     else:  # epoch-tagged entries in global memory, zeroed once
         n_visited, shared = n * visited_slots(max_walk), fast_shared_bytes(block_warps, max_walk, False, warp_size)
     stride = launch.walk_stride(max_walk)
-    h_ctg, h_ctg_off = launch.gather(ctg_seqs, ctg_off, index)
-    rids, h_cnt_off = launch.read_index(reads.contig_offsets, index)
-    h_seqs, h_rd_off = launch.gather(reads.seqs, reads.offsets, rids, pad=launch.PAD_BYTES)
-    h_quals, _ = launch.gather(reads.quals, reads.offsets, rids, pad=launch.PAD_BYTES)
+    rids, h_cnt_off = device_segments.read_index(reads.contig_offsets, index)
+    if resident is not None:
+        d_ctg, h_ctg_off = device_segments.gather(resident["ctg"], ctg_off, index, pad=launch.PAD_BYTES)
+        d_seqs, h_rd_off = device_segments.gather(resident["seqs"], reads.offsets, rids, pad=launch.PAD_BYTES)
+        d_quals, _ = device_segments.gather(resident["quals"], reads.offsets, rids, pad=launch.PAD_BYTES)
+    else:
+        h_ctg, h_ctg_off = launch.gather(ctg_seqs, ctg_off, index, pad=launch.PAD_BYTES)
+        h_seqs, h_rd_off = launch.gather(reads.seqs, reads.offsets, rids, pad=launch.PAD_BYTES)
+        h_quals, _ = launch.gather(reads.quals, reads.offsets, rids, pad=launch.PAD_BYTES)
+        d_ctg, d_seqs, d_quals = cupy.asarray(h_ctg), cupy.asarray(h_seqs), cupy.asarray(h_quals)
     h_ht_off = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(slots, out=h_ht_off[1:])
     h_depths = np.ascontiguousarray(depths[index], dtype=np.float64)
 
     pool = cupy.get_default_memory_pool()
     d = {
-        "ctg_seqs": cupy.asarray(np.concatenate((h_ctg, np.zeros(launch.PAD_BYTES, np.uint8)))),
+        "ctg_seqs": d_ctg,
         "ctg_off": cupy.asarray(h_ctg_off),
         "depths": cupy.asarray(h_depths),
-        "rd_seqs": cupy.asarray(h_seqs),
-        "rd_quals": cupy.asarray(h_quals),
+        "rd_seqs": d_seqs,
+        "rd_quals": d_quals,
         "rd_off": cupy.asarray(h_rd_off),
         "rd_cnt_off": cupy.asarray(h_cnt_off),
         # Zeroed once so that the published protocols' stale pointers are never garbage.
@@ -350,6 +371,13 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
         budget = int((free + cupy.get_default_memory_pool().free_bytes()) * MEMORY_FRACTION)
     else:
         budget = int(max_bytes)
+    resident = None
+    source_bytes = int(ctg_seqs.nbytes + reads.seqs.nbytes + reads.quals.nbytes)
+    if not hip and source_bytes <= budget * RESIDENT_FRACTION:
+        resident = {"ctg": cupy.asarray(ctg_seqs), "seqs": cupy.asarray(reads.seqs), "quals": cupy.asarray(reads.quals)}
+        budget -= source_bytes
+    elif not isinstance(ctg_seqs, np.ndarray):  # reverse-complemented on the device, too big to stay
+        ctg_seqs = cupy.asnumpy(ctg_seqs)
     launches = []
     high_water = 0
     for label, idx in groups:
@@ -360,7 +388,7 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
             n_team = team_count(rd_bytes[index]) if variant is not None and variant.block_teams else 0
             part, seconds, used = _run_slice(kern, index, ctg_seqs, ctg_off, depths, reads, slots_all[index],
                                              params, int(block_warps), ws, variant=variant, n_team=n_team,
-                                             hip=hip)
+                                             hip=hip, resident=resident)
             out.scatter(index, part)
             high_water = max(high_water, used)
             launches.append({"bin": label, "slice": number, "contigs": int(len(index)), "seconds": seconds,
@@ -380,6 +408,7 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
         ("hip" if hip else "cuda"): info["runtime"],
         "cupy": info["cupy"],
         "options": list(kernel_options(protocol, ws, as_published)),
+        "gathered_on": "device" if resident is not None else "host",
     }
     return out
 
@@ -428,13 +457,13 @@ _stack_reads = launch.stack_reads
 _split = launch.split_sides
 
 
-def extend_sides(right_ctgs: np.ndarray, left_ctgs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray,
+def extend_sides(right_ctgs: np.ndarray, left_ctgs: np.ndarray | None, ctg_off: np.ndarray, depths: np.ndarray,
                  right_reads, left_reads, run_mask: np.ndarray, params: config.Params, protocol: str = "fast",
                  block_warps: int = DEFAULT_BLOCK_WARPS, max_bytes: int | None = None,
                  bin_counts: np.ndarray | None = None, as_published: bool = False) -> tuple[SideResult, SideResult]:
     """Both sides of every contig in one launch (more only where device memory forces slices):
-    the right ends (contigs as given) and the left ends (``left_ctgs``, reverse-complemented)
-    are stacked into one list of 2n ends and scheduled together by work, so that neither side's
+    the right ends (contigs as given) and the left ends (``left_ctgs``, reverse-complemented;
+    ``None``: reverse-complemented on the device, :data:`revcomp_on_device`) are stacked into one list of 2n ends and scheduled together by work, so that neither side's
     longest ends trail alone. Same parameters as :func:`extend_side` (``bin_counts`` still sizes
     the tables); returns ``(right, left)``."""
     return extend_sides_gpu(right_ctgs, left_ctgs, ctg_off, depths, right_reads, left_reads, run_mask, params,
@@ -442,7 +471,7 @@ def extend_sides(right_ctgs: np.ndarray, left_ctgs: np.ndarray, ctg_off: np.ndar
                             as_published=as_published, hip=False)
 
 
-def extend_sides_gpu(right_ctgs: np.ndarray, left_ctgs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray,
+def extend_sides_gpu(right_ctgs: np.ndarray, left_ctgs: np.ndarray | None, ctg_off: np.ndarray, depths: np.ndarray,
                      right_reads, left_reads, run_mask: np.ndarray, params: config.Params, protocol: str = "fast",
                      block_warps: int = DEFAULT_BLOCK_WARPS, max_bytes: int | None = None,
                      bin_counts: np.ndarray | None = None, as_published: bool = False,
@@ -452,8 +481,17 @@ def extend_sides_gpu(right_ctgs: np.ndarray, left_ctgs: np.ndarray, ctg_off: np.
     n = len(ctg_off) - 1
     total = int(ctg_off[-1])
     counts = None if bin_counts is None else np.concatenate((bin_counts, bin_counts))
+    if left_ctgs is not None:
+        ctgs = np.concatenate((right_ctgs, left_ctgs))
+    elif hip:  # the device reverse complement is checked on NVIDIA only: HIP keeps the host's
+        from ..workloads.local_assembly import dataset, segments_jit
+        ctgs = np.concatenate((right_ctgs, segments_jit.revcomp_segments(right_ctgs, ctg_off, dataset._COMPLEMENT)))
+    else:
+        cupy = _cupy()
+        d_right = cupy.asarray(right_ctgs)
+        ctgs = cupy.concatenate((d_right, device_segments.revcomp(d_right, ctg_off)))
     res = extend_side_gpu(
-        np.concatenate((right_ctgs, left_ctgs)), np.concatenate((ctg_off, total + ctg_off[1:])),
+        ctgs, np.concatenate((ctg_off, total + ctg_off[1:])),
         np.concatenate((depths, depths)), _stack_reads(right_reads, left_reads),
         np.concatenate((run_mask, run_mask)), params, protocol=protocol, block_warps=block_warps,
         max_bytes=max_bytes, bin_counts=counts, hip=hip, as_published=as_published)

@@ -215,16 +215,17 @@ def stack_reads(a, b):
 
 
 def split_sides(res: SideResult, n: int) -> tuple[SideResult, SideResult]:
-    """The right (ends ``0..n-1``) and left (``n..2n-1``) halves of a stacked result; the launch
-    time and records stay with the right half, so that the two still sum to the run's."""
+    """The right (ends ``0..n-1``) and left (``n..2n-1``) halves of a stacked result, as views of
+    it (no copy: the stacked result is not used again); the launch time and records stay with
+    the right half, so that the two still sum to the run's."""
     halves = []
     for lo, hi in ((0, n), (n, 2 * n)):
         halves.append(SideResult(
             max_walk=res.max_walk,
-            walks=res.walks[lo * res.max_walk : hi * res.max_walk].copy(),
-            walk_len=res.walk_len[lo:hi].copy(), final_k=res.final_k[lo:hi].copy(), term=res.term[lo:hi].copy(),
-            n_k=res.n_k[lo:hi].copy(), steps=res.steps[lo:hi].copy(), insertions=res.insertions[lo:hi].copy(),
-            start_insertions=res.start_insertions[lo:hi].copy(),
+            walks=res.walks[lo * res.max_walk : hi * res.max_walk],
+            walk_len=res.walk_len[lo:hi], final_k=res.final_k[lo:hi], term=res.term[lo:hi],
+            n_k=res.n_k[lo:hi], steps=res.steps[lo:hi], insertions=res.insertions[lo:hi],
+            start_insertions=res.start_insertions[lo:hi],
             kernel_seconds=res.kernel_seconds if lo == 0 else 0.0,
             extra=dict(res.extra) if lo == 0 else {**res.extra, "launches": []},
         ))

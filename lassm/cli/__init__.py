@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
+from typing import Callable
 
 from ..version import __version__
 from . import args as t
@@ -61,9 +61,14 @@ def cmd_extend(args: argparse.Namespace) -> int:
     if args.protocol is not None:
         check_protocol(args.backend, args.protocol)
     t.refuse_overwriting_inputs({"--out": args.out, "--ends": args.ends}, [args.input])
+    ready = None
     if not args.cluster:  # the workers of a cluster may have what this machine lacks
-        _require_backend(args.backend)
-    ds = formats.read_dataset(args.input)
+        ready = _prepare_backend(args.backend, args.protocol)
+    try:
+        ds = formats.read_dataset(args.input)
+    finally:
+        if ready is not None:
+            ready()  # re-raises the backend's failure (naming what to install) unless reading failed first
     params = _params(args, _start_k(args, ds))
     options = {"threads": args.threads} if args.backend == "cpu" and args.threads else {}
     if args.protocol and args.backend != "cpu":
@@ -243,6 +248,38 @@ def _require_backend(name: str) -> None:
     from .. import backends
 
     backends.get(name)
+
+
+def _prepare_backend(name: str, protocol: str | None) -> Callable[[], None]:
+    """Checks backend ``name`` and warms it (its runtime imported, device context made, kernel
+    loaded from the on-disk cache: ``warm_up``) in a thread while the caller reads its input; on a
+    GPU this start-up costs as much as reading a large input, so the two overlap instead of adding.
+
+    Returns the call that waits for it and re-raises its failure, which names what to install.
+    """
+    import threading
+
+    failed: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            from .. import backends
+
+            warm_up = getattr(backends.get(name), "warm_up", None)
+            if warm_up is not None:
+                warm_up(protocol)
+        except BaseException as exc:  # handed to the waiting thread
+            failed.append(exc)
+
+    thread = threading.Thread(target=work, name=f"lassm-{name}-warm-up", daemon=True)
+    thread.start()
+
+    def ready() -> None:
+        thread.join()
+        if failed and sys.exc_info()[1] is None:
+            raise failed[0]
+
+    return ready
 
 
 def _command_line() -> str:

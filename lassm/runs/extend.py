@@ -47,7 +47,9 @@ def extend(ds: Dataset, params: Params, backend: str = "cpu", **options) -> Exte
     t0 = time.perf_counter()
     one_launch = getattr(mod, "one_launch", None)
     if one_launch is not None and one_launch(options.get("protocol", "")):  # fast: both sides at once
-        right, left = mod.extend_sides(ds.seqs, revcomp_contigs(ds), ds.offsets, ds.depths, ds.right, ds.left,
+        # A backend that reverse-complements on its device takes None (no host pass over the bases).
+        left_ctgs = None if getattr(mod, "revcomp_on_device", False) else revcomp_contigs(ds)
+        right, left = mod.extend_sides(ds.seqs, left_ctgs, ds.offsets, ds.depths, ds.right, ds.left,
                                        run_mask, params, **options)
     else:
         right = mod.extend_side(ds.seqs, ds.offsets, ds.depths, ds.right, run_mask, params, **options)

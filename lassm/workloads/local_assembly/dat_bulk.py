@@ -32,8 +32,11 @@ _BASES = b"ACGTN"
 _MAX_DIGITS = 18
 #: Files (and datasets) of this size or more are read (and written) by :mod:`.dat_jit` where
 #: numba is installed. A tunable: importing numba and loading the scanner from its cache cost a
-#: fresh process a fixed time, which a small file does not win back.
-JIT_MIN_BYTES = 64 * 2**20
+#: fresh process a fixed time, which a small file does not win back. On a 2-core EPYC the NumPy
+#: path reads the 73 MB x20 sample in 0.40 s, a fresh process's numba path in 0.65 s
+#: (``logs/bench-io-1c3cc9f.log``); a GPU node's numba import alone took 0.7-1.0 s
+#: (``nvidia-h100-80gb-hbm3/logs/startup-b01408d.log``), so the break-even lies past 150 MB.
+JIT_MIN_BYTES = 256 * 2**20
 #: Records per block when writing, which bounds the Python objects alive at once.
 WRITE_BLOCK = 65536
 
@@ -288,10 +291,15 @@ def dat_blocks(ds, block: int = WRITE_BLOCK) -> Iterator[bytes]:
 # --- the extended contigs --------------------------------------------------------------------
 
 def _walks(res, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
-    """Walks ``a .. b-1`` of a side's result: (their bases end to end, their lengths)."""
+    """Walks ``a .. b-1`` of a side's result: (their bases end to end, their lengths). Indexed by
+    one int64 per walked base, not masked over every row's ``max_walk`` slots: most walks are a
+    few bases long, and the mask cost the x20 generated set's writer 2.6 s of an H100 node's CPU
+    (``nvidia-h100-80gb-hbm3/logs/profile-extend-x20-b01408d.log``)."""
     lens = res.walk_len[a:b].astype(np.int64)
-    rows = res.walks.reshape(len(res.walk_len), res.max_walk)[a:b]
-    return rows[np.arange(res.max_walk)[None, :] < lens[:, None]], lens
+    new_off = _offsets(lens)
+    rows = np.arange(a, b, dtype=np.int64) * int(res.max_walk)
+    index = np.arange(int(new_off[-1]), dtype=np.int64) + np.repeat(rows - new_off[:-1], lens)
+    return res.walks.reshape(-1)[index], lens
 
 
 def extended_blocks(ext, block: int = WRITE_BLOCK) -> Iterator[bytes]:

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Where a whole ``lassm extend`` command spends its time outside the kernel (issue 20).
+
+For each dataset, in one run: the interpreter alone, ``import numpy``, CuPy's import and context,
+the whole command (median of ``--repeats`` after one untimed run, so the kernel cache is warm),
+``-X importtime``'s heaviest imports, and cProfile's heaviest calls of one more run. Everything is
+printed as text (a log to commit under ``data/results/<machine>/logs/``); nothing is computed
+from it here.
+
+Usage (GPU node, repository root):
+    PYTHONPATH=$PWD python3 tools/profile_extend.py --datasets gen-k77,sample-k77x20 > profile.log
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import pstats
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def seconds(cmd: list[str], repeats: int) -> list[float]:
+    """Wall seconds of ``repeats`` runs of ``cmd`` after one untimed run."""
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    out = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def heaviest_imports(cmd: list[str], top: int) -> str:
+    """The ``top`` imports with the largest cumulative time under ``-X importtime``."""
+    res = subprocess.run([cmd[0], "-X", "importtime", *cmd[1:]], capture_output=True, text=True, check=True)
+    rows = []
+    for line in res.stderr.splitlines():
+        if not line.startswith("import time:") or "cumulative" in line:
+            continue
+        own, cum, name = line.split("|", 2)
+        rows.append((int(cum), int(own.split(":")[1]), name.rstrip()))
+    rows.sort(reverse=True)
+    return "\n".join(f"{cum / 1e3:9.1f} ms cumulative {own / 1e3:8.1f} ms self  {name}" for cum, own, name in rows[:top])
+
+
+def profile_in_process(argv: list[str], top: int) -> str:
+    """cProfile of one in-process ``lassm`` command: the calls with the largest cumulative time."""
+    from lassm.cli import main
+
+    prof = cProfile.Profile()
+    prof.enable()
+    main(argv)
+    prof.disable()
+    buf = io.StringIO()
+    pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(top)
+    return buf.getvalue()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--datasets", default="gen-k77,sample-k77x20")
+    ap.add_argument("--backend", default="cuda")
+    ap.add_argument("--protocol", default="fast")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--top", type=int, default=45)
+    args = ap.parse_args(argv)
+    from lassm.workloads.local_assembly import datasets, formats
+
+    py = sys.executable
+    base = {"python -c pass": [py, "-c", "pass"], "import numpy": [py, "-c", "import numpy"],
+            "import cupy + context": [py, "-c", "import cupy; cupy.zeros(1); cupy.cuda.Device(0).synchronize()"]}
+    for what, cmd in base.items():
+        if what.startswith("import cupy") and args.backend not in ("cuda", "opencl-ptx"):
+            continue
+        print(f"{what}: median {statistics.median(seconds(cmd, args.repeats)):.3f} s", flush=True)
+    with tempfile.TemporaryDirectory(prefix="lassm-profile-") as tmp:
+        for name in args.datasets.split(","):
+            ds, k = datasets.load(name)
+            dat = Path(tmp) / f"{name}.dat"
+            formats.write_dat(ds, dat)
+            out = Path(tmp) / "out.txt"
+            cli = ["extend", str(dat), "--k", str(k), "--backend", args.backend, "--out", str(out)]
+            if args.protocol:
+                cli += ["--protocol", args.protocol]
+            cmd = [py, "-m", "lassm.cli", *cli]
+            runs = seconds(cmd, args.repeats)
+            print(f"\n== {name} (k = {k}, {dat.stat().st_size / 1e6:.1f} MB): whole command median "
+                  f"{statistics.median(runs):.3f} s ({' '.join(f'{t:.3f}' for t in runs)})", flush=True)
+            print(f"-- heaviest imports\n{heaviest_imports(cmd, 20)}", flush=True)
+            print(f"-- cProfile, one run in process\n{profile_in_process(cli, args.top)}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
