@@ -6,10 +6,15 @@
 # and LOGAN's counters rows), packed into $OUT/xdrop.tgz. Every step prints its seconds; both
 # steps skip what is recorded at this commit, so a second call after a cut-off one goes on.
 #
-# Carried from the workstation in the gitignored .baselines/ (see the README lines of issue 18):
+# Carried from the workstation in the gitignored .baselines/:
 #   .baselines/LOGAN/              LOGAN's sources (albertozeni/LOGAN), built here by nvcc
 #   .baselines/seqan/include/      SeqAn 2's headers, where the node has no libseqan2-dev
 #   .baselines/xdrop-datasets/     the real-genome set built with pbsim (the node has none)
+# and, for OpenCL rows beside CUDA's, wheelhouse-opencl/ (pyopencl's wheels). Prepared once, at the
+# repository root of the workstation (Debian, libseqan2-dev, pbsim and bowtie2-examples installed):
+#   mkdir -p .baselines/seqan/include && cp -r /usr/include/seqan .baselines/seqan/include/
+#   LASSM_XDROP_DATA=$PWD/.baselines/xdrop-datasets PYTHONPATH=$PWD python3 -c \
+#     "from lassm.workloads.xdrop import datasets; datasets.load('xdrop-real-lambda-2k')"
 # Usage (repository root on the node); the results unpack with `tar xzf xdrop.tgz -C data/results`:
 #   LASSM_GIT_SHA=<commit> bash tools/xdrop_h100.sh
 #   STEPS="campaign" XDROPS=100,1000 bash tools/xdrop_h100.sh     # a part of it
@@ -27,6 +32,12 @@ mkdir -p .baselines/xdrop-datasets
 export LASSM_XDROP_DATA=${LASSM_XDROP_DATA:-$PWD/.baselines/xdrop-datasets}
 if [ ! -f /usr/include/seqan/seeds/seeds_extension.h ] && [ -f .baselines/seqan/include/seqan/seeds/seeds_extension.h ]; then
   export LASSM_SEQAN_INCLUDE=$PWD/.baselines/seqan/include
+fi
+# The X-drop kernel through NVIDIA's OpenCL too, where pyopencl's wheels are carried (wheelhouse-opencl/,
+# `make wheelhouse` as for the local-assembly OpenCL runs): the driver's ICD registered, pyopencl installed.
+if [ -d wheelhouse-opencl ] && ! python3 -c "import pyopencl" 2>/dev/null; then
+  mkdir -p /etc/OpenCL/vendors && [ -f /etc/OpenCL/vendors/nvidia.icd ] || echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
+  python3 -m pip install -q --no-index --find-links wheelhouse-opencl pyopencl > "$OUT/pip-opencl.log" 2>&1 || echo "pyopencl not installed: see $OUT/pip-opencl.log"
 fi
 MACHINE=$(python3 -c "from lassm.runs import records; from lassm.backends import cuda; print(records.slug(cuda.device_name()))")
 log() { echo "== $(date +%T) $*"; }
