@@ -126,3 +126,16 @@ def test_a_real_set_is_built_and_cached(cache: Path) -> None:
     assert pairs.provenance["simulator"] == "pbsim" and pairs.provenance["depth"] == 10
     assert _same(pairs, datasets.load("xdrop-real-lambda-20"))
     assert datasets.cached_path("xdrop-real-lambda-20").is_file()
+
+
+def test_align_takes_a_set_by_name(cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from lassm.backends.xdrop import seqan
+    from lassm.cli import main
+
+    out = tmp_path / "a.tsv"
+    assert main(["xdrop", "align", "xdrop-short-4", "--xdrop", "30", "--against", "seqan" if seqan.available()[0] else "cpu",
+                 "--out", str(out)]) == 0
+    assert len(out.read_text().splitlines()) == 5 and datasets.cached_path("xdrop-short-4").is_file()
+    assert "aligned 4 pairs" in capsys.readouterr().err
+    assert main(["xdrop", "align", "xdrop-short-0", "--out", str(out)]) == 2
+    assert "0 pairs" in capsys.readouterr().err

@@ -309,6 +309,20 @@ def input_file(text: str) -> str:
     return text
 
 
+def pairs_input(text: str) -> str:
+    """An X-drop pairs file that exists (:func:`input_file`), or a set's name (``xdrop-sim-20k``,
+    :func:`lassm.workloads.xdrop.datasets.check_name`), loaded or built when the command runs."""
+    if text.startswith("xdrop-") and not Path(text).exists():
+        from ..workloads.xdrop.datasets import check_name
+
+        try:
+            check_name(text)
+        except LassmError as exc:
+            _fail(str(exc))
+        return text
+    return input_file(text)
+
+
 def _writable_parent(p: Path, text: str) -> None:
     parent = p.absolute().parent
     while not parent.exists():

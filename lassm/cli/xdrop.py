@@ -72,8 +72,10 @@ def _cmd_align(args: argparse.Namespace) -> int:
     from ..workloads.xdrop.config import Scoring
     from ..workloads.xdrop.formats import read_pairs, write_alignments
 
-    t.refuse_overwriting_inputs({"--out": args.out}, [args.input])
-    _suffix(args.input, "input")
+    named = not Path(args.input).exists()  # a set's name (the parser checked it)
+    t.refuse_overwriting_inputs({"--out": args.out}, [] if named else [args.input])
+    if not named:
+        _suffix(args.input, "input")
     _suffix(args.out, "--out")
     try:
         scoring = Scoring(match=args.match, mismatch=args.mismatch, gap=args.gap, xdrop=args.xdrop)
@@ -81,7 +83,12 @@ def _cmd_align(args: argparse.Namespace) -> int:
         raise LassmError(str(exc)) from None
     backend = get(args.backend)  # fails now, naming what to install
     reference = get(args.against) if args.against else None
-    pairs = read_pairs(args.input)
+    if named:
+        from ..workloads.xdrop.datasets import load
+
+        pairs = load(args.input)
+    else:
+        pairs = read_pairs(args.input)
     result = backend.align(pairs, scoring, threads=args.threads)
     write_alignments(result, args.out, input_name=pairs.name)
     _err(f"aligned {pairs.n_pairs} pairs with {args.backend} at X = {scoring.xdrop} "
@@ -169,7 +176,8 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
     r.set_defaults(func=_cmd_real)
 
     a = sub.add_parser("align", help="extend every pair's seed both ways (SeqAn's extendSeed, GappedXDrop)")
-    a.add_argument("input", type=t.input_file, help=".parquet or .tsv pairs")
+    a.add_argument("input", type=t.pairs_input, help=".parquet or .tsv pairs, or a set's name (xdrop-sim-20k, "
+                   "xdrop-short-50, xdrop-real-lambda-2k: built and cached on first use)")
     a.add_argument("--backend", choices=BACKEND_NAMES, default="cpu", help="cpu (numba, the oracle), seqan, opencl or cuda (default cpu)")
     a.add_argument("--match", type=t.count, default=DEFAULT_MATCH, help="match score (default %(default)s)")
     a.add_argument("--mismatch", type=t.negative, default=DEFAULT_MISMATCH, help="mismatch score (default %(default)s)")
