@@ -126,6 +126,18 @@ def test_a_gpu_backend_on_a_large_set_is_checked_on_its_head(results: Path, fake
     assert len(fakes["cuda"].calls) == 3 and not fakes["seqan"].calls  # 1 warm-up + 2 timed; no CPU timing
 
 
+def test_the_head_of_a_set_already_run_is_not_aligned_again(results: Path, fakes) -> None:
+    """xdrop-short-9's first 4 pairs are xdrop-short-4: its oracle result serves the head check."""
+    plan = _plan(datasets=("xdrop-short-4", "xdrop-short-9"), sizes={"xdrop-short-4": 4, "xdrop-short-9": 9},
+                 backends=("cuda", "cpu"), cpu_max_pairs=5, check_pairs=4, xdrops=(30,))
+    xdrop_run.run_xdrop_campaign(plan, machine="box", progress=False)
+    assert [c[:2] for c in fakes["cpu"].calls] == [("pairs", 1), ("xdrop-short-4", 4)]  # the warm-up, then one set
+    rows = _rows(results)
+    assert [(r["dataset"], r["backend"], r["checked_pairs"], r["matches_oracle"]) for r in rows] == [
+        ("xdrop-short-4", "cuda", "4", "True"), ("xdrop-short-4", "cpu", "4", "True"),
+        ("xdrop-short-9", "cuda", "4", "True")]
+
+
 def test_a_wrong_backend_is_a_mismatch_and_exit_1(results: Path, fakes, monkeypatch: pytest.MonkeyPatch) -> None:
     fakes["seqan"].wrong = True
     out = xdrop_run.run_xdrop_campaign(_plan(xdrops=(20,)), machine="box", progress=False)

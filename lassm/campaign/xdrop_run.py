@@ -91,8 +91,12 @@ def _warm_cpu(registry, backends: tuple[str, ...], scoring: Scoring, threads: in
 
 
 def run_group(plan: XdropPlan, pairs, dataset: str, xdrop: int, *, machine: str, command: str, sha: str,
-              say=lambda text: None) -> list[dict]:
+              say=lambda text: None, oracles: dict | None = None) -> list[dict]:
     """Times every backend of ``plan`` on ``pairs`` at ``xdrop``, checks each against the oracle.
+
+    ``oracles`` keeps the oracle's results by input digest and scheme, so the head of a large set
+    that is a smaller set already run (``xdrop-sim-20k``'s first 2,000 pairs are ``xdrop-sim-2k``)
+    is not aligned again.
 
     Returns
     -------
@@ -107,13 +111,19 @@ def run_group(plan: XdropPlan, pairs, dataset: str, xdrop: int, *, machine: str,
     checked = min(plan.checked_pairs(dataset) or pairs.n_pairs, pairs.n_pairs)
     timings: dict[str, rec.Timing] = {}
     oracle = None
+    oracles = {} if oracles is None else oracles
     if "cpu" in backends:
         timings["cpu"] = rec.time_backend(registry.get("cpu").align, pairs, scoring, threads=plan.threads,
                                           repeats=plan.cpu_repeats)
         oracle = timings["cpu"].result
         checked = pairs.n_pairs
+        oracles[(rec.digest(pairs), scoring)] = oracle
     else:
-        oracle = registry.get("cpu").align(head(pairs, checked), scoring, threads=plan.threads)
+        part = head(pairs, checked)
+        key = (rec.digest(part), scoring)
+        if key not in oracles:
+            oracles[key] = registry.get("cpu").align(part, scoring, threads=plan.threads)
+        oracle = oracles[key]
     for b in backends:
         if b in timings:
             continue
@@ -189,6 +199,7 @@ def run_xdrop_campaign(plan: XdropPlan, *, machine: str | None = None, force: bo
         from ..backends import xdrop as registry
 
         _warm_cpu(registry, tuple(sorted(busy)), Scoring(*plan.scoring), plan.threads)
+    oracles: dict = {}
     for d in plan.datasets:
         for x in plan.xdrops:
             if x not in todo.get(d, []):
@@ -205,7 +216,7 @@ def run_xdrop_campaign(plan: XdropPlan, *, machine: str | None = None, force: bo
             continue
         for x in todo[d]:
             try:
-                got = run_group(plan, pairs, d, x, machine=name, command=command, sha=sha, say=say)
+                got = run_group(plan, pairs, d, x, machine=name, command=command, sha=sha, say=say, oracles=oracles)
             except Exception as exc:  # a group that cannot run is named; the others go on
                 line = " ".join(str(exc).split())
                 out.rows += [{"dataset": d, "xdrop": x, "backend": b, "status": f"failed: {type(exc).__name__}: {line}"}

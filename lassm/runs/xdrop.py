@@ -180,6 +180,17 @@ def time_backend(align, pairs: Pairs, scoring: Scoring, *, threads: int | None =
     return Timing(first, seconds, wall, agree)
 
 
+def digest(pairs: Pairs) -> str:
+    """A digest of the pairs' bases and seeds: two sets with equal digests are the same input
+    (the head of a synthetic set and the smaller set of its seed)."""
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=16)
+    for name in ("seqs_h", "offsets_h", "seqs_v", "offsets_v", "pos_h", "pos_v", "seed_len"):
+        h.update(getattr(pairs, name).tobytes())
+    return h.hexdigest()
+
+
 def bases(pairs: Pairs) -> int:
     """H and V bases of every pair together."""
     return int(len(pairs.seqs_h) + len(pairs.seqs_v))
