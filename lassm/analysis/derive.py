@@ -100,19 +100,38 @@ def machine_metrics(machine: str, backend: str = "cuda") -> pd.DataFrame:
     if df["ii_theoretical"].isna().any():
         missing = sorted(df.loc[df["ii_theoretical"].isna(), "k"].unique())
         raise LassmError(f"the paper's intensity model has no row for k = {missing}")
-    df = metrics.algorithm_efficiency(df)
-    # A kernel that moves fewer bytes per operation than the model's ideal cache (fast: most of
-    # its walks never build a table) lies beyond the model: x = alg eff > 1, off the unit square,
-    # where the model promises no further speedup. Its coordinates are kept, its speedups are not.
+    df = potential_speedups(metrics.algorithm_efficiency(df))
+    return df.sort_values(["dataset", "k", "protocol"]).reset_index(drop=True)
+
+
+def potential_speedups(df: pd.DataFrame) -> pd.DataFrame:
+    """:func:`lassm.analysis.metrics.potential_speedup` where the model holds, coordinates only beyond it.
+
+    A kernel that moves fewer bytes per operation than the model's ideal cache (fast: most of
+    its walks never build a table) lies beyond the model: x = alg eff > 1, off the unit square,
+    where the model promises no further speedup. Its coordinates are kept, its speedups are not.
+    Both kernels of the study (local assembly, X-drop) go through this one rule.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        With ``alg eff`` and ``arch eff``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy with ``x``, ``y``, ``speedup_memory``, ``speedup_compute``, ``speedup`` (NaN
+        beyond the model) and ``beyond_model``; rows within the model first.
+    """
     within = df["alg eff"] <= 1.0
     beyond = df.loc[~within].copy()
     beyond["x"], beyond["y"] = beyond["alg eff"], beyond["arch eff"]
     for col in ("speedup_memory", "speedup_compute", "speedup"):
         beyond[col] = float("nan")
     parts = [metrics.potential_speedup(df.loc[within])] + ([beyond] if len(beyond) else [])
-    df = pd.concat(parts, ignore_index=True)
-    df["beyond_model"] = ~(df["alg eff"] <= 1.0)
-    return df.sort_values(["dataset", "k", "protocol"]).reset_index(drop=True)
+    out = pd.concat(parts, ignore_index=True)
+    out["beyond_model"] = ~(out["alg eff"] <= 1.0)
+    return out
 
 
 def per_insertion(machine: str, metrics_df: pd.DataFrame | None = None) -> pd.DataFrame:

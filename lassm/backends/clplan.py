@@ -19,7 +19,8 @@ from ..paths import kernel_source
 from ..workloads.local_assembly import config
 from ..workloads.local_assembly.result import SideResult
 from . import launch
-from .cuda import fast_table_slots, team_count, work_order
+from .cuda import team_count
+from .launch import fast_table_slots, work_order
 
 #: Collision protocol name -> macro value of ``-DLASSM_PROTOCOL`` (the CUDA kernel's names).
 PROTOCOL_MACROS: dict[str, str] = {

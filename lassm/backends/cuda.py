@@ -23,6 +23,7 @@ from .nvrtc import BUILDS, VARIANTS, Variant, include_options, kernel_file, kern
 from ..paths import kernel_source
 from ..workloads.local_assembly.result import SideResult
 from . import device_segments, launch
+from .launch import fast_table_slots, work_order
 
 #: Warps per block unless told otherwise.
 DEFAULT_BLOCK_WARPS = 4
@@ -80,26 +81,6 @@ def team_count(read_bases: np.ndarray, min_bases: int | None = None) -> int:
     return int(small[0]) if len(small) else len(bases)
 
 
-def work_order(index: np.ndarray, read_bytes: np.ndarray) -> np.ndarray:
-    """``index`` reordered by read bases, most first (stable): the longest-running ends start
-    first, so that they overlap the many short ones instead of trailing after them."""
-    index = np.asarray(index, dtype=np.int64)
-    return index[np.argsort(-np.asarray(read_bytes, dtype=np.int64)[index], kind="stable")]
-
-
-def fast_table_slots(counts: np.ndarray, max_read_len: int) -> np.ndarray:
-    """Slots of each contig end's table for ``fast``: :func:`launch.table_slots` rounded up to a
-    power of two, so that every per-k size the kernel picks (a power of two, at most this) is
-    masked rather than divided, and the largest still holds more slots than k-mers."""
-    base = launch.table_slots(counts, max_read_len)
-    out = np.ones_like(base)
-    big = base > 1
-    out[big] = np.left_shift(np.int64(1), np.ceil(np.log2(base[big].astype(np.float64))).astype(np.int64))
-    short = out < base  # float rounding below an exact power of two
-    out[short] *= 2
-    return out
-
-
 def _cupy():
     """CuPy, imported on first use so that this module imports without it."""
     import cupy
@@ -137,10 +118,16 @@ def available() -> tuple[bool, str]:
 
 
 def device_info() -> dict[str, Any]:
-    """Name, warp width and software versions of the current device, for provenance."""
+    """Name, warp width and software versions of the current device, for provenance (asked once
+    per process and device: each ask cost a command 20 ms)."""
+    return dict(_device_info(_cupy().cuda.Device().id))
+
+
+@functools.lru_cache(maxsize=None)
+def _device_info(device_id: int) -> dict[str, Any]:
     cupy = _cupy()
     rt = cupy.cuda.runtime
-    dev = cupy.cuda.Device()
+    dev = cupy.cuda.Device(device_id)
     props = rt.getDeviceProperties(dev.id)
     name = props["name"]
     name = name.decode() if isinstance(name, bytes) else str(name)
@@ -371,11 +358,10 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
         budget = int((free + cupy.get_default_memory_pool().free_bytes()) * MEMORY_FRACTION)
     else:
         budget = int(max_bytes)
-    resident = None
-    source_bytes = int(ctg_seqs.nbytes + reads.seqs.nbytes + reads.quals.nbytes)
+    resident, source_bytes = None, int(ctg_seqs.nbytes + reads.seqs.nbytes + reads.quals.nbytes)
     if not hip and source_bytes <= budget * RESIDENT_FRACTION:
-        resident = {"ctg": cupy.asarray(ctg_seqs), "seqs": cupy.asarray(reads.seqs), "quals": cupy.asarray(reads.quals)}
-        budget -= source_bytes
+        resident, budget = {"ctg": cupy.asarray(ctg_seqs), "seqs": cupy.asarray(reads.seqs),
+                            "quals": cupy.asarray(reads.quals)}, budget - source_bytes
     elif not isinstance(ctg_seqs, np.ndarray):  # reverse-complemented on the device, too big to stay
         ctg_seqs = cupy.asnumpy(ctg_seqs)
     launches = []

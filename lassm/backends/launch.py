@@ -230,3 +230,23 @@ def split_sides(res: SideResult, n: int) -> tuple[SideResult, SideResult]:
             extra=dict(res.extra) if lo == 0 else {**res.extra, "launches": []},
         ))
     return halves[0], halves[1]
+
+
+def work_order(index: np.ndarray, read_bytes: np.ndarray) -> np.ndarray:
+    """``index`` reordered by read bases, most first (stable): the longest-running ends start
+    first, so that they overlap the many short ones instead of trailing after them."""
+    index = np.asarray(index, dtype=np.int64)
+    return index[np.argsort(-np.asarray(read_bytes, dtype=np.int64)[index], kind="stable")]
+
+
+def fast_table_slots(counts: np.ndarray, max_read_len: int) -> np.ndarray:
+    """Slots of each contig end's table for ``fast``: :func:`table_slots` rounded up to a
+    power of two, so that every per-k size the kernel picks (a power of two, at most this) is
+    masked rather than divided, and the largest still holds more slots than k-mers."""
+    base = table_slots(counts, max_read_len)
+    out = np.ones_like(base)
+    big = base > 1
+    out[big] = np.left_shift(np.int64(1), np.ceil(np.log2(base[big].astype(np.float64))).astype(np.int64))
+    short = out < base  # float rounding below an exact power of two
+    out[short] *= 2
+    return out

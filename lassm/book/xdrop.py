@@ -1,0 +1,412 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The X-drop chapter's tables, charts and sentences (``notebooks/xdrop.ipynb``).
+
+Every number the chapter's prose quotes comes from :func:`facts`, as text already formatted, so
+that a machine without X-drop records (a fresh clone, a CPU-only machine) gets sentences that
+say so instead of an error. The measures are :mod:`lassm.analysis.xdrop`'s; LOGAN's numbers
+are :mod:`lassm.analysis.xdrop.published`'s, always labelled as the paper's or the repository's.
+"""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from . import plots
+from .machines import spec_row
+from .prose import span
+from .. import paths
+from ..analysis import derive
+from ..analysis.machine import load_machines
+from ..analysis.xdrop import measures, published, records
+from ..errors import LassmError
+
+#: The GPU backends of ``times.csv`` (the rows a speed-up is reported for).
+GPU_BACKENDS = ("cuda", "opencl")
+#: Our kernel's program name in ``counters.csv``, and LOGAN's.
+OUR_PROGRAM, LOGAN_PROGRAM = "lassm cuda", "LOGAN"
+#: Local assembly's points on the shared roofline: the optimized variant and the faithful
+#: protocol the study's chapters use most.
+LA_PROTOCOLS = ("fast", "casptr")
+#: "Near-optimal", made testable: within this fraction of the roof (the paper gives no number).
+NEAR_OPTIMAL = 0.8
+#: What the sentences say where the records lack a value.
+NOT_MEASURED = "not measured"
+
+
+def times(machine: str) -> pd.DataFrame:
+    """``times.csv`` of ``machine`` with GCUPS and the speed-ups (empty where there is none)."""
+    return measures.gcups(records.load(machine, "times"))
+
+
+def all_times() -> pd.DataFrame:
+    """Every machine's ``times.csv`` with GCUPS and speed-ups, for the across-machines table."""
+    return measures.gcups(records.load_all("times"))
+
+
+def across_table() -> pd.DataFrame:
+    """Every machine's X-drop times in one table: device, dataset, X, backend, seconds, GCUPS, speed-ups."""
+    cols = ["machine", "device", "dataset", "xdrop", "backend", "seconds", "gcups", "speedup_vs_seqan", "speedup_vs_cpu"]
+    t = all_times()
+    return t[cols].assign(xdrop=t["xdrop"].astype(int)) if len(t) else t[cols]
+
+
+def ceilings(machine: str) -> dict | None:
+    """The machine's measured ceilings, or None where ``ceilings.json`` is absent."""
+    try:
+        return derive.load_ceilings(machine)
+    except LassmError:
+        return None
+
+
+def roofline_metrics(machine: str) -> pd.DataFrame:
+    """:func:`lassm.analysis.xdrop.measures.counter_metrics` of ``machine`` (empty without counters or ceilings)."""
+    counters = records.load(machine, "counters")
+    roof = ceilings(machine)
+    if counters.empty or roof is None:
+        return pd.DataFrame()
+    return measures.counter_metrics(counters, roof, records.load(machine, "times"))
+
+
+def against(machine: str) -> pd.DataFrame:
+    """LOGAN's demo beside our kernel on ``machine`` (:func:`lassm.analysis.xdrop.measures.against_logan`)."""
+    return measures.against_logan(records.load(machine, "against"))
+
+
+def gcups_table(machine: str) -> pd.DataFrame:
+    """GCUPS per X (rows) and backend, with the GPU's and the oracle's speed-ups: the chapter's first table."""
+    t = times(machine)
+    if t.empty:
+        return pd.DataFrame({"": [f"no X-drop times recorded for {machine}"]})
+    t = t.assign(xdrop=t["xdrop"].astype(int))
+    index = ["dataset", "scoring", "xdrop"] if t["scoring"].nunique() > 1 else ["dataset", "xdrop"]
+    out = t.pivot_table(index=index, columns="backend", values="gcups", dropna=False)
+    out.columns = [f"{b} GCUPS" for b in out.columns]
+    for backend, base, col in ([(b, "SeqAn", "speedup_vs_seqan") for b in GPU_BACKENDS]
+                               + [(b, "oracle", "speedup_vs_cpu") for b in GPU_BACKENDS]
+                               + [(measures.ORACLE, "SeqAn", "speedup_vs_seqan")]):
+        rows = t[t["backend"] == backend].set_index(index)[col]
+        if len(rows):
+            out[f"{backend} over {base}"] = rows
+    return out.reset_index()
+
+
+def show_gcups(machine: str):
+    """The GCUPS chart as SVG, or a note where the machine has no X-drop times."""
+    chart = gcups_chart(machine)
+    return NOT_MEASURED + f": no X-drop times for {machine}" if chart is None else plots.to_svg(chart, "GCUPS per X")
+
+
+def published_table() -> pd.DataFrame:
+    """LOGAN's Table II with its speed-ups, as printed (the paper's numbers, not ours)."""
+    t2 = published.table2()
+    threads, gpus = int(published.SETUP["seqan_threads"]), int(published.SETUP["gpus_table2"])
+    return t2[["xdrop", "seqan", "logan_1gpu", "logan_multi", "speedup_logan_1gpu", "speedup_logan_multi"]].rename(
+        columns={"xdrop": "X", "seqan": f"SeqAn {threads} threads [s]", "logan_1gpu": "LOGAN 1 V100 [s]",
+                 "logan_multi": f"LOGAN {gpus} V100 [s]", "speedup_logan_1gpu": "speed-up 1 GPU",
+                 "speedup_logan_multi": f"speed-up {gpus} GPUs"})
+
+
+def _la_points(machine: str) -> pd.DataFrame:
+    path = paths.results_dir(machine) / "metrics.csv"
+    if not path.is_file():
+        return pd.DataFrame()
+    m = pd.read_csv(path)
+    m = m[m["protocol"].isin(LA_PROTOCOLS)] if "protocol" in m else m.iloc[0:0]
+    if "backend" in m:
+        m = m[m["backend"].astype(str) == "cuda"]
+    return pd.DataFrame({"label": "local assembly " + m["protocol"].astype(str) + ", " + m["dataset"].astype(str),
+                         "ii": m["ii"], "gintops": m["gintops"], "kernel": "local assembly",
+                         "program": "lassm " + m["protocol"].astype(str), "roof": f"{machine} (measured)"})
+
+
+def roofline_data(machine: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Roofs and points of the two kernels' shared roofline, with LOGAN's published V100 points.
+
+    Returns
+    -------
+    tuple of pandas.DataFrame
+        ``roofs`` (``roof, peak, bandwidth``: the machine's measured roof where it has one, and
+        the V100 roof of LOGAN's ``xdrop.m``) and ``points`` (``label, ii, gintops, kernel,
+        program, roof``).
+    """
+    roof_rows = [published.v100_roof()]
+    frames = []
+    roof = ceilings(machine)
+    if roof is not None:
+        roof_rows.insert(0, pd.DataFrame({"roof": [f"{machine} (measured)"], "peak": [roof["peak_gintops"]],
+                                          "bandwidth": [roof["bandwidth_gbs"]]}))
+        frames.append(_la_points(machine))
+        m = roofline_metrics(machine)
+        if len(m):
+            frames.append(pd.DataFrame({"label": "X-drop " + m["program"] + ", X=" + m["xdrop"].astype(int).astype(str),
+                                        "ii": m["ii"], "gintops": m["gintops"], "kernel": "X-drop",
+                                        "program": m["program"], "roof": f"{machine} (measured)"}))
+    v = published.v100_roofline()
+    frames.append(pd.DataFrame({"label": "LOGAN (published), X=" + v["xdrop"].astype(str), "ii": v["ii"],
+                                "gintops": v["gintops"], "kernel": "X-drop", "program": "LOGAN on V100 (published)",
+                                "roof": published.v100_roof()["roof"].iloc[0]}))
+    points = pd.concat([f for f in frames if len(f)], ignore_index=True)
+    return pd.concat(roof_rows, ignore_index=True), points
+
+
+def roofline_chart(machine: str):
+    """The shared roofline as an Altair chart (:func:`lassm.book.plots.roofline`)."""
+    roofs, points = roofline_data(machine)
+    return plots.roofline(roofs, points, color="program", shape="kernel",
+                          title="Two kernels, one roofline: local assembly and X-drop")
+
+
+def gcups_chart(machine: str):
+    """GCUPS per X and backend, log-log (one line per backend); None without times."""
+    t = times(machine)
+    if t.empty:
+        return None
+    alt = plots._alt()
+    return alt.Chart(t).mark_line(point=True).encode(
+        x=alt.X("xdrop:Q", scale=alt.Scale(type="log"), title="X"),
+        y=alt.Y("gcups:Q", scale=alt.Scale(type="log"), title="GCUPS"),
+        color=alt.Color("backend:N"), strokeDash=alt.StrokeDash("dataset:N"),
+        tooltip=["dataset", "xdrop", "backend", alt.Tooltip("gcups:Q", format=".3g")],
+    ).properties(width=plots.WIDTH_PX, height=plots.HEIGHT_PX, title=f"GCUPS per X on {machine}")
+
+
+def speedup_points(machine: str) -> pd.DataFrame:
+    """Both kernels' points of the potential-speedup plot (within the model: x and y in (0, 1]).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``label, x, y, speedup, kernel, program``; X-drop's from :func:`roofline_metrics`,
+        local assembly's from ``metrics.csv`` (``fast`` and ``casptr``).
+    """
+    frames = []
+    m = roofline_metrics(machine)
+    if len(m) and "x" in m:
+        frames.append(pd.DataFrame({"label": "X-drop " + m["program"] + ", X=" + m["xdrop"].astype(int).astype(str),
+                                    "x": m["x"], "y": m["y"], "speedup": m["speedup"], "kernel": "X-drop",
+                                    "program": m["program"]}))
+    path = paths.results_dir(machine) / "metrics.csv"
+    if path.is_file():
+        la = pd.read_csv(path)
+        if {"x", "y", "speedup", "protocol"} <= set(la.columns):
+            la = la[la["protocol"].isin(LA_PROTOCOLS)]
+            frames.append(pd.DataFrame({"label": "local assembly " + la["protocol"] + ", " + la["dataset"].astype(str),
+                                        "x": la["x"], "y": la["y"], "speedup": la["speedup"],
+                                        "kernel": "local assembly", "program": "lassm " + la["protocol"]}))
+    pts = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["label", "x", "y", "speedup"])
+    inside = (pts["x"] > 0) & (pts["x"] <= 1) & (pts["y"] > 0) & (pts["y"] <= 1)
+    return pts[inside].reset_index(drop=True)
+
+
+def show_speedup(machine: str):
+    """The potential-speedup plot of both kernels as SVG, or a note where no point is within the model."""
+    pts = speedup_points(machine)
+    if pts.empty:
+        return NOT_MEASURED + f": no point of {machine} lies within the model"
+    return plots.to_svg(plots.potential_speedup(pts, color="program", shape="kernel",
+                                                title="Potential speedup: local assembly and X-drop"),
+                        "potential speedup of both kernels")
+
+
+def portability(names: list[str] | None = None) -> pd.DataFrame:
+    """Pennycook's PP of the architectural efficiency over the machines with X-drop counters.
+
+    The first study's view (:func:`lassm.analysis.metrics.pp`) with problem = (dataset, X),
+    application = the program (ours or LOGAN's), platform = the machine. Points above their roof
+    (arch eff > 1, a counting convention the roof does not share) are left out, as they are not
+    efficiencies.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``problem, application, arch pp`` (empty without counters and ceilings).
+    """
+    from ..analysis import metrics
+
+    frames = []
+    for machine in records.machines() if names is None else names:
+        m = roofline_metrics(machine)
+        if len(m):
+            frames.append(pd.DataFrame({"problem": m["dataset"].astype(str) + ", X=" + m["xdrop"].astype(int).astype(str),
+                                        "application": m["program"], "platform": machine, "arch eff": m["arch eff"]}))
+    df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    if df.empty:
+        return pd.DataFrame(columns=["problem", "application", "arch pp"])
+    return metrics.pp(df[df["arch eff"] <= 1.0])
+
+
+def int32_cores(device: str, multiprocessors: float | None) -> float | None:
+    """C of LOGAN's Eq. 1 for a device: its SMs times the INT32 lanes per SM of its ``data/machines.csv`` row."""
+    name = spec_row(str(device))
+    if not multiprocessors or name is None:
+        return None
+    specs = load_machines()
+    return float(multiprocessors) * float(specs.loc[specs["machine"] == name, "int32_lanes_per_cu"].iloc[0])
+
+
+def _fmt(value, fmt: str) -> str:
+    return NOT_MEASURED if value is None or pd.isna(value) else f"{value:{fmt}}"
+
+
+def _published_facts() -> dict[str, str]:
+    t2 = published.table2()
+    head = published.headline_check().set_index("claim")
+    v = published.v100_roofline()
+    diff = published.readme_differences()
+    return {
+        "xd_pub_speedup_1gpu": span(t2["speedup_logan_1gpu"], ".1f"),
+        "xd_pub_speedup_multi": span(t2["speedup_logan_multi"], ".1f"),
+        "xd_pub_claim_1gpu": f"{published.HEADLINES['speedup_seqan_1gpu']:.1f}",
+        "xd_pub_claim_6gpu": f"{published.HEADLINES['speedup_seqan_6gpu']:.1f}",
+        "xd_pub_best_1gpu": f"{head.loc['speedup_seqan_1gpu', 'table_best']:.2f}",
+        "xd_pub_best_1gpu_x": f"{head.loc['speedup_seqan_1gpu', 'best_xdrop']:d}",
+        "xd_pub_match_1gpu_x": head.loc["speedup_seqan_1gpu", "matching_xdrop"] or "no X",
+        "xd_pub_best_6gpu": f"{head.loc['speedup_seqan_6gpu', 'table_best']:.2f}",
+        "xd_pub_best_6gpu_high": f"{head.loc['speedup_seqan_6gpu', 'best_high']:.2f}",
+        "xd_pub_gcups": f"{published.HEADLINES['gcups_max']:.1f}",
+        "xd_pub_readme_cells": f"{len(diff):d}",
+        "xd_pub_peak": f"{published.V100_INT_WARP_GIPS:.1f}",
+        "xd_pub_roof_gips": span(v["warp_gips"], ".0f"),
+        "xd_pub_roof_share": span(v["warp_gips"] / published.V100_INT_WARP_GIPS, ".0%"),
+        "xd_pub_roof_ii": span(v["warp_ii"], ",.0f"),
+        "xd_pub_roof_pred": span(v["predication_ratio"], ".1%"),
+        "xd_pub_hbm": f"{published.V100_HBM_GBS:.0f}",
+        "xd_pub_pairs": f"{published.SETUP['pairs']:,.0f}",
+        "xd_pub_lengths": f"{published.SETUP['min_bases']:,.0f} to {published.SETUP['max_bases']:,.0f}",
+        "xd_pub_errors": f"{published.SETUP['error_rate']:.0%}",
+        "xd_pub_threads": f"{published.SETUP['seqan_threads']:.0f}",
+        "xd_pub_gpus": f"{published.SETUP['gpus_table2']:.0f}",
+    }
+
+
+def facts(machine: str) -> dict[str, str]:
+    """Every number of the chapter's prose, formatted; :data:`NOT_MEASURED` where the records lack it.
+
+    Parameters
+    ----------
+    machine : str
+        A folder under the results root (it may hold no X-drop records).
+
+    Returns
+    -------
+    dict of str
+        Glue name -> text.
+    """
+    f = {"xd_machine": machine, "xd_machines": ", ".join(records.machines()) or "none", **_published_facts()}
+    t = times(machine)
+    gpu = t[t["backend"].isin(GPU_BACKENDS)] if len(t) else t
+    cuda = gpu[gpu["backend"] == "cuda"] if len(gpu) else gpu
+    f["xd_device"] = str(t["device"].iloc[0]) if len(t) else machine
+    f["xd_points"] = f"{len(t):d}"
+    f["xd_x_values"] = ", ".join(str(int(x)) for x in sorted(t["xdrop"].unique())) if len(t) else "none"
+    f["xd_datasets"] = ", ".join(sorted(t["dataset"].astype(str).unique())) if len(t) else "none"
+    f["xd_matches"] = (f"{int(t['matches_oracle'].sum()):d} of {len(t):d}" if len(t) else NOT_MEASURED)
+    f["xd_gcups"] = span(cuda["gcups"], ".1f", NOT_MEASURED) if len(cuda) else NOT_MEASURED
+    f["xd_gcups_max"] = _fmt(cuda["gcups"].max() if len(cuda) else None, ".1f")
+    f["xd_speedup_seqan"] = span(cuda["speedup_vs_seqan"], ".1f", NOT_MEASURED) if len(cuda) else NOT_MEASURED
+    f["xd_speedup_cpu"] = span(cuda["speedup_vs_cpu"], ".1f", NOT_MEASURED) if len(cuda) else NOT_MEASURED
+    seqan_threads = t.loc[t["backend"] == measures.SEQAN, "threads"] if len(t) else pd.Series(dtype=str)
+    f["xd_seqan_threads"] = ", ".join(sorted(set(seqan_threads.astype(str)))) or NOT_MEASURED
+    if len(cuda):
+        by_x = cuda.groupby("xdrop")["speedup_vs_seqan"].max().dropna()
+        grows = len(by_x) > 1 and by_x.iloc[-1] > by_x.iloc[0]
+        f["xd_grows"] = "grows" if grows else "does not grow"
+        best = cuda["speedup_vs_seqan"].max()
+        f["xd_claim_1gpu_holds"] = (NOT_MEASURED if pd.isna(best) else
+                                    "reaches" if best >= published.HEADLINES["speedup_seqan_1gpu"] else "falls short of")
+        f["xd_grows"] = f["xd_grows"] if len(by_x) > 1 else NOT_MEASURED
+        f["xd_claim_gcups_holds"] = ("reaches" if cuda["gcups"].max() >= published.HEADLINES["gcups_max"]
+                                     else "falls short of")
+    else:
+        f["xd_grows"] = f["xd_claim_1gpu_holds"] = f["xd_claim_gcups_holds"] = NOT_MEASURED
+    m = roofline_metrics(machine)
+    ours = m[m["program"] == OUR_PROGRAM] if len(m) else m
+    f["xd_profiled"] = f"{len(ours):d}"
+    f["xd_ii"] = span(ours["ii"], ",.0f", NOT_MEASURED) if len(ours) else NOT_MEASURED
+    f["xd_arch_eff"] = span(ours["arch eff"], ".1%", NOT_MEASURED) if len(ours) else NOT_MEASURED
+    f["xd_compute_bound"] = (f"{int((ours['bound'] == 'compute').sum()):d} of {len(ours):d}" if len(ours)
+                             else NOT_MEASURED)
+    f["xd_predication"] = span(ours["predication_ratio"], ".1%", NOT_MEASURED) if len(ours) else NOT_MEASURED
+    f["xd_near_optimal"] = f"{NEAR_OPTIMAL:.0%}"
+    f["xd_bound_verdict"] = (NOT_MEASURED if not len(ours) else
+                             "holds" if bool((ours["bound"] == "compute").all()) else "does not hold")
+    f["xd_near_verdict"] = (NOT_MEASURED if not len(ours) else
+                            "holds" if bool((ours["arch eff"] >= NEAR_OPTIMAL).all()) else "does not hold")
+    f["xd_side"] = (NOT_MEASURED + " (no counters recorded)" if not len(ours) else
+                    "on the compute side of the ridge" if bool((ours["bound"] == "compute").all()) else
+                    "on the memory side of the ridge" if bool((ours["bound"] == "memory").all()) else
+                    "on both sides of the ridge")
+    within = ours[~ours["beyond_model"].astype(bool)] if "beyond_model" in ours else ours.iloc[0:0]
+    f["xd_potential"] = span(within["speedup"], ".1f", NOT_MEASURED) if len(within) else NOT_MEASURED
+    f["xd_beyond"] = (f"{int(ours['beyond_model'].astype(bool).sum()):d} of {len(ours):d}"
+                      if "beyond_model" in ours and len(ours) else NOT_MEASURED)
+    pp = portability()
+    f["xd_pp_platforms"] = f"{len(records.machines()):d}"
+    f["xd_pp"] = span(pp.loc[pp["application"] == OUR_PROGRAM, "arch pp"], ".1%", NOT_MEASURED) if len(pp) else NOT_MEASURED
+    f["xd_alg_eff"] = (span(ours["alg eff"], ".2f", NOT_MEASURED) if "alg eff" in ours and len(ours) else NOT_MEASURED)
+    logan = m[m["program"] == LOGAN_PROGRAM] if len(m) else m
+    f["xd_logan_arch_eff"] = span(logan["arch eff"], ".1%", NOT_MEASURED) if len(logan) else NOT_MEASURED
+    roof = ceilings(machine)
+    f["xd_peak"] = _fmt(roof["peak_gintops"] if roof else None, ",.0f")
+    f["xd_balance"] = _fmt(roof["peak_gintops"] / roof["bandwidth_gbs"] if roof else None, ".2f")
+    f.update(_ceiling_facts(machine, roof, records.load(machine, "counters"), t))
+    a = against(machine)
+    f["xd_against_points"] = f"{len(a):d}"
+    f["xd_against_ratio"] = span(a["kernel_ratio"], ".2f", NOT_MEASURED) if len(a) else NOT_MEASURED
+    f["xd_against_goal"] = (f"{int(a['goal_met'].sum()):d} of {len(a):d}" if len(a) else NOT_MEASURED)
+    f["xd_against_whole"] = span(a["whole_ratio"], ".2f", NOT_MEASURED) if len(a) else NOT_MEASURED
+    return f
+
+
+def _ceiling_facts(machine: str, roof: dict | None, counters: pd.DataFrame, t: pd.DataFrame) -> dict[str, str]:
+    """LOGAN's Eq. 1 (our reading) on LOGAN's V100 run and on this machine.
+
+    On this machine: B = the tasks of one launch (a left and a right task per pair, over the
+    launches of a profiled point), T the kernel's block, C the INT32 lanes (SMs x lanes per SM).
+    """
+    from ..backends.xdrop.plan import DEFAULT_GROUP
+
+    v100 = measures.adapted_ceiling_span(published.V100_INT_WARP_GIPS, published.SETUP["pairs"],
+                                         published.LOGAN_THREADS, published.V100_SMS * published.V100_INT32_PER_SM)
+    out = {"xd_eq_threads": f"{DEFAULT_GROUP:d}", "xd_eq_v100": span(pd.Series(v100), ".1f"),
+           "xd_eq_v100_blocks": f"{published.SETUP['pairs']:,.0f}", "xd_eq_v100_threads": f"{published.LOGAN_THREADS:d}",
+           "xd_eq_v100_cores": f"{published.V100_SMS * published.V100_INT32_PER_SM:,d}"}
+    ours = counters[counters["program"] == OUR_PROGRAM] if len(counters) else counters
+    mp = None
+    if roof is not None:
+        mp = json.loads((paths.results_dir(machine) / "ceilings.json").read_text()).get("int32", {}).get("multiprocessors")
+    cores = int32_cores(roof["device"], mp) if roof else None
+    pairs = t.drop_duplicates("dataset").set_index("dataset")["n_pairs"] if len(t) else pd.Series(dtype=float)
+    ours = ours[ours["dataset"].isin(pairs.index)] if len(ours) else ours
+    if roof is None or cores is None or ours.empty:
+        out.update({"xd_eq_blocks": NOT_MEASURED, "xd_eq_cores": _fmt(cores, ",.0f"), "xd_eq_low": NOT_MEASURED,
+                    "xd_eq_high": NOT_MEASURED})
+        return out
+    blocks = 2 * ours["dataset"].map(pairs).astype(float) / ours["launches"].astype(float)
+    spans = [measures.adapted_ceiling_span(roof["peak_gintops"], b, DEFAULT_GROUP, cores) for b in blocks]
+    out.update({"xd_eq_blocks": span(blocks, ",.0f"), "xd_eq_cores": f"{cores:,.0f}",
+                "xd_eq_low": f"{min(lo for lo, _ in spans):,.0f}", "xd_eq_high": f"{max(hi for _, hi in spans):,.0f}"})
+    return out
+
+
+def claims(machine: str) -> pd.DataFrame:
+    """The seed's reproducible claims beside ours: ``claim, LOGAN (published), ours, holds here``."""
+    f = facts(machine)
+    rows = [
+        ("speed-up over SeqAn (all cores), one GPU, largest over X",
+         f"{f['xd_pub_claim_1gpu']}× (Table II: {f['xd_pub_best_1gpu']}× at X = {f['xd_pub_best_1gpu_x']})",
+         f["xd_speedup_seqan"], f["xd_claim_1gpu_holds"]),
+        ("speed-up grows with X", f"{f['xd_pub_speedup_1gpu']}× over X", f["xd_speedup_seqan"], f["xd_grows"]),
+        ("GCUPS", f"up to {f['xd_pub_gcups']} ({f['xd_pub_gpus']} V100s)", f["xd_gcups"], f["xd_claim_gcups_holds"]),
+        ("roofline: compute-bound", "not memory-bound (V100)", f["xd_compute_bound"], f["xd_bound_verdict"]),
+        ("roofline: near the (adapted) ceiling", f"{f['xd_pub_roof_share']} of P in its own data",
+         f["xd_arch_eff"], f["xd_near_verdict"]),
+    ]
+    return pd.DataFrame(rows, columns=["claim", "LOGAN (published)", f"ours ({machine})", "on our machine"])
+
+
+__all__ = ["GPU_BACKENDS", "LA_PROTOCOLS", "NEAR_OPTIMAL", "NOT_MEASURED", "across_table", "against", "all_times",
+           "ceilings", "claims", "facts", "gcups_chart", "gcups_table", "int32_cores", "portability",
+           "published_table", "roofline_chart", "roofline_data", "roofline_metrics", "show_gcups", "show_speedup",
+           "speedup_points", "times"]
