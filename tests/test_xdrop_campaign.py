@@ -290,3 +290,21 @@ def test_run_records_name_their_kernel_and_old_ones_read_as_local_assembly(resul
     got = tables.load_records("box").set_index("run_id")["kernel"].to_dict()
     assert got == {"old__k21__cpu__none": "local-assembly", "new__k21__cpu__none": "local-assembly",
                    "odd__k21__cpu__none": "other"}
+
+
+def test_the_chapters_reader_takes_what_the_campaign_writes(results: Path, fakes) -> None:
+    """The contract from both sides: lassm.analysis.xdrop reads the campaign's tables as written."""
+    from lassm.analysis.xdrop import measures, records
+
+    plan = _plan(datasets=("xdrop-short-4", "xdrop-short-9"), sizes={"xdrop-short-4": 4, "xdrop-short-9": 9},
+                 backends=("cuda", "cpu", "seqan"), cpu_max_pairs=5, check_pairs=4, xdrops=(5, 30))
+    xdrop_run.run_xdrop_campaign(plan, machine="box", progress=False)
+    row = xdrop_counters.row_from_raw(FIX / "ncu_raw_h100_measured.csv", dataset="xdrop-short-9", xdrop=30,
+                                      program="lassm cuda", machine="box", git_sha="s", command="c")
+    rec.upsert(rec.folder("box") / rec.COUNTERS_FILE, rec.COUNTER_COLUMNS, rec.COUNTERS_KEY, [row])
+    times = records.load("box", "times")
+    assert len(times) == 2 * (3 + 1) and times["matches_oracle"].all()
+    g = measures.gcups(times).set_index(["dataset", "xdrop", "backend"])
+    assert g.loc[("xdrop-short-4", 30, "cuda"), "speedup_vs_seqan"] > 0
+    assert np.isnan(g.loc[("xdrop-short-9", 30, "cuda"), "speedup_vs_seqan"])  # no SeqAn on the large set
+    assert records.load("box", "counters")["launches"].tolist() == [2]
