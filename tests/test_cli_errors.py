@@ -40,6 +40,10 @@ BAD: dict = {
     t.protocol_name: ["nope", ""],
     t.protocol_list: ["casptr,nope", ""],
     t.dataset_list: ["sample-k99", "gen-k20", "gen-k21-s0", "sample-k77x0", "real-nope-k21", "{missing}", "{dir}"],
+    t.run_backend_list: ["cpu,nope", "", "cpu,", "CUDA"],
+    t.run_dataset_list: ["sample-k99", "gen-k20", "sample-k77x0", "xdrop-sim-0", "xdrop-real-mars-10", "xdrop-sim",
+                         "{missing}", "{dir}"],
+    t.xdrop_list: ["x", "-1", "10,,20", "", "16777217"],
     t.machine_name: ["///", ""],
     t.recorded_machine: ["no-such-machine", "///"],
     t.label: ["", "two\nlines"],
@@ -47,6 +51,7 @@ BAD: dict = {
     t.shell_words: ["'unbalanced", 'say "hi'],
     t.cluster_spec: ["local:0", "local:x", "mars", "://", "{missing}.json"],
     t.input_file: ["{missing}", "{dir}"],
+    t.pairs_input: ["{missing}", "{dir}", "xdrop-sim-0", "xdrop-nope-5"],
     t.output_file: ["{file}/sub/out.txt", "{dir}", ""],
     t.output_folder: ["{file}", "{file}/sub"],
 }

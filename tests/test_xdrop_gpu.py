@@ -145,6 +145,14 @@ def test_cells_count_every_computed_cell(backend) -> None:
     assert 0 < fewer.extra["cells"] < got.extra["cells"]
 
 
+@pytest.mark.parametrize("xdrop", (3, 20, 100, 1000))
+def test_cells_equal_the_oracles_count(backend, xdrop: int) -> None:
+    """The campaign takes a set's cells from the oracle on sets the CPU runs whole and from the
+    GPU backend on larger ones: the two counts must be one count at every X."""
+    pairs, scoring = logan_like(), Scoring(xdrop=xdrop)
+    assert backend(pairs, scoring, group=32).extra["cells"] == cpu.align(pairs, scoring).extra["cells"] > 0
+
+
 def test_a_wrong_result_is_caught(backend) -> None:
     """The comparison sees one moved end and the kernel run with another X: it can fail."""
     pairs = logan_like()

@@ -97,3 +97,17 @@ def test_every_numba_function_is_cached_on_disk() -> None:
     jitted = {name: fn for name, fn in vars(cpu).items() if isinstance(fn, Dispatcher)}
     assert set(jitted) >= {"one_direction", "_extend_all", "_wrap32"}
     assert [name for name, fn in jitted.items() if isinstance(fn._cache, NullCache)] == []
+
+
+def test_the_oracle_counts_the_cells_the_gpu_kernels_count() -> None:
+    """With an X no score can fall below, every cell of both matrices is computed: the cells are
+    the products of the prefixes' and the suffixes' lengths; a small X computes fewer. The GPU
+    kernels' own count is checked against the same sum in tests/test_xdrop_gpu.py."""
+    from lassm.backends.xdrop import plan
+    from lassm.workloads.xdrop.generate import PairKnobs, generate
+
+    pairs = generate(PairKnobs(n_pairs=6, min_length=60, max_length=90, seed=3))
+    t = plan.tasks(pairs)
+    whole = cpu.align(pairs, Scoring(xdrop=10_000)).extra["cells"]
+    assert whole == int((t.q_len.astype(np.int64) * t.d_len).sum()) > 0
+    assert 0 < cpu.align(pairs, Scoring(xdrop=2)).extra["cells"] < whole

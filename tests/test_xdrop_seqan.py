@@ -123,3 +123,12 @@ def test_build_is_cached() -> None:
     first = seqan.build()
     stamp = first.stat().st_mtime_ns
     assert seqan.build() == first and first.stat().st_mtime_ns == stamp
+
+
+@pytest.mark.parametrize("threads", [1, 3, 7])
+def test_drivers_on_several_cores_keep_the_pairs_order(logan_like: Pairs, threads: int) -> None:
+    """Pair i goes to driver i % T; the table comes back in the pairs' order, equal to the oracle's."""
+    scoring = Scoring(xdrop=20)
+    got = seqan.align(logan_like, scoring, threads=threads)
+    assert got.extra["threads"] == threads and not cpu.align(logan_like, scoring).differences(got)
+    assert seqan.align(Pairs.from_lists([(b"ACGT", 0, b"ACGT", 0, 2)]), scoring, threads=4).extra["threads"] == 1

@@ -10,6 +10,10 @@ Three small modules, data flowing one way:
 * :mod:`.run` runs the plan's sweep (:func:`lassm.runs.sweep.main_job`), then the steps, and writes
   ``data/results/<machine>/campaign.json``: the plan, a row per point, the seconds of each step
   and ``lacks``, one line for each thing this machine could not measure.
+
+The X-drop kernel's campaign (``lassm run --kernel xdrop``) has its own three: :mod:`.xdrop_plan`
+(sets, X values, the backends here), :mod:`.xdrop_run` (every backend of an X timed and checked
+in one run, into ``<machine>/xdrop/times.csv``) and :mod:`.xdrop_counters` (Nsight Compute).
 """
 from __future__ import annotations
 

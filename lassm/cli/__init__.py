@@ -184,10 +184,21 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The kernels ``lassm run`` measures; the first is the default.
+KERNELS = ("local-assembly", "xdrop")
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from .. import backends
     from ..campaign import describe, make_plan, report, run_campaign
 
+    if args.kernel == "xdrop":
+        from .xdrop import run_campaign as run_xdrop
+
+        return run_xdrop(args)
+    if args.xdrops:
+        raise LassmError("--xdrops: X is the xdrop kernel's; add --kernel xdrop")
+    _local_names(args)
     once = args.notebooks or args.cluster
     for option, given in (("--repeats", args.repeats), ("--warmup", args.warmup)):
         if once and given is not None:
@@ -217,6 +228,19 @@ def cmd_run(args: argparse.Namespace) -> int:
                            notebooks=args.notebooks, cluster=args.cluster)
     report(outcome)
     return 1 if outcome.failed else 0
+
+
+def _local_names(args: argparse.Namespace) -> None:
+    """Refuses, for the local-assembly kernel, the X-drop backends and sets ``run``'s parser lets through."""
+    from .. import backends
+
+    for name in args.backends or []:
+        if name not in backends.BACKENDS:
+            raise LassmError(f"--backends {name}: an X-drop backend; local assembly has {', '.join(backends.BACKENDS)} "
+                             f"(or add --kernel xdrop)")
+    for name in args.datasets or []:
+        if name.startswith("xdrop-"):
+            raise LassmError(f"--datasets {name}: an X-drop pair set; add --kernel xdrop")
 
 
 def _require_backend(name: str) -> None:
@@ -337,12 +361,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("run", help="the main job: the campaign that measures this machine, recorded under data/results/<machine>/")
+    p.add_argument("--kernel", choices=KERNELS, default=KERNELS[0],
+                   help="local-assembly (default) or xdrop (LOGAN's X-drop alignment: results under <machine>/xdrop/)")
     p.add_argument("--machine", type=t.machine_name, default=None, help="results folder name (default: from the device)")
-    p.add_argument("--backends", type=t.backend_list, default=None,
-                   help="comma list (default: the best GPU backend, sycl where it runs, opencl where it finds a GPU, and cpu)")
-    p.add_argument("--datasets", type=t.dataset_list, default=None,
+    p.add_argument("--backends", type=t.run_backend_list, default=None,
+                   help="comma list (default: the best GPU backend, sycl where it runs, opencl where it finds a GPU, and cpu; "
+                        "xdrop: cuda, opencl, cpu and seqan where they run)")
+    p.add_argument("--datasets", type=t.run_dataset_list, default=None,
                    help="comma list of sample-k77, sample-k21, gen-k21[-s0.1], real-mock5-k21, any of them + x<N>, or paths "
-                        "(default: the campaign's ten)")
+                        "(default: the campaign's ten); xdrop: xdrop-sim-<N>, xdrop-short-<N>, xdrop-real-<genome>-<N>, "
+                        "or pairs files (default: the machine's sets)")
+    p.add_argument("--xdrops", type=t.xdrop_list, default=None,
+                   help="xdrop: comma list of X values (default 10,20,50,100,500,1000,5000)")
     p.add_argument("--protocols", type=t.protocol_list, default=None,
                    help="comma list of GPU insert protocols (default: every one, fast included, without its ablations)")
     p.add_argument("--ks", type=t.k_list, default=None, help="comma list of start k (default: each dataset's own)")

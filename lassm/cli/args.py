@@ -195,6 +195,45 @@ def dataset_list(text: str) -> list[str]:
     return names
 
 
+def run_backend_list(text: str) -> list[str]:
+    """Comma-separated backend names of either kernel (``lassm run --kernel`` says whose; checked there)."""
+    from ..backends import BACKENDS
+    from ..backends.xdrop import XDROP_BACKENDS
+
+    known = list(dict.fromkeys([*BACKENDS, *XDROP_BACKENDS]))
+    names = _items(text)
+    for name in names:
+        if name not in known:
+            _fail(f"unknown backend {name!r}; choose one of {', '.join(known)}")
+    return names
+
+
+def run_dataset_list(text: str) -> list[str]:
+    """Comma-separated dataset names or files of either kernel: ``xdrop-*`` names are X-drop pair
+    sets (:func:`lassm.workloads.xdrop.datasets.check_name`), the others local assembly's."""
+    from ..workloads.local_assembly.datasets import check_name
+    from ..workloads.xdrop.datasets import check_name as check_xdrop
+
+    names = _items(text)
+    for name in names:
+        try:
+            (check_xdrop if name.startswith("xdrop-") else check_name)(name)
+        except LassmError as exc:
+            _fail(str(exc))
+    return names
+
+
+def xdrop_list(text: str) -> list[int]:
+    """Comma-separated X values (the X-drop kernel's drop-off), each 0..2**24."""
+    from ..workloads.xdrop.config import MAX_XDROP
+
+    values = [natural(t) for t in _items(text)]
+    for x in values:
+        if x > MAX_XDROP:
+            _fail(f"X = {x} is above {MAX_XDROP}")
+    return values
+
+
 def machine_name(text: str) -> str:
     """A results folder name: at least one letter or digit (it is slugged to ``a-z0-9-``)."""
     if not re.search(r"[A-Za-z0-9]", text):
@@ -268,6 +307,20 @@ def input_file(text: str) -> str:
     if not os.access(p, os.R_OK):
         _fail(f"{text}: not readable")
     return text
+
+
+def pairs_input(text: str) -> str:
+    """An X-drop pairs file that exists (:func:`input_file`), or a set's name (``xdrop-sim-20k``,
+    :func:`lassm.workloads.xdrop.datasets.check_name`), loaded or built when the command runs."""
+    if text.startswith("xdrop-") and not Path(text).exists():
+        from ..workloads.xdrop.datasets import check_name
+
+        try:
+            check_name(text)
+        except LassmError as exc:
+            _fail(str(exc))
+        return text
+    return input_file(text)
 
 
 def _writable_parent(p: Path, text: str) -> None:

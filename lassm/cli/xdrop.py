@@ -72,8 +72,10 @@ def _cmd_align(args: argparse.Namespace) -> int:
     from ..workloads.xdrop.config import Scoring
     from ..workloads.xdrop.formats import read_pairs, write_alignments
 
-    t.refuse_overwriting_inputs({"--out": args.out}, [args.input])
-    _suffix(args.input, "input")
+    named = not Path(args.input).exists()  # a set's name (the parser checked it)
+    t.refuse_overwriting_inputs({"--out": args.out}, [] if named else [args.input])
+    if not named:
+        _suffix(args.input, "input")
     _suffix(args.out, "--out")
     try:
         scoring = Scoring(match=args.match, mismatch=args.mismatch, gap=args.gap, xdrop=args.xdrop)
@@ -81,7 +83,12 @@ def _cmd_align(args: argparse.Namespace) -> int:
         raise LassmError(str(exc)) from None
     backend = get(args.backend)  # fails now, naming what to install
     reference = get(args.against) if args.against else None
-    pairs = read_pairs(args.input)
+    if named:
+        from ..workloads.xdrop.datasets import load
+
+        pairs = load(args.input)
+    else:
+        pairs = read_pairs(args.input)
     result = backend.align(pairs, scoring, threads=args.threads)
     write_alignments(result, args.out, input_name=pairs.name)
     _err(f"aligned {pairs.n_pairs} pairs with {args.backend} at X = {scoring.xdrop} "
@@ -99,6 +106,37 @@ def _cmd_align(args: argparse.Namespace) -> int:
         return 1
     _err(f"all {pairs.n_pairs} pairs equal {args.against}'s, score for score and end for end")
     return 0
+
+
+def run_campaign(args: argparse.Namespace) -> int:
+    """``lassm run --kernel xdrop``: the X-drop campaign (:mod:`lassm.campaign.xdrop_run`) with ``run``'s flags."""
+    from ..campaign.xdrop_plan import describe, make_plan
+    from ..campaign.xdrop_run import report, run_xdrop_campaign
+
+    for option, given in (("--protocols", args.protocols), ("--ks", args.ks), ("--notebooks", args.notebooks),
+                          ("--cluster", args.cluster), ("--no-ceilings", args.no_ceilings)):
+        if given:
+            raise LassmError(f"{option}: a local-assembly option; the xdrop kernel has no such axis or step")
+    unknown = [b for b in args.backends or [] if b not in BACKEND_NAMES]
+    if unknown:
+        raise LassmError(f"--backends {','.join(unknown)}: not an X-drop backend; choose among {', '.join(BACKEND_NAMES)}")
+    for name in args.datasets or []:
+        if not name.startswith("xdrop-") and Path(name).suffix not in PAIR_SUFFIXES:
+            raise LassmError(f"--datasets {name}: not an X-drop pair set (xdrop-sim-<N>, xdrop-short-<N>, "
+                             f"xdrop-real-<genome>-<N>, or a .parquet/.tsv pairs file)")
+    if args.backends:
+        from ..backends.xdrop import get
+
+        for name in args.backends:
+            get(name)  # fails now, naming what to install
+    plan = make_plan(args.quick, backends=args.backends, datasets=args.datasets, xdrops=args.xdrops,
+                     repeats=args.repeats, warmup=args.warmup, profile=not args.no_profile)
+    if args.dry_run:
+        print(describe(plan))
+        return 0
+    outcome = run_xdrop_campaign(plan, machine=args.machine, force=args.force, progress=not args.quiet)
+    report(outcome)
+    return 1 if outcome.failed else 0
 
 
 def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
@@ -138,7 +176,8 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
     r.set_defaults(func=_cmd_real)
 
     a = sub.add_parser("align", help="extend every pair's seed both ways (SeqAn's extendSeed, GappedXDrop)")
-    a.add_argument("input", type=t.input_file, help=".parquet or .tsv pairs")
+    a.add_argument("input", type=t.pairs_input, help=".parquet or .tsv pairs, or a set's name (xdrop-sim-20k, "
+                   "xdrop-short-50, xdrop-real-lambda-2k: built and cached on first use)")
     a.add_argument("--backend", choices=BACKEND_NAMES, default="cpu", help="cpu (numba, the oracle), seqan, opencl or cuda (default cpu)")
     a.add_argument("--match", type=t.count, default=DEFAULT_MATCH, help="match score (default %(default)s)")
     a.add_argument("--mismatch", type=t.negative, default=DEFAULT_MISMATCH, help="mismatch score (default %(default)s)")

@@ -35,10 +35,15 @@ from ..workloads.local_assembly.stats import work_counts
 
 #: Keys every summary.json carries (the book and later analyses rely on them).
 SUMMARY_KEYS = (
-    "machine", "device", "driver", "backend", "protocol", "warp_size", "dataset", "k",
+    "kernel", "machine", "device", "driver", "backend", "protocol", "warp_size", "dataset", "k",
     "contig_ends", "hash_insertions", "kernel_seconds", "wall_seconds", "matches_cpu",
     "git_sha", "versions", "command",
 )
+
+
+#: The kernel these records measure; a ``summary.json`` without the key predates it and is this
+#: kernel's too (the X-drop kernel's measurements are tables: :mod:`lassm.runs.xdrop`).
+KERNEL = "local-assembly"
 
 
 def slug(text: str) -> str:
@@ -121,6 +126,7 @@ def summarize(ext: Extension, dataset: str, matches_cpu: bool | None, command: s
     ends = 2 * int(ext.dataset.with_reads_mask().sum())
     work = work_counts(ext)
     summary = {
+        "kernel": KERNEL,
         "machine": machine,
         "device": info.get("device") or cpu_model(),
         "driver": info.get("driver", ""),

@@ -13,9 +13,10 @@ import pandas as pd
 
 from .. import paths
 from ..errors import LassmError
+from .records import KERNEL as LOCAL_ASSEMBLY
 
 #: Columns every record table has, whatever its records hold.
-RECORD_COLUMNS: tuple[str, ...] = ("machine", "run_id", "device", "backend", "protocol", "dataset", "k",
+RECORD_COLUMNS: tuple[str, ...] = ("kernel", "machine", "run_id", "device", "backend", "protocol", "dataset", "k",
                                    "kernel_seconds", "benchmark")
 
 
@@ -53,6 +54,7 @@ def load_records(machine: str | None = None, *, benchmark: bool | None = None) -
                 continue
             rec = json.loads(summary.read_text())
             row = {k: v for k, v in rec.items() if not isinstance(v, (list, dict))}
+            row.setdefault("kernel", LOCAL_ASSEMBLY)  # records written before the key existed
             row.setdefault("machine", folder.name)
             row.setdefault("run_id", summary.parent.name)
             row["benchmark"] = bool(rec.get("benchmark", summary.parent.name.startswith("bench__")))

@@ -47,7 +47,8 @@ def one_direction(query, q0, q_len, db, d0, d_len, direction, match, mismatch, g
     and ``db[d0:d0+d_len]`` (H, the rows).
 
     Returns the score; writes to ``out`` the extension ``(cols, rows)`` taken along V and H,
-    ``(0, 0)`` where the seed does not move.
+    ``(0, 0)`` where the seed does not move, and adds to ``out[2]`` the cells computed (the band's
+    width ``maxCol - minCol`` summed over the anti-diagonals: the GPU kernels' count, LOGAN's GCUPS).
     """
     out[0] = 0
     out[1] = 0
@@ -93,6 +94,7 @@ def one_direction(query, q0, q_len, db, d0, d_len, direction, match, mismatch, g
             if anti - max_col == 0:
                 diags[a3, max_col - off3] = anti * gap
         anti_best = anti * gap
+        out[2] += max_col - min_col
         for col in range(min_col, max_col):
             i3 = col - off3
             i2 = col - off2
@@ -152,9 +154,9 @@ def one_direction(query, q0, q_len, db, d0, d_len, direction, match, mismatch, g
 
 @njit(cache=True, parallel=True)
 def _extend_all(seqs_h, off_h, seqs_v, off_v, pos_h, pos_v, seed_len, match, mismatch, gap, xdrop,
-                score_left, score_right, begin_h, begin_v, end_h, end_v):
+                score_left, score_right, begin_h, begin_v, end_h, end_v, cells):
     for i in prange(len(pos_h)):
-        out = np.zeros(2, dtype=np.int64)
+        out = np.zeros(3, dtype=np.int64)
         bh = pos_h[i]
         bv = pos_v[i]
         eh = bh + seed_len[i]
@@ -175,6 +177,7 @@ def _extend_all(seqs_h, off_h, seqs_v, off_v, pos_h, pos_v, seed_len, match, mis
         begin_v[i] = bv
         end_h[i] = eh
         end_v[i] = ev
+        cells[i] = out[2]
 
 
 def align(pairs: Pairs, scoring: Scoring, threads: int | None = None) -> Alignments:
@@ -189,7 +192,8 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None) -> Alignme
     Returns
     -------
     Alignments
-        Per pair: each direction's score, the extended seed's begin and end in H and V.
+        Per pair: each direction's score, the extended seed's begin and end in H and V; ``extra``
+        holds ``cells``, the DP cells computed (the GPU backends' count, for GCUPS).
     """
     import numba
 
@@ -197,6 +201,7 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None) -> Alignme
     left = np.zeros(n, dtype=np.int64)
     right = np.zeros(n, dtype=np.int64)
     ends = [np.zeros(n, dtype=np.int64) for _ in range(4)]
+    cells = np.zeros(n, dtype=np.int64)
     args = (np.int64(scoring.match), np.int64(scoring.mismatch), np.int64(scoring.gap), np.int64(scoring.xdrop))
     before = numba.get_num_threads()
     if threads:
@@ -204,14 +209,14 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None) -> Alignme
     try:
         start = time.perf_counter()
         _extend_all(pairs.seqs_h, pairs.offsets_h, pairs.seqs_v, pairs.offsets_v, pairs.pos_h, pairs.pos_v,
-                    pairs.seed_len, *args, left, right, *ends)
+                    pairs.seed_len, *args, left, right, *ends, cells)
         wall = time.perf_counter() - start
     finally:
         numba.set_num_threads(before)
     return Alignments(score_left=_to_int32(left), score_right=_to_int32(right), begin_h=ends[0], begin_v=ends[1],
                       end_h=ends[2], end_v=ends[3],
                       seed_score=seed_scores(pairs, scoring.match, scoring.mismatch),
-                      scoring=scoring, backend="cpu", wall_seconds=wall)
+                      scoring=scoring, backend="cpu", wall_seconds=wall, extra={"cells": int(cells.sum())})
 
 
 def _to_int32(scores: np.ndarray) -> np.ndarray:

@@ -4,8 +4,13 @@
 It is the reference the CPU oracle is checked against. The driver is our code, compiled where it
 runs (``g++ -O2 -std=c++17 -I/usr/include``) into a cache folder keyed by the source, the flags
 and the compiler's version; nothing built is committed. Debian's ``libseqan2-dev`` provides the
-headers (``tools/deps.sh`` installs it); without g++ or the headers the backend is unavailable
-and says which is missing.
+headers (``tools/deps.sh`` installs it; ``LASSM_SEQAN_INCLUDE`` names another folder, such as
+the headers unpacked from the Debian package and carried to a node without them); without g++ or
+the headers the backend is unavailable and says which is missing.
+
+The driver runs on one thread; ``align(threads=T)`` runs ``T`` drivers at once, pair ``i`` going
+to driver ``i % T`` (so each gets a fair share of long and short reads), and times them from the
+first start to the last end: SeqAn "on all cores", as LOGAN's comparison runs it.
 """
 from __future__ import annotations
 
@@ -88,38 +93,74 @@ def build() -> Path:
     return exe
 
 
+def default_threads() -> int:
+    """The drivers run at once by default: the cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _write_lines(pairs: Pairs, idx: np.ndarray, path: Path) -> None:
+    """The driver's input (``seqH posH seqV posV seedLength``) of the pairs ``idx``."""
+    with open(path, "w") as fh:
+        for i in idx:
+            h, ph, v, pv, k = pairs.pair(int(i))
+            fh.write(f"{h.decode()}\t{ph}\t{v.decode()}\t{pv}\t{k}\n")
+
+
 def align(pairs: Pairs, scoring: Scoring, threads: int | None = None) -> Alignments:
-    """Runs SeqAn's ``extendSeed`` on every pair through the driver.
+    """Runs SeqAn's ``extendSeed`` on every pair through the driver, ``threads`` drivers at once.
 
     Parameters
     ----------
     pairs : the read pairs and their seeds.
     scoring : match, mismatch, gap and X.
-    threads : ignored (the driver runs on one thread); kept for the backends' one signature.
+    threads : drivers run at once (default: :func:`default_threads`), each on a share of the pairs.
 
     Returns
     -------
     Alignments
-        As SeqAn reports them.
+        As SeqAn reports them; ``wall_seconds`` from the first driver's start to the last one's
+        end (the input files written before, the outputs read after); ``extra``: driver, threads.
     """
-    from ...workloads.xdrop.formats import write_pairs_tsv
-
     exe = build()
+    n = pairs.n_pairs
+    workers = max(1, min(int(threads or default_threads()), n))
+    shares = [np.arange(t, n, workers, dtype=np.int64) for t in range(workers)]
+    args = [str(exe), str(scoring.match), str(scoring.mismatch), str(scoring.gap), str(scoring.xdrop)]
+    table = np.zeros((n, len(COLUMNS)), dtype=np.int64)
     with tempfile.TemporaryDirectory(prefix="lassm-xdrop-") as tmp:
-        tsv = Path(tmp) / "pairs.tsv"
-        write_pairs_tsv(pairs, tsv)
-        args = [str(exe), str(scoring.match), str(scoring.mismatch), str(scoring.gap), str(scoring.xdrop)]
+        ins = [Path(tmp) / f"pairs-{t}.tsv" for t in range(workers)]
+        outs = [Path(tmp) / f"out-{t}.tsv" for t in range(workers)]
+        errs = [Path(tmp) / f"err-{t}.txt" for t in range(workers)]
+        for share, path in zip(shares, ins):
+            _write_lines(pairs, share, path)
+        procs = []
         start = time.perf_counter()
-        with open(tsv, "rb") as fh:
-            done = subprocess.run(args, stdin=fh, capture_output=True)
+        try:
+            for src, dst, err in zip(ins, outs, errs):
+                with open(src, "rb") as fin, open(dst, "wb") as fout, open(err, "wb") as ferr:
+                    procs.append(subprocess.Popen(args, stdin=fin, stdout=fout, stderr=ferr))
+            codes = [p.wait() for p in procs]
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
         wall = time.perf_counter() - start
-    if done.returncode != 0:
-        raise RuntimeError(f"{exe.name} exited with {done.returncode}: {done.stderr.decode(errors='replace')[-2000:]}")
-    table = np.loadtxt(done.stdout.decode().splitlines(), dtype=np.int64, ndmin=2, delimiter="\t")
-    if table.shape != (pairs.n_pairs, len(COLUMNS)):
-        raise RuntimeError(f"{exe.name} printed a {table.shape} table for {pairs.n_pairs} pairs")
+        for t, code in enumerate(codes):
+            if code != 0:
+                raise RuntimeError(f"{exe.name} exited with {code}: {errs[t].read_text(errors='replace')[-2000:]}")
+        for share, dst in zip(shares, outs):
+            lines = dst.read_text().splitlines()
+            got = np.loadtxt(lines, dtype=np.int64, ndmin=2, delimiter="\t") if lines else np.zeros((0, len(COLUMNS)), np.int64)
+            if got.shape != (len(share), len(COLUMNS)):
+                raise RuntimeError(f"{exe.name} printed a {got.shape} table for {len(share)} pairs")
+            table[share] = got
     cols = dict(zip(COLUMNS, table.T))
     return Alignments(score_left=cols["score_left"].astype(np.int32), score_right=cols["score_right"].astype(np.int32),
                       begin_h=cols["begin_h"].copy(), begin_v=cols["begin_v"].copy(), end_h=cols["end_h"].copy(),
                       end_v=cols["end_v"].copy(), seed_score=seed_scores(pairs, scoring.match, scoring.mismatch),
-                      scoring=scoring, backend="seqan", wall_seconds=wall, extra={"driver": exe.name})
+                      scoring=scoring, backend="seqan", wall_seconds=wall,
+                      extra={"driver": exe.name, "threads": workers})

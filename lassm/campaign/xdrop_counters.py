@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The X-drop campaign's counters step: Nsight Compute on ``lassm xdrop align --backend cuda``.
+
+One profiled run per (set, X), with the metric list local assembly uses
+(:func:`lassm.analysis.counters.ncu.metrics`, from ``data/metric-names.csv``), the kernel
+``xdrop_kernel`` only. The raw CSV, ``ncu --version`` and the labels are kept under
+``xdrop/counters/``; the launches of a run are summed (:func:`lassm.analysis.counters.aggregate`)
+into one ``counters.csv`` row. ``tools/against_logan.py`` turns LOGAN's raw files into rows of
+the same table with :func:`row_from_raw`.
+"""
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+from ..runs import xdrop as rec
+from ..runs.records import slug
+from .steps import NCU_FALLBACK, _importable_here, _one_line, find_ncu
+from .xdrop_plan import XdropPlan
+
+#: The program label of our CUDA kernel's rows (LOGAN's are ``LOGAN``).
+PROGRAM = "lassm cuda"
+#: The X-drop kernels' entry point.
+KERNEL_NAME = "xdrop_kernel"
+#: Seconds one profiled run may take.
+NCU_TIMEOUT = 300.0
+#: ncu refusals that hold for every run: the step stops at the first.
+_MACHINE_WIDE = ("ERR_NVGPUCTRPERM", "LibraryNotLoaded", "not on PATH")
+
+
+def raw_file(machine: str, dataset: str, xdrop: int, program: str = PROGRAM) -> Path:
+    """``xdrop/counters/ncu__<dataset>__x<X>__<program>.csv``."""
+    return rec.folder(machine) / "counters" / f"ncu__{slug(dataset)}__x{int(xdrop)}__{slug(program)}.csv"
+
+
+def align_command(pairs_file: str | Path, xdrop: int, scoring: tuple[int, int, int], out: str | Path,
+                  python: str | None = None) -> list[str]:
+    """``python -m lassm.cli xdrop align FILE --backend cuda --xdrop X --match .. --out OUT``."""
+    match, mismatch, gap = scoring
+    return [python or sys.executable, "-m", "lassm.cli", "xdrop", "align", str(pairs_file), "--backend", "cuda",
+            "--xdrop", str(int(xdrop)), "--match", str(match), "--mismatch", str(mismatch), "--gap", str(gap),
+            "--out", str(out)]
+
+
+def row_from_raw(raw: str | Path, *, dataset: str, xdrop: int, program: str, machine: str, git_sha: str,
+                 command: str) -> dict:
+    """One ``counters.csv`` row: ncu's raw CSV of one run, its launches summed.
+
+    Parameters
+    ----------
+    raw : the raw file (``ncu --csv --page raw --print-units base``), or its text.
+    dataset, xdrop, program : the row's labels.
+    machine, git_sha, command : its provenance.
+
+    Returns
+    -------
+    dict
+        :data:`lassm.runs.xdrop.COUNTER_COLUMNS`.
+
+    Raises
+    ------
+    ValueError
+        When the file holds no launch, or more than one device.
+    """
+    from ..analysis.counters import aggregate
+    from ..analysis.counters import ncu
+
+    tidy = ncu.parse(raw, dataset=dataset, k=int(xdrop), protocol=program)
+    if tidy.empty:
+        raise ValueError(f"{raw}: no kernel launch in the ncu table")
+    points = aggregate(tidy)
+    if len(points) != 1:
+        raise ValueError(f"{raw}: {len(points)} points (devices or labels) in one run")
+    p = points.iloc[0]
+    row = {c: p[c] for c in ("device", "simd_width", "duration_s", "int_lane_ops", "warp_inst", "thread_inst",
+                             "dram_read_bytes", "dram_write_bytes", "dram_bytes", "l2_bytes", "l1_bytes", "launches")}
+    row.update(dataset=dataset, xdrop=int(xdrop), program=program, machine=machine, git_sha=git_sha, command=command)
+    row["launches"] = int(row["launches"])
+    for c in ("simd_width", "duration_s", "int_lane_ops", "warp_inst", "thread_inst", "dram_read_bytes",
+              "dram_write_bytes", "dram_bytes", "l2_bytes", "l1_bytes"):
+        row[c] = float(row[c])
+    return row
+
+
+def collect(plan: XdropPlan, machine: str, *, sha: str, command: str, force: bool = False, say=lambda t: None,
+            ncu_exe: str | None = None, timeout: float = NCU_TIMEOUT) -> list[str]:
+    """Counters of the plan's profiled (set, X) into ``counters.csv``; returns what it could not count.
+
+    A (set, X) whose row is in ``counters.csv`` at this commit is skipped unless ``force``.
+    """
+    from ..analysis.counters import ncu
+    from ..workloads.xdrop import datasets
+    from ..workloads.xdrop.formats import write_pairs_parquet
+
+    exe = ncu_exe or find_ncu()
+    if exe is None:
+        return [f"counters: ncu not found (not on PATH, nor {NCU_FALLBACK}); install Nsight Compute"]
+    table = rec.folder(machine) / rec.COUNTERS_FILE
+    lacks: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="lassm-xdrop-ncu-") as tmp, _importable_here():
+        written: dict[str, Path] = {}
+        for d, x in plan.profiled():
+            if not force and rec.recorded(rec.read_rows(table, rec.COUNTER_COLUMNS), sha, dataset=d, xdrop=x,
+                                          program=PROGRAM):
+                continue
+            try:
+                if d not in written:
+                    written.clear()
+                    written[d] = Path(tmp) / f"{slug(d)}.parquet"
+                    write_pairs_parquet(datasets.load(d), written[d])
+                target = align_command(written[d], x, plan.scoring, Path(tmp) / "aligned.parquet")
+                raw = raw_file(machine, d, x)
+                ncu.collect(target, raw, dataset=d, k=x, protocol=PROGRAM, kernel_name=KERNEL_NAME, ncu=exe,
+                            timeout=timeout)
+                shown = f"ncu --metrics <data/metric-names.csv> --kernel-name {KERNEL_NAME} -- lassm xdrop align " \
+                        f"{d}.parquet --backend cuda --xdrop {x}"
+                row = row_from_raw(raw, dataset=d, xdrop=x, program=PROGRAM, machine=machine, git_sha=sha,
+                                   command=shown)
+                rec.upsert(table, rec.COUNTER_COLUMNS, rec.COUNTERS_KEY, [row])
+                say(f"counters {d} X={x}: {row['duration_s'] * 1e3:.2f} ms in {row['launches']} launches")
+            except Exception as exc:  # a run that cannot be counted is named; the others go on
+                if any(marker in str(exc) for marker in _MACHINE_WIDE):
+                    return lacks + [f"counters: {_one_line(exc)}"]
+                lacks.append(f"counters: {d} X={x}: {_one_line(exc)}")
+    return lacks
+
+
+__all__ = ["KERNEL_NAME", "PROGRAM", "align_command", "collect", "raw_file", "row_from_raw"]

@@ -1,0 +1,275 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``run_xdrop_campaign``: the X-drop plan's timings, then its counters, then ``xdrop/campaign.json``.
+
+For each (set, X) every backend of the plan is timed in this run and checked against the cpu
+oracle's result of the same pairs; the group's rows replace the old ones in ``times.csv`` at
+once (atomically). A group whose rows are all there at this commit is skipped unless
+``force``, so a killed campaign loses only the group it was in. Counters follow, one Nsight
+Compute run of ``lassm xdrop align --backend cuda`` per profiled (set, X), raw files kept
+beside ``counters.csv``; then ``campaign.json`` says what ran, how long each step took and
+what this machine lacks.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import shlex
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..atomic import atomic_open
+from ..errors import LassmError
+from ..runs import xdrop as rec
+from ..runs.records import cpu_model, default_machine, git_sha, slug, versions
+from ..workloads.xdrop.config import Scoring
+from .xdrop_plan import CPU_BACKENDS, XdropPlan, present_backends
+
+CAMPAIGN_FILE = "campaign.json"
+
+
+@dataclass
+class XdropOutcome:
+    """What an X-drop campaign did: one status per (set, X, backend), the files, the steps' seconds."""
+
+    machine: str
+    rows: list[dict] = field(default_factory=list)
+    lacks: list[str] = field(default_factory=list)
+    steps: dict[str, float] = field(default_factory=dict)
+    files: dict[str, Path] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> list[dict]:
+        """Rows that neither ran clean nor were recorded before."""
+        return [r for r in self.rows if r["status"] not in ("ok", "skipped (recorded)")]
+
+
+def machine_name(backends: tuple[str, ...]) -> str:
+    """The results folder: ``LASSM_MACHINE``, else the GPU's name, else the CPU's (as local assembly files it)."""
+    if os.environ.get("LASSM_MACHINE"):
+        return slug(os.environ["LASSM_MACHINE"])
+    from .. import backends as la
+
+    for name in ("cuda", "opencl"):
+        if name in backends:
+            try:
+                mod = la.get(name)
+                if getattr(mod, "device_kind", lambda: "gpu")() != "cpu":
+                    return slug(mod.device_name())
+            except la.BackendUnavailable:
+                continue
+    return default_machine()
+
+
+def _device(backend: str, result) -> tuple[str, str]:
+    """(device, driver) of a row: the GPU's as its backend reports it; the CPU model for the CPU backends."""
+    if backend in CPU_BACKENDS:
+        return cpu_model(), ""
+    driver = ""
+    try:
+        from .. import backends as la
+
+        if backend == "cuda":
+            driver = str(la.get("cuda").device_info().get("driver", ""))
+        elif backend == "opencl":
+            driver = str(la.get("opencl")._device().device.driver_version)
+    except Exception:  # a missing driver string is no reason to lose a measurement
+        driver = ""
+    return str(result.extra.get("device", "")), driver
+
+
+def _warm_cpu(registry, backends: tuple[str, ...], scoring: Scoring, threads: int) -> None:
+    """Builds numba's and SeqAn's code on one pair, so no timed run pays for it."""
+    from ..workloads.xdrop.pairs import Pairs
+
+    one = Pairs.from_lists([(b"ACGTACGTAC", 2, b"ACGTACGTAC", 2, 3)])
+    for b in backends:
+        if b in CPU_BACKENDS:
+            registry.get(b).align(one, scoring, threads=threads)
+
+
+def run_group(plan: XdropPlan, pairs, dataset: str, xdrop: int, *, machine: str, command: str, sha: str,
+              say=lambda text: None, oracles: dict | None = None) -> list[dict]:
+    """Times every backend of ``plan`` on ``pairs`` at ``xdrop``, checks each against the oracle.
+
+    ``oracles`` keeps the oracle's results by input digest and scheme, so the head of a large set
+    that is a smaller set already run (``xdrop-sim-20k``'s first 2,000 pairs are ``xdrop-sim-2k``)
+    is not aligned again.
+
+    Returns
+    -------
+    list of dict
+        The ``times.csv`` rows of the group (:data:`lassm.runs.xdrop.TIMES_COLUMNS`).
+    """
+    from ..backends import xdrop as registry
+    from ..workloads.xdrop.datasets import head
+
+    scoring = Scoring(*plan.scoring, xdrop=xdrop)
+    backends = plan.backends_for(dataset)
+    checked = min(plan.checked_pairs(dataset) or pairs.n_pairs, pairs.n_pairs)
+    timings: dict[str, rec.Timing] = {}
+    oracle = None
+    oracles = {} if oracles is None else oracles
+    if "cpu" in backends:
+        timings["cpu"] = rec.time_backend(registry.get("cpu").align, pairs, scoring, threads=plan.threads,
+                                          repeats=plan.cpu_repeats)
+        oracle = timings["cpu"].result
+        checked = pairs.n_pairs
+        oracles[(rec.digest(pairs), scoring)] = oracle
+    else:
+        part = head(pairs, checked)
+        key = (rec.digest(part), scoring)
+        if key not in oracles:
+            oracles[key] = registry.get("cpu").align(part, scoring, threads=plan.threads)
+        oracle = oracles[key]
+    for b in backends:
+        if b in timings:
+            continue
+        cpu_side = b in CPU_BACKENDS
+        timings[b] = rec.time_backend(registry.get(b).align, pairs, scoring, threads=plan.threads,
+                                      repeats=plan.cpu_repeats if cpu_side else plan.repeats,
+                                      warmup=0 if cpu_side else plan.warmup)
+    cells = oracle.extra["cells"] if checked == pairs.n_pairs else next(
+        (t.result.extra["cells"] for t in timings.values() if "cells" in t.result.extra), None)
+    rows = []
+    for b in backends:
+        t = timings[b]
+        same = t.agree and not oracle.differences(rec.head_result(t.result, checked))
+        device, driver = _device(b, t.result)
+        seconds = t.median_seconds
+        rows.append({
+            "machine": machine, "device": device, "driver": driver, "kernel": rec.KERNEL, "dataset": dataset,
+            "n_pairs": pairs.n_pairs, "bases": rec.bases(pairs), "xdrop": xdrop, "scoring": rec.scoring_label(scoring),
+            "backend": b, "threads": (t.result.extra.get("threads", plan.threads) if b in CPU_BACKENDS else None),
+            "seconds": seconds, "wall_seconds": t.median_wall,
+            "repeats": len(t.seconds), "cells": cells, "gcups": rec.gcups(cells, seconds) if cells else None,
+            "matches_oracle": same, "git_sha": sha, "command": command, "checked_pairs": checked,
+        })
+        gc = rows[-1]["gcups"]
+        say(f"{dataset} X={xdrop} {b}: {seconds:.4f} s" + (f", {gc:.2f} GCUPS" if gc else "")
+            + ("" if same else f"  DIFFERS from the oracle on {checked} pairs"))
+    return rows
+
+
+def _groups_todo(plan: XdropPlan, rows: list[dict], sha: str, force: bool) -> dict[str, list[int]]:
+    """Per set, the X values whose group is not wholly recorded at ``sha``."""
+    label = ",".join(map(str, plan.scoring))
+    todo: dict[str, list[int]] = {}
+    for d, x in plan.groups():
+        done = all(rec.recorded(rows, sha, dataset=d, xdrop=x, backend=b, scoring=label)
+                   for b in plan.backends_for(d))
+        if force or not done:
+            todo.setdefault(d, []).append(x)
+    return todo
+
+
+def run_xdrop_campaign(plan: XdropPlan, *, machine: str | None = None, force: bool = False, progress: bool = True,
+                       log=None) -> XdropOutcome:
+    """Measures this machine as ``plan`` says; writes ``data/results/<machine>/xdrop/``.
+
+    Parameters
+    ----------
+    plan : :func:`lassm.campaign.xdrop_plan.make_plan`'s.
+    machine : the results folder (default: :func:`machine_name`).
+    force : measure again what is recorded at this commit.
+    progress : say a line per measurement and step.
+    log : where the lines go (default: standard error, when ``progress``).
+
+    Returns
+    -------
+    XdropOutcome
+    """
+    from ..workloads.xdrop import datasets
+
+    say = log or ((lambda text: print(text, file=sys.stderr, flush=True)) if progress else (lambda text: None))
+    command = "lassm " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    sha = git_sha()
+    name = slug(machine) if machine else machine_name(plan.backends)
+    out = XdropOutcome(machine=name)
+    out.lacks = present_backends()[1]
+    where = rec.folder(name)
+    times = where / rec.TIMES_FILE
+    start = time.perf_counter()
+    existing = rec.read_rows(times, rec.TIMES_COLUMNS)
+    todo = _groups_todo(plan, existing, sha, force)
+    busy = {b for d in todo for b in plan.backends_for(d) if b in CPU_BACKENDS}
+    if busy:
+        from ..backends import xdrop as registry
+
+        _warm_cpu(registry, tuple(sorted(busy)), Scoring(*plan.scoring), plan.threads)
+    oracles: dict = {}
+    for d in plan.datasets:
+        for x in plan.xdrops:
+            if x not in todo.get(d, []):
+                out.rows += [{"dataset": d, "xdrop": x, "backend": b, "status": "skipped (recorded)"}
+                             for b in plan.backends_for(d)]
+        if not todo.get(d):
+            continue
+        try:
+            pairs = datasets.load(d)
+        except LassmError as exc:
+            out.lacks.append(f"{d}: not loaded: {exc}")
+            out.rows += [{"dataset": d, "xdrop": x, "backend": b, "status": f"failed: {exc}"}
+                         for x in todo[d] for b in plan.backends_for(d)]
+            continue
+        for x in todo[d]:
+            try:
+                got = run_group(plan, pairs, d, x, machine=name, command=command, sha=sha, say=say, oracles=oracles)
+            except Exception as exc:  # a group that cannot run is named; the others go on
+                line = " ".join(str(exc).split())
+                out.rows += [{"dataset": d, "xdrop": x, "backend": b, "status": f"failed: {type(exc).__name__}: {line}"}
+                             for b in plan.backends_for(d)]
+                say(f"{d} X={x}: failed: {line}")
+                continue
+            rec.upsert(times, rec.TIMES_COLUMNS, rec.TIMES_KEY, got)
+            out.rows += [{"dataset": d, "xdrop": x, "backend": r["backend"], "seconds": r["seconds"],
+                          "matches_oracle": r["matches_oracle"],
+                          "status": "ok" if r["matches_oracle"] else "MISMATCH"} for r in got]
+    out.steps["times"] = round(time.perf_counter() - start, 3)
+    out.files["times"] = times
+    say(f"times: {out.steps['times']:.0f} s -> {times}")
+    if plan.profiled():
+        t0 = time.perf_counter()
+        from . import xdrop_counters
+
+        out.lacks += xdrop_counters.collect(plan, name, sha=sha, command=command, force=force, say=say)
+        out.steps["counters"] = round(time.perf_counter() - t0, 3)
+        out.files["counters"] = where / rec.COUNTERS_FILE
+        say(f"counters: {out.steps['counters']:.0f} s")
+    elif plan.profile:
+        out.lacks.append("counters: none: the counters step profiles the cuda backend, absent here")
+    else:
+        out.lacks.append("counters: not collected (--no-profile or --quick)")
+    out.files["campaign"] = _write_account(where, plan, out, sha, command, time.perf_counter() - start)
+    return out
+
+
+def _write_account(where: Path, plan: XdropPlan, out: XdropOutcome, sha: str, command: str, seconds: float) -> Path:
+    """``xdrop/campaign.json``, atomically: the plan, one row per point, steps, lacks."""
+    account = {"kernel": rec.KERNEL, "machine": out.machine, "plan": plan.as_dict(), "rows": out.rows,
+               "steps": out.steps, "lacks": out.lacks, "git_sha": sha, "versions": versions(), "command": command,
+               "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "seconds": round(seconds, 3)}
+    path = where / CAMPAIGN_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_open(path) as fh:
+        json.dump(account, fh, indent=2, default=str)
+        fh.write("\n")
+    return path
+
+
+def report(out: XdropOutcome) -> None:
+    """The final lines: one per point, then what this machine lacks."""
+    for r in out.rows:
+        s = f"{r['seconds']:.4f} s" if isinstance(r.get("seconds"), float) else "-"
+        print(f"{r['dataset']:24s} X={r['xdrop']:<5d} {r['backend']:7s} {s:>12s}  {r['status']}", file=sys.stderr)
+    for key, path in out.files.items():
+        print(f"{key}: {path}", file=sys.stderr)
+    if out.lacks:
+        print("lacks:", file=sys.stderr)
+        for line in out.lacks:
+            print(f"  {line}", file=sys.stderr)
+
+
+__all__ = ["CAMPAIGN_FILE", "XdropOutcome", "machine_name", "report", "run_group", "run_xdrop_campaign"]

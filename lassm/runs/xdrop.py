@@ -1,0 +1,201 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""X-drop run records: the CSV tables under ``data/results/<machine>/xdrop/`` and the timing of one backend.
+
+Three tables (their columns are the contract with the book, ``book/data-contract.md``):
+``times.csv`` (one row per dataset, X and backend), ``counters.csv`` (Nsight Compute, one row
+per dataset, X and program) and ``against-logan.csv`` (LOGAN's demo beside ours). Each is
+rewritten whole, atomically, every time rows are added (:func:`upsert`): a killed campaign
+leaves the table as it was after the last finished group, and the next run finds in it what
+is already measured at this commit (:func:`recorded`) and skips it.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import os
+import statistics
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from .. import paths
+from ..atomic import atomic_open
+from ..errors import InputError
+from ..workloads.xdrop.config import Scoring
+from ..workloads.xdrop.pairs import Pairs
+from ..workloads.xdrop.result import Alignments
+
+#: The folder of a machine's X-drop tables, under its results folder.
+FOLDER = "xdrop"
+TIMES_FILE, COUNTERS_FILE, AGAINST_LOGAN_FILE = "times.csv", "counters.csv", "against-logan.csv"
+#: ``times.csv``: one row per (dataset, xdrop, backend); ``checked_pairs`` (the pairs compared
+#: with the oracle: all of them, or the head of a set too large for the CPU) follows the contract's columns.
+TIMES_COLUMNS: tuple[str, ...] = (
+    "machine", "device", "driver", "kernel", "dataset", "n_pairs", "bases", "xdrop", "scoring", "backend", "threads",
+    "seconds", "wall_seconds", "repeats", "cells", "gcups", "matches_oracle", "git_sha", "command", "checked_pairs")
+TIMES_KEY: tuple[str, ...] = ("dataset", "xdrop", "scoring", "backend")
+#: ``counters.csv``: the local-assembly counter quantities, summed over a run's launches.
+COUNTER_COLUMNS: tuple[str, ...] = (
+    "device", "dataset", "xdrop", "program", "simd_width", "duration_s", "int_lane_ops", "warp_inst", "thread_inst",
+    "dram_read_bytes", "dram_write_bytes", "dram_bytes", "l2_bytes", "l1_bytes", "launches", "machine", "git_sha",
+    "command")
+COUNTERS_KEY: tuple[str, ...] = ("dataset", "xdrop", "program")
+#: ``against-logan.csv``: LOGAN's demo and ``lassm xdrop align --backend cuda`` on the same pairs and X.
+AGAINST_LOGAN_COLUMNS: tuple[str, ...] = (
+    "machine", "device", "driver", "dataset", "n_pairs", "xdrop", "program", "kernel_seconds", "kernel_launches",
+    "logan_gpu_seconds", "whole_seconds", "git_sha", "command")
+AGAINST_LOGAN_KEY: tuple[str, ...] = ("dataset", "xdrop", "program")
+#: The kernel label of X-drop rows (run records of local assembly say ``local-assembly``).
+KERNEL = "xdrop"
+
+
+def folder(machine: str) -> Path:
+    """``data/results/<machine>/xdrop/``."""
+    return paths.results_dir(machine) / FOLDER
+
+
+def scoring_label(scoring: Scoring) -> str:
+    """``"match,mismatch,gap"``, e.g. ``"1,-1,-1"``: the scheme without X."""
+    return f"{scoring.match},{scoring.mismatch},{scoring.gap}"
+
+
+def read_rows(path: str | os.PathLike, columns: Sequence[str]) -> list[dict[str, str]]:
+    """The rows of a table written by :func:`upsert` (strings), or ``[]`` when there is none.
+
+    Raises
+    ------
+    InputError
+        When the file's header is not ``columns`` (a table of another form: move it away).
+    """
+    path = Path(path)
+    if not path.is_file():
+        return []
+    with open(path, newline="") as fh:
+        reader = csv.DictReader(fh)
+        if tuple(reader.fieldnames or ()) != tuple(columns):
+            raise InputError(str(path), 1, "header", f"columns {reader.fieldnames} are not {list(columns)}")
+        return [dict(r) for r in reader]
+
+
+def _cell(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def write_rows(path: str | os.PathLike, columns: Sequence[str], rows: Iterable[dict]) -> None:
+    """Writes the whole table atomically, ``columns`` in order (absent values empty)."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow([_cell(row.get(c)) for c in columns])
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with atomic_open(path, "w") as fh:
+        fh.write(buf.getvalue())
+
+
+def upsert(path: str | os.PathLike, columns: Sequence[str], key: Sequence[str], rows: Sequence[dict]) -> None:
+    """Adds ``rows`` to the table, replacing the rows of the same ``key``; the rest keep their order."""
+    new = {tuple(_cell(r.get(k)) for k in key): r for r in rows}
+    kept = [r for r in read_rows(path, columns) if tuple(r.get(k, "") for k in key) not in new]
+    write_rows(path, columns, kept + list(new.values()))
+
+
+def recorded(rows: Sequence[dict], git_sha: str, **where) -> bool:
+    """Whether ``rows`` hold a row measured at ``git_sha`` whose columns equal ``where``."""
+    want = {k: _cell(v) for k, v in where.items()}
+    return any(r.get("git_sha") == git_sha and all(r.get(k) == v for k, v in want.items()) for r in rows)
+
+
+def head_result(result: Alignments, n: int) -> Alignments:
+    """The first ``n`` pairs of a result (to compare with an oracle run on the head of a set)."""
+    if n >= result.n_pairs:
+        return result
+    cut = {f: getattr(result, f)[:n] for f in ("score_left", "score_right", "begin_h", "begin_v", "end_h", "end_v",
+                                              "seed_score")}
+    return replace(result, **cut)
+
+
+@dataclass
+class Timing:
+    """What timing one backend on one set and X gave: its first result, and each timed run's seconds.
+
+    ``seconds``: the compute time the backend reports (GPU kernel event time; the CPU alignment
+    call alone); ``wall``: the whole ``align`` call, transfers and launch preparation included.
+    ``agree``: every repeat gave the first one's result.
+    """
+
+    result: Alignments
+    seconds: list[float]
+    wall: list[float]
+    agree: bool
+
+    @property
+    def median_seconds(self) -> float:
+        return float(statistics.median(self.seconds))
+
+    @property
+    def median_wall(self) -> float:
+        return float(statistics.median(self.wall))
+
+
+def compute_seconds(result: Alignments) -> float:
+    """A result's compute time: the kernels' device time for a GPU backend, else the backend's own timer."""
+    return float(result.extra.get("kernel_seconds", result.wall_seconds))
+
+
+def time_backend(align, pairs: Pairs, scoring: Scoring, *, threads: int | None = None, repeats: int = 1,
+                 warmup: int = 0) -> Timing:
+    """Runs ``align(pairs, scoring, threads=...)`` ``warmup`` times untimed, then ``repeats`` times timed.
+
+    Parameters
+    ----------
+    align : a backend's ``align``.
+    pairs, scoring : the set and the scheme with X.
+    threads : CPU threads (the GPU backends ignore it).
+    repeats, warmup : timed and untimed runs.
+
+    Returns
+    -------
+    Timing
+    """
+    if repeats < 1 or warmup < 0:
+        raise ValueError(f"repeats = {repeats} must be at least 1 and warmup = {warmup} not negative")
+    for _ in range(warmup):
+        align(pairs, scoring, threads=threads)
+    first, seconds, wall, agree = None, [], [], True
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        res = align(pairs, scoring, threads=threads)
+        wall.append(time.perf_counter() - t0)
+        seconds.append(compute_seconds(res))
+        if first is None:
+            first = res
+        elif first.differences(res):
+            agree = False
+    return Timing(first, seconds, wall, agree)
+
+
+def digest(pairs: Pairs) -> str:
+    """A digest of the pairs' bases and seeds: two sets with equal digests are the same input
+    (the head of a synthetic set and the smaller set of its seed)."""
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=16)
+    for name in ("seqs_h", "offsets_h", "seqs_v", "offsets_v", "pos_h", "pos_v", "seed_len"):
+        h.update(getattr(pairs, name).tobytes())
+    return h.hexdigest()
+
+
+def bases(pairs: Pairs) -> int:
+    """H and V bases of every pair together."""
+    return int(len(pairs.seqs_h) + len(pairs.seqs_v))
+
+
+def gcups(cells: int, seconds: float) -> float | None:
+    """Giga cells per second, None when nothing was timed."""
+    return cells / seconds / 1e9 if seconds > 0 else None
