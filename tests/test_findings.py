@@ -201,6 +201,21 @@ def test_side_by_side_with_the_original_quotes_the_measured_spans(committed):
     side = [f for f in committed if f.key.startswith("fast_side_by_side_")]
     for f in side:
         t = results.against_original(f.key.removeprefix("fast_side_by_side_"))
-        assert f"{t['kernel_ratio'].min():.2f} to {t['kernel_ratio'].max():.2f} of its kernel time" in f.sentence
-        assert f"takes {t['whole_ratio'].min():.1f} to {t['whole_ratio'].max():.1f} times its whole run" in f.sentence
+        walk = t["walk_kernel_ratio"] if t["walk_kernel_ratio"].notna().all() else t["kernel_ratio"]
+        assert f"walk kernel takes {walk.min():.3f} to {walk.max():.3f} of its kernel time" in f.sentence
+        assert f"takes {t['whole_ratio'].min():.2f} to {t['whole_ratio'].max():.2f} times its whole run" in f.sentence
+        assert f"on {int((t['whole_ratio'] <= 1).sum())} of {len(t)} inputs" in f.sentence
     assert side, "data/results/nvidia-h100-80gb-hbm3/against-original.csv is committed: a finding quotes it"
+
+
+def test_side_by_side_spans_by_hand() -> None:
+    import pandas as pd
+
+    from lassm.book.findings import side_by_side
+
+    t = pd.DataFrame({"kernel_ratio": [0.1, 0.3], "walk_kernel_ratio": [0.05, 0.25], "whole_ratio": [0.9, 2.0]})
+    assert side_by_side(t) == {"inputs": "2", "kernel": "0.100 to 0.300", "walk": "0.050 to 0.250",
+                               "whole": "0.90 to 2.00", "whole_wins": "1 of 2"}
+    t["walk_kernel_ratio"] = [float("nan"), 0.25]  # not timed apart everywhere: every kernel is quoted
+    assert side_by_side(t)["walk"] == "0.100 to 0.300"
+    assert side_by_side(t.iloc[:1])["whole"] == "0.90"
