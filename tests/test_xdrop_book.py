@@ -96,6 +96,20 @@ def test_a_gpu_without_seqan_rows_leaves_the_claims_unmeasured(tmp_path, monkeyp
     assert f["xd_grows"] == xdrop.NOT_MEASURED and f["xd_speedup_cpu"] == "50.0"
 
 
+def test_a_machine_without_counters_takes_no_part_in_the_pp(tmp_path, monkeypatch):
+    """A CPU-only machine's times join the records, not the PP over platforms: it has no
+    architectural efficiency, so the count of platforms quoted beside the PP leaves it out."""
+    import shutil
+
+    shutil.copytree(FIXTURES / MACHINE, tmp_path / MACHINE)
+    folder = tmp_path / "cpu-only" / "xdrop"
+    folder.mkdir(parents=True)
+    shutil.copy(FIXTURES / MACHINE / "xdrop" / "times.csv", folder / "times.csv")
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
+    f = xdrop.facts(MACHINE)
+    assert f["xd_machines"] == f"cpu-only, {MACHINE}" and f["xd_pp_platforms"] == "1"
+
+
 def test_facts_without_records_say_so(empty_results):
     f = xdrop.facts("bare-gpu")
     for key in ("xd_gcups", "xd_speedup_seqan", "xd_arch_eff", "xd_against_ratio", "xd_peak", "xd_bound_verdict"):

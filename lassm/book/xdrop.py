@@ -342,7 +342,7 @@ def facts(machine: str) -> dict[str, str]:
     f["xd_beyond"] = (f"{int(ours['beyond_model'].astype(bool).sum()):d} of {len(ours):d}"
                       if "beyond_model" in ours and len(ours) else NOT_MEASURED)
     pp = portability()
-    f["xd_pp_platforms"] = f"{len(records.machines()):d}"
+    f["xd_pp_platforms"] = f"{sum(1 for name in records.machines() if len(roofline_metrics(name))):d}"
     f["xd_pp"] = span(pp.loc[pp["application"] == OUR_PROGRAM, "arch pp"], ".1%", NOT_MEASURED) if len(pp) else NOT_MEASURED
     f["xd_alg_eff"] = (span(ours["alg eff"], ".2f", NOT_MEASURED) if "alg eff" in ours and len(ours) else NOT_MEASURED)
     logan = m[m["program"] == LOGAN_PROGRAM] if len(m) else m
