@@ -162,3 +162,29 @@ def test_make_html_and_make_book_write_the_chapters_before_the_build():
         assert uses, f"make {target} does not write the machine chapters"
         if "lassm.book.machines" in recipe:
             assert recipe.index("lassm.book.machines") < recipe.index("jupyter-book"), f"make {target}: chapters after the build"
+
+
+def test_the_xdrop_fact_reads_the_records(tmp_path, monkeypatch) -> None:
+    """What a machine's X-drop records hold, in the machine chapter's words; 'none' without them."""
+    import shutil
+
+    from lassm.book import machine_chapter, xdrop
+
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
+    assert machine_chapter._xdrop_fact("absent").startswith("none: no X-drop campaign")
+    fixtures = Path(__file__).parent / "fixtures" / "xdrop" / "results" / "synthetic-gpu"
+    shutil.copytree(fixtures, tmp_path / "m")
+    t = xdrop.times("m")
+    fact = machine_chapter._xdrop_fact("m")
+    assert fact.startswith(f"{len(t)} timed points ({', '.join(sorted(t['backend'].unique()))}) over X = ")
+    assert fact.endswith("every result equal to the oracle's")
+    import csv
+
+    times = tmp_path / "m" / "xdrop" / "times.csv"
+    rows = list(csv.DictReader(times.open()))
+    rows[0]["matches_oracle"] = "False"
+    with times.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    assert machine_chapter._xdrop_fact("m").endswith("results that differ from the oracle's: 1")

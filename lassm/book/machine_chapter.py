@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from . import machines as mach
-from . import plots
+from . import plots, xdrop
 from .. import paths
 from ..analysis import paper
 from ..runs import results
@@ -215,6 +215,7 @@ def facts(machine: str) -> dict[str, str]:
     m = mach.metrics(machine)
     out["mc_counters"] = (f"{len(m):d} profiled points, II from {_range(m['ii'], '.2f', ' ops/B')}" if m is not None
                           else "none: no profiler ran")
+    out["mc_xdrop"] = _xdrop_fact(machine)
     c = mach.campaign(machine)
     if c is None:
         out["mc_campaign"] = "none: the folder predates the campaign"
@@ -226,5 +227,22 @@ def facts(machine: str) -> dict[str, str]:
     return out
 
 
+def _xdrop_fact(machine: str) -> str:
+    """What the machine's X-drop records (the second kernel, ``lassm run --kernel xdrop``) hold."""
+    t = xdrop.times(machine)
+    if t.empty:
+        return "none: no X-drop campaign (`lassm run --kernel xdrop`) ran here"
+    xs = ", ".join(str(x) for x in sorted(t["xdrop"].astype(int).unique()))
+    bad = int((t["matches_oracle"].astype(str) == "False").sum())
+    return (f"{len(t):d} timed points ({', '.join(sorted(t['backend'].unique()))}) over X = {xs}, "
+            f"{_range(t['gcups'].dropna(), '.3g')} GCUPS; "
+            + ("every result equal to the oracle's" if bad == 0 else f"results that differ from the oracle's: {bad:d}"))
+
+
+def xdrop_table(machine: str):
+    """The X-drop chapter's GCUPS table for this machine (:func:`lassm.book.xdrop.gcups_table`)."""
+    return xdrop.gcups_table(machine)
+
+
 __all__ = ["campaign_table", "counters_table", "facts", "inventory_table", "lacks_note", "published_chart",
-           "reference_table", "roofline_chart", "speedup_chart", "time_chart", "time_table"]
+           "reference_table", "roofline_chart", "speedup_chart", "time_chart", "time_table", "xdrop_table"]
