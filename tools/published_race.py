@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """How often the published (racy) insert protocols give wrong contig ends, against the fixed ones.
 
-book/kernel-protocols.md describes the races of the published `doneflag` and `matchany`; this
+book/kernel-protocols describes the races of the published `doneflag` and `matchany`; this
 measures them. Each dataset is extended by the CPU oracle once, then by every protocol's
 published build (``as_published=True``, ``-DLASSM_PUBLISHED=1``) and its fixed build, ``--runs``
 times each; every run's contig ends are compared with the oracle's, walk bytes included. The

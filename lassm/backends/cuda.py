@@ -420,7 +420,7 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
     bin_counts : read count per contig that picks its bin and table size; MetaHipMer uses the
         larger side's count (``max(left, right)``). Default: this side's count.
     as_published : build ``matchany`` or ``doneflag`` as published, races included, to measure
-        what the fixes cost (book/kernel-protocols.md); results may then differ from the oracle.
+        what the fixes cost (book/kernel-protocols); results may then differ from the oracle.
 
     Returns
     -------
