@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The GPU backends' per-base host steps done on the device (``lassm.backends.device_segments``)
-against the host's (``launch.gather``, ``segments_jit.revcomp_segments``), and the overlap of a
+against the host's (``launch.gather``, ``segments_jit.revcomp_segments``), the segment index
+arithmetic they share (``segment_index``), and the overlap of a
 command's backend start-up with its input read (``lassm.cli._prepare_backend``).
 
 The NumPy parts run everywhere; the kernels need CuPy and an NVIDIA GPU (marked ``gpu``).
@@ -14,6 +15,7 @@ from lassm import cli
 from lassm.backends import device_segments, launch
 from lassm.errors import BackendUnavailable
 from lassm.workloads.local_assembly.dataset import _COMPLEMENT
+from lassm.workloads.local_assembly.segment_index import segment_offsets
 from lassm.workloads.local_assembly.segments_jit import revcomp_segments
 
 
@@ -25,20 +27,21 @@ def _segments(rng: np.random.Generator, n: int, longest: int) -> tuple[np.ndarra
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_read_index_is_the_hosts(seed: int) -> None:
+def test_read_index_is_each_ends_reads_in_order(seed: int) -> None:
     rng = np.random.default_rng(seed)
     counts = rng.integers(0, 6, 50)
     contig_offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
     index = rng.permutation(50)[: rng.integers(0, 51)]
-    ids, off = device_segments.read_index(contig_offsets, index)
-    want_ids, want_off = launch.read_index(contig_offsets, index)
+    ids, off = launch.read_index(contig_offsets, index)
+    want_ids = [r for i in index for r in range(contig_offsets[i], contig_offsets[i + 1])]
+    want_off = np.concatenate(([0], np.cumsum([contig_offsets[i + 1] - contig_offsets[i] for i in index])))
     assert ids.dtype == np.int64 and off.dtype == np.int64
     np.testing.assert_array_equal(ids, want_ids)
     np.testing.assert_array_equal(off, want_off)
 
 
 def test_segment_offsets_by_hand() -> None:
-    starts, new_off = device_segments.segment_offsets(np.array([0, 3, 3, 10]), np.array([2, 0, 1]))
+    starts, new_off = segment_offsets(np.array([0, 3, 3, 10]), np.array([2, 0, 1]))
     assert starts.tolist() == [3, 0, 3] and new_off.tolist() == [0, 7, 10, 10]
 
 

@@ -248,7 +248,7 @@ def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots:
     else:  # epoch-tagged entries in global memory, zeroed once
         n_visited, shared = n * visited_slots(max_walk), fast_shared_bytes(block_warps, max_walk, False, warp_size)
     stride = launch.walk_stride(max_walk)
-    rids, h_cnt_off = device_segments.read_index(reads.contig_offsets, index)
+    rids, h_cnt_off = launch.read_index(reads.contig_offsets, index)
     if resident is not None:
         d_ctg, h_ctg_off = device_segments.gather(resident["ctg"], ctg_off, index, pad=launch.PAD_BYTES)
         d_seqs, h_rd_off = device_segments.gather(resident["seqs"], reads.offsets, rids, pad=launch.PAD_BYTES)
@@ -469,9 +469,8 @@ def extend_sides_gpu(right_ctgs: np.ndarray, left_ctgs: np.ndarray | None, ctg_o
     counts = None if bin_counts is None else np.concatenate((bin_counts, bin_counts))
     if left_ctgs is not None:
         ctgs = np.concatenate((right_ctgs, left_ctgs))
-    elif hip:  # the device reverse complement is checked on NVIDIA only: HIP keeps the host's
-        from ..workloads.local_assembly import dataset, segments_jit
-        ctgs = np.concatenate((right_ctgs, segments_jit.revcomp_segments(right_ctgs, ctg_off, dataset._COMPLEMENT)))
+    elif hip:  # the device reverse complement is checked on NVIDIA only (hip sets no revcomp_on_device)
+        raise ValueError("the hip backend takes left_ctgs: its contigs are reverse-complemented on the host")
     else:
         cupy = _cupy()
         d_right = cupy.asarray(right_ctgs)

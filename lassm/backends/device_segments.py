@@ -4,7 +4,8 @@
 Why: on the host these per-base copies need a compiled loop, and importing numba to get one
 costs a whole ``lassm extend --backend cuda`` more than its kernel (issue 20). The GPU backends
 upload a dataset's bases once and cut each launch's buffers out of them on the device; only the
-per-segment offsets (one int64 per read) are computed on the host, with NumPy.
+per-segment offsets (one int64 per read) are computed on the host
+(:mod:`lassm.workloads.local_assembly.segment_index`).
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import numpy as np
 
 from ..paths import kernel_source
 from ..workloads.local_assembly.dataset import _COMPLEMENT
+from ..workloads.local_assembly.segment_index import segment_offsets
 
 #: Threads per block of both kernels; a block copies one segment at a time.
 BLOCK = 128
@@ -36,16 +38,6 @@ def warm_up() -> None:
 
 def _grid(n: int) -> tuple[int]:
     return (max(1, min(int(n), MAX_BLOCKS)),)
-
-
-def segment_offsets(offsets: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Where segments ``index`` start in the source, and their int64 offsets once concatenated."""
-    offsets = np.asarray(offsets, dtype=np.int64)
-    index = np.asarray(index, dtype=np.int64)
-    starts = offsets[index]
-    new_off = np.zeros(len(index) + 1, dtype=np.int64)
-    np.cumsum(offsets[index + 1] - starts, out=new_off[1:])
-    return starts, new_off
 
 
 def gather(d_src, offsets: np.ndarray, index: np.ndarray, pad: int = 0):
@@ -75,12 +67,3 @@ def revcomp(d_src, offsets: np.ndarray):
             _grid(n), (BLOCK,),
             (d_src, cupy.asarray(np.asarray(offsets, dtype=np.int64)), np.int64(n), cupy.asarray(_COMPLEMENT), out))
     return out
-
-
-def read_index(contig_offsets: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The reads of contig ends ``index``, in order: ``(read ids, per-end int64 offsets)``; NumPy,
-    one int64 per read (no per-base index)."""
-    starts, new_off = segment_offsets(contig_offsets, index)
-    counts = np.diff(new_off)
-    ids = np.arange(int(new_off[-1]), dtype=np.int64) + np.repeat(starts - new_off[:-1], counts)
-    return ids, new_off

@@ -196,9 +196,11 @@ def gather(buf: np.ndarray, offsets: np.ndarray, index: np.ndarray, pad: int = 0
 
 
 def read_index(contig_offsets: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The reads of contig ends ``index``, in order: ``(read ids, per-end int64 offsets)``."""
-    ids, new_off = gather(np.arange(int(contig_offsets[-1]), dtype=np.int64), contig_offsets, index)
-    return ids, new_off
+    """The reads of contig ends ``index``, in order: ``(read ids, per-end int64 offsets)``; one
+    int64 per read, in NumPy (:mod:`lassm.workloads.local_assembly.segment_index`)."""
+    from ..workloads.local_assembly.segment_index import segment_items
+
+    return segment_items(contig_offsets, index)
 
 
 def stack_reads(a, b):

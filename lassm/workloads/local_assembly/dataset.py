@@ -180,14 +180,9 @@ def _gather(buf: np.ndarray, offsets: np.ndarray, index: np.ndarray) -> tuple[np
 
 
 def _subset_reads(reads: Reads, index: np.ndarray) -> Reads:
-    read_index_off = reads.contig_offsets
-    counts = (read_index_off[1:] - read_index_off[:-1])[index]
-    new_coff = np.zeros(len(index) + 1, dtype=np.int64)
-    np.cumsum(counts, out=new_coff[1:])
-    read_index = (
-        np.repeat(read_index_off[:-1][index] - new_coff[:-1], counts)
-        + np.arange(new_coff[-1], dtype=np.int64)
-    )
+    from .segment_index import segment_items
+
+    read_index, new_coff = segment_items(reads.contig_offsets, index)
     seqs, offsets = _gather(reads.seqs, reads.offsets, read_index)
     quals, _ = _gather(reads.quals, reads.offsets, read_index)
     ids = [reads.ids[j] for j in read_index] if reads.ids else []

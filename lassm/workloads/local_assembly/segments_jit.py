@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .segment_index import segment_offsets
+
 
 @njit(cache=True)
 def _revcomp(seqs: np.ndarray, offsets: np.ndarray, table: np.ndarray, out: np.ndarray) -> None:
@@ -48,11 +50,7 @@ def gather_segments(buf: np.ndarray, offsets: np.ndarray, index: np.ndarray, pad
     -------
     ``(buffer, int64 offsets)`` with ``len(index) + 1`` offsets from 0.
     """
-    offsets = np.asarray(offsets, dtype=np.int64)
-    index = np.asarray(index, dtype=np.int64)
-    starts = offsets[index]
-    new_off = np.zeros(len(index) + 1, dtype=np.int64)
-    np.cumsum(offsets[index + 1] - starts, out=new_off[1:])
+    starts, new_off = segment_offsets(offsets, index)
     out = np.zeros(int(new_off[-1]) + pad, dtype=buf.dtype)
     if new_off[-1]:
         _gather(np.ascontiguousarray(buf), starts, new_off, out)
