@@ -17,6 +17,7 @@ import pandas as pd
 from . import discussion as di
 from . import machine_chapter as mc
 from . import machines as mach
+from .prose import span
 from .. import paths
 from ..analysis import paper
 from ..errors import LassmError
@@ -162,14 +163,10 @@ def side_by_side(side) -> dict[str, str]:
     """The spans the fast chapter and the findings quote from :func:`lassm.runs.results.against_original`:
     ratio ranges of every kernel, of the walk kernel alone (every kernel where it was not timed
     apart), and of the whole command, and on how many inputs lassm's whole command is at most the original's."""
-    def span(col: str, digits: int) -> str:
-        lo, hi = side[col].min(), side[col].max()
-        return f"{lo:.{digits}f}" if f"{lo:.{digits}f}" == f"{hi:.{digits}f}" else f"{lo:.{digits}f} to {hi:.{digits}f}"
-
     walk = "walk_kernel_ratio" if side["walk_kernel_ratio"].notna().all() else "kernel_ratio"
     wins = int((side["whole_ratio"] <= 1.0).sum())
-    return {"inputs": str(len(side)), "kernel": span("kernel_ratio", 3), "walk": span(walk, 3),
-            "whole": span("whole_ratio", 2), "whole_wins": f"{wins} of {len(side)}"}
+    return {"inputs": str(len(side)), "kernel": span(side["kernel_ratio"], ".3f"), "walk": span(side[walk], ".3f"),
+            "whole": span(side["whole_ratio"], ".2f"), "whole_wins": f"{wins} of {len(side)}"}
 
 
 def against_published() -> list[Finding]:

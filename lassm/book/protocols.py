@@ -53,14 +53,22 @@ def race_table(machine: str = MACHINE) -> pd.DataFrame:
     return pd.DataFrame(rows).sort_values(["start k", "protocol"], ascending=[False, True]).reset_index(drop=True)
 
 
-def fixed_table(machine: str = MACHINE) -> pd.DataFrame:
-    """Every faithful protocol, fixed, on the page's input: the campaign's median kernel ms and
-    the CPU oracle's time over it, on the same machine."""
+def _cuda_rows(machine: str) -> pd.DataFrame | str:
+    """The machine's CUDA campaign rows on the page's input, or why there are none."""
     try:
         t = mach.times(machine)
     except LassmError as exc:  # no run records on this machine
-        return pd.DataFrame({"": [str(exc)]})
-    t = t[(t["dataset"] == DATASET) & (t["k"] == K) & (t["backend"] == "cuda") & t["protocol"].isin(PROTOCOLS)]
+        return str(exc)
+    return t[(t["dataset"] == DATASET) & (t["k"] == K) & (t["backend"] == "cuda")]
+
+
+def fixed_table(machine: str = MACHINE) -> pd.DataFrame:
+    """Every faithful protocol, fixed, on the page's input: the campaign's median kernel ms and
+    the CPU oracle's time over it, on the same machine."""
+    t = _cuda_rows(machine)
+    if isinstance(t, str):
+        return pd.DataFrame({"": [t]})
+    t = t[t["protocol"].isin(PROTOCOLS)]
     order = {p: i for i, p in enumerate(PROTOCOLS)}
     t = t.sort_values("protocol", key=lambda s: s.map(order))
     return pd.DataFrame({"protocol": [f"`{p}`" for p in t["protocol"]], "kernel ms": t["kernel_ms"].round(1).to_numpy(),
@@ -69,11 +77,10 @@ def fixed_table(machine: str = MACHINE) -> pd.DataFrame:
 
 def facts(machine: str = MACHINE) -> dict[str, str]:
     """The page's glued spans; ``not measured`` where the records lack them."""
-    out = {"kp_device": NOT_MEASURED, "kp_race_sha": NOT_MEASURED, "kp_saving": NOT_MEASURED,
-           "kp_doneflag_per_copy": NOT_MEASURED, "kp_cpu_ms": NOT_MEASURED, "kp_campaign_sha": NOT_MEASURED,
-           "kp_original_ms": NOT_MEASURED, "kp_copies": NOT_MEASURED}
     copies = re.search(r"x(\d+)$", DATASET)
-    out["kp_copies"] = copies.group(1) if copies else "1"
+    out = {"kp_copies": copies.group(1) if copies else "1", "kp_device": NOT_MEASURED, "kp_race_sha": NOT_MEASURED,
+           "kp_saving": NOT_MEASURED, "kp_doneflag_per_copy": NOT_MEASURED, "kp_cpu_ms": NOT_MEASURED,
+           "kp_campaign_sha": NOT_MEASURED, "kp_original_ms": NOT_MEASURED}
     r = race_records(machine)
     if not r.empty:
         out["kp_device"] = str(r["device"].iloc[0])
@@ -83,12 +90,8 @@ def facts(machine: str = MACHINE) -> dict[str, str]:
         done = r[(r["protocol"] == "doneflag") & (r["build"] == "published") & (r["k"] == K)]
         if len(done) and done["dataset"].iloc[0] == DATASET:
             out["kp_doneflag_per_copy"] = f"{done['wrong_ends'].median() / int(out['kp_copies']):g}"
-    try:
-        t = mach.times(machine)
-    except LassmError:  # no run records on this machine
-        t = pd.DataFrame(columns=["dataset", "k", "backend", "oracle_ms"])
-    t = t[(t["dataset"] == DATASET) & (t["k"] == K) & (t["backend"] == "cuda")]
-    if len(t):
+    t = _cuda_rows(machine)
+    if not isinstance(t, str) and len(t):
         out["kp_cpu_ms"] = f"{t['oracle_ms'].iloc[0]:,.0f}"
     c = mach.campaign(machine)
     if c is not None:
