@@ -27,23 +27,29 @@ def main() -> None:
     ap.add_argument("--protocols", default="casptr,fast", help="builds timed at every cap (fast*) or once")
     ap.add_argument("--steps", default="", help="LASSM_FAST_SCAN_STEPS values to try on fast builds (default: the source's)")
     ap.add_argument("--team-bases", default="", help="TEAM_MIN_BASES values to try (default: the module's)")
+    ap.add_argument("--team-lanes", default="", help="warp-team widths to try, 0 for a whole warp (default: the build's)")
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
     caps = [int(c) for c in args.caps.split(",")]
     steps = [int(n) for n in args.steps.split(",")] if args.steps else [None]
     teams = [int(n) for n in args.team_bases.split(",")] if args.team_bases else [cuda.TEAM_MIN_BASES]
+    widths = [int(n) for n in args.team_lanes.split(",")] if args.team_lanes else [-1]
     base = dict(nvrtc.VARIANTS)
     loaded = {name: datasets.load(name) for name in args.datasets}
     oracle = {name: extend(ds, Params(k=k), backend="cpu") for name, (ds, k) in loaded.items()}
     for proto in args.protocols.split(","):
-        for cap, n, tb in [(c, n, t) for c in caps for n in steps for t in teams] if proto in base else [(None, None, None)]:
+        grid = [(c, n, t, w) for c in caps for n in steps for t in teams for w in widths]
+        for cap, n, tb, lanes in grid if proto in base else [(None, None, None, None)]:
             cuda.TEAM_MIN_BASES = tb if tb is not None else teams[0]
             if proto in base:
                 extra = () if n is None else (f"-DLASSM_FAST_SCAN_STEPS={n}",)
+                width = base[proto].team_lanes if lanes == -1 else (lanes or None)
                 nvrtc.VARIANTS[proto] = dataclasses.replace(base[proto], max_registers=cap or None,
-                                                            defines=base[proto].defines + extra)
+                                                            defines=base[proto].defines + extra, team_lanes=width)
             kern = cuda.kernel(proto, 32)
-            cells = [f"{proto:16s} cap={cap!s:5s} steps={n!s:4s} team>={tb!s:6s} regs={kern.num_regs:3d} local={kern.local_size_bytes:4d}B"]
+            shown = nvrtc.VARIANTS[proto].team_lanes if proto in base else None
+            cells = [f"{proto:16s} cap={cap!s:5s} steps={n!s:4s} team>={tb!s:6s} lanes={shown!s:4s} "
+                     f"regs={kern.num_regs:3d} local={kern.local_size_bytes:4d}B"]
             for name, (ds, k) in loaded.items():
                 ext = extend(ds, Params(k=k), backend="cuda", protocol=proto)
                 equal = not ext.compare(oracle[name])

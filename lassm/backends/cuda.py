@@ -57,10 +57,11 @@ TEAM_SCRATCH_BYTES = launch.team_scratch_bytes(32)
 TEAM_MIN_BASES = 1536
 
 
-def fast_shared_bytes(block_warps: int, max_walk: int, shared_walk: bool = True, warp_size: int = 32) -> int:
-    """Dynamic shared memory of one block of a fast build: per warp, its walk buffer and a visited
-    set of 16-bit entries (shared-walk builds), then the team scratch; the walk buffers' word
-    loads may run into what follows them, never past the end.
+def fast_shared_bytes(block_warps: int, max_walk: int, shared_walk: bool = True, warp_size: int = 32,
+                      ends_per_warp: int = 1) -> int:
+    """Dynamic shared memory of one block of a fast build: per warp team (``ends_per_warp`` to a
+    warp), its walk buffer and a visited set of 16-bit entries (shared-walk builds), then the team
+    scratch; the walk buffers' word loads may run into what follows them, never past the end.
 
     ``warp_size`` is the device's warp width (a wavefront's on HIP): the buffers are per warp, and
     the scratch holds the warps of the largest block (:func:`launch.team_scratch_bytes`), so a block
@@ -70,7 +71,8 @@ def fast_shared_bytes(block_warps: int, max_walk: int, shared_walk: bool = True,
         return scratch
     if int(max_walk) >= 0xFFFF:
         raise ValueError(f"max_walk = {max_walk}: fast keeps walk offsets in 16 bits; use a walk limit below 65535")
-    return int(block_warps) * (launch.walk_stride(max_walk) + 2 * visited_slots(max_walk)) + scratch
+    teams = int(block_warps) * int(ends_per_warp)
+    return teams * (launch.walk_stride(max_walk) + 2 * visited_slots(max_walk)) + scratch
 
 
 def team_count(read_bases: np.ndarray, min_bases: int | None = None) -> int:
@@ -244,7 +246,8 @@ def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots:
     if variant is None:  # the faithful kernels clear max_walk pointers per end themselves
         n_visited, shared = n * max_walk, 0
     elif variant.shared_walk:  # fast keeps the visited set in shared memory: a placeholder here
-        n_visited, shared = 1, fast_shared_bytes(block_warps, max_walk, warp_size=warp_size)
+        n_visited, shared = 1, fast_shared_bytes(block_warps, max_walk, warp_size=warp_size,
+                                                 ends_per_warp=variant.ends_per_warp(warp_size))
     else:  # epoch-tagged entries in global memory, zeroed once
         n_visited, shared = n * visited_slots(max_walk), fast_shared_bytes(block_warps, max_walk, False, warp_size)
     stride = launch.walk_stride(max_walk)
@@ -301,7 +304,8 @@ def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots:
     scalars = (np.int32(n), np.int32(params.k), np.int32(max_walk), np.int32(params.qual_offset),
                np.int32(stride)) + (() if variant is None else (np.int32(n_team),))
     args = tuple(d[name] for name in expected) + scalars
-    grid, block = launch.geometry(n, block_warps, warp_size, n_team)
+    per_warp = 1 if variant is None else variant.ends_per_warp(warp_size)
+    grid, block = launch.geometry(n, block_warps, warp_size, n_team, per_warp)
     _allow_shared(kern, shared, hip, block_warps, max_walk)
     start, end = cupy.cuda.Event(), cupy.cuda.Event()
     start.record()

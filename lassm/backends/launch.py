@@ -30,9 +30,10 @@ def ceil_div(a: int, b: int) -> int:
     return -(-int(a) // int(b))
 
 
-def geometry(n_ends: int, block_warps: int, warp_size: int, n_team: int = 0) -> tuple[tuple[int], tuple[int]]:
-    """Grid and block of a launch with one warp per contig end, or a block for each of the first
-    ``n_team`` ends (fast's block teams).
+def geometry(n_ends: int, block_warps: int, warp_size: int, n_team: int = 0,
+             ends_per_warp: int = 1) -> tuple[tuple[int], tuple[int]]:
+    """Grid and block of a launch with one warp per contig end (or ``ends_per_warp`` ends to a
+    warp: fast's warp teams), and a block for each of the first ``n_team`` ends (its block teams).
 
     Parameters
     ----------
@@ -40,16 +41,18 @@ def geometry(n_ends: int, block_warps: int, warp_size: int, n_team: int = 0) -> 
     block_warps : warps per block (any positive number: odd ones are tested).
     warp_size : lanes per warp, queried from the device.
     n_team : leading ends that get a block each (0 to ``n_ends``).
+    ends_per_warp : contig ends each warp of the other blocks walks at once (a power of two).
 
     Returns
     -------
     ``((blocks,), (threads,))``; threads are a whole number of warps, so every warp is full.
     """
-    if block_warps < 1 or warp_size < 1:
-        raise ValueError(f"block_warps ({block_warps}) and warp_size ({warp_size}) must be positive")
+    if block_warps < 1 or warp_size < 1 or ends_per_warp < 1:
+        raise ValueError(f"block_warps ({block_warps}), warp_size ({warp_size}) and ends_per_warp "
+                         f"({ends_per_warp}) must be positive")
     if not 0 <= n_team <= max(n_ends, 0):
         raise ValueError(f"n_team ({n_team}) must lie in 0..n_ends ({n_ends})")
-    blocks = int(n_team) + ceil_div(n_ends - n_team, block_warps)
+    blocks = int(n_team) + ceil_div(n_ends - n_team, int(block_warps) * int(ends_per_warp))
     return (max(1, blocks),), (int(block_warps) * int(warp_size),)
 
 

@@ -51,8 +51,20 @@ class Variant:
     block_teams: bool = True
     #: Register cap passed to NVRTC (``--maxrregcount``), None for the compiler's choice.
     max_registers: int | None = None
+    #: Lanes of a warp team (``-DLASSM_FAST_TEAM_LANES``): a warp walks ``warp size / team_lanes``
+    #: contig ends at once; None for a whole warp per end.
+    team_lanes: int | None = None
     #: What this build undoes, for tables and the book ('' for fast itself).
     undoes: str = ""
+
+    def ends_per_warp(self, warp_size: int) -> int:
+        """Contig ends one warp walks at once on a device of ``warp_size`` lanes."""
+        if self.team_lanes is None:
+            return 1
+        lanes, ws = int(self.team_lanes), int(warp_size)
+        if lanes < 4 or lanes > ws or lanes & (lanes - 1):
+            raise ValueError(f"team_lanes = {self.team_lanes}: a power of two from 4 to the warp's {ws} lanes")
+        return ws // lanes
 
 
 #: Optimized variants, built like a protocol (``-DLASSM_PROTOCOL=...``). Measured on CUDA; the HIP
@@ -147,6 +159,9 @@ def kernel_options(protocol: str, warp_size: int, published: bool = False) -> tu
         extra += variant.defines
         if variant.max_registers is not None:
             extra += (f"--maxrregcount={int(variant.max_registers)}",)
+        if variant.team_lanes is not None:
+            variant.ends_per_warp(warp_size)  # refuses a width the warp cannot hold
+            extra += (f"-DLASSM_FAST_TEAM_LANES={int(variant.team_lanes)}",)
     return extra + (
         f"-DLASSM_PROTOCOL={BUILDS[protocol]}",
         f"-DWARP_SIZE={int(warp_size)}",

@@ -118,42 +118,47 @@ __device__ __forceinline__ void fast_insert_round(const Team<BLOCK>& team, ht_sl
     }
 }
 
-// Flat k-mer positions over a group of WARP_SIZE reads g .. g+WARP_SIZE-1 (below r1): lane i gets
-// read g+i's k-mer count in *m and returns the inclusive prefix sum of the counts. Every warp of a
-// team computes it for itself.
-__device__ __forceinline__ int fast_group_prefix(const i64* rd_off, i64 g, i64 r1, int k, int lane, int* m)
+// Flat k-mer positions over a group of G = Team<BLOCK>::LANES reads g .. g+G-1 (below r1): lane i
+// of the group gets read g+i's k-mer count in *m and returns the inclusive prefix sum of the
+// counts. Every warp of a block team computes it for itself (G = WARP_SIZE); a warp team's group
+// is its own lanes.
+template <bool BLOCK>
+__device__ __forceinline__ int fast_group_prefix(const Team<BLOCK>& team, const i64* rd_off, i64 g, i64 r1, int k,
+                                                 int lane, int* m)
 {
     const i64 j = g + lane;
     *m = j < r1 ? max((int)(rd_off[j + 1] - rd_off[j]) - k, 0) : 0;
     int incl = *m;
-    for (int d = 1; d < WARP_SIZE; d *= 2) {
-        const int up = LASSM_SHFL_UP(incl, d);
+    for (int d = 1; d < Team<BLOCK>::LANES; d *= 2) {
+        const int up = team.shfl_up(incl, d);
         if (lane >= d) incl += up;
     }
     return incl;
 }
 
 // The read (its lane number in the group) that holds flat position x, and x's position in it:
-// a binary search for the first lane whose inclusive sum exceeds x. Warp-uniform.
-__device__ __forceinline__ int fast_flat_read(int incl, int m, int x, int* pos)
+// a binary search for the first lane whose inclusive sum exceeds x. Uniform over the group.
+template <bool BLOCK>
+__device__ __forceinline__ int fast_flat_read(const Team<BLOCK>& team, int incl, int m, int x, int* pos)
 {
     int lo = 0;
-    for (int step = WARP_SIZE / 2; step > 0; step /= 2) {
-        const int probe = LASSM_SHFL(incl, lo + step - 1);
+    for (int step = Team<BLOCK>::LANES / 2; step > 0; step /= 2) {
+        const int probe = team.shfl(incl, lo + step - 1);
         if (probe <= x) lo += step;
     }
-    *pos = x - (LASSM_SHFL(incl, lo) - LASSM_SHFL(m, lo));
+    *pos = x - (team.shfl(incl, lo) - team.shfl(m, lo));
     return lo;
 }
 
 // Algorithm 1 without the reset and without the vote scan: the team inserts every k-mer of the
 // reads r0 .. r1-1 (the last k-mer of a read is never inserted) and casts its votes. Round r of
-// a group gives warp w of the team the flat positions r * size + w * WARP_SIZE + lane.
+// a group gives warp w of the team the flat positions r * size + w * LANES + lane.
 template <bool BLOCK>
 __device__ void fast_count_mers(const Team<BLOCK>& team, ht_slot* ht, u32 mask, const u8* seqs, const u8* quals,
                                 const i64* rd_off, i64 r0, i64 r1, int k, int qual_offset, u64 tag)
 {
-    const int lane = team.tid % WARP_SIZE, step = team.size();
+    constexpr int G = Team<BLOCK>::LANES;
+    const int lane = team.tid % G, step = team.size();
 #if LASSM_FAST_PER_READ
     for (i64 j = r0; j < r1; ++j) {
         const i64 a = rd_off[j];
@@ -163,14 +168,14 @@ __device__ void fast_count_mers(const Team<BLOCK>& team, ht_slot* ht, u32 mask, 
                               base + team.tid < num_mers);
     }
 #else
-    for (i64 g = r0; g < r1; g += WARP_SIZE) {
+    for (i64 g = r0; g < r1; g += G) {
         int m;
-        const int incl = fast_group_prefix(rd_off, g, r1, k, lane, &m);
-        const int total = LASSM_SHFL(incl, WARP_SIZE - 1);
+        const int incl = fast_group_prefix(team, rd_off, g, r1, k, lane, &m);
+        const int total = team.shfl(incl, G - 1);
         for (int base = 0; base < total; base += step) {  // team-uniform: the barrier
-            const int x = base + team.warp() * WARP_SIZE + lane;
+            const int x = base + team.warp() * G + lane;
             int s;
-            const int r = fast_flat_read(incl, m, x, &s);
+            const int r = fast_flat_read(team, incl, m, x, &s);
             const bool active = x < total;
             const i64 a = active ? rd_off[g + r] : 0;
             fast_insert_round(team, ht, mask, seqs, seqs + a, quals + a, s, k, qual_offset, tag, active);
@@ -272,19 +277,20 @@ template <bool BLOCK>
 __device__ u32 fast_scan_ext(const Team<BLOCK>& team, const u8* seqs, const u8* quals, const i64* rd_off, i64 r0,
                              i64 r1, const u8* mer, int k, int qual_offset, int depth)
 {
-    const int lane = team.tid % WARP_SIZE, step = team.size();
+    constexpr int G = Team<BLOCK>::LANES;
+    const int lane = team.tid % G, step = team.size();
     u32 msh;
     const u32* mw = aligned_base(mer, &msh);
     const u32 first = fast_funnel(mw[0], mw[1], msh);  // k >= 21: a whole word
     u32 c[8] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};  // low_q[4], hi_q[4]
-    for (i64 g = r0; g < r1; g += WARP_SIZE) {
+    for (i64 g = r0; g < r1; g += G) {
         int m;
-        const int incl = fast_group_prefix(rd_off, g, r1, k, lane, &m);
-        const int total = LASSM_SHFL(incl, WARP_SIZE - 1);
+        const int incl = fast_group_prefix(team, rd_off, g, r1, k, lane, &m);
+        const int total = team.shfl(incl, G - 1);
         for (int base = 0; base < total; base += step) {
-            const int x = base + team.warp() * WARP_SIZE + lane;
+            const int x = base + team.warp() * G + lane;
             int s;
-            const int r = fast_flat_read(incl, m, x, &s);
+            const int r = fast_flat_read(team, incl, m, x, &s);
             if (x >= total) continue;
             const i64 at = rd_off[g + r] + s;
             const u8* p = seqs + at;
@@ -308,9 +314,9 @@ __device__ u32 fast_scan_ext(const Team<BLOCK>& team, const u8* seqs, const u8* 
     return (u32)team.bcast((int)ext);
 }
 
-// Per-launch shared memory of a block: each warp's walk buffer, then each warp's visited set,
-// then the team scratch (8 words for each warp a block of 1024 threads can hold: 1024 / WARP_SIZE
-// warps). A block team uses warp 0's buffers.
+// Per-launch shared memory of a block: each warp team's walk buffer (LASSM_FAST_ENDS_PER_WARP per
+// warp), then each warp team's visited set, then the team scratch (8 words for each warp a block
+// of 1024 threads can hold: 1024 / WARP_SIZE warps). A block team uses the first buffers.
 struct FastShared {
     u8* wbuf;
     fast_visit_t* seen;
@@ -445,9 +451,10 @@ __device__ void fast_end(const Team<BLOCK>& team, i64 e, FastShared sh, const u8
 
 // The kernel, the faithful one's arguments (see there) plus n_team: blocks 0 .. n_team-1 each
 // walk contig end blockIdx.x as one team (the host puts the ends with the most read bases first);
-// every later block gives each of its warps one end, from n_team on. ht_off must give every
-// contig end a power-of-two number of slots, ht must arrive zeroed, and the launch must carry
-// blockDim / WARP_SIZE * (walk_stride + 2 * fast_visited_slots(max_walk)) + 1024 / WARP_SIZE * 64
+// every later block gives each of its warp teams one end (LASSM_FAST_ENDS_PER_WARP per warp), from
+// n_team on. ht_off must give every contig end a power-of-two number of slots, ht must arrive
+// zeroed, and the launch must carry blockDim / WARP_SIZE * LASSM_FAST_ENDS_PER_WARP *
+// (walk_stride + 2 * fast_visited_slots(max_walk)) + 1024 / WARP_SIZE * 64
 // bytes of dynamic shared memory (the team scratch: 2048 bytes on NVIDIA, 1024 on CDNA; see
 // lassm.backends.cuda.fast_shared_bytes; LASSM_FAST_GLOBAL_WALK: only the scratch, and
 // fast_visited_slots(max_walk) zeroed visited entries per contig end in `visited`). On HIP a warp is
@@ -462,9 +469,11 @@ extern "C" __global__ void iterative_walks_kernel(
 {
     extern __shared__ __align__(16) u8 lassm_smem[];
     const int w = (int)(threadIdx.x / WARP_SIZE), nw = (int)(blockDim.x / WARP_SIZE);
+    const int per_warp = LASSM_FAST_ENDS_PER_WARP, nt = nw * per_warp;  // warp teams of a block
+    const int t = w * per_warp + (int)(threadIdx.x % WARP_SIZE) / LASSM_FAST_TEAM_LANES;  // this thread's
     const bool block_team = (int)blockIdx.x < n_team;
-    const i64 e = block_team ? (i64)blockIdx.x : (i64)n_team + ((i64)blockIdx.x - n_team) * nw + w;
-    if (e >= n_ends) return;  // whole warps of warp-team blocks only: a block team's end exists
+    const i64 e = block_team ? (i64)blockIdx.x : (i64)n_team + ((i64)blockIdx.x - n_team) * nt + t;
+    if (e >= n_ends) return;  // whole warp teams only: a block team's end exists
     const u32 vslots = fast_visited_slots(max_walk);
     FastShared sh;
 #if LASSM_FAST_GLOBAL_WALK
@@ -472,10 +481,10 @@ extern "C" __global__ void iterative_walks_kernel(
     sh.seen = visited + e * (i64)vslots;
     sh.scratch = (u64*)lassm_smem;
 #else
-    const int owner = block_team ? 0 : w;  // whose buffers the team uses
+    const int owner = block_team ? 0 : t;  // whose buffers the team uses
     sh.wbuf = lassm_smem + owner * walk_stride;
-    sh.seen = (fast_visit_t*)(lassm_smem + nw * walk_stride) + owner * vslots;
-    sh.scratch = (u64*)(lassm_smem + nw * walk_stride + nw * vslots * 2u);
+    sh.seen = (fast_visit_t*)(lassm_smem + nt * walk_stride) + owner * vslots;
+    sh.scratch = (u64*)(lassm_smem + nt * walk_stride + nt * vslots * 2u);
 #endif
     if (block_team) {
         const Team<true> team(sh.scratch);
