@@ -196,6 +196,54 @@ def test_fast_ablation_builds_differ_from_fast() -> None:
     assert nvrtc.kernel_options("fast-warps", 32) == nvrtc.kernel_options("fast", 32)
     assert not nvrtc.VARIANTS["fast-bins"].one_launch and not nvrtc.VARIANTS["fast-globalwalk"].shared_walk
     assert not nvrtc.VARIANTS["fast-warps"].block_teams and nvrtc.VARIANTS["fast"].block_teams
+    assert nvrtc.kernel_options("fast-regs", 32) == nvrtc.kernel_options("fast", 32)  # the same small-launch build
+
+
+@needs_nvrtc
+def test_fast_scaled_build_caps_registers() -> None:
+    """Change 10: fast and every ablation but fast-regs have a second build, capped, for launches of
+    many ends per SM; fast-regs and the faithful protocols have none."""
+    capped = f"--maxrregcount={nvrtc.SCALE_REGISTERS}"
+    for name, variant in nvrtc.VARIANTS.items():
+        scaled = nvrtc.kernel_options(name, 32, scaled=True)
+        assert (capped in scaled) == (name != "fast-regs"), name
+        assert capped not in nvrtc.kernel_options(name, 32), name
+    assert nvrtc.kernel_options("casptr", 32, scaled=True) == nvrtc.kernel_options("casptr", 32)
+    assert nvrtc.compile_build("fast", "compute_90", extra=(capped,))[0] != nvrtc.compile_build("fast", "compute_90")[0]
+
+
+def test_many_ends_counts_ends_per_sm() -> None:
+    assert not launch.many_ends(27706, 132)  # gen-k21 on the H100: about 210 ends per SM
+    assert launch.many_ends(80420, 132) and launch.many_ends(554120, 132)  # the x20 sample, gen-k21x20
+    assert launch.many_ends(400, 1) and not launch.many_ends(399, 1) and launch.many_ends(10, 1, per_sm=10)
+    with pytest.raises(ValueError, match="multiprocessors"):
+        launch.many_ends(10, 0)
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("lanes", [16, 8, 4])
+def test_fast_warp_teams_compile_and_size(lanes: int) -> None:
+    """Warp teams narrower than a warp (LASSM_FAST_TEAM_LANES, measured slower on the H100 and kept
+    as a knob): each width compiles, to other code, and the host counts its teams."""
+    import dataclasses
+
+    from lassm.backends import cuda
+
+    variant = dataclasses.replace(nvrtc.VARIANTS["fast"], team_lanes=lanes)
+    assert variant.ends_per_warp(32) == 32 // lanes and variant.ends_per_warp(64) == 64 // lanes
+    opts = [*nvrtc.kernel_options("fast", 32), f"-DLASSM_FAST_TEAM_LANES={lanes}"]
+    source = kernel_source(nvrtc.FAST_KERNEL).read_text()
+    arch = [*nvrtc.include_options(), "--gpu-architecture=compute_90"]
+    ptx, _ = nvrtc.compile_ptx(source, [*opts, *arch], name="fast.cu")
+    assert ptx != nvrtc.compile_build("fast", "compute_90")[0]
+    per_end = launch.walk_stride(613) + 2 * cuda.visited_slots(613)
+    assert cuda.fast_shared_bytes(4, 613, ends_per_warp=32 // lanes) == 4 * (32 // lanes) * per_end + cuda.TEAM_SCRATCH_BYTES
+    assert launch.geometry(100, 4, 32, n_team=4, ends_per_warp=32 // lanes)[0] == (4 + -(-96 // (4 * 32 // lanes)),)
+    for bad in (2, 3, 64):
+        with pytest.raises(ValueError, match="team_lanes"):
+            dataclasses.replace(variant, team_lanes=bad).ends_per_warp(32)
+    with pytest.raises(nvrtc.NvrtcError):
+        nvrtc.compile_ptx(source, [*nvrtc.kernel_options("fast", 32), "-DLASSM_FAST_TEAM_LANES=12", *arch], name="fast.cu")
 
 
 def test_fast_host_helpers() -> None:

@@ -179,21 +179,22 @@ def _kernel(options: tuple[str, ...], code: str):
     return module.get_function("iterative_walks_kernel")
 
 
-def kernel(protocol: str, warp_size: int, published: bool = False):
-    """The kernel compiled for ``protocol`` and ``warp_size`` (compiled once per process).
+def kernel(protocol: str, warp_size: int, published: bool = False, scaled: bool = False):
+    """The kernel compiled for ``protocol`` and ``warp_size`` (compiled once per process); with
+    ``scaled``, a variant's build for launches of many ends per SM (its ``scale_registers``).
 
     The source includes its headers through ``-I``; the digest of the sources' folder rides along
     as an unused ``-D``, because CuPy's on-disk cache would otherwise reuse a module built before
     a header changed."""
     code = kernel_source(kernel_file(protocol)).read_text()
-    options = kernel_options(protocol, warp_size, published) + include_options()
+    options = kernel_options(protocol, warp_size, published, scaled) + include_options()
     return _kernel(options + (f"-DLASSM_SOURCES_SHA256={sources_digest()}",), code)
 
 
 def warm_up(protocol: str | None = None) -> None:
     """Makes the context and loads ``protocol``'s kernel and the segment kernels (from CuPy's disk
     cache): start-up that ``lassm extend`` overlaps with reading its input."""
-    kernel(protocol or "casptr", int(device_info()["warp_size"]))
+    kernel(protocol or "casptr", int(device_info()["warp_size"]))  # a many-ends build loads when used
     device_segments.warm_up()
 
 
@@ -376,13 +377,17 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
         for number, (a, b) in enumerate(launch.slices(nbytes[idx], budget)):
             index = idx[a:b]
             n_team = team_count(rd_bytes[index]) if variant is not None and variant.block_teams else 0
-            part, seconds, used = _run_slice(kern, index, ctg_seqs, ctg_off, depths, reads, slots_all[index],
+            scaled = (variant is not None and variant.scale_registers is not None and not hip
+                      and launch.many_ends(len(index) - n_team, int(info["multiprocessors"])))
+            part, seconds, used = _run_slice(kernel(protocol, ws, as_published, True) if scaled else kern,
+                                             index, ctg_seqs, ctg_off, depths, reads, slots_all[index],
                                              params, int(block_warps), ws, variant=variant, n_team=n_team,
                                              hip=hip, resident=resident)
             out.scatter(index, part)
             high_water = max(high_water, used)
             launches.append({"bin": label, "slice": number, "contigs": int(len(index)), "seconds": seconds,
-                             "bytes": int(nbytes[index].sum()), "block_teams": n_team})
+                             "bytes": int(nbytes[index].sum()), "block_teams": n_team,
+                             "max_registers": variant.scale_registers if scaled else None})
     out.extra = {
         "backend": "hip" if hip else "cuda",
         "protocol": protocol,

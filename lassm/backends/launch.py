@@ -58,6 +58,20 @@ def geometry(n_ends: int, block_warps: int, warp_size: int, n_team: int = 0,
 
 #: Most threads in one block, on NVIDIA GPUs and on AMD GPUs alike.
 MAX_BLOCK_THREADS = 1024
+#: Contig ends per SM from which a launch counts as many waves (change 10 of fast: the build with
+#: more resident warps). On the H100 (132 SMs, about 20 resident warps per SM at fast's 96
+#: registers) gen-k21 launches 210 ends per SM, about 10 waves, and lost 8 % to the capped build;
+#: the x20 sample launches 610 and gained 7 %, gen-k21x20 4,200 and gained 13 %.
+MANY_ENDS_PER_SM = 400
+
+
+def many_ends(n_ends: int, multiprocessors: int, per_sm: int = MANY_ENDS_PER_SM) -> bool:
+    """Whether a launch of ``n_ends`` warp-team ends fills the device's ``multiprocessors`` SMs
+    for many waves (at least ``per_sm`` ends each): there the wait for an end's slowest loads is
+    hidden best by more resident warps, and the tail of the last wave matters least."""
+    if multiprocessors < 1:
+        raise ValueError(f"multiprocessors = {multiprocessors} must be positive")
+    return int(n_ends) >= int(per_sm) * int(multiprocessors)
 
 
 def team_scratch_bytes(warp_size: int, block_warps: int = 1) -> int:

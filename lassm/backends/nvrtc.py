@@ -16,7 +16,7 @@ import hashlib
 import os
 import site
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -51,6 +51,9 @@ class Variant:
     block_teams: bool = True
     #: Register cap passed to NVRTC (``--maxrregcount``), None for the compiler's choice.
     max_registers: int | None = None
+    #: Register cap of the second build the host launches instead for a launch of many ends per
+    #: SM (:func:`lassm.backends.launch.many_ends`), None for one build at every size (change 10).
+    scale_registers: int | None = None
     #: Lanes of a warp team (``-DLASSM_FAST_TEAM_LANES``): a warp walks ``warp size / team_lanes``
     #: contig ends at once; None for a whole warp per end.
     team_lanes: int | None = None
@@ -67,29 +70,35 @@ class Variant:
         return ws // lanes
 
 
+#: Change 10: fast's register cap for launches of many ends per SM. The kernel is latency-bound at
+#: scale (Nsight Compute on gen-k21x20: 96 registers hold 5 blocks per SM, 23.6 % achieved
+#: occupancy), and 72 registers let more warps hide the latency there (13 % on gen-k21x20, 7 % on
+#: the x20 sample) but slow each warp with spills, which costs a launch of few waves its tail (8 %
+#: on gen-k21): tools/fast_explore.py, logs/fast_explore_register_cap_b01408d.log. HIP builds one.
+SCALE_REGISTERS = 72
+
 #: Optimized variants, built like a protocol (``-DLASSM_PROTOCOL=...``). Measured on CUDA; the HIP
-#: backend builds them too, compile-checked only (no AMD GPU has run them). No register cap: on the H100 every cap from 64 down to 32 registers made
-#: fast slower, its spills costing more than the extra warps gained (tools/fast_explore.py, log in
-#: data/results/nvidia-h100-80gb-hbm3/logs/fast_explore_register_cap.log).
+#: backend builds them too, compile-checked only (no AMD GPU has run them). Each ablation keeps
+#: every change but the one it undoes, change 10 included.
+_FAST = Variant("LASSM_PROTO_FAST", scale_registers=SCALE_REGISTERS)
 VARIANTS: dict[str, Variant] = {
-    "fast": Variant("LASSM_PROTO_FAST"),
-    "fast-reset": Variant("LASSM_PROTO_FAST", ("-DLASSM_FAST_RESET=1",),
-                          undoes="epoch tags (the whole table reset per k)"),
-    "fast-fulltable": Variant("LASSM_PROTO_FAST", ("-DLASSM_FAST_FULL_TABLE=1",),
+    "fast": _FAST,
+    "fast-reset": replace(_FAST, defines=("-DLASSM_FAST_RESET=1",), undoes="epoch tags (the whole table reset per k)"),
+    "fast-fulltable": replace(_FAST, defines=("-DLASSM_FAST_FULL_TABLE=1",),
                               undoes="per-k table size (all slots at every k)"),
-    "fast-votescan": Variant("LASSM_PROTO_FAST", ("-DLASSM_FAST_SCAN=1",),
-                             undoes="votes on demand (the vote scan per k)"),
-    "fast-globalwalk": Variant("LASSM_PROTO_FAST", ("-DLASSM_FAST_GLOBAL_WALK=1",), shared_walk=False,
+    "fast-votescan": replace(_FAST, defines=("-DLASSM_FAST_SCAN=1",), undoes="votes on demand (the vote scan per k)"),
+    "fast-globalwalk": replace(_FAST, defines=("-DLASSM_FAST_GLOBAL_WALK=1",), shared_walk=False,
                                undoes="the walk in shared memory"),
-    "fast-perread": Variant("LASSM_PROTO_FAST", ("-DLASSM_FAST_PER_READ=1",),
-                            undoes="flat inserts (read-by-read rounds)"),
-    "fast-plainbytes": Variant("LASSM_PROTO_FAST", ("-DLASSM_FAST_PLAIN_BYTES=1",),
+    "fast-perread": replace(_FAST, defines=("-DLASSM_FAST_PER_READ=1",), undoes="flat inserts (read-by-read rounds)"),
+    "fast-plainbytes": replace(_FAST, defines=("-DLASSM_FAST_PLAIN_BYTES=1",),
                                undoes="fewer dependent loads (the faithful hash and compare)"),
-    "fast-tables": Variant("LASSM_PROTO_FAST", ("-DLASSM_FAST_SCAN_STEPS=0",),
+    "fast-tables": replace(_FAST, defines=("-DLASSM_FAST_SCAN_STEPS=0",),
                            undoes="table-free short walks (the table built at every k)"),
-    "fast-bins": Variant("LASSM_PROTO_FAST", one_launch=False, block_teams=False,
+    "fast-bins": replace(_FAST, one_launch=False, block_teams=False,
                          undoes="one launch by work (MetaHipMer's four launches, a warp per end)"),
-    "fast-warps": Variant("LASSM_PROTO_FAST", block_teams=False, undoes="block teams (a warp for every end)"),
+    "fast-warps": replace(_FAST, block_teams=False, undoes="block teams (a warp for every end)"),
+    "fast-regs": replace(_FAST, scale_registers=None,
+                         undoes="the register cap at scale (the compiler's registers at every launch size)"),
 }
 #: Everything the CUDA backend can build, name -> the protocol macro: the protocols, then the variants.
 BUILDS: dict[str, str] = {**PROTOCOLS, **{name: v.macro for name, v in VARIANTS.items()}}
@@ -136,7 +145,7 @@ class NvrtcError(RuntimeError):
 PUBLISHED: tuple[str, ...] = ("matchany", "doneflag")
 
 
-def kernel_options(protocol: str, warp_size: int, published: bool = False) -> tuple[str, ...]:
+def kernel_options(protocol: str, warp_size: int, published: bool = False, scaled: bool = False) -> tuple[str, ...]:
     """The ``-D`` options every build of the kernel gets (CuPy, hipRTC and this check alike).
 
     Parameters
@@ -144,6 +153,7 @@ def kernel_options(protocol: str, warp_size: int, published: bool = False) -> tu
     protocol : a key of :data:`BUILDS` (a protocol or a variant).
     warp_size : lanes per warp (32 on NVIDIA, 64 on most AMD GPUs).
     published : build the protocol as published, races included (only those in :data:`PUBLISHED`).
+    scaled : a variant's build for launches of many ends per SM (its ``scale_registers`` cap).
 
     Returns
     -------
@@ -157,8 +167,9 @@ def kernel_options(protocol: str, warp_size: int, published: bool = False) -> tu
     variant = VARIANTS.get(protocol)
     if variant is not None:
         extra += variant.defines
-        if variant.max_registers is not None:
-            extra += (f"--maxrregcount={int(variant.max_registers)}",)
+        cap = variant.scale_registers if scaled and variant.scale_registers is not None else variant.max_registers
+        if cap is not None:
+            extra += (f"--maxrregcount={int(cap)}",)
         if variant.team_lanes is not None:
             variant.ends_per_warp(warp_size)  # refuses a width the warp cannot hold
             extra += (f"-DLASSM_FAST_TEAM_LANES={int(variant.team_lanes)}",)
