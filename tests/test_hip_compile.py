@@ -34,7 +34,7 @@ def test_hip_protocols_agree() -> None:
 def test_distinct_builds_cover_every_kernel_knob() -> None:
     """The compile check skips only builds whose options repeat another's (host-side ablations)."""
     builds = hipcc.kernel_builds()
-    assert set(hip.PROTOCOLS) - set(builds) == {"fast-bins", "fast-warps"}
+    assert set(hip.PROTOCOLS) - set(builds) == {"fast-bins", "fast-warps", "fast-regs"}
     for ws in (32, 64):
         opts = {nvrtc.kernel_options(b, ws) for b in hip.PROTOCOLS}
         assert opts == {nvrtc.kernel_options(b, ws) for b in builds} and len(opts) == len(builds)

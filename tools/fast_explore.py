@@ -2,7 +2,7 @@
 """Picks fast's register cap on one GPU: for each cap, the compiled kernel's registers and local
 memory, and its median kernel time (checked against the CPU oracle) on a few datasets.
 
-Not a committed result: it is how ``lassm.backends.nvrtc.FAST_MAX_REGISTERS`` was chosen; the choice is
+Not a committed result: it is how ``lassm.backends.nvrtc.SCALE_REGISTERS`` and the scan steps were chosen; the choice is
 then measured properly by ``lassm bench`` and the ablation (tools/fast_ablation.sh).
 
 Usage (GPU node, repository root): python3 tools/fast_explore.py sample-k77x20 gen-k21 --caps 0,64,48,40,32

@@ -48,11 +48,15 @@
 //  8. (host) Both sides and every bin in one launch, the ends with the most read bases first.
 //  9. Block teams: the first n_team ends of a launch (the host's heaviest) get a whole block each,
 //     whose warps share the inserts and the scans; the others get a warp each (fast_team.cuh).
+// 10. (host) A launch of many contig ends per SM runs a second build of this file, compiled with
+//     a register cap (lassm.backends.nvrtc.SCALE_REGISTERS): more resident warps at scale.
+// (Warp teams of fewer lanes, LASSM_FAST_TEAM_LANES in fast_team.cuh, are a knob that was measured
+// slower and is off.)
 //
 // The host zeroes the table once (epoch 0 never occurs), allocates a power-of-two number of
 // slots per contig end, and passes the shared memory lassm.backends.cuda.fast_shared_bytes says.
 //
-// Ablation: each change can be undone alone at compile time (lassm/nvrtc.py names the builds):
+// Ablation: each change can be undone alone at compile time (lassm/backends/nvrtc.py names the builds):
 //   LASSM_FAST_RESET=1        reset the whole table per k, as casptr (epoch tags stay harmless);
 //   LASSM_FAST_FULL_TABLE=1   use all the host's slots at every k;
 //   LASSM_FAST_SCAN=1         vote every used slot after counting (casptr's scan), walk reads ext;
@@ -60,7 +64,8 @@
 //   LASSM_FAST_PER_READ=1     insert read by read (casptr's rounds; partial rounds at read ends);
 //   LASSM_FAST_PLAIN_BYTES=1  hash and compare with the faithful murmur_hash2 and kmer_eq;
 //   LASSM_FAST_SCAN_STEPS=0   build the table at every k (no table-free walk steps).
-// and on the host: MetaHipMer's launches instead of one (fast-bins), warp teams only (fast-warps).
+// and on the host: MetaHipMer's launches instead of one (fast-bins), warp teams only (fast-warps),
+// the compiler's registers at every launch size (fast-regs).
 // =============================================================================================
 #ifndef LASSM_FAST_RESET
 #define LASSM_FAST_RESET 0
