@@ -73,7 +73,7 @@ def test_two_schemes_empty_cells_and_unchecked_rows_read(tmp_path):
     other = [ln.replace('"1,-1,-1"', '"2,-3,-2"') for ln in src[1:]]
     other[0] = other[0].replace(",2000000000,200,True,", ",,,,")
     t = records.read(_write(tmp_path, "times.csv", "\n".join(src + other) + "\n"), "times")
-    assert len(t) == 12 and t["matches_oracle"].isna().sum() == 1
+    assert len(t) == 14 and t["matches_oracle"].isna().sum() == 1
     g = measures.gcups(t.assign(machine=MACHINE)).set_index(["scoring", "xdrop", "backend"])
     assert np.isnan(g.loc[("2,-3,-2", 10, "cuda"), "gcups"])
     assert g.loc[("2,-3,-2", 10, "cuda"), "speedup_vs_seqan"] == pytest.approx(100.0)

@@ -56,6 +56,7 @@ def test_facts_from_the_fixture_by_hand(fixture_results):
     assert f["xd_speedup_seqan"] == "100.0 to 200.0"  # 1.0 / 0.01 and 8.0 / 0.04
     assert f["xd_speedup_cpu"] == "50.0"
     assert f["xd_gcups"] == "200.0" and f["xd_claim_gcups_holds"] == "reaches"  # 200 >= 181.6
+    assert f["xd_opencl_share"] == "0.80" and f["xd_opencl_points"] == "1"  # X = 100: 0.04 s / 0.05 s
     assert f["xd_grows"] == "grows"
     assert f["xd_compute_bound"] == "2 of 2" and f["xd_arch_eff"] == "20.0% to 50.0%"
     assert f["xd_bound_verdict"] == "holds" and f["xd_near_verdict"] == "does not hold"
@@ -112,7 +113,8 @@ def test_a_machine_without_counters_takes_no_part_in_the_pp(tmp_path, monkeypatc
 
 def test_facts_without_records_say_so(empty_results):
     f = xdrop.facts("bare-gpu")
-    for key in ("xd_gcups", "xd_speedup_seqan", "xd_arch_eff", "xd_against_ratio", "xd_peak", "xd_bound_verdict"):
+    for key in ("xd_gcups", "xd_speedup_seqan", "xd_arch_eff", "xd_against_ratio", "xd_peak", "xd_bound_verdict",
+                "xd_opencl_share"):
         assert f[key] == xdrop.NOT_MEASURED, key
     assert f["xd_points"] == "0" and f["xd_machines"] == "none"
     assert set(_glue_names()) <= set(f)
@@ -164,7 +166,7 @@ def test_portability_is_zero_where_a_machine_has_no_point(fixture_results, tmp_p
 
 def test_across_table_holds_every_row_once(fixture_results):
     t = xdrop.across_table()
-    assert len(t) == 6 and t["xdrop"].tolist() == [10, 10, 10, 100, 100, 100]
+    assert len(t) == 7 and t["xdrop"].tolist() == [10, 10, 10, 100, 100, 100, 100]  # X = 100 has OpenCL too
     assert t.loc[t["backend"] == "cuda", "speedup_vs_cpu"].tolist() == [pytest.approx(50.0)] * 2
 
 

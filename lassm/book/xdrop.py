@@ -280,6 +280,18 @@ def _published_facts() -> dict[str, str]:
     }
 
 
+def opencl_share(gpu: pd.DataFrame) -> pd.Series:
+    """The OpenCL build's GCUPS over the CUDA build's, one value per (dataset, X, scoring) both ran
+    on this machine (the portability cost of the second programming model on one GPU)."""
+    key = [c for c in ("dataset", "xdrop", "scoring") if c in gpu.columns]
+    if gpu.empty:
+        return pd.Series(dtype="float64")
+    by = gpu.pivot_table(index=key, columns="backend", values="gcups", aggfunc="first")
+    if not {"cuda", "opencl"} <= set(by.columns):
+        return pd.Series(dtype="float64")
+    return (by["opencl"] / by["cuda"]).dropna()
+
+
 def facts(machine: str) -> dict[str, str]:
     """Every number of the chapter's prose, formatted; :data:`NOT_MEASURED` where the records lack it.
 
@@ -304,6 +316,9 @@ def facts(machine: str) -> dict[str, str]:
     f["xd_matches"] = (f"{int(t['matches_oracle'].sum()):d} of {len(t):d}" if len(t) else NOT_MEASURED)
     f["xd_gcups"] = span(cuda["gcups"], ".1f", NOT_MEASURED) if len(cuda) else NOT_MEASURED
     f["xd_gcups_max"] = _fmt(cuda["gcups"].max() if len(cuda) else None, ".1f")
+    share = opencl_share(gpu)
+    f["xd_opencl_share"] = span(share, ".2f", NOT_MEASURED)
+    f["xd_opencl_points"] = f"{len(share):d}"
     f["xd_speedup_seqan"] = span(cuda["speedup_vs_seqan"], ".1f", NOT_MEASURED) if len(cuda) else NOT_MEASURED
     f["xd_speedup_cpu"] = span(cuda["speedup_vs_cpu"], ".1f", NOT_MEASURED) if len(cuda) else NOT_MEASURED
     seqan_threads = t.loc[t["backend"] == measures.SEQAN, "threads"] if len(t) else pd.Series(dtype=str)

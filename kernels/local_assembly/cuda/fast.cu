@@ -474,8 +474,12 @@ extern "C" __global__ void iterative_walks_kernel(
 {
     extern __shared__ __align__(16) u8 lassm_smem[];
     const int w = (int)(threadIdx.x / WARP_SIZE), nw = (int)(blockDim.x / WARP_SIZE);
-    const int per_warp = LASSM_FAST_ENDS_PER_WARP, nt = nw * per_warp;  // warp teams of a block
-    const int t = w * per_warp + (int)(threadIdx.x % WARP_SIZE) / LASSM_FAST_TEAM_LANES;  // this thread's
+#if LASSM_FAST_ENDS_PER_WARP == 1
+    const int nt = nw, t = w;  // warp teams of a block, and this thread's (the PTX of a warp per end kept)
+#else
+    const int nt = nw * LASSM_FAST_ENDS_PER_WARP;
+    const int t = w * LASSM_FAST_ENDS_PER_WARP + (int)(threadIdx.x % WARP_SIZE) / LASSM_FAST_TEAM_LANES;
+#endif
     const bool block_team = (int)blockIdx.x < n_team;
     const i64 e = block_team ? (i64)blockIdx.x : (i64)n_team + ((i64)blockIdx.x - n_team) * nt + t;
     if (e >= n_ends) return;  // whole warp teams only: a block team's end exists

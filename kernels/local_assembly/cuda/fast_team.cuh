@@ -43,7 +43,7 @@
 template <bool BLOCK> struct Team;
 
 template <> struct Team<false> {
-    static constexpr int LANES = LASSM_FAST_TEAM_LANES;
+    enum : int { LANES = LASSM_FAST_TEAM_LANES };  // an enum, not a variable: no global in the PTX
     int tid;  // lane within the team
 #if !LASSM_HIP
     u32 mask;  // the team's lanes of its warp
@@ -52,7 +52,7 @@ template <> struct Team<false> {
     {
 #if !LASSM_HIP
         const int first = (int)(threadIdx.x % WARP_SIZE) - tid;
-        mask = LANES == 32 ? LASSM_FULL_MASK : (((1u << (LANES % 32)) - 1u) << first);
+        mask = LANES >= 32 ? LASSM_FULL_MASK : (((1u << (LANES % 32)) - 1u) << first);
 #endif
     }
     __device__ __forceinline__ int size() const { return LANES; }
@@ -85,7 +85,7 @@ template <> struct Team<false> {
 template <> struct Team<true> {
     int tid;
     u64* scratch;
-    static constexpr int LANES = WARP_SIZE;  // each warp takes its own group of reads
+    enum : int { LANES = WARP_SIZE };  // each warp takes its own group of reads
     __device__ explicit Team(u64* s) : tid((int)threadIdx.x), scratch(s) {}
     __device__ __forceinline__ int size() const { return (int)blockDim.x; }
     __device__ __forceinline__ int warp() const { return tid / WARP_SIZE; }
