@@ -222,28 +222,27 @@ def test_many_ends_counts_ends_per_sm() -> None:
 
 @needs_nvrtc
 @pytest.mark.parametrize("lanes", [16, 8, 4])
-def test_fast_warp_teams_compile_and_size(lanes: int) -> None:
+def test_fast_warp_teams_compile_and_size(lanes: int, monkeypatch) -> None:
     """Warp teams narrower than a warp (LASSM_FAST_TEAM_LANES, measured slower on the H100 and kept
     as a knob): each width compiles, to other code, and the host counts its teams."""
     import dataclasses
 
     from lassm.backends import cuda
 
+    fast_ptx = nvrtc.compile_build("fast", "compute_90")[0]
     variant = dataclasses.replace(nvrtc.VARIANTS["fast"], team_lanes=lanes)
     assert variant.ends_per_warp(32) == 32 // lanes and variant.ends_per_warp(64) == 64 // lanes
-    opts = [*nvrtc.kernel_options("fast", 32), f"-DLASSM_FAST_TEAM_LANES={lanes}"]
-    source = kernel_source(nvrtc.FAST_KERNEL).read_text()
-    arch = [*nvrtc.include_options(), "--gpu-architecture=compute_90"]
-    ptx, _ = nvrtc.compile_ptx(source, [*opts, *arch], name="fast.cu")
-    assert ptx != nvrtc.compile_build("fast", "compute_90")[0]
+    monkeypatch.setitem(nvrtc.VARIANTS, "fast", variant)  # the build the backends would make of it
+    assert f"-DLASSM_FAST_TEAM_LANES={lanes}" in nvrtc.kernel_options("fast", 32)
+    assert nvrtc.compile_build("fast", "compute_90")[0] != fast_ptx
     per_end = launch.walk_stride(613) + 2 * cuda.visited_slots(613)
     assert cuda.fast_shared_bytes(4, 613, ends_per_warp=32 // lanes) == 4 * (32 // lanes) * per_end + cuda.TEAM_SCRATCH_BYTES
     assert launch.geometry(100, 4, 32, n_team=4, ends_per_warp=32 // lanes)[0] == (4 + -(-96 // (4 * 32 // lanes)),)
     for bad in (2, 3, 64):
         with pytest.raises(ValueError, match="team_lanes"):
             dataclasses.replace(variant, team_lanes=bad).ends_per_warp(32)
-    with pytest.raises(nvrtc.NvrtcError):
-        nvrtc.compile_ptx(source, [*nvrtc.kernel_options("fast", 32), "-DLASSM_FAST_TEAM_LANES=12", *arch], name="fast.cu")
+    with pytest.raises(nvrtc.NvrtcError):  # the source refuses a width the host would have refused too
+        nvrtc.compile_build("fast", "compute_90", extra=("-DLASSM_FAST_TEAM_LANES=12",))
 
 
 def test_fast_host_helpers() -> None:

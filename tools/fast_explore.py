@@ -44,7 +44,8 @@ def main() -> None:
             if proto in base:
                 extra = () if n is None else (f"-DLASSM_FAST_SCAN_STEPS={n}",)
                 width = base[proto].team_lanes if lanes == -1 else (lanes or None)
-                nvrtc.VARIANTS[proto] = dataclasses.replace(base[proto], max_registers=cap or None,
+                # One build at every launch size (no scale build), so that a row's cap is the one timed.
+                nvrtc.VARIANTS[proto] = dataclasses.replace(base[proto], max_registers=cap or None, scale_registers=None,
                                                             defines=base[proto].defines + extra, team_lanes=width)
             kern = cuda.kernel(proto, 32)
             shown = nvrtc.VARIANTS[proto].team_lanes if proto in base else None

@@ -244,11 +244,11 @@ def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots:
     cupy = _cupy()
     n = len(index)
     max_walk = int(params.max_walk)
+    per_warp = 1 if variant is None else variant.ends_per_warp(warp_size)
     if variant is None:  # the faithful kernels clear max_walk pointers per end themselves
         n_visited, shared = n * max_walk, 0
     elif variant.shared_walk:  # fast keeps the visited set in shared memory: a placeholder here
-        n_visited, shared = 1, fast_shared_bytes(block_warps, max_walk, warp_size=warp_size,
-                                                 ends_per_warp=variant.ends_per_warp(warp_size))
+        n_visited, shared = 1, fast_shared_bytes(block_warps, max_walk, warp_size=warp_size, ends_per_warp=per_warp)
     else:  # epoch-tagged entries in global memory, zeroed once
         n_visited, shared = n * visited_slots(max_walk), fast_shared_bytes(block_warps, max_walk, False, warp_size)
     stride = launch.walk_stride(max_walk)
@@ -305,7 +305,6 @@ def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots:
     scalars = (np.int32(n), np.int32(params.k), np.int32(max_walk), np.int32(params.qual_offset),
                np.int32(stride)) + (() if variant is None else (np.int32(n_team),))
     args = tuple(d[name] for name in expected) + scalars
-    per_warp = 1 if variant is None else variant.ends_per_warp(warp_size)
     grid, block = launch.geometry(n, block_warps, warp_size, n_team, per_warp)
     _allow_shared(kern, shared, hip, block_warps, max_walk)
     start, end = cupy.cuda.Event(), cupy.cuda.Event()
