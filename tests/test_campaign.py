@@ -130,7 +130,8 @@ def test_present_backends_prefers_cuda_and_adds_sycl(monkeypatch: pytest.MonkeyP
 
 
 def test_dry_run_prints_the_plan_and_runs_nothing(results: Path, capsys: pytest.CaptureFixture) -> None:
-    assert main(["run", "--dry-run", "--backends", "cpu", "--datasets", TINY, "--repeats", "2"]) == 0
+    assert main(["run", "--kernel", "local-assembly", "--dry-run", "--backends", "cpu", "--datasets", TINY,
+                 "--repeats", "2"]) == 0
     out = capsys.readouterr().out
     assert "sample-k21, gen-k21-s0.02" in out and "1 warm-up + 2 timed runs" in out
     assert out.strip().endswith("2 points")

@@ -51,6 +51,7 @@ BAD: dict = {
     t.shell_words: ["'unbalanced", 'say "hi'],
     t.cluster_spec: ["local:0", "local:x", "mars", "://", "{missing}.json"],
     t.input_file: ["{missing}", "{dir}"],
+    t.input_dir: ["{missing}", "{file}"],
     t.pairs_input: ["{missing}", "{dir}", "xdrop-sim-0", "xdrop-nope-5"],
     t.output_file: ["{file}/sub/out.txt", "{dir}", ""],
     t.output_folder: ["{file}", "{file}/sub"],

@@ -263,7 +263,7 @@ def test_run_kernel_xdrop_refuses_local_assembly_options(argv: list[str], words:
 ])
 def test_local_assembly_refuses_the_xdrop_names(argv: list[str], words: str, results: Path,
                                                 capsys: pytest.CaptureFixture) -> None:
-    assert main(["run", "--dry-run", *argv]) == 2
+    assert main(["run", "--kernel", "local-assembly", "--dry-run", *argv]) == 2
     assert words in capsys.readouterr().err
 
 

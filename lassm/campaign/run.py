@@ -85,7 +85,8 @@ def _git_sha() -> str | None:
 
 
 def run_campaign(plan: Plan, *, machine: str | None = None, force: bool = False, progress: bool = True,
-                 notebooks: bool = False, cluster: str | None = None, log=None) -> Outcome:
+                 notebooks: bool = False, cluster: str | None = None, log=None,
+                 also_lacks: list[str] | tuple[str, ...] = ()) -> Outcome:
     """Measures this machine as ``plan`` says; writes ``campaign.json`` in every machine folder touched.
 
     Parameters
@@ -103,6 +104,8 @@ def run_campaign(plan: Plan, *, machine: str | None = None, force: bool = False,
         each point then runs once.
     log : callable, optional
         Where the step lines go (default: standard error, when ``progress``).
+    also_lacks : lines of the other parts of ``lassm run`` for every folder's ``lacks`` (why the
+        original programs cannot run here).
 
     Returns
     -------
@@ -128,7 +131,7 @@ def run_campaign(plan: Plan, *, machine: str | None = None, force: bool = False,
     folders = list(dict.fromkeys([_folder_of(b, machine) for b in plan.backends] + [r["machine"] for r in rows]))
     outcome = Outcome(rows=rows)
     for folder in folders:
-        lacks = list(absent)
+        lacks = list(absent) + list(also_lacks)
         timing = {"sweep": round(sweep_s, 3)}
         gpus = [b for b in plan.backends if _folder_of(b, machine) == folder and is_gpu(b)]
         for i, backend in enumerate(gpus):  # ceilings and metrics are the folder's: once, after all counters

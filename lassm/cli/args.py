@@ -309,6 +309,18 @@ def input_file(text: str) -> str:
     return text
 
 
+def input_dir(text: str) -> str:
+    """A folder that exists and can be read."""
+    p = Path(text)
+    if not p.exists():
+        _fail(f"{text}: no such folder")
+    if not p.is_dir():
+        _fail(f"{text}: not a folder")
+    if not os.access(p, os.R_OK | os.X_OK):
+        _fail(f"{text}: not readable")
+    return text
+
+
 def pairs_input(text: str) -> str:
     """An X-drop pairs file that exists (:func:`input_file`), or a set's name (``xdrop-sim-20k``,
     :func:`lassm.workloads.xdrop.datasets.check_name`), loaded or built when the command runs."""

@@ -114,7 +114,8 @@ def run_campaign(args: argparse.Namespace) -> int:
     from ..campaign.xdrop_run import report, run_xdrop_campaign
 
     for option, given in (("--protocols", args.protocols), ("--ks", args.ks), ("--notebooks", args.notebooks),
-                          ("--cluster", args.cluster), ("--no-ceilings", args.no_ceilings)):
+                          ("--cluster", args.cluster), ("--no-ceilings", args.no_ceilings),
+                          ("--originals", args.originals), ("--no-originals", args.no_originals)):
         if given:
             raise LassmError(f"{option}: a local-assembly option; the xdrop kernel has no such axis or step")
     unknown = [b for b in args.backends or [] if b not in BACKEND_NAMES]

@@ -235,12 +235,23 @@ def against_published(ours: pd.DataFrame, published: pd.DataFrame) -> pd.DataFra
                 "beyond the model"]].sort_values("k").reset_index(drop=True)
 
 
-__all__ = ["RECORD_COLUMNS", "ablation_costs", "against_published", "bench_table", "load_metrics", "load_records",
+__all__ = ["AGAINST_ORIGINAL_COLUMNS", "AGAINST_ORIGINAL_FILE", "AGAINST_ORIGINAL_KEY", "RECORD_COLUMNS",
+           "ablation_costs", "against_original", "against_published", "bench_table", "load_metrics", "load_records",
            "reference_timings", "scaling_table", "study_rows", "sweep_timings"]
 
 
+#: MetaHipMer's ``ht_loc`` beside ``lassm extend`` (:mod:`lassm.campaign.originals.ht_loc`): one row per
+#: dataset and program (the contract's columns, ``book/data-contract.md``; ``original_source`` and
+#: ``nvcc`` were added at the end, so older tables read with them empty).
+AGAINST_ORIGINAL_FILE = "against-original.csv"
+AGAINST_ORIGINAL_COLUMNS: tuple[str, ...] = (
+    "machine", "device", "driver", "dataset", "k", "program", "whole_seconds", "whole_runs", "kernel_seconds",
+    "kernel_launches", "walk_kernel_seconds", "outputs_equal", "git_sha", "command", "original_source", "nvcc")
+AGAINST_ORIGINAL_KEY: tuple[str, ...] = ("dataset", "k", "program")
+
+
 def against_original(machine: str) -> pd.DataFrame | None:
-    """``against-original.csv`` of ``machine`` (tools/against_original.py) as one row per dataset:
+    """``against-original.csv`` of ``machine`` (``lassm run``'s originals step) as one row per dataset:
     both programs' whole-command and kernel seconds and lassm's over the original's, or None.
 
     Returns
@@ -250,7 +261,7 @@ def against_original(machine: str) -> pd.DataFrame | None:
         ``original_kernel_s``, ``lassm_kernel_s``, ``kernel_ratio`` (every kernel of each run),
         ``walk_kernel_ratio`` (the local-assembly kernel alone; NaN where not recorded), ``outputs_equal``.
     """
-    path = paths.results_dir(machine) / "against-original.csv"
+    path = paths.results_dir(machine) / AGAINST_ORIGINAL_FILE
     if not path.is_file():
         return None
     df = pd.read_csv(path)

@@ -10,21 +10,18 @@ is already measured at this commit (:func:`recorded`) and skips it.
 """
 from __future__ import annotations
 
-import csv
-import io
 import os
 import statistics
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from .. import paths
-from ..atomic import atomic_open
-from ..errors import InputError
 from ..workloads.xdrop.config import Scoring
 from ..workloads.xdrop.pairs import Pairs
 from ..workloads.xdrop.result import Alignments
+from .tables import read_rows, recorded, upsert, write_rows  # noqa: F401  (this module's tables' API)
 
 #: The folder of a machine's X-drop tables, under its results folder.
 FOLDER = "xdrop"
@@ -41,10 +38,12 @@ COUNTER_COLUMNS: tuple[str, ...] = (
     "dram_read_bytes", "dram_write_bytes", "dram_bytes", "l2_bytes", "l1_bytes", "launches", "machine", "git_sha",
     "command")
 COUNTERS_KEY: tuple[str, ...] = ("dataset", "xdrop", "program")
-#: ``against-logan.csv``: LOGAN's demo and ``lassm xdrop align --backend cuda`` on the same pairs and X.
+#: ``against-logan.csv``: LOGAN's demo and ``lassm xdrop align --backend cuda`` on the same pairs and X;
+#: ``scores_equal`` (LOGAN's score equals ours for every pair), ``original_source`` and ``nvcc`` were
+#: added at the end, so older tables read with them empty.
 AGAINST_LOGAN_COLUMNS: tuple[str, ...] = (
     "machine", "device", "driver", "dataset", "n_pairs", "xdrop", "program", "kernel_seconds", "kernel_launches",
-    "logan_gpu_seconds", "whole_seconds", "git_sha", "command")
+    "logan_gpu_seconds", "whole_seconds", "git_sha", "command", "scores_equal", "original_source", "nvcc")
 AGAINST_LOGAN_KEY: tuple[str, ...] = ("dataset", "xdrop", "program")
 #: The kernel label of X-drop rows (run records of local assembly say ``local-assembly``).
 KERNEL = "xdrop"
@@ -58,57 +57,6 @@ def folder(machine: str) -> Path:
 def scoring_label(scoring: Scoring) -> str:
     """``"match,mismatch,gap"``, e.g. ``"1,-1,-1"``: the scheme without X."""
     return f"{scoring.match},{scoring.mismatch},{scoring.gap}"
-
-
-def read_rows(path: str | os.PathLike, columns: Sequence[str]) -> list[dict[str, str]]:
-    """The rows of a table written by :func:`upsert` (strings), or ``[]`` when there is none.
-
-    Raises
-    ------
-    InputError
-        When the file's header is not ``columns`` (a table of another form: move it away).
-    """
-    path = Path(path)
-    if not path.is_file():
-        return []
-    with open(path, newline="") as fh:
-        reader = csv.DictReader(fh)
-        if tuple(reader.fieldnames or ()) != tuple(columns):
-            raise InputError(str(path), 1, "header", f"columns {reader.fieldnames} are not {list(columns)}")
-        return [dict(r) for r in reader]
-
-
-def _cell(value) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return repr(value)
-    return str(value)
-
-
-def write_rows(path: str | os.PathLike, columns: Sequence[str], rows: Iterable[dict]) -> None:
-    """Writes the whole table atomically, ``columns`` in order (absent values empty)."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(columns)
-    for row in rows:
-        writer.writerow([_cell(row.get(c)) for c in columns])
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with atomic_open(path, "w") as fh:
-        fh.write(buf.getvalue())
-
-
-def upsert(path: str | os.PathLike, columns: Sequence[str], key: Sequence[str], rows: Sequence[dict]) -> None:
-    """Adds ``rows`` to the table, replacing the rows of the same ``key``; the rest keep their order."""
-    new = {tuple(_cell(r.get(k)) for k in key): r for r in rows}
-    kept = [r for r in read_rows(path, columns) if tuple(r.get(k, "") for k in key) not in new]
-    write_rows(path, columns, kept + list(new.values()))
-
-
-def recorded(rows: Sequence[dict], git_sha: str, **where) -> bool:
-    """Whether ``rows`` hold a row measured at ``git_sha`` whose columns equal ``where``."""
-    want = {k: _cell(v) for k, v in where.items()}
-    return any(r.get("git_sha") == git_sha and all(r.get(k) == v for k, v in want.items()) for r in rows)
 
 
 def head_result(result: Alignments, n: int) -> Alignments:

@@ -1,0 +1,252 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The original programs beside ours, the third part of ``lassm run``.
+
+Where this machine has an NVIDIA GPU and a CUDA compiler, the campaign builds the programs our
+kernels came from, from their public sources at pinned commits (:mod:`.sources`), with their
+Makefiles' flags, for this GPU (:mod:`.build`), and runs each on the same inputs as ours:
+MetaHipMer's ``ht_loc`` beside ``lassm extend`` (:mod:`.ht_loc`: outputs compared line for
+line) and LOGAN's demo beside ``lassm xdrop align`` (:mod:`.logan`: scores compared pair for
+pair). Times land in the machine's folder with provenance (the pinned source, nvcc's version,
+device, driver, git SHA, command). What cannot run here is one line of ``lacks`` and the rest of
+the campaign goes on.
+"""
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from . import build, sources
+from .sources import SOURCES, SourceUnavailable
+
+#: Timed whole runs of each program per dataset (ht_loc) and per X (LOGAN), after one untimed run.
+HT_LOC_REPEATS, LOGAN_REPEATS = 3, 1
+#: The part's account in the machine's folder: plan, rows, steps, lacks, provenance.
+ACCOUNT_FILE = "originals.json"
+
+
+@dataclass(frozen=True)
+class OriginalsPlan:
+    """What the originals part runs.
+
+    Parameters
+    ----------
+    ht_loc_datasets : local-assembly datasets ``ht_loc`` and ``lassm extend`` both run.
+    logan_dataset : the X-drop set LOGAN's demo and ours both run (None: LOGAN is left out).
+    xdrops : the X values of that set.
+    ht_loc_repeats, logan_repeats : timed whole runs of each program.
+    profile : kernel times from Nsight Compute, where it is here.
+    folder : the user's folder of sources (``--originals``; None: the cache, then a download).
+    """
+
+    ht_loc_datasets: tuple[str, ...]
+    logan_dataset: str | None
+    xdrops: tuple[int, ...]
+    ht_loc_repeats: int = HT_LOC_REPEATS
+    logan_repeats: int = LOGAN_REPEATS
+    profile: bool = True
+    folder: str | None = None
+
+    def as_dict(self) -> dict:
+        """The plan as the campaign's account stores it."""
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+
+
+@dataclass
+class OriginalsOutcome:
+    """What the part did: a status row per program and input, what it lacks, its seconds and files."""
+
+    rows: list[dict] = field(default_factory=list)
+    lacks: list[str] = field(default_factory=list)
+    steps: dict[str, float] = field(default_factory=dict)
+    files: dict[str, Path] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> list[dict]:
+        """Rows that neither ran clean nor were recorded before."""
+        return [r for r in self.rows if r["status"] not in ("ok", "skipped (recorded)")]
+
+
+def blocked(backend: str = "cuda") -> list[str]:
+    """Why no original program can run here beside ``backend`` (empty when it and nvcc are both here)."""
+    from ... import backends
+
+    out = []
+    try:
+        backends.get(backend)
+    except backends.BackendUnavailable as exc:
+        out.append(f"originals: not run: they need an NVIDIA GPU with the {backend} backend ("
+                   + str(exc).split(" cannot run here: ", 1)[-1] + ")")
+    if build.find_nvcc() is None:
+        out.append("originals: not run: no CUDA compiler (nvcc not on PATH, $CUDA_HOME/bin or /usr/local/cuda/bin); "
+                   "install the CUDA toolkit to build ht_loc and LOGAN")
+    return out
+
+
+def describe(plan: OriginalsPlan, why_not: list[str] | None = None) -> str:
+    """The part in a few lines (``lassm run --dry-run``), or why it is left out."""
+    why_not = blocked() if why_not is None else why_not
+    head = "originals"
+    if why_not:
+        return "\n".join([f"{head} left out here:", *[f"  {w}" for w in why_not]])
+    where = plan.folder or f"the cache ({sources.cache_root()}), else downloaded from GitHub"
+    lines = [f"{head} built with nvcc from pinned sources in {where}"]
+    if plan.ht_loc_datasets:
+        lines.append(f"  ht_loc ({sources.HT_LOC.label}) beside lassm extend fast on "
+                     f"{', '.join(plan.ht_loc_datasets)}: {plan.ht_loc_repeats} timed runs each, outputs compared")
+    if plan.logan_dataset:
+        lines.append(f"  LOGAN demo ({sources.LOGAN.label}) beside lassm xdrop align cuda on {plan.logan_dataset} "
+                     f"at X = {', '.join(map(str, plan.xdrops))}: {plan.logan_repeats} timed run each, "
+                     f"every pair's score compared")
+    lines.append(f"  kernel times {'from Nsight Compute where it is here' if plan.profile else 'off'}")
+    return "\n".join(lines)
+
+
+def _context(source: sources.Source, built: build.Built, machine: str, device: tuple[str, str], sha: str) -> dict:
+    return {"machine": machine, "device": device[0], "driver": device[1], "original_source": source.label,
+            "nvcc": built.nvcc, "git_sha": sha}
+
+
+def _prepare(key: str, plan: OriginalsPlan, arch: str, say) -> build.Built:
+    """The pinned source of ``key`` found (or fetched) and built; raises with one line on failure."""
+    source = SOURCES[key]
+    t0 = time.perf_counter()
+    tree = sources.locate(source, plan.folder)
+    built = (build.build_ht_loc if key == "ht_loc" else build.build_logan)(tree, arch)
+    say(f"originals: {source.label} built for {arch} with {built.nvcc} ({time.perf_counter() - t0:.1f} s, "
+        f"{tree})")
+    return built
+
+
+def run_originals(plan: OriginalsPlan, *, machine: str | None = None, force: bool = False,
+                  say: Callable[[str], None] = lambda text: None, backend: str = "cuda",
+                  arch: str | None = None) -> OriginalsOutcome:
+    """Builds and runs the originals beside ours, as ``plan`` says; skips what is recorded at this commit.
+
+    Parameters
+    ----------
+    plan : :class:`OriginalsPlan`.
+    machine : the results folder (default: the GPU's, as the local-assembly campaign names it).
+    force : measure again what is recorded at this commit.
+    say : where the progress lines go.
+    backend : our side's backend (``cuda``; ``cpu`` runs the whole part without a GPU, against
+        stand-in programs, as the tests do).
+    arch : nvcc's ``sm_XY`` (default: the GPU's).
+
+    Returns
+    -------
+    OriginalsOutcome
+    """
+    from ... import paths
+    from ...runs import xdrop as xrec
+    from ...runs.records import cpu_model, git_sha, machine_for_backend, slug
+    from ...runs.results import AGAINST_ORIGINAL_FILE
+    from ..steps import find_ncu
+    from . import ht_loc, logan
+    from .timing import gpu_device
+
+    out = OriginalsOutcome()
+    start = time.perf_counter()
+    out.lacks = blocked(backend)
+    name = slug(machine) if machine else machine_for_backend("cpu" if out.lacks else backend)
+    sha = git_sha()
+    if out.lacks:
+        out.files["account"] = _write_account(name, plan, out, sha, time.perf_counter() - start)
+        return out
+    ncu = find_ncu() if plan.profile else None
+    if plan.profile and ncu is None:
+        out.lacks.append("originals: kernel times not measured: no ncu (Nsight Compute) here; whole times only")
+    try:
+        arch = arch or build.gpu_arch()
+        device = gpu_device() if backend != "cpu" else (cpu_model(), "")
+    except Exception as exc:  # noqa: BLE001  no device after all: one line
+        out.lacks.append(f"originals: not run: {' '.join(str(exc).split())[:300]}")
+        out.files["account"] = _write_account(name, plan, out, sha, time.perf_counter() - start)
+        return out
+    tables = {"ht_loc": paths.results_dir(name) / AGAINST_ORIGINAL_FILE,
+              "logan": xrec.folder(name) / xrec.AGAINST_LOGAN_FILE}
+    wanted = {"ht_loc": ht_loc.todo(plan.ht_loc_datasets, tables["ht_loc"], sha, force, backend),
+              "logan": logan.todo(plan.logan_dataset, plan.xdrops, tables["logan"], sha, force, backend)
+              if plan.logan_dataset else []}
+    for d in plan.ht_loc_datasets:
+        if d not in wanted["ht_loc"]:
+            out.rows += [{"part": "ht_loc", "dataset": d, "program": p, "status": "skipped (recorded)"}
+                         for p in (ht_loc.ORIGINAL, ht_loc.ours_label(backend))]
+    for x in plan.xdrops if plan.logan_dataset else ():
+        if x not in wanted["logan"]:
+            out.rows += [{"part": "logan", "dataset": plan.logan_dataset, "xdrop": x, "program": p,
+                          "status": "skipped (recorded)"} for p in (logan.LOGAN_PROGRAM, logan.ours_label(backend))]
+    with tempfile.TemporaryDirectory(prefix="lassm-originals-") as tmp:
+        work = Path(tmp)
+        for key in ("ht_loc", "logan"):
+            if not wanted[key]:
+                continue
+            t0 = time.perf_counter()
+            try:
+                built = _prepare(key, plan, arch, say)
+            except (SourceUnavailable, build.BuildFailed) as exc:
+                out.lacks.append(f"originals: {SOURCES[key].repo} not run: {exc}")
+                say(out.lacks[-1])
+                continue
+            context = _context(SOURCES[key], built, name, device, sha)
+            if key == "ht_loc":
+                rows, failed = ht_loc.run_all(wanted[key], tables[key], built, work, repeats=plan.ht_loc_repeats,
+                                              ncu=ncu, context=context, backend=backend, say=say)
+            else:
+                from ...workloads.xdrop import datasets as xsets
+
+                try:
+                    pairs = xsets.load(plan.logan_dataset)
+                except Exception as exc:  # noqa: BLE001  a set that cannot be built here is named
+                    out.lacks.append(f"originals: LOGAN not run: {plan.logan_dataset}: {' '.join(str(exc).split())}")
+                    continue
+                rows, failed = logan.run_all(built, pairs, plan.logan_dataset, wanted[key], tables[key], work,
+                                             repeats=plan.logan_repeats, ncu=ncu, context=context,
+                                             backend=backend, say=say)
+            out.rows += rows
+            out.lacks += failed
+            out.steps[key] = round(time.perf_counter() - t0, 3)
+            out.files[key] = tables[key]
+    out.steps["originals"] = round(time.perf_counter() - start, 3)
+    out.files["account"] = _write_account(name, plan, out, sha, time.perf_counter() - start)
+    return out
+
+
+def _write_account(machine: str, plan: OriginalsPlan, out: OriginalsOutcome, sha: str, seconds: float) -> Path:
+    """``<machine>/originals.json``: this run's plan, rows, steps and lacks, with its provenance."""
+    import datetime as _dt
+    import json
+    import shlex
+
+    from ... import paths
+    from ...atomic import atomic_open
+    from ...runs.records import versions
+
+    account = {"part": "originals", "machine": machine, "plan": plan.as_dict(), "rows": out.rows,
+               "steps": out.steps, "lacks": out.lacks, "git_sha": sha, "versions": versions(),
+               "sources": {k: s.label for k, s in SOURCES.items()},
+               "command": "lassm " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
+               "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+               "seconds": round(seconds, 3)}
+    path = paths.results_dir(machine) / ACCOUNT_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_open(path) as fh:
+        json.dump(account, fh, indent=2, default=str)
+        fh.write("\n")
+    return path
+
+
+def report(outcome: OriginalsOutcome) -> None:
+    """One line per program and input, then the files (standard error)."""
+    for r in outcome.rows:
+        where = r["dataset"] + (f" X={r['xdrop']}" if "xdrop" in r else "")
+        whole = f"{r['whole_seconds']:.3f} s" if isinstance(r.get("whole_seconds"), float) else "-"
+        print(f"{where:28s} {r.get('program', ''):24s} {whole:>10s}  {r['status']}", file=sys.stderr)
+    for key, path in outcome.files.items():
+        print(f"{key}: {path}", file=sys.stderr)
+
+
+__all__ = ["ACCOUNT_FILE", "OriginalsOutcome", "OriginalsPlan", "blocked", "describe", "report", "run_originals"]

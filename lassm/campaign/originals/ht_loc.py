@@ -1,0 +1,144 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""MetaHipMer's local-assembly program ``ht_loc`` and ``lassm extend``, side by side, on one GPU.
+
+For each dataset, both programs read the same ``.dat`` and write their output:
+
+- whole-command wall time: the median of ``repeats`` runs after one untimed run of each (lassm's
+  kernel cache and bytecode are warm after the first, as an installed package's are);
+- kernel time: Nsight Compute's ``gpu__time_duration.sum`` summed over every launch of one run of
+  each (where ncu is here), and over the local-assembly kernel's launches alone (lassm also
+  launches its device gather and reverse complement);
+- whether the two outputs are the same lines (sorted), the original's being the reference.
+
+Rows go to ``data/results/<machine>/against-original.csv`` with the device, driver, the
+original's pinned source, nvcc's version, the git SHA and each command.
+"""
+from __future__ import annotations
+
+import statistics
+import sys
+from pathlib import Path
+from typing import Callable, Sequence
+
+from ...runs import tables
+from ...runs.results import AGAINST_ORIGINAL_COLUMNS, AGAINST_ORIGINAL_FILE, AGAINST_ORIGINAL_KEY
+from .build import Built
+from .timing import kernel_times, run
+
+#: The two programs' labels in the table (ours names its build: :func:`ours_label`).
+ORIGINAL, OURS = "original ht_loc", "lassm extend fast"
+
+
+def ours_label(backend: str) -> str:
+    """Our program's label: ``lassm extend fast`` on a GPU backend, ``lassm extend cpu`` on the oracle."""
+    return "lassm extend cpu" if backend == "cpu" else OURS
+
+#: The local-assembly kernel's name in both programs (lassm's keeps the original's); other
+#: kernels (lassm's device gather and reverse complement) count in the total only.
+WALK_KERNEL = "iterative_walks_kernel"
+#: The campaign's datasets that ``ht_loc`` runs beside ours: the embedded sample, the four Table
+#: II-sized generated sets and the replicated scale point (the real-genome sets are lassm's own).
+DATASETS: tuple[str, ...] = ("sample-k77", "gen-k21", "gen-k33", "gen-k55", "gen-k77", "sample-k77x20")
+
+
+def walk_apart(launches: Sequence[tuple[str, float, float]]) -> tuple[float, int, float]:
+    """(seconds over every launch, launches, seconds of the :data:`WALK_KERNEL` launches alone)."""
+    total = sum(s for _n, s, _i in launches)
+    walk = sum(s for n, s, _i in launches if n.startswith(WALK_KERNEL))
+    return total, len(launches), walk
+
+
+def sorted_lines(path: Path) -> list[str]:
+    """The output's non-empty lines, sorted (the two programs write the contigs in different orders)."""
+    return sorted(ln.rstrip("\n") for ln in path.read_text().splitlines() if ln.strip())
+
+
+def ours_command(dat: Path, k: int, out: Path, backend: str = "cuda") -> list[str]:
+    """``lassm extend`` as the comparison runs it: the ``fast`` build on a GPU backend."""
+    cmd = [sys.executable, "-m", "lassm.cli", "extend", str(dat), "--k", str(k), "--backend", backend]
+    return cmd + (["--protocol", "fast"] if backend != "cpu" else []) + ["--out", str(out)]
+
+
+def side_by_side(program: Path, dataset: str, work: Path, *, repeats: int, ncu: str | None,
+                 context: dict, backend: str = "cuda") -> list[dict]:
+    """Both programs on one dataset: two rows of :data:`AGAINST_ORIGINAL_COLUMNS`.
+
+    Parameters
+    ----------
+    program : the built ``ht_loc``.
+    dataset : a name :func:`lassm.workloads.local_assembly.datasets.load` understands.
+    work : a scratch folder (the ``.dat`` and both outputs are written there).
+    repeats : timed whole runs of each, after one untimed run.
+    ncu : Nsight Compute, or None for no kernel times.
+    context : the columns every row shares (machine, device, driver, original_source, nvcc, git_sha).
+    """
+    from ...workloads.local_assembly import datasets, formats
+
+    ds, k = datasets.load(dataset)
+    dat = work / f"{dataset}.dat"
+    formats.write_dat(ds, dat)
+    ours, theirs = work / "lassm.txt", work / "original.txt"
+    label = ours_label(backend)
+    cmds = {ORIGINAL: [str(program), str(dat), str(k), str(theirs)], label: ours_command(dat, k, ours, backend)}
+    shown = {ORIGINAL: f"ht_loc {dat.name} {k} original.txt",
+             label: " ".join(["lassm", *cmds[label][3:-1], "lassm.txt"]).replace(str(dat), dat.name)}
+    walls: dict[str, list[float]] = {}
+    for prog, cmd in cmds.items():
+        run(cmd)  # untimed: caches, the file system, the context
+        walls[prog] = [run(cmd)[0] for _ in range(repeats)]
+    equal = sorted_lines(ours) == sorted_lines(theirs)
+    rows = []
+    for prog, cmd in cmds.items():
+        total, launches, walk = (walk_apart(kernel_times(cmd, ncu, work / "ncu.csv")) if ncu
+                                 else (None, None, None))
+        rows.append({**context, "dataset": dataset, "k": k, "program": prog,
+                     "whole_seconds": statistics.median(walls[prog]),
+                     "whole_runs": " ".join(f"{t:.4f}" for t in walls[prog]), "kernel_seconds": total,
+                     "kernel_launches": launches, "walk_kernel_seconds": walk, "outputs_equal": equal,
+                     "command": shown[prog]})
+    dat.unlink(missing_ok=True)
+    return rows
+
+
+def todo(names: Sequence[str], table: Path, sha: str, force: bool, backend: str = "cuda") -> list[str]:
+    """The datasets whose two rows are not both recorded at ``sha`` (all of them when ``force``)."""
+    rows = tables.read_rows(table, AGAINST_ORIGINAL_COLUMNS)
+    return [d for d in names if force or not all(tables.recorded(rows, sha, dataset=d, program=p)
+                                                 for p in (ORIGINAL, ours_label(backend)))]
+
+
+def run_all(names: Sequence[str], table: Path, built: Built, work: Path, *, repeats: int, ncu: str | None,
+            context: dict, backend: str = "cuda",
+            say: Callable[[str], None] = lambda text: None) -> tuple[list[dict], list[str]]:
+    """:func:`side_by_side` on each dataset, each pair of rows upserted into ``table`` as it lands.
+
+    Returns
+    -------
+    (list of dict, list of str)
+        A status row per dataset and program, and one line per dataset that failed.
+    """
+    status, failed = [], []
+    for name in names:
+        try:
+            rows = side_by_side(built["ht_loc"], name, work, repeats=repeats, ncu=ncu, context=context,
+                                backend=backend)
+        except Exception as exc:  # one dataset that fails is named; the others go on
+            line = " ".join(str(exc).split())[:400]
+            failed.append(f"originals: ht_loc on {name}: {type(exc).__name__}: {line}")
+            status += [{"part": "ht_loc", "dataset": name, "program": p, "status": f"failed: {line}"}
+                       for p in (ORIGINAL, ours_label(backend))]
+            say(failed[-1])
+            continue
+        tables.upsert(table, AGAINST_ORIGINAL_COLUMNS, AGAINST_ORIGINAL_KEY, rows)
+        for r in rows:
+            ok = bool(r["outputs_equal"])
+            status.append({"part": "ht_loc", "dataset": name, "program": r["program"],
+                           "whole_seconds": r["whole_seconds"], "kernel_seconds": r["kernel_seconds"],
+                           "outputs_equal": ok, "status": "ok" if ok else "MISMATCH"})
+            kern = f", kernels {r['kernel_seconds'] * 1e3:.3f} ms" if r["kernel_seconds"] is not None else ""
+            say(f"{name} k={r['k']} {r['program']}: whole {r['whole_seconds']:.3f} s{kern}, outputs equal: {ok}")
+    return status, failed
+
+
+__all__ = ["DATASETS", "ORIGINAL", "OURS", "WALK_KERNEL", "ours_command", "ours_label", "run_all", "side_by_side", "sorted_lines", "todo",
+           "walk_apart"]

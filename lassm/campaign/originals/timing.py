@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""What both side-by-side runs share: the GPU's name, whole-command timing, kernel times from Nsight Compute."""
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+from typing import Sequence
+
+from ...errors import LassmError
+
+#: Seconds one profiled or timed run may take.
+RUN_TIMEOUT = 600.0
+#: The metrics of a kernel-time run (one ncu pass): time, and thread instructions as a check of the work.
+TIME_METRICS = ("gpu__time_duration.sum", "smsp__thread_inst_executed.sum")
+
+
+def gpu_device() -> tuple[str, str]:
+    """(name, driver version) of CUDA device 0: CuPy's name, ``nvidia-smi``'s driver (CUDA's number without it)."""
+    import cupy
+
+    props = cupy.cuda.runtime.getDeviceProperties(0)
+    name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=20).stdout.strip().splitlines()
+        driver = out[0].strip() if out else ""
+    except (OSError, subprocess.SubprocessError):
+        driver = ""
+    return name, driver or str(cupy.cuda.runtime.driverGetVersion())
+
+
+def installed_env() -> dict[str, str]:
+    """This environment, with Python allowed to cache bytecode as an installed package's is
+    (some GPU nodes set ``PYTHONDONTWRITEBYTECODE``, which recompiles lassm on every start)."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def run(cmd: Sequence[str], timeout: float = RUN_TIMEOUT) -> tuple[float, str]:
+    """Seconds of one run of ``cmd`` and its standard output; a failure raises with the end of its output."""
+    t0 = time.perf_counter()
+    try:
+        res = subprocess.run(list(cmd), capture_output=True, text=True, env=installed_env(), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise LassmError(f"{Path(cmd[0]).name} ran past {timeout:.0f} s") from None
+    seconds = time.perf_counter() - t0
+    if res.returncode != 0:
+        tail = " | ".join((res.stderr or res.stdout).strip().splitlines()[-4:])
+        raise LassmError(f"{Path(cmd[0]).name} exited {res.returncode}: {tail}")
+    return seconds, res.stdout
+
+
+def kernel_times(cmd: Sequence[str], ncu: str, log: Path, *, clock_control: str | None = None,
+                 kernel: str | None = None) -> list[tuple[str, float, float]]:
+    """(kernel name, seconds, thread instructions) of every launch of one run of ``cmd`` under ncu.
+
+    Parameters
+    ----------
+    clock_control : ncu's ``--clock-control`` (None: ncu's default, base clocks locked).
+    kernel : a regular expression: only launches of kernels it matches are profiled.
+    """
+    from ...analysis.counters import convert, parse_number
+    from ...analysis.counters.ncu import check_output, read_raw
+
+    log.unlink(missing_ok=True)
+    args = [ncu, "--csv", "--page", "raw", "--print-units", "base", "--target-processes", "all",
+            "--metrics", ",".join(TIME_METRICS), "--log-file", str(log)]
+    args += ["--clock-control", clock_control] if clock_control else []
+    args += ["--kernel-name", f"regex:{kernel}"] if kernel else []
+    try:
+        res = subprocess.run([*args, "--", *cmd], capture_output=True, text=True, env=installed_env(),
+                             timeout=RUN_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise LassmError(f"ncu: {Path(cmd[0]).name} ran past {RUN_TIMEOUT:.0f} s") from None
+    text = log.read_text(errors="replace") if log.exists() else ""
+    check_output(text + res.stdout + res.stderr)
+    if res.returncode != 0:
+        tail = " | ".join((res.stderr or res.stdout).strip().splitlines()[-4:])
+        raise LassmError(f"ncu exited {res.returncode}: {tail}")
+    wide, units = read_raw(text if "\n" in text else text + "\n")
+    if wide.empty:
+        raise LassmError(f"ncu profiled no kernel launch of {Path(cmd[0]).name}")
+    unit = units.get(TIME_METRICS[0], "nsecond") or "nsecond"
+    return [(str(r["Kernel Name"]), float(convert(parse_number(r[TIME_METRICS[0]]), unit, "second")),
+             float(parse_number(r[TIME_METRICS[1]])) if TIME_METRICS[1] in wide.columns else float("nan"))
+            for _, r in wide.iterrows()]
+
+
+__all__ = ["RUN_TIMEOUT", "TIME_METRICS", "gpu_device", "installed_env", "kernel_times", "run"]

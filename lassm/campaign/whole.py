@@ -1,0 +1,166 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``lassm run`` without ``--kernel``: the whole study on this machine, in three parts, one after the other.
+
+1. the local-assembly campaign (:mod:`.plan`, :mod:`.run`);
+2. the X-drop campaign (:mod:`.xdrop_plan`, :mod:`.xdrop_run`);
+3. the original programs beside ours (:mod:`.originals`), where a CUDA GPU and nvcc are here.
+
+The options name what they narrow: ``--datasets`` goes to the part whose kind each name is
+(``xdrop-*`` names to X-drop, the others to local assembly), and a part none of whose datasets
+is named is left out; ``--backends`` keeps, in each part, the backends it names that the part
+has. A part that is left out, or cannot run here, is one line, and the others go on.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+
+from . import originals as orig
+from . import plan as local
+from . import xdrop_plan
+
+#: The parts in run order, with the label ``--dry-run`` prints.
+PARTS: tuple[tuple[str, str], ...] = (("local-assembly", "local assembly"), ("xdrop", "X-drop"),
+                                      ("originals", "the original programs"))
+
+
+@dataclass
+class WholePlan:
+    """The three parts' plans; a part that does not run has None and a line in ``left_out``."""
+
+    local: local.Plan | None
+    xdrop: xdrop_plan.XdropPlan | None
+    originals: orig.OriginalsPlan | None
+    left_out: dict[str, str] = field(default_factory=dict)
+    #: Lines for the local-assembly account's ``lacks``: why the originals cannot run here.
+    lacks: list[str] = field(default_factory=list)
+
+
+def split_names(names: list[str] | None, xdrop_backends: tuple[str, ...]) -> tuple[list[str] | None, list[str] | None]:
+    """``names`` (datasets or backends) as (local assembly's, X-drop's); None where none was given."""
+    if names is None:
+        return None, None
+    from .. import backends
+
+    if all(n in backends.BACKENDS or n in xdrop_backends for n in names) and not any(n.startswith("xdrop-")
+                                                                                     for n in names):
+        return [n for n in names if n in backends.BACKENDS], [n for n in names if n in xdrop_backends]
+    return [n for n in names if not n.startswith("xdrop-")], [n for n in names if n.startswith("xdrop-")]
+
+
+def make_whole_plan(quick: bool = False, *, backends: list[str] | None = None, datasets: list[str] | None = None,
+                    protocols: list[str] | None = None, ks: list[int] | None = None, xdrops: list[int] | None = None,
+                    repeats: int | None = None, warmup: int | None = None, profile: bool = True,
+                    ceilings: bool = True, originals: bool = True, originals_folder: str | None = None) -> WholePlan:
+    """The three parts for this machine; the arguments are ``lassm run``'s (see the module's rules)."""
+    from ..backends.xdrop import XDROP_BACKENDS
+
+    la_backends, xd_backends = split_names(backends, tuple(XDROP_BACKENDS))
+    la_sets = [d for d in datasets if not d.startswith("xdrop-")] if datasets else None
+    xd_sets = [d for d in datasets if d.startswith("xdrop-")] if datasets else None
+    left: dict[str, str] = {}
+    la = xd = None
+    if la_sets == [] or la_backends == []:
+        left["local-assembly"] = ("no local-assembly dataset among --datasets" if la_sets == []
+                                  else "no local-assembly backend among --backends")
+    else:
+        la = local.make_plan(quick, backends=la_backends, datasets=la_sets, protocols=protocols, ks=ks,
+                             repeats=repeats, warmup=warmup, profile=profile, ceilings=ceilings)
+    if xd_sets == [] or xd_backends == []:
+        left["xdrop"] = ("no X-drop set (xdrop-*) among --datasets" if xd_sets == []
+                         else "no X-drop backend among --backends")
+    else:
+        xd = xdrop_plan.make_plan(quick, backends=xd_backends, datasets=xd_sets, xdrops=xdrops, repeats=repeats,
+                                  warmup=warmup, profile=profile)
+        if not xd.backends:
+            left["xdrop"], xd = "no X-drop backend can run here", None
+    og = None
+    blocked = orig.blocked() if originals and (la is not None or xd is not None) else []
+    if not originals:
+        left["originals"] = "left out (--no-originals)"
+    elif la is None and xd is None:
+        left["originals"] = "left out: neither kernel's part runs"
+    elif blocked:
+        left["originals"] = "cannot run here: " + "; ".join(line.split("not run: ", 1)[-1] for line in blocked)
+    else:
+        from .originals import ht_loc, logan
+
+        chosen = la.datasets if la is not None and la_sets else tuple(
+            d for d in (la.datasets if la is not None else ()) if d in ht_loc.DATASETS)
+        target = None
+        if xd is not None:
+            target = logan.DATASET if logan.DATASET in xd.datasets and not xd_sets else (
+                max(xd.datasets, key=lambda d: xd.sizes.get(d, 0)) if xd.datasets else None)
+        og = orig.OriginalsPlan(ht_loc_datasets=tuple(chosen), logan_dataset=target,
+                                xdrops=xd.xdrops if xd is not None else (), profile=profile and not quick,
+                                folder=originals_folder)
+    return WholePlan(la, xd, og, left, lacks=blocked)
+
+
+def describe_whole(plan: WholePlan) -> str:
+    """Each part's plan under its heading (``lassm run --dry-run``), or why it is left out."""
+    from .run import describe
+
+    blocks = []
+    for key, label in PARTS:
+        part = getattr(plan, key.replace("local-assembly", "local"))
+        if part is None:
+            blocks.append(f"== {label}: left out: {plan.left_out.get(key, 'not planned')}")
+        elif key == "local-assembly":
+            blocks.append(f"== {label}\n{describe(part)}")
+        elif key == "xdrop":
+            blocks.append(f"== {label}\n{xdrop_plan.describe(part)}")
+        else:
+            blocks.append(f"== {label}\n{orig.describe(part)}")
+    return "\n\n".join(blocks)
+
+
+@dataclass
+class WholeOutcome:
+    """Each part's outcome (None where it did not run) and their seconds."""
+
+    local: object | None = None
+    xdrop: object | None = None
+    originals: orig.OriginalsOutcome | None = None
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> list[dict]:
+        """Every part's failed rows."""
+        return [r for part in (self.local, self.xdrop, self.originals) if part is not None for r in part.failed]
+
+
+def run_whole(plan: WholePlan, *, machine: str | None = None, force: bool = False, progress: bool = True,
+              notebooks: bool = False, cluster: str | None = None) -> WholeOutcome:
+    """Runs the planned parts in order; a part that raises is named and the next one still runs."""
+    from .run import report, run_campaign
+    from .xdrop_run import report as xdrop_report, run_xdrop_campaign
+
+    say = (lambda text: print(text, file=sys.stderr, flush=True)) if progress else (lambda text: None)
+    out = WholeOutcome()
+    for key, label in PARTS:
+        part = getattr(plan, key.replace("local-assembly", "local"))
+        if part is None:
+            say(f"== {label}: left out: {plan.left_out.get(key, '')}")
+            continue
+        say(f"== {label}")
+        t0 = time.perf_counter()
+        if key == "local-assembly":
+            out.local = run_campaign(part, machine=machine, force=force, progress=progress, notebooks=notebooks,
+                                     cluster=cluster, also_lacks=plan.lacks)
+            report(out.local)
+        elif key == "xdrop":
+            out.xdrop = run_xdrop_campaign(part, machine=machine, force=force, progress=progress)
+            xdrop_report(out.xdrop)
+        else:
+            out.originals = orig.run_originals(part, machine=machine, force=force, say=say)
+            orig.report(out.originals)
+            for line in out.originals.lacks:
+                say(f"  {line}")
+        out.seconds[key] = round(time.perf_counter() - t0, 3)
+        say(f"== {label}: {out.seconds[key]:.0f} s")
+    return out
+
+
+__all__ = ["PARTS", "WholeOutcome", "WholePlan", "describe_whole", "make_whole_plan", "run_whole", "split_names"]

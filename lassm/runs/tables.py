@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Small CSV tables of records, rewritten whole and atomically each time rows are added.
+
+The X-drop tables (``times.csv``, ``counters.csv``, ``against-logan.csv``) and the side-by-side
+table of MetaHipMer's program (``against-original.csv``) are kept this way: a killed run leaves
+the table as it was after its last finished row, and the next run finds in it what is already
+measured at this commit (:func:`recorded`). A table written before columns were added at its
+end (an older form of the contract) is read with those columns empty and rewritten in the new
+form the next time rows are added; any other header is refused.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import os
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from ..atomic import atomic_open
+from ..errors import InputError
+
+
+def read_rows(path: str | os.PathLike, columns: Sequence[str]) -> list[dict[str, str]]:
+    """The rows of a table written by :func:`upsert` (strings), or ``[]`` when there is none.
+
+    Raises
+    ------
+    InputError
+        When the file's header is neither ``columns`` nor a start of them (a table of another
+        form: move it away).
+    """
+    path = Path(path)
+    if not path.is_file():
+        return []
+    with open(path, newline="") as fh:
+        reader = csv.DictReader(fh)
+        found = tuple(reader.fieldnames or ())
+        if not found or found != tuple(columns)[:len(found)]:
+            raise InputError(str(path), 1, "header", f"columns {reader.fieldnames} are not {list(columns)}")
+        return [{c: r.get(c) or "" for c in columns} for r in reader]
+
+
+def _cell(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def write_rows(path: str | os.PathLike, columns: Sequence[str], rows: Iterable[dict]) -> None:
+    """Writes the whole table atomically, ``columns`` in order (absent values empty)."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow([_cell(row.get(c)) for c in columns])
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with atomic_open(path, "w") as fh:
+        fh.write(buf.getvalue())
+
+
+def upsert(path: str | os.PathLike, columns: Sequence[str], key: Sequence[str], rows: Sequence[dict]) -> None:
+    """Adds ``rows`` to the table, replacing the rows of the same ``key``; the rest keep their order."""
+    new = {tuple(_cell(r.get(k)) for k in key): r for r in rows}
+    kept = [r for r in read_rows(path, columns) if tuple(r.get(k, "") for k in key) not in new]
+    write_rows(path, columns, kept + list(new.values()))
+
+
+def recorded(rows: Sequence[dict], git_sha: str, **where) -> bool:
+    """Whether ``rows`` hold a row measured at ``git_sha`` whose columns equal ``where``."""
+    want = {k: _cell(v) for k, v in where.items()}
+    return any(r.get("git_sha") == git_sha and all(r.get(k) == v for k, v in want.items()) for r in rows)
+
+
+__all__ = ["read_rows", "recorded", "upsert", "write_rows"]

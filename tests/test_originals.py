@@ -1,0 +1,422 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The original programs' part of ``lassm run`` without a GPU: sources, builds, both side-by-side runs.
+
+The pinned sources are never committed, so the source tests pin a small tree of their own and fetch
+it for real, over HTTP from a local server. The builds and the runs use stand-in programs on PATH:
+a stand-in nvcc that records its arguments and "links" stand-in executables, a stand-in ``ht_loc``
+that is ``lassm extend`` on the CPU, and a stand-in ``logan_scores`` that aligns with the CPU
+oracle: the comparisons themselves run for real and can fail (a wrong stand-in is caught).
+"""
+from __future__ import annotations
+
+import csv
+import functools
+import hashlib
+import http.server
+import io
+import json
+import os
+import socket
+import stat
+import sys
+import tarfile
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lassm import paths
+from lassm.campaign import originals, whole
+from lassm.campaign.originals import build, ht_loc, logan, sources
+from lassm.runs import xdrop as rec
+from lassm.workloads.xdrop.pairs import Pairs
+
+ROOT = Path(__file__).resolve().parent.parent
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def _source(files: dict[str, str]) -> sources.Source:
+    return sources.Source(name="toy", repo="someone/toy", commit=COMMIT,
+                          files={k: hashlib.sha256(v.encode()).hexdigest() for k, v in files.items()})
+
+
+FILES = {"src/a.cu": "// a\n", "src/b.cuh": "// b\n"}
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("LASSM_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv(sources.FOLDER_ENV, raising=False)
+    return tmp_path / "cache" / "originals"
+
+
+@pytest.fixture
+def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A local HTTP server answering GitHub's tarball paths from ``tmp_path/www``; yields that folder."""
+    www = tmp_path / "www"
+    www.mkdir()
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(www))
+    handler.log_message = lambda *a, **k: None
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    monkeypatch.setenv(sources.URL_ENV, f"http://127.0.0.1:{httpd.server_address[1]}")
+    yield www
+    httpd.shutdown()
+
+
+def _tarball(www: Path, files: dict[str, str], extra: tarfile.TarInfo | None = None) -> None:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for rel, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(f"toy-{COMMIT}/{rel}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+        if extra is not None:
+            tar.addfile(extra)
+    out = www / "someone" / "toy" / "tar.gz" / COMMIT
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(buf.getvalue())
+
+
+# --- sources ------------------------------------------------------------------------------------
+
+def test_the_pinned_sources_name_every_file_the_builds_read() -> None:
+    assert set(sources.HT_LOC.files) == {f"src/{n}.cpp" for n in build.HT_LOC_SOURCES} | {"src/kernel.hpp",
+                                                                                         "src/helper.hpp"}
+    assert set(sources.LOGAN.files) == ({f"src/{n}.cu" for n in build.LOGAN_SOURCES}
+                                        | {f"src/{n}.cuh" for n in ("logan", "logan_functions", "score", "seed")})
+    for s in sources.SOURCES.values():
+        assert len(s.commit) == 40 and all(len(h) == 64 for h in s.files.values())
+
+
+def test_a_named_folder_is_used_when_it_holds_the_pinned_files(tmp_path: Path, cache: Path) -> None:
+    src = _source(FILES)
+    tree = _tree(tmp_path / "mine" / "toy", FILES)
+    assert sources.locate(src, tmp_path / "mine") == tree
+    assert sources.locate(src, tree) == tree  # the repository's own folder named directly
+
+
+def test_a_folder_with_other_code_is_refused_naming_the_file(tmp_path: Path, cache: Path) -> None:
+    src = _source(FILES)
+    _tree(tmp_path / "mine" / "toy", {**FILES, "src/a.cu": "// edited\n"})
+    with pytest.raises(sources.SourceUnavailable, match=r"src/a.cu differs"):
+        sources.locate(src, tmp_path / "mine")
+
+
+def test_downloaded_over_http_checked_and_cached(server: Path, cache: Path) -> None:
+    src = _source(FILES)
+    _tarball(server, FILES)
+    tree = sources.locate(src)
+    assert tree == cache / f"toy-{COMMIT[:12]}" and (tree / "src" / "a.cu").read_text() == "// a\n"
+    (server / "someone").rename(server / "gone")  # the second call needs no network
+    assert sources.locate(src) == tree
+
+
+def test_a_download_of_other_code_leaves_nothing(server: Path, cache: Path) -> None:
+    src = _source(FILES)
+    _tarball(server, {**FILES, "src/b.cuh": "// tampered\n"})
+    with pytest.raises(sources.SourceUnavailable, match="src/b.cuh differs"):
+        sources.locate(src)
+    assert not any(cache.glob("toy-*")) and not any(p.name.startswith(".toy") for p in cache.iterdir())
+
+
+def test_a_tarball_with_a_link_out_of_it_is_refused(server: Path, cache: Path) -> None:
+    link = tarfile.TarInfo(f"toy-{COMMIT}/src/evil")
+    link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+    _tarball(server, FILES, extra=link)
+    with pytest.raises(sources.SourceUnavailable):
+        sources.locate(_source(FILES))
+    assert not any(cache.glob("toy-*"))
+
+
+def test_offline_says_how_to_carry_the_sources(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv(sources.URL_ENV, f"http://127.0.0.1:{port}")
+    with pytest.raises(sources.SourceUnavailable, match=r"--originals DIR or LASSM_ORIGINALS"):
+        sources.locate(_source(FILES))
+
+
+# --- builds -------------------------------------------------------------------------------------
+
+STAND_IN_HT_LOC = f"""#!{sys.executable}
+import subprocess, sys
+sys.exit(subprocess.run([sys.executable, "-m", "lassm.cli", "extend", sys.argv[1], "--k", sys.argv[2],
+                         "--backend", "cpu", "--out", sys.argv[3]]).returncode)
+"""
+STAND_IN_DEMO = "#!/bin/sh\nprintf 'GPU only time:\\t\\t0.25\\nTotal Execution time:\\t1.5\\n'\n"
+#: LOGAN's scores from the CPU oracle, off by one on pair 0 when ``WRONG`` is set.
+STAND_IN_SCORES = f"""#!{sys.executable}
+import os, sys
+from lassm.backends.xdrop import get
+from lassm.workloads.xdrop.config import Scoring
+from lassm.workloads.xdrop.pairs import Pairs
+rows = []
+for line in open(sys.argv[1]):
+    v, pv, h, ph, strand = line.rstrip("\\n").split("\\t")
+    rows.append((h.encode(), int(ph), v.encode(), int(pv), int(sys.argv[2])))
+res = get("cpu").align(Pairs.from_lists(rows), Scoring(1, -1, -1, xdrop=int(sys.argv[3])), threads=1)
+print("GPU only time:\\t\\t0.1")
+for i, s in enumerate(res.score):
+    print(f"score\\t{{i}}\\t{{s + (1 if i == 0 and os.environ.get('WRONG') else 0)}}")
+"""
+
+
+def _exe(path: Path, text: str) -> Path:
+    path.write_text(text)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+@pytest.fixture
+def nvcc(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A stand-in nvcc on PATH: logs its arguments; its links write the stand-in programs; returns the log."""
+    stand = tmp_path / "stand-ins"
+    stand.mkdir()
+    for name, text in (("ht_loc", STAND_IN_HT_LOC), ("demo", STAND_IN_DEMO), ("logan_scores", STAND_IN_SCORES)):
+        _exe(stand / name, text)
+    log = tmp_path / "nvcc.log"
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    _exe(bindir / "nvcc", f"""#!/bin/sh
+if [ "$1" = --version ]; then echo "Cuda compilation tools, release 13.0, V13.0.88"; echo "Build stand-in"; exit 0; fi
+echo "$@" >> {log}
+[ -n "$NVCC_FAILS" ] && case "$*" in *"$NVCC_FAILS"*) echo "error: refused" >&2; exit 1;; esac
+while [ $# -gt 0 ]; do
+  if [ "$1" = -o ]; then
+    case "$(basename "$2")" in ht_loc|demo|logan_scores) cp {stand}/"$(basename "$2")" "$2";; *) touch "$2";; esac
+  fi
+  shift
+done
+""")
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("PYTHONPATH", str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return log
+
+
+def _trees(tmp_path: Path) -> Path:
+    """A folder of sources laid out as the user names one; the pins patched to these stand-in files."""
+    folder = tmp_path / "originals"
+    for s in sources.SOURCES.values():
+        _tree(folder / s.name, {rel: f"// {s.name} {rel}\n" for rel in s.files})
+    return folder
+
+
+@pytest.fixture
+def pinned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = _trees(tmp_path)
+    for key, s in sources.SOURCES.items():
+        mine = sources.Source(s.name, s.repo, s.commit,
+                              {rel: hashlib.sha256(f"// {s.name} {rel}\n".encode()).hexdigest() for rel in s.files})
+        monkeypatch.setitem(sources.SOURCES, key, mine)
+        monkeypatch.setattr(sources, "HT_LOC" if key == "ht_loc" else "LOGAN", mine)
+        monkeypatch.setattr(build, "HT_LOC" if key == "ht_loc" else "LOGAN", mine)
+    return folder
+
+
+def test_ht_loc_is_built_as_its_makefile_says_once(pinned: Path, nvcc: Path, cache: Path) -> None:
+    tree = sources.locate(sources.SOURCES["ht_loc"], pinned)
+    built = build.build_ht_loc(tree, "sm_90")
+    lines = nvcc.read_text().splitlines()
+    compiles = sorted(ln for ln in lines if " -c " in ln)
+    head = "--std=c++11 -O3 -x cu -I. -include cstdint --gpu-architecture=sm_90 -c "
+    assert [ln.split(" -o ")[0] for ln in compiles] == [head + f"{n}.cpp" for n in sorted(build.HT_LOC_SOURCES)]
+    assert len(lines) == 4 and lines[-1].startswith("--std=c++11 -O3 --gpu-architecture=sm_90 ")
+    assert built["ht_loc"].is_file() and built.nvcc.startswith("Cuda compilation tools, release 13.0")
+    assert not list(built["ht_loc"].parent.glob("*.o")), "objects are not kept in the cache"
+    again = build.build_ht_loc(tree, "sm_90")
+    assert again["ht_loc"] == built["ht_loc"] and len(nvcc.read_text().splitlines()) == 4, "the cached build is used"
+    build.build_ht_loc(tree, "sm_80")
+    assert len(nvcc.read_text().splitlines()) == 8, "another architecture is another build"
+
+
+def test_logan_and_the_scores_driver_are_built_with_logans_flags(pinned: Path, nvcc: Path, cache: Path) -> None:
+    built = build.build_logan(sources.locate(sources.SOURCES["logan"], pinned), "sm_90")
+    flags = "-O3 -maxrregcount=32 -std=c++14 -Isrc -Xcompiler -fopenmp -arch=sm_90"
+    lines = nvcc.read_text().splitlines()
+    assert sorted(ln for ln in lines if ln.startswith("-c ")) == sorted(
+        f"-c {flags} -dc src/{n}.cu -o src/{n}.o" for n in (*build.LOGAN_SOURCES, "logan_scores"))
+    library = " ".join(f"src/{n}.o" for n in build.LOGAN_LIBRARY)
+    links = sorted(ln.split(" -o ")[0] for ln in lines if not ln.startswith("-c "))
+    assert links == [f"{flags} src/demo.o {library}", f"{flags} src/logan_scores.o {library}"]
+    assert built["demo"].is_file() and built["logan_scores"].is_file()
+    assert not (pinned / "LOGAN" / "src" / "demo.o").exists(), "the user's tree is never written"
+
+
+def test_a_failed_build_is_named_and_leaves_nothing(pinned: Path, nvcc: Path, cache: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NVCC_FAILS", "kernel.cpp")
+    with pytest.raises(build.BuildFailed, match=r"compiling kernel.cpp: nvcc exited 1: error: refused"):
+        build.build_ht_loc(sources.locate(sources.SOURCES["ht_loc"], pinned), "sm_90")
+    assert not list((cache / "build").iterdir())
+
+
+# --- the side-by-side runs, whole, through run_originals ----------------------------------------------
+
+@pytest.fixture
+def results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setenv("LASSM_XDROP_DATA", str(tmp_path / "xcache"))
+    monkeypatch.setenv("LASSM_GIT_SHA", "sha-one")
+    return tmp_path / "results"
+
+
+def _plan(folder: Path) -> originals.OriginalsPlan:
+    return originals.OriginalsPlan(ht_loc_datasets=("sample-k21",), logan_dataset="xdrop-short-6", xdrops=(5, 40),
+                                   ht_loc_repeats=1, profile=False, folder=str(folder))
+
+
+def test_both_programs_run_beside_ours_and_agree(pinned: Path, nvcc: Path, cache: Path, results: Path) -> None:
+    said: list[str] = []
+    out = originals.run_originals(_plan(pinned), machine="box", backend="cpu", arch="sm_90", say=said.append)
+    assert out.lacks == [] and not out.failed, (out.lacks, out.failed)
+    with open(results / "box" / "against-original.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [(r["dataset"], r["program"]) for r in rows] == [("sample-k21", ht_loc.ORIGINAL),
+                                                            ("sample-k21", "lassm extend cpu")]
+    assert all(r["outputs_equal"] == "True" and float(r["whole_seconds"]) > 0 and r["git_sha"] == "sha-one"
+               and r["original_source"] == sources.SOURCES["ht_loc"].label and r["nvcc"].startswith("Cuda")
+               for r in rows)
+    assert rows[1]["command"] == "lassm extend sample-k21.dat --k 21 --backend cpu --out lassm.txt"
+    got = rec.read_rows(rec.folder("box") / rec.AGAINST_LOGAN_FILE, rec.AGAINST_LOGAN_COLUMNS)
+    assert [(r["xdrop"], r["program"]) for r in got] == [(x, p) for x in ("5", "40")
+                                                         for p in (logan.LOGAN_PROGRAM, "lassm xdrop align cpu")]
+    assert all(r["scores_equal"] == "True" for r in got)
+    assert [r["logan_gpu_seconds"] for r in got] == ["0.25", ""] * 2
+    account = json.loads((results / "box" / originals.ACCOUNT_FILE).read_text())
+    assert account["lacks"] == [] and {r["status"] for r in account["rows"]} == {"ok"}
+    assert account["sources"]["logan"] == sources.SOURCES["logan"].label
+    again = originals.run_originals(_plan(pinned), machine="box", backend="cpu", arch="sm_90")
+    assert {r["status"] for r in again.rows} == {"skipped (recorded)"} and len(again.rows) == 6
+
+
+def test_a_wrong_score_is_caught(pinned: Path, nvcc: Path, cache: Path, results: Path,
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WRONG", "1")
+    plan = originals.OriginalsPlan(ht_loc_datasets=(), logan_dataset="xdrop-short-6", xdrops=(5,), profile=False,
+                                   folder=str(pinned))
+    out = originals.run_originals(plan, machine="box", backend="cpu", arch="sm_90")
+    assert {r["status"] for r in out.rows} == {"MISMATCH"} and len(out.failed) == 2
+    got = rec.read_rows(rec.folder("box") / rec.AGAINST_LOGAN_FILE, rec.AGAINST_LOGAN_COLUMNS)
+    assert {r["scores_equal"] for r in got} == {"False"}
+
+
+def test_without_sources_one_line_and_the_other_program_still_runs(pinned: Path, nvcc: Path, cache: Path,
+                                                                    results: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    shutil.rmtree(pinned / "LOGAN")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        monkeypatch.setenv(sources.URL_ENV, f"http://127.0.0.1:{s.getsockname()[1]}")
+    out = originals.run_originals(_plan(pinned), machine="box", backend="cpu", arch="sm_90")
+    assert len(out.lacks) == 1 and "albertozeni/LOGAN not run" in out.lacks[0] and "cannot be downloaded" in out.lacks[0]
+    assert {r["status"] for r in out.rows} == {"ok"} and (results / "box" / "against-original.csv").is_file()
+
+
+def test_without_a_gpu_the_part_is_one_line(results: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from lassm import backends
+
+    def absent(name):
+        raise backends.BackendUnavailable(f"backend {name!r} cannot run here: no GPU in this test")
+
+    monkeypatch.setattr(backends, "get", absent)
+    out = originals.run_originals(_plan(Path(".")), machine="box")
+    assert out.lacks and out.lacks[0].startswith("originals: not run: they need an NVIDIA GPU") and not out.rows
+    assert json.loads((results / "box" / originals.ACCOUNT_FILE).read_text())["lacks"] == out.lacks
+
+
+# --- parsing ------------------------------------------------------------------------------------
+
+def test_logan_input_is_v_then_h_on_one_strand(tmp_path: Path) -> None:
+    pairs = Pairs.from_lists([(b"ACGTAC", 1, b"TTACGTA", 2, 3), (b"GGGCCC", 0, b"GGGCC", 0, 3)])
+    path = tmp_path / "in.txt"
+    assert logan.write_logan_input(pairs, path) == 3
+    assert path.read_text() == "TTACGTA\t2\tACGTAC\t1\tn\nGGGCC\t0\tGGGCCC\t0\tn\n"
+
+
+def test_seeds_of_several_lengths_are_refused() -> None:
+    pairs = Pairs.from_lists([(b"ACGTAC", 1, b"ACGTAC", 1, 3), (b"ACGTAC", 0, b"ACGTAC", 0, 4)])
+    with pytest.raises(ValueError, match="seeds of 2 lengths"):
+        logan.seed_length(pairs)
+
+
+def test_logans_times_are_summed_over_its_batches() -> None:
+    out = "GPU only time:\t\t0.25\nGPU only time:\t\t0.0625\nTotal Execution time:\t3.5\n"
+    assert logan.parse_logan_output(out) == (0.3125, 3.5)
+    with pytest.raises(ValueError, match="printed 0 'GPU only time'"):
+        logan.parse_logan_output("Segmentation fault\n")
+
+
+def test_scores_are_read_in_input_order_and_checked_whole() -> None:
+    text = "GPU only time:\t\t0.1\nscore\t1\t-3\nscore\t0\t12\n"
+    assert logan.parse_scores(text, 2).tolist() == [12, -3]
+    with pytest.raises(ValueError, match="printed 2 scores"):
+        logan.parse_scores(text, 3)
+    with pytest.raises(ValueError, match="1 distinct pairs"):
+        logan.parse_scores("score\t0\t1\nscore\t0\t2\n", 2)
+
+
+def test_the_walk_kernel_is_timed_apart() -> None:
+    launches = [("gather_segments", 1e-6, 1.0), ("iterative_walks_kernel", 2e-3, 5.0), ("revcomp_segments", 5e-7, 1.0)]
+    total, n, walk = ht_loc.walk_apart(launches)
+    assert n == 3 and total == pytest.approx(2.0015e-3) and walk == pytest.approx(2e-3)
+
+
+def test_an_older_table_reads_with_the_new_columns_empty(tmp_path: Path) -> None:
+    from lassm.runs import tables
+    from lassm.runs.results import AGAINST_ORIGINAL_COLUMNS
+
+    old = tmp_path / "t.csv"
+    old.write_text(",".join(AGAINST_ORIGINAL_COLUMNS[:-2]) + "\n" + ",".join(["x"] * 14) + "\n")
+    rows = tables.read_rows(old, AGAINST_ORIGINAL_COLUMNS)
+    assert rows[0]["original_source"] == "" and rows[0]["machine"] == "x"
+    other = tmp_path / "u.csv"
+    other.write_text("machine,dataset\nx,y\n")
+    from lassm.errors import InputError
+
+    with pytest.raises(InputError, match="header"):
+        tables.read_rows(other, AGAINST_ORIGINAL_COLUMNS)
+
+
+# --- the whole main job's plan ------------------------------------------------------------------
+
+def test_the_whole_plan_routes_names_to_their_part(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(originals, "blocked", lambda backend="cuda": [])  # as on a GPU node with nvcc
+    plan = whole.make_whole_plan(backends=["cpu"], datasets=["sample-k21", "xdrop-short-5"], xdrops=[10])
+    assert plan.local.datasets == ("sample-k21",) and plan.local.backends == ("cpu",)
+    assert plan.xdrop.datasets == ("xdrop-short-5",) and plan.xdrop.backends == ("cpu",)
+    assert plan.originals.ht_loc_datasets == ("sample-k21",) and plan.originals.logan_dataset == "xdrop-short-5"
+    only = whole.make_whole_plan(backends=["cpu"], datasets=["sample-k21"])
+    assert only.xdrop is None and "no X-drop set" in only.left_out["xdrop"]
+    full = whole.make_whole_plan(backends=["cpu"])
+    assert full.originals.ht_loc_datasets == ht_loc.DATASETS
+    assert whole.make_whole_plan(backends=["cpu"], originals=False).left_out["originals"] == "left out (--no-originals)"
+    monkeypatch.setattr(originals, "blocked", lambda backend="cuda": ["originals: not run: no nvcc in this test"])
+    off = whole.make_whole_plan(backends=["cpu"], datasets=["sample-k21"])
+    assert off.originals is None and off.lacks == ["originals: not run: no nvcc in this test"]
+    assert off.left_out["originals"] == "cannot run here: no nvcc in this test"
+
+
+def test_dry_run_names_all_three_parts(results: Path, capsys: pytest.CaptureFixture) -> None:
+    from lassm.cli import main
+
+    assert main(["run", "--dry-run", "--backends", "cpu", "--datasets", "sample-k21,xdrop-short-5",
+                 "--xdrops", "10"]) == 0
+    out = capsys.readouterr().out
+    assert "== local assembly\ndatasets  sample-k21" in out and "== X-drop\nkernel    xdrop" in out
+    assert "== the original programs" in out
+    assert ("cannot run here" in out) != ("LOGAN demo (albertozeni/LOGAN@" in out and "ht_loc (" in out)
+    assert not results.exists()
