@@ -5,7 +5,9 @@
 #                     then its print view (_build/html/print.html and _build/lassm-book.pdf)
 #   make deps         the Debian packages the tests use, installed where root or sudo allows
 #                     (tools/deps.sh says what it installs; `make test` and `make book` call it)
-#   make venv         .venv with lassm installed editable, with the extras that fit this platform
+#   make venv         .venv with lassm installed editable, with the extras that fit this machine:
+#                     its platform's and its GPU's (NVIDIA, AMD or Intel), as tools/extras.py finds
+#   make extras       prints those extras on one line (`python3 tools/extras.py --why` says why)
 #   make html         the Jupyter Book alone, from the records already under data/results/
 #   make chapters     one machine chapter per folder under data/results/ (machines/*.ipynb)
 #   make print        the print view of the book already built: every page in one HTML file, and
@@ -16,13 +18,21 @@
 PYTHON   ?= python3
 VENV     ?= .venv
 BIN      := $(VENV)/bin
-# The extras that fit the platform: Intel's OpenCL CPU driver (the intel extra) exists for
-# x86-64 Linux only; Dask and pyopencl (the opencl backend: tested on the CPU driver that intel
-# brings, timed on a GPU's own OpenCL) everywhere. `make test EXTRAS=test,book` installs fewer.
-ifeq ($(shell uname -s)-$(shell uname -m),Linux-x86_64)
-EXTRAS   ?= test,book,intel,dask,opencl
+# The extras that fit this machine, chosen by tools/extras.py (`make extras` prints them; the
+# script's --why says why): the platform's -- Intel's OpenCL CPU driver (the intel extra) exists
+# for x86-64 Linux only; Dask and pyopencl (the opencl backend: tested on the CPU driver that
+# intel brings, timed on a GPU's own OpenCL) everywhere -- plus the GPU's runtime: cuda12 or
+# cuda13 by the NVIDIA driver's CUDA version, rocm for ROCm 7.0, intel for an Intel GPU.
+# `make test EXTRAS=test,book` installs what it names instead. Set once, here: a recursive
+# `?=` would run the script at every use.
+ifeq ($(origin EXTRAS),undefined)
+EXTRAS   := $(shell $(PYTHON) tools/extras.py)
+EXTRAS_WHY = $(PYTHON) tools/extras.py --why
 else
-EXTRAS   ?= test,book,dask,opencl
+EXTRAS_WHY = echo "$(EXTRAS)"; echo "  EXTRAS set by the $(origin EXTRAS)"
+endif
+ifeq ($(strip $(EXTRAS)),)
+$(error tools/extras.py printed no extras (is $(PYTHON) installed?); set EXTRAS=... to choose them)
 endif
 comma    := ,
 # The stamp names the extras, so asking for other extras installs again; editing
@@ -40,13 +50,14 @@ RUN_ARGS ?=
 # -W: a warning fails the build; --keep-going: report every warning, not just the first.
 JB_ARGS  ?= -W --keep-going --all
 
-.PHONY: all deps venv test book run html chapters print wheelhouse clean
+.PHONY: all deps venv extras test book run html chapters print wheelhouse clean
 all: test
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP): pyproject.toml | $(BIN)/python
+	@echo "extras:"; $(EXTRAS_WHY)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet --editable ".[$(EXTRAS)]"
 	rm -f $(VENV)/.lassm-installed-*
@@ -56,6 +67,10 @@ deps:
 	@bash tools/deps.sh
 
 venv: $(STAMP)
+
+# The extras `make venv` would install here, on one line.
+extras:
+	@echo "$(EXTRAS)"
 
 # pytest's exit code 5 (no test collected) is a failure like any other.
 test: deps $(STAMP)

@@ -9,6 +9,7 @@ has none).
 """
 from __future__ import annotations
 
+import importlib.util
 import re
 import sys
 from pathlib import Path
@@ -78,10 +79,16 @@ def _yml_groups(active_only: bool = False) -> dict[str, set[tuple[str, str]]]:
 
 
 def _make_extras() -> tuple[set[str], set[str]]:
-    """(extras `make venv` installs on every platform, extras it installs on some only)."""
-    sets = [set(m.split(",")) for m in re.findall(r"^EXTRAS\s*\?=\s*(\S+)", MAKEFILE.read_text(), re.M)]
-    assert sets, "Makefile defines no EXTRAS"
-    return set.intersection(*sets), set.union(*sets) - set.intersection(*sets)
+    """(extras `make venv` installs on every machine, extras it installs on some only: by
+    platform or by GPU), as tools/extras.py, which the Makefile runs, chooses them."""
+    assert "tools/extras.py" in MAKEFILE.read_text(), "the Makefile no longer asks tools/extras.py"
+    spec = importlib.util.spec_from_file_location("extras", ROOT / "tools" / "extras.py")
+    extras = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(extras)
+    sets = [set(extras.platform_extras(system, machine)[0])
+            for system, machine in (("Linux", "x86_64"), ("Linux", "aarch64"), ("Darwin", "arm64"))]
+    everywhere = set.intersection(*sets)
+    return everywhere, set.union(*sets, set(extras.GPU_EXTRAS)) - everywhere
 
 
 def test_every_dependency_line_names_a_pyproject_group():

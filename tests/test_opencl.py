@@ -97,6 +97,8 @@ def test_unknown_device_is_named(monkeypatch):
     monkeypatch.setenv(opencl.DEVICE_ENV, "no such device anywhere")
     ok, why = opencl.available()
     assert not ok and opencl.DEVICE_ENV in why and "devices seen" in why
+    named = opencl.loader_libraries()  # what the loader was told, so that a missing driver shows
+    assert "drivers named to the loader" in why and all(lib in why for lib in named)
 
 
 def test_build_options_are_opencl_1_2_with_a_team():

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The OpenCL compiler's PTX launched through CUDA (backend ``opencl-ptx``) against the oracle.
 
-It needs an NVIDIA GPU with CuPy and NVIDIA's OpenCL driver registered (``tools/opencl_gpu_check.sh``
-registers it); elsewhere every test but the first skips with the reason.
+It needs an NVIDIA GPU with CuPy and NVIDIA's OpenCL driver (installed with the GPU driver; the
+backend finds it, :mod:`lassm.backends.icd`); elsewhere every test but the first skips with the reason.
 """
 from __future__ import annotations
 

@@ -20,23 +20,22 @@ DATASETS=${DATASETS:-sample-k77 sample-k21 sample-k77x20 gen-k21-s0.3 gen-k33-s0
 mkdir -p "$OUT"
 log() { echo "== $(date +%T) $*"; }
 
-# NVIDIA's OpenCL driver comes with the CUDA driver but is not registered in the bare image.
-if [ ! -s /etc/OpenCL/vendors/nvidia.icd ]; then
-  mkdir -p /etc/OpenCL/vendors && echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
-fi
+# NVIDIA's OpenCL driver comes with the CUDA driver but no .icd names it in the bare image: the
+# backend finds libnvidia-opencl.so.1 itself (lassm.backends.icd), no root needed.
 python3 -m pip install -q --no-index --find-links "$WHEELS" pyopencl pytest 2>&1 | tail -2
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1 LASSM_OPENCL_DEVICE=${LASSM_OPENCL_DEVICE:-NVIDIA}
 L="python3 -m lassm.cli"
 
 log "devices"
 python3 - <<'PY' | tee "$OUT/devices.txt"
-import pyopencl as cl
-for p in cl.get_platforms():
-    for d in p.get_devices():
-        ext = d.extensions.split()
-        print(f"{p.name} | {d.name} | {d.version} | {d.opencl_c_version} | driver {d.driver_version} | "
-              f"subgroups={'cl_khr_subgroups' in ext} int64_atomics={'cl_khr_int64_base_atomics' in ext} "
-              f"fp64={'cl_khr_fp64' in ext}")
+from lassm.backends import opencl  # the backend's loader set-up, NVIDIA's driver found without root
+devices = opencl.devices()
+print("drivers named to the loader:", ", ".join(opencl.loader_libraries()) or "OCL_ICD_VENDORS or the system's")
+for d in devices:
+    ext = d.extensions.split()
+    print(f"{d.platform.name} | {d.name} | {d.version} | {d.opencl_c_version} | driver {d.driver_version} | "
+          f"subgroups={'cl_khr_subgroups' in ext} int64_atomics={'cl_khr_int64_base_atomics' in ext} "
+          f"fp64={'cl_khr_fp64' in ext}")
 PY
 $L backends | tee -a "$OUT/devices.txt"
 

@@ -6,8 +6,8 @@ them (:func:`lassm.backends.nvrtc.compile_build`: same options, ``--gpu-architec
 GPU). NVRTC is the ``nvidia-cuda-nvrtc-cu12`` wheel when installed, else the library CuPy loaded.
 OpenCL: the program binary of ``portable.cl`` (and of ``fast.cl`` where that file exists) built by
 NVIDIA's OpenCL compiler with the options of :func:`lassm.backends.opencl.build_options`; on
-NVIDIA that binary is PTX text, the very PTX the ``opencl-ptx`` backend launches under ncu. The caller registers NVIDIA's ICD first
-(``/etc/OpenCL/vendors/nvidia.icd``, as ``tools/opencl_gpu_check.sh`` does).
+NVIDIA that binary is PTX text, the very PTX the ``opencl-ptx`` backend launches under ncu. The
+backend finds NVIDIA's OpenCL driver itself (:mod:`lassm.backends.icd`): no ``.icd`` to register.
 
 Writes into ``--out`` (default ``data/results/<machine>/ptx/``): ``<backend>-<build>.ptx``,
 ``mix.csv`` (the tidy mix of :mod:`lassm.analysis.ptx` with ``backend``, ``protocol`` and

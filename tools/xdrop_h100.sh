@@ -34,9 +34,9 @@ if [ ! -f /usr/include/seqan/seeds/seeds_extension.h ] && [ -f .baselines/seqan/
   export LASSM_SEQAN_INCLUDE=$PWD/.baselines/seqan/include
 fi
 # The X-drop kernel through NVIDIA's OpenCL too, where pyopencl's wheels are carried (wheelhouse-opencl/,
-# `make wheelhouse` as for the local-assembly OpenCL runs): the driver's ICD registered, pyopencl installed.
+# `make wheelhouse` as for the local-assembly OpenCL runs): pyopencl installed; the backend finds NVIDIA's
+# OpenCL driver itself (lassm.backends.icd), no .icd to write.
 if [ -d wheelhouse-opencl ] && ! python3 -c "import pyopencl" 2>/dev/null; then
-  mkdir -p /etc/OpenCL/vendors && [ -f /etc/OpenCL/vendors/nvidia.icd ] || echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
   python3 -m pip install -q --no-index --find-links wheelhouse-opencl pyopencl > "$OUT/pip-opencl.log" 2>&1 || echo "pyopencl not installed: see $OUT/pip-opencl.log"
 fi
 MACHINE=$(python3 -c "from lassm.runs import records; from lassm.backends import cuda; print(records.slug(cuda.device_name()))")

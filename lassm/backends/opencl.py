@@ -14,17 +14,20 @@ Traps handled here:
 
 - the ICD loader bundled in pyopencl's wheels reads ``.icd`` files from ``/etc/OpenCL/vendors``
   and ignores ``OCL_ICD_FILENAMES``: when ``OCL_ICD_VENDORS`` is unset, a temporary vendors folder
-  names the drivers of ``/etc/OpenCL/vendors``, of ``OCL_ICD_FILENAMES`` and this environment's
-  ``lib/libintelocl.so`` (Intel's CPU driver from PyPI) while the loader starts, then goes away;
+  names the drivers of :func:`.icd.driver_libraries` (those of ``/etc/OpenCL/vendors``, of
+  ``OCL_ICD_FILENAMES``, NVIDIA's and this environment's ``lib/libintelocl.so``, Intel's CPU
+  driver from PyPI) while the loader starts, then goes away (:func:`loader_libraries` says which);
   PoCL from PyPI (``pocl-binary-distribution``) is found by that loader on its own;
+- NVIDIA's OpenCL driver (``libnvidia-opencl.so.1``) comes with the GPU driver but no ``.icd``
+  names it on most nodes, and only root can write one: where no ``.icd`` names an NVIDIA library,
+  :func:`.icd.find_nvidia_opencl` finds it (``LD_LIBRARY_PATH``, ``ldconfig -p``, the driver's
+  usual folders) for the temporary folder, so no user writes ``/etc``;
 - NVIDIA's compiler reads OpenCL C 1.2 only: every build passes ``-cl-std=CL1.2``, and the
   kernel then uses OpenCL 1.2's atomic functions (``LASSM_C11_ATOMICS=0``).
 """
 from __future__ import annotations
 
 import os
-import site
-import sys
 import tempfile
 import time
 import warnings
@@ -37,7 +40,7 @@ from ..errors import BackendUnavailable
 from ..paths import kernel_source
 from ..workloads.local_assembly import config
 from ..workloads.local_assembly.result import SideResult
-from . import clplan, launch
+from . import clplan, icd, launch
 
 #: What this backend builds: the four protocols of ``portable.cl``, and ``fast`` (``fast.cl``).
 PROTOCOLS = clplan.PROTOCOLS + (clplan.FAST,)
@@ -71,24 +74,14 @@ else:
 # Platforms: the ICD loader
 
 
-def _driver_libraries() -> list[str]:
-    """Driver libraries the loader should know: /etc/OpenCL/vendors, OCL_ICD_FILENAMES, Intel's
-    CPU driver of this environment; each once, in that order."""
-    libs = []
-    vendors = Path("/etc/OpenCL/vendors")
-    if vendors.is_dir():
-        for icd in sorted(vendors.glob("*.icd")):
-            try:
-                libs.append(icd.read_text().strip())
-            except OSError:
-                continue
-    libs += [p for p in os.environ.get("OCL_ICD_FILENAMES", "").split(":") if p]
-    for prefix in filter(None, [sys.prefix, getattr(site, "USER_BASE", None) or ""]):
-        lib = Path(prefix) / "lib" / "libintelocl.so"
-        if lib.is_file():
-            libs.append(str(lib))
-            break
-    return list(dict.fromkeys(lib for lib in libs if lib))
+#: The driver libraries :func:`_platforms` named to pyopencl's loader (empty when it named none).
+_LOADER_LIBRARIES: list[str] = []
+
+
+def loader_libraries() -> list[str]:
+    """The driver libraries this backend named to the ICD loader when it read the platforms;
+    empty where the user's ``OCL_ICD_VENDORS`` or the system's loader decided."""
+    return list(_LOADER_LIBRARIES)
 
 
 def _bundled_loader() -> bool:
@@ -97,11 +90,14 @@ def _bundled_loader() -> bool:
 
 
 def _platforms() -> list:
-    """The OpenCL platforms, the loader started with every driver of :func:`_driver_libraries`."""
+    """The OpenCL platforms, the loader started with every driver of :func:`.icd.driver_libraries`
+    (unless the user set ``OCL_ICD_VENDORS`` or pyopencl uses the system's loader)."""
+    _LOADER_LIBRARIES.clear()
     if os.environ.get("OCL_ICD_VENDORS") or not _bundled_loader():
         return cl.get_platforms()
     with tempfile.TemporaryDirectory(prefix="lassm-icd-") as folder:
-        for i, lib in enumerate(_driver_libraries()):
+        _LOADER_LIBRARIES.extend(icd.driver_libraries())
+        for i, lib in enumerate(_LOADER_LIBRARIES):
             Path(folder, f"{i:02d}.icd").write_text(lib + "\n")
         os.environ["OCL_ICD_VENDORS"] = folder
         try:
@@ -185,10 +181,13 @@ def _device() -> _Device:
         if not named:
             seen = "; ".join(_label(d) for d in found) or "none"
             want = f" whose platform or name holds {chosen!r} ({DEVICE_ENV})" if chosen else ""
+            drivers = ", ".join(loader_libraries()) or "those of OCL_ICD_VENDORS or /etc/OpenCL/vendors"
             raise BackendUnavailable(
-                f"no OpenCL device{want} answers (devices seen: {seen}). A GPU needs its vendor's OpenCL "
-                f"driver registered in /etc/OpenCL/vendors (NVIDIA: libnvidia-opencl.so.1); for a CPU, "
-                f"pip install pocl-binary-distribution, or Intel's driver (pip install 'lassm[intel]')")
+                f"no OpenCL device{want} answers (devices seen: {seen}; drivers named to the loader: {drivers}). "
+                f"A GPU needs its vendor's OpenCL driver: an .icd in /etc/OpenCL/vendors, or the library in "
+                f"OCL_ICD_FILENAMES (NVIDIA's {icd.NVIDIA_OPENCL} is found on LD_LIBRARY_PATH, in the loader "
+                f"cache and in the driver's folders); for a CPU, pip install pocl-binary-distribution, or "
+                f"Intel's driver (pip install 'lassm[intel]')")
         dev = named[0]
         ext = dev.extensions.split()
         ctx = cl.Context([dev])

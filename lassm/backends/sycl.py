@@ -28,11 +28,9 @@ from __future__ import annotations
 
 import ctypes
 import os
-import site
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -40,7 +38,7 @@ from ..workloads.local_assembly import config
 from ..errors import BackendUnavailable
 from ..paths import kernel_source
 from ..workloads.local_assembly.result import SideResult
-from . import clplan, launch
+from . import clplan, icd, launch
 
 PROTOCOL_MACROS = clplan.PROTOCOL_MACROS
 #: What this backend builds: the four protocols of ``faithful.cl``, and ``fast`` (``fast_subgroup.cl``).
@@ -66,14 +64,11 @@ def _point_icd_loader_at_this_environment() -> None:
     """Name Intel's OpenCL CPU driver of this environment to the ICD loader, before dpctl loads."""
     if "dpctl" in sys.modules or os.environ.get("LASSM_SYCL_KEEP_ICD", "") not in ("", "0"):
         return
-    prefixes = [sys.prefix, getattr(site, "USER_BASE", None) or ""]
-    for prefix in filter(None, prefixes):
-        lib = Path(prefix) / "lib" / "libintelocl.so"
-        if lib.is_file():
-            current = [p for p in os.environ.get("OCL_ICD_FILENAMES", "").split(":") if p]
-            if str(lib) not in current:
-                os.environ["OCL_ICD_FILENAMES"] = ":".join(current + [str(lib)])
-            return
+    lib = icd.env_intel_driver()
+    if lib is not None:
+        current = [p for p in os.environ.get("OCL_ICD_FILENAMES", "").split(":") if p]
+        if str(lib) not in current:
+            os.environ["OCL_ICD_FILENAMES"] = ":".join(current + [str(lib)])
 
 
 _point_icd_loader_at_this_environment()
