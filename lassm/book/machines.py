@@ -21,6 +21,7 @@ import pandas as pd
 
 from .. import paths
 from ..errors import LassmError
+from ..runs.account import latest, measured_by, read_entries
 
 #: Run ids of records that are not points of the study (``lassm scale``); their chapter is the
 #: scaling one.
@@ -33,6 +34,8 @@ CHAPTERS = "machines"
 TEMPLATE = "notebooks/machine.ipynb"
 #: The word of the template's markdown that becomes the machine's folder name.
 TITLE_PLACEHOLDER = "MACHINE"
+#: The campaign's account of a machine folder (:mod:`lassm.runs.account`).
+CAMPAIGN_FILE = "campaign.json"
 
 
 def results_root() -> Path:
@@ -61,10 +64,47 @@ def chapter_machines() -> list[str]:
                   if p.is_dir() and not p.name.startswith((".", "_")) and _summaries(p.name))
 
 
+def campaign_entries(machine: str) -> list[dict]:
+    """Every run's account in ``campaign.json`` of ``machine``, oldest first (``[]`` without one)."""
+    return read_entries(paths.results_dir(machine) / CAMPAIGN_FILE)
+
+
 def campaign(machine: str) -> dict | None:
-    """``campaign.json`` of ``machine`` (written by the ``lassm run`` campaign), or None."""
-    path = paths.results_dir(machine) / "campaign.json"
-    return json.loads(path.read_text()) if path.is_file() else None
+    """The newest account in ``campaign.json`` of ``machine`` (its last ``lassm run``), or None."""
+    return latest(campaign_entries(machine))
+
+
+def campaign_points(machine: str) -> pd.DataFrame:
+    """Every point the campaign entries of ``machine`` name, each from the run that measured it.
+
+    Why: a re-run that found a point recorded skipped it; the point's time, commit and date are
+    those of the run that measured it (:func:`lassm.runs.account.measured_by`). A point no entry
+    measured (recorded before any campaign entry) takes its commit and date from its record.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows' columns (``dataset``, ``k``, ``backend``, ``protocol``, ``status``,
+        ``kernel_seconds``, ``matches_oracle``, ``run_id``), then ``entry`` (the measuring
+        entry's index, None for none), ``git_sha`` and ``created``.
+    """
+    entries = campaign_entries(machine)
+    folder = paths.results_dir(machine)
+    rows = []
+    for r in measured_by(entries):
+        source = entries[r["entry"]] if r["entry"] is not None else _record(folder, r.get("run_id"))
+        rows.append({**r, "git_sha": source.get("git_sha"), "created": source.get("created")})
+    cols = ["dataset", "k", "backend", "protocol", "status", "kernel_seconds", "matches_oracle", "run_id", "entry",
+            "git_sha", "created"]
+    out = pd.DataFrame(rows, columns=cols)
+    out["entry"] = out["entry"].astype("Int64")
+    return out
+
+
+def _record(folder: Path, run_id: str | None) -> dict:
+    """``summary.json`` of a record of ``folder``, or ``{}``."""
+    path = folder / str(run_id) / "summary.json"
+    return json.loads(path.read_text()) if run_id and path.is_file() else {}
 
 
 def records(machine: str) -> pd.DataFrame:
@@ -168,7 +208,7 @@ def inventory(machine: str) -> dict:
             "protocols": sorted(recs["protocol"].unique()),
             "gpu": bool((recs["backend"] != ORACLE).any()), "repeats": int(recs["repeats"].max()),
             "counters": len(counter_files), "ceilings": (folder / "ceilings.json").is_file(),
-            "metrics": (folder / "metrics.csv").is_file(), "campaign": (folder / "campaign.json").is_file()}
+            "metrics": (folder / "metrics.csv").is_file(), "campaign": (folder / CAMPAIGN_FILE).is_file()}
 
 
 def lacks(machine: str) -> list[str]:
@@ -311,7 +351,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["CHAPTERS", "ORACLE", "TEMPLATE", "campaign", "chapter_machines", "device", "inventory", "lacks",
+__all__ = ["CAMPAIGN_FILE", "CHAPTERS", "ORACLE", "TEMPLATE", "campaign", "campaign_entries", "campaign_points",
+           "chapter_machines", "device", "inventory", "lacks",
            "metrics", "records", "results_root", "spec_row", "times", "toc_chapters", "write_chapters"]
 
 if __name__ == "__main__":
