@@ -189,6 +189,57 @@ def device(machine: str) -> str:
     return names[0] if names else machine
 
 
+#: A runtime's tag at the end of a device name: ``NVIDIA H100 80GB HBM3 (NVIDIA CUDA)``,
+#: ``AMD EPYC (Intel(R) OpenCL)``, ``AMD EPYC (opencl:cpu:0)``.
+_RUNTIME_TAG = re.compile(r"\s+\((?:[^()]|\([^()]*\))*\)\s*$")
+#: The pooling rule of :func:`pool_by_device`, as the chapters say it.
+POOLING = "best time per point"
+
+
+def device_label(name: str) -> str:
+    """A device name without the runtime's tag its record may carry, spaces collapsed."""
+    return " ".join(_RUNTIME_TAG.sub("", str(name)).split())
+
+
+def device_key(name: str) -> str:
+    """What two folders must share to be one platform: :func:`device_label`, case aside."""
+    return device_label(name).casefold()
+
+
+def platform_of(folders: pd.Series, devices: pd.Series) -> pd.Series:
+    """Each row's platform: its device's label, that of the device's first folder by name (so
+    ``NVIDIA H100 80GB HBM3`` and ``nvidia h100 80gb hbm3`` are one platform, one label)."""
+    keys = devices.map(device_key)
+    first = pd.DataFrame({"folder": folders, "key": keys, "label": devices.map(device_label)})
+    first = first.sort_values("folder", kind="stable").drop_duplicates("key")
+    return keys.map(dict(zip(first["key"], first["label"])))
+
+
+def pool_by_device(frame: pd.DataFrame, point: list[str], time: str) -> pd.DataFrame:
+    """One platform per device: of the folders whose device is the same, per point, the row with
+    the least ``time`` (:data:`POOLING`).
+
+    Why: readers add folders, and two folders of one GPU model would otherwise be two platforms,
+    weighting a performance-portability mean toward that device.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows of several folders, with ``folder`` and ``device`` columns.
+    point : list of str
+        The columns that name a point (e.g. dataset, k, backend, protocol).
+    time : str
+        The column to minimise.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The kept rows with ``platform`` (:func:`platform_of`); each keeps its ``folder``.
+    """
+    out = frame.assign(platform=platform_of(frame["folder"], frame["device"]))
+    return out.sort_values([time, "folder"], kind="stable").drop_duplicates(["platform", *point]).sort_index()
+
+
 def inventory(machine: str) -> dict:
     """What the folder of ``machine`` holds: counts and flags, for the chapter's first table.
 
@@ -351,9 +402,9 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["CAMPAIGN_FILE", "CHAPTERS", "ORACLE", "TEMPLATE", "campaign", "campaign_entries", "campaign_points",
-           "chapter_machines", "device", "inventory", "lacks",
-           "metrics", "records", "results_root", "spec_row", "times", "toc_chapters", "write_chapters"]
+__all__ = ["CAMPAIGN_FILE", "CHAPTERS", "ORACLE", "POOLING", "TEMPLATE", "campaign", "campaign_entries", "campaign_points",
+           "chapter_machines", "device", "device_key", "device_label", "inventory", "lacks",
+           "metrics", "platform_of", "pool_by_device", "records", "results_root", "spec_row", "times", "toc_chapters", "write_chapters"]
 
 if __name__ == "__main__":
     raise SystemExit(main())
