@@ -22,6 +22,7 @@ from lassm import paths
 from lassm.campaign import FULL_DATASETS, QUICK_DATASETS, make_plan, plan, steps
 from lassm.campaign.run import CAMPAIGN_FILE, CAMPAIGN_KEYS, ROW_KEYS
 from lassm.cli import main
+from lassm.runs.account import read_entries
 from lassm.workloads.local_assembly import datasets
 
 MACHINE = "box"
@@ -40,7 +41,8 @@ def results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _account(results: Path) -> dict:
-    return json.loads((results / MACHINE / CAMPAIGN_FILE).read_text())
+    """The newest entry of the folder's account: what the last run wrote."""
+    return read_entries(results / MACHINE / CAMPAIGN_FILE)[-1]
 
 
 def _summary(results: Path, run_id: str) -> dict:
@@ -179,6 +181,35 @@ def test_resume_skips_recorded_points_and_force_runs_them(results: Path) -> None
     assert all(_summary(results, rid)["repeats"] == 2 for rid in POINTS)
 
 
+def test_a_rerun_keeps_the_account_of_the_run_that_measured(results: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second run over a complete folder adds its own entry, all skipped, and changes no earlier
+    one; the chapter attributes the points to the run that measured them, not to the re-run."""
+    from lassm.book import machine_chapter, machines, models
+
+    assert main(RUN) == 0
+    path = results / MACHINE / CAMPAIGN_FILE
+    (first,) = read_entries(path)
+    monkeypatch.setenv("LASSM_GIT_SHA", "rerun-sha")
+    assert main([*RUN, "--repeats", "2"]) == 0
+    entries = read_entries(path)
+    assert len(entries) == 2 and entries[0] == first, "the measuring run's entry is kept as it was"
+    rerun = entries[1]
+    assert [r["status"] for r in rerun["rows"]] == ["skipped (recorded)"] * 2
+    assert rerun["git_sha"] == "rerun-sha" and rerun["plan"]["repeats"] == 2
+    pts = machines.campaign_points(MACHINE)
+    assert pts["entry"].tolist() == [0, 0] and set(pts["git_sha"]) == {"test-sha"}
+    assert set(pts["status"]) == {"ok"} and set(pts["created"]) == {first["created"]}
+    runs = machine_chapter.campaign_runs(MACHINE)
+    assert runs["points measured"].tolist() == [2, 0] and runs["points skipped"].tolist() == [0, 2]
+    assert runs["commit"].tolist() == ["test-sha", "rerun-sha"]
+    table = machine_chapter.campaign_table(MACHINE)
+    assert table["measured by run"].tolist() == [1, 1] and set(table["commit"]) == {"test-sha"}
+    fact = machine_chapter.facts(MACHINE)["mc_campaign"]
+    assert "3 timed repeats" in fact and "at commit test-sha" in fact and "rerun-sha" not in fact
+    assert fact.endswith("(1 other run of `lassm run` measured none of these points)")
+    assert set(models.campaign_times(MACHINE)["git_sha"]) == {"test-sha"}
+
+
 def test_quick_campaign_without_a_profiler_says_so(results: Path) -> None:
     assert main(["run", "--quick", "--machine", MACHINE, "--backends", "cpu", "--datasets", "sample-k21",
                  "--repeats", "1", "--quiet"]) == 0
@@ -269,7 +300,7 @@ def test_a_killed_campaign_loses_nothing_and_a_rerun_completes_it(tmp_path: Path
     created = {rid: json.loads((folder / rid / "summary.json").read_text())["created"] for rid in recorded}
     res = _lassm(RUN, results)
     assert res.returncode == 0, res.stderr
-    acc = json.loads((folder / CAMPAIGN_FILE).read_text())
+    (acc,) = read_entries(folder / CAMPAIGN_FILE)  # the killed run wrote no entry
     status = {r["run_id"]: r["status"] for r in acc["rows"]}
     assert status == {rid: "skipped (recorded)" if rid in recorded else "ok" for rid in POINTS}
     assert {rid: json.loads((folder / rid / "summary.json").read_text())["created"] for rid in recorded} == created

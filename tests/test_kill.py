@@ -59,7 +59,8 @@ def _lassm(args: list[str], root: Path, kill_at: str | None = None) -> subproces
 
 def whole_records(machine_dir: Path, run_ids: set[str], clean: bool = False) -> set[str]:
     """Checks that every visible entry is a whole record and every hidden one a temporary of a
-    known run id (none at all with ``clean``); returns the run ids recorded."""
+    known run id or of the campaign's account (none at all with ``clean``); returns the run ids
+    recorded."""
     done = set()
     for entry in machine_dir.iterdir():
         if entry.name == CAMPAIGN_FILE:  # the campaign's account of the folder, whole JSON
@@ -67,6 +68,8 @@ def whole_records(machine_dir: Path, run_ids: set[str], clean: bool = False) -> 
             continue
         if entry.name.startswith("."):
             assert not clean, f"left behind: {entry.name}"
+            if entry.name.startswith(f".{CAMPAIGN_FILE}."):  # the account's lock or temporary, killed mid-append
+                continue
             assert any(entry.name.startswith(f".{rid}.") for rid in run_ids), f"unexpected {entry.name}"
             continue
         summary = json.loads((entry / "summary.json").read_text())

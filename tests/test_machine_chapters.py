@@ -120,22 +120,24 @@ def test_cpu_only_chapter_executes_and_says_what_it_lacks(book, tmp_path):
 def test_cross_machine_tables_include_it(root):
     from lassm.book import across
 
-    plat = across.platforms().set_index("platform")
+    plat = across.platforms().set_index("folders")  # a platform is a device; each has one folder here
+    assert plat.loc[GPU_MACHINE, "platform"] == DEVICE
     assert plat.loc[GPU_MACHINE, "in_H"] and plat.loc[GPU_MACHINE, "counters"]
     assert not plat.loc[LAPTOP, "in_H"], "a folder with the CPU oracle only is no platform of the kernel"
     pts = across.points()
-    mine = pts[pts["platform"] == GPU_MACHINE].set_index("variant")
+    mine = pts[pts["platform"] == DEVICE].set_index("variant")
+    assert set(mine["folder"]) == {GPU_MACHINE}
     assert set(mine.index) == {"casptr", "fast"}
     assert mine.loc["casptr", "eff_kind"] == "arch eff" and mine.loc["fast", "eff_kind"] == "app eff"
     assert mine.loc["fast", "app eff"] == pytest.approx(1.0)
     times = across.side_by_side(pts, across.published_points(), "kernel_ms")
-    assert GPU_MACHINE in times.columns and "A100-40GB (published)" in times.columns
-    pp = across.portability(pts, [GPU_MACHINE]).set_index(["variant", "dataset"])
+    assert DEVICE in times.columns and "A100-40GB (published)" in times.columns
+    pp = across.portability(pts, [DEVICE]).set_index(["variant", "dataset"])
     casptr = pp.loc[("casptr", "sample-k77")]
-    assert casptr["ran on"] == GPU_MACHINE
+    assert casptr["ran on"] == DEVICE
     assert casptr["PP (eff, H)"] == pytest.approx(mine.loc["casptr", "arch eff"])
     # Pennycook's rule: a platform of H that did not run the variant makes PP 0.
-    zero = across.portability(pts, [GPU_MACHINE, "never-ran"]).set_index(["variant", "dataset"])
+    zero = across.portability(pts, [DEVICE, "never-ran"]).set_index(["variant", "dataset"])
     assert zero.loc[("casptr", "sample-k77"), "PP (eff, H)"] == 0.0
 
 

@@ -39,6 +39,34 @@ def test_ratios_are_of_one_campaign(results: Path) -> None:
     assert "barrier" not in set(models.campaign_times("gpu")["protocol"]), "a failed point has no time"
 
 
+def test_ratios_pair_points_of_the_run_that_measured_both(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A later run that measures one backend again is not set against an earlier run's other
+    backend; a re-run that skips every point changes nothing."""
+    from lassm.runs.account import append_entry
+
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
+    path = tmp_path / "m" / "campaign.json"
+
+    def entry(sha: str, rows: list[tuple]) -> dict:
+        return {"git_sha": sha, "created": f"2026-11-2{len(sha)}T00:00:00+00:00",
+                "rows": [{"dataset": d, "k": 21, "backend": b, "protocol": "casptr", "status": st,
+                          "kernel_seconds": ms / 1e3, "matches_oracle": True} for d, b, ms, st in rows]}
+
+    skip = "skipped (recorded)"
+    append_entry(path, entry("a", [("d1", "cuda", 10.0, "ok"), ("d1", "opencl", 12.0, "ok"),
+                                   ("d2", "cuda", 4.0, "ok"), ("d2", "opencl", 3.0, "ok")]))
+    append_entry(path, entry("bb", [("d1", "cuda", 10.0, skip), ("d1", "opencl", 24.0, "ok"),
+                                    ("d2", "cuda", 4.0, skip), ("d2", "opencl", 3.0, skip)]))
+    append_entry(path, entry("ccc", [("d1", "cuda", 10.0, skip), ("d1", "opencl", 24.0, skip),
+                                     ("d2", "cuda", 4.0, skip), ("d2", "opencl", 3.0, skip)]))
+    t = models.campaign_times("m").set_index(["dataset", "backend"])
+    assert t.loc[("d1", "opencl"), ["kernel_ms", "git_sha"]].tolist() == [24.0, "bb"]
+    assert set(t.drop(("d1", "opencl"))["git_sha"]) == {"a"}
+    r = models.model_ratios(models.campaign_times("m"))
+    assert r["dataset"].tolist() == ["d2"] and r["ratio"].round(6).tolist() == [0.75]
+    assert models.facts(models.campaign_times("m"))["cm_sha"] == "a, bb"
+
+
 def test_a_recorded_point_quotes_its_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """make book's campaign skips committed points: their rows keep the record's time and commit."""
     monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))

@@ -150,18 +150,39 @@ def test_portability_over_one_machine_is_its_efficiency(fixture_results):
     assert xdrop.facts(MACHINE)["xd_pp"] == "20.0% to 50.0%"
 
 
-def test_portability_is_zero_where_a_machine_has_no_point(fixture_results, tmp_path, monkeypatch):
+def _second_folder(tmp_path: Path, device: str, x100_seconds: str = "0.04") -> None:
+    """The fixture folder and a copy, ``second-gpu``, whose counters name ``device``, lack the
+    X = 10 point of ``lassm cuda`` and time its X = 100 point in ``x100_seconds``."""
     import shutil
 
     shutil.copytree(FIXTURES / MACHINE, tmp_path / MACHINE)
     other = tmp_path / "second-gpu"
     shutil.copytree(FIXTURES / MACHINE, other)
     src = (other / "xdrop" / "counters.csv").read_text().splitlines()
-    (other / "xdrop" / "counters.csv").write_text("\n".join(ln for ln in src if ",10,lassm cuda," not in ln) + "\n")
+    lines = [ln.replace("SYNTHETIC GPU (test fixture)", device) for ln in src if ",10,lassm cuda," not in ln]
+    lines = [ln.replace(",100,lassm cuda,32,0.04,", f",100,lassm cuda,32,{x100_seconds},") for ln in lines]
+    (other / "xdrop" / "counters.csv").write_text("\n".join(lines) + "\n")
+
+
+def test_portability_is_zero_where_a_device_has_no_point(tmp_path, monkeypatch):
+    _second_folder(tmp_path, "OTHER GPU")
     monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
     pp = xdrop.portability().set_index(["problem", "application"])
-    assert pp.loc[("fixture-pairs, X=10", "lassm cuda"), "arch pp"] == 0.0  # did not run on second-gpu
+    assert pp.loc[("fixture-pairs, X=10", "lassm cuda"), "arch pp"] == 0.0  # did not run on the other device
     assert pp.loc[("fixture-pairs, X=100", "lassm cuda"), "arch pp"] == pytest.approx(0.5)  # 2 / (1/0.5 + 1/0.5)
+
+
+def test_two_folders_of_one_device_are_one_platform(tmp_path, monkeypatch):
+    """The copy names the same device (case aside): one platform, each point from the folder
+    with the shorter kernel; the X = 10 point the copy lacks is the first folder's."""
+    _second_folder(tmp_path, "synthetic gpu", x100_seconds="0.02")
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
+    one = xdrop.portability([MACHINE]).set_index(["problem", "application"])
+    pp = xdrop.portability().set_index(["problem", "application"])
+    alone = one.loc[("fixture-pairs, X=10", "lassm cuda"), "arch pp"]
+    assert alone > 0 and pp.loc[("fixture-pairs, X=10", "lassm cuda"), "arch pp"] == pytest.approx(alone)
+    assert pp.loc[("fixture-pairs, X=100", "lassm cuda"), "arch pp"] == pytest.approx(1.0)  # half the time: twice 0.5
+    assert pp.loc[("fixture-pairs, X=100", "LOGAN"), "arch pp"] == pytest.approx(0.4)
 
 
 def test_across_table_holds_every_row_once(fixture_results):

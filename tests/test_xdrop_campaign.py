@@ -20,6 +20,7 @@ from lassm.campaign.xdrop_plan import XdropPlan, describe, make_plan
 from lassm.cli import main
 from lassm.errors import BackendUnavailable, InputError
 from lassm.runs import xdrop as rec
+from lassm.runs.account import read_entries
 
 FIX = Path(__file__).parent / "fixtures" / "counters"
 
@@ -111,7 +112,7 @@ def test_every_backend_of_each_x_is_timed_and_checked(results: Path, fakes) -> N
     assert int(rows[2]["cells"]) > int(rows[0]["cells"]) > 0  # a larger X computes more cells
     assert rows[0]["cells"] == rows[1]["cells"]  # one count per (set, X), every exact backend's
     assert not out.failed and out.files["campaign"].is_file()
-    account = json.loads(out.files["campaign"].read_text())
+    (account,) = read_entries(out.files["campaign"])
     assert account["kernel"] == "xdrop" and account["plan"]["xdrops"] == [5, 40] and "times" in account["steps"]
 
 

@@ -22,7 +22,6 @@ in a ``note`` column; the floor is then the largest of the others.
 """
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import replace
 from pathlib import Path
@@ -33,6 +32,7 @@ import pandas as pd
 from .. import paths
 from ..atomic import atomic_path
 from ..errors import LassmError
+from ..runs.account import measured_by, read_entries
 from ..workloads.local_assembly.dataset import Dataset, Reads
 
 #: File name of the critical-path measurements in a machine folder.
@@ -257,7 +257,7 @@ def _fast_seconds(machine: str) -> pd.DataFrame:
     path = paths.results_dir(machine) / "campaign.json"
     if not path.exists():
         raise LassmError(f"{path}: no campaign account; run the campaign on that machine first")
-    rows = pd.DataFrame(json.loads(path.read_text())["rows"])
+    rows = pd.DataFrame(measured_by(read_entries(path)))  # each point from the run that measured it
     fast = rows[(rows["backend"] == "cuda") & (rows["protocol"] == "fast") & (rows["status"] == "ok")]
     return fast[["dataset", "k", "kernel_seconds"]].rename(columns={"kernel_seconds": "fast_seconds"})
 

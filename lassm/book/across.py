@@ -1,10 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Every measured machine side by side with the paper's ports, and Pennycook's PP over them.
 
-A *platform* here is one folder under ``data/results/`` whose records include a kernel
-variant (a backend other than the CPU oracle): the oracle is another program, so a folder with
-only oracle runs is listed but is no platform of the kernel. For each variant (the faithful
-``casptr`` and ``fast``) and each dataset, a platform's time is that of its fastest backend.
+A *platform* here is one device: the folders under ``data/results/`` whose records name the same
+device (:func:`lassm.book.machines.device_key`) are pooled into one, per point (dataset, k,
+backend, protocol) the folder with the best time (:func:`lassm.book.machines.pool_by_device`),
+so that a second folder of one GPU model does not count that GPU twice in H. A platform is in H
+when its records include a kernel variant (a backend other than the CPU oracle): the oracle is
+another program, so a device with only oracle runs is listed but is no platform of the kernel.
+For each variant (the faithful ``casptr`` and ``fast``) and each dataset, a platform's time is
+that of its fastest backend; every folder's own times stay on view (:func:`folder_points`).
 
 Efficiencies, per point:
 
@@ -34,7 +38,7 @@ PUBLISHED = " (published)"
 
 
 def platforms(names: list[str] | None = None) -> pd.DataFrame:
-    """Every measured machine folder and what it can contribute.
+    """Every measured device and what it can contribute, its folders pooled.
 
     Parameters
     ----------
@@ -44,72 +48,121 @@ def platforms(names: list[str] | None = None) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        ``platform`` (the folder), ``device``, ``backends``, ``variants`` (of :data:`VARIANTS`
-        it ran), ``counters`` (a ``metrics.csv``: architectural efficiency available),
-        ``efficiency`` (the headline's definition on it) and ``in_H`` (it ran a kernel variant).
+        ``platform`` (the device), ``folders`` (its folders, by name), ``backends``, ``variants``
+        (of :data:`VARIANTS` it ran), ``counters`` (a folder with ``metrics.csv``: architectural
+        efficiency available), ``efficiency`` (the headline's definition on it) and ``in_H`` (it
+        ran a kernel variant).
     """
     rows = []
-    for name in mach.chapter_machines() if names is None else names:
+    for name in sorted(mach.chapter_machines() if names is None else names):
         inv = mach.inventory(name)
         t = mach.times(name)
         kernel = t[t["backend"] != mach.ORACLE]
-        ran = [v for v in VARIANTS if (kernel["protocol"] == v).any()]
-        has_m = inv["metrics"]
-        rows.append({"platform": name, "device": inv["device"], "backends": ", ".join(inv["backends"]),
-                     "variants": ", ".join(ran) if ran else ("none: the CPU oracle only" if kernel.empty else "none"),
-                     "counters": has_m,
-                     "efficiency": ("arch eff (counters)" if has_m else "app eff (no counters)") if len(kernel)
-                     else "none",
-                     "in_H": bool(len(kernel))})
-    return pd.DataFrame(rows, columns=["platform", "device", "backends", "variants", "counters", "efficiency", "in_H"])
+        rows.append({"folder": name, "device": inv["device"], "backends": set(inv["backends"]),
+                     "variants": {v for v in VARIANTS if (kernel["protocol"] == v).any()},
+                     "counters": inv["metrics"], "kernel": bool(len(kernel))})
+    out = []
+    if rows:
+        folders = pd.DataFrame(rows)
+        folders["platform"] = mach.platform_of(folders["folder"], folders["device"])
+        for plat, part in folders.groupby("platform", sort=False):
+            ran = [v for v in VARIANTS if any(v in got for got in part["variants"])]
+            kernel, has_m = bool(part["kernel"].any()), bool(part["counters"].any())
+            out.append({"platform": plat, "folders": ", ".join(part["folder"]),
+                        "backends": ", ".join(sorted(set().union(*part["backends"]))),
+                        "variants": ", ".join(ran) if ran else ("none: the CPU oracle only" if not kernel else "none"),
+                        "counters": has_m,
+                        "efficiency": ("arch eff (counters)" if has_m else "app eff (no counters)") if kernel else "none",
+                        "in_H": kernel})
+    return pd.DataFrame(out, columns=["platform", "folders", "backends", "variants", "counters", "efficiency", "in_H"])
+
+
+def folder_points(names: list[str] | None = None, variants: tuple[str, ...] = VARIANTS) -> pd.DataFrame:
+    """Each folder's own kernel times, before its device's folders are pooled.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``platform`` (the device), ``folder``, ``variant``, ``dataset``, ``k``, ``backend``
+        (the folder's fastest for the variant) and ``kernel_ms``; empty where no folder ran a
+        kernel variant.
+    """
+    t = _kernel_times(names)
+    if t.empty:
+        return pd.DataFrame(columns=["platform", "folder", "variant", "dataset", "k", "backend", "kernel_ms"])
+    t["platform"] = mach.platform_of(t["folder"], t["device"])
+    t = t[t["protocol"].isin(variants)].sort_values("kernel_ms").drop_duplicates(["folder", "dataset", "k", "protocol"])
+    t = t.rename(columns={"protocol": "variant"})
+    cols = ["platform", "folder", "variant", "dataset", "k", "backend", "kernel_ms"]
+    return t[cols].sort_values(["variant", "dataset", "platform", "folder"]).reset_index(drop=True)
+
+
+def folder_table(folder_pts: pd.DataFrame, datasets: list[str] | tuple[str, ...] | None = None) -> pd.DataFrame:
+    """:func:`folder_points` wide: one row per (variant, dataset, k), one column per (platform, folder)."""
+    sel = folder_pts if datasets is None else folder_pts[folder_pts["dataset"].isin(datasets)]
+    return sel.pivot_table(index=["variant", "dataset", "k"], columns=["platform", "folder"], values="kernel_ms",
+                           aggfunc="first")
+
+
+def _kernel_times(names: list[str] | None) -> pd.DataFrame:
+    """:func:`lassm.book.machines.times` of every folder's kernel builds (the oracle aside), with
+    ``folder`` and the folder's ``device``."""
+    frames = []
+    for name in mach.chapter_machines() if names is None else names:
+        t = mach.times(name)
+        kernel = t[t["backend"] != mach.ORACLE]
+        if len(kernel):
+            frames.append(kernel.assign(folder=name, device=mach.device(name)))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def _folder_metrics(folders) -> pd.DataFrame:
+    """``metrics.csv`` of each folder that has one, with ``folder``; the columns :func:`points` adds."""
+    cols = ["folder", "dataset", "k", "variant", "ii", "arch eff", "alg eff"]
+    frames = [m.rename(columns={"protocol": "variant"}).assign(folder=name)[cols]
+              for name in folders if (m := mach.metrics(name)) is not None]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=cols)
 
 
 def points(names: list[str] | None = None, variants: tuple[str, ...] = VARIANTS) -> pd.DataFrame:
     """One row per (platform, variant, dataset) measured: time and efficiencies.
 
+    A platform is a device: its folders' times are pooled first, per (dataset, k, backend,
+    protocol) the best (:func:`lassm.book.machines.pool_by_device`); each row's counters are those
+    of the folder its time came from (``folder``).
+
     Parameters
     ----------
     names : list of str, optional
-        Folders (default: every platform of :func:`platforms`).
+        Folders (default: every folder of :func:`platforms`).
     variants : tuple of str
         Protocols to keep.
 
     Returns
     -------
     pandas.DataFrame
-        ``platform, device, variant, dataset, k, backend, kernel_ms, repeats, matches_oracle,
-        oracle_ms, ii, arch eff, alg eff, app eff, eff, eff_kind``; ``ii`` and the
-        architectural and algorithm efficiencies are NaN where no counters exist.
+        ``platform, folder, device, variant, dataset, k, backend, kernel_ms, repeats,
+        matches_oracle, oracle_ms, ii, arch eff, alg eff, app eff, eff, eff_kind``; ``ii`` and
+        the architectural and algorithm efficiencies are NaN where no counters exist.
     """
-    frames = []
-    for name in mach.chapter_machines() if names is None else names:
-        t = mach.times(name)
-        kernel = t[t["backend"] != mach.ORACLE]
-        if kernel.empty:
-            continue
-        best_any = kernel.groupby(["dataset", "k"])["kernel_ms"].min().rename("best_ms")
-        chosen = (kernel[kernel["protocol"].isin(variants)].sort_values("kernel_ms")
-                  .drop_duplicates(["dataset", "k", "protocol"]))
-        df = chosen.merge(best_any, left_on=["dataset", "k"], right_index=True)
-        df = df.rename(columns={"protocol": "variant"})
-        df["platform"] = name
-        df["app eff"] = df["best_ms"] / df["kernel_ms"]
-        m = mach.metrics(name)
-        if m is not None:
-            m = m.rename(columns={"protocol": "variant"})[["dataset", "k", "variant", "ii", "arch eff", "alg eff"]]
-            df = df.merge(m, on=["dataset", "k", "variant"], how="left")
-        else:
-            df[["ii", "arch eff", "alg eff"]] = float("nan")
-        frames.append(df)
-    cols = ["platform", "device", "variant", "dataset", "k", "backend", "kernel_ms", "repeats", "matches_oracle",
-            "oracle_ms", "ii", "arch eff", "alg eff", "app eff", "eff", "eff_kind"]
-    if not frames:
+    cols = ["platform", "folder", "device", "variant", "dataset", "k", "backend", "kernel_ms", "repeats",
+            "matches_oracle", "oracle_ms", "ii", "arch eff", "alg eff", "app eff", "eff", "eff_kind"]
+    t = _kernel_times(names)
+    if t.empty:
         return pd.DataFrame(columns=cols)
-    out = pd.concat(frames, ignore_index=True)
-    has_arch = out["arch eff"].notna()
-    out["eff"] = out["arch eff"].where(has_arch, out["app eff"])
-    out["eff_kind"] = has_arch.map({True: "arch eff", False: "app eff"})
-    return out[cols].sort_values(["variant", "dataset", "platform"]).reset_index(drop=True)
+    kernel = mach.pool_by_device(t, ["dataset", "k", "backend", "protocol"], "kernel_ms")
+    kernel["device"] = kernel["platform"]
+    best_any = kernel.groupby(["platform", "dataset", "k"])["kernel_ms"].min().rename("best_ms")
+    chosen = (kernel[kernel["protocol"].isin(variants)].sort_values("kernel_ms")
+              .drop_duplicates(["platform", "dataset", "k", "protocol"]))
+    df = chosen.merge(best_any, left_on=["platform", "dataset", "k"], right_index=True)
+    df = df.rename(columns={"protocol": "variant"})
+    df["app eff"] = df["best_ms"] / df["kernel_ms"]
+    df = df.merge(_folder_metrics(df["folder"].unique()), on=["folder", "dataset", "k", "variant"], how="left")
+    has_arch = df["arch eff"].notna()
+    df["eff"] = df["arch eff"].where(has_arch, df["app eff"])
+    df["eff_kind"] = has_arch.map({True: "arch eff", False: "app eff"})
+    return df[cols].sort_values(["variant", "dataset", "platform"]).reset_index(drop=True)
 
 
 def published_points(time_source: str = "rate") -> pd.DataFrame:
@@ -244,6 +297,17 @@ def cascade_chart(pts: pd.DataFrame, published: pd.DataFrame | None = None, *, e
                         f"cascade plot of {eff}, {variant}")
 
 
+def pooling_text(plat: pd.DataFrame) -> str:
+    """How the folders became platforms, in words: which devices pooled how many folders, by which rule."""
+    pooled = plat[plat["folders"].str.contains(", ", regex=False)]
+    if pooled.empty:
+        return (f"platforms are devices; each device here has one folder, so nothing is pooled (a device's "
+                f"folders would be pooled, {mach.POOLING})")
+    each = "; ".join(f"{len(r.folders.split(', '))} folders of the {r.platform} ({r.folders})"
+                     for r in pooled.itertuples())
+    return f"platforms are devices: {each} pooled, {mach.POOLING}"
+
+
 def facts(plat: pd.DataFrame, pts: pd.DataFrame, pp_table: pd.DataFrame) -> dict[str, str]:
     """Every value the cross-machine chapter's prose quotes, formatted (``ac_*`` keys).
 
@@ -256,7 +320,8 @@ def facts(plat: pd.DataFrame, pts: pd.DataFrame, pp_table: pd.DataFrame) -> dict
     dict of str to str
     """
     H = plat[plat["in_H"]]
-    out = {"ac_machines": f"{len(plat):d}", "ac_H_n": f"{len(H):d}",
+    out = {"ac_machines": f"{int(plat['folders'].str.split(', ').str.len().sum()):d}", "ac_platforms": f"{len(plat):d}", "ac_H_n": f"{len(H):d}",
+           "ac_pooling": pooling_text(plat),
            "ac_H": ", ".join(H["platform"]) or "none",
            "ac_not_H": ", ".join(plat.loc[~plat["in_H"], "platform"]) or "none",
            "ac_counters": ", ".join(plat.loc[plat["counters"], "platform"]) or "none"}
@@ -270,4 +335,4 @@ def facts(plat: pd.DataFrame, pts: pd.DataFrame, pp_table: pd.DataFrame) -> dict
 
 
 __all__ = ["PP_DEFINITIONS", "PUBLISHED", "STUDY_DATASETS", "VARIANTS", "cascade_chart", "cascade_frame", "definitions_table", "facts",
-           "platforms", "points", "portability", "published_points", "side_by_side"]
+           "folder_points", "folder_table", "platforms", "points", "pooling_text", "portability", "published_points", "side_by_side"]

@@ -155,18 +155,60 @@ def counters_table(machine: str):
     return m[[c for c in cols if c in m.columns]]
 
 
-def campaign_table(machine: str):
-    """The campaign's planned points and their status (``campaign.json``; its steps' seconds where
-    it lists no point), or a note that there is none."""
-    c = mach.campaign(machine)
-    if c is None:
+def campaign_runs(machine: str):
+    """One row per ``lassm run`` that wrote ``campaign.json`` (oldest first): when, what command, at
+    which commit, how long, how many points it measured and how many it found recorded."""
+    from ..runs.account import measured
+
+    entries = mach.campaign_entries(machine)
+    if not entries:
         return _note("No `campaign.json`: this folder was not written by `lassm run`'s campaign.")
-    rows = pd.DataFrame(c.get("rows", []))
-    if len(rows) and "status" in rows:
-        return rows  # one row per planned point: its status, time and oracle check
-    steps = pd.Series(c.get("steps", {}), name="seconds", dtype="float64")
+    rows = [{"run": i + 1, "created": e.get("created"), "command": e.get("command"),
+             "commit": str(e.get("git_sha") or "")[:10], "seconds": e.get("seconds"),
+             "points measured": sum(measured(r) for r in e.get("rows", [])),
+             "points skipped": sum(not measured(r) for r in e.get("rows", []))} for i, e in enumerate(entries)]
+    return pd.DataFrame(rows).set_index("run")
+
+
+def campaign_table(machine: str):
+    """The campaign's points, each with its status, time and oracle check from the run that
+    measured it and that run's number, commit and date (the newest account's steps' seconds where
+    no entry lists a point), or a note that there is none."""
+    entries = mach.campaign_entries(machine)
+    if not entries:
+        return _note("No `campaign.json`: this folder was not written by `lassm run`'s campaign.")
+    pts = mach.campaign_points(machine)
+    if len(pts):
+        pts["git_sha"] = pts["git_sha"].fillna("").astype(str).str[:10]
+        pts["entry"] += 1  # the runs table's numbers
+        return pts.rename(columns={"entry": "measured by run", "git_sha": "commit"})
+    steps = pd.Series(entries[-1].get("steps", {}), name="seconds", dtype="float64")
     steps.index.name = "step"
     return steps.to_frame()
+
+
+def _campaign_fact(machine: str) -> str:
+    """``mc_campaign``: the run(s) that measured the points shown, and how many other runs measured none."""
+    entries = mach.campaign_entries(machine)
+    if not entries:
+        return "none: the folder predates the campaign"
+    by = mach.campaign_points(machine)["entry"].dropna().astype(int)
+    measuring = sorted(set(by)) or [len(entries) - 1]
+
+    def phrase(e: dict) -> str:
+        plan, steps = e.get("plan", {}), e.get("steps", {})
+        return (f"{sum(float(v) for v in steps.values()):.0f} s over {_count(len(steps), 'step')}, "
+                f"{plan.get('repeats', '?')} timed repeats after {plan.get('warmup', '?')} warm-up "
+                f"per point, at commit {str(e.get('git_sha', ''))[:10]}")
+
+    if len(measuring) == 1:
+        text = phrase(entries[measuring[0]])
+    else:
+        text = "; ".join(f"{_count(int((by == i).sum()), 'point')} in {phrase(entries[i])}" for i in measuring)
+    idle = len(entries) - len(measuring)
+    if idle:
+        text += f" ({_count(idle, 'other run')} of `lassm run` measured none of these points)"
+    return text
 
 
 def facts(machine: str) -> dict[str, str]:
@@ -216,14 +258,7 @@ def facts(machine: str) -> dict[str, str]:
     out["mc_counters"] = (f"{len(m):d} profiled points, II from {_range(m['ii'], '.2f', ' ops/B')}" if m is not None
                           else "none: no profiler ran")
     out["mc_xdrop"] = _xdrop_fact(machine)
-    c = mach.campaign(machine)
-    if c is None:
-        out["mc_campaign"] = "none: the folder predates the campaign"
-    else:
-        plan, steps = c.get("plan", {}), c.get("steps", {})
-        out["mc_campaign"] = (f"{sum(float(v) for v in steps.values()):.0f} s over {_count(len(steps), 'step')}, "
-                              f"{plan.get('repeats', '?')} timed repeats after {plan.get('warmup', '?')} warm-up "
-                              f"per point, at commit {str(c.get('git_sha', ''))[:10]}")
+    out["mc_campaign"] = _campaign_fact(machine)
     return out
 
 
@@ -244,5 +279,5 @@ def xdrop_table(machine: str):
     return xdrop.gcups_table(machine)
 
 
-__all__ = ["campaign_table", "counters_table", "facts", "inventory_table", "lacks_note", "published_chart",
+__all__ = ["campaign_runs", "campaign_table", "counters_table", "facts", "inventory_table", "lacks_note", "published_chart",
            "reference_table", "roofline_chart", "speedup_chart", "time_chart", "time_table", "xdrop_table"]

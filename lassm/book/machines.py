@@ -21,6 +21,7 @@ import pandas as pd
 
 from .. import paths
 from ..errors import LassmError
+from ..runs.account import latest, measured_by, read_entries
 
 #: Run ids of records that are not points of the study (``lassm scale``); their chapter is the
 #: scaling one.
@@ -33,6 +34,8 @@ CHAPTERS = "machines"
 TEMPLATE = "notebooks/machine.ipynb"
 #: The word of the template's markdown that becomes the machine's folder name.
 TITLE_PLACEHOLDER = "MACHINE"
+#: The campaign's account of a machine folder (:mod:`lassm.runs.account`).
+CAMPAIGN_FILE = "campaign.json"
 
 
 def results_root() -> Path:
@@ -61,10 +64,47 @@ def chapter_machines() -> list[str]:
                   if p.is_dir() and not p.name.startswith((".", "_")) and _summaries(p.name))
 
 
+def campaign_entries(machine: str) -> list[dict]:
+    """Every run's account in ``campaign.json`` of ``machine``, oldest first (``[]`` without one)."""
+    return read_entries(paths.results_dir(machine) / CAMPAIGN_FILE)
+
+
 def campaign(machine: str) -> dict | None:
-    """``campaign.json`` of ``machine`` (written by the ``lassm run`` campaign), or None."""
-    path = paths.results_dir(machine) / "campaign.json"
-    return json.loads(path.read_text()) if path.is_file() else None
+    """The newest account in ``campaign.json`` of ``machine`` (its last ``lassm run``), or None."""
+    return latest(campaign_entries(machine))
+
+
+def campaign_points(machine: str) -> pd.DataFrame:
+    """Every point the campaign entries of ``machine`` name, each from the run that measured it.
+
+    Why: a re-run that found a point recorded skipped it; the point's time, commit and date are
+    those of the run that measured it (:func:`lassm.runs.account.measured_by`). A point no entry
+    measured (recorded before any campaign entry) takes its commit and date from its record.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows' columns (``dataset``, ``k``, ``backend``, ``protocol``, ``status``,
+        ``kernel_seconds``, ``matches_oracle``, ``run_id``), then ``entry`` (the measuring
+        entry's index, None for none), ``git_sha`` and ``created``.
+    """
+    entries = campaign_entries(machine)
+    folder = paths.results_dir(machine)
+    rows = []
+    for r in measured_by(entries):
+        source = entries[r["entry"]] if r["entry"] is not None else _record(folder, r.get("run_id"))
+        rows.append({**r, "git_sha": source.get("git_sha"), "created": source.get("created")})
+    cols = ["dataset", "k", "backend", "protocol", "status", "kernel_seconds", "matches_oracle", "run_id", "entry",
+            "git_sha", "created"]
+    out = pd.DataFrame(rows, columns=cols)
+    out["entry"] = out["entry"].astype("Int64")
+    return out
+
+
+def _record(folder: Path, run_id: str | None) -> dict:
+    """``summary.json`` of a record of ``folder``, or ``{}``."""
+    path = folder / str(run_id) / "summary.json"
+    return json.loads(path.read_text()) if run_id and path.is_file() else {}
 
 
 def records(machine: str) -> pd.DataFrame:
@@ -149,6 +189,57 @@ def device(machine: str) -> str:
     return names[0] if names else machine
 
 
+#: A runtime's tag at the end of a device name: ``NVIDIA H100 80GB HBM3 (NVIDIA CUDA)``,
+#: ``AMD EPYC (Intel(R) OpenCL)``, ``AMD EPYC (opencl:cpu:0)``.
+_RUNTIME_TAG = re.compile(r"\s+\((?:[^()]|\([^()]*\))*\)\s*$")
+#: The pooling rule of :func:`pool_by_device`, as the chapters say it.
+POOLING = "best time per point"
+
+
+def device_label(name: str) -> str:
+    """A device name without the runtime's tag its record may carry, spaces collapsed."""
+    return " ".join(_RUNTIME_TAG.sub("", str(name)).split())
+
+
+def device_key(name: str) -> str:
+    """What two folders must share to be one platform: :func:`device_label`, case aside."""
+    return device_label(name).casefold()
+
+
+def platform_of(folders: pd.Series, devices: pd.Series) -> pd.Series:
+    """Each row's platform: its device's label, that of the device's first folder by name (so
+    ``NVIDIA H100 80GB HBM3`` and ``nvidia h100 80gb hbm3`` are one platform, one label)."""
+    keys = devices.map(device_key)
+    first = pd.DataFrame({"folder": folders, "key": keys, "label": devices.map(device_label)})
+    first = first.sort_values("folder", kind="stable").drop_duplicates("key")
+    return keys.map(dict(zip(first["key"], first["label"])))
+
+
+def pool_by_device(frame: pd.DataFrame, point: list[str], time: str) -> pd.DataFrame:
+    """One platform per device: of the folders whose device is the same, per point, the row with
+    the least ``time`` (:data:`POOLING`).
+
+    Why: readers add folders, and two folders of one GPU model would otherwise be two platforms,
+    weighting a performance-portability mean toward that device.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows of several folders, with ``folder`` and ``device`` columns.
+    point : list of str
+        The columns that name a point (e.g. dataset, k, backend, protocol).
+    time : str
+        The column to minimise.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The kept rows with ``platform`` (:func:`platform_of`); each keeps its ``folder``.
+    """
+    out = frame.assign(platform=platform_of(frame["folder"], frame["device"]))
+    return out.sort_values([time, "folder"], kind="stable").drop_duplicates(["platform", *point]).sort_index()
+
+
 def inventory(machine: str) -> dict:
     """What the folder of ``machine`` holds: counts and flags, for the chapter's first table.
 
@@ -168,7 +259,7 @@ def inventory(machine: str) -> dict:
             "protocols": sorted(recs["protocol"].unique()),
             "gpu": bool((recs["backend"] != ORACLE).any()), "repeats": int(recs["repeats"].max()),
             "counters": len(counter_files), "ceilings": (folder / "ceilings.json").is_file(),
-            "metrics": (folder / "metrics.csv").is_file(), "campaign": (folder / "campaign.json").is_file()}
+            "metrics": (folder / "metrics.csv").is_file(), "campaign": (folder / CAMPAIGN_FILE).is_file()}
 
 
 def lacks(machine: str) -> list[str]:
@@ -311,8 +402,9 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["CHAPTERS", "ORACLE", "TEMPLATE", "campaign", "chapter_machines", "device", "inventory", "lacks",
-           "metrics", "records", "results_root", "spec_row", "times", "toc_chapters", "write_chapters"]
+__all__ = ["CAMPAIGN_FILE", "CHAPTERS", "ORACLE", "POOLING", "TEMPLATE", "campaign", "campaign_entries", "campaign_points",
+           "chapter_machines", "device", "device_key", "device_label", "inventory", "lacks",
+           "metrics", "platform_of", "pool_by_device", "records", "results_root", "spec_row", "times", "toc_chapters", "write_chapters"]
 
 if __name__ == "__main__":
     raise SystemExit(main())

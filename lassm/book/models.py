@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """One GPU, two programming models: the CUDA and the OpenCL kernel on one device, from one run.
 
-Every ratio here is taken within one campaign (``campaign.json``: the kernel times of one
-``lassm run`` on one machine), so both programs met the same clocks, driver and data. Counters
+Every ratio here is taken within one campaign (the entry of ``campaign.json`` that measured both
+points: the kernel times of one ``lassm run`` on one machine), so both programs met the same
+clocks, driver and data. Counters
 come from Nsight Compute per backend (``cuda``, and ``opencl-ptx``: the OpenCL compiler's PTX
 launched by CUDA, since ncu profiles no OpenCL launch), the static instruction mix from the PTX
 each compiler emitted (``data/results/<machine>/ptx/``, :mod:`lassm.analysis.ptx`).
@@ -13,10 +14,9 @@ over this model's time; a model that did not run on a platform of H scores 0 the
 """
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 
+from . import machines as mach
 from .. import paths
 from ..analysis import metrics
 from ..errors import LassmError
@@ -39,40 +39,37 @@ COUNTER_COLUMNS: tuple[str, ...] = ("duration_s", "thread_inst", "warp_inst", "i
 
 
 def campaign_times(machine: str) -> pd.DataFrame:
-    """The kernel times of ``machine``'s last campaign, one row per point that has a time.
+    """The kernel times of ``machine``'s campaign, one row per point that has a time, each from
+    the run that measured it.
 
-    A campaign that found a point already recorded (``skipped (recorded)``, as ``make book`` does
-    on a machine whose records are committed) quotes the record's time; each row's ``git_sha`` and
-    ``created`` come from its record, so they say which run measured it.
+    A re-run that found a point already recorded (``skipped (recorded)``, as ``make book`` does
+    on a machine whose records are committed) does not take the point over: its time, ``git_sha``
+    and ``created`` are those of the entry of ``campaign.json`` that measured it
+    (:func:`lassm.book.machines.campaign_points`); a point no entry measured quotes its record.
 
     Returns
     -------
     pandas.DataFrame
-        ``dataset``, ``k``, ``backend``, ``protocol``, ``kernel_ms``, ``matches_oracle``,
-        ``git_sha`` and ``created``.
+        ``dataset``, ``k``, ``backend``, ``protocol``, ``matches_oracle``, ``kernel_ms``,
+        ``git_sha``, ``created`` and ``entry`` (the measuring entry's index; NA: none).
     """
-    folder = paths.results_dir(machine)
-    path = folder / "campaign.json"
+    path = paths.results_dir(machine) / mach.CAMPAIGN_FILE
     if not path.is_file():
         raise LassmError(f"{path}: no campaign; run 'lassm run' on that machine")
-    account = json.loads(path.read_text())
-    rows = []
-    for r in account["rows"]:
-        status = str(r.get("status", ""))
-        if r.get("kernel_seconds") is None or not (status == "ok" or status.startswith("skipped")):
-            continue
-        record = folder / str(r.get("run_id", "")) / "summary.json"
-        rec = json.loads(record.read_text()) if r.get("run_id") and record.is_file() else {}
-        rows.append({**{key: r.get(key) for key in ("dataset", "k", "backend", "protocol", "matches_oracle")},
-                     "kernel_ms": float(r["kernel_seconds"]) * 1e3,
-                     "git_sha": rec.get("git_sha", account.get("git_sha")),
-                     "created": rec.get("created", account.get("created"))})
-    return pd.DataFrame(rows, columns=["dataset", "k", "backend", "protocol", "matches_oracle", "kernel_ms",
-                                       "git_sha", "created"])
+    pts = mach.campaign_points(machine)
+    status = pts["status"].astype(str)
+    pts = pts[pts["kernel_seconds"].notna() & (status.eq("ok") | status.str.startswith("skipped"))]
+    out = pts.assign(kernel_ms=pts["kernel_seconds"].astype(float) * 1e3)
+    return out[["dataset", "k", "backend", "protocol", "matches_oracle", "kernel_ms", "git_sha", "created",
+                "entry"]].reset_index(drop=True)
 
 
 def model_ratios(times: pd.DataFrame, base: str = "cuda", other: str = "opencl") -> pd.DataFrame:
-    """``other``'s kernel time over ``base``'s, per (dataset, k, protocol) both ran.
+    """``other``'s kernel time over ``base``'s, per (dataset, k, protocol) both ran in one run.
+
+    Both times must come from the same entry of ``campaign.json`` (``entry``): a point measured
+    again by a later run is not set against one of an earlier run, whose clocks and driver may
+    differ.
 
     Returns
     -------
@@ -80,7 +77,7 @@ def model_ratios(times: pd.DataFrame, base: str = "cuda", other: str = "opencl")
         ``dataset``, ``k``, ``protocol``, ``<base>_ms``, ``<other>_ms``, ``ratio`` and
         ``both_match`` (both outputs equal the oracle's).
     """
-    keys = ["dataset", "k", "protocol"]
+    keys = ["dataset", "k", "protocol", "entry"]
     a = times[times["backend"] == base][keys + ["kernel_ms", "matches_oracle"]]
     b = times[times["backend"] == other][keys + ["kernel_ms", "matches_oracle"]]
     out = a.merge(b, on=keys, suffixes=(f"_{base}", f"_{other}"))

@@ -93,9 +93,11 @@ def facts(machine: str = MACHINE) -> dict[str, str]:
     t = _cuda_rows(machine)
     if not isinstance(t, str) and len(t):
         out["kp_cpu_ms"] = f"{t['oracle_ms'].iloc[0]:,.0f}"
-    c = mach.campaign(machine)
-    if c is not None:
-        out["kp_campaign_sha"] = str(c.get("git_sha", ""))[:7]
+    pts = mach.campaign_points(machine)  # the commit of the run that measured the table's points
+    mine = pts[(pts["dataset"] == DATASET) & (pts["k"] == K) & (pts["backend"] == "cuda") & pts["protocol"].isin(PROTOCOLS)]
+    shas = sorted({str(sha)[:7] for sha in mine["git_sha"].dropna()})
+    if shas:
+        out["kp_campaign_sha"] = ", ".join(shas)
     side = results.against_original(machine)
     if side is not None:
         row = side[side["dataset"] == DATASET]

@@ -13,7 +13,7 @@ import json
 import pandas as pd
 
 from . import plots
-from .machines import spec_row
+from .machines import pool_by_device, spec_row
 from .prose import span
 from .. import paths
 from ..analysis import derive
@@ -213,9 +213,10 @@ def portability(names: list[str] | None = None) -> pd.DataFrame:
     """Pennycook's PP of the architectural efficiency over the machines with X-drop counters.
 
     The first study's view (:func:`lassm.analysis.metrics.pp`) with problem = (dataset, X),
-    application = the program (ours or LOGAN's), platform = the machine. Points above their roof
-    (arch eff > 1, a counting convention the roof does not share) are left out, as they are not
-    efficiencies.
+    application = the program (ours or LOGAN's), platform = the device, its folders pooled
+    (:func:`lassm.book.machines.pool_by_device`: per point, the folder with the shortest kernel).
+    Points above their roof (arch eff > 1, a counting convention the roof does not share) are
+    left out, as they are not efficiencies.
 
     Returns
     -------
@@ -229,11 +230,14 @@ def portability(names: list[str] | None = None) -> pd.DataFrame:
         m = roofline_metrics(machine)
         if len(m):
             frames.append(pd.DataFrame({"problem": m["dataset"].astype(str) + ", X=" + m["xdrop"].astype(int).astype(str),
-                                        "application": m["program"], "platform": machine, "arch eff": m["arch eff"]}))
+                                        "application": m["program"], "folder": machine,
+                                        "device": m["device"] if "device" in m else machine,
+                                        "duration_s": m["duration_s"], "arch eff": m["arch eff"]}))
     df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     if df.empty:
         return pd.DataFrame(columns=["problem", "application", "arch pp"])
-    return metrics.pp(df[df["arch eff"] <= 1.0])
+    pooled = pool_by_device(df[df["arch eff"] <= 1.0], ["problem", "application"], "duration_s")
+    return metrics.pp(pooled[["problem", "application", "platform", "arch eff"]])
 
 
 def int32_cores(device: str, multiprocessors: float | None) -> float | None:

@@ -175,8 +175,8 @@ def _gpu_steps(plan: Plan, backend: str, folder: str, force: bool, command: str,
 
 def _write(folder: str, plan: Plan, rows: list[dict], summaries: list[dict], timing: dict, lacks: list[str],
            command: str, seconds: float) -> Path:
-    """``data/results/<folder>/campaign.json``, atomically."""
-    from ..atomic import atomic_open
+    """Appends this run's account to ``data/results/<folder>/campaign.json`` (earlier runs' entries kept)."""
+    from ..runs.account import append_entry
 
     first = next((s for s in summaries if s), {})
     found = {key: val for s in summaries for key, val in s.get("versions", {}).items()}
@@ -194,12 +194,7 @@ def _write(folder: str, plan: Plan, rows: list[dict], summaries: list[dict], tim
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "seconds": round(seconds, 3),
     }
-    path = paths.results_dir(folder) / CAMPAIGN_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_open(path) as fh:
-        json.dump(account, fh, indent=2, default=str)
-        fh.write("\n")
-    return path
+    return append_entry(paths.results_dir(folder) / CAMPAIGN_FILE, account)
 
 
 def report(outcome: Outcome, console=None) -> None:

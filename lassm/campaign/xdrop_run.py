@@ -12,7 +12,6 @@ what this machine lacks.
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import os
 import shlex
 import sys
@@ -20,7 +19,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..atomic import atomic_open
 from ..errors import LassmError
 from ..runs import xdrop as rec
 from ..runs.records import cpu_model, default_machine, git_sha, slug, versions
@@ -247,16 +245,13 @@ def run_xdrop_campaign(plan: XdropPlan, *, machine: str | None = None, force: bo
 
 
 def _write_account(where: Path, plan: XdropPlan, out: XdropOutcome, sha: str, command: str, seconds: float) -> Path:
-    """``xdrop/campaign.json``, atomically: the plan, one row per point, steps, lacks."""
+    """Appends this run's account to ``xdrop/campaign.json``: the plan, one row per point, steps, lacks."""
+    from ..runs.account import append_entry
+
     account = {"kernel": rec.KERNEL, "machine": out.machine, "plan": plan.as_dict(), "rows": out.rows,
                "steps": out.steps, "lacks": out.lacks, "git_sha": sha, "versions": versions(), "command": command,
                "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "seconds": round(seconds, 3)}
-    path = where / CAMPAIGN_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_open(path) as fh:
-        json.dump(account, fh, indent=2, default=str)
-        fh.write("\n")
-    return path
+    return append_entry(where / CAMPAIGN_FILE, account)
 
 
 def report(out: XdropOutcome) -> None:

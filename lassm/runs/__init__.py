@@ -4,5 +4,6 @@
 :mod:`.extend` runs one dataset on one backend; :mod:`.point` runs and records one sweep point;
 :mod:`.records` writes and reads a point's record folder; :mod:`.sweep` is ``lassm run``;
 :mod:`.bench` the benchmarks; :mod:`.distributed` the same points on Dask workers;
-:mod:`.results` loads the records as tables; :mod:`.table2` measures a dataset's Table II row.
+:mod:`.results` loads the records as tables; :mod:`.table2` measures a dataset's Table II row;
+:mod:`.account` keeps every campaign run's entry in ``campaign.json``.
 """

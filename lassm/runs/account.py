@@ -1,0 +1,161 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""A campaign account file (``campaign.json``, ``xdrop/campaign.json``): every run's entry, kept.
+
+Why a list: a re-run of ``lassm run`` over a complete folder skips every point, and when it
+replaced the account, the folder forgot which run measured its points (its commit, its command,
+its seconds). The file is now ``{"entries": [account, ...]}``, oldest first, each account exactly
+what one run wrote; a run appends its own and changes no earlier one. A file written before
+entries existed (one account at the top level) reads as one entry.
+
+It lives in the runs stage, not the campaign's, because readers below the campaign
+(:mod:`lassm.analysis.floor`) read it too. Appending reads, appends and rewrites the file
+atomically while holding an exclusive ``flock`` on a sibling lock file, so that two ``lassm run``
+writing one folder at once both keep their entries.
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+from pathlib import Path
+from typing import Iterator
+
+from ..atomic import atomic_open
+from ..errors import LassmError
+
+#: The key of the file's list of entries.
+ENTRIES = "entries"
+#: A row's status when the run found the point already recorded and measured nothing.
+SKIPPED = "skipped (recorded)"
+#: The columns that name a local-assembly point in a row.
+POINT: tuple[str, ...] = ("dataset", "k", "backend", "protocol")
+
+
+def read_entries(path: str | os.PathLike) -> list[dict]:
+    """The file's entries, oldest first; ``[]`` where it does not exist.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        A ``campaign.json``, in either format (``{"entries": [...]}`` or one account).
+
+    Returns
+    -------
+    list of dict
+        One account per run that wrote the folder.
+
+    Raises
+    ------
+    LassmError
+        When the file is not JSON or holds neither format.
+    """
+    path = Path(path)
+    if not path.is_file():
+        return []
+    try:
+        data = json.loads(path.read_text())
+    except ValueError as exc:
+        raise LassmError(f"{path}: not JSON: {exc}") from None
+    if isinstance(data, dict) and isinstance(data.get(ENTRIES), list):
+        return list(data[ENTRIES])
+    if isinstance(data, dict) and ENTRIES not in data:
+        return [data]
+    raise LassmError(f"{path}: neither {{'{ENTRIES}': [...]}} nor one campaign account")
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Holds an exclusive ``flock`` on ``.<name>.lock`` beside ``path``; removes it on the way out.
+
+    The lock file is unlinked while still locked, so a waiter that opened it before finds, once
+    it holds the lock, that the name now points elsewhere (or nowhere) and opens it again: no two
+    writers ever hold locks on two different files of the same name.
+    """
+    lock = path.with_name(f".{path.name}.lock")
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            now = os.stat(lock)
+            held = os.fstat(fd)
+            if (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino):
+                break
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+    try:
+        yield
+    finally:
+        lock.unlink(missing_ok=True)
+        os.close(fd)
+
+
+def append_entry(path: str | os.PathLike, account: dict) -> Path:
+    """Appends ``account`` to the file's entries (creating it), rewriting it atomically under a lock.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The ``campaign.json`` to extend; a file in the one-account format becomes its first entry.
+    account : dict
+        What this run writes (``lassm.campaign.run.CAMPAIGN_KEYS`` for the local-assembly campaign).
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _locked(path):
+        entries = read_entries(path) + [account]
+        with atomic_open(path) as fh:
+            json.dump({ENTRIES: entries}, fh, indent=2, default=str)
+            fh.write("\n")
+    return path
+
+
+def latest(entries: list[dict]) -> dict | None:
+    """The newest entry (what the folder's last run wrote), or None for no entry."""
+    return entries[-1] if entries else None
+
+
+def measured(row: dict) -> bool:
+    """Whether a row's run measured its point (ok, a mismatch, a failure), rather than skipping it."""
+    return not str(row.get("status", "")).startswith("skipped")
+
+
+def measured_by(entries: list[dict], key: tuple[str, ...] = POINT) -> list[dict]:
+    """Per point, the row of the newest entry that measured it, with that entry's index.
+
+    A later run that skipped a point (``skipped (recorded)``) does not take it over; a later run
+    that measured it again (``--force``, or a failure) does.
+
+    Parameters
+    ----------
+    entries : list of dict
+        :func:`read_entries`'s.
+    key : tuple of str
+        The row columns that name a point (:data:`POINT`; ``("dataset", "xdrop", "backend")`` for
+        the X-drop campaign).
+
+    Returns
+    -------
+    list of dict
+        One row per point, in the order points first appear; each row is the measuring entry's
+        row plus ``entry``, that entry's index in ``entries``. A point no entry measured keeps
+        the newest row that names it, with ``entry`` None.
+    """
+    out: dict[tuple, dict] = {}
+    for i, entry in enumerate(entries):
+        for row in entry.get("rows", []):
+            point = tuple(row.get(k) for k in key)
+            if measured(row):
+                out[point] = {**row, "entry": i}
+            elif out.get(point, {}).get("entry") is None:
+                out[point] = {**row, "entry": None}
+    return list(out.values())
+
+
+__all__ = ["ENTRIES", "POINT", "SKIPPED", "append_entry", "latest", "measured", "measured_by", "read_entries"]
