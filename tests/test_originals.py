@@ -14,7 +14,6 @@ import functools
 import hashlib
 import http.server
 import io
-import json
 import os
 import socket
 import stat
@@ -294,11 +293,15 @@ def test_both_programs_run_beside_ours_and_agree(pinned: Path, nvcc: Path, cache
                                                          for p in (logan.LOGAN_PROGRAM, "lassm xdrop align cpu")]
     assert all(r["scores_equal"] == "True" for r in got)
     assert [r["logan_gpu_seconds"] for r in got] == ["0.25", ""] * 2
-    account = json.loads((results / "box" / originals.ACCOUNT_FILE).read_text())
+    from lassm.runs.account import read_entries
+
+    account = read_entries(results / "box" / originals.ACCOUNT_FILE)[-1]
     assert account["lacks"] == [] and {r["status"] for r in account["rows"]} == {"ok"}
     assert account["sources"]["logan"] == sources.SOURCES["logan"].label
     again = originals.run_originals(_plan(pinned), machine="box", backend="cpu", arch="sm_90")
     assert {r["status"] for r in again.rows} == {"skipped (recorded)"} and len(again.rows) == 6
+    entries = read_entries(results / "box" / originals.ACCOUNT_FILE)
+    assert len(entries) == 2 and entries[0] == account, "a re-run adds its entry and changes no earlier one"
 
 
 def test_a_wrong_score_is_caught(pinned: Path, nvcc: Path, cache: Path, results: Path,
@@ -335,7 +338,9 @@ def test_without_a_gpu_the_part_is_one_line(results: Path, monkeypatch: pytest.M
     monkeypatch.setattr(backends, "get", absent)
     out = originals.run_originals(_plan(Path(".")), machine="box")
     assert out.lacks and out.lacks[0].startswith("originals: not run: they need an NVIDIA GPU") and not out.rows
-    assert json.loads((results / "box" / originals.ACCOUNT_FILE).read_text())["lacks"] == out.lacks
+    from lassm.runs.account import read_entries
+
+    assert read_entries(results / "box" / originals.ACCOUNT_FILE)[-1]["lacks"] == out.lacks
 
 
 # --- parsing ------------------------------------------------------------------------------------

@@ -273,8 +273,11 @@ def lacks(machine: str) -> list[str]:
     list of str
         Empty when the folder is complete.
     """
+    from ..campaign.originals import ACCOUNT_FILE as ORIGINALS_FILE
+
     inv = inventory(machine)
     out = list((campaign(machine) or {}).get("lacks", []))
+    out += (latest(read_entries(paths.results_dir(machine) / ORIGINALS_FILE)) or {}).get("lacks", [])
     if not inv["campaign"]:
         out.append("No campaign.json: this folder was recorded before `lassm run` measured a machine "
                    "completely, so its plan and the time of each step are unknown.")

@@ -216,13 +216,12 @@ def run_originals(plan: OriginalsPlan, *, machine: str | None = None, force: boo
 
 
 def _write_account(machine: str, plan: OriginalsPlan, out: OriginalsOutcome, sha: str, seconds: float) -> Path:
-    """``<machine>/originals.json``: this run's plan, rows, steps and lacks, with its provenance."""
+    """Appends this run's account (plan, rows, steps, lacks, provenance) to ``<machine>/originals.json``."""
     import datetime as _dt
-    import json
     import shlex
 
     from ... import paths
-    from ...atomic import atomic_open
+    from ...runs.account import append_entry
     from ...runs.records import versions
 
     account = {"part": "originals", "machine": machine, "plan": plan.as_dict(), "rows": out.rows,
@@ -231,12 +230,7 @@ def _write_account(machine: str, plan: OriginalsPlan, out: OriginalsOutcome, sha
                "command": "lassm " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
                "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
                "seconds": round(seconds, 3)}
-    path = paths.results_dir(machine) / ACCOUNT_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_open(path) as fh:
-        json.dump(account, fh, indent=2, default=str)
-        fh.write("\n")
-    return path
+    return append_entry(paths.results_dir(machine) / ACCOUNT_FILE, account)
 
 
 def report(outcome: OriginalsOutcome) -> None:
