@@ -34,6 +34,9 @@ endif
 ifeq ($(strip $(EXTRAS)),)
 $(error tools/extras.py printed no extras (is $(PYTHON) installed?); set EXTRAS=... to choose them)
 endif
+# Extra arguments of every pip install, e.g. a node without internet installing from the
+# wheelhouse: make venv EXTRAS=cuda13,opencl PIP_ARGS="--no-index --find-links wheelhouse"
+PIP_ARGS ?=
 comma    := ,
 # The stamp names the extras, so asking for other extras installs again; editing
 # pyproject.toml installs again too.
@@ -58,8 +61,8 @@ $(BIN)/python:
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	@echo "extras:"; $(EXTRAS_WHY)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --editable ".[$(EXTRAS)]"
+	$(BIN)/python -m pip install --quiet $(PIP_ARGS) --upgrade pip
+	$(BIN)/python -m pip install --quiet $(PIP_ARGS) --editable ".[$(EXTRAS)]"
 	rm -f $(VENV)/.lassm-installed-*
 	touch $@
 
@@ -105,17 +108,22 @@ book: deps $(STAMP)
 # platform. On the node:  python3 -m pip install --no-index --find-links wheelhouse lassm
 #
 #   make wheelhouse PY=3.12 WHEELS=core
+#   make wheelhouse PY=3.12 WHEELS=runtime+cuda13+opencl   # a bare venv on a CUDA 13 node
 #
-# WHEELS picks the set (each set is also the project's own wheel, built with pip wheel):
-#   lassm      lassm alone: the node already has numpy, numba, pyarrow and rich
-#   core       lassm + numba + llvmlite: the node has numpy, pyarrow and rich (most GPU images do)
-#   runtime    core + numpy + pyarrow + rich and its dependencies: all that `lassm` imports
-#   notebooks  runtime + papermill, ipykernel, nbclient and pandas, with all their dependencies
+# WHEELS picks the set, or several joined by + (each is also the project's own wheel, built
+# with pip wheel):
+#   lassm      lassm alone: the node already has numpy, numba, pyarrow, pandas and rich
+#   core       lassm + numba + llvmlite: the node has numpy, pyarrow, pandas and rich (most GPU images do)
+#   runtime    core + numpy + pyarrow + pandas + rich and their dependencies: all that `lassm` imports,
+#              and setuptools, which an editable install of the clone builds with (make venv PIP_ARGS=...)
+#   notebooks  runtime + papermill, ipykernel and nbclient, with all their dependencies
+#   cuda12     CuPy for CUDA 12 (the cuda12 extra), cuda13 CuPy for CUDA 13 (the cuda13 extra):
+#              the GPU backend, for the driver `make extras` names on the node
 #   opencl     pyopencl and its dependencies (pytools, platformdirs, siphash24), for the opencl
-#              backend on a GPU node with python, numpy and numba already (tools/opencl_gpu_check.sh):
+#              backend (NVIDIA's OpenCL driver is found without an .icd file):
 #              make wheelhouse WHEELS=opencl WHEELHOUSE=wheelhouse-opencl
 # Each set is downloaded with its dependencies resolved for the target, then the packages the
-# set expects on the node are dropped.
+# sets expect on the node (and no chosen set brings) are dropped.
 #
 # SHRINK=lzma (the default) recompresses every wheel over 1 MiB with LZMA instead of deflate:
 # the files inside, their RECORD hashes and the wheel's name are unchanged, pip installs it as
@@ -133,15 +141,23 @@ WHEELS_ROOTS_lassm     :=
 WHEELS_DROP_lassm      :=
 WHEELS_ROOTS_core      := numba
 WHEELS_DROP_core       := numpy
-WHEELS_ROOTS_runtime   := numba numpy pyarrow rich
+WHEELS_ROOTS_runtime   := numba numpy pyarrow pandas rich setuptools
 WHEELS_DROP_runtime    :=
-WHEELS_ROOTS_notebooks := numba numpy pyarrow rich papermill ipykernel nbclient pandas
+WHEELS_ROOTS_notebooks := numba numpy pyarrow pandas rich setuptools papermill ipykernel nbclient
 WHEELS_DROP_notebooks  :=
+WHEELS_ROOTS_cuda12    := cupy-cuda12x
+WHEELS_DROP_cuda12     := numpy
+WHEELS_ROOTS_cuda13    := cupy-cuda13x
+WHEELS_DROP_cuda13     := numpy
 WHEELS_ROOTS_opencl    := pyopencl
 WHEELS_DROP_opencl     := numpy
 
-ifeq ($(origin WHEELS_ROOTS_$(WHEELS)),undefined)
-$(if $(filter wheelhouse,$(MAKECMDGOALS)),$(error WHEELS=$(WHEELS) is not a set; use lassm, core, runtime, notebooks or opencl))
+WHEEL_SETS   := $(subst +, ,$(WHEELS))
+WHEEL_ROOTS  := $(sort $(foreach w,$(WHEEL_SETS),$(WHEELS_ROOTS_$(w))))
+WHEEL_DROPS  := $(filter-out $(WHEEL_ROOTS),$(sort $(foreach w,$(WHEEL_SETS),$(WHEELS_DROP_$(w)))))
+WHEEL_UNKNOWN := $(foreach w,$(WHEEL_SETS),$(if $(filter undefined,$(origin WHEELS_ROOTS_$(w))),$(w)))
+ifneq ($(strip $(WHEEL_UNKNOWN)),)
+$(if $(filter wheelhouse,$(MAKECMDGOALS)),$(error WHEELS=$(WHEELS): $(WHEEL_UNKNOWN) is not a set; use lassm, core, runtime, notebooks, cuda12, cuda13 or opencl, joined by +))
 endif
 
 define SHRINK_PY
@@ -173,9 +189,9 @@ wheelhouse: | $(BIN)/python
 	rm -f $(WHEELHOUSE)/*.whl $(WHEELHOUSE)/*.whl.part
 	rm -rf build  # setuptools would pack stale modules left in build/lib
 	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir $(WHEELHOUSE) .
-	$(if $(strip $(WHEELS_ROOTS_$(WHEELS))),$(BIN)/python -m pip download --quiet $(PIP_TARGET) \
-	    --dest $(WHEELHOUSE) $(WHEELS_ROOTS_$(WHEELS)))
-	$(foreach d,$(WHEELS_DROP_$(WHEELS)),rm -f $(WHEELHOUSE)/$(d)-*.whl;)
+	$(if $(strip $(WHEEL_ROOTS)),$(BIN)/python -m pip download --quiet $(PIP_TARGET) \
+	    --dest $(WHEELHOUSE) $(WHEEL_ROOTS))
+	$(foreach d,$(WHEEL_DROPS),rm -f $(WHEELHOUSE)/$(d)-*.whl;)
 	$(if $(filter lzma,$(SHRINK)),$(BIN)/python -c "$$SHRINK_PY" $(WHEELHOUSE)/*.whl)
 	@ls -l $(WHEELHOUSE)
 	@du -ch $(WHEELHOUSE)/*.whl | tail -n 1 | sed 's/total/total, WHEELS=$(WHEELS) PY=$(PY)/'

@@ -190,3 +190,37 @@ def test_the_xdrop_fact_reads_the_records(tmp_path, monkeypatch) -> None:
         writer.writeheader()
         writer.writerows(rows)
     assert machine_chapter._xdrop_fact("m").endswith("results that differ from the oracle's: 1")
+
+
+def test_the_originals_section_reads_both_tables(tmp_path, monkeypatch) -> None:
+    """``ht_loc`` per dataset and LOGAN per X, with ours over theirs and the output checks; without
+    either table, the reason the campaign's lacks give."""
+    from lassm.book import machine_chapter
+    from lassm.runs import tables, xdrop as rec
+    from lassm.runs.account import append_entry
+    from lassm.runs.results import AGAINST_ORIGINAL_COLUMNS, AGAINST_ORIGINAL_FILE, AGAINST_ORIGINAL_KEY
+
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
+    (tmp_path / "m").mkdir()
+    append_entry(tmp_path / "m" / "campaign.json", {"rows": [], "lacks": ["originals: not run: no nvcc here (test)"]})
+    assert machine_chapter._originals_fact("m") == "none: not run: no nvcc here (test)"
+    base = {"machine": "m", "device": "D", "git_sha": "s"}
+    tables.upsert(tmp_path / "m" / AGAINST_ORIGINAL_FILE, AGAINST_ORIGINAL_COLUMNS, AGAINST_ORIGINAL_KEY, [
+        {**base, "dataset": "gen-k21", "k": 21, "program": "original ht_loc", "whole_seconds": 0.5,
+         "kernel_seconds": 0.02, "walk_kernel_seconds": 0.02, "outputs_equal": True},
+        {**base, "dataset": "gen-k21", "k": 21, "program": "lassm extend fast", "whole_seconds": 1.0,
+         "kernel_seconds": 0.002, "walk_kernel_seconds": 0.001, "outputs_equal": True}])
+    rows = [{**base, "dataset": "xdrop-sim-20k", "n_pairs": 20000, "xdrop": x, "program": p, "kernel_seconds": k,
+             "whole_seconds": w, "scores_equal": eq}
+            for x, eq in ((10, True), (100, False))
+            for p, k, w in (("LOGAN demo", 0.4, 2.0), ("lassm xdrop align cuda", 0.2, 3.0))]
+    rec.upsert(rec.folder("m") / rec.AGAINST_LOGAN_FILE, rec.AGAINST_LOGAN_COLUMNS, rec.AGAINST_LOGAN_KEY, rows)
+    table = machine_chapter.originals_table("m")
+    assert list(table["original"]) == ["ht_loc", "LOGAN demo", "LOGAN demo"]
+    assert list(table["whole: ours / original"]) == [2.0, 1.5, 1.5]
+    assert list(table["kernel: ours / original"]) == pytest.approx([0.1, 0.5, 0.5])
+    assert list(table["outputs equal"]) == [True, True, False]
+    fact = machine_chapter._originals_fact("m")
+    assert fact.startswith("MetaHipMer's ht_loc on 1 dataset (outputs equal on every one; lassm extend's whole "
+                           "command 2.00× the original's, its kernels 0.10×)")
+    assert "LOGAN's demo on xdrop-sim-20k at X = 10, 100 (scores DIFFER at some X; our kernel 0.50× LOGAN's" in fact

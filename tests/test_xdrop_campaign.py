@@ -75,7 +75,10 @@ def _rows(results: Path, machine: str = "box") -> list[dict]:
 
 # --- the plan ---------------------------------------------------------------------------------
 
-def test_a_gpu_machine_times_the_cpu_backends_on_the_small_sets_only() -> None:
+def test_a_gpu_machine_times_the_cpu_backends_on_the_small_sets_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    from lassm.workloads.xdrop import datasets
+
+    monkeypatch.setattr(datasets, "unavailable", lambda name: None)  # a machine with pbsim and the genome
     plan = make_plan(backends=["seqan", "cpu", "cuda"], gpu=True, threads=16)
     assert plan.backends == ("cuda", "cpu", "seqan") and plan.xdrops == xdrop_plan.XDROPS
     assert plan.datasets == xdrop_plan.GPU_DATASETS and plan.sizes["xdrop-sim-20k"] == 20_000
@@ -309,3 +312,20 @@ def test_the_chapters_reader_takes_what_the_campaign_writes(results: Path, fakes
     assert g.loc[("xdrop-short-4", 30, "cuda"), "speedup_vs_seqan"] > 0
     assert np.isnan(g.loc[("xdrop-short-9", 30, "cuda"), "speedup_vs_seqan"])  # no SeqAn on the large set
     assert records.load("box", "counters")["launches"].tolist() == [2]
+
+
+def test_a_default_real_set_this_machine_cannot_build_is_left_out_named(results: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A GPU node without the genome's package or pbsim: the real set leaves the defaults with a
+    line in lacks (the campaign still exits clean); named on the command line, it is kept (and fails)."""
+    from lassm.workloads.xdrop import datasets
+
+    monkeypatch.setitem(datasets.GENOMES, "lambda",
+                        dataclasses.replace(datasets.GENOMES["lambda"], path=str(results / "no-such-genome.fa.gz")))
+    plan = make_plan(backends=["cpu"], gpu=True, threads=1)
+    assert "xdrop-real-lambda-2k" not in plan.datasets and plan.datasets == ("xdrop-sim-2k", "xdrop-sim-20k")
+    assert plan.left_out == (f"xdrop-real-lambda-2k: its genome {results / 'no-such-genome.fa.gz'} is absent "
+                             f"(Debian package bowtie2-examples); left out of the X-drop campaign",)
+    assert "left out  xdrop-real-lambda-2k: its genome" in describe(plan)
+    named = make_plan(backends=["cpu"], gpu=True, threads=1, datasets=["xdrop-real-lambda-2k"])
+    assert named.datasets == ("xdrop-real-lambda-2k",) and named.left_out == ()

@@ -109,6 +109,64 @@ def reference_table(machine: str):
     return t[["dataset", "k", "backend", "protocol", "kernel_ms", "reference_ms", "reference_over_ours", "program"]]
 
 
+def originals_table(machine: str):
+    """The original programs beside ours on this machine (``lassm run``'s third part): MetaHipMer's
+    ``ht_loc`` per dataset (``against-original.csv``) and LOGAN's demo per X (``xdrop/against-logan.csv``),
+    both commands' whole times and kernel times with ours over theirs, and whether the outputs agree."""
+    parts = []
+    ht = results.against_original(machine)
+    if ht is not None and len(ht):
+        parts.append(pd.DataFrame({
+            "original": "ht_loc", "input": ht["dataset"] + ", k = " + ht["k"].astype(str),
+            "original whole [s]": ht["original_whole_s"], "ours whole [s]": ht["lassm_whole_s"],
+            "whole: ours / original": ht["whole_ratio"], "original kernel [ms]": ht["original_kernel_s"] * 1e3,
+            "ours kernel [ms]": ht["lassm_kernel_s"] * 1e3, "kernel: ours / original": ht["kernel_ratio"],
+            "outputs equal": ht["outputs_equal"].astype(bool)}))
+    lg = xdrop.against(machine)
+    if len(lg):
+        parts.append(pd.DataFrame({
+            "original": "LOGAN demo", "input": lg["dataset"] + ", X = " + lg["xdrop"].astype(int).astype(str),
+            "original whole [s]": lg["logan_whole_s"], "ours whole [s]": lg["ours_whole_s"],
+            "whole: ours / original": lg["whole_ratio"], "original kernel [ms]": lg["logan_kernel_s"] * 1e3,
+            "ours kernel [ms]": lg["ours_kernel_s"] * 1e3, "kernel: ours / original": lg["kernel_ratio"],
+            "outputs equal": lg["scores_equal"]}))
+    if not parts:
+        return _note(f"No original program ran beside ours here: {_originals_absent(machine)}.")
+    return pd.concat(parts, ignore_index=True)
+
+
+def _originals_absent(machine: str) -> str:
+    """Why the originals did not run here, from the campaign's lacks, or how to run them."""
+    why = [line for line in mach.campaign_lacks(machine) if line.startswith("originals:")]
+    return (why[0].split(": ", 1)[1] if why else
+            "`lassm run` builds them where an NVIDIA GPU and nvcc are here (its third part)")
+
+
+def _originals_fact(machine: str) -> str:
+    """One sentence on the originals beside ours, or why there are none."""
+    said = []
+    ht = results.against_original(machine)
+    if ht is not None and len(ht):
+        equal = bool(ht["outputs_equal"].all())
+        said.append(f"MetaHipMer's ht_loc on {_count(len(ht), 'dataset')} ("
+                    + ("outputs equal on every one" if equal else "outputs DIFFER on some")
+                    + f"; lassm extend's whole command {_range(ht['whole_ratio'], '.2f', '×')} the original's"
+                    + (f", its kernels {_range(ht['kernel_ratio'].dropna(), '.2f', '×')}"
+                       if ht["kernel_ratio"].notna().any() else "") + ")")
+    lg = xdrop.against(machine)
+    if len(lg):
+        flags = lg["scores_equal"].dropna()
+        checked = ("every pair's score equal at every X" if len(flags) == len(lg) and bool(flags.all())
+                   else "scores DIFFER at some X" if len(flags) and not bool(flags.all())
+                   else f"scores compared at {len(flags)} of {len(lg)} X")
+        xs = ", ".join(str(int(x)) for x in sorted(lg["xdrop"].unique()))
+        said.append(f"LOGAN's demo on {', '.join(sorted(lg['dataset'].unique()))} at X = {xs} ({checked}; "
+                    f"our kernel {_range(lg['kernel_ratio'].dropna(), '.2f', '×')} LOGAN's, "
+                    f"our whole command {_range(lg['whole_ratio'], '.2f', '×')})" if lg["kernel_ratio"].notna().any()
+                    else f"LOGAN's demo on {', '.join(sorted(lg['dataset'].unique()))} at X = {xs} ({checked})")
+    return "; ".join(said) if said else f"none: {_originals_absent(machine)}"
+
+
 def roofline_chart(machine: str, level: str = "lane"):
     """The profiled points on the measured roof (and the datasheet roof where the device is known)."""
     from ..analysis import derive as analysis
@@ -258,6 +316,7 @@ def facts(machine: str) -> dict[str, str]:
     out["mc_counters"] = (f"{len(m):d} profiled points, II from {_range(m['ii'], '.2f', ' ops/B')}" if m is not None
                           else "none: no profiler ran")
     out["mc_xdrop"] = _xdrop_fact(machine)
+    out["mc_originals"] = _originals_fact(machine)
     out["mc_campaign"] = _campaign_fact(machine)
     return out
 
@@ -279,5 +338,6 @@ def xdrop_table(machine: str):
     return xdrop.gcups_table(machine)
 
 
-__all__ = ["campaign_runs", "campaign_table", "counters_table", "facts", "inventory_table", "lacks_note", "published_chart",
+__all__ = ["campaign_runs", "campaign_table", "counters_table", "facts", "inventory_table", "lacks_note",
+           "originals_table", "published_chart",
            "reference_table", "roofline_chart", "speedup_chart", "time_chart", "time_table", "xdrop_table"]

@@ -262,6 +262,16 @@ def inventory(machine: str) -> dict:
             "metrics": (folder / "metrics.csv").is_file(), "campaign": (folder / CAMPAIGN_FILE).is_file()}
 
 
+def campaign_lacks(machine: str) -> list[str]:
+    """The ``lacks`` lines of the newest account of ``lassm run``'s parts in the folder: the
+    local-assembly campaign's (``campaign.json``), then the original programs' (``originals.json``)."""
+    from ..campaign.originals import ACCOUNT_FILE as ORIGINALS_FILE
+
+    out = list((campaign(machine) or {}).get("lacks", []))
+    out += (latest(read_entries(paths.results_dir(machine) / ORIGINALS_FILE)) or {}).get("lacks", [])
+    return out
+
+
 def lacks(machine: str) -> list[str]:
     """What the folder of ``machine`` cannot show, one plain line each.
 
@@ -273,11 +283,8 @@ def lacks(machine: str) -> list[str]:
     list of str
         Empty when the folder is complete.
     """
-    from ..campaign.originals import ACCOUNT_FILE as ORIGINALS_FILE
-
     inv = inventory(machine)
-    out = list((campaign(machine) or {}).get("lacks", []))
-    out += (latest(read_entries(paths.results_dir(machine) / ORIGINALS_FILE)) or {}).get("lacks", [])
+    out = campaign_lacks(machine)
     if not inv["campaign"]:
         out.append("No campaign.json: this folder was recorded before `lassm run` measured a machine "
                    "completely, so its plan and the time of each step are unknown.")
@@ -405,7 +412,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["CAMPAIGN_FILE", "CHAPTERS", "ORACLE", "POOLING", "TEMPLATE", "campaign", "campaign_entries", "campaign_points",
+__all__ = ["CAMPAIGN_FILE", "CHAPTERS", "ORACLE", "POOLING", "TEMPLATE", "campaign", "campaign_entries", "campaign_lacks",
+           "campaign_points",
            "chapter_machines", "device", "device_key", "device_label", "inventory", "lacks",
            "metrics", "platform_of", "pool_by_device", "records", "results_root", "spec_row", "times", "toc_chapters", "write_chapters"]
 

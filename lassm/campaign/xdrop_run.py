@@ -186,7 +186,7 @@ def run_xdrop_campaign(plan: XdropPlan, *, machine: str | None = None, force: bo
     sha = git_sha()
     name = slug(machine) if machine else machine_name(plan.backends)
     out = XdropOutcome(machine=name)
-    out.lacks = present_backends()[1]
+    out.lacks = present_backends()[1] + list(plan.left_out)
     where = rec.folder(name)
     times = where / rec.TIMES_FILE
     start = time.perf_counter()

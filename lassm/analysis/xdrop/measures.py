@@ -136,11 +136,13 @@ def against_logan(rows: pd.DataFrame) -> pd.DataFrame:
     pandas.DataFrame
         ``machine, dataset, n_pairs, xdrop, logan_kernel_s, ours_kernel_s, kernel_ratio``
         (ours / LOGAN's: below 1 is faster), ``logan_whole_s, ours_whole_s, whole_ratio``,
-        ``logan_gpu_s`` (LOGAN's own "GPU only time") and ``goal_met`` (ours at most LOGAN's
-        kernel time). A (dataset, X) with only one program is left out.
+        ``logan_gpu_s`` (LOGAN's own "GPU only time"), ``goal_met`` (ours at most LOGAN's
+        kernel time) and ``scores_equal`` (LOGAN's score equals ours for every pair; missing in
+        rows recorded before the scores were compared). A (dataset, X) with only one program is
+        left out.
     """
     cols = ["machine", "dataset", "n_pairs", "xdrop", "logan_kernel_s", "ours_kernel_s", "kernel_ratio",
-            "logan_whole_s", "ours_whole_s", "whole_ratio", "logan_gpu_s", "goal_met"]
+            "logan_whole_s", "ours_whole_s", "whole_ratio", "logan_gpu_s", "goal_met", "scores_equal"]
     if rows.empty:
         return pd.DataFrame(columns=cols)
     key = ["machine", "dataset", "n_pairs", "xdrop"]
@@ -156,6 +158,8 @@ def against_logan(rows: pd.DataFrame) -> pd.DataFrame:
     out["whole_ratio"] = out["ours_whole_s"] / out["logan_whole_s"]
     out["logan_gpu_s"] = logan.loc[both, "logan_gpu_seconds"].astype(float)
     out["goal_met"] = out["ours_kernel_s"] <= out["logan_kernel_s"]
+    flags = logan.loc[both, "scores_equal"] if "scores_equal" in logan.columns else pd.Series("", index=both)
+    out["scores_equal"] = flags.map(lambda v: {"true": True, "false": False}.get(str(v).strip().lower())).astype("boolean")
     return out.reset_index()[cols].sort_values(["machine", "dataset", "xdrop"]).reset_index(drop=True)
 
 

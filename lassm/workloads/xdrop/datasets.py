@@ -193,6 +193,28 @@ def build(s: Spec) -> Pairs:
     return real_pairs(genome.path, RealKnobs(**knobs), name=s.name)
 
 
+def unavailable(name: str) -> str | None:
+    """Why set ``name`` cannot be had on this machine (None: it is committed, cached or can be built).
+
+    Only a real set can be unavailable: it needs its genome's Debian package and pbsim, unless
+    its file is committed or cached. The campaign leaves such a set out of its defaults with
+    this line, instead of failing on it.
+    """
+    s = spec(name)
+    if s.family != "real" or committed_path(name).is_file() or cached_path(name).is_file():
+        return None
+    genome = GENOMES[s.knobs["genome"]]
+    if not Path(genome.path).is_file():
+        return f"{name}: its genome {genome.path} is absent (Debian package {genome.package})"
+    from .pbsim import check_pbsim
+
+    try:
+        check_pbsim()
+    except LassmError as exc:
+        return f"{name}: {exc}"
+    return None
+
+
 def load(name: str) -> Pairs:
     """The pair set called ``name``: from the committed folder or the cache, else built and cached.
 
