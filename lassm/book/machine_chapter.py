@@ -156,9 +156,10 @@ def _originals_fact(machine: str) -> str:
     lg = xdrop.against(machine)
     if len(lg):
         flags = lg["scores_equal"].dropna()
-        checked = ("every pair's score equal at every X" if len(flags) == len(lg) and bool(flags.all())
-                   else "scores DIFFER at some X" if len(flags) and not bool(flags.all())
-                   else f"scores compared at {len(flags)} of {len(lg)} X")
+        checked = ("scores DIFFER at some X" if len(flags) and not bool(flags.all())
+                   else "every pair's score equal at every X" if len(flags) == len(lg)
+                   else f"every pair's score equal at the {len(flags)} of {len(lg)} (set, X) points compared"
+                   if len(flags) else "scores not compared")
         xs = ", ".join(str(int(x)) for x in sorted(lg["xdrop"].unique()))
         said.append(f"LOGAN's demo on {', '.join(sorted(lg['dataset'].unique()))} at X = {xs} ({checked}; "
                     f"our kernel {_range(lg['kernel_ratio'].dropna(), '.2f', '×')} LOGAN's, "

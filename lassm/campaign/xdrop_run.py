@@ -16,32 +16,24 @@ import os
 import shlex
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import LassmError
 from ..runs import xdrop as rec
 from ..runs.records import cpu_model, default_machine, git_sha, slug, versions
 from ..workloads.xdrop.config import Scoring
+from .outcome import PartOutcome
 from .xdrop_plan import CPU_BACKENDS, XdropPlan, present_backends
 
 CAMPAIGN_FILE = "campaign.json"
 
 
 @dataclass
-class XdropOutcome:
+class XdropOutcome(PartOutcome):
     """What an X-drop campaign did: one status per (set, X, backend), the files, the steps' seconds."""
 
-    machine: str
-    rows: list[dict] = field(default_factory=list)
-    lacks: list[str] = field(default_factory=list)
-    steps: dict[str, float] = field(default_factory=dict)
-    files: dict[str, Path] = field(default_factory=dict)
-
-    @property
-    def failed(self) -> list[dict]:
-        """Rows that neither ran clean nor were recorded before."""
-        return [r for r in self.rows if r["status"] not in ("ok", "skipped (recorded)")]
+    machine: str = ""
 
 
 def machine_name(backends: tuple[str, ...]) -> str:

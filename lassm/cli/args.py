@@ -297,28 +297,26 @@ def cluster_spec(text: str) -> str:
 
 # ------------------------------------------------------------------------------ files
 
-def input_file(text: str) -> str:
-    """A file that exists and can be read."""
-    p = Path(text)
+def _readable(text: str, folder: bool) -> str:
+    """A file (or folder) that exists and can be read."""
+    p, what = Path(text), "folder" if folder else "file"
     if not p.exists():
-        _fail(f"{text}: no such file")
-    if not p.is_file():
-        _fail(f"{text}: not a file")
-    if not os.access(p, os.R_OK):
+        _fail(f"{text}: no such {what}")
+    if not (p.is_dir() if folder else p.is_file()):
+        _fail(f"{text}: not a {what}")
+    if not os.access(p, os.R_OK | (os.X_OK if folder else 0)):
         _fail(f"{text}: not readable")
     return text
+
+
+def input_file(text: str) -> str:
+    """A file that exists and can be read."""
+    return _readable(text, folder=False)
 
 
 def input_dir(text: str) -> str:
     """A folder that exists and can be read."""
-    p = Path(text)
-    if not p.exists():
-        _fail(f"{text}: no such folder")
-    if not p.is_dir():
-        _fail(f"{text}: not a folder")
-    if not os.access(p, os.R_OK | os.X_OK):
-        _fail(f"{text}: not readable")
-    return text
+    return _readable(text, folder=True)
 
 
 def pairs_input(text: str) -> str:

@@ -15,10 +15,11 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
 
+from ..outcome import PartOutcome
 from . import build, sources
 from .sources import SOURCES, SourceUnavailable
 
@@ -55,19 +56,8 @@ class OriginalsPlan:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 
 
-@dataclass
-class OriginalsOutcome:
+class OriginalsOutcome(PartOutcome):
     """What the part did: a status row per program and input, what it lacks, its seconds and files."""
-
-    rows: list[dict] = field(default_factory=list)
-    lacks: list[str] = field(default_factory=list)
-    steps: dict[str, float] = field(default_factory=dict)
-    files: dict[str, Path] = field(default_factory=dict)
-
-    @property
-    def failed(self) -> list[dict]:
-        """Rows that neither ran clean nor were recorded before."""
-        return [r for r in self.rows if r["status"] not in ("ok", "skipped (recorded)")]
 
 
 def blocked(backend: str = "cuda") -> list[str]:

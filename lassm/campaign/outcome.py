@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""What one part of ``lassm run`` did: a status row per point, what it lacks, its steps' seconds, its files.
+
+The X-drop campaign and the original programs report the same way (the local-assembly campaign,
+which writes several machine folders at once, keeps its per-folder :class:`lassm.campaign.run.Outcome`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..runs.account import SKIPPED
+
+
+@dataclass
+class PartOutcome:
+    """Rows (each with a ``status``: ``ok``, ``skipped (recorded)``, ``MISMATCH`` or ``failed: ...``),
+    lacks, steps' seconds and files of one part."""
+
+    rows: list[dict] = field(default_factory=list)
+    lacks: list[str] = field(default_factory=list)
+    steps: dict[str, float] = field(default_factory=dict)
+    files: dict[str, Path] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> list[dict]:
+        """Rows that neither ran clean nor were recorded before."""
+        return [r for r in self.rows if r["status"] not in ("ok", SKIPPED)]
+
+
+__all__ = ["PartOutcome"]
