@@ -22,3 +22,12 @@ def test_real_dataset_by_name() -> None:
 def test_unknown_real_dataset() -> None:
     with pytest.raises(LassmError, match="no .*real-nothing-k21.parquet"):
         datasets.load("real-nothing-k21")
+
+
+def test_a_name_gives_its_start_k_without_loading() -> None:
+    from lassm.workloads.local_assembly import datasets as named
+
+    assert [named.named_k(n) for n in ("sample-k77", "sample-k21x3", "gen-k33", "gen-k55-s0.1x20", "real-mock5-k77",
+                                       "sample-k99", "some/file.dat")] == [77, 21, 33, 55, 77, None, None]
+    for name in ("sample-k77", "sample-k21x3"):  # the k that load() gives
+        assert named.named_k(name) == named.load(name)[1]

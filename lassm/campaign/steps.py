@@ -117,6 +117,9 @@ def counters(backend: str, machine: str, points: list[tuple[str, int | None, str
     loaded: dict[tuple, tuple] = {}  # (dataset, k) -> (dataset, start k): each generated once
     with tempfile.TemporaryDirectory(prefix="lassm-counters-") as tmp, _importable_here():
         for dname, k, proto in points:
+            known = k or datasets.named_k(dname)  # a recorded point is skipped before its dataset is made
+            if known and not force and counter_file(machine, dname, known, backend, proto).is_file():
+                continue
             try:
                 if (dname, k) not in loaded:
                     loaded.clear()

@@ -55,6 +55,18 @@ def load(name: str, k: int | None = None) -> tuple[Dataset, int]:
     return ds, k or ds.k
 
 
+def named_k(name: str) -> int | None:
+    """The start k that dataset name ``name`` gives, without reading or generating anything;
+    None for a file (its k is inside it). Lets a step find what it recorded before loading."""
+    m = _TIMES.match(name)
+    if m and not name.endswith((".dat", ".parquet")):
+        return named_k(m["base"])
+    if name.startswith("sample-"):
+        return paths.SAMPLE_K.get(name.removeprefix("sample-"))
+    m = _GEN.match(name) or _REAL.match(name)
+    return int(m["k"]) if m else None
+
+
 def check_name(name: str) -> str:
     """Refuses a name :func:`load` could not load, without reading or generating anything.
 
