@@ -218,7 +218,7 @@ def test_the_originals_section_reads_both_tables(tmp_path, monkeypatch) -> None:
     table = machine_chapter.originals_table("m")
     assert list(table["original"]) == ["ht_loc", "LOGAN demo", "LOGAN demo"]
     assert list(table["whole: ours / original"]) == [2.0, 1.5, 1.5]
-    assert list(table["kernel: ours / original"]) == pytest.approx([0.1, 0.5, 0.5])
+    assert list(table["kernel: ours / original"]) == [0.1, 0.5, 0.5]
     assert list(table["outputs equal"]) == [True, True, False]
     fact = machine_chapter._originals_fact("m")
     assert fact.startswith("MetaHipMer's ht_loc on 1 dataset (outputs equal on every one; lassm extend's whole "

@@ -132,7 +132,7 @@ def originals_table(machine: str):
             "outputs equal": lg["scores_equal"]}))
     if not parts:
         return _note(f"No original program ran beside ours here: {_originals_absent(machine)}.")
-    return pd.concat(parts, ignore_index=True)
+    return pd.concat(parts, ignore_index=True).round(3)
 
 
 def _originals_absent(machine: str) -> str:
