@@ -1,14 +1,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""``lassm run`` without ``--kernel``: the whole study on this machine, in three parts, one after the other.
+"""``lassm run`` without ``--kernel``: the whole study on this machine, in four parts, one after the other.
 
 1. the local-assembly campaign (:mod:`.plan`, :mod:`.run`);
 2. the X-drop campaign (:mod:`.xdrop_plan`, :mod:`.xdrop_run`);
-3. the original programs beside ours (:mod:`.originals`), where a CUDA GPU and nvcc are here.
+3. Jin and Vetter's five kernels on CUDA and OpenCL (:mod:`.suite`);
+4. the original programs beside ours (:mod:`.originals`), where a CUDA GPU and nvcc are here.
 
 The options name what they narrow: ``--datasets`` goes to the part whose kind each name is
 (``xdrop-*`` names to X-drop, the others to local assembly), and a part none of whose datasets
-is named is left out; ``--backends`` keeps, in each part, the backends it names that the part
-has. A part that is left out, or cannot run here, is one line, and the others go on.
+is named is left out (the suite has none: ``--datasets`` leaves it out); ``--backends`` keeps,
+in each part, the backends it names that the part has. A part that is left out, or cannot run here, is one line, and the others go on.
 """
 from __future__ import annotations
 
@@ -18,11 +19,14 @@ from dataclasses import dataclass, field
 
 from . import originals as orig
 from . import plan as local
+from . import suite as suite_plan
 from . import xdrop_plan
 
 #: The parts in run order, with the label ``--dry-run`` prints.
 PARTS: tuple[tuple[str, str], ...] = (("local-assembly", "local assembly"), ("xdrop", "X-drop"),
-                                      ("originals", "the original programs"))
+                                      ("suite", "Jin and Vetter's kernels"), ("originals", "the original programs"))
+#: The plan's and the outcome's attribute of each part.
+_FIELD = {"local-assembly": "local", "xdrop": "xdrop", "suite": "suite", "originals": "originals"}
 
 
 @dataclass
@@ -33,6 +37,7 @@ class WholePlan:
     xdrop: xdrop_plan.XdropPlan | None
     originals: orig.OriginalsPlan | None
     left_out: dict[str, str] = field(default_factory=dict)
+    suite: suite_plan.SuitePlan | None = None
     #: Lines for the local-assembly account's ``lacks``: why the originals cannot run here.
     lacks: list[str] = field(default_factory=list)
 
@@ -75,6 +80,16 @@ def make_whole_plan(quick: bool = False, *, backends: list[str] | None = None, d
                                   warmup=warmup, profile=profile)
         if not xd.backends:
             left["xdrop"], xd = "no X-drop backend can run here", None
+    su = None
+    su_backends = [b for b in backends if b in ("cuda", "opencl")] if backends is not None else None
+    if datasets:
+        left["suite"] = "--datasets names no suite kernel"
+    elif su_backends == []:
+        left["suite"] = "no suite backend (cuda, opencl) among --backends"
+    else:
+        su = suite_plan.make_plan(quick, backends=su_backends, repeats=repeats, warmup=warmup)
+        if not su.backends:
+            left["suite"], su = "no suite backend (cuda, opencl) can run here", None
     og = None
     blocked = orig.blocked() if originals and (la is not None or xd is not None) else []
     if not originals:
@@ -95,7 +110,7 @@ def make_whole_plan(quick: bool = False, *, backends: list[str] | None = None, d
         og = orig.OriginalsPlan(ht_loc_datasets=tuple(chosen), logan_dataset=target,
                                 xdrops=xd.xdrops if xd is not None else (), profile=profile and not quick,
                                 folder=originals_folder)
-    return WholePlan(la, xd, og, left, lacks=blocked)
+    return WholePlan(la, xd, og, left, lacks=blocked, suite=su)
 
 
 def describe_whole(plan: WholePlan) -> str:
@@ -104,13 +119,15 @@ def describe_whole(plan: WholePlan) -> str:
 
     blocks = []
     for key, label in PARTS:
-        part = getattr(plan, key.replace("local-assembly", "local"))
+        part = getattr(plan, _FIELD[key])
         if part is None:
             blocks.append(f"== {label}: left out: {plan.left_out.get(key, 'not planned')}")
         elif key == "local-assembly":
             blocks.append(f"== {label}\n{describe(part)}")
         elif key == "xdrop":
             blocks.append(f"== {label}\n{xdrop_plan.describe(part)}")
+        elif key == "suite":
+            blocks.append(f"== {label}\n{suite_plan.describe(part)}")
         else:
             blocks.append(f"== {label}\n{orig.describe(part)}")
     return "\n\n".join(blocks)
@@ -124,11 +141,13 @@ class WholeOutcome:
     xdrop: object | None = None
     originals: orig.OriginalsOutcome | None = None
     seconds: dict[str, float] = field(default_factory=dict)
+    suite: suite_plan.SuiteOutcome | None = None
 
     @property
     def failed(self) -> list[dict]:
         """Every part's failed rows."""
-        return [r for part in (self.local, self.xdrop, self.originals) if part is not None for r in part.failed]
+        return [r for part in (self.local, self.xdrop, self.suite, self.originals) if part is not None
+                for r in part.failed]
 
 
 def run_whole(plan: WholePlan, *, machine: str | None = None, force: bool = False, progress: bool = True,
@@ -140,7 +159,7 @@ def run_whole(plan: WholePlan, *, machine: str | None = None, force: bool = Fals
     say = (lambda text: print(text, file=sys.stderr, flush=True)) if progress else (lambda text: None)
     out = WholeOutcome()
     for key, label in PARTS:
-        part = getattr(plan, key.replace("local-assembly", "local"))
+        part = getattr(plan, _FIELD[key])
         if part is None:
             say(f"== {label}: left out: {plan.left_out.get(key, '')}")
             continue
@@ -153,6 +172,9 @@ def run_whole(plan: WholePlan, *, machine: str | None = None, force: bool = Fals
         elif key == "xdrop":
             out.xdrop = run_xdrop_campaign(part, machine=machine, force=force, progress=progress)
             xdrop_report(out.xdrop)
+        elif key == "suite":
+            out.suite = suite_plan.run_suite(part, machine=machine, force=force, say=say)
+            suite_plan.report(out.suite)
         else:
             out.originals = orig.run_originals(part, machine=machine, force=force, say=say)
             orig.report(out.originals)

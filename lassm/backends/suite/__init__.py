@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Jin and Vetter's bioinformatics kernels (seed 004), one module each, on CUDA and OpenCL.
+
+Seed 004 moved five CUDA kernels to a portable model, ran both on one NVIDIA GPU and explained
+every gap from the generated code. The suite runs them here the study's way: each kernel's own
+CUDA source (``kernels/suite/cuda/<kernel>.cu``, CuPy) and OpenCL C 1.2 source
+(``kernels/suite/opencl/<kernel>.cl``, pyopencl: NVIDIA's OpenCL on a GPU, Intel's CPU driver in
+CI), checked against a NumPy/numba reference, in the variants that test the seed's finding for
+that kernel. Each module has the same small interface: ``NAME``, ``SIZES`` (per size class:
+``gpu``, the seed's sizes; ``cpu``; ``tiny``), ``VARIANTS`` (per backend: name -> build options),
+``inputs(size, seed)``, ``reference(inputs)``, ``run(backend, inputs, variant)`` and
+``check(output, reference)``.
+"""
+from __future__ import annotations
+
+from types import ModuleType
+
+from ...errors import LassmError
+from . import minkowski, nw
+from .common import BACKENDS, Refused, Run, available
+
+#: The suite's kernels by name, in the seed's order (k4, k5; k1-k3 to come).
+KERNELS: dict[str, ModuleType] = {"nw": nw, "minkowski": minkowski}
+
+
+def get(name: str) -> ModuleType:
+    """The kernel module called ``name``; a clear error naming the others otherwise."""
+    if name not in KERNELS:
+        raise LassmError(f"unknown suite kernel {name!r}; choose one of {', '.join(KERNELS)}")
+    return KERNELS[name]
+
+
+__all__ = ["BACKENDS", "KERNELS", "Refused", "Run", "available", "get"]

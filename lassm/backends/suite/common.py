@@ -1,0 +1,185 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""What the suite's kernels share: a run's result, building a source with CuPy or pyopencl, timing.
+
+Every kernel of the suite is timed the same way on both programming models, so their ratio is
+the models' and not the stopwatches': ``seconds`` is the device's span from the start of the
+first launch to the end of the last (CUDA events around the launches; OpenCL's profiling
+counters of the first and last launch), ``host_seconds`` the host's wall time from the first
+launch to their completion, ``launches`` how many kernels ran. The device, its profiling queue
+and the ICD workaround are the local-assembly OpenCL backend's; CuPy's probe and the driver's
+facts are the local-assembly CUDA backend's (imported, not copied).
+"""
+from __future__ import annotations
+
+import functools
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ...errors import BackendUnavailable
+from ...paths import kernel_source
+
+#: The programming models the suite runs on (one source each per kernel).
+BACKENDS: tuple[str, ...] = ("cuda", "opencl")
+
+
+@dataclass
+class Run:
+    """One timed run of one kernel variant: its output and its times."""
+
+    kernel: str
+    backend: str
+    variant: str
+    output: np.ndarray
+    seconds: float
+    host_seconds: float
+    launches: int
+    device: str = ""
+    driver: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+class Refused(BackendUnavailable):
+    """The device's runtime refuses what a variant asks of it (e.g. an out-of-order queue)."""
+
+
+def available(backend: str) -> tuple[bool, str]:
+    """Whether ``backend`` (``cuda`` or ``opencl``) can run the suite here, and why not."""
+    from .. import cuda as cu
+    from .. import opencl as ocl
+
+    if backend not in BACKENDS:
+        return False, f"the suite runs on {', '.join(BACKENDS)}, not {backend!r}"
+    return (cu.available() if backend == "cuda" else ocl.available())
+
+
+def device(backend: str) -> tuple[str, str]:
+    """(device name, driver version) of ``backend``'s device."""
+    from .. import cuda as cu
+    from .. import opencl as ocl
+
+    if backend == "cuda":
+        info = cu.device_info()
+        return str(info["device"]), str(info.get("driver", ""))
+    dev = ocl._device()
+    return dev.device.name.strip(), str(dev.device.driver_version)
+
+
+def is_gpu(backend: str) -> bool:
+    """Whether ``backend`` runs on a GPU here (OpenCL may have found a CPU driver)."""
+    from .. import opencl as ocl
+
+    return backend == "cuda" or ocl.device_kind() == "gpu"
+
+
+# --- CUDA ---------------------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def _cuda_function(code: str, options: tuple[str, ...], entry: str):
+    from .. import cuda as cu
+
+    return cu._cupy().RawModule(code=code, options=options).get_function(entry)
+
+
+def cuda_function(relpath: str, entry: str, options: Sequence[str] = ()):
+    """``entry`` of ``kernels/<relpath>`` compiled by CuPy with ``options`` (once per source and options)."""
+    return _cuda_function(kernel_source(relpath).read_text(encoding="utf-8"), tuple(options), entry)
+
+
+def cuda_compile_ptx(relpath: str, options: Sequence[str] = (), arch: str = "compute_90") -> tuple[str, str]:
+    """The source compiled to PTX by NVRTC alone, with the backend's options: ``(ptx, log)``."""
+    from .. import nvrtc
+
+    path = kernel_source(relpath)
+    return nvrtc.compile_ptx(path.read_text(encoding="utf-8"), [*options, f"--gpu-architecture={arch}"],
+                             name=path.name)
+
+
+def cuda_time(launch: Callable[[], int]) -> tuple[float, float, int]:
+    """Runs ``launch`` (it enqueues its kernels and returns how many) between two CUDA events:
+    (device span, host wall time to completion, launches)."""
+    from .. import cuda as cu
+
+    cupy = cu._cupy()
+    start, end = cupy.cuda.Event(), cupy.cuda.Event()
+    cupy.cuda.runtime.deviceSynchronize()
+    t0 = time.perf_counter()
+    start.record()
+    launches = launch()
+    end.record()
+    end.synchronize()
+    host = time.perf_counter() - t0
+    return cupy.cuda.get_elapsed_time(start, end) * 1e-3, host, int(launches)
+
+
+# --- OpenCL -------------------------------------------------------------------------------------
+
+_PROGRAMS: dict[tuple, object] = {}
+_QUEUES: dict[tuple, object] = {}
+
+
+def opencl_kernel(relpath: str, entry: str, options: Sequence[str] = ()):
+    """``entry`` of ``kernels/<relpath>`` built for the OpenCL backend's device (OpenCL C 1.2 and ``options``).
+
+    Raises
+    ------
+    BackendUnavailable
+        When the device's compiler refuses the source; the message holds the options and the log.
+    """
+    from .. import opencl as ocl
+
+    dev = ocl._device()
+    opts = (ocl.CL_STD, *options)
+    key = (dev.context.int_ptr, relpath, opts)
+    if key not in _PROGRAMS:
+        src = kernel_source(relpath).read_text(encoding="utf-8")
+        try:
+            with warnings.catch_warnings():  # a build log that is no error
+                warnings.simplefilter("ignore", ocl.cl.CompilerWarning)
+                _PROGRAMS[key] = ocl.cl.Program(dev.context, src).build(options=list(opts))
+        except ocl.cl.RuntimeError as exc:
+            raise BackendUnavailable(f"{relpath} does not build on {dev.name} with {' '.join(opts)}: {exc}") from None
+    return ocl.cl.Kernel(_PROGRAMS[key], entry)
+
+
+def opencl_queue(out_of_order: bool = False):
+    """The backend's profiling queue, or an out-of-order one on the same context (once per context).
+
+    Raises
+    ------
+    Refused
+        When the device refuses out-of-order execution (the runtime's own words).
+    """
+    from .. import opencl as ocl
+
+    dev = ocl._device()
+    if not out_of_order:
+        return dev.queue
+    key = (dev.context.int_ptr, "out-of-order")
+    if key not in _QUEUES:
+        props = ocl.cl.command_queue_properties
+        try:
+            _QUEUES[key] = ocl.cl.CommandQueue(dev.context, dev.device,
+                                               properties=props.PROFILING_ENABLE | props.OUT_OF_ORDER_EXEC_MODE_ENABLE)
+        except ocl.cl.Error as exc:
+            raise Refused(f"{dev.name} refuses an out-of-order queue: {exc}") from None
+    return _QUEUES[key]
+
+
+def opencl_span(events: Sequence) -> float:
+    """Seconds from the first event's start to the last one's end (profiling counters, ns)."""
+    first = min(e.profile.start for e in events)
+    last = max(e.profile.end for e in events)
+    return (last - first) * 1e-9
+
+
+def round_up(n: int, to: int) -> int:
+    """``n`` rounded up to a multiple of ``to`` (OpenCL 1.2's global sizes must be)."""
+    return -(-int(n) // int(to)) * int(to)
+
+
+__all__ = ["BACKENDS", "Refused", "Run", "available", "cuda_compile_ptx", "cuda_function", "cuda_time", "device",
+           "is_gpu", "opencl_kernel", "opencl_queue", "opencl_span", "round_up"]

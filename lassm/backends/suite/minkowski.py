@@ -1,0 +1,165 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""k5, the Minkowski distance (Jin and Vetter, seed 004): every row of a against every column of b.
+
+``c[p][r][q] = (sum_i |a[r][i] - b[i][q]|^p)^(1/p)`` for p = 1, 2, 3 and 4, as the original
+program computes each in turn (HeCBench's ``minkowski-cuda``: 512 rows, 1,024 dimensions and
+2,048 columns, the seed's 1,048,576 points of 1,024 dimensions). The seed found the portable
+build over 5x slower because its ``pow`` was not turned into ``lg2``/``mul``/``ex2`` under fast
+math as CUDA's ``powf`` is; the variants are the powers and the fast-math switch of each model.
+
+The outputs are single precision; the reference is double precision (numba), and a variant
+matches it when no output's relative error exceeds :data:`TOLERANCE`.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .common import Run, cuda_function, cuda_time, device, opencl_kernel, opencl_queue, opencl_span, round_up
+
+NAME = "minkowski"
+CUDA_KERNEL = "suite/cuda/minkowski.cu"
+OPENCL_KERNEL = "suite/opencl/minkowski.cl"
+ENTRY = "minkowski"
+#: Threads (work-items) per block along each of its two dimensions.
+BLOCK = 16
+#: The powers p, each one launch, as the original runs them.
+POWERS: tuple[int, ...] = (1, 2, 3, 4)
+#: (rows of a, dimensions, columns of b) per size class: the seed's on a GPU, small on a CPU.
+SIZES: dict[str, tuple[int, int, int]] = {"gpu": (512, 1024, 2048), "cpu": (64, 128, 256), "tiny": (5, 7, 9)}
+#: The largest relative error an output may have against the double-precision reference: the
+#: single-precision sum of n = 1,024 terms, each power accurate to a few ulp (2 ulp for CUDA's
+#: __powf on this range, and OpenCL's native_powr is implementation-defined), stays far below it.
+TOLERANCE = 1e-3
+#: Variants: build options per model (the power, fast math).
+VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
+    "cuda": {
+        "powf": ("-DMINKOWSKI_POW=0",),
+        "powf-fast-math": ("-DMINKOWSKI_POW=0", "--use_fast_math"),
+        "__powf": ("-DMINKOWSKI_POW=1",),
+    },
+    "opencl": {
+        "pow": ("-DMINKOWSKI_POW=0",),
+        "pow-fast-math": ("-DMINKOWSKI_POW=0", "-cl-fast-relaxed-math"),
+        "powr": ("-DMINKOWSKI_POW=1",),
+        "powr-fast-math": ("-DMINKOWSKI_POW=1", "-cl-fast-relaxed-math"),
+        "native_powr": ("-DMINKOWSKI_POW=2",),
+    },
+}
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """a (m x n) and b (n x k), single precision, and the powers."""
+
+    a: np.ndarray
+    b: np.ndarray
+    powers: tuple[int, ...] = POWERS
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return self.a.shape[0], self.a.shape[1], self.b.shape[1]
+
+
+def inputs(size: str = "cpu", seed: int = 0) -> Inputs:
+    """Uniform values in [0, 1), drawn from ``seed``, at the size class ``size`` (:data:`SIZES`)."""
+    m, n, k = SIZES[size]
+    rng = np.random.default_rng(seed)
+    return Inputs(rng.random((m, n), dtype=np.float32), rng.random((n, k), dtype=np.float32))
+
+
+def _reference_kernel():
+    import numba
+
+    @numba.njit(parallel=True, cache=True)
+    def ref(a, b):
+        m, n = a.shape
+        k = b.shape[1]
+        out = np.empty((4, m, k))
+        for r in numba.prange(m):
+            for q in range(k):
+                s1 = s2 = s3 = s4 = 0.0
+                for i in range(n):
+                    d = abs(a[r, i] - b[i, q])
+                    d2 = d * d
+                    s1 += d
+                    s2 += d2
+                    s3 += d2 * d
+                    s4 += d2 * d2
+                out[0, r, q] = s1
+                out[1, r, q] = s2 ** 0.5
+                out[2, r, q] = s3 ** (1.0 / 3.0)
+                out[3, r, q] = s4 ** 0.25
+        return out
+
+    return ref
+
+
+def reference(inp: Inputs) -> np.ndarray:
+    """The distances in double precision, shape (powers, m, k): each power as exact products."""
+    if tuple(inp.powers) != POWERS:
+        raise ValueError(f"the reference computes p = {POWERS}, not {inp.powers}")
+    return _reference_kernel()(inp.a.astype(np.float64), inp.b.astype(np.float64))
+
+
+def check(output: np.ndarray, ref: np.ndarray) -> tuple[bool, float]:
+    """(every output within :data:`TOLERANCE` of the reference, the largest relative error)."""
+    if output.shape != ref.shape:
+        return False, float("inf")
+    err = np.abs(output.astype(np.float64) - ref) / np.maximum(np.abs(ref), np.finfo(np.float32).tiny)
+    worst = float(err.max()) if err.size else 0.0
+    return bool(np.isfinite(worst) and worst <= TOLERANCE), worst
+
+
+def run(backend: str, inp: Inputs, variant: str) -> Run:
+    """One run of ``variant`` on ``backend``: every power, one launch each."""
+    options = VARIANTS[backend][variant]
+    m, n, k = inp.shape
+    out = np.empty((len(inp.powers), m, k), dtype=np.float32)
+    if backend == "cuda":
+        from .. import cuda as cu
+
+        cupy = cu._cupy()
+        fn = cuda_function(CUDA_KERNEL, ENTRY, options)
+        a, b = cupy.asarray(inp.a), cupy.asarray(inp.b)
+        c = cupy.empty((len(inp.powers), m, k), dtype=cupy.float32)
+        grid = (round_up(k, BLOCK) // BLOCK, round_up(m, BLOCK) // BLOCK)
+
+        def launch() -> int:
+            for j, p in enumerate(inp.powers):
+                fn(grid, (BLOCK, BLOCK), (a, b, c[j], np.int32(m), np.int32(n), np.int32(k), np.float32(p),
+                                          np.float32(1.0 / p)))
+            return len(inp.powers)
+
+        seconds, host, launches = cuda_time(launch)
+        out[...] = cupy.asnumpy(c)
+    else:
+        from .. import opencl as ocl
+
+        cl = ocl.cl
+        kern = opencl_kernel(OPENCL_KERNEL, ENTRY, options)
+        queue = opencl_queue()
+        mf = cl.mem_flags
+        a = cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=inp.a)
+        b = cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=inp.b)
+        planes = [cl.Buffer(queue.context, mf.WRITE_ONLY, size=out[0].nbytes) for _p in inp.powers]
+        queue.finish()
+        t0 = time.perf_counter()
+        events = []
+        for c, p in zip(planes, inp.powers):
+            kern.set_args(a, b, c, np.int32(m), np.int32(n), np.int32(k), np.float32(p), np.float32(1.0 / p))
+            events.append(cl.enqueue_nd_range_kernel(queue, kern, (round_up(k, BLOCK), round_up(m, BLOCK)),
+                                                     (BLOCK, BLOCK)))
+        cl.wait_for_events(events)
+        host = time.perf_counter() - t0
+        seconds, launches = opencl_span(events), len(events)
+        for j, c in enumerate(planes):
+            cl.enqueue_copy(queue, out[j], c)
+    name, driver = device(backend)
+    return Run(NAME, backend, variant, out, seconds, host, launches, name, driver)
+
+
+__all__ = ["BLOCK", "CUDA_KERNEL", "ENTRY", "Inputs", "NAME", "OPENCL_KERNEL", "POWERS", "SIZES", "TOLERANCE",
+           "VARIANTS", "check", "inputs", "reference", "run"]

@@ -1,0 +1,183 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""k4, Needleman-Wunsch (Jin and Vetter, seed 004): the global alignment score matrix of two sequences.
+
+Rodinia's NW, as HeCBench's ``nw-cuda`` runs it: the (n+1) x (n+1) matrix in tiles of 16 x 16
+cells, one launch per anti-diagonal of tiles, 2 n / 16 - 1 dependent launches (the seed's two
+sequences of 16,384 residues: 2,047 launches), penalty 10, the BLOSUM62 score of the two residues
+as the reference matrix. The seed found the portable build 1.8x slower from its queue's runtime
+overhead over those dependent launches; the variants are the queues: CUDA's one stream, an
+in-order OpenCL queue, and an out-of-order one whose launches each wait for the previous (or the
+driver's refusal of it). Integer scores: a variant matches when every cell equals the reference's.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .common import Run, cuda_function, cuda_time, device, opencl_kernel, opencl_queue, opencl_span
+
+NAME = "nw"
+CUDA_KERNEL = "suite/cuda/nw.cu"
+OPENCL_KERNEL = "suite/opencl/nw.cl"
+ENTRY = "nw_tiles"
+#: Cells along a tile's side: threads per block (``NW_TILE``).
+TILE = 16
+#: The gap penalty.
+PENALTY = 10
+#: Residues per sequence per size class: the seed's on a GPU, small on a CPU (multiples of TILE).
+SIZES: dict[str, int] = {"gpu": 16384, "cpu": 1024, "tiny": 48}
+#: Variants: (the queue, its build options).
+VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
+    "cuda": {"stream": ()},
+    "opencl": {"in-order": (), "out-of-order": ()},
+}
+#: BLOSUM62 (Henikoff and Henikoff, 1992), rows and columns in the order of :data:`RESIDUES`.
+RESIDUES = "ARNDCQEGHILKMFPSTWYVBZX*"
+BLOSUM62 = np.array([[int(v) for v in line.split()] for line in """
+ 4 -1 -2 -2  0 -1 -1  0 -2 -1 -1 -1 -1 -2 -1  1  0 -3 -2  0 -2 -1  0 -4
+-1  5  0 -2 -3  1  0 -2  0 -3 -2  2 -1 -3 -2 -1 -1 -3 -2 -3 -1  0 -1 -4
+-2  0  6  1 -3  0  0  0  1 -3 -3  0 -2 -3 -2  1  0 -4 -2 -3  3  0 -1 -4
+-2 -2  1  6 -3  0  2 -1 -1 -3 -4 -1 -3 -3 -1  0 -1 -4 -3 -3  4  1 -1 -4
+ 0 -3 -3 -3  9 -3 -4 -3 -3 -1 -1 -3 -1 -2 -3 -1 -1 -2 -2 -1 -3 -3 -2 -4
+-1  1  0  0 -3  5  2 -2  0 -3 -2  1  0 -3 -1  0 -1 -2 -1 -2  0  3 -1 -4
+-1  0  0  2 -4  2  5 -2  0 -3 -3  1 -2 -3 -1  0 -1 -3 -2 -2  1  4 -1 -4
+ 0 -2  0 -1 -3 -2 -2  6 -2 -4 -4 -2 -3 -3 -2  0 -2 -2 -3 -3 -1 -2 -1 -4
+-2  0  1 -1 -3  0  0 -2  8 -3 -3 -1 -2 -1 -2 -1 -2 -2  2 -3  0  0 -1 -4
+-1 -3 -3 -3 -1 -3 -3 -4 -3  4  2 -3  1  0 -3 -2 -1 -3 -1  3 -3 -3 -1 -4
+-1 -2 -3 -4 -1 -2 -3 -4 -3  2  4 -2  2  0 -3 -2 -1 -2 -1  1 -4 -3 -1 -4
+-1  2  0 -1 -3  1  1 -2 -1 -3 -2  5 -1 -3 -1  0 -1 -3 -2 -2  0  1 -1 -4
+-1 -1 -2 -3 -1  0 -2 -3 -2  1  2 -1  5  0 -2 -1 -1 -1 -1  1 -3 -1 -1 -4
+-2 -3 -3 -3 -2 -3 -3 -3 -1  0  0 -3  0  6 -4 -2 -2  1  3 -1 -3 -3 -1 -4
+-1 -2 -2 -1 -3 -1 -1 -2 -2 -3 -3 -1 -2 -4  7 -1 -1 -4 -3 -2 -2 -1 -2 -4
+ 1 -1  1  0 -1  0  0  0 -1 -2 -2  0 -1 -2 -1  4  1 -3 -2 -2  0  0  0 -4
+ 0 -1  0 -1 -1 -1 -1 -2 -2 -1 -1 -1 -1 -2 -1  1  5 -2 -2  0 -1 -1  0 -4
+-3 -3 -4 -4 -2 -2 -3 -2 -2 -3 -2 -3 -1  1 -4 -3 -2 11  2 -3 -4 -3 -2 -4
+-2 -2 -2 -3 -2 -1 -2 -3  2 -1 -1 -2 -1  3 -3 -2 -2  2  7 -1 -3 -2 -1 -4
+ 0 -3 -3 -3 -1 -2 -2 -3 -3  3  1 -2  1 -1 -2 -2  0 -3 -1  4 -3 -2 -1 -4
+-2 -1  3  4 -3  0  1 -1  0 -3 -4  0 -3 -3 -2  0 -1 -4 -3 -3  4  1 -1 -4
+-1  0  0  1 -3  3  4 -2  0 -3 -3  1 -1 -3 -1  0 -1 -3 -2 -2  1  4 -1 -4
+ 0 -1 -1 -1 -2 -1 -1 -1 -1 -1 -1 -1 -1 -1 -2  0  0 -2 -1 -1 -1 -1 -1 -4
+-4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4  1
+""".strip().splitlines()], dtype=np.int32)
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The two sequences (residue indices into :data:`RESIDUES`), the reference matrix and the
+    score matrix's first row and column, both (n+1) x (n+1) int32."""
+
+    seq_a: np.ndarray
+    seq_b: np.ndarray
+    ref: np.ndarray
+    start: np.ndarray
+    penalty: int = PENALTY
+
+    @property
+    def n(self) -> int:
+        return len(self.seq_a)
+
+
+def inputs(size: str = "cpu", seed: int = 0, penalty: int = PENALTY) -> Inputs:
+    """Two sequences of ``SIZES[size]`` residues drawn uniformly from ``seed``."""
+    n = SIZES[size]
+    if n % TILE:
+        raise ValueError(f"n = {n} must be a multiple of {TILE}")
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, len(RESIDUES), n).astype(np.int32)
+    b = rng.integers(0, len(RESIDUES), n).astype(np.int32)
+    ref = np.zeros((n + 1, n + 1), dtype=np.int32)
+    ref[1:, 1:] = BLOSUM62[a[:, None], b[None, :]]
+    start = np.zeros((n + 1, n + 1), dtype=np.int32)
+    start[:, 0] = -penalty * np.arange(n + 1, dtype=np.int32)
+    start[0, :] = -penalty * np.arange(n + 1, dtype=np.int32)
+    return Inputs(a, b, ref, start, penalty)
+
+
+def _reference_kernel():
+    import numba
+
+    @numba.njit(cache=True)
+    def ref_scores(score, ref, penalty):
+        n1 = score.shape[0]
+        for i in range(1, n1):
+            for j in range(1, n1):
+                score[i, j] = max(score[i - 1, j - 1] + ref[i, j], score[i, j - 1] - penalty, score[i - 1, j] - penalty)
+        return score
+
+    return ref_scores
+
+
+def reference(inp: Inputs) -> np.ndarray:
+    """The whole score matrix, row after row (numba)."""
+    return _reference_kernel()(inp.start.copy(), inp.ref, np.int32(inp.penalty))
+
+
+def check(output: np.ndarray, ref: np.ndarray) -> tuple[bool, float]:
+    """(every cell equal to the reference's, the number of cells that differ)."""
+    if output.shape != ref.shape:
+        return False, float("inf")
+    differ = int(np.count_nonzero(output != ref))
+    return differ == 0, float(differ)
+
+
+def diagonals(n: int) -> list[tuple[int, int, int]]:
+    """(anti-diagonal of tiles, its first tile column, its tiles) of every launch, in order."""
+    tiles = n // TILE
+    out = []
+    for d in range(2 * tiles - 1):
+        first = max(0, d - tiles + 1)
+        out.append((d, first, min(d, tiles - 1) - first + 1))
+    return out
+
+
+def run(backend: str, inp: Inputs, variant: str) -> Run:
+    """One run of ``variant`` on ``backend``: every anti-diagonal of tiles, one launch each."""
+    options = VARIANTS[backend][variant]
+    cols = inp.n + 1
+    plan = diagonals(inp.n)
+    out = np.empty_like(inp.start)
+    if backend == "cuda":
+        from .. import cuda as cu
+
+        cupy = cu._cupy()
+        fn = cuda_function(CUDA_KERNEL, ENTRY, options)
+        score, ref = cupy.asarray(inp.start), cupy.asarray(inp.ref)
+
+        def launch() -> int:
+            for d, first, count in plan:
+                fn((count,), (TILE,), (score, ref, np.int32(cols), np.int32(d), np.int32(first), np.int32(inp.penalty)))
+            return len(plan)
+
+        seconds, host, launches = cuda_time(launch)
+        out[...] = cupy.asnumpy(score)
+    else:
+        from .. import opencl as ocl
+
+        cl = ocl.cl
+        kern = opencl_kernel(OPENCL_KERNEL, ENTRY, options)
+        ordered = variant == "in-order"
+        queue = opencl_queue(out_of_order=not ordered)
+        mf = cl.mem_flags
+        score = cl.Buffer(queue.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=inp.start)
+        ref = cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=inp.ref)
+        queue.finish()
+        t0 = time.perf_counter()
+        events: list = []
+        for d, first, count in plan:
+            kern.set_args(score, ref, np.int32(cols), np.int32(d), np.int32(first), np.int32(inp.penalty))
+            wait = None if ordered or not events else [events[-1]]  # each anti-diagonal needs the last
+            events.append(cl.enqueue_nd_range_kernel(queue, kern, (count * TILE,), (TILE,), wait_for=wait))
+        events[-1].wait()
+        queue.finish()
+        host = time.perf_counter() - t0
+        seconds, launches = opencl_span(events), len(events)
+        cl.enqueue_copy(queue, out, score).wait()
+    name, driver = device(backend)
+    return Run(NAME, backend, variant, out, seconds, host, launches, name, driver,
+               extra={"host_seconds_per_launch": host / max(launches, 1)})
+
+
+__all__ = ["BLOSUM62", "CUDA_KERNEL", "ENTRY", "Inputs", "NAME", "OPENCL_KERNEL", "PENALTY", "RESIDUES", "SIZES",
+           "TILE", "VARIANTS", "check", "diagonals", "inputs", "reference", "run"]

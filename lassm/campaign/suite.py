@@ -1,0 +1,196 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``lassm run --kernel suite``: Jin and Vetter's kernels (:mod:`lassm.backends.suite`) on this machine.
+
+For each kernel: its inputs at the machine's size class (the seed's sizes where a GPU runs it,
+small ones on a CPU), the reference once, then every variant of every backend that runs here,
+warmed up, timed ``repeats`` times (medians kept) and checked against the reference. Rows go to
+``<machine>/suite/times.csv`` (upserted after each kernel, so a killed run loses one kernel at
+most; a row recorded at this commit is skipped unless forced) and the run's account is appended
+to ``<machine>/suite/campaign.json``. A variant the device refuses (an out-of-order queue) is a
+row with its refusal, not a failure.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import shlex
+import statistics
+import sys
+import time
+from dataclasses import asdict, dataclass
+from typing import Callable
+
+from ..runs import suite as rec
+from ..runs import tables
+from .outcome import PartOutcome
+
+#: Timed runs of a variant and untimed runs before them, where a GPU runs the suite; on a CPU
+#: device each variant is timed once after its warm-up.
+REPEATS, WARMUP, CPU_REPEATS = 5, 1, 1
+
+
+@dataclass(frozen=True)
+class SuitePlan:
+    """What the suite part runs: kernels, backends, the size class, repeats."""
+
+    kernels: tuple[str, ...]
+    backends: tuple[str, ...]
+    size: str
+    repeats: int = REPEATS
+    warmup: int = WARMUP
+    left_out: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict:
+        """The plan as the account stores it."""
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+
+    def points(self) -> list[tuple[str, str, str]]:
+        """(kernel, backend, variant) in run order."""
+        from ..backends import suite
+
+        return [(k, b, v) for k in self.kernels for b in self.backends for v in suite.get(k).VARIANTS.get(b, {})]
+
+
+def present_backends() -> tuple[list[str], list[str]]:
+    """The suite's backends that run here, and one line for each that cannot."""
+    from ..backends import suite
+
+    found, lacks = [], []
+    for name in suite.BACKENDS:
+        ok, why = suite.available(name)
+        if ok:
+            found.append(name)
+        else:
+            lacks.append(f"suite: {name}: {why.split(' cannot run here: ', 1)[-1]}")
+    return found, lacks
+
+
+def make_plan(quick: bool = False, *, backends: list[str] | None = None, kernels: list[str] | None = None,
+              repeats: int | None = None, warmup: int | None = None) -> SuitePlan:
+    """The suite for this machine: the seed's sizes where a GPU runs it, else the CPU sizes (``quick``: tiny)."""
+    from ..backends import suite
+
+    found, lacks = present_backends()
+    names = [b for b in (backends or found) if b in suite.BACKENDS]
+    gpu = any(suite.common.is_gpu(b) for b in names if b in found)
+    size = "tiny" if quick else "gpu" if gpu else "cpu"
+    return SuitePlan(kernels=tuple(kernels or suite.KERNELS), backends=tuple(names), size=size,
+                     repeats=int(repeats if repeats is not None else REPEATS if gpu else CPU_REPEATS),
+                     warmup=int(warmup if warmup is not None else WARMUP),
+                     left_out=tuple(line for line in lacks if not backends or line.split(": ")[1] in backends))
+
+
+def describe(plan: SuitePlan) -> str:
+    """The part in a few lines (``lassm run --dry-run``)."""
+    from ..backends import suite
+
+    lines = [f"kernels   {', '.join(plan.kernels)} (Jin and Vetter), size class {plan.size}"]
+    for k in plan.kernels:
+        mod = suite.get(k)
+        for b in plan.backends:
+            lines.append(f"{k:10s}{b:8s}{', '.join(mod.VARIANTS.get(b, {}))}")
+    lines.append(f"timing    {plan.warmup} warm-up + {plan.repeats} timed runs per variant, each checked against "
+                 f"the reference")
+    lines += [f"left out  {line}" for line in plan.left_out]
+    lines.append(f"{len(plan.points())} points")
+    return "\n".join(lines)
+
+
+class SuiteOutcome(PartOutcome):
+    """What the suite part did (rows per kernel, backend and variant)."""
+
+    @property
+    def failed(self) -> list[dict]:
+        """Rows that failed or differ from the reference (a device's refusal is a finding, not a failure)."""
+        return [r for r in super().failed if not r["status"].startswith("refused")]
+
+
+def _folder(backend: str, machine: str | None) -> str:
+    from ..runs.records import machine_for_backend, slug
+
+    return slug(machine) if machine else machine_for_backend(backend)
+
+
+def _measure(mod, backend: str, inp, variant: str, ref, plan: SuitePlan) -> dict:
+    """Warm-up, timed runs, check: the row's measured columns."""
+    for _ in range(plan.warmup):
+        mod.run(backend, inp, variant)
+    runs = [mod.run(backend, inp, variant) for _ in range(max(plan.repeats, 1))]
+    same, error = mod.check(runs[-1].output, ref)
+    return {"device": runs[-1].device, "driver": runs[-1].driver,
+            "seconds": statistics.median(r.seconds for r in runs),
+            "host_seconds": statistics.median(r.host_seconds for r in runs), "launches": runs[-1].launches,
+            "repeats": len(runs), "matches_reference": same, "max_error": error,
+            "status": "ok" if same else "MISMATCH"}
+
+
+def run_suite(plan: SuitePlan, *, machine: str | None = None, force: bool = False,
+              say: Callable[[str], None] = lambda text: None) -> SuiteOutcome:
+    """Runs the plan; writes ``<machine>/suite/times.csv`` and appends the run's account."""
+    from ..backends import suite
+    from ..errors import BackendUnavailable
+    from ..runs.records import git_sha
+
+    out = SuiteOutcome()
+    out.lacks = list(plan.left_out)
+    start = time.perf_counter()
+    sha = git_sha()
+    command = "lassm " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    folders = {b: _folder(b, machine) for b in plan.backends}
+    for kernel in plan.kernels:
+        mod = suite.get(kernel)
+        todo = [(b, v) for b in plan.backends for v in mod.VARIANTS.get(b, {})
+                if force or not tables.recorded(tables.read_rows(rec.folder(folders[b]) / rec.TIMES_FILE, rec.COLUMNS),
+                                                sha, kernel=kernel, backend=b, variant=v, size=plan.size)]
+        out.rows += [{"kernel": kernel, "backend": b, "variant": v, "status": "skipped (recorded)"}
+                     for b in plan.backends for v in mod.VARIANTS.get(b, {}) if (b, v) not in todo]
+        if not todo:
+            continue
+        t0 = time.perf_counter()
+        inp = mod.inputs(plan.size)
+        ref = mod.reference(inp)
+        say(f"{kernel}: inputs and reference at size {plan.size} ({time.perf_counter() - t0:.1f} s)")
+        rows: dict[str, list[dict]] = {}
+        for backend, variant in todo:
+            row = {"machine": folders[backend], "kernel": kernel, "backend": backend, "variant": variant,
+                   "size": plan.size, "git_sha": sha, "command": command}
+            try:
+                row.update(_measure(mod, backend, inp, variant, ref, plan))
+            except suite.Refused as exc:
+                row["status"] = f"refused: {' '.join(str(exc).split())}"
+            except (BackendUnavailable, Exception) as exc:  # one variant that fails is named; the others go on
+                row["status"] = f"failed: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+            rows.setdefault(folders[backend], []).append(row)
+            out.rows.append({k: row.get(k) for k in ("kernel", "backend", "variant", "seconds", "status")})
+            shown = f"{row['seconds'] * 1e3:.3f} ms" if isinstance(row.get("seconds"), float) else "-"
+            say(f"{kernel} {backend} {variant}: {shown}, {row['status']}")
+        for folder, got in rows.items():
+            tables.upsert(rec.folder(folder) / rec.TIMES_FILE, rec.COLUMNS, rec.KEY, got)
+            out.files[f"times:{folder}"] = rec.folder(folder) / rec.TIMES_FILE
+    out.steps["suite"] = round(time.perf_counter() - start, 3)
+    for folder in dict.fromkeys(folders.values()):
+        out.files[f"campaign:{folder}"] = _write_account(folder, plan, out, sha, command)
+    return out
+
+
+def _write_account(folder: str, plan: SuitePlan, out: SuiteOutcome, sha: str, command: str):
+    from ..runs.account import append_entry
+    from ..runs.records import versions
+
+    account = {"part": "suite", "machine": folder, "plan": plan.as_dict(), "rows": out.rows, "steps": out.steps,
+               "lacks": out.lacks, "git_sha": sha, "versions": versions(), "command": command,
+               "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+               "seconds": out.steps.get("suite")}
+    return append_entry(rec.folder(folder) / "campaign.json", account)
+
+
+def report(out: SuiteOutcome) -> None:
+    """One line per point, then the files (standard error)."""
+    for r in out.rows:
+        shown = f"{r['seconds'] * 1e3:.3f} ms" if isinstance(r.get("seconds"), float) else "-"
+        print(f"{r['kernel']:10s} {r['backend']:7s} {r['variant']:16s} {shown:>12s}  {r['status']}", file=sys.stderr)
+    for key, path in out.files.items():
+        print(f"{key}: {path}", file=sys.stderr)
+
+
+__all__ = ["CPU_REPEATS", "REPEATS", "WARMUP", "SuiteOutcome", "SuitePlan", "describe", "make_plan",
+           "present_backends", "report", "run_suite"]

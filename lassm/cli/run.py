@@ -1,0 +1,124 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``lassm run``: the main job, its four parts or one of them (``--kernel``), checked before any work."""
+from __future__ import annotations
+
+import argparse
+
+from ..errors import LassmError
+
+#: The parts ``lassm run --kernel`` can run alone; without ``--kernel`` it runs all three in this order.
+KERNELS = ("local-assembly", "xdrop", "suite", "originals")
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    if args.kernel == "xdrop":
+        from .xdrop import run_campaign as run_xdrop
+
+        return run_xdrop(args)
+    if args.kernel == "local-assembly":
+        return _run_local(args)
+    _check_run_options(args)
+    from ..campaign.whole import describe_whole, make_whole_plan, run_whole
+
+    if args.kernel == "originals" and args.no_originals:
+        raise LassmError("--no-originals: --kernel originals runs nothing else; drop one of them")
+    once = args.notebooks or args.cluster  # the local-assembly part's points, once each, another way
+    for option, given in (("--repeats", args.repeats), ("--warmup", args.warmup)):
+        if once and given is not None:
+            raise LassmError(f"{option}: {'--notebooks' if args.notebooks else '--cluster'} runs each point once; "
+                             f"drop one of them")
+    plan = make_whole_plan(args.quick, backends=args.backends, datasets=args.datasets, protocols=args.protocols,
+                           ks=args.ks, xdrops=args.xdrops, repeats=1 if once else args.repeats,
+                           warmup=0 if once else args.warmup,
+                           profile=not args.no_profile, ceilings=not args.no_ceilings, originals=not args.no_originals,
+                           originals_folder=args.originals)
+    if args.kernel in ("originals", "suite"):  # one part alone (the originals beside the default plans' inputs)
+        for key, name in (("local-assembly", "local"), ("xdrop", "xdrop"), ("suite", "suite"),
+                          ("originals", "originals")):
+            if key != args.kernel:
+                setattr(plan, name, None)
+                plan.left_out[key] = f"--kernel {args.kernel}"
+    if args.dry_run:
+        print(describe_whole(plan))
+        return 0
+    outcome = run_whole(plan, machine=args.machine, force=args.force, progress=not args.quiet,
+                        notebooks=args.notebooks, cluster=args.cluster)
+    return 1 if outcome.failed else 0
+
+
+def _check_run_options(args: argparse.Namespace) -> None:
+    """The names ``lassm run`` takes for either kernel, checked against both (each part keeps its own)."""
+    from .. import backends
+    from .xdrop import BACKEND_NAMES
+
+    if args.protocols and args.backends:  # they apply to every GPU backend named (the CPU has none)
+        for name in args.backends:
+            if name in backends.BACKENDS:
+                for proto in (args.protocols if name != "cpu" else []):
+                    backends.check_protocol(name, proto, "--protocols")
+    for name in args.backends or []:
+        if name in backends.BACKENDS:
+            if not args.cluster:  # the workers of a cluster may have what this machine lacks
+                backends.get(name)  # fails now, naming what to install
+        elif name in BACKEND_NAMES:
+            from ..backends.xdrop import get
+
+            get(name)  # fails now, naming what to install
+
+
+def _run_local(args: argparse.Namespace) -> int:
+    """``lassm run --kernel local-assembly``: the local-assembly campaign alone."""
+    from .. import backends
+    from ..campaign import describe, make_plan, report, run_campaign
+
+    if args.xdrops:
+        raise LassmError("--xdrops: X is the xdrop kernel's; add --kernel xdrop")
+    for option, given in (("--originals", args.originals), ("--no-originals", args.no_originals)):
+        if given:
+            raise LassmError(f"{option}: the original programs are a part of their own; drop --kernel local-assembly")
+    _local_names(args)
+    once = args.notebooks or args.cluster
+    for option, given in (("--repeats", args.repeats), ("--warmup", args.warmup)):
+        if once and given is not None:
+            raise LassmError(f"{option}: {'--notebooks' if args.notebooks else '--cluster'} runs each point once; "
+                             f"drop one of them")
+    if args.protocols and args.backends:  # they apply to every GPU backend named (the CPU has none)
+        for name in args.backends:
+            for proto in (args.protocols if name != "cpu" else []):
+                backends.check_protocol(name, proto, "--protocols")
+    if not args.cluster:
+        for name in args.backends or []:
+            backends.get(name)  # fails now, naming what to install
+    plan = make_plan(args.quick, backends=args.backends, datasets=args.datasets, protocols=args.protocols, ks=args.ks,
+                     repeats=1 if once else args.repeats, warmup=0 if once else args.warmup,
+                     profile=not args.no_profile, ceilings=not args.no_ceilings)
+    if args.protocols and not args.backends:
+        built = {p for b in plan.backends for p in plan.protocols[b] if b != "cpu"}
+        unbuilt = [p for p in args.protocols if p not in built]
+        if unbuilt:
+            gpus = [b for b in plan.backends if b != "cpu"]
+            raise LassmError(f"--protocols {','.join(unbuilt)}: no backend of this run builds it (backends here: "
+                             f"{', '.join(plan.backends)}{'' if gpus else '; the cpu backend has no protocol'})")
+    if args.dry_run:
+        print(describe(plan))
+        return 0
+    outcome = run_campaign(plan, machine=args.machine, force=args.force, progress=not args.quiet,
+                           notebooks=args.notebooks, cluster=args.cluster)
+    report(outcome)
+    return 1 if outcome.failed else 0
+
+
+def _local_names(args: argparse.Namespace) -> None:
+    """Refuses, for the local-assembly kernel, the X-drop backends and sets ``run``'s parser lets through."""
+    from .. import backends
+
+    for name in args.backends or []:
+        if name not in backends.BACKENDS:
+            raise LassmError(f"--backends {name}: an X-drop backend; local assembly has {', '.join(backends.BACKENDS)} "
+                             f"(or add --kernel xdrop)")
+    for name in args.datasets or []:
+        if name.startswith("xdrop-"):
+            raise LassmError(f"--datasets {name}: an X-drop pair set; add --kernel xdrop")
+
+
+__all__ = ["KERNELS", "cmd_run"]

@@ -1,0 +1,170 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Jin and Vetter's kernels (lassm.backends.suite): references against plain Python, every OpenCL
+variant against the references on the CPU driver, every CUDA variant compiled by NVRTC (and run
+where a GPU answers), the seed's findings where they show in the generated code, and the part of
+``lassm run`` that records them."""
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lassm.backends import nvrtc, suite
+from lassm.backends.suite import common, minkowski, nw
+
+KERNELS = sorted(suite.KERNELS)
+needs_nvrtc = pytest.mark.skipif(nvrtc.find_library() is None, reason="NVRTC is not installed (the test extra)")
+
+
+def _opencl() -> None:
+    ok, why = common.available("opencl")
+    if not ok:
+        pytest.skip(f"needs pyopencl and an OpenCL device: {why}")
+
+
+# --- the references ---------------------------------------------------------------------------
+
+def test_nw_reference_is_the_recurrence() -> None:
+    inp = nw.inputs("tiny", seed=3)
+    got = nw.reference(inp)
+    n, p = inp.n, inp.penalty
+    want = [[0] * (n + 1) for _ in range(n + 1)]
+    for i in range(n + 1):
+        want[i][0], want[0][i] = -p * i, -p * i
+    for i in range(1, n + 1):
+        for j in range(1, n + 1):
+            s = int(nw.BLOSUM62[inp.seq_a[i - 1], inp.seq_b[j - 1]])
+            want[i][j] = max(want[i - 1][j - 1] + s, want[i][j - 1] - p, want[i - 1][j] - p)
+    assert np.array_equal(got, np.array(want, dtype=np.int32))
+
+
+def test_blosum62_is_the_published_matrix() -> None:
+    """Symmetric, the diagonal of the 20 amino acids as published (A 4 ... W 11 ... V 4)."""
+    b = nw.BLOSUM62
+    assert b.shape == (24, 24) and np.array_equal(b, b.T)
+    assert [int(b[i, i]) for i in range(20)] == [4, 5, 6, 6, 9, 5, 5, 6, 8, 4, 4, 5, 5, 6, 7, 4, 5, 11, 7, 4]
+    assert int(b[nw.RESIDUES.index("W"), nw.RESIDUES.index("C")]) == -2
+
+
+def test_minkowski_reference_is_the_formula() -> None:
+    inp = minkowski.inputs("tiny", seed=5)
+    got = minkowski.reference(inp)
+    a, b = inp.a.astype(np.float64), inp.b.astype(np.float64)
+    for j, p in enumerate(minkowski.POWERS):
+        want = (np.abs(a[:, :, None] - b[None, :, :]) ** p).sum(axis=1) ** (1.0 / p)
+        np.testing.assert_allclose(got[j], want, rtol=1e-12)
+
+
+def test_the_checks_catch_a_wrong_output() -> None:
+    inp = nw.inputs("tiny")
+    ref = nw.reference(inp)
+    bad = ref.copy()
+    bad[7, 9] += 1
+    assert nw.check(ref, ref) == (True, 0.0) and nw.check(bad, ref) == (False, 1.0)
+    m = minkowski.inputs("tiny")
+    mref = minkowski.reference(m)
+    assert minkowski.check(mref.astype(np.float32), mref)[0]
+    off = mref * (1 + 2 * minkowski.TOLERANCE)
+    ok, worst = minkowski.check(off.astype(np.float32), mref)
+    assert not ok and worst == pytest.approx(2 * minkowski.TOLERANCE, rel=1e-3)
+
+
+def test_nw_launches_cover_every_tile_once() -> None:
+    tiles = 6
+    seen = sorted((d - (first + i), first + i) for d, first, count in nw.diagonals(tiles * nw.TILE) for i in range(count))
+    assert seen == sorted((r, c) for r in range(tiles) for c in range(tiles))
+    assert len(nw.diagonals(16384)) == 2 * 1024 - 1  # the seed's 2 x 1,024 dependent launches
+
+
+# --- OpenCL on whatever device pyopencl finds (Intel's CPU driver in CI) ------------------------
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("size", ["tiny", "cpu"])
+def test_every_opencl_variant_equals_the_reference(kernel: str, size: str) -> None:
+    _opencl()
+    mod = suite.get(kernel)
+    inp = mod.inputs(size, seed=11)
+    ref = mod.reference(inp)
+    for variant in mod.VARIANTS["opencl"]:
+        try:
+            run = mod.run("opencl", inp, variant)
+        except suite.Refused as exc:  # a device may refuse an out-of-order queue: recorded, not run
+            assert variant == "out-of-order", exc
+            continue
+        ok, error = mod.check(run.output, ref)
+        assert ok, f"{kernel} {variant}: error {error}"
+        assert run.seconds > 0 and run.host_seconds > 0 and run.launches == (
+            len(nw.diagonals(inp.n)) if kernel == "nw" else len(minkowski.POWERS))
+
+
+# --- CUDA: compiled by NVRTC anywhere, run where a GPU answers ----------------------------------
+
+@needs_nvrtc
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_every_cuda_variant_compiles_alone(kernel: str) -> None:
+    mod = suite.get(kernel)
+    for variant, options in mod.VARIANTS["cuda"].items():
+        ptx, log = common.cuda_compile_ptx(mod.CUDA_KERNEL, options)
+        assert f".entry {mod.ENTRY}" in ptx and "warning" not in log.lower(), (variant, log)
+
+
+@needs_nvrtc
+def test_fast_math_turns_powf_into_lg2_mul_ex2() -> None:
+    """k5's finding at the compiler: CUDA's powf under --use_fast_math (and __powf) is lg2, mul, ex2;
+    powf alone is not."""
+    counts = {}
+    for variant, options in minkowski.VARIANTS["cuda"].items():
+        ptx, _ = common.cuda_compile_ptx(minkowski.CUDA_KERNEL, options)
+        counts[variant] = (len(re.findall(r"\blg2\.approx", ptx)), len(re.findall(r"\bex2\.approx", ptx)))
+    assert counts["powf"] == (0, 0)
+    assert min(counts["powf-fast-math"]) > 0 and min(counts["__powf"]) > 0
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_every_cuda_variant_equals_the_reference(kernel: str) -> None:
+    mod = suite.get(kernel)
+    inp = mod.inputs("cpu", seed=2)
+    ref = mod.reference(inp)
+    for variant in mod.VARIANTS["cuda"]:
+        run = mod.run("cuda", inp, variant)
+        assert mod.check(run.output, ref)[0], variant
+
+
+# --- the part of lassm run ----------------------------------------------------------------------
+
+def test_the_suite_part_records_and_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _opencl()
+    from lassm.campaign import suite as part
+    from lassm.runs import suite as rec
+    from lassm.runs.account import read_entries
+
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
+    monkeypatch.setenv("LASSM_GIT_SHA", "sha-s")
+    plan = part.make_plan(True, backends=["opencl"], repeats=2, warmup=0)
+    assert plan.size == "tiny" and plan.backends == ("opencl",)
+    out = part.run_suite(plan, machine="box")
+    assert not out.failed and all(r["status"] == "ok" or r["status"].startswith("refused") for r in out.rows)
+    with open(rec.folder("box") / rec.TIMES_FILE, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert list(rows[0]) == list(rec.COLUMNS)
+    assert [(r["kernel"], r["variant"]) for r in rows] == [(k, v) for k, v in (
+        ("nw", "in-order"), ("nw", "out-of-order"), *(("minkowski", v) for v in minkowski.VARIANTS["opencl"]))]
+    measured = [r for r in rows if r["status"] == "ok"]
+    assert measured and all(r["matches_reference"] == "True" and r["repeats"] == "2" and r["git_sha"] == "sha-s"
+                            for r in measured)
+    again = part.run_suite(plan, machine="box")
+    assert {r["status"] for r in again.rows} == {"skipped (recorded)"}
+    entries = read_entries(rec.folder("box") / "campaign.json")
+    assert len(entries) == 2 and entries[0]["part"] == "suite" and entries[0]["plan"]["size"] == "tiny"
+
+
+def test_a_refusal_is_recorded_not_failed() -> None:
+    from lassm.campaign.suite import SuiteOutcome
+
+    out = SuiteOutcome(rows=[{"status": "refused: no out-of-order queue"}, {"status": "ok"}])
+    assert out.failed == []
+    assert SuiteOutcome(rows=[{"status": "MISMATCH"}]).failed
