@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from lassm.backends import nvrtc, suite
-from lassm.backends.suite import common, minkowski, nw
+from lassm.backends.suite import all_pairs, cmap, common, epistasis, minkowski, nw
 
 KERNELS = sorted(suite.KERNELS)
 needs_nvrtc = pytest.mark.skipif(nvrtc.find_library() is None, reason="NVRTC is not installed (the test extra)")
@@ -58,6 +58,55 @@ def test_minkowski_reference_is_the_formula() -> None:
         np.testing.assert_allclose(got[j], want, rtol=1e-12)
 
 
+def test_all_pairs_reference_counts_differing_attributes() -> None:
+    inp = all_pairs.inputs("tiny", seed=1)
+    d = inp.data.tolist()
+    want = [[sum(x != y for x, y in zip(d[a], d[b])) for a in range(len(d))] for b in range(len(d))]
+    assert np.array_equal(all_pairs.reference(inp), np.array(want, dtype=np.int32))
+
+
+def test_epistasis_tables_are_the_counts() -> None:
+    inp = epistasis.inputs("tiny", seed=4)
+    t = epistasis.tables(inp)
+    g, ph = inp.genotypes, inp.phenotypes
+    for i, j in ((0, 1), (2, 11), (5, 5)):
+        for c in (0, 1):
+            want = [int(np.sum((ph == c) & (g[:, i] == a) & (g[:, j] == b))) for a in range(3) for b in range(3)]
+            assert t[i, j, c].tolist() == want
+    # the bit-packed form holds the same genotypes: the counts from the masks are the tables'
+    zeros, _w, mask = epistasis.pack(g[ph == 0])
+    g2 = ~(zeros[..., 0] | zeros[..., 1])
+    g2[-1] &= np.uint32(mask)
+    assert int(sum(bin(int(w)).count("1") for w in g2[:, 3])) == int(np.sum((ph == 0) & (g[:, 3] == 2)))
+    score, scale = epistasis.reference(inp)
+    assert np.all(score[np.tril_indices(inp.snps)] == 0) and np.all(scale[np.triu_indices(inp.snps, 1)] > 0)
+
+
+def test_philox_is_random123s() -> None:
+    """Random123's known answers for Philox-4x32-10 (its kat_vectors)."""
+    for ctr, key, want in (((0, 0, 0, 0), (0, 0), (0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8)),
+                           ((0xFFFFFFFF,) * 4, (0xFFFFFFFF, 0xFFFFFFFF), (0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD)),
+                           ((0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344), (0xA4093822, 0x299F31D0),
+                            (0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1))):
+        assert tuple(int(x) for x in cmap.philox4x32_10(np.array([ctr], dtype=np.uint32), key)[0]) == want
+
+
+def test_cmap_reference_scores_the_draws() -> None:
+    inp = cmap.inputs("tiny", seed=2)
+    ref = cmap.reference(inp)
+    u = ref.output.uniforms
+    assert u.dtype == np.float32 and np.all((u >= 0) & (u < 1)) and len(u) == inp.draws
+    for s in (0, 7, inp.signatures - 1):
+        total = 0
+        for t in range(inp.set_size):
+            n = np.float32(1) - u[s * inp.set_size + t]
+            sign = -1 if n >= 0.5 else 1
+            n = n - np.float32(0.5) if n >= 0.5 else n
+            total += sign * int(inp.profile[min(int(np.floor(n * np.float32(2 * cmap.GENES))), cmap.GENES - 1)])
+        assert ref.output.sums[s] == total
+    assert ref.output.count == int(np.sum(ref.output.sums >= inp.threshold))
+
+
 def test_the_checks_catch_a_wrong_output() -> None:
     inp = nw.inputs("tiny")
     ref = nw.reference(inp)
@@ -96,8 +145,11 @@ def test_every_opencl_variant_equals_the_reference(kernel: str, size: str) -> No
             continue
         ok, error = mod.check(run.output, ref)
         assert ok, f"{kernel} {variant}: error {error}"
-        assert run.seconds > 0 and run.host_seconds > 0 and run.launches == (
-            len(nw.diagonals(inp.n)) if kernel == "nw" else len(minkowski.POWERS))
+        assert run.seconds > 0 and run.host_seconds > 0 and run.launches >= 1
+        if kernel == "nw":
+            assert run.launches == len(nw.diagonals(inp.n))
+        if kernel == "cmap" and variant == "philox":  # the same numbers as the reference's, bit for bit
+            assert np.array_equal(run.output.uniforms, ref.output.uniforms)
 
 
 # --- CUDA: compiled by NVRTC anywhere, run where a GPU answers ----------------------------------
@@ -151,8 +203,8 @@ def test_the_suite_part_records_and_resumes(tmp_path: Path, monkeypatch: pytest.
     with open(rec.folder("box") / rec.TIMES_FILE, newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert list(rows[0]) == list(rec.COLUMNS)
-    assert [(r["kernel"], r["variant"]) for r in rows] == [(k, v) for k, v in (
-        ("nw", "in-order"), ("nw", "out-of-order"), *(("minkowski", v) for v in minkowski.VARIANTS["opencl"]))]
+    assert [(r["kernel"], r["variant"]) for r in rows] == [(k, v) for k in suite.KERNELS
+                                                           for v in suite.get(k).VARIANTS["opencl"]]
     measured = [r for r in rows if r["status"] == "ok"]
     assert measured and all(r["matches_reference"] == "True" and r["repeats"] == "2" and r["git_sha"] == "sha-s"
                             for r in measured)
@@ -168,3 +220,34 @@ def test_a_refusal_is_recorded_not_failed() -> None:
     out = SuiteOutcome(rows=[{"status": "refused: no out-of-order queue"}, {"status": "ok"}])
     assert out.failed == []
     assert SuiteOutcome(rows=[{"status": "MISMATCH"}]).failed
+
+
+def test_our_philox_is_pyopencls_random123() -> None:
+    """The OpenCL Philox of cmap.cl against Random123's own header that pyopencl ships: the same words."""
+    _opencl()
+    import os
+
+    import pyopencl
+    from lassm.backends import opencl as ocl
+
+    header = Path(os.path.dirname(pyopencl.__file__)) / "cl" / "pyopencl-random123"
+    if not (header / "philox.cl").is_file():
+        pytest.skip("this pyopencl ships no Random123 header")
+    src = """
+    #include <philox.cl>
+    __kernel void r123(__global uint *out) {
+        const uint i = get_global_id(0);
+        philox4x32_ctr_t c = {{i, 7u, 0u, 0u}};
+        philox4x32_key_t k = {{0x5EED0001u, 0x0000C0DEu}};
+        philox4x32_ctr_t r = philox4x32(c, k);
+        for (int j = 0; j < 4; ++j) out[4 * i + j] = r.v[j];
+    }"""
+    dev = ocl._device()
+    prg = ocl.cl.Program(dev.context, src).build(options=[f"-I{header}"])
+    out = np.empty(4 * 64, dtype=np.uint32)
+    buf = ocl.cl.Buffer(dev.context, ocl.cl.mem_flags.WRITE_ONLY, size=out.nbytes)
+    prg.r123(dev.queue, (64,), None, buf)
+    ocl.cl.enqueue_copy(dev.queue, out, buf).wait()
+    ctr = np.zeros((64, 4), dtype=np.uint32)
+    ctr[:, 0], ctr[:, 1] = np.arange(64), 7
+    assert np.array_equal(cmap.philox4x32_10(ctr, cmap.SEED).reshape(-1), out)

@@ -16,11 +16,12 @@ from __future__ import annotations
 from types import ModuleType
 
 from ...errors import LassmError
-from . import minkowski, nw
+from . import all_pairs, cmap, epistasis, minkowski, nw
 from .common import BACKENDS, Refused, Run, available
 
-#: The suite's kernels by name, in the seed's order (k4, k5; k1-k3 to come).
-KERNELS: dict[str, ModuleType] = {"nw": nw, "minkowski": minkowski}
+#: The suite's kernels by name, in the seed's order (k1 to k5).
+KERNELS: dict[str, ModuleType] = {"all_pairs": all_pairs, "epistasis": epistasis, "cmap": cmap, "nw": nw,
+                                  "minkowski": minkowski}
 
 
 def get(name: str) -> ModuleType:

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Connectivity-map p-value, k3 of Jin and Vetter's suite (seed 004), in OpenCL C 1.2: the Philox,
+// uniforms, integer scores and counts of kernels/suite/cuda/cmap.cu, bit for bit.
+#ifndef CMAP_THREADS
+#define CMAP_THREADS 256
+#endif
+
+#define PHILOX_M0 0xD2511F53u
+#define PHILOX_M1 0xCD9E8D57u
+#define PHILOX_W0 0x9E3779B9u
+#define PHILOX_W1 0xBB67AE85u
+
+inline uint4 philox4x32_10(uint4 c, uint2 k) {
+    for (int r = 0; r < 10; ++r) {
+        if (r) { k.x += PHILOX_W0; k.y += PHILOX_W1; }
+        const uint lo0 = PHILOX_M0 * c.x, hi0 = mul_hi(PHILOX_M0, c.x);
+        const uint lo1 = PHILOX_M1 * c.z, hi1 = mul_hi(PHILOX_M1, c.z);
+        c = (uint4)(hi1 ^ c.y ^ k.x, lo1, hi0 ^ c.w ^ k.y, lo0);
+    }
+    return c;
+}
+
+inline float cmap_uniform(uint x) { return (float)(x >> 8) * 5.9604644775390625e-08f; }
+
+__kernel void cmap_uniforms(__global float *restrict out, const long draws, const uint seed_lo, const uint seed_hi) {
+    const long block = get_global_id(0);
+    if (4 * block >= draws) return;
+    const uint4 w = philox4x32_10((uint4)((uint)block, (uint)(block >> 32), 0u, 0u), (uint2)(seed_lo, seed_hi));
+    const uint words[4] = {w.x, w.y, w.z, w.w};
+    for (int i = 0; i < 4 && 4 * block + i < draws; ++i) out[4 * block + i] = cmap_uniform(words[i]);
+}
+
+__kernel void cmap_scores(__global const float *restrict uniforms, __global const int *restrict profile,
+                          __global long *restrict sums, const int signatures, const int set_size, const int genes) {
+    const int s = get_global_id(0);
+    if (s >= signatures) return;
+    long sum = 0;
+    for (int t = 0; t < set_size; ++t) {
+        float n = 1.0f - uniforms[(long)s * set_size + t];
+        int sign = 1;
+        if (n >= 0.5f) { sign = -1; n -= 0.5f; }
+        const int g = min((int)floor(n * (float)(2 * genes)), genes - 1);
+        sum += sign * profile[g];
+    }
+    sums[s] = sum;
+}
+
+__kernel __attribute__((reqd_work_group_size(CMAP_THREADS, 1, 1)))
+void cmap_count(__global const long *restrict sums, const long threshold, const int signatures,
+                __global int *restrict partial) {
+    __local int count[CMAP_THREADS];
+    const int t = get_local_id(0);
+    int mine = 0;
+    for (int s = get_global_id(0); s < signatures; s += get_global_size(0)) mine += sums[s] >= threshold;
+    count[t] = mine;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int stride = CMAP_THREADS / 2; stride > 0; stride /= 2) {
+        if (t < stride) count[t] += count[t + stride];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (t == 0) partial[get_group_id(0)] = count[0];
+}

@@ -1,0 +1,237 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""k3, the connectivity-map p-value (Jin and Vetter, seed 004): random signatures against a query's score.
+
+cudaMap (McArt et al., 2013), as HeCBench's ``cm-cuda`` runs its p-value step: every random
+signature draws a set of genes from the reference profile (22,283 genes, the U133A array), each
+up- or down-regulated, from one uniform number per gene; the p-value is the share of random
+signatures scoring at least the query's. The seed's size is 10^6 random signatures. It found the
+portable build 2.1x slower because its random-number library interface launched an extra kernel;
+the variants are where the numbers come from: a library (CuPy's cuRAND; pyopencl's Random123
+Philox, ``clrandom``) or our own Philox-4x32-10 kernel, the same function in both models.
+
+Scores are integers (the profile's values summed with their signs) and the count compares
+integers: a variant matches when every signature's sum and the count equal the reference's,
+computed from the very numbers the variant drew; our Philox must also draw the reference's
+numbers bit for bit.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .common import Run, cuda_function, cuda_time, device, opencl_kernel, opencl_queue, opencl_span, round_up
+
+NAME = "cmap"
+CUDA_KERNEL = "suite/cuda/cmap.cu"
+OPENCL_KERNEL = "suite/opencl/cmap.cl"
+#: The kernel that scores the signatures (the sources also hold cmap_uniforms and cmap_count).
+ENTRY = "cmap_scores"
+#: Genes of the reference profile: the Affymetrix U133A array's probes, as cudaMap's U133AArrayLength.
+GENES = 22283
+#: (random signatures, genes per signature) per size class: the seed's 10^6 on a GPU, small on a CPU.
+SIZES: dict[str, tuple[int, int]] = {"gpu": (1_000_000, 100), "cpu": (10_000, 100), "tiny": (37, 5)}
+#: Threads per block of the three kernels, and the count's blocks.
+THREADS = 256
+COUNT_BLOCKS = 64
+#: The generator's key: the two 32-bit words of the seed every variant draws with.
+SEED = (0x5EED0001, 0x0000C0DE)
+#: Variants: where the uniform numbers come from, per model.
+VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
+    "cuda": {"philox": (), "curand": ()},
+    "opencl": {"philox": (), "clrandom": ()},
+}
+PHILOX_M = (0xD2511F53, 0xCD9E8D57)
+PHILOX_W = (0x9E3779B9, 0xBB67AE85)
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The reference profile (signed ranks, int32), the signatures to draw and the query's sum."""
+
+    profile: np.ndarray
+    signatures: int
+    set_size: int
+    threshold: int
+
+    @property
+    def draws(self) -> int:
+        return self.signatures * self.set_size
+
+
+@dataclass
+class Output:
+    """What a run yields: the numbers it drew, every signature's sum, how many reach the query."""
+
+    uniforms: np.ndarray
+    sums: np.ndarray
+    count: int
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.sums.shape
+
+
+@dataclass
+class Reference:
+    """The reference's output from its own Philox numbers, with the inputs it came from."""
+
+    inputs: Inputs
+    output: Output
+
+
+def philox4x32_10(counters: np.ndarray, key: tuple[int, int]) -> np.ndarray:
+    """Philox-4x32-10 (Salmon et al., SC'11) of each row of ``counters`` (n x 4 uint32) under ``key``."""
+    c = [counters[:, i].astype(np.uint64) for i in range(4)]
+    k0, k1 = np.uint64(key[0]), np.uint64(key[1])
+    mask = np.uint64(0xFFFFFFFF)
+    m0, m1 = np.uint64(PHILOX_M[0]), np.uint64(PHILOX_M[1])
+    for r in range(10):
+        if r:
+            k0, k1 = (k0 + np.uint64(PHILOX_W[0])) & mask, (k1 + np.uint64(PHILOX_W[1])) & mask
+        p0, p1 = m0 * c[0], m1 * c[2]
+        c = [(p1 >> np.uint64(32)) ^ c[1] ^ k0, p1 & mask, (p0 >> np.uint64(32)) ^ c[3] ^ k1, p0 & mask]
+    return np.stack(c, axis=1).astype(np.uint32)
+
+
+def philox_uniforms(draws: int, key: tuple[int, int] = SEED, chunk: int = 1 << 22) -> np.ndarray:
+    """Draws 0..draws-1 of the stream: word d % 4 of counter (d / 4, 0, 0, 0), as top-24-bit floats."""
+    out = np.empty(draws, dtype=np.float32)
+    blocks = -(-draws // 4)
+    for start in range(0, blocks, chunk):
+        idx = np.arange(start, min(start + chunk, blocks), dtype=np.uint64)
+        ctr = np.zeros((len(idx), 4), dtype=np.uint32)
+        ctr[:, 0], ctr[:, 1] = (idx & np.uint64(0xFFFFFFFF)).astype(np.uint32), (idx >> np.uint64(32)).astype(np.uint32)
+        words = (philox4x32_10(ctr, key).reshape(-1) >> np.uint32(8)).astype(np.float32) * np.float32(2.0 ** -24)
+        lo = 4 * start
+        out[lo:lo + min(len(words), draws - lo)] = words[:draws - lo]
+    return out
+
+
+def signed_genes(uniforms: np.ndarray, genes: int) -> tuple[np.ndarray, np.ndarray]:
+    """cudaMap's selection of each draw: (gene, +1 or -1), in the kernels' single-precision steps."""
+    n = np.float32(1.0) - uniforms.astype(np.float32)
+    down = n >= np.float32(0.5)
+    n = np.where(down, n - np.float32(0.5), n).astype(np.float32)
+    g = np.minimum(np.floor(n * np.float32(2 * genes)).astype(np.int64), genes - 1)
+    return g, np.where(down, -1, 1)
+
+
+def score_sums(inp: Inputs, uniforms: np.ndarray) -> np.ndarray:
+    """Every signature's signed sum of profile values (int64)."""
+    g, sign = signed_genes(uniforms, len(inp.profile))
+    return (sign * inp.profile[g].astype(np.int64)).reshape(inp.signatures, inp.set_size).sum(axis=1)
+
+
+def inputs(size: str = "cpu", seed: int = 0) -> Inputs:
+    """A profile of signed ranks (a permutation of the genes, centred) and a random query of the set's size."""
+    signatures, set_size = SIZES[size]
+    rng = np.random.default_rng(seed)
+    profile = (GENES // 2 - rng.permutation(GENES)).astype(np.int32)
+    genes = rng.choice(GENES, set_size, replace=False)
+    signs = rng.choice([-1, 1], set_size)
+    return Inputs(profile, signatures, set_size, int((signs * profile[genes].astype(np.int64)).sum()))
+
+
+def reference(inp: Inputs) -> Reference:
+    """The sums and count from the reference's own Philox draws (NumPy)."""
+    u = philox_uniforms(inp.draws)
+    sums = score_sums(inp, u)
+    return Reference(inp, Output(u, sums, int(np.count_nonzero(sums >= inp.threshold))))
+
+
+def check(output: Output, ref: Reference) -> tuple[bool, float]:
+    """(the sums and count equal the reference's from the same numbers, signatures that differ).
+
+    A run that drew with our Philox must have drawn the reference's numbers; a library's numbers
+    are checked through the sums and count the reference computes from them.
+    """
+    inp = ref.inputs
+    if output.sums.shape != (inp.signatures,) or output.uniforms.shape != (inp.draws,):
+        return False, float("inf")
+    sums = score_sums(inp, output.uniforms)
+    differ = int(np.count_nonzero(sums != output.sums)) + int(output.count != np.count_nonzero(sums >= inp.threshold))
+    return differ == 0, float(differ)
+
+
+def run(backend: str, inp: Inputs, variant: str) -> Run:
+    """One p-value: draw (our kernel or the library), score, count; three or more launches."""
+    n, draws = inp.signatures, inp.draws
+    blocks = round_up(n, THREADS) // THREADS
+    if backend == "cuda":
+        from .. import cuda as cu
+
+        cupy = cu._cupy()
+        kernels = {e: cuda_function(CUDA_KERNEL, e, (f"-DCMAP_THREADS={THREADS}",))
+                   for e in ("cmap_uniforms", "cmap_scores", "cmap_count")}
+        profile = cupy.asarray(inp.profile)
+        uniforms = cupy.empty(draws, dtype=cupy.float32)
+        sums = cupy.empty(n, dtype=cupy.int64)
+        partial = cupy.zeros(COUNT_BLOCKS, dtype=cupy.int32)
+        generator = cupy.random.RandomState(seed=SEED[0]) if variant == "curand" else None
+
+        def launch() -> int:
+            nonlocal uniforms
+            if generator is None:
+                kernels["cmap_uniforms"]((round_up(-(-draws // 4), THREADS) // THREADS,), (THREADS,),
+                                         (uniforms, np.int64(draws), np.uint32(SEED[0]), np.uint32(SEED[1])))
+            else:
+                uniforms = generator.random_sample(draws, dtype=cupy.float32)
+            kernels["cmap_scores"]((blocks,), (THREADS,), (uniforms, profile, sums, np.int32(n),
+                                                         np.int32(inp.set_size), np.int32(len(inp.profile))))
+            kernels["cmap_count"]((COUNT_BLOCKS,), (THREADS,), (sums, np.int64(inp.threshold), np.int32(n), partial))
+            return 3 if generator is None else 2  # ours; the library's own launches are counted by a profiler
+
+        seconds, host, launches = cuda_time(launch)
+        out = Output(cupy.asnumpy(uniforms), cupy.asnumpy(sums), int(cupy.asnumpy(partial).sum()))
+    else:
+        from .. import opencl as ocl
+
+        cl = ocl.cl
+        queue = opencl_queue()
+        kern = {e: opencl_kernel(OPENCL_KERNEL, e, (f"-DCMAP_THREADS={THREADS}",))
+                for e in ("cmap_uniforms", "cmap_scores", "cmap_count")}
+        mf = cl.mem_flags
+        profile = cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=inp.profile)
+        sums = cl.Buffer(queue.context, mf.READ_WRITE, size=8 * n)
+        partial = cl.Buffer(queue.context, mf.READ_WRITE, size=4 * COUNT_BLOCKS)
+        queue.finish()
+        t0 = time.perf_counter()
+        events = []
+        if variant == "clrandom":
+            import warnings
+
+            from pyopencl import clrandom
+
+            with warnings.catch_warnings():  # its build log is no error
+                warnings.simplefilter("ignore", cl.CompilerWarning)
+                drawn = clrandom.PhiloxGenerator(queue.context, seed=SEED[0]).uniform(queue, (draws,), np.float32)
+            uniforms, events = drawn.data, list(drawn.events)
+        else:
+            uniforms = cl.Buffer(queue.context, mf.READ_WRITE, size=4 * draws)
+            kern["cmap_uniforms"].set_args(uniforms, np.int64(draws), np.uint32(SEED[0]), np.uint32(SEED[1]))
+            events.append(cl.enqueue_nd_range_kernel(queue, kern["cmap_uniforms"],
+                                                     (round_up(-(-draws // 4), THREADS),), (THREADS,)))
+        kern["cmap_scores"].set_args(uniforms, profile, sums, np.int32(n), np.int32(inp.set_size),
+                                     np.int32(len(inp.profile)))
+        events.append(cl.enqueue_nd_range_kernel(queue, kern["cmap_scores"], (blocks * THREADS,), (THREADS,)))
+        kern["cmap_count"].set_args(sums, np.int64(inp.threshold), np.int32(n), partial)
+        events.append(cl.enqueue_nd_range_kernel(queue, kern["cmap_count"], (COUNT_BLOCKS * THREADS,), (THREADS,)))
+        cl.wait_for_events(events)
+        host = time.perf_counter() - t0
+        seconds, launches = opencl_span(events), len(events)
+        out = Output(np.empty(draws, np.float32), np.empty(n, np.int64), 0)
+        counts = np.empty(COUNT_BLOCKS, np.int32)
+        cl.enqueue_copy(queue, out.uniforms, uniforms)
+        cl.enqueue_copy(queue, out.sums, sums)
+        cl.enqueue_copy(queue, counts, partial).wait()
+        out.count = int(counts.sum())
+    name, driver = device(backend)
+    return Run(NAME, backend, variant, out, seconds, host, launches, name, driver,
+               extra={"p_value": out.count / n})
+
+
+__all__ = ["CUDA_KERNEL", "ENTRY", "GENES", "Inputs", "NAME", "OPENCL_KERNEL", "Output", "Reference", "SEED", "SIZES",
+           "THREADS", "VARIANTS", "check", "inputs", "philox4x32_10", "philox_uniforms", "reference", "run",
+           "score_sums", "signed_genes"]

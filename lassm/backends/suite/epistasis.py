@@ -1,0 +1,180 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""k2, epistasis detection (Jin and Vetter, seed 004): every pair of SNPs scored on the phenotype.
+
+HeCBench's ``epistasis-cuda``: for each pair of SNPs (i < j), the 3 x 3 table of their genotypes'
+counts per phenotype, counted as popcounts of bit-packed genotypes, scored as
+``|sum_c g(n0 + n1 + 1) - g(n0) - g(n1)|`` with ``g(n) = (n + 1/2) ln n - (n - 1)`` (0 becomes
+FLT_MAX). The seed's size: 4,096 SNPs of 8,192 samples. It found the nested loops over the
+genotype combinations fully unrolled by CUDA only; the variants ask for the unroll with a pragma
+or leave it to the compiler. The counts are integers and the reference counts them exactly; the
+score is single precision, and a variant matches when each score is within :data:`TOLERANCE` of
+the reference's (double precision) relative to the sum of its terms' sizes.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .common import Run, cuda_function, cuda_time, device, opencl_kernel, opencl_queue, opencl_span, round_up
+
+NAME = "epistasis"
+CUDA_KERNEL = "suite/cuda/epistasis.cu"
+OPENCL_KERNEL = "suite/opencl/epistasis.cl"
+ENTRY = "epistasis"
+#: Threads (work-items) per block along each of its two dimensions.
+BLOCK = 16
+#: (SNPs, samples) per size class: the seed's on a GPU, small on a CPU.
+SIZES: dict[str, tuple[int, int]] = {"gpu": (4096, 8192), "cpu": (256, 1024), "tiny": (13, 70)}
+#: A score's largest error, relative to the sum of its 27 terms' sizes (single-precision logs and sums).
+TOLERANCE = 1e-5
+#: Variants: build options per model (the unroll asked for or not).
+VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
+    "cuda": {"auto": ("-DEPI_UNROLL=0",), "unroll": ("-DEPI_UNROLL=1",)},
+    "opencl": {"auto": ("-DEPI_UNROLL=0",), "unroll": ("-DEPI_UNROLL=1",)},
+}
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Genotypes (samples x SNPs, 0/1/2), phenotypes (0/1) and the bit-packed form the kernels read."""
+
+    genotypes: np.ndarray
+    phenotypes: np.ndarray
+    packed: tuple[np.ndarray, np.ndarray]
+    words: tuple[int, int]
+    masks: tuple[int, int]
+
+    @property
+    def snps(self) -> int:
+        return self.genotypes.shape[1]
+
+
+def pack(genotypes: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """One phenotype's samples as [word][snp][2] uint32 masks (genotype 0, genotype 1), the word
+    count and the last word's mask of valid samples."""
+    samples, snps = genotypes.shape
+    words = -(-samples // 32)
+    out = np.zeros((words, snps, 2), dtype=np.uint32)
+    for s in range(samples):
+        bit = np.uint32(1 << (s % 32))
+        out[s // 32, :, 0] |= np.where(genotypes[s] == 0, bit, 0).astype(np.uint32)
+        out[s // 32, :, 1] |= np.where(genotypes[s] == 1, bit, 0).astype(np.uint32)
+    tail = samples % 32
+    return out, words, (1 << tail) - 1 if tail else 0xFFFFFFFF
+
+
+def inputs(size: str = "cpu", seed: int = 0) -> Inputs:
+    """Genotypes uniform in {0, 1, 2} and phenotypes uniform in {0, 1}, drawn with ``seed``."""
+    snps, samples = SIZES[size]
+    rng = np.random.default_rng(seed)
+    geno = rng.integers(0, 3, (samples, snps)).astype(np.uint8)
+    phen = rng.integers(0, 2, samples).astype(np.uint8)
+    z, wz, mz = pack(geno[phen == 0])
+    o, wo, mo = pack(geno[phen == 1])
+    return Inputs(geno, phen, (z, o), (wz, wo), (mz, mo))
+
+
+def _g(n: np.ndarray) -> np.ndarray:
+    n = n.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(n == 0, 0.0, (n + 0.5) * np.log(np.where(n == 0, 1.0, n)) - (n - 1.0))
+
+
+def tables(inp: Inputs, rows: slice = slice(None)) -> np.ndarray:
+    """The counts, [i][j][phenotype][3 x 3], of the pairs of SNPs whose i is in ``rows`` (exact, int64).
+
+    Each phenotype's counts are one matrix product of the samples' one-hot genotypes with
+    themselves; single precision holds them exactly (every partial sum is an integer below 2**24).
+    """
+    g, snps = inp.genotypes, inp.snps
+    first = range(snps)[rows]
+    out = np.zeros((len(first), snps, 2, 9), dtype=np.int64)
+    for c in (0, 1):
+        samples = g[inp.phenotypes == c]
+        if len(samples) >= 1 << 24:
+            raise ValueError("more samples than single precision counts exactly")
+        onehot = (samples[:, :, None] == np.arange(3)).astype(np.float32).reshape(len(samples), snps * 3)
+        left = onehot.reshape(len(samples), snps, 3)[:, first.start:first.stop:first.step].reshape(len(samples), -1)
+        both = (left.T @ onehot).reshape(len(first), 3, snps, 3).transpose(0, 2, 1, 3)
+        out[:, :, c, :] = np.rint(both).astype(np.int64).reshape(len(first), snps, 9)
+    return out
+
+
+#: SNPs (rows of the score matrix) scored at once by :func:`reference`: bounds its memory.
+REFERENCE_ROWS = 256
+
+
+def reference(inp: Inputs) -> np.ndarray:
+    """[0] the scores (i < j; 0 elsewhere), [1] each score's scale: the sum of its terms' sizes."""
+    snps = inp.snps
+    out = np.zeros((2, snps, snps))
+    for start in range(0, snps, REFERENCE_ROWS):
+        rows = slice(start, min(start + REFERENCE_ROWS, snps))
+        t = tables(inp, rows)
+        n0, n1 = t[:, :, 0, :], t[:, :, 1, :]
+        terms = np.stack([_g(n0 + n1 + 1), -_g(n0), -_g(n1)], axis=-1)
+        score = np.abs(terms.sum(axis=(-1, -2)))
+        upper = np.arange(snps)[None, :] > np.arange(rows.start, rows.stop)[:, None]
+        out[0, rows] = np.where(upper, np.where(score == 0.0, np.finfo(np.float32).max, score), 0.0)
+        out[1, rows] = np.where(upper, np.abs(terms).sum(axis=(-1, -2)), 0.0)
+    return out
+
+
+def check(output: np.ndarray, ref: np.ndarray) -> tuple[bool, float]:
+    """(every score within :data:`TOLERANCE` of its scale, the largest error so measured)."""
+    score, scale = ref
+    if output.shape != score.shape:
+        return False, float("inf")
+    err = np.abs(output.astype(np.float64) - score) / np.maximum(scale, 1.0)
+    worst = float(err.max()) if err.size else 0.0
+    return bool(np.isfinite(worst) and worst <= TOLERANCE), worst
+
+
+def run(backend: str, inp: Inputs, variant: str) -> Run:
+    """One launch of ``variant`` on ``backend``: a thread per pair of SNPs."""
+    options = VARIANTS[backend][variant]
+    snps = inp.snps
+    out = np.zeros((snps, snps), dtype=np.float32)
+    args = (np.int32(snps), np.int32(inp.words[0]), np.int32(inp.words[1]), np.uint32(inp.masks[0]),
+            np.uint32(inp.masks[1]))
+    side = round_up(snps, BLOCK)
+    if backend == "cuda":
+        from .. import cuda as cu
+
+        cupy = cu._cupy()
+        fn = cuda_function(CUDA_KERNEL, ENTRY, options)
+        zeros, ones = (cupy.asarray(p if p.size else np.zeros(2, np.uint32)) for p in inp.packed)
+        scores = cupy.zeros((snps, snps), dtype=cupy.float32)
+
+        def launch() -> int:
+            fn((side // BLOCK, side // BLOCK), (BLOCK, BLOCK), (zeros, ones, scores, *args))
+            return 1
+
+        seconds, host, launches = cuda_time(launch)
+        out[...] = cupy.asnumpy(scores)
+    else:
+        from .. import opencl as ocl
+
+        cl = ocl.cl
+        kern = opencl_kernel(OPENCL_KERNEL, ENTRY, options)
+        queue = opencl_queue()
+        mf = cl.mem_flags
+        zeros, ones = (cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR,
+                                 hostbuf=p if p.size else np.zeros(2, np.uint32)) for p in inp.packed)
+        scores = cl.Buffer(queue.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=out)
+        kern.set_args(zeros, ones, scores, *args)
+        queue.finish()
+        t0 = time.perf_counter()
+        event = cl.enqueue_nd_range_kernel(queue, kern, (side, side), (BLOCK, BLOCK))
+        event.wait()
+        host = time.perf_counter() - t0
+        seconds, launches = opencl_span([event]), 1
+        cl.enqueue_copy(queue, out, scores).wait()
+    name, driver = device(backend)
+    return Run(NAME, backend, variant, out, seconds, host, launches, name, driver)
+
+
+__all__ = ["BLOCK", "CUDA_KERNEL", "ENTRY", "Inputs", "NAME", "OPENCL_KERNEL", "SIZES", "TOLERANCE", "VARIANTS",
+           "check", "inputs", "pack", "reference", "run", "tables"]
