@@ -158,8 +158,8 @@ def test_every_opencl_variant_equals_the_reference(kernel: str, size: str) -> No
 @pytest.mark.parametrize("kernel", KERNELS)
 def test_every_cuda_variant_compiles_alone(kernel: str) -> None:
     mod = suite.get(kernel)
-    for variant, options in mod.VARIANTS["cuda"].items():
-        ptx, log = common.cuda_compile_ptx(mod.CUDA_KERNEL, options)
+    for variant in mod.VARIANTS["cuda"]:
+        ptx, log = common.cuda_compile_ptx(mod.CUDA_KERNEL, mod.build_options("cuda", variant))
         assert f".entry {mod.ENTRY}" in ptx and "warning" not in log.lower(), (variant, log)
 
 
@@ -251,3 +251,22 @@ def test_our_philox_is_pyopencls_random123() -> None:
     ctr = np.zeros((64, 4), dtype=np.uint32)
     ctr[:, 0], ctr[:, 1] = np.arange(64), 7
     assert np.array_equal(cmap.philox4x32_10(ctr, cmap.SEED).reshape(-1), out)
+
+
+@needs_nvrtc
+def test_the_ptx_step_writes_every_cuda_variant_and_its_mix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The PTX of each CUDA variant (NVRTC, for a named architecture: no GPU needed) and the mix
+    the book reads: k5's fast-math finding is in it, as a count of lg2."""
+    import pandas as pd
+
+    from lassm.campaign import suite as part
+    from lassm.runs import suite as rec
+
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
+    plan = part.SuitePlan(kernels=("minkowski", "all_pairs"), backends=("cuda",), size="gpu")
+    assert part.write_ptx(plan, {"cuda": "box"}, arch="compute_90") == []
+    files = sorted(p.name for p in (rec.folder("box") / "ptx").iterdir())
+    assert files == sorted(f"cuda__{k}__{v}.ptx" for k in plan.kernels for v in suite.get(k).VARIANTS["cuda"])
+    mix = pd.read_csv(rec.folder("box") / part.PTX_MIX_FILE)
+    lg2 = mix[mix["opcode"].str.startswith("lg2")].groupby("variant")["count"].sum()
+    assert lg2.get("powf", 0) == 0 and lg2["powf-fast-math"] > 0 and lg2["__powf"] > 0

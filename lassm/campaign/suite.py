@@ -166,10 +166,59 @@ def run_suite(plan: SuitePlan, *, machine: str | None = None, force: bool = Fals
         for folder, got in rows.items():
             tables.upsert(rec.folder(folder) / rec.TIMES_FILE, rec.COLUMNS, rec.KEY, got)
             out.files[f"times:{folder}"] = rec.folder(folder) / rec.TIMES_FILE
+    if plan.size == "gpu":
+        t0 = time.perf_counter()
+        out.lacks += write_ptx(plan, folders)
+        out.steps["ptx"] = round(time.perf_counter() - t0, 3)
     out.steps["suite"] = round(time.perf_counter() - start, 3)
     for folder in dict.fromkeys(folders.values()):
         out.files[f"campaign:{folder}"] = _write_account(folder, plan, out, sha, command)
     return out
+
+
+#: The instruction mix of every variant's PTX, beside the PTX files under ``suite/ptx/``.
+PTX_MIX_FILE = "ptx-mix.csv"
+
+
+def write_ptx(plan: SuitePlan, folders: dict[str, str], arch: str | None = None) -> list[str]:
+    """Each variant's PTX, as each model's compiler made it for this GPU (NVRTC; NVIDIA's OpenCL
+    compiler, whose program binary is PTX), into ``suite/ptx/``, with their instruction mix
+    (:mod:`lassm.analysis.ptx`) in ``suite/ptx-mix.csv``; returns what could not be written.
+    ``arch`` (``compute_90``) defaults to the GPU's."""
+    import pandas as pd
+
+    from ..analysis import ptx
+    from ..atomic import atomic_open
+    from ..backends import suite
+
+    lacks, mixes = [], {}
+    if "cuda" in plan.backends and arch is None:
+        from ..backends import cuda as cu
+
+        arch = "compute_" + str(cu.device_info()["compute_capability"])
+    for kernel in plan.kernels:
+        mod = suite.get(kernel)
+        for backend in plan.backends:
+            for variant in mod.VARIANTS.get(backend, {}):
+                options = mod.build_options(backend, variant)
+                try:
+                    text = (suite.common.cuda_compile_ptx(mod.CUDA_KERNEL, options, arch)[0] if backend == "cuda"
+                            else suite.common.opencl_ptx(mod.OPENCL_KERNEL, options))
+                except Exception as exc:  # a PTX that cannot be made is named; the others go on
+                    lacks.append(f"suite: PTX of {kernel} {backend} {variant}: {' '.join(str(exc).split())[:200]}")
+                    continue
+                if text is None:
+                    continue  # not an NVIDIA device: its binary is no PTX
+                where = rec.folder(folders[backend]) / "ptx" / f"{backend}__{kernel}__{variant}.ptx"
+                where.parent.mkdir(parents=True, exist_ok=True)
+                with atomic_open(where) as fh:
+                    fh.write(text)
+                mixes.setdefault(folders[backend], []).append(
+                    ptx.mix(text, str(where.name), kernel=kernel, backend=backend, variant=variant))
+    for folder, frames in mixes.items():
+        with atomic_open(rec.folder(folder) / PTX_MIX_FILE) as fh:
+            pd.concat(frames, ignore_index=True).to_csv(fh, index=False)
+    return lacks
 
 
 def _write_account(folder: str, plan: SuitePlan, out: SuiteOutcome, sha: str, command: str):
@@ -192,5 +241,5 @@ def report(out: SuiteOutcome) -> None:
         print(f"{key}: {path}", file=sys.stderr)
 
 
-__all__ = ["CPU_REPEATS", "REPEATS", "WARMUP", "SuiteOutcome", "SuitePlan", "describe", "make_plan",
-           "present_backends", "report", "run_suite"]
+__all__ = ["CPU_REPEATS", "PTX_MIX_FILE", "REPEATS", "WARMUP", "SuiteOutcome", "SuitePlan", "describe", "make_plan",
+           "present_backends", "report", "run_suite", "write_ptx"]

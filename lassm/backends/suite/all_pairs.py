@@ -64,16 +64,21 @@ def check(output: np.ndarray, ref: np.ndarray) -> tuple[bool, float]:
     return differ == 0, float(differ)
 
 
+def build_options(backend: str, variant: str) -> tuple[str, ...]:
+    """The options ``variant`` is built with on ``backend`` (its PTX is made with the same)."""
+    return (*VARIANTS[backend][variant], f"-DAPD_THREADS={THREADS}")
+
+
 def run(backend: str, inp: Inputs, variant: str) -> Run:
     """One launch of ``variant`` on ``backend``: a block per pair of instances."""
-    options = VARIANTS[backend][variant]
+    options = build_options(backend, variant)
     rows, cols = inp.data.shape
     out = np.empty((rows, rows), dtype=np.int32)
     if backend == "cuda":
         from .. import cuda as cu
 
         cupy = cu._cupy()
-        fn = cuda_function(CUDA_KERNEL, ENTRY, (*options, f"-DAPD_THREADS={THREADS}"))
+        fn = cuda_function(CUDA_KERNEL, ENTRY, options)
         data, dist = cupy.asarray(inp.data), cupy.empty((rows, rows), dtype=cupy.int32)
 
         def launch() -> int:
@@ -86,7 +91,7 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
         from .. import opencl as ocl
 
         cl = ocl.cl
-        kern = opencl_kernel(OPENCL_KERNEL, ENTRY, (*options, f"-DAPD_THREADS={THREADS}"))
+        kern = opencl_kernel(OPENCL_KERNEL, ENTRY, options)
         queue = opencl_queue()
         mf = cl.mem_flags
         data = cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=inp.data)
@@ -103,5 +108,5 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
     return Run(NAME, backend, variant, out, seconds, host, launches, name, driver)
 
 
-__all__ = ["CUDA_KERNEL", "ENTRY", "Inputs", "NAME", "OPENCL_KERNEL", "SIZES", "THREADS", "VARIANTS", "check",
+__all__ = ["CUDA_KERNEL", "ENTRY", "Inputs", "NAME", "OPENCL_KERNEL", "SIZES", "THREADS", "VARIANTS", "build_options", "check",
            "inputs", "reference", "run"]

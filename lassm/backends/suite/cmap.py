@@ -155,6 +155,11 @@ def check(output: Output, ref: Reference) -> tuple[bool, float]:
     return differ == 0, float(differ)
 
 
+def build_options(backend: str, variant: str) -> tuple[str, ...]:
+    """The options every variant's kernels are built with (the variants differ in where the numbers come from)."""
+    return (*VARIANTS[backend][variant], f"-DCMAP_THREADS={THREADS}")
+
+
 def run(backend: str, inp: Inputs, variant: str) -> Run:
     """One p-value: draw (our kernel or the library), score, count; three or more launches."""
     n, draws = inp.signatures, inp.draws
@@ -163,7 +168,7 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
         from .. import cuda as cu
 
         cupy = cu._cupy()
-        kernels = {e: cuda_function(CUDA_KERNEL, e, (f"-DCMAP_THREADS={THREADS}",))
+        kernels = {e: cuda_function(CUDA_KERNEL, e, build_options(backend, variant))
                    for e in ("cmap_uniforms", "cmap_scores", "cmap_count")}
         profile = cupy.asarray(inp.profile)
         uniforms = cupy.empty(draws, dtype=cupy.float32)
@@ -190,7 +195,7 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
 
         cl = ocl.cl
         queue = opencl_queue()
-        kern = {e: opencl_kernel(OPENCL_KERNEL, e, (f"-DCMAP_THREADS={THREADS}",))
+        kern = {e: opencl_kernel(OPENCL_KERNEL, e, build_options(backend, variant))
                 for e in ("cmap_uniforms", "cmap_scores", "cmap_count")}
         mf = cl.mem_flags
         profile = cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=inp.profile)
@@ -233,5 +238,5 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
 
 
 __all__ = ["CUDA_KERNEL", "ENTRY", "GENES", "Inputs", "NAME", "OPENCL_KERNEL", "Output", "Reference", "SEED", "SIZES",
-           "THREADS", "VARIANTS", "check", "inputs", "philox4x32_10", "philox_uniforms", "reference", "run",
+           "THREADS", "VARIANTS", "build_options", "check", "inputs", "philox4x32_10", "philox_uniforms", "reference", "run",
            "score_sums", "signed_genes"]

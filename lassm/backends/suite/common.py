@@ -121,8 +121,8 @@ _PROGRAMS: dict[tuple, object] = {}
 _QUEUES: dict[tuple, object] = {}
 
 
-def opencl_kernel(relpath: str, entry: str, options: Sequence[str] = ()):
-    """``entry`` of ``kernels/<relpath>`` built for the OpenCL backend's device (OpenCL C 1.2 and ``options``).
+def opencl_kernel_program(relpath: str, options: Sequence[str] = ()):
+    """``kernels/<relpath>`` built for the OpenCL backend's device (OpenCL C 1.2 and ``options``), once.
 
     Raises
     ------
@@ -142,7 +142,26 @@ def opencl_kernel(relpath: str, entry: str, options: Sequence[str] = ()):
                 _PROGRAMS[key] = ocl.cl.Program(dev.context, src).build(options=list(opts))
         except ocl.cl.RuntimeError as exc:
             raise BackendUnavailable(f"{relpath} does not build on {dev.name} with {' '.join(opts)}: {exc}") from None
-    return ocl.cl.Kernel(_PROGRAMS[key], entry)
+    return _PROGRAMS[key]
+
+
+def opencl_kernel(relpath: str, entry: str, options: Sequence[str] = ()):
+    """``entry`` of :func:`opencl_kernel_program`'s build."""
+    from .. import opencl as ocl
+
+    return ocl.cl.Kernel(opencl_kernel_program(relpath, options), entry)
+
+
+def opencl_ptx(relpath: str, options: Sequence[str] = ()) -> str | None:
+    """The program binary NVIDIA's OpenCL compiler made of the source (PTX text), or None on another
+    vendor's device (whose binary is no PTX)."""
+    from .. import opencl as ocl
+
+    dev = ocl._device()
+    if "nvidia" not in dev.device.platform.name.lower():
+        return None
+    binary = opencl_kernel_program(relpath, options).get_info(ocl.cl.program_info.BINARIES)[0]
+    return bytes(binary).decode("utf-8", errors="replace").rstrip("\0")
 
 
 def opencl_queue(out_of_order: bool = False):
@@ -182,4 +201,5 @@ def round_up(n: int, to: int) -> int:
 
 
 __all__ = ["BACKENDS", "Refused", "Run", "available", "cuda_compile_ptx", "cuda_function", "cuda_time", "device",
-           "is_gpu", "opencl_kernel", "opencl_queue", "opencl_span", "round_up"]
+           "is_gpu", "opencl_kernel", "opencl_kernel_program", "opencl_ptx", "opencl_queue", "opencl_span",
+           "round_up"]

@@ -132,9 +132,14 @@ def check(output: np.ndarray, ref: np.ndarray) -> tuple[bool, float]:
     return bool(np.isfinite(worst) and worst <= TOLERANCE), worst
 
 
+def build_options(backend: str, variant: str) -> tuple[str, ...]:
+    """The options ``variant`` is built with on ``backend`` (its PTX is made with the same)."""
+    return (*VARIANTS[backend][variant], f"-DEPI_BLOCK={BLOCK}")
+
+
 def run(backend: str, inp: Inputs, variant: str) -> Run:
     """One launch of ``variant`` on ``backend``: a thread per pair of SNPs."""
-    options = VARIANTS[backend][variant]
+    options = build_options(backend, variant)
     snps = inp.snps
     out = np.zeros((snps, snps), dtype=np.float32)
     args = (np.int32(snps), np.int32(inp.words[0]), np.int32(inp.words[1]), np.uint32(inp.masks[0]),
@@ -177,4 +182,4 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
 
 
 __all__ = ["BLOCK", "CUDA_KERNEL", "ENTRY", "Inputs", "NAME", "OPENCL_KERNEL", "SIZES", "TOLERANCE", "VARIANTS",
-           "check", "inputs", "pack", "reference", "run", "tables"]
+           "build_options", "check", "inputs", "pack", "reference", "run", "tables"]

@@ -113,9 +113,14 @@ def check(output: np.ndarray, ref: np.ndarray) -> tuple[bool, float]:
     return bool(np.isfinite(worst) and worst <= TOLERANCE), worst
 
 
+def build_options(backend: str, variant: str) -> tuple[str, ...]:
+    """The options ``variant`` is built with on ``backend`` (its PTX is made with the same)."""
+    return VARIANTS[backend][variant]
+
+
 def run(backend: str, inp: Inputs, variant: str) -> Run:
     """One run of ``variant`` on ``backend``: every power, one launch each."""
-    options = VARIANTS[backend][variant]
+    options = build_options(backend, variant)
     m, n, k = inp.shape
     out = np.empty((len(inp.powers), m, k), dtype=np.float32)
     if backend == "cuda":
@@ -162,4 +167,4 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
 
 
 __all__ = ["BLOCK", "CUDA_KERNEL", "ENTRY", "Inputs", "NAME", "OPENCL_KERNEL", "POWERS", "SIZES", "TOLERANCE",
-           "VARIANTS", "check", "inputs", "reference", "run"]
+           "VARIANTS", "build_options", "check", "inputs", "reference", "run"]

@@ -132,9 +132,14 @@ def diagonals(n: int) -> list[tuple[int, int, int]]:
     return out
 
 
+def build_options(backend: str, variant: str) -> tuple[str, ...]:
+    """The options ``variant`` is built with on ``backend`` (its PTX is made with the same)."""
+    return (*VARIANTS[backend][variant], f"-DNW_TILE={TILE}")
+
+
 def run(backend: str, inp: Inputs, variant: str) -> Run:
     """One run of ``variant`` on ``backend``: every anti-diagonal of tiles, one launch each."""
-    options = VARIANTS[backend][variant]
+    options = build_options(backend, variant)
     cols = inp.n + 1
     plan = diagonals(inp.n)
     out = np.empty_like(inp.start)
@@ -180,4 +185,4 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
 
 
 __all__ = ["BLOSUM62", "CUDA_KERNEL", "ENTRY", "Inputs", "NAME", "OPENCL_KERNEL", "PENALTY", "RESIDUES", "SIZES",
-           "TILE", "VARIANTS", "check", "diagonals", "inputs", "reference", "run"]
+           "TILE", "VARIANTS", "build_options", "check", "diagonals", "inputs", "reference", "run"]
