@@ -270,3 +270,11 @@ def test_the_ptx_step_writes_every_cuda_variant_and_its_mix(tmp_path: Path, monk
     mix = pd.read_csv(rec.folder("box") / part.PTX_MIX_FILE)
     lg2 = mix[mix["opcode"].str.startswith("lg2")].groupby("variant")["count"].sum()
     assert lg2.get("powf", 0) == 0 and lg2["powf-fast-math"] > 0 and lg2["__powf"] > 0
+
+
+def test_the_contract_lists_the_suite_columns() -> None:
+    from lassm.runs import suite as rec
+
+    from .test_book import _contract_columns
+
+    assert _contract_columns("suite/times.csv") == list(rec.COLUMNS)

@@ -1,0 +1,244 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The suite chapter (``notebooks/suite.ipynb``): Jin and Vetter's five kernels, their gaps and causes, here.
+
+Everything comes from one machine's ``suite/times.csv`` (the part of ``lassm run`` that times
+every variant of every kernel in CUDA and OpenCL, each checked against its reference) and
+``suite/ptx-mix.csv`` (the instruction mix of each variant's PTX from both compilers), beside the
+seed's published ratios (``data/paper-artifacts/jin-vetter-gaps.csv``). The "as ported" pair of a
+kernel is the CUDA build and the portable build the seed compared (:data:`PORTED`); each model's
+best variant is the fastest that matches the reference. Whether a cause the seed named shows
+here is decided from the PTX counts (:func:`causes`), never typed.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from .. import paths
+from ..datafiles import read_data_csv
+from ..runs import suite as rec
+
+#: Per kernel, the CUDA variant and the OpenCL variant the seed's comparison corresponds to.
+PORTED: dict[str, tuple[str, str]] = {
+    "all_pairs": ("char4", "char4"),
+    "epistasis": ("auto", "auto"),
+    "cmap": ("curand", "clrandom"),
+    "nw": ("stream", "out-of-order"),
+    "minkowski": ("powf-fast-math", "pow-fast-math"),
+}
+#: The seed's names of the kernels, in its order.
+ORDER: tuple[str, ...] = ("all_pairs", "epistasis", "cmap", "nw", "minkowski")
+
+
+def published() -> pd.DataFrame:
+    """The seed's ratios, causes and sections, one row per kernel."""
+    return read_data_csv(paths.data_dir() / "paper-artifacts" / "jin-vetter-gaps.csv")
+
+
+def times(machine: str) -> pd.DataFrame:
+    """``suite/times.csv`` of ``machine`` with ``ms`` (the device span in milliseconds); empty without it."""
+    path = rec.folder(machine) / rec.TIMES_FILE
+    if not path.is_file():
+        return pd.DataFrame(columns=[*rec.COLUMNS, "ms"])
+    t = pd.read_csv(path)
+    t["matches_reference"] = t["matches_reference"].astype(str).str.lower().eq("true")
+    return t.assign(ms=t["seconds"] * 1e3)
+
+
+def _time(t: pd.DataFrame, kernel: str, backend: str, variant: str) -> float:
+    row = t[(t["kernel"] == kernel) & (t["backend"] == backend) & (t["variant"] == variant) & t["matches_reference"]]
+    return float(row["ms"].iloc[0]) if len(row) else float("nan")
+
+
+def gaps(machine: str) -> pd.DataFrame:
+    """Per kernel: the seed's ratio; ours as ported (OpenCL over CUDA, the :data:`PORTED` pair) and
+    best against best; each model's best variant."""
+    t = times(machine)
+    pub = published().set_index("kernel")
+    rows = []
+    for kernel in ORDER:
+        mine = t[(t["kernel"] == kernel) & t["matches_reference"]]
+        if mine.empty:
+            continue
+        cu, cl = PORTED[kernel]
+        best = {b: mine[mine["backend"] == b].sort_values("ms").head(1) for b in ("cuda", "opencl")}
+        if any(v.empty for v in best.values()):
+            continue
+        rows.append({
+            "kernel": kernel, "seed": pub.loc[kernel, "seed_name"],
+            "published": (">" if pub.loc[kernel, "bound"] == ">" else "") + f"{pub.loc[kernel, 'published_ratio']:g}",
+            "published_ratio": float(pub.loc[kernel, "published_ratio"]),
+            "cuda_ms": _time(t, kernel, "cuda", cu), "opencl_ms": _time(t, kernel, "opencl", cl),
+            "cuda_best": best["cuda"]["variant"].iloc[0], "opencl_best": best["opencl"]["variant"].iloc[0],
+            "cuda_best_ms": float(best["cuda"]["ms"].iloc[0]), "opencl_best_ms": float(best["opencl"]["ms"].iloc[0]),
+        })
+    out = pd.DataFrame(rows)
+    if len(out):
+        out["ported_ratio"] = out["opencl_ms"] / out["cuda_ms"]
+        out["best_ratio"] = out["opencl_best_ms"] / out["cuda_best_ms"]
+    return out
+
+
+def ptx_mix(machine: str) -> pd.DataFrame:
+    """``suite/ptx-mix.csv`` of ``machine`` (empty without it)."""
+    path = rec.folder(machine) / "ptx-mix.csv"
+    return pd.read_csv(path) if path.is_file() else pd.DataFrame()
+
+
+def _count(mix: pd.DataFrame, kernel: str, backend: str, variant: str, **where) -> int:
+    m = mix[(mix["kernel"] == kernel) & (mix["backend"] == backend) & (mix["variant"] == variant)]
+    for col, test in where.items():
+        m = m[test(m[col])]
+    return int(m["count"].sum())
+
+
+def ptx_features(machine: str) -> pd.DataFrame:
+    """The PTX counts the seed's causes are about, per kernel, model and variant: vector and byte
+    global loads, shared-memory accesses through 64-bit registers, 64-bit address arithmetic,
+    ``lg2``/``ex2``, popcounts (one per unrolled combination), accesses to local memory."""
+    mix = ptx_mix(machine)
+    if mix.empty:
+        return mix
+    rows = []
+    for (kernel, backend, variant), _m in mix.groupby(["kernel", "backend", "variant"], sort=False):
+        c = lambda **w: _count(mix, kernel, backend, variant, **w)  # noqa: E731
+        load = lambda s: s.eq("load")  # noqa: E731
+        rows.append({
+            "kernel": kernel, "backend": backend, "variant": variant,
+            "vector loads": c(category=load, space=lambda s: s.eq("global"), vector=lambda s: s > 1),
+            "byte loads": c(category=load, space=lambda s: s.eq("global"), width=lambda s: s.eq(8)),
+            "shared via 64-bit": c(space=lambda s: s.eq("shared"), addr_bits=lambda s: s.eq(64)),
+            "64-bit address ops": c(category=lambda s: s.eq("int64_addr")),
+            "lg2": c(opcode=lambda s: s.str.startswith("lg2")), "ex2": c(opcode=lambda s: s.str.startswith("ex2")),
+            "popc": c(opcode=lambda s: s.str.startswith("popc")), "local": c(space=lambda s: s.eq("local")),
+            "instructions": c(category=lambda s: s.ne("pragma")),
+        })
+    return pd.DataFrame(rows)
+
+
+def causes(machine: str) -> pd.DataFrame:
+    """Per kernel: the seed's cause, what our records show of it, and whether it shows (a bool, or NA
+    where the records cannot say)."""
+    f = ptx_features(machine)
+    t = times(machine)
+    g = gaps(machine).set_index("kernel") if len(t) else pd.DataFrame()
+    pub = published().set_index("kernel")
+
+    def feat(kernel: str, backend: str, variant: str, col: str) -> float:
+        row = f[(f["kernel"] == kernel) & (f["backend"] == backend) & (f["variant"] == variant)] if len(f) else f
+        return float(row[col].iloc[0]) if len(row) else float("nan")
+
+    rows = []
+    if len(f):
+        cu_v, cl_v = feat("all_pairs", "cuda", "char4", "vector loads"), feat("all_pairs", "opencl", "char4", "vector loads")
+        cl_b = feat("all_pairs", "opencl", "char4", "byte loads")
+        rows.append(("all_pairs", f"char4: CUDA's PTX {cu_v:.0f} vector loads; OpenCL's {cl_v:.0f}, and {cl_b:.0f} byte loads",
+                     bool(cu_v > 0 and cl_v == 0 and cl_b > 0)))
+        pc_cu, pc_cl = feat("epistasis", "cuda", "auto", "popc"), feat("epistasis", "opencl", "auto", "popc")
+        loc = feat("epistasis", "opencl", "auto", "local")
+        rows.append(("epistasis", f"no pragma: {pc_cu:.0f} popcounts in CUDA's PTX, {pc_cl:.0f} in OpenCL's, "
+                                  f"{loc:.0f} local-memory accesses in OpenCL's", bool(pc_cl < pc_cu or loc > 0)))
+        lg_cu, lg_cl = feat("minkowski", "cuda", "powf-fast-math", "lg2"), feat("minkowski", "opencl", "pow-fast-math", "lg2")
+        lg_r = feat("minkowski", "opencl", "powr-fast-math", "lg2")
+        rows.append(("minkowski", f"fast math: lg2 {lg_cu:.0f} in CUDA's powf, {lg_cl:.0f} in OpenCL's pow, {lg_r:.0f} in "
+                                  f"its powr", bool(lg_cu > 0 and lg_cl == 0)))
+    if "nw" in g.index:
+        nw = t[t["kernel"] == "nw"].set_index(["backend", "variant"])
+        per = {k: 1e3 * float(nw.loc[k, "host_seconds"]) / float(nw.loc[k, "launches"]) for k in nw.index}
+        cu = per.get(("cuda", "stream"), float("nan"))
+        ino, ooo = per.get(("opencl", "in-order"), float("nan")), per.get(("opencl", "out-of-order"), float("nan"))
+        rows.append(("nw", f"host time per launch: CUDA's stream {cu * 1e3:.1f} µs, OpenCL in order {ino * 1e3:.1f} µs, "
+                           f"out of order {ooo * 1e3:.1f} µs", bool(ooo > ino)))
+    if "cmap" in g.index:
+        cm = t[t["kernel"] == "cmap"].set_index(["backend", "variant"])
+        extra = int(cm.loc[("opencl", "clrandom"), "launches"]) - 2 if ("opencl", "clrandom") in cm.index else None
+        rows.append(("cmap", f"pyopencl's generator launched {extra} kernel(s) for the draw (OpenCL events); "
+                             f"cuRAND's launches are counted by a profiler only", pd.NA))
+    out = pd.DataFrame(rows, columns=["kernel", "here", "shows"])
+    out.insert(1, "seed's cause", out["kernel"].map(pub["cause"]))
+    return out.set_index("kernel").reindex([k for k in ORDER if k in set(out["kernel"])]).reset_index()
+
+
+def distribution(machine: str) -> pd.DataFrame:
+    """OpenCL's time over CUDA's on one GPU for every kernel of the study: local assembly (each
+    dataset and protocol of the campaign), X-drop (each set and X) and the suite (each kernel, as
+    ported and best against best). One row per comparison: ``kernel``, ``point``, ``ratio``."""
+    from ..analysis.xdrop.records import load as xdrop_load
+    from . import models
+
+    rows = []
+    try:
+        la = models.model_ratios(models.campaign_times(machine))
+        rows += [{"kernel": "local assembly", "point": f"{r.dataset} {r.protocol}", "ratio": r.ratio}
+                 for r in la.itertuples() if r.both_match]
+    except Exception:  # a machine without the local-assembly campaign: no such rows
+        pass
+    xd = xdrop_load(machine, "times")
+    if len(xd):
+        pivot = xd.pivot_table(index=["dataset", "xdrop"], columns="backend", values="seconds", aggfunc="first")
+        if {"cuda", "opencl"} <= set(pivot.columns):
+            both = pivot.dropna(subset=["cuda", "opencl"])
+            rows += [{"kernel": "X-drop", "point": f"{d} X={int(x)}", "ratio": o / c}
+                     for (d, x), c, o in zip(both.index, both["cuda"], both["opencl"])]
+    g = gaps(machine)
+    for r in g.itertuples():
+        rows.append({"kernel": r.kernel, "point": "as ported", "ratio": r.ported_ratio})
+        rows.append({"kernel": r.kernel, "point": "best against best", "ratio": r.best_ratio})
+    return pd.DataFrame(rows, columns=["kernel", "point", "ratio"])
+
+
+def efficiency(machine: str) -> pd.DataFrame:
+    """Per kernel, each model's application efficiency on this GPU: the best time of either model
+    over the model's best time. With one platform, Pennycook's PP of a model is this efficiency."""
+    g = gaps(machine)
+    if g.empty:
+        return g
+    best = g[["cuda_best_ms", "opencl_best_ms"]].min(axis=1)
+    return pd.DataFrame({"kernel": g["kernel"], "cuda": best / g["cuda_best_ms"], "opencl": best / g["opencl_best_ms"]})
+
+
+def distribution_chart(dist: pd.DataFrame):
+    """Each comparison's ratio as a point, one row per kernel, the line at 1 (equal time)."""
+    import altair as alt
+
+    points = alt.Chart(dist).mark_circle(size=60, opacity=0.7).encode(
+        x=alt.X("ratio:Q", scale=alt.Scale(type="log"), title="OpenCL time / CUDA time (log)"),
+        y=alt.Y("kernel:N", title=None, sort=list(dict.fromkeys(dist["kernel"]))),
+        color=alt.Color("point:N", legend=None), tooltip=["kernel", "point", alt.Tooltip("ratio:Q", format=".2f")])
+    rule = alt.Chart(pd.DataFrame({"ratio": [1.0]})).mark_rule(strokeDash=[4, 4]).encode(x="ratio:Q")
+    return (rule + points).properties(width=520, height=220, title="OpenCL over CUDA on one GPU, every kernel")
+
+
+def _span(values: pd.Series, fmt: str = ".2f") -> str:
+    lo, hi = float(values.min()), float(values.max())
+    return f"{lo:{fmt}}" if f"{lo:{fmt}}" == f"{hi:{fmt}}" else f"{lo:{fmt}} to {hi:{fmt}}"
+
+
+def facts(machine: str) -> dict[str, str]:
+    """Every number the chapter's prose quotes, formatted (``su_*``), or a plain phrase where it is missing."""
+    t = times(machine)
+    out = {"su_machine": machine}
+    if t.empty:
+        return {**out, "su_points": "none: no suite records on this machine (lassm run --kernel suite)",
+                "su_all_match": "not measured", "su_device": "not measured", "su_sha": "not measured"}
+    out["su_points"] = f"{len(t):d}"
+    out["su_device"] = str(t["device"].iloc[0])
+    out["su_sha"] = str(t["git_sha"].iloc[0])[:10]
+    bad = int((~t["matches_reference"]).sum())
+    out["su_all_match"] = "yes, every variant" if bad == 0 else f"no: {bad} variants differ"
+    g = gaps(machine).set_index("kernel")
+    for k in g.index:
+        out[f"su_{k}_ported"] = f"{g.loc[k, 'ported_ratio']:.2f}"
+        out[f"su_{k}_best"] = f"{g.loc[k, 'best_ratio']:.2f}"
+        out[f"su_{k}_published"] = str(g.loc[k, "published"])
+    c = causes(machine)
+    shows = c["shows"].dropna().astype(bool)
+    out["su_causes_shown"] = f"{int(shows.sum()):d} of {len(shows):d}"
+    out["su_causes_shown_names"] = ", ".join(c[c["shows"].fillna(False).astype(bool)]["kernel"]) or "none"
+    d = distribution(machine)
+    out["su_distribution_kernels"] = f"{d['kernel'].nunique():d}"
+    out["su_distribution_span"] = _span(d["ratio"]) if len(d) else "not measured"
+    return out
+
+
+__all__ = ["ORDER", "PORTED", "causes", "distribution", "distribution_chart", "efficiency", "facts", "gaps",
+           "ptx_features", "ptx_mix", "published", "times"]
