@@ -318,6 +318,7 @@ def facts(machine: str) -> dict[str, str]:
                           else "none: no profiler ran")
     out["mc_xdrop"] = _xdrop_fact(machine)
     out["mc_originals"] = _originals_fact(machine)
+    out["mc_suite"] = _suite_fact(machine)
     out["mc_campaign"] = _campaign_fact(machine)
     return out
 
@@ -334,6 +335,28 @@ def _xdrop_fact(machine: str) -> str:
             + ("every result equal to the oracle's" if bad == 0 else f"results that differ from the oracle's: {bad:d}"))
 
 
+def suite_table(machine: str):
+    """Jin and Vetter's kernels on this machine (:func:`lassm.book.suite.gaps`), or a note where it has none."""
+    from . import suite
+
+    g = suite.gaps(machine)
+    if g.empty:
+        return _note(f"No suite records here: {_suite_fact(machine)}.")
+    return g[["kernel", "published", "ported_ratio", "best_ratio", "cuda_best", "opencl_best"]].round(3)
+
+
+def _suite_fact(machine: str) -> str:
+    """What the machine's suite records hold, in a sentence."""
+    from . import suite
+
+    t = suite.times(machine)
+    if t.empty:
+        return "none: the suite part of `lassm run` did not record here"
+    bad = int((~t["matches_reference"]).sum())
+    return (f"{len(t):d} variants of {t['kernel'].nunique():d} kernels ({', '.join(sorted(t['backend'].unique()))}), "
+            + ("every output equal to its reference" if bad == 0 else f"{bad:d} differ from their reference"))
+
+
 def xdrop_table(machine: str):
     """The X-drop chapter's GCUPS table for this machine (:func:`lassm.book.xdrop.gcups_table`)."""
     return xdrop.gcups_table(machine)
@@ -341,4 +364,5 @@ def xdrop_table(machine: str):
 
 __all__ = ["campaign_runs", "campaign_table", "counters_table", "facts", "inventory_table", "lacks_note",
            "originals_table", "published_chart",
-           "reference_table", "roofline_chart", "speedup_chart", "time_chart", "time_table", "xdrop_table"]
+           "reference_table", "roofline_chart", "speedup_chart", "suite_table", "time_chart", "time_table",
+           "xdrop_table"]
