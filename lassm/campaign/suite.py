@@ -11,7 +11,6 @@ row with its refusal, not a failure.
 """
 from __future__ import annotations
 
-import datetime as _dt
 import shlex
 import statistics
 import sys
@@ -222,14 +221,10 @@ def write_ptx(plan: SuitePlan, folders: dict[str, str], arch: str | None = None)
 
 
 def _write_account(folder: str, plan: SuitePlan, out: SuiteOutcome, sha: str, command: str):
-    from ..runs.account import append_entry
-    from ..runs.records import versions
+    from ..runs.account import append_part
 
-    account = {"part": "suite", "machine": folder, "plan": plan.as_dict(), "rows": out.rows, "steps": out.steps,
-               "lacks": out.lacks, "git_sha": sha, "versions": versions(), "command": command,
-               "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-               "seconds": out.steps.get("suite")}
-    return append_entry(rec.folder(folder) / "campaign.json", account)
+    return append_part(rec.folder(folder) / "campaign.json", {"part": "suite", "machine": folder, "plan": plan.as_dict()},
+                       out, sha, command, out.steps.get("suite", 0.0))
 
 
 def report(out: SuiteOutcome) -> None:

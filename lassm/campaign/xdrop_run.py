@@ -11,7 +11,6 @@ what this machine lacks.
 """
 from __future__ import annotations
 
-import datetime as _dt
 import os
 import shlex
 import sys
@@ -21,7 +20,7 @@ from pathlib import Path
 
 from ..errors import LassmError
 from ..runs import xdrop as rec
-from ..runs.records import cpu_model, default_machine, git_sha, slug, versions
+from ..runs.records import cpu_model, default_machine, git_sha, slug
 from ..workloads.xdrop.config import Scoring
 from .outcome import PartOutcome
 from .xdrop_plan import CPU_BACKENDS, XdropPlan, present_backends
@@ -237,13 +236,11 @@ def run_xdrop_campaign(plan: XdropPlan, *, machine: str | None = None, force: bo
 
 
 def _write_account(where: Path, plan: XdropPlan, out: XdropOutcome, sha: str, command: str, seconds: float) -> Path:
-    """Appends this run's account to ``xdrop/campaign.json``: the plan, one row per point, steps, lacks."""
-    from ..runs.account import append_entry
+    """Appends this run's account (the plan, one row per point, steps, lacks) to ``xdrop/campaign.json``."""
+    from ..runs.account import append_part
 
-    account = {"kernel": rec.KERNEL, "machine": out.machine, "plan": plan.as_dict(), "rows": out.rows,
-               "steps": out.steps, "lacks": out.lacks, "git_sha": sha, "versions": versions(), "command": command,
-               "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "seconds": round(seconds, 3)}
-    return append_entry(where / CAMPAIGN_FILE, account)
+    return append_part(where / CAMPAIGN_FILE, {"kernel": rec.KERNEL, "machine": out.machine, "plan": plan.as_dict()},
+                       out, sha, command, seconds)
 
 
 def report(out: XdropOutcome) -> None:

@@ -116,6 +116,21 @@ def append_entry(path: str | os.PathLike, account: dict) -> Path:
     return path
 
 
+def append_part(path: str | os.PathLike, head: dict, outcome, sha: str, command: str, seconds: float) -> Path:
+    """Appends the account of one part of ``lassm run`` (X-drop, the suite, the originals): ``head``
+    (what names the part and its plan), then the outcome's rows, steps and lacks, the commit, the
+    software versions, the command, when and how long."""
+    import datetime as _dt
+
+    from .records import versions
+
+    account = {**head, "rows": outcome.rows, "steps": outcome.steps, "lacks": outcome.lacks, "git_sha": sha,
+               "versions": versions(), "command": command,
+               "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+               "seconds": round(float(seconds), 3)}
+    return append_entry(path, account)
+
+
 def latest(entries: list[dict]) -> dict | None:
     """The newest entry (what the folder's last run wrote), or None for no entry."""
     return entries[-1] if entries else None
@@ -158,4 +173,4 @@ def measured_by(entries: list[dict], key: tuple[str, ...] = POINT) -> list[dict]
     return list(out.values())
 
 
-__all__ = ["ENTRIES", "POINT", "SKIPPED", "append_entry", "latest", "measured", "measured_by", "read_entries"]
+__all__ = ["ENTRIES", "POINT", "SKIPPED", "append_entry", "append_part", "latest", "measured", "measured_by", "read_entries"]

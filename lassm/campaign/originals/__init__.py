@@ -206,21 +206,16 @@ def run_originals(plan: OriginalsPlan, *, machine: str | None = None, force: boo
 
 
 def _write_account(machine: str, plan: OriginalsPlan, out: OriginalsOutcome, sha: str, seconds: float) -> Path:
-    """Appends this run's account (plan, rows, steps, lacks, provenance) to ``<machine>/originals.json``."""
-    import datetime as _dt
+    """Appends this run's account (plan, rows, steps, lacks, the pinned sources) to ``<machine>/originals.json``."""
     import shlex
 
     from ... import paths
-    from ...runs.account import append_entry
-    from ...runs.records import versions
+    from ...runs.account import append_part
 
-    account = {"part": "originals", "machine": machine, "plan": plan.as_dict(), "rows": out.rows,
-               "steps": out.steps, "lacks": out.lacks, "git_sha": sha, "versions": versions(),
-               "sources": {k: s.label for k, s in SOURCES.items()},
-               "command": "lassm " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
-               "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-               "seconds": round(seconds, 3)}
-    return append_entry(paths.results_dir(machine) / ACCOUNT_FILE, account)
+    head = {"part": "originals", "machine": machine, "plan": plan.as_dict(),
+            "sources": {k: s.label for k, s in SOURCES.items()}}
+    return append_part(paths.results_dir(machine) / ACCOUNT_FILE, head, out, sha,
+                       "lassm " + " ".join(shlex.quote(a) for a in sys.argv[1:]), seconds)
 
 
 def report(outcome: OriginalsOutcome) -> None:
