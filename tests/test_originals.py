@@ -172,6 +172,12 @@ for i, s in enumerate(res.score):
 """
 
 
+#: HeCBench's nw-cuda and minkowski-cuda as they print (their arguments echoed, to be checked).
+STAND_IN_NW = '#!/bin/sh\necho "args $*"\nprintf "block width = 1024\\nTotal kernel execution time: 0.025 (s)\\nPASS\\n"\n'
+STAND_IN_MINKOWSKI = ('#!/bin/sh\nfor p in 1 2 3 4; do echo "Minkowski distance with p = $p"; '
+                      'echo "Average kernel execution time: 0.0005 (s)"; done\n')
+
+
 def _exe(path: Path, text: str) -> Path:
     path.write_text(text)
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
@@ -183,7 +189,8 @@ def nvcc(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A stand-in nvcc on PATH: logs its arguments; its links write the stand-in programs; returns the log."""
     stand = tmp_path / "stand-ins"
     stand.mkdir()
-    for name, text in (("ht_loc", STAND_IN_HT_LOC), ("demo", STAND_IN_DEMO), ("logan_scores", STAND_IN_SCORES)):
+    for name, text in (("ht_loc", STAND_IN_HT_LOC), ("demo", STAND_IN_DEMO), ("logan_scores", STAND_IN_SCORES),
+                       ("nw", STAND_IN_NW), ("minkowski", STAND_IN_MINKOWSKI)):
         _exe(stand / name, text)
     log = tmp_path / "nvcc.log"
     bindir = tmp_path / "bin"
@@ -194,7 +201,7 @@ echo "$@" >> {log}
 [ -n "$NVCC_FAILS" ] && case "$*" in *"$NVCC_FAILS"*) echo "error: refused" >&2; exit 1;; esac
 while [ $# -gt 0 ]; do
   if [ "$1" = -o ]; then
-    case "$(basename "$2")" in ht_loc|demo|logan_scores) cp {stand}/"$(basename "$2")" "$2";; *) touch "$2";; esac
+    case "$(basename "$2")" in ht_loc|demo|logan_scores|nw|minkowski) cp {stand}/"$(basename "$2")" "$2";; *) touch "$2";; esac
   fi
   shift
 done
@@ -219,8 +226,14 @@ def pinned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         mine = sources.Source(s.name, s.repo, s.commit,
                               {rel: hashlib.sha256(f"// {s.name} {rel}\n".encode()).hexdigest() for rel in s.files})
         monkeypatch.setitem(sources.SOURCES, key, mine)
-        monkeypatch.setattr(sources, "HT_LOC" if key == "ht_loc" else "LOGAN", mine)
-        monkeypatch.setattr(build, "HT_LOC" if key == "ht_loc" else "LOGAN", mine)
+        attr = {"ht_loc": "HT_LOC", "logan": "LOGAN", "hecbench": "HECBENCH"}[key]
+        monkeypatch.setattr(sources, attr, mine)
+        if hasattr(build, attr):
+            monkeypatch.setattr(build, attr, mine)
+        if key == "hecbench":
+            from lassm.campaign.originals import hecbench
+
+            monkeypatch.setattr(hecbench, "HECBENCH", mine)
     return folder
 
 
@@ -302,6 +315,37 @@ def test_both_programs_run_beside_ours_and_agree(pinned: Path, nvcc: Path, cache
     assert {r["status"] for r in again.rows} == {"skipped (recorded)"} and len(again.rows) == 6
     entries = read_entries(results / "box" / originals.ACCOUNT_FILE)
     assert len(entries) == 2 and entries[0] == account, "a re-run adds its entry and changes no earlier one"
+
+
+def test_hecbench_programs_run_at_the_seeds_sizes_beside_the_suite(pinned: Path, nvcc: Path, cache: Path,
+                                                                   results: Path) -> None:
+    from lassm.campaign.originals import hecbench
+
+    plan = originals.OriginalsPlan(ht_loc_datasets=(), logan_dataset=None, xdrops=(), profile=False, folder=str(pinned),
+                                   suite_kernels=("cmap", "nw", "minkowski"))
+    out = originals.run_originals(plan, machine="box", backend="cpu", arch="sm_90")
+    assert out.lacks == ["originals: HeCBench cm-cuda not run: it reads the cudaMap data set, which its authors "
+                         "distribute by hand (http://purl.oclc.org/NET/cudaMap)"]
+    rows = {r["kernel"]: r for r in rec.read_rows(hecbench.table("box"), hecbench.COLUMNS)}
+    assert set(rows) == {"nw", "minkowski"}
+    assert float(rows["nw"]["seconds"]) == 0.025 and rows["nw"]["verified"] == "PASS"
+    assert rows["nw"]["args"] == "16384 10 10" and rows["nw"]["ours_variant"] == "stream"
+    assert float(rows["minkowski"]["seconds"]) == pytest.approx(0.002) and rows["minkowski"]["verified"] == "not checked"
+    flags = [ln for ln in nvcc.read_text().splitlines() if "minkowski" in ln or "main.cu" in ln or "nw.cu" in ln]
+    assert any("-use_fast_math" in ln and "-c main.cu" in ln for ln in flags)
+    assert all(ln.startswith("-std=c++17 -Xcompiler -Wall -O3 -arch=sm_90") for ln in flags)
+    again = originals.run_originals(plan, machine="box", backend="cpu", arch="sm_90")
+    assert {r["status"] for r in again.rows} == {"skipped (recorded)"}
+
+
+def test_a_printed_time_is_read_in_its_unit() -> None:
+    from lassm.campaign.originals.hecbench import PROGRAMS
+
+    text = "Average kernel execution time: 90.5 (us)\nPASS\nAverage kernel execution time: 80 (us)\nPASS\n" \
+           "Average kernel execution time: 70 (us)\nPASS\n"
+    assert PROGRAMS["all_pairs"].seconds(text) == pytest.approx(80e-6)
+    with pytest.raises(ValueError, match="printed no kernel time"):
+        PROGRAMS["nw"].seconds("Segmentation fault\n")
 
 
 def test_a_wrong_score_is_caught(pinned: Path, nvcc: Path, cache: Path, results: Path,

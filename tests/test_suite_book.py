@@ -65,3 +65,20 @@ def test_the_distribution_holds_every_kernel_with_both_models(root: Path) -> Non
     e = suite.efficiency("m")
     assert ((e[["cuda", "opencl"]] <= 1.0) & (e[["cuda", "opencl"]] > 0)).all().all()
     assert (e[["cuda", "opencl"]].max(axis=1) == 1.0).all()
+
+
+def test_the_originals_beside_ours(root: Path) -> None:
+    """HeCBench's printed times beside our CUDA build of the variant it is set against."""
+    from lassm.campaign.originals import hecbench
+    from lassm.runs import tables
+
+    base = {"machine": "m", "git_sha": "s"}
+    tables.upsert(hecbench.table("m"), hecbench.COLUMNS, hecbench.KEY, [
+        {**base, "kernel": "nw", "program": "nw-cuda", "seconds": 0.05, "verified": "PASS", "ours_variant": "stream"},
+        {**base, "kernel": "minkowski", "program": "minkowski-cuda", "seconds": 0.004, "verified": "not checked",
+         "ours_variant": "powf-fast-math"}])
+    o = suite.originals("m").set_index("kernel")
+    t = pd.read_csv(root / "times.csv").set_index(["kernel", "backend", "variant"])["seconds"]
+    assert o.loc["nw", "ours_over_original"] == pytest.approx(t[("nw", "cuda", "stream")] / 0.05)
+    assert o.loc["minkowski", "verified"] == "not checked"
+    assert suite.facts("m")["su_originals"].startswith("2 of HeCBench's programs ran here")

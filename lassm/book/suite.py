@@ -208,6 +208,23 @@ def distribution_chart(dist: pd.DataFrame):
     return (rule + points).properties(width=520, height=220, title="OpenCL over CUDA on one GPU, every kernel")
 
 
+def originals(machine: str) -> pd.DataFrame:
+    """HeCBench's CUDA programs beside our CUDA builds: each program's printed kernel time per
+    iteration, ours (the variant built as it is), ours over theirs, and the program's own check."""
+    from ..campaign.originals import hecbench
+
+    path = hecbench.table(machine)
+    if not path.is_file():
+        return pd.DataFrame(columns=["kernel", "program", "original_ms", "ours_ms", "ours_over_original", "verified"])
+    o = pd.read_csv(path, keep_default_na=False)
+    t = times(machine)
+    ours = [_time(t, r.kernel, "cuda", r.ours_variant) for r in o.itertuples()]
+    out = pd.DataFrame({"kernel": o["kernel"], "program": o["program"], "original_ms": o["seconds"].astype(float) * 1e3,
+                        "ours_ms": ours, "verified": o["verified"]})
+    out.insert(4, "ours_over_original", out["ours_ms"] / out["original_ms"])
+    return out
+
+
 def _span(values: pd.Series, fmt: str = ".2f") -> str:
     lo, hi = float(values.min()), float(values.max())
     return f"{lo:{fmt}}" if f"{lo:{fmt}}" == f"{hi:{fmt}}" else f"{lo:{fmt}} to {hi:{fmt}}"
@@ -234,6 +251,10 @@ def facts(machine: str) -> dict[str, str]:
     shows = c["shows"].dropna().astype(bool)
     out["su_causes_shown"] = f"{int(shows.sum()):d} of {len(shows):d}"
     out["su_causes_shown_names"] = ", ".join(c[c["shows"].fillna(False).astype(bool)]["kernel"]) or "none"
+    o = originals(machine).dropna(subset=["ours_over_original"])
+    out["su_originals"] = (f"{len(o):d} of HeCBench's programs ran here, their own checks "
+                           f"{', '.join(sorted(set(o['verified'])))}; ours over theirs {_span(o['ours_over_original'])}"
+                           if len(o) else "none ran here (they need an NVIDIA GPU and nvcc: lassm run's originals part)")
     d = distribution(machine)
     out["su_distribution_kernels"] = f"{d['kernel'].nunique():d}"
     out["su_distribution_span"] = _span(d["ratio"]) if len(d) else "not measured"
@@ -241,4 +262,4 @@ def facts(machine: str) -> dict[str, str]:
 
 
 __all__ = ["ORDER", "PORTED", "causes", "distribution", "distribution_chart", "efficiency", "facts", "gaps",
-           "ptx_features", "ptx_mix", "published", "times"]
+           "originals", "ptx_features", "ptx_mix", "published", "times"]

@@ -91,11 +91,11 @@ def make_whole_plan(quick: bool = False, *, backends: list[str] | None = None, d
         if not su.backends:
             left["suite"], su = "no suite backend (cuda, opencl) can run here", None
     og = None
-    blocked = orig.blocked() if originals and (la is not None or xd is not None) else []
+    blocked = orig.blocked() if originals and (la is not None or xd is not None or su is not None) else []
     if not originals:
         left["originals"] = "left out (--no-originals)"
-    elif la is None and xd is None:
-        left["originals"] = "left out: neither kernel's part runs"
+    elif la is None and xd is None and su is None:
+        left["originals"] = "left out: no kernel's part runs"
     elif blocked:
         left["originals"] = "cannot run here: " + "; ".join(line.split("not run: ", 1)[-1] for line in blocked)
     else:
@@ -109,7 +109,7 @@ def make_whole_plan(quick: bool = False, *, backends: list[str] | None = None, d
                 max(xd.datasets, key=lambda d: xd.sizes.get(d, 0)) if xd.datasets else None)
         og = orig.OriginalsPlan(ht_loc_datasets=tuple(chosen), logan_dataset=target,
                                 xdrops=xd.xdrops if xd is not None else (), profile=profile and not quick,
-                                folder=originals_folder)
+                                folder=originals_folder, suite_kernels=su.kernels if su is not None else ())
     return WholePlan(la, xd, og, left, lacks=blocked, suite=su)
 
 

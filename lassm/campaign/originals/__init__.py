@@ -41,6 +41,7 @@ class OriginalsPlan:
     ht_loc_repeats, logan_repeats : timed whole runs of each program.
     profile : kernel times from Nsight Compute, where it is here.
     folder : the user's folder of sources (``--originals``; None: the cache, then a download).
+    suite_kernels : the suite's kernels whose HeCBench program runs beside ours.
     """
 
     ht_loc_datasets: tuple[str, ...]
@@ -50,6 +51,7 @@ class OriginalsPlan:
     logan_repeats: int = LOGAN_REPEATS
     profile: bool = True
     folder: str | None = None
+    suite_kernels: tuple[str, ...] = ()
 
     def as_dict(self) -> dict:
         """The plan as the campaign's account stores it."""
@@ -91,6 +93,11 @@ def describe(plan: OriginalsPlan, why_not: list[str] | None = None) -> str:
         lines.append(f"  LOGAN demo ({sources.LOGAN.label}) beside lassm xdrop align cuda on {plan.logan_dataset} "
                      f"at X = {', '.join(map(str, plan.xdrops))}: {plan.logan_repeats} timed run each, "
                      f"every pair's score compared")
+    if plan.suite_kernels:
+        from .hecbench import PROGRAMS
+
+        lines.append(f"  HeCBench ({sources.HECBENCH.label}) at the seed's sizes: "
+                     f"{', '.join(PROGRAMS[k].folder for k in plan.suite_kernels if k in PROGRAMS)}, each with its own check")
     lines.append(f"  kernel times {'from Nsight Compute where it is here' if plan.profile else 'off'}")
     return "\n".join(lines)
 
@@ -100,12 +107,20 @@ def _context(source: sources.Source, built: build.Built, machine: str, device: t
             "nvcc": built.nvcc, "git_sha": sha}
 
 
-def _prepare(key: str, plan: OriginalsPlan, arch: str, say) -> build.Built:
+def _prepare(key: str, plan: OriginalsPlan, arch: str, say, kernels: tuple[str, ...] = ()) -> build.Built:
     """The pinned source of ``key`` found (or fetched) and built; raises with one line on failure."""
     source = SOURCES[key]
     t0 = time.perf_counter()
     tree = sources.locate(source, plan.folder)
-    built = (build.build_ht_loc if key == "ht_loc" else build.build_logan)(tree, arch)
+    if key == "hecbench":
+        from .hecbench import build_all
+
+        nvcc = build.find_nvcc()
+        if nvcc is None:
+            raise build.BuildFailed("nvcc not found")
+        built = build_all(tree, arch, nvcc, kernels)
+    else:
+        built = (build.build_ht_loc if key == "ht_loc" else build.build_logan)(tree, arch)
     say(f"originals: {source.label} built for {arch} with {built.nvcc} ({time.perf_counter() - t0:.1f} s, "
         f"{tree})")
     return built
@@ -156,11 +171,21 @@ def run_originals(plan: OriginalsPlan, *, machine: str | None = None, force: boo
         out.lacks.append(f"originals: not run: {' '.join(str(exc).split())[:300]}")
         out.files["account"] = _write_account(name, plan, out, sha, time.perf_counter() - start)
         return out
+    from . import hecbench
+
     tables = {"ht_loc": paths.results_dir(name) / AGAINST_ORIGINAL_FILE,
-              "logan": xrec.folder(name) / xrec.AGAINST_LOGAN_FILE}
+              "logan": xrec.folder(name) / xrec.AGAINST_LOGAN_FILE, "hecbench": hecbench.table(name)}
     wanted = {"ht_loc": ht_loc.todo(plan.ht_loc_datasets, tables["ht_loc"], sha, force, backend),
               "logan": logan.todo(plan.logan_dataset, plan.xdrops, tables["logan"], sha, force, backend)
-              if plan.logan_dataset else []}
+              if plan.logan_dataset else [],
+              "hecbench": hecbench.todo(plan.suite_kernels, tables["hecbench"], sha, force)}
+    if "cmap" in plan.suite_kernels:
+        out.lacks.append("originals: HeCBench cm-cuda not run: it reads the cudaMap data set, which its authors "
+                         "distribute by hand (http://purl.oclc.org/NET/cudaMap)")
+    for k in plan.suite_kernels:
+        if k in hecbench.PROGRAMS and k not in wanted["hecbench"]:
+            out.rows.append({"part": "hecbench", "dataset": k, "program": hecbench.PROGRAMS[k].folder,
+                             "status": "skipped (recorded)"})
     for d in plan.ht_loc_datasets:
         if d not in wanted["ht_loc"]:
             out.rows += [{"part": "ht_loc", "dataset": d, "program": p, "status": "skipped (recorded)"}
@@ -171,18 +196,20 @@ def run_originals(plan: OriginalsPlan, *, machine: str | None = None, force: boo
                           "status": "skipped (recorded)"} for p in (logan.LOGAN_PROGRAM, logan.ours_label(backend))]
     with tempfile.TemporaryDirectory(prefix="lassm-originals-") as tmp:
         work = Path(tmp)
-        for key in ("ht_loc", "logan"):
+        for key in ("ht_loc", "logan", "hecbench"):
             if not wanted[key]:
                 continue
             t0 = time.perf_counter()
             try:
-                built = _prepare(key, plan, arch, say)
+                built = _prepare(key, plan, arch, say, tuple(wanted[key]) if key == "hecbench" else ())
             except (SourceUnavailable, build.BuildFailed) as exc:
                 out.lacks.append(f"originals: {SOURCES[key].repo} not run: {exc}")
                 say(out.lacks[-1])
                 continue
             context = _context(SOURCES[key], built, name, device, sha)
-            if key == "ht_loc":
+            if key == "hecbench":
+                rows, failed = hecbench.run_all(built, wanted[key], tables[key], context=context, say=say)
+            elif key == "ht_loc":
                 rows, failed = ht_loc.run_all(wanted[key], tables[key], built, work, repeats=plan.ht_loc_repeats,
                                               ncu=ncu, context=context, backend=backend, say=say)
             else:

@@ -103,7 +103,21 @@ LOGAN = Source(
     },
     why="LOGAN's demo and library (Zeni et al., IPDPS 2020)")
 
-SOURCES: dict[str, Source] = {"ht_loc": HT_LOC, "logan": LOGAN}
+#: Jin and Vetter's CUDA programs (the suite's originals): the files of the four it builds.
+HECBENCH = Source(
+    name="HeCBench", repo="zjin-lcf/HeCBench", commit="f27000a5188f8ac79bd43fc95a1b3f890c18823d",
+    files={
+        "src/all-pairs-distance-cuda/main.cu": "964ce6b2722c811f40007d6ed20a925328c05bc474b560d6c3e580492f6231ac",
+        "src/epistasis-cuda/main.cu": "5f3b331656414ed2bf62d704278069a74fe8f63cda12509efbd164c3d5b20f73",
+        "src/epistasis-cuda/reference.h": "ba97eaf4ba9013560154a9dd4bd7ca6c5a82740fcf198d0681965333525a0826",
+        "src/nw-cuda/nw.cu": "c642c104c4b7836b6dfc7223e40a874f3f065689c22fcb8d4ecf6bcc7d1cb130",
+        "src/nw-cuda/reference.h": "75d080186e30c2c6b073a4fc50fd660c0e1ea838bc00abe27dbda3b146ad2df2",
+        "src/minkowski-cuda/main.cu": "2093928d71fc24ccdaea001c4d350eb447862902b801d37ff4cb422034743aea",
+        "src/minkowski-cuda/verify.cpp": "ea9eb06475c93631f318ee24a4c45ef3b78f859907445090e780727aef9ed9a6",
+    },
+    why="the CUDA programs of Jin and Vetter's kernels")
+
+SOURCES: dict[str, Source] = {"ht_loc": HT_LOC, "logan": LOGAN, "hecbench": HECBENCH}
 
 
 def cache_root() -> Path:
@@ -227,5 +241,5 @@ def locate(source: Source, folder: str | os.PathLike | None = None, *, fetch: bo
     return download(source, cached)
 
 
-__all__ = ["FOLDER_ENV", "HT_LOC", "LOGAN", "SOURCES", "Source", "SourceUnavailable", "URL_ENV", "cache_root",
+__all__ = ["FOLDER_ENV", "HECBENCH", "HT_LOC", "LOGAN", "SOURCES", "Source", "SourceUnavailable", "URL_ENV", "cache_root",
            "differences", "download", "locate"]

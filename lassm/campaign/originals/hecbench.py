@@ -1,0 +1,133 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Jin and Vetter's CUDA programs from HeCBench beside the suite's kernels (:mod:`lassm.backends.suite`).
+
+The seed's kernels come from HeCBench (zjin-lcf/HeCBench): ``all-pairs-distance-cuda``,
+``epistasis-cuda``, ``nw-cuda`` and ``minkowski-cuda`` are built here with their Makefiles' flags
+(``-std=c++17 -O3``, ``-use_fast_math`` for the Minkowski distance) for this GPU, and run at the
+seed's sizes; each program times its own kernel over its iterations and prints the average, and
+checks its result against its own CPU code (PASS or FAIL), which is what the ``verified`` column
+records. ``minkowski-cuda`` is built without that check (its Makefile's ``VERIFY=no``): its
+single-threaded CPU check of 4.3 billion powers takes minutes. ``cm-cuda`` needs the cudaMap
+data set, downloaded by hand from its authors: it is not run. Rows go to
+``<machine>/suite/originals.csv``; the suite chapter sets each beside our CUDA build's time.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from ...runs import suite as rec
+from ...runs import tables
+from .build import Built, _cached, _run
+from .sources import HECBENCH
+from .timing import run
+
+#: The Makefiles' flags (the architecture added).
+FLAGS = ("-std=c++17", "-Xcompiler", "-Wall", "-O3")
+#: The suite's variant of our CUDA build that each program is set beside.
+OURS = {"all_pairs": "char4", "epistasis": "auto", "nw": "stream", "minkowski": "powf-fast-math"}
+#: Rows of ``suite/originals.csv``.
+COLUMNS: tuple[str, ...] = ("machine", "device", "driver", "kernel", "program", "args", "seconds", "verified",
+                            "ours_variant", "git_sha", "command", "original_source", "nvcc")
+KEY: tuple[str, ...] = ("kernel", "program")
+FILE = "originals.csv"
+_TIME = re.compile(r"(?:Average|Total) kernel execution time:\s*([0-9.eE+-]+)\s*\((us|s)\)")
+
+
+@dataclass(frozen=True)
+class Program:
+    """One HeCBench program: its folder and source, extra flags, arguments (the seed's sizes) and
+    which of its printed times is the kernel the suite's matches."""
+
+    kernel: str
+    folder: str
+    source: str
+    args: tuple[str, ...]
+    extra: tuple[str, ...] = ()
+    pick: str = "one"  # "one": the only time; "second": the second of three; "sum": the sum of all
+
+    def seconds(self, text: str) -> float:
+        """The kernel time the program printed, in seconds."""
+        times = [float(v) * (1e-6 if unit == "us" else 1.0) for v, unit in _TIME.findall(text)]
+        if not times:
+            raise ValueError(f"{self.folder} printed no kernel time; it ends: {' | '.join(text.splitlines()[-3:])}")
+        if self.pick == "second":
+            return times[1]
+        return sum(times) if self.pick == "sum" else times[0]
+
+
+PROGRAMS: dict[str, Program] = {
+    # three kernels, the second the seed's (registers and shared memory): 100 iterations each
+    "all_pairs": Program("all_pairs", "all-pairs-distance-cuda", "main.cu", ("100",), pick="second"),
+    # 8,192 samples of 4,096 SNPs, 10 iterations
+    "epistasis": Program("epistasis", "epistasis-cuda", "main.cu", ("8192", "4096", "10")),
+    # two sequences of 16,384, penalty 10, 10 iterations (after its own 100 untimed ones)
+    "nw": Program("nw", "nw-cuda", "nw.cu", ("16384", "10", "10")),
+    # p = 1 to 4, 10 iterations each, fast math as its Makefile builds it, without its CPU check
+    "minkowski": Program("minkowski", "minkowski-cuda", "main.cu", ("10",), extra=("-use_fast_math",), pick="sum"),
+}
+
+
+def build_all(tree: Path, arch: str, nvcc: str, kernels: Sequence[str]) -> Built:
+    """The programs of ``kernels`` (those HeCBench has here), each compiled then linked as its Makefile does."""
+    wanted = tuple(k for k in kernels if k in PROGRAMS)
+
+    def make(out: Path) -> None:
+        def one(kernel: str) -> None:
+            prog = PROGRAMS[kernel]
+            work = out / prog.folder
+            shutil.copytree(tree / "src" / prog.folder, work)
+            flags = [*FLAGS, f"-arch={arch.replace('compute_', 'sm_')}", *prog.extra]
+            _run([nvcc, *flags, "-c", prog.source, "-o", "main.o"], work, f"HeCBench {prog.folder}: compiling")
+            _run([nvcc, *flags, "main.o", "-o", str(out / kernel)], work, f"HeCBench {prog.folder}: linking")
+            shutil.rmtree(work)
+
+        with ThreadPoolExecutor(len(wanted) or 1) as pool:
+            list(pool.map(one, wanted))
+
+    return _cached(HECBENCH, arch, nvcc, wanted, make, extra=repr((FLAGS, sorted(PROGRAMS.items()))).encode())
+
+
+def todo(kernels: Sequence[str], table: Path, sha: str, force: bool) -> list[str]:
+    """The kernels whose original has no row at ``sha`` (all of them when ``force``)."""
+    rows = tables.read_rows(table, COLUMNS)
+    return [k for k in kernels if k in PROGRAMS and (force or not tables.recorded(rows, sha, kernel=k))]
+
+
+def run_all(built: Built, kernels: Sequence[str], table: Path, *, context: dict,
+            say: Callable[[str], None] = lambda text: None) -> tuple[list[dict], list[str]]:
+    """Each program once at the seed's sizes; a row each, upserted as it lands."""
+    status, failed = [], []
+    for kernel in kernels:
+        prog = PROGRAMS[kernel]
+        try:
+            _t, out = run([str(built[kernel]), *prog.args])
+            seconds = prog.seconds(out)
+        except Exception as exc:  # one program that fails is named; the others go on
+            line = " ".join(str(exc).split())[:300]
+            failed.append(f"originals: HeCBench {prog.folder}: {type(exc).__name__}: {line}")
+            status.append({"part": "hecbench", "dataset": kernel, "program": prog.folder, "status": f"failed: {line}"})
+            say(failed[-1])
+            continue
+        verdicts = re.findall(r"^(PASS|FAIL)\s*$", out, re.M)
+        verified = "not checked" if not verdicts else "PASS" if set(verdicts) == {"PASS"} else "FAIL"
+        row = {**context, "kernel": kernel, "program": prog.folder, "args": " ".join(prog.args), "seconds": seconds,
+               "verified": verified, "ours_variant": OURS[kernel], "command": f"{prog.folder} {' '.join(prog.args)}"}
+        tables.upsert(table, COLUMNS, KEY, [row])
+        status.append({"part": "hecbench", "dataset": kernel, "program": prog.folder, "whole_seconds": None,
+                       "kernel_seconds": seconds, "status": "MISMATCH" if verified == "FAIL" else "ok"})
+        say(f"HeCBench {prog.folder}: {seconds * 1e3:.3f} ms per iteration, its own check: {verified}")
+    return status, failed
+
+
+def table(machine: str) -> Path:
+    """``<machine>/suite/originals.csv``."""
+    return rec.folder(machine) / FILE
+
+
+__all__ = ["COLUMNS", "FILE", "FLAGS", "HECBENCH", "KEY", "OURS", "PROGRAMS", "Program", "build_all", "run_all",
+           "table", "todo"]
