@@ -3,7 +3,7 @@
 # commit (carried in .baselines/HeCBench) and run at the seed's sizes beside the suite's records
 # (tools/against_hecbench.py, the code of lassm run's originals part). Usage: bash call-e.sh <git sha>
 set -uo pipefail
-export LASSM_GIT_SHA=$1
+export LASSM_GIT_SHA=$1 PYTHONPATH=$PWD
 mark=$(mktemp); sleep 1
 time python3 tools/against_hecbench.py --source .baselines
 find data/results -newer "$mark" -type f | sort > "$OUT/written.txt"
