@@ -73,6 +73,7 @@ def test_the_originals_beside_ours(root: Path) -> None:
     from lassm.runs import tables
 
     base = {"machine": "m", "git_sha": "s"}
+    hecbench.table("m").unlink(missing_ok=True)  # the copied folder's own programs' rows: this test writes its two
     tables.upsert(hecbench.table("m"), hecbench.COLUMNS, hecbench.KEY, [
         {**base, "kernel": "nw", "program": "nw-cuda", "seconds": 0.05, "verified": "PASS", "ours_variant": "stream"},
         {**base, "kernel": "minkowski", "program": "minkowski-cuda", "seconds": 0.004, "verified": "not checked",
