@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import shlex
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import paths
-from ..runs.records import cpu_model, git_sha, machine_for_backend, run_id_for, slug, versions
+from ..runs.records import command_line, cpu_model, git_sha, machine_for_backend, run_id_for, slug, versions
 from . import steps
 from .plan import Plan, is_gpu, present_backends
 
@@ -114,7 +113,7 @@ def run_campaign(plan: Plan, *, machine: str | None = None, force: bool = False,
     from ..runs.sweep import main_job
 
     say = log or ((lambda text: print(text, file=sys.stderr, flush=True)) if progress else (lambda text: None))
-    command = "lassm " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    command = command_line()
     start = time.perf_counter()
     rows = main_job(machine=machine, points=plan.points(), repeats=plan.repeats, warmup=plan.warmup, force=force,
                     progress=progress, notebooks=notebooks, cluster=cluster)

@@ -11,7 +11,6 @@ row with its refusal, not a failure.
 """
 from __future__ import annotations
 
-import shlex
 import statistics
 import sys
 import time
@@ -126,20 +125,20 @@ def run_suite(plan: SuitePlan, *, machine: str | None = None, force: bool = Fals
               say: Callable[[str], None] = lambda text: None) -> SuiteOutcome:
     """Runs the plan; writes ``<machine>/suite/times.csv`` and appends the run's account."""
     from ..backends import suite
-    from ..errors import BackendUnavailable
-    from ..runs.records import git_sha
+    from ..runs.records import command_line, git_sha
 
     out = SuiteOutcome()
     out.lacks = list(plan.left_out)
     start = time.perf_counter()
     sha = git_sha()
-    command = "lassm " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    command = command_line()
     folders = {b: _folder(b, machine) for b in plan.backends}
+    before = {f: tables.read_rows(rec.folder(f) / rec.TIMES_FILE, rec.COLUMNS) for f in set(folders.values())}
     for kernel in plan.kernels:
         mod = suite.get(kernel)
         todo = [(b, v) for b in plan.backends for v in mod.VARIANTS.get(b, {})
-                if force or not tables.recorded(tables.read_rows(rec.folder(folders[b]) / rec.TIMES_FILE, rec.COLUMNS),
-                                                sha, kernel=kernel, backend=b, variant=v, size=plan.size)]
+                if force or not tables.recorded(before[folders[b]], sha, kernel=kernel, backend=b, variant=v,
+                                                size=plan.size)]
         out.rows += [{"kernel": kernel, "backend": b, "variant": v, "status": "skipped (recorded)"}
                      for b in plan.backends for v in mod.VARIANTS.get(b, {}) if (b, v) not in todo]
         if not todo:
@@ -156,7 +155,7 @@ def run_suite(plan: SuitePlan, *, machine: str | None = None, force: bool = Fals
                 row.update(_measure(mod, backend, inp, variant, ref, plan))
             except suite.Refused as exc:
                 row["status"] = f"refused: {' '.join(str(exc).split())}"
-            except (BackendUnavailable, Exception) as exc:  # one variant that fails is named; the others go on
+            except Exception as exc:  # one variant that fails is named; the others go on
                 row["status"] = f"failed: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
             rows.setdefault(folders[backend], []).append(row)
             out.rows.append({k: row.get(k) for k in ("kernel", "backend", "variant", "seconds", "status")})

@@ -41,27 +41,30 @@ class WholePlan:
     #: Lines for the local-assembly account's ``lacks``: why the originals cannot run here.
     lacks: list[str] = field(default_factory=list)
 
+    def only(self, part: str) -> None:
+        """Leaves every part but ``part`` (a key of :data:`PARTS`) out, as ``--kernel <part>`` asks."""
+        for key, _label in PARTS:
+            if key != part:
+                setattr(self, _FIELD[key], None)
+                self.left_out[key] = f"--kernel {part}"
 
-def split_names(names: list[str] | None, xdrop_backends: tuple[str, ...]) -> tuple[list[str] | None, list[str] | None]:
-    """``names`` (datasets or backends) as (local assembly's, X-drop's); None where none was given."""
+
+def split_backends(names: list[str] | None) -> tuple[list[str] | None, list[str] | None]:
+    """``--backends`` as (local assembly's, X-drop's): each part keeps the names it has; None where none was given."""
     if names is None:
         return None, None
     from .. import backends
+    from ..backends.xdrop import XDROP_BACKENDS
 
-    if all(n in backends.BACKENDS or n in xdrop_backends for n in names) and not any(n.startswith("xdrop-")
-                                                                                     for n in names):
-        return [n for n in names if n in backends.BACKENDS], [n for n in names if n in xdrop_backends]
-    return [n for n in names if not n.startswith("xdrop-")], [n for n in names if n.startswith("xdrop-")]
+    return [n for n in names if n in backends.BACKENDS], [n for n in names if n in XDROP_BACKENDS]
 
 
 def make_whole_plan(quick: bool = False, *, backends: list[str] | None = None, datasets: list[str] | None = None,
                     protocols: list[str] | None = None, ks: list[int] | None = None, xdrops: list[int] | None = None,
                     repeats: int | None = None, warmup: int | None = None, profile: bool = True,
                     ceilings: bool = True, originals: bool = True, originals_folder: str | None = None) -> WholePlan:
-    """The three parts for this machine; the arguments are ``lassm run``'s (see the module's rules)."""
-    from ..backends.xdrop import XDROP_BACKENDS
-
-    la_backends, xd_backends = split_names(backends, tuple(XDROP_BACKENDS))
+    """The four parts for this machine; the arguments are ``lassm run``'s (see the module's rules)."""
+    la_backends, xd_backends = split_backends(backends)
     la_sets = [d for d in datasets if not d.startswith("xdrop-")] if datasets else None
     xd_sets = [d for d in datasets if d.startswith("xdrop-")] if datasets else None
     left: dict[str, str] = {}
@@ -185,4 +188,4 @@ def run_whole(plan: WholePlan, *, machine: str | None = None, force: bool = Fals
     return out
 
 
-__all__ = ["PARTS", "WholeOutcome", "WholePlan", "describe_whole", "make_whole_plan", "run_whole", "split_names"]
+__all__ = ["PARTS", "WholeOutcome", "WholePlan", "describe_whole", "make_whole_plan", "run_whole", "split_backends"]

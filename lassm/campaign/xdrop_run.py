@@ -12,7 +12,6 @@ what this machine lacks.
 from __future__ import annotations
 
 import os
-import shlex
 import sys
 import time
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ from pathlib import Path
 
 from ..errors import LassmError
 from ..runs import xdrop as rec
-from ..runs.records import cpu_model, default_machine, git_sha, slug
+from ..runs.records import command_line, cpu_model, default_machine, git_sha, slug
 from ..workloads.xdrop.config import Scoring
 from .outcome import PartOutcome
 from .xdrop_plan import CPU_BACKENDS, XdropPlan, present_backends
@@ -173,7 +172,7 @@ def run_xdrop_campaign(plan: XdropPlan, *, machine: str | None = None, force: bo
     from ..workloads.xdrop import datasets
 
     say = log or ((lambda text: print(text, file=sys.stderr, flush=True)) if progress else (lambda text: None))
-    command = "lassm " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    command = command_line()
     sha = git_sha()
     name = slug(machine) if machine else machine_name(plan.backends)
     out = XdropOutcome(machine=name)

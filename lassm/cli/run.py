@@ -6,7 +6,7 @@ import argparse
 
 from ..errors import LassmError
 
-#: The parts ``lassm run --kernel`` can run alone; without ``--kernel`` it runs all three in this order.
+#: The parts ``lassm run --kernel`` can run alone; without ``--kernel`` it runs all four in this order.
 KERNELS = ("local-assembly", "xdrop", "suite", "originals")
 
 
@@ -33,11 +33,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                            profile=not args.no_profile, ceilings=not args.no_ceilings, originals=not args.no_originals,
                            originals_folder=args.originals)
     if args.kernel in ("originals", "suite"):  # one part alone (the originals beside the default plans' inputs)
-        for key, name in (("local-assembly", "local"), ("xdrop", "xdrop"), ("suite", "suite"),
-                          ("originals", "originals")):
-            if key != args.kernel:
-                setattr(plan, name, None)
-                plan.left_out[key] = f"--kernel {args.kernel}"
+        plan.only(args.kernel)
     if args.dry_run:
         print(describe_whole(plan))
         return 0
@@ -68,7 +64,6 @@ def _check_run_options(args: argparse.Namespace) -> None:
 
 def _run_local(args: argparse.Namespace) -> int:
     """``lassm run --kernel local-assembly``: the local-assembly campaign alone."""
-    from .. import backends
     from ..campaign import describe, make_plan, report, run_campaign
 
     if args.xdrops:
@@ -82,13 +77,7 @@ def _run_local(args: argparse.Namespace) -> int:
         if once and given is not None:
             raise LassmError(f"{option}: {'--notebooks' if args.notebooks else '--cluster'} runs each point once; "
                              f"drop one of them")
-    if args.protocols and args.backends:  # they apply to every GPU backend named (the CPU has none)
-        for name in args.backends:
-            for proto in (args.protocols if name != "cpu" else []):
-                backends.check_protocol(name, proto, "--protocols")
-    if not args.cluster:
-        for name in args.backends or []:
-            backends.get(name)  # fails now, naming what to install
+    _check_run_options(args)  # the names are local assembly's alone (_local_names)
     plan = make_plan(args.quick, backends=args.backends, datasets=args.datasets, protocols=args.protocols, ks=args.ks,
                      repeats=1 if once else args.repeats, warmup=0 if once else args.warmup,
                      profile=not args.no_profile, ceilings=not args.no_ceilings)

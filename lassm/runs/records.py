@@ -62,6 +62,14 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+def command_line() -> str:
+    """This process's command as its records quote it: ``lassm`` and the arguments, shell-quoted."""
+    import shlex
+    import sys
+
+    return "lassm " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+
+
 def git_sha() -> str:
     """The checkout's commit (with ``-dirty`` when it has uncommitted changes), or ``unknown``.
 

@@ -19,7 +19,6 @@ import contextlib
 import json
 import os
 import re
-import shlex
 import sys
 import tempfile
 import traceback
@@ -33,7 +32,7 @@ from ..workloads.local_assembly.config import Params
 from ..workloads.local_assembly.dataset import Dataset
 from ..workloads.local_assembly.result import Extension
 from .point import protocols_of, run_one
-from .records import clear_leftovers, machine_for_backend, run_id_for, slug
+from .records import clear_leftovers, command_line, machine_for_backend, run_id_for, slug
 
 #: The notebook that ``lassm run --notebooks`` executes for each point (a checkout's file).
 RUN_NOTEBOOK = paths.REPO / "notebooks" / "run.ipynb"
@@ -73,7 +72,7 @@ def main_job(machine: str | None = None, backend_names: list[str] | None = None,
         _check_notebook_tools(template or RUN_NOTEBOOK)
         if root is not None:
             raise LassmError("notebooks=True writes records under data/results/<machine>/ (LASSM_RESULTS); drop root")
-    command = "lassm " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    command = command_line()
     if points is None:
         best = backends.best()
         backend_names = backend_names or ([best, "cpu"] if best != "cpu" else ["cpu"])

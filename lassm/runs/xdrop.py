@@ -10,12 +10,10 @@ is already measured at this commit (:func:`recorded`) and skips it.
 """
 from __future__ import annotations
 
-import os
 import statistics
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Sequence
 
 from .. import paths
 from ..workloads.xdrop.config import Scoring

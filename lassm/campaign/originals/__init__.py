@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The original programs beside ours, the third part of ``lassm run``.
+"""The original programs beside ours, the last part of ``lassm run``.
 
 Where this machine has an NVIDIA GPU and a CUDA compiler, the campaign builds the programs our
 kernels came from, from their public sources at pinned commits (:mod:`.sources`), with their
@@ -115,10 +115,7 @@ def _prepare(key: str, plan: OriginalsPlan, arch: str, say, kernels: tuple[str, 
     if key == "hecbench":
         from .hecbench import build_all
 
-        nvcc = build.find_nvcc()
-        if nvcc is None:
-            raise build.BuildFailed("nvcc not found")
-        built = build_all(tree, arch, nvcc, kernels)
+        built = build_all(tree, arch, build.require_nvcc(), kernels)
     else:
         built = (build.build_ht_loc if key == "ht_loc" else build.build_logan)(tree, arch)
     say(f"originals: {source.label} built for {arch} with {built.nvcc} ({time.perf_counter() - t0:.1f} s, "
@@ -234,15 +231,13 @@ def run_originals(plan: OriginalsPlan, *, machine: str | None = None, force: boo
 
 def _write_account(machine: str, plan: OriginalsPlan, out: OriginalsOutcome, sha: str, seconds: float) -> Path:
     """Appends this run's account (plan, rows, steps, lacks, the pinned sources) to ``<machine>/originals.json``."""
-    import shlex
-
     from ... import paths
     from ...runs.account import append_part
+    from ...runs.records import command_line
 
     head = {"part": "originals", "machine": machine, "plan": plan.as_dict(),
             "sources": {k: s.label for k, s in SOURCES.items()}}
-    return append_part(paths.results_dir(machine) / ACCOUNT_FILE, head, out, sha,
-                       "lassm " + " ".join(shlex.quote(a) for a in sys.argv[1:]), seconds)
+    return append_part(paths.results_dir(machine) / ACCOUNT_FILE, head, out, sha, command_line(), seconds)
 
 
 def report(outcome: OriginalsOutcome) -> None:

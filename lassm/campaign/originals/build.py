@@ -69,6 +69,14 @@ def find_nvcc() -> str | None:
     return str(NVCC_FALLBACK) if os.access(NVCC_FALLBACK, os.X_OK) else None
 
 
+def require_nvcc(nvcc: str | None = None) -> str:
+    """``nvcc`` when given, else :func:`find_nvcc`'s; raises :class:`BuildFailed` naming where it looked."""
+    found = nvcc or find_nvcc()
+    if found is None:
+        raise BuildFailed("nvcc not found (not on PATH, $CUDA_HOME/bin or /usr/local/cuda/bin)")
+    return found
+
+
 def nvcc_version(nvcc: str) -> str:
     """``nvcc --version``'s last line (``Build cuda_13.0.r13.0/compiler.36424714_0``), or its whole output."""
     res = subprocess.run([nvcc, "--version"], capture_output=True, text=True, timeout=60)
@@ -115,9 +123,7 @@ def _cached(source: Source, arch: str, nvcc: str, names: tuple[str, ...], make, 
 
 def build_ht_loc(tree: Path, arch: str, nvcc: str | None = None) -> Built:
     """``ht_loc`` from the checked source tree, its three objects compiled at once, for ``arch`` (``sm_90``)."""
-    nvcc = nvcc or find_nvcc()
-    if nvcc is None:
-        raise BuildFailed("nvcc not found (not on PATH, $CUDA_HOME/bin or /usr/local/cuda/bin)")
+    nvcc = require_nvcc(nvcc)
     src = tree / "src"
 
     def make(out: Path) -> None:
@@ -135,9 +141,7 @@ def build_ht_loc(tree: Path, arch: str, nvcc: str | None = None) -> Built:
 
 def build_logan(tree: Path, arch: str, nvcc: str | None = None) -> Built:
     """LOGAN's ``demo`` and our ``logan_scores`` driver, from a copy of the checked tree, for ``arch``."""
-    nvcc = nvcc or find_nvcc()
-    if nvcc is None:
-        raise BuildFailed("nvcc not found (not on PATH, $CUDA_HOME/bin or /usr/local/cuda/bin)")
+    nvcc = require_nvcc(nvcc)
     flags = [*LOGAN_FLAGS, f"-arch={arch}"]
     driver = SCORES_DRIVER.read_bytes()
 
@@ -177,4 +181,4 @@ def gpu_arch() -> str:
 
 
 __all__ = ["BuildFailed", "Built", "HT_LOC_FLAGS", "LOGAN_FLAGS", "LOGAN_SOURCES", "SCORES_DRIVER", "build_ht_loc",
-           "build_logan", "find_nvcc", "gpu_arch", "nvcc_version"]
+           "build_logan", "find_nvcc", "gpu_arch", "nvcc_version", "require_nvcc"]

@@ -81,7 +81,7 @@ def build_all(tree: Path, arch: str, nvcc: str, kernels: Sequence[str]) -> Built
             prog = PROGRAMS[kernel]
             work = out / prog.folder
             shutil.copytree(tree / "src" / prog.folder, work)
-            flags = [*FLAGS, f"-arch={arch.replace('compute_', 'sm_')}", *prog.extra]
+            flags = [*FLAGS, f"-arch={arch}", *prog.extra]
             _run([nvcc, *flags, "-c", prog.source, "-o", "main.o"], work, f"HeCBench {prog.folder}: compiling")
             _run([nvcc, *flags, "main.o", "-o", str(out / kernel)], work, f"HeCBench {prog.folder}: linking")
             shutil.rmtree(work)

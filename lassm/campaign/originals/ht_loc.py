@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from ...runs import tables
-from ...runs.results import AGAINST_ORIGINAL_COLUMNS, AGAINST_ORIGINAL_FILE, AGAINST_ORIGINAL_KEY
+from ...runs.results import AGAINST_ORIGINAL_COLUMNS, AGAINST_ORIGINAL_KEY
 from .build import Built
 from .timing import kernel_times, run
 

@@ -17,18 +17,11 @@ TIME_METRICS = ("gpu__time_duration.sum", "smsp__thread_inst_executed.sum")
 
 
 def gpu_device() -> tuple[str, str]:
-    """(name, driver version) of CUDA device 0: CuPy's name, ``nvidia-smi``'s driver (CUDA's number without it)."""
-    import cupy
+    """(name, driver version) of the CUDA device, as the CUDA backend reports them for every record."""
+    from ...backends import cuda
 
-    props = cupy.cuda.runtime.getDeviceProperties(0)
-    name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
-    try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                             capture_output=True, text=True, timeout=20).stdout.strip().splitlines()
-        driver = out[0].strip() if out else ""
-    except (OSError, subprocess.SubprocessError):
-        driver = ""
-    return name, driver or str(cupy.cuda.runtime.driverGetVersion())
+    info = cuda.device_info()
+    return str(info["device"]), str(info["driver"])
 
 
 def installed_env() -> dict[str, str]:
