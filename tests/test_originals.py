@@ -469,3 +469,52 @@ def test_dry_run_names_all_three_parts(results: Path, capsys: pytest.CaptureFixt
     assert "== the original programs" in out
     assert ("cannot run here" in out) != ("LOGAN demo (albertozeni/LOGAN@" in out and "ht_loc (" in out)
     assert not results.exists()
+
+
+# --- HeCBench's outputs: glibc's rand drawn again, the copies captured ----------------------------
+
+def test_glibc_rand_is_drawn_again_exactly() -> None:
+    import ctypes
+    import ctypes.util
+
+    from lassm.campaign.originals.hecbench_outputs import glibc_rand
+
+    name = ctypes.util.find_library("c")
+    libc = ctypes.CDLL(name) if name else None
+    if libc is None or not hasattr(libc, "gnu_get_libc_version"):
+        pytest.skip("no glibc here to compare with")
+    for seed in (0, 2, 7, 100, 123):
+        libc.srand(seed)
+        want = [libc.rand() for _ in range(2000)]
+        assert glibc_rand(seed, 2000).tolist() == want, f"srand({seed})"
+
+
+def test_the_capture_library_keeps_each_copy_in_call_order(tmp_path: Path) -> None:
+    """A program linked against the shared CUDA runtime, with the capture library preloaded, leaves
+    its host-to-device copy in a file (without a GPU the copy itself fails, after the file is written)."""
+    import shutil
+    import subprocess
+
+    from lassm.campaign.originals import hecbench_outputs as ho
+
+    homes = [Path(os.environ[v]) for v in build.NVCC_HOMES if os.environ.get(v)] + sorted(Path("/usr/local").glob("cuda*"))
+    lib = next((h / "lib64" for h in homes if any((h / "lib64").glob("libcudart.so*"))), None)
+    if lib is None or shutil.which("cc") is None:
+        pytest.skip("no shared CUDA runtime (CUDA_HOME/lib64, /usr/local/cuda*/lib64) or C compiler here")
+    shim = tmp_path / "libcapture.so"
+    subprocess.run(["cc", "-shared", "-fPIC", str(ho.SHIM), "-o", str(shim), "-ldl"], check=True)
+    (tmp_path / "prog.c").write_text(
+        "#include <stddef.h>\n#include <stdio.h>\n"
+        "int cudaMemcpy(void *, const void *, size_t, int);\n"
+        "int main(void) { static const char data[] = \"ACGT-copied\"; char back[4];\n"
+        "  int first = cudaMemcpy((void *)0x1000, data, sizeof data, 1);\n"
+        "  int second = cudaMemcpy(back, (void *)0x1000, sizeof back, 3);\n"
+        "  printf(\"%d %d\\n\", first, second); return 0; }\n")
+    subprocess.run(["cc", str(tmp_path / "prog.c"), "-o", str(tmp_path / "prog"), f"-L{lib}", "-lcudart",
+                    f"-Wl,-rpath,{lib}"], check=True)
+    out = tmp_path / "copies"
+    out.mkdir()
+    ho.capture(tmp_path / "prog", (), shim, out)
+    h2d, d2h = ho.copies(out)
+    assert [bytes(c) for c in h2d] == [b"ACGT-copied\0"] and d2h == []
+    assert sorted(p.name for p in out.iterdir()) == ["0000-h2d.bin"], "a device-to-device copy is not kept"

@@ -186,6 +186,41 @@ def test_every_cuda_variant_equals_the_reference(kernel: str) -> None:
         assert mod.check(run.output, ref)[0], variant
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_every_opencl_build_launched_by_cuda_equals_the_reference(kernel: str) -> None:
+    """``opencl-ptx``: NVIDIA's OpenCL compiler's PTX, launched by CuPy, computes what the reference does."""
+    ok, why = common.available("opencl-ptx")
+    if not ok:
+        pytest.skip(why)
+    mod = suite.get(kernel)
+    inp = mod.inputs("cpu", seed=3)
+    ref = mod.reference(inp)
+    for variant in mod.VARIANTS["opencl-ptx"]:
+        run = mod.run("opencl-ptx", inp, variant)
+        assert run.backend == "opencl-ptx" and mod.check(run.output, ref)[0], variant
+
+
+@pytest.mark.gpu
+def test_the_counters_count_the_timed_launches_and_a_librarys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under ncu with the profiler's range, the philox draw is our three launches and cuRAND's
+    draw brings launches of its own."""
+    from lassm.campaign import steps, suite_counters
+
+    if steps.find_ncu() is None:
+        pytest.skip("no ncu here")
+    ok, why = common.available("cuda")
+    if not ok:
+        pytest.skip(why)
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
+    lacks = suite_counters.collect([("cmap", "cuda", "philox"), ("cmap", "cuda", "curand")], "tiny", "box", sha="s")
+    assert lacks == []
+    rows = {r["variant"]: r for r in suite_counters.tables.read_rows(
+        tmp_path / "box" / "suite" / suite_counters.FILE, suite_counters.COLUMNS)}
+    assert int(rows["philox"]["launches"]) == 3 and int(rows["philox"]["library_launches"]) == 0
+    assert int(rows["curand"]["library_launches"]) >= 1 and float(rows["curand"]["warp_inst"]) > 0
+
+
 # --- the part of lassm run ----------------------------------------------------------------------
 
 def test_the_suite_part_records_and_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -19,6 +19,7 @@ from typing import Callable
 
 from ..runs import suite as rec
 from ..runs import tables
+from . import suite_counters
 from .outcome import PartOutcome
 
 #: Timed runs of a variant and untimed runs before them, where a GPU runs the suite; on a CPU
@@ -36,6 +37,7 @@ class SuitePlan:
     repeats: int = REPEATS
     warmup: int = WARMUP
     left_out: tuple[str, ...] = ()
+    counters: bool = True
 
     def as_dict(self) -> dict:
         """The plan as the account stores it."""
@@ -88,6 +90,9 @@ def describe(plan: SuitePlan) -> str:
             lines.append(f"{k:10s}{b:8s}{', '.join(mod.VARIANTS.get(b, {}))}")
     lines.append(f"timing    {plan.warmup} warm-up + {plan.repeats} timed runs per variant, each checked against "
                  f"the reference")
+    counted = [b for b in plan.backends if b in suite_counters.BACKENDS]
+    if plan.size == "gpu" and plan.counters and counted:
+        lines.append(f"counters  Nsight Compute on every {' and '.join(counted)} variant, one profiled run each")
     lines += [f"left out  {line}" for line in plan.left_out]
     lines.append(f"{len(plan.points())} points")
     return "\n".join(lines)
@@ -168,6 +173,13 @@ def run_suite(plan: SuitePlan, *, machine: str | None = None, force: bool = Fals
         t0 = time.perf_counter()
         out.lacks += write_ptx(plan, folders)
         out.steps["ptx"] = round(time.perf_counter() - t0, 3)
+        profiled = [p for p in plan.points() if p[1] in suite_counters.BACKENDS]
+        if plan.counters and profiled:
+            t0 = time.perf_counter()
+            out.lacks += suite_counters.collect(profiled, plan.size, folders[profiled[0][1]], sha=sha, force=force,
+                                                say=say)
+            out.steps["counters"] = round(time.perf_counter() - t0, 3)
+            out.files[f"counters:{folders[profiled[0][1]]}"] = rec.folder(folders[profiled[0][1]]) / suite_counters.FILE
     out.steps["suite"] = round(time.perf_counter() - start, 3)
     for folder in dict.fromkeys(folders.values()):
         out.files[f"campaign:{folder}"] = _write_account(folder, plan, out, sha, command)

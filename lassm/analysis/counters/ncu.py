@@ -102,7 +102,8 @@ def extend_command(dataset: str | os.PathLike, *, k: int, protocol: str, out: st
 
 def build_command(target: Sequence[str], *, log_file: str | os.PathLike | None = None,
                   metric_list: Sequence[str] | None = None, kernel_name: str = DEFAULT_KERNEL,
-                  ncu: str = "ncu", page: str = "raw", clock_control: str = "none") -> list[str]:
+                  ncu: str = "ncu", page: str = "raw", clock_control: str = "none",
+                  from_start: bool = True, replay_mode: str | None = None) -> list[str]:
     """The ``ncu`` argument vector that profiles ``target``.
 
     Parameters
@@ -122,6 +123,12 @@ def build_command(target: Sequence[str], *, log_file: str | os.PathLike | None =
         ``--page`` (``raw``: one column per metric; ``details``: one row per metric).
     clock_control : str, default "none"
         ``--clock-control`` (``none`` leaves the GPU's clocks as they run, ``base`` locks them).
+    from_start : bool, default True
+        False: ``--profile-from-start off``, only launches between the target's
+        ``cudaProfilerStart`` and ``cudaProfilerStop`` are profiled.
+    replay_mode : str, optional
+        ``--replay-mode`` (``application``: the whole target runs once per pass, so that a kernel
+        writing much memory is not saved and restored at each of many launches).
 
     Returns
     -------
@@ -133,6 +140,10 @@ def build_command(target: Sequence[str], *, log_file: str | os.PathLike | None =
     mlist = list(metric_list) if metric_list is not None else metrics()
     cmd = [ncu, "--csv", "--page", page, "--print-units", "base", "--clock-control", clock_control,
            "--kernel-name", kernel_name, "--metrics", ",".join(mlist)]
+    if not from_start:
+        cmd += ["--profile-from-start", "off"]
+    if replay_mode:
+        cmd += ["--replay-mode", replay_mode]
     if log_file is not None:
         cmd += ["--log-file", str(log_file)]
     return cmd + ["--", *[str(t) for t in target]]
@@ -212,7 +223,8 @@ def check_output(text: str) -> None:
 
 def collect(target: Sequence[str], raw_path: str | os.PathLike, *, dataset: str, k: int, protocol: str,
             device: str | None = None, kernel_name: str = DEFAULT_KERNEL, ncu: str = "ncu",
-            metric_list: Sequence[str] | None = None, timeout: float | None = None) -> Path:
+            metric_list: Sequence[str] | None = None, timeout: float | None = None,
+            from_start: bool = True, replay_mode: str | None = None) -> Path:
     """Runs ``target`` under ncu; writes the raw CSV, ``ncu --version`` and the labels beside it.
 
     Parameters
@@ -233,6 +245,10 @@ def collect(target: Sequence[str], raw_path: str | os.PathLike, *, dataset: str,
         Metrics (default: :func:`metrics`).
     timeout : float, optional
         Seconds before the run is stopped.
+    from_start : bool, default True
+        False: only the target's profiler range is profiled (:func:`build_command`).
+    replay_mode : str, optional
+        ``--replay-mode`` (:func:`build_command`).
 
     Returns
     -------
@@ -251,7 +267,8 @@ def collect(target: Sequence[str], raw_path: str | os.PathLike, *, dataset: str,
     tmp = raw.with_name(f".{raw.name}.partial")
     if tmp.exists():
         tmp.unlink()
-    cmd = build_command(target, log_file=tmp, metric_list=metric_list, kernel_name=kernel_name, ncu=exe)
+    cmd = build_command(target, log_file=tmp, metric_list=metric_list, kernel_name=kernel_name, ncu=exe,
+                        from_start=from_start, replay_mode=replay_mode)
     try:
         res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .common import Run, cuda_function, cuda_time, device, opencl_kernel, opencl_queue, opencl_span
+from .common import CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_kernel, opencl_queue, opencl_span
 
 NAME = "all_pairs"
 CUDA_KERNEL = "suite/cuda/all_pairs.cu"
@@ -30,6 +30,8 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
     "cuda": {"char4": ("-DAPD_VECTOR=1",), "bytes": ("-DAPD_VECTOR=0",)},
     "opencl": {"char4": ("-DAPD_VECTOR=1",), "bytes": ("-DAPD_VECTOR=0",)},
 }
+#: ``opencl-ptx`` builds what ``opencl`` builds (its PTX, launched by CUDA).
+VARIANTS["opencl-ptx"] = dict(VARIANTS["opencl"])
 
 
 @dataclass(frozen=True)
@@ -74,11 +76,11 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
     options = build_options(backend, variant)
     rows, cols = inp.data.shape
     out = np.empty((rows, rows), dtype=np.int32)
-    if backend == "cuda":
+    if backend in CUDA_LAUNCHED:
         from .. import cuda as cu
 
         cupy = cu._cupy()
-        fn = cuda_function(CUDA_KERNEL, ENTRY, options)
+        fn = cuda_launched(backend, (CUDA_KERNEL, OPENCL_KERNEL), ENTRY, options)
         data, dist = cupy.asarray(inp.data), cupy.empty((rows, rows), dtype=cupy.int32)
 
         def launch() -> int:

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .common import Run, cuda_function, cuda_time, device, opencl_kernel, opencl_queue, opencl_span, round_up
+from .common import (CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_kernel, opencl_queue,
+                     opencl_span, round_up)
 
 NAME = "cmap"
 CUDA_KERNEL = "suite/cuda/cmap.cu"
@@ -42,6 +43,8 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
     "cuda": {"philox": (), "curand": ()},
     "opencl": {"philox": (), "clrandom": ()},
 }
+#: ``opencl-ptx``: the OpenCL build launched by CUDA on one stream.
+VARIANTS["opencl-ptx"] = {"philox": ()}
 PHILOX_M = (0xD2511F53, 0xCD9E8D57)
 PHILOX_W = (0x9E3779B9, 0xBB67AE85)
 
@@ -164,11 +167,11 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
     """One p-value: draw (our kernel or the library), score, count; three or more launches."""
     n, draws = inp.signatures, inp.draws
     blocks = round_up(n, THREADS) // THREADS
-    if backend == "cuda":
+    if backend in CUDA_LAUNCHED:
         from .. import cuda as cu
 
         cupy = cu._cupy()
-        kernels = {e: cuda_function(CUDA_KERNEL, e, build_options(backend, variant))
+        kernels = {e: cuda_launched(backend, (CUDA_KERNEL, OPENCL_KERNEL), e, build_options(backend, variant))
                    for e in ("cmap_uniforms", "cmap_scores", "cmap_count")}
         profile = cupy.asarray(inp.profile)
         uniforms = cupy.empty(draws, dtype=cupy.float32)

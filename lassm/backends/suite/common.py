@@ -11,6 +11,7 @@ facts are the local-assembly CUDA backend's (imported, not copied).
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
 import warnings
@@ -22,8 +23,12 @@ import numpy as np
 from ...errors import BackendUnavailable
 from ...paths import kernel_source
 
-#: The programming models the suite runs on (one source each per kernel).
-BACKENDS: tuple[str, ...] = ("cuda", "opencl")
+#: The programming models the suite runs on (one source each per kernel), and ``opencl-ptx``: the
+#: OpenCL compiler's PTX launched by CUDA on one stream (NVIDIA only), which Nsight Compute counts
+#: and which parts the OpenCL runtime's share of a gap from its compiler's.
+BACKENDS: tuple[str, ...] = ("cuda", "opencl", "opencl-ptx")
+#: The backends whose launches go through CUDA (CuPy), so through the same host code.
+CUDA_LAUNCHED: tuple[str, ...] = ("cuda", "opencl-ptx")
 
 
 @dataclass
@@ -50,10 +55,11 @@ def available(backend: str) -> tuple[bool, str]:
     """Whether ``backend`` (``cuda`` or ``opencl``) can run the suite here, and why not."""
     from .. import cuda as cu
     from .. import opencl as ocl
+    from .. import opencl_ptx
 
     if backend not in BACKENDS:
         return False, f"the suite runs on {', '.join(BACKENDS)}, not {backend!r}"
-    return (cu.available() if backend == "cuda" else ocl.available())
+    return {"cuda": cu.available, "opencl": ocl.available, "opencl-ptx": opencl_ptx.available}[backend]()
 
 
 def device(backend: str) -> tuple[str, str]:
@@ -61,7 +67,7 @@ def device(backend: str) -> tuple[str, str]:
     from .. import cuda as cu
     from .. import opencl as ocl
 
-    if backend == "cuda":
+    if backend in CUDA_LAUNCHED:
         info = cu.device_info()
         return str(info["device"]), str(info.get("driver", ""))
     dev = ocl._device()
@@ -72,7 +78,7 @@ def is_gpu(backend: str) -> bool:
     """Whether ``backend`` runs on a GPU here (OpenCL may have found a CPU driver)."""
     from .. import opencl as ocl
 
-    return backend == "cuda" or ocl.device_kind() == "gpu"
+    return backend in CUDA_LAUNCHED or ocl.device_kind() == "gpu"
 
 
 # --- CUDA ---------------------------------------------------------------------------------------
@@ -89,6 +95,39 @@ def cuda_function(relpath: str, entry: str, options: Sequence[str] = ()):
     return _cuda_function(kernel_source(relpath).read_text(encoding="utf-8"), tuple(options), entry)
 
 
+_PTX_FUNCTIONS: dict[tuple, object] = {}
+
+
+def opencl_ptx_function(relpath: str, entry: str, options: Sequence[str] = ()):
+    """``entry`` of the PTX NVIDIA's OpenCL compiler made of ``kernels/<relpath>`` with ``options``,
+    loaded by CuPy (its work-offset reads made 0, as :mod:`lassm.backends.opencl_ptx` does)."""
+    import tempfile
+    from pathlib import Path
+
+    from .. import cuda as cu
+    from .. import opencl_ptx as clptx
+
+    cupy = cu._cupy()
+    key = (cupy.cuda.Device().id, relpath, tuple(options), entry)
+    if key not in _PTX_FUNCTIONS:
+        text = opencl_ptx(relpath, options)
+        if text is None:
+            raise BackendUnavailable("the OpenCL device is no NVIDIA GPU: its program binary is no PTX")
+        with tempfile.TemporaryDirectory(prefix="lassm-suite-clptx-") as tmp:
+            path = Path(tmp) / "kernel.ptx"
+            path.write_text(clptx.cuda_ptx(text)[0])
+            _PTX_FUNCTIONS[key] = cupy.RawModule(path=str(path)).get_function(entry)  # loaded while the file is there
+    return _PTX_FUNCTIONS[key]
+
+
+def cuda_launched(backend: str, sources: tuple[str, str], entry: str, options: Sequence[str] = ()):
+    """The CuPy function ``entry`` of a kernel's ``(CUDA source, OpenCL source)``: NVRTC's build of
+    the first (``cuda``) or the OpenCL compiler's PTX of the second (``opencl-ptx``)."""
+    if backend == "cuda":
+        return cuda_function(sources[0], entry, options)
+    return opencl_ptx_function(sources[1], entry, options)
+
+
 def cuda_compile_ptx(relpath: str, options: Sequence[str] = (), arch: str = "compute_90") -> tuple[str, str]:
     """The source compiled to PTX by NVRTC alone, with the backend's options: ``(ptx, log)``."""
     from .. import nvrtc
@@ -96,6 +135,29 @@ def cuda_compile_ptx(relpath: str, options: Sequence[str] = (), arch: str = "com
     path = kernel_source(relpath)
     return nvrtc.compile_ptx(path.read_text(encoding="utf-8"), [*options, f"--gpu-architecture={arch}"],
                              name=path.name)
+
+
+_PROFILED = {"on": False}
+
+
+@contextlib.contextmanager
+def profiled():
+    """Within it, :func:`cuda_time` opens the profiler's range around its launches
+    (``cudaProfilerStart``/``Stop``): under ``ncu --profile-from-start off`` only the timed launches,
+    a library's own included, are counted, not the set-up's."""
+    _PROFILED["on"] = True
+    try:
+        yield
+    finally:
+        _PROFILED["on"] = False
+
+
+def _profiler(cupy, start: bool) -> None:
+    runtime = cupy.cuda.runtime
+    if hasattr(runtime, "profilerStart"):
+        (runtime.profilerStart if start else runtime.profilerStop)()
+    else:  # older CuPy
+        (cupy.cuda.profiler.start if start else cupy.cuda.profiler.stop)()
 
 
 def cuda_time(launch: Callable[[], int]) -> tuple[float, float, int]:
@@ -106,12 +168,16 @@ def cuda_time(launch: Callable[[], int]) -> tuple[float, float, int]:
     cupy = cu._cupy()
     start, end = cupy.cuda.Event(), cupy.cuda.Event()
     cupy.cuda.runtime.deviceSynchronize()
+    if _PROFILED["on"]:
+        _profiler(cupy, start=True)
     t0 = time.perf_counter()
     start.record()
     launches = launch()
     end.record()
     end.synchronize()
     host = time.perf_counter() - t0
+    if _PROFILED["on"]:
+        _profiler(cupy, start=False)
     return cupy.cuda.get_elapsed_time(start, end) * 1e-3, host, int(launches)
 
 
@@ -200,6 +266,6 @@ def round_up(n: int, to: int) -> int:
     return -(-int(n) // int(to)) * int(to)
 
 
-__all__ = ["BACKENDS", "Refused", "Run", "available", "cuda_compile_ptx", "cuda_function", "cuda_time", "device",
-           "is_gpu", "opencl_kernel", "opencl_kernel_program", "opencl_ptx", "opencl_queue", "opencl_span",
-           "round_up"]
+__all__ = ["BACKENDS", "CUDA_LAUNCHED", "Refused", "Run", "available", "cuda_compile_ptx", "cuda_function",
+           "cuda_launched", "cuda_time", "device", "is_gpu", "opencl_kernel", "opencl_kernel_program", "opencl_ptx",
+           "opencl_ptx_function", "opencl_queue", "opencl_span", "profiled", "round_up"]

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .common import Run, cuda_function, cuda_time, device, opencl_kernel, opencl_queue, opencl_span, round_up
+from .common import (CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_kernel, opencl_queue,
+                     opencl_span, round_up)
 
 NAME = "epistasis"
 CUDA_KERNEL = "suite/cuda/epistasis.cu"
@@ -34,6 +35,8 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
     "cuda": {"auto": ("-DEPI_UNROLL=0",), "unroll": ("-DEPI_UNROLL=1",)},
     "opencl": {"auto": ("-DEPI_UNROLL=0",), "unroll": ("-DEPI_UNROLL=1",)},
 }
+#: ``opencl-ptx`` builds what ``opencl`` builds (its PTX, launched by CUDA).
+VARIANTS["opencl-ptx"] = dict(VARIANTS["opencl"])
 
 
 @dataclass(frozen=True)
@@ -70,10 +73,14 @@ def inputs(size: str = "cpu", seed: int = 0) -> Inputs:
     snps, samples = SIZES[size]
     rng = np.random.default_rng(seed)
     geno = rng.integers(0, 3, (samples, snps)).astype(np.uint8)
-    phen = rng.integers(0, 2, samples).astype(np.uint8)
-    z, wz, mz = pack(geno[phen == 0])
-    o, wo, mo = pack(geno[phen == 1])
-    return Inputs(geno, phen, (z, o), (wz, wo), (mz, mo))
+    return from_genotypes(geno, rng.integers(0, 2, samples).astype(np.uint8))
+
+
+def from_genotypes(genotypes: np.ndarray, phenotypes: np.ndarray) -> Inputs:
+    """The kernels' inputs of these genotypes (samples x SNPs) and phenotypes (one per sample)."""
+    z, wz, mz = pack(genotypes[phenotypes == 0])
+    o, wo, mo = pack(genotypes[phenotypes == 1])
+    return Inputs(genotypes, phenotypes, (z, o), (wz, wo), (mz, mo))
 
 
 def _g(n: np.ndarray) -> np.ndarray:
@@ -145,11 +152,11 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
     args = (np.int32(snps), np.int32(inp.words[0]), np.int32(inp.words[1]), np.uint32(inp.masks[0]),
             np.uint32(inp.masks[1]))
     side = round_up(snps, BLOCK)
-    if backend == "cuda":
+    if backend in CUDA_LAUNCHED:
         from .. import cuda as cu
 
         cupy = cu._cupy()
-        fn = cuda_function(CUDA_KERNEL, ENTRY, options)
+        fn = cuda_launched(backend, (CUDA_KERNEL, OPENCL_KERNEL), ENTRY, options)
         zeros, ones = (cupy.asarray(p if p.size else np.zeros(2, np.uint32)) for p in inp.packed)
         scores = cupy.zeros((snps, snps), dtype=cupy.float32)
 
@@ -182,4 +189,4 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
 
 
 __all__ = ["BLOCK", "CUDA_KERNEL", "ENTRY", "Inputs", "NAME", "OPENCL_KERNEL", "SIZES", "TOLERANCE", "VARIANTS",
-           "build_options", "check", "inputs", "pack", "reference", "run", "tables"]
+           "build_options", "check", "from_genotypes", "inputs", "pack", "reference", "run", "tables"]

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .common import Run, cuda_function, cuda_time, device, opencl_kernel, opencl_queue, opencl_span, round_up
+from .common import (CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_kernel, opencl_queue,
+                     opencl_span, round_up)
 
 NAME = "minkowski"
 CUDA_KERNEL = "suite/cuda/minkowski.cu"
@@ -48,6 +49,8 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
         "native_powr": ("-DMINKOWSKI_POW=2",),
     },
 }
+#: ``opencl-ptx`` builds what ``opencl`` builds (its PTX, launched by CUDA).
+VARIANTS["opencl-ptx"] = dict(VARIANTS["opencl"])
 
 
 @dataclass(frozen=True)
@@ -123,11 +126,11 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
     options = build_options(backend, variant)
     m, n, k = inp.shape
     out = np.empty((len(inp.powers), m, k), dtype=np.float32)
-    if backend == "cuda":
+    if backend in CUDA_LAUNCHED:
         from .. import cuda as cu
 
         cupy = cu._cupy()
-        fn = cuda_function(CUDA_KERNEL, ENTRY, options)
+        fn = cuda_launched(backend, (CUDA_KERNEL, OPENCL_KERNEL), ENTRY, options)
         a, b = cupy.asarray(inp.a), cupy.asarray(inp.b)
         c = cupy.empty((len(inp.powers), m, k), dtype=cupy.float32)
         grid = (round_up(k, BLOCK) // BLOCK, round_up(m, BLOCK) // BLOCK)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .common import Run, cuda_function, cuda_time, device, opencl_kernel, opencl_queue, opencl_span
+from .common import CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_kernel, opencl_queue, opencl_span
 
 NAME = "nw"
 CUDA_KERNEL = "suite/cuda/nw.cu"
@@ -33,6 +33,8 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
     "cuda": {"stream": ()},
     "opencl": {"in-order": (), "out-of-order": ()},
 }
+#: ``opencl-ptx``: the OpenCL build launched by CUDA on one stream.
+VARIANTS["opencl-ptx"] = {"stream": ()}
 #: BLOSUM62 (Henikoff and Henikoff, 1992), rows and columns in the order of :data:`RESIDUES`.
 RESIDUES = "ARNDCQEGHILKMFPSTWYVBZX*"
 BLOSUM62 = np.array([[int(v) for v in line.split()] for line in """
@@ -143,11 +145,11 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
     cols = inp.n + 1
     plan = diagonals(inp.n)
     out = np.empty_like(inp.start)
-    if backend == "cuda":
+    if backend in CUDA_LAUNCHED:
         from .. import cuda as cu
 
         cupy = cu._cupy()
-        fn = cuda_function(CUDA_KERNEL, ENTRY, options)
+        fn = cuda_launched(backend, (CUDA_KERNEL, OPENCL_KERNEL), ENTRY, options)
         score, ref = cupy.asarray(inp.start), cupy.asarray(inp.ref)
 
         def launch() -> int:

@@ -6,7 +6,9 @@ The seed's kernels come from HeCBench (zjin-lcf/HeCBench): ``all-pairs-distance-
 (``-std=c++17 -O3``, ``-use_fast_math`` for the Minkowski distance) for this GPU, and run at the
 seed's sizes; each program times its own kernel over its iterations and prints the average, and
 checks its result against its own CPU code (PASS or FAIL), which is what the ``verified`` column
-records. ``minkowski-cuda`` is built without that check (its Makefile's ``VERIFY=no``): its
+records. Each is also linked against the shared CUDA runtime and run once more with its copies
+captured, so that its output is compared with our CUDA kernel's on its own inputs
+(:mod:`.hecbench_outputs`; the ``outputs_*`` columns). ``minkowski-cuda`` is built without that check (its Makefile's ``VERIFY=no``): its
 single-threaded CPU check of 4.3 billion powers takes minutes. ``cm-cuda`` needs the cudaMap
 data set, downloaded by hand from its authors: it is not run. Rows go to
 ``<machine>/suite/originals.csv``; the suite chapter sets each beside our CUDA build's time.
@@ -23,6 +25,7 @@ from typing import Callable, Sequence
 from ...runs import suite as rec
 from ...runs import tables
 from .build import Built, _cached, _run
+from .hecbench_outputs import SHIM, compare
 from .sources import HECBENCH
 from .timing import run
 
@@ -32,9 +35,12 @@ FLAGS = ("-std=c++17", "-Xcompiler", "-Wall", "-O3")
 OURS = {"all_pairs": "char4", "epistasis": "auto", "nw": "stream", "minkowski": "powf-fast-math"}
 #: Rows of ``suite/originals.csv``.
 COLUMNS: tuple[str, ...] = ("machine", "device", "driver", "kernel", "program", "args", "seconds", "verified",
-                            "ours_variant", "git_sha", "command", "original_source", "nvcc")
+                            "ours_variant", "git_sha", "command", "original_source", "nvcc", "outputs_equal",
+                            "output_difference", "outputs_compared")
 KEY: tuple[str, ...] = ("kernel", "program")
 FILE = "originals.csv"
+#: The copy-capture library built from :data:`lassm.campaign.originals.hecbench_outputs.SHIM`.
+SHIM_LIBRARY = "libmemcpy_capture.so"
 _TIME = re.compile(r"(?:Average|Total) kernel execution time:\s*([0-9.eE+-]+)\s*\((us|s)\)")
 
 
@@ -84,12 +90,23 @@ def build_all(tree: Path, arch: str, nvcc: str, kernels: Sequence[str]) -> Built
             flags = [*FLAGS, f"-arch={arch}", *prog.extra]
             _run([nvcc, *flags, "-c", prog.source, "-o", "main.o"], work, f"HeCBench {prog.folder}: compiling")
             _run([nvcc, *flags, "main.o", "-o", str(out / kernel)], work, f"HeCBench {prog.folder}: linking")
+            _run([nvcc, *flags, "main.o", "-cudart", "shared", "-o", str(out / capture_name(kernel))], work,
+                 f"HeCBench {prog.folder}: linking against the shared runtime")
             shutil.rmtree(work)
 
         with ThreadPoolExecutor(len(wanted) or 1) as pool:
             list(pool.map(one, wanted))
+        _run([nvcc, "-shared", "-Xcompiler", "-fPIC", str(SHIM), "-o", str(out / SHIM_LIBRARY), "-ldl"], out,
+             "the copy-capture library")
 
-    return _cached(HECBENCH, arch, nvcc, wanted, make, extra=repr((FLAGS, sorted(PROGRAMS.items()))).encode())
+    names = (*wanted, *(capture_name(k) for k in wanted), SHIM_LIBRARY)
+    return _cached(HECBENCH, arch, nvcc, names, make,
+                   extra=repr((FLAGS, sorted(PROGRAMS.items()))).encode() + SHIM.read_bytes())
+
+
+def capture_name(kernel: str) -> str:
+    """The program of ``kernel`` linked against the shared CUDA runtime, so that its copies can be seen."""
+    return f"{kernel}-capture"
 
 
 def todo(kernels: Sequence[str], table: Path, sha: str, force: bool) -> list[str]:
@@ -116,12 +133,31 @@ def run_all(built: Built, kernels: Sequence[str], table: Path, *, context: dict,
         verdicts = re.findall(r"^(PASS|FAIL)\s*$", out, re.M)
         verified = "not checked" if not verdicts else "PASS" if set(verdicts) == {"PASS"} else "FAIL"
         row = {**context, "kernel": kernel, "program": prog.folder, "args": " ".join(prog.args), "seconds": seconds,
-               "verified": verified, "ours_variant": OURS[kernel], "command": f"{prog.folder} {' '.join(prog.args)}"}
+               "verified": verified, "ours_variant": OURS[kernel], "command": f"{prog.folder} {' '.join(prog.args)}",
+               **outputs(built, kernel)}
         tables.upsert(table, COLUMNS, KEY, [row])
+        differ = verified == "FAIL" or row.get("outputs_equal") is False
         status.append({"part": "hecbench", "dataset": kernel, "program": prog.folder, "whole_seconds": None,
-                       "kernel_seconds": seconds, "status": "MISMATCH" if verified == "FAIL" else "ok"})
-        say(f"HeCBench {prog.folder}: {seconds * 1e3:.3f} ms per iteration, its own check: {verified}")
+                       "kernel_seconds": seconds, "status": "MISMATCH" if differ else "ok"})
+        said = {True: "equal to ours", False: "DIFFERS from ours"}.get(row.get("outputs_equal"), row["outputs_compared"])
+        say(f"HeCBench {prog.folder}: {seconds * 1e3:.3f} ms per iteration, its own check: {verified}, "
+            f"its output: {said}")
     return status, failed
+
+
+def outputs(built: Built, kernel: str) -> dict:
+    """The row's output columns: the program's output beside our CUDA kernel's on its inputs
+    (:mod:`.hecbench_outputs`), or why they were not compared (no CUDA here for ours, a failed run)."""
+    from ...backends import suite
+
+    ok, why = suite.available("cuda")
+    if not ok:
+        return {"outputs_compared": f"not compared: {' '.join(why.split())[:200]}"}
+    try:
+        got = compare(kernel, built[capture_name(kernel)], built[SHIM_LIBRARY])
+    except Exception as exc:  # a comparison that cannot be made is named in the row
+        return {"outputs_compared": f"not compared: {type(exc).__name__}: {' '.join(str(exc).split())[:200]}"}
+    return {"outputs_equal": got.equal, "output_difference": got.difference, "outputs_compared": got.what}
 
 
 def table(machine: str) -> Path:
@@ -129,5 +165,5 @@ def table(machine: str) -> Path:
     return rec.folder(machine) / FILE
 
 
-__all__ = ["COLUMNS", "FILE", "FLAGS", "HECBENCH", "KEY", "OURS", "PROGRAMS", "Program", "build_all", "run_all",
-           "table", "todo"]
+__all__ = ["COLUMNS", "FILE", "FLAGS", "HECBENCH", "KEY", "OURS", "PROGRAMS", "SHIM_LIBRARY", "Program", "build_all",
+           "capture_name", "outputs", "run_all", "table", "todo"]

@@ -1,0 +1,182 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Each HeCBench program's own output beside our CUDA kernel's, on the program's own inputs.
+
+HeCBench's programs print a time and their own check (PASS or FAIL), no output. To compare what
+they compute with what ours does, each is linked a second time against the shared CUDA runtime
+and run once with ``memcpy_capture.c`` preloaded: every ``cudaMemcpy`` to the GPU (its inputs)
+and back (its outputs) lands in a file. Our kernel then runs on those inputs, and the outputs are
+compared: the integer kernels' (all-pairs distance, Needleman-Wunsch) cell for cell; the
+floating-point ones' (epistasis, Minkowski) each within the suite's stated bound of the
+double-precision reference, with the largest difference between the two reported. The epistasis
+program packs its genotypes with the phenotype counts, which no copy carries: its inputs are
+drawn again from glibc's ``rand`` with its seed (:func:`glibc_rand`), and the copies check that
+they are the program's own.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+#: The library preloaded into the capture builds.
+SHIM = Path(__file__).with_name("memcpy_capture.c")
+#: Each program's arguments for the capture run: the seed's sizes, one iteration.
+CAPTURE_ARGS: dict[str, tuple[str, ...]] = {"all_pairs": ("1",), "epistasis": ("8192", "4096", "1"),
+                                            "nw": ("16384", "10", "1"), "minkowski": ("1",)}
+#: Seconds a capture run may take.
+CAPTURE_TIMEOUT = 300.0
+_FILE = re.compile(r"^(\d{4})-(h2d|d2h)\.bin$")
+
+
+@dataclass(frozen=True)
+class Compared:
+    """One program's output beside ours: equal (within the stated bound for floats), the size of the
+    difference (cells that differ, or the largest relative difference) and what was compared."""
+
+    equal: bool
+    difference: float
+    what: str
+
+
+def glibc_rand(seed: int, count: int) -> np.ndarray:
+    """The first ``count`` values of glibc's ``rand()`` after ``srand(seed)`` (its TYPE_3 additive
+    generator: 31 words of state seeded by a Lehmer generator, 310 outputs discarded), int64."""
+    from numba import njit
+
+    @njit(cache=True)
+    def draw(seed: int, count: int, out: np.ndarray) -> None:
+        r = np.empty(count + 344, dtype=np.int64)
+        r[0] = seed if seed != 0 else 1
+        for i in range(1, 31):
+            hi, lo = r[i - 1] // 127773, r[i - 1] % 127773
+            word = 16807 * lo - 2836 * hi
+            r[i] = word + 2147483647 if word < 0 else word
+        for i in range(31, 34):
+            r[i] = r[i - 31]
+        for i in range(34, count + 344):
+            r[i] = (r[i - 31] + r[i - 3]) & 0xFFFFFFFF
+        for k in range(count):
+            out[k] = r[k + 344] >> 1
+
+    out = np.empty(int(count), dtype=np.int64)
+    draw(int(seed), int(count), out)
+    return out
+
+
+def copies(folder: Path) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """(host-to-device, device-to-host) copies a capture run left in ``folder``, in call order, as bytes."""
+    found = sorted((int(m.group(1)), m.group(2), p) for p in folder.iterdir() if (m := _FILE.match(p.name)))
+    h2d = [np.fromfile(p, dtype=np.uint8) for _n, d, p in found if d == "h2d"]
+    d2h = [np.fromfile(p, dtype=np.uint8) for _n, d, p in found if d == "d2h"]
+    return h2d, d2h
+
+
+def capture(program: Path, args: tuple[str, ...], shim: Path, folder: Path, timeout: float = CAPTURE_TIMEOUT) -> str:
+    """Runs ``program args`` with ``shim`` preloaded, its copies written to ``folder``; returns its output."""
+    import os
+
+    env = {**os.environ, "LD_PRELOAD": str(shim), "LASSM_CAPTURE": str(folder)}
+    res = subprocess.run([str(program), *args], capture_output=True, text=True, timeout=timeout, env=env)
+    if res.returncode != 0:
+        tail = (res.stderr or res.stdout).strip().splitlines()[-3:]
+        raise RuntimeError(f"{program.name} {' '.join(args)} exited {res.returncode}: {' | '.join(tail)}")
+    return res.stdout
+
+
+def _shaped(raw: np.ndarray, dtype, shape: tuple[int, ...], what: str) -> np.ndarray:
+    data = raw.view(dtype)
+    if data.size != int(np.prod(shape)):
+        raise ValueError(f"{what}: {data.size} values copied, {int(np.prod(shape))} expected")
+    return data.reshape(shape)
+
+
+def _all_pairs(h2d, d2h) -> Compared:
+    from ...backends.suite import all_pairs
+
+    rows, cols = all_pairs.SIZES["gpu"]
+    data = _shaped(h2d[0], np.int8, (rows, cols), "all-pairs data")
+    ours = all_pairs.run("cuda", all_pairs.Inputs(data.copy()), "char4").output
+    theirs = [_shaped(c, np.int32, (rows, rows), "all-pairs distances") for c in d2h]
+    differ = sum(int(np.count_nonzero(t != ours)) for t in theirs)
+    return Compared(differ == 0 and len(theirs) > 0, float(differ),
+                    f"{rows} x {rows} distances of each of its {len(theirs)} kernels")
+
+
+def _popcounts(words: np.ndarray) -> np.ndarray:
+    return np.unpackbits(words.astype("<u4").view(np.uint8).reshape(*words.shape, 4), axis=-1).sum(axis=(-1, -2))
+
+
+def _epistasis(h2d, d2h) -> Compared:
+    from ...backends.suite import epistasis
+
+    samples, snps = (int(a) for a in CAPTURE_ARGS["epistasis"][:2])
+    drawn = glibc_rand(100, samples * snps + samples)
+    inp = epistasis.from_genotypes((drawn[:samples * snps] % 3).reshape(samples, snps).astype(np.uint8),
+                                   (drawn[samples * snps:] % 2).astype(np.uint8))
+    for ours, raw, name in zip(inp.packed, h2d[:2], ("zeros", "ones")):
+        theirs = _shaped(raw, np.uint32, ours.shape, f"epistasis {name}")
+        if not np.array_equal(_popcounts(theirs), _popcounts(ours)):
+            raise ValueError(f"epistasis: the {name} drawn again are not the program's (glibc rand differs?)")
+    upper = np.triu(np.ones((snps, snps), dtype=bool), 1)
+    theirs = np.where(upper, _shaped(d2h[-1], np.float32, (snps, snps), "epistasis scores"), 0.0)
+    ours = epistasis.run("cuda", inp, "auto").output
+    ref = epistasis.reference(inp)
+    both = epistasis.check(theirs, ref)[0] and epistasis.check(ours, ref)[0]
+    diff = np.abs(theirs.astype(np.float64) - ours) / np.maximum(ref[1], 1.0)
+    return Compared(bool(both), float(diff.max()), f"{snps * (snps - 1) // 2:,} scores, each within "
+                    f"{epistasis.TOLERANCE:g} of its scale")
+
+
+def _nw(h2d, d2h) -> Compared:
+    from ...backends.suite import nw
+
+    n, penalty = int(CAPTURE_ARGS["nw"][0]), int(CAPTURE_ARGS["nw"][1])
+    start = _shaped(h2d[0], np.int32, (n + 1, n + 1), "nw input_itemsets")
+    ref = _shaped(h2d[1], np.int32, (n + 1, n + 1), "nw reference").copy()
+    ref[0, :], ref[:, 0] = 0, 0  # never read (the program leaves them uninitialised)
+    seq = np.zeros(n, dtype=np.int32)  # only their length is read
+    ours = nw.run("cuda", nw.Inputs(seq, seq, ref, start.copy(), penalty), "stream").output
+    theirs = _shaped(d2h[-1], np.int32, (n + 1, n + 1), "nw output")
+    differ = int(np.count_nonzero(theirs != ours))
+    return Compared(differ == 0, float(differ), f"{(n + 1) ** 2:,} cells of the score matrix")
+
+
+def _minkowski(h2d, d2h) -> Compared:
+    from ...backends.suite import minkowski
+
+    m, n, k = minkowski.SIZES["gpu"]
+    inp = minkowski.Inputs(_shaped(h2d[0], np.float32, (m, n), "minkowski a").copy(),
+                           _shaped(h2d[1], np.float32, (n, k), "minkowski b").copy())
+    theirs = np.stack([_shaped(c, np.float32, (m, k), "minkowski c") for c in d2h])
+    ours = minkowski.run("cuda", inp, "powf-fast-math").output
+    ref = minkowski.reference(inp)
+    both = minkowski.check(theirs, ref)[0] and minkowski.check(ours, ref)[0]
+    diff = np.abs(theirs.astype(np.float64) - ours) / np.maximum(np.abs(ref), np.finfo(np.float32).tiny)
+    return Compared(bool(both), float(diff.max()), f"{m} x {k} distances at p = 1 to {len(d2h)}, each within "
+                    f"{minkowski.TOLERANCE:g} of the reference")
+
+
+_COMPARE = {"all_pairs": _all_pairs, "epistasis": _epistasis, "nw": _nw, "minkowski": _minkowski}
+
+
+def compare(kernel: str, program: Path, shim: Path) -> Compared:
+    """The capture build ``program`` of ``kernel`` run once; its output beside our CUDA kernel's.
+
+    Raises
+    ------
+    RuntimeError, ValueError
+        When the program fails, or copies other than those expected.
+    """
+    with tempfile.TemporaryDirectory(prefix=f"lassm-capture-{kernel}-") as tmp:
+        capture(program, CAPTURE_ARGS[kernel], shim, Path(tmp))
+        h2d, d2h = copies(Path(tmp))
+        if not d2h:
+            raise ValueError(f"{program.name} copied nothing back (the capture library was not used)")
+        return _COMPARE[kernel](h2d, d2h)
+
+
+__all__ = ["CAPTURE_ARGS", "SHIM", "Compared", "capture", "compare", "copies", "glibc_rand"]
