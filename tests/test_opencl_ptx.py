@@ -58,6 +58,17 @@ def test_envreg_reads_become_zero() -> None:
         opencl_ptx.cuda_ptx("add.s32 %r1, %envreg3, %r2;\n")
 
 
+def test_the_global_size_register_becomes_the_launchs_block_count() -> None:
+    """``get_global_size(0)`` is ``%envreg6 * %ntid.x`` in NVIDIA's OpenCL PTX: a grid-stride loop
+    read as 0 would never end."""
+    text = "\tmov.b32 \t%r12, %envreg6;\n\tmov.b32 \t%r6, %envreg3;\n\tmov.b32 \t%r7, %envreg8;\n"
+    patched, count = opencl_ptx.cuda_ptx(text)
+    assert count == 3
+    assert patched == "\tmov.u32 \t%r12, %nctaid.x;\n\tmov.b32 \t%r6, 0;\n\tmov.u32 \t%r7, %nctaid.z;\n"
+    with pytest.raises(ValueError, match="envreg9"):
+        opencl_ptx.cuda_ptx("\tmov.b32 \t%r1, %envreg9;\n")
+
+
 def test_launch_and_finish_without_a_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
     """The launch bookkeeping shared by the faithful and the fast path, on a stand-in for CuPy:
     each launch between its two events, outputs copied back, times summed in milliseconds / 1000."""

@@ -10,7 +10,7 @@ options, same device), takes the binary, loads it with CuPy and launches it with
 arguments and geometry. One line differs: the PTX reads the work-group offset from a
 driver-defined register (``mov.b32 %r, %envreg0`` in ``get_group_id``) that NVIDIA's OpenCL
 runtime sets and a CUDA launch does not; our launches have no offset, so :func:`cuda_ptx` makes
-that read the constant 0. What runs is the driver's JIT of the OpenCL compiler's PTX: the code
+that read the constant 0 (and a read of the work-group count, ``%nctaid``). What runs is the driver's JIT of the OpenCL compiler's PTX: the code
 whose instruction mix ``lassm.analysis.ptx`` reads, now under the profiler. Its outputs are checked
 against the oracle like every backend's, and its kernel times sit beside the OpenCL queue's in
 the campaign, so a difference between the two launch paths would show.
@@ -68,20 +68,32 @@ def ptx(options: tuple[str, ...], kernel: str = opencl.KERNEL) -> str:
     return bytes(binary).rstrip(b"\0").decode("ascii")
 
 
-#: ``mov`` of a driver-defined environment register: the OpenCL runtime's work offsets.
-_ENVREG = re.compile(r"\bmov\.(b32|u32|s32)(\s+%r\d+,\s*)%envreg\d+;")
+#: ``mov`` of a driver-defined environment register: how NVIDIA's OpenCL passes its NDRange.
+_ENVREG = re.compile(r"\bmov\.(b32|u32|s32)(\s+%r\d+,\s*)%envreg(\d+);")
+#: What each register holds, as the compiler's uses show (``get_group_id(d)`` adds ``envreg<d>`` to
+#: ``%ctaid``; ``get_global_id(d)`` adds ``envreg<3+d>``; ``get_global_size(d)`` multiplies
+#: ``envreg<6+d>`` by ``%ntid``): the work-group and global offsets, 0 in a launch without either,
+#: and the work-groups per dimension, which one CUDA launch of the whole range has in ``%nctaid``.
+_ENVREG_VALUE = {0: "0", 1: "0", 2: "0", 3: "0", 4: "0", 5: "0", 6: "%nctaid.x", 7: "%nctaid.y", 8: "%nctaid.z"}
 
 
 def cuda_ptx(text: str) -> tuple[str, int]:
-    """The OpenCL PTX with every read of an OpenCL environment register made the constant 0,
-    and how many there were (launches here have no global offset, so 0 is what OpenCL passes).
+    """The OpenCL PTX with every read of an OpenCL environment register replaced by what it holds in
+    a CUDA launch of the whole range (:data:`_ENVREG_VALUE`), and how many there were.
 
     Raises
     ------
     ValueError
-        When ``%envreg`` appears anywhere else, where a constant would not do.
+        When ``%envreg`` appears anywhere else, or a register whose meaning is not known.
     """
-    patched, count = _ENVREG.subn(r"mov.\1\g<2>0;", text)
+    def value(m: re.Match) -> str:
+        reg = int(m.group(3))
+        if reg not in _ENVREG_VALUE:
+            raise ValueError(f"the OpenCL PTX reads %envreg{reg}, whose meaning is not known: {m.group(0)}")
+        kind = "u32" if _ENVREG_VALUE[reg].startswith("%") else m.group(1)
+        return f"mov.{kind}{m.group(2)}{_ENVREG_VALUE[reg]};"
+
+    patched, count = _ENVREG.subn(value, text)
     if "%envreg" in patched:
         line = next(ln for ln in patched.splitlines() if "%envreg" in ln)
         raise ValueError(f"the OpenCL PTX reads an environment register in a way not patched: {line.strip()}")
