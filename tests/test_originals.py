@@ -330,6 +330,7 @@ def test_hecbench_programs_run_at_the_seeds_sizes_beside_the_suite(pinned: Path,
     assert set(rows) == {"nw", "minkowski"}
     assert float(rows["nw"]["seconds"]) == 0.025 and rows["nw"]["verified"] == "PASS"
     assert rows["nw"]["args"] == "16384 10 10" and rows["nw"]["ours_variant"] == "stream"
+    assert rows["nw"]["outputs_compared"].startswith("not compared: ") and rows["nw"]["outputs_equal"] == ""
     assert float(rows["minkowski"]["seconds"]) == pytest.approx(0.002) and rows["minkowski"]["verified"] == "not checked"
     flags = [ln for ln in nvcc.read_text().splitlines() if "minkowski" in ln or "main.cu" in ln or "nw.cu" in ln]
     assert any("-use_fast_math" in ln and "-c main.cu" in ln for ln in flags)

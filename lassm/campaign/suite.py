@@ -209,6 +209,8 @@ def write_ptx(plan: SuitePlan, folders: dict[str, str], arch: str | None = None)
     for kernel in plan.kernels:
         mod = suite.get(kernel)
         for backend in plan.backends:
+            if backend in ptx.SAME_PTX:
+                continue  # its PTX is another backend's (opencl-ptx launches opencl's)
             for variant in mod.VARIANTS.get(backend, {}):
                 options = mod.build_options(backend, variant)
                 try:

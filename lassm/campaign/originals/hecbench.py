@@ -6,8 +6,9 @@ The seed's kernels come from HeCBench (zjin-lcf/HeCBench): ``all-pairs-distance-
 (``-std=c++17 -O3``, ``-use_fast_math`` for the Minkowski distance) for this GPU, and run at the
 seed's sizes; each program times its own kernel over its iterations and prints the average, and
 checks its result against its own CPU code (PASS or FAIL), which is what the ``verified`` column
-records. Each is also linked against the shared CUDA runtime and run once more with its copies
-captured, so that its output is compared with our CUDA kernel's on its own inputs
+records. Each is linked against the shared CUDA runtime (its Makefile links the static one; the
+compiled code is the same) and runs with its copies captured, so that the same run gives its
+time and its output, which is compared with our CUDA kernel's on its own inputs
 (:mod:`.hecbench_outputs`; the ``outputs_*`` columns). ``minkowski-cuda`` is built without that check (its Makefile's ``VERIFY=no``): its
 single-threaded CPU check of 4.3 billion powers takes minutes. ``cm-cuda`` needs the cudaMap
 data set, downloaded by hand from its authors: it is not run. Rows go to
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,9 +27,8 @@ from typing import Callable, Sequence
 from ...runs import suite as rec
 from ...runs import tables
 from .build import Built, _cached, _run
-from .hecbench_outputs import SHIM, compare
+from .hecbench_outputs import SHIM, capture, compare
 from .sources import HECBENCH
-from .timing import run
 
 #: The Makefiles' flags (the architecture added).
 FLAGS = ("-std=c++17", "-Xcompiler", "-Wall", "-O3")
@@ -89,24 +90,17 @@ def build_all(tree: Path, arch: str, nvcc: str, kernels: Sequence[str]) -> Built
             shutil.copytree(tree / "src" / prog.folder, work)
             flags = [*FLAGS, f"-arch={arch}", *prog.extra]
             _run([nvcc, *flags, "-c", prog.source, "-o", "main.o"], work, f"HeCBench {prog.folder}: compiling")
-            _run([nvcc, *flags, "main.o", "-o", str(out / kernel)], work, f"HeCBench {prog.folder}: linking")
-            _run([nvcc, *flags, "main.o", "-cudart", "shared", "-o", str(out / capture_name(kernel))], work,
+            _run([nvcc, *flags, "main.o", "-cudart", "shared", "-o", str(out / kernel)], work,
                  f"HeCBench {prog.folder}: linking against the shared runtime")
             shutil.rmtree(work)
 
         with ThreadPoolExecutor(len(wanted) or 1) as pool:
             list(pool.map(one, wanted))
-        _run([nvcc, "-shared", "-Xcompiler", "-fPIC", str(SHIM), "-o", str(out / SHIM_LIBRARY), "-ldl"], out,
+        _run([nvcc, "-shared", "-cudart", "none", "-Xcompiler", "-fPIC", str(SHIM), "-o", str(out / SHIM_LIBRARY), "-ldl"], out,
              "the copy-capture library")
 
-    names = (*wanted, *(capture_name(k) for k in wanted), SHIM_LIBRARY)
-    return _cached(HECBENCH, arch, nvcc, names, make,
+    return _cached(HECBENCH, arch, nvcc, (*wanted, SHIM_LIBRARY), make,
                    extra=repr((FLAGS, sorted(PROGRAMS.items()))).encode() + SHIM.read_bytes())
-
-
-def capture_name(kernel: str) -> str:
-    """The program of ``kernel`` linked against the shared CUDA runtime, so that its copies can be seen."""
-    return f"{kernel}-capture"
 
 
 def todo(kernels: Sequence[str], table: Path, sha: str, force: bool) -> list[str]:
@@ -121,20 +115,23 @@ def run_all(built: Built, kernels: Sequence[str], table: Path, *, context: dict,
     status, failed = [], []
     for kernel in kernels:
         prog = PROGRAMS[kernel]
-        try:
-            _t, out = run([str(built[kernel]), *prog.args])
-            seconds = prog.seconds(out)
-        except Exception as exc:  # one program that fails is named; the others go on
-            line = " ".join(str(exc).split())[:300]
-            failed.append(f"originals: HeCBench {prog.folder}: {type(exc).__name__}: {line}")
-            status.append({"part": "hecbench", "dataset": kernel, "program": prog.folder, "status": f"failed: {line}"})
-            say(failed[-1])
-            continue
+        with tempfile.TemporaryDirectory(prefix=f"lassm-capture-{kernel}-") as tmp:
+            try:
+                out = capture(built[kernel], prog.args, built[SHIM_LIBRARY], Path(tmp))
+                seconds = prog.seconds(out)
+            except Exception as exc:  # one program that fails is named; the others go on
+                line = " ".join(str(exc).split())[:300]
+                failed.append(f"originals: HeCBench {prog.folder}: {type(exc).__name__}: {line}")
+                status.append({"part": "hecbench", "dataset": kernel, "program": prog.folder,
+                               "status": f"failed: {line}"})
+                say(failed[-1])
+                continue
+            compared = outputs(kernel, Path(tmp), prog.args)
         verdicts = re.findall(r"^(PASS|FAIL)\s*$", out, re.M)
         verified = "not checked" if not verdicts else "PASS" if set(verdicts) == {"PASS"} else "FAIL"
         row = {**context, "kernel": kernel, "program": prog.folder, "args": " ".join(prog.args), "seconds": seconds,
                "verified": verified, "ours_variant": OURS[kernel], "command": f"{prog.folder} {' '.join(prog.args)}",
-               **outputs(built, kernel)}
+               **compared}
         tables.upsert(table, COLUMNS, KEY, [row])
         differ = verified == "FAIL" or row.get("outputs_equal") is False
         status.append({"part": "hecbench", "dataset": kernel, "program": prog.folder, "whole_seconds": None,
@@ -145,16 +142,16 @@ def run_all(built: Built, kernels: Sequence[str], table: Path, *, context: dict,
     return status, failed
 
 
-def outputs(built: Built, kernel: str) -> dict:
-    """The row's output columns: the program's output beside our CUDA kernel's on its inputs
-    (:mod:`.hecbench_outputs`), or why they were not compared (no CUDA here for ours, a failed run)."""
+def outputs(kernel: str, copies: Path, args: Sequence[str]) -> dict:
+    """The row's output columns: the program's output (its copies, in ``copies``) beside our CUDA
+    kernel's on its inputs (:mod:`.hecbench_outputs`), or why they were not compared."""
     from ...backends import suite
 
     ok, why = suite.available("cuda")
     if not ok:
         return {"outputs_compared": f"not compared: {' '.join(why.split())[:200]}"}
     try:
-        got = compare(kernel, built[capture_name(kernel)], built[SHIM_LIBRARY])
+        got = compare(kernel, copies, tuple(args))
     except Exception as exc:  # a comparison that cannot be made is named in the row
         return {"outputs_compared": f"not compared: {type(exc).__name__}: {' '.join(str(exc).split())[:200]}"}
     return {"outputs_equal": got.equal, "output_difference": got.difference, "outputs_compared": got.what}
@@ -166,4 +163,4 @@ def table(machine: str) -> Path:
 
 
 __all__ = ["COLUMNS", "FILE", "FLAGS", "HECBENCH", "KEY", "OURS", "PROGRAMS", "SHIM_LIBRARY", "Program", "build_all",
-           "capture_name", "outputs", "run_all", "table", "todo"]
+           "outputs", "run_all", "table", "todo"]

@@ -2,8 +2,8 @@
 """Each HeCBench program's own output beside our CUDA kernel's, on the program's own inputs.
 
 HeCBench's programs print a time and their own check (PASS or FAIL), no output. To compare what
-they compute with what ours does, each is linked a second time against the shared CUDA runtime
-and run once with ``memcpy_capture.c`` preloaded: every ``cudaMemcpy`` to the GPU (its inputs)
+they compute with what ours does, each is linked against the shared CUDA runtime and runs with
+``memcpy_capture.c`` preloaded: every ``cudaMemcpy`` to the GPU (its inputs)
 and back (its outputs) lands in a file. Our kernel then runs on those inputs, and the outputs are
 compared: the integer kernels' (all-pairs distance, Needleman-Wunsch) cell for cell; the
 floating-point ones' (epistasis, Minkowski) each within the suite's stated bound of the
@@ -16,17 +16,14 @@ from __future__ import annotations
 
 import re
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
 #: The library preloaded into the capture builds.
 SHIM = Path(__file__).with_name("memcpy_capture.c")
-#: Each program's arguments for the capture run: the seed's sizes, one iteration.
-CAPTURE_ARGS: dict[str, tuple[str, ...]] = {"all_pairs": ("1",), "epistasis": ("8192", "4096", "1"),
-                                            "nw": ("16384", "10", "1"), "minkowski": ("1",)}
 #: Seconds a capture run may take.
 CAPTURE_TIMEOUT = 300.0
 _FILE = re.compile(r"^(\d{4})-(h2d|d2h)\.bin$")
@@ -75,12 +72,15 @@ def copies(folder: Path) -> tuple[list[np.ndarray], list[np.ndarray]]:
     return h2d, d2h
 
 
-def capture(program: Path, args: tuple[str, ...], shim: Path, folder: Path, timeout: float = CAPTURE_TIMEOUT) -> str:
+def capture(program: Path, args: Sequence[str], shim: Path, folder: Path, timeout: float = CAPTURE_TIMEOUT) -> str:
     """Runs ``program args`` with ``shim`` preloaded, its copies written to ``folder``; returns its output."""
-    import os
+    from .timing import installed_env
 
-    env = {**os.environ, "LD_PRELOAD": str(shim), "LASSM_CAPTURE": str(folder)}
-    res = subprocess.run([str(program), *args], capture_output=True, text=True, timeout=timeout, env=env)
+    env = {**installed_env(), "LD_PRELOAD": str(shim), "LASSM_CAPTURE": str(folder)}
+    try:
+        res = subprocess.run([str(program), *args], capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"{program.name} ran past {timeout:.0f} s") from None
     if res.returncode != 0:
         tail = (res.stderr or res.stdout).strip().splitlines()[-3:]
         raise RuntimeError(f"{program.name} {' '.join(args)} exited {res.returncode}: {' | '.join(tail)}")
@@ -94,7 +94,7 @@ def _shaped(raw: np.ndarray, dtype, shape: tuple[int, ...], what: str) -> np.nda
     return data.reshape(shape)
 
 
-def _all_pairs(h2d, d2h) -> Compared:
+def _all_pairs(h2d, d2h, args) -> Compared:
     from ...backends.suite import all_pairs
 
     rows, cols = all_pairs.SIZES["gpu"]
@@ -110,10 +110,10 @@ def _popcounts(words: np.ndarray) -> np.ndarray:
     return np.unpackbits(words.astype("<u4").view(np.uint8).reshape(*words.shape, 4), axis=-1).sum(axis=(-1, -2))
 
 
-def _epistasis(h2d, d2h) -> Compared:
+def _epistasis(h2d, d2h, args) -> Compared:
     from ...backends.suite import epistasis
 
-    samples, snps = (int(a) for a in CAPTURE_ARGS["epistasis"][:2])
+    samples, snps = int(args[0]), int(args[1])  # its arguments: samples, SNPs, iterations
     drawn = glibc_rand(100, samples * snps + samples)
     inp = epistasis.from_genotypes((drawn[:samples * snps] % 3).reshape(samples, snps).astype(np.uint8),
                                    (drawn[samples * snps:] % 2).astype(np.uint8))
@@ -131,10 +131,10 @@ def _epistasis(h2d, d2h) -> Compared:
                     f"{epistasis.TOLERANCE:g} of its scale")
 
 
-def _nw(h2d, d2h) -> Compared:
+def _nw(h2d, d2h, args) -> Compared:
     from ...backends.suite import nw
 
-    n, penalty = int(CAPTURE_ARGS["nw"][0]), int(CAPTURE_ARGS["nw"][1])
+    n, penalty = int(args[0]), int(args[1])  # its arguments: length, penalty, iterations
     start = _shaped(h2d[0], np.int32, (n + 1, n + 1), "nw input_itemsets")
     ref = _shaped(h2d[1], np.int32, (n + 1, n + 1), "nw reference").copy()
     ref[0, :], ref[:, 0] = 0, 0  # never read (the program leaves them uninitialised)
@@ -145,7 +145,7 @@ def _nw(h2d, d2h) -> Compared:
     return Compared(differ == 0, float(differ), f"{(n + 1) ** 2:,} cells of the score matrix")
 
 
-def _minkowski(h2d, d2h) -> Compared:
+def _minkowski(h2d, d2h, args) -> Compared:
     from ...backends.suite import minkowski
 
     m, n, k = minkowski.SIZES["gpu"]
@@ -163,20 +163,19 @@ def _minkowski(h2d, d2h) -> Compared:
 _COMPARE = {"all_pairs": _all_pairs, "epistasis": _epistasis, "nw": _nw, "minkowski": _minkowski}
 
 
-def compare(kernel: str, program: Path, shim: Path) -> Compared:
-    """The capture build ``program`` of ``kernel`` run once; its output beside our CUDA kernel's.
+def compare(kernel: str, folder: Path, args: Sequence[str]) -> Compared:
+    """The copies a capture run of ``kernel``'s program (with ``args``) left in ``folder``: its output
+    beside our CUDA kernel's on its inputs.
 
     Raises
     ------
-    RuntimeError, ValueError
-        When the program fails, or copies other than those expected.
+    ValueError
+        When the copies are not those expected (none back: the capture library was not used).
     """
-    with tempfile.TemporaryDirectory(prefix=f"lassm-capture-{kernel}-") as tmp:
-        capture(program, CAPTURE_ARGS[kernel], shim, Path(tmp))
-        h2d, d2h = copies(Path(tmp))
-        if not d2h:
-            raise ValueError(f"{program.name} copied nothing back (the capture library was not used)")
-        return _COMPARE[kernel](h2d, d2h)
+    h2d, d2h = copies(folder)
+    if not d2h:
+        raise ValueError("the program copied nothing back (the capture library was not used)")
+    return _COMPARE[kernel](h2d, d2h, tuple(args))
 
 
-__all__ = ["CAPTURE_ARGS", "SHIM", "Compared", "capture", "compare", "copies", "glibc_rand"]
+__all__ = ["CAPTURE_TIMEOUT", "SHIM", "Compared", "capture", "compare", "copies", "glibc_rand"]

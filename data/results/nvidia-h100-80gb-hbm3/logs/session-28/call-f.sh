@@ -5,7 +5,7 @@
 # wheelhouse-opencl/. (A first try hung in cmap's count kernel: its grid-stride loop read the
 # global size from %envreg6, patched to 0; now %nctaid.x.) Usage: bash call-f.sh <git sha> [suite|hecbench|both]
 set -uo pipefail
-export LASSM_GIT_SHA=$1
+export LASSM_GIT_SHA=$1 PYTHONPATH=$PWD
 what=${2:-both}
 python3 -m pip install --quiet --no-index --find-links wheelhouse-opencl pyopencl 2>&1 | tail -2
 mark=$(mktemp); sleep 1
