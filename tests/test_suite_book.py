@@ -83,3 +83,59 @@ def test_the_originals_beside_ours(root: Path) -> None:
     assert o.loc["nw", "ours_over_original"] == pytest.approx(t[("nw", "cuda", "stream")] / 0.05)
     assert o.loc["minkowski", "verified"] == "not checked"
     assert suite.facts("m")["su_originals"].startswith("2 of HeCBench's programs ran here")
+
+
+def test_the_split_parts_each_gap_into_compiler_and_runtime(root: Path) -> None:
+    """compiler = opencl-ptx / cuda, runtime = opencl / opencl-ptx, from the rows of SPLIT; a slower
+    OpenCL queue moves only the runtime's share."""
+    t = pd.read_csv(root / "times.csv").set_index(["kernel", "backend", "variant"])["seconds"]
+    s = suite.split("m").set_index("kernel")
+    assert list(s.index) == list(suite.ORDER)
+    for kernel, (cu, cl, px) in suite.SPLIT.items():
+        assert s.loc[kernel, "compiler"] == pytest.approx(t[(kernel, "opencl-ptx", px)] / t[(kernel, "cuda", cu)])
+        assert s.loc[kernel, "runtime"] == pytest.approx(t[(kernel, "opencl", cl)] / t[(kernel, "opencl-ptx", px)])
+    times = pd.read_csv(root / "times.csv")
+    times.loc[(times["kernel"] == "epistasis") & (times["backend"] == "opencl"), "seconds"] *= 3
+    times.to_csv(root / "times.csv", index=False)
+    again = suite.split("m").set_index("kernel")
+    assert again.loc["epistasis", "runtime"] == pytest.approx(3 * s.loc["epistasis", "runtime"])
+    assert again.loc["epistasis", "compiler"] == pytest.approx(s.loc["epistasis", "compiler"])
+
+
+def test_every_counters_row_is_its_raw_file_summed(root: Path) -> None:
+    """The committed counters table is what the raw Nsight Compute files say (no row typed in)."""
+    from lassm.campaign import suite_counters
+
+    rows = pd.read_csv(root / suite_counters.FILE)
+    assert len(rows) and set(rows["backend"]) == set(suite_counters.BACKENDS)
+    for r in rows.itertuples():
+        raw = suite_counters.raw_file("m", r.kernel, r.backend, r.variant)
+        again = suite_counters.row_from_raw(raw, kernel=r.kernel, backend=r.backend, variant=r.variant, size=r.size,
+                                            machine=r.machine, git_sha=r.git_sha, command=r.command)
+        for col in ("duration_s", "warp_inst", "dram_bytes", "l1_bytes", "int_lane_ops"):
+            assert again[col] == pytest.approx(getattr(r, col)), (r.kernel, r.backend, r.variant, col)
+        assert (again["launches"], again["library_launches"]) == (r.launches, r.library_launches)
+
+
+def test_the_roofline_and_curands_launches_come_from_the_counters(root: Path) -> None:
+    from lassm.campaign import suite_counters
+
+    c = pd.read_csv(root / suite_counters.FILE)
+    roof, points = suite.roofline_data("m")
+    assert roof["peak"].iloc[0] == pytest.approx(c["peak_warp_inst_per_s"].max() / 1e9)
+    assert len(points) == len(c) and (points["gintops"] <= roof["peak"].iloc[0]).all()
+    lib = int(c.loc[(c["kernel"] == "cmap") & (c["variant"] == "curand"), "library_launches"].iloc[0])
+    assert suite.curand_launches("m") == lib and suite.facts("m")["su_curand_launches"] == str(lib)
+    c.loc[(c["kernel"] == "cmap") & (c["variant"] == "curand"), "library_launches"] = 0
+    c.to_csv(root / suite_counters.FILE, index=False)
+    assert bool(suite.causes("m").set_index("kernel").loc["cmap", "shows"]), "pyopencl's 1 launch > cuRAND's 0"
+
+
+def test_the_originals_outputs_are_said_from_the_table(root: Path) -> None:
+    o = suite.originals("m")
+    assert set(o["output"].str.startswith("equal to ours")) == {True}
+    table = pd.read_csv(root / "originals.csv")
+    table.loc[table["kernel"] == "nw", "outputs_equal"] = False
+    table.to_csv(root / "originals.csv", index=False)
+    assert suite.originals("m").set_index("kernel").loc["nw", "output"].startswith("differs from ours")
+    assert suite.facts("m")["su_originals_outputs"] == "3 of 4 programs' outputs equal ours on their own inputs"

@@ -25,6 +25,18 @@ PORTED: dict[str, tuple[str, str]] = {
     "nw": ("stream", "out-of-order"),
     "minkowski": ("powf-fast-math", "pow-fast-math"),
 }
+#: Per kernel, the (cuda, opencl, opencl-ptx) variants that part a gap: CUDA against the OpenCL
+#: compiler's code on a CUDA stream (the compiler's share), then that code on OpenCL's queue (the
+#: runtime's share). k3 uses the one generator all three run (our Philox).
+SPLIT: dict[str, tuple[str, str, str]] = {
+    "all_pairs": ("char4", "char4", "char4"),
+    "epistasis": ("auto", "auto", "auto"),
+    "cmap": ("philox", "philox", "philox"),
+    "nw": ("stream", "out-of-order", "stream"),
+    "minkowski": ("powf-fast-math", "pow-fast-math", "pow-fast-math"),
+}
+#: Bytes of one DRAM transaction (a sector): the Instruction Roofline's unit of memory traffic.
+SECTOR_BYTES = 32
 #: The seed's names of the kernels, in its order.
 ORDER: tuple[str, ...] = ("all_pairs", "epistasis", "cmap", "nw", "minkowski")
 
@@ -150,12 +162,22 @@ def causes(machine: str) -> pd.DataFrame:
                            f"out of order {ooo * 1e3:.1f} µs", bool(ooo > ino)))
     if "cmap" in g.index:
         cm = t[t["kernel"] == "cmap"].set_index(["backend", "variant"])
-        extra = int(cm.loc[("opencl", "clrandom"), "launches"]) - 2 if ("opencl", "clrandom") in cm.index else None
-        rows.append(("cmap", f"pyopencl's generator launched {extra} kernel(s) for the draw (OpenCL events); "
-                             f"cuRAND's launches are counted by a profiler only", pd.NA))
+        portable = int(cm.loc[("opencl", "clrandom"), "launches"]) - 2 if ("opencl", "clrandom") in cm.index else None
+        library = curand_launches(machine)
+        shows = pd.NA if portable is None or library is None else bool(portable > library)
+        rows.append(("cmap", f"one draw: pyopencl's generator {portable} launch(es) (OpenCL events), cuRAND's "
+                             f"{'not counted here' if library is None else library} (Nsight Compute)", shows))
     out = pd.DataFrame(rows, columns=["kernel", "here", "shows"])
     out.insert(1, "seed's cause", out["kernel"].map(pub["cause"]))
     return out.set_index("kernel").reindex([k for k in ORDER if k in set(out["kernel"])]).reset_index()
+
+
+def curand_launches(machine: str) -> int | None:
+    """Kernels cuRAND launched for k3's draw (the profiled run's launches not of k3's own), or None
+    without counters."""
+    c = counters(machine)
+    row = c[(c["kernel"] == "cmap") & (c["backend"] == "cuda") & (c["variant"] == "curand")] if len(c) else c
+    return int(row["library_launches"].iloc[0]) if len(row) else None
 
 
 def distribution(machine: str) -> pd.DataFrame:
@@ -220,9 +242,75 @@ def originals(machine: str) -> pd.DataFrame:
     t = times(machine)
     ours = [_time(t, r.kernel, "cuda", r.ours_variant) for r in o.itertuples()]
     out = pd.DataFrame({"kernel": o["kernel"], "program": o["program"], "original_ms": o["seconds"].astype(float) * 1e3,
-                        "ours_ms": ours, "verified": o["verified"]})
+                        "ours_ms": ours, "verified": o["verified"],
+                        "output": [_output(r) for r in o.to_dict("records")]})
     out.insert(4, "ours_over_original", out["ours_ms"] / out["original_ms"])
     return out
+
+
+def _output(row: dict) -> str:
+    """The program's output against ours, in words (older rows have no such columns)."""
+    equal = str(row.get("outputs_equal", ""))
+    if equal in ("True", "False"):
+        return ("equal to ours" if equal == "True" else "differs from ours") + f" ({row.get('outputs_compared', '')})"
+    return str(row.get("outputs_compared", "")) or "not compared"
+
+
+def split(machine: str) -> pd.DataFrame:
+    """Per kernel, OpenCL over CUDA parted in two (:data:`SPLIT`): ``compiler`` (the OpenCL
+    compiler's PTX launched by CUDA over CUDA's build) and ``runtime`` (the OpenCL queue over that
+    same PTX on a CUDA stream); their product is the whole ``gap``. Empty without opencl-ptx rows."""
+    t = times(machine)
+    rows = []
+    for kernel in ORDER:
+        cu, cl, px = (_time(t, kernel, b, v) for b, v in zip(("cuda", "opencl", "opencl-ptx"), SPLIT[kernel]))
+        if pd.notna(px) and pd.notna(cu) and pd.notna(cl):
+            rows.append({"kernel": kernel, "variants": " / ".join(SPLIT[kernel]), "cuda_ms": cu, "opencl_ptx_ms": px,
+                         "opencl_ms": cl, "compiler": px / cu, "runtime": cl / px, "gap": cl / cu})
+    return pd.DataFrame(rows, columns=["kernel", "variants", "cuda_ms", "opencl_ptx_ms", "opencl_ms", "compiler",
+                                       "runtime", "gap"])
+
+
+def counters(machine: str) -> pd.DataFrame:
+    """``suite/counters.csv`` with the Instruction Roofline's coordinates (Ding and Williams): warp
+    instructions per DRAM transaction (``ii``) and warp GIPS (``gips``), and the L1 bytes; empty
+    without counters."""
+    from ..campaign import suite_counters
+
+    path = rec.folder(machine) / suite_counters.FILE
+    if not path.is_file():
+        return pd.DataFrame()
+    c = pd.read_csv(path)
+    c["transactions"] = c["dram_bytes"] / SECTOR_BYTES
+    c["ii"] = c["warp_inst"] / c["transactions"]
+    c["gips"] = c["warp_inst"] / c["duration_s"] / 1e9
+    c["gips_share"] = c["gips"] / (c["peak_warp_inst_per_s"] / 1e9)
+    return c
+
+
+def roofline_data(machine: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The roof (the profiler's peak warp-instruction and DRAM rates, in G warp instructions and G
+    transactions per second) and one point per profiled variant."""
+    c = counters(machine)
+    if c.empty:
+        return pd.DataFrame(columns=["roof", "peak", "bandwidth"]), pd.DataFrame()
+    roof = pd.DataFrame({"roof": [f"{c['device'].iloc[0]} (peaks from Nsight Compute)"],
+                         "peak": [float(c["peak_warp_inst_per_s"].max()) / 1e9],
+                         "bandwidth": [float(c["peak_dram_bytes_per_s"].max()) / SECTOR_BYTES / 1e9]})
+    points = pd.DataFrame({"label": c["kernel"] + " " + c["backend"] + " " + c["variant"], "ii": c["ii"],
+                           "gintops": c["gips"], "kernel": c["kernel"], "backend": c["backend"],
+                           "roof": roof["roof"].iloc[0]})
+    return roof, points[points["ii"] > 0]
+
+
+def roofline_chart(machine: str):
+    """Every profiled variant of the five kernels on the machine's Instruction Roofline."""
+    from . import plots
+
+    roofs, points = roofline_data(machine)
+    return plots.roofline(roofs, points, color="kernel", shape="backend",
+                          title="Jin and Vetter's kernels on the Instruction Roofline",
+                          x_title="warp instructions per DRAM transaction (32 B)", y_title="warp GIPS")
 
 
 def _span(values: pd.Series, fmt: str = ".2f") -> str:
@@ -255,11 +343,33 @@ def facts(machine: str) -> dict[str, str]:
     out["su_originals"] = (f"{len(o):d} of HeCBench's programs ran here, their own checks "
                            f"{', '.join(sorted(set(o['verified'])))}; ours over theirs {_span(o['ours_over_original'])}"
                            if len(o) else "none ran here (they need an NVIDIA GPU and nvcc: lassm run's originals part)")
+    eq = o[o["output"].str.startswith("equal to ours")]
+    out["su_originals_outputs"] = (f"{len(eq):d} of {len(o):d} programs' outputs equal ours on their own inputs"
+                                   if len(o) else "not compared here")
+    sp = split(machine).set_index("kernel")
+    for k in sp.index:
+        out[f"su_{k}_compiler"] = f"{sp.loc[k, 'compiler']:.2f}"
+        out[f"su_{k}_runtime"] = f"{sp.loc[k, 'runtime']:.2f}"
+    for k in ORDER:
+        out.setdefault(f"su_{k}_compiler", "not measured")
+        out.setdefault(f"su_{k}_runtime", "not measured")
+    lib = curand_launches(machine)
+    out["su_curand_launches"] = "not counted here" if lib is None else f"{lib:d}"
+    cn = counters(machine)
+    out["su_counted"] = f"{len(cn):d}" if len(cn) else "none"
+    if len(cn):
+        out["su_gips_share"] = _span(cn["gips_share"] * 100, ".0f") + " %"
+        ap = cn[(cn["kernel"] == "all_pairs") & (cn["variant"] == "char4")].set_index("backend")
+        out["su_l1_char4"] = (f"{ap.loc['opencl-ptx', 'l1_bytes'] / ap.loc['cuda', 'l1_bytes']:.1f}"
+                              if {"cuda", "opencl-ptx"} <= set(ap.index) else "not measured")
+    else:
+        out["su_gips_share"] = out["su_l1_char4"] = "not measured"
     d = distribution(machine)
     out["su_distribution_kernels"] = f"{d['kernel'].nunique():d}"
     out["su_distribution_span"] = _span(d["ratio"]) if len(d) else "not measured"
     return out
 
 
-__all__ = ["ORDER", "PORTED", "causes", "distribution", "distribution_chart", "efficiency", "facts", "gaps",
-           "originals", "ptx_features", "ptx_mix", "published", "times"]
+__all__ = ["ORDER", "PORTED", "SECTOR_BYTES", "SPLIT", "causes", "counters", "curand_launches", "distribution",
+           "distribution_chart", "efficiency", "facts", "gaps", "originals", "ptx_features", "ptx_mix", "published",
+           "roofline_chart", "roofline_data", "split", "times"]

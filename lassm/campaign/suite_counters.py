@@ -14,13 +14,13 @@ are summed into one ``suite/counters.csv`` row (the study's metric list,
 """
 from __future__ import annotations
 
+import re
 import sys
 import tempfile
 from pathlib import Path
 
 from ..runs import suite as rec
 from ..runs import tables
-from ..runs.records import slug
 from .steps import NCU_FALLBACK, _importable_here, _one_line, find_ncu
 
 #: ``suite/counters.csv``: the summed quantities of one run, its launches, how many of them were
@@ -47,8 +47,12 @@ _QUANTITIES = ("simd_width", "duration_s", "int_lane_ops", "warp_inst", "thread_
 
 
 def raw_file(machine: str, kernel: str, backend: str, variant: str) -> Path:
-    """``suite/counters/ncu__<kernel>__<backend>__<variant>.csv``."""
-    return rec.folder(machine) / "counters" / f"ncu__{kernel}__{slug(backend)}__{slug(variant)}.csv"
+    """``suite/counters/ncu__<kernel>__<backend>__<variant>.csv``, the names as they are (a slug would
+    make ``__powf`` and ``powf`` one file)."""
+    for name in (kernel, backend, variant):
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", name) or name.startswith("."):
+            raise ValueError(f"{name!r} cannot name a file")
+    return rec.folder(machine) / "counters" / f"ncu__{kernel}__{backend}__{variant}.csv"
 
 
 def target(kernel: str, backend: str, variant: str, size: str, python: str | None = None) -> list[str]:
