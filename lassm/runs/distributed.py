@@ -422,7 +422,8 @@ def merge(ds: Dataset, plan: Sequence[np.ndarray], parts: Sequence[dict], backen
 def _point_task(point: tuple, machine: str | None, force: bool, command: str, results_base: str,
                 root: str | None = None, fail_marker: str | None = None) -> dict:
     """Runs one sweep point on this worker and writes its record there (resumable, atomic)."""
-    from .records import clear_leftovers, machine_for_backend, run_id_for
+    from .account import SKIPPED
+    from .records import AlreadyRecorded, clear_leftovers, machine_for_backend, run_id_for
     from .point import run_one
 
     dname, k, bname, proto = point
@@ -433,15 +434,17 @@ def _point_task(point: tuple, machine: str | None, force: bool, command: str, re
         mname = machine or machine_for_backend(bname)
         folder = Path(root) if root else Path(results_base) / mname
         if not force and (folder / run_id_for(dname, start_k, bname, proto) / "summary.json").exists():
-            row["status"] = "skipped (recorded)"
+            row["status"] = SKIPPED
             clear_leftovers(folder, run_id_for(dname, start_k, bname, proto))
         else:
             t0 = time.perf_counter()
             folder, summary = run_one(dname, start_k, bname, proto, mname, ds=ds, command=command,
-                                      root=folder)
+                                      root=folder, replace=force)
             row.update(status="ok" if summary["matches_cpu"] is not False else "MISMATCH", folder=str(folder),
                        kernel_seconds=summary["kernel_seconds"], seconds=time.perf_counter() - t0)
             _fail_once(fail_marker)
+    except AlreadyRecorded:  # another run (or a lost worker's first attempt) recorded it meanwhile
+        row["status"] = SKIPPED
     except Exception as exc:  # a failing point is reported, the sweep goes on (as in lassm run)
         row["status"] = f"failed: {type(exc).__name__}: {exc}"
         row["traceback"] = traceback.format_exc()
