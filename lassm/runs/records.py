@@ -160,6 +160,8 @@ def summarize(ext: Extension, dataset: str, matches_cpu: bool | None, command: s
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "gpus": int(info.get("gpus", 1 if ext.backend != "cpu" else 0)),
     }
+    if os.environ.get("SLURM_JOB_ID"):  # written inside a Slurm job: which one (a worker of --cluster slurm)
+        summary["slurm_job"] = os.environ["SLURM_JOB_ID"]
     if extra:
         summary.update(extra)
     return summary

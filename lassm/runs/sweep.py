@@ -159,7 +159,7 @@ def _main_job_on_cluster(points: list[tuple], cluster: str | None, client: objec
     bar = _progress(progress)
     with contextlib.ExitStack() as stack:
         if client is None:
-            client = stack.enter_context(distributed.connect(cluster))
+            client = stack.enter_context(distributed.connect(cluster, quiet=not progress))
         with bar:
             task = bar.add_task("sweep", total=len(points))
             return distributed.run_points(client, points, machine=machine, force=force, command=command,
