@@ -35,8 +35,9 @@ WAIT=${LASSM_SLURM_WAIT:-60}
 say() { echo "slurm_single_node: $*"; }
 cannot() { say "cannot start a Slurm here: $*"; exit 3; }
 failed() { say "Slurm did not come up: $*"; exit 1; }
-answers() { SLURM_CONF=$CONF timeout 10 sinfo -h -N -p "$PARTITION" -o %t 2>/dev/null; }
 alive() { [[ -s $1 ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
+# The node's state as sinfo reports it; nothing (at once, not after sinfo's retries) without our slurmctld.
+answers() { alive "$DIR/slurmctld.pid" && SLURM_CONF=$CONF timeout 10 sinfo -h -N -p "$PARTITION" -o %t 2>/dev/null; }
 
 case ${1:-start} in
 --list)
