@@ -127,6 +127,20 @@ def test_a_point_recorded_meanwhile_counts_as_recorded(tmp_path: Path, monkeypat
     assert "writer" not in json.loads((tmp_path / "m" / RUN_ID / "summary.json").read_text())
 
 
+def test_a_killed_writers_lock_file_goes_with_the_next_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A writer killed holding a record's lock leaves its lock file (the kernel frees the lock);
+    the next run, finding the point recorded, takes the lock and removes the file."""
+    from lassm.runs import sweep
+
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
+    assert [r["status"] for r in sweep.main_job(machine="m", backend_names=["cpu"], dataset_names=["sample-k21"],
+                                                progress=False)] == ["ok"]
+    (tmp_path / "m" / f".{RUN_ID}.lock").touch()
+    rows = sweep.main_job(machine="m", backend_names=["cpu"], dataset_names=["sample-k21"], progress=False)
+    assert [r["status"] for r in rows] == [SKIPPED]
+    assert sorted(p.name for p in (tmp_path / "m").iterdir()) == [RUN_ID]
+
+
 #: Adds 15 rows of its own to one table (``tables.upsert``), once every writer is ready.
 UPSERTER = """
 import sys, time

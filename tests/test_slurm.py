@@ -87,6 +87,19 @@ def test_bad_slurm_specs_are_one_error_line(slurm_conf, capsys) -> None:
     assert time.monotonic() - t0 < 60
 
 
+def test_worker_jobs_that_end_at_once_are_said_at_once(slurm_conf, tmp_path, monkeypatch) -> None:
+    """Jobs whose workers cannot start (here: no Python) end; the wait stops then, naming the logs."""
+    from lassm.errors import LassmError
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "executable", "/bin/false")  # the job script's python
+    t0 = time.monotonic()
+    with pytest.raises(LassmError, match="ended before a worker joined; their output is in"):
+        with distributed.connect(TWO, quiet=True):
+            pass
+    assert time.monotonic() - t0 < 60  # TWO waits up to 120 s for workers
+
+
 def test_cpu_sweep_through_slurm(slurm_conf, tmp_path, monkeypatch) -> None:
     """``lassm run --cluster slurm:...`` writes what one process writes, from Slurm jobs' workers."""
     names = "sample-k21,gen-k21-s0.05,sample-k77"
@@ -175,8 +188,9 @@ def test_a_cancelled_worker_job_loses_no_point(slurm_conf, tmp_path, monkeypatch
     survivors = {rec["slurm_job"] for rec in records.values()} - {victim}
     assert len(survivors) == 1, "the other job's worker finished the sweep"
     assert _job(victim)["JobState"] == "CANCELLED"
-    # What a write the cancel cut short left (its temporary) is gone: the point's next write cleared it.
-    assert [p.name for p in out.iterdir() if p.name.startswith(".") and not p.name.endswith(".lock")] == []
+    # What a write the cancel cut short left (its temporary, its lock) is gone: the point's next
+    # write, or the run that found it recorded, cleared it.
+    assert [p.name for p in out.iterdir() if p.name.startswith(".")] == []
 
 
 #: A job script of a user's own: a scheduler writing its file, and one worker reading it.

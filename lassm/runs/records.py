@@ -266,18 +266,19 @@ def write_record(summary: dict, ext: Extension, root: Path | None = None, run_id
             if final.exists():
                 os.replace(final, old)
             publish(tmp, final, directory=True)  # mkdtemp's 0700 would hide the record from the group
-            clear_leftovers(root, run_id)
+            clear_leftovers(root, run_id, holding=True)
         return final
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def clear_leftovers(root: Path, run_id: str) -> None:
+def clear_leftovers(root: Path, run_id: str, holding: bool = False) -> None:
     """Removes what killed writes of record ``run_id`` left beside it, once it is whole again.
 
-    The previous copy moved aside (``.<run-id>.old``) and the temporaries of dead writers on this
-    host (:func:`lassm.atomic.remove_stale`). Called after a record is written and when a sweep
-    finds it recorded, so a re-run leaves no hidden leftovers of the points it covers.
+    The previous copy moved aside (``.<run-id>.old``), the temporaries of dead writers on this
+    host (:func:`lassm.atomic.remove_stale`) and the lock file of a writer killed holding it
+    (taken, which waits for a live holder, and so removed). Called after a record is written and
+    when a sweep finds it recorded, so a re-run leaves no hidden leftovers of the points it covers.
 
     Parameters
     ----------
@@ -285,11 +286,16 @@ def clear_leftovers(root: Path, run_id: str) -> None:
         The machine's results folder.
     run_id : str
         The record's folder name.
+    holding : bool
+        The caller holds the record's lock (:func:`write_record`), which it removes itself.
     """
     if (root / run_id / "summary.json").is_file():
         shutil.rmtree(root / f".{run_id}.old", ignore_errors=True)
     if root.is_dir():
         remove_stale(root, run_id)
+    if not holding and (root / f".{run_id}.lock").exists():
+        with locked(root / run_id):
+            pass
 
 
 def run_id_for(dataset: str, k: int, backend: str, protocol: str) -> str:
