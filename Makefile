@@ -5,6 +5,8 @@
 #                     then its print view (_build/html/print.html and _build/lassm-book.pdf)
 #   make deps         the Debian packages the tests use, installed where root or sudo allows
 #                     (tools/deps.sh says what it installs; `make test` and `make book` call it)
+#   make slurm        a real one-node Slurm on this machine for tests/test_slurm.py, where root or
+#                     sudo allows (tools/slurm_single_node.sh; `make test` calls it; left running)
 #   make venv         .venv with lassm installed editable, with the extras that fit this machine:
 #                     its platform's and its GPU's (NVIDIA, AMD or Intel), as tools/extras.py finds
 #   make extras       prints those extras on one line (`python3 tools/extras.py --why` says why)
@@ -53,7 +55,7 @@ RUN_ARGS ?=
 # -W: a warning fails the build; --keep-going: report every warning, not just the first.
 JB_ARGS  ?= -W --keep-going --all
 
-.PHONY: all deps venv extras test book run html chapters print wheelhouse clean
+.PHONY: all deps slurm venv extras test book run html chapters print wheelhouse clean
 all: test
 
 $(BIN)/python:
@@ -69,6 +71,10 @@ $(STAMP): pyproject.toml | $(BIN)/python
 deps:
 	@bash tools/deps.sh
 
+# Elsewhere (not root, LASSM_NO_DEPS with the packages missing) it says why, and the Slurm tests skip.
+slurm:
+	@bash tools/slurm_single_node.sh start || echo "make slurm: no Slurm here (above: why); tests/test_slurm.py skips or fails, saying so"
+
 venv: $(STAMP)
 
 # The extras `make venv` would install here, on one line.
@@ -76,7 +82,7 @@ extras:
 	@echo "$(EXTRAS)"
 
 # pytest's exit code 5 (no test collected) is a failure like any other.
-test: deps $(STAMP)
+test: deps slurm $(STAMP)
 	status=0; $(BIN)/python -m pytest -q $(PYTEST_ARGS) || status=$$?; \
 	if [ $$status -eq 5 ]; then echo "make test: pytest collected no test (exit code 5)" >&2; fi; \
 	exit $$status

@@ -10,10 +10,16 @@ mode 0600 (folders 0700) whatever the umask, and a rename keeps the mode, so bef
 the temporary is given the mode an ordinary write would have left: the target's own mode when
 it exists (``open(path, "w")`` keeps it), else ``0o666`` (folders ``0o777``) less the caller's
 umask. On a shared file system, results are then as readable as any other file the user writes.
+
+A rename alone cannot make a read-modify-write (an account appended to, a table's rows
+replaced) or the replacement of a folder (a run record) safe against a second process doing the
+same at once: :func:`locked` serializes them with an exclusive ``flock`` on a lock file beside
+the target.
 """
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import re
 import shutil
@@ -177,3 +183,39 @@ def atomic_open(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
     with atomic_path(path) as tmp:
         with open(tmp, mode) as fh:
             yield fh
+
+
+@contextlib.contextmanager
+def locked(path: str | os.PathLike) -> Iterator[None]:
+    """Holds an exclusive ``flock`` on ``.<name>.lock`` beside ``path`` (a file or a folder).
+
+    Every process that writes ``path`` through this lock waits for the one holding it, on one
+    host or on a shared file system whose ``flock`` reaches the server (Linux NFSv4 does).
+    The lock file is unlinked while still locked, so a waiter that opened it before finds, once
+    it holds the lock, that the name now points elsewhere (or nowhere) and opens it again: no
+    two writers ever hold locks on two different files of the same name, and no lock file
+    stays behind. A killed holder's lock is released by the kernel.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The file or folder about to be written; its parent folder must exist.
+    """
+    path = Path(path)
+    lock = path.with_name(f".{path.name}.lock")
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            now = os.stat(lock)
+            held = os.fstat(fd)
+            if (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino):
+                break
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+    try:
+        yield
+    finally:
+        lock.unlink(missing_ok=True)
+        os.close(fd)

@@ -60,3 +60,9 @@ def results_dir(machine: str) -> Path:
     """
     root = os.environ.get("LASSM_RESULTS")
     return (Path(root) if root else data_dir() / "results") / machine
+
+
+def cache_dir() -> Path:
+    """``LASSM_CACHE``, else ``$XDG_CACHE_HOME/lassm``, else ``~/.cache/lassm``: what lassm keeps between runs."""
+    return Path(os.environ.get("LASSM_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "lassm"))

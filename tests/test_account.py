@@ -85,7 +85,7 @@ def slow(p):
     return entries
 account.read_entries = slow
 if not locked:
-    account._locked = lambda p: contextlib.nullcontext()
+    account.locked = lambda p: contextlib.nullcontext()
 (folder / f"ready-{writer}").touch()
 while not (folder / "go").exists():
     time.sleep(0.001)

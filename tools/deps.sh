@@ -28,6 +28,10 @@ PACKAGES=(
     "bowtie-examples:lassm data real --preset mock5: genomes of the mock community"
     "kleborate-examples:lassm data real --preset mock5: genomes of the mock community"
     "ragout-examples:lassm data real --preset mock5: genomes of the mock community"
+    "slurmctld:tests/test_slurm.py: a real one-node Slurm (tools/slurm_single_node.sh) for --cluster slurm:..."
+    "slurmd:tests/test_slurm.py: the node's daemon of that Slurm"
+    "munge:tests/test_slurm.py: Slurm's authentication"
+    "slurm-client:tests/test_slurm.py: sbatch, squeue, scancel and scontrol"
 )
 
 names() { local p; for p in "${PACKAGES[@]}"; do printf '%s\n' "${p%%:*}"; done; }

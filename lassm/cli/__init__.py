@@ -258,7 +258,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=t.output_file, required=True, help="output file, MetaHipMer's 'cid extended_sequence'")
     p.add_argument("--ends", type=t.output_file, default=None, help="also write per-end walk figures (.parquet or .tsv)")
     p.add_argument("--cluster", type=t.cluster_spec, default=None, help="shard the contigs over Dask workers, balanced by work: "
-                   "local[:N], local-cuda[:N], tcp://HOST:PORT or a scheduler file (needs lassm[dask])")
+                   "local[:N], local-cuda[:N], slurm[:PARTITION[:N]][,gpus=G,cores=C,memory=M,walltime=T,...] "
+                   "(workers as Slurm jobs), tcp://HOST:PORT or a scheduler file (needs lassm[dask])")
     p.set_defaults(func=cmd_extend)
 
     data = sub.add_parser("data", help="datasets: generate, stats, convert").add_subparsers(dest="data_command", required=True)
@@ -332,7 +333,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run each point by executing notebooks/run.ipynb with Papermill; the executed "
                         "notebook is kept in the point's record folder (needs the book extra)")
     p.add_argument("--cluster", type=t.cluster_spec, default=None, help="run the points as Dask tasks, one worker (GPU) each: "
-                   "local[:N], local-cuda[:N], tcp://HOST:PORT or a scheduler file (needs lassm[dask])")
+                   "local[:N], local-cuda[:N], slurm[:PARTITION[:N]][,gpus=G,cores=C,memory=M,walltime=T,...] "
+                   "(workers as Slurm jobs), tcp://HOST:PORT or a scheduler file (needs lassm[dask])")
     p.add_argument("--originals", type=t.input_dir, default=None, metavar="DIR",
                    help="a folder holding the original programs' sources (gpu_local_ht/, LOGAN/) for a node without "
                         "internet (default: LASSM_ORIGINALS, else the cache, else a download)")

@@ -276,9 +276,17 @@ def shell_words(text: str) -> str:
 
 
 def cluster_spec(text: str) -> str:
-    """A ``--cluster`` value: ``local[:N]``, ``local-cuda[:N]``, ``SCHEME://HOST:PORT`` or a scheduler file."""
+    """A ``--cluster`` value: ``local[:N]``, ``local-cuda[:N]``, ``slurm[:PARTITION[:N]][,KEY=VALUE...]``
+    (:func:`lassm.runs.slurm.parse`), ``SCHEME://HOST:PORT`` or a scheduler file."""
+    from ..runs import slurm
     from ..runs.distributed import CLUSTER_HELP
 
+    if slurm.is_slurm(text):
+        try:
+            slurm.parse(text)
+        except LassmError as exc:
+            _fail(str(exc))
+        return text
     if "://" in text:
         scheme, _, where = text.partition("://")
         if not scheme or not where:

@@ -9,19 +9,17 @@ entries existed (one account at the top level) reads as one entry.
 
 It lives in the runs stage, not the campaign's, because readers below the campaign
 (:mod:`lassm.analysis.floor`) read it too. Appending reads, appends and rewrites the file
-atomically while holding an exclusive ``flock`` on a sibling lock file, so that two ``lassm run``
-writing one folder at once both keep their entries.
+atomically while holding an exclusive ``flock`` on a sibling lock file
+(:func:`lassm.atomic.locked`), so that two ``lassm run`` writing one folder at once both keep
+their entries.
 """
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import json
 import os
 from pathlib import Path
-from typing import Iterator
 
-from ..atomic import atomic_open
+from ..atomic import atomic_open, locked
 from ..errors import LassmError
 
 #: The key of the file's list of entries.
@@ -64,33 +62,6 @@ def read_entries(path: str | os.PathLike) -> list[dict]:
     raise LassmError(f"{path}: neither {{'{ENTRIES}': [...]}} nor one campaign account")
 
 
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """Holds an exclusive ``flock`` on ``.<name>.lock`` beside ``path``; removes it on the way out.
-
-    The lock file is unlinked while still locked, so a waiter that opened it before finds, once
-    it holds the lock, that the name now points elsewhere (or nowhere) and opens it again: no two
-    writers ever hold locks on two different files of the same name.
-    """
-    lock = path.with_name(f".{path.name}.lock")
-    while True:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        try:
-            now = os.stat(lock)
-            held = os.fstat(fd)
-            if (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino):
-                break
-        except FileNotFoundError:
-            pass
-        os.close(fd)
-    try:
-        yield
-    finally:
-        lock.unlink(missing_ok=True)
-        os.close(fd)
-
-
 def append_entry(path: str | os.PathLike, account: dict) -> Path:
     """Appends ``account`` to the file's entries (creating it), rewriting it atomically under a lock.
 
@@ -108,7 +79,7 @@ def append_entry(path: str | os.PathLike, account: dict) -> Path:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with _locked(path):
+    with locked(path):
         entries = read_entries(path) + [account]
         with atomic_open(path) as fh:
             json.dump({ENTRIES: entries}, fh, indent=2, default=str)

@@ -13,8 +13,9 @@ again after a worker is lost (the scheduler re-assigns what a dead worker held, 
   contig end is walked independently of the others, so the merge equals a single run bit for bit.
 
 ``--cluster`` names where the work runs (:func:`connect`): ``local[:N]`` (CPU workers, for CI and
-laptops), ``local-cuda[:N]`` (one worker per GPU of this node), ``tcp://HOST:PORT`` (a running
-scheduler, e.g. one started with dask-jobqueue on Slurm) or a scheduler file ``*.json``.
+laptops), ``local-cuda[:N]`` (one worker per GPU of this node), ``slurm[:PARTITION[:N]][,KEY=VALUE...]``
+(workers started as Slurm jobs, one per GPU: :mod:`lassm.runs.slurm`), ``tcp://HOST:PORT`` (a
+running scheduler) or a scheduler file ``*.json`` (one a job script of your own started).
 """
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ from ..workloads.local_assembly.result import Extension, SideResult
 
 #: What ``--cluster`` accepts, for help texts and errors.
 CLUSTER_HELP = ("where to run: local[:N] (CPU workers), local-cuda[:N] (one worker per GPU), "
+                "slurm[:PARTITION[:N]][,gpus=G,...] (workers as Slurm jobs), "
                 "tcp://HOST:PORT (a running Dask scheduler) or a scheduler file (*.json)")
 
 #: Read-count bins of the CUDA backend (larger side's reads): launched one after another on
@@ -111,8 +113,9 @@ def _gpu_cluster(n: int | None) -> Any:
 
 
 @contextlib.contextmanager
-def connect(spec: str) -> Iterator[Any]:
-    """A Dask client for a ``--cluster`` value; a local cluster it started is closed on exit."""
+def connect(spec: str, quiet: bool = False) -> Iterator[Any]:
+    """A Dask client for a ``--cluster`` value; a cluster it started is closed on exit (Slurm's
+    jobs cancelled). ``quiet`` drops the lines saying how the Slurm workers come up."""
     Client = _client_class()
     if "://" in spec:
         with Client(spec) as client:
@@ -120,6 +123,12 @@ def connect(spec: str) -> Iterator[Any]:
         return
     if spec.endswith(".json"):
         with Client(scheduler_file=spec) as client:
+            yield client
+        return
+    from . import slurm
+
+    if slurm.is_slurm(spec):
+        with slurm.start(slurm.parse(spec), say=(lambda text: None) if quiet else None) as client:
             yield client
         return
     kind, _, count = spec.partition(":")
@@ -265,8 +274,10 @@ def _fail_once(marker: str | None) -> None:
 
 
 def _where() -> dict:
+    """Where a task ran: host, process, GPU, and the Slurm job of its worker (empty outside one)."""
     return {"host": platform.node(), "pid": os.getpid(),
-            "gpu": os.environ.get("LASSM_GPU_INDEX") or os.environ.get("CUDA_VISIBLE_DEVICES", "")}
+            "gpu": os.environ.get("LASSM_GPU_INDEX") or os.environ.get("CUDA_VISIBLE_DEVICES", ""),
+            "slurm_job": os.environ.get("SLURM_JOB_ID", "")}
 
 
 def _pack(side: SideResult) -> dict:
@@ -422,7 +433,8 @@ def merge(ds: Dataset, plan: Sequence[np.ndarray], parts: Sequence[dict], backen
 def _point_task(point: tuple, machine: str | None, force: bool, command: str, results_base: str,
                 root: str | None = None, fail_marker: str | None = None) -> dict:
     """Runs one sweep point on this worker and writes its record there (resumable, atomic)."""
-    from .records import clear_leftovers, machine_for_backend, run_id_for
+    from .account import SKIPPED
+    from .records import AlreadyRecorded, clear_leftovers, machine_for_backend, run_id_for
     from .point import run_one
 
     dname, k, bname, proto = point
@@ -433,15 +445,17 @@ def _point_task(point: tuple, machine: str | None, force: bool, command: str, re
         mname = machine or machine_for_backend(bname)
         folder = Path(root) if root else Path(results_base) / mname
         if not force and (folder / run_id_for(dname, start_k, bname, proto) / "summary.json").exists():
-            row["status"] = "skipped (recorded)"
+            row["status"] = SKIPPED
             clear_leftovers(folder, run_id_for(dname, start_k, bname, proto))
         else:
             t0 = time.perf_counter()
             folder, summary = run_one(dname, start_k, bname, proto, mname, ds=ds, command=command,
-                                      root=folder)
+                                      root=folder, replace=force)
             row.update(status="ok" if summary["matches_cpu"] is not False else "MISMATCH", folder=str(folder),
                        kernel_seconds=summary["kernel_seconds"], seconds=time.perf_counter() - t0)
             _fail_once(fail_marker)
+    except AlreadyRecorded:  # another run (or a lost worker's first attempt) recorded it meanwhile
+        row["status"] = SKIPPED
     except Exception as exc:  # a failing point is reported, the sweep goes on (as in lassm run)
         row["status"] = f"failed: {type(exc).__name__}: {exc}"
         row["traceback"] = traceback.format_exc()

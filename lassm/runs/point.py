@@ -39,7 +39,7 @@ def point_command(dataset: str, k: int, backend: str, protocol: str, machine: st
 def run_one(dataset: str, k: int | None, backend: str, protocol: str, machine: str | None = None, *,
             ds: Dataset | None = None, command: str | None = None, root: Path | None = None,
             repeats: int = 1, warmup: int = 0, cpu_ext: Extension | None = None,
-            keep_output: Callable[[Extension], None] | None = None) -> tuple[Path, dict]:
+            keep_output: Callable[[Extension], None] | None = None, replace: bool = True) -> tuple[Path, dict]:
     """Runs and records one sweep point; the one code path of ``lassm run`` and ``run.ipynb``.
 
     Its positional parameters are the parameter vocabulary: the ``parameters`` cell of
@@ -69,6 +69,9 @@ def run_one(dataset: str, k: int | None, backend: str, protocol: str, machine: s
         The CPU oracle's output for this dataset and k, when the caller already has it.
     keep_output : callable, optional
         Receives the first timed output (the sweep keeps the CPU's as the dataset's oracle).
+    replace : bool
+        Replace the record should another process write it meanwhile; false raises
+        :class:`lassm.runs.records.AlreadyRecorded` instead (a sweep without ``force``).
 
     Returns
     -------
@@ -83,4 +86,5 @@ def run_one(dataset: str, k: int | None, backend: str, protocol: str, machine: s
     options = {"protocol": protocol} if backend != "cpu" else {}
     return run_point(ds, dataset, Params(k=k), backend, command or point_command(dataset, k, backend, protocol, mname),
                      machine=mname, root=root, reference=datasets.reference_output(dataset),
-                     repeats=repeats, warmup=warmup, cpu_ext=cpu_ext, keep_output=keep_output, **options)
+                     repeats=repeats, warmup=warmup, cpu_ext=cpu_ext, keep_output=keep_output, replace=replace,
+                     **options)

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..version import __version__
 from .. import paths
-from ..atomic import atomic_path, publish, remove_stale, temp_prefix
+from ..atomic import atomic_path, locked, publish, remove_stale, temp_prefix
 from ..workloads.local_assembly.config import Params
 from ..workloads.local_assembly.dataset import Dataset
 from ..workloads.local_assembly.result import Extension
@@ -160,6 +160,8 @@ def summarize(ext: Extension, dataset: str, matches_cpu: bool | None, command: s
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "gpus": int(info.get("gpus", 1 if ext.backend != "cpu" else 0)),
     }
+    if os.environ.get("SLURM_JOB_ID"):  # written inside a Slurm job: which one (a worker of --cluster slurm)
+        summary["slurm_job"] = os.environ["SLURM_JOB_ID"]
     if extra:
         summary.update(extra)
     return summary
@@ -212,12 +214,37 @@ def normalize_records(root: Path) -> list[Path]:
     return done
 
 
-def write_record(summary: dict, ext: Extension, root: Path | None = None, run_id: str | None = None) -> Path:
+class AlreadyRecorded(Exception):
+    """Another process recorded the point while this one measured it, and replacing was not asked.
+
+    Its record stands; the caller counts the point as recorded (``skipped (recorded)``), as it
+    would have had the record been there when it looked.
+    """
+
+    def __init__(self, folder: Path):
+        super().__init__(f"{folder}: recorded by another process meanwhile")
+        self.folder = folder
+
+
+def write_record(summary: dict, ext: Extension, root: Path | None = None, run_id: str | None = None,
+                 replace: bool = True) -> Path:
     """Writes one run's folder atomically; returns it.
 
     The per-end table is written for the CPU oracle and for any run that differs from it; a run
     checked bit-identical to the oracle (``matches_cpu``) would only store the same table again,
     so its summary says so (``ends_table``) instead.
+
+    A folder cannot be renamed over a non-empty one, so an existing record is first moved aside
+    (``.<run-id>.old``, removed after). That check-move-rename is done holding
+    :func:`lassm.atomic.locked` on the record: two processes writing one point at once (two
+    campaigns on one machine folder) take turns instead of one failing with ``Directory not
+    empty`` when the other's record appeared between its check and its rename.
+
+    Raises
+    ------
+    AlreadyRecorded
+        When ``replace`` is false and the record exists by the time this one is ready: another
+        process wrote it since the caller looked (a sweep without ``force``).
     """
     root = Path(root) if root is not None else paths.results_dir(summary["machine"])
     run_id = run_id or run_id_for(summary["dataset"], summary["k"], summary["backend"], summary["protocol"])
@@ -232,22 +259,26 @@ def write_record(summary: dict, ext: Extension, root: Path | None = None, run_id
         _write_tables(tmp, ext, with_ends=with_ends)
         final = root / run_id
         old = root / f".{run_id}.old"
-        shutil.rmtree(old, ignore_errors=True)  # a kill during an earlier removal may have left one
-        if final.exists():
-            os.replace(final, old)
-        publish(tmp, final, directory=True)  # mkdtemp's 0700 would hide the record from the group
-        clear_leftovers(root, run_id)
+        with locked(final):
+            if not replace and (final / "summary.json").is_file():
+                raise AlreadyRecorded(final)
+            shutil.rmtree(old, ignore_errors=True)  # a kill during an earlier removal may have left one
+            if final.exists():
+                os.replace(final, old)
+            publish(tmp, final, directory=True)  # mkdtemp's 0700 would hide the record from the group
+            clear_leftovers(root, run_id, holding=True)
         return final
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def clear_leftovers(root: Path, run_id: str) -> None:
+def clear_leftovers(root: Path, run_id: str, holding: bool = False) -> None:
     """Removes what killed writes of record ``run_id`` left beside it, once it is whole again.
 
-    The previous copy moved aside (``.<run-id>.old``) and the temporaries of dead writers on this
-    host (:func:`lassm.atomic.remove_stale`). Called after a record is written and when a sweep
-    finds it recorded, so a re-run leaves no hidden leftovers of the points it covers.
+    The previous copy moved aside (``.<run-id>.old``), the temporaries of dead writers on this
+    host (:func:`lassm.atomic.remove_stale`) and the lock file of a writer killed holding it
+    (taken, which waits for a live holder, and so removed). Called after a record is written and
+    when a sweep finds it recorded, so a re-run leaves no hidden leftovers of the points it covers.
 
     Parameters
     ----------
@@ -255,11 +286,16 @@ def clear_leftovers(root: Path, run_id: str) -> None:
         The machine's results folder.
     run_id : str
         The record's folder name.
+    holding : bool
+        The caller holds the record's lock (:func:`write_record`), which it removes itself.
     """
     if (root / run_id / "summary.json").is_file():
         shutil.rmtree(root / f".{run_id}.old", ignore_errors=True)
     if root.is_dir():
         remove_stale(root, run_id)
+    if not holding and (root / f".{run_id}.lock").exists():
+        with locked(root / run_id):
+            pass
 
 
 def run_id_for(dataset: str, k: int, backend: str, protocol: str) -> str:
@@ -270,7 +306,7 @@ def run_point(ds: Dataset, dataset: str, params: Params, backend: str, command: 
               machine: str | None = None, root: Path | None = None, check_cpu: bool = True,
               cpu_ext: Extension | None = None, reference: dict[int, str] | None = None,
               repeats: int = 1, warmup: int = 0, keep_output: Callable[[Extension], None] | None = None,
-              **options) -> tuple[Path, dict]:
+              replace: bool = True, **options) -> tuple[Path, dict]:
     """Runs one sweep point, checks it against the CPU oracle in the same run, records it.
 
     Parameters
@@ -291,6 +327,9 @@ def run_point(ds: Dataset, dataset: str, params: Params, backend: str, command: 
         Untimed runs before them (compilation, caches, clocks).
     keep_output : callable, optional
         Called with the first timed run's output (the sweep keeps the CPU's as the oracle).
+    replace : bool
+        Replace a record another process wrote meanwhile (else :class:`AlreadyRecorded`;
+        :func:`write_record`).
     **options
         Passed to the backend (``protocol``...).
 
@@ -332,4 +371,4 @@ def run_point(ds: Dataset, dataset: str, params: Params, backend: str, command: 
         mine = {int(c): ext.extended(i).decode() for i, c in enumerate(ds.cids)}
         extra["matches_reference"] = mine == reference
     summary = summarize(ext, dataset, matches, command, machine=machine, extra=extra)
-    return write_record(summary, ext, root=root), summary
+    return write_record(summary, ext, root=root, replace=replace), summary

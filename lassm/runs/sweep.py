@@ -32,7 +32,8 @@ from ..workloads.local_assembly.config import Params
 from ..workloads.local_assembly.dataset import Dataset
 from ..workloads.local_assembly.result import Extension
 from .point import protocols_of, run_one
-from .records import clear_leftovers, command_line, machine_for_backend, run_id_for, slug
+from .account import SKIPPED
+from .records import AlreadyRecorded, clear_leftovers, command_line, machine_for_backend, run_id_for, slug
 
 #: The notebook that ``lassm run --notebooks`` executes for each point (a checkout's file).
 RUN_NOTEBOOK = paths.REPO / "notebooks" / "run.ipynb"
@@ -108,7 +109,7 @@ def main_job(machine: str | None = None, backend_names: list[str] | None = None,
                 row["machine"] = mname
                 run_id = run_id_for(dname, start_k, bname, proto)
                 if mname and not force and (paths.results_dir(mname) / run_id / "summary.json").exists():
-                    row["status"] = "skipped (recorded)"
+                    row["status"] = SKIPPED
                     clear_leftovers(paths.results_dir(mname), run_id)
                 else:
                     if notebooks:
@@ -120,10 +121,12 @@ def main_job(machine: str | None = None, backend_names: list[str] | None = None,
                         keep = (lambda ext, key=key: oracles.setdefault(key, ext)) if bname == "cpu" else None
                         folder, summary = run_one(dname, start_k, bname, proto, mname, ds=ds, command=command,
                                                   root=root, repeats=repeats, warmup=warmup,
-                                                  cpu_ext=oracles.get(key), keep_output=keep)
+                                                  cpu_ext=oracles.get(key), keep_output=keep, replace=force)
                     row["status"] = "ok" if summary["matches_cpu"] is not False else "MISMATCH"
                     row["folder"] = str(folder)
                     row["kernel_seconds"] = summary["kernel_seconds"]
+            except AlreadyRecorded:  # another run on this folder recorded the point meanwhile
+                row["status"] = SKIPPED
             except LassmError as exc:
                 row["status"] = f"failed: {exc}"
             except Exception as exc:  # a failing point is reported, the sweep goes on
@@ -156,7 +159,7 @@ def _main_job_on_cluster(points: list[tuple], cluster: str | None, client: objec
     bar = _progress(progress)
     with contextlib.ExitStack() as stack:
         if client is None:
-            client = stack.enter_context(distributed.connect(cluster))
+            client = stack.enter_context(distributed.connect(cluster, quiet=not progress))
         with bar:
             task = bar.add_task("sweep", total=len(points))
             return distributed.run_points(client, points, machine=machine, force=force, command=command,

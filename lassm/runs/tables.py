@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from ..atomic import atomic_open
+from ..atomic import atomic_open, locked
 from ..errors import InputError
 
 
@@ -61,10 +61,16 @@ def write_rows(path: str | os.PathLike, columns: Sequence[str], rows: Iterable[d
 
 
 def upsert(path: str | os.PathLike, columns: Sequence[str], key: Sequence[str], rows: Sequence[dict]) -> None:
-    """Adds ``rows`` to the table, replacing the rows of the same ``key``; the rest keep their order."""
+    """Adds ``rows`` to the table, replacing the rows of the same ``key``; the rest keep their order.
+
+    The read and the rewrite happen under :func:`lassm.atomic.locked`, so that two runs adding
+    rows to one table at once both keep theirs (unlocked, the last rewrite dropped the other's).
+    """
     new = {tuple(_cell(r.get(k)) for k in key): r for r in rows}
-    kept = [r for r in read_rows(path, columns) if tuple(r.get(k, "") for k in key) not in new]
-    write_rows(path, columns, kept + list(new.values()))
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with locked(path):
+        kept = [r for r in read_rows(path, columns) if tuple(r.get(k, "") for k in key) not in new]
+        write_rows(path, columns, kept + list(new.values()))
 
 
 def recorded(rows: Sequence[dict], git_sha: str, **where) -> bool:

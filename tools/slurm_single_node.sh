@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# A real Slurm on this one machine, for the tests of `--cluster slurm:...` (tests/test_slurm.py):
+# Debian's slurmctld, slurmd and munge, one node (this host, its CPUs and memory as `slurmd -C`
+# reports them), one partition, no cgroups (ProctrackType=proctrack/linuxproc, TaskPlugin=task/none),
+# SelectType=select/cons_tres. Two GPUs of GRES are declared whose device files are links to
+# /dev/null and /dev/zero, so that `gpus=` jobs are scheduled and Slurm hands each job its
+# CUDA_VISIBLE_DEVICES as on a GPU node; nothing is bound (no cgroups), no GPU is used.
+#
+# Everything it writes is under one folder, LASSM_SLURM_DIR (default /var/spool/lassm-slurm): the
+# configuration, the daemons' state, logs and pid files, and the finished jobs' log (jobcomp.log).
+# The daemons listen on ports 6917 and 6918, not Slurm's 6817/6818, and read that slurm.conf
+# (-f), so a Slurm already installed on the host is left alone; a client reaches this one with
+# SLURM_CONF=$LASSM_SLURM_DIR/slurm.conf.
+#
+#   tools/slurm_single_node.sh [start]   install what is missing (root or passwordless sudo), write
+#                                        the configuration, start munged, slurmctld and slurmd, wait
+#                                        until sinfo shows the node idle; running already: reused.
+#                                        Prints SLURM_CONF=... last. Exit 0 when up; 3, naming what
+#                                        is missing, where it cannot be (not root, no apt-get, the
+#                                        packages missing with LASSM_NO_DEPS set); 1 when the daemons
+#                                        do not come up (their logs are named).
+#   tools/slurm_single_node.sh status    exit 0 when it answers with the node idle or busy, else 1
+#   tools/slurm_single_node.sh stop      stops the daemons it started (by their pid files)
+#   tools/slurm_single_node.sh --list    the Debian packages it needs, one per line
+set -uo pipefail
+
+DIR=${LASSM_SLURM_DIR:-/var/spool/lassm-slurm}
+CONF=$DIR/slurm.conf
+PARTITION=${LASSM_SLURM_PARTITION:-debug}
+PACKAGES=(slurmctld slurmd munge slurm-client)
+WAIT=${LASSM_SLURM_WAIT:-60}
+
+say() { echo "slurm_single_node: $*"; }
+cannot() { say "cannot start a Slurm here: $*"; exit 3; }
+failed() { say "Slurm did not come up: $*"; exit 1; }
+alive() { [[ -s $1 ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
+# The node's state as sinfo reports it; nothing (at once, not after sinfo's retries) without our slurmctld.
+answers() { alive "$DIR/slurmctld.pid" && SLURM_CONF=$CONF timeout 10 sinfo -h -N -p "$PARTITION" -o %t 2>/dev/null; }
+
+case ${1:-start} in
+--list)
+    printf '%s\n' "${PACKAGES[@]}"
+    exit 0 ;;
+status)
+    state=$(answers)
+    if [[ $state =~ ^(idle|mix|alloc) ]]; then say "up (node $state, SLURM_CONF=$CONF)"; exit 0; fi
+    say "not up (${state:-no answer from slurmctld with SLURM_CONF=$CONF})"
+    exit 1 ;;
+stop)
+    for d in slurmd slurmctld; do
+        if alive "$DIR/$d.pid"; then kill "$(cat "$DIR/$d.pid")" && say "stopped $d"; fi
+    done
+    if [[ -f $DIR/munged.started ]] && alive /run/munge/munged.pid; then
+        kill "$(cat /run/munge/munged.pid)" && say "stopped munged"
+        rm -f "$DIR/munged.started"
+    fi
+    exit 0 ;;
+start) ;;
+*)
+    echo "usage: $0 [start|status|stop|--list]" >&2
+    exit 2 ;;
+esac
+
+if [[ $(answers) =~ ^(idle|mix|alloc) ]]; then
+    say "already up; SLURM_CONF=$CONF"
+    echo "SLURM_CONF=$CONF"
+    exit 0
+fi
+
+if [[ $(id -u) -eq 0 ]]; then
+    sudo=()
+elif command -v sudo >/dev/null 2>&1 && sudo -n true >/dev/null 2>&1; then
+    sudo=(sudo -n)
+else
+    cannot "not root and no passwordless sudo (slurmctld and slurmd run as root here)"
+fi
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+    if [[ -n ${LASSM_NO_DEPS:-} && ${LASSM_NO_DEPS} != 0 ]]; then
+        cannot "${missing[*]} missing (LASSM_NO_DEPS is set: nothing installed)"
+    fi
+    command -v apt-get >/dev/null 2>&1 || cannot "${missing[*]} missing and no apt-get to install them"
+    say "installing ${missing[*]}"
+    log=$(mktemp "${TMPDIR:-/tmp}/lassm-slurm-apt.XXXXXX")
+    if ! { DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get update -qq &&
+           DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
+               "${missing[@]}"; } >"$log" 2>&1; then
+        tail -n 20 "$log" >&2
+        cannot "apt-get could not install ${missing[*]} (its output: $log)"
+    fi
+    rm -f "$log"
+fi
+
+# The node as slurmd sees it: CPUs, boards, sockets, cores, threads and memory.
+node=$(slurmd -C 2>/dev/null | head -n 1)
+[[ $node == NodeName=* ]] || failed "slurmd -C printed no node line"
+host=${node#NodeName=}
+host=${host%% *}
+
+"${sudo[@]}" mkdir -p "$DIR/ctld" "$DIR/d"
+"${sudo[@]}" ln -sfn /dev/null "$DIR/gpu0"
+"${sudo[@]}" ln -sfn /dev/zero "$DIR/gpu1"
+"${sudo[@]}" tee "$CONF" >/dev/null <<EOF
+# Written by tools/slurm_single_node.sh: one node, one partition, no cgroups, no accounting.
+ClusterName=lassm
+SlurmctldHost=$host
+SlurmctldPort=6917
+SlurmdPort=6918
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+StateSaveLocation=$DIR/ctld
+SlurmdSpoolDir=$DIR/d
+SlurmctldPidFile=$DIR/slurmctld.pid
+SlurmdPidFile=$DIR/slurmd.pid
+SlurmctldLogFile=$DIR/slurmctld.log
+SlurmdLogFile=$DIR/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SchedulerType=sched/backfill
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/filetxt
+JobCompLoc=$DIR/jobcomp.log
+MpiDefault=none
+ReturnToService=2
+MinJobAge=3600
+KillWait=5
+GresTypes=gpu
+$node Gres=gpu:2 State=UNKNOWN
+PartitionName=$PARTITION Nodes=$host Default=YES MaxTime=INFINITE State=UP
+EOF
+"${sudo[@]}" tee "$DIR/gres.conf" >/dev/null <<EOF
+# Two stand-in GPUs (links to /dev/null and /dev/zero): GPU jobs are scheduled, nothing is bound.
+Name=gpu File=$DIR/gpu[0-1]
+EOF
+
+# munged: the system's, started here when it does not answer.
+if ! { munge -n | unmunge; } >/dev/null 2>&1; then
+    "${sudo[@]}" mkdir -p /run/munge /var/log/munge /var/lib/munge
+    "${sudo[@]}" chown munge:munge /run/munge /var/log/munge /var/lib/munge
+    if [[ ! -s /etc/munge/munge.key ]]; then
+        "${sudo[@]}" mungekey --create >/dev/null 2>&1 || failed "no /etc/munge/munge.key and mungekey failed"
+        "${sudo[@]}" chown munge:munge /etc/munge/munge.key
+    fi
+    "${sudo[@]}" runuser -u munge -- /usr/sbin/munged || failed "munged did not start (see /var/log/munge/munged.log)"
+    "${sudo[@]}" touch "$DIR/munged.started"
+    for _ in $(seq 20); do { munge -n | unmunge; } >/dev/null 2>&1 && break; sleep 0.5; done
+fi
+{ munge -n | unmunge; } >/dev/null 2>&1 || failed "munged does not answer (munge -n | unmunge)"
+
+for d in slurmctld slurmd; do
+    if alive "$DIR/$d.pid"; then kill "$(cat "$DIR/$d.pid")" 2>/dev/null; sleep 1; fi
+done
+# The configuration file sits beside gres.conf, where both daemons look for it.
+"${sudo[@]}" env SLURM_CONF="$CONF" slurmctld -f "$CONF" || failed "slurmctld did not start (see $DIR/slurmctld.log)"
+"${sudo[@]}" env SLURM_CONF="$CONF" slurmd -f "$CONF" || failed "slurmd did not start (see $DIR/slurmd.log)"
+
+for ((i = 0; i < WAIT * 2; i++)); do
+    state=$(answers)
+    if [[ $state == idle* ]]; then
+        say "up: node $host idle in partition $PARTITION after $((i / 2)) s; SLURM_CONF=$CONF"
+        echo "SLURM_CONF=$CONF"
+        exit 0
+    fi
+    if [[ $state =~ ^(down|drain|fail) && $i -gt 10 ]]; then
+        SLURM_CONF=$CONF "${sudo[@]}" scontrol update nodename="$host" state=resume >/dev/null 2>&1
+    fi
+    sleep 0.5
+done
+tail -n 5 "$DIR/slurmctld.log" "$DIR/slurmd.log" >&2
+failed "the node is not idle after $WAIT s (sinfo: ${state:-no answer}; logs in $DIR)"
