@@ -78,3 +78,21 @@ def test_a_cpu_run_imports_no_gpu_or_cluster_stack(tmp_path) -> None:
     code = ("from lassm.cli import main\n"
             f"assert main(['extend', {str(src)!r}, '--k', '21', '--out', {str(tmp_path / 'o.txt')!r}]) == 0")
     assert [m for m in _imported(code) if m not in ("numba", "llvmlite")] == []
+
+
+def test_parquet_in_and_out_imports_no_pandas(tmp_path) -> None:
+    """``lassm xdrop align`` on parquet pairs, parquet out, and ``lassm extend`` on a parquet
+    dataset read and write through the columns' buffers: pyarrow's ``read_table``, ``pa.array``
+    and ``to_numpy`` would import pandas (and ``pyarrow.dataset``), a quarter of a second."""
+    pytest.importorskip("numba")
+    pytest.importorskip("pyarrow")
+    from lassm.workloads.xdrop.formats import write_pairs
+    from lassm.workloads.xdrop.generate import PairKnobs, generate
+
+    pairs = tmp_path / "p.parquet"
+    write_pairs(generate(PairKnobs(n_pairs=3, min_length=100, max_length=200)), pairs)
+    code = ("from lassm.cli import main\n"
+            f"assert main(['xdrop', 'align', {str(pairs)!r}, '--out', {str(tmp_path / 'a.parquet')!r}]) == 0\n"
+            f"assert main(['extend', {str(paths.REPO / 'data' / 'real' / 'real-tiny-k21.parquet')!r}, "
+            f"'--out', {str(tmp_path / 'o.txt')!r}]) == 0")
+    assert [m for m in _imported(code) if m not in ("numba", "llvmlite", "pyarrow")] == []
