@@ -96,3 +96,15 @@ def test_parquet_in_and_out_imports_no_pandas(tmp_path) -> None:
             f"assert main(['extend', {str(paths.REPO / 'data' / 'real' / 'real-tiny-k21.parquet')!r}, "
             f"'--out', {str(tmp_path / 'o.txt')!r}]) == 0")
     assert [m for m in _imported(code) if m not in ("numba", "llvmlite", "pyarrow")] == []
+
+
+def test_gpu_backend_modules_import_without_their_runtime() -> None:
+    """The CUDA, HIP and X-drop GPU modules start no process and load no runtime at import: CuPy,
+    its library search and the context wait for the first use (``warm_up``, in a thread)."""
+    code = ("import subprocess\n"
+            "def refuse(*args, **kwargs):\n"
+            "    raise AssertionError(f'a process started at import: {args[:1]}')\n"
+            "subprocess.Popen = refuse\n"
+            "import lassm.backends.cuda, lassm.backends.hip, lassm.backends.nvrtc, lassm.backends.icd\n"
+            "import lassm.backends.xdrop.cuda, lassm.backends.xdrop.plan, lassm.backends.device_segments")
+    assert _imported(code) == []
