@@ -7,7 +7,10 @@ end, and a command's fixed cost (interpreter, imports, the GPU runtime's search 
 first use of a kernel) hides in no kernel timer. This prints the median, best and worst wall time
 of ``--repeat`` runs after ``--warmup`` untimed ones (which fill on-disk caches: numba's, CuPy's),
 then one more run under ``python -X importtime`` (``PYTHONPROFILEIMPORTTIME=1``, which every Python
-process of the command honours) and the time its imports took, with the heaviest top-level ones.
+process of the command honours) and the time its imports took, with the heaviest top-level ones:
+the imports of every thread, summed (a backend's warm-up thread imports its runtime while the
+main thread reads the input, so the sum can pass the wall time they cost), and ``python -c pass``
+for the interpreter's own start-up.
 
 Not a timed test (timings depend on the machine and its load): a measurement to log. The command
 runs with this process's environment and working folder; its output is discarded unless it fails.
@@ -75,14 +78,17 @@ def main(argv: list[str] | None = None) -> int:
     walls = [run_once(command)[0] for _ in range(args.repeat)]
     traced_wall, stderr = run_once(command, env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"})
     imports, top = import_times(stderr)
+    bare = statistics.median(run_once([sys.executable, "-c", "pass"])[0] for _ in range(args.repeat))
     figures = {"command": shlex.join(command), "repeat": args.repeat, "warmup": args.warmup,
                "median_seconds": statistics.median(walls), "min_seconds": min(walls), "max_seconds": max(walls),
                "wall_seconds": walls, "import_seconds": imports, "traced_wall_seconds": traced_wall,
+               "python_seconds": bare, "python": sys.executable,
                "top_imports": [{"module": name, "seconds": s} for s, name in top[:args.top]]}
     print(f"{figures['command']}\n"
           f"  wall: median {figures['median_seconds']:.3f} s, best {figures['min_seconds']:.3f} s, "
           f"worst {figures['max_seconds']:.3f} s over {args.repeat} fresh processes ({args.warmup} warm-up)\n"
-          f"  imports: {imports:.3f} s (one run under -X importtime, {traced_wall:.3f} s wall with the tracing)")
+          f"  imports: {imports:.3f} s (one run under -X importtime, {traced_wall:.3f} s wall with the tracing)\n"
+          f"  python -c pass: median {bare:.3f} s ({sys.executable})")
     for s, name in top[:args.top]:
         print(f"    {s:7.3f} s  {name}")
     if args.json:
