@@ -96,6 +96,26 @@ def array(values: np.ndarray) -> Any:
     return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)])
 
 
+def strings(values: np.ndarray) -> Any:
+    """A NumPy array of ``str`` as an Arrow ``string`` array, built from its UTF-8 bytes."""
+    import pyarrow as pa
+
+    texts = [str(v) for v in np.asarray(values).tolist()]
+    encoded = [t.encode() for t in texts]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
+    np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
+    return pa.StringArray.from_buffers(len(encoded), pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded)))
+
+
+def table(columns: dict[str, np.ndarray]) -> Any:
+    """An Arrow table of NumPy columns (numbers through :func:`array`, text through :func:`strings`),
+    equal to ``pa.table(columns)`` but without pandas."""
+    import pyarrow as pa
+
+    return pa.table({name: strings(col) if np.asarray(col).dtype.kind == "U" else array(col)
+                     for name, col in columns.items()})
+
+
 def binary_array(data: np.ndarray, offsets: np.ndarray) -> Any:
     """Segments ``data[offsets[i]:offsets[i+1]]`` as a ``large_binary`` Arrow array, no copy."""
     import pyarrow as pa

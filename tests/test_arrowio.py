@@ -55,3 +55,13 @@ def test_binary_array_round_trip() -> None:
     seqs = np.frombuffer(b"ACGTNNA", dtype=np.uint8)
     arr = arrowio.binary_array(seqs, np.array([0, 4, 4, 7]))
     assert arr.to_pylist() == [b"ACGT", b"", b"NNA"] and arr.type == pa.large_binary()
+
+
+def test_strings_and_tables_equal_pyarrows() -> None:
+    for values in (np.array(["right", "left", "", "é-ß", "-"]), np.full(3, "X"), np.array([], dtype="U1")):
+        assert arrowio.strings(values).equals(pa.array(values))
+    cols = {"cid": np.arange(3, dtype=np.int64), "side": np.array(["right", "left", "right"]),
+            "walk_len": np.array([1, 0, 5], dtype=np.int32), "term": np.array(["X", "-", "F"]),
+            "depth": np.array([0.5, 1.0, 2.25])}
+    got = arrowio.table(cols)
+    assert got.equals(pa.table(cols)) and got.schema == pa.table(cols).schema

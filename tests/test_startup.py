@@ -82,8 +82,9 @@ def test_a_cpu_run_imports_no_gpu_or_cluster_stack(tmp_path) -> None:
 
 def test_parquet_in_and_out_imports_no_pandas(tmp_path) -> None:
     """``lassm xdrop align`` on parquet pairs, parquet out, and ``lassm extend`` on a parquet
-    dataset read and write through the columns' buffers: pyarrow's ``read_table``, ``pa.array``
-    and ``to_numpy`` would import pandas (and ``pyarrow.dataset``), a quarter of a second."""
+    dataset with its ends table read and write through the columns' buffers: pyarrow's
+    ``read_table``, ``pa.array`` and ``to_numpy`` would import pandas (and ``pyarrow.dataset``),
+    a quarter of a second."""
     pytest.importorskip("numba")
     pytest.importorskip("pyarrow")
     from lassm.workloads.xdrop.formats import write_pairs
@@ -94,7 +95,9 @@ def test_parquet_in_and_out_imports_no_pandas(tmp_path) -> None:
     code = ("from lassm.cli import main\n"
             f"assert main(['xdrop', 'align', {str(pairs)!r}, '--out', {str(tmp_path / 'a.parquet')!r}]) == 0\n"
             f"assert main(['extend', {str(paths.REPO / 'data' / 'real' / 'real-tiny-k21.parquet')!r}, "
-            f"'--out', {str(tmp_path / 'o.txt')!r}]) == 0")
+            f"'--out', {str(tmp_path / 'o.txt')!r}, '--ends', {str(tmp_path / 'ends.parquet')!r}]) == 0\n"
+            f"assert main(['extend', {str(paths.REPO / 'data' / 'real' / 'real-tiny-k21.parquet')!r}, "
+            f"'--out', {str(tmp_path / 'o.txt')!r}, '--ends', {str(tmp_path / 'ends.tsv')!r}]) == 0")
     assert [m for m in _imported(code) if m not in ("numba", "llvmlite", "pyarrow")] == []
 
 

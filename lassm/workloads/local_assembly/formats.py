@@ -388,10 +388,9 @@ def read_extended(path: str | os.PathLike) -> dict[int, str]:
 
 
 def ends_table(ext: Extension):
-    """Per contig end: walk length, final k, termination code, k values tried, walk steps, insertions."""
-    import pyarrow as pa
-
-    return pa.table(ext.ends_columns())
+    """Per contig end: walk length, final k, termination code, k values tried, walk steps, insertions
+    (built through the columns' buffers: ``pa.table`` of NumPy arrays would import pandas)."""
+    return arrowio.table(ext.ends_columns())
 
 
 def write_ends(ext: Extension, path: str | os.PathLike) -> None:
