@@ -91,3 +91,19 @@ def test_xdrop_align_names_a_missing_backend_after_reading(tmp_path: Path, pairs
     assert cli.main(["xdrop", "align", str(bad), "--backend", "cuda", "--out", str(out)]) == 2
     assert capsys.readouterr().err.startswith(f"lassm: error: {bad}:1: seed: the seed (0, 0, length 9)")
     assert not out.exists()
+
+
+def test_xdrop_align_waits_for_the_backend_before_building_a_named_set(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch,
+                                                                       capsys: pytest.CaptureFixture) -> None:
+    """A named set may be built first (minutes): a missing backend is named before that work."""
+    from lassm.workloads.xdrop import datasets
+
+    def missing():
+        raise BackendUnavailable("X-drop backend 'cuda' is not installed (test)")
+
+    built: list[str] = []
+    monkeypatch.setattr(datasets, "load", lambda name: built.append(name))
+    _fake_cuda(monkeypatch, missing)
+    assert cli.main(["xdrop", "align", "xdrop-sim-20k", "--backend", "cuda", "--out", str(tmp_path / "a.tsv")]) == 2
+    assert "not installed (test)" in capsys.readouterr().err and built == []

@@ -14,7 +14,8 @@ from types import ModuleType
 from typing import Any, Callable
 
 
-def in_background(get: Callable[[], ModuleType], *warm_args: Any, name: str = "backend") -> Callable[[], ModuleType | None]:
+def in_background(get: Callable[[], ModuleType], *warm_args: Any,
+                  name: str = "backend") -> Callable[[], ModuleType | None]:
     """Starts ``get()`` (a registry's lookup, which fails naming what to install) and the module's
     ``warm_up(*warm_args)``, where it has one, in a daemon thread.
 

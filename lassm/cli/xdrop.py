@@ -84,17 +84,20 @@ def _cmd_align(args: argparse.Namespace) -> int:
         raise LassmError(str(exc)) from None
     reference = get(args.against) if args.against else None  # fails now, naming what to install
     # The backend is found and warmed (CuPy and the context, the kernel from its disk cache) while
-    # the pairs are read; its failure, naming what to install, is raised once they are.
+    # a pairs file is read; its failure, naming what to install, is raised once it is. A named set
+    # may first be built (minutes): the backend is waited for before that, so no mistake is found
+    # after the work.
     ready = in_background(lambda: get(args.backend), name=args.backend)
-    try:
-        if named:
-            from ..workloads.xdrop.datasets import load
+    if named:
+        from ..workloads.xdrop.datasets import load
 
-            pairs = load(args.input)
-        else:
-            pairs = read_pairs(args.input)
-    finally:
         backend = ready()
+        pairs = load(args.input)
+    else:
+        try:
+            pairs = read_pairs(args.input)
+        finally:
+            backend = ready()
     result = backend.align(pairs, scoring, threads=args.threads)
     write_alignments(result, args.out, input_name=pairs.name)
     _err(f"aligned {pairs.n_pairs} pairs with {args.backend} at X = {scoring.xdrop} "
