@@ -188,6 +188,31 @@ def _unbuilt() -> list:
             if p not in backends.protocols(b)]
 
 
+@pytest.mark.parametrize("backend", [b for b in backends.BACKENDS if b != "cpu"])
+def test_protocol_lists_are_the_backend_modules(backend: str) -> None:
+    """:data:`lassm.backends.PROTOCOL_LISTS` (read without the runtimes) names each module's own builds."""
+    import importlib
+
+    try:
+        module = importlib.import_module(backends.BACKENDS[backend][0])
+    except ImportError as exc:
+        pytest.skip(f"{backend}: {exc}")
+    assert backends.protocols(backend) == tuple(module.PROTOCOLS)
+
+
+def test_checking_a_protocol_imports_no_runtime() -> None:
+    """``--protocol fast`` is checked without pyopencl or dpctl, which only their backend needs."""
+    import json
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom lassm.backends import all_protocols, check_protocol\n"
+            "all_protocols(); check_protocol('cuda', 'fast')\n"
+            "import json; print(json.dumps([m for m in ('pyopencl', 'dpctl', 'cupy') if m in sys.modules]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+
+
 @pytest.mark.parametrize("backend, protocol", _unbuilt())
 def test_protocol_the_backend_does_not_build(backend: str, protocol: str, where: dict[str, str],
                                              capsys: pytest.CaptureFixture) -> None:

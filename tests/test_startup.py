@@ -78,3 +78,36 @@ def test_a_cpu_run_imports_no_gpu_or_cluster_stack(tmp_path) -> None:
     code = ("from lassm.cli import main\n"
             f"assert main(['extend', {str(src)!r}, '--k', '21', '--out', {str(tmp_path / 'o.txt')!r}]) == 0")
     assert [m for m in _imported(code) if m not in ("numba", "llvmlite")] == []
+
+
+def test_parquet_in_and_out_imports_no_pandas(tmp_path) -> None:
+    """``lassm xdrop align`` on parquet pairs, parquet out, and ``lassm extend`` on a parquet
+    dataset with its ends table read and write through the columns' buffers: pyarrow's
+    ``read_table``, ``pa.array`` and ``to_numpy`` would import pandas (and ``pyarrow.dataset``),
+    a quarter of a second."""
+    pytest.importorskip("numba")
+    pytest.importorskip("pyarrow")
+    from lassm.workloads.xdrop.formats import write_pairs
+    from lassm.workloads.xdrop.generate import PairKnobs, generate
+
+    pairs = tmp_path / "p.parquet"
+    write_pairs(generate(PairKnobs(n_pairs=3, min_length=100, max_length=200)), pairs)
+    code = ("from lassm.cli import main\n"
+            f"assert main(['xdrop', 'align', {str(pairs)!r}, '--out', {str(tmp_path / 'a.parquet')!r}]) == 0\n"
+            f"assert main(['extend', {str(paths.REPO / 'data' / 'real' / 'real-tiny-k21.parquet')!r}, "
+            f"'--out', {str(tmp_path / 'o.txt')!r}, '--ends', {str(tmp_path / 'ends.parquet')!r}]) == 0\n"
+            f"assert main(['extend', {str(paths.REPO / 'data' / 'real' / 'real-tiny-k21.parquet')!r}, "
+            f"'--out', {str(tmp_path / 'o.txt')!r}, '--ends', {str(tmp_path / 'ends.tsv')!r}]) == 0")
+    assert [m for m in _imported(code) if m not in ("numba", "llvmlite", "pyarrow")] == []
+
+
+def test_gpu_backend_modules_import_without_their_runtime() -> None:
+    """The CUDA, HIP and X-drop GPU modules start no process and load no runtime at import: CuPy,
+    its library search and the context wait for the first use (``warm_up``, in a thread)."""
+    code = ("import subprocess\n"
+            "def refuse(*args, **kwargs):\n"
+            "    raise AssertionError(f'a process started at import: {args[:1]}')\n"
+            "subprocess.Popen = refuse\n"
+            "import lassm.backends.cuda, lassm.backends.hip, lassm.backends.nvrtc, lassm.backends.icd\n"
+            "import lassm.backends.xdrop.cuda, lassm.backends.xdrop.plan, lassm.backends.device_segments")
+    assert _imported(code) == []

@@ -254,3 +254,22 @@ def test_an_absent_gpu_is_one_error_line(monkeypatch, tmp_path, capsys) -> None:
     lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("lassm: error: ") and "no CUDA device" in lines[0]
     assert not (tmp_path / "a.tsv").exists()
+
+
+def test_warm_up_builds_the_kernel_align_uses(backend) -> None:
+    """``lassm xdrop align`` warms its backend while it reads the pairs: the kernel built then is
+    the one the alignment takes (built once per process, not again)."""
+    if backend is xopencl.align:
+        xopencl.warm_up()
+        built = dict(xopencl._KERNELS)
+        assert built
+        pairs = logan_like()
+        assert not cpu.align(pairs, Scoring()).differences(xopencl.align(pairs, Scoring()))
+        assert xopencl._KERNELS == built
+    else:
+        xcuda.warm_up()
+        before = xcuda._kernel.cache_info()
+        pairs = logan_like()
+        assert not cpu.align(pairs, Scoring()).differences(xcuda.align(pairs, Scoring()))
+        after = xcuda._kernel.cache_info()
+        assert after.misses == before.misses and after.hits > before.hits

@@ -110,8 +110,9 @@ def _probe(hip: bool) -> tuple[bool, str]:
         return False, f"no {'ROCm' if hip else 'CUDA'} driver or device: {exc}"
     if n < 1:
         return False, f"no {'ROCm' if hip else 'CUDA'} device"
-    info = device_info()
-    return True, f"{info['device']}, warp {info['warp_size']}, driver {info['driver']}, CuPy {info['cupy']}"
+    facts = _device_facts(cupy.cuda.Device().id)  # no nvidia-smi: every GPU command probes
+    return True, (f"{facts['device']}, warp {facts['warp_size']}, driver API {facts['cuda_driver_api']}, "
+                  f"CuPy {facts['cupy']}")
 
 
 def available() -> tuple[bool, str]:
@@ -121,12 +122,15 @@ def available() -> tuple[bool, str]:
 
 def device_info() -> dict[str, Any]:
     """Name, warp width and software versions of the current device, for provenance (asked once
-    per process and device: each ask cost a command 20 ms)."""
-    return dict(_device_info(_cupy().cuda.Device().id))
+    per process and device: each ask cost a command 20 ms); ``driver`` is the kernel driver's
+    version from nvidia-smi, a process of its own, which the probe and :func:`device_name` skip."""
+    facts = _device_facts(_cupy().cuda.Device().id)
+    return {**facts, "driver": _nvidia_driver() or facts["driver"]}
 
 
 @functools.lru_cache(maxsize=None)
-def _device_info(device_id: int) -> dict[str, Any]:
+def _device_facts(device_id: int) -> dict[str, Any]:
+    """What the CUDA runtime says of device ``device_id`` (no process started)."""
     cupy = _cupy()
     rt = cupy.cuda.runtime
     dev = cupy.cuda.Device(device_id)
@@ -139,7 +143,7 @@ def _device_info(device_id: int) -> dict[str, Any]:
         "compute_capability": str(dev.compute_capability),
         "warp_size": int(props["warpSize"]),
         "multiprocessors": int(props["multiProcessorCount"]),
-        "driver": _nvidia_driver() or int(rt.driverGetVersion()),
+        "driver": int(rt.driverGetVersion()),  # nvidia-smi's, where it answers, in device_info
         "cuda_driver_api": int(rt.driverGetVersion()),
         "runtime": int(rt.runtimeGetVersion()),
         "cupy": cupy.__version__,
@@ -168,7 +172,7 @@ def _nvidia_driver() -> str:
 def device_name() -> str:
     """The current GPU's name (results are filed under it), or '' when none answers."""
     ok, _ = _probe(False)
-    return device_info()["device"] if ok else ""
+    return _device_facts(_cupy().cuda.Device().id)["device"] if ok else ""
 
 
 @functools.lru_cache(maxsize=None)

@@ -192,36 +192,15 @@ def _require_backend(name: str) -> None:
     backends.get(name)
 
 
-def _prepare_backend(name: str, protocol: str | None) -> Callable[[], None]:
+def _prepare_backend(name: str, protocol: str | None) -> Callable[[], object]:
     """Checks backend ``name`` and warms it (its runtime imported, device context made, kernel
-    loaded from the on-disk cache: ``warm_up``) in a thread while the caller reads its input; on a
-    GPU this start-up costs as much as reading a large input, so the two overlap instead of adding.
+    loaded from the on-disk cache: ``warm_up``) in a thread while the caller reads its input
+    (:func:`.prepare.in_background`). Returns the call that waits for it and re-raises its
+    failure, which names what to install."""
+    from .. import backends
+    from .prepare import in_background
 
-    Returns the call that waits for it and re-raises its failure, which names what to install.
-    """
-    import threading
-
-    failed: list[BaseException] = []
-
-    def work() -> None:
-        try:
-            from .. import backends
-
-            warm_up = getattr(backends.get(name), "warm_up", None)
-            if warm_up is not None:
-                warm_up(protocol)
-        except BaseException as exc:  # handed to the waiting thread
-            failed.append(exc)
-
-    thread = threading.Thread(target=work, name=f"lassm-{name}-warm-up", daemon=True)
-    thread.start()
-
-    def ready() -> None:
-        thread.join()
-        if failed and sys.exc_info()[1] is None:
-            raise failed[0]
-
-    return ready
+    return in_background(lambda: backends.get(name), protocol, name=name)
 
 
 def _command_line() -> str:

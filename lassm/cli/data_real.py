@@ -5,8 +5,7 @@ from __future__ import annotations
 import shlex
 
 from ..errors import LassmError
-from ..workloads.local_assembly.real import DEFAULT_KS, build
-from ..workloads.local_assembly.real_genomes.presets import PRESETS
+from ..workloads.local_assembly.real_genomes.presets import DEFAULT_KS, PRESETS
 from . import args as t
 
 
@@ -35,6 +34,8 @@ def add_real_parser(data_subparsers) -> None:
 
 def cmd_real(args) -> int:
     """``lassm data real``: runs :func:`build` and lists what it wrote."""
+    from ..workloads.local_assembly.real import build  # the pipeline and NumPy: only for this command
+
     try:
         ks = [int(t) for t in args.k_list.split(",") if t.strip()]
     except ValueError:

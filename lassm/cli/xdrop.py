@@ -71,6 +71,7 @@ def _cmd_align(args: argparse.Namespace) -> int:
     from ..backends.xdrop import get
     from ..workloads.xdrop.config import Scoring
     from ..workloads.xdrop.formats import read_pairs, write_alignments
+    from .prepare import in_background
 
     named = not Path(args.input).exists()  # a set's name (the parser checked it)
     t.refuse_overwriting_inputs({"--out": args.out}, [] if named else [args.input])
@@ -81,14 +82,22 @@ def _cmd_align(args: argparse.Namespace) -> int:
         scoring = Scoring(match=args.match, mismatch=args.mismatch, gap=args.gap, xdrop=args.xdrop)
     except ValueError as exc:
         raise LassmError(str(exc)) from None
-    backend = get(args.backend)  # fails now, naming what to install
-    reference = get(args.against) if args.against else None
+    reference = get(args.against) if args.against else None  # fails now, naming what to install
+    # The backend is found and warmed (CuPy and the context, the kernel from its disk cache) while
+    # a pairs file is read; its failure, naming what to install, is raised once it is. A named set
+    # may first be built (minutes): the backend is waited for before that, so no mistake is found
+    # after the work.
+    ready = in_background(lambda: get(args.backend), name=args.backend)
     if named:
         from ..workloads.xdrop.datasets import load
 
+        backend = ready()
         pairs = load(args.input)
     else:
-        pairs = read_pairs(args.input)
+        try:
+            pairs = read_pairs(args.input)
+        finally:
+            backend = ready()
     result = backend.align(pairs, scoring, threads=args.threads)
     write_alignments(result, args.out, input_name=pairs.name)
     _err(f"aligned {pairs.n_pairs} pairs with {args.backend} at X = {scoring.xdrop} "

@@ -68,6 +68,12 @@ def kernel(group: int):
     return _KERNELS[key]
 
 
+def warm_up() -> None:
+    """Picks the device, makes its context and queue and builds the default work-group's kernel:
+    start-up that ``lassm xdrop align`` overlaps with reading its pairs."""
+    kernel(min(plan.DEFAULT_GROUP, max_group()))
+
+
 def _default_budget() -> int:
     return int(ocl._device().device.global_mem_size * ocl.MEMORY_FRACTION)
 

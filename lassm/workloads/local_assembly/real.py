@@ -66,14 +66,12 @@ from ...paths import REPO
 from .real_genomes.contigs import canonical_contigs, contigs_at
 from .real_genomes.external_tools import check_tools, dpkg_version, run_tool, tool_versions
 from .real_genomes.merging import MIN_MERGE_OVERLAP, merge_reads
-from .real_genomes.presets import INSERT_MEAN, INSERT_SD, PRESETS, READ_LEN, Preset
+from .real_genomes.presets import DEFAULT_KS, INSERT_MEAN, INSERT_SD, PRESETS, READ_LEN, Preset
 from .real_genomes.selection import make_dataset
 from .real_genomes.sequence_files import open_text, read_fasta, read_fastq, windowed, write_fastq
 
 #: ART's HiSeq 2500 profile.
 ART_PROFILE = "HS25"
-#: MetaHipMer's k schedule, and the one MEGAHIT is run with.
-DEFAULT_KS = (21, 33, 55, 77)
 #: Threads of MEGAHIT and minimap2.
 THREADS = 2
 #: MEGAHIT's options besides inputs, k list and output: fixed so that a run is reproducible.

@@ -10,15 +10,23 @@
 
 Bad input raises :class:`~lassm.errors.InputError` naming the file, line (or row) and field;
 every writer is atomic, so no half-written file is left behind.
+
+The TSV reader and writer work on whole columns (a command on 20,000 pairs reads 200 MB): a
+well-formed file is cut by NumPy (:func:`_scan_tsv`) and any other is read line by line by the
+careful reader, which names the first fault as it always has. Parquet is read with
+``ParquetFile``, not ``read_table``, whose dataset layer imports pandas (a quarter of a second).
 """
 from __future__ import annotations
 
+import io
 import json
+import mmap
 import os
 from pathlib import Path
 
 import numpy as np
 
+from ... import arrowio
 from ...atomic import atomic_open, atomic_path
 from ...errors import InputError
 from .pairs import BASES, Pairs
@@ -29,6 +37,20 @@ PAIR_COLUMNS = ("seq_h", "pos_h", "seq_v", "pos_v", "seed_len")
 _FORMAT = b"xdrop-pairs-1"
 _ALLOWED = np.zeros(256, dtype=bool)
 _ALLOWED[np.frombuffer(BASES, dtype=np.uint8)] = True
+#: The only bytes a pairs TSV read in bulk holds: bases, digits, tab and newline. Anything else
+#: (``\r``, a sign, a blank, a lower-case base) goes to the careful reader.
+_TSV_BYTES = BASES + b"0123456789\t\n"
+#: The longest number read in bulk: int64 holds every 18-digit number.
+_MAX_DIGITS = 18
+#: Bytes of a TSV checked at once: a chunk and its temporaries stay in the cache.
+_SCAN_CHUNK = 1 << 22
+#: Rows per block of a TSV result, which bounds the text built at once.
+_WRITE_BLOCK = 65536
+
+
+def _only_bases(buf: bytes | bytearray) -> bool:
+    """Every byte of ``buf`` is a base: one C pass (``bytes.translate`` deletes them all)."""
+    return not buf.translate(None, BASES)
 
 
 def _check_read(path: str, where: int, unit: str, field: str, seq: bytes) -> None:
@@ -60,30 +82,118 @@ def write_pairs_tsv(pairs: Pairs, path: str | os.PathLike) -> None:
 
 
 def read_pairs_tsv(path: str | os.PathLike, name: str | None = None) -> Pairs:
-    """Reads pairs written by :func:`write_pairs_tsv` (or by hand); blank lines are skipped."""
+    """Reads pairs written by :func:`write_pairs_tsv` (or by hand); blank lines are skipped.
+
+    A well-formed file is cut in bulk (:func:`_scan_tsv`); any other is read line by line
+    (:func:`_read_pairs_tsv_careful`), which names the line and field of its first fault. Both
+    give the same pairs for every file the bulk reader accepts. The file is mapped, not read:
+    the bulk reader copies each read once, into the pairs' buffers.
+    """
     path = str(path)
-    rows = []
     with open(path, "rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            fields = raw.rstrip(b"\r\n").split(b"\t")
-            if fields == [b""]:
-                continue
-            if len(fields) != 5:
-                raise InputError(path, lineno, "pair", f"expected 5 tab-separated fields "
-                                 f"(seqH posH seqV posV seedLength), got {len(fields)}")
-            h, ph_s, v, pv_s, k_s = fields
-            nums = []
-            for field, text in (("posH", ph_s), ("posV", pv_s), ("seedLength", k_s)):
-                if not text.isdigit():
-                    raise InputError(path, lineno, field, f"{text.decode(errors='replace')!r} is not a non-negative integer")
-                nums.append(int(text))
-            _check_read(path, lineno, "line", "seqH", h)
-            _check_read(path, lineno, "line", "seqV", v)
-            _check_seed(path, lineno, "line", h, nums[0], v, nums[1], nums[2])
-            rows.append((h, nums[0], v, nums[1], nums[2]))
+        try:
+            data: bytes | mmap.mmap = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        except (ValueError, OSError):  # an empty file, or one that cannot be mapped (a pipe)
+            data = fh.read()
+    pairs = _scan_tsv(data, name or Path(path).stem)
+    return pairs if pairs is not None else _read_pairs_tsv_careful(path, data[:], name)
+
+
+def _read_pairs_tsv_careful(path: str, raw: bytes, name: str | None) -> Pairs:
+    """Reads ``raw`` line by line, field by field; the first fault raises an InputError naming it."""
+    rows = []
+    for lineno, line in enumerate(io.BytesIO(raw), start=1):
+        fields = line.rstrip(b"\r\n").split(b"\t")
+        if fields == [b""]:
+            continue
+        if len(fields) != 5:
+            raise InputError(path, lineno, "pair", f"expected 5 tab-separated fields "
+                             f"(seqH posH seqV posV seedLength), got {len(fields)}")
+        h, ph_s, v, pv_s, k_s = fields
+        nums = []
+        for field, text in (("posH", ph_s), ("posV", pv_s), ("seedLength", k_s)):
+            if not text.isdigit():
+                raise InputError(path, lineno, field, f"{text.decode(errors='replace')!r} is not a non-negative integer")
+            nums.append(int(text))
+        _check_read(path, lineno, "line", "seqH", h)
+        _check_read(path, lineno, "line", "seqV", v)
+        _check_seed(path, lineno, "line", h, nums[0], v, nums[1], nums[2])
+        rows.append((h, nums[0], v, nums[1], nums[2]))
     if not rows:
         raise InputError(path, None, "file", "empty: no pairs")
     return Pairs.from_lists(rows, name=name or Path(path).stem)
+
+
+def _scan_tsv(data: bytes | mmap.mmap, name: str) -> Pairs | None:
+    """The pairs of a well-formed TSV file, cut by NumPy; None for any file not proved well formed.
+
+    Well formed: only bases, digits, tabs and newlines; every non-empty line four tabs; the
+    three numbers 1 to 18 digits; no digit in a read; every seed inside its reads. These are the
+    careful reader's rules on such bytes (no ``\r`` to strip, no other byte to refuse), so the two
+    readers agree wherever this one answers. The bytes are checked and the tabs and newlines
+    found a chunk at a time, so the work stays in the cache and no temporary the size of the
+    file is made (twice as fast on 200 MB).
+    """
+    if not len(data):
+        return None
+    seps, digits = [], 0
+    for at in range(0, len(data), _SCAN_CHUNK):
+        chunk = data[at:at + _SCAN_CHUNK]
+        rest = chunk.translate(None, BASES)  # digits, tabs and newlines: a few bytes a line
+        if rest.translate(None, b"0123456789\t\n"):
+            return None
+        found = np.flatnonzero(np.frombuffer(chunk, dtype=np.uint8) < ord("0"))  # tabs and newlines only
+        digits += len(rest) - len(found)
+        seps.append(found + at)
+    a = np.frombuffer(data, dtype=np.uint8)
+    sep = np.concatenate(seps)
+    newline = a[sep] == ord("\n")
+    nl = sep[newline]
+    ends = nl if a[-1] == ord("\n") else np.append(nl, len(a))
+    starts = np.concatenate(([0], nl + 1))[:len(ends)]
+    filled = ends > starts  # blank lines are skipped
+    starts, ends = starts[filled], ends[filled]
+    n = len(starts)
+    tabs = sep[~newline]
+    if n == 0 or len(tabs) != 4 * n:
+        return None
+    tabs = tabs.reshape(n, 4)  # sorted, so the i-th four are line i's when each lies in its line
+    if np.any(tabs[:, 0] < starts) or np.any(tabs[:, 3] >= ends):
+        return None
+    fields = ((tabs[:, 0] + 1, tabs[:, 1]), (tabs[:, 2] + 1, tabs[:, 3]), (tabs[:, 3] + 1, ends))
+    nums = [_digits(a, lo, hi) for lo, hi in fields]
+    if any(x is None for x in nums) or digits != sum(int((hi - lo).sum()) for lo, hi in fields):
+        return None  # a number that is not 1 to 18 digits, or a digit inside a read
+    ph, pv, k = nums
+    if np.any(ph + k > tabs[:, 0] - starts) or np.any(pv + k > tabs[:, 2] - tabs[:, 1] - 1):
+        return None
+    seqs_h, off_h = _segments(a, starts, tabs[:, 0])
+    seqs_v, off_v = _segments(a, tabs[:, 1] + 1, tabs[:, 2])
+    return Pairs(seqs_h, off_h, seqs_v, off_v, ph, pv, k, name=name, provenance={})
+
+
+def _digits(a: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray | None:
+    """The numbers written in ``a[lo[i]:hi[i]]`` as int64, or None unless each is 1 to 18 digits."""
+    width = hi - lo
+    if width.min() < 1 or width.max() > _MAX_DIGITS:
+        return None
+    value = np.zeros(len(lo), dtype=np.int64)
+    for back in range(int(width.max()), 0, -1):  # the most significant column first
+        has = width >= back
+        d = a[np.where(has, hi - back, 0)].astype(np.int64) - ord("0")
+        if np.any(has & ((d < 0) | (d > 9))):
+            return None
+        value = np.where(has, value * 10 + d, value)
+    return value
+
+
+def _segments(a: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``a[lo[i]:hi[i]]`` end to end in a new writable array, and their int64 offsets."""
+    offsets = np.zeros(len(lo) + 1, dtype=np.int64)
+    np.cumsum(hi - lo, out=offsets[1:])
+    if not len(lo):
+        return np.zeros(0, dtype=np.uint8), offsets
+    return np.concatenate([a[i:j] for i, j in zip(lo.tolist(), hi.tolist())]), offsets
 
 
 # --- parquet ---------------------------------------------------------------------------------
@@ -93,13 +203,9 @@ def write_pairs_parquet(pairs: Pairs, path: str | os.PathLike) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    def reads(seqs: np.ndarray, offsets: np.ndarray):
-        return pa.LargeBinaryArray.from_buffers(pa.large_binary(), pairs.n_pairs,
-                                                [None, pa.py_buffer(offsets), pa.py_buffer(seqs)])
-
-    cols = {"seq_h": reads(pairs.seqs_h, pairs.offsets_h), "pos_h": pa.array(pairs.pos_h),
-            "seq_v": reads(pairs.seqs_v, pairs.offsets_v), "pos_v": pa.array(pairs.pos_v),
-            "seed_len": pa.array(pairs.seed_len)}
+    cols = {"seq_h": arrowio.binary_array(pairs.seqs_h, pairs.offsets_h), "pos_h": arrowio.array(pairs.pos_h),
+            "seq_v": arrowio.binary_array(pairs.seqs_v, pairs.offsets_v), "pos_v": arrowio.array(pairs.pos_v),
+            "seed_len": arrowio.array(pairs.seed_len)}
     meta = {b"lassm.name": pairs.name.encode(), b"lassm.format": _FORMAT,
             b"lassm.provenance": json.dumps(pairs.provenance, sort_keys=True).encode()}
     table = pa.table(cols).replace_schema_metadata(meta)
@@ -114,7 +220,8 @@ def read_pairs_parquet(path: str | os.PathLike) -> Pairs:
 
     path = str(path)
     try:
-        table = pq.read_table(path)
+        with pq.ParquetFile(path, memory_map=True) as pf:  # mapped: half the time of a read
+            table = pf.read()
     except (pa.ArrowInvalid, OSError) as exc:
         raise InputError(path, None, "file", f"not a readable parquet file ({exc})") from None
     meta = table.schema.metadata or {}
@@ -137,13 +244,17 @@ def read_pairs_parquet(path: str | os.PathLike) -> Pairs:
             (lambda t: pa.types.is_binary(t) or pa.types.is_large_binary(t))
         if not want(kind):
             raise InputError(path, None, c, f"is {kind}, want {'integers' if c.startswith(('pos', 'seed')) else 'binary'}")
-    (seqs_h, off_h), (seqs_v, off_v) = _binary(table.column("seq_h")), _binary(table.column("seq_v"))
-    for name, seqs, off in (("seq_h", seqs_h, off_h), ("seq_v", seqs_v, off_v)):
+    (buf_h, off_h), (buf_v, off_v) = arrowio.binary(table.column("seq_h")), arrowio.binary(table.column("seq_v"))
+    seqs_h, seqs_v = np.frombuffer(buf_h, dtype=np.uint8), np.frombuffer(buf_v, dtype=np.uint8)
+    for name, buf, seqs, off in (("seq_h", buf_h, seqs_h, off_h), ("seq_v", buf_v, seqs_v, off_v)):
+        if _only_bases(buf):
+            continue
         bad = np.flatnonzero(~_ALLOWED[seqs])
-        if len(bad):
-            row = int(np.searchsorted(off, bad[0], side="right"))
-            _check_read(path, row, "row", name, seqs[off[row - 1]:off[row]].tobytes())
-    nums = {c: np.asarray(table.column(c).to_numpy(), dtype=np.int64) for c in ("pos_h", "pos_v", "seed_len")}
+        row = int(np.searchsorted(off, bad[0], side="right"))
+        _check_read(path, row, "row", name, seqs[off[row - 1]:off[row]].tobytes())
+    # Copies, so that every array is writable: a read-only one is another type to numba, which
+    # would build (or load) the CPU kernel once more for it.
+    nums = {c: arrowio.numbers(table.column(c), np.int64) for c in ("pos_h", "pos_v", "seed_len")}
     ph, pv, k = nums["pos_h"], nums["pos_v"], nums["seed_len"]
     bad = np.flatnonzero((ph < 0) | (pv < 0) | (k < 0) | (ph + k > np.diff(off_h)) | (pv + k > np.diff(off_v)))
     if len(bad):
@@ -156,17 +267,6 @@ def read_pairs_parquet(path: str | os.PathLike) -> Pairs:
         raise InputError(path, None, "lassm.provenance", "not JSON") from None
     name = meta.get(b"lassm.name", Path(path).stem.encode()).decode()
     return Pairs(seqs_h, off_h, seqs_v, off_v, ph, pv, k, name=name, provenance=provenance)
-
-
-def _binary(col) -> tuple[np.ndarray, np.ndarray]:
-    """A binary column's bytes (uint8) and int64 offsets from 0, without a copy per row."""
-    import pyarrow as pa
-
-    arr = col.chunk(0) if isinstance(col, pa.ChunkedArray) else col
-    arr = arr.cast(pa.large_binary())
-    off = np.frombuffer(arr.buffers()[1], dtype=np.int64)[arr.offset:arr.offset + len(arr) + 1]
-    data = np.frombuffer(arr.buffers()[2], dtype=np.uint8) if arr.buffers()[2] is not None else np.zeros(0, np.uint8)
-    return data[off[0]:off[-1]].copy(), (off - off[0]).astype(np.int64)
 
 
 def read_pairs(path: str | os.PathLike) -> Pairs:
@@ -194,21 +294,68 @@ def write_pairs(pairs: Pairs, path: str | os.PathLike) -> None:
 
 def write_alignments(result: Alignments, path: str | os.PathLike, input_name: str = "") -> None:
     """Writes a result as parquet (scheme, backend and input in the metadata) or, for ``.tsv``, TSV."""
+    cols = result.columns()
+    if str(path).endswith(".tsv"):
+        with atomic_open(path, "wb") as fh:
+            fh.write(("\t".join(cols) + "\n").encode())
+            values = list(cols.values())
+            for at in range(0, result.n_pairs, _WRITE_BLOCK):
+                fh.write(int_rows([c[at:at + _WRITE_BLOCK] for c in values]))
+        return
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    cols = result.columns()
-    if str(path).endswith(".tsv"):
-        with atomic_open(path, "w") as fh:
-            fh.write("\t".join(cols) + "\n")
-            for row in zip(*(c.tolist() for c in cols.values())):
-                fh.write("\t".join(map(str, row)) + "\n")
-        return
     meta = {b"lassm.format": b"xdrop-alignments-1", b"lassm.backend": result.backend.encode(),
             b"lassm.input": input_name.encode(),
             b"lassm.scoring": json.dumps(result.scoring.as_dict(), sort_keys=True).encode()}
+    table = pa.table({name: arrowio.array(col) for name, col in cols.items()})
     with atomic_path(path) as tmp:
-        pq.write_table(pa.table(cols).replace_schema_metadata(meta), tmp)
+        pq.write_table(table.replace_schema_metadata(meta), tmp)
+
+
+#: 10**1 .. 10**19 as uint64: a magnitude's digit count is 1 + how many of them it reaches.
+_POWERS = np.array([10 ** p for p in range(1, 20)], dtype=np.uint64)
+
+
+def int_rows(columns: list[np.ndarray]) -> bytes:
+    """Integer columns as text, tab-separated, one row a line: ``str(int)`` of every value, built
+    by NumPy for all rows at once rather than a Python ``str`` per value.
+
+    Each column gets cells as wide as its widest value plus a sign and a separator; a value is
+    written right-aligned with padding bytes of 0 before it, and the padding is dropped from the
+    whole block in one pass.
+
+    Parameters
+    ----------
+    columns : list of numpy.ndarray
+        Equal-length integer arrays (any integer dtype that fits int64).
+
+    Returns
+    -------
+    bytes
+        ``"\\t".join(map(str, row)) + "\\n"`` for every row, concatenated.
+    """
+    n = len(columns[0]) if columns else 0
+    if n == 0:
+        return b""
+    cells = []
+    for col in columns:
+        values = np.asarray(col).astype(np.int64)
+        magnitude = np.abs(values).astype(np.uint64)  # -2**63 stays itself, which is 2**63 as uint64
+        width = np.searchsorted(_POWERS, magnitude, side="right") + 1
+        widest = int(width.max())
+        cell = np.zeros((n, widest + 2), dtype=np.uint8)  # sign, digits, separator
+        for place in range(widest):  # the last digit first
+            digit = (magnitude % np.uint64(10)).astype(np.uint8) + np.uint8(ord("0"))
+            cell[:, widest - place] = np.where(width > place, digit, np.uint8(0))
+            magnitude //= np.uint64(10)
+        negative = np.flatnonzero(values < 0)
+        cell[negative, widest - width[negative]] = ord("-")
+        cell[:, -1] = ord("\t")
+        cells.append(cell)
+    cells[-1][:, -1] = ord("\n")
+    flat = np.concatenate(cells, axis=1).reshape(-1)
+    return flat[flat != 0].tobytes()
 
 
 def read_alignments_table(path: str | os.PathLike) -> dict[str, np.ndarray]:
@@ -219,11 +366,14 @@ def read_alignments_table(path: str | os.PathLike) -> dict[str, np.ndarray]:
 
     path = str(path)
     try:
-        table = (pacsv.read_csv(path, parse_options=pacsv.ParseOptions(delimiter="\t")) if path.endswith(".tsv")
-                 else pq.read_table(path))
+        if path.endswith(".tsv"):
+            table = pacsv.read_csv(path, parse_options=pacsv.ParseOptions(delimiter="\t"))
+        else:
+            with pq.ParquetFile(path, memory_map=True) as pf:  # mapped: half the time of a read
+                table = pf.read()
     except (pa.ArrowInvalid, OSError) as exc:
         raise InputError(path, None, "file", f"not a readable result table ({exc})") from None
     missing = [c for c in COLUMNS + ("score",) if c not in table.column_names]
     if missing:
         raise InputError(path, None, "columns", f"missing {', '.join(missing)}")
-    return {c: np.asarray(table.column(c).to_numpy()) for c in COLUMNS + ("score",)}
+    return {c: arrowio.numbers(table.column(c)) for c in COLUMNS + ("score",)}

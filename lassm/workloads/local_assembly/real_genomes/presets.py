@@ -10,6 +10,9 @@ from dataclasses import dataclass
 READ_LEN = 150
 INSERT_MEAN = 300
 INSERT_SD = 30
+#: MetaHipMer's k schedule, and the one MEGAHIT is run with (here, not in ``real``, so that the
+#: command line's parser reads it without importing the pipeline).
+DEFAULT_KS = (21, 33, 55, 77)
 #: MetaHipMer's ``min_pair_len``: a mate is projected past a contig end only if the pair could
 #: reach past it.
 PAIR_SPAN = INSERT_MEAN + 3 * INSERT_SD

@@ -1,0 +1,125 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""NumPy arrays to and from Arrow columns through their buffers, without pandas.
+
+Why: pyarrow imports pandas (a quarter of a second on a 2-core CPU, more on a GPU node) the
+first time it converts a NumPy array or a Python list (``pa.array``, ``pa.table`` of arrays)
+or an Arrow array to NumPy (``to_numpy``, ``np.asarray``), to check for pandas objects. The
+commands that read and write parquet (``lassm extend`` on a parquet dataset, ``lassm xdrop
+align``) need none of it: these helpers wrap and read the columns' buffers directly, with the
+same values. A column of another type (or with nulls) falls back to pyarrow's own conversion.
+
+pyarrow is imported by each function, not here, so that importing this module costs nothing.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def single(col: Any) -> Any:
+    """The column as one Arrow array: a chunked column's only chunk, else its chunks combined."""
+    import pyarrow as pa
+
+    if isinstance(col, pa.ChunkedArray):
+        return col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
+    return col
+
+
+def _numpy_dtype(kind: Any) -> np.dtype | None:
+    """The NumPy dtype of an Arrow integer or floating type (their buffers hold the same bytes)."""
+    import pyarrow as pa
+
+    if pa.types.is_integer(kind):
+        return np.dtype(f"{'u' if pa.types.is_unsigned_integer(kind) else 'i'}{kind.bit_width // 8}")
+    if pa.types.is_floating(kind):
+        return np.dtype(f"f{kind.bit_width // 8}")
+    return None
+
+
+def numbers(col: Any, dtype: Any = None) -> np.ndarray:
+    """A numeric column as a new, writable NumPy array (of ``dtype``, default the column's own).
+
+    Parameters
+    ----------
+    col : pyarrow.Array or pyarrow.ChunkedArray
+        Integers or floats without nulls are read from their buffer; any other column through
+        pyarrow's ``to_numpy`` (which imports pandas).
+    dtype : numpy dtype, optional
+        The result's type, cast as ``numpy.ndarray.astype`` casts.
+
+    Returns
+    -------
+    numpy.ndarray
+        A copy, never a read-only view of Arrow's memory (numba compiles a read-only array as
+        another type).
+    """
+    arr = single(col)
+    kind = _numpy_dtype(arr.type)
+    if kind is None or arr.null_count:
+        values = np.asarray(arr.to_numpy(zero_copy_only=False))
+        return values.astype(dtype or values.dtype)
+    if len(arr) == 0:
+        return np.zeros(0, dtype=dtype or kind)
+    values = np.frombuffer(arr.buffers()[1], dtype=kind)[arr.offset:arr.offset + len(arr)]
+    return values.astype(dtype or kind)
+
+
+def binary(col: Any) -> tuple[bytearray, np.ndarray]:
+    """A binary column's bytes, end to end, and its int64 offsets from 0.
+
+    Returns
+    -------
+    (bytearray, numpy.ndarray)
+        The bytes copied once into a bytearray (writable; ``np.frombuffer`` views it as uint8,
+        and ``bytes.translate`` checks it in one pass), and ``len(col) + 1`` offsets.
+    """
+    import pyarrow as pa
+
+    arr = single(col)
+    if arr.type != pa.large_binary():
+        arr = arr.cast(pa.large_binary())
+    off = np.frombuffer(arr.buffers()[1], dtype=np.int64)[arr.offset:arr.offset + len(arr) + 1]
+    data = arr.buffers()[2]
+    buf = bytearray(memoryview(data)[int(off[0]):int(off[-1])]) if data is not None else bytearray()
+    return buf, (off - off[0]).astype(np.int64)
+
+
+def array(values: np.ndarray) -> Any:
+    """A NumPy array of integers or floats as an Arrow array sharing its memory (other kinds
+    through ``pa.array``)."""
+    import pyarrow as pa
+
+    values = np.ascontiguousarray(values)
+    if values.ndim != 1 or values.dtype.kind not in "iuf":
+        return pa.array(values)
+    return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)])
+
+
+def strings(values: np.ndarray) -> Any:
+    """A NumPy array of ``str`` as an Arrow ``string`` array, built from its UTF-8 bytes."""
+    import pyarrow as pa
+
+    texts = [str(v) for v in np.asarray(values).tolist()]
+    encoded = [t.encode() for t in texts]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
+    np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
+    return pa.StringArray.from_buffers(len(encoded), pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded)))
+
+
+def table(columns: dict[str, np.ndarray]) -> Any:
+    """An Arrow table of NumPy columns (numbers through :func:`array`, text through :func:`strings`),
+    equal to ``pa.table(columns)`` but without pandas."""
+    import pyarrow as pa
+
+    return pa.table({name: strings(col) if np.asarray(col).dtype.kind == "U" else array(col)
+                     for name, col in columns.items()})
+
+
+def binary_array(data: np.ndarray, offsets: np.ndarray) -> Any:
+    """Segments ``data[offsets[i]:offsets[i+1]]`` as a ``large_binary`` Arrow array, no copy."""
+    import pyarrow as pa
+
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    return pa.LargeBinaryArray.from_buffers(pa.large_binary(), len(offsets) - 1,
+                                            [None, pa.py_buffer(offsets), pa.py_buffer(np.ascontiguousarray(data))])
