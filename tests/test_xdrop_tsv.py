@@ -26,30 +26,9 @@ LINE = "ACGTAC\t1\tACGTA\t0\t3"
 
 
 def _old_read_pairs_tsv(path: str | Path) -> Pairs:
-    """``read_pairs_tsv`` before the bulk reader: a Python loop over the lines."""
-    path = str(path)
-    rows = []
-    with open(path, "rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            fields = raw.rstrip(b"\r\n").split(b"\t")
-            if fields == [b""]:
-                continue
-            if len(fields) != 5:
-                raise InputError(path, lineno, "pair", f"expected 5 tab-separated fields "
-                                 f"(seqH posH seqV posV seedLength), got {len(fields)}")
-            h, ph_s, v, pv_s, k_s = fields
-            nums = []
-            for field, text in (("posH", ph_s), ("posV", pv_s), ("seedLength", k_s)):
-                if not text.isdigit():
-                    raise InputError(path, lineno, field, f"{text.decode(errors='replace')!r} is not a non-negative integer")
-                nums.append(int(text))
-            formats._check_read(path, lineno, "line", "seqH", h)
-            formats._check_read(path, lineno, "line", "seqV", v)
-            formats._check_seed(path, lineno, "line", h, nums[0], v, nums[1], nums[2])
-            rows.append((h, nums[0], v, nums[1], nums[2]))
-    if not rows:
-        raise InputError(path, None, "file", "empty: no pairs")
-    return Pairs.from_lists(rows, name=Path(path).stem)
+    """``read_pairs_tsv`` before the bulk reader: the line-by-line reader, kept as the careful path
+    for the errors, on the whole file."""
+    return formats._read_pairs_tsv_careful(str(path), Path(path).read_bytes(), None)
 
 
 def _outcome(read, path: Path) -> tuple:

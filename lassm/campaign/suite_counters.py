@@ -77,16 +77,9 @@ def row_from_raw(raw: str | Path, *, kernel: str, backend: str, variant: str, si
     ValueError
         When the file holds no launch, or more than one device.
     """
-    from ..analysis.counters import aggregate
     from ..analysis.counters import ncu
 
-    tidy = ncu.parse(raw, dataset=kernel, k=0, protocol=f"{backend}:{variant}")
-    if tidy.empty:
-        raise ValueError(f"{raw}: no kernel launch in the ncu table")
-    points = aggregate(tidy)
-    if len(points) != 1:
-        raise ValueError(f"{raw}: {len(points)} points (devices or labels) in one run")
-    p = points.iloc[0]
+    tidy, p = ncu.one_point(raw, dataset=kernel, k=0, protocol=f"{backend}:{variant}")
     own = entries(kernel)
     names = [str(n) for n in tidy["kernel"]]
     row = {c: float(p[c]) for c in _QUANTITIES}

@@ -63,16 +63,9 @@ def row_from_raw(raw: str | Path, *, dataset: str, xdrop: int, program: str, mac
     ValueError
         When the file holds no launch, or more than one device.
     """
-    from ..analysis.counters import aggregate
     from ..analysis.counters import ncu
 
-    tidy = ncu.parse(raw, dataset=dataset, k=int(xdrop), protocol=program)
-    if tidy.empty:
-        raise ValueError(f"{raw}: no kernel launch in the ncu table")
-    points = aggregate(tidy)
-    if len(points) != 1:
-        raise ValueError(f"{raw}: {len(points)} points (devices or labels) in one run")
-    p = points.iloc[0]
+    _tidy, p = ncu.one_point(raw, dataset=dataset, k=int(xdrop), protocol=program)
     row = {c: p[c] for c in ("device", "simd_width", "duration_s", "int_lane_ops", "warp_inst", "thread_inst",
                              "dram_read_bytes", "dram_write_bytes", "dram_bytes", "l2_bytes", "l1_bytes", "launches")}
     row.update(dataset=dataset, xdrop=int(xdrop), program=program, machine=machine, git_sha=git_sha, command=command)

@@ -450,5 +450,24 @@ def parse(source: str | os.PathLike, *, dataset: str | None = None, k: int | Non
     return tidy_frame(records)
 
 
+def one_point(raw: str | os.PathLike, **labels: Any):
+    """A raw file of one profiled run: its tidy launches and their sum (``aggregate``'s one row).
+
+    Raises
+    ------
+    ValueError
+        When the file holds no launch, or more than one point (devices or labels).
+    """
+    from .tidy import aggregate
+
+    tidy = parse(raw, **labels)
+    if tidy.empty:
+        raise ValueError(f"{raw}: no kernel launch in the ncu table")
+    points = aggregate(tidy)
+    if len(points) != 1:
+        raise ValueError(f"{raw}: {len(points)} points (devices or labels) in one run")
+    return tidy, points.iloc[0]
+
+
 __all__ = ["DEFAULT_KERNEL", "build_command", "check_output", "collect", "extend_command", "metrics",
-           "parse", "read_raw", "version", "version_number"]
+           "one_point", "parse", "read_raw", "version", "version_number"]
