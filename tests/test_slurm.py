@@ -215,6 +215,10 @@ def test_a_scheduler_file_from_a_users_job_script(slurm_conf, tmp_path, monkeypa
         while not file.exists():
             assert time.monotonic() < deadline, (tmp_path / "own.log").read_text() if (tmp_path / "own.log").exists() else ""
             time.sleep(0.2)
+        from distributed import Client
+
+        with Client(scheduler_file=str(file), timeout=60) as client:  # the file comes before its worker
+            client.wait_for_workers(1, timeout=120)
         sample = str(paths.sample("k77"))
         one, many = tmp_path / "one.txt", tmp_path / "many.txt"
         assert main(["extend", sample, "--k", "77", "--out", str(one)]) == 0
