@@ -100,19 +100,27 @@ def cuda_ptx(text: str) -> tuple[str, int]:
     return patched, count
 
 
+def load(text: str, entry: str):
+    """``entry`` of an OpenCL program binary's PTX ``text``, patched by :func:`cuda_ptx` and loaded
+    into the current CUDA context by CuPy."""
+    import tempfile
+
+    import cupy
+
+    with tempfile.TemporaryDirectory(prefix="lassm-clptx-") as tmp:
+        path = Path(tmp) / "kernel.ptx"
+        path.write_text(cuda_ptx(text)[0])
+        # CuPy loads the file at the first get_function: while it is still there.
+        return cupy.RawModule(path=str(path)).get_function(entry)
+
+
 def _function(options: tuple[str, ...], kernel: str = opencl.KERNEL):
     """The kernel of that PTX, loaded into the current CUDA context (memoized)."""
     import cupy
 
     key = (cupy.cuda.Device().id, options, kernel)
     if key not in _FUNCTIONS:
-        import tempfile
-
-        with tempfile.TemporaryDirectory(prefix="lassm-clptx-") as tmp:
-            path = Path(tmp) / "portable.ptx"
-            path.write_text(cuda_ptx(ptx(options, kernel))[0])
-            # CuPy loads the file at the first get_function: while it is still there.
-            _FUNCTIONS[key] = cupy.RawModule(path=str(path)).get_function(opencl.ENTRY)
+        _FUNCTIONS[key] = load(ptx(options, kernel), opencl.ENTRY)
     return _FUNCTIONS[key]
 
 

@@ -176,10 +176,10 @@ def run_suite(plan: SuitePlan, *, machine: str | None = None, force: bool = Fals
         profiled = [p for p in plan.points() if p[1] in suite_counters.BACKENDS]
         if plan.counters and profiled:
             t0 = time.perf_counter()
-            out.lacks += suite_counters.collect(profiled, plan.size, folders[profiled[0][1]], sha=sha, force=force,
-                                                say=say)
+            where = folders[profiled[0][1]]  # cuda and opencl-ptx file under the GPU's one folder
+            out.lacks += suite_counters.collect(profiled, plan.size, where, sha=sha, force=force, say=say)
             out.steps["counters"] = round(time.perf_counter() - t0, 3)
-            out.files[f"counters:{folders[profiled[0][1]]}"] = rec.folder(folders[profiled[0][1]]) / suite_counters.FILE
+            out.files[f"counters:{where}"] = rec.folder(where) / suite_counters.FILE
     out.steps["suite"] = round(time.perf_counter() - start, 3)
     for folder in dict.fromkeys(folders.values()):
         out.files[f"campaign:{folder}"] = _write_account(folder, plan, out, sha, command)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 import sys
-import tempfile
 from pathlib import Path
 
 from ..runs import suite as rec
@@ -61,11 +60,12 @@ def target(kernel: str, backend: str, variant: str, size: str, python: str | Non
 
 
 def entries(kernel: str) -> set[str]:
-    """The kernel's own entry points (a launch of any other name is a library's)."""
+    """The kernel's own entry points (a launch of any other name is a library's): its module's
+    ``ENTRIES`` where it launches several kernels, else its ``ENTRY``."""
     from ..backends import suite
 
     mod = suite.get(kernel)
-    return {mod.ENTRY} if kernel != "cmap" else {"cmap_uniforms", "cmap_scores", "cmap_count"}
+    return set(getattr(mod, "ENTRIES", (mod.ENTRY,)))
 
 
 def row_from_raw(raw: str | Path, *, kernel: str, backend: str, variant: str, size: str, machine: str,
@@ -101,7 +101,7 @@ def collect(points: list[tuple[str, str, str]], size: str, machine: str, *, sha:
     table = rec.folder(machine) / FILE
     before = tables.read_rows(table, COLUMNS)
     lacks: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="lassm-suite-ncu-"), _importable_here():
+    with _importable_here():
         for kernel, backend, variant in points:
             if not force and tables.recorded(before, sha, kernel=kernel, backend=backend, variant=variant, size=size):
                 continue
@@ -143,4 +143,5 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["APPLICATION_REPLAY", "BACKENDS", "COLUMNS", "FILE", "KEY", "collect", "entries", "main", "raw_file", "row_from_raw", "target"]
+__all__ = ["APPLICATION_REPLAY", "BACKENDS", "COLUMNS", "FILE", "KEY", "collect", "entries", "main", "raw_file",
+           "row_from_raw", "target"]

@@ -10,12 +10,11 @@ distances: a variant matches when every one equals the reference's.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
 
-from .common import CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_kernel, opencl_queue, opencl_span
+from .common import CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_kernel, opencl_queue, opencl_time
 
 NAME = "all_pairs"
 CUDA_KERNEL = "suite/cuda/all_pairs.cu"
@@ -99,12 +98,8 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
         data = cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=inp.data)
         dist = cl.Buffer(queue.context, mf.WRITE_ONLY, size=out.nbytes)
         kern.set_args(data, dist, np.int32(rows), np.int32(cols))
-        queue.finish()
-        t0 = time.perf_counter()
-        event = cl.enqueue_nd_range_kernel(queue, kern, (rows * THREADS, rows), (THREADS, 1))
-        event.wait()
-        host = time.perf_counter() - t0
-        seconds, launches = opencl_span([event]), 1
+        seconds, host, launches = opencl_time(
+            queue, lambda: [cl.enqueue_nd_range_kernel(queue, kern, (rows * THREADS, rows), (THREADS, 1))])
         cl.enqueue_copy(queue, out, dist).wait()
     name, driver = device(backend)
     return Run(NAME, backend, variant, out, seconds, host, launches, name, driver)

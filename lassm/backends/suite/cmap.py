@@ -16,19 +16,20 @@ numbers bit for bit.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from .common import (CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_kernel, opencl_queue,
-                     opencl_span, round_up)
+                     opencl_time, round_up)
 
 NAME = "cmap"
 CUDA_KERNEL = "suite/cuda/cmap.cu"
 OPENCL_KERNEL = "suite/opencl/cmap.cl"
 #: The kernel that scores the signatures (the sources also hold cmap_uniforms and cmap_count).
 ENTRY = "cmap_scores"
+#: Every kernel of a run, in launch order: the draw (ours), the scores, the count.
+ENTRIES: tuple[str, ...] = ("cmap_uniforms", "cmap_scores", "cmap_count")
 #: Genes of the reference profile: the Affymetrix U133A array's probes, as cudaMap's U133AArrayLength.
 GENES = 22283
 #: (random signatures, genes per signature) per size class: the seed's 10^6 on a GPU, small on a CPU.
@@ -172,7 +173,7 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
 
         cupy = cu._cupy()
         kernels = {e: cuda_launched(backend, (CUDA_KERNEL, OPENCL_KERNEL), e, build_options(backend, variant))
-                   for e in ("cmap_uniforms", "cmap_scores", "cmap_count")}
+                   for e in ENTRIES}
         profile = cupy.asarray(inp.profile)
         uniforms = cupy.empty(draws, dtype=cupy.float32)
         sums = cupy.empty(n, dtype=cupy.int64)
@@ -199,36 +200,39 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
         cl = ocl.cl
         queue = opencl_queue()
         kern = {e: opencl_kernel(OPENCL_KERNEL, e, build_options(backend, variant))
-                for e in ("cmap_uniforms", "cmap_scores", "cmap_count")}
+                for e in ENTRIES}
         mf = cl.mem_flags
         profile = cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=inp.profile)
         sums = cl.Buffer(queue.context, mf.READ_WRITE, size=8 * n)
         partial = cl.Buffer(queue.context, mf.READ_WRITE, size=4 * COUNT_BLOCKS)
-        queue.finish()
-        t0 = time.perf_counter()
-        events = []
-        if variant == "clrandom":
-            import warnings
+        uniforms = None
 
-            from pyopencl import clrandom
+        def enqueue() -> list:
+            nonlocal uniforms
+            events = []
+            if variant == "clrandom":
+                import warnings
 
-            with warnings.catch_warnings():  # its build log is no error
-                warnings.simplefilter("ignore", cl.CompilerWarning)
-                drawn = clrandom.PhiloxGenerator(queue.context, seed=SEED[0]).uniform(queue, (draws,), np.float32)
-            uniforms, events = drawn.data, list(drawn.events)
-        else:
-            uniforms = cl.Buffer(queue.context, mf.READ_WRITE, size=4 * draws)
-            kern["cmap_uniforms"].set_args(uniforms, np.int64(draws), np.uint32(SEED[0]), np.uint32(SEED[1]))
-            events.append(cl.enqueue_nd_range_kernel(queue, kern["cmap_uniforms"],
-                                                     (round_up(-(-draws // 4), THREADS),), (THREADS,)))
-        kern["cmap_scores"].set_args(uniforms, profile, sums, np.int32(n), np.int32(inp.set_size),
-                                     np.int32(len(inp.profile)))
-        events.append(cl.enqueue_nd_range_kernel(queue, kern["cmap_scores"], (blocks * THREADS,), (THREADS,)))
-        kern["cmap_count"].set_args(sums, np.int64(inp.threshold), np.int32(n), partial)
-        events.append(cl.enqueue_nd_range_kernel(queue, kern["cmap_count"], (COUNT_BLOCKS * THREADS,), (THREADS,)))
-        cl.wait_for_events(events)
-        host = time.perf_counter() - t0
-        seconds, launches = opencl_span(events), len(events)
+                from pyopencl import clrandom
+
+                with warnings.catch_warnings():  # its build log is no error
+                    warnings.simplefilter("ignore", cl.CompilerWarning)
+                    drawn = clrandom.PhiloxGenerator(queue.context, seed=SEED[0]).uniform(queue, (draws,), np.float32)
+                uniforms, events = drawn.data, list(drawn.events)
+            else:
+                uniforms = cl.Buffer(queue.context, mf.READ_WRITE, size=4 * draws)
+                kern["cmap_uniforms"].set_args(uniforms, np.int64(draws), np.uint32(SEED[0]), np.uint32(SEED[1]))
+                events.append(cl.enqueue_nd_range_kernel(queue, kern["cmap_uniforms"],
+                                                         (round_up(-(-draws // 4), THREADS),), (THREADS,)))
+            kern["cmap_scores"].set_args(uniforms, profile, sums, np.int32(n), np.int32(inp.set_size),
+                                         np.int32(len(inp.profile)))
+            events.append(cl.enqueue_nd_range_kernel(queue, kern["cmap_scores"], (blocks * THREADS,), (THREADS,)))
+            kern["cmap_count"].set_args(sums, np.int64(inp.threshold), np.int32(n), partial)
+            events.append(cl.enqueue_nd_range_kernel(queue, kern["cmap_count"], (COUNT_BLOCKS * THREADS,),
+                                                     (THREADS,)))
+            return events
+
+        seconds, host, launches = opencl_time(queue, enqueue)
         out = Output(np.empty(draws, np.float32), np.empty(n, np.int64), 0)
         counts = np.empty(COUNT_BLOCKS, np.int32)
         cl.enqueue_copy(queue, out.uniforms, uniforms)
@@ -240,6 +244,6 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
                extra={"p_value": out.count / n})
 
 
-__all__ = ["CUDA_KERNEL", "ENTRY", "GENES", "Inputs", "NAME", "OPENCL_KERNEL", "Output", "Reference", "SEED", "SIZES",
-           "THREADS", "VARIANTS", "build_options", "check", "inputs", "philox4x32_10", "philox_uniforms", "reference", "run",
-           "score_sums", "signed_genes"]
+__all__ = ["CUDA_KERNEL", "ENTRIES", "ENTRY", "GENES", "Inputs", "NAME", "OPENCL_KERNEL", "Output", "Reference", "SEED",
+           "SIZES", "THREADS", "VARIANTS", "build_options", "check", "inputs", "philox4x32_10", "philox_uniforms",
+           "reference", "run", "score_sums", "signed_genes"]

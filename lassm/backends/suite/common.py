@@ -100,10 +100,7 @@ _PTX_FUNCTIONS: dict[tuple, object] = {}
 
 def opencl_ptx_function(relpath: str, entry: str, options: Sequence[str] = ()):
     """``entry`` of the PTX NVIDIA's OpenCL compiler made of ``kernels/<relpath>`` with ``options``,
-    loaded by CuPy (its work-offset reads made 0, as :mod:`lassm.backends.opencl_ptx` does)."""
-    import tempfile
-    from pathlib import Path
-
+    loaded by CuPy (:func:`lassm.backends.opencl_ptx.load`)."""
     from .. import cuda as cu
     from .. import opencl_ptx as clptx
 
@@ -113,10 +110,7 @@ def opencl_ptx_function(relpath: str, entry: str, options: Sequence[str] = ()):
         text = opencl_ptx(relpath, options)
         if text is None:
             raise BackendUnavailable("the OpenCL device is no NVIDIA GPU: its program binary is no PTX")
-        with tempfile.TemporaryDirectory(prefix="lassm-suite-clptx-") as tmp:
-            path = Path(tmp) / "kernel.ptx"
-            path.write_text(clptx.cuda_ptx(text)[0])
-            _PTX_FUNCTIONS[key] = cupy.RawModule(path=str(path)).get_function(entry)  # loaded while the file is there
+        _PTX_FUNCTIONS[key] = clptx.load(text, entry)
     return _PTX_FUNCTIONS[key]
 
 
@@ -254,6 +248,19 @@ def opencl_queue(out_of_order: bool = False):
     return _QUEUES[key]
 
 
+def opencl_time(queue, enqueue: Callable[[], Sequence]) -> tuple[float, float, int]:
+    """Runs ``enqueue`` (it enqueues its kernels on ``queue`` and returns their events) once the
+    queue is idle, and waits for them: (device span, host wall time to completion, launches)."""
+    from .. import opencl as ocl
+
+    queue.finish()
+    t0 = time.perf_counter()
+    events = list(enqueue())
+    ocl.cl.wait_for_events(events)
+    host = time.perf_counter() - t0
+    return opencl_span(events), host, len(events)
+
+
 def opencl_span(events: Sequence) -> float:
     """Seconds from the first event's start to the last one's end (profiling counters, ns)."""
     first = min(e.profile.start for e in events)
@@ -268,4 +275,4 @@ def round_up(n: int, to: int) -> int:
 
 __all__ = ["BACKENDS", "CUDA_LAUNCHED", "Refused", "Run", "available", "cuda_compile_ptx", "cuda_function",
            "cuda_launched", "cuda_time", "device", "is_gpu", "opencl_kernel", "opencl_kernel_program", "opencl_ptx",
-           "opencl_ptx_function", "opencl_queue", "opencl_span", "profiled", "round_up"]
+           "opencl_ptx_function", "opencl_queue", "opencl_span", "opencl_time", "profiled", "round_up"]

@@ -12,13 +12,12 @@ the reference's (double precision) relative to the sum of its terms' sizes.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from .common import (CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_kernel, opencl_queue,
-                     opencl_span, round_up)
+                     opencl_time, round_up)
 
 NAME = "epistasis"
 CUDA_KERNEL = "suite/cuda/epistasis.cu"
@@ -177,12 +176,8 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
                                  hostbuf=p if p.size else np.zeros(2, np.uint32)) for p in inp.packed)
         scores = cl.Buffer(queue.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=out)
         kern.set_args(zeros, ones, scores, *args)
-        queue.finish()
-        t0 = time.perf_counter()
-        event = cl.enqueue_nd_range_kernel(queue, kern, (side, side), (BLOCK, BLOCK))
-        event.wait()
-        host = time.perf_counter() - t0
-        seconds, launches = opencl_span([event]), 1
+        seconds, host, launches = opencl_time(
+            queue, lambda: [cl.enqueue_nd_range_kernel(queue, kern, (side, side), (BLOCK, BLOCK))])
         cl.enqueue_copy(queue, out, scores).wait()
     name, driver = device(backend)
     return Run(NAME, backend, variant, out, seconds, host, launches, name, driver)

@@ -12,13 +12,12 @@ matches it when no output's relative error exceeds :data:`TOLERANCE`.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from .common import (CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_kernel, opencl_queue,
-                     opencl_span, round_up)
+                     opencl_time, round_up)
 
 NAME = "minkowski"
 CUDA_KERNEL = "suite/cuda/minkowski.cu"
@@ -153,16 +152,16 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
         a = cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=inp.a)
         b = cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=inp.b)
         planes = [cl.Buffer(queue.context, mf.WRITE_ONLY, size=out[0].nbytes) for _p in inp.powers]
-        queue.finish()
-        t0 = time.perf_counter()
-        events = []
-        for c, p in zip(planes, inp.powers):
-            kern.set_args(a, b, c, np.int32(m), np.int32(n), np.int32(k), np.float32(p), np.float32(1.0 / p))
-            events.append(cl.enqueue_nd_range_kernel(queue, kern, (round_up(k, BLOCK), round_up(m, BLOCK)),
-                                                     (BLOCK, BLOCK)))
-        cl.wait_for_events(events)
-        host = time.perf_counter() - t0
-        seconds, launches = opencl_span(events), len(events)
+
+        def enqueue() -> list:
+            events = []
+            for c, p in zip(planes, inp.powers):
+                kern.set_args(a, b, c, np.int32(m), np.int32(n), np.int32(k), np.float32(p), np.float32(1.0 / p))
+                events.append(cl.enqueue_nd_range_kernel(queue, kern, (round_up(k, BLOCK), round_up(m, BLOCK)),
+                                                         (BLOCK, BLOCK)))
+            return events
+
+        seconds, host, launches = opencl_time(queue, enqueue)
         for j, c in enumerate(planes):
             cl.enqueue_copy(queue, out[j], c)
     name, driver = device(backend)

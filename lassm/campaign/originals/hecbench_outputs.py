@@ -15,7 +15,6 @@ they are the program's own.
 from __future__ import annotations
 
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -74,17 +73,9 @@ def copies(folder: Path) -> tuple[list[np.ndarray], list[np.ndarray]]:
 
 def capture(program: Path, args: Sequence[str], shim: Path, folder: Path, timeout: float = CAPTURE_TIMEOUT) -> str:
     """Runs ``program args`` with ``shim`` preloaded, its copies written to ``folder``; returns its output."""
-    from .timing import installed_env
+    from .timing import run
 
-    env = {**installed_env(), "LD_PRELOAD": str(shim), "LASSM_CAPTURE": str(folder)}
-    try:
-        res = subprocess.run([str(program), *args], capture_output=True, text=True, timeout=timeout, env=env)
-    except subprocess.TimeoutExpired:
-        raise RuntimeError(f"{program.name} ran past {timeout:.0f} s") from None
-    if res.returncode != 0:
-        tail = (res.stderr or res.stdout).strip().splitlines()[-3:]
-        raise RuntimeError(f"{program.name} {' '.join(args)} exited {res.returncode}: {' | '.join(tail)}")
-    return res.stdout
+    return run([str(program), *args], timeout, env={"LD_PRELOAD": str(shim), "LASSM_CAPTURE": str(folder)})[1]
 
 
 def _shaped(raw: np.ndarray, dtype, shape: tuple[int, ...], what: str) -> np.ndarray:

@@ -30,11 +30,13 @@ def installed_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def run(cmd: Sequence[str], timeout: float = RUN_TIMEOUT) -> tuple[float, str]:
-    """Seconds of one run of ``cmd`` and its standard output; a failure raises with the end of its output."""
+def run(cmd: Sequence[str], timeout: float = RUN_TIMEOUT, env: dict[str, str] | None = None) -> tuple[float, str]:
+    """Seconds of one run of ``cmd`` (``env``: variables set beside :func:`installed_env`'s) and its
+    standard output; a failure raises with the end of its output."""
     t0 = time.perf_counter()
     try:
-        res = subprocess.run(list(cmd), capture_output=True, text=True, env=installed_env(), timeout=timeout)
+        res = subprocess.run(list(cmd), capture_output=True, text=True, env={**installed_env(), **(env or {})},
+                             timeout=timeout)
     except subprocess.TimeoutExpired:
         raise LassmError(f"{Path(cmd[0]).name} ran past {timeout:.0f} s") from None
     seconds = time.perf_counter() - t0
