@@ -67,13 +67,18 @@ def _fake_cuda(monkeypatch: pytest.MonkeyPatch, module) -> None:
 
 def test_xdrop_align_warms_the_backend_while_reading(tmp_path: Path, pairs: Path, monkeypatch: pytest.MonkeyPatch,
                                                      capsys: pytest.CaptureFixture) -> None:
-    events: list[str] = []
-    fake = types.SimpleNamespace(warm_up=lambda: events.append(threading.current_thread().name),
-                                 align=lambda p, s, threads=None: (events.append("align"), xdrop_cpu.align(p, s))[1])
+    events: list = []
+    fake = types.SimpleNamespace(warm_up=lambda *a: events.append((threading.current_thread().name, a)),
+                                 align=lambda p, s, threads=None, **kw: (events.append(("align", kw)),
+                                                                         xdrop_cpu.align(p, s))[1])
     _fake_cuda(monkeypatch, lambda: fake)
     out = tmp_path / "a.tsv"
-    assert cli.main(["xdrop", "align", str(pairs), "--backend", "cuda", "--out", str(out)]) == 0
-    assert events == ["lassm-cuda-warm-up", "align"] and out.exists()
+    assert cli.main(["xdrop", "align", str(pairs), "--backend", "cuda", "--xdrop", "30", "--out", str(out)]) == 0
+    # the kernel warmed is the one X's plan (or --lanes) picks
+    assert events == [("lassm-cuda-warm-up", (30, None)), ("align", {})] and out.exists()
+    events.clear()
+    assert cli.main(["xdrop", "align", str(pairs), "--backend", "cuda", "--lanes", "8", "--out", str(out)]) == 0
+    assert [e[1] for e in events] == [(100, 8), {"lanes": 8}]
 
 
 def test_xdrop_align_names_a_missing_backend_after_reading(tmp_path: Path, pairs: Path,

@@ -53,12 +53,14 @@ def _backends() -> list:
     if not names:
         params.append(pytest.param(("opencl", ""), id="opencl", marks=pytest.mark.skip(
             reason=f"needs pyopencl and an OpenCL device ({ocl.INSTALL}): {OCL_WHY}")))
-    return params + [pytest.param(("cuda", ""), id="cuda", marks=pytest.mark.gpu)]
+    # CUDA once per layout: LOGAN's block per direction (lanes 0), then the lanes kernel's widths
+    return params + [pytest.param(("cuda", lanes), id=f"cuda-lanes{lanes}", marks=pytest.mark.gpu)
+                     for lanes in (0, *plan.LANES)]
 
 
 @pytest.fixture(params=_backends())
 def backend(request, monkeypatch):
-    """The GPU backend's ``align``, pointed at one device."""
+    """The GPU backend's ``align``, pointed at one device (CUDA: at one layout)."""
     kind, device = request.param
     if kind == "opencl":
         monkeypatch.setenv(ocl.DEVICE_ENV, device)
@@ -66,7 +68,7 @@ def backend(request, monkeypatch):
     ok, why = xcuda.available()
     if not ok:
         pytest.skip(f"needs CuPy and a CUDA GPU: {why}")
-    return xcuda.align
+    return functools.partial(xcuda.align, lanes=device)
 
 
 @functools.lru_cache(maxsize=None)
@@ -267,9 +269,46 @@ def test_warm_up_builds_the_kernel_align_uses(backend) -> None:
         assert not cpu.align(pairs, Scoring()).differences(xopencl.align(pairs, Scoring()))
         assert xopencl._KERNELS == built
     else:
-        xcuda.warm_up()
-        before = xcuda._kernel.cache_info()
-        pairs = logan_like()
-        assert not cpu.align(pairs, Scoring()).differences(xcuda.align(pairs, Scoring()))
-        after = xcuda._kernel.cache_info()
-        assert after.misses == before.misses and after.hits > before.hits
+        for xdrop in (10, 5000):  # one X of each layout: the plan's lanes kernel, LOGAN's block
+            xcuda.warm_up(xdrop)
+            before = xcuda._kernel.cache_info()
+            pairs = logan_like()
+            got = xcuda.align(pairs, Scoring(xdrop=xdrop))
+            assert not cpu.align(pairs, Scoring(xdrop=xdrop)).differences(got)
+            after = xcuda._kernel.cache_info()
+            assert after.misses == before.misses and after.hits > before.hits
+            assert got.extra["lanes"] == plan.lanes_for(xdrop)
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("arch", nvrtc.ARCHS)
+@pytest.mark.parametrize("lanes", plan.LANES)
+def test_lanes_kernel_compiles_alone(arch: str, lanes: int) -> None:
+    """The lanes kernel builds alone at every width, with no block barrier left in it."""
+    ptx, log = xcuda.compile_ptx(arch, lanes=lanes)
+    assert f".entry {xcuda.LANES_ENTRY}" in ptx and "warning" not in log.lower(), log
+    assert "bar.sync" not in ptx and "barrier.sync.aligned" not in ptx and "shfl.sync" in ptx
+
+
+def test_lanes_are_checked_and_planned_by_x() -> None:
+    with pytest.raises(ValueError, match="lanes = 12"):
+        xcuda.lanes_options(12)
+    planned = [plan.lanes_for(x) for x in (0, 1, 10, 20, 50, 100, 500, 1000, 5000, 10**6)]
+    assert set(planned) <= {0, *plan.LANES} and planned[0] > 0 and planned[-1] == 0
+    widths = [w for w in planned if w]  # narrow bands first: the width never shrinks as X grows
+    assert widths == sorted(widths) and not any(planned[planned.index(0):])  # past the first block, blocks only
+
+
+def test_lanes_is_refused_off_cuda(tmp_path, capsys) -> None:
+    """``--lanes`` names the CUDA kernel's layout: asked of another backend it is one error, exit 2."""
+    from lassm import cli
+
+    pairs = str(tmp_path / "pairs.tsv")
+    assert cli.main(["xdrop", "generate", "--n-pairs", "2", "--min-length", "50", "--max-length", "60",
+                     "--out", pairs]) == 0
+    capsys.readouterr()
+    assert cli.main(["xdrop", "align", pairs, "--backend", "cpu", "--lanes", "8",
+                     "--out", str(tmp_path / "a.tsv")]) == 2
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "only the cuda backend" in lines[0]
+    assert not (tmp_path / "a.tsv").exists()

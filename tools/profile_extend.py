@@ -25,20 +25,69 @@ import time
 from pathlib import Path
 
 
+def _env() -> dict[str, str]:
+    """The environment an installed package runs in (bytecode cached: the timing module's)."""
+    from lassm.campaign.originals.timing import installed_env
+
+    return installed_env()
+
+
 def seconds(cmd: list[str], repeats: int) -> list[float]:
     """Wall seconds of ``repeats`` runs of ``cmd`` after one untimed run."""
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_env())
     out = []
     for _ in range(repeats):
         t0 = time.perf_counter()
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_env())
         out.append(time.perf_counter() - t0)
     return out
 
 
+#: One fresh process doing the command's start-up steps one after another, each stamped: what
+#: each costs alone (the command overlaps some of them in a thread).
+_TIMELINE = """
+import sys, time
+t0 = time.perf_counter()
+def mark(what):
+    print(f"{(time.perf_counter() - t0) * 1e3:8.1f} ms  {what}", flush=True)
+import numpy; mark("import numpy")
+from lassm.workloads.local_assembly import formats; mark("import lassm formats")
+ds = formats.read_dataset(sys.argv[1]); mark("read_dataset")
+import cupy; mark("import cupy")
+cupy.cuda.runtime.getDeviceCount(); mark("getDeviceCount (cuInit)")
+cupy.zeros(1); cupy.cuda.Device(0).synchronize(); mark("context and a first allocation")
+from lassm.backends import cuda as cu; mark("import lassm.backends.cuda")
+cu._device_facts(0); mark("device facts")
+cu._nvidia_driver(); mark("nvidia-smi (device_info's driver)")
+cu.sources_digest() if hasattr(cu, "sources_digest") else None; mark("sources digest")
+cu.kernel("fast", 32); mark("fast kernel from CuPy's cache")
+from lassm.backends import device_segments; device_segments.warm_up(); mark("segment kernels")
+from lassm.runs.extend import extend
+from lassm.workloads.local_assembly.config import Params
+ext = extend(ds, Params(k=int(sys.argv[2])), backend="cuda", protocol="fast"); mark("extend")
+formats.write_extended(ext, sys.argv[3]); mark("write_extended")
+"""
+
+#: The CUDA driver alone through ctypes: what a process pays for the GPU with no runtime library.
+_DRIVER = """
+import ctypes, time
+t0 = time.perf_counter()
+lib = ctypes.CDLL("libcuda.so.1"); t1 = time.perf_counter()
+assert lib.cuInit(0) == 0; t2 = time.perf_counter()
+dev, ctx, ptr = ctypes.c_int(), ctypes.c_void_p(), ctypes.c_uint64()
+assert lib.cuDeviceGet(ctypes.byref(dev), 0) == 0
+assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev) == 0
+assert lib.cuCtxSetCurrent(ctx) == 0; t3 = time.perf_counter()
+assert lib.cuMemAlloc_v2(ctypes.byref(ptr), 1 << 20) == 0; t4 = time.perf_counter()
+print(f"load libcuda {(t1 - t0) * 1e3:.1f} ms, cuInit {(t2 - t1) * 1e3:.1f} ms, "
+      f"primary context {(t3 - t2) * 1e3:.1f} ms, first cuMemAlloc {(t4 - t3) * 1e3:.1f} ms")
+"""
+
+
 def heaviest_imports(cmd: list[str], top: int) -> str:
     """The ``top`` imports with the largest cumulative time under ``-X importtime``."""
-    res = subprocess.run([cmd[0], "-X", "importtime", *cmd[1:]], capture_output=True, text=True, check=True)
+    res = subprocess.run([cmd[0], "-X", "importtime", *cmd[1:]], capture_output=True, text=True, check=True,
+                         env=_env())
     rows = []
     for line in res.stderr.splitlines():
         if not line.startswith("import time:") or "cumulative" in line:
@@ -93,6 +142,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\n== {name} (k = {k}, {dat.stat().st_size / 1e6:.1f} MB): whole command median "
                   f"{statistics.median(runs):.3f} s ({' '.join(f'{t:.3f}' for t in runs)})", flush=True)
             print(f"-- heaviest imports\n{heaviest_imports(cmd, 20)}", flush=True)
+            if args.backend == "cuda":
+                for script, what, extra in ((_TIMELINE, "start-up steps one after another", [str(dat), str(k), str(out)]),
+                                            (_DRIVER, "the driver alone (ctypes)", [])):
+                    subprocess.run([py, "-c", script, *extra], check=True, env=_env())  # warm
+                    print(f"-- {what}", flush=True)
+                    subprocess.run([py, "-c", script, *extra], check=True, env=_env())
             print(f"-- cProfile, one run in process\n{profile_in_process(cli, args.top)}", flush=True)
     return 0
 

@@ -3,7 +3,7 @@
 
 One profiled run per (set, X), with the metric list local assembly uses
 (:func:`lassm.analysis.counters.ncu.metrics`, from ``data/metric-names.csv``), the kernel
-``xdrop_kernel`` only. The raw CSV, ``ncu --version`` and the labels are kept under
+``xdrop_kernel`` or ``xdrop_lanes_kernel`` only. The raw CSV, ``ncu --version`` and the labels are kept under
 ``xdrop/counters/``; the launches of a run are summed (:func:`lassm.analysis.counters.aggregate`)
 into one ``counters.csv`` row. ``tools/against_logan.py`` turns LOGAN's raw files into rows of
 the same table with :func:`row_from_raw`.
@@ -21,8 +21,8 @@ from .xdrop_plan import XdropPlan
 
 #: The program label of our CUDA kernel's rows (LOGAN's are ``LOGAN``).
 PROGRAM = "lassm cuda"
-#: The X-drop kernels' entry point.
-KERNEL_NAME = "xdrop_kernel"
+#: The X-drop kernels' entry points: LOGAN's block layout and the lanes kernel X's plan may pick.
+KERNEL_NAME = "regex:^xdrop_(lanes_)?kernel$"
 #: Seconds one profiled run may take.
 NCU_TIMEOUT = 300.0
 #: ncu refusals that hold for every run: the step stops at the first.

@@ -87,7 +87,11 @@ def _cmd_align(args: argparse.Namespace) -> int:
     # a pairs file is read; its failure, naming what to install, is raised once it is. A named set
     # may first be built (minutes): the backend is waited for before that, so no mistake is found
     # after the work.
-    ready = in_background(lambda: get(args.backend), name=args.backend)
+    lanes = {} if args.lanes == "auto" else {"lanes": int(args.lanes)}
+    if lanes and args.backend != "cuda":
+        raise LassmError(f"--lanes {args.lanes}: only the cuda backend has the lanes kernel")
+    warm = (scoring.xdrop, lanes.get("lanes")) if args.backend == "cuda" else ()
+    ready = in_background(lambda: get(args.backend), *warm, name=args.backend)
     if named:
         from ..workloads.xdrop.datasets import load
 
@@ -98,7 +102,7 @@ def _cmd_align(args: argparse.Namespace) -> int:
             pairs = read_pairs(args.input)
         finally:
             backend = ready()
-    result = backend.align(pairs, scoring, threads=args.threads)
+    result = backend.align(pairs, scoring, threads=args.threads, **lanes)
     write_alignments(result, args.out, input_name=pairs.name)
     _err(f"aligned {pairs.n_pairs} pairs with {args.backend} at X = {scoring.xdrop} "
          f"in {result.wall_seconds:.3f} s -> {args.out}")
@@ -194,6 +198,9 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
     a.add_argument("--gap", type=t.negative, default=DEFAULT_GAP, help="linear gap score (default %(default)s)")
     a.add_argument("--xdrop", type=t.natural, default=DEFAULT_XDROP, help="X, the drop-off (default %(default)s)")
     a.add_argument("--threads", type=t.count, default=None, help="CPU threads (default: all cores)")
+    a.add_argument("--lanes", choices=("auto", "0", "8", "16", "32"), default="auto",
+                   help="cuda: threads per direction, 0 for LOGAN's one block per direction, 8/16/32 for "
+                        "several directions per warp (default auto: chosen by X)")
     a.add_argument("--against", choices=BACKEND_NAMES, default=None,
                    help="also run this backend and compare pair for pair (exit 1 on a difference)")
     a.add_argument("--out", type=t.output_file, required=True, help="results, .parquet or .tsv")

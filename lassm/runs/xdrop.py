@@ -43,6 +43,14 @@ AGAINST_LOGAN_COLUMNS: tuple[str, ...] = (
     "machine", "device", "driver", "dataset", "n_pairs", "xdrop", "program", "kernel_seconds", "kernel_launches",
     "logan_gpu_seconds", "whole_seconds", "git_sha", "command", "scores_equal", "original_source", "nvcc")
 AGAINST_LOGAN_KEY: tuple[str, ...] = ("dataset", "xdrop", "program")
+#: ``lanes.csv``: the CUDA kernel's layouts side by side (the ablation of X's plan): one row per
+#: (dataset, xdrop, lanes), lanes 0 being LOGAN's one block per direction; ``equal_to_block``: every
+#: pair's scores and ends equal the block layout's in the same run.
+LANES_FILE = "lanes.csv"
+LANES_COLUMNS: tuple[str, ...] = (
+    "machine", "device", "driver", "dataset", "n_pairs", "xdrop", "lanes", "planned", "kernel_seconds", "repeats",
+    "cells", "gcups", "equal_to_block", "git_sha", "command")
+LANES_KEY: tuple[str, ...] = ("dataset", "xdrop", "lanes")
 #: The kernel label of X-drop rows (run records of local assembly say ``local-assembly``).
 KERNEL = "xdrop"
 

@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The X-drop CUDA backend: ``kernels/xdrop/cuda/xdrop.cu`` through CuPy, timed with CUDA events.
 
-LOGAN's layout: one block per alignment direction, its threads over the anti-diagonal, the
-three anti-diagonals in global memory. CuPy's probe and device facts are the local-assembly CUDA
+Two layouts of one algorithm, chosen by X (:func:`plan.lanes_for`): LOGAN's, one block per
+alignment direction, its threads over the anti-diagonal (``xdrop.cu``), and the narrow-band one,
+a few lanes of a warp per direction (``xdrop_lanes.cu``: several directions per warp, warp
+shuffles for block barriers); both keep the three anti-diagonals in global memory. CuPy's probe and device facts are the local-assembly CUDA
 backend's (:mod:`lassm.backends.cuda`, imported, not copied); the source compiles alone with
 NVRTC, so :func:`compile_ptx` checks it on machines without a GPU with the very options the
 backend passes to CuPy (:func:`build_options`). Host preparation is :mod:`.plan`'s, shared with
@@ -24,6 +26,10 @@ from . import plan
 
 KERNEL = "xdrop/cuda/xdrop.cu"
 ENTRY = "xdrop_kernel"
+LANES_KERNEL = "xdrop/cuda/xdrop_lanes.cu"
+LANES_ENTRY = "xdrop_lanes_kernel"
+#: Threads per block of the lanes layout.
+LANES_BLOCK = 128
 #: CUDA's largest block.
 MAX_GROUP = 1024
 #: Share of the free device memory one launch's scratch may use.
@@ -42,30 +48,53 @@ def build_options(group: int) -> tuple[str, ...]:
     return ("--std=c++17", f"-DXDROP_GROUP={int(group)}")
 
 
-def compile_ptx(arch: str = "compute_90", group: int = plan.DEFAULT_GROUP) -> tuple[str, str]:
-    """The kernel compiled to PTX by NVRTC alone (no CuPy, no GPU): ``(ptx, log)``."""
+def lanes_options(lanes: int) -> tuple[str, ...]:
+    """The options of one lanes build: ``XDROP_LANES`` and the block size ``XDROP_BLOCK``."""
+    if lanes not in plan.LANES:
+        raise ValueError(f"lanes = {lanes} must be one of {plan.LANES}")
+    return ("--std=c++17", f"-DXDROP_LANES={int(lanes)}", f"-DXDROP_BLOCK={LANES_BLOCK}")
+
+
+def _source(lanes: int) -> tuple[str, tuple[str, ...], str]:
+    """(file, options, entry) of one layout: LOGAN's block (``lanes`` 0) or the lanes kernel."""
+    if lanes == 0:
+        return KERNEL, build_options(plan.DEFAULT_GROUP), ENTRY
+    return LANES_KERNEL, lanes_options(lanes), LANES_ENTRY
+
+
+def compile_ptx(arch: str = "compute_90", group: int = plan.DEFAULT_GROUP, lanes: int = 0) -> tuple[str, str]:
+    """A kernel compiled to PTX by NVRTC alone (no CuPy, no GPU): ``(ptx, log)``; ``lanes`` 0 is
+    LOGAN's block layout with ``group`` threads, else the lanes kernel with that many lanes."""
     from .. import nvrtc
 
-    path = kernel_source(KERNEL)
-    return nvrtc.compile_ptx(path.read_text(), [*build_options(group), f"--gpu-architecture={arch}"], name=path.name)
+    name, options, _entry = _source(lanes)
+    if lanes == 0:
+        options = build_options(group)
+    path = kernel_source(name)
+    return nvrtc.compile_ptx(path.read_text(), [*options, f"--gpu-architecture={arch}"], name=path.name)
 
 
 @functools.lru_cache(maxsize=None)
-def _kernel(options: tuple[str, ...], code: str):
-    """The compiled ``xdrop_kernel``, once per options and source text."""
+def _kernel(options: tuple[str, ...], code: str, entry: str = ENTRY):
+    """A compiled kernel, once per options and source text."""
     module = cu._cupy().RawModule(code=code, options=options)
-    return module.get_function(ENTRY)
+    return module.get_function(entry)
 
 
-def kernel(group: int):
-    """The kernel built for blocks of ``group`` threads."""
-    return _kernel(build_options(group), kernel_source(KERNEL).read_text())
+def kernel(group: int, lanes: int = 0):
+    """LOGAN's block kernel for blocks of ``group`` threads (``lanes`` 0), else the lanes kernel."""
+    if lanes == 0:
+        return _kernel(build_options(group), kernel_source(KERNEL).read_text())
+    name, options, entry = _source(lanes)
+    return _kernel(options, kernel_source(name).read_text(), entry)
 
 
-def warm_up() -> None:
-    """Makes the context and loads the default block's kernel (compiled once, then from CuPy's
-    disk cache): start-up that ``lassm xdrop align`` overlaps with reading its pairs."""
-    kernel(plan.DEFAULT_GROUP)
+def warm_up(xdrop: int | None = None, lanes: int | None = None) -> None:
+    """Makes the context and loads the kernel that ``align`` will use for X (or ``lanes``), compiled
+    once, then from CuPy's disk cache: start-up that ``lassm xdrop align`` overlaps with reading."""
+    if lanes is None:
+        lanes = plan.lanes_for(xdrop) if xdrop is not None else 0
+    kernel(plan.DEFAULT_GROUP, lanes)
 
 
 def _budget() -> int:
@@ -74,7 +103,7 @@ def _budget() -> int:
 
 
 def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int = plan.DEFAULT_GROUP,
-          max_bytes: int | None = None) -> Alignments:
+          max_bytes: int | None = None, lanes: int | None = None) -> Alignments:
     """Extends every pair's seed both ways on the GPU, bit for bit as the oracle.
 
     Parameters
@@ -82,16 +111,19 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int
     pairs : the read pairs and their seeds.
     scoring : match, mismatch, gap and X.
     threads : ignored (the GPU decides); kept for the backends' one signature.
-    group : threads per block (``XDROP_GROUP``).
+    group : threads per block of LOGAN's layout (``XDROP_GROUP``).
     max_bytes : scratch bytes of one launch (default: half the free device memory).
+    lanes : threads per direction: 0 for LOGAN's block layout, 8, 16 or 32 for the lanes kernel;
+        None (default) for X's plan (:func:`plan.lanes_for`).
 
     Returns
     -------
     Alignments
-        With ``extra``: device, cells, kernel_seconds (CUDA events), gcups, launches, group.
+        With ``extra``: device, cells, kernel_seconds (CUDA events), gcups, launches, group, lanes.
     """
     cupy = cu._cupy()
-    kern = kernel(int(group))
+    lanes = plan.lanes_for(scoring.xdrop) if lanes is None else int(lanes)
+    kern = kernel(int(group), lanes)
     start_wall = time.perf_counter()
     t = plan.tasks(pairs)
     out = plan.Outputs.empty(t.n)
@@ -109,7 +141,11 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int
         res = [cupy.zeros(sub.n, dtype=d) for d in (np.int32, np.int32, np.int32, np.int64, np.int32)]
         start, end = cupy.cuda.Event(), cupy.cuda.Event()
         start.record()
-        kern((sub.n,), (int(group),), (seqs_v, seqs_h, *ins, scratch, *plan.scoring_args(scoring), *res))
+        args = (seqs_v, seqs_h, *ins, scratch, *plan.scoring_args(scoring), *res)
+        if lanes:
+            kern((-(-sub.n * lanes // LANES_BLOCK),), (LANES_BLOCK,), (*args, np.int32(sub.n)))
+        else:
+            kern((sub.n,), (int(group),), args)
         end.record()
         end.synchronize()
         kernel_seconds += cupy.cuda.get_elapsed_time(start, end) / 1000.0
@@ -118,4 +154,5 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int
         del scratch
     wall = time.perf_counter() - start_wall
     return plan.assemble(pairs, scoring, out, "cuda", wall, kernel_seconds,
-                         {"device": cu.device_name(), "launches": len(ranges), "group": int(group)})
+                         {"device": cu.device_name(), "launches": len(ranges),
+                          "group": LANES_BLOCK if lanes else int(group), "lanes": lanes})

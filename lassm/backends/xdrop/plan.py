@@ -28,6 +28,23 @@ from ...workloads.xdrop.result import Alignments
 LEFT, RIGHT = 0, 1
 #: Work-items (threads) per task by default: LOGAN gives a block 128 threads for X = 100.
 DEFAULT_GROUP = 128
+#: Lanes per task the CUDA lanes kernel builds for (``XDROP_LANES``); 0 names LOGAN's block layout.
+LANES = (8, 16, 32)
+#: X's plan, ``(largest X, lanes)`` in order; a larger X takes LOGAN's block layout (lanes 0).
+#: Chosen from the ablation ``tools/xdrop_lanes.py`` records in ``xdrop/lanes.csv``.
+LANES_BY_X = ((20, 8), (100, 16), (1000, 32))
+
+
+def lanes_for(xdrop: int) -> int:
+    """Lanes per task for X: narrow bands (small X) share a warp, wide ones get LOGAN's block.
+
+    Why by X: a band's width is bounded by the cells within X of the best score, so X, known before
+    any pair is read, sizes the band the kernel must cover.
+    """
+    for largest, lanes in LANES_BY_X:
+        if xdrop <= largest:
+            return lanes
+    return 0
 #: Kernel status codes (``XDROP_OK``, ``XDROP_BAND_OVERFLOW`` in the kernels).
 STATUS = {0: "ok", 1: "a band outgrew its scratch (a kernel bug)"}
 

@@ -34,7 +34,7 @@ from .timing import kernel_times, run
 
 #: LOGAN's kernel and ours, for ncu's ``--kernel-name``.
 LOGAN_KERNEL = "extendSeedLGappedXDropOneDirectionGlobal"
-OUR_KERNEL = "xdrop_kernel"
+OUR_KERNEL = "xdrop_(lanes_)?kernel"  # a regular expression: both layouts
 #: The two programs' labels in the table (ours names its backend: :func:`ours_label`).
 LOGAN_PROGRAM, OURS = "LOGAN demo", "lassm xdrop align cuda"
 
