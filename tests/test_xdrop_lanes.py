@@ -54,3 +54,16 @@ def test_a_layout_that_differs_is_recorded_and_never_chosen() -> None:
 def test_rows_refuse_a_plan_without_the_block_first() -> None:
     with pytest.raises(ValueError, match="start with 0"):
         xdrop_lanes.rows(_oracle(), helpers.random_pairs(4, 1), "r", Scoring(), layouts=(8, 0))
+
+
+def test_the_plan_follows_the_committed_ablation() -> None:
+    """X's plan (``plan.LANES_BY_X``) is chosen from the measured table: at every X measured on
+    the H100, the planned layout is within 10 % of the fastest one that equals the block's."""
+    from lassm.backends.xdrop import plan
+
+    table = rec.read_rows(rec.folder("nvidia-h100-80gb-hbm3") / rec.LANES_FILE, rec.LANES_COLUMNS)
+    assert table, "the H100's lanes.csv is committed"
+    fastest = xdrop_lanes.best(table)
+    times = {(r["dataset"], int(r["xdrop"]), int(r["lanes"])): float(r["kernel_seconds"]) for r in table}
+    for (name, x), lanes in fastest.items():
+        assert times[(name, x, plan.lanes_for(x))] <= 1.1 * times[(name, x, lanes)], (name, x, lanes)

@@ -32,7 +32,7 @@ DEFAULT_GROUP = 128
 LANES = (8, 16, 32)
 #: X's plan, ``(largest X, lanes)`` in order; a larger X takes LOGAN's block layout (lanes 0).
 #: Chosen from the ablation ``tools/xdrop_lanes.py`` records in ``xdrop/lanes.csv``.
-LANES_BY_X = ((20, 8), (100, 16), (1000, 32))
+LANES_BY_X = ((50, 8), (200, 16), (1000, 32))
 
 
 def lanes_for(xdrop: int) -> int:
