@@ -26,6 +26,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--xdrops", default="10,20,50,100,500,1000,5000", help="comma list of X")
     ap.add_argument("--repeats", type=int, default=3, help="timed runs per layout (default 3)")
     ap.add_argument("--force", action="store_true", help="measure again rows recorded at this commit")
+    ap.add_argument("--counters-xdrops", default="",
+                    help="comma list of X at which every layout also runs under Nsight Compute (xdrop/counters.csv, "
+                         "programs 'lassm cuda lanes=N')")
     args = ap.parse_args(argv)
     try:
         xdrops = [int(x) for x in args.xdrops.split(",") if x.strip()]
@@ -66,7 +69,49 @@ def main(argv: list[str] | None = None) -> int:
                   f"{r['gcups']:8.2f} GCUPS equal={r['equal_to_block']}{'  (planned)' if r['planned'] else ''}",
                   flush=True)
     print(f"-> {table}")
+    counted = [int(x) for x in args.counters_xdrops.split(",") if x.strip()]
+    if counted:
+        counters(args.machine, args.dataset, pairs, counted, sha, args.force)
     return 1 if differed else 0
+
+
+def counters(machine: str, name: str, pairs, xdrops: list[int], sha: str, force: bool) -> None:
+    """Every layout under the study's metric list at each X: ``counters.csv`` rows whose program
+    is ``lassm cuda lanes=N`` (N = 0: LOGAN's block), raw files beside them."""
+    import tempfile
+    from pathlib import Path
+
+    from lassm.analysis.counters import ncu
+    from lassm.campaign import xdrop_counters as xc
+    from lassm.campaign import xdrop_lanes
+    from lassm.campaign.steps import find_ncu
+    from lassm.runs import xdrop as rec
+    from lassm.workloads.xdrop.formats import write_pairs_parquet
+
+    exe = find_ncu()
+    if exe is None:
+        print("xdrop_lanes: no ncu here, no counters", file=sys.stderr)
+        return
+    table = rec.folder(machine) / rec.COUNTERS_FILE
+    with tempfile.TemporaryDirectory(prefix="lassm-lanes-ncu-") as tmp:
+        source = Path(tmp) / "pairs.parquet"
+        write_pairs_parquet(pairs, source)
+        for x in xdrops:
+            for lanes in xdrop_lanes.LAYOUTS:
+                program = f"lassm cuda lanes={lanes}"
+                if not force and rec.recorded(rec.read_rows(table, rec.COUNTER_COLUMNS), sha, dataset=name, xdrop=x,
+                                              program=program):
+                    continue
+                target = [*xc.align_command(source, x, (1, -1, -1), Path(tmp) / "out.parquet"), "--lanes", str(lanes)]
+                raw = xc.raw_file(machine, name, x, program)
+                ncu.collect(target, raw, dataset=name, k=x, protocol=program, kernel_name=xc.KERNEL_NAME, ncu=exe,
+                            timeout=xc.NCU_TIMEOUT)
+                row = xc.row_from_raw(raw, dataset=name, xdrop=x, program=program, machine=machine, git_sha=sha,
+                                      command=f"ncu --metrics <data/metric-names.csv> -- lassm xdrop align "
+                                              f"{name}.parquet --backend cuda --xdrop {x} --lanes {lanes}")
+                rec.upsert(table, rec.COUNTER_COLUMNS, rec.COUNTERS_KEY, [row])
+                print(f"counters {name} X={x} lanes={lanes}: {row['duration_s'] * 1e3:.2f} ms, "
+                      f"{row['warp_inst']:.3g} warp instructions", flush=True)
 
 
 if __name__ == "__main__":
