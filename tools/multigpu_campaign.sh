@@ -5,6 +5,10 @@
 # cuda backend, casptr), each merged output checked against the 1-GPU output (and that one
 # against the CPU oracle), recorded as run records with gpus = 1..N; then the sweep's wall time
 # with and without `--cluster local-cuda`. Results: data/results/<machine>/ -> $OUT/results.tgz.
+# The scaling step also times, in the same call, a plain single-process `lassm extend` of the
+# same input (whole command, its output file compared byte for byte with each sharded output),
+# and per GPU count the sharded phases (plan, compute, merge, then writing the output): each
+# record then holds both of issue 30's ratios (speedup_vs_1gpu, speedup_vs_single_process).
 #
 # Needs wheelhouse-dask/ (dask + distributed wheels, cp312) carried with the tree, and numba on
 # the node (or in wheelhouse/). Usage, repository root:  bash tools/multigpu_campaign.sh
@@ -36,9 +40,9 @@ for step in $STEPS; do
       log "strong scaling of $DATASET on 1..$NGPU GPUs"
       # A file, not stdin: Dask's spawned workers re-import the main module by its path.
       cat > /tmp/lassm_scaling.py <<'PY'
-import os, statistics, time
+import cProfile, hashlib, io, os, pstats, statistics, subprocess, sys, time
 import numpy as np
-from lassm.workloads.local_assembly import datasets
+from lassm.workloads.local_assembly import datasets, formats
 from lassm.runs import distributed as D, records
 from lassm.workloads.local_assembly.config import Params
 from lassm.runs.extend import extend
@@ -49,6 +53,30 @@ def tiled(side: SideResult, times: int) -> SideResult:
     for f in ("walks", "walk_len", "final_k", "term", "n_k", "steps", "insertions", "start_insertions"):
         setattr(out, f, np.tile(getattr(side, f), times))
     return out
+
+def digest(path: str) -> str:
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+def whole_runs(cmd: list, repeat: int) -> list:
+    """Wall seconds of the whole command, `repeat` runs after one untimed one (kernel cache warm)."""
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    runs = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        runs.append(time.perf_counter() - t0)
+    return runs
+
+def profile_shard(source: tuple, index: np.ndarray, params: dict, top: int) -> str:
+    """On a worker: cProfile of one shard's extension (its cached cut), heaviest own time first."""
+    data = D._load(*source)[0].subset(index)
+    prof = cProfile.Profile()
+    prof.enable()
+    extend(data, Params(**params), backend="cuda", protocol="casptr")
+    prof.disable()
+    buf = io.StringIO()
+    pstats.Stats(prof, stream=buf).sort_stats("tottime").print_stats(top)
+    return buf.getvalue()
 
 def main() -> None:
     """Dask spawns its workers: the work must not run again when they import __main__."""
@@ -68,6 +96,16 @@ def main() -> None:
     oracle = Extension(ds, tiled(cpu.right, times), tiled(cpu.left, times), "cpu", params.as_dict())
     print(f"cpu oracle on {base_name} x{times}: {time.perf_counter() - t0:.1f} s", flush=True)
 
+    # The plain single-process command on the same input, before any worker holds a GPU.
+    inp, single_out, sharded_out = f"/tmp/lassm_scaling_{name}.parquet", "/tmp/lassm_single.txt", "/tmp/lassm_sharded.txt"
+    formats.write_dataset(ds, inp)
+    cmd = [sys.executable, "-m", "lassm.cli", "extend", inp, "--k", str(k), "--backend", "cuda", "--protocol", "casptr",
+           "--out", single_out]
+    single = whole_runs(cmd, repeat)
+    single_digest = digest(single_out)
+    print(f"single-process lassm extend (whole command): {statistics.median(single):.3f} s "
+          f"(runs {[round(w, 3) for w in single]})", flush=True)
+
     with D.connect(f"local-cuda:{n_gpu}") as client:
         workers = D.workers_of(client)
         t0 = time.perf_counter()
@@ -79,35 +117,56 @@ def main() -> None:
             plan = D.plan_shards(ds, g)
             # Untimed pass: each worker cuts its shard once (cached) and the output is checked.
             ext = D.extend_sharded(ds, params, "cuda", client, plan, workers=workers[:g], source=(name, k), protocol="casptr")
-            walls, kernels, crit = [], [], []
+            walls, kernels, crit, writes = [], [], [], []
+            phases = {key: [] for key in ("plan_seconds", "compute_wall_seconds", "merge_seconds")}
             for _ in range(repeat):
                 ext = D.extend_sharded(ds, params, "cuda", client, plan, workers=workers[:g], source=(name, k),
                                        protocol="casptr")
+                t0 = time.perf_counter()
+                formats.write_extended(ext, sharded_out)
+                writes.append(time.perf_counter() - t0)
                 walls.append(ext.wall_seconds)
                 crit.append(ext.right.extra["kernel_seconds_max_shard"])
                 kernels.append(ext.right.extra["kernel_seconds_sum"])
+                for key, runs in phases.items():
+                    runs.append(ext.right.extra[key])
             diffs = ext.compare(oracle)
-            digest = records.output_digest(ext)
-            ref = ref or {"digest": digest, "wall": statistics.median(walls)}
-            same_as_1 = digest == ref["digest"] and not diffs
+            out_digest = records.output_digest(ext)
+            ref = ref or {"digest": out_digest, "wall": statistics.median(walls)}
+            same_as_1 = out_digest == ref["digest"] and not diffs
+            sharded = [w + x for w, x in zip(walls, writes)]
             extra = {
                 "gpus": g, "scaling": "strong", "shards": g, "wall_seconds": statistics.median(walls),
                 "wall_seconds_runs": walls, "kernel_seconds": statistics.median(crit), "kernel_seconds_runs": crit,
                 "kernel_seconds_sum_runs": kernels, "speedup_vs_1gpu": ref["wall"] / statistics.median(walls),
                 "matches_1gpu": same_as_1, "cpu_oracle": f"{base_name} tiled x{times}",
+                **{key: statistics.median(runs) for key, runs in phases.items()},
+                "write_seconds": statistics.median(writes), "write_seconds_runs": writes,
+                "sharded_seconds": statistics.median(sharded), "single_process_seconds": statistics.median(single),
+                "single_process_seconds_runs": single,
+                "speedup_vs_single_process": statistics.median(single) / statistics.median(sharded),
+                "matches_single_process": digest(sharded_out) == single_digest,
                 **{key: ext.right.extra[key] for key in ("shard_work", "max_over_mean", "bound", "shard_contigs",
-                                                       "shard_kernel_seconds", "shard_wall_seconds", "shard_places",
-                                                       "plan_seconds", "compute_wall_seconds", "merge_seconds")},
+                                                       "shard_kernel_seconds", "shard_wall_seconds", "shard_prep_seconds",
+                                                       "shard_pack_seconds", "shard_places")},
             }
             if diffs:
                 extra["cpu_differences"] = diffs
             summary = records.summarize(ext, name, not diffs, command, machine=machine, extra=extra)
             run_id = f"scaling__{records.run_id_for(name, k, 'cuda', 'casptr')}__gpus{g}"
             records.write_record(summary, ext, run_id=run_id)
-            print(f"gpus={g}: wall {statistics.median(walls):.3f} s (runs {[round(w, 3) for w in walls]}), "
-                  f"kernel critical path {statistics.median(crit):.3f} s, sum {statistics.median(kernels):.3f} s, "
-                  f"balance {extra['max_over_mean']:.3f}, equal to 1 GPU: {same_as_1}, to cpu: {not diffs} -> {run_id}",
-                  flush=True)
+            print(f"gpus={g}: wall {statistics.median(walls):.3f} s (runs {[round(w, 3) for w in walls]}) = plan "
+                  f"{extra['plan_seconds']:.3f} + compute {extra['compute_wall_seconds']:.3f} + merge "
+                  f"{extra['merge_seconds']:.3f}; write {extra['write_seconds']:.3f} s; kernel critical path "
+                  f"{statistics.median(crit):.3f} s, sum {statistics.median(kernels):.3f} s, shard walls "
+                  f"{[round(w, 3) for w in extra['shard_wall_seconds']]}, balance {extra['max_over_mean']:.3f}; "
+                  f"vs 1 GPU {extra['speedup_vs_1gpu']:.2f}x, vs single process (wall + write) "
+                  f"{extra['speedup_vs_single_process']:.2f}x; equal to 1 GPU: {same_as_1}, to cpu: {not diffs}, "
+                  f"to the single-process file: {extra['matches_single_process']} -> {run_id}", flush=True)
+        # Where a worker's time goes besides its kernels: one shard of the widest plan, profiled there.
+        shard = D.plan_shards(ds, n_gpu)[0]
+        print(client.submit(profile_shard, (name, k), shard, params.as_dict(), 25, workers=[workers[0]],
+                             pure=False).result(), flush=True)
 
 
 if __name__ == "__main__":

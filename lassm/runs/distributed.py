@@ -9,7 +9,8 @@ again after a worker is lost (the scheduler re-assigns what a dead worker held, 
   :func:`lassm.runs.point.run_one` and writes the run record itself (atomically, under the run id, so a
   re-run replaces its folder and never adds a second one);
 * a **shard** (:func:`extend_sharded`): a subset of the contigs, balanced by estimated work; the
-  parent merges the shards' walks back in contig order with :meth:`SideResult.scatter`. Every
+  parent merges the shards' walks back in contig order with :meth:`SideResult.gathered`. The
+  walks travel and merge ragged (only the walked bases, not a ``max_walk`` row per contig). Every
   contig end is walked independently of the others, so the merge equals a single run bit for bit.
 
 ``--cluster`` names where the work runs (:func:`connect`): ``local[:N]`` (CPU workers, for CI and
@@ -280,33 +281,13 @@ def _where() -> dict:
             "slurm_job": os.environ.get("SLURM_JOB_ID", "")}
 
 
-def _pack(side: SideResult) -> dict:
-    """A side's result without the unused tail of each walk: what travels back from a worker."""
-    n = len(side.walk_len)
-    mask = np.arange(side.max_walk)[None, :] < side.walk_len[:, None]
-    fields = {name: getattr(side, name) for name in
-              ("walk_len", "final_k", "term", "n_k", "steps", "insertions", "start_insertions")}
-    return {"max_walk": side.max_walk, "bases": side.walks.reshape(n, side.max_walk)[mask], **fields,
-            "kernel_seconds": float(side.kernel_seconds), "extra": side.extra}
-
-
-def _unpack(packed: dict) -> SideResult:
-    n = len(packed["walk_len"])
-    side = SideResult.empty(n, packed["max_walk"])
-    for name in ("walk_len", "final_k", "term", "n_k", "steps", "insertions", "start_insertions"):
-        setattr(side, name, packed[name])
-    mask = np.arange(side.max_walk)[None, :] < side.walk_len[:, None]
-    side.walks.reshape(n, side.max_walk)[mask] = packed["bases"]
-    side.kernel_seconds = packed["kernel_seconds"]
-    side.extra = packed["extra"]
-    return side
-
-
 def _shard_task(number: int, index: np.ndarray, data: Dataset | None, source: tuple[str, int] | None,
                 params: dict, backend: str, options: dict, fail_marker: str | None = None) -> dict:
-    """Extends one shard on this worker; returns both sides packed, with timings and place."""
+    """Extends one shard on this worker; returns both sides ragged (:meth:`SideResult.compact`: only
+    the walked bases travel), with timings (cutting the shard, the extension, the compaction) and place."""
     from .extend import extend
 
+    t0 = time.perf_counter()
     if data is None:
         name, k = source
         full, _ = _load(name, k)
@@ -315,12 +296,14 @@ def _shard_task(number: int, index: np.ndarray, data: Dataset | None, source: tu
         else:
             digest = hashlib.sha1(np.ascontiguousarray(index).tobytes()).hexdigest()
             data = _cached(("shard", name, k, digest), lambda: full.subset(index))
-    t0 = time.perf_counter()
+    t1 = time.perf_counter()
     ext = extend(data, Params(**params), backend=backend, **options)
-    seconds = time.perf_counter() - t0
+    t2 = time.perf_counter()
+    right, left = ext.right.compact(), ext.left.compact()
+    t3 = time.perf_counter()
     _fail_once(fail_marker)
-    return {"number": number, "right": _pack(ext.right), "left": _pack(ext.left), "wall_seconds": seconds,
-            "kernel_seconds": float(ext.kernel_seconds), **_where()}
+    return {"number": number, "right": right, "left": left, "wall_seconds": t2 - t1, "prep_seconds": t1 - t0,
+            "pack_seconds": t3 - t2, "kernel_seconds": float(ext.kernel_seconds), **_where()}
 
 
 def _warm_task(source: tuple[str, int] | None, params: dict, backend: str, options: dict) -> dict:
@@ -397,31 +380,28 @@ def extend_sharded(ds: Dataset, params: Params, backend: str, client: Any,
 
 
 def merge(ds: Dataset, plan: Sequence[np.ndarray], parts: Sequence[dict], backend: str, params: Params) -> Extension:
-    """Scatters the shards' walks into one :class:`Extension` in contig order."""
+    """Gathers the shards' ragged walks into one :class:`Extension` in contig order (any plan order)."""
     max_walk = int(params.max_walk)
-    right, left = SideResult.empty(ds.n_contigs, max_walk), SideResult.empty(ds.n_contigs, max_walk)
-    sums = []
-    for index, part in zip(plan, parts):
-        r, l = _unpack(part["right"]), _unpack(part["left"])
-        right.scatter(index, r)
-        left.scatter(index, l)
-        sums.append((r.kernel_seconds, l.kernel_seconds))
+    right = SideResult.gathered(ds.n_contigs, max_walk, [(index, part["right"]) for index, part in zip(plan, parts)])
+    left = SideResult.gathered(ds.n_contigs, max_walk, [(index, part["left"]) for index, part in zip(plan, parts)])
+    sums = [(part["right"].kernel_seconds, part["left"].kernel_seconds) for part in parts]
     totals = [a + b for a, b in sums]
     crit = int(np.argmax(totals)) if totals else 0
     # kernel_seconds of the merged run: the critical path (shards run side by side).
     right.kernel_seconds, left.kernel_seconds = sums[crit] if sums else (0.0, 0.0)
-    first = parts[0] if parts else {"right": {"extra": {}}, "left": {"extra": {}}}
     for side, key in ((right, "right"), (left, "left")):
-        extra = {key2: val for key2, val in first[key]["extra"].items() if key2 != "launches"}
+        extra = {key2: val for key2, val in (parts[0][key].extra if parts else {}).items() if key2 != "launches"}
         extra["launches"] = [dict(launch, shard=int(p["number"])) for p in parts
-                             for launch in p[key]["extra"].get("launches", [])]
-        extra["mem_high_water_bytes"] = max([int(p[key]["extra"].get("mem_high_water_bytes", 0)) for p in parts] or [0])
+                             for launch in p[key].extra.get("launches", [])]
+        extra["mem_high_water_bytes"] = max([int(p[key].extra.get("mem_high_water_bytes", 0)) for p in parts] or [0])
         side.extra = extra
     places = sorted({(p["host"], p["gpu"]) for p in parts})
     right.extra.update(
         shards=len(plan), kernel_seconds_max_shard=float(max(totals, default=0.0)),
         kernel_seconds_sum=float(sum(totals)), shard_kernel_seconds=totals,
         shard_wall_seconds=[float(p["wall_seconds"]) for p in parts],
+        shard_prep_seconds=[float(p["prep_seconds"]) for p in parts],
+        shard_pack_seconds=[float(p["pack_seconds"]) for p in parts],
         shard_places=[f"{p['host']}:{p['gpu'] or p['pid']}" for p in parts],
         gpus=len(places) if backend != "cpu" else 0, workers=len({(p["host"], p["pid"]) for p in parts}),
     )

@@ -290,18 +290,6 @@ def dat_blocks(ds, block: int = WRITE_BLOCK) -> Iterator[bytes]:
 
 # --- the extended contigs --------------------------------------------------------------------
 
-def _walks(res, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
-    """Walks ``a .. b-1`` of a side's result: (their bases end to end, their lengths). Indexed by
-    one int64 per walked base, not masked over every row's ``max_walk`` slots: most walks are a
-    few bases long, and the mask cost the x20 generated set's writer 2.6 s of an H100 node's CPU
-    (``nvidia-h100-80gb-hbm3/logs/profile-extend-x20-b01408d.log``)."""
-    lens = res.walk_len[a:b].astype(np.int64)
-    new_off = _offsets(lens)
-    rows = np.arange(a, b, dtype=np.int64) * int(res.max_walk)
-    index = np.arange(int(new_off[-1]), dtype=np.int64) + np.repeat(rows - new_off[:-1], lens)
-    return res.walks.reshape(-1)[index], lens
-
-
 def extended_blocks(ext, block: int = WRITE_BLOCK) -> Iterator[bytes]:
     """MetaHipMer's output, ``cid extended_sequence`` a line, ``block`` contigs at a time.
 
@@ -312,8 +300,8 @@ def extended_blocks(ext, block: int = WRITE_BLOCK) -> Iterator[bytes]:
     ds = ext.dataset
     for a in range(0, ds.n_contigs, block):
         b = min(a + block, ds.n_contigs)
-        left, left_lens = _walks(ext.left, a, b)
-        right, right_lens = _walks(ext.right, a, b)
+        left, left_lens = ext.left.bases(a, b)
+        right, right_lens = ext.right.bases(a, b)
         fields = zip(_texts([f"{c} " for c in ds.cids[a:b].tolist()]),
                      pieces(revcomp(left), _offsets(left_lens[::-1]))[::-1],
                      pieces(ds.seqs, ds.offsets[a : b + 1]),

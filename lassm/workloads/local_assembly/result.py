@@ -7,24 +7,38 @@ Every backend must produce bit-identical ``SideResult`` fields (timing aside).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Sequence
 
 import numpy as np
 
-from .dat_bulk import extended_blocks
+from .dat_bulk import _offsets, extended_blocks
 from .dataset import Dataset, revcomp
 
 #: Termination codes: 0 = no walk was tried.
 TERM_CODES = {0: "-", ord("X"): "X", ord("F"): "F", ord("R"): "R"}
+
+#: Text of every termination code, indexed by the code (0 reads ``-``): the ends table of a
+#: million-contig set in one take instead of a Python loop per end.
+_TERM_TEXT = np.array(["-"] + [chr(c) for c in range(1, 256)])
+
+#: The per-contig fields besides the walks themselves.
+FIELDS = ("walk_len", "final_k", "term", "n_k", "steps", "insertions", "start_insertions")
 
 
 @dataclass(eq=False)
 class SideResult:
     """Walks of one side for every contig.
 
+    Two layouts of the walks: **dense**, what the backends write (a ``max_walk`` row per contig),
+    and **ragged** (:meth:`compact`, ``offsets`` set): the walks end to end. Most walks are a few
+    bases long, so a dense result of a large set is mostly zeros (1.37 M contigs x 613 = 840 MB a
+    side, ~7 MB of it walked): shards travel and merge ragged (:meth:`gathered`).
+
     Parameters
     ----------
-    walks : uint8, ``n_contigs * max_walk``; walk ``i`` is ``walks[i*max_walk : i*max_walk + walk_len[i]]``.
+    walks : uint8; dense: ``n_contigs * max_walk``, walk ``i`` is ``walks[i*max_walk : i*max_walk + walk_len[i]]``;
+        ragged: walk ``i`` is ``walks[offsets[i] : offsets[i + 1]]``.
     walk_len : int32, bases in the kept (longest) walk.
     final_k : int32, k of the kept walk (0 when no walk was run or none was kept).
     term : uint8, termination code of the kept walk: ``X`` dead end, ``F`` fork, ``R`` loop, 0 none.
@@ -32,6 +46,7 @@ class SideResult:
     steps : int64, walk steps taken over all k values (table look-ups that extended the walk).
     insertions : int64, hash-table insertions (k-mers counted) over all k values.
     start_insertions : int64, insertions at the start k only.
+    offsets : int64, ``n_contigs + 1``, only in the ragged layout (None: dense).
     """
 
     max_walk: int
@@ -45,6 +60,7 @@ class SideResult:
     start_insertions: np.ndarray
     kernel_seconds: float = 0.0
     extra: dict = field(default_factory=dict)
+    offsets: np.ndarray | None = None
 
     @staticmethod
     def empty(n: int, max_walk: int) -> "SideResult":
@@ -61,32 +77,91 @@ class SideResult:
         )
 
     def walk(self, i: int) -> bytes:
-        a = i * self.max_walk
+        a = int(self.offsets[i]) if self.offsets is not None else i * self.max_walk
         return self.walks[a : a + int(self.walk_len[i])].tobytes()
 
+    def bases(self, a: int = 0, b: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Walks ``a .. b-1``: (their bases end to end, their lengths as int64), in either layout.
+
+        Dense rows are indexed by one int64 per walked base, not masked over every row's
+        ``max_walk`` slots: most walks are a few bases long, and the mask cost the x20 generated
+        set's writer 2.6 s of an H100 node's CPU (``nvidia-h100-80gb-hbm3/logs/profile-extend-x20-b01408d.log``).
+        """
+        b = len(self.walk_len) if b is None else b
+        lens = self.walk_len[a:b].astype(np.int64)
+        if self.offsets is not None:
+            return self.walks[int(self.offsets[a]) : int(self.offsets[b])], lens
+        new_off = _offsets(lens)
+        rows = np.arange(a, b, dtype=np.int64) * int(self.max_walk)
+        index = np.arange(int(new_off[-1]), dtype=np.int64) + np.repeat(rows - new_off[:-1], lens)
+        return self.walks[index], lens
+
+    def compact(self) -> "SideResult":
+        """This result in the ragged layout (itself when it is already): what a shard ships."""
+        if self.offsets is not None:
+            return self
+        flat, lens = self.bases()
+        return replace(self, walks=flat, offsets=_offsets(lens))
+
+    @staticmethod
+    def gathered(n: int, max_walk: int, parts: Sequence[tuple[np.ndarray, "SideResult"]]) -> "SideResult":
+        """One ragged result of ``n`` contigs from ``(index, part)`` pairs that cover each contig once.
+
+        The per-contig fields are scattered first; their walk lengths give every walk its place,
+        so each part's bases land with one vectorized copy (a slice when its contigs are a
+        contiguous ascending range), whatever order the parts' contigs come in.
+        """
+        out = SideResult.empty(0, max_walk)
+        for name in FIELDS:
+            setattr(out, name, np.zeros(n, dtype=getattr(out, name).dtype))
+        parts = [(np.asarray(index, dtype=np.int64), part.compact()) for index, part in parts]
+        for index, part in parts:
+            for name in FIELDS:
+                getattr(out, name)[index] = getattr(part, name)
+            out.kernel_seconds += part.kernel_seconds
+        out.offsets = _offsets(out.walk_len.astype(np.int64))
+        out.walks = np.empty(int(out.offsets[-1]), dtype=np.uint8)
+        for index, part in parts:
+            if not len(index):
+                continue
+            a, b = int(index[0]), int(index[-1]) + 1
+            if b - a == len(index) and np.array_equal(index, np.arange(a, b)):
+                out.walks[out.offsets[a] : out.offsets[b]] = part.walks
+                continue
+            lens = part.walk_len.astype(np.int64)
+            dest = np.repeat(out.offsets[index] - part.offsets[:-1], lens) + np.arange(len(part.walks), dtype=np.int64)
+            out.walks[dest] = part.walks
+        return out
+
     def scatter(self, index: np.ndarray, part: "SideResult") -> None:
-        """Copies ``part`` (results for contigs ``index``) into this result, in place."""
-        for name in ("walk_len", "final_k", "term", "n_k", "steps", "insertions", "start_insertions"):
+        """Copies ``part`` (results for contigs ``index``, either layout) into this dense result, in place."""
+        if self.offsets is not None:
+            raise ValueError("scatter fills a dense result; join ragged ones with SideResult.gathered")
+        for name in FIELDS:
             getattr(self, name)[index] = getattr(part, name)
-        mine = self.walks.reshape(-1, self.max_walk)
-        mine[index] = part.walks.reshape(-1, self.max_walk)
+        if part.offsets is None:
+            mine = self.walks.reshape(-1, self.max_walk)
+            mine[index] = part.walks.reshape(-1, self.max_walk)
+        else:
+            lens = part.walk_len.astype(np.int64)
+            rows = np.asarray(index, dtype=np.int64) * int(self.max_walk)
+            self.walks[np.repeat(rows - part.offsets[:-1], lens) + np.arange(len(part.walks), dtype=np.int64)] = \
+                part.walks
         self.kernel_seconds += part.kernel_seconds
 
     def compare(self, other: "SideResult") -> list[str]:
-        """Names the fields in which two results differ (empty when bit-identical)."""
+        """Names the fields in which two results differ (empty when bit-identical), in either layout."""
         diffs = []
-        for name in ("walk_len", "final_k", "term", "n_k", "steps", "insertions", "start_insertions"):
+        for name in FIELDS:
             a, b = getattr(self, name), getattr(other, name)
             if a.shape != b.shape or not np.array_equal(a, b):
                 bad = np.flatnonzero(a != b) if a.shape == b.shape else []
                 diffs.append(f"{name} ({len(bad)} contigs, first at {bad[:5].tolist()})")
-        n = len(self.walk_len)
-        if self.max_walk == other.max_walk and not diffs:
-            w1 = self.walks.reshape(n, -1)
-            w2 = other.walks.reshape(n, -1)
-            mask = np.arange(self.max_walk)[None, :] < self.walk_len[:, None]
-            bad = np.flatnonzero(np.any((w1 != w2) & mask, axis=1))
-            if len(bad):
+        if not diffs:
+            (w1, lens), (w2, _) = self.bases(), other.bases()
+            if not np.array_equal(w1, w2):
+                owner = np.repeat(np.arange(len(lens)), lens)
+                bad = np.unique(owner[np.flatnonzero(w1 != w2)])
                 diffs.append(f"walks ({len(bad)} contigs, first at {bad[:5].tolist()})")
         return diffs
 
@@ -124,7 +199,7 @@ class Extension:
         for side, res, reads in (("right", self.right, self.dataset.right), ("left", self.left, self.dataset.left)):
             part = {"cid": self.dataset.cids, "side": np.full(n, side), "reads": reads.counts,
                     "walk_len": res.walk_len, "final_k": res.final_k,
-                    "term": np.array([chr(t) if t else "-" for t in res.term]), "n_k": res.n_k,
+                    "term": _TERM_TEXT[res.term], "n_k": res.n_k,
                     "steps": res.steps, "insertions": res.insertions, "start_insertions": res.start_insertions}
             for key, val in part.items():
                 cols.setdefault(key, []).append(val)
