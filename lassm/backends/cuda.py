@@ -12,6 +12,7 @@ wavefronts (:mod:`lassm.backends.hip`).
 from __future__ import annotations
 
 import functools
+import os
 import platform
 from typing import Any
 
@@ -116,8 +117,75 @@ def _probe(hip: bool) -> tuple[bool, str]:
 
 
 def available() -> tuple[bool, str]:
-    """Whether CuPy for CUDA and a CUDA device are present, and which."""
-    return _probe(hip=False)
+    """Whether CuPy for CUDA and a CUDA device are present, and which.
+
+    Asked of the driver (:mod:`.cudadrv`) with CuPy found but not imported: a ``lassm extend``
+    of the fast kernels never imports CuPy (its import cost more than the kernels). A CuPy that
+    fails to import is reported when a protocol that needs it runs."""
+    import importlib.util
+
+    if importlib.util.find_spec("cupy") is None:
+        return False, "CuPy is not installed; install it with: pip install 'lassm[cuda12]' (cupy-cuda12x)"
+    from . import cudadrv
+
+    ok, why = cudadrv.available()
+    return (True, why) if ok else (False, f"no CUDA driver or device: {why}")
+
+
+#: ``LASSM_CUDA_RUNTIME``: ``driver`` or ``cupy`` for every CUDA run; unset, the fast kernels
+#: (one launch for both sides) run on the driver alone and the faithful protocols on CuPy.
+RUNTIME_ENV = "LASSM_CUDA_RUNTIME"
+
+
+def runtime_for(protocol: str | None, hip: bool = False):
+    """The module that allocates, copies and launches for ``protocol``: :mod:`.cudadrv` (the
+    driver through ctypes) or CuPy. HIP is CuPy's always."""
+    choice = _runtime_choice()
+    variant = VARIANTS.get(protocol or "")
+    if hip or choice == "cupy" or (not choice and (variant is None or not variant.one_launch)):
+        return _cupy()
+    return lean_runtime()
+
+
+def _runtime_choice() -> str:
+    choice = os.environ.get(RUNTIME_ENV, "").strip().lower()
+    if choice not in ("", "driver", "cupy"):
+        raise ValueError(f"{RUNTIME_ENV}={choice!r}: want driver or cupy")
+    return choice
+
+
+def lean_runtime():
+    """:mod:`.cudadrv` where its cubins can be built (NVRTC found) or ``LASSM_CUDA_RUNTIME=driver``
+    asks for it, else CuPy (``LASSM_CUDA_RUNTIME=cupy`` too): the runtime of the commands whose
+    start-up is timed against the C++ originals (the fast extension, the X-drop kernels)."""
+    choice = _runtime_choice()
+    if choice == "driver" or (not choice and _nvrtc_found()):
+        from . import cudadrv
+
+        return cudadrv
+    return _cupy()
+
+
+def is_driver(rt) -> bool:
+    """Whether ``rt`` is :mod:`.cudadrv` (not CuPy)."""
+    return getattr(rt, "__name__", "").endswith(".cudadrv")
+
+
+@functools.lru_cache(maxsize=1)
+def _nvrtc_found() -> bool:
+    from . import nvrtc
+
+    return nvrtc.find_library() is not None
+
+
+def driver_info() -> dict[str, Any]:
+    """:func:`device_info`'s keys from the driver (no runtime library: ``runtime`` is the driver API)."""
+    from . import cudadrv
+
+    f = cudadrv.context().facts
+    return {"device": f.name, "device_id": 0, "compute_capability": f.compute_capability, "warp_size": f.warp_size,
+            "multiprocessors": f.multiprocessors, "driver": f.driver_api, "cuda_driver_api": f.driver_api,
+            "runtime": f.driver_api, "cupy": None, "is_hip": False, "host": platform.node(), "runtime_library": "driver"}
 
 
 def device_info() -> dict[str, Any]:
@@ -183,23 +251,30 @@ def _kernel(options: tuple[str, ...], code: str):
     return module.get_function("iterative_walks_kernel")
 
 
-def kernel(protocol: str, warp_size: int, published: bool = False, scaled: bool = False):
+def kernel(protocol: str, warp_size: int, published: bool = False, scaled: bool = False, rt=None):
     """The kernel compiled for ``protocol`` and ``warp_size`` (compiled once per process); with
-    ``scaled``, a variant's build for launches of many ends per SM (its ``scale_registers``).
+    ``scaled``, a variant's build for launches of many ends per SM (its ``scale_registers``);
+    ``rt``: the runtime that loads it (:func:`runtime_for`; default CuPy).
 
     The source includes its headers through ``-I``; the digest of the sources' folder rides along
     as an unused ``-D``, because CuPy's on-disk cache would otherwise reuse a module built before
-    a header changed."""
-    code = kernel_source(kernel_file(protocol)).read_text()
+    a header changed (the driver's cubin cache is keyed by it too)."""
+    name = kernel_file(protocol)
+    code = kernel_source(name).read_text()
     options = kernel_options(protocol, warp_size, published, scaled) + include_options()
-    return _kernel(options + (f"-DLASSM_SOURCES_SHA256={sources_digest()}",), code)
+    options += (f"-DLASSM_SOURCES_SHA256={sources_digest()}",)
+    if rt is not None and is_driver(rt):
+        return rt.load(code, options, name.rsplit("/", 1)[-1], "iterative_walks_kernel")
+    return _kernel(options, code)
 
 
 def warm_up(protocol: str | None = None) -> None:
-    """Makes the context and loads ``protocol``'s kernel and the segment kernels (from CuPy's disk
+    """Makes the context and loads ``protocol``'s kernel and the segment kernels (from the disk
     cache): start-up that ``lassm extend`` overlaps with reading its input."""
-    kernel(protocol or "casptr", int(device_info()["warp_size"]))  # a many-ends build loads when used
-    device_segments.warm_up()
+    rt = runtime_for(protocol or "casptr")
+    info = driver_info() if is_driver(rt) else device_info()
+    kernel(protocol or "casptr", int(info["warp_size"]), rt=rt)  # a many-ends build loads when used
+    device_segments.warm_up(rt)
 
 
 def _require(name: str, arr: Any, dtype: Any) -> None:
@@ -238,14 +313,15 @@ def _allow_shared(kern, shared: int, hip: bool, block_warps: int, max_walk: int)
 def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots: np.ndarray,
                params: config.Params, block_warps: int, warp_size: int,
                variant: Variant | None = None, n_team: int = 0, hip: bool = False,
-               resident: dict | None = None) -> tuple[SideResult, float, int]:
+               resident: dict | None = None, rt=None) -> tuple[SideResult, float, int]:
     """Uploads one slice, launches it once, downloads its results. Returns (part, seconds, bytes).
 
     A fast ``variant`` gets its shared memory and visited set (sized by ``warp_size``: a warp on
     CUDA, a wavefront on HIP), and block teams for the first ``n_team`` ends of ``index``. With
     ``resident`` (the run's contigs, reads and qualities already on the device: ``ctg``, ``seqs``,
-    ``quals``) the slice's buffers are gathered there instead of on the host."""
-    cupy = _cupy()
+    ``quals``) the slice's buffers are gathered there instead of on the host. ``rt``: CuPy
+    (default) or :mod:`.cudadrv`, which both answer the calls below."""
+    cupy = rt if rt is not None else _cupy()
     n = len(index)
     max_walk = int(params.max_walk)
     per_warp = 1 if variant is None else variant.ends_per_warp(warp_size)
@@ -258,9 +334,9 @@ def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots:
     stride = launch.walk_stride(max_walk)
     rids, h_cnt_off = launch.read_index(reads.contig_offsets, index)
     if resident is not None:
-        d_ctg, h_ctg_off = device_segments.gather(resident["ctg"], ctg_off, index, pad=launch.PAD_BYTES)
-        d_seqs, h_rd_off = device_segments.gather(resident["seqs"], reads.offsets, rids, pad=launch.PAD_BYTES)
-        d_quals, _ = device_segments.gather(resident["quals"], reads.offsets, rids, pad=launch.PAD_BYTES)
+        d_ctg, h_ctg_off = device_segments.gather(resident["ctg"], ctg_off, index, pad=launch.PAD_BYTES, rt=rt)
+        d_seqs, h_rd_off = device_segments.gather(resident["seqs"], reads.offsets, rids, pad=launch.PAD_BYTES, rt=rt)
+        d_quals, _ = device_segments.gather(resident["quals"], reads.offsets, rids, pad=launch.PAD_BYTES, rt=rt)
     else:
         h_ctg, h_ctg_off = launch.gather(ctg_seqs, ctg_off, index, pad=launch.PAD_BYTES)
         h_seqs, h_rd_off = launch.gather(reads.seqs, reads.offsets, rids, pad=launch.PAD_BYTES)
@@ -338,16 +414,18 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
                     max_bytes: int | None = None, bin_counts: np.ndarray | None = None, hip: bool = False,
                     warp_size: int | None = None, as_published: bool = False) -> SideResult:
     """The shared CUDA/HIP driver behind :func:`extend_side` (``hip`` picks the platform)."""
-    ok, why = _probe(hip)
-    if not ok:
-        raise BackendUnavailable(why)
     if protocol not in PROTOCOLS:
         raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")
-    cupy = _cupy()
+    rt = runtime_for(protocol, hip) if not hip else None
+    driver = rt is not None and is_driver(rt)
+    ok, why = available() if driver else _probe(hip)
+    if not ok:
+        raise BackendUnavailable(why)
+    cupy = rt if driver else _cupy()
     n = _validate(ctg_seqs, ctg_off, depths, reads, run_mask)
-    info = device_info()
+    info = driver_info() if driver else device_info()
     ws = int(warp_size or info["warp_size"])
-    kern = kernel(protocol, ws, as_published)
+    kern = kernel(protocol, ws, as_published, rt=cupy)
     out = SideResult.empty(n, int(params.max_walk))
     counts = reads.counts.astype(np.int64) if bin_counts is None else np.asarray(bin_counts, dtype=np.int64)
     if len(counts) != n:
@@ -362,7 +440,7 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
     else:
         groups = launch.bins(run_mask, counts)
     if max_bytes is None:
-        free, _ = cupy.cuda.runtime.memGetInfo()
+        free, _ = cupy.mem_get_info() if driver else cupy.cuda.runtime.memGetInfo()
         budget = int((free + cupy.get_default_memory_pool().free_bytes()) * MEMORY_FRACTION)
     else:
         budget = int(max_bytes)
@@ -382,10 +460,10 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
             n_team = team_count(rd_bytes[index]) if variant is not None and variant.block_teams else 0
             scaled = (variant is not None and variant.scale_registers is not None and not hip
                       and launch.many_ends(len(index) - n_team, int(info["multiprocessors"])))
-            part, seconds, used = _run_slice(kernel(protocol, ws, as_published, True) if scaled else kern,
+            part, seconds, used = _run_slice(kernel(protocol, ws, as_published, True, rt=cupy) if scaled else kern,
                                              index, ctg_seqs, ctg_off, depths, reads, slots_all[index],
                                              params, int(block_warps), ws, variant=variant, n_team=n_team,
-                                             hip=hip, resident=resident)
+                                             hip=hip, resident=resident, rt=cupy)
             out.scatter(index, part)
             high_water = max(high_water, used)
             launches.append({"bin": label, "slice": number, "contigs": int(len(index)), "seconds": seconds,
@@ -405,6 +483,7 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
         "driver": info["driver"],
         ("hip" if hip else "cuda"): info["runtime"],
         "cupy": info["cupy"],
+        "runtime_library": "driver" if driver else ("hip" if hip else "cupy"),
         "options": list(kernel_options(protocol, ws, as_published)),
         "gathered_on": "device" if resident is not None else "host",
     }
@@ -484,9 +563,9 @@ def extend_sides_gpu(right_ctgs: np.ndarray, left_ctgs: np.ndarray | None, ctg_o
     elif hip:  # the device reverse complement is checked on NVIDIA only (hip sets no revcomp_on_device)
         raise ValueError("the hip backend takes left_ctgs: its contigs are reverse-complemented on the host")
     else:
-        cupy = _cupy()
-        d_right = cupy.asarray(right_ctgs)
-        ctgs = cupy.concatenate((d_right, device_segments.revcomp(d_right, ctg_off)))
+        rt = runtime_for(protocol)
+        d_right = rt.asarray(right_ctgs)
+        ctgs = rt.concatenate((d_right, device_segments.revcomp(d_right, ctg_off, rt=rt)))
     res = extend_side_gpu(
         ctgs, np.concatenate((ctg_off, total + ctg_off[1:])),
         np.concatenate((depths, depths)), _stack_reads(right_reads, left_reads),

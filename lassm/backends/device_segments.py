@@ -23,47 +23,65 @@ BLOCK = 128
 MAX_BLOCKS = 65535
 
 
+SOURCE = "local_assembly/cuda/segments.cu"
+OPTIONS = ("--std=c++14",)
+
+
 @functools.lru_cache(maxsize=1)
 def _module():
     import cupy
 
-    return cupy.RawModule(code=kernel_source("local_assembly/cuda/segments.cu").read_text(), options=("--std=c++14",))
+    return cupy.RawModule(code=kernel_source(SOURCE).read_text(), options=OPTIONS)
 
 
-def warm_up() -> None:
-    """Loads both kernels into the current context (compiled once, then from CuPy's disk cache)."""
+def _runtime(rt):
+    """CuPy unless ``rt`` names another runtime (:mod:`.cudadrv`, with the same calls)."""
+    if rt is not None:
+        return rt
+    import cupy
+
+    return cupy
+
+
+def _function(name: str, rt=None):
+    """Kernel ``name`` loaded by ``rt`` (default CuPy)."""
+    if rt is not None and getattr(rt, "__name__", "").endswith(".cudadrv"):
+        return rt.load(kernel_source(SOURCE).read_text(), OPTIONS, "segments.cu", name)
+    return _module().get_function(name)
+
+
+def warm_up(rt=None) -> None:
+    """Loads both kernels into the current context (compiled once, then from the disk cache)."""
     for name in ("gather_segments", "revcomp_segments"):
-        _module().get_function(name)
+        _function(name, rt)
 
 
 def _grid(n: int) -> tuple[int]:
     return (max(1, min(int(n), MAX_BLOCKS)),)
 
 
-def gather(d_src, offsets: np.ndarray, index: np.ndarray, pad: int = 0):
+def gather(d_src, offsets: np.ndarray, index: np.ndarray, pad: int = 0, rt=None):
     """Segments ``index`` of the device buffer ``d_src`` (host ``offsets``), concatenated on the
     device, then ``pad`` zero bytes. Returns ``(device uint8 buffer, host int64 offsets)``."""
-    import cupy
-
+    xp = _runtime(rt)
     starts, new_off = segment_offsets(offsets, index)
     total = int(new_off[-1])
-    out = cupy.zeros(total + int(pad), dtype=cupy.uint8)
+    out = xp.zeros(total + int(pad), dtype=np.uint8)
     if total:
-        _module().get_function("gather_segments")(
+        _function("gather_segments", rt)(
             _grid(len(index)), (BLOCK,),
-            (d_src, cupy.asarray(starts), cupy.asarray(new_off), np.int64(len(index)), out))
+            (d_src, xp.asarray(starts), xp.asarray(new_off), np.int64(len(index)), out))
     return out, new_off
 
 
-def revcomp(d_src, offsets: np.ndarray):
+def revcomp(d_src, offsets: np.ndarray, rt=None):
     """Every segment of the device buffer ``d_src`` reverse-complemented in place of itself (same
     offsets), as :func:`lassm.runs.extend.revcomp_contigs` does on the host."""
-    import cupy
-
-    out = cupy.empty_like(d_src)
+    xp = _runtime(rt)
+    out = xp.empty_like(d_src)
     n = len(offsets) - 1
     if len(d_src):
-        _module().get_function("revcomp_segments")(
+        _function("revcomp_segments", rt)(
             _grid(n), (BLOCK,),
-            (d_src, cupy.asarray(np.asarray(offsets, dtype=np.int64)), np.int64(n), cupy.asarray(_COMPLEMENT), out))
+            (d_src, xp.asarray(np.asarray(offsets, dtype=np.int64)), np.int64(n), xp.asarray(_COMPLEMENT), out))
     return out

@@ -199,6 +199,10 @@ def _candidates() -> list[Path]:
         for name in names:
             for sub in ("nvidia/cuda_nvrtc/lib", "nvidia/cuda_nvrtc/bin", "nvidia/cu13/lib"):
                 out.append(Path(root) / sub / name)
+    # a CUDA toolkit's, where no wheel brought one (CuPy finds it there too)
+    for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if home:
+            out += [Path(home) / "lib64" / name for name in names[:3]]
     return out
 
 
@@ -245,6 +249,18 @@ def _check(lib: ctypes.CDLL, status: int, what: str, log: str = "") -> None:
 
 def compile_ptx(source: str, options: Sequence[str], name: str = "faithful.cu") -> tuple[str, str]:
     """Compiles CUDA C++ ``source`` to PTX; returns ``(ptx, log)``, raises NvrtcError on failure."""
+    ptx, log = _compile(source, options, name, "PTX")
+    return ptx.rstrip(b"\0").decode(), log
+
+
+def compile_cubin(source: str, options: Sequence[str], name: str = "fast.cu") -> tuple[bytes, str]:
+    """Compiles ``source`` to a cubin (``options`` name a real architecture, ``sm_XY``): what the
+    driver loads with no JIT step (:mod:`.cudadrv`). Returns ``(cubin, log)``."""
+    return _compile(source, options, name, "CUBIN")
+
+
+def _compile(source: str, options: Sequence[str], name: str, what: str) -> tuple[bytes, str]:
+    """NVRTC's compile of ``source``, then its ``what`` (``PTX`` or ``CUBIN``) image and the log."""
     lib = load()
     prog = ctypes.c_void_p()
     _check(lib, lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), name.encode(), 0, None, None),
@@ -259,10 +275,10 @@ def compile_ptx(source: str, options: Sequence[str], name: str = "faithful.cu") 
         lib.nvrtcGetProgramLog(prog, buf)
         log = buf.value.decode(errors="replace")
         _check(lib, status, f"nvrtcCompileProgram {' '.join(options)}", log)
-        _check(lib, lib.nvrtcGetPTXSize(prog, ctypes.byref(size)), "nvrtcGetPTXSize")
-        ptx = ctypes.create_string_buffer(size.value)
-        _check(lib, lib.nvrtcGetPTX(prog, ptx), "nvrtcGetPTX")
-        return ptx.value.decode(), log
+        _check(lib, getattr(lib, f"nvrtcGet{what}Size")(prog, ctypes.byref(size)), f"nvrtcGet{what}Size")
+        image = ctypes.create_string_buffer(size.value)
+        _check(lib, getattr(lib, f"nvrtcGet{what}")(prog, image), f"nvrtcGet{what}")
+        return image.raw, log
     finally:
         lib.nvrtcDestroyProgram(ctypes.byref(prog))
 

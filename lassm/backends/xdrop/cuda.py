@@ -75,10 +75,13 @@ def compile_ptx(arch: str = "compute_90", group: int = plan.DEFAULT_GROUP, lanes
 
 
 @functools.lru_cache(maxsize=None)
-def _kernel(options: tuple[str, ...], code: str, entry: str = ENTRY):
-    """A compiled kernel, once per options and source text."""
-    module = cu._cupy().RawModule(code=code, options=options)
-    return module.get_function(entry)
+def _kernel(options: tuple[str, ...], code: str, entry: str = ENTRY, name: str = "xdrop.cu"):
+    """A compiled kernel, once per options and source text, loaded by the lean runtime
+    (:func:`lassm.backends.cuda.lean_runtime`: the driver, else CuPy)."""
+    rt = cu.lean_runtime()
+    if cu.is_driver(rt):
+        return rt.load(code, options, name, entry)
+    return rt.RawModule(code=code, options=options).get_function(entry)
 
 
 def kernel(group: int, lanes: int = 0):
@@ -86,7 +89,7 @@ def kernel(group: int, lanes: int = 0):
     if lanes == 0:
         return _kernel(build_options(group), kernel_source(KERNEL).read_text())
     name, options, entry = _source(lanes)
-    return _kernel(options, kernel_source(name).read_text(), entry)
+    return _kernel(options, kernel_source(name).read_text(), entry, name.rsplit("/", 1)[-1])
 
 
 def warm_up(xdrop: int | None = None, lanes: int | None = None) -> None:
@@ -97,8 +100,8 @@ def warm_up(xdrop: int | None = None, lanes: int | None = None) -> None:
     kernel(plan.DEFAULT_GROUP, lanes)
 
 
-def _budget() -> int:
-    free, _total = cu._cupy().cuda.runtime.memGetInfo()
+def _budget(rt) -> int:
+    free, _total = rt.mem_get_info() if cu.is_driver(rt) else rt.cuda.runtime.memGetInfo()
     return max(int(free * MEMORY_FRACTION), 1)
 
 
@@ -121,7 +124,7 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int
     Alignments
         With ``extra``: device, cells, kernel_seconds (CUDA events), gcups, launches, group, lanes.
     """
-    cupy = cu._cupy()
+    cupy = cu.lean_runtime()  # the driver through ctypes where it can build, else CuPy: one interface
     lanes = plan.lanes_for(scoring.xdrop) if lanes is None else int(lanes)
     kern = kernel(int(group), lanes)
     start_wall = time.perf_counter()
@@ -129,7 +132,7 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int
     out = plan.Outputs.empty(t.n)
     seqs_v = cupy.asarray(pairs.seqs_v if len(pairs.seqs_v) else np.zeros(1, np.uint8))
     seqs_h = cupy.asarray(pairs.seqs_h if len(pairs.seqs_h) else np.zeros(1, np.uint8))
-    ranges = plan.batches(t, max_bytes or _budget())
+    ranges = plan.batches(t, max_bytes or _budget(cupy))
     kernel_seconds = 0.0
     for lo, hi in ranges:
         sub = t.take(lo, hi)
@@ -153,6 +156,7 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int
             getattr(out, name)[lo:hi] = cupy.asnumpy(arr)
         del scratch
     wall = time.perf_counter() - start_wall
+    device = cu.driver_info()["device"] if cu.is_driver(cupy) else cu.device_name()
     return plan.assemble(pairs, scoring, out, "cuda", wall, kernel_seconds,
-                         {"device": cu.device_name(), "launches": len(ranges),
+                         {"device": device, "launches": len(ranges),
                           "group": LANES_BLOCK if lanes else int(group), "lanes": lanes})

@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The CUDA driver through ctypes (``lassm.backends.cudadrv``): its cubin cache, the runtime
+choice, and, on a GPU, the driver path against CuPy's and a whole command that imports no CuPy.
+
+The cache's tests need NVRTC only (no GPU): a cubin built once is read back from disk, and a
+changed source is built again (the key covers it). On a GPU node the fast kernels' results on
+the driver must equal CuPy's and the oracle's, byte for byte.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from lassm.backends import cuda, cudadrv, nvrtc
+from lassm.paths import kernel_source
+
+needs_nvrtc = pytest.mark.skipif(nvrtc.find_library() is None, reason="NVRTC is not installed")
+SEGMENTS = kernel_source("local_assembly/cuda/segments.cu").read_text()
+
+
+@needs_nvrtc
+def test_a_cubin_is_built_once_then_read_from_the_cache(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("LASSM_CACHE", str(tmp_path))
+    first = cudadrv.module_image(SEGMENTS, ("--std=c++14",), "segments.cu", "sm_90")
+    assert first[:4] == b"\x7fELF" and len(cudadrv.cache_entries()) == 1
+
+    def no_compiler(*_a, **_k):
+        raise AssertionError("compiled again")
+
+    monkeypatch.setattr(nvrtc, "compile_cubin", no_compiler)
+    assert cudadrv.module_image(SEGMENTS, ("--std=c++14",), "segments.cu", "sm_90") == first
+    with pytest.raises(AssertionError, match="compiled again"):  # another source is another key
+        cudadrv.module_image(SEGMENTS + "\n// changed\n", ("--std=c++14",), "segments.cu", "sm_90")
+    with pytest.raises(AssertionError, match="compiled again"):  # another architecture too
+        cudadrv.module_image(SEGMENTS, ("--std=c++14",), "segments.cu", "sm_80")
+
+
+@needs_nvrtc
+def test_a_broken_source_leaves_nothing_in_the_cache(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("LASSM_CACHE", str(tmp_path))
+    with pytest.raises(nvrtc.NvrtcError):
+        cudadrv.module_image("this is not CUDA", (), "bad.cu", "sm_90")
+    assert cudadrv.cache_entries() == []
+
+
+def test_the_runtime_follows_the_protocol_and_the_variable(monkeypatch) -> None:
+    sentinel = object()
+    monkeypatch.setattr(cuda, "_cupy", lambda: sentinel)
+    monkeypatch.setattr(cuda, "_nvrtc_found", lambda: True)
+    monkeypatch.delenv(cuda.RUNTIME_ENV, raising=False)
+    assert cuda.runtime_for("fast") is cudadrv and cuda.runtime_for("casptr") is sentinel
+    assert cuda.runtime_for("fast", hip=True) is sentinel
+    monkeypatch.setenv(cuda.RUNTIME_ENV, "cupy")
+    assert cuda.runtime_for("fast") is sentinel and cuda.lean_runtime() is sentinel
+    monkeypatch.setenv(cuda.RUNTIME_ENV, "driver")
+    assert cuda.runtime_for("casptr") is cudadrv
+    monkeypatch.setenv(cuda.RUNTIME_ENV, "nvcc")
+    with pytest.raises(ValueError, match="want driver or cupy"):
+        cuda.runtime_for("fast")
+    monkeypatch.delenv(cuda.RUNTIME_ENV)
+    monkeypatch.setattr(cuda, "_nvrtc_found", lambda: False)  # no NVRTC: no cubins, CuPy builds
+    assert cuda.runtime_for("fast") is sentinel
+
+
+def test_a_kernel_argument_must_have_a_size() -> None:
+    with pytest.raises(TypeError, match="sized NumPy scalar"):
+        cudadrv._argument(3)
+    assert cudadrv._argument(np.int32(-2)).value == -2 and cudadrv._argument(np.float64(0.5)).value == 0.5
+
+
+# ---------------------------------------------------------------- on a GPU
+
+_OK, _WHY = cuda.available()
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _OK, reason=f"no CUDA device: {_WHY}")
+def test_buffers_round_trip_and_segments_match_the_host() -> None:
+    from lassm.backends import device_segments
+    from lassm.runs.extend import revcomp_contigs
+    from lassm.workloads.local_assembly import formats
+    from lassm import paths
+
+    host = np.arange(1000, dtype=np.int64) * 7 - 3
+    assert np.array_equal(cudadrv.asnumpy(cudadrv.asarray(host)), host)
+    assert not cudadrv.asnumpy(cudadrv.zeros(33, np.uint8)).any()
+    both = cudadrv.asnumpy(cudadrv.concatenate([cudadrv.asarray(host[:10]), cudadrv.asarray(host[10:])]))
+    assert np.array_equal(both, host)
+    ds = formats.read_dataset(str(paths.sample("k77")))
+    got = cudadrv.asnumpy(device_segments.revcomp(cudadrv.asarray(ds.seqs), ds.offsets, rt=cudadrv))
+    assert np.array_equal(got, revcomp_contigs(ds))
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _OK, reason=f"no CUDA device: {_WHY}")
+@pytest.mark.parametrize("protocol", ("fast", "casptr"))
+def test_the_driver_equals_cupy(protocol: str, monkeypatch) -> None:
+    from lassm import paths
+    from lassm.runs.extend import extend
+    from lassm.workloads.local_assembly import formats
+    from lassm.workloads.local_assembly.config import Params
+
+    ds = formats.read_dataset(str(paths.sample("k77")))
+    runs = {}
+    for runtime in ("driver", "cupy"):
+        monkeypatch.setenv(cuda.RUNTIME_ENV, runtime)
+        runs[runtime] = extend(ds, Params(k=77), backend="cuda", protocol=protocol)
+    assert runs["driver"].right.extra["runtime_library"] == "driver"
+    assert runs["cupy"].right.extra["runtime_library"] == "cupy"
+    assert runs["driver"].compare(runs["cupy"]) == []
+    assert extend(ds, Params(k=77), backend="cpu").compare(runs["driver"]) == []
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _OK, reason=f"no CUDA device: {_WHY}")
+def test_a_fast_extend_imports_no_cupy(tmp_path) -> None:
+    """The point of the driver path: ``lassm extend --protocol fast`` never imports CuPy."""
+    from lassm import paths
+
+    out = tmp_path / "out.txt"
+    code = ("import sys; from lassm.cli import main; "
+            f"rc = main(['extend', {str(paths.sample('k77'))!r}, '--backend', 'cuda', '--protocol', 'fast', "
+            f"'--out', {str(out)!r}]); print(rc, 'cupy' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.stdout.split() == ["0", "False"], done.stdout + done.stderr
+    assert out.stat().st_size > 0
