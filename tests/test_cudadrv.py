@@ -125,5 +125,5 @@ def test_a_fast_extend_imports_no_cupy(tmp_path) -> None:
             f"rc = main(['extend', {str(paths.sample('k77'))!r}, '--backend', 'cuda', '--protocol', 'fast', "
             f"'--out', {str(out)!r}]); print(rc, 'cupy' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert done.stdout.split() == ["0", "False"], done.stdout + done.stderr
+    assert done.stdout.split()[-2:] == ["0", "False"], (done.stdout + done.stderr)[-3000:]
     assert out.stat().st_size > 0

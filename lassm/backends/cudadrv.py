@@ -37,12 +37,48 @@ class DriverError(RuntimeError):
     """A CUDA driver call failed; the message names the call and the driver's error."""
 
 
+_P = ctypes.POINTER
+_VOIDP, _DPTR, _SIZE, _UINT, _INT = ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t, ctypes.c_uint, ctypes.c_int
+#: Every entry point used, with its C parameter types: without them ctypes passes a Python int as
+#: a 32-bit ``int``, and a size_t above 2 GiB arrives cut (a 2.3 GB table came out a few bytes).
+_SIGNATURES: dict[str, tuple] = {
+    "cuInit": (_UINT,),
+    "cuGetErrorName": (_INT, _P(ctypes.c_char_p)),
+    "cuDeviceGetCount": (_P(_INT),),
+    "cuDeviceGet": (_P(_INT), _INT),
+    "cuDeviceGetName": (ctypes.c_char_p, _INT, _INT),
+    "cuDeviceGetAttribute": (_P(_INT), _INT, _INT),
+    "cuDriverGetVersion": (_P(_INT),),
+    "cuDevicePrimaryCtxRetain": (_P(_VOIDP), _INT),
+    "cuCtxSetCurrent": (_VOIDP,),
+    "cuMemGetInfo_v2": (_P(_SIZE), _P(_SIZE)),
+    "cuMemAlloc_v2": (_P(_DPTR), _SIZE),
+    "cuMemFree_v2": (_DPTR,),
+    "cuMemsetD8_v2": (_DPTR, ctypes.c_ubyte, _SIZE),
+    "cuMemcpyHtoD_v2": (_DPTR, _VOIDP, _SIZE),
+    "cuMemcpyDtoH_v2": (_VOIDP, _DPTR, _SIZE),
+    "cuMemcpyDtoD_v2": (_DPTR, _DPTR, _SIZE),
+    "cuEventCreate": (_P(_VOIDP), _UINT),
+    "cuEventRecord": (_VOIDP, _VOIDP),
+    "cuEventSynchronize": (_VOIDP,),
+    "cuEventDestroy_v2": (_VOIDP,),
+    "cuEventElapsedTime": (_P(ctypes.c_float), _VOIDP, _VOIDP),
+    "cuModuleLoadData": (_P(_VOIDP), _VOIDP),
+    "cuModuleGetFunction": (_P(_VOIDP), _VOIDP, ctypes.c_char_p),
+    "cuFuncSetAttribute": (_VOIDP, _INT, _INT),
+    "cuLaunchKernel": (_VOIDP, _UINT, _UINT, _UINT, _UINT, _UINT, _UINT, _UINT, _VOIDP, _P(_VOIDP), _P(_VOIDP)),
+}
+
+
 @functools.lru_cache(maxsize=1)
 def _lib() -> ctypes.CDLL:
     try:
         lib = ctypes.CDLL("libcuda.so.1")
     except OSError as exc:
         raise DriverError(f"the NVIDIA driver's libcuda.so.1 is not here ({exc})") from None
+    for name, argtypes in _SIGNATURES.items():
+        fn = getattr(lib, name)
+        fn.argtypes, fn.restype = list(argtypes), ctypes.c_int
     return lib
 
 
@@ -171,7 +207,8 @@ def empty(size: int, dtype: Any) -> Buffer:
 def zeros(size: int, dtype: Any) -> Buffer:
     """Zeroed device memory (CuPy's ``zeros``)."""
     buf = Buffer(size, dtype)
-    _check(_lib().cuMemsetD8_v2(buf.ptr, 0, ctypes.c_size_t(buf.nbytes)), "cuMemsetD8")
+    if buf.nbytes:
+        _check(_lib().cuMemsetD8_v2(buf.ptr, 0, buf.nbytes), "cuMemsetD8")
     return buf
 
 
@@ -312,10 +349,12 @@ class Function:
     def __call__(self, grid: Sequence[int], block: Sequence[int], args: Sequence[Any], shared_mem: int = 0) -> None:
         context()
         values = [_argument(a) for a in args]
-        params = (ctypes.c_void_p * len(values))(*[ctypes.cast(ctypes.pointer(v), ctypes.c_void_p) for v in values])
+        params = (ctypes.c_void_p * max(len(values), 1))(*[ctypes.cast(ctypes.pointer(v), ctypes.c_void_p)
+                                                           for v in values])
         g = (tuple(int(x) for x in grid) + (1, 1))[:3]
         b = (tuple(int(x) for x in block) + (1, 1))[:3]
-        _check(_lib().cuLaunchKernel(self.handle, *g, *b, int(shared_mem), None, params, None),
+        _check(_lib().cuLaunchKernel(self.handle, *g, *b, int(shared_mem), None,
+                                     ctypes.cast(params, _P(_VOIDP)), None),
                f"cuLaunchKernel {self.name}")
 
 
@@ -326,7 +365,8 @@ class Module:
         context()
         self.handle = ctypes.c_void_p()
         self._image = ctypes.create_string_buffer(image)  # PTX must end in a NUL byte
-        _check(_lib().cuModuleLoadData(ctypes.byref(self.handle), self._image), "cuModuleLoadData")
+        _check(_lib().cuModuleLoadData(ctypes.byref(self.handle), ctypes.cast(self._image, _VOIDP)),
+               "cuModuleLoadData")
 
     def get_function(self, name: str) -> Function:
         return Function(self, name)

@@ -174,8 +174,9 @@ def run_all(built: Built, pairs: Pairs, name: str, xdrops: Sequence[int], table:
             run(cmd)
     except Exception as exc:  # nothing can be compared: every X is named failed
         line = " ".join(str(exc).split())[:400]
-        return ([{"part": "logan", "dataset": name, "xdrop": x, "status": f"failed: {line}"} for x in xdrops],
-                [f"originals: LOGAN on {name}: {type(exc).__name__}: {line}"])
+        failed = [f"originals: LOGAN on {name}: {type(exc).__name__}: {line}"]
+        say(failed[0])  # said, not only returned: a tool that prints rows would otherwise print nothing
+        return [{"part": "logan", "dataset": name, "xdrop": x, "status": f"failed: {line}"} for x in xdrops], failed
     for x in xdrops:
         try:
             rows = side_by_side(built, pairs, name, x, work, repeats=repeats, ncu=ncu, context=context,
