@@ -65,6 +65,26 @@ def test_the_runtime_follows_the_protocol_and_the_variable(monkeypatch) -> None:
     assert cuda.runtime_for("fast") is sentinel
 
 
+@pytest.mark.parametrize("argv, wanted", [
+    (["extend", "in.dat", "--backend", "cuda", "--protocol", "fast", "--out", "o"], True),
+    (["extend", "in.dat", "--backend=cuda", "--out", "o"], True),
+    (["xdrop", "align", "p.parquet", "--backend", "cuda", "--out", "o"], True),
+    (["extend", "in.dat", "--backend", "cpu", "--out", "o"], False),
+    (["extend", "in.dat", "--out", "cuda"], False),  # a file named cuda is no backend
+    (["extend", "in.dat", "--backend", "cuda", "--cluster", "local-cuda:2", "--out", "o"], False),
+    (["xdrop", "generate", "--backend", "cuda"], False),
+    (["run", "--backend", "cuda"], False),
+    ([], False),
+])
+def test_the_driver_starts_early_only_for_its_commands(argv, wanted, monkeypatch) -> None:
+    from lassm.backends import cuinit
+
+    monkeypatch.delenv(cuda.RUNTIME_ENV, raising=False)
+    assert cuinit.wanted(argv) is wanted
+    monkeypatch.setenv(cuda.RUNTIME_ENV, "cupy")
+    assert cuinit.wanted(argv) is False
+
+
 def test_a_kernel_argument_must_have_a_size() -> None:
     with pytest.raises(TypeError, match="sized NumPy scalar"):
         cudadrv._argument(3)
@@ -122,7 +142,7 @@ def test_a_fast_extend_imports_no_cupy(tmp_path) -> None:
 
     out = tmp_path / "out.txt"
     code = ("import sys; from lassm.cli import main; "
-            f"rc = main(['extend', {str(paths.sample('k77'))!r}, '--backend', 'cuda', '--protocol', 'fast', "
+            f"rc = main(['extend', {str(paths.sample('k77'))!r}, '--k', '77', '--backend', 'cuda', '--protocol', 'fast', "
             f"'--out', {str(out)!r}]); print(rc, 'cupy' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.stdout.split()[-2:] == ["0", "False"], (done.stdout + done.stderr)[-3000:]

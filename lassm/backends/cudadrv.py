@@ -105,6 +105,9 @@ class Context:
     made current in every thread that calls :meth:`current`."""
 
     def __init__(self) -> None:
+        from . import cuinit
+
+        cuinit.wait()  # the start ``lassm`` may have begun before its imports: these calls are then cheap
         lib = _lib()
         _check(lib.cuInit(0), "cuInit")
         count = ctypes.c_int()

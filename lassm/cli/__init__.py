@@ -351,6 +351,9 @@ def main(argv: list[str] | None = None) -> int:
         or differed from the CPU, 2 for a mistake the user can fix (one ``lassm: error:`` line
         on stderr).
     """
+    from ..backends.cuinit import start_early
+
+    start_early(sys.argv[1:] if argv is None else argv)  # before the imports below: they overlap it
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

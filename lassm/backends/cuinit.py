@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The CUDA driver's start (``cuInit`` and the primary context) begun first thing, in a thread.
+
+Why: a GPU command pays about 0.23 s for the driver's start on the H100 node, as MetaHipMer's
+``ht_loc`` does; but where ``ht_loc`` then reads its input in C++, Python first spends a tenth of
+a second on its interpreter and NumPy. Begun before those imports, the start runs while they
+do (ctypes lets go of the GIL for the call), so the command's critical path loses it. This
+module imports nothing but ctypes and threading, so that it can be the first thing ``lassm``
+does; :class:`lassm.backends.cudadrv.Context` waits for it and then makes its own (now cheap)
+calls, so a failure here changes nothing but the time: the error is reported there.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from typing import Sequence
+
+_THREAD: threading.Thread | None = None
+
+
+def _start() -> None:
+    try:
+        lib = ctypes.CDLL("libcuda.so.1")
+        if lib.cuInit(0) != 0:
+            return
+        device, context = ctypes.c_int(), ctypes.c_void_p()
+        if lib.cuDeviceGet(ctypes.byref(device), 0) == 0:
+            lib.cuDevicePrimaryCtxRetain(ctypes.byref(context), device)
+    except OSError:  # no driver here: the backend's probe says so
+        pass
+
+
+def wanted(argv: Sequence[str]) -> bool:
+    """Whether ``lassm argv`` will use the CUDA driver in this process: ``extend`` or ``xdrop
+    align`` with ``--backend cuda``, not on a Dask cluster (its workers start their own; a
+    driver started before the cluster forks its processes is one they must not inherit)."""
+    args = list(argv)
+    if not args or args[0] not in ("extend", "xdrop") or os.environ.get("LASSM_CUDA_RUNTIME", "") == "cupy":
+        return False
+    if args[0] == "xdrop" and (len(args) < 2 or args[1] != "align"):
+        return False
+    if any(a == "--cluster" or a.startswith("--cluster=") for a in args):
+        return False
+    return any(a == "--backend=cuda" or (a == "--backend" and b == "cuda") for a, b in zip(args, args[1:] + [""]))
+
+
+def start_early(argv: Sequence[str]) -> bool:
+    """Starts the driver in a daemon thread when :func:`wanted`; returns whether it did."""
+    global _THREAD
+    if _THREAD is not None or not wanted(argv):
+        return False
+    _THREAD = threading.Thread(target=_start, name="lassm-cuinit", daemon=True)
+    _THREAD.start()
+    return True
+
+
+def wait() -> None:
+    """Waits for the early start, if one was begun."""
+    if _THREAD is not None:
+        _THREAD.join()
