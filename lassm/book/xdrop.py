@@ -718,8 +718,8 @@ def _lanes_counter_facts(machine: str) -> dict[str, str]:
     names = ("xd_lanes_ctr_x", "xd_lanes_ctr_speedup", "xd_lanes_ctr_inst", "xd_lanes_ctr_rate",
              "xd_lanes_ctr_active_block", "xd_lanes_ctr_active_planned")
     if both.empty:
-        why = ("no `lassm cuda lanes=N` rows in its counters" if c.empty else
-               "its `lassm cuda lanes=N` rows hold no planned lanes layout beside the block at one X")
+        why = (f"its counters hold no '{LANES_PROGRAM}N' rows" if c.empty else
+               f"its '{LANES_PROGRAM}N' rows hold no planned lanes layout beside the block at one X")
         out = {k: NOT_MEASURED for k in names}
         out["xd_lanes_ctr_sentence"] = (f"What the gain is made of is {NOT_MEASURED} yet on {machine} ({why}): "
                                         "Nsight Compute's counts of every layout would say it.")
