@@ -742,10 +742,11 @@ def _lanes_counter_facts(machine: str) -> dict[str, str]:
     else:
         cause = (f"Fewer instructions carry the larger part at X = {', '.join(f'{x:,d}' for x in sorted(by_inst))}, "
                  f"a higher issue rate at X = {', '.join(f'{x:,d}' for x in sorted(by_rate))}.")
+    each = "; ".join(f"at X = {int(r.xdrop):,d} ({r.layout}), {r.speedup:.2f} = {r.inst_factor:.2f} × {r.rate_factor:.2f}"
+                     for r in both.sort_values("xdrop").itertuples())
     out["xd_lanes_ctr_sentence"] = (
-        f"Under Nsight Compute at X = {xs}, the planned layout's speed-up over the block, S = {out['xd_lanes_ctr_speedup']}, "
-        f"is I = {out['xd_lanes_ctr_inst']} (the block's warp instructions over the layout's) times "
-        f"R = {out['xd_lanes_ctr_rate']} (the layout's warp instructions per second over the block's); a warp "
+        "Under Nsight Compute, the planned layout's speed-up over the block, S, is I (the block's warp instructions "
+        f"over the layout's) times R (the layout's warp instructions per second over the block's): {each}. A warp "
         f"instruction keeps {out['xd_lanes_ctr_active_planned']} threads busy against the block's "
         f"{out['xd_lanes_ctr_active_block']}. {cause}")
     return out
