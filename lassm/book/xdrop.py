@@ -5,6 +5,11 @@ Every number the chapter's prose quotes comes from :func:`facts`, as text alread
 that a machine without X-drop records (a fresh clone, a CPU-only machine) gets sentences that
 say so instead of an error. The measures are :mod:`lassm.analysis.xdrop`'s; LOGAN's numbers
 are :mod:`lassm.analysis.xdrop.published`'s, always labelled as the paper's or the repository's.
+
+This module is over 500 lines because it is the one chapter's whole account: :func:`facts` is
+the one dict of every name the notebook glues (a test holds the notebook's glue names against
+it), and each section's table, chart and facts, the layouts' ablation included, sit beside the
+facts they feed.
 """
 from __future__ import annotations
 
@@ -704,7 +709,7 @@ def lanes_facts(machine: str) -> dict[str, str]:
         "xd_lanes_plan_fastest": f"{int((pts['planned_lanes'] == pts['fastest_lanes']).sum()):d} of {len(xs):d}",
         "xd_lanes_plan_gap": _fmt(pts["planned over fastest"].max() - 1 if pts["planned over fastest"].notna().any()
                                   else None, ".0%"),
-        "xd_lanes_replanned": f"{sum(1 for x in xs if x in recorded.index and int(recorded[x]) != plan.lanes_for(x)):d}",
+        "xd_lanes_replanned": f"{sum(1 for x in xs if x in recorded.index and int(recorded[x]) != plan.lanes_for(x))}",
     })
     f.update(_width_facts(one, xs))
     return f
@@ -742,8 +747,8 @@ def _lanes_counter_facts(machine: str) -> dict[str, str]:
     else:
         cause = (f"Fewer instructions carry the larger part at X = {', '.join(f'{x:,d}' for x in sorted(by_inst))}, "
                  f"a higher issue rate at X = {', '.join(f'{x:,d}' for x in sorted(by_rate))}.")
-    each = "; ".join(f"at X = {int(r.xdrop):,d} ({r.layout}), {r.speedup:.2f} = {r.inst_factor:.2f} × {r.rate_factor:.2f}"
-                     for r in both.sort_values("xdrop").itertuples())
+    each = "; ".join(f"at X = {int(r.xdrop):,d} ({r.layout}), {r.speedup:.2f} = {r.inst_factor:.2f} × "
+                     f"{r.rate_factor:.2f}" for r in both.sort_values("xdrop").itertuples())
     out["xd_lanes_ctr_sentence"] = (
         "Under Nsight Compute, the planned layout's speed-up over the block, S, is I (the block's warp instructions "
         f"over the layout's) times R (the layout's warp instructions per second over the block's): {each}. A warp "
