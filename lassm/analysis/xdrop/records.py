@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The X-drop records of each machine, read and checked: ``data/results/<machine>/xdrop/*.csv``.
 
-Three files (their columns: ``book/data-contract.md`` and the producer, ``lassm xdrop``):
+Four files (their columns: ``book/data-contract.md`` and the producer, ``lassm xdrop``):
 ``times.csv`` (one row per dataset, X and backend), ``counters.csv`` (Nsight Compute, one row
-per dataset, X and program) and ``against-logan.csv`` (LOGAN's demo beside our kernel). A
+per dataset, X and program), ``against-logan.csv`` (LOGAN's demo beside our kernel) and
+``lanes.csv`` (the kernel's layouts side by side, ``tools/xdrop_lanes.py``). A
 machine may hold any of them or none; a missing file reads as an empty table with the file's
 columns, so that every consumer (the chapter, the findings) works on a fresh clone. A file that
 is there but wrong stops with one error naming the file, the line and the field.
@@ -39,7 +40,14 @@ FILES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]] 
                  "logan_gpu_seconds", "whole_seconds"),
                 ("n_pairs", "xdrop", "kernel_seconds", "kernel_launches", "logan_gpu_seconds", "whole_seconds"),
                 ("dataset", "xdrop", "program")),
+    "lanes": ("lanes.csv",
+              ("machine", "device", "dataset", "n_pairs", "xdrop", "lanes", "planned", "kernel_seconds", "repeats",
+               "cells", "gcups", "equal_to_block"),
+              ("n_pairs", "xdrop", "lanes", "kernel_seconds", "repeats", "cells", "gcups"),
+              ("dataset", "xdrop", "lanes")),
 }
+#: Columns read as True/False (an empty cell: not known, a nullable boolean's NA).
+FLAGS: tuple[str, ...] = ("matches_oracle", "equal_to_block", "planned")
 
 
 def results_root() -> Path:
@@ -85,8 +93,8 @@ def read(file: Path, name: str) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        The file's rows, numeric columns as floats (an empty cell is NaN), ``matches_oracle``
-        as a nullable boolean where present (an empty cell: not checked).
+        The file's rows, numeric columns as floats (an empty cell is NaN), the :data:`FLAGS`
+        columns as nullable booleans where present (an empty cell: not checked).
 
     Raises
     ------
@@ -113,13 +121,13 @@ def read(file: Path, name: str) -> pd.DataFrame:
             i = int(negative.to_numpy().nonzero()[0][0])
             raise LassmError(f"{file}:{i + 2}: field {col}: {df[col].iloc[i]!r} is negative")
         df[col] = values.astype("float64")
-    if "matches_oracle" in df.columns:
-        flags = df["matches_oracle"].map(_bool)
-        bad = flags.isna() & (df["matches_oracle"] != "")
+    for col in (c for c in FLAGS if c in df.columns):
+        flags = df[col].map(_bool)
+        bad = flags.isna() & (df[col] != "")
         if bad.any():
             i = int(bad.to_numpy().nonzero()[0][0])
-            raise LassmError(f"{file}:{i + 2}: field matches_oracle: {df['matches_oracle'].iloc[i]!r} is not True/False")
-        df["matches_oracle"] = flags.astype("boolean")  # empty: not checked
+            raise LassmError(f"{file}:{i + 2}: field {col}: {df[col].iloc[i]!r} is not True/False")
+        df[col] = flags.astype("boolean")  # empty: not checked
     repeated = df.duplicated(list(key), keep="first")
     if repeated.any():
         i = int(repeated.to_numpy().nonzero()[0][0])
@@ -144,4 +152,4 @@ def load_all(name: str, names: list[str] | None = None) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(FILES[name][1]))
 
 
-__all__ = ["FILES", "FOLDER", "load", "load_all", "machines", "path", "read", "results_root"]
+__all__ = ["FILES", "FLAGS", "FOLDER", "load", "load_all", "machines", "path", "read", "results_root"]
