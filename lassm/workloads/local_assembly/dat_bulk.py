@@ -24,9 +24,11 @@ import numpy as np
 
 from .dataset import revcomp
 
-#: Bytes a file may hold for :func:`scan` to read it: printable ASCII, space, tab and newline.
-#: Anything else (``\r``, other line breaks, control bytes, non-ASCII) goes to the careful reader.
-_FAST_BYTES = bytes(range(33, 127)) + b" \t\n"
+#: Bytes a file may hold for :func:`scan` to read it are printable ASCII, space, tab and newline;
+#: this table marks the three blanks among the bytes up to 32. Anything else (``\r``, other line
+#: breaks, control bytes, non-ASCII) goes to the careful reader.
+_BLANK = np.zeros(256, dtype=bool)
+_BLANK[[9, 10, 32]] = True
 _BASES = b"ACGTN"
 #: Longest integer token read in bulk (int64 holds every 18-digit number).
 _MAX_DIGITS = 18
@@ -37,6 +39,10 @@ _MAX_DIGITS = 18
 #: (``logs/bench-io-1c3cc9f.log``); a GPU node's numba import alone took 0.7-1.0 s
 #: (``nvidia-h100-80gb-hbm3/logs/startup-b01408d.log``), so the break-even lies past 150 MB.
 JIT_MIN_BYTES = 256 * 2**20
+#: Bytes per slice when finding the blanks (the slice's mask stays in the cache).
+_SLICE = 1 << 18
+#: Chunk widths of :func:`_gather`, widest first; the last must be 1.
+_WIDTHS = (128, 16, 1)
 #: Records per block when writing, which bounds the Python objects alive at once.
 WRITE_BLOCK = 65536
 
@@ -54,13 +60,6 @@ def _lengths(items: Sequence[bytes]) -> np.ndarray:
     return np.fromiter(map(len, items), dtype=np.int64, count=len(items))
 
 
-def _ints(tokens: Sequence[bytes]) -> np.ndarray | None:
-    """The tokens as int64, or None when one is not a short run of digits."""
-    if len(tokens) and (max(map(len, tokens)) > _MAX_DIGITS or not all(map(bytes.isdigit, tokens))):
-        return None
-    return np.fromiter(map(int, tokens), dtype=np.int64, count=len(tokens))
-
-
 def _is_float(token: bytes) -> bool:
     try:
         float(token)
@@ -69,80 +68,170 @@ def _is_float(token: bytes) -> bool:
     return True
 
 
-def _only(buf: bytes | bytearray, allowed: bytes) -> bool:
-    return not buf.translate(None, allowed)
-
-
-def _as_array(parts: Sequence[bytes]) -> np.ndarray:
-    """The parts concatenated into a new, writable uint8 array."""
-    return np.frombuffer(bytearray().join(parts), dtype=np.uint8)
-
-
 def _offsets(lengths: np.ndarray) -> np.ndarray:
     off = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=off[1:])
     return off
 
 
-def _line_first_tokens(buf: np.ndarray) -> np.ndarray:
-    """For every line (split at ``\\n``), the index of its first token, or of the next line's
-    if it has none. The buffer holds no whitespace but space, tab and newline."""
-    field = buf > 32
-    starts = np.flatnonzero(field[1:] > field[:-1]) + 1
-    if field[0]:
-        starts = np.concatenate(([0], starts))
-    line_starts = np.concatenate(([0], np.flatnonzero(buf == 10) + 1))
-    return np.searchsorted(starts, line_starts)
+def _blanks(buf: np.ndarray) -> np.ndarray | None:
+    """The positions of the blanks (space, tab, newline), or None when the buffer holds a byte
+    other than those and printable ASCII.
+
+    One pass, a slice of ``_SLICE`` bytes at a time, so that the comparison's mask stays in the
+    cache between being written and being read.
+    """
+    mask = np.empty(min(_SLICE, len(buf)), dtype=bool)
+    parts = []
+    for a in range(0, len(buf), _SLICE):
+        part = buf[a : a + _SLICE]
+        if part.max() > 126:
+            return None
+        m = mask[: len(part)]
+        np.less_equal(part, 32, out=m)
+        pos = np.flatnonzero(m)
+        pos += a
+        parts.append(pos)
+    blank = np.concatenate(parts) if len(parts) > 1 else parts[0]
+    return blank if _BLANK[buf[blank]].all() else None
 
 
-def _record_lines(toks: list[bytes], first: np.ndarray, counts: np.ndarray):
-    """The lines that start records, with each record's header fields, or None.
+def _fields(buf: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Every field's start, end and line (from 0), from the positions of the blanks alone, or
+    None when the buffer holds a byte other than printable ASCII, space, tab and newline.
+
+    In a file of these bytes ``bytes.split()`` cuts at exactly these blanks, and the careful
+    reader's lines end at exactly its newlines: field ``i`` here is its ``raw.split()[i]``.
+    """
+    blank = _blanks(buf)
+    if blank is None:
+        return None
+    bounds = np.empty(len(blank) + 2, dtype=np.int64)
+    bounds[0], bounds[-1] = -1, len(buf)
+    bounds[1:-1] = blank
+    gap = np.flatnonzero(np.diff(bounds) > 1)  # a field lies between bounds[gap] and bounds[gap + 1]
+    newlines = np.zeros(len(blank) + 1, dtype=np.int64)
+    np.cumsum(buf[blank] == 10, out=newlines[1:])
+    return bounds[gap] + 1, bounds[gap + 1], newlines[gap]
+
+
+def _rows(buf: np.ndarray, width: int) -> np.ndarray:
+    """Every ``width`` bytes of ``buf`` that start at a byte, as one item each (a view): indexing
+    it copies runs of ``width`` bytes with one ``memcpy`` per index."""
+    return np.ndarray((len(buf) - width + 1,), dtype=np.dtype((np.void, width)), buffer=buf, strides=(1,))
+
+
+def _gather(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray, sep: bool = False) -> bytearray:
+    """The fields ``buf[starts[i] : starts[i] + lens[i]]`` end to end (each followed by a newline
+    where ``sep``), copied by NumPy alone: no Python object per field.
+
+    A field is copied in chunks of a fixed width, its last chunk aligned to its end (overlapping
+    the one before, with the same bytes); a field shorter than the widest chunk goes by a
+    narrower one. A few large indexed copies thus move every byte, at the cost of an index
+    entry per chunk rather than per byte.
+    """
+    off = _offsets(lens + 1 if sep else lens)
+    out = bytearray(int(off[-1]))
+    dst = np.frombuffer(out, dtype=np.uint8)
+    if sep:
+        dst[off[1:] - 1] = 10
+    upper = None
+    for width in _WIDTHS:
+        pick = lens >= width if upper is None else (lens >= width) & (lens < upper)
+        upper = width
+        if not pick.any():
+            continue
+        src_at, length, dst_at = starts[pick], lens[pick], off[:-1][pick]
+        chunks = (length + (width - 1)) // width
+        first = _offsets(chunks)
+        step = np.arange(first[-1], dtype=np.int64) - np.repeat(first[:-1], chunks)
+        step *= width
+        np.minimum(step, np.repeat(length - width, chunks), out=step)
+        _rows(dst, width)[np.repeat(dst_at, chunks) + step] = _rows(buf, width)[np.repeat(src_at, chunks) + step]
+    return out
+
+
+def _digit_fields(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Which fields are runs of ASCII digits (``bytes.isdigit``), their values as int64, and
+    which of those are too long for int64 (over 18 digits; their values are not read).
+
+    The fields' first bytes are read as a table of one row per field, up to 19 columns, and
+    the digits summed column by column; only a digit run longer than that is looked at alone.
+    """
+    width = int(min(lens.max(initial=0), _MAX_DIGITS + 1))
+    cols = np.arange(width, dtype=np.int64)
+    inside = cols < lens[:, None]
+    digits = buf[np.minimum(starts[:, None] + cols, len(buf) - 1)] - np.uint8(48)
+    digits[~inside] = 0
+    isdigit = (digits <= 9).all(axis=1)
+    values = np.zeros(len(starts), dtype=np.int64)
+    for j in range(min(width, _MAX_DIGITS)):
+        values = np.where(inside[:, j], values * 10 + digits[:, j], values)
+    too_long = isdigit & (lens > _MAX_DIGITS)
+    for i in np.flatnonzero(too_long).tolist():  # the prefix was digits; is the rest?
+        isdigit[i] = too_long[i] = buf[starts[i] : starts[i] + lens[i]].tobytes().isdigit()
+    return isdigit, values, too_long
+
+
+def _records(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray, line: np.ndarray):
+    """The fields that start records, their lines and header values, or None.
 
     A line *looks like a header* as the careful reader defines it: five fields or more, the 1st,
     4th and 5th digits, the 3rd a number. The careful reader refuses such a line inside a record,
     starts a record only at a line's start, and ends one only at a line's end; so a file is well
     formed only if the header-looking lines are exactly the record starts, each record's declared
-    field count reaching exactly to the next one's first token and the last to the end of the
+    field count reaching exactly to the next one's first field and the last to the end of the
     file. That chain is checked here in bulk.
     """
-    lines = np.flatnonzero(counts >= 5)
-    if not len(lines):
+    n = len(starts)
+    first = np.flatnonzero(line[1:] != line[:-1]) + 1
+    first = np.concatenate(([0], first))  # the first field of each line that has one
+    head = first[np.diff(first, append=n) >= 5]
+    if not len(head):
         return None
-    head = first[lines]
-    looks = np.ones(len(lines), dtype=bool)
+    looks = np.ones(len(head), dtype=bool)
+    ints = []
     for col in (0, 3, 4):
-        tokens = _pick(toks, head + col)
-        looks &= np.fromiter(map(bytes.isdigit, tokens), dtype=bool, count=len(tokens))
-    lines, head = lines[looks], head[looks]
-    depth_tokens = _pick(toks, head + 2)
+        isdigit, values, too_long = _digit_fields(buf, starts[head + col], lens[head + col])
+        looks &= isdigit
+        ints.append((values, too_long))
+    head = head[looks]
+    depth_tokens = _gather(buf, starts[head + 2], lens[head + 2], sep=True)[:-1].split(b"\n") if len(head) else []
     try:
         depths = np.fromiter(map(float, depth_tokens), dtype=np.float64, count=len(depth_tokens))
     except ValueError:  # a line with a non-numeric 3rd field does not look like a header
         keep = np.fromiter(map(_is_float, depth_tokens), dtype=bool, count=len(depth_tokens))
-        lines, head = lines[keep], head[keep]
+        head = head[keep]
+        looks[looks] = keep
         depths = np.fromiter(map(float, _pick(depth_tokens, np.flatnonzero(keep))), dtype=np.float64,
                              count=int(keep.sum()))
-    cids, n_left, n_right = (_ints(_pick(toks, head + col)) for col in (0, 3, 4))
-    if cids is None or n_left is None or n_right is None or not len(head) or head[0] != 0:
+    if not len(head) or head[0] != 0 or any(too_long[looks].any() for _, too_long in ints):
         return None
+    cids, n_left, n_right = (values[looks] for values, _ in ints)
     end = head + 5 + 3 * (n_left + n_right)
-    if not (np.array_equal(end[:-1], head[1:]) and end[-1] == len(toks)):
+    if not (np.array_equal(end[:-1], head[1:]) and end[-1] == n):
         return None
-    return lines, head, cids, depths, n_left, n_right
+    return line[head], head, cids, depths, n_left, n_right
 
 
-def _side(toks: list[bytes], base: np.ndarray, per_contig: np.ndarray):
-    """One side's reads (id, sequence, qualities triples from token ``base``), or None if bad."""
-    ids, seqs, quals = (_pick(toks, base + col) for col in (0, 1, 2))
-    lens = _lengths(seqs)
-    if not np.array_equal(lens, _lengths(quals)):
+def _bases(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> np.ndarray | None:
+    """The fields end to end as a writable uint8 array, or None if a byte is not a base."""
+    data = _gather(buf, starts, lens)
+    return None if data.translate(None, _BASES) else np.frombuffer(data, dtype=np.uint8)
+
+
+def _side(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray, base: np.ndarray, per_contig: np.ndarray):
+    """One side's reads (id, sequence, qualities triples from field ``base``), or None if bad."""
+    seq_lens = lens[base + 1]
+    if not np.array_equal(seq_lens, lens[base + 2]):
         return None
-    seq_buf = bytearray().join(seqs)
-    if not _only(seq_buf, _BASES):
+    seqs = _bases(buf, starts[base + 1], seq_lens)
+    if seqs is None:
         return None
-    id_list = b"\n".join(ids).decode("ascii").split("\n") if ids else []
-    return (np.frombuffer(seq_buf, dtype=np.uint8), _as_array(quals), _offsets(lens),
-            _offsets(per_contig), id_list)
+    quals = np.frombuffer(_gather(buf, starts[base + 2], seq_lens), dtype=np.uint8)
+    ids = _gather(buf, starts[base], lens[base], sep=True)
+    id_list = ids[:-1].decode("ascii").split("\n") if len(base) else []
+    return seqs, quals, _offsets(seq_lens), _offsets(per_contig), id_list
 
 
 def scan(raw: bytes) -> dict | None:
@@ -161,30 +250,32 @@ def scan(raw: bytes) -> dict | None:
         at (from 1); None when the file is not proved well formed (the careful reader then
         finds and names the fault).
     """
-    if not raw or not _only(raw, _FAST_BYTES):
+    if not raw:
         return None
-    toks = raw.split()
-    first = _line_first_tokens(np.frombuffer(raw, dtype=np.uint8))
-    counts = np.diff(first, append=len(toks))
-    found = _record_lines(toks, first, counts)
+    buf = np.frombuffer(raw, dtype=np.uint8)
+    fields = _fields(buf)
+    if fields is None:
+        return None
+    starts, ends, line = fields
+    lens = ends - starts
+    found = _records(buf, starts, lens, line)
     if found is None:
         return None
     lines, head, cids, depths, n_left, n_right = found
     if not np.all(np.isfinite(depths) & (depths >= 0)):
         return None
-    contigs = _pick(toks, head + 1)
-    ctg_buf = bytearray().join(contigs)
-    if not _only(ctg_buf, _BASES):
+    seqs = _bases(buf, starts[head + 1], lens[head + 1])
+    if seqs is None:
         return None
     sides = []
     for count, first in ((n_left, head + 5), (n_right, head + 5 + 3 * n_left)):
         coff = _offsets(count)
-        base = np.repeat(first, count) + 3 * (np.arange(coff[-1], dtype=np.int64) - np.repeat(coff[:-1], count))
-        side = _side(toks, base, count)
+        base = np.repeat(first - 3 * coff[:-1], count) + 3 * np.arange(coff[-1], dtype=np.int64)
+        side = _side(buf, starts, lens, base, count)
         if side is None:
             return None
         sides.append(side)
-    return {"cids": cids, "seqs": np.frombuffer(ctg_buf, dtype=np.uint8), "offsets": _offsets(_lengths(contigs)),
+    return {"cids": cids, "seqs": seqs, "offsets": _offsets(lens[head + 1]),
             "depths": depths, "left": sides[0], "right": sides[1], "lines": lines + 1}
 
 
