@@ -16,9 +16,12 @@ first fault, with the messages it has always given. The two readers agree on eve
 """
 from __future__ import annotations
 
+import os
+import threading
+from functools import partial
 from itertools import chain, repeat
 from operator import itemgetter
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence, TypeVar
 
 import numpy as np
 
@@ -39,10 +42,16 @@ _MAX_DIGITS = 18
 #: (``logs/bench-io-1c3cc9f.log``); a GPU node's numba import alone took 0.7-1.0 s
 #: (``nvidia-h100-80gb-hbm3/logs/startup-b01408d.log``), so the break-even lies past 150 MB.
 JIT_MIN_BYTES = 256 * 2**20
-#: Bytes per slice when finding the blanks (the slice's mask stays in the cache).
-_SLICE = 1 << 18
+#: Bytes per slice when finding the blanks: the slice's mask stays in the cache, and there are
+#: few slices (each NumPy call on one releases and takes back the GIL).
+_SLICE = 1 << 20
+#: Threads that read one file (this one included): the blanks of parts of the file, and the
+#: columns, are found and copied side by side, in NumPy calls that release the GIL.
+THREADS = max(1, min(4, os.cpu_count() or 1))
 #: Chunk widths of :func:`_gather`, widest first; the last must be 1.
-_WIDTHS = (128, 16, 1)
+_WIDTHS = (128, 32, 8, 1)
+#: Fields all shorter than this are gathered as a table of a row each (:func:`_gather`).
+_SHORT = 48
 #: Records per block when writing, which bounds the Python objects alive at once.
 WRITE_BLOCK = 65536
 
@@ -74,45 +83,79 @@ def _offsets(lengths: np.ndarray) -> np.ndarray:
     return off
 
 
-def _blanks(buf: np.ndarray) -> np.ndarray | None:
-    """The positions of the blanks (space, tab, newline), or None when the buffer holds a byte
-    other than those and printable ASCII.
+T = TypeVar("T")
 
-    One pass, a slice of ``_SLICE`` bytes at a time, so that the comparison's mask stays in the
-    cache between being written and being read.
-    """
-    mask = np.empty(min(_SLICE, len(buf)), dtype=bool)
+
+def _in_threads(calls: Sequence[Callable[[], T]]) -> list[T]:
+    """The calls' results, in order, made by up to :data:`THREADS` threads (this one among them):
+    call ``i`` runs on thread ``i % THREADS``. Their copies and scans release the GIL, so the
+    threads overlap; a failure is raised here."""
+    n = min(THREADS, len(calls))
+    results: list = [None] * len(calls)
+    failed: list[BaseException] = []
+
+    def run(k: int) -> None:
+        try:
+            for i in range(k, len(calls), n):
+                results[i] = calls[i]()
+        except BaseException as exc:  # raised in the calling thread
+            failed.append(exc)
+
+    others = [threading.Thread(target=run, args=(k,), name=f"lassm-read-{k}") for k in range(1, n)]
+    for t in others:
+        t.start()
+    run(0)
+    for t in others:
+        t.join()
+    if failed:
+        raise failed[0]
+    return results
+
+
+def _blank_part(buf: np.ndarray, a: int, b: int) -> list[np.ndarray] | None:
+    """The positions of the bytes up to 32 in ``buf[a:b]``, slice by slice, or None at a byte
+    over 126. A slice of :data:`_SLICE` bytes at a time, so that the comparison's mask stays in
+    the cache between being written and being read."""
+    mask = np.empty(min(_SLICE, b - a), dtype=bool)
     parts = []
-    for a in range(0, len(buf), _SLICE):
-        part = buf[a : a + _SLICE]
+    for lo in range(a, b, _SLICE):
+        part = buf[lo : min(lo + _SLICE, b)]
         if part.max() > 126:
             return None
         m = mask[: len(part)]
         np.less_equal(part, 32, out=m)
         pos = np.flatnonzero(m)
-        pos += a
+        pos += lo
         parts.append(pos)
-    blank = np.concatenate(parts) if len(parts) > 1 else parts[0]
-    return blank if _BLANK[buf[blank]].all() else None
+    return parts
 
 
 def _fields(buf: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Every field's start, end and line (from 0), from the positions of the blanks alone, or
-    None when the buffer holds a byte other than printable ASCII, space, tab and newline.
+    """Every field's start and length, and the newlines' positions, or None when the buffer holds
+    a byte other than printable ASCII, space, tab and newline.
 
-    In a file of these bytes ``bytes.split()`` cuts at exactly these blanks, and the careful
-    reader's lines end at exactly its newlines: field ``i`` here is its ``raw.split()[i]``.
+    The blanks are found by a few threads, each over a part of the file; the rest works on
+    arrays of one entry per blank. In a file of these bytes ``bytes.split()`` cuts at exactly
+    these blanks, and the careful reader's lines end at exactly these newlines: field ``i`` here
+    is its ``raw.split()[i]``.
     """
-    blank = _blanks(buf)
-    if blank is None:
+    n = len(buf)
+    parts = min(THREADS, -(-n // _SLICE))
+    cuts = [n * i // parts for i in range(parts + 1)]
+    found = _in_threads([partial(_blank_part, buf, a, b) for a, b in zip(cuts[:-1], cuts[1:])])
+    if any(part is None for part in found):
         return None
-    bounds = np.empty(len(blank) + 2, dtype=np.int64)
-    bounds[0], bounds[-1] = -1, len(buf)
-    bounds[1:-1] = blank
-    gap = np.flatnonzero(np.diff(bounds) > 1)  # a field lies between bounds[gap] and bounds[gap + 1]
-    newlines = np.zeros(len(blank) + 1, dtype=np.int64)
-    np.cumsum(buf[blank] == 10, out=newlines[1:])
-    return bounds[gap] + 1, bounds[gap + 1], newlines[gap]
+    bounds = np.concatenate([[-1]] + [pos for part in found for pos in part] + [[n]])
+    kind = buf[bounds[1:-1]]
+    if not _BLANK[kind].all():
+        return None
+    step = np.diff(bounds)
+    gap = np.flatnonzero(step > 1)  # a field lies between bounds[gap] and bounds[gap + 1]
+    starts = bounds[gap]
+    starts += 1
+    lens = step[gap]
+    lens -= 1
+    return starts, lens, bounds[1:-1][kind == 10]
 
 
 def _rows(buf: np.ndarray, width: int) -> np.ndarray:
@@ -121,15 +164,44 @@ def _rows(buf: np.ndarray, width: int) -> np.ndarray:
     return np.ndarray((len(buf) - width + 1,), dtype=np.dtype((np.void, width)), buffer=buf, strides=(1,))
 
 
+def _table(buf: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
+    """The ``width`` bytes from each start, a row each (zeros past the end of ``buf``)."""
+    table = np.empty((len(starts), width), dtype=np.uint8)
+    if not table.size:
+        return table
+    rows = table.view(np.dtype((np.void, width)))[:, 0]
+    last = len(buf) - width  # the last start with ``width`` bytes after it
+    late = starts > last
+    if late.any():  # a field near the end: read from a copy of the end, padded with zeros
+        at = max(last, 0)
+        tail = np.zeros(2 * width, dtype=np.uint8)
+        tail[: len(buf) - at] = buf[at:]
+        rows[late] = _rows(tail, width)[starts[late] - at]
+        rows[~late] = _rows(buf, width)[starts[~late]]
+    else:
+        rows[:] = _rows(buf, width)[starts]
+    return table
+
+
 def _gather(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray, sep: bool = False) -> bytearray:
     """The fields ``buf[starts[i] : starts[i] + lens[i]]`` end to end (each followed by a newline
     where ``sep``), copied by NumPy alone: no Python object per field.
 
-    A field is copied in chunks of a fixed width, its last chunk aligned to its end (overlapping
-    the one before, with the same bytes); a field shorter than the widest chunk goes by a
-    narrower one. A few large indexed copies thus move every byte, at the cost of an index
-    entry per chunk rather than per byte.
+    Short fields (ids, numbers) are read as a table of a row per field and its unused tail cut
+    away in one masked copy. Longer ones are copied in chunks of a fixed width, a field's last
+    chunk aligned to its end (overlapping the one before, with the same bytes), a field shorter
+    than the widest chunk by a narrower one: a few large indexed copies move every byte, with an
+    index entry per chunk rather than per byte.
     """
+    widest = int(lens.max(initial=0))
+    if not len(lens):
+        return bytearray()
+    if widest < _SHORT:
+        width = widest + sep
+        table = _table(buf, starts, width)
+        if sep:
+            table[np.arange(len(lens)), lens] = 10
+        return bytearray(table[np.arange(width) < (lens + sep)[:, None]])
     off = _offsets(lens + 1 if sep else lens)
     out = bytearray(int(off[-1]))
     dst = np.frombuffer(out, dtype=np.uint8)
@@ -159,9 +231,9 @@ def _digit_fields(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> tupl
     the digits summed column by column; only a digit run longer than that is looked at alone.
     """
     width = int(min(lens.max(initial=0), _MAX_DIGITS + 1))
-    cols = np.arange(width, dtype=np.int64)
-    inside = cols < lens[:, None]
-    digits = buf[np.minimum(starts[:, None] + cols, len(buf) - 1)] - np.uint8(48)
+    inside = np.arange(width) < lens[:, None]
+    digits = _table(buf, starts, width)
+    digits -= 48
     digits[~inside] = 0
     isdigit = (digits <= 9).all(axis=1)
     values = np.zeros(len(starts), dtype=np.int64)
@@ -173,7 +245,7 @@ def _digit_fields(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> tupl
     return isdigit, values, too_long
 
 
-def _records(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray, line: np.ndarray):
+def _records(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray, newlines: np.ndarray):
     """The fields that start records, their lines and header values, or None.
 
     A line *looks like a header* as the careful reader defines it: five fields or more, the 1st,
@@ -184,8 +256,9 @@ def _records(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray, line: np.nda
     file. That chain is checked here in bulk.
     """
     n = len(starts)
-    first = np.flatnonzero(line[1:] != line[:-1]) + 1
-    first = np.concatenate(([0], first))  # the first field of each line that has one
+    after = np.searchsorted(starts, newlines)  # the field after each newline
+    first = np.concatenate(([0], after[after < n]))
+    first = first[np.diff(first, prepend=-1) > 0]  # the first field of each line that has one
     head = first[np.diff(first, append=n) >= 5]
     if not len(head):
         return None
@@ -211,7 +284,7 @@ def _records(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray, line: np.nda
     end = head + 5 + 3 * (n_left + n_right)
     if not (np.array_equal(end[:-1], head[1:]) and end[-1] == n):
         return None
-    return line[head], head, cids, depths, n_left, n_right
+    return np.searchsorted(newlines, starts[head]), head, cids, depths, n_left, n_right
 
 
 def _bases(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> np.ndarray | None:
@@ -220,18 +293,13 @@ def _bases(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> np.ndarray 
     return None if data.translate(None, _BASES) else np.frombuffer(data, dtype=np.uint8)
 
 
-def _side(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray, base: np.ndarray, per_contig: np.ndarray):
-    """One side's reads (id, sequence, qualities triples from field ``base``), or None if bad."""
-    seq_lens = lens[base + 1]
-    if not np.array_equal(seq_lens, lens[base + 2]):
-        return None
-    seqs = _bases(buf, starts[base + 1], seq_lens)
-    if seqs is None:
-        return None
-    quals = np.frombuffer(_gather(buf, starts[base + 2], seq_lens), dtype=np.uint8)
-    ids = _gather(buf, starts[base], lens[base], sep=True)
-    id_list = ids[:-1].decode("ascii").split("\n") if len(base) else []
-    return seqs, quals, _offsets(seq_lens), _offsets(per_contig), id_list
+def _quals(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
+    return np.frombuffer(_gather(buf, starts, lens), dtype=np.uint8)
+
+
+def _ids(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> list[str]:
+    """The fields as str, decoded and cut in one go."""
+    return _gather(buf, starts, lens, sep=True)[:-1].decode("ascii").split("\n") if len(starts) else []
 
 
 def scan(raw: bytes) -> dict | None:
@@ -256,25 +324,30 @@ def scan(raw: bytes) -> dict | None:
     fields = _fields(buf)
     if fields is None:
         return None
-    starts, ends, line = fields
-    lens = ends - starts
-    found = _records(buf, starts, lens, line)
+    starts, lens, newlines = fields
+    found = _records(buf, starts, lens, newlines)
     if found is None:
         return None
     lines, head, cids, depths, n_left, n_right = found
     if not np.all(np.isfinite(depths) & (depths >= 0)):
         return None
-    seqs = _bases(buf, starts[head + 1], lens[head + 1])
-    if seqs is None:
-        return None
-    sides = []
+    # The columns, copied side by side: each side's (id, sequence, qualities) triples start at ``base``.
+    calls: list[Callable[[], object]] = [partial(_bases, buf, starts[head + 1], lens[head + 1])]
+    read_lens = []
     for count, first in ((n_left, head + 5), (n_right, head + 5 + 3 * n_left)):
         coff = _offsets(count)
         base = np.repeat(first - 3 * coff[:-1], count) + 3 * np.arange(coff[-1], dtype=np.int64)
-        side = _side(buf, starts, lens, base, count)
-        if side is None:
+        seq_lens = lens[base + 1]
+        if not np.array_equal(seq_lens, lens[base + 2]):
             return None
-        sides.append(side)
+        read_lens.append(seq_lens)
+        calls += [partial(_bases, buf, starts[base + 1], seq_lens), partial(_quals, buf, starts[base + 2], seq_lens),
+                  partial(_ids, buf, starts[base], lens[base])]
+    seqs, *columns = _in_threads(calls)
+    if seqs is None or columns[0] is None or columns[3] is None:
+        return None
+    sides = [(columns[3 * i], columns[3 * i + 1], _offsets(read_lens[i]), _offsets(count), columns[3 * i + 2])
+             for i, count in enumerate((n_left, n_right))]
     return {"cids": cids, "seqs": seqs, "offsets": _offsets(lens[head + 1]),
             "depths": depths, "left": sides[0], "right": sides[1], "lines": lines + 1}
 
