@@ -3,8 +3,12 @@
 the extended contigs (``cid extended_sequence``), FASTA and FASTQ written the same way.
 
 A field-by-field reader in Python spends microseconds per token; a 50 MB dump holds millions of
-tokens. Here the work per token is done by ``bytes.split``, ``operator.itemgetter``,
-``bytes.join`` and NumPy over whole columns, so the cost is close to that of splitting the file.
+tokens. :func:`scan` makes no Python object per token: NumPy finds the blanks (a few threads, a
+part of the file each), derives every field's start and length from them, reads the header
+numbers by digit arithmetic and copies each column (contig bases, read bases, qualities, ids)
+out of the file in large indexed copies, side by side in threads. Those calls release the GIL,
+so the reading also overlaps a GPU driver's start-up in another thread. The writers work per
+token with ``bytes.split``, ``operator.itemgetter`` and ``bytes.join``.
 
 This module only answers the common case. :func:`scan` returns ``None`` for any file it does not
 prove well formed (a byte other than printable ASCII, space, tab or newline; a record that does
