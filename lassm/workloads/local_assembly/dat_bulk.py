@@ -3,8 +3,12 @@
 the extended contigs (``cid extended_sequence``), FASTA and FASTQ written the same way.
 
 A field-by-field reader in Python spends microseconds per token; a 50 MB dump holds millions of
-tokens. Here the work per token is done by ``bytes.split``, ``operator.itemgetter``,
-``bytes.join`` and NumPy over whole columns, so the cost is close to that of splitting the file.
+tokens. :func:`scan` makes no Python object per token: NumPy finds the blanks (a few threads, a
+part of the file each), derives every field's start and length from them, reads the header
+numbers by digit arithmetic and copies each column (contig bases, read bases, qualities, ids)
+out of the file in large indexed copies, side by side in threads. Those calls release the GIL,
+so the reading also overlaps a GPU driver's start-up in another thread. The writers work per
+token with ``bytes.split``, ``operator.itemgetter`` and ``bytes.join``.
 
 This module only answers the common case. :func:`scan` returns ``None`` for any file it does not
 prove well formed (a byte other than printable ASCII, space, tab or newline; a record that does
@@ -16,17 +20,22 @@ first fault, with the messages it has always given. The two readers agree on eve
 """
 from __future__ import annotations
 
+import os
+import threading
+from functools import partial
 from itertools import chain, repeat
 from operator import itemgetter
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence, TypeVar
 
 import numpy as np
 
 from .dataset import revcomp
 
-#: Bytes a file may hold for :func:`scan` to read it: printable ASCII, space, tab and newline.
-#: Anything else (``\r``, other line breaks, control bytes, non-ASCII) goes to the careful reader.
-_FAST_BYTES = bytes(range(33, 127)) + b" \t\n"
+#: Bytes a file may hold for :func:`scan` to read it are printable ASCII, space, tab and newline;
+#: this table marks the three blanks among the bytes up to 32. Anything else (``\r``, other line
+#: breaks, control bytes, non-ASCII) goes to the careful reader.
+_BLANK = np.zeros(256, dtype=bool)
+_BLANK[[9, 10, 32]] = True
 _BASES = b"ACGTN"
 #: Longest integer token read in bulk (int64 holds every 18-digit number).
 _MAX_DIGITS = 18
@@ -37,6 +46,16 @@ _MAX_DIGITS = 18
 #: (``logs/bench-io-1c3cc9f.log``); a GPU node's numba import alone took 0.7-1.0 s
 #: (``nvidia-h100-80gb-hbm3/logs/startup-b01408d.log``), so the break-even lies past 150 MB.
 JIT_MIN_BYTES = 256 * 2**20
+#: Bytes per slice when finding the blanks: the slice's mask stays in the cache, and there are
+#: few slices (each NumPy call on one releases and takes back the GIL).
+_SLICE = 1 << 20
+#: Threads that read one file (this one included): the blanks of parts of the file, and the
+#: columns, are found and copied side by side, in NumPy calls that release the GIL.
+THREADS = max(1, min(4, os.cpu_count() or 1))
+#: Chunk widths of :func:`_gather`, widest first; the last must be 1.
+_WIDTHS = (128, 32, 8, 1)
+#: Fields all shorter than this are gathered as a table of a row each (:func:`_gather`).
+_SHORT = 48
 #: Records per block when writing, which bounds the Python objects alive at once.
 WRITE_BLOCK = 65536
 
@@ -54,13 +73,6 @@ def _lengths(items: Sequence[bytes]) -> np.ndarray:
     return np.fromiter(map(len, items), dtype=np.int64, count=len(items))
 
 
-def _ints(tokens: Sequence[bytes]) -> np.ndarray | None:
-    """The tokens as int64, or None when one is not a short run of digits."""
-    if len(tokens) and (max(map(len, tokens)) > _MAX_DIGITS or not all(map(bytes.isdigit, tokens))):
-        return None
-    return np.fromiter(map(int, tokens), dtype=np.int64, count=len(tokens))
-
-
 def _is_float(token: bytes) -> bool:
     try:
         float(token)
@@ -69,80 +81,229 @@ def _is_float(token: bytes) -> bool:
     return True
 
 
-def _only(buf: bytes | bytearray, allowed: bytes) -> bool:
-    return not buf.translate(None, allowed)
-
-
-def _as_array(parts: Sequence[bytes]) -> np.ndarray:
-    """The parts concatenated into a new, writable uint8 array."""
-    return np.frombuffer(bytearray().join(parts), dtype=np.uint8)
-
-
 def _offsets(lengths: np.ndarray) -> np.ndarray:
     off = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=off[1:])
     return off
 
 
-def _line_first_tokens(buf: np.ndarray) -> np.ndarray:
-    """For every line (split at ``\\n``), the index of its first token, or of the next line's
-    if it has none. The buffer holds no whitespace but space, tab and newline."""
-    field = buf > 32
-    starts = np.flatnonzero(field[1:] > field[:-1]) + 1
-    if field[0]:
-        starts = np.concatenate(([0], starts))
-    line_starts = np.concatenate(([0], np.flatnonzero(buf == 10) + 1))
-    return np.searchsorted(starts, line_starts)
+T = TypeVar("T")
 
 
-def _record_lines(toks: list[bytes], first: np.ndarray, counts: np.ndarray):
-    """The lines that start records, with each record's header fields, or None.
+def _in_threads(calls: Sequence[Callable[[], T]]) -> list[T]:
+    """The calls' results, in order, made by up to :data:`THREADS` threads (this one among them):
+    call ``i`` runs on thread ``i % THREADS``. Their copies and scans release the GIL, so the
+    threads overlap; a failure is raised here."""
+    n = min(THREADS, len(calls))
+    results: list = [None] * len(calls)
+    failed: list[BaseException] = []
+
+    def run(k: int) -> None:
+        try:
+            for i in range(k, len(calls), n):
+                results[i] = calls[i]()
+        except BaseException as exc:  # raised in the calling thread
+            failed.append(exc)
+
+    others = [threading.Thread(target=run, args=(k,), name=f"lassm-read-{k}") for k in range(1, n)]
+    for t in others:
+        t.start()
+    run(0)
+    for t in others:
+        t.join()
+    if failed:
+        raise failed[0]
+    return results
+
+
+def _blank_part(buf: np.ndarray, a: int, b: int) -> list[np.ndarray] | None:
+    """The positions of the bytes up to 32 in ``buf[a:b]``, slice by slice, or None at a byte
+    over 126. A slice of :data:`_SLICE` bytes at a time, so that the comparison's mask stays in
+    the cache between being written and being read."""
+    mask = np.empty(min(_SLICE, b - a), dtype=bool)
+    parts = []
+    for lo in range(a, b, _SLICE):
+        part = buf[lo : min(lo + _SLICE, b)]
+        if part.max() > 126:
+            return None
+        m = mask[: len(part)]
+        np.less_equal(part, 32, out=m)
+        pos = np.flatnonzero(m)
+        pos += lo
+        parts.append(pos)
+    return parts
+
+
+def _fields(buf: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Every field's start and length, and the newlines' positions, or None when the buffer holds
+    a byte other than printable ASCII, space, tab and newline.
+
+    The blanks are found by a few threads, each over a part of the file; the rest works on
+    arrays of one entry per blank. In a file of these bytes ``bytes.split()`` cuts at exactly
+    these blanks, and the careful reader's lines end at exactly these newlines: field ``i`` here
+    is its ``raw.split()[i]``.
+    """
+    n = len(buf)
+    parts = min(THREADS, -(-n // _SLICE))
+    cuts = [n * i // parts for i in range(parts + 1)]
+    found = _in_threads([partial(_blank_part, buf, a, b) for a, b in zip(cuts[:-1], cuts[1:])])
+    if any(part is None for part in found):
+        return None
+    bounds = np.concatenate([[-1]] + [pos for part in found for pos in part] + [[n]])
+    kind = buf[bounds[1:-1]]
+    if not _BLANK[kind].all():
+        return None
+    step = np.diff(bounds)
+    gap = np.flatnonzero(step > 1)  # a field lies between bounds[gap] and bounds[gap + 1]
+    starts = bounds[gap]
+    starts += 1
+    lens = step[gap]
+    lens -= 1
+    return starts, lens, bounds[1:-1][kind == 10]
+
+
+def _rows(buf: np.ndarray, width: int) -> np.ndarray:
+    """Every ``width`` bytes of ``buf`` that start at a byte, as one item each (a view): indexing
+    it copies runs of ``width`` bytes with one ``memcpy`` per index."""
+    return np.ndarray((len(buf) - width + 1,), dtype=np.dtype((np.void, width)), buffer=buf, strides=(1,))
+
+
+def _table(buf: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
+    """The ``width`` bytes from each start, a row each (zeros past the end of ``buf``)."""
+    table = np.empty((len(starts), width), dtype=np.uint8)
+    if not table.size:
+        return table
+    rows = table.view(np.dtype((np.void, width)))[:, 0]
+    last = len(buf) - width  # the last start with ``width`` bytes after it
+    late = starts > last
+    if late.any():  # a field near the end: read from a copy of the end, padded with zeros
+        at = max(last, 0)
+        tail = np.zeros(2 * width, dtype=np.uint8)
+        tail[: len(buf) - at] = buf[at:]
+        rows[late] = _rows(tail, width)[starts[late] - at]
+        rows[~late] = _rows(buf, width)[starts[~late]]
+    else:
+        rows[:] = _rows(buf, width)[starts]
+    return table
+
+
+def _gather(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray, sep: bool = False) -> bytearray:
+    """The fields ``buf[starts[i] : starts[i] + lens[i]]`` end to end (each followed by a newline
+    where ``sep``), copied by NumPy alone: no Python object per field.
+
+    Short fields (ids, numbers) are read as a table of a row per field and its unused tail cut
+    away in one masked copy. Longer ones are copied in chunks of a fixed width, a field's last
+    chunk aligned to its end (overlapping the one before, with the same bytes), a field shorter
+    than the widest chunk by a narrower one: a few large indexed copies move every byte, with an
+    index entry per chunk rather than per byte.
+    """
+    widest = int(lens.max(initial=0))
+    if not len(lens):
+        return bytearray()
+    if widest < _SHORT:
+        width = widest + sep
+        table = _table(buf, starts, width)
+        if sep:
+            table[np.arange(len(lens)), lens] = 10
+        return bytearray(table[np.arange(width) < (lens + sep)[:, None]])
+    off = _offsets(lens + 1 if sep else lens)
+    out = bytearray(int(off[-1]))
+    dst = np.frombuffer(out, dtype=np.uint8)
+    if sep:
+        dst[off[1:] - 1] = 10
+    upper = None
+    for width in _WIDTHS:
+        pick = lens >= width if upper is None else (lens >= width) & (lens < upper)
+        upper = width
+        if not pick.any():
+            continue
+        src_at, length, dst_at = starts[pick], lens[pick], off[:-1][pick]
+        chunks = (length + (width - 1)) // width
+        first = _offsets(chunks)
+        step = np.arange(first[-1], dtype=np.int64) - np.repeat(first[:-1], chunks)
+        step *= width
+        np.minimum(step, np.repeat(length - width, chunks), out=step)
+        _rows(dst, width)[np.repeat(dst_at, chunks) + step] = _rows(buf, width)[np.repeat(src_at, chunks) + step]
+    return out
+
+
+def _digit_fields(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Which fields are runs of ASCII digits (``bytes.isdigit``), their values as int64, and
+    which of those are too long for int64 (over 18 digits; their values are not read).
+
+    The fields' first bytes are read as a table of one row per field, up to 19 columns, and
+    the digits summed column by column; only a digit run longer than that is looked at alone.
+    """
+    width = int(min(lens.max(initial=0), _MAX_DIGITS + 1))
+    inside = np.arange(width) < lens[:, None]
+    digits = _table(buf, starts, width)
+    digits -= 48
+    digits[~inside] = 0
+    isdigit = (digits <= 9).all(axis=1)
+    values = np.zeros(len(starts), dtype=np.int64)
+    for j in range(min(width, _MAX_DIGITS)):
+        values = np.where(inside[:, j], values * 10 + digits[:, j], values)
+    too_long = isdigit & (lens > _MAX_DIGITS)
+    for i in np.flatnonzero(too_long).tolist():  # the prefix was digits; is the rest?
+        isdigit[i] = too_long[i] = buf[starts[i] : starts[i] + lens[i]].tobytes().isdigit()
+    return isdigit, values, too_long
+
+
+def _records(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray, newlines: np.ndarray):
+    """The fields that start records, their lines and header values, or None.
 
     A line *looks like a header* as the careful reader defines it: five fields or more, the 1st,
     4th and 5th digits, the 3rd a number. The careful reader refuses such a line inside a record,
     starts a record only at a line's start, and ends one only at a line's end; so a file is well
     formed only if the header-looking lines are exactly the record starts, each record's declared
-    field count reaching exactly to the next one's first token and the last to the end of the
+    field count reaching exactly to the next one's first field and the last to the end of the
     file. That chain is checked here in bulk.
     """
-    lines = np.flatnonzero(counts >= 5)
-    if not len(lines):
+    n = len(starts)
+    after = np.searchsorted(starts, newlines)  # the field after each newline
+    first = np.concatenate(([0], after[after < n]))
+    first = first[np.diff(first, prepend=-1) > 0]  # the first field of each line that has one
+    head = first[np.diff(first, append=n) >= 5]
+    if not len(head):
         return None
-    head = first[lines]
-    looks = np.ones(len(lines), dtype=bool)
+    looks = np.ones(len(head), dtype=bool)
+    ints = []
     for col in (0, 3, 4):
-        tokens = _pick(toks, head + col)
-        looks &= np.fromiter(map(bytes.isdigit, tokens), dtype=bool, count=len(tokens))
-    lines, head = lines[looks], head[looks]
-    depth_tokens = _pick(toks, head + 2)
+        isdigit, values, too_long = _digit_fields(buf, starts[head + col], lens[head + col])
+        looks &= isdigit
+        ints.append((values, too_long))
+    head = head[looks]
+    depth_tokens = _gather(buf, starts[head + 2], lens[head + 2], sep=True)[:-1].split(b"\n") if len(head) else []
     try:
         depths = np.fromiter(map(float, depth_tokens), dtype=np.float64, count=len(depth_tokens))
     except ValueError:  # a line with a non-numeric 3rd field does not look like a header
         keep = np.fromiter(map(_is_float, depth_tokens), dtype=bool, count=len(depth_tokens))
-        lines, head = lines[keep], head[keep]
+        head = head[keep]
+        looks[looks] = keep
         depths = np.fromiter(map(float, _pick(depth_tokens, np.flatnonzero(keep))), dtype=np.float64,
                              count=int(keep.sum()))
-    cids, n_left, n_right = (_ints(_pick(toks, head + col)) for col in (0, 3, 4))
-    if cids is None or n_left is None or n_right is None or not len(head) or head[0] != 0:
+    if not len(head) or head[0] != 0 or any(too_long[looks].any() for _, too_long in ints):
         return None
+    cids, n_left, n_right = (values[looks] for values, _ in ints)
     end = head + 5 + 3 * (n_left + n_right)
-    if not (np.array_equal(end[:-1], head[1:]) and end[-1] == len(toks)):
+    if not (np.array_equal(end[:-1], head[1:]) and end[-1] == n):
         return None
-    return lines, head, cids, depths, n_left, n_right
+    return np.searchsorted(newlines, starts[head]), head, cids, depths, n_left, n_right
 
 
-def _side(toks: list[bytes], base: np.ndarray, per_contig: np.ndarray):
-    """One side's reads (id, sequence, qualities triples from token ``base``), or None if bad."""
-    ids, seqs, quals = (_pick(toks, base + col) for col in (0, 1, 2))
-    lens = _lengths(seqs)
-    if not np.array_equal(lens, _lengths(quals)):
-        return None
-    seq_buf = bytearray().join(seqs)
-    if not _only(seq_buf, _BASES):
-        return None
-    id_list = b"\n".join(ids).decode("ascii").split("\n") if ids else []
-    return (np.frombuffer(seq_buf, dtype=np.uint8), _as_array(quals), _offsets(lens),
-            _offsets(per_contig), id_list)
+def _bases(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> np.ndarray | None:
+    """The fields end to end as a writable uint8 array, or None if a byte is not a base."""
+    data = _gather(buf, starts, lens)
+    return None if data.translate(None, _BASES) else np.frombuffer(data, dtype=np.uint8)
+
+
+def _quals(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
+    return np.frombuffer(_gather(buf, starts, lens), dtype=np.uint8)
+
+
+def _ids(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> list[str]:
+    """The fields as str, decoded and cut in one go."""
+    return _gather(buf, starts, lens, sep=True)[:-1].decode("ascii").split("\n") if len(starts) else []
 
 
 def scan(raw: bytes) -> dict | None:
@@ -161,30 +322,37 @@ def scan(raw: bytes) -> dict | None:
         at (from 1); None when the file is not proved well formed (the careful reader then
         finds and names the fault).
     """
-    if not raw or not _only(raw, _FAST_BYTES):
+    if not raw:
         return None
-    toks = raw.split()
-    first = _line_first_tokens(np.frombuffer(raw, dtype=np.uint8))
-    counts = np.diff(first, append=len(toks))
-    found = _record_lines(toks, first, counts)
+    buf = np.frombuffer(raw, dtype=np.uint8)
+    fields = _fields(buf)
+    if fields is None:
+        return None
+    starts, lens, newlines = fields
+    found = _records(buf, starts, lens, newlines)
     if found is None:
         return None
     lines, head, cids, depths, n_left, n_right = found
     if not np.all(np.isfinite(depths) & (depths >= 0)):
         return None
-    contigs = _pick(toks, head + 1)
-    ctg_buf = bytearray().join(contigs)
-    if not _only(ctg_buf, _BASES):
-        return None
-    sides = []
+    # The columns, copied side by side: each side's (id, sequence, qualities) triples start at ``base``.
+    calls: list[Callable[[], object]] = [partial(_bases, buf, starts[head + 1], lens[head + 1])]
+    read_lens = []
     for count, first in ((n_left, head + 5), (n_right, head + 5 + 3 * n_left)):
         coff = _offsets(count)
-        base = np.repeat(first, count) + 3 * (np.arange(coff[-1], dtype=np.int64) - np.repeat(coff[:-1], count))
-        side = _side(toks, base, count)
-        if side is None:
+        base = np.repeat(first - 3 * coff[:-1], count) + 3 * np.arange(coff[-1], dtype=np.int64)
+        seq_lens = lens[base + 1]
+        if not np.array_equal(seq_lens, lens[base + 2]):
             return None
-        sides.append(side)
-    return {"cids": cids, "seqs": np.frombuffer(ctg_buf, dtype=np.uint8), "offsets": _offsets(_lengths(contigs)),
+        read_lens.append(seq_lens)
+        calls += [partial(_bases, buf, starts[base + 1], seq_lens), partial(_quals, buf, starts[base + 2], seq_lens),
+                  partial(_ids, buf, starts[base], lens[base])]
+    seqs, *columns = _in_threads(calls)
+    if seqs is None or columns[0] is None or columns[3] is None:
+        return None
+    sides = [(columns[3 * i], columns[3 * i + 1], _offsets(read_lens[i]), _offsets(count), columns[3 * i + 2])
+             for i, count in enumerate((n_left, n_right))]
+    return {"cids": cids, "seqs": seqs, "offsets": _offsets(lens[head + 1]),
             "depths": depths, "left": sides[0], "right": sides[1], "lines": lines + 1}
 
 
