@@ -214,7 +214,9 @@ def test_cuda_kernel_rejects_a_broken_build() -> None:
     """The compile check can fail: a source NVRTC rejects raises with its log."""
     with pytest.raises(nvrtc.NvrtcError, match="XDROP_GROUP"):
         nvrtc.compile_ptx("#define XDROP_GROUP\n" + kernel_source(xcuda.KERNEL).read_text(),
-                          ["--gpu-architecture=compute_90"])
+                          ["--gpu-architecture=compute_90", *plan.include_options()])
+    with pytest.raises(nvrtc.NvrtcError, match="xdrop_steps.h"):  # the shared header is needed
+        nvrtc.compile_ptx(kernel_source(xcuda.KERNEL).read_text(), ["--gpu-architecture=compute_90"])
     with pytest.raises(ValueError, match="1..1024"):
         xcuda.build_options(2048)
 

@@ -21,18 +21,13 @@
 #define XDROP_BLOCK 128  // threads per block: a multiple of 32
 #endif
 
-#define XDROP_RIGHT 1
-#define XDROP_INT_MIN (-2147483647 - 1)
-#define XDROP_OK 0
-#define XDROP_BAND_OVERFLOW 1  // a band outgrew its scratch: cannot happen, checked anyway
+#include "xdrop_steps.h"  // the shared steps, the constants and wrap_add
+
 #define XDROP_FULL_WARP 0xffffffffu
 
 #if (XDROP_LANES != 8 && XDROP_LANES != 16 && XDROP_LANES != 32) || (XDROP_BLOCK % 32 != 0)
 #error "XDROP_LANES must be 8, 16 or 32 and XDROP_BLOCK a multiple of 32"
 #endif
-
-// a + b as a 32-bit two's-complement int holds it (the oracle's _wrap32)
-__device__ __forceinline__ int wrap_add(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
 
 // The lane group's maximum, minimum and maximum of three values, every lane getting the results.
 __device__ __forceinline__ void group_reduce(int &best, int &lo, int &hi) {
@@ -78,10 +73,7 @@ xdrop_lanes_kernel(const unsigned char *__restrict__ seqs_q, const unsigned char
     int *base = scratch + (active ? scratch_off[task] : 0);
     int *p1 = base, *p2 = base + stride, *p3 = base + 2 * stride, *pt;
     int len1 = 0, len2 = 1, len3 = 2, off1 = 0, off2 = 0, off3 = 0;
-    if (active && lid == 0) {  // _initAntiDiags: [0], then [gap, gap] unless -gap > X
-        p2[0] = 0;
-        p3[0] = p3[1] = (-gap > xdrop) ? undef : gap;
-    }
+    if (active && lid == 0) xdrop_init_antidiags(p2, p3, gap, xdrop, undef);  // _initAntiDiags
     int min_col = 1, max_col = 2, anti = 1, best = 0;
     long long cells = 0;
     __syncwarp(XDROP_FULL_WARP);
@@ -108,30 +100,14 @@ xdrop_lanes_kernel(const unsigned char *__restrict__ seqs_q, const unsigned char
             // min_col that stays and the last from max_col down; min_col - 1 and max_col + 1 stop them.
             new_min = max_col + 1;
             new_max = off3;
-            if (lid == 0) {  // _initAntiDiag3: the cells before and after the band, and their predicates
-                const int lo = (edge > best - xdrop && off3 == 0) ? edge : undef;
-                const int hi = (edge > best - xdrop && anti == max_col) ? edge : undef;
-                p3[0] = lo;
-                p3[max_col - off3] = hi;
-                if (!(hi == undef && max_col - off2 - 1 < len2 && p2[max_col - off2 - 1] == undef)) new_min = max_col;
-                if (!(lo == undef && p2[min_col - off2 - 1] == undef)) new_max = min_col;
-            }
+            if (lid == 0)  // _initAntiDiag3
+                xdrop_band_edges(p2, p3, anti, min_col, max_col, off2, off3, len2, edge, best, xdrop, undef, &new_min,
+                                 &new_max);
             anti_best = edge;
             const int floor_score = best - xdrop;
             for (int col = min_col + lid; col < max_col; col += XDROP_LANES) {
-                const unsigned char qb = right ? q[col - 1] : q[cols - 1 - col];
-                const unsigned char db = right ? d[anti - col - 1] : d[rows - 1 + col - anti];
-                const int i2 = col - off2, i1 = col - off1;
-                const int up = p2[i2 - 1], left = p2[i2];
-                int tmp = max(max(up, left) + gap, wrap_add(p1[i1 - 1], qb == db ? match : mismatch));
-                if (tmp < floor_score) {
-                    tmp = undef;
-                } else {
-                    anti_best = max(anti_best, tmp);
-                }
-                p3[col - off3] = tmp;
-                if (!(tmp == undef && up == undef)) new_min = min(new_min, col);
-                if (!(tmp == undef && left == undef)) new_max = max(new_max, col + 1);
+                xdrop_cell(q, d, p1, p2, p3, col, anti, cols, rows, right, off1, off2, off3, match, mismatch, gap,
+                           floor_score, undef, &anti_best, &new_min, &new_max);
             }
         }
         __syncwarp(XDROP_FULL_WARP);  // this anti-diagonal's cells, for the next one's reads
@@ -143,35 +119,8 @@ xdrop_lanes_kernel(const unsigned char *__restrict__ seqs_q, const unsigned char
             max_col = min(new_max + 1, cols);         // the end of V reached
             active = min_col < max_col;
             if (!active && lid == 0) {
-                // the longest extension: both ends reached, else the end of V, else of H...
-                int ext_col = len3 + off3 - 2;
-                int ext_row = anti - ext_col;
-                int ext = p3[ext_col - off3];
-                if (ext == undef) {
-                    if (p2[len2 - 2] != undef) {
-                        ext_col = len2 + off2 - 2;
-                        ext_row = anti - 1 - ext_col;
-                        ext = p2[ext_col - off2];
-                    } else if (len2 > 2 && p2[len2 - 3] != undef) {
-                        ext_col = len2 + off2 - 3;
-                        ext_row = anti - 1 - ext_col;
-                        ext = p2[ext_col - off2];
-                    }
-                }
-                if (ext == undef) {  // ...else the first maximum two anti-diagonals back
-                    for (int i = 0; i < len1; ++i) {
-                        if (p1[i] > ext) {
-                            ext = p1[i];
-                            ext_col = i + off1;
-                            ext_row = anti - 2 - ext_col;
-                        }
-                    }
-                }
-                score[task] = ext;
-                ext_col_out[task] = ext == undef ? 0 : ext_col;
-                ext_row_out[task] = ext == undef ? 0 : ext_row;
-                cells_out[task] = cells;
-                status[task] = XDROP_OK;
+                xdrop_report_end(p1, p2, p3, len1, len2, len3, off1, off2, off3, anti, undef, cells, XDROP_OK,
+                                 task, score, ext_col_out, ext_row_out, cells_out, status);
             }
         }
     }

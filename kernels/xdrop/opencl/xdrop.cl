@@ -17,13 +17,7 @@
 #define XDROP_GROUP 128  // work-items per work-group; any size (the tree needs no power of two)
 #endif
 
-#define XDROP_RIGHT 1
-#define XDROP_INT_MIN (-2147483647 - 1)
-#define XDROP_OK 0
-#define XDROP_BAND_OVERFLOW 1  // a band outgrew its scratch: cannot happen, checked anyway
-
-// a + b as a 32-bit two's-complement int holds it (the oracle's _wrap32)
-inline int wrap_add(int a, int b) { return as_int(as_uint(a) + as_uint(b)); }
+#include "xdrop_steps.h"  // the shared steps, the constants and wrap_add
 
 __kernel __attribute__((reqd_work_group_size(XDROP_GROUP, 1, 1)))
 void xdrop_kernel(__global const uchar *seqs_q, __global const uchar *seqs_d,
@@ -61,10 +55,7 @@ void xdrop_kernel(__global const uchar *seqs_q, __global const uchar *seqs_d,
     __global int *base = scratch + scratch_off[task];
     __global int *p1 = base, *p2 = base + stride, *p3 = base + 2 * stride, *pt;
     int len1 = 0, len2 = 1, len3 = 2, off1 = 0, off2 = 0, off3 = 0;
-    if (lid == 0) {  // _initAntiDiags: [0], then [gap, gap] unless -gap > X
-        p2[0] = 0;
-        p3[0] = p3[1] = (-gap > xdrop) ? undef : gap;
-    }
+    if (lid == 0) xdrop_init_antidiags(p2, p3, gap, xdrop, undef);  // _initAntiDiags
     int min_col = 1, max_col = 2, anti = 1, best = 0, state = XDROP_OK;
     long cells = 0;
     barrier(CLK_GLOBAL_MEM_FENCE);
@@ -82,30 +73,14 @@ void xdrop_kernel(__global const uchar *seqs_q, __global const uchar *seqs_d,
         // and the last from max_col down that stays; min_col - 1 and max_col + 1 stop them.
         // The thread that scores column c has both cells its predicates read in registers.
         int new_min = max_col + 1, new_max = off3;
-        if (lid == 0) {  // _initAntiDiag3: the cells before and after the band, and their predicates
-            const int lo = (edge > best - xdrop && off3 == 0) ? edge : undef;
-            const int hi = (edge > best - xdrop && anti == max_col) ? edge : undef;
-            p3[0] = lo;
-            p3[max_col - off3] = hi;
-            if (!(hi == undef && max_col - off2 - 1 < len2 && p2[max_col - off2 - 1] == undef)) new_min = max_col;
-            if (!(lo == undef && p2[min_col - off2 - 1] == undef)) new_max = min_col;
-        }
+        if (lid == 0)  // _initAntiDiag3
+            xdrop_band_edges(p2, p3, anti, min_col, max_col, off2, off3, len2, edge, best, xdrop, undef, &new_min,
+                             &new_max);
         int anti_best = edge;
         const int floor_score = best - xdrop;
         for (int col = min_col + lid; col < max_col; col += XDROP_GROUP) {
-            const uchar qb = right ? q[col - 1] : q[cols - 1 - col];
-            const uchar db = right ? d[anti - col - 1] : d[rows - 1 + col - anti];
-            const int i2 = col - off2, i1 = col - off1;
-            const int up = p2[i2 - 1], left = p2[i2];
-            int tmp = max(max(up, left) + gap, wrap_add(p1[i1 - 1], qb == db ? match : mismatch));
-            if (tmp < floor_score) {
-                tmp = undef;
-            } else {
-                anti_best = max(anti_best, tmp);
-            }
-            p3[col - off3] = tmp;
-            if (!(tmp == undef && up == undef)) new_min = min(new_min, col);
-            if (!(tmp == undef && left == undef)) new_max = max(new_max, col + 1);
+            xdrop_cell(q, d, p1, p2, p3, col, anti, cols, rows, right, off1, off2, off3, match, mismatch, gap,
+                       floor_score, undef, &anti_best, &new_min, &new_max);
         }
         // two sets of partials, by parity: a work-item may write this anti-diagonal's while another
         // still reads the last one's results (no barrier in between)
@@ -130,33 +105,6 @@ void xdrop_kernel(__global const uchar *seqs_q, __global const uchar *seqs_d,
     }
     if (lid != 0) return;
 
-    // the longest extension: both ends reached, else the end of V, else of H...
-    int ext_col = len3 + off3 - 2;
-    int ext_row = anti - ext_col;
-    int ext = p3[ext_col - off3];
-    if (ext == undef) {
-        if (p2[len2 - 2] != undef) {
-            ext_col = len2 + off2 - 2;
-            ext_row = anti - 1 - ext_col;
-            ext = p2[ext_col - off2];
-        } else if (len2 > 2 && p2[len2 - 3] != undef) {
-            ext_col = len2 + off2 - 3;
-            ext_row = anti - 1 - ext_col;
-            ext = p2[ext_col - off2];
-        }
-    }
-    if (ext == undef) {  // ...else the first maximum two anti-diagonals back
-        for (int i = 0; i < len1; ++i) {
-            if (p1[i] > ext) {
-                ext = p1[i];
-                ext_col = i + off1;
-                ext_row = anti - 2 - ext_col;
-            }
-        }
-    }
-    score[task] = ext;
-    ext_col_out[task] = ext == undef ? 0 : ext_col;
-    ext_row_out[task] = ext == undef ? 0 : ext_row;
-    cells_out[task] = cells;
-    status[task] = state;
+    xdrop_report_end(p1, p2, p3, len1, len2, len3, off1, off2, off3, anti, undef, cells, state, task, score,
+                     ext_col_out, ext_row_out, cells_out, status);
 }

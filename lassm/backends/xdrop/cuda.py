@@ -45,14 +45,14 @@ def build_options(group: int) -> tuple[str, ...]:
     """The options of one build: the block size as ``XDROP_GROUP``; part of CuPy's cache key."""
     if not 1 <= group <= MAX_GROUP:
         raise ValueError(f"group = {group} must be in 1..{MAX_GROUP}")
-    return ("--std=c++17", f"-DXDROP_GROUP={int(group)}")
+    return ("--std=c++17", f"-DXDROP_GROUP={int(group)}", *plan.include_options())
 
 
 def lanes_options(lanes: int) -> tuple[str, ...]:
     """The options of one lanes build: ``XDROP_LANES`` and the block size ``XDROP_BLOCK``."""
     if lanes not in plan.LANES:
         raise ValueError(f"lanes = {lanes} must be one of {plan.LANES}")
-    return ("--std=c++17", f"-DXDROP_LANES={int(lanes)}", f"-DXDROP_BLOCK={LANES_BLOCK}")
+    return ("--std=c++17", f"-DXDROP_LANES={int(lanes)}", f"-DXDROP_BLOCK={LANES_BLOCK}", *plan.include_options())
 
 
 def _source(lanes: int) -> tuple[str, tuple[str, ...], str]:

@@ -37,7 +37,7 @@ def build_options(group: int) -> tuple[str, ...]:
     """OpenCL C 1.2 and the work-group size; part of the program memo key."""
     if group < 1:
         raise ValueError(f"group = {group} must be at least 1")
-    return (ocl.CL_STD, f"-DXDROP_GROUP={int(group)}")
+    return (ocl.CL_STD, f"-DXDROP_GROUP={int(group)}", *plan.include_options())
 
 
 def max_group() -> int:
