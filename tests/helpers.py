@@ -81,3 +81,23 @@ def random_pairs(n: int, seed: int) -> Pairs:
             ph, pv = int(rng.integers(0, len(h) - k + 1)), int(rng.integers(0, len(v) - k + 1))
         rows.append((h, ph, v, pv, k))
     return Pairs.from_lists(rows, name=f"random-{seed}")
+
+
+#: Bytes the random edits of a ``.dat`` draw from: digits, bases, blanks, line ends, odd bytes.
+EDIT_ALPHABET = b"0123456789ACGTNX .\t\n\r@I-e"
+
+
+def mutate(text: bytes, rng, most_edits: int) -> bytes:
+    """``text`` with 1 to ``most_edits`` random byte deletions, insertions or replacements: the
+    fuzzing of the bulk readers against the careful one."""
+    raw = bytearray(text)
+    for _ in range(rng.randint(1, most_edits)):
+        pos = rng.randrange(len(raw))
+        op = rng.randrange(3)
+        if op == 0:
+            del raw[pos]
+        elif op == 1:
+            raw.insert(pos, rng.choice(EDIT_ALPHABET))
+        else:
+            raw[pos] = rng.choice(EDIT_ALPHABET)
+    return bytes(raw)

@@ -15,7 +15,7 @@ from lassm.errors import InputError
 from lassm.workloads.local_assembly import dat_bulk, formats
 from lassm.workloads.local_assembly.dataset import Dataset
 from lassm.workloads.local_assembly.generate import generate
-from tests.helpers import random_dataset
+from tests.helpers import mutate, random_dataset
 from tests.test_bad_input import CASES
 
 
@@ -148,22 +148,11 @@ def test_mutated_edge_cases_agree_with_the_careful_reader(tmp_path: Path) -> Non
     """Random edits of the edge-case files: the scan accepts one only with the careful reader's
     columns, and read_dat refuses one with the careful reader's error."""
     rng = random.Random(29)
-    alphabet = b"0123456789ACGTNX .\t\n\r@I-e"
     accepted = 0
     texts = [EDGE_CASES[k] for k in ("no right reads", "no newline at the end", "tabs and runs of blanks",
                                      "maximum digit counts", "depth syntaxes")]
     for trial in range(400):
-        raw = bytearray(texts[trial % len(texts)])
-        for _ in range(rng.randint(1, 2)):
-            pos = rng.randrange(len(raw))
-            op = rng.randrange(3)
-            if op == 0:
-                del raw[pos]
-            elif op == 1:
-                raw.insert(pos, rng.choice(alphabet))
-            else:
-                raw[pos] = rng.choice(alphabet)
-        raw = bytes(raw)
+        raw = mutate(texts[trial % len(texts)], rng, 2)
         parsed = dat_bulk.scan(raw)
         src = tmp_path / "in.dat"
         src.write_bytes(raw)

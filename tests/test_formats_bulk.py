@@ -13,7 +13,7 @@ from lassm import paths
 from lassm.errors import InputError
 from lassm.workloads.local_assembly import dat_bulk, formats
 from lassm.workloads.local_assembly.dataset import Dataset
-from tests.helpers import make_dataset
+from tests.helpers import make_dataset, mutate
 from tests.test_bad_input import CASES
 
 Q = "I" * 30
@@ -103,20 +103,9 @@ def test_mutated_files_never_pass_the_bulk_reader_alone(scanner: str) -> None:
     reader does, with the same dataset; otherwise read_dat gives the careful reader's error."""
     rng = random.Random(20)
     text = LAID_OUT.encode()
-    alphabet = b"0123456789ACGTNX .\t\n\r@I-e"
     accepted = 0
     for trial in range(600):
-        raw = bytearray(text)
-        for _ in range(rng.randint(1, 3)):
-            pos = rng.randrange(len(raw))
-            op = rng.randrange(3)
-            if op == 0:
-                del raw[pos]
-            elif op == 1:
-                raw.insert(pos, rng.choice(alphabet))
-            else:
-                raw[pos] = rng.choice(alphabet)
-        raw = bytes(raw)
+        raw = mutate(text, rng, 3)
         parsed = SCANNERS[scanner](raw)
         try:
             back = _careful(raw)

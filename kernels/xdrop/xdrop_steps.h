@@ -29,6 +29,16 @@ __device__ __forceinline__ int wrap_add(int a, int b) { return (int)((unsigned)a
 #define XDROP_OK 0
 #define XDROP_BAND_OVERFLOW 1  // a band outgrew its scratch: cannot happen, checked anyway
 
+// SeqAn's guard against wrapping: gap and mismatch no lower than INT_MIN over twice the longer
+// side (toward zero), and the undefined value INT_MIN - gap below every score a cell can reach
+XDROP_FN void xdrop_scheme(int cols, int rows, int gap_in, int mismatch_in, int *gap, int *mismatch, int *undef) {
+    const int length = 2 * max(cols, rows);
+    const int min_err = -(int)(0x80000000u / (unsigned int)length);
+    *gap = max(gap_in, min_err);
+    *mismatch = max(mismatch_in, min_err);
+    *undef = XDROP_INT_MIN - *gap;
+}
+
 // _initAntiDiags: [0], then [gap, gap] unless -gap > X
 XDROP_FN void xdrop_init_antidiags(XDROP_MEM int *p2, XDROP_MEM int *p3, int gap, int xdrop, int undef) {
     p2[0] = 0;

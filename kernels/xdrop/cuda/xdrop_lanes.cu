@@ -62,11 +62,8 @@ xdrop_lanes_kernel(const unsigned char *__restrict__ seqs_q, const unsigned char
     const int right = active && direction[task] == XDROP_RIGHT;
     const unsigned char *q = seqs_q + (active ? q_start[task] : 0);
     const unsigned char *d = seqs_d + (active ? d_start[task] : 0);
-    const int length = 2 * max(cols, rows);
-    const int min_err = -(int)(0x80000000u / (unsigned)length);  // INT_MIN / len, toward zero
-    const int gap = max(gap_in, min_err);
-    const int mismatch = max(mismatch_in, min_err);
-    const int undef = XDROP_INT_MIN - gap;
+    int gap, mismatch, undef;
+    xdrop_scheme(cols, rows, gap_in, mismatch_in, &gap, &mismatch, &undef);
     const int stride = min(cols, rows) + 2;  // a band never holds more cells
 
     // three anti-diagonals, rotated: p1 two back, p2 the last, p3 the one computed

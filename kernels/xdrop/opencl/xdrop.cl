@@ -44,11 +44,8 @@ void xdrop_kernel(__global const uchar *seqs_q, __global const uchar *seqs_d,
         }
         return;
     }
-    const int length = 2 * max(cols, rows);
-    const int min_err = -(int)(0x80000000u / (uint)length);  // INT_MIN / len, toward zero
-    const int gap = max(gap_in, min_err);
-    const int mismatch = max(mismatch_in, min_err);
-    const int undef = XDROP_INT_MIN - gap;
+    int gap, mismatch, undef;
+    xdrop_scheme(cols, rows, gap_in, mismatch_in, &gap, &mismatch, &undef);
     const int stride = min(cols, rows) + 2;  // a band never holds more cells
 
     // three anti-diagonals, rotated: p1 two back, p2 the last, p3 the one computed
