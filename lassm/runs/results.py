@@ -156,7 +156,10 @@ def scaling_table(machine: str) -> pd.DataFrame:
     pandas.DataFrame
         ``gpus``, ``wall_seconds``, ``compute_wall_seconds``, ``merge_seconds``,
         ``kernel_seconds``, the three speedups, ``parallel_efficiency`` (wall speedup / gpus) and
-        ``matches_1gpu`` / ``matches_cpu``.
+        ``matches_1gpu`` / ``matches_cpu``; where the records hold them (campaigns from issue 30 on),
+        also ``plan_seconds``, ``write_seconds`` (the parent writing the output),
+        ``single_process_seconds`` (a plain ``lassm extend`` of the same input, whole command) and
+        ``speedup_vs_single_process`` (that over the sharded wall plus the write).
     """
     recs = load_records(machine)
     rows = recs[recs["run_id"].str.startswith("scaling__")].copy()
@@ -173,7 +176,9 @@ def scaling_table(machine: str) -> pd.DataFrame:
     keep = ["gpus", "wall_seconds", "compute_wall_seconds", "merge_seconds", "kernel_seconds",
             "speedup_wall", "speedup_compute", "speedup_kernel", "parallel_efficiency",
             "matches_1gpu", "matches_cpu"]
-    return rows[keep]
+    optional = [c for c in ("plan_seconds", "write_seconds", "single_process_seconds", "speedup_vs_single_process")
+                if c in rows.columns and rows[c].notna().all()]
+    return rows[keep + optional]
 
 
 def sweep_timings(machine: str) -> pd.DataFrame:
