@@ -14,7 +14,7 @@ import sys
 import numpy as np
 import pytest
 
-from lassm.backends import cuda, cudadrv, nvrtc
+from lassm.backends import cuda, cuda_runtime, cudadrv, nvrtc
 from lassm.paths import kernel_source
 
 needs_nvrtc = pytest.mark.skipif(nvrtc.find_library() is None, reason="NVRTC is not installed")
@@ -48,8 +48,8 @@ def test_a_broken_source_leaves_nothing_in_the_cache(tmp_path, monkeypatch) -> N
 
 def test_the_runtime_follows_the_protocol_and_the_variable(monkeypatch) -> None:
     sentinel = object()
-    monkeypatch.setattr(cuda, "_cupy", lambda: sentinel)
-    monkeypatch.setattr(cuda, "_nvrtc_found", lambda: True)
+    monkeypatch.setattr(cuda_runtime, "cupy_module", lambda: sentinel)
+    monkeypatch.setattr(cuda_runtime, "nvrtc_found", lambda: True)
     monkeypatch.delenv(cuda.RUNTIME_ENV, raising=False)
     assert cuda.runtime_for("fast") is cudadrv and cuda.runtime_for("casptr") is sentinel
     assert cuda.runtime_for("fast", hip=True) is sentinel
@@ -61,7 +61,7 @@ def test_the_runtime_follows_the_protocol_and_the_variable(monkeypatch) -> None:
     with pytest.raises(ValueError, match="want driver or cupy"):
         cuda.runtime_for("fast")
     monkeypatch.delenv(cuda.RUNTIME_ENV)
-    monkeypatch.setattr(cuda, "_nvrtc_found", lambda: False)  # no NVRTC: no cubins, CuPy builds
+    monkeypatch.setattr(cuda_runtime, "nvrtc_found", lambda: False)  # no NVRTC: no cubins, CuPy builds
     assert cuda.runtime_for("fast") is sentinel
 
 

@@ -5,8 +5,8 @@
 // by cuda/xdrop.cu and opencl/xdrop.cl (LOGAN's block per direction) and cuda/xdrop_lanes.cu (a
 // few lanes per direction); the kernels differ only in how their threads share an anti-diagonal.
 // Bit for bit the numba oracle (lassm/backends/xdrop/cpu.py).
-#ifndef XDROP_STEPS_H
-#define XDROP_STEPS_H
+#ifndef LASSM_XDROP_STEPS_H
+#define LASSM_XDROP_STEPS_H
 
 #ifdef __OPENCL_VERSION__
 #define XDROP_FN inline

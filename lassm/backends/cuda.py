@@ -12,8 +12,6 @@ wavefronts (:mod:`lassm.backends.hip`).
 from __future__ import annotations
 
 import functools
-import os
-import platform
 from typing import Any
 
 import numpy as np
@@ -23,7 +21,9 @@ from ..errors import BackendUnavailable
 from .nvrtc import BUILDS, VARIANTS, Variant, include_options, kernel_file, kernel_options, sources_digest
 from ..paths import kernel_source
 from ..workloads.local_assembly.result import SideResult
-from . import device_segments, launch
+from . import cuda_runtime, device_segments, launch
+from .cuda_runtime import (  # noqa: F401  (this backend's API: the runtime, and what CuPy says of the device)
+    RUNTIME_ENV, _device_facts, _nvidia_driver, _probe, device_info, device_name, driver_info, is_driver, lean_runtime)
 from .launch import fast_table_slots, work_order
 
 #: Warps per block unless told otherwise.
@@ -86,34 +86,12 @@ def team_count(read_bases: np.ndarray, min_bases: int | None = None) -> int:
 
 def _cupy():
     """CuPy, imported on first use so that this module imports without it."""
-    import cupy
-
-    return cupy
+    return cuda_runtime.cupy_module()
 
 
-def _probe(hip: bool) -> tuple[bool, str]:
-    try:
-        cupy = _cupy()
-    except ImportError as exc:
-        if hip:
-            return False, f"CuPy is not installed ({exc}); for AMD GPUs install CuPy for ROCm (cupy-rocm-7-0)"
-        return False, f"CuPy is not installed ({exc}); install it with: pip install 'lassm[cuda12]' (cupy-cuda12x)"
-    except Exception as exc:  # a broken CUDA/ROCm install raises from deep inside CuPy
-        return False, f"CuPy failed to import: {exc}"
-    is_hip = bool(cupy.cuda.runtime.is_hip)
-    if hip and not is_hip:
-        return False, "this CuPy is built for CUDA, not ROCm: install CuPy for ROCm (cupy-rocm-7-0) to use the hip backend"
-    if not hip and is_hip:
-        return False, "this CuPy is built for ROCm: use the hip backend"
-    try:
-        n = cupy.cuda.runtime.getDeviceCount()
-    except Exception as exc:
-        return False, f"no {'ROCm' if hip else 'CUDA'} driver or device: {exc}"
-    if n < 1:
-        return False, f"no {'ROCm' if hip else 'CUDA'} device"
-    facts = _device_facts(cupy.cuda.Device().id)  # no nvidia-smi: every GPU command probes
-    return True, (f"{facts['device']}, warp {facts['warp_size']}, driver API {facts['cuda_driver_api']}, "
-                  f"CuPy {facts['cupy']}")
+def runtime_for(protocol: str | None, hip: bool = False):
+    """The runtime of ``protocol``'s runs: :func:`lassm.backends.cuda_runtime.for_protocol`."""
+    return cuda_runtime.for_protocol(protocol, hip)
 
 
 def available() -> tuple[bool, str]:
@@ -130,117 +108,6 @@ def available() -> tuple[bool, str]:
 
     ok, why = cudadrv.available()
     return (True, why) if ok else (False, f"no CUDA driver or device: {why}")
-
-
-#: ``LASSM_CUDA_RUNTIME``: ``driver`` or ``cupy`` for every CUDA run; unset, the fast kernels
-#: (one launch for both sides) run on the driver alone and the faithful protocols on CuPy.
-RUNTIME_ENV = "LASSM_CUDA_RUNTIME"
-
-
-def runtime_for(protocol: str | None, hip: bool = False):
-    """The module that allocates, copies and launches for ``protocol``: :mod:`.cudadrv` (the
-    driver through ctypes) or CuPy. HIP is CuPy's always."""
-    choice = _runtime_choice()
-    variant = VARIANTS.get(protocol or "")
-    if hip or choice == "cupy" or (not choice and (variant is None or not variant.one_launch)):
-        return _cupy()
-    return lean_runtime()
-
-
-def _runtime_choice() -> str:
-    choice = os.environ.get(RUNTIME_ENV, "").strip().lower()
-    if choice not in ("", "driver", "cupy"):
-        raise ValueError(f"{RUNTIME_ENV}={choice!r}: want driver or cupy")
-    return choice
-
-
-def lean_runtime():
-    """:mod:`.cudadrv` where its cubins can be built (NVRTC found) or ``LASSM_CUDA_RUNTIME=driver``
-    asks for it, else CuPy (``LASSM_CUDA_RUNTIME=cupy`` too): the runtime of the commands whose
-    start-up is timed against the C++ originals (the fast extension, the X-drop kernels)."""
-    choice = _runtime_choice()
-    if choice == "driver" or (not choice and _nvrtc_found()):
-        from . import cudadrv
-
-        return cudadrv
-    return _cupy()
-
-
-def is_driver(rt) -> bool:
-    """Whether ``rt`` is :mod:`.cudadrv` (not CuPy)."""
-    return getattr(rt, "__name__", "").endswith(".cudadrv")
-
-
-@functools.lru_cache(maxsize=1)
-def _nvrtc_found() -> bool:
-    from . import nvrtc
-
-    return nvrtc.find_library() is not None
-
-
-def driver_info() -> dict[str, Any]:
-    """:func:`device_info`'s keys from the driver (no runtime library: ``runtime`` is the driver API)."""
-    from . import cudadrv
-
-    f = cudadrv.context().facts
-    return {"device": f.name, "device_id": 0, "compute_capability": f.compute_capability, "warp_size": f.warp_size,
-            "multiprocessors": f.multiprocessors, "driver": f.driver_api, "cuda_driver_api": f.driver_api,
-            "runtime": f.driver_api, "cupy": None, "is_hip": False, "host": platform.node(), "runtime_library": "driver"}
-
-
-def device_info() -> dict[str, Any]:
-    """Name, warp width and software versions of the current device, for provenance (asked once
-    per process and device: each ask cost a command 20 ms); ``driver`` is the kernel driver's
-    version from nvidia-smi, a process of its own, which the probe and :func:`device_name` skip."""
-    facts = _device_facts(_cupy().cuda.Device().id)
-    return {**facts, "driver": _nvidia_driver() or facts["driver"]}
-
-
-@functools.lru_cache(maxsize=None)
-def _device_facts(device_id: int) -> dict[str, Any]:
-    """What the CUDA runtime says of device ``device_id`` (no process started)."""
-    cupy = _cupy()
-    rt = cupy.cuda.runtime
-    dev = cupy.cuda.Device(device_id)
-    props = rt.getDeviceProperties(dev.id)
-    name = props["name"]
-    name = name.decode() if isinstance(name, bytes) else str(name)
-    return {
-        "device": name,
-        "device_id": int(dev.id),
-        "compute_capability": str(dev.compute_capability),
-        "warp_size": int(props["warpSize"]),
-        "multiprocessors": int(props["multiProcessorCount"]),
-        "driver": int(rt.driverGetVersion()),  # nvidia-smi's, where it answers, in device_info
-        "cuda_driver_api": int(rt.driverGetVersion()),
-        "runtime": int(rt.runtimeGetVersion()),
-        "cupy": cupy.__version__,
-        "is_hip": bool(rt.is_hip),
-        "host": platform.node(),
-    }
-
-
-@functools.lru_cache(maxsize=1)
-def _nvidia_driver() -> str:
-    """The kernel driver's version as nvidia-smi reports it (e.g. 580.159.04), or ''."""
-    import shutil
-    import subprocess
-
-    exe = shutil.which("nvidia-smi")
-    if not exe:
-        return ""
-    try:
-        out = subprocess.run([exe, "--query-gpu=driver_version", "--format=csv,noheader"],
-                             capture_output=True, text=True, timeout=20).stdout
-    except (OSError, subprocess.SubprocessError):
-        return ""
-    return out.strip().splitlines()[0].strip() if out.strip() else ""
-
-
-def device_name() -> str:
-    """The current GPU's name (results are filed under it), or '' when none answers."""
-    ok, _ = _probe(False)
-    return _device_facts(_cupy().cuda.Device().id)["device"] if ok else ""
 
 
 @functools.lru_cache(maxsize=None)

@@ -40,14 +40,10 @@ _BASES = b"ACGTN"
 #: Longest integer token read in bulk (int64 holds every 18-digit number).
 _MAX_DIGITS = 18
 #: Files (and datasets) of this size or more are read (and written) by :mod:`.dat_jit` where
-#: numba is installed. A tunable: importing numba and loading the scanner from its cache cost a
-#: fresh process a fixed time, which a small file does not win back. On a 2-core EPYC the NumPy
-#: path reads the 73 MB x20 sample in 0.40 s, a fresh process's numba path in 0.65 s
-#: (``logs/bench-io-1c3cc9f.log``); a GPU node's numba import alone took 0.7-1.0 s
-#: (``nvidia-h100-80gb-hbm3/logs/startup-b01408d.log``), so the break-even lies past 150 MB.
+#: numba is installed: importing numba costs a fresh process a fixed time (0.7-1.0 s on a GPU
+#: node, ``nvidia-h100-80gb-hbm3/logs/startup-b01408d.log``) that only a very large file wins back.
 JIT_MIN_BYTES = 256 * 2**20
-#: Bytes per slice when finding the blanks: the slice's mask stays in the cache, and there are
-#: few slices (each NumPy call on one releases and takes back the GIL).
+#: Bytes per slice when finding the blanks: its mask stays in the cache, and slices are few.
 _SLICE = 1 << 20
 #: Threads that read one file (this one included): the blanks of parts of the file, and the
 #: columns, are found and copied side by side, in NumPy calls that release the GIL.
