@@ -39,6 +39,21 @@ def test_a_cubin_is_built_once_then_read_from_the_cache(tmp_path, monkeypatch) -
 
 
 @needs_nvrtc
+def test_a_prebuild_fills_the_cache_once(tmp_path, monkeypatch) -> None:
+    """The build a later command needs is made beside this one: after it, the cubin is cached
+    and a second prebuild starts nothing; a broken source leaves nothing and raises nowhere."""
+    monkeypatch.setenv("LASSM_CACHE", str(tmp_path))
+    thread = cudadrv.prebuild(SEGMENTS, ("--std=c++14",), "segments.cu", arch="sm_90")
+    assert thread is not None
+    thread.join()
+    assert len(cudadrv.cache_entries()) == 1
+    assert cudadrv.prebuild(SEGMENTS, ("--std=c++14",), "segments.cu", arch="sm_90") is None
+    broken = cudadrv.prebuild("not CUDA", (), "bad.cu", arch="sm_90")
+    broken.join()
+    assert len(cudadrv.cache_entries()) == 1
+
+
+@needs_nvrtc
 def test_a_broken_source_leaves_nothing_in_the_cache(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("LASSM_CACHE", str(tmp_path))
     with pytest.raises(nvrtc.NvrtcError):

@@ -126,13 +126,17 @@ def kernel(protocol: str, warp_size: int, published: bool = False, scaled: bool 
     The source includes its headers through ``-I``; the digest of the sources' folder rides along
     as an unused ``-D``, because CuPy's on-disk cache would otherwise reuse a module built before
     a header changed (the driver's cubin cache is keyed by it too)."""
-    name = kernel_file(protocol)
-    code = kernel_source(name).read_text()
-    options = kernel_options(protocol, warp_size, published, scaled) + include_options()
-    options += (f"-DLASSM_SOURCES_SHA256={sources_digest()}",)
+    name, code, options = _build(protocol, warp_size, published, scaled)
     if rt is not None and is_driver(rt):
         return rt.load(code, options, name.rsplit("/", 1)[-1], "iterative_walks_kernel")
     return _kernel(options, code)
+
+
+def _build(protocol: str, warp_size: int, published: bool, scaled: bool) -> tuple[str, str, tuple[str, ...]]:
+    """(file, source, options) of one build of the local-assembly kernel."""
+    name = kernel_file(protocol)
+    options = kernel_options(protocol, warp_size, published, scaled) + include_options()
+    return name, kernel_source(name).read_text(), options + (f"-DLASSM_SOURCES_SHA256={sources_digest()}",)
 
 
 def warm_up(protocol: str | None = None) -> None:
@@ -140,7 +144,13 @@ def warm_up(protocol: str | None = None) -> None:
     cache): start-up that ``lassm extend`` overlaps with reading its input."""
     rt = runtime_for(protocol or "casptr")
     info = driver_info() if is_driver(rt) else device_info()
-    kernel(protocol or "casptr", int(info["warp_size"]), rt=rt)  # a many-ends build loads when used
+    variant = VARIANTS.get(protocol or "")
+    if is_driver(rt) and variant is not None and variant.scale_registers is not None:
+        # a many-ends build loads when used; its cubin is built now, beside the command, where none
+        # is cached, so that the first command on a large input finds it (its compile cost seconds)
+        name, code, options = _build(protocol, int(info["warp_size"]), False, True)
+        rt.prebuild(code, options, name.rsplit("/", 1)[-1])
+    kernel(protocol or "casptr", int(info["warp_size"]), rt=rt)
     device_segments.warm_up(rt)
 
 

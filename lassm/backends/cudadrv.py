@@ -13,6 +13,7 @@ block, arguments and ``shared_mem``), so one host routine drives either runtime.
 """
 from __future__ import annotations
 
+import atexit
 import ctypes
 import functools
 import hashlib
@@ -375,6 +376,12 @@ class Module:
         return Function(self, name)
 
 
+def _cache_path(source: str, options: Sequence[str], arch: str) -> Path:
+    """Where the cubin of ``source`` built with ``options`` for ``arch`` is kept."""
+    key = hashlib.sha256("\0".join([source, *options, arch]).encode()).hexdigest()
+    return Path(paths.cache_dir()) / CACHE_FOLDER / f"{key}.cubin"
+
+
 def module_image(source: str, options: Sequence[str], name: str, arch: str) -> bytes:
     """The cubin of ``source`` built with ``options`` for ``arch`` (``sm_90``): from the disk cache
     (keyed by source, options, architecture and NVRTC's file), else compiled by NVRTC and kept
@@ -382,8 +389,7 @@ def module_image(source: str, options: Sequence[str], name: str, arch: str) -> b
     from ..atomic import atomic_open
     from . import nvrtc
 
-    key = hashlib.sha256("\0".join([source, *options, arch]).encode()).hexdigest()
-    path = Path(paths.cache_dir()) / CACHE_FOLDER / f"{key}.cubin"
+    path = _cache_path(source, options, arch)
     if path.is_file():
         return path.read_bytes()
     image, _log = nvrtc.compile_cubin(source, [*options, f"--gpu-architecture={arch}"], name=name)
@@ -391,6 +397,38 @@ def module_image(source: str, options: Sequence[str], name: str, arch: str) -> b
     with atomic_open(path, "wb") as fh:
         fh.write(image)
     return image
+
+
+def prebuild(source: str, options: Sequence[str], name: str, arch: str | None = None) -> threading.Thread | None:
+    """Builds ``source``'s cubin for ``arch`` (default: this device's) into the disk cache in a
+    thread, unless it is there (NVRTC lets go of the GIL while it compiles). A failure is left for
+    the load that needs the build to report; the process waits for the build at its exit."""
+    arch = arch or f"sm_{context().facts.compute_capability}"
+    if _cache_path(source, options, arch).is_file():
+        return None
+
+    def build() -> None:
+        try:
+            module_image(source, tuple(options), name, arch)
+        except Exception:  # reported by the load that needs it
+            pass
+
+    thread = threading.Thread(target=build, name=f"lassm-prebuild-{name}", daemon=True)
+    if not _PREBUILDS:
+        atexit.register(_join_prebuilds)
+    _PREBUILDS.append(thread)
+    thread.start()
+    return thread
+
+
+_PREBUILDS: list[threading.Thread] = []
+
+
+def _join_prebuilds() -> None:
+    """At exit, the builds still running are waited for: a thread left inside NVRTC while the
+    interpreter ends could take the process down with it."""
+    for thread in _PREBUILDS:
+        thread.join()
 
 
 @functools.lru_cache(maxsize=None)
@@ -408,4 +446,4 @@ def cache_entries() -> list[Path]:
 
 __all__ = ["Buffer", "Context", "DeviceFacts", "DriverError", "Event", "Function", "Module", "asarray", "asnumpy",
            "available", "cache_entries", "concatenate", "context", "cuda", "elapsed_ms", "empty", "empty_like",
-           "get_default_memory_pool", "load", "mem_get_info", "module_image", "zeros"]
+           "get_default_memory_pool", "load", "mem_get_info", "module_image", "prebuild", "zeros"]

@@ -97,6 +97,12 @@ def warm_up(xdrop: int | None = None, lanes: int | None = None) -> None:
     once, then from CuPy's disk cache: start-up that ``lassm xdrop align`` overlaps with reading."""
     if lanes is None:
         lanes = plan.lanes_for(xdrop) if xdrop is not None else 0
+    rt = cu.lean_runtime()
+    if cu.is_driver(rt):  # the other layouts' cubins, built beside this one where none is cached
+        for other in (0, *plan.LANES):
+            if other != lanes:
+                name, options, _entry = _source(other)
+                rt.prebuild(kernel_source(name).read_text(), options, name.rsplit("/", 1)[-1])
     kernel(plan.DEFAULT_GROUP, lanes)
 
 
