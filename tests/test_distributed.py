@@ -325,3 +325,16 @@ def test_cli_cluster_writes_the_ends_too(client, tmp_path):
     assert (tmp_path / "many.txt").read_bytes() == (tmp_path / "one.txt").read_bytes()
     assert (tmp_path / "many.tsv").read_bytes() == (tmp_path / "one.tsv").read_bytes()
     _only(tmp_path, {"one.txt", "one.tsv", "many.txt", "many.tsv"})
+
+
+def test_a_slice_is_the_subset_of_its_range(small):
+    """``Dataset.slice`` (views, what a range shard travels as) equals ``subset`` of the range."""
+    ds, _ = small["sample"]
+    for a, b in ((0, ds.n_contigs), (3, 17), (5, 5), (ds.n_contigs - 1, ds.n_contigs)):
+        one, two = ds.slice(a, b), ds.subset(np.arange(a, b))
+        for name in ("cids", "seqs", "offsets", "depths"):
+            assert np.array_equal(getattr(one, name), getattr(two, name)), name
+        for side in ("left", "right"):
+            for name in ("seqs", "quals", "offsets", "contig_offsets"):
+                assert np.array_equal(getattr(getattr(one, side), name), getattr(getattr(two, side), name)), (side, name)
+            assert getattr(one, side).ids == getattr(two, side).ids

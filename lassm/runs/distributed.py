@@ -391,8 +391,7 @@ def _part_task(number: int, bounds: tuple[int, int], data: Dataset | None, sourc
     if data is None:
         name, k = source
         full, _ = _load(name, k)
-        data = full if (a, b) == (0, full.n_contigs) else \
-            _cached(("range", name, k, a, b), lambda: full.subset(np.arange(a, b, dtype=np.int64)))
+        data = full.slice(a, b)
     t1 = time.perf_counter()
     ext = extend(data, Params(**params), backend=backend, **options)
     t2 = time.perf_counter()
@@ -590,7 +589,7 @@ def extend_to_files(ds: Dataset, params: Params, backend: str, client: Any, out:
             folders.append(ends_dir)
         t_plan = time.perf_counter()
         for number, (a, b) in enumerate(ranges):
-            data = None if source else ds.subset(np.arange(a, b, dtype=np.int64))
+            data = None if source else ds.slice(a, b)  # views: only the range's bytes are pickled
             futures.append(client.submit(
                 _part_task, number, (a, b), data, source, params.as_dict(), backend, options, str(out_dir),
                 None if ends_dir is None else str(ends_dir), tsv, number == order[0], fail_marker,
