@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("distributed", reason="needs Dask: pip install 'lassm[dask]'")
 
 from lassm.workloads.local_assembly import datasets  # noqa: E402
-from lassm.runs import distributed  # noqa: E402
+from lassm.runs import distributed, shard_files  # noqa: E402
 from lassm.workloads.local_assembly.config import Params  # noqa: E402
 from lassm.runs.extend import extend  # noqa: E402
 from lassm.runs.sweep import main_job  # noqa: E402
@@ -204,7 +204,7 @@ def _only(folder: Path, names: set[str]) -> None:
 def test_workers_write_the_single_runs_bytes(client, small, single_files, tmp_path, shards, suffix):
     """Each worker writes its range's lines and ends; joined, they are the plain run's files."""
     ds, k = small["gen"]
-    stats = distributed.extend_to_files(ds, Params(k=k), "cpu", client, tmp_path / "out.txt",
+    stats = shard_files.extend_to_files(ds, Params(k=k), "cpu", client, tmp_path / "out.txt",
                                         tmp_path / f"ends{suffix}", shards=shards)
     out, ends = single_files[suffix]
     assert (tmp_path / "out.txt").read_bytes() == out
@@ -223,7 +223,7 @@ def test_out_of_order_ranges_and_an_empty_shard(client, small, single_files, tmp
     n = ds.n_contigs
     plan = [np.arange(n // 3, n), np.arange(0), np.arange(0, n // 3)]
     for suffix in (".tsv", ".parquet"):
-        stats = distributed.extend_to_files(ds, Params(k=k), "cpu", client, tmp_path / "out.txt",
+        stats = shard_files.extend_to_files(ds, Params(k=k), "cpu", client, tmp_path / "out.txt",
                                             tmp_path / f"ends{suffix}", shards=plan, source=("gen-k21-s0.05", k))
         assert (tmp_path / "out.txt").read_bytes() == single_files[suffix][0]
         assert (tmp_path / f"ends{suffix}").read_bytes() == single_files[suffix][1]
@@ -235,7 +235,7 @@ def test_interleaved_plan_is_written_by_the_parent(client, small, single_files, 
     """A plan of interleaved shards has no block per shard: merged in memory, written here, same bytes."""
     ds, k = small["gen"]
     idx = np.arange(ds.n_contigs, dtype=np.int64)
-    stats = distributed.extend_to_files(ds, Params(k=k), "cpu", client, tmp_path / "out.txt", tmp_path / "ends.tsv",
+    stats = shard_files.extend_to_files(ds, Params(k=k), "cpu", client, tmp_path / "out.txt", tmp_path / "ends.tsv",
                                         shards=[idx[1::2], idx[0::2]])
     assert stats["written_by"] == "parent"
     assert (tmp_path / "out.txt").read_bytes() == single_files[".tsv"][0]
@@ -247,8 +247,8 @@ def test_interleaved_plan_is_written_by_the_parent(client, small, single_files, 
 def test_ranges_are_contiguous_and_balanced(small, shards):
     """Each range exceeds the mean weight by at most the heaviest contig (the cut rule's bound)."""
     ds, _ = small["gen"]
-    plan = distributed.plan_ranges(ds, shards)
-    ranges = distributed.as_ranges(plan)
+    plan = shard_files.plan_ranges(ds, shards)
+    ranges = shard_files.as_ranges(plan)
     assert ranges is not None and len(ranges) == shards
     assert ranges[0][0] == 0 and ranges[-1][1] == ds.n_contigs
     assert all(r[1] == s[0] for r, s in zip(ranges, ranges[1:]))
@@ -256,7 +256,7 @@ def test_ranges_are_contiguous_and_balanced(small, shards):
     loads = np.array([w[idx].sum() for idx in plan])
     assert loads.max() / loads.mean() <= 1 + shards * w.max() / w.sum() + 1e-9
     assert distributed.plan_balance(ds, plan)["max_over_mean"] < 1.1
-    assert distributed.as_ranges([np.array([0, 2]), np.array([1])]) is None
+    assert shard_files.as_ranges([np.array([0, 2]), np.array([1])]) is None
 
 
 def test_a_retried_shard_replaces_its_parts(client, small, single_files, tmp_path):
@@ -265,7 +265,7 @@ def test_a_retried_shard_replaces_its_parts(client, small, single_files, tmp_pat
     ds, k = small["gen"]
     marker = tmp_path / "killed"
     dest = tmp_path / "files"
-    stats = distributed.extend_to_files(ds, Params(k=k), "cpu", client, dest / "out.txt", dest / "ends.tsv",
+    stats = shard_files.extend_to_files(ds, Params(k=k), "cpu", client, dest / "out.txt", dest / "ends.tsv",
                                         shards=4, fail_marker=str(marker))
     assert marker.exists()
     assert (dest / "out.txt").read_bytes() == single_files[".tsv"][0]
@@ -290,7 +290,7 @@ def test_a_failed_shard_leaves_the_destination_alone(small, tmp_path):
             Client(cluster) as c:
         c.wait_for_workers(2, timeout=60)
         with pytest.raises(Exception, match="KilledWorker|died|lost"):
-            distributed.extend_to_files(ds, Params(k=k), "cpu", c, dest / "out.txt", dest / "ends.tsv", shards=3,
+            shard_files.extend_to_files(ds, Params(k=k), "cpu", c, dest / "out.txt", dest / "ends.tsv", shards=3,
                                         retries=0, fail_marker=str(tmp_path / "killed"))
     assert (tmp_path / "killed").exists()
     assert (dest / "out.txt").read_bytes() == b"the previous output\n"
@@ -305,8 +305,8 @@ def test_a_killed_parents_parts_go_with_the_next_write(small, tmp_path):
 
     from lassm.workloads.local_assembly import formats
 
-    code = ("import os, sys; from pathlib import Path; from lassm.runs import distributed; "
-            "d = distributed._parts_folder(Path(sys.argv[1])); (d / '00000.out').write_text('x'); os._exit(9)")
+    code = ("import os, sys; from pathlib import Path; from lassm.runs import shard_files; "
+            "d = shard_files._parts_folder(Path(sys.argv[1])); (d / '00000.out').write_text('x'); os._exit(9)")
     subprocess.run([sys.executable, "-c", code, str(tmp_path / "out.txt")], check=False)
     assert len([p for p in tmp_path.iterdir() if p.name.endswith(".parts")]) == 1
     ds, k = small["sample"]

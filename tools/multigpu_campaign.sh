@@ -10,7 +10,7 @@
 # and per GPU count the sharded phases (plan, compute, merge, then writing the output): each
 # record then holds both of issue 30's ratios (speedup_vs_1gpu, speedup_vs_single_process).
 # Both sharded paths are timed: the in-memory merge (extend_sharded, then this process writes:
-# wall_seconds + write_seconds) and the path of `lassm extend --cluster` (extend_to_files: the
+# wall_seconds + write_seconds) and the path of `lassm extend --cluster` (shard_files.extend_to_files: the
 # workers write their blocks of the file, this process joins them), whole, the file included:
 # files_seconds, files_speedup_vs_1gpu, files_speedup_vs_single_process.
 #
@@ -47,7 +47,7 @@ for step in $STEPS; do
 import cProfile, hashlib, io, os, pstats, statistics, subprocess, sys, time
 import numpy as np
 from lassm.workloads.local_assembly import datasets, formats
-from lassm.runs import distributed as D, records
+from lassm.runs import distributed as D, records, shard_files as F
 from lassm.workloads.local_assembly.config import Params
 from lassm.runs.extend import extend
 from lassm.workloads.local_assembly.result import Extension, SideResult
@@ -137,9 +137,9 @@ def main() -> None:
                     runs.append(ext.right.extra[key])
             # The path of `lassm extend --cluster`: contiguous ranges, each worker writes its block of
             # the output, this process joins the parts; timed whole, the file included.
-            D.extend_to_files(ds, params, "cuda", client, files_out, workers=workers[:g], source=(name, k),
+            F.extend_to_files(ds, params, "cuda", client, files_out, workers=workers[:g], source=(name, k),
                               protocol="casptr")  # untimed: each worker cuts its range once (cached)
-            files = [D.extend_to_files(ds, params, "cuda", client, files_out, workers=workers[:g], source=(name, k),
+            files = [F.extend_to_files(ds, params, "cuda", client, files_out, workers=workers[:g], source=(name, k),
                                        protocol="casptr") for _ in range(repeat)]
             files_walls = [f["wall_seconds"] for f in files]
             diffs = ext.compare(oracle)

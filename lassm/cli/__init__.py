@@ -75,7 +75,8 @@ def cmd_extend(args: argparse.Namespace) -> int:
     if args.protocol and args.backend != "cpu":
         options["protocol"] = args.protocol
     if args.cluster:  # the workers write their blocks of the files; this process joins them
-        from ..runs.distributed import connect, extend_to_files
+        from ..runs.distributed import connect
+        from ..runs.shard_files import extend_to_files
 
         with connect(args.cluster) as client:
             stats = extend_to_files(ds, params, args.backend, client, args.out, args.ends, **options)

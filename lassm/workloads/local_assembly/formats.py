@@ -377,7 +377,7 @@ def extended_into(ext: Extension, fh: IO[bytes]) -> int:
     """Writes the output lines of ``ext`` to an open file; returns the bytes written.
 
     The one formatter of the output: a shard of a sharded run writes its block of the file
-    with it (:func:`lassm.runs.distributed.extend_to_files`), so the blocks put end to end are
+    with it (:func:`lassm.runs.shard_files.extend_to_files`), so the blocks put end to end are
     the single run's file byte for byte.
     """
     size = 0
