@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("distributed", reason="needs Dask: pip install 'lassm[dask]'")
 
 from lassm.workloads.local_assembly import datasets  # noqa: E402
-from lassm.runs import distributed  # noqa: E402
+from lassm.runs import distributed, shard_files  # noqa: E402
 from lassm.workloads.local_assembly.config import Params  # noqa: E402
 from lassm.runs.extend import extend  # noqa: E402
 from lassm.runs.sweep import main_job  # noqa: E402
@@ -172,3 +172,169 @@ def test_cli_cluster_paths(client, tmp_path, monkeypatch):
                  "--machine", "t", "--quiet"]) == 0
     assert list(_records(tmp_path / "results" / "t")) == ["gen-k21-s0-05__k21__cpu__none"]
     assert main(["run", "--cluster", "nowhere", "--backends", "cpu", "--quiet"]) == 2
+
+
+# ---------------------------------------------------------------- shards that write their own parts
+
+def _single_files(ds, k, folder: Path, ends_suffix: str) -> tuple[bytes, bytes]:
+    """The files of one plain run: what every sharded write must equal byte for byte."""
+    from lassm.workloads.local_assembly import formats
+
+    folder.mkdir(exist_ok=True)
+    single = extend(ds, Params(k=k), backend="cpu")
+    formats.write_extended(single, folder / "out.txt")
+    formats.write_ends(single, folder / f"ends{ends_suffix}")
+    return (folder / "out.txt").read_bytes(), (folder / f"ends{ends_suffix}").read_bytes()
+
+
+@pytest.fixture(scope="module")
+def single_files(small, tmp_path_factory):
+    ds, k = small["gen"]
+    base = tmp_path_factory.mktemp("single")
+    return {suffix: _single_files(ds, k, base / suffix.strip("."), suffix) for suffix in (".tsv", ".parquet")}
+
+
+def _only(folder: Path, names: set[str]) -> None:
+    """Nothing but ``names`` in ``folder``: no part, parts folder or temporary left behind."""
+    assert sorted(p.name for p in folder.iterdir()) == sorted(names)
+
+
+@pytest.mark.parametrize("shards", [1, 2, 3, 5])
+@pytest.mark.parametrize("suffix", [".tsv", ".parquet"])
+def test_workers_write_the_single_runs_bytes(client, small, single_files, tmp_path, shards, suffix):
+    """Each worker writes its range's lines and ends; joined, they are the plain run's files."""
+    ds, k = small["gen"]
+    stats = shard_files.extend_to_files(ds, Params(k=k), "cpu", client, tmp_path / "out.txt",
+                                        tmp_path / f"ends{suffix}", shards=shards)
+    out, ends = single_files[suffix]
+    assert (tmp_path / "out.txt").read_bytes() == out
+    assert (tmp_path / f"ends{suffix}").read_bytes() == ends
+    _only(tmp_path, {"out.txt", f"ends{suffix}"})
+    assert stats["written_by"] == "workers" and stats["shards"] == shards == len(stats["shard_bounds"])
+    assert stats["out_bytes"] == len(out) and sum(s["out"] for s in stats["shard_bytes"]) == len(out)
+    assert stats["shard_bounds"][0][0] == 0 and stats["shard_bounds"][-1][1] == ds.n_contigs
+    assert stats["kernel_seconds_sum"] >= stats["kernel_seconds"] > 0
+
+
+def test_out_of_order_ranges_and_an_empty_shard(client, small, single_files, tmp_path):
+    """Ranges given out of order, an empty shard among them (it comes first in the file's order,
+    so it writes the TSV header alone): the files are still the plain run's."""
+    ds, k = small["gen"]
+    n = ds.n_contigs
+    plan = [np.arange(n // 3, n), np.arange(0), np.arange(0, n // 3)]
+    for suffix in (".tsv", ".parquet"):
+        stats = shard_files.extend_to_files(ds, Params(k=k), "cpu", client, tmp_path / "out.txt",
+                                            tmp_path / f"ends{suffix}", shards=plan, source=("gen-k21-s0.05", k))
+        assert (tmp_path / "out.txt").read_bytes() == single_files[suffix][0]
+        assert (tmp_path / f"ends{suffix}").read_bytes() == single_files[suffix][1]
+        assert stats["shard_bytes"][1]["out"] == 0 and stats["written_by"] == "workers"
+    _only(tmp_path, {"out.txt", "ends.tsv", "ends.parquet"})
+
+
+def test_interleaved_plan_is_written_by_the_parent(client, small, single_files, tmp_path):
+    """A plan of interleaved shards has no block per shard: merged in memory, written here, same bytes."""
+    ds, k = small["gen"]
+    idx = np.arange(ds.n_contigs, dtype=np.int64)
+    stats = shard_files.extend_to_files(ds, Params(k=k), "cpu", client, tmp_path / "out.txt", tmp_path / "ends.tsv",
+                                        shards=[idx[1::2], idx[0::2]])
+    assert stats["written_by"] == "parent"
+    assert (tmp_path / "out.txt").read_bytes() == single_files[".tsv"][0]
+    assert (tmp_path / "ends.tsv").read_bytes() == single_files[".tsv"][1]
+    _only(tmp_path, {"out.txt", "ends.tsv"})
+
+
+@pytest.mark.parametrize("shards", [2, 3, 7])
+def test_ranges_are_contiguous_and_balanced(small, shards):
+    """Each range exceeds the mean weight by at most the heaviest contig (the cut rule's bound)."""
+    ds, _ = small["gen"]
+    plan = shard_files.plan_ranges(ds, shards)
+    ranges = shard_files.as_ranges(plan)
+    assert ranges is not None and len(ranges) == shards
+    assert ranges[0][0] == 0 and ranges[-1][1] == ds.n_contigs
+    assert all(r[1] == s[0] for r, s in zip(ranges, ranges[1:]))
+    w = distributed.work_estimate(ds) + np.diff(ds.offsets)
+    loads = np.array([w[idx].sum() for idx in plan])
+    assert loads.max() / loads.mean() <= 1 + shards * w.max() / w.sum() + 1e-9
+    assert distributed.plan_balance(ds, plan)["max_over_mean"] < 1.1
+    assert shard_files.as_ranges([np.array([0, 2]), np.array([1])]) is None
+
+
+def test_a_retried_shard_replaces_its_parts(client, small, single_files, tmp_path):
+    """The first shard to have written its parts kills its worker; Dask runs it again elsewhere,
+    and that run's parts replace the first's: nothing doubled, nothing left."""
+    ds, k = small["gen"]
+    marker = tmp_path / "killed"
+    dest = tmp_path / "files"
+    stats = shard_files.extend_to_files(ds, Params(k=k), "cpu", client, dest / "out.txt", dest / "ends.tsv",
+                                        shards=4, fail_marker=str(marker))
+    assert marker.exists()
+    assert (dest / "out.txt").read_bytes() == single_files[".tsv"][0]
+    assert (dest / "ends.tsv").read_bytes() == single_files[".tsv"][1]
+    _only(dest, {"out.txt", "ends.tsv"})
+    assert stats["shards"] == 4
+
+
+def test_a_failed_shard_leaves_the_destination_alone(small, tmp_path):
+    """With no second chance for a lost worker, the killed shard fails the run: the old output
+    stays as it was, no ends file appears, and the parts the other shards (and the killed one)
+    wrote are gone."""
+    import dask
+    from distributed import Client, LocalCluster
+
+    ds, k = small["gen"]
+    dest = tmp_path / "files"
+    dest.mkdir()
+    (dest / "out.txt").write_bytes(b"the previous output\n")
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
+            Client(cluster) as c:
+        c.wait_for_workers(2, timeout=60)
+        with pytest.raises(Exception, match="KilledWorker|died|lost"):
+            shard_files.extend_to_files(ds, Params(k=k), "cpu", c, dest / "out.txt", dest / "ends.tsv", shards=3,
+                                        retries=0, fail_marker=str(tmp_path / "killed"))
+    assert (tmp_path / "killed").exists()
+    assert (dest / "out.txt").read_bytes() == b"the previous output\n"
+    _only(dest, {"out.txt"})
+
+
+def test_a_killed_parents_parts_go_with_the_next_write(small, tmp_path):
+    """A parts folder is named as a temporary of its destination: once its process is dead, the
+    next atomic write of the destination removes it."""
+    import subprocess
+    import sys
+
+    from lassm.workloads.local_assembly import formats
+
+    code = ("import os, sys; from pathlib import Path; from lassm.runs import shard_files; "
+            "d = shard_files._parts_folder(Path(sys.argv[1])); (d / '00000.out').write_text('x'); os._exit(9)")
+    subprocess.run([sys.executable, "-c", code, str(tmp_path / "out.txt")], check=False)
+    assert len([p for p in tmp_path.iterdir() if p.name.endswith(".parts")]) == 1
+    ds, k = small["sample"]
+    formats.write_extended(extend(ds.subset(np.arange(4)), Params(k=k), backend="cpu"), tmp_path / "out.txt")
+    _only(tmp_path, {"out.txt"})
+
+
+def test_cli_cluster_writes_the_ends_too(client, tmp_path):
+    from lassm import paths
+    from lassm.cli import main
+
+    sample = str(paths.sample("k77"))
+    assert main(["extend", sample, "--k", "77", "--out", str(tmp_path / "one.txt"), "--ends", str(tmp_path / "one.tsv")]) == 0
+    assert main(["extend", sample, "--k", "77", "--out", str(tmp_path / "many.txt"), "--ends", str(tmp_path / "many.tsv"),
+                 "--cluster", client.scheduler.address]) == 0
+    assert (tmp_path / "many.txt").read_bytes() == (tmp_path / "one.txt").read_bytes()
+    assert (tmp_path / "many.tsv").read_bytes() == (tmp_path / "one.tsv").read_bytes()
+    _only(tmp_path, {"one.txt", "one.tsv", "many.txt", "many.tsv"})
+
+
+def test_a_slice_is_the_subset_of_its_range(small):
+    """``Dataset.slice`` (views, what a range shard travels as) equals ``subset`` of the range."""
+    ds, _ = small["sample"]
+    for a, b in ((0, ds.n_contigs), (3, 17), (5, 5), (ds.n_contigs - 1, ds.n_contigs)):
+        one, two = ds.slice(a, b), ds.subset(np.arange(a, b))
+        for name in ("cids", "seqs", "offsets", "depths"):
+            assert np.array_equal(getattr(one, name), getattr(two, name)), name
+        for side in ("left", "right"):
+            for name in ("seqs", "quals", "offsets", "contig_offsets"):
+                assert np.array_equal(getattr(getattr(one, side), name), getattr(getattr(two, side), name)), (side, name)
+            assert getattr(one, side).ids == getattr(two, side).ids

@@ -9,6 +9,10 @@
 # same input (whole command, its output file compared byte for byte with each sharded output),
 # and per GPU count the sharded phases (plan, compute, merge, then writing the output): each
 # record then holds both of issue 30's ratios (speedup_vs_1gpu, speedup_vs_single_process).
+# Both sharded paths are timed: the in-memory merge (extend_sharded, then this process writes:
+# wall_seconds + write_seconds) and the path of `lassm extend --cluster` (shard_files.extend_to_files: the
+# workers write their blocks of the file, this process joins them), whole, the file included:
+# files_seconds, files_speedup_vs_1gpu, files_speedup_vs_single_process.
 #
 # Needs wheelhouse-dask/ (dask + distributed wheels, cp312) carried with the tree, and numba on
 # the node (or in wheelhouse/). Usage, repository root:  bash tools/multigpu_campaign.sh
@@ -43,7 +47,7 @@ for step in $STEPS; do
 import cProfile, hashlib, io, os, pstats, statistics, subprocess, sys, time
 import numpy as np
 from lassm.workloads.local_assembly import datasets, formats
-from lassm.runs import distributed as D, records
+from lassm.runs import distributed as D, records, shard_files as F
 from lassm.workloads.local_assembly.config import Params
 from lassm.runs.extend import extend
 from lassm.workloads.local_assembly.result import Extension, SideResult
@@ -98,6 +102,7 @@ def main() -> None:
 
     # The plain single-process command on the same input, before any worker holds a GPU.
     inp, single_out, sharded_out = f"/tmp/lassm_scaling_{name}.parquet", "/tmp/lassm_single.txt", "/tmp/lassm_sharded.txt"
+    files_out = "/tmp/lassm_files.txt"
     formats.write_dataset(ds, inp)
     cmd = [sys.executable, "-m", "lassm.cli", "extend", inp, "--k", str(k), "--backend", "cuda", "--protocol", "casptr",
            "--out", single_out]
@@ -130,9 +135,16 @@ def main() -> None:
                 kernels.append(ext.right.extra["kernel_seconds_sum"])
                 for key, runs in phases.items():
                     runs.append(ext.right.extra[key])
+            # The path of `lassm extend --cluster`: contiguous ranges, each worker writes its block of
+            # the output, this process joins the parts; timed whole, the file included.
+            F.extend_to_files(ds, params, "cuda", client, files_out, workers=workers[:g], source=(name, k),
+                              protocol="casptr")  # untimed: each worker cuts its range once (cached)
+            files = [F.extend_to_files(ds, params, "cuda", client, files_out, workers=workers[:g], source=(name, k),
+                                       protocol="casptr") for _ in range(repeat)]
+            files_walls = [f["wall_seconds"] for f in files]
             diffs = ext.compare(oracle)
             out_digest = records.output_digest(ext)
-            ref = ref or {"digest": out_digest, "wall": statistics.median(walls)}
+            ref = ref or {"digest": out_digest, "wall": statistics.median(walls), "files": statistics.median(files_walls)}
             same_as_1 = out_digest == ref["digest"] and not diffs
             sharded = [w + x for w, x in zip(walls, writes)]
             extra = {
@@ -146,6 +158,14 @@ def main() -> None:
                 "single_process_seconds_runs": single,
                 "speedup_vs_single_process": statistics.median(single) / statistics.median(sharded),
                 "matches_single_process": digest(sharded_out) == single_digest,
+                "files_seconds": statistics.median(files_walls), "files_seconds_runs": files_walls,
+                "files_speedup_vs_1gpu": ref["files"] / statistics.median(files_walls),
+                "files_speedup_vs_single_process": statistics.median(single) / statistics.median(files_walls),
+                "files_matches_single_process": digest(files_out) == single_digest,
+                **{f"files_{key}": statistics.median(f[key] for f in files)
+                   for key in ("plan_seconds", "compute_wall_seconds", "concat_seconds")},
+                **{f"files_{key}": files[-1][key] for key in ("shard_bounds", "shard_wall_seconds", "shard_write_seconds",
+                                                             "shard_prep_seconds", "max_over_mean", "shard_places")},
                 **{key: ext.right.extra[key] for key in ("shard_work", "max_over_mean", "bound", "shard_contigs",
                                                        "shard_kernel_seconds", "shard_wall_seconds", "shard_prep_seconds",
                                                        "shard_pack_seconds", "shard_places")},
@@ -163,6 +183,14 @@ def main() -> None:
                   f"vs 1 GPU {extra['speedup_vs_1gpu']:.2f}x, vs single process (wall + write) "
                   f"{extra['speedup_vs_single_process']:.2f}x; equal to 1 GPU: {same_as_1}, to cpu: {not diffs}, "
                   f"to the single-process file: {extra['matches_single_process']} -> {run_id}", flush=True)
+            print(f"gpus={g} written by the workers: {extra['files_seconds']:.3f} s (runs "
+                  f"{[round(w, 3) for w in files_walls]}) = plan {extra['files_plan_seconds']:.3f} + compute and "
+                  f"write {extra['files_compute_wall_seconds']:.3f} + join {extra['files_concat_seconds']:.3f}; shard "
+                  f"walls {[round(w, 3) for w in extra['files_shard_wall_seconds']]}, writes "
+                  f"{[round(w, 3) for w in extra['files_shard_write_seconds']]}, balance {extra['files_max_over_mean']:.3f}; "
+                  f"vs 1 GPU {extra['files_speedup_vs_1gpu']:.2f}x, vs single process "
+                  f"{extra['files_speedup_vs_single_process']:.2f}x; equal to the single-process file: "
+                  f"{extra['files_matches_single_process']}", flush=True)
         # Where a worker's time goes besides its kernels: one shard of the widest plan, profiled there.
         shard = D.plan_shards(ds, n_gpu)[0]
         print(client.submit(profile_shard, (name, k), shard, params.as_dict(), 25, workers=[workers[0]],

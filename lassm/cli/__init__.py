@@ -74,18 +74,20 @@ def cmd_extend(args: argparse.Namespace) -> int:
     options = {"threads": args.threads} if args.backend == "cpu" and args.threads else {}
     if args.protocol and args.backend != "cpu":
         options["protocol"] = args.protocol
-    if args.cluster:
-        from ..runs.distributed import connect, extend_sharded
+    if args.cluster:  # the workers write their blocks of the files; this process joins them
+        from ..runs.distributed import connect
+        from ..runs.shard_files import extend_to_files
 
         with connect(args.cluster) as client:
-            ext = extend_sharded(ds, params, args.backend, client, **options)
-    else:
-        ext = extend(ds, params, backend=args.backend, **options)
+            stats = extend_to_files(ds, params, args.backend, client, args.out, args.ends, **options)
+        _err(f"extended {ds.n_contigs} contigs with {args.backend} at k = {params.k} on {stats['shards']} shards "
+             f"in {stats['wall_seconds']:.3f} s, files included -> {args.out}")
+        return 0
+    ext = extend(ds, params, backend=args.backend, **options)
     formats.write_extended(ext, args.out)
     if args.ends:
         formats.write_ends(ext, args.ends)
-    where = f" on {ext.right.extra.get('shards')} shards" if args.cluster else ""
-    _err(f"extended {ds.n_contigs} contigs with {args.backend} at k = {params.k}{where} "
+    _err(f"extended {ds.n_contigs} contigs with {args.backend} at k = {params.k} "
          f"in {ext.wall_seconds:.3f} s -> {args.out}")
     return 0
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Sweeps and sharded extensions on Dask: the GPUs of one node, or the nodes of a cluster.
 
-Two units of work travel to the workers, and both are idempotent, so that Dask may run one
+Three units of work travel to the workers, and all are idempotent, so that Dask may run one
 again after a worker is lost (the scheduler re-assigns what a dead worker held, up to
 ``distributed.scheduler.allowed-failures`` times) without losing or duplicating anything:
 
@@ -11,7 +11,10 @@ again after a worker is lost (the scheduler re-assigns what a dead worker held, 
 * a **shard** (:func:`extend_sharded`): a subset of the contigs, balanced by estimated work; the
   parent merges the shards' walks back in contig order with :meth:`SideResult.gathered`. The
   walks travel and merge ragged (only the walked bases, not a ``max_walk`` row per contig). Every
-  contig end is walked independently of the others, so the merge equals a single run bit for bit.
+  contig end is walked independently of the others, so the merge equals a single run bit for bit;
+* a **range** (:func:`lassm.runs.shard_files.extend_to_files`, what ``lassm extend --cluster`` runs): contiguous contigs
+  whose worker writes its block of the output files itself, as part files under fixed names (a
+  re-run replaces them); the parent joins the parts into the destinations, and only figures travel.
 
 ``--cluster`` names where the work runs (:func:`connect`): ``local[:N]`` (CPU workers, for CI and
 laptops), ``local-cuda[:N]`` (one worker per GPU of this node), ``slurm[:PARTITION[:N]][,KEY=VALUE...]``
@@ -237,6 +240,13 @@ def plan_balance(ds: Dataset, plan: Sequence[np.ndarray]) -> dict:
             "shard_contigs": [int(len(idx)) for idx in plan]}
 
 
+def _check_cover(ds: Dataset, plan: Sequence[np.ndarray]) -> None:
+    """Refuses a plan that misses or repeats a contig: the merge (or the joined files) would lack or double it."""
+    covered = np.concatenate(plan) if plan else np.zeros(0, dtype=np.int64)
+    if len(covered) != ds.n_contigs or not np.array_equal(np.sort(covered), np.arange(ds.n_contigs)):
+        raise LassmError("shards must cover every contig exactly once")
+
+
 # ---------------------------------------------------------------- worker side
 
 #: Per worker process: datasets loaded by name, and shards cut from them (small LRU).
@@ -359,9 +369,7 @@ def extend_sharded(ds: Dataset, params: Params, backend: str, client: Any,
         raise LassmError("the Dask cluster has no workers")
     plan = plan_shards(ds, shards if isinstance(shards, int) else len(workers)) \
         if shards is None or isinstance(shards, int) else [np.asarray(s, dtype=np.int64) for s in shards]
-    covered = np.concatenate(plan) if plan else np.zeros(0, dtype=np.int64)
-    if len(covered) != ds.n_contigs or not np.array_equal(np.sort(covered), np.arange(ds.n_contigs)):
-        raise LassmError("shards must cover every contig exactly once")
+    _check_cover(ds, plan)
     t_plan = time.perf_counter()
     futures = []
     for number, index in enumerate(plan):

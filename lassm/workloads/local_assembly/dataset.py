@@ -78,6 +78,14 @@ class Reads:
         a, b = self.offsets[j], self.offsets[j + 1]
         return self.seqs[a:b].tobytes(), self.quals[a:b].tobytes()
 
+    def slice(self, a: int, b: int) -> "Reads":
+        """The reads of contigs ``a .. b-1`` as views (offsets rebased): see :meth:`Dataset.slice`."""
+        coff = self.contig_offsets[a : b + 1]
+        ra, rb = int(coff[0]), int(coff[-1])
+        off = self.offsets[ra : rb + 1]
+        return Reads(self.seqs[int(off[0]) : int(off[-1])], self.quals[int(off[0]) : int(off[-1])], off - off[0],
+                     coff - coff[0], self.ids[ra:rb] if self.ids else [])
+
     @staticmethod
     def from_lists(per_contig: list[list[tuple[str, bytes, bytes]]]) -> "Reads":
         """Builds the flat form from ``[[(id, seq, qual), ...] per contig]``."""
@@ -160,6 +168,14 @@ class Dataset:
     def subset(self, index: np.ndarray) -> "Dataset":
         """Returns the contigs at ``index`` (in that order) as a new dataset."""
         return _subset(self, np.asarray(index, dtype=np.int64))
+
+    def slice(self, a: int, b: int) -> "Dataset":
+        """Contigs ``a .. b-1``, equal to ``subset(arange(a, b))`` but without copying: every array
+        is a view of this dataset's (offsets rebased). A shard of contiguous contigs, cut at once."""
+        off = self.offsets[a : b + 1]
+        return Dataset(cids=self.cids[a:b], seqs=self.seqs[int(off[0]) : int(off[-1])], offsets=off - off[0],
+                       depths=self.depths[a:b], left=self.left.slice(a, b), right=self.right.slice(a, b),
+                       name=self.name, k=self.k)
 
     def replicate(self, times: int) -> "Dataset":
         """Returns the dataset repeated ``times`` times (ids renumbered), for scale runs."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
+from typing import IO, Sequence
 
 import numpy as np
 
@@ -24,7 +25,7 @@ from ...atomic import atomic_open, atomic_path
 from . import dat_bulk
 from .dataset import Dataset, Reads
 from ...errors import InputError
-from .result import Extension
+from .result import SIDES, Extension
 
 _BASES = frozenset(b"ACGTN")
 
@@ -369,8 +370,21 @@ def write_fastq(ds: Dataset, path: str | os.PathLike) -> None:
 def write_extended(ext: Extension, path: str | os.PathLike) -> None:
     """Writes MetaHipMer's output, ``cid extended_sequence`` per contig (atomically)."""
     with atomic_open(path, "wb") as fh:
-        for block in dat_bulk.extended_blocks(ext):
-            fh.write(block)
+        extended_into(ext, fh)
+
+
+def extended_into(ext: Extension, fh: IO[bytes]) -> int:
+    """Writes the output lines of ``ext`` to an open file; returns the bytes written.
+
+    The one formatter of the output: a shard of a sharded run writes its block of the file
+    with it (:func:`lassm.runs.shard_files.extend_to_files`), so the blocks put end to end are
+    the single run's file byte for byte.
+    """
+    size = 0
+    for block in dat_bulk.extended_blocks(ext):
+        fh.write(block)
+        size += len(block)
+    return size
 
 
 def read_extended(path: str | os.PathLike) -> dict[int, str]:
@@ -387,20 +401,34 @@ def read_extended(path: str | os.PathLike) -> dict[int, str]:
     return out
 
 
-def ends_table(ext: Extension):
+def ends_table(ext: Extension, sides: Sequence[str] = SIDES):
     """Per contig end: walk length, final k, termination code, k values tried, walk steps, insertions
     (built through the columns' buffers: ``pa.table`` of NumPy arrays would import pandas)."""
-    return arrowio.table(ext.ends_columns())
+    return arrowio.table(ext.ends_columns(sides))
+
+
+def is_tsv(path: str | os.PathLike) -> bool:
+    """Whether :func:`write_ends` writes ``path`` as TSV (else parquet)."""
+    return str(path).endswith(".tsv")
+
+
+def ends_tsv_into(ext: Extension, dest: str | os.PathLike, sides: Sequence[str] = SIDES, header: bool = True) -> None:
+    """Writes the ends of ``sides`` as TSV rows to ``dest`` (not atomically: a caller's temporary).
+
+    Rows are formatted one by one, so the rows of consecutive contig ranges, put end to end
+    after one header, are the whole table's file byte for byte: a shard's block of it.
+    """
+    import pyarrow.csv as pacsv
+
+    pacsv.write_csv(ends_table(ext, sides), str(dest), pacsv.WriteOptions(delimiter="\t", include_header=header))
 
 
 def write_ends(ext: Extension, path: str | os.PathLike) -> None:
     """Writes :func:`ends_table` as parquet, or as TSV when ``path`` ends in ``.tsv``."""
-    import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
 
-    table = ends_table(ext)
     with atomic_path(path) as tmp:
-        if str(path).endswith(".tsv"):
-            pacsv.write_csv(table, tmp, pacsv.WriteOptions(delimiter="\t"))
+        if is_tsv(path):
+            ends_tsv_into(ext, tmp)
         else:
-            pq.write_table(table, tmp)
+            pq.write_table(ends_table(ext), tmp)

@@ -25,6 +25,9 @@ _TERM_TEXT = np.array(["-"] + [chr(c) for c in range(1, 256)])
 #: The per-contig fields besides the walks themselves.
 FIELDS = ("walk_len", "final_k", "term", "n_k", "steps", "insertions", "start_insertions")
 
+#: The sides in the order of the ``ends`` table: right ends first.
+SIDES = ("right", "left")
+
 
 @dataclass(eq=False)
 class SideResult:
@@ -191,12 +194,17 @@ class Extension:
         """MetaHipMer's output lines, ``cid extended_sequence``, in input order."""
         return b"".join(extended_blocks(self)).decode("ascii").splitlines()
 
-    def ends_columns(self) -> dict[str, np.ndarray]:
+    def ends_columns(self, sides: Sequence[str] = SIDES) -> dict[str, np.ndarray]:
         """Per contig end (right ends first): cid, side, reads, walk length, final k, termination,
-        k values tried, walk steps and insertions: the ``ends`` table of every run record."""
+        k values tried, walk steps and insertions: the ``ends`` table of every run record.
+
+        ``sides`` picks the ends of one side only (in the order given): the blocks of the table
+        that a shard of a sharded run writes (right ends and left ends are two blocks).
+        """
         n = self.dataset.n_contigs
         cols: dict[str, list] = {}
-        for side, res, reads in (("right", self.right, self.dataset.right), ("left", self.left, self.dataset.left)):
+        for side in sides:
+            res, reads = (self.right, self.dataset.right) if side == "right" else (self.left, self.dataset.left)
             part = {"cid": self.dataset.cids, "side": np.full(n, side), "reads": reads.counts,
                     "walk_len": res.walk_len, "final_k": res.final_k,
                     "term": _TERM_TEXT[res.term], "n_k": res.n_k,

@@ -1,0 +1,369 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Sharded extends whose workers write the output files: what ``lassm extend --cluster`` runs.
+
+:func:`lassm.runs.distributed.extend_sharded` brings every shard's walks back and merges them into
+one :class:`Extension`, which the parent then writes: moving the results and formatting the
+whole file are serial, and were most of a 4-GPU run's time (issue 30). Here each shard is a
+contiguous range of contigs (:func:`plan_ranges`) whose worker formats its own block of the
+files, with the single run's writers, into a part file beside the destination; only figures
+travel back, and the parent joins the parts (:func:`concat_parts`). The files are the single
+run's byte for byte.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..atomic import atomic_path, temp_prefix
+from ..errors import LassmError
+from ..workloads.local_assembly.config import Params
+from ..workloads.local_assembly.dataset import Dataset
+from ..workloads.local_assembly.result import FIELDS, SIDES, Extension, SideResult
+from .distributed import (_check_cover, _fail_once, _load, _where, extend_sharded, plan_balance, work_estimate,
+                          workers_of)
+
+
+# ---------------------------------------------------------------- range plans
+
+def plan_ranges(ds: Dataset, shards: int, weights: np.ndarray | None = None) -> list[np.ndarray]:
+    """Splits the contigs into ``shards`` contiguous ranges (index arrays) of near-equal work.
+
+    What :func:`extend_to_files` runs: a range's output lines, and its right and left ends, are
+    each one block of the single run's files, which its worker writes itself. A contig weighs
+    its read bases (:func:`work_estimate`, the extension) plus its own bases (its output line, written
+    by the worker too). The cuts fall where the running sum crosses each ``total * i / shards``,
+    so a range exceeds the mean by at most the heaviest contig:
+    ``max / mean <= 1 + shards * max(weight) / total``. The bins are not balanced one by one as in
+    :func:`plan_shards`; in a set whose contigs' order is unrelated to their reads (the generator,
+    its replications) every range holds each bin in proportion.
+    """
+    if shards < 1:
+        raise LassmError(f"shards must be at least 1, got {shards}")
+    n = ds.n_contigs
+    w = work_estimate(ds) + np.diff(ds.offsets).astype(np.float64) if weights is None else \
+        np.asarray(weights, dtype=np.float64)
+    ends = np.cumsum(w)
+    total = float(ends[-1]) if n else 0.0
+    cuts = np.searchsorted(ends, total * np.arange(1, shards) / shards, side="left") if total else \
+        (np.arange(1, shards) * n) // shards
+    bounds = [0, *np.minimum(cuts, n).tolist(), n]
+    return [np.arange(a, max(a, b), dtype=np.int64) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def as_ranges(plan: Sequence[np.ndarray]) -> list[tuple[int, int]] | None:
+    """The plan as ``(start, stop)`` ranges when every shard is a contiguous ascending run of
+    contigs (an empty shard is ``(0, 0)``); else None."""
+    out = []
+    for index in plan:
+        index = np.asarray(index, dtype=np.int64)
+        if not len(index):
+            out.append((0, 0))
+            continue
+        a, b = int(index[0]), int(index[-1]) + 1
+        if b - a != len(index) or not np.array_equal(index, np.arange(a, b)):
+            return None
+        out.append((a, b))
+    return out
+
+
+
+
+# ---------------------------------------------------------------- worker side
+
+def _write_part(folder: str, name: str, write: Callable[[Path], Any]) -> int:
+    """Writes one part file under a temporary name in the parts folder, then renames it; returns its size.
+
+    A shard run again (its worker lost) replaces its parts instead of adding to them. The folder
+    is never created here: once the parent has removed it (the run failed or was interrupted), a
+    late shard fails instead of leaving a stray part.
+    """
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        os.replace(tmp, os.path.join(folder, name))
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+    return os.path.getsize(os.path.join(folder, name))
+
+
+def part_name(kind: str, number: int) -> str:
+    """A shard's part in a parts folder: ``out``, ``ends-right``, ``ends-left`` (TSV) or ``ends.npz``."""
+    return f"{number:05d}.{kind}"
+
+
+def _part_task(number: int, bounds: tuple[int, int], data: Dataset | None, source: tuple[str, int] | None,
+               params: dict, backend: str, options: dict, out_dir: str, ends_dir: str | None, ends_tsv: bool,
+               header: bool, fail_marker: str | None = None) -> dict:
+    """Extends the contigs ``bounds`` on this worker and writes its block of the output files.
+
+    The output lines go to ``out_dir``; the ends as two TSV blocks (right, left; ``header``: the
+    first block of the file) or, for a parquet destination, as their per-contig figures
+    (``.npz``: a parquet file cannot be put together from byte blocks, so the parent writes it).
+    Returns small figures only: timings, kernel seconds, work counts, launches, place.
+    """
+    from ..workloads.local_assembly import formats
+    from ..workloads.local_assembly.stats import work_counts
+    from .extend import extend
+
+    t0 = time.perf_counter()
+    a, b = bounds
+    if data is None:
+        name, k = source
+        full, _ = _load(name, k)
+        data = full.slice(a, b)
+    t1 = time.perf_counter()
+    ext = extend(data, Params(**params), backend=backend, **options)
+    t2 = time.perf_counter()
+    sizes = {"out": _write_part(out_dir, part_name("out", number), lambda p: _write_with(p, formats.extended_into, ext))}
+    if ends_dir is not None and ends_tsv:
+        for side in SIDES:
+            first = header and side == SIDES[0]
+            sizes[f"ends-{side}"] = _write_part(ends_dir, part_name(f"ends-{side}", number),
+                                                lambda p, side=side, first=first: formats.ends_tsv_into(ext, p, (side,), first))
+    elif ends_dir is not None:
+        sizes["ends"] = _write_part(ends_dir, part_name("ends.npz", number), lambda p: _save_fields(ext, p))
+    t3 = time.perf_counter()
+    _fail_once(fail_marker)
+    return {"number": number, "bounds": (a, b), "sizes": sizes, "work": work_counts(ext),
+            "kernel": (float(ext.right.kernel_seconds), float(ext.left.kernel_seconds)),
+            "right_extra": ext.right.extra, "left_extra": ext.left.extra,
+            "wall_seconds": t2 - t1, "prep_seconds": t1 - t0, "write_seconds": t3 - t2, **_where()}
+
+
+def _write_with(path: Path, write: Callable[[Extension, Any], Any], ext: Extension) -> None:
+    """Opens ``path`` for one of :mod:`formats`' writers that take an open file."""
+    with open(path, "wb") as fh:
+        write(ext, fh)
+
+
+def _save_fields(ext: Extension, path: Path) -> None:
+    """The per-contig figures of both sides (what the ends table holds besides the dataset's own columns)."""
+    with open(path, "wb") as fh:
+        np.savez(fh, **{f"{side}.{name}": getattr(getattr(ext, side), name) for side in SIDES for name in FIELDS})
+
+
+# ---------------------------------------------------------------- sharded extension, written by the workers
+
+def extend_to_files(ds: Dataset, params: Params, backend: str, client: Any, out: str | os.PathLike,
+                    ends: str | os.PathLike | None = None, shards: int | Sequence[np.ndarray] | None = None, *,
+                    workers: Sequence[str] | None = None, source: tuple[str, int] | None = None, retries: int = 1,
+                    fail_marker: str | None = None, **options) -> dict:
+    """Extends ``ds`` as shards whose workers write their own blocks of ``out`` (and ``ends``).
+
+    What ``lassm extend --cluster`` runs: the files are byte for byte those of one
+    :func:`extend` written by :func:`formats.write_extended` and :func:`formats.write_ends`, but
+    the formatting, the largest serial cost of :func:`extend_sharded` plus a write, runs on the
+    workers side by side, and only small figures travel back. Each shard is a contiguous range
+    (:func:`plan_ranges`), so its output lines are one block of the file and its right and left
+    ends two blocks of a TSV ends table; each block goes to a part file in a hidden folder beside
+    the destination (the same file system, shared by a cluster's nodes as the records' folder is),
+    and the parent puts the parts end to end into a temporary that replaces the destination
+    (:func:`concat_parts`). A parquet ends table cannot be joined from bytes: the workers leave
+    their per-contig figures (``.npz``) and the parent writes the table from them.
+
+    On success no part is left; on failure (a shard failing after its retries, an interrupt)
+    the destinations are untouched, the parent waits for the shards still running and removes
+    the parts folders. A parent killed outright leaves a folder named like an atomic write's
+    temporary, which the next write of the same destination on this host removes
+    (:func:`lassm.atomic.remove_stale`).
+
+    Parameters
+    ----------
+    ds, params, backend, client, workers, source, retries, fail_marker, options : as for :func:`extend_sharded`.
+    out : the output file (MetaHipMer's ``cid extended_sequence``).
+    ends : the ends table (``.tsv``: TSV, else parquet), or None.
+    shards : a count (default: one per worker; the plan is :func:`plan_ranges`) or the index
+        arrays themselves. A plan whose shards are not contiguous ranges is run by
+        :func:`extend_sharded` and written here.
+
+    Returns
+    -------
+    dict of figures: ``wall_seconds`` (all of it, files included) and its phases (``plan_seconds``,
+    ``compute_wall_seconds``: submitting to every part written, ``concat_seconds``, ``ends_seconds``),
+    the kernel's critical path and sum, per-shard timings and places, work counts, bytes.
+    """
+    from ..workloads.local_assembly import formats
+
+    t0 = time.perf_counter()
+    workers = list(workers or workers_of(client))
+    if not workers:
+        raise LassmError("the Dask cluster has no workers")
+    plan = plan_ranges(ds, shards if isinstance(shards, int) else len(workers)) \
+        if shards is None or isinstance(shards, int) else [np.asarray(s, dtype=np.int64) for s in shards]
+    _check_cover(ds, plan)
+    ranges = as_ranges(plan)
+    if ranges is None:  # interleaved shards: no shard's lines are one block of the file
+        return _written_by_parent(ds, params, backend, client, plan, out, ends, t0, workers=workers, source=source,
+                                  retries=retries, fail_marker=fail_marker, **options)
+    out = Path(out)
+    tsv = ends is not None and formats.is_tsv(ends)
+    order = sorted(range(len(ranges)), key=lambda i: ranges[i])
+    folders: list[Path] = []
+    futures: list[Any] = []
+    done = False
+    try:
+        out_dir = _parts_folder(out)
+        folders.append(out_dir)
+        ends_dir = _parts_folder(Path(ends)) if ends is not None else None
+        if ends_dir is not None:
+            folders.append(ends_dir)
+        t_plan = time.perf_counter()
+        for number, (a, b) in enumerate(ranges):
+            data = None if source else ds.slice(a, b)  # views: only the range's bytes are pickled
+            futures.append(client.submit(
+                _part_task, number, (a, b), data, source, params.as_dict(), backend, options, str(out_dir),
+                None if ends_dir is None else str(ends_dir), tsv, number == order[0], fail_marker,
+                workers=[workers[number % len(workers)]], allow_other_workers=True, retries=retries, pure=False,
+                key=f"lassm-part-{number}-{os.urandom(6).hex()}"))
+        parts = sorted(client.gather(futures), key=lambda p: p["number"])
+        t_gather = time.perf_counter()
+        concat_parts([out_dir / part_name("out", i) for i in order], out)
+        t_out = time.perf_counter()
+        if ends_dir is not None and tsv:
+            concat_parts([ends_dir / part_name(f"ends-{side}", i) for side in SIDES for i in order], Path(ends))
+        elif ends_dir is not None:
+            formats.write_ends(_fields_extension(ds, params, backend, [ends_dir / part_name("ends.npz", i) for i in order],
+                                                 [ranges[i] for i in order]), ends)
+        t_ends = time.perf_counter()
+        done = True
+    finally:
+        if not done:
+            _settle(client, futures)
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)
+    stats = _part_stats(ds, plan, parts, backend)
+    stats.update(out=str(out), ends=None if ends is None else str(ends), plan_seconds=t_plan - t0,
+                 compute_wall_seconds=t_gather - t_plan, concat_seconds=t_out - t_gather, ends_seconds=t_ends - t_out,
+                 out_bytes=out.stat().st_size, wall_seconds=time.perf_counter() - t0, written_by="workers")
+    return stats
+
+
+def _parts_folder(dest: Path) -> Path:
+    """A hidden folder beside ``dest`` for its parts, named as :mod:`lassm.atomic` names a
+    temporary of ``dest`` (so :func:`lassm.atomic.remove_stale` clears it once its writer is dead)."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=temp_prefix(dest.name), suffix=".parts", dir=dest.parent))
+
+
+def concat_parts(parts: Sequence[Path], dest: Path) -> int:
+    """Puts ``parts`` end to end as ``dest``, atomically; returns its size.
+
+    The first part becomes the temporary (a rename: one shard's file is never copied), the
+    others are appended in the kernel (``copy_file_range``, where the file system has it).
+    """
+    with atomic_path(dest) as tmp:
+        if parts:
+            os.replace(parts[0], tmp)
+        with open(tmp, "r+b") as fh:  # not "ab": copy_file_range refuses a file opened to append
+            fh.seek(0, os.SEEK_END)
+            for part in parts[1:]:
+                with open(part, "rb") as src:
+                    _append(src, fh)
+            return fh.tell()
+
+
+def _append(src: Any, dst: Any) -> None:
+    """Appends the open file ``src`` to ``dst`` (at its end)."""
+    left = os.fstat(src.fileno()).st_size
+    try:
+        while left > 0:
+            step = os.copy_file_range(src.fileno(), dst.fileno(), left)
+            if step == 0:
+                break
+            left -= step
+    except (AttributeError, OSError):  # no copy_file_range here (or not between these files)
+        pass
+    if left:
+        src.seek(os.fstat(src.fileno()).st_size - left)
+        dst.seek(0, os.SEEK_END)
+        shutil.copyfileobj(src, dst, 1 << 22)
+    else:
+        dst.seek(0, os.SEEK_END)
+
+
+def _settle(client: Any, futures: Sequence[Any], timeout: float = 600.0) -> None:
+    """After a failure: lets the shards still running end (or gives up after ``timeout``), so
+    that none writes a part after the parts folder is removed, then drops them."""
+    import distributed
+
+    with contextlib.suppress(Exception):
+        distributed.wait(futures, timeout=timeout)
+    with contextlib.suppress(Exception):
+        client.cancel(futures)
+
+
+def _fields_extension(ds: Dataset, params: Params, backend: str, parts: Sequence[Path],
+                      ranges: Sequence[tuple[int, int]]) -> Extension:
+    """An :class:`Extension` holding only the per-contig figures the shards saved (no walks): what
+    :func:`formats.write_ends` reads. ``parts`` are in contig order, one per range."""
+    loaded = []
+    for path in parts:
+        with np.load(path) as npz:
+            loaded.append({key: npz[key] for key in npz.files})
+    sides = {}
+    for side in SIDES:
+        cols = {name: np.concatenate([p[f"{side}.{name}"] for p in loaded]) for name in FIELDS}
+        sides[side] = SideResult(max_walk=int(params.max_walk), walks=np.zeros(0, dtype=np.uint8), **cols)
+    if sum(b - a for a, b in ranges) != ds.n_contigs:
+        raise LassmError("the shards' ends figures do not cover the contigs")
+    return Extension(ds, right=sides["right"], left=sides["left"], backend=backend, params=params.as_dict())
+
+
+def _part_stats(ds: Dataset, plan: Sequence[np.ndarray], parts: Sequence[dict], backend: str) -> dict:
+    """The figures of a run written by its workers: what :func:`merge` puts in ``right.extra``, from small results."""
+    totals = [float(sum(p["kernel"])) for p in parts]
+    crit = int(np.argmax(totals)) if totals else 0
+    work: dict[str, int] = {}
+    for p in parts:
+        for key, val in p["work"].items():
+            work[key] = work.get(key, 0) + int(val)
+    launches = sum(len(p[f"{side}_extra"].get("launches", [])) for p in parts for side in SIDES)
+    places = sorted({(p["host"], p["gpu"]) for p in parts})
+    return {
+        "contigs": int(ds.n_contigs), "backend": backend, "shards": len(plan), **plan_balance(ds, plan),
+        "kernel_seconds": totals[crit] if totals else 0.0, "kernel_seconds_max_shard": float(max(totals, default=0.0)),
+        "kernel_seconds_sum": float(sum(totals)), "shard_kernel_seconds": totals,
+        "shard_wall_seconds": [float(p["wall_seconds"]) for p in parts],
+        "shard_prep_seconds": [float(p["prep_seconds"]) for p in parts],
+        "shard_write_seconds": [float(p["write_seconds"]) for p in parts],
+        "shard_bounds": [list(p["bounds"]) for p in parts], "shard_bytes": [p["sizes"] for p in parts],
+        "shard_places": [f"{p['host']}:{p['gpu'] or p['pid']}" for p in parts],
+        "gpus": len(places) if backend != "cpu" else 0, "workers": len({(p["host"], p["pid"]) for p in parts}),
+        "launches": launches, **work,
+        "mem_high_water_bytes": max([int(p[f"{side}_extra"].get("mem_high_water_bytes", 0))
+                                     for p in parts for side in SIDES] or [0]),
+    }
+
+
+def _written_by_parent(ds: Dataset, params: Params, backend: str, client: Any, plan: Sequence[np.ndarray],
+                       out: str | os.PathLike, ends: str | os.PathLike | None, t0: float, **kw) -> dict:
+    """An interleaved plan: the in-memory merge (:func:`extend_sharded`), written by this process."""
+    from ..workloads.local_assembly import formats
+    from ..workloads.local_assembly.stats import work_counts
+
+    ext = extend_sharded(ds, params, backend, client, plan, **kw)
+    t_merged = time.perf_counter()
+    formats.write_extended(ext, out)
+    t_out = time.perf_counter()
+    if ends is not None:
+        formats.write_ends(ext, ends)
+    t_ends = time.perf_counter()
+    info = ext.right.extra
+    keep = ("shards", "kernel_seconds_max_shard", "kernel_seconds_sum", "shard_kernel_seconds", "shard_wall_seconds",
+            "shard_prep_seconds", "shard_places", "gpus", "workers", "mem_high_water_bytes", "plan_seconds",
+            "shard_work", "max_over_mean", "bound", "shard_contigs")
+    return {"contigs": int(ds.n_contigs), "backend": backend, **{key: info[key] for key in keep if key in info},
+            "kernel_seconds": float(ext.kernel_seconds), **work_counts(ext),
+            "launches": len(info.get("launches", [])) + len(ext.left.extra.get("launches", [])),
+            "compute_wall_seconds": t_merged - t0 - info.get("plan_seconds", 0.0), "concat_seconds": t_out - t_merged,
+            "ends_seconds": t_ends - t_out, "out": str(out), "ends": None if ends is None else str(ends),
+            "out_bytes": Path(out).stat().st_size, "wall_seconds": time.perf_counter() - t0, "written_by": "parent"}
