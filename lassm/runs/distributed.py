@@ -337,6 +337,19 @@ def warm(client: Any, params: Params, backend: str, source: tuple[str, int] | No
 
 # ---------------------------------------------------------------- sharded extension
 
+def workers_and_plan(ds: Dataset, client: Any, shards: int | Sequence[np.ndarray] | None,
+                     workers: Sequence[str] | None, planner: Any) -> tuple[list[str], list[np.ndarray]]:
+    """The workers to use (default: all) and the shards: ``planner(ds, count)`` for a count (default:
+    one per worker), else the index arrays given; checked to cover every contig once."""
+    workers = list(workers or workers_of(client))
+    if not workers:
+        raise LassmError("the Dask cluster has no workers")
+    plan = planner(ds, shards if isinstance(shards, int) else len(workers)) \
+        if shards is None or isinstance(shards, int) else [np.asarray(s, dtype=np.int64) for s in shards]
+    _check_cover(ds, plan)
+    return workers, plan
+
+
 def extend_sharded(ds: Dataset, params: Params, backend: str, client: Any,
                    shards: int | Sequence[np.ndarray] | None = None, *, workers: Sequence[str] | None = None,
                    source: tuple[str, int] | None = None, retries: int = 1, fail_marker: str | None = None,
@@ -364,12 +377,7 @@ def extend_sharded(ds: Dataset, params: Params, backend: str, client: Any,
     and the plan's balance.
     """
     t0 = time.perf_counter()
-    workers = list(workers or workers_of(client))
-    if not workers:
-        raise LassmError("the Dask cluster has no workers")
-    plan = plan_shards(ds, shards if isinstance(shards, int) else len(workers)) \
-        if shards is None or isinstance(shards, int) else [np.asarray(s, dtype=np.int64) for s in shards]
-    _check_cover(ds, plan)
+    workers, plan = workers_and_plan(ds, client, shards, workers, plan_shards)
     t_plan = time.perf_counter()
     futures = []
     for number, index in enumerate(plan):

@@ -176,7 +176,8 @@ def scaling_table(machine: str) -> pd.DataFrame:
     keep = ["gpus", "wall_seconds", "compute_wall_seconds", "merge_seconds", "kernel_seconds",
             "speedup_wall", "speedup_compute", "speedup_kernel", "parallel_efficiency",
             "matches_1gpu", "matches_cpu"]
-    optional = [c for c in ("plan_seconds", "write_seconds", "single_process_seconds", "speedup_vs_single_process")
+    optional = [c for c in ("plan_seconds", "write_seconds", "single_process_seconds", "speedup_vs_single_process",
+                            "files_seconds", "files_speedup_vs_1gpu", "files_speedup_vs_single_process")
                 if c in rows.columns and rows[c].notna().all()]
     return rows[keep + optional]
 

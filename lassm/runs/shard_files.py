@@ -26,8 +26,8 @@ from ..errors import LassmError
 from ..workloads.local_assembly.config import Params
 from ..workloads.local_assembly.dataset import Dataset
 from ..workloads.local_assembly.result import FIELDS, SIDES, Extension, SideResult
-from .distributed import (_check_cover, _fail_once, _load, _where, extend_sharded, plan_balance, work_estimate,
-                          workers_of)
+from .distributed import (_fail_once, _load, _where, extend_sharded, plan_balance, work_estimate,
+                          workers_and_plan)
 
 
 # ---------------------------------------------------------------- range plans
@@ -194,12 +194,7 @@ def extend_to_files(ds: Dataset, params: Params, backend: str, client: Any, out:
     from ..workloads.local_assembly import formats
 
     t0 = time.perf_counter()
-    workers = list(workers or workers_of(client))
-    if not workers:
-        raise LassmError("the Dask cluster has no workers")
-    plan = plan_ranges(ds, shards if isinstance(shards, int) else len(workers)) \
-        if shards is None or isinstance(shards, int) else [np.asarray(s, dtype=np.int64) for s in shards]
-    _check_cover(ds, plan)
+    workers, plan = workers_and_plan(ds, client, shards, workers, plan_ranges)
     ranges = as_ranges(plan)
     if ranges is None:  # interleaved shards: no shard's lines are one block of the file
         return _written_by_parent(ds, params, backend, client, plan, out, ends, t0, workers=workers, source=source,
