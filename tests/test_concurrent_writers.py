@@ -98,9 +98,18 @@ def test_writers_of_one_record_take_turns(tmp_path: Path) -> None:
 
 
 def test_without_the_lock_the_same_writers_fail(tmp_path: Path) -> None:
-    """The check above can fail: the same writers, the lock dropped, meet ``Directory not empty``."""
-    errors, _ = _write_at_once(tmp_path, locked=False)
-    assert any("Directory not empty" in e or "No such file" in e for e in errors), errors
+    """The check above can fail: the same writers, the lock dropped, meet ``Directory not empty``.
+    The race needs the writers to overlap, which a loaded machine may not let them do in one
+    round: up to four rounds, the first that meets the error ends the test."""
+    seen: list[str] = []
+    for round_ in range(4):
+        folder = tmp_path / f"round-{round_}"
+        folder.mkdir()
+        errors, _ = _write_at_once(folder, locked=False)
+        seen += errors
+        if any("Directory not empty" in e or "No such file" in e for e in errors):
+            return
+    pytest.fail(f"four rounds of unlocked writers met no race: {seen}")
 
 
 def test_a_point_recorded_meanwhile_counts_as_recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
