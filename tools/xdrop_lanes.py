@@ -81,11 +81,11 @@ def counters(machine: str, name: str, pairs, xdrops: list[int], sha: str, force:
     import tempfile
     from pathlib import Path
 
-    from lassm.analysis.counters import ncu
     from lassm.campaign import xdrop_counters as xc
     from lassm.campaign import xdrop_lanes
     from lassm.campaign.steps import find_ncu
     from lassm.runs import xdrop as rec
+    from lassm.workloads.xdrop.config import Scoring
     from lassm.workloads.xdrop.formats import write_pairs_parquet
 
     exe = find_ncu()
@@ -93,6 +93,7 @@ def counters(machine: str, name: str, pairs, xdrops: list[int], sha: str, force:
         print("xdrop_lanes: no ncu here, no counters", file=sys.stderr)
         return
     table = rec.folder(machine) / rec.COUNTERS_FILE
+    scheme = Scoring()
     with tempfile.TemporaryDirectory(prefix="lassm-lanes-ncu-") as tmp:
         source = Path(tmp) / "pairs.parquet"
         write_pairs_parquet(pairs, source)
@@ -102,17 +103,10 @@ def counters(machine: str, name: str, pairs, xdrops: list[int], sha: str, force:
                 if not force and rec.recorded(rec.read_rows(table, rec.COUNTER_COLUMNS), sha, dataset=name, xdrop=x,
                                               program=program):
                     continue
-                target = [*xc.align_command(source, x, (1, -1, -1), Path(tmp) / "out.parquet"), "--lanes", str(lanes)]
-                raw = xc.raw_file(machine, name, x, program)
-                ncu.collect(target, raw, dataset=name, k=x, protocol=program, kernel_name=xc.KERNEL_NAME, ncu=exe,
-                            timeout=xc.NCU_TIMEOUT)
-                row = xc.row_from_raw(raw, dataset=name, xdrop=x, program=program, machine=machine, git_sha=sha,
-                                      command=f"ncu --metrics <data/metric-names.csv> -- lassm xdrop align "
-                                              f"{name}.parquet --backend cuda --xdrop {x} --lanes {lanes}")
-                rec.upsert(table, rec.COUNTER_COLUMNS, rec.COUNTERS_KEY, [row])
+                row = xc.count(source, name, x, (scheme.match, scheme.mismatch, scheme.gap), Path(tmp),
+                               machine=machine, sha=sha, ncu_exe=exe, program=program, extra=("--lanes", str(lanes)))
                 print(f"counters {name} X={x} lanes={lanes}: {row['duration_s'] * 1e3:.2f} ms, "
                       f"{row['warp_inst']:.3g} warp instructions", flush=True)
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -29,12 +29,9 @@ def cupy_module():
     return cupy
 
 
-_cupy = cupy_module  # the name the probe and the device facts below were written with
-
-
 def _probe(hip: bool) -> tuple[bool, str]:
     try:
-        cupy = _cupy()
+        cupy = cupy_module()
     except ImportError as exc:
         if hip:
             return False, f"CuPy is not installed ({exc}); for AMD GPUs install CuPy for ROCm (cupy-rocm-7-0)"
@@ -61,14 +58,14 @@ def device_info() -> dict[str, Any]:
     """Name, warp width and software versions of the current device, for provenance (asked once
     per process and device: each ask cost a command 20 ms); ``driver`` is the kernel driver's
     version from nvidia-smi, a process of its own, which the probe and :func:`device_name` skip."""
-    facts = _device_facts(_cupy().cuda.Device().id)
+    facts = _device_facts(cupy_module().cuda.Device().id)
     return {**facts, "driver": _nvidia_driver() or facts["driver"]}
 
 
 @functools.lru_cache(maxsize=None)
 def _device_facts(device_id: int) -> dict[str, Any]:
     """What the CUDA runtime says of device ``device_id`` (no process started)."""
-    cupy = _cupy()
+    cupy = cupy_module()
     rt = cupy.cuda.runtime
     dev = cupy.cuda.Device(device_id)
     props = rt.getDeviceProperties(dev.id)
@@ -109,7 +106,7 @@ def _nvidia_driver() -> str:
 def device_name() -> str:
     """The current GPU's name (results are filed under it), or '' when none answers."""
     ok, _ = _probe(False)
-    return _device_facts(_cupy().cuda.Device().id)["device"] if ok else ""
+    return _device_facts(cupy_module().cuda.Device().id)["device"] if ok else ""
 
 
 def choice() -> str:

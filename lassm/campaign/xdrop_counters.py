@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 import tempfile
 from pathlib import Path
+from typing import Sequence
 
 from ..runs import xdrop as rec
 from ..runs.records import slug
@@ -76,13 +77,31 @@ def row_from_raw(raw: str | Path, *, dataset: str, xdrop: int, program: str, mac
     return row
 
 
+def count(pairs_file: Path, dataset: str, xdrop: int, scoring: tuple[int, int, int], workdir: Path, *,
+          machine: str, sha: str, ncu_exe: str, program: str = PROGRAM, extra: Sequence[str] = (),
+          timeout: float = NCU_TIMEOUT) -> dict:
+    """One profiled ``lassm xdrop align`` of ``pairs_file`` (with ``extra`` options, e.g. a
+    ``--lanes``), its raw file kept, its row upserted into ``counters.csv`` and returned."""
+    from ..analysis.counters import ncu
+
+    target = [*align_command(pairs_file, xdrop, scoring, workdir / "aligned.parquet"), *extra]
+    raw = raw_file(machine, dataset, xdrop, program)
+    ncu.collect(target, raw, dataset=dataset, k=xdrop, protocol=program, kernel_name=KERNEL_NAME, ncu=ncu_exe,
+                timeout=timeout)
+    shown = f"ncu --metrics <data/metric-names.csv> --kernel-name {KERNEL_NAME} -- lassm xdrop align " \
+            f"{dataset}.parquet --backend cuda --xdrop {xdrop}" + "".join(f" {a}" for a in extra)
+    row = row_from_raw(raw, dataset=dataset, xdrop=xdrop, program=program, machine=machine, git_sha=sha,
+                       command=shown)
+    rec.upsert(rec.folder(machine) / rec.COUNTERS_FILE, rec.COUNTER_COLUMNS, rec.COUNTERS_KEY, [row])
+    return row
+
+
 def collect(plan: XdropPlan, machine: str, *, sha: str, command: str, force: bool = False, say=lambda t: None,
             ncu_exe: str | None = None, timeout: float = NCU_TIMEOUT) -> list[str]:
     """Counters of the plan's profiled (set, X) into ``counters.csv``; returns what it could not count.
 
     A (set, X) whose row is in ``counters.csv`` at this commit is skipped unless ``force``.
     """
-    from ..analysis.counters import ncu
     from ..workloads.xdrop import datasets
     from ..workloads.xdrop.formats import write_pairs_parquet
 
@@ -102,15 +121,8 @@ def collect(plan: XdropPlan, machine: str, *, sha: str, command: str, force: boo
                     written.clear()
                     written[d] = Path(tmp) / f"{slug(d)}.parquet"
                     write_pairs_parquet(datasets.load(d), written[d])
-                target = align_command(written[d], x, plan.scoring, Path(tmp) / "aligned.parquet")
-                raw = raw_file(machine, d, x)
-                ncu.collect(target, raw, dataset=d, k=x, protocol=PROGRAM, kernel_name=KERNEL_NAME, ncu=exe,
+                row = count(written[d], d, x, plan.scoring, Path(tmp), machine=machine, sha=sha, ncu_exe=exe,
                             timeout=timeout)
-                shown = f"ncu --metrics <data/metric-names.csv> --kernel-name {KERNEL_NAME} -- lassm xdrop align " \
-                        f"{d}.parquet --backend cuda --xdrop {x}"
-                row = row_from_raw(raw, dataset=d, xdrop=x, program=PROGRAM, machine=machine, git_sha=sha,
-                                   command=shown)
-                rec.upsert(table, rec.COUNTER_COLUMNS, rec.COUNTERS_KEY, [row])
                 say(f"counters {d} X={x}: {row['duration_s'] * 1e3:.2f} ms in {row['launches']} launches")
             except Exception as exc:  # a run that cannot be counted is named; the others go on
                 if any(marker in str(exc) for marker in _MACHINE_WIDE):
@@ -119,4 +131,4 @@ def collect(plan: XdropPlan, machine: str, *, sha: str, command: str, force: boo
     return lacks
 
 
-__all__ = ["KERNEL_NAME", "PROGRAM", "align_command", "collect", "raw_file", "row_from_raw"]
+__all__ = ["KERNEL_NAME", "PROGRAM", "align_command", "collect", "count", "raw_file", "row_from_raw"]

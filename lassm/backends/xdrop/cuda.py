@@ -55,10 +55,11 @@ def lanes_options(lanes: int) -> tuple[str, ...]:
     return ("--std=c++17", f"-DXDROP_LANES={int(lanes)}", f"-DXDROP_BLOCK={LANES_BLOCK}", *plan.include_options())
 
 
-def _source(lanes: int) -> tuple[str, tuple[str, ...], str]:
-    """(file, options, entry) of one layout: LOGAN's block (``lanes`` 0) or the lanes kernel."""
+def _source(lanes: int, group: int = plan.DEFAULT_GROUP) -> tuple[str, tuple[str, ...], str]:
+    """(file, options, entry) of one layout: LOGAN's block of ``group`` threads (``lanes`` 0) or
+    the lanes kernel."""
     if lanes == 0:
-        return KERNEL, build_options(plan.DEFAULT_GROUP), ENTRY
+        return KERNEL, build_options(group), ENTRY
     return LANES_KERNEL, lanes_options(lanes), LANES_ENTRY
 
 
@@ -67,15 +68,13 @@ def compile_ptx(arch: str = "compute_90", group: int = plan.DEFAULT_GROUP, lanes
     LOGAN's block layout with ``group`` threads, else the lanes kernel with that many lanes."""
     from .. import nvrtc
 
-    name, options, _entry = _source(lanes)
-    if lanes == 0:
-        options = build_options(group)
+    name, options, _entry = _source(lanes, group)
     path = kernel_source(name)
     return nvrtc.compile_ptx(path.read_text(), [*options, f"--gpu-architecture={arch}"], name=path.name)
 
 
 @functools.lru_cache(maxsize=None)
-def _kernel(options: tuple[str, ...], code: str, entry: str = ENTRY, name: str = "xdrop.cu"):
+def _kernel(options: tuple[str, ...], code: str, entry: str, name: str):
     """A compiled kernel, once per options and source text, loaded by the lean runtime
     (:func:`lassm.backends.cuda.lean_runtime`: the driver, else CuPy)."""
     rt = cu.lean_runtime()
@@ -86,9 +85,7 @@ def _kernel(options: tuple[str, ...], code: str, entry: str = ENTRY, name: str =
 
 def kernel(group: int, lanes: int = 0):
     """LOGAN's block kernel for blocks of ``group`` threads (``lanes`` 0), else the lanes kernel."""
-    if lanes == 0:
-        return _kernel(build_options(group), kernel_source(KERNEL).read_text())
-    name, options, entry = _source(lanes)
+    name, options, entry = _source(lanes, group)
     return _kernel(options, kernel_source(name).read_text(), entry, name.rsplit("/", 1)[-1])
 
 
