@@ -12,6 +12,8 @@
 #   tools/deps.sh            install what is missing, where possible
 #   tools/deps.sh --list     print the packages, one per line, and exit
 set -uo pipefail
+# shellcheck source=tools/apt.sh
+source "$(dirname "${BASH_SOURCE[0]}")/apt.sh"
 
 # package: what it enables (the README's table says the same, and tests/test_deps.py checks it).
 PACKAGES=(
@@ -50,10 +52,7 @@ if ! command -v dpkg >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; th
     exit 0
 fi
 
-missing=()
-while read -r pkg; do
-    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
-done < <(names)
+mapfile -t missing < <(missing_packages $(names))
 # `make venv` needs Python's venv module with ensurepip: Debian ships it apart.
 if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
     missing+=("python3-venv")
@@ -63,11 +62,7 @@ if ((${#missing[@]} == 0)); then
     exit 0
 fi
 
-if [[ $(id -u) -eq 0 ]]; then
-    sudo=()
-elif command -v sudo >/dev/null 2>&1 && sudo -n true >/dev/null 2>&1; then
-    sudo=(sudo -n)
-else
+if ! root_runner; then
     echo "make deps: cannot install ${missing[*]}"
     echo "           (not root and no passwordless sudo); the tests that need them skip, each naming its package."
     echo "           To install them: sudo apt-get install ${missing[*]}"
@@ -75,10 +70,8 @@ else
 fi
 
 echo "make deps: about to install ${#missing[@]} Debian package(s): ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
 log=$(mktemp "${TMPDIR:-/tmp}/lassm-deps.XXXXXX")
-if "${sudo[@]}" apt-get update -qq >"$log" 2>&1 &&
-   "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >>"$log" 2>&1; then
+if apt_install "$log" "${missing[@]}"; then
     echo "make deps: installed ${missing[*]}"
     rm -f "$log"
 else

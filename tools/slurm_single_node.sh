@@ -32,6 +32,8 @@ PARTITION=${LASSM_SLURM_PARTITION:-debug}
 PACKAGES=(slurmctld slurmd munge slurm-client)
 WAIT=${LASSM_SLURM_WAIT:-60}
 
+# shellcheck source=tools/apt.sh
+source "$(dirname "${BASH_SOURCE[0]}")/apt.sh"
 say() { echo "slurm_single_node: $*"; }
 cannot() { say "cannot start a Slurm here: $*"; exit 3; }
 failed() { say "Slurm did not come up: $*"; exit 1; }
@@ -69,18 +71,9 @@ if [[ $(answers) =~ ^(idle|mix|alloc) ]]; then
     exit 0
 fi
 
-if [[ $(id -u) -eq 0 ]]; then
-    sudo=()
-elif command -v sudo >/dev/null 2>&1 && sudo -n true >/dev/null 2>&1; then
-    sudo=(sudo -n)
-else
-    cannot "not root and no passwordless sudo (slurmctld and slurmd run as root here)"
-fi
+root_runner || cannot "not root and no passwordless sudo (slurmctld and slurmd run as root here)"
 
-missing=()
-for pkg in "${PACKAGES[@]}"; do
-    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
-done
+mapfile -t missing < <(missing_packages "${PACKAGES[@]}")
 if ((${#missing[@]})); then
     if [[ -n ${LASSM_NO_DEPS:-} && ${LASSM_NO_DEPS} != 0 ]]; then
         cannot "${missing[*]} missing (LASSM_NO_DEPS is set: nothing installed)"
@@ -88,9 +81,7 @@ if ((${#missing[@]})); then
     command -v apt-get >/dev/null 2>&1 || cannot "${missing[*]} missing and no apt-get to install them"
     say "installing ${missing[*]}"
     log=$(mktemp "${TMPDIR:-/tmp}/lassm-slurm-apt.XXXXXX")
-    if ! { DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get update -qq &&
-           DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
-               "${missing[@]}"; } >"$log" 2>&1; then
+    if ! apt_install "$log" "${missing[@]}"; then
         tail -n 20 "$log" >&2
         cannot "apt-get could not install ${missing[*]} (its output: $log)"
     fi
@@ -103,10 +94,10 @@ node=$(slurmd -C 2>/dev/null | head -n 1)
 host=${node#NodeName=}
 host=${host%% *}
 
-"${sudo[@]}" mkdir -p "$DIR/ctld" "$DIR/d"
-"${sudo[@]}" ln -sfn /dev/null "$DIR/gpu0"
-"${sudo[@]}" ln -sfn /dev/zero "$DIR/gpu1"
-"${sudo[@]}" tee "$CONF" >/dev/null <<EOF
+"${ROOT[@]}" mkdir -p "$DIR/ctld" "$DIR/d"
+"${ROOT[@]}" ln -sfn /dev/null "$DIR/gpu0"
+"${ROOT[@]}" ln -sfn /dev/zero "$DIR/gpu1"
+"${ROOT[@]}" tee "$CONF" >/dev/null <<EOF
 # Written by tools/slurm_single_node.sh: one node, one partition, no cgroups, no accounting.
 ClusterName=lassm
 SlurmctldHost=$host
@@ -138,21 +129,21 @@ GresTypes=gpu
 $node Gres=gpu:2 State=UNKNOWN
 PartitionName=$PARTITION Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
-"${sudo[@]}" tee "$DIR/gres.conf" >/dev/null <<EOF
+"${ROOT[@]}" tee "$DIR/gres.conf" >/dev/null <<EOF
 # Two stand-in GPUs (links to /dev/null and /dev/zero): GPU jobs are scheduled, nothing is bound.
 Name=gpu File=$DIR/gpu[0-1]
 EOF
 
 # munged: the system's, started here when it does not answer.
 if ! { munge -n | unmunge; } >/dev/null 2>&1; then
-    "${sudo[@]}" mkdir -p /run/munge /var/log/munge /var/lib/munge
-    "${sudo[@]}" chown munge:munge /run/munge /var/log/munge /var/lib/munge
+    "${ROOT[@]}" mkdir -p /run/munge /var/log/munge /var/lib/munge
+    "${ROOT[@]}" chown munge:munge /run/munge /var/log/munge /var/lib/munge
     if [[ ! -s /etc/munge/munge.key ]]; then
-        "${sudo[@]}" mungekey --create >/dev/null 2>&1 || failed "no /etc/munge/munge.key and mungekey failed"
-        "${sudo[@]}" chown munge:munge /etc/munge/munge.key
+        "${ROOT[@]}" mungekey --create >/dev/null 2>&1 || failed "no /etc/munge/munge.key and mungekey failed"
+        "${ROOT[@]}" chown munge:munge /etc/munge/munge.key
     fi
-    "${sudo[@]}" runuser -u munge -- /usr/sbin/munged || failed "munged did not start (see /var/log/munge/munged.log)"
-    "${sudo[@]}" touch "$DIR/munged.started"
+    "${ROOT[@]}" runuser -u munge -- /usr/sbin/munged || failed "munged did not start (see /var/log/munge/munged.log)"
+    "${ROOT[@]}" touch "$DIR/munged.started"
     for _ in $(seq 20); do { munge -n | unmunge; } >/dev/null 2>&1 && break; sleep 0.5; done
 fi
 { munge -n | unmunge; } >/dev/null 2>&1 || failed "munged does not answer (munge -n | unmunge)"
@@ -161,8 +152,8 @@ for d in slurmctld slurmd; do
     if alive "$DIR/$d.pid"; then kill "$(cat "$DIR/$d.pid")" 2>/dev/null; sleep 1; fi
 done
 # The configuration file sits beside gres.conf, where both daemons look for it.
-"${sudo[@]}" env SLURM_CONF="$CONF" slurmctld -f "$CONF" || failed "slurmctld did not start (see $DIR/slurmctld.log)"
-"${sudo[@]}" env SLURM_CONF="$CONF" slurmd -f "$CONF" || failed "slurmd did not start (see $DIR/slurmd.log)"
+"${ROOT[@]}" env SLURM_CONF="$CONF" slurmctld -f "$CONF" || failed "slurmctld did not start (see $DIR/slurmctld.log)"
+"${ROOT[@]}" env SLURM_CONF="$CONF" slurmd -f "$CONF" || failed "slurmd did not start (see $DIR/slurmd.log)"
 
 for ((i = 0; i < WAIT * 2; i++)); do
     state=$(answers)
@@ -172,7 +163,7 @@ for ((i = 0; i < WAIT * 2; i++)); do
         exit 0
     fi
     if [[ $state =~ ^(down|drain|fail) && $i -gt 10 ]]; then
-        SLURM_CONF=$CONF "${sudo[@]}" scontrol update nodename="$host" state=resume >/dev/null 2>&1
+        SLURM_CONF=$CONF "${ROOT[@]}" scontrol update nodename="$host" state=resume >/dev/null 2>&1
     fi
     sleep 0.5
 done
