@@ -8,6 +8,7 @@ the driver must equal CuPy's and the oracle's, byte for byte.
 """
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 
@@ -98,6 +99,20 @@ def test_the_driver_starts_early_only_for_its_commands(argv, wanted, monkeypatch
     assert cuinit.wanted(argv) is wanted
     monkeypatch.setenv(cuda.RUNTIME_ENV, "cupy")
     assert cuinit.wanted(argv) is False
+
+
+@pytest.mark.skipif(importlib.util.find_spec("cupy") is not None, reason="CuPy is installed here")
+def test_a_cupy_protocol_without_cupy_names_what_to_install() -> None:
+    """The runtime is chosen before the probe runs: CuPy's absence must still come out as the
+    probe's one line naming the package, not as an ImportError."""
+    from lassm.errors import BackendUnavailable
+    from lassm.workloads.local_assembly import datasets
+    from lassm.workloads.local_assembly.config import Params
+
+    ds, k = datasets.load("sample-k21")
+    with pytest.raises(BackendUnavailable, match="CuPy is not installed.*pip install"):
+        cuda.extend_side_gpu(ds.seqs, ds.offsets, ds.depths, ds.right, ds.with_reads_mask(), Params(k=k),
+                             protocol="casptr")
 
 
 def test_a_kernel_argument_must_have_a_size() -> None:

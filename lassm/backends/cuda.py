@@ -293,7 +293,10 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
     """The shared CUDA/HIP driver behind :func:`extend_side` (``hip`` picks the platform)."""
     if protocol not in PROTOCOLS:
         raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")
-    rt = runtime_for(protocol, hip) if not hip else None
+    try:
+        rt = runtime_for(protocol, hip)
+    except ImportError:  # no CuPy for a protocol that needs it: the probe says so, naming what to install
+        rt = None
     driver = rt is not None and is_driver(rt)
     ok, why = available() if driver else _probe(hip)
     if not ok:
