@@ -73,3 +73,21 @@ def test_scaling_records(machine: str, gpus: list[int]) -> None:
     assert table["matches_1gpu"].all() and table["matches_cpu"].all()
     assert np.allclose(table["speedup_wall"], table["wall_seconds"].iloc[0] / table["wall_seconds"])
     assert (table["speedup_kernel"].diff().dropna() > 0).all(), "more GPUs shorten the kernels' critical path"
+
+
+def test_scaling_facts_name_the_largest_part_and_the_single_process(tmp_path) -> None:
+    """The chapter's two scaling facts: the widest run's largest phase, and the comparison with the
+    plain command where the records hold it (the 4-GPU node's do, the 2-GPU node's do not)."""
+    from lassm.runs import results
+
+    table = results.scaling_table("nvidia-h200-x4")
+    facts = results.scaling_facts(table)
+    top = table.iloc[-1]
+    parts = {results.SCALING_PHASES[c]: top[c] for c in results.SCALING_PHASES}
+    assert facts["largest"] == max(parts, key=parts.get)
+    assert f"{top['speedup_vs_single_process']:.2f} times as fast" in facts["single_sentence"]
+    changed = table.copy()
+    changed.loc[changed.index[-1], "merge_seconds"] = 99.0  # a merge that dwarfs the rest is named
+    assert results.scaling_facts(changed)["largest"] == "the merge"
+    older = results.scaling_facts(results.scaling_table("nvidia-h200-x2"))
+    assert older["single_sentence"] == "These records hold no single-process time of the same input."

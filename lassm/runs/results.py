@@ -182,6 +182,28 @@ def scaling_table(machine: str) -> pd.DataFrame:
     return rows[keep + optional]
 
 
+#: The wall's parts a scaling record splits out, as the scaling chapter names them.
+SCALING_PHASES = {"compute_wall_seconds": "the workers' part (sharding, runs, results sent back)",
+                  "merge_seconds": "the merge", "write_seconds": "writing the output"}
+
+
+def scaling_facts(table: pd.DataFrame) -> dict:
+    """What the scaling chapter says of :func:`scaling_table`'s widest run: the largest part of
+    its wall (:data:`SCALING_PHASES`, those the records hold) and, where the records hold the
+    plain single-process command, a sentence comparing it with the sharded run and its write."""
+    top = table.iloc[-1]
+    phases = {name: float(top[col]) for col, name in SCALING_PHASES.items() if col in table}
+    facts = {"largest": max(phases, key=phases.get)}
+    if "speedup_vs_single_process" in table:
+        facts["single_sentence"] = (
+            f"A plain single-process lassm extend of the same input takes {top['single_process_seconds']:.2f} s "
+            f"whole; the sharded run with its write ({top['write_seconds']:.2f} s, by the client alone) is "
+            f"{top['speedup_vs_single_process']:.2f} times as fast.")
+    else:
+        facts["single_sentence"] = "These records hold no single-process time of the same input."
+    return facts
+
+
 def sweep_timings(machine: str) -> pd.DataFrame:
     """The sweep's wall time in one process and on ``--cluster local-cuda:N`` (``scaling__sweep__gpus<N>.json``)."""
     import json
