@@ -28,7 +28,7 @@ PAGE = REPO / "book" / "architecture.md"
 STAGES = ("foundation", "workloads", "backends", "runs", "analysis", "campaign", "book", "cli", "front door")
 #: The foundation: single modules at the top of ``lassm/`` that any stage may use.
 FOUNDATION = frozenset({"lassm.arrowio", "lassm.atomic", "lassm.datafiles", "lassm.errors", "lassm.paths",
-                        "lassm.version"})
+                        "lassm.timeline", "lassm.version"})
 #: Stages that are modules at the top rather than folders.
 NOT_FOLDERS = frozenset({"foundation", "front door"})
 MAX_LINES = 500
@@ -106,7 +106,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def stage_of(name: str, foundation: frozenset[str] = FOUNDATION) -> str:
     """The stage a module belongs to: the front door, the foundation, or its first folder."""
-    if name == "lassm":
+    if name in ("lassm", "lassm.__main__"):  # the package's names, and the process around the command line
         return "front door"
     if name in foundation:
         return "foundation"

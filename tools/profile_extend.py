@@ -82,6 +82,30 @@ print(f"load libcuda {(t1 - t0) * 1e3:.1f} ms, cuInit {(t2 - t1) * 1e3:.1f} ms, 
 """
 
 
+def timeline(cmd: list[str], repeats: int) -> str:
+    """The command's own steps (:mod:`lassm.timeline`) on the clock this process shares with it:
+    the median milliseconds from the start to each step, over ``repeats`` runs after one untimed."""
+    from lassm import timeline as tl
+
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="lassm-timeline-") as tmp:
+        for i in range(repeats + 1):
+            path = Path(tmp) / f"{i}.txt"
+            env = {**_env(), tl.ENV: str(path)}
+            started = time.monotonic_ns()
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+            ended = time.monotonic_ns()
+            if i:
+                runs.append(tl.offsets(started, tl.read(str(path)), ended))
+    rows = tl.median_offsets(runs)
+    width = max((len(s) for s, _ in rows), default=4)
+    lines, before = [], 0.0
+    for step, ms in rows:
+        lines.append(f"  {step:{width}s} {ms:8.1f} ms  (+{ms - before:6.1f})")
+        before = ms
+    return "\n".join(lines)
+
+
 def heaviest_imports(cmd: list[str], top: int) -> str:
     """The ``top`` imports with the largest cumulative time under ``-X importtime``."""
     res = subprocess.run([cmd[0], "-X", "importtime", *cmd[1:]], capture_output=True, text=True, check=True,
@@ -116,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--protocol", default="fast")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--top", type=int, default=45)
+    ap.add_argument("--timeline-only", action="store_true",
+                    help="only the whole command and its steps' timeline (lassm.timeline), per dataset")
     args = ap.parse_args(argv)
     from lassm.workloads.local_assembly import datasets, formats
 
@@ -123,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
     base = {"python -c pass": [py, "-c", "pass"], "import numpy": [py, "-c", "import numpy"],
             "import cupy + context": [py, "-c", "import cupy; cupy.zeros(1); cupy.cuda.Device(0).synchronize()"]}
     for what, cmd in base.items():
+        if args.timeline_only and what != "python -c pass":
+            continue
         if what.startswith("import cupy") and args.backend not in ("cuda", "opencl-ptx"):
             continue
         print(f"{what}: median {statistics.median(seconds(cmd, args.repeats)):.3f} s", flush=True)
@@ -135,10 +163,13 @@ def main(argv: list[str] | None = None) -> int:
             cli = ["extend", str(dat), "--k", str(k), "--backend", args.backend, "--out", str(out)]
             if args.protocol:
                 cli += ["--protocol", args.protocol]
-            cmd = [py, "-m", "lassm.cli", *cli]
+            cmd = [py, "-m", "lassm", *cli]  # what the ``lassm`` script runs
             runs = seconds(cmd, args.repeats)
             print(f"\n== {name} (k = {k}, {dat.stat().st_size / 1e6:.1f} MB): whole command median "
                   f"{statistics.median(runs):.3f} s ({' '.join(f'{t:.3f}' for t in runs)})", flush=True)
+            print(f"-- its steps, median ms from the start\n{timeline(cmd, args.repeats)}", flush=True)
+            if args.timeline_only:
+                continue
             print(f"-- heaviest imports\n{heaviest_imports(cmd, 20)}", flush=True)
             if args.backend == "cuda":
                 for script, what, extra in ((_TIMELINE, "start-up steps one after another", [str(dat), str(k), str(out)]),

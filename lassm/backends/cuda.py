@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..workloads.local_assembly import config
+from .. import timeline
 from ..errors import BackendUnavailable
 from .nvrtc import BUILDS, VARIANTS, Variant, include_options, kernel_file, kernel_options, sources_digest
 from ..paths import kernel_source
@@ -265,10 +266,12 @@ def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots:
     grid, block = launch.geometry(n, block_warps, warp_size, n_team, per_warp)
     _allow_shared(kern, shared, hip, block_warps, max_walk)
     start, end = cupy.cuda.Event(), cupy.cuda.Event()
+    timeline.mark("launch")
     start.record()
     kern(grid, block, args, shared_mem=shared)
     end.record()
     end.synchronize()
+    timeline.mark("kernel-done")
     seconds = cupy.cuda.get_elapsed_time(start, end) / 1000.0
     part = SideResult(
         max_walk=max_walk,

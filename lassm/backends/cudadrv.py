@@ -415,7 +415,7 @@ def prebuild(source: str, options: Sequence[str], name: str, arch: str | None = 
 
     thread = threading.Thread(target=build, name=f"lassm-prebuild-{name}", daemon=True)
     if not _PREBUILDS:
-        atexit.register(_join_prebuilds)
+        atexit.register(join_prebuilds)
     _PREBUILDS.append(thread)
     thread.start()
     return thread
@@ -424,7 +424,7 @@ def prebuild(source: str, options: Sequence[str], name: str, arch: str | None = 
 _PREBUILDS: list[threading.Thread] = []
 
 
-def _join_prebuilds() -> None:
+def join_prebuilds() -> None:
     """At exit, the builds still running are waited for: a thread left inside NVRTC while the
     interpreter ends could take the process down with it."""
     for thread in _PREBUILDS:
@@ -446,4 +446,4 @@ def cache_entries() -> list[Path]:
 
 __all__ = ["Buffer", "Context", "DeviceFacts", "DriverError", "Event", "Function", "Module", "asarray", "asnumpy",
            "available", "cache_entries", "concatenate", "context", "cuda", "elapsed_ms", "empty", "empty_like",
-           "get_default_memory_pool", "load", "mem_get_info", "module_image", "prebuild", "zeros"]
+           "get_default_memory_pool", "join_prebuilds", "load", "mem_get_info", "module_image", "prebuild", "zeros"]

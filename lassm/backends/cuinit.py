@@ -5,9 +5,10 @@ Why: a GPU command pays about 0.23 s for the driver's start on the H100 node, as
 ``ht_loc`` does; but where ``ht_loc`` then reads its input in C++, Python first spends a tenth of
 a second on its interpreter and NumPy. Begun before those imports, the start runs while they
 do (ctypes lets go of the GIL for the call), so the command's critical path loses it. This
-module imports nothing but ctypes and threading, so that it can be the first thing ``lassm``
-does; :class:`lassm.backends.cudadrv.Context` waits for it and then makes its own (now cheap)
-calls, so a failure here changes nothing but the time: the error is reported there.
+module imports nothing but ctypes, threading and :mod:`lassm.timeline`, so that it can be the
+first thing ``lassm`` does (:mod:`lassm.__main__`, before the command line's imports);
+:class:`lassm.backends.cudadrv.Context` waits for it and then makes its own (now cheap) calls, so
+a failure here changes nothing but the time: the error is reported there.
 """
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ import ctypes
 import os
 import threading
 from typing import Sequence
+
+from .. import timeline
 
 _THREAD: threading.Thread | None = None
 
@@ -27,6 +30,7 @@ def _start() -> None:
         device, context = ctypes.c_int(), ctypes.c_void_p()
         if lib.cuDeviceGet(ctypes.byref(device), 0) == 0:
             lib.cuDevicePrimaryCtxRetain(ctypes.byref(context), device)
+            timeline.mark("driver")
     except OSError:  # no driver here: the backend's probe says so
         pass
 

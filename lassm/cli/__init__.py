@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
+from .. import timeline
 from ..version import __version__
 from . import args as t
 from .run import KERNELS, cmd_run
@@ -67,9 +68,11 @@ def cmd_extend(args: argparse.Namespace) -> int:
         ready = _prepare_backend(args.backend, args.protocol)
     try:
         ds = formats.read_dataset(args.input)
+        timeline.mark("read")
     finally:
         if ready is not None:
             ready()  # re-raises the backend's failure (naming what to install) unless reading failed first
+            timeline.mark("backend-ready")
     params = _params(args, _start_k(args, ds))
     options = {"threads": args.threads} if args.backend == "cpu" and args.threads else {}
     if args.protocol and args.backend != "cpu":
@@ -84,9 +87,11 @@ def cmd_extend(args: argparse.Namespace) -> int:
              f"in {stats['wall_seconds']:.3f} s, files included -> {args.out}")
         return 0
     ext = extend(ds, params, backend=args.backend, **options)
+    timeline.mark("extended")
     formats.write_extended(ext, args.out)
     if args.ends:
         formats.write_ends(ext, args.ends)
+    timeline.mark("written")
     _err(f"extended {ds.n_contigs} contigs with {args.backend} at k = {params.k} "
          f"in {ext.wall_seconds:.3f} s -> {args.out}")
     return 0

@@ -13,6 +13,8 @@ import threading
 from types import ModuleType
 from typing import Any, Callable
 
+from .. import timeline
+
 
 def in_background(get: Callable[[], ModuleType], *warm_args: Any,
                   name: str = "backend") -> Callable[[], ModuleType | None]:
@@ -44,6 +46,7 @@ def in_background(get: Callable[[], ModuleType], *warm_args: Any,
             warm_up = getattr(module, "warm_up", None)
             if warm_up is not None:
                 warm_up(*warm_args)
+            timeline.mark("warm")
             got.append(module)
         except BaseException as exc:  # handed to the waiting thread
             failed.append(exc)

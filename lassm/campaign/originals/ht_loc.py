@@ -55,7 +55,7 @@ def sorted_lines(path: Path) -> list[str]:
 
 def ours_command(dat: Path, k: int, out: Path, backend: str = "cuda") -> list[str]:
     """``lassm extend`` as the comparison runs it: the ``fast`` build on a GPU backend."""
-    cmd = [sys.executable, "-m", "lassm.cli", "extend", str(dat), "--k", str(k), "--backend", backend]
+    cmd = [sys.executable, "-m", "lassm", "extend", str(dat), "--k", str(k), "--backend", backend]
     return cmd + (["--protocol", "fast"] if backend != "cpu" else []) + ["--out", str(out)]
 
 

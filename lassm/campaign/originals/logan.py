@@ -121,7 +121,7 @@ def side_by_side(built: Built, pairs: Pairs, name: str, xdrop: int, work: Path, 
     k = seed_length(pairs)
     ours = ours_label(backend)
     cmds = {LOGAN_PROGRAM: [str(built["demo"]), str(logan_in), str(k), str(xdrop), "1"],
-            ours: [sys.executable, "-m", "lassm.cli", "xdrop", "align", str(ours_in), "--backend", backend,
+            ours: [sys.executable, "-m", "lassm", "xdrop", "align", str(ours_in), "--backend", backend,
                    "--xdrop", str(xdrop), "--out", str(ours_out)]}
     shown = {LOGAN_PROGRAM: f"demo {name}.txt {k} {xdrop} 1",
              ours: f"lassm xdrop align {name}.parquet --backend {backend} --xdrop {xdrop}"}
@@ -166,7 +166,7 @@ def run_all(built: Built, pairs: Pairs, name: str, xdrops: Sequence[int], table:
     k = write_logan_input(pairs, work / "pairs.txt")
     write_pairs_parquet(pairs, work / "pairs.parquet")
     cmds = ([str(built["demo"]), str(work / "pairs.txt"), str(k), str(xdrops[0]), "1"],
-            [sys.executable, "-m", "lassm.cli", "xdrop", "align", str(work / "pairs.parquet"), "--backend", backend,
+            [sys.executable, "-m", "lassm", "xdrop", "align", str(work / "pairs.parquet"), "--backend", backend,
              "--xdrop", str(xdrops[0]), "--out", str(work / "ours.parquet")])
     status, failed = [], []
     try:

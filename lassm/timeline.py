@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Stamps of a whole command's steps on the clock every process shares, for issue 29's question
+of where a ``lassm extend`` spends the time its kernel does not.
+
+Set ``LASSM_TIMELINE`` to a file and each :func:`mark` appends ``<CLOCK_MONOTONIC ns> <step>``
+to it as it happens (one ``write``, so the stamps survive a process that ends without its
+interpreter's clean-up). The harness (``tools/profile_extend.py --timeline``) stamps the same
+clock before it starts the command and after it ends, so the gaps between the stamps are the
+command's critical path. Unset, a mark costs one dictionary lookup. This module imports only
+``os`` and ``time``: the entry point marks before any other import.
+"""
+from __future__ import annotations
+
+import os
+import time
+
+ENV = "LASSM_TIMELINE"
+
+_FD: int | None = None
+
+
+def enabled() -> bool:
+    """Whether this process records its steps."""
+    return bool(os.environ.get(ENV))
+
+
+def mark(step: str) -> None:
+    """Appends the clock and ``step`` (one line, no spaces needed) when :func:`enabled`."""
+    global _FD
+    path = os.environ.get(ENV)
+    if not path:
+        return
+    if _FD is None:
+        _FD = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    os.write(_FD, f"{time.monotonic_ns()} {step}\n".encode())
+
+
+def read(path: str) -> list[tuple[int, str]]:
+    """The ``(ns, step)`` stamps of a timeline file, in file order."""
+    with open(path, encoding="utf-8") as fh:
+        return [(int(ns), step) for ns, _, step in (line.rstrip("\n").partition(" ") for line in fh if line.strip())]
+
+
+def offsets(started_ns: int, stamps: list[tuple[int, str]], ended_ns: int) -> dict[str, float]:
+    """Milliseconds from a run's start to each step's first stamp and to ``gone`` (the harness's
+    stamp after the process ended): a step marked twice keeps its first time."""
+    out: dict[str, float] = {}
+    for ns, step in stamps:
+        out.setdefault(step, (ns - started_ns) / 1e6)
+    out["gone"] = (ended_ns - started_ns) / 1e6
+    return out
+
+
+def median_offsets(runs: list[dict[str, float]]) -> list[tuple[str, float]]:
+    """Each step's median offset over ``runs`` (steps some runs lack are left out: a step that
+    happens only sometimes, like a build, is not the critical path), in time order."""
+    import statistics
+
+    steps = [s for s in runs[0] if all(s in r for r in runs)] if runs else []
+    return sorted(((s, statistics.median(r[s] for r in runs)) for s in steps), key=lambda item: item[1])
+
+
+__all__ = ["ENV", "enabled", "mark", "median_offsets", "offsets", "read"]
