@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""What a process pays for the CUDA driver at its start and at its end, in variants (issue 29).
+
+Each variant is a fresh process that stamps, on the clock it shares with this one, when its
+interpreter (or ``main``) began, when the context was ready and when it called exit; this script
+stamps the start and the moment the process was gone. ``gone - exit`` is the tear-down a whole
+command pays after its work: the interpreter's clean-up, the driver's, and the kernel's release
+of the device files. The C variant is what a CUDA runtime program such as ``ht_loc`` pays.
+Printed as text for a log; nothing is kept.
+
+Usage (GPU node, repository root): python3 tools/driver_start_exit.py --repeats 7
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+_PY = """
+import ctypes, os, sys, time
+def stamp(what): print(time.monotonic_ns(), what, flush=True)
+stamp("main")
+lib = ctypes.CDLL("libcuda.so.1")
+assert lib.cuInit(0) == 0
+dev, ctx = ctypes.c_int(), ctypes.c_void_p()
+assert lib.cuDeviceGet(ctypes.byref(dev), 0) == 0
+assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev) == 0
+assert lib.cuCtxSetCurrent(ctx) == 0
+stamp("context")
+mode = sys.argv[1]
+if "alloc" in mode:
+    ptr = ctypes.c_uint64()
+    for _ in range(20):
+        assert lib.cuMemAlloc_v2(ctypes.byref(ptr), 64 << 20) == 0
+        assert lib.cuMemFree_v2(ptr) == 0
+if "release" in mode:
+    assert lib.cuDevicePrimaryCtxRelease_v2(dev) == 0
+    stamp("released")
+if "numpy" in mode:
+    import numpy
+stamp("exit")
+if "_exit" in mode:
+    os._exit(0)
+sys.exit(0)
+"""
+
+_C = r"""
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <time.h>
+static void stamp(const char *what) {
+  struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);
+  printf("%lld %s\n", (long long)t.tv_sec * 1000000000LL + t.tv_nsec, what); fflush(stdout);
+}
+int main(int argc, char **argv) {
+  stamp("main");
+  cudaFree(0);
+  stamp("context");
+  if (argc > 1) { cudaDeviceReset(); stamp("released"); }
+  stamp("exit");
+  return 0;
+}
+"""
+
+
+def run(cmd: list[str], env: dict[str, str]) -> dict[str, float]:
+    started = time.monotonic_ns()
+    res = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
+    ended = time.monotonic_ns()
+    out: dict[str, float] = {}
+    for line in res.stdout.splitlines():
+        ns, _, what = line.partition(" ")
+        out.setdefault(what, (int(ns) - started) / 1e6)
+    out["gone"] = (ended - started) / 1e6
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=7)
+    args = ap.parse_args()
+    base = dict(os.environ)
+    variants: dict[str, tuple[list[str], dict[str, str]]] = {}
+    py = sys.executable
+    for mode in ("exit", "_exit", "release_exit", "alloc_exit", "numpy_exit", "numpy_exit_S"):
+        cmd = [py, "-S", "-c", _PY, mode] if mode.endswith("_S") else [py, "-c", _PY, mode]
+        variants[f"python {mode}"] = (cmd, base)
+    variants["python _exit, 1 connection"] = ([py, "-c", _PY, "_exit"], {**base, "CUDA_DEVICE_MAX_CONNECTIONS": "1"})
+    tmp = Path(tempfile.mkdtemp(prefix="lassm-driver-"))
+    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    if Path(nvcc).exists():
+        (tmp / "start.cu").write_text(_C)
+        subprocess.run([nvcc, "-O2", "-o", str(tmp / "start"), str(tmp / "start.cu")], check=True)
+        variants["C runtime, exit"] = ([str(tmp / "start")], base)
+        variants["C runtime, cudaDeviceReset"] = ([str(tmp / "start"), "reset"], base)
+    print(f"{'variant':32s} {'main':>7s} {'context':>8s} {'exit':>7s} {'gone':>7s} {'ctx-main':>9s} {'gone-exit':>9s}  (median ms of {args.repeats})")
+    for name, (cmd, env) in variants.items():
+        run(cmd, env)  # untimed
+        runs = [run(cmd, env) for _ in range(args.repeats)]
+        med = {k: statistics.median(r[k] for r in runs) for k in ("main", "context", "exit", "gone")}
+        print(f"{name:32s} {med['main']:7.1f} {med['context']:8.1f} {med['exit']:7.1f} {med['gone']:7.1f} "
+              f"{med['context'] - med['main']:9.1f} {med['gone'] - med['exit']:9.1f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
