@@ -27,6 +27,10 @@ _PY = """
 import ctypes, os, sys, time
 def stamp(what): print(time.monotonic_ns(), what, flush=True)
 stamp("main")
+mode = sys.argv[1]
+if "numpyfirst" in mode:
+    import numpy
+    stamp("numpy")
 lib = ctypes.CDLL("libcuda.so.1")
 assert lib.cuInit(0) == 0
 dev, ctx = ctypes.c_int(), ctypes.c_void_p()
@@ -34,7 +38,6 @@ assert lib.cuDeviceGet(ctypes.byref(dev), 0) == 0
 assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev) == 0
 assert lib.cuCtxSetCurrent(ctx) == 0
 stamp("context")
-mode = sys.argv[1]
 if "alloc" in mode:
     ptr = ctypes.c_uint64()
     for _ in range(20):
@@ -43,8 +46,9 @@ if "alloc" in mode:
 if "release" in mode:
     assert lib.cuDevicePrimaryCtxRelease_v2(dev) == 0
     stamp("released")
-if "numpy" in mode:
+if "numpyafter" in mode:
     import numpy
+    stamp("numpy")
 stamp("exit")
 if "_exit" in mode:
     os._exit(0)
@@ -89,9 +93,10 @@ def main() -> int:
     base = dict(os.environ)
     variants: dict[str, tuple[list[str], dict[str, str]]] = {}
     py = sys.executable
-    for mode in ("exit", "_exit", "release_exit", "alloc_exit", "numpy_exit", "numpy_exit_S"):
-        cmd = [py, "-S", "-c", _PY, mode] if mode.endswith("_S") else [py, "-c", _PY, mode]
-        variants[f"python {mode}"] = (cmd, base)
+    for mode in ("exit", "_exit", "release_exit", "alloc_exit", "numpyfirst_exit", "numpyafter_exit"):
+        variants[f"python {mode}"] = ([py, "-c", _PY, mode], base)
+    variants["python numpyafter_exit, 1 BLAS thread"] = ([py, "-c", _PY, "numpyafter_exit"], {**base, "OPENBLAS_NUM_THREADS": "1"})
+    variants["python numpy alone"] = ([py, "-c", "import time; print(time.monotonic_ns(), 'main'); import numpy; print(time.monotonic_ns(), 'numpy')"], base)
     variants["python _exit, 1 connection"] = ([py, "-c", _PY, "_exit"], {**base, "CUDA_DEVICE_MAX_CONNECTIONS": "1"})
     tmp = Path(tempfile.mkdtemp(prefix="lassm-driver-"))
     nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
@@ -100,13 +105,13 @@ def main() -> int:
         subprocess.run([nvcc, "-O2", "-o", str(tmp / "start"), str(tmp / "start.cu")], check=True)
         variants["C runtime, exit"] = ([str(tmp / "start")], base)
         variants["C runtime, cudaDeviceReset"] = ([str(tmp / "start"), "reset"], base)
-    print(f"{'variant':32s} {'main':>7s} {'context':>8s} {'exit':>7s} {'gone':>7s} {'ctx-main':>9s} {'gone-exit':>9s}  (median ms of {args.repeats})")
+    print(f"median ms from the start over {args.repeats} runs, each step's name first")
     for name, (cmd, env) in variants.items():
         run(cmd, env)  # untimed
         runs = [run(cmd, env) for _ in range(args.repeats)]
-        med = {k: statistics.median(r[k] for r in runs) for k in ("main", "context", "exit", "gone")}
-        print(f"{name:32s} {med['main']:7.1f} {med['context']:8.1f} {med['exit']:7.1f} {med['gone']:7.1f} "
-              f"{med['context'] - med['main']:9.1f} {med['gone'] - med['exit']:9.1f}", flush=True)
+        steps = [k for k in runs[0] if all(k in r for r in runs)]
+        med = sorted(((k, statistics.median(r[k] for r in runs)) for k in steps), key=lambda kv: kv[1])
+        print(f"{name:40s} " + "  ".join(f"{k} {v:.1f}" for k, v in med), flush=True)
     return 0
 
 
