@@ -9,6 +9,7 @@ the driver must equal CuPy's and the oracle's, byte for byte.
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 
@@ -99,6 +100,27 @@ def test_the_driver_starts_early_only_for_its_commands(argv, wanted, monkeypatch
     assert cuinit.wanted(argv) is wanted
     monkeypatch.setenv(cuda.RUNTIME_ENV, "cupy")
     assert cuinit.wanted(argv) is False
+
+
+@pytest.mark.parametrize("preset, expect", [(None, "1"), ("4", "4")])
+def test_an_early_start_asks_for_one_work_queue_unless_told(preset, expect, monkeypatch) -> None:
+    """One stream, one hardware queue: set before cuInit in the command's process, and a number
+    the user chose is kept. (The thread's driver calls fail quietly where there is no GPU.)"""
+    from lassm.backends import cuinit
+
+    monkeypatch.delenv(cuda.RUNTIME_ENV, raising=False)
+    monkeypatch.setattr(cuinit, "_THREAD", None)
+    if preset is None:
+        monkeypatch.delenv(cuinit.CONNECTIONS_ENV, raising=False)
+    else:
+        monkeypatch.setenv(cuinit.CONNECTIONS_ENV, preset)
+    assert cuinit.start_early(["extend", "in.dat", "--backend", "cuda", "--out", "o"]) is True
+    cuinit.wait()
+    assert os.environ[cuinit.CONNECTIONS_ENV] == expect
+    monkeypatch.setattr(cuinit, "_THREAD", None)
+    monkeypatch.delenv(cuinit.CONNECTIONS_ENV, raising=False)
+    assert cuinit.start_early(["extend", "in.dat", "--out", "o"]) is False  # the CPU: the driver's queues untouched
+    assert cuinit.CONNECTIONS_ENV not in os.environ
 
 
 @pytest.mark.skipif(importlib.util.find_spec("cupy") is not None, reason="CuPy is installed here")
