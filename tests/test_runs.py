@@ -89,5 +89,8 @@ def test_scaling_facts_name_the_largest_part_and_the_single_process(tmp_path) ->
     changed = table.copy()
     changed.loc[changed.index[-1], "merge_seconds"] = 99.0  # a merge that dwarfs the rest is named
     assert results.scaling_facts(changed)["largest"] == "the merge"
+    assert f"{top['files_speedup_vs_1gpu']:.2f} times as fast as one GPU" in facts["files_sentence"]
+    assert f"{top['files_speedup_vs_single_process']:.2f} times as fast as the plain" in facts["files_sentence"]
     older = results.scaling_facts(results.scaling_table("nvidia-h200-x2"))
     assert older["single_sentence"] == "These records hold no single-process time of the same input."
+    assert older["files_sentence"] == "These records hold no run whose workers write the output."

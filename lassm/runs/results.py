@@ -201,6 +201,15 @@ def scaling_facts(table: pd.DataFrame) -> dict:
             f"{top['speedup_vs_single_process']:.2f} times as fast.")
     else:
         facts["single_sentence"] = "These records hold no single-process time of the same input."
+    if "files_speedup_vs_1gpu" in table:
+        facts["files_sentence"] = (
+            f"Where the workers write their own blocks of the output (what lassm extend --cluster runs), "
+            f"the whole run, the file included, takes {float(table['files_seconds'].iloc[0]):.2f} s on one GPU and "
+            f"{float(top['files_seconds']):.2f} s on {int(top['gpus'])}: {float(top['files_speedup_vs_1gpu']):.2f} times "
+            f"as fast as one GPU on the same path, and {float(top['files_speedup_vs_single_process']):.2f} times "
+            f"as fast as the plain single-process command.")
+    else:
+        facts["files_sentence"] = "These records hold no run whose workers write the output."
     return facts
 
 
