@@ -8,7 +8,8 @@
 #   make slurm        a real one-node Slurm on this machine for tests/test_slurm.py, where root or
 #                     sudo allows (tools/slurm_single_node.sh; `make test` calls it; left running)
 #   make venv         .venv with lassm installed editable, with the extras that fit this machine:
-#                     its platform's and its GPU's (NVIDIA, AMD or Intel), as tools/extras.py finds
+#                     its platform's and its GPU's (NVIDIA, AMD or Intel), as tools/extras.py finds;
+#                     on an NVIDIA GPU, the GPU commands' kernels built for it (lassm build-kernels)
 #   make extras       prints those extras on one line (`python3 tools/extras.py --why` says why)
 #   make html         the Jupyter Book alone, from the records already under data/results/
 #   make chapters     one machine chapter per folder under data/results/ (machines/*.ipynb)
@@ -65,6 +66,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	@echo "extras:"; $(EXTRAS_WHY)
 	$(BIN)/python -m pip install --quiet $(PIP_ARGS) --upgrade pip
 	$(BIN)/python -m pip install --quiet $(PIP_ARGS) --editable ".[$(EXTRAS)]"
+	$(BIN)/lassm build-kernels --where-a-gpu
 	rm -f $(VENV)/.lassm-installed-*
 	touch $@
 

@@ -22,6 +22,7 @@ from lassm.cli import args as t
 #: Impossible values of each argument type. ``{missing}``: a path that does not exist, ``{dir}``:
 #: an existing folder, ``{file}``: an existing file.
 BAD: dict = {
+    t.arch_list: ["sm9", "", "sm_90,,sm_80", "compute_90"],
     t.k_value: ["x", "20", "122", "21.0"],
     t.k_list: ["21,x", "21,,33", "200", ""],
     t.odd_k_list: ["22", "21,x", "19", ""],
@@ -76,6 +77,7 @@ BASE: dict[tuple[str, ...], dict[str, str]] = {
     ("metrics", "derive"): {"--machine": "{machine}"},
     ("paper", "tables"): {},
     ("backends",): {},
+    ("build-kernels",): {"--arch": "sm_90"},
     ("xdrop", "generate"): {"--n-pairs": "2", "--min-length": "50", "--max-length": "60", "--out": "{tmp}/pairs.tsv"},
     ("xdrop", "real"): {"--genome": "{file}", "--pairs": "2", "--out": "{tmp}/real.parquet"},
     ("xdrop", "align"): {"input": "{pairs}", "--out": "{tmp}/aligned.tsv"},

@@ -213,9 +213,13 @@ def test_side_by_side_spans_by_hand() -> None:
 
     from lassm.book.findings import side_by_side
 
-    t = pd.DataFrame({"kernel_ratio": [0.1, 0.3], "walk_kernel_ratio": [0.05, 0.25], "whole_ratio": [0.9, 2.0]})
-    assert side_by_side(t) == {"inputs": "2", "kernel": "0.100 to 0.300", "walk": "0.050 to 0.250",
-                               "whole": "0.90 to 2.00", "whole_wins": "1 of 2"}
+    t = pd.DataFrame({"dataset": ["a", "b"], "kernel_ratio": [0.1, 0.3], "walk_kernel_ratio": [0.05, 0.25],
+                      "whole_ratio": [0.9, 2.0]})
+    got = side_by_side(t)
+    assert got.pop("whole_why").startswith("Where it is behind (`b`)")
+    assert got == {"inputs": "2", "kernel": "0.100 to 0.300", "walk": "0.050 to 0.250",
+                   "whole": "0.90 to 2.00", "whole_wins": "1 of 2"}
+    assert side_by_side(t.iloc[:1])["whole_why"].startswith("On every input the whole command is done first")
     t["walk_kernel_ratio"] = [float("nan"), 0.25]  # not timed apart everywhere: every kernel is quoted
     assert side_by_side(t)["walk"] == "0.100 to 0.300"
     assert side_by_side(t.iloc[:1])["whole"] == "0.90"

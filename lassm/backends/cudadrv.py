@@ -382,6 +382,11 @@ def _cache_path(source: str, options: Sequence[str], arch: str) -> Path:
     return Path(paths.cache_dir()) / CACHE_FOLDER / f"{key}.cubin"
 
 
+def cached(source: str, options: Sequence[str], arch: str) -> bool:
+    """Whether the cubin of ``source`` with ``options`` for ``arch`` is in the disk cache."""
+    return _cache_path(source, options, arch).is_file()
+
+
 def module_image(source: str, options: Sequence[str], name: str, arch: str) -> bytes:
     """The cubin of ``source`` built with ``options`` for ``arch`` (``sm_90``): from the disk cache
     (keyed by source, options, architecture and NVRTC's file), else compiled by NVRTC and kept
@@ -445,5 +450,5 @@ def cache_entries() -> list[Path]:
 
 
 __all__ = ["Buffer", "Context", "DeviceFacts", "DriverError", "Event", "Function", "Module", "asarray", "asnumpy",
-           "available", "cache_entries", "concatenate", "context", "cuda", "elapsed_ms", "empty", "empty_like",
+           "available", "cache_entries", "cached", "concatenate", "context", "cuda", "elapsed_ms", "empty", "empty_like",
            "get_default_memory_pool", "join_prebuilds", "load", "mem_get_info", "module_image", "prebuild", "zeros"]

@@ -331,11 +331,13 @@ def build_parser() -> argparse.ArgumentParser:
     from .metrics import add_subcommands as add_metrics
     from .counters import add_subcommands as add_counters
     from .paper import add_subcommands as add_paper
+    from .kernels import add_subcommands as add_kernels
     from .xdrop import add_subcommands as add_xdrop
 
     add_counters(sub)
     add_metrics(sub)
     add_paper(sub)
+    add_kernels(sub)
     add_xdrop(sub)
 
     p = sub.add_parser("backends", help="which backends can run here")

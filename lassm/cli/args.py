@@ -400,3 +400,13 @@ def refuse_overwriting_inputs(outputs: dict[str, str | None], inputs: list[str])
         for inp in inputs:
             if Path(inp).exists() and os.path.samefile(out, inp):  # same file: a link, hard or symbolic
                 raise LassmError(f"{option} {out}: is the input {inp}; write the result to another file")
+
+
+def arch_list(text: str) -> list[str]:
+    """``sm_90`` or ``sm_80,sm_90``: real GPU architectures to build cubins for."""
+    import re
+
+    archs = text.split(",")
+    if not text or not all(re.fullmatch(r"sm_[0-9]{2,3}[a-z]?", a) for a in archs):
+        raise argparse.ArgumentTypeError(f"{text!r}: name real architectures such as sm_90 or sm_80,sm_90")
+    return archs
