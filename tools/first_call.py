@@ -6,7 +6,9 @@ For each command (``lassm extend`` with ``fast`` on a local-assembly dataset, ``
 on an X-drop set) and each way a machine may start: ``empty`` (no kernel cache at all: the first
 call compiles with NVRTC) and ``built ahead`` (``lassm build-kernels`` ran first, as ``make venv``
 runs it: its seconds are recorded apart). Each starts from a new, empty ``LASSM_CACHE``; the first
-call is timed alone, then ``--repeats`` warm calls. Rows go to
+call is timed alone, then ``--repeats`` warm calls. One untimed run of each command with a cache of
+its own comes first, so that Python's bytecode and the OS's file cache are warm (a fresh node's
+very first command also compiles lassm's bytecode: not what this measures). Rows go to
 ``data/results/<machine>/first-call.csv`` (upserted by command, dataset and start).
 
 Usage (GPU node, repository root):
@@ -69,6 +71,8 @@ def main() -> int:
             "lassm xdrop align": (args.pairs, [*py, "xdrop", "align", str(pairs), "--backend", "cuda",
                                                "--xdrop", str(args.xdrop), "--out", str(work / "aligned.parquet")]),
         }
+        for label, (_dataset, cmd) in commands.items():  # bytecode and the OS's file cache warmed, untimed,
+            _timed(cmd, {**installed_env(), "LASSM_CACHE": str(work / "cache-untimed")})  # kernel caches apart
         for start in ("empty", "built ahead"):
             for label, (dataset, cmd) in commands.items():
                 cache = work / f"cache-{label.split()[-1]}-{start.split()[0]}"
