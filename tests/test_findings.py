@@ -223,3 +223,20 @@ def test_side_by_side_spans_by_hand() -> None:
     t["walk_kernel_ratio"] = [float("nan"), 0.25]  # not timed apart everywhere: every kernel is quoted
     assert side_by_side(t)["walk"] == "0.100 to 0.300"
     assert side_by_side(t.iloc[:1])["whole"] == "0.90"
+
+
+def test_first_call_sentence_quotes_both_starts() -> None:
+    import pandas as pd
+
+    from lassm.book.findings import first_call_sentence
+    from lassm.runs import results
+
+    t = pd.DataFrame({"command": ["a", "b", "a", "b"], "start": ["empty", "empty", "built ahead", "built ahead"],
+                      "build_seconds": [None, None, 0.6, 0.7], "first_over_warm": [1.24, 1.08, 0.88, 1.04]})
+    assert first_call_sentence(t) == (
+        "A command's first call on this machine takes 1.08 to 1.24 times its warm calls with an empty kernel "
+        "cache, and 0.88 to 1.04 times once the kernels were built ahead (`lassm build-kernels` took 0.6 to "
+        "0.7 s), over 2 commands.")
+    committed = results.first_call("nvidia-h100-80gb-hbm3")
+    assert committed is not None and set(committed["start"]) == {"empty", "built ahead"}
+    assert f"{committed['first_over_warm'].max():.2f}" in first_call_sentence(committed)

@@ -159,6 +159,20 @@ def fast_vs_original() -> list[Finding]:
     return out
 
 
+def first_call_sentence(table) -> str:
+    """What the fast chapter says of :func:`lassm.runs.results.first_call`: the first call over the
+    warm ones, with an empty kernel cache and with the kernels built ahead."""
+    def part(start: str) -> str:
+        rows = table[table["start"] == start]
+        return span(rows["first_over_warm"], ".2f") if len(rows) else "not measured"
+
+    built = table.loc[table["start"] == "built ahead", "build_seconds"]
+    ahead = f" (`lassm build-kernels` took {span(built, '.1f')} s)" if len(built) else ""
+    return (f"A command's first call on this machine takes {part('empty')} times its warm calls with an empty "
+            f"kernel cache, and {part('built ahead')} times once the kernels were built ahead{ahead}, "
+            f"over {len(table['command'].unique())} commands.")
+
+
 def side_by_side(side) -> dict[str, str]:
     """The spans the fast chapter and the findings quote from :func:`lassm.runs.results.against_original`:
     ratio ranges of every kernel, of the walk kernel alone (every kernel where it was not timed

@@ -317,3 +317,18 @@ def against_original(machine: str) -> pd.DataFrame | None:
         out["walk_kernel_ratio"] = float("nan")
     out["outputs_equal"] = df.groupby(["dataset", "k"])["outputs_equal"].all()
     return out.reset_index()
+
+
+#: A GPU command's first call against its warm calls (``tools/first_call.py``), per machine.
+FIRST_CALL_FILE = "first-call.csv"
+
+
+def first_call(machine: str) -> pd.DataFrame | None:
+    """``first-call.csv`` of ``machine`` (None where absent): per command and start (``empty``: no
+    kernel cache; ``built ahead``: ``lassm build-kernels`` first), the first call's and the warm
+    calls' median seconds, their ratio, and the build's seconds."""
+    path = paths.results_dir(machine) / FIRST_CALL_FILE
+    if not path.is_file():
+        return None
+    df = pd.read_csv(path)
+    return df[["command", "dataset", "start", "build_seconds", "first_seconds", "warm_seconds", "first_over_warm"]]
