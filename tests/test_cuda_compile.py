@@ -6,6 +6,8 @@ slicing and gathering (:mod:`lassm.backends.launch`), and the clear refusal when
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -197,6 +199,25 @@ def test_fast_ablation_builds_differ_from_fast() -> None:
     assert not nvrtc.VARIANTS["fast-bins"].one_launch and not nvrtc.VARIANTS["fast-globalwalk"].shared_walk
     assert not nvrtc.VARIANTS["fast-warps"].block_teams and nvrtc.VARIANTS["fast"].block_teams
     assert nvrtc.kernel_options("fast-regs", 32) == nvrtc.kernel_options("fast", 32)  # the same small-launch build
+
+
+@needs_nvrtc
+def test_added_builds_add_a_change() -> None:
+    """fast-spec, fast-spec2 and fast-earlyvotes (nvrtc.ADDED) add a change to fast instead of
+    undoing one, with fast's host choices; the source refuses a look-ahead it cannot run."""
+    assert set(nvrtc.ADDED) <= set(nvrtc.VARIANTS)
+    for name, variant in nvrtc.VARIANTS.items():
+        assert variant.undoes.startswith("nothing: adds") == (name in nvrtc.ADDED), name
+    for name in nvrtc.ADDED:
+        assert nvrtc.VARIANTS[name] == dataclasses.replace(nvrtc.VARIANTS["fast"], defines=nvrtc.VARIANTS[name].defines,
+                                                           undoes=nvrtc.VARIANTS[name].undoes), name
+    for bad in (("-DLASSM_FAST_SPEC_WALK=3",), ("-DLASSM_FAST_SPEC_WALK=1", "-DLASSM_FAST_SCAN=1"),
+                ("-DLASSM_FAST_SPEC_WALK=2", "-DLASSM_FAST_TEAM_LANES=16"),
+                ("-DLASSM_FAST_SPEC_WALK=1", "-DLASSM_FAST_TEAM_LANES=4")):
+        with pytest.raises(nvrtc.NvrtcError, match="LASSM_FAST_SPEC_WALK"):
+            nvrtc.compile_build("fast", "compute_90", extra=bad)
+    ptx, _ = nvrtc.compile_build("fast-spec", "compute_90", extra=("-DLASSM_FAST_TEAM_LANES=8",))  # 5 lanes of 8
+    assert f".entry {nvrtc.ENTRY}" in ptx
 
 
 @needs_nvrtc

@@ -7,7 +7,9 @@ forms), taken from the single-file kernel before it was split into ``faithful.cu
 and their headers. The split, and any later tidying, must leave those bytes alone: the study's
 measurements were taken with that code. With another NVRTC the digest tests skip; record that
 version's digests from a commit whose PTX is trusted with
-``python -m tests.test_kernel_sources --record`` (it refuses to overwrite a recorded version).
+``python -m tests.test_kernel_sources --record`` (it refuses to overwrite a recorded version). A
+new build (a variant added to ``lassm.backends.nvrtc.VARIANTS``) gets its digests, and only those,
+from ``python -m tests.test_kernel_sources --add``: a recorded digest is never rewritten.
 """
 from __future__ import annotations
 
@@ -195,5 +197,20 @@ def _record() -> None:
     print(f"recorded {len(table[version])} digests for NVRTC {version}")
 
 
+def _add() -> None:
+    """Adds this NVRTC's digests of the builds that have none (a new variant); leaves every
+    recorded digest as it is."""
+    table = json.loads(FIXTURE.read_text())
+    version = "%d.%d" % nvrtc.version()
+    if version not in table:
+        sys.exit(f"NVRTC {version} has no digests yet: --record them")
+    new = {_key(*b): _digest(*b) for b in sorted(_builds()) if _key(*b) not in table[version]}
+    table[version] = dict(sorted({**table[version], **new}.items()))
+    FIXTURE.write_text(json.dumps(table, indent=1) + "\n")  # the fixture's own order of versions
+    print(f"added {len(new)} digests for NVRTC {version}: {', '.join(sorted(new)) or 'none'}")
+
+
 if __name__ == "__main__" and sys.argv[1:] == ["--record"]:
     _record()
+if __name__ == "__main__" and sys.argv[1:] == ["--add"]:
+    _add()

@@ -11,8 +11,9 @@
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 STEPS=${STEPS:-"gen test bench ncu"}
-# casptr, then fast and its ablation builds (lassm/backends/nvrtc.py VARIANTS).
-PROTOCOLS=${PROTOCOLS:-$(python3 -c "from lassm.backends import nvrtc; print(','.join(['casptr', *nvrtc.VARIANTS]))")}
+# casptr, then fast and its ablation builds (lassm/backends/nvrtc.py VARIANTS, less the builds that
+# add a change, nvrtc.ADDED, which tools/fast_explore.py times beside fast).
+PROTOCOLS=${PROTOCOLS:-$(python3 -c "from lassm.backends import nvrtc; print(','.join(['casptr', *(v for v in nvrtc.VARIANTS if v not in nvrtc.ADDED)]))")}
 BENCH=${BENCH:-"sample-k77x20,gen-k21,gen-k33,gen-k55,gen-k77,sample-k77"}
 # dataset:protocol pairs to profile.
 NCU=${NCU:-"gen-k21:fast sample-k77:fast"}

@@ -37,7 +37,9 @@ class Variant:
     """An optimized build of the kernel (no published protocol's port), and how the host drives it.
 
     ``fast`` has every change of book/fast-kernel.md; each ``fast-*`` build undoes one of them
-    (the ablation): a kernel knob in ``defines``, or a host-side choice in the flags.
+    (the ablation): a kernel knob in ``defines``, or a host-side choice in the flags. A few builds
+    instead add a change that is being measured (:data:`ADDED`; fast.cu's changes 11 and up, off in
+    ``fast``); their ``undoes`` says so, beginning "nothing: adds".
     """
 
     macro: str
@@ -57,7 +59,8 @@ class Variant:
     #: Lanes of a warp team (``-DLASSM_FAST_TEAM_LANES``): a warp walks ``warp size / team_lanes``
     #: contig ends at once; None for a whole warp per end.
     team_lanes: int | None = None
-    #: What this build undoes, for tables and the book ('' for fast itself).
+    #: What this build undoes, for tables and the book ('' for fast itself; "nothing: adds ..."
+    #: for a build of :data:`ADDED`).
     undoes: str = ""
 
     def ends_per_warp(self, warp_size: int) -> int:
@@ -99,7 +102,16 @@ VARIANTS: dict[str, Variant] = {
     "fast-warps": replace(_FAST, block_teams=False, undoes="block teams (a warp for every end)"),
     "fast-regs": replace(_FAST, scale_registers=None,
                          undoes="the register cap at scale (the compiler's registers at every launch size)"),
+    # Added changes, each off in fast and measured beside it (issue 29): fast.cu's changes 11 and 12.
+    "fast-spec": replace(_FAST, defines=("-DLASSM_FAST_SPEC_WALK=1",),
+                         undoes="nothing: adds change 11, the walk's finds one step ahead on idle lanes"),
+    "fast-spec2": replace(_FAST, defines=("-DLASSM_FAST_SPEC_WALK=2",),
+                          undoes="nothing: adds change 11, the walk's finds two steps ahead on idle lanes"),
+    "fast-earlyvotes": replace(_FAST, defines=("-DLASSM_FAST_EARLY_VOTES=1",),
+                               undoes="nothing: adds change 12, an insert's vote loaded before its claim"),
 }
+#: The variants that add a change to fast rather than undo one (not part of the ablation).
+ADDED: tuple[str, ...] = ("fast-spec", "fast-spec2", "fast-earlyvotes")
 #: Everything the CUDA backend can build, name -> the protocol macro: the protocols, then the variants.
 BUILDS: dict[str, str] = {**PROTOCOLS, **{name: v.macro for name, v in VARIANTS.items()}}
 #: Virtual architectures checked: Ampere (A100) and Hopper (H100/H200).

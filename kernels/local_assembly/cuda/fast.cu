@@ -50,6 +50,14 @@
 //     whose warps share the inserts and the scans; the others get a warp each (fast_team.cuh).
 // 10. (host) A launch of many contig ends per SM runs a second build of this file, compiled with
 //     a register cap (lassm.backends.nvrtc.SCALE_REGISTERS): more resident warps at scale.
+// Added changes, off in fast and each a build of its own (being measured):
+// 11. LASSM_FAST_SPEC_WALK=n (fast-spec: 1, fast-spec2: 2): the walk with a table finds ahead
+//     (fast_walk_ahead below, fast_ahead.cuh): the whole walking warp runs the walk, and while
+//     lane 0 finds the walk's k-mer, lanes 1 .. 4 find the four k-mers one step ahead (and lanes
+//     5 .. 20 the sixteen two steps ahead), so that one find's latency covers n + 1 steps.
+// 12. LASSM_FAST_EARLY_VOTES=1 (fast-earlyvotes): an insert loads the base and quality it votes
+//     with before its claim, not after the barrier that follows it, so that the vote's loads
+//     overlap the claim's round trip instead of following it.
 // (Warp teams of fewer lanes, LASSM_FAST_TEAM_LANES in fast_team.cuh, are a knob that was measured
 // slower and is off.)
 //
@@ -89,6 +97,14 @@
 #ifndef LASSM_FAST_SCAN_STEPS
 #define LASSM_FAST_SCAN_STEPS 4
 #endif
+// Steps the walk with a table finds ahead (change 11): 0 (off, fast), 1 or 2.
+#ifndef LASSM_FAST_SPEC_WALK
+#define LASSM_FAST_SPEC_WALK 0
+#endif
+// The vote's base and quality loaded before the claim (change 12): 0 (off, fast) or 1.
+#ifndef LASSM_FAST_EARLY_VOTES
+#define LASSM_FAST_EARLY_VOTES 0
+#endif
 
 #ifndef LASSM_PROTOCOL
 #define LASSM_PROTOCOL LASSM_PROTO_FAST
@@ -101,6 +117,7 @@
 #include "set_ext.cuh"
 #include "fast_table.cuh"
 #include "fast_team.cuh"
+#include "fast_ahead.cuh"
 
 // One round of inserts: the claim (or find) of the k-mer at read + s, a team barrier that orders
 // every claimer's zeroing before any vote, then its votes. Team-uniform: every thread calls it,
@@ -110,6 +127,21 @@ __device__ __forceinline__ void fast_insert_round(const Team<BLOCK>& team, ht_sl
                                                   const u8* read, const u8* qual, int s, int k, int qual_offset,
                                                   u64 tag, bool active)
 {
+#if LASSM_FAST_EARLY_VOTES
+    // change 12: the vote's two loads issued before the claim's, whose round trip they overlap
+    int b = -1, q = 0;
+    if (active) {
+        b = base_index(read[s + k]);
+        q = (int)qual[s + k] - qual_offset;
+    }
+    u32 slot = 0u;
+    if (active) slot = fast_insert(ht, mask, seqs, read + s, k, fast_hash(read + s, k), tag);
+    team.sync();
+    if (active && b >= 0) {
+        if (q >= LASSM_MIN_QUAL) atomicAdd(&ht[slot].low_q[b], 1u);
+        if (q >= LASSM_MIN_HI_QUAL) atomicAdd(&ht[slot].hi_q[b], 1u);
+    }
+#else
     u32 slot = 0u;
     if (active) slot = fast_insert(ht, mask, seqs, read + s, k, fast_hash(read + s, k), tag);
     team.sync();
@@ -121,6 +153,7 @@ __device__ __forceinline__ void fast_insert_round(const Team<BLOCK>& team, ht_sl
             if (q >= LASSM_MIN_HI_QUAL) atomicAdd(&ht[slot].hi_q[b], 1u);
         }
     }
+#endif
 }
 
 // Flat k-mer positions over a group of G = Team<BLOCK>::LANES reads g .. g+G-1 (below r1): lane i
@@ -275,6 +308,60 @@ __device__ u8 fast_walk(const ht_slot* ht, u32 mask, const u8* seqs, u64 tag, u3
     return 'X';
 }
 
+#if LASSM_FAST_SPEC_WALK
+// Algorithm 2 with the table, finding ahead (change 11): fast_walk's steps, taken by the whole
+// walking warp (a warp team, or warp 0 of a block team), LASSM_FAST_SPEC_WALK + 1 steps a round.
+// A round begins where only the walk's k-mer is known: each of the first LASSM_FAST_AHEAD_LANES
+// lanes finds its k-mer of the look-ahead heap (lane 0 the walk's own) and votes it (set_ext;
+// 'X' when absent), all at once. Then each step, as in fast_walk: lane 0's visited check, and the
+// extension voted by the lane that holds the step's k-mer, taken with a shuffle instead of a find.
+// Every lane runs every step (the shuffles name the whole warp or team); only lane 0 touches the
+// visited set and writes the walk buffer, and the barriers order those writes against the other
+// lanes' reads of the walk buffer in the finds. Returns the same in every lane.
+template <bool BLOCK>
+__device__ u8 fast_walk_ahead(const Team<BLOCK>& team, const ht_slot* ht, u32 mask, const u8* seqs, u64 tag,
+                              u32 epoch, fast_visit_t* visited, u32 vslots, int max_walk, u8* wbuf, int k,
+                              int depth, int wl0, int* walk_len)
+{
+    const int lane = team.tid % Team<BLOCK>::LANES;
+    u32 tail;
+    const int p = fast_ahead_path(lane, &tail);  // lane's k-mer: p bases ahead, ending in tail
+    const bool ahead = lane < LASSM_FAST_AHEAD_LANES;
+    int wl = wl0;
+    while (true) {
+        fast_walk_sync(team);  // lane 0's writes of the walk buffer before the finds read it
+        u32 ext = 'X', h = 0u;
+        if (ahead && wl + p < max_walk) {  // a k-mer past max_walk is never stepped on
+            u32 low[4], high[4];
+            if (fast_find_ahead(ht, mask, seqs, wbuf + wl + p, k, k - p, tail, tag, &h, low, high))
+                ext = set_ext(low, high, depth);
+        }
+        fast_walk_sync(team);  // the finds' reads of the walk buffer before lane 0 writes it
+        int node = 0;  // the lane that holds this step's k-mer
+        for (int d = 0; d <= LASSM_FAST_SPEC_WALK; ++d) {
+            if (wl >= max_walk) {
+                *walk_len = wl;
+                return 'X';
+            }
+            const u32 hn = team.shfl(h, node), en = team.shfl(ext, node);
+            int rep = 0;
+            if (lane == 0) rep = fast_seen(visited, vslots, epoch, wbuf, wbuf + wl, k, hn, wl) ? 1 : 0;
+            if (team.shfl(rep, 0)) {
+                *walk_len = wl;
+                return 'R';
+            }
+            if (en == 'X' || en == 'F') {
+                *walk_len = wl;
+                return (u8)en;
+            }
+            if (lane == 0) wbuf[wl + k] = (u8)en;
+            ++wl;
+            node = 4 * node + 1 + base_index((u8)en);
+        }
+    }
+}
+#endif
+
 // A walk step without a table (change 7), team-wide: the votes of mer[0, k) counted over every
 // inserted position of the reads r0 .. r1-1 (a one-word prefix test, then the full compare),
 // summed over the team, and voted by set_ext. Returns the extension in every thread.
@@ -417,7 +504,13 @@ __device__ void fast_end(const Team<BLOCK>& team, i64 e, FastShared sh, const u8
 #if LASSM_FAST_SCAN
             fast_vote_scan(team, table, (u32)size, tag, depth);
 #endif
+#if LASSM_FAST_SPEC_WALK
+            if (team.warp() == 0)  // the walking warp, converged: a warp team, or a block team's warp 0
+                t = fast_walk_ahead(team, table, mask, rd_seqs, tag, epoch, seen, vslots, max_walk, wbuf, k, depth, wl,
+                                    &wl);
+#else
             if (tid == 0) t = fast_walk(table, mask, rd_seqs, tag, epoch, seen, vslots, max_walk, wbuf, k, depth, wl, &wl);
+#endif
         }
         int stop = 0;
         if (tid == 0) {
