@@ -51,7 +51,11 @@ def main() -> int:
                "--section", "WarpStateStats", "--import-source", "yes", "-f", "-o", str(rep),
                sys.executable, "-c", _RUN, "extend", str(dat), "--k", str(k), "--backend", "cuda", "--protocol", "fast",
                "--out", str(Path(tmp) / "o.txt")]
-        res = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **env})
+        from lassm import paths
+
+        # NVRTC names the program fast.cu: run where that name is the source, so ncu imports it.
+        where = paths.kernel_source("local_assembly/cuda/fast.cu").parent
+        res = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **env}, cwd=where)
         print(res.stdout[-3000:], res.stderr[-3000:], flush=True)
         page = subprocess.run([args.ncu, "-i", f"{rep}.ncu-rep", "--page", "source", "--csv", "--print-source", "cuda"],
                               capture_output=True, text=True)
@@ -62,7 +66,7 @@ def main() -> int:
             print(page.stdout[-12000:])
             return 1
         text = page.stdout
-        (Path(tmp) / "page.csv").write_text(text)
+        print(f"source page: {len(text)} characters", flush=True)
         rows = list(csv.reader(io.StringIO(text)))
         head_at = next((i for i, r in enumerate(rows) if r and any("Source" in c for c in r)), None)
         if head_at is None:
