@@ -37,6 +37,7 @@ def main() -> int:
     ap.add_argument("dataset")
     ap.add_argument("--top", type=int, default=40)
     ap.add_argument("--ncu", default="ncu")
+    ap.add_argument("--pages", default="", help="a folder to keep the report's source pages in (sass; cuda,sass)")
     args = ap.parse_args()
     from lassm.workloads.local_assembly import datasets, formats
 
@@ -57,6 +58,13 @@ def main() -> int:
         where = paths.kernel_source("local_assembly/cuda/fast.cu").parent
         res = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **env}, cwd=where)
         print(res.stdout[-3000:], res.stderr[-3000:], flush=True)
+        if args.pages:
+            keep = Path(args.pages)
+            keep.mkdir(parents=True, exist_ok=True)
+            for mode in ("sass", "cuda,sass"):
+                got = subprocess.run([args.ncu, "-i", f"{rep}.ncu-rep", "--page", "source", "--csv", "--print-source", mode],
+                                     capture_output=True, text=True)
+                (keep / f"source-{mode.replace(',', '+')}.csv").write_text(got.stdout + got.stderr)
         page = subprocess.run([args.ncu, "-i", f"{rep}.ncu-rep", "--page", "source", "--csv", "--print-source", "cuda"],
                               capture_output=True, text=True)
         if page.returncode != 0:
