@@ -102,16 +102,18 @@ VARIANTS: dict[str, Variant] = {
     "fast-warps": replace(_FAST, block_teams=False, undoes="block teams (a warp for every end)"),
     "fast-regs": replace(_FAST, scale_registers=None,
                          undoes="the register cap at scale (the compiler's registers at every launch size)"),
-    # Added changes, each off in fast and measured beside it (issue 29): fast.cu's changes 11 and 12.
+    # Added changes, each off in fast and measured beside it (issue 29): fast.cu's changes 11 to 13.
     "fast-spec": replace(_FAST, defines=("-DLASSM_FAST_SPEC_WALK=1",),
                          undoes="nothing: adds change 11, the walk's finds one step ahead on idle lanes"),
     "fast-spec2": replace(_FAST, defines=("-DLASSM_FAST_SPEC_WALK=2",),
                           undoes="nothing: adds change 11, the walk's finds two steps ahead on idle lanes"),
     "fast-earlyvotes": replace(_FAST, defines=("-DLASSM_FAST_EARLY_VOTES=1",),
                                undoes="nothing: adds change 12, an insert's vote loaded before its claim"),
+    "fast-packed": replace(_FAST, defines=("-DLASSM_FAST_PACKED_KEYS=1",),
+                           undoes="nothing: adds change 13, keys holding a k-mer of at most 23 bases itself"),
 }
 #: The variants that add a change to fast rather than undo one (not part of the ablation).
-ADDED: tuple[str, ...] = ("fast-spec", "fast-spec2", "fast-earlyvotes")
+ADDED: tuple[str, ...] = ("fast-spec", "fast-spec2", "fast-earlyvotes", "fast-packed")
 #: Everything the CUDA backend can build, name -> the protocol macro: the protocols, then the variants.
 BUILDS: dict[str, str] = {**PROTOCOLS, **{name: v.macro for name, v in VARIANTS.items()}}
 #: Virtual architectures checked: Ampere (A100) and Hopper (H100/H200).

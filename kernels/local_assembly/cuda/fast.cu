@@ -105,6 +105,13 @@
 #ifndef LASSM_FAST_EARLY_VOTES
 #define LASSM_FAST_EARLY_VOTES 0
 #endif
+// Keys that hold a short k-mer itself (change 13, fast_packed.cuh): 0 (off, fast) or 1.
+#ifndef LASSM_FAST_PACKED_KEYS
+#define LASSM_FAST_PACKED_KEYS 0
+#endif
+#if LASSM_FAST_PACKED_KEYS && (LASSM_FAST_SPEC_WALK || LASSM_FAST_SCAN)
+#error "packed keys (change 13) are built with neither the look-ahead walk nor the vote scan"
+#endif
 
 #ifndef LASSM_PROTOCOL
 #define LASSM_PROTOCOL LASSM_PROTO_FAST
@@ -118,6 +125,7 @@
 #include "fast_table.cuh"
 #include "fast_team.cuh"
 #include "fast_ahead.cuh"
+#include "fast_packed.cuh"
 
 // One round of inserts: the claim (or find) of the k-mer at read + s, a team barrier that orders
 // every claimer's zeroing before any vote, then its votes. Team-uniform: every thread calls it,
@@ -135,7 +143,11 @@ __device__ __forceinline__ void fast_insert_round(const Team<BLOCK>& team, ht_sl
         q = (int)qual[s + k] - qual_offset;
     }
     u32 slot = 0u;
+#if LASSM_FAST_PACKED_KEYS
+    if (active) slot = fast_claim_packed(ht, mask, seqs, read + s, k, tag);
+#else
     if (active) slot = fast_insert(ht, mask, seqs, read + s, k, fast_hash(read + s, k), tag);
+#endif
     team.sync();
     if (active && b >= 0) {
         if (q >= LASSM_MIN_QUAL) atomicAdd(&ht[slot].low_q[b], 1u);
@@ -143,7 +155,11 @@ __device__ __forceinline__ void fast_insert_round(const Team<BLOCK>& team, ht_sl
     }
 #else
     u32 slot = 0u;
+#if LASSM_FAST_PACKED_KEYS
+    if (active) slot = fast_claim_packed(ht, mask, seqs, read + s, k, tag);
+#else
     if (active) slot = fast_insert(ht, mask, seqs, read + s, k, fast_hash(read + s, k), tag);
+#endif
     team.sync();
     if (active) {
         const int b = base_index(read[s + k]);
@@ -307,6 +323,43 @@ __device__ u8 fast_walk(const ht_slot* ht, u32 mask, const u8* seqs, u64 tag, u3
     *walk_len = wl;
     return 'X';
 }
+
+#if LASSM_FAST_PACKED_KEYS
+// fast_walk with packed keys (change 13): the walk's k-mer packed once, then shifted two bits a
+// step; the table's find compares key words alone where the k-mer is packed.
+__device__ u8 fast_walk_packed(const ht_slot* ht, u32 mask, const u8* seqs, u64 tag, u32 epoch,
+                               fast_visit_t* visited, u32 vslots, int max_walk, u8* wbuf, int k, int depth, int wl0,
+                               int* walk_len)
+{
+    int wl = wl0;
+    u64 p = fast_pack(wbuf + wl, k);
+    const u64 keep = (1ull << (2 * min(k, LASSM_FAST_PACK_MAX))) - 1ull;
+    for (int step = wl0; step < max_walk; ++step) {
+        const u8* mer = wbuf + wl;
+        const u32 h = fast_key_hash(mer, k, p);
+        if (fast_seen(visited, vslots, epoch, wbuf, mer, k, h, wl)) {
+            *walk_len = wl;
+            return 'R';
+        }
+        u32 low[4], high[4];
+        if (!fast_find_votes_packed(ht, mask, seqs, mer, k, fast_find_bits(p), h, tag, low, high)) {
+            *walk_len = wl;
+            return 'X';
+        }
+        const u32 ext = set_ext(low, high, depth);
+        if (ext == 'X' || ext == 'F') {
+            *walk_len = wl;
+            return (u8)ext;
+        }
+        wbuf[wl + k] = (u8)ext;
+        ++wl;
+        // ext is A, C, G or T here: a packed k-mer stays packed; another is packed anew (or not)
+        p = p != LASSM_FAST_NOT_PACKED ? (((p << 2) | (u64)fast_code((u8)ext)) & keep) : fast_pack(wbuf + wl, k);
+    }
+    *walk_len = wl;
+    return 'X';
+}
+#endif
 
 #if LASSM_FAST_SPEC_WALK
 // Algorithm 2 with the table, finding ahead (change 11): fast_walk's steps, taken by the whole
@@ -484,7 +537,11 @@ __device__ void fast_end(const Team<BLOCK>& team, i64 e, FastShared sh, const u8
             }
             const u8* mer = wbuf + wl;
             int rep = 0;
+#if LASSM_FAST_PACKED_KEYS  // the visited set's hash is the walk's: fast_key_hash
+            if (tid == 0) rep = fast_seen(seen, vslots, epoch, wbuf, mer, k, fast_key_hash(mer, k, fast_pack(mer, k)), wl) ? 1 : 0;
+#else
             if (tid == 0) rep = fast_seen(seen, vslots, epoch, wbuf, mer, k, fast_hash(mer, k), wl) ? 1 : 0;
+#endif
             if (team.bcast(rep)) {
                 t = 'R';
                 break;
@@ -508,6 +565,9 @@ __device__ void fast_end(const Team<BLOCK>& team, i64 e, FastShared sh, const u8
             if (team.warp() == 0)  // the walking warp, converged: a warp team, or a block team's warp 0
                 t = fast_walk_ahead(team, table, mask, rd_seqs, tag, epoch, seen, vslots, max_walk, wbuf, k, depth, wl,
                                     &wl);
+#elif LASSM_FAST_PACKED_KEYS
+            if (tid == 0)
+                t = fast_walk_packed(table, mask, rd_seqs, tag, epoch, seen, vslots, max_walk, wbuf, k, depth, wl, &wl);
 #else
             if (tid == 0) t = fast_walk(table, mask, rd_seqs, tag, epoch, seen, vslots, max_walk, wbuf, k, depth, wl, &wl);
 #endif
