@@ -50,7 +50,7 @@
 //     whose warps share the inserts and the scans; the others get a warp each (fast_team.cuh).
 // 10. (host) A launch of many contig ends per SM runs a second build of this file, compiled with
 //     a register cap (lassm.backends.nvrtc.SCALE_REGISTERS): more resident warps at scale.
-// Added changes, off in fast and each a build of its own (being measured):
+// Added changes, off in fast and each a build of its own:
 // 11. LASSM_FAST_SPEC_WALK=n (fast-spec: 1, fast-spec2: 2): the walk with a table finds ahead
 //     (fast_walk_ahead below, fast_ahead.cuh): the whole walking warp runs the walk, and while
 //     lane 0 finds the walk's k-mer, lanes 1 .. 4 find the four k-mers one step ahead (and lanes
@@ -58,6 +58,10 @@
 // 12. LASSM_FAST_EARLY_VOTES=1 (fast-earlyvotes): an insert loads the base and quality it votes
 //     with before its claim, not after the barrier that follows it, so that the vote's loads
 //     overlap the claim's round trip instead of following it.
+// 13. LASSM_FAST_PACKED_KEYS=1 (fast-packed): a k-mer of at most 23 bases, all A, C, G or T, is
+//     its own key, two bits a base (fast_packed.cuh), so a find compares the key word alone.
+// (Measured on the H100 in session 30: none of 11 to 13 made fast faster at k = 21 and scale;
+// book/fast-kernel.md says what each gave.)
 // (Warp teams of fewer lanes, LASSM_FAST_TEAM_LANES in fast_team.cuh, are a knob that was measured
 // slower and is off.)
 //
