@@ -131,6 +131,16 @@
 #include "fast_ahead.cuh"
 #include "fast_packed.cuh"
 
+// The claim (or find) of one k-mer of the read buffer: its slot.
+__device__ __forceinline__ u32 fast_claim(ht_slot* ht, u32 mask, const u8* seqs, const u8* key, int k, u64 tag)
+{
+#if LASSM_FAST_PACKED_KEYS
+    return fast_claim_packed(ht, mask, seqs, key, k, tag);
+#else
+    return fast_insert(ht, mask, seqs, key, k, fast_hash(key, k), tag);
+#endif
+}
+
 // One round of inserts: the claim (or find) of the k-mer at read + s, a team barrier that orders
 // every claimer's zeroing before any vote, then its votes. Team-uniform: every thread calls it,
 // `active` or not.
@@ -147,11 +157,7 @@ __device__ __forceinline__ void fast_insert_round(const Team<BLOCK>& team, ht_sl
         q = (int)qual[s + k] - qual_offset;
     }
     u32 slot = 0u;
-#if LASSM_FAST_PACKED_KEYS
-    if (active) slot = fast_claim_packed(ht, mask, seqs, read + s, k, tag);
-#else
-    if (active) slot = fast_insert(ht, mask, seqs, read + s, k, fast_hash(read + s, k), tag);
-#endif
+    if (active) slot = fast_claim(ht, mask, seqs, read + s, k, tag);
     team.sync();
     if (active && b >= 0) {
         if (q >= LASSM_MIN_QUAL) atomicAdd(&ht[slot].low_q[b], 1u);
@@ -159,11 +165,7 @@ __device__ __forceinline__ void fast_insert_round(const Team<BLOCK>& team, ht_sl
     }
 #else
     u32 slot = 0u;
-#if LASSM_FAST_PACKED_KEYS
-    if (active) slot = fast_claim_packed(ht, mask, seqs, read + s, k, tag);
-#else
-    if (active) slot = fast_insert(ht, mask, seqs, read + s, k, fast_hash(read + s, k), tag);
-#endif
+    if (active) slot = fast_claim(ht, mask, seqs, read + s, k, tag);
     team.sync();
     if (active) {
         const int b = base_index(read[s + k]);

@@ -120,19 +120,8 @@ __device__ __forceinline__ bool fast_find_ahead(const ht_slot* ht, u32 mask, con
                                                 int cut, u32 tail, u64 tag, u32* h, u32* low, u32* high)
 {
     *h = fast_hash_tail(key, k, cut, tail);
-    u32 s = *h & mask;
-    while (true) {
-        const uint4* q = (const uint4*)&ht[s];
-        const uint4 head = q[0], lo = q[1], hi = q[2];
-        const u64 cur = ((u64)head.y << 32) | (u64)head.x;
-        if ((cur & ~LASSM_FAST_OFF_MASK) != tag) return false;
-        if (fast_kmer_eq_tail(seqs + (cur & LASSM_FAST_OFF_MASK), key, k, cut, tail)) {
-            low[0] = lo.x, low[1] = lo.y, low[2] = lo.z, low[3] = lo.w;
-            high[0] = hi.x, high[1] = hi.y, high[2] = hi.z, high[3] = hi.w;
-            return true;
-        }
-        s = (s + 1u) & mask;
-    }
+    return fast_find_votes_by(ht, mask, *h, tag, low, high,
+                              [=](u64 off) { return fast_kmer_eq_tail(seqs + off, key, k, cut, tail); });
 }
 
 // Lane `lane`'s look-ahead k-mer: how many bases ahead of the walk's it starts (its depth in the

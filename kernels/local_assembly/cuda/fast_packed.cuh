@@ -90,43 +90,16 @@ __device__ __forceinline__ bool fast_same(const u8* seqs, u64 theirs, u64 mine, 
 __device__ __forceinline__ u32 fast_insert_packed(ht_slot* ht, u32 mask, const u8* seqs, const u8* key, int k,
                                                   u64 mine, u32 h, u64 tag)
 {
-    const u64 want = tag | mine;
-    u32 s = h & mask;
-    while (true) {
-        u64 cur = *(volatile u64*)&ht[s].key_ptr;
-        if ((cur & ~LASSM_FAST_OFF_MASK) != tag) {  // empty at this epoch: try to claim it
-            const u64 prev = atomicCAS(&ht[s].key_ptr, cur, want);
-            if (prev == cur) {
-                uint4* q = (uint4*)&ht[s];
-                q[1] = make_uint4(0u, 0u, 0u, 0u);
-                q[2] = make_uint4(0u, 0u, 0u, 0u);
-                return s;
-            }
-            cur = prev;  // another lane claimed it first, at this epoch (only this epoch writes)
-            if ((cur & ~LASSM_FAST_OFF_MASK) != tag) continue;
-        }
-        if (fast_same(seqs, cur & LASSM_FAST_OFF_MASK, mine, key, k)) return s;
-        s = (s + 1u) & mask;
-    }
+    return fast_insert_by(ht, mask, tag | mine, h, tag,
+                          [=](u64 theirs) { return fast_same(seqs, theirs, mine, key, k); });
 }
 
 // fast_find_votes with packed keys.
 __device__ __forceinline__ bool fast_find_votes_packed(const ht_slot* ht, u32 mask, const u8* seqs, const u8* key,
                                                        int k, u64 mine, u32 h, u64 tag, u32* low, u32* high)
 {
-    u32 s = h & mask;
-    while (true) {
-        const uint4* q = (const uint4*)&ht[s];
-        const uint4 head = q[0], lo = q[1], hi = q[2];
-        const u64 cur = ((u64)head.y << 32) | (u64)head.x;
-        if ((cur & ~LASSM_FAST_OFF_MASK) != tag) return false;
-        if (fast_same(seqs, cur & LASSM_FAST_OFF_MASK, mine, key, k)) {
-            low[0] = lo.x, low[1] = lo.y, low[2] = lo.z, low[3] = lo.w;
-            high[0] = hi.x, high[1] = hi.y, high[2] = hi.z, high[3] = hi.w;
-            return true;
-        }
-        s = (s + 1u) & mask;
-    }
+    return fast_find_votes_by(ht, mask, h, tag, low, high,
+                              [=](u64 theirs) { return fast_same(seqs, theirs, mine, key, k); });
 }
 
 __device__ __forceinline__ u32 fast_claim_packed(ht_slot* ht, u32 mask, const u8* seqs, const u8* key, int k,

@@ -102,12 +102,12 @@ __device__ __forceinline__ u32 fast_visited_slots(int max_walk)
     return v;
 }
 
-// Insert-or-find key[0, k) (hash h) in the table of mask + 1 slots at epoch `tag` (already
+// The insert's loop: claim the key word `want` for a k-mer (hash h) in the table of mask + 1 slots at epoch `tag` (already
 // shifted into the top 16 bits); one active lane. A lane that claims a slot zeroes its votes.
-__device__ __forceinline__ u32 fast_insert(ht_slot* ht, u32 mask, const u8* seqs, const u8* key, int k, u32 h,
-                                           u64 tag)
+// same(off) says whether a key word of this epoch (its low 48 bits off) holds the k-mer.
+template <class Same>
+__device__ __forceinline__ u32 fast_insert_by(ht_slot* ht, u32 mask, u64 want, u32 h, u64 tag, Same same)
 {
-    const u64 want = tag | (u64)(key - seqs);
     u32 s = h & mask;
     while (true) {
         u64 cur = *(volatile u64*)&ht[s].key_ptr;
@@ -122,15 +122,25 @@ __device__ __forceinline__ u32 fast_insert(ht_slot* ht, u32 mask, const u8* seqs
             cur = prev;  // another lane claimed it first, at this epoch (only this epoch writes)
             if ((cur & ~LASSM_FAST_OFF_MASK) != tag) continue;
         }
-        if (fast_kmer_eq(seqs + (cur & LASSM_FAST_OFF_MASK), key, k)) return s;
+        if (same(cur & LASSM_FAST_OFF_MASK)) return s;
         s = (s + 1u) & mask;
     }
 }
 
+// Insert-or-find key[0, k) (hash h), its key word the k-mer's offset in the read buffer.
+__device__ __forceinline__ u32 fast_insert(ht_slot* ht, u32 mask, const u8* seqs, const u8* key, int k, u32 h,
+                                           u64 tag)
+{
+    return fast_insert_by(ht, mask, tag | (u64)(key - seqs), h, tag,
+                          [=](u64 off) { return fast_kmer_eq(seqs + off, key, k); });
+}
+
 // The walk's find (one thread): the votes of key[0, k) at epoch `tag`, loaded together with the
 // key word of every slot probed, so that a hit costs one round trip for both; false if absent.
-__device__ __forceinline__ bool fast_find_votes(const ht_slot* ht, u32 mask, const u8* seqs, const u8* key, int k,
-                                                u32 h, u64 tag, u32* low, u32* high)
+// (fast_find_votes_by: same(off) as for fast_insert_by.)
+template <class Same>
+__device__ __forceinline__ bool fast_find_votes_by(const ht_slot* ht, u32 mask, u32 h, u64 tag, u32* low, u32* high,
+                                                   Same same)
 {
     u32 s = h & mask;
     while (true) {
@@ -138,13 +148,20 @@ __device__ __forceinline__ bool fast_find_votes(const ht_slot* ht, u32 mask, con
         const uint4 head = q[0], lo = q[1], hi = q[2];
         const u64 cur = ((u64)head.y << 32) | (u64)head.x;
         if ((cur & ~LASSM_FAST_OFF_MASK) != tag) return false;
-        if (fast_kmer_eq(seqs + (cur & LASSM_FAST_OFF_MASK), key, k)) {
+        if (same(cur & LASSM_FAST_OFF_MASK)) {
             low[0] = lo.x, low[1] = lo.y, low[2] = lo.z, low[3] = lo.w;
             high[0] = hi.x, high[1] = hi.y, high[2] = hi.z, high[3] = hi.w;
             return true;
         }
         s = (s + 1u) & mask;
     }
+}
+
+__device__ __forceinline__ bool fast_find_votes(const ht_slot* ht, u32 mask, const u8* seqs, const u8* key, int k,
+                                                u32 h, u64 tag, u32* low, u32* high)
+{
+    return fast_find_votes_by(ht, mask, h, tag, low, high,
+                              [=](u64 off) { return fast_kmer_eq(seqs + off, key, k); });
 }
 
 // Read-only find (the walk, one lane): the slot of key[0, k) at epoch `tag`, or -1.
