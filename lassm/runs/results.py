@@ -144,8 +144,9 @@ def bench_table(machine: str) -> pd.DataFrame:
     return out.sort_values(["dataset", "protocol"]).reset_index(drop=True)
 
 
-def scaling_table(machine: str) -> pd.DataFrame:
-    """The strong-scaling records of ``machine`` (``scaling__*__gpus<G>``), one row per GPU count.
+def scaling_table(machine: str, dataset: str = "gen-k21x20") -> pd.DataFrame:
+    """The strong-scaling records of ``machine`` on ``dataset`` (``scaling__<dataset>__*__gpus<G>``),
+    one row per GPU count.
 
     Speedups are over the one-GPU record of the same run: ``speedup_wall`` (the whole sharded
     extend: plan, worker runs, transfer back, merge), ``speedup_compute`` (the workers' part) and
@@ -162,9 +163,9 @@ def scaling_table(machine: str) -> pd.DataFrame:
         ``speedup_vs_single_process`` (that over the sharded wall plus the write).
     """
     recs = load_records(machine)
-    rows = recs[recs["run_id"].str.startswith("scaling__")].copy()
+    rows = recs[recs["run_id"].str.startswith(f"scaling__{dataset}__")].copy()
     if rows.empty:
-        raise LassmError(f"no scaling records under data/results/{machine}/")
+        raise LassmError(f"no scaling records of {dataset} under data/results/{machine}/")
     rows = rows.sort_values("gpus").reset_index(drop=True)
     one = rows[rows["gpus"] == 1]
     if one.empty:
