@@ -94,3 +94,19 @@ def test_scaling_facts_name_the_largest_part_and_the_single_process(tmp_path) ->
     older = results.scaling_facts(results.scaling_table("nvidia-h200-x2"))
     assert older["single_sentence"] == "These records hold no single-process time of the same input."
     assert older["files_sentence"] == "These records hold no run whose workers write the output."
+
+
+def test_scaling_other_datasets_are_told_apart() -> None:
+    """The x20 sample's records sit beside gen-k21x20's on the 4-GPU node: the chapter's table keeps
+    one dataset, and the sentence on the others quotes the sample's own files speedup."""
+    from lassm.runs import results
+
+    assert results.scaling_datasets("nvidia-h200-x4") == ["gen-k21x20", "sample-k77x20"]
+    main = results.scaling_table("nvidia-h200-x4")
+    sample = results.scaling_table("nvidia-h200-x4", "sample-k77x20")
+    assert list(main["gpus"]) == list(sample["gpus"]) == [1, 2, 3, 4]
+    assert main["wall_seconds"].iloc[0] != sample["wall_seconds"].iloc[0]
+    text = results.scaling_others_sentence("nvidia-h200-x4")
+    assert text.startswith("On sample-k77x20: ")
+    assert f"{sample['files_speedup_vs_1gpu'].iloc[-1]:.2f} times as fast as one GPU" in text
+    assert results.scaling_others_sentence("nvidia-h200-x2") == "No other dataset was measured on this node."

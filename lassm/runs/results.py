@@ -214,6 +214,22 @@ def scaling_facts(table: pd.DataFrame) -> dict:
     return facts
 
 
+def scaling_datasets(machine: str) -> list[str]:
+    """The datasets with strong-scaling records under ``machine`` (``scaling__<dataset>__...``), sorted."""
+    recs = load_records(machine)
+    ids = recs["run_id"][recs["run_id"].str.startswith("scaling__")]
+    return sorted({rid.split("__")[1] for rid in ids})
+
+
+def scaling_others_sentence(machine: str, main: str = "gen-k21x20") -> str:
+    """What the scaling chapter says of the datasets other than ``main`` measured on ``machine``:
+    each one's :func:`scaling_facts` sentence on the path whose workers write the output."""
+    others = [d for d in scaling_datasets(machine) if d != main]
+    if not others:
+        return "No other dataset was measured on this node."
+    return " ".join(f"On {d}: {scaling_facts(scaling_table(machine, d))['files_sentence']}" for d in others)
+
+
 def sweep_timings(machine: str) -> pd.DataFrame:
     """The sweep's wall time in one process and on ``--cluster local-cuda:N`` (``scaling__sweep__gpus<N>.json``)."""
     import json
