@@ -25,15 +25,11 @@ _INJECTION_ENV = "CUDA_INJECTION64_PATH"
 
 def leaves_early(argv: list[str]) -> bool:
     """Whether a finished ``lassm argv`` may skip the interpreter's clean-up: a one-shot
-    ``extend`` or ``xdrop align`` in this process (no Dask cluster, whose client and workers
-    close at exit), not under a profiler's injection library."""
+    ``extend`` or ``xdrop align`` in this process (:func:`lassm.backends.cuinit.one_shot`), not
+    under a profiler's injection library."""
     import os
 
-    if _INJECTION_ENV in os.environ or not argv:
-        return False
-    if any(a == "--cluster" or a.startswith("--cluster=") for a in argv):
-        return False
-    return argv[0] == "extend" or argv[:2] == ["xdrop", "align"]
+    return _INJECTION_ENV not in os.environ and cuinit.one_shot(argv)
 
 
 def _leave(code: int) -> None:

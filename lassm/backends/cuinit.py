@@ -42,16 +42,21 @@ def _start() -> None:
         pass
 
 
-def wanted(argv: Sequence[str]) -> bool:
-    """Whether ``lassm argv`` will use the CUDA driver in this process: ``extend`` or ``xdrop
-    align`` with ``--backend cuda``, not on a Dask cluster (its workers start their own; a
-    driver started before the cluster forks its processes is one they must not inherit)."""
+def one_shot(argv: Sequence[str]) -> bool:
+    """Whether ``lassm argv`` is ``extend`` or ``xdrop align`` run in this process, not on a Dask
+    cluster (whose workers start their own driver, and whose client closes at exit)."""
     args = list(argv)
-    if not args or args[0] not in ("extend", "xdrop") or os.environ.get("LASSM_CUDA_RUNTIME", "") == "cupy":
+    if not (args[:1] == ["extend"] or args[:2] == ["xdrop", "align"]):
         return False
-    if args[0] == "xdrop" and (len(args) < 2 or args[1] != "align"):
-        return False
-    if any(a == "--cluster" or a.startswith("--cluster=") for a in args):
+    return not any(a == "--cluster" or a.startswith("--cluster=") for a in args)
+
+
+def wanted(argv: Sequence[str]) -> bool:
+    """Whether ``lassm argv`` will use the CUDA driver in this process: a :func:`one_shot`
+    command with ``--backend cuda`` (not on a cluster: a driver started before the cluster forks
+    its processes is one they must not inherit), unless CuPy is asked for."""
+    args = list(argv)
+    if not one_shot(args) or os.environ.get("LASSM_CUDA_RUNTIME", "") == "cupy":
         return False
     return any(a == "--backend=cuda" or (a == "--backend" and b == "cuda") for a, b in zip(args, args[1:] + [""]))
 
