@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -75,15 +74,15 @@ int main(int argc, char **argv) {
 
 
 def run(cmd: list[str], env: dict[str, str]) -> dict[str, float]:
+    """Milliseconds from the start to each step the process printed (``<ns> <step>`` lines, the
+    format of :mod:`lassm.timeline`) and to ``gone``."""
+    from lassm import timeline
+
     started = time.monotonic_ns()
     res = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
     ended = time.monotonic_ns()
-    out: dict[str, float] = {}
-    for line in res.stdout.splitlines():
-        ns, _, what = line.partition(" ")
-        out.setdefault(what, (int(ns) - started) / 1e6)
-    out["gone"] = (ended - started) / 1e6
-    return out
+    stamps = [(int(ns), step) for ns, _, step in (line.partition(" ") for line in res.stdout.splitlines() if line)]
+    return timeline.offsets(started, stamps, ended)
 
 
 def main() -> int:
@@ -98,20 +97,21 @@ def main() -> int:
     variants["python numpyafter_exit, 1 BLAS thread"] = ([py, "-c", _PY, "numpyafter_exit"], {**base, "OPENBLAS_NUM_THREADS": "1"})
     variants["python numpy alone"] = ([py, "-c", "import time; print(time.monotonic_ns(), 'main'); import numpy; print(time.monotonic_ns(), 'numpy')"], base)
     variants["python _exit, 1 connection"] = ([py, "-c", _PY, "_exit"], {**base, "CUDA_DEVICE_MAX_CONNECTIONS": "1"})
-    tmp = Path(tempfile.mkdtemp(prefix="lassm-driver-"))
-    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
-    if Path(nvcc).exists():
-        (tmp / "start.cu").write_text(_C)
-        subprocess.run([nvcc, "-O2", "-o", str(tmp / "start"), str(tmp / "start.cu")], check=True)
-        variants["C runtime, exit"] = ([str(tmp / "start")], base)
-        variants["C runtime, cudaDeviceReset"] = ([str(tmp / "start"), "reset"], base)
-    print(f"median ms from the start over {args.repeats} runs, each step's name first")
-    for name, (cmd, env) in variants.items():
-        run(cmd, env)  # untimed
-        runs = [run(cmd, env) for _ in range(args.repeats)]
-        steps = [k for k in runs[0] if all(k in r for r in runs)]
-        med = sorted(((k, statistics.median(r[k] for r in runs)) for k in steps), key=lambda kv: kv[1])
-        print(f"{name:40s} " + "  ".join(f"{k} {v:.1f}" for k, v in med), flush=True)
+    from lassm.timeline import median_offsets
+
+    with tempfile.TemporaryDirectory(prefix="lassm-driver-") as folder:
+        tmp = Path(folder)
+        nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+        if Path(nvcc).exists():
+            (tmp / "start.cu").write_text(_C)
+            subprocess.run([nvcc, "-O2", "-o", str(tmp / "start"), str(tmp / "start.cu")], check=True)
+            variants["C runtime, exit"] = ([str(tmp / "start")], base)
+            variants["C runtime, cudaDeviceReset"] = ([str(tmp / "start"), "reset"], base)
+        print(f"median ms from the start over {args.repeats} runs, each step's name first")
+        for name, (cmd, env) in variants.items():
+            run(cmd, env)  # untimed
+            med = median_offsets([run(cmd, env) for _ in range(args.repeats)])
+            print(f"{name:40s} " + "  ".join(f"{k} {v:.1f}" for k, v in med), flush=True)
     return 0
 
 

@@ -17,12 +17,9 @@ Usage (GPU node, repository root):
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 COLUMNS = ("machine", "device", "driver", "command", "dataset", "start", "build_seconds", "first_seconds",
@@ -31,12 +28,10 @@ KEY = ("command", "dataset", "start")
 
 
 def _timed(cmd: list[str], env: dict[str, str]) -> float:
-    t0 = time.perf_counter()
-    res = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    seconds = time.perf_counter() - t0
-    if res.returncode != 0:
-        sys.exit(f"{' '.join(cmd[:5])} failed: {res.stderr.strip()[-600:]}")
-    return seconds
+    """Wall seconds of one run (``env`` beside the installed package's; a failure raises)."""
+    from lassm.campaign.originals.timing import run
+
+    return run(cmd, env=env)[0]
 
 
 def main() -> int:
@@ -48,7 +43,7 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=5)
     args = ap.parse_args()
     from lassm import paths
-    from lassm.campaign.originals.timing import gpu_device, installed_env
+    from lassm.campaign.originals.timing import gpu_device
     from lassm.runs import tables
     from lassm.runs.records import git_sha
     from lassm.workloads.local_assembly import datasets, formats
@@ -72,11 +67,11 @@ def main() -> int:
                                                "--xdrop", str(args.xdrop), "--out", str(work / "aligned.parquet")]),
         }
         for label, (_dataset, cmd) in commands.items():  # bytecode and the OS's file cache warmed, untimed,
-            _timed(cmd, {**installed_env(), "LASSM_CACHE": str(work / "cache-untimed")})  # kernel caches apart
+            _timed(cmd, {"LASSM_CACHE": str(work / "cache-untimed")})  # kernel caches apart
         for start in ("empty", "built ahead"):
             for label, (dataset, cmd) in commands.items():
                 cache = work / f"cache-{label.split()[-1]}-{start.split()[0]}"
-                env = {**installed_env(), "LASSM_CACHE": str(cache)}
+                env = {"LASSM_CACHE": str(cache)}
                 build = _timed([*py, "build-kernels"], env) if start == "built ahead" else None
                 first = _timed(cmd, env)
                 warm = [_timed(cmd, env) for _ in range(args.repeats)]
