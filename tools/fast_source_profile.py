@@ -1,23 +1,23 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Where fast's kernel spends its instructions and stalls, per source line, on one dataset (issue 29).
+"""Where fast's kernel spends its instructions and stalls, per SASS instruction, on one dataset (issue 29).
 
 Builds ``fast`` with line information (``--generate-line-info``, in this process only: the cached
 and recorded builds are untouched), runs ``lassm extend`` on the dataset under Nsight Compute
-(the local-assembly kernel's one launch, SourceCounters), then prints the source lines of
-``kernels/local_assembly/cuda/`` with the most warp stall samples and instructions executed.
-A log to commit; nothing is kept.
+(the local-assembly kernel's one launch, SourceCounters), then summarizes the report's SASS page:
+the instructions with the most stall samples, the shares of instructions executed by how many
+lanes were active, and stall samples and instructions per block of ``--block`` consecutive
+instructions. ``--pages`` keeps the SASS page and the CUDA-with-SASS page (which maps them to
+source lines). A log to commit.
 
 Usage (GPU node, repository root): python3 tools/fast_source_profile.py gen-k21x20 --top 40 --pages pages/
-``--summary pages/source-sass.csv`` (anywhere, no GPU) summarizes a kept SASS page instead: the
-instructions with the most stall samples, the shares of instructions executed by how many lanes
-were active, and stall samples and instructions per block of ``--block`` consecutive instructions.
+``--summary pages/source-sass.csv`` (anywhere, no GPU) summarizes a kept SASS page instead.
 """
 from __future__ import annotations
 
 import argparse
 import csv
-import io
+import os
 import subprocess
 import sys
 import tempfile
@@ -90,6 +90,7 @@ def main() -> int:
         return 0
     if not args.dataset:
         ap.error("name a dataset, or --summary a kept page")
+    from lassm import paths
     from lassm.workloads.local_assembly import datasets, formats
 
     ds, k = datasets.load(args.dataset)
@@ -97,14 +98,10 @@ def main() -> int:
         dat, rep = Path(tmp) / "in.dat", Path(tmp) / "fast"
         formats.write_dat(ds, dat)
         env = {"LASSM_CACHE": str(Path(tmp) / "cache")}
-        import os
-
         cmd = [args.ncu, "--kernel-name", "iterative_walks_kernel", "--launch-count", "1", "--section", "SourceCounters",
                "--section", "WarpStateStats", "--import-source", "yes", "-f", "-o", str(rep),
                sys.executable, "-c", _RUN, "extend", str(dat), "--k", str(k), "--backend", "cuda", "--protocol", "fast",
                "--out", str(Path(tmp) / "o.txt")]
-        from lassm import paths
-
         # NVRTC names the program fast.cu: run where that name is the source, so ncu imports it.
         where = paths.kernel_source("local_assembly/cuda/fast.cu").parent
         res = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **env}, cwd=where)
@@ -116,37 +113,14 @@ def main() -> int:
                 got = subprocess.run([args.ncu, "-i", f"{rep}.ncu-rep", "--page", "source", "--csv", "--print-source", mode],
                                      capture_output=True, text=True)
                 (keep / f"source-{mode.replace(',', '-')}.csv").write_text(got.stdout + got.stderr)
-        page = subprocess.run([args.ncu, "-i", f"{rep}.ncu-rep", "--page", "source", "--csv", "--print-source", "cuda"],
+        sass = subprocess.run([args.ncu, "-i", f"{rep}.ncu-rep", "--page", "source", "--csv", "--print-source", "sass"],
                               capture_output=True, text=True)
-        if page.returncode != 0:
-            print(page.stderr[-3000:])
-            page = subprocess.run([args.ncu, "-i", f"{rep}.ncu-rep", "--page", "details", "--print-details", "all"],
-                                  capture_output=True, text=True)
-            print(page.stdout[-12000:])
+        if sass.returncode != 0:
+            print(sass.stderr[-3000:])
             return 1
-        text = page.stdout
-        print(f"source page: {len(text)} characters", flush=True)
-        rows = list(csv.reader(io.StringIO(text)))
-        head_at = next((i for i, r in enumerate(rows) if r and any("Source" in c for c in r)), None)
-        if head_at is None:
-            print(text[:6000])
-            return 1
-        head = rows[head_at]
-        print("columns:", head)
-        body = [r for r in rows[head_at + 1:] if len(r) == len(head)]
-
-        def num(r: list[str], name: str) -> float:
-            i = next((j for j, c in enumerate(head) if c.startswith(name)), None)
-            try:
-                return float(r[i].replace(",", "")) if i is not None and r[i] else 0.0
-            except ValueError:
-                return 0.0
-
-        for key in ("Warp Stall Sampling (All Samples)", "Instructions Executed"):
-            total = sum(num(r, key) for r in body) or 1.0
-            print(f"\n== top lines by {key} (share of the kernel's)")
-            for r in sorted(body, key=lambda r: -num(r, key))[:args.top]:
-                print(f"{num(r, key) / total:6.1%}  " + " | ".join(c.strip()[:110] for c in r[:2]))
+        page = Path(tmp) / "source-sass.csv"
+        page.write_text(sass.stdout)
+        print(summary(page, args.top, args.block))
     return 0
 
 
