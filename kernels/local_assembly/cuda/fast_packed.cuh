@@ -74,10 +74,6 @@ __device__ __forceinline__ u32 fast_key_hash(const u8* key, int k, u64 p)
     return p != LASSM_FAST_NOT_PACKED ? fast_hash_packed(p) : fast_hash(key, k);
 }
 
-// The insert of one k-mer in the read buffer (what fast_insert_round's lane does with it).
-__device__ __forceinline__ u32 fast_claim_packed(ht_slot* ht, u32 mask, const u8* seqs, const u8* key, int k,
-                                                 u64 tag);
-
 // Whether a key word of this epoch (its low bits theirs) holds the k-mer at key (its low bits
 // mine): packed on either side, equal bits; two offsets, equal bytes.
 __device__ __forceinline__ bool fast_same(const u8* seqs, u64 theirs, u64 mine, const u8* key, int k)
@@ -102,6 +98,7 @@ __device__ __forceinline__ bool fast_find_votes_packed(const ht_slot* ht, u32 ma
                               [=](u64 theirs) { return fast_same(seqs, theirs, mine, key, k); });
 }
 
+// The insert of one k-mer in the read buffer (what fast_insert_round's lane does with it).
 __device__ __forceinline__ u32 fast_claim_packed(ht_slot* ht, u32 mask, const u8* seqs, const u8* key, int k,
                                                  u64 tag)
 {
