@@ -209,8 +209,11 @@ def test_added_builds_add_a_change() -> None:
     for name, variant in nvrtc.VARIANTS.items():
         assert variant.undoes.startswith("nothing: adds") == (name in nvrtc.ADDED), name
     for name in nvrtc.ADDED:
-        assert nvrtc.VARIANTS[name] == dataclasses.replace(nvrtc.VARIANTS["fast"], defines=nvrtc.VARIANTS[name].defines,
-                                                           undoes=nvrtc.VARIANTS[name].undoes), name
+        v = nvrtc.VARIANTS[name]
+        assert v == dataclasses.replace(nvrtc.VARIANTS["fast"], defines=v.defines, undoes=v.undoes,
+                                        shared_walk=v.shared_walk, lane_walks=v.lane_walks), name
+        # only the lane walks (change 14) move the walk buffers to global memory, as their source needs
+        assert v.shared_walk == (v.lane_walks is None), name
     for bad in (("-DLASSM_FAST_SPEC_WALK=3",), ("-DLASSM_FAST_SPEC_WALK=1", "-DLASSM_FAST_SCAN=1"),
                 ("-DLASSM_FAST_SPEC_WALK=2", "-DLASSM_FAST_TEAM_LANES=16"),
                 ("-DLASSM_FAST_SPEC_WALK=1", "-DLASSM_FAST_TEAM_LANES=4")):
@@ -218,6 +221,23 @@ def test_added_builds_add_a_change() -> None:
             nvrtc.compile_build("fast", "compute_90", extra=bad)
     ptx, _ = nvrtc.compile_build("fast-spec", "compute_90", extra=("-DLASSM_FAST_TEAM_LANES=8",))  # 5 lanes of 8
     assert f".entry {nvrtc.ENTRY}" in ptx
+
+
+@needs_nvrtc
+def test_lane_walks_refuse_what_they_cannot_run() -> None:
+    """Change 14 (fast-lanes*): a warp's lanes walk its ends, so the source refuses shared walk
+    buffers, teams narrower than a warp, other knobs, and more ends than lanes; the host launches
+    as many ends to a warp as the build walks."""
+    for bad in (("-DLASSM_FAST_LANE_WALKS=8",),
+                ("-DLASSM_FAST_LANE_WALKS=8", "-DLASSM_FAST_GLOBAL_WALK=1", "-DLASSM_FAST_TEAM_LANES=16"),
+                ("-DLASSM_FAST_LANE_WALKS=8", "-DLASSM_FAST_GLOBAL_WALK=1", "-DLASSM_FAST_SPEC_WALK=1"),
+                ("-DLASSM_FAST_LANE_WALKS=33", "-DLASSM_FAST_GLOBAL_WALK=1")):
+        with pytest.raises(nvrtc.NvrtcError, match="lane walks|LASSM_FAST_LANE_WALKS"):
+            nvrtc.compile_build("fast", "compute_90", extra=bad)
+    assert nvrtc.VARIANTS["fast-lanes8"].ends_per_warp(32) == 8
+    assert nvrtc.VARIANTS["fast-lanes32"].ends_per_warp(64) == 32
+    with pytest.raises(ValueError, match="lane_walks"):
+        nvrtc.VARIANTS["fast-lanes32"].ends_per_warp(16)
 
 
 @needs_nvrtc

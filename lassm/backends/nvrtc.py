@@ -59,12 +59,19 @@ class Variant:
     #: Lanes of a warp team (``-DLASSM_FAST_TEAM_LANES``): a warp walks ``warp size / team_lanes``
     #: contig ends at once; None for a whole warp per end.
     team_lanes: int | None = None
+    #: Contig ends to a warp whose lanes walk them at once (``-DLASSM_FAST_LANE_WALKS``, change 14;
+    #: a warp team's inserts and scans take the ends in turn); None for one end to a warp team.
+    lane_walks: int | None = None
     #: What this build undoes, for tables and the book ('' for fast itself; "nothing: adds ..."
     #: for a build of :data:`ADDED`).
     undoes: str = ""
 
     def ends_per_warp(self, warp_size: int) -> int:
         """Contig ends one warp walks at once on a device of ``warp_size`` lanes."""
+        if self.lane_walks is not None:
+            if not 1 <= int(self.lane_walks) <= int(warp_size):
+                raise ValueError(f"lane_walks = {self.lane_walks}: from 1 to the warp's {warp_size} lanes")
+            return int(self.lane_walks)
         if self.team_lanes is None:
             return 1
         lanes, ws = int(self.team_lanes), int(warp_size)
@@ -112,8 +119,12 @@ VARIANTS: dict[str, Variant] = {
     "fast-packed": replace(_FAST, defines=("-DLASSM_FAST_PACKED_KEYS=1",),
                            undoes="nothing: adds change 13, keys holding a k-mer of at most 23 bases itself"),
 }
+for _w in (8, 32):  # change 14: the lanes of a warp walk 8 or 32 ends at once (global walk buffers)
+    VARIANTS[f"fast-lanes{_w}"] = replace(
+        _FAST, defines=("-DLASSM_FAST_GLOBAL_WALK=1", f"-DLASSM_FAST_LANE_WALKS={_w}"), shared_walk=False,
+        lane_walks=_w, undoes=f"nothing: adds change 14, {_w} ends to a warp whose lanes walk them at once")
 #: The variants that add a change to fast rather than undo one (not part of the ablation).
-ADDED: tuple[str, ...] = ("fast-spec", "fast-spec2", "fast-earlyvotes", "fast-packed")
+ADDED: tuple[str, ...] = ("fast-spec", "fast-spec2", "fast-earlyvotes", "fast-packed", "fast-lanes8", "fast-lanes32")
 #: Everything the CUDA backend can build, name -> the protocol macro: the protocols, then the variants.
 BUILDS: dict[str, str] = {**PROTOCOLS, **{name: v.macro for name, v in VARIANTS.items()}}
 #: Virtual architectures checked: Ampere (A100) and Hopper (H100/H200).

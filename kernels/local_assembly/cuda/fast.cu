@@ -60,6 +60,8 @@
 //     overlap the claim's round trip instead of following it.
 // 13. LASSM_FAST_PACKED_KEYS=1 (fast-packed): a k-mer of at most 23 bases, all A, C, G or T, is
 //     its own key, two bits a base (fast_packed.cuh), so a find compares the key word alone.
+// 14. LASSM_FAST_LANE_WALKS=W (fast-lanes*): W contig ends to a warp, which inserts and scans for
+//     each in turn; then its lanes walk their ends with the table at once (fast_lanes.cuh).
 // (Measured on the H100 in session 30: none of 11 to 13 made fast faster at k = 21 and scale;
 // book/fast-kernel.md says what each gave.)
 // (Warp teams of fewer lanes, LASSM_FAST_TEAM_LANES in fast_team.cuh, are a knob that was measured
@@ -112,6 +114,10 @@
 // Keys that hold a short k-mer itself (change 13, fast_packed.cuh): 0 (off, fast) or 1.
 #ifndef LASSM_FAST_PACKED_KEYS
 #define LASSM_FAST_PACKED_KEYS 0
+#endif
+// Contig ends to a warp whose lanes walk them at once (change 14): 0 (off, fast), or 1 to WARP_SIZE.
+#ifndef LASSM_FAST_LANE_WALKS
+#define LASSM_FAST_LANE_WALKS 0
 #endif
 #if LASSM_FAST_PACKED_KEYS && (LASSM_FAST_SPEC_WALK || LASSM_FAST_SCAN)
 #error "packed keys (change 13) are built with neither the look-ahead walk nor the vote scan"
@@ -613,6 +619,8 @@ __device__ void fast_end(const Team<BLOCK>& team, i64 e, FastShared sh, const u8
     }
 }
 
+#include "fast_lanes.cuh"  // change 14: after fast_end, whose pieces it calls
+
 // The kernel, the faithful one's arguments (see there) plus n_team: blocks 0 .. n_team-1 each
 // walk contig end blockIdx.x as one team (the host puts the ends with the most read bases first);
 // every later block gives each of its warp teams one end (LASSM_FAST_ENDS_PER_WARP per warp), from
@@ -640,6 +648,17 @@ extern "C" __global__ void iterative_walks_kernel(
     const int t = w * LASSM_FAST_ENDS_PER_WARP + (int)(threadIdx.x % WARP_SIZE) / LASSM_FAST_TEAM_LANES;
 #endif
     const bool block_team = (int)blockIdx.x < n_team;
+#if LASSM_FAST_LANE_WALKS
+    if (!block_team) {  // change 14: LASSM_FAST_LANE_WALKS ends to each warp of the other blocks
+        const i64 e0 = (i64)n_team + (((i64)blockIdx.x - n_team) * nw + w) * LASSM_FAST_LANE_WALKS;
+        if (e0 < n_ends)
+            fast_lane_ends(Team<false>(nullptr), e0, (int)min((i64)LASSM_FAST_LANE_WALKS, (i64)n_ends - e0), ctg_seqs,
+                           ctg_off, depths, rd_seqs, rd_quals, rd_off, rd_cnt_off, ht, ht_off, visited, walk_tmp, walks,
+                           walk_len, final_k, term, n_k, steps, insertions, start_insertions, start_k, max_walk,
+                           qual_offset, walk_stride);
+        return;
+    }
+#endif
     const i64 e = block_team ? (i64)blockIdx.x : (i64)n_team + ((i64)blockIdx.x - n_team) * nt + t;
     if (e >= n_ends) return;  // whole warp teams only: a block team's end exists
     const u32 vslots = fast_visited_slots(max_walk);
