@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from pathlib import Path
 from typing import IO, Sequence
 
@@ -373,15 +374,32 @@ def write_extended(ext: Extension, path: str | os.PathLike) -> None:
         extended_into(ext, fh)
 
 
+#: Contigs from which a process that has not imported numba yet imports it to write the output
+#: (:mod:`.extended_jit`): the import (about 0.3 s) then costs less than the Python writer's
+#: microsecond a line. A process that has numba loaded already uses it for any output.
+EXTENDED_JIT_MIN_CONTIGS = 400_000
+
+
 def extended_into(ext: Extension, fh: IO[bytes]) -> int:
     """Writes the output lines of ``ext`` to an open file; returns the bytes written.
 
-    The one formatter of the output: a shard of a sharded run writes its block of the file
-    with it (:func:`lassm.runs.shard_files.extend_to_files`), so the blocks put end to end are
-    the single run's file byte for byte.
+    The one entry to the output's writers: a shard of a sharded run writes its block of the
+    file with it (:func:`lassm.runs.shard_files.extend_to_files`), so the blocks put end to end
+    are the single run's file byte for byte. The compiled writer (:mod:`.extended_jit`) writes
+    the lines where numba is loaded or the output is large, :func:`.dat_bulk.extended_blocks`
+    elsewhere (and wherever ``LASSM_PY_WRITER`` is set); both write the same bytes.
     """
+    blocks = None
+    if os.environ.get("LASSM_PY_WRITER") is None and ("numba" in sys.modules
+                                                      or ext.dataset.n_contigs >= EXTENDED_JIT_MIN_CONTIGS):
+        try:
+            from . import extended_jit
+        except ImportError:  # numba is absent: a GPU node may lack it
+            pass
+        else:
+            blocks = extended_jit.extended_blocks(ext, dat_bulk.WRITE_BLOCK)
     size = 0
-    for block in dat_bulk.extended_blocks(ext):
+    for block in blocks or dat_bulk.extended_blocks(ext):
         fh.write(block)
         size += len(block)
     return size
