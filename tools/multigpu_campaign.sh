@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Multi-GPU campaign of one lent node, in one call (< 9 min): strong scaling of the sharded
 # extension (lassm.runs.distributed.extend_sharded) on 1..N GPUs of gen-k21x20 (20x Table II, k = 21,
-# cuda backend, casptr), each merged output checked against the 1-GPU output (and that one
+# cuda backend, $PROTOCOL: casptr unless set), each merged output checked against the 1-GPU output (and that one
 # against the CPU oracle), recorded as run records with gpus = 1..N; then the sweep's wall time
 # with and without `--cluster local-cuda`. Results: data/results/<machine>/ -> $OUT/results.tgz.
 # The scaling step also times, in the same call, a plain single-process `lassm extend` of the
@@ -16,11 +16,12 @@
 #
 # Needs wheelhouse-dask/ (dask + distributed wheels, cp312) carried with the tree, and numba on
 # the node (or in wheelhouse/). Usage, repository root:  bash tools/multigpu_campaign.sh
-# Knobs: NGPU (default: all), REPEAT (timed runs per GPU count, default 3), DATASET, STEPS.
+# Knobs: NGPU (default: all), REPEAT (timed runs per GPU count, default 3), DATASET, STEPS, PROTOCOL.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 STEPS=${STEPS:-"scaling sweep"}
 DATASET=${DATASET:-gen-k21x20}
+PROTOCOL=${PROTOCOL:-casptr}
 REPEAT=${REPEAT:-3}
 SWEEP=${SWEEP:-gen-k21,gen-k33,gen-k55,gen-k77}
 export PYTHONUNBUFFERED=1 NCCL_NVLS_ENABLE=0 PYTHONPATH=$PWD LASSM_GIT_SHA=${LASSM_GIT_SHA:-unknown}
@@ -32,7 +33,7 @@ python3 -c "import dask, distributed, numba, cupy; print('dask', dask.__version_
 nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv | tee "$OUT/nvidia-smi.txt"
 NGPU=${NGPU:-$(nvidia-smi -L | grep -c '^GPU ')}
 SWEEP_GPUS=${SWEEP_GPUS:-$NGPU}
-export NGPU SWEEP
+export NGPU SWEEP PROTOCOL
 # The machine folder: GPU name (from a subprocess, so this shell's python keeps no CUDA context).
 MACHINE=${LASSM_MACHINE:-$(python3 -c "from lassm.runs import records; from lassm.backends import cuda; print(records.slug(cuda.device_name()))")}
 export LASSM_MACHINE=$MACHINE
@@ -51,6 +52,8 @@ from lassm.runs import distributed as D, records, shard_files as F
 from lassm.workloads.local_assembly.config import Params
 from lassm.runs.extend import extend
 from lassm.workloads.local_assembly.result import Extension, SideResult
+
+PROTOCOL = os.environ.get("PROTOCOL", "casptr")  # the kernel build every step runs
 
 def tiled(side: SideResult, times: int) -> SideResult:
     out = SideResult.empty(len(side.walk_len) * times, side.max_walk)
@@ -76,7 +79,7 @@ def profile_shard(source: tuple, index: np.ndarray, params: dict, top: int) -> s
     data = D._load(*source)[0].subset(index)
     prof = cProfile.Profile()
     prof.enable()
-    extend(data, Params(**params), backend="cuda", protocol="casptr")
+    extend(data, Params(**params), backend="cuda", protocol=PROTOCOL)
     prof.disable()
     buf = io.StringIO()
     pstats.Stats(prof, stream=buf).sort_stats("tottime").print_stats(top)
@@ -104,7 +107,7 @@ def main() -> None:
     inp, single_out, sharded_out = f"/tmp/lassm_scaling_{name}.parquet", "/tmp/lassm_single.txt", "/tmp/lassm_sharded.txt"
     files_out = "/tmp/lassm_files.txt"
     formats.write_dataset(ds, inp)
-    cmd = [sys.executable, "-m", "lassm.cli", "extend", inp, "--k", str(k), "--backend", "cuda", "--protocol", "casptr",
+    cmd = [sys.executable, "-m", "lassm.cli", "extend", inp, "--k", str(k), "--backend", "cuda", "--protocol", PROTOCOL,
            "--out", single_out]
     single = whole_runs(cmd, repeat)
     single_digest = digest(single_out)
@@ -114,19 +117,19 @@ def main() -> None:
     with D.connect(f"local-cuda:{n_gpu}") as client:
         workers = D.workers_of(client)
         t0 = time.perf_counter()
-        for w in D.warm(client, params, "cuda", source=(name, k), protocol="casptr"):
+        for w in D.warm(client, params, "cuda", source=(name, k), protocol=PROTOCOL):
             print("warm", w, flush=True)
         print(f"warmed {len(workers)} workers in {time.perf_counter() - t0:.1f} s", flush=True)
         ref = None
         for g in range(1, n_gpu + 1):
             plan = D.plan_shards(ds, g)
             # Untimed pass: each worker cuts its shard once (cached) and the output is checked.
-            ext = D.extend_sharded(ds, params, "cuda", client, plan, workers=workers[:g], source=(name, k), protocol="casptr")
+            ext = D.extend_sharded(ds, params, "cuda", client, plan, workers=workers[:g], source=(name, k), protocol=PROTOCOL)
             walls, kernels, crit, writes = [], [], [], []
             phases = {key: [] for key in ("plan_seconds", "compute_wall_seconds", "merge_seconds")}
             for _ in range(repeat):
                 ext = D.extend_sharded(ds, params, "cuda", client, plan, workers=workers[:g], source=(name, k),
-                                       protocol="casptr")
+                                       protocol=PROTOCOL)
                 t0 = time.perf_counter()
                 formats.write_extended(ext, sharded_out)
                 writes.append(time.perf_counter() - t0)
@@ -138,9 +141,9 @@ def main() -> None:
             # The path of `lassm extend --cluster`: contiguous ranges, each worker writes its block of
             # the output, this process joins the parts; timed whole, the file included.
             F.extend_to_files(ds, params, "cuda", client, files_out, workers=workers[:g], source=(name, k),
-                              protocol="casptr")  # untimed: each worker cuts its range once (cached)
+                              protocol=PROTOCOL)  # untimed: each worker cuts its range once (cached)
             files = [F.extend_to_files(ds, params, "cuda", client, files_out, workers=workers[:g], source=(name, k),
-                                       protocol="casptr") for _ in range(repeat)]
+                                       protocol=PROTOCOL) for _ in range(repeat)]
             files_walls = [f["wall_seconds"] for f in files]
             diffs = ext.compare(oracle)
             out_digest = records.output_digest(ext)
@@ -173,7 +176,7 @@ def main() -> None:
             if diffs:
                 extra["cpu_differences"] = diffs
             summary = records.summarize(ext, name, not diffs, command, machine=machine, extra=extra)
-            run_id = f"scaling__{records.run_id_for(name, k, 'cuda', 'casptr')}__gpus{g}"
+            run_id = f"scaling__{records.run_id_for(name, k, 'cuda', PROTOCOL)}__gpus{g}"
             records.write_record(summary, ext, run_id=run_id)
             print(f"gpus={g}: wall {statistics.median(walls):.3f} s (runs {[round(w, 3) for w in walls]}) = plan "
                   f"{extra['plan_seconds']:.3f} + compute {extra['compute_wall_seconds']:.3f} + merge "
@@ -205,7 +208,7 @@ PY
       ;;
     sweep)
       log "sweep wall time: one process vs --cluster local-cuda:$NGPU (records kept apart under /tmp)"
-      ARGS="--datasets $SWEEP --backends cuda --protocols casptr --force --quiet"
+      ARGS="--datasets $SWEEP --backends cuda --protocols $PROTOCOL --force --quiet"
       t0=$(date +%s.%N)
       LASSM_RESULTS=/tmp/sweep-direct timeout 200 python3 -m lassm.cli run $ARGS 2>&1 | tail -12
       rc1=${PIPESTATUS[0]}; t1=$(date +%s.%N)
@@ -222,7 +225,7 @@ from lassm.runs import records
 t0, t1, tc, t2 = map(float, sys.argv[1:5])
 machine = os.environ["LASSM_MACHINE"]
 out = {"machine": machine, "gpus": int(os.environ["NGPU"]), "datasets": os.environ["SWEEP"].split(","),
-       "backend": "cuda", "protocol": "casptr", "direct_wall_seconds": t1 - t0, "cluster_wall_seconds": t2 - tc,
+       "backend": "cuda", "protocol": os.environ["PROTOCOL"], "direct_wall_seconds": t1 - t0, "cluster_wall_seconds": t2 - tc,
        "direct_rc": int(sys.argv[5]), "cluster_rc": int(sys.argv[6]),
        "note": "wall clock of the whole `lassm run` (dataset generation, CPU oracle, CUDA compile, records)",
        "git_sha": records.git_sha(), "versions": records.versions()}

@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Whether the shards of a sharded extend slow each other down without Dask (issue 30).
+
+``shard_files.plan_ranges``' N shards of a dataset, each extended and written (its block of the
+output) by a process of its own on a GPU of its own: first the whole input as one shard, then each
+shard alone, then all N at once. Each process loads its range, runs it once untimed (kernels
+built, memory pools warm), waits for the parent's signal, and times ``--repeat`` extensions and
+writes. If a shard alone takes about 1/N of the whole and the N together take longer, what the
+processes share on the node (CPU, memory, PCIe) holds the sharded run back, not Dask; if together
+they are as fast as alone, the difference lies in the Dask workers. Printed only (a log to commit).
+
+Usage (GPU node with N GPUs, repository root):
+    PYTHONPATH=$PWD python3 tools/shard_contention.py gen-k21x20 --gpus 4 --protocol casptr
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def child(path: str, k: int, a: int, b: int, backend: str, protocol: str, repeat: int, go: str) -> None:
+    """One shard's process: load, warm up, wait for ``go``, time; prints one JSON line."""
+    from lassm.runs.extend import extend
+    from lassm.workloads.local_assembly import formats
+    from lassm.workloads.local_assembly.config import Params
+
+    ds = formats.read_dataset(path)
+    part, params = ds.slice(a, b), Params(k=k)
+    out = f"{path}.{a}.out"
+
+    def once() -> tuple[float, float]:
+        t0 = time.perf_counter()
+        ext = extend(part, params, backend=backend, **({"protocol": protocol} if backend == "cuda" else {}))
+        t1 = time.perf_counter()
+        with open(out, "wb") as fh:
+            formats.extended_into(ext, fh)
+        return t1 - t0, time.perf_counter() - t1
+
+    once()
+    print("ready", flush=True)
+    while not os.path.exists(go):
+        time.sleep(0.001)
+    runs = [once() for _ in range(repeat)]
+    os.unlink(out)
+    print(json.dumps({"contigs": b - a, "extend": statistics.median(r[0] for r in runs),
+                      "write": statistics.median(r[1] for r in runs)}), flush=True)
+
+
+def run(path: str, k: int, shards: list[tuple[int, int, str]], backend: str, protocol: str, repeat: int) -> list[dict]:
+    """Runs one process per (a, b, gpu), starting their timed runs together once every one has
+    warmed up; returns their figures in that order."""
+    go = tempfile.mktemp(prefix="lassm-go-")
+    procs = [subprocess.Popen([sys.executable, __file__, "--child", path, str(k), str(a), str(b), backend, protocol, str(repeat), go],
+                              stdout=subprocess.PIPE, text=True, env={**os.environ, "CUDA_VISIBLE_DEVICES": gpu})
+             for a, b, gpu in shards]
+    try:
+        for p in procs:  # each says "ready" after its untimed run
+            if p.stdout.readline().strip() != "ready":
+                raise SystemExit(f"a shard's process ended before its timed runs (exit {p.wait()})")
+        Path(go).touch()
+        return [json.loads(p.stdout.read().strip().splitlines()[-1]) for p in procs]
+    finally:
+        for p in procs:
+            p.wait()
+        if os.path.exists(go):
+            os.unlink(go)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("dataset", nargs="?")
+    ap.add_argument("--gpus", type=int, default=4)
+    ap.add_argument("--protocol", default="casptr")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--backend", default="cuda", help="cuda, or cpu to try the tool without a GPU")
+    ap.add_argument("--child", nargs=8, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        path, k, a, b, backend, protocol, repeat, go = args.child
+        child(path, int(k), int(a), int(b), backend, protocol, int(repeat), go)
+        return
+    from lassm.runs import shard_files
+    from lassm.workloads.local_assembly import datasets, formats
+
+    ds, k = datasets.load(args.dataset)
+    path = str(Path(tempfile.gettempdir()) / f"lassm-contention-{args.dataset}.parquet")
+    formats.write_dataset(ds, path)
+    ranges = shard_files.as_ranges(shard_files.plan_ranges(ds, args.gpus))
+    print(f"{args.dataset}: {ds.n_contigs} contigs, {args.protocol}, shards {ranges}", flush=True)
+    whole = run(path, k, [(0, ds.n_contigs, "0")], args.backend, args.protocol, args.repeat)[0]
+    print(f"whole on GPU 0: extend {whole['extend']:.3f} s, write {whole['write']:.3f} s", flush=True)
+    alone = [run(path, k, [(a, b, str(i))], args.backend, args.protocol, args.repeat)[0] for i, (a, b) in enumerate(ranges)]
+    together = run(path, k, [(a, b, str(i)) for i, (a, b) in enumerate(ranges)], args.backend, args.protocol,
+                   args.repeat)
+    for i, (one, all_) in enumerate(zip(alone, together)):
+        print(f"shard {i} ({one['contigs']} contigs): alone extend {one['extend']:.3f} write {one['write']:.3f}; "
+              f"together extend {all_['extend']:.3f} write {all_['write']:.3f}", flush=True)
+    slowest = max(t["extend"] + t["write"] for t in together)
+    print(f"whole / slowest shard together: {(whole['extend'] + whole['write']) / slowest:.2f}x; "
+          f"whole / slowest shard alone: {(whole['extend'] + whole['write']) / max(t['extend'] + t['write'] for t in alone):.2f}x",
+          flush=True)
+    os.unlink(path)
+
+
+if __name__ == "__main__":
+    main()
