@@ -338,3 +338,17 @@ def test_a_slice_is_the_subset_of_its_range(small):
             for name in ("seqs", "quals", "offsets", "contig_offsets"):
                 assert np.array_equal(getattr(getattr(one, side), name), getattr(getattr(two, side), name)), (side, name)
             assert getattr(one, side).ids == getattr(two, side).ids
+
+
+def test_lassms_own_workers_run_without_the_sampling_profiler() -> None:
+    """``--cluster local`` starts workers whose statistical profiler is off (QUIET_WORKERS), and
+    leaves this process's Dask configuration as it was."""
+    import dask
+
+    before = dask.config.get("distributed.worker.profile.enabled")
+    with distributed.connect("local:1") as c:
+        c.wait_for_workers(1, timeout=60)
+        seen = c.run(lambda dask_worker: (dask.config.get("distributed.worker.profile.enabled"),
+                                          "profile" in dask_worker.periodic_callbacks))
+    assert before is True and dask.config.get("distributed.worker.profile.enabled") is True
+    assert list(seen.values()) == [(False, False)]

@@ -110,3 +110,25 @@ def test_scaling_other_datasets_are_told_apart() -> None:
     assert text.startswith("On sample-k77x20: ")
     assert f"{sample['files_speedup_vs_1gpu'].iloc[-1]:.2f} times as fast as one GPU" in text
     assert results.scaling_others_sentence("nvidia-h200-x2") == "No other dataset was measured on this node."
+
+
+def test_shard_contention_reads_the_tools_figures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bare shards' bound (tools/shard_contention.py's JSON): the whole over the slowest shard
+    at once, and a sentence quoting it; a machine without the file says so."""
+    import json
+
+    from lassm.runs import results
+
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
+    assert results.shard_contention("m") is None
+    assert results.contention_sentence("m") == "No run of the shards of gen-k21x20 without Dask was measured on this node."
+    (tmp_path / "m").mkdir()
+    doc = {"gpus": 2, "protocol": "casptr", "whole": {"extend": 1.0, "write": 0.2},
+           "alone": [{"extend": 0.4, "write": 0.1}, {"extend": 0.3, "write": 0.1}],
+           "together": [{"extend": 0.45, "write": 0.15}, {"extend": 0.5, "write": 0.1}]}
+    (tmp_path / "m" / "shard-contention__gen-k21x20.json").write_text(json.dumps(doc))
+    c = results.shard_contention("m")
+    assert c["whole_seconds"] == pytest.approx(1.2) and c["together_seconds"] == pytest.approx(0.6)
+    assert c["alone_seconds"] == pytest.approx(0.5) and c["bare_speedup"] == pytest.approx(2.0)
+    text = results.contention_sentence("m")
+    assert "at most 0.60 s when all run at once (0.50 s alone)" in text and "2.00 times as fast" in text

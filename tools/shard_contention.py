@@ -73,6 +73,32 @@ def run(path: str, k: int, shards: list[tuple[int, int, str]], backend: str, pro
             os.unlink(go)
 
 
+def write_json(args: argparse.Namespace, contigs: int, ranges: list, whole: dict, alone: list, together: list) -> None:
+    """The figures, with where and how they were measured, as ``shard-contention__<dataset>.json``
+    under the machine's results folder (atomically), for :func:`lassm.runs.results.shard_contention`."""
+    from lassm.atomic import atomic_open
+    from lassm.paths import results_dir
+    from lassm.runs import records
+
+    device = driver = ""
+    if args.backend == "cuda":
+        from lassm.backends import cuda
+
+        info = cuda.device_info()  # after the shards' processes: this one's context costs them nothing
+        device, driver = str(info["device"]), str(info["driver"])
+    doc = {"dataset": args.dataset, "contigs": contigs, "backend": args.backend, "protocol": args.protocol,
+           "gpus": args.gpus, "repeat": args.repeat, "shards": ranges, "whole": whole, "alone": alone,
+           "together": together, "device": device, "driver": driver, "machine": args.machine,
+           "git_sha": records.git_sha(), "versions": records.versions(),
+           "command": " ".join(["python3 tools/shard_contention.py", *sys.argv[1:]]),
+           "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    dest = results_dir(args.machine) / f"shard-contention__{args.dataset}.json"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_open(dest, "w") as fh:
+        json.dump(doc, fh, indent=1)
+    print(f"-> {dest}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dataset", nargs="?")
@@ -80,6 +106,7 @@ def main() -> None:
     ap.add_argument("--protocol", default="casptr")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--backend", default="cuda", help="cuda, or cpu to try the tool without a GPU")
+    ap.add_argument("--machine", default="", help="also write data/results/MACHINE/shard-contention__DATASET.json")
     ap.add_argument("--child", nargs=8, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -102,6 +129,8 @@ def main() -> None:
     for i, (one, all_) in enumerate(zip(alone, together)):
         print(f"shard {i} ({one['contigs']} contigs): alone extend {one['extend']:.3f} write {one['write']:.3f}; "
               f"together extend {all_['extend']:.3f} write {all_['write']:.3f}", flush=True)
+    if args.machine:
+        write_json(args, ds.n_contigs, ranges, whole, alone, together)
     slowest = max(t["extend"] + t["write"] for t in together)
     print(f"whole / slowest shard together: {(whole['extend'] + whole['write']) / slowest:.2f}x; "
           f"whole / slowest shard alone: {(whole['extend'] + whole['write']) / max(t['extend'] + t['write'] for t in alone):.2f}x",

@@ -116,6 +116,12 @@ def _gpu_cluster(n: int | None) -> Any:
                        name="lassm-local-cuda")
 
 
+#: Dask settings of the workers lassm starts on this node: no statistical profiler, which wakes
+#: every 10 ms to take a worker's GIL and walk the running task's stack, for a dashboard lassm
+#: never reads, while the task's Python (its output's formatting) needs that GIL.
+QUIET_WORKERS = {"distributed.worker.profile.enabled": False}
+
+
 @contextlib.contextmanager
 def connect(spec: str, quiet: bool = False) -> Iterator[Any]:
     """A Dask client for a ``--cluster`` value; a cluster it started is closed on exit (Slurm's
@@ -140,15 +146,18 @@ def connect(spec: str, quiet: bool = False) -> Iterator[Any]:
         n = int(count) if count else None
     except ValueError:
         raise LassmError(f"--cluster {spec!r}: the worker count after ':' must be an integer") from None
-    if kind == "local":
-        from distributed import LocalCluster
-
-        cluster = LocalCluster(n_workers=n or min(4, os.cpu_count() or 1), threads_per_worker=1,
-                               processes=True, dashboard_address=":0")
-    elif kind == "local-cuda":
-        cluster = _gpu_cluster(n)
-    else:
+    if kind not in ("local", "local-cuda"):
         raise LassmError(f"--cluster {spec!r}: {CLUSTER_HELP}")
+    import dask
+
+    with dask.config.set(QUIET_WORKERS):  # the workers' nannies take this configuration along
+        if kind == "local":
+            from distributed import LocalCluster
+
+            cluster = LocalCluster(n_workers=n or min(4, os.cpu_count() or 1), threads_per_worker=1,
+                                   processes=True, dashboard_address=":0")
+        else:
+            cluster = _gpu_cluster(n)
     with cluster, Client(cluster) as client:
         yield client
 

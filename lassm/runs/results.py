@@ -230,6 +230,38 @@ def scaling_others_sentence(machine: str, main: str = "gen-k21x20") -> str:
     return " ".join(f"On {d}: {scaling_facts(scaling_table(machine, d))['files_sentence']}" for d in others)
 
 
+def shard_contention(machine: str, dataset: str = "gen-k21x20") -> dict | None:
+    """What ``tools/shard_contention.py`` measured of ``dataset`` on ``machine``, or None where it
+    did not run: the whole input extended and written in one process (``whole_seconds``), and the
+    slowest of its shards, each in a process of its own on a GPU of its own, without Dask, alone
+    (``alone_seconds``) and all at once (``together_seconds``). ``bare_speedup``, the whole over the
+    slowest shard at once, bounds what a sharded run can gain over one GPU on that node before any
+    plan, dispatch or join is paid."""
+    import json
+
+    path = _results_root() / machine / f"shard-contention__{dataset}.json"
+    if not path.is_file():
+        return None
+    doc = json.loads(path.read_text())
+    whole = doc["whole"]["extend"] + doc["whole"]["write"]
+    alone = max(t["extend"] + t["write"] for t in doc["alone"])
+    together = max(t["extend"] + t["write"] for t in doc["together"])
+    return {"dataset": dataset, "gpus": int(doc["gpus"]), "protocol": doc["protocol"], "whole_seconds": whole,
+            "alone_seconds": alone, "together_seconds": together, "bare_speedup": whole / together,
+            "alone_speedup": whole / alone}
+
+
+def contention_sentence(machine: str, dataset: str = "gen-k21x20") -> str:
+    """The scaling chapter's sentence on :func:`shard_contention`."""
+    c = shard_contention(machine, dataset)
+    if c is None:
+        return f"No run of the shards of {dataset} without Dask was measured on this node."
+    return (f"Without Dask, each of the {c['gpus']} shards of {dataset} ({c['protocol']}), extended and written by a "
+            f"process of its own on a GPU of its own, takes at most {c['together_seconds']:.2f} s when all run at once "
+            f"({c['alone_seconds']:.2f} s alone), and the whole input {c['whole_seconds']:.2f} s in one such process: "
+            f"{c['bare_speedup']:.2f} times as fast, before any plan, dispatch or join.")
+
+
 def sweep_timings(machine: str) -> pd.DataFrame:
     """The sweep's wall time in one process and on ``--cluster local-cuda:N`` (``scaling__sweep__gpus<N>.json``)."""
     import json
@@ -291,7 +323,7 @@ def against_published(ours: pd.DataFrame, published: pd.DataFrame) -> pd.DataFra
 
 __all__ = ["AGAINST_ORIGINAL_COLUMNS", "AGAINST_ORIGINAL_FILE", "AGAINST_ORIGINAL_KEY", "RECORD_COLUMNS",
            "ablation_costs", "against_original", "against_published", "bench_table", "load_metrics", "load_records",
-           "reference_timings", "scaling_table", "study_rows", "sweep_timings"]
+           "reference_timings", "scaling_table", "shard_contention", "study_rows", "sweep_timings"]
 
 
 #: MetaHipMer's ``ht_loc`` beside ``lassm extend`` (:mod:`lassm.campaign.originals.ht_loc`): one row per
