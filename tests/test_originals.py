@@ -519,3 +519,19 @@ def test_the_capture_library_keeps_each_copy_in_call_order(tmp_path: Path) -> No
     h2d, d2h = ho.copies(out)
     assert [bytes(c) for c in h2d] == [b"ACGT-copied\0"] and d2h == []
     assert sorted(p.name for p in out.iterdir()) == ["0000-h2d.bin"], "a device-to-device copy is not kept"
+
+
+def test_side_by_side_runs_take_turns(tmp_path: Path) -> None:
+    """timing.interleaved: one untimed run of each, then rounds in alternating order (A B, B A, ...),
+    each run's seconds and output kept in order; without warm-up, no untimed run."""
+    from lassm.campaign.originals.timing import interleaved
+
+    log = tmp_path / "order.txt"
+    cmds = {name: [sys.executable, "-c", f"open({str(log)!r}, 'a').write('{name}'); print('{name}')"]
+            for name in ("A", "B")}
+    got = interleaved(cmds, 3)
+    assert log.read_text() == "AB" + "AB" + "BA" + "AB"
+    assert [out.strip() for _s, out in got["A"]] == ["A"] * 3 and all(s > 0 for s, _o in got["B"])
+    log.unlink()
+    interleaved(cmds, 2, warm=False)
+    assert log.read_text() == "ABBA"

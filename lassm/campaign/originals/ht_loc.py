@@ -4,7 +4,8 @@
 For each dataset, both programs read the same ``.dat`` and write their output:
 
 - whole-command wall time: the median of ``repeats`` runs after one untimed run of each (lassm's
-  kernel cache and bytecode are warm after the first, as an installed package's are);
+  kernel cache and bytecode are warm after the first, as an installed package's are), the two
+  programs taking turns (:func:`.timing.interleaved`);
 - kernel time: Nsight Compute's ``gpu__time_duration.sum`` summed over every launch of one run of
   each (where ncu is here), and over the local-assembly kernel's launches alone (lassm also
   launches its device gather and reverse complement);
@@ -23,7 +24,7 @@ from typing import Callable, Sequence
 from ...runs import tables
 from ...runs.results import AGAINST_ORIGINAL_COLUMNS, AGAINST_ORIGINAL_KEY
 from .build import Built
-from .timing import kernel_times, run
+from .timing import interleaved, kernel_times
 
 #: The two programs' labels in the table (ours names its build: :func:`ours_label`).
 ORIGINAL, OURS = "original ht_loc", "lassm extend fast"
@@ -82,10 +83,8 @@ def side_by_side(program: Path, dataset: str, work: Path, *, repeats: int, ncu: 
     cmds = {ORIGINAL: [str(program), str(dat), str(k), str(theirs)], label: ours_command(dat, k, ours, backend)}
     shown = {ORIGINAL: f"ht_loc {dat.name} {k} original.txt",
              label: " ".join(["lassm", *cmds[label][3:-1], "lassm.txt"]).replace(str(dat), dat.name)}
-    walls: dict[str, list[float]] = {}
-    for prog, cmd in cmds.items():
-        run(cmd)  # untimed: caches, the file system, the context
-        walls[prog] = [run(cmd)[0] for _ in range(repeats)]
+    # one untimed run of each (caches, the file system, the context), then the timed ones in turns
+    walls = {prog: [seconds for seconds, _out in runs] for prog, runs in interleaved(cmds, repeats).items()}
     equal = sorted_lines(ours) == sorted_lines(theirs)
     rows = []
     for prog, cmd in cmds.items():

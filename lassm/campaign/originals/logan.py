@@ -30,7 +30,7 @@ import numpy as np
 from ...runs import xdrop as rec
 from ...workloads.xdrop.pairs import Pairs
 from .build import Built
-from .timing import kernel_times, run
+from .timing import interleaved, kernel_times, run
 
 #: LOGAN's kernel and ours, for ncu's ``--kernel-name``.
 LOGAN_KERNEL = "extendSeedLGappedXDropOneDirectionGlobal"
@@ -125,7 +125,7 @@ def side_by_side(built: Built, pairs: Pairs, name: str, xdrop: int, work: Path, 
                    "--xdrop", str(xdrop), "--out", str(ours_out)]}
     shown = {LOGAN_PROGRAM: f"demo {name}.txt {k} {xdrop} 1",
              ours: f"lassm xdrop align {name}.parquet --backend {backend} --xdrop {xdrop}"}
-    runs = {prog: [run(cmd) for _ in range(repeats)] for prog, cmd in cmds.items()}
+    runs = interleaved(cmds, repeats, warm=False)  # in turns; no untimed run first, as before
     _s, printed = run([str(built["logan_scores"]), str(logan_in), str(k), str(xdrop)])
     equal = bool(np.array_equal(parse_scores(printed, pairs.n_pairs), ours_scores(ours_out)))
     rows = []

@@ -46,6 +46,22 @@ def run(cmd: Sequence[str], timeout: float = RUN_TIMEOUT, env: dict[str, str] | 
     return seconds, res.stdout
 
 
+def interleaved(cmds: dict[str, Sequence[str]], repeats: int, warm: bool = True) -> dict[str, list[tuple[float, str]]]:
+    """``repeats`` timed runs of each command, after one untimed run of each where ``warm``, taken
+    in turns, each round in the reverse order of the round before (A B, B A, A B, ...): whatever
+    drifts on the node meanwhile (clocks, caches, another tenant) falls on every program alike,
+    not on whichever ran its runs last. Returns each command's :func:`run` results in order."""
+    names = list(cmds)
+    if warm:
+        for name in names:
+            run(cmds[name])
+    out: dict[str, list[tuple[float, str]]] = {name: [] for name in names}
+    for r in range(int(repeats)):
+        for name in names if r % 2 == 0 else names[::-1]:
+            out[name].append(run(cmds[name]))
+    return out
+
+
 def kernel_times(cmd: Sequence[str], ncu: str, log: Path, *, clock_control: str | None = None,
                  kernel: str | None = None) -> list[tuple[str, float, float]]:
     """(kernel name, seconds, thread instructions) of every launch of one run of ``cmd`` under ncu.
