@@ -56,21 +56,23 @@ def child(path: str, k: int, a: int, b: int, backend: str, protocol: str, repeat
 def run(path: str, k: int, shards: list[tuple[int, int, str]], backend: str, protocol: str, repeat: int) -> list[dict]:
     """Runs one process per (a, b, gpu), starting their timed runs together once every one has
     warmed up; returns their figures in that order."""
-    go = tempfile.mktemp(prefix="lassm-go-")
-    procs = [subprocess.Popen([sys.executable, __file__, "--child", path, str(k), str(a), str(b), backend, protocol, str(repeat), go],
-                              stdout=subprocess.PIPE, text=True, env={**os.environ, "CUDA_VISIBLE_DEVICES": gpu})
-             for a, b, gpu in shards]
-    try:
-        for p in procs:  # each says "ready" after its untimed run
-            if p.stdout.readline().strip() != "ready":
-                raise SystemExit(f"a shard's process ended before its timed runs (exit {p.wait()})")
-        Path(go).touch()
-        return [json.loads(p.stdout.read().strip().splitlines()[-1]) for p in procs]
-    finally:
-        for p in procs:
-            p.wait()
-        if os.path.exists(go):
-            os.unlink(go)
+    with tempfile.TemporaryDirectory(prefix="lassm-contention-") as folder:
+        go = os.path.join(folder, "go")
+        procs = [subprocess.Popen([sys.executable, __file__, "--child", path, str(k), str(a), str(b), backend, protocol,
+                                   str(repeat), go],
+                                  stdout=subprocess.PIPE, text=True, env={**os.environ, "CUDA_VISIBLE_DEVICES": gpu})
+                 for a, b, gpu in shards]
+        try:
+            for p in procs:  # each says "ready" after its untimed run
+                if p.stdout.readline().strip() != "ready":
+                    raise SystemExit(f"a shard's process ended before its timed runs (exit {p.wait()})")
+            Path(go).touch()
+            return [json.loads(p.stdout.read().strip().splitlines()[-1]) for p in procs]
+        finally:
+            for p in procs:  # one that failed leaves the others waiting for the signal: end them
+                if not os.path.exists(go):
+                    p.kill()
+                p.wait()
 
 
 def write_json(args: argparse.Namespace, contigs: int, ranges: list, whole: dict, alone: list, together: list) -> None:
@@ -113,7 +115,7 @@ def main() -> None:
         path, k, a, b, backend, protocol, repeat, go = args.child
         child(path, int(k), int(a), int(b), backend, protocol, int(repeat), go)
         return
-    from lassm.runs import shard_files
+    from lassm.runs import results, shard_files
     from lassm.workloads.local_assembly import datasets, formats
 
     ds, k = datasets.load(args.dataset)
@@ -131,10 +133,9 @@ def main() -> None:
               f"together extend {all_['extend']:.3f} write {all_['write']:.3f}", flush=True)
     if args.machine:
         write_json(args, ds.n_contigs, ranges, whole, alone, together)
-    slowest = max(t["extend"] + t["write"] for t in together)
-    print(f"whole / slowest shard together: {(whole['extend'] + whole['write']) / slowest:.2f}x; "
-          f"whole / slowest shard alone: {(whole['extend'] + whole['write']) / max(t['extend'] + t['write'] for t in alone):.2f}x",
-          flush=True)
+    bound = results.contention_bound({"whole": whole, "alone": alone, "together": together})
+    print(f"whole / slowest shard together: {bound['bare_speedup']:.2f}x; "
+          f"whole / slowest shard alone: {bound['alone_speedup']:.2f}x", flush=True)
     os.unlink(path)
 
 

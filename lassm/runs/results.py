@@ -243,12 +243,17 @@ def shard_contention(machine: str, dataset: str = "gen-k21x20") -> dict | None:
     if not path.is_file():
         return None
     doc = json.loads(path.read_text())
+    return {"dataset": dataset, "gpus": int(doc["gpus"]), "protocol": doc["protocol"], **contention_bound(doc)}
+
+
+def contention_bound(doc: dict) -> dict:
+    """:func:`shard_contention`'s figures from the tool's ``whole``, ``alone`` and ``together``
+    (each run's ``extend`` plus ``write`` seconds): what the file holds, and what the tool prints."""
     whole = doc["whole"]["extend"] + doc["whole"]["write"]
     alone = max(t["extend"] + t["write"] for t in doc["alone"])
     together = max(t["extend"] + t["write"] for t in doc["together"])
-    return {"dataset": dataset, "gpus": int(doc["gpus"]), "protocol": doc["protocol"], "whole_seconds": whole,
-            "alone_seconds": alone, "together_seconds": together, "bare_speedup": whole / together,
-            "alone_speedup": whole / alone}
+    return {"whole_seconds": whole, "alone_seconds": alone, "together_seconds": together,
+            "bare_speedup": whole / together, "alone_speedup": whole / alone}
 
 
 def contention_sentence(machine: str, dataset: str = "gen-k21x20") -> str:
@@ -323,7 +328,7 @@ def against_published(ours: pd.DataFrame, published: pd.DataFrame) -> pd.DataFra
 
 __all__ = ["AGAINST_ORIGINAL_COLUMNS", "AGAINST_ORIGINAL_FILE", "AGAINST_ORIGINAL_KEY", "RECORD_COLUMNS",
            "ablation_costs", "against_original", "against_published", "bench_table", "load_metrics", "load_records",
-           "reference_timings", "scaling_table", "shard_contention", "study_rows", "sweep_timings"]
+           "reference_timings", "scaling_table", "contention_bound", "shard_contention", "study_rows", "sweep_timings"]
 
 
 #: MetaHipMer's ``ht_loc`` beside ``lassm extend`` (:mod:`lassm.campaign.originals.ht_loc`): one row per
