@@ -329,7 +329,7 @@ def test_hecbench_programs_run_at_the_seeds_sizes_beside_the_suite(pinned: Path,
     rows = {r["kernel"]: r for r in rec.read_rows(hecbench.table("box"), hecbench.COLUMNS)}
     assert set(rows) == {"nw", "minkowski"}
     assert float(rows["nw"]["seconds"]) == 0.025 and rows["nw"]["verified"] == "PASS"
-    assert rows["nw"]["args"] == "16384 10 10" and rows["nw"]["ours_variant"] == "stream"
+    assert rows["nw"]["args"] == "16384 10 10" and rows["nw"]["ours_variant"] == hecbench.OURS["nw"]
     assert rows["nw"]["outputs_compared"].startswith("not compared: ") and rows["nw"]["outputs_equal"] == ""
     assert float(rows["minkowski"]["seconds"]) == pytest.approx(0.002) and rows["minkowski"]["verified"] == "not checked"
     flags = [ln for ln in nvcc.read_text().splitlines() if "minkowski" in ln or "main.cu" in ln or "nw.cu" in ln]
@@ -535,3 +535,18 @@ def test_side_by_side_runs_take_turns(tmp_path: Path) -> None:
     log.unlink()
     interleaved(cmds, 2, warm=False)
     assert log.read_text() == "ABBA"
+
+
+def test_an_ncu_plan_makes_one_iteration_of_its_launches() -> None:
+    """Nsight Compute's launches become one iteration: each group's median, then the groups summed
+    (one iteration's launches) or the fastest taken (alternative kernels); a short profile is refused."""
+    from lassm.campaign.originals import hecbench
+
+    alternatives = hecbench.NcuPlan(("5",), groups=3, per_group=3, combine="min")
+    names = ["k1"] * 3 + ["k2"] * 3 + ["k3"] * 3
+    assert alternatives.seconds([5, 1, 4, 3, 9, 2, 6, 7, 8], names) == (3, "k2")
+    launches = hecbench.NcuPlan(("1",), groups=4, per_group=1)
+    assert launches.seconds([1.0, 2.0, 3.0, 4.0], ["a", "b", "a", "b"]) == (10.0, "a;b")
+    with pytest.raises(ValueError, match="3 launches, 4 expected"):
+        launches.seconds([1.0, 2.0, 3.0], ["a"] * 3)
+    assert hecbench.PROGRAMS["nw"].ncu.skip == 100 * 2047  # nw-cuda's own warm-up, not profiled

@@ -213,9 +213,10 @@ def write_ptx(plan: SuitePlan, folders: dict[str, str], arch: str | None = None)
                 continue  # its PTX is another backend's (opencl-ptx launches opencl's)
             for variant in mod.VARIANTS.get(backend, {}):
                 options = mod.build_options(backend, variant)
+                cu_src, cl_src, _entry = suite.common.files(mod, variant)
                 try:
-                    text = (suite.common.cuda_compile_ptx(mod.CUDA_KERNEL, options, arch)[0] if backend == "cuda"
-                            else suite.common.opencl_ptx(mod.OPENCL_KERNEL, options))
+                    text = (suite.common.cuda_compile_ptx(cu_src, options, arch)[0] if backend == "cuda"
+                            else suite.common.opencl_ptx(cl_src, options))
                 except Exception as exc:  # a PTX that cannot be made is named; the others go on
                     lacks.append(f"suite: PTX of {kernel} {backend} {variant}: {' '.join(str(exc).split())[:200]}")
                     continue

@@ -60,12 +60,11 @@ def target(kernel: str, backend: str, variant: str, size: str, python: str | Non
 
 
 def entries(kernel: str) -> set[str]:
-    """The kernel's own entry points (a launch of any other name is a library's): its module's
-    ``ENTRIES`` where it launches several kernels, else its ``ENTRY``."""
+    """The kernel's own entry points (a launch of any other name is a library's): every entry its
+    variants launch (:func:`lassm.backends.suite.common.entries`)."""
     from ..backends import suite
 
-    mod = suite.get(kernel)
-    return set(getattr(mod, "ENTRIES", (mod.ENTRY,)))
+    return suite.common.entries(suite.get(kernel))
 
 
 def row_from_raw(raw: str | Path, *, kernel: str, backend: str, variant: str, size: str, machine: str,

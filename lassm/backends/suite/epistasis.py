@@ -5,8 +5,10 @@ HeCBench's ``epistasis-cuda``: for each pair of SNPs (i < j), the 3 x 3 table of
 counts per phenotype, counted as popcounts of bit-packed genotypes, scored as
 ``|sum_c g(n0 + n1 + 1) - g(n0) - g(n1)|`` with ``g(n) = (n + 1/2) ln n - (n - 1)`` (0 becomes
 FLT_MAX). The seed's size: 4,096 SNPs of 8,192 samples. It found the nested loops over the
-genotype combinations fully unrolled by CUDA only; the variants ask for the unroll with a pragma
-or leave it to the compiler. The counts are integers and the reference counts them exactly; the
+genotype combinations fully unrolled by CUDA only; the variants ``auto`` and ``unroll`` ask for
+the unroll with a pragma or leave it to the compiler. ``margins`` is the fastest shape we found,
+in both models: each SNP's genotype counts once (``epistasis_margins``), then four popcounts per
+word for a pair instead of nine (``epistasis_pairs``): the same integer counts, two launches. The counts are integers and the reference counts them exactly; the
 score is single precision, and a variant matches when each score is within :data:`TOLERANCE` of
 the reference's (double precision) relative to the sum of its terms' sizes.
 """
@@ -23,6 +25,13 @@ NAME = "epistasis"
 CUDA_KERNEL = "suite/cuda/epistasis.cu"
 OPENCL_KERNEL = "suite/opencl/epistasis.cl"
 ENTRY = "epistasis"
+#: Variants that are kernels of their own: (CUDA source, OpenCL source, entry of the pairs).
+OWN_SOURCES: dict[str, tuple[str, str, str]] = {
+    "margins": ("suite/cuda/epistasis_margins.cu", "suite/opencl/epistasis_margins.cl", "epistasis_pairs")}
+#: The margins' kernel that ``margins`` launches first, and its threads per block.
+MARGINS_ENTRY, MARGINS_THREADS = "epistasis_margins", 256
+#: Every entry the variants launch.
+ENTRIES: tuple[str, ...] = (ENTRY, MARGINS_ENTRY)
 #: Threads (work-items) per block along each of its two dimensions.
 BLOCK = 16
 #: (SNPs, samples) per size class: the seed's on a GPU, small on a CPU.
@@ -31,8 +40,8 @@ SIZES: dict[str, tuple[int, int]] = {"gpu": (4096, 8192), "cpu": (256, 1024), "t
 TOLERANCE = 1e-5
 #: Variants: build options per model (the unroll asked for or not).
 VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
-    "cuda": {"auto": ("-DEPI_UNROLL=0",), "unroll": ("-DEPI_UNROLL=1",)},
-    "opencl": {"auto": ("-DEPI_UNROLL=0",), "unroll": ("-DEPI_UNROLL=1",)},
+    "cuda": {"auto": ("-DEPI_UNROLL=0",), "unroll": ("-DEPI_UNROLL=1",), "margins": ()},
+    "opencl": {"auto": ("-DEPI_UNROLL=0",), "unroll": ("-DEPI_UNROLL=1",), "margins": ()},
 }
 #: ``opencl-ptx`` builds what ``opencl`` builds (its PTX, launched by CUDA).
 VARIANTS["opencl-ptx"] = dict(VARIANTS["opencl"])
@@ -143,23 +152,40 @@ def build_options(backend: str, variant: str) -> tuple[str, ...]:
     return (*VARIANTS[backend][variant], f"-DEPI_BLOCK={BLOCK}")
 
 
+def _samples(inp: Inputs) -> tuple[np.uint32, np.uint32]:
+    """Samples of each phenotype: the margins' ``N``."""
+    return np.uint32(np.count_nonzero(inp.phenotypes == 0)), np.uint32(np.count_nonzero(inp.phenotypes == 1))
+
+
 def run(backend: str, inp: Inputs, variant: str) -> Run:
-    """One launch of ``variant`` on ``backend``: a thread per pair of SNPs."""
+    """One run of ``variant`` on ``backend``: a thread per pair of SNPs (after the margins' launch
+    for ``margins``)."""
     options = build_options(backend, variant)
+    cu_src, cl_src, entry = OWN_SOURCES.get(variant, (CUDA_KERNEL, OPENCL_KERNEL, ENTRY))
+    own = variant in OWN_SOURCES
     snps = inp.snps
     out = np.zeros((snps, snps), dtype=np.float32)
-    args = (np.int32(snps), np.int32(inp.words[0]), np.int32(inp.words[1]), np.uint32(inp.masks[0]),
-            np.uint32(inp.masks[1]))
+    words = (np.int32(inp.words[0]), np.int32(inp.words[1]))
+    args = ((np.int32(snps), *words, *_samples(inp)) if own
+            else (np.int32(snps), *words, np.uint32(inp.masks[0]), np.uint32(inp.masks[1])))
     side = round_up(snps, BLOCK)
+    margin_blocks = -(-snps // MARGINS_THREADS)
     if backend in CUDA_LAUNCHED:
         from .. import cuda as cu
 
         cupy = cu._cupy()
-        fn = cuda_launched(backend, (CUDA_KERNEL, OPENCL_KERNEL), ENTRY, options)
+        fn = cuda_launched(backend, (cu_src, cl_src), entry, options)
         zeros, ones = (cupy.asarray(p if p.size else np.zeros(2, np.uint32)) for p in inp.packed)
         scores = cupy.zeros((snps, snps), dtype=cupy.float32)
+        if own:
+            margins_fn = cuda_launched(backend, (cu_src, cl_src), MARGINS_ENTRY, options)
+            margins = cupy.zeros((2, snps, 2), dtype=cupy.uint32)
 
         def launch() -> int:
+            if own:
+                margins_fn((margin_blocks, 2), (MARGINS_THREADS,), (zeros, ones, margins, np.int32(snps), *words))
+                fn((side // BLOCK, side // BLOCK), (BLOCK, BLOCK), (zeros, ones, margins, scores, *args))
+                return 2
             fn((side // BLOCK, side // BLOCK), (BLOCK, BLOCK), (zeros, ones, scores, *args))
             return 1
 
@@ -169,19 +195,33 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
         from .. import opencl as ocl
 
         cl = ocl.cl
-        kern = opencl_kernel(OPENCL_KERNEL, ENTRY, options)
+        kern = opencl_kernel(cl_src, entry, options)
         queue = opencl_queue()
         mf = cl.mem_flags
         zeros, ones = (cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR,
                                  hostbuf=p if p.size else np.zeros(2, np.uint32)) for p in inp.packed)
         scores = cl.Buffer(queue.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=out)
-        kern.set_args(zeros, ones, scores, *args)
-        seconds, host, launches = opencl_time(
-            queue, lambda: [cl.enqueue_nd_range_kernel(queue, kern, (side, side), (BLOCK, BLOCK))])
+        if own:
+            margins_kern = opencl_kernel(cl_src, MARGINS_ENTRY, options)
+            margins = cl.Buffer(queue.context, mf.READ_WRITE, size=2 * snps * 2 * 4)
+            margins_kern.set_args(zeros, ones, margins, np.int32(snps), *words)
+            kern.set_args(zeros, ones, margins, scores, *args)
+        else:
+            kern.set_args(zeros, ones, scores, *args)
+
+        def enqueue() -> list:
+            events = []
+            if own:
+                events.append(cl.enqueue_nd_range_kernel(queue, margins_kern, (margin_blocks * MARGINS_THREADS, 2),
+                                                         (MARGINS_THREADS, 1)))
+            events.append(cl.enqueue_nd_range_kernel(queue, kern, (side, side), (BLOCK, BLOCK)))
+            return events
+
+        seconds, host, launches = opencl_time(queue, enqueue)
         cl.enqueue_copy(queue, out, scores).wait()
     name, driver = device(backend)
     return Run(NAME, backend, variant, out, seconds, host, launches, name, driver)
 
 
-__all__ = ["BLOCK", "CUDA_KERNEL", "ENTRY", "Inputs", "NAME", "OPENCL_KERNEL", "SIZES", "TOLERANCE", "VARIANTS",
+__all__ = ["BLOCK", "CUDA_KERNEL", "ENTRIES", "ENTRY", "Inputs", "MARGINS_ENTRY", "MARGINS_THREADS", "OWN_SOURCES", "NAME", "OPENCL_KERNEL", "SIZES", "TOLERANCE", "VARIANTS",
            "build_options", "check", "from_genotypes", "inputs", "pack", "reference", "run", "tables"]

@@ -5,7 +5,9 @@
 program computes each in turn (HeCBench's ``minkowski-cuda``: 512 rows, 1,024 dimensions and
 2,048 columns, the seed's 1,048,576 points of 1,024 dimensions). The seed found the portable
 build over 5x slower because its ``pow`` was not turned into ``lg2``/``mul``/``ex2`` under fast
-math as CUDA's ``powf`` is; the variants are the powers and the fast-math switch of each model.
+math as CUDA's ``powf`` is; the variants are the powers and the fast-math switch of each model,
+and ``tiles``, the fastest shape we found, in both models (``minkowski_tiles``: register tiles
+from chunks staged in shared memory, whole powers as products).
 
 The outputs are single precision; the reference is double precision (numba), and a variant
 matches it when no output's relative error exceeds :data:`TOLERANCE`.
@@ -23,6 +25,11 @@ NAME = "minkowski"
 CUDA_KERNEL = "suite/cuda/minkowski.cu"
 OPENCL_KERNEL = "suite/opencl/minkowski.cl"
 ENTRY = "minkowski"
+#: Variants that are kernels of their own: (CUDA source, OpenCL source, entry).
+OWN_SOURCES: dict[str, tuple[str, str, str]] = {
+    "tiles": ("suite/cuda/minkowski_tiles.cu", "suite/opencl/minkowski_tiles.cl", "minkowski_tiles")}
+#: ``tiles``: outputs along a block's tile's side (16 x 16 threads, 4 x 4 outputs each).
+TILE = 64
 #: Threads (work-items) per block along each of its two dimensions.
 BLOCK = 16
 #: The powers p, each one launch, as the original runs them.
@@ -39,6 +46,7 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
         "powf": ("-DMINKOWSKI_POW=0",),
         "powf-fast-math": ("-DMINKOWSKI_POW=0", "--use_fast_math"),
         "__powf": ("-DMINKOWSKI_POW=1",),
+        "tiles": (),
     },
     "opencl": {
         "pow": ("-DMINKOWSKI_POW=0",),
@@ -46,6 +54,7 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
         "powr": ("-DMINKOWSKI_POW=1",),
         "powr-fast-math": ("-DMINKOWSKI_POW=1", "-cl-fast-relaxed-math"),
         "native_powr": ("-DMINKOWSKI_POW=2",),
+        "tiles": (),
     },
 }
 #: ``opencl-ptx`` builds what ``opencl`` builds (its PTX, launched by CUDA).
@@ -123,16 +132,18 @@ def build_options(backend: str, variant: str) -> tuple[str, ...]:
 def run(backend: str, inp: Inputs, variant: str) -> Run:
     """One run of ``variant`` on ``backend``: every power, one launch each."""
     options = build_options(backend, variant)
+    cu_src, cl_src, entry = OWN_SOURCES.get(variant, (CUDA_KERNEL, OPENCL_KERNEL, ENTRY))
+    per_block = TILE if variant in OWN_SOURCES else BLOCK  # outputs along a block's side
     m, n, k = inp.shape
+    grid = (round_up(k, per_block) // per_block, round_up(m, per_block) // per_block)
     out = np.empty((len(inp.powers), m, k), dtype=np.float32)
     if backend in CUDA_LAUNCHED:
         from .. import cuda as cu
 
         cupy = cu._cupy()
-        fn = cuda_launched(backend, (CUDA_KERNEL, OPENCL_KERNEL), ENTRY, options)
+        fn = cuda_launched(backend, (cu_src, cl_src), entry, options)
         a, b = cupy.asarray(inp.a), cupy.asarray(inp.b)
         c = cupy.empty((len(inp.powers), m, k), dtype=cupy.float32)
-        grid = (round_up(k, BLOCK) // BLOCK, round_up(m, BLOCK) // BLOCK)
 
         def launch() -> int:
             for j, p in enumerate(inp.powers):
@@ -146,7 +157,7 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
         from .. import opencl as ocl
 
         cl = ocl.cl
-        kern = opencl_kernel(OPENCL_KERNEL, ENTRY, options)
+        kern = opencl_kernel(cl_src, entry, options)
         queue = opencl_queue()
         mf = cl.mem_flags
         a = cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=inp.a)
@@ -157,7 +168,7 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
             events = []
             for c, p in zip(planes, inp.powers):
                 kern.set_args(a, b, c, np.int32(m), np.int32(n), np.int32(k), np.float32(p), np.float32(1.0 / p))
-                events.append(cl.enqueue_nd_range_kernel(queue, kern, (round_up(k, BLOCK), round_up(m, BLOCK)),
+                events.append(cl.enqueue_nd_range_kernel(queue, kern, (grid[0] * BLOCK, grid[1] * BLOCK),
                                                          (BLOCK, BLOCK)))
             return events
 
@@ -168,5 +179,6 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
     return Run(NAME, backend, variant, out, seconds, host, launches, name, driver)
 
 
-__all__ = ["BLOCK", "CUDA_KERNEL", "ENTRY", "Inputs", "NAME", "OPENCL_KERNEL", "POWERS", "SIZES", "TOLERANCE",
+__all__ = ["BLOCK", "CUDA_KERNEL", "ENTRY", "Inputs", "NAME", "OPENCL_KERNEL", "OWN_SOURCES", "POWERS", "SIZES", "TILE",
+           "TOLERANCE",
            "VARIANTS", "build_options", "check", "inputs", "reference", "run"]

@@ -7,7 +7,12 @@ sequences of 16,384 residues: 2,047 launches), penalty 10, the BLOSUM62 score of
 as the reference matrix. The seed found the portable build 1.8x slower from its queue's runtime
 overhead over those dependent launches; the variants are the queues: CUDA's one stream, an
 in-order OpenCL queue, and an out-of-order one whose launches each wait for the previous (or the
-driver's refusal of it). Integer scores: a variant matches when every cell equals the reference's.
+driver's refusal of it). ``graph`` records CUDA's 2,047 launches once as a CUDA graph and
+launches the graph, as a compiled launch loop would cost (OpenCL 1.2 has no such recording:
+:func:`command_buffers` says whether the device offers ``cl_khr_command_buffer``). ``strips`` is
+the fastest shape we found, in both models: one launch for the whole matrix (``nw_strips``: a
+warp or work-group per strip of 32 rows, each waiting on the strip above chunk by chunk).
+Integer scores: a variant matches when every cell equals the reference's.
 """
 from __future__ import annotations
 
@@ -16,12 +21,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .common import CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_kernel, opencl_queue, opencl_span
+from .common import (CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_kernel, opencl_queue, opencl_span,
+                     opencl_time)
 
 NAME = "nw"
 CUDA_KERNEL = "suite/cuda/nw.cu"
 OPENCL_KERNEL = "suite/opencl/nw.cl"
 ENTRY = "nw_tiles"
+#: Variants that are kernels of their own: (CUDA source, OpenCL source, entry).
+OWN_SOURCES: dict[str, tuple[str, str, str]] = {
+    "strips": ("suite/cuda/nw_strips.cu", "suite/opencl/nw_strips.cl", "nw_strips")}
+#: ``strips``: rows of a strip, threads (work-items) of its block.
+STRIP = 32
 #: Cells along a tile's side: threads per block (``NW_TILE``).
 TILE = 16
 #: The gap penalty.
@@ -30,11 +41,11 @@ PENALTY = 10
 SIZES: dict[str, int] = {"gpu": 16384, "cpu": 1024, "tiny": 48}
 #: Variants: (the queue, its build options).
 VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
-    "cuda": {"stream": ()},
-    "opencl": {"in-order": (), "out-of-order": ()},
+    "cuda": {"stream": (), "graph": (), "strips": ()},
+    "opencl": {"in-order": (), "out-of-order": (), "strips": ()},
 }
 #: ``opencl-ptx``: the OpenCL build launched by CUDA on one stream.
-VARIANTS["opencl-ptx"] = {"stream": ()}
+VARIANTS["opencl-ptx"] = {"stream": (), "strips": ()}
 #: BLOSUM62 (Henikoff and Henikoff, 1992), rows and columns in the order of :data:`RESIDUES`.
 RESIDUES = "ARNDCQEGHILKMFPSTWYVBZX*"
 BLOSUM62 = np.array([[int(v) for v in line.split()] for line in """
@@ -134,36 +145,92 @@ def diagonals(n: int) -> list[tuple[int, int, int]]:
     return out
 
 
+def _recorded(cupy, launches):
+    """The kernels ``launches`` enqueues, recorded once as a CUDA graph (on a stream of its own, as
+    capture needs), to be launched on the current stream."""
+    stream = cupy.cuda.Stream(non_blocking=True)
+    with stream:
+        stream.begin_capture()
+        try:
+            launches()
+        finally:
+            graph = stream.end_capture()
+    return graph
+
+
 def build_options(backend: str, variant: str) -> tuple[str, ...]:
     """The options ``variant`` is built with on ``backend`` (its PTX is made with the same)."""
+    if variant in OWN_SOURCES:
+        return VARIANTS[backend][variant]
     return (*VARIANTS[backend][variant], f"-DNW_TILE={TILE}")
+
+
+def command_buffers() -> str:
+    """Whether the OpenCL device offers command buffers (``cl_khr_command_buffer``), which would
+    record the 2,047 launches once as a CUDA graph does: the extension's name, or why not."""
+    from .. import opencl as ocl
+
+    extensions = ocl._device().device.extensions.split()
+    found = [e for e in extensions if e.startswith("cl_khr_command_buffer")]
+    return " ".join(found) if found else "no cl_khr_command_buffer among the device's extensions"
 
 
 def run(backend: str, inp: Inputs, variant: str) -> Run:
     """One run of ``variant`` on ``backend``: every anti-diagonal of tiles, one launch each."""
     options = build_options(backend, variant)
+    cu_src, cl_src, entry = OWN_SOURCES.get(variant, (CUDA_KERNEL, OPENCL_KERNEL, ENTRY))
     cols = inp.n + 1
     plan = diagonals(inp.n)
+    strips = -(-inp.n // STRIP)
     out = np.empty_like(inp.start)
     if backend in CUDA_LAUNCHED:
         from .. import cuda as cu
 
         cupy = cu._cupy()
-        fn = cuda_launched(backend, (CUDA_KERNEL, OPENCL_KERNEL), ENTRY, options)
+        fn = cuda_launched(backend, (cu_src, cl_src), entry, options)
         score, ref = cupy.asarray(inp.start), cupy.asarray(inp.ref)
+        progress = cupy.zeros(strips + 1, dtype=cupy.int32)
 
-        def launch() -> int:
+        def tiles() -> int:
             for d, first, count in plan:
                 fn((count,), (TILE,), (score, ref, np.int32(cols), np.int32(d), np.int32(first), np.int32(inp.penalty)))
             return len(plan)
 
-        seconds, host, launches = cuda_time(launch)
+        if variant in OWN_SOURCES:
+            def launch() -> int:
+                progress.fill(0)
+                fn((strips,), (STRIP,), (score, ref, np.int32(inp.n), np.int32(inp.penalty), progress))
+                return 1
+        elif variant == "graph":
+            graph = _recorded(cupy, tiles)
+
+            def launch() -> int:
+                graph.launch()
+                return len(plan)
+        else:
+            launch = tiles
+        # 2,047 launches from Python outrun the runtime's queue: no gate, the host's pace is the variant's
+        seconds, host, launches = cuda_time(launch, gate=variant != "stream")
         out[...] = cupy.asnumpy(score)
+    elif variant in OWN_SOURCES:
+        from .. import opencl as ocl
+
+        cl = ocl.cl
+        kern = opencl_kernel(cl_src, entry, options)
+        queue = opencl_queue()
+        mf = cl.mem_flags
+        score = cl.Buffer(queue.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=inp.start)
+        ref = cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=inp.ref)
+        progress = cl.Buffer(queue.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.zeros(strips + 1, np.int32))
+        kern.set_args(score, ref, np.int32(inp.n), np.int32(inp.penalty), progress)
+        seconds, host, launches = opencl_time(
+            queue, lambda: [cl.enqueue_nd_range_kernel(queue, kern, (strips * STRIP,), (STRIP,))])
+        cl.enqueue_copy(queue, out, score).wait()
     else:
         from .. import opencl as ocl
 
         cl = ocl.cl
-        kern = opencl_kernel(OPENCL_KERNEL, ENTRY, options)
+        kern = opencl_kernel(cl_src, entry, options)
         ordered = variant == "in-order"
         queue = opencl_queue(out_of_order=not ordered)
         mf = cl.mem_flags
@@ -186,5 +253,6 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
                extra={"host_seconds_per_launch": host / max(launches, 1)})
 
 
-__all__ = ["BLOSUM62", "CUDA_KERNEL", "ENTRY", "Inputs", "NAME", "OPENCL_KERNEL", "PENALTY", "RESIDUES", "SIZES",
-           "TILE", "VARIANTS", "build_options", "check", "diagonals", "inputs", "reference", "run"]
+__all__ = ["BLOSUM62", "CUDA_KERNEL", "ENTRY", "Inputs", "NAME", "OPENCL_KERNEL", "OWN_SOURCES", "PENALTY", "RESIDUES",
+           "SIZES", "STRIP", "TILE", "VARIANTS", "build_options", "check", "command_buffers", "diagonals", "inputs",
+           "reference", "run"]

@@ -205,7 +205,7 @@ def run_originals(plan: OriginalsPlan, *, machine: str | None = None, force: boo
                 continue
             context = _context(SOURCES[key], built, name, device, sha)
             if key == "hecbench":
-                rows, failed = hecbench.run_all(built, wanted[key], tables[key], context=context, say=say)
+                rows, failed = hecbench.run_all(built, wanted[key], tables[key], context=context, say=say, ncu=ncu)
             elif key == "ht_loc":
                 rows, failed = ht_loc.run_all(wanted[key], tables[key], built, work, repeats=plan.ht_loc_repeats,
                                               ncu=ncu, context=context, backend=backend, say=say)

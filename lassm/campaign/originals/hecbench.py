@@ -13,6 +13,13 @@ time and its output, which is compared with our CUDA kernel's on its own inputs
 single-threaded CPU check of 4.3 billion powers takes minutes. ``cm-cuda`` needs the cudaMap
 data set, downloaded by hand from its authors: it is not run. Rows go to
 ``<machine>/suite/originals.csv``; the suite chapter sets each beside our CUDA build's time.
+
+A program's own clock is the host's, around its launches and a synchronization: it holds the
+launches' cost, and for all-pairs (a synchronization after every launch) more. Where Nsight
+Compute is here, each program runs once more under it (:data:`NcuPlan`: fewer iterations, its
+warm-up skipped) and ``ncu_seconds`` is its kernels' ``gpu__time_duration`` for one iteration,
+the clock the suite's counters step reads for our variants (``suite/counters.csv``), with the
+same settings (clocks as they run, caches flushed before each launch).
 """
 from __future__ import annotations
 
@@ -32,17 +39,49 @@ from .sources import HECBENCH
 
 #: The Makefiles' flags (the architecture added).
 FLAGS = ("-std=c++17", "-Xcompiler", "-Wall", "-O3")
-#: The suite's variant of our CUDA build that each program is set beside.
-OURS = {"all_pairs": "char4", "epistasis": "auto", "nw": "stream", "minkowski": "powf-fast-math"}
+#: The suite's variant of our CUDA build that each program is set beside: the fastest we found.
+OURS = {"all_pairs": "tiles", "epistasis": "margins", "nw": "strips", "minkowski": "tiles"}
 #: Rows of ``suite/originals.csv``.
 COLUMNS: tuple[str, ...] = ("machine", "device", "driver", "kernel", "program", "args", "seconds", "verified",
                             "ours_variant", "git_sha", "command", "original_source", "nvcc", "outputs_equal",
-                            "output_difference", "outputs_compared")
+                            "output_difference", "outputs_compared", "ncu_seconds", "ncu_kernels", "ncu_command")
 KEY: tuple[str, ...] = ("kernel", "program")
 FILE = "originals.csv"
 #: The copy-capture library built from :data:`lassm.campaign.originals.hecbench_outputs.SHIM`.
 SHIM_LIBRARY = "libmemcpy_capture.so"
 _TIME = re.compile(r"(?:Average|Total) kernel execution time:\s*([0-9.eE+-]+)\s*\((us|s)\)")
+#: The Nsight Compute columns of a row (empty where ncu is not here).
+NCU_COLUMNS: tuple[str, ...] = ("ncu_seconds", "ncu_kernels", "ncu_command")
+#: Seconds one profiled run may take.
+NCU_TIMEOUT = 300.0
+
+
+@dataclass(frozen=True)
+class NcuPlan:
+    """How a program runs under Nsight Compute: its arguments there, the launches to skip (its
+    warm-up), and the profiled launches as ``groups`` runs of ``per_group`` consecutive launches of
+    one kernel; one iteration is the median of each group, then ``combine``d over the groups:
+    ``sum`` (the groups are one iteration's launches) or ``min`` (they are alternative kernels for
+    the same result: the fastest)."""
+
+    args: tuple[str, ...]
+    groups: int
+    per_group: int
+    skip: int = 0
+    combine: str = "sum"
+
+    def seconds(self, durations: Sequence[float], names: Sequence[str]) -> tuple[float, str]:
+        """(one iteration's seconds, the kernels it counts) from the profiled launches' durations."""
+        import statistics
+
+        want = self.groups * self.per_group
+        if len(durations) != want:
+            raise ValueError(f"Nsight Compute profiled {len(durations)} launches, {want} expected")
+        medians = [statistics.median(durations[g * self.per_group:(g + 1) * self.per_group]) for g in range(self.groups)]
+        if self.combine == "min":
+            best = min(range(self.groups), key=medians.__getitem__)
+            return medians[best], names[best * self.per_group]
+        return sum(medians), ";".join(sorted(set(names)))
 
 
 @dataclass(frozen=True)
@@ -56,6 +95,7 @@ class Program:
     args: tuple[str, ...]
     extra: tuple[str, ...] = ()
     pick: str = "one"  # "one": the only time; "second": the second of three; "sum": the sum of all
+    ncu: NcuPlan | None = None
 
     def seconds(self, text: str) -> float:
         """The kernel time the program printed, in seconds."""
@@ -69,13 +109,20 @@ class Program:
 
 PROGRAMS: dict[str, Program] = {
     # three kernels, the second the seed's (registers and shared memory): 100 iterations each
-    "all_pairs": Program("all_pairs", "all-pairs-distance-cuda", "main.cu", ("100",), pick="second"),
-    # 8,192 samples of 4,096 SNPs, 10 iterations
-    "epistasis": Program("epistasis", "epistasis-cuda", "main.cu", ("8192", "4096", "10")),
-    # two sequences of 16,384, penalty 10, 10 iterations (after its own 100 untimed ones)
-    "nw": Program("nw", "nw-cuda", "nw.cu", ("16384", "10", "10")),
+    # (under ncu: 5 each, the fastest kernel's median)
+    "all_pairs": Program("all_pairs", "all-pairs-distance-cuda", "main.cu", ("100",), pick="second",
+                         ncu=NcuPlan(("5",), groups=3, per_group=5, combine="min")),
+    # 8,192 samples of 4,096 SNPs, 10 iterations (under ncu: 3)
+    "epistasis": Program("epistasis", "epistasis-cuda", "main.cu", ("8192", "4096", "10"),
+                         ncu=NcuPlan(("8192", "4096", "3"), groups=1, per_group=3)),
+    # two sequences of 16,384, penalty 10, 10 iterations (after its own 100 untimed ones; under ncu
+    # one, its 2,047 launches summed, the 100 x 2,047 warm-up launches skipped)
+    "nw": Program("nw", "nw-cuda", "nw.cu", ("16384", "10", "10"),
+                  ncu=NcuPlan(("16384", "10", "1"), groups=2047, per_group=1, skip=100 * 2047)),
     # p = 1 to 4, 10 iterations each, fast math as its Makefile builds it, without its CPU check
-    "minkowski": Program("minkowski", "minkowski-cuda", "main.cu", ("10",), extra=("-use_fast_math",), pick="sum"),
+    # (under ncu: 3 of each p, their medians summed)
+    "minkowski": Program("minkowski", "minkowski-cuda", "main.cu", ("10",), extra=("-use_fast_math",), pick="sum",
+                         ncu=NcuPlan(("3",), groups=4, per_group=3)),
 }
 
 
@@ -109,9 +156,34 @@ def todo(kernels: Sequence[str], table: Path, sha: str, force: bool) -> list[str
     return [k for k in kernels if k in PROGRAMS and (force or not tables.recorded(rows, sha, kernel=k))]
 
 
+def ncu_time(program: Path, prog: Program, raw: Path, ncu: str) -> dict:
+    """``ncu_*`` columns: the program run under Nsight Compute (its :class:`NcuPlan`), its kernels'
+    ``gpu__time_duration`` for one iteration; the raw CSV kept at ``raw``."""
+    from ...analysis.counters import ncu as ncu_csv
+    from .timing import run
+
+    plan = prog.ncu
+    if plan is None:
+        return {}
+    cmd = [ncu, "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none", "--metrics",
+           "gpu__time_duration.sum", "--launch-skip", str(plan.skip), "--launch-count",
+           str(plan.groups * plan.per_group), "--log-file", str(raw), "--", str(program), *plan.args]
+    raw.parent.mkdir(parents=True, exist_ok=True)
+    run(cmd, NCU_TIMEOUT)
+    table, units = ncu_csv.read_raw(raw)
+    unit = units.get("gpu__time_duration.sum", "ns").strip()
+    scale = {"ns": 1e-9, "nsecond": 1e-9, "us": 1e-6, "usecond": 1e-6, "ms": 1e-3, "msecond": 1e-3, "s": 1.0,
+             "second": 1.0}[unit]
+    durations = [float(v) * scale for v in table["gpu__time_duration.sum"]]
+    seconds, kernels = plan.seconds(durations, [str(n) for n in table["Kernel Name"]])
+    shown = " ".join(["ncu", *cmd[1:cmd.index("--log-file")], "--", prog.folder, *plan.args])
+    return {"ncu_seconds": seconds, "ncu_kernels": kernels, "ncu_command": shown}
+
+
 def run_all(built: Built, kernels: Sequence[str], table: Path, *, context: dict,
-            say: Callable[[str], None] = lambda text: None) -> tuple[list[dict], list[str]]:
-    """Each program once at the seed's sizes; a row each, upserted as it lands."""
+            say: Callable[[str], None] = lambda text: None, ncu: str | None = None) -> tuple[list[dict], list[str]]:
+    """Each program once at the seed's sizes, and once more under Nsight Compute where ``ncu`` is
+    given; a row each, upserted as it lands."""
     status, failed = [], []
     for kernel in kernels:
         prog = PROGRAMS[kernel]
@@ -127,18 +199,27 @@ def run_all(built: Built, kernels: Sequence[str], table: Path, *, context: dict,
                 say(failed[-1])
                 continue
             compared = outputs(kernel, Path(tmp), prog.args)
+        timed: dict = {}
+        if ncu is not None:
+            try:
+                timed = ncu_time(built[kernel], prog, table.parent / "counters" / f"ncu__original__{kernel}.csv", ncu)
+            except Exception as exc:  # the program's own clock stays; the reason is said
+                failed.append(f"originals: HeCBench {prog.folder} under Nsight Compute: {type(exc).__name__}: "
+                              f"{' '.join(str(exc).split())[:300]}")
+                say(failed[-1])
         verdicts = re.findall(r"^(PASS|FAIL)\s*$", out, re.M)
         verified = "not checked" if not verdicts else "PASS" if set(verdicts) == {"PASS"} else "FAIL"
         row = {**context, "kernel": kernel, "program": prog.folder, "args": " ".join(prog.args), "seconds": seconds,
                "verified": verified, "ours_variant": OURS[kernel], "command": f"{prog.folder} {' '.join(prog.args)}",
-               **compared}
+               **compared, **timed}
         tables.upsert(table, COLUMNS, KEY, [row])
         differ = verified == "FAIL" or row.get("outputs_equal") is False
         status.append({"part": "hecbench", "dataset": kernel, "program": prog.folder, "whole_seconds": None,
                        "kernel_seconds": seconds, "status": "MISMATCH" if differ else "ok"})
         said = {True: "equal to ours", False: "DIFFERS from ours"}.get(row.get("outputs_equal"), row["outputs_compared"])
-        say(f"HeCBench {prog.folder}: {seconds * 1e3:.3f} ms per iteration, its own check: {verified}, "
-            f"its output: {said}")
+        clock = f", {timed['ncu_seconds'] * 1e3:.3f} ms by Nsight Compute" if timed else ""
+        say(f"HeCBench {prog.folder}: {seconds * 1e3:.3f} ms per iteration by its own clock{clock}, its own check: "
+            f"{verified}, its output: {said}")
     return status, failed
 
 
@@ -162,5 +243,5 @@ def table(machine: str) -> Path:
     return rec.folder(machine) / FILE
 
 
-__all__ = ["COLUMNS", "FILE", "FLAGS", "HECBENCH", "KEY", "OURS", "PROGRAMS", "SHIM_LIBRARY", "Program", "build_all",
-           "outputs", "run_all", "table", "todo"]
+__all__ = ["COLUMNS", "FILE", "FLAGS", "HECBENCH", "KEY", "NCU_COLUMNS", "NcuPlan", "OURS", "PROGRAMS", "SHIM_LIBRARY",
+           "Program", "build_all", "ncu_time", "outputs", "run_all", "table", "todo"]
