@@ -314,3 +314,27 @@ def test_the_contract_lists_the_suite_columns() -> None:
     from .test_book import _contract_columns
 
     assert _contract_columns("suite/times.csv") == list(rec.COLUMNS)
+
+
+def _nw_inputs(n: int) -> nw.Inputs:
+    """Two random sequences of ``n`` residues (any ``n``, not only multiples of a tile)."""
+    rng = np.random.default_rng(n)
+    a, b = rng.integers(0, len(nw.RESIDUES), n).astype(np.int32), rng.integers(0, len(nw.RESIDUES), n).astype(np.int32)
+    ref = np.zeros((n + 1, n + 1), dtype=np.int32)
+    ref[1:, 1:] = nw.BLOSUM62[a[:, None], b[None, :]]
+    start = np.zeros((n + 1, n + 1), dtype=np.int32)
+    start[:, 0] = start[0, :] = -nw.PENALTY * np.arange(n + 1, dtype=np.int32)
+    return nw.Inputs(a, b, ref, start)
+
+
+@pytest.mark.parametrize("backend", ["opencl", pytest.param("cuda", marks=pytest.mark.gpu)])
+def test_nw_in_one_launch_at_any_length(backend: str) -> None:
+    """``strips``: a last strip of fewer rows and a last chunk of fewer columns than 32 (every cell
+    of the last column was once left unstored), one strip, many strips."""
+    if backend == "opencl":
+        _opencl()
+    for n in (1, 31, 33, 40, 100, 200):
+        inp = _nw_inputs(n)
+        run = nw.run(backend, inp, "strips")
+        assert nw.check(run.output, nw.reference(inp)) == (True, 0.0), n
+        assert run.launches == 1

@@ -7,69 +7,67 @@
 // order strips were taken, so a warp waits only on warps already running) and sweeps it left to
 // right, lane y owning row y of the strip, one anti-diagonal of the strip per step: the cell
 // above comes from lane y - 1 by a shuffle, the one to the left is the lane's own last value,
-// the diagonal one the cell above of the step before. The strip's first lane takes the row above
-// from the strip before, NWS columns (a chunk) at a time, once that strip has stored them and
-// raised its count of stored chunks. The reference matrix comes in by chunks through shared
-// memory (loaded a chunk ahead), the scores go out the same way, row by row, so every global
-// access is a whole row of a chunk.
+// the diagonal one the cell above of the step before. The strip's last lane also writes its row
+// to `edge` (filled with NWS_EMPTY before the launch), where the next strip's first lane reads
+// it NWS columns (a chunk) at a time, loaded a chunk ahead: a value that is no longer NWS_EMPTY
+// is final, so no flag and no fence sits between the strips. The reference matrix comes in by
+// chunks through shared memory (loaded a chunk ahead), the scores go out the same way, row by
+// row, so every other global access is a whole row of a chunk.
 #define NWS 32  // rows of a strip, lanes of its warp, columns of a chunk
 #define NWS_FULL 0xffffffffu
+#define NWS_EMPTY ((int)0x80808080)  // `edge` before its strip wrote it: every byte 0x80, far below any score
 
 // The score recurrence: a match from the diagonal, or a gap from the left or from above.
 __device__ __forceinline__ int nw_cell(int diagonal, int left, int up, int ref, int penalty) {
     return max(max(diagonal + ref, left - penalty), up - penalty);
 }
 
-// The row above a strip's columns [NWS c, NWS c + NWS), lane x holding column x: the matrix's
-// first row for strip 0, else the strip before's last row, once its count of published chunks
-// (`seen`, read a phase earlier so that the wait is seldom a round trip) covers chunk c.
-__device__ __forceinline__ int nws_above(const int *score, const int *progress, const int s, const int c,
-                                         const int n, const long long cols, const int r0, const int lane, int &seen) {
-    if (s > 0) {
-        if (lane == 0)
-            while (seen < c + 1) seen = *(volatile const int *)(progress + s);
-        __syncwarp();
-        __threadfence();
-    }
-    const int col = NWS * c + lane;
-    return col < n ? __ldcg(score + (long long)(r0 - 1) * cols + 1 + col) : 0;
+// The row above a strip's columns [NWS c, NWS c + NWS), lane x holding column x, as far as it is
+// written (NWS_EMPTY where not yet): the matrix's first row for strip 0.
+__device__ __forceinline__ int nws_above(const int *score, const int *edge, const int s, const int c, const int n) {
+    const int col = NWS * c + (int)threadIdx.x;
+    if (col >= n) return 0;
+    return s == 0 ? score[1 + col] : *(volatile const int *)(edge + (long long)(s - 1) * n + col);
+}
+
+// `above` once every lane's value is written: loaded again until it is.
+__device__ __forceinline__ int nws_final(int above, const int *score, const int *edge, const int s, const int c,
+                                         const int n) {
+    while (!__all_sync(NWS_FULL, above != NWS_EMPTY)) above = nws_above(score, edge, s, c, n);
+    return above;
 }
 
 extern "C" __global__ void __launch_bounds__(NWS)
-nw_strips(int *__restrict__ score, const int *__restrict__ ref, const int n, const int penalty, int *progress) {
+nw_strips(int *__restrict__ score, const int *__restrict__ ref, const int n, const int penalty, int *ticket,
+          int *edge) {
     __shared__ int ref_buf[2][NWS][NWS];  // a chunk of the strip's reference rows, two chunks at once
     __shared__ int out_buf[2][NWS][NWS];  // a chunk of the strip's scores, until stored
     const int lane = threadIdx.x;
     int s = 0;
-    if (lane == 0) s = atomicAdd(progress, 1);  // progress[0]: the next strip; progress[1 + s]: chunks s published
+    if (lane == 0) s = atomicAdd(ticket, 1);
     s = __shfl_sync(NWS_FULL, s, 0);
     const long long cols = n + 1;
     const int r0 = NWS * s + 1;  // the strip's first row
     const int rows = min(NWS, n - r0 + 1);
     const bool live = lane < rows;
+    const bool below = r0 + NWS <= n;  // a strip follows: the last lane writes its row to edge
+    volatile int *mine = edge + (long long)s * n;
     const int chunks = (n + NWS - 1) / NWS;
     int left = live ? score[(long long)(r0 + lane) * cols] : 0;  // column 0
     int diagonal = score[(long long)(r0 - 1) * cols];           // lane 0's; the others' come by shuffle
     int next[NWS];                                               // the reference's next chunk, in flight
 #pragma unroll
     for (int r = 0; r < NWS; ++r) next[r] = r < rows && lane < n ? ref[(long long)(r0 + r) * cols + 1 + lane] : 0;
-    int seen = 0;
-    int above_next = nws_above(score, progress, s, 0, n, cols, r0, lane, seen);
+    int pending = nws_above(score, edge, s, 0, n);
     for (int c = 0; c < chunks + 2; ++c) {
         const int buf = c & 1;
-        // Each phase first ends the last one's memory work (its stores and loads have had a
-        // phase to land, so the fence costs little), then publishes what was stored.
-        __threadfence();
-        __syncwarp();
-        if (c >= 3 && lane == 0) *(volatile int *)(progress + 1 + s) = c - 2;  // chunks 0 .. c - 3 are stored
+        const int above = c < chunks ? nws_final(pending, score, edge, s, c, n) : 0;
+        if (c + 1 < chunks) pending = nws_above(score, edge, s, c + 1, n);  // checked a phase later
         if (c < chunks) {
 #pragma unroll
             for (int r = 0; r < NWS; ++r) ref_buf[buf][r][lane] = next[r];
         }
-        const int above = above_next;
-        if (c + 1 < chunks) above_next = nws_above(score, progress, s, c + 1, n, cols, r0, lane, seen);
-        if (s > 0 && lane == 0) seen = *(volatile const int *)(progress + s);  // used a phase later
-        if (c >= 2) {  // chunk c - 2 is whole: store it (published a phase later)
+        if (c >= 2) {  // chunk c - 2 is whole: store it
             const int col = NWS * (c - 2) + lane;
 #pragma unroll 4
             for (int r = 0; r < rows; ++r)
@@ -92,11 +90,10 @@ nw_strips(int *__restrict__ score, const int *__restrict__ ref, const int n, con
                 const int b = (j / NWS) & 1, x = j % NWS;
                 left = nw_cell(diagonal, left, up, ref_buf[b][lane][x], penalty);
                 out_buf[b][lane][x] = left;
+                if (below && lane == NWS - 1) mine[j] = left;
             }
             diagonal = up;
         }
+        __syncwarp();
     }
-    __threadfence();
-    __syncwarp();
-    if (lane == 0) *(volatile int *)(progress + 1 + s) = chunks;  // the last chunks, for any strip still waiting
 }

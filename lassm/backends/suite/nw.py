@@ -33,6 +33,8 @@ OWN_SOURCES: dict[str, tuple[str, str, str]] = {
     "strips": ("suite/cuda/nw_strips.cu", "suite/opencl/nw_strips.cl", "nw_strips")}
 #: ``strips``: rows of a strip, threads (work-items) of its block.
 STRIP = 32
+#: ``strips``: each byte of a strip's edge row before the strip writes it (``NWS_EMPTY``).
+EMPTY_BYTE = 0x80
 #: Cells along a tile's side: threads per block (``NW_TILE``).
 TILE = 16
 #: The gap penalty.
@@ -189,7 +191,8 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
         cupy = cu._cupy()
         fn = cuda_launched(backend, (cu_src, cl_src), entry, options)
         score, ref = cupy.asarray(inp.start), cupy.asarray(inp.ref)
-        progress = cupy.zeros(strips + 1, dtype=cupy.int32)
+        ticket = cupy.zeros(1, dtype=cupy.int32)
+        edge = cupy.empty((strips, inp.n), dtype=cupy.int32) if variant in OWN_SOURCES else None
 
         def tiles() -> int:
             for d, first, count in plan:
@@ -198,8 +201,9 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
 
         if variant in OWN_SOURCES:
             def launch() -> int:
-                progress.fill(0)
-                fn((strips,), (STRIP,), (score, ref, np.int32(inp.n), np.int32(inp.penalty), progress))
+                ticket.fill(0)
+                cupy.cuda.runtime.memsetAsync(edge.data.ptr, EMPTY_BYTE, edge.nbytes, 0)
+                fn((strips,), (STRIP,), (score, ref, np.int32(inp.n), np.int32(inp.penalty), ticket, edge))
                 return 1
         elif variant == "graph":
             graph = _recorded(cupy, tiles)
@@ -221,8 +225,10 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
         mf = cl.mem_flags
         score = cl.Buffer(queue.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=inp.start)
         ref = cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=inp.ref)
-        progress = cl.Buffer(queue.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.zeros(strips + 1, np.int32))
-        kern.set_args(score, ref, np.int32(inp.n), np.int32(inp.penalty), progress)
+        ticket = cl.Buffer(queue.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.zeros(1, np.int32))
+        edge = cl.Buffer(queue.context, mf.READ_WRITE | mf.COPY_HOST_PTR,
+                         hostbuf=np.full(max(strips * inp.n, 1), EMPTY_BYTE * 0x01010101, dtype=np.uint32))
+        kern.set_args(score, ref, np.int32(inp.n), np.int32(inp.penalty), ticket, edge)
         seconds, host, launches = opencl_time(
             queue, lambda: [cl.enqueue_nd_range_kernel(queue, kern, (strips * STRIP,), (STRIP,))])
         cl.enqueue_copy(queue, out, score).wait()
