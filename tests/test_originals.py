@@ -550,3 +550,24 @@ def test_an_ncu_plan_makes_one_iteration_of_its_launches() -> None:
     with pytest.raises(ValueError, match="3 launches, 4 expected"):
         launches.seconds([1.0, 2.0, 3.0], ["a"] * 3)
     assert hecbench.PROGRAMS["nw"].ncu.skip == 100 * 2047  # nw-cuda's own warm-up, not profiled
+
+
+def test_the_ncu_columns_read_thousands_separators(tmp_path: Path) -> None:
+    """Nsight Compute writes ``"68,000"`` (ns) in its raw CSV: read as 68 us, never refused or misread;
+    all-pairs keeps the fastest of its three kernels' medians."""
+    from lassm.campaign.originals import hecbench
+
+    lines = ['==PROF== Connected to process 1 (all_pairs)', '"ID","Kernel Name","gpu__time_duration.sum"',
+             '"","","ns"']
+    times = {"k1": ["68,000", "66,976", "67,040", "67,136", "67,104"], "k2": ["65,792"] * 5,
+             "k3": ["64,224", "64,256", "64,320", "64,416", "1,064,416"]}
+    n = 0
+    for name, values in times.items():
+        for v in values:
+            lines.append(f'"{n}","{name}(const char *, int *)","{v}"')
+            n += 1
+    raw = tmp_path / "raw.csv"
+    raw.write_text("\n".join(lines) + "\n")
+    cols = hecbench.ncu_columns(raw, hecbench.PROGRAMS["all_pairs"])
+    assert cols["ncu_seconds"] == pytest.approx(64.32e-6) and cols["ncu_kernels"].startswith("k3(")
+    assert "--launch-count 15" in cols["ncu_command"] and cols["ncu_command"].endswith("all-pairs-distance-cuda 5")

@@ -156,28 +156,47 @@ def todo(kernels: Sequence[str], table: Path, sha: str, force: bool) -> list[str
     return [k for k in kernels if k in PROGRAMS and (force or not tables.recorded(rows, sha, kernel=k))]
 
 
-def ncu_time(program: Path, prog: Program, raw: Path, ncu: str) -> dict:
-    """``ncu_*`` columns: the program run under Nsight Compute (its :class:`NcuPlan`), its kernels'
-    ``gpu__time_duration`` for one iteration; the raw CSV kept at ``raw``."""
-    from ...analysis.counters import ncu as ncu_csv
-    from .timing import run
-
+def ncu_command(prog: Program, ncu: str = "ncu", raw: Path | None = None, program: Path | None = None) -> list[str]:
+    """The Nsight Compute command of ``prog``'s :class:`NcuPlan` (the log file and the binary where given)."""
     plan = prog.ncu
     if plan is None:
-        return {}
+        raise ValueError(f"{prog.folder} has no Nsight Compute plan")
     cmd = [ncu, "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none", "--metrics",
-           "gpu__time_duration.sum", "--launch-skip", str(plan.skip), "--launch-count",
-           str(plan.groups * plan.per_group), "--log-file", str(raw), "--", str(program), *plan.args]
-    raw.parent.mkdir(parents=True, exist_ok=True)
-    run(cmd, NCU_TIMEOUT)
+           "gpu__time_duration.sum", "--launch-skip", str(plan.skip), "--launch-count", str(plan.groups * plan.per_group)]
+    if raw is not None:
+        cmd += ["--log-file", str(raw)]
+    return [*cmd, "--", str(program) if program is not None else prog.folder, *plan.args]
+
+
+def ncu_columns(raw: Path, prog: Program) -> dict:
+    """``ncu_*`` columns from the raw CSV of ``prog``'s profiled run: its kernels'
+    ``gpu__time_duration`` for one iteration (ncu writes thousands separators: "68,000" ns)."""
+    from ...analysis.counters import ncu as ncu_csv
+
     table, units = ncu_csv.read_raw(raw)
     unit = units.get("gpu__time_duration.sum", "ns").strip()
     scale = {"ns": 1e-9, "nsecond": 1e-9, "us": 1e-6, "usecond": 1e-6, "ms": 1e-3, "msecond": 1e-3, "s": 1.0,
              "second": 1.0}[unit]
-    durations = [float(v) * scale for v in table["gpu__time_duration.sum"]]
-    seconds, kernels = plan.seconds(durations, [str(n) for n in table["Kernel Name"]])
-    shown = " ".join(["ncu", *cmd[1:cmd.index("--log-file")], "--", prog.folder, *plan.args])
-    return {"ncu_seconds": seconds, "ncu_kernels": kernels, "ncu_command": shown}
+    durations = [float(str(v).replace(",", "")) * scale for v in table["gpu__time_duration.sum"]]
+    seconds, kernels = prog.ncu.seconds(durations, [str(n) for n in table["Kernel Name"]])
+    return {"ncu_seconds": seconds, "ncu_kernels": kernels, "ncu_command": " ".join(ncu_command(prog))}
+
+
+def ncu_time(program: Path, prog: Program, raw: Path, ncu: str) -> dict:
+    """``ncu_*`` columns: the program run under Nsight Compute (its :class:`NcuPlan`), the raw CSV
+    kept at ``raw`` (:func:`ncu_columns`)."""
+    from .timing import run
+
+    if prog.ncu is None:
+        return {}
+    raw.parent.mkdir(parents=True, exist_ok=True)
+    run(ncu_command(prog, ncu, raw, program), NCU_TIMEOUT)
+    return ncu_columns(raw, prog)
+
+
+def raw_file(machine: str, kernel: str) -> Path:
+    """``<machine>/suite/counters/ncu__original__<kernel>.csv``: the program's profiled run."""
+    return rec.folder(machine) / "counters" / f"ncu__original__{kernel}.csv"
 
 
 def run_all(built: Built, kernels: Sequence[str], table: Path, *, context: dict,
@@ -244,4 +263,4 @@ def table(machine: str) -> Path:
 
 
 __all__ = ["COLUMNS", "FILE", "FLAGS", "HECBENCH", "KEY", "NCU_COLUMNS", "NcuPlan", "OURS", "PROGRAMS", "SHIM_LIBRARY",
-           "Program", "build_all", "ncu_time", "outputs", "run_all", "table", "todo"]
+           "Program", "build_all", "ncu_columns", "ncu_command", "ncu_time", "outputs", "raw_file", "run_all", "table", "todo"]
