@@ -64,4 +64,6 @@ def test_verdict_says_where_an_original_is_the_fastest_and_where_ours_is() -> No
 
 def test_many_problems_are_counted_per_reference() -> None:
     rows = pd.DataFrame([(f"x{i}", "G", "CUDA", "cuda a", True, 1.0) for i in range(8)], columns=list(best.COLUMNS))
-    assert "(cuda a at 8 points)" in best.verdict(best.efficiency(rows))
+    assert "for all 8 points (cuda a on each)" in best.verdict(best.efficiency(rows))
+    rows.loc[rows.index[:3], "implementation"] = "cuda b"
+    assert "(cuda b at 3 points; cuda a at 5 points)" in best.verdict(best.efficiency(rows))

@@ -99,7 +99,10 @@ def summary(eff: pd.DataFrame) -> pd.DataFrame:
 
 
 def _items(part: pd.DataFrame, unit: str) -> str:
-    """The problems of ``part`` with their references, each named where few, counted per reference where many."""
+    """The problems of ``part`` with their references: one name where they share it, each problem
+    named where few, counted per reference where many."""
+    if part["reference"].nunique() == 1 and len(part) > 1:
+        return f"{part['reference'].iloc[0]} on each"
     if len(part) <= 6:
         return "; ".join(f"{p}: {r}" for p, r in zip(part["problem"], part["reference"]))
     counts = part["reference"].value_counts(sort=False)
