@@ -534,7 +534,8 @@ def application_efficiency(df: pd.DataFrame, time: str = "seconds") -> pd.DataFr
     out = df.drop(columns=[c for c in ("app eff", "reference", "reference time") if c in df.columns])
     t = _numeric(df, time)
     name = df["implementation"] if "implementation" in df.columns else df["application"]
-    ran = pd.DataFrame({"problem": df["problem"], "platform": df["platform"], "t": t, "name": name}).dropna(subset=["t"])
+    ran = pd.DataFrame({"problem": df["problem"], "platform": df["platform"], "t": t, "name": name})
+    ran = ran.dropna(subset=["t"])
     fastest = ran.sort_values("t", kind="stable").drop_duplicates(["problem", "platform"])
     fastest = fastest.rename(columns={"t": "reference time", "name": "reference"})
     out = out.merge(fastest, on=["problem", "platform"], how="left")

@@ -126,15 +126,16 @@ ORIGINAL = "ht_loc (MetaHipMer's original)"
 ORIGINAL_BESIDE: tuple[str, str] = ("cuda", "fast")
 
 
-def original_times(machine: str, datasets: tuple[str, ...]) -> pd.DataFrame:
-    """``ht_loc``'s kernel time per dataset on ``machine``, on the clock of the campaign's times.
+def original_times(machine: str, datasets: tuple[str, ...], beside: pd.Series | None = None) -> pd.DataFrame:
+    """``ht_loc``'s kernel time per dataset on ``machine``, on the clock of our builds' times.
 
     ``against-original.csv`` times ``ht_loc`` and ``lassm extend`` (:data:`ORIGINAL_BESIDE`) with
-    Nsight Compute over every launch of one run each; the campaign times our builds by events.
-    Where the campaign has that build on the dataset, ``ht_loc``'s time is carried onto its clock
-    (:func:`lassm.book.best.carried`: our time there over ours-over-``ht_loc``), so that ``ht_loc``
-    against any build is that build against ours times the side-by-side ratio; elsewhere it is
-    Nsight Compute's time as recorded (``clock`` says which).
+    Nsight Compute over every launch of one run each; our builds' tables time them by events.
+    Where ``beside`` (dataset -> that build's kernel ms; default: the campaign's) has the dataset,
+    ``ht_loc``'s time is carried onto that clock (:func:`lassm.book.best.carried`: our time there
+    over ours-over-``ht_loc``), so that ``ht_loc`` against any build is that build against ours
+    times the side-by-side ratio; elsewhere it is Nsight Compute's time as recorded (``clock``
+    says which).
 
     Returns
     -------
@@ -148,21 +149,27 @@ def original_times(machine: str, datasets: tuple[str, ...]) -> pd.DataFrame:
     if side is None or side.empty:
         return pd.DataFrame(columns=cols)
     side = side[side["dataset"].isin(datasets) & side["kernel_ratio"].notna()]
-    try:
-        t = campaign_times(machine)
-    except LassmError:
-        t = pd.DataFrame(columns=["dataset", "backend", "protocol", "matches_oracle", "kernel_ms"])
     backend, protocol = ORIGINAL_BESIDE
-    ours = t[(t["backend"] == backend) & (t["protocol"] == protocol) & t["matches_oracle"].astype(bool)]
-    anchor = ours.groupby("dataset")["kernel_ms"].min()
+    anchor = _beside_in_campaign(machine) if beside is None else beside
     rows = []
     for r in side.itertuples():
         if r.dataset in anchor.index:
             rows.append({"dataset": r.dataset, "kernel_ms": best.carried(float(anchor[r.dataset]), r.kernel_ratio),
-                         "clock": f"campaign ({best.EVENTS}), through {backend} {protocol} at the side-by-side ratio"})
+                         "clock": f"{best.EVENTS}, through {backend} {protocol} at the side-by-side ratio"})
         else:
             rows.append({"dataset": r.dataset, "kernel_ms": r.original_kernel_s * 1e3, "clock": best.NCU})
     return pd.DataFrame(rows, columns=cols)
+
+
+def _beside_in_campaign(machine: str) -> pd.Series:
+    """The campaign's kernel ms per dataset of the build ``ht_loc`` ran beside (empty without a campaign)."""
+    try:
+        t = campaign_times(machine)
+    except LassmError:
+        return pd.Series(dtype="float64")
+    backend, protocol = ORIGINAL_BESIDE
+    ours = t[(t["backend"] == backend) & (t["protocol"] == protocol) & t["matches_oracle"].astype(bool)]
+    return ours.groupby("dataset")["kernel_ms"].min()
 
 
 def implementations(platforms: dict[str, str], models: dict[str, tuple[str, ...]], variant: str,

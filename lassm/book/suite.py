@@ -221,7 +221,9 @@ def distribution(machine: str) -> pd.DataFrame:
 def machines() -> list[str]:
     """The results folders with suite records, by name."""
     root = mach.results_root()
-    return sorted(p.name for p in root.iterdir() if (p / rec.FOLDER / rec.TIMES_FILE).is_file()) if root.is_dir() else []
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir() if (p / rec.FOLDER / rec.TIMES_FILE).is_file())
 
 
 def implementations(machine: str) -> pd.DataFrame:

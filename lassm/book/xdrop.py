@@ -271,15 +271,16 @@ def implementations(names: list[str] | None = None) -> pd.DataFrame:
     rows = []
     for machine in records.machines() if names is None else names:
         t = records.load(machine, "times")
-        ok = t[t["matches_oracle"].fillna(False).astype(bool) & t["backend"].isin(list(IMPLEMENTATIONS))] if len(t) else t
+        if len(t):
+            t = t[t["matches_oracle"].fillna(False).astype(bool) & t["backend"].isin(list(IMPLEMENTATIONS))]
         rows += [{"problem": _problem(r.dataset, r.xdrop), "device": r.device, "application": IMPLEMENTATIONS[r.backend],
                   "implementation": IMPLEMENTATIONS[r.backend], "ours": r.backend != measures.SEQAN,
-                  "seconds": float(r.seconds), "folder": machine} for r in ok.itertuples()]
+                  "seconds": float(r.seconds), "folder": machine} for r in t.itertuples()]
         side = against(machine)
         if side.empty:
             continue
         device = str(records.load(machine, "against")["device"].iloc[0])
-        cuda = ok[ok["backend"] == "cuda"] if len(ok) else ok
+        cuda = t[t["backend"] == "cuda"] if len(t) else t
         anchor = {(str(d), int(float(x))): float(s) for d, x, s in zip(cuda.get("dataset", []), cuda.get("xdrop", []),
                                                                       cuda.get("seconds", []))}
         for r in side.itertuples():
