@@ -24,6 +24,8 @@ def test_clock_takes_nsight_compute_where_it_is_recorded() -> None:
     assert best.clock(0.002, 0.003) == (0.002, best.NCU)
     for missing in ("", None, float("nan"), "nan", 0.0):
         assert best.clock(missing, 0.003) == (0.003, best.OWN)
+    value, which = best.clock("", "")
+    assert math.isnan(value) and which == best.OWN, "a row with no time at all has none"
 
 
 def test_carried_keeps_the_same_clock_ratio() -> None:

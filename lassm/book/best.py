@@ -35,13 +35,16 @@ NCU, EVENTS, OWN = "Nsight Compute", "events", "the program's own"
 def clock(ncu: object, own: object) -> tuple[float, str]:
     """A time and the clock it is on: Nsight Compute's where it is recorded and finite (it is the
     clock our side can share), else the program's own."""
+    value = _seconds(ncu)
+    return (value, NCU) if math.isfinite(value) and value > 0 else (_seconds(own), OWN)
+
+
+def _seconds(value: object) -> float:
+    """A recorded time as a float, NaN where the cell is empty or not a number."""
     try:
-        value = float(ncu)
+        return float(value)
     except (TypeError, ValueError):
-        value = math.nan
-    if math.isfinite(value) and value > 0:
-        return value, NCU
-    return float(own), OWN
+        return math.nan
 
 
 def carried(anchor: float, ours_over_original: float) -> float:
