@@ -43,6 +43,8 @@ METRIC_CASES = [
                                                           "duration_s": [1e-9]})),
     (metrics.pp, lambda: pd.DataFrame({"problem": ["p", "p"], "platform": ["A", "B"], "application": ["a", "a"],
                                       "arch eff": [0.5, 0.25]})),
+    (metrics.application_efficiency, lambda: pd.DataFrame({"problem": ["p", "p"], "platform": ["A", "A"],
+                                                          "application": ["a", "b"], "seconds": [2.0, 1.0]})),
 ]
 
 
@@ -70,6 +72,8 @@ def test_missing_columns_raise_value_error(fn, make) -> None:
     (metrics.pp, "arch eff", lambda: pd.DataFrame({"problem": ["p"], "platform": ["A"], "application": ["a"],
                                                     "arch eff": [0.5]})),
     (metrics.potential_speedup, "alg eff", lambda: pd.DataFrame({"alg eff": [0.5], "arch eff": [0.5]})),
+    (metrics.application_efficiency, "seconds", lambda: pd.DataFrame({"problem": ["p"], "platform": ["A"],
+                                                                      "application": ["a"], "seconds": [1.0]})),
 ])
 def test_non_numeric_values_raise_type_error(fn, column, make) -> None:
     df = make().astype({column: "object"})
@@ -240,6 +244,37 @@ def test_pp_is_harmonic_not_arithmetic() -> None:
     got = metrics.pp(df)["alg pp"].iloc[0]
     assert got == pytest.approx(0.18)
     assert got != pytest.approx(0.5)
+
+
+def _implementations() -> pd.DataFrame:
+    """Two platforms: on A an original (not ours) is the fastest, on B our CUDA build; OpenCL did not run on B."""
+    return pd.DataFrame({"problem": ["t"] * 5, "platform": ["A", "A", "A", "B", "B"],
+                         "application": ["CUDA", "OpenCL", "original", "CUDA", "OpenCL"],
+                         "implementation": ["cuda tiles", "opencl rows", "HeCBench t-cuda", "cuda tiles", "opencl rows"],
+                         "seconds": [4.0, 5.0, 2.0, 1.0, np.nan]})
+
+
+def test_application_efficiency_takes_the_fastest_measured_originals_included() -> None:
+    out = metrics.application_efficiency(_implementations()).set_index(["platform", "application"])
+    assert out.loc[("A", "CUDA"), "app eff"] == 0.5  # the original's 2 s over CUDA's 4 s
+    assert out.loc[("A", "OpenCL"), "app eff"] == 0.4 and out.loc[("A", "original"), "app eff"] == 1.0
+    assert set(out.loc["A", "reference"]) == {"HeCBench t-cuda"} and set(out.loc["B", "reference"]) == {"cuda tiles"}
+    assert out.loc[("B", "CUDA"), "app eff"] == 1.0 and np.isnan(out.loc[("B", "OpenCL"), "app eff"])
+    assert (out["app eff"].dropna() <= 1.0).all() and (out["app eff"].dropna() > 0).all()
+    assert out.loc[("A", "CUDA"), "reference time"] == 2.0
+    # without implementation names the application names the reference
+    plain = metrics.application_efficiency(_implementations().drop(columns=["implementation"]))
+    assert set(plain.loc[plain["platform"] == "A", "reference"]) == {"original"}
+    # a non-positive time is no time
+    with pytest.raises(ValueError):
+        metrics.application_efficiency(_implementations().assign(seconds=[1.0, 0.0, 1.0, 1.0, 1.0]))
+
+
+def test_pp_of_application_efficiencies_against_the_best_measured() -> None:
+    eff = metrics.application_efficiency(_implementations())
+    got = metrics.pp(eff[["problem", "platform", "application", "app eff"]]).set_index("application")["app pp"]
+    assert got["CUDA"] == pytest.approx(2 / (1 / 0.5 + 1 / 1.0))
+    assert got["OpenCL"] == 0.0 and got["original"] == 0.0  # each missing on one platform of H
 
 
 # ----------------------------------------------------------------------------------------------

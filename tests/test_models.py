@@ -124,3 +124,55 @@ def test_counter_facts_are_spans_per_variant() -> None:
     got = models.counter_facts(counters)
     assert got["cm_casptr_inst"] == "1.20 to 1.50" and got["cm_casptr_dram"] == "0.60"
     assert got["cm_fast_inst"] == "1.30" and got["cm_fast_dram"] == "none measured"
+
+
+def _against_original(root: Path, machine: str, rows: list[tuple[str, float, float]]) -> None:
+    """``against-original.csv`` with ht_loc's and lassm extend's kernel seconds per dataset (Nsight Compute)."""
+    import pandas as pd
+
+    from lassm.runs.results import AGAINST_ORIGINAL_COLUMNS, AGAINST_ORIGINAL_FILE
+
+    out = []
+    for dataset, original, ours in rows:
+        for program, seconds in (("original ht_loc", original), ("lassm extend fast", ours)):
+            out.append({c: "" for c in AGAINST_ORIGINAL_COLUMNS} | {
+                "machine": machine, "dataset": dataset, "k": 21, "program": program, "whole_seconds": 1.0,
+                "kernel_seconds": seconds, "walk_kernel_seconds": seconds, "outputs_equal": True})
+    pd.DataFrame(out, columns=list(AGAINST_ORIGINAL_COLUMNS)).to_csv(root / machine / AGAINST_ORIGINAL_FILE, index=False)
+
+
+APPS = {"CUDA": ("cuda",), "OpenCL": ("opencl",), "numba": ("cpu",)}
+
+
+def test_ht_loc_is_the_reference_where_it_is_the_fastest(results: Path) -> None:
+    """d1: ht_loc takes a quarter of lassm extend's time side by side, so on the campaign's clock
+    it takes a quarter of CUDA fast's 2 ms: every efficiency on the GPU is against its 0.5 ms, and
+    CUDA fast's is ht_loc's time over ours. d2: no CUDA fast in the campaign, so ht_loc keeps its
+    Nsight Compute 30 ms, and OpenCL stays the reference."""
+    _against_original(results, "gpu", [("d1", 0.001, 0.004), ("d2", 0.030, 0.003)])
+    times = models.original_times("gpu", ("d1", "d2")).set_index("dataset")
+    assert times.loc["d1", "kernel_ms"] == pytest.approx(0.5) and times.loc["d1", "clock"].startswith("events")
+    assert times.loc["d2", "kernel_ms"] == pytest.approx(30.0) and times.loc["d2", "clock"] == "Nsight Compute"
+    plats = {"GPU": "gpu", "CPU": "cpu"}
+    for variant, cuda_eff in (("casptr", 0.5 / 10), ("fast", 0.25)):
+        pp = models.portability(plats, APPS, variant, ("d1", "d2")).set_index(["dataset", "model"])
+        assert pp.loc[("d1", "CUDA"), "GPU app eff"] == pytest.approx(cuda_eff)
+        assert pp.loc[("d1", "CUDA"), "GPU reference"] == models.ORIGINAL
+        assert pp.loc[("d1", models.ORIGINAL), "GPU app eff"] == 1.0
+        assert pp.loc[("d1", models.ORIGINAL), "PP"] == 0.0, "ht_loc ran on one platform of two"
+        effs = pp.filter(like="app eff").stack().dropna()
+        assert ((effs > 0) & (effs <= 1.0)).all()
+    pp = models.portability(plats, APPS, "casptr", ("d1", "d2")).set_index(["dataset", "model"])
+    assert pp.loc[("d2", "OpenCL"), "GPU reference"] == "OpenCL"
+    assert pp.loc[("d2", models.ORIGINAL), "GPU app eff"] == pytest.approx(3.0 / 30.0)
+    said = models.reference_sentence(plats, APPS, "casptr", ("d1", "d2"))
+    assert said.startswith(f"On the GPU, a program other than ours is the fastest measured for 1 of the 2 datasets "
+                           f"(d1: {models.ORIGINAL})")
+    assert "ours is the fastest measured for the other 1 dataset (d2: OpenCL)" in said
+
+
+def test_without_ht_loc_the_models_alone_make_the_reference(results: Path) -> None:
+    pp = models.portability({"GPU": "gpu", "CPU": "cpu"}, APPS, "casptr", ("d1", "d2"))
+    assert models.ORIGINAL not in set(pp["model"]) and models.original_times("gpu", ("d1",)).empty
+    assert set(pp["GPU reference"]) == {"CUDA", "OpenCL"}
+    assert "no other program was measured" in models.reference_sentence({"GPU": "gpu"}, APPS, "casptr", ("d1",))

@@ -81,3 +81,39 @@ def test_device_names_are_grouped_without_the_runtimes_tag() -> None:
     assert machines.device_label("AMD EPYC (Intel(R) OpenCL)") == "AMD EPYC"
     assert machines.device_label("Intel(R) Xeon(R) Processor") == "Intel(R) Xeon(R) Processor"
     assert machines.device_key("NVIDIA H100 80GB HBM3") != machines.device_key("NVIDIA H100 PCIe")
+
+
+def _ht_loc(root: Path, folder: str, dataset: str, original_s: float, ours_s: float) -> None:
+    """``against-original.csv`` of one dataset: ht_loc's and lassm extend's kernel seconds (Nsight Compute)."""
+    import pandas as pd
+
+    from lassm.runs.results import AGAINST_ORIGINAL_COLUMNS, AGAINST_ORIGINAL_FILE
+
+    rows = [{c: "" for c in AGAINST_ORIGINAL_COLUMNS} | {"dataset": dataset, "k": 21, "program": program,
+                                                         "whole_seconds": 1.0, "kernel_seconds": s,
+                                                         "walk_kernel_seconds": s, "outputs_equal": True}
+            for program, s in (("original ht_loc", original_s), ("lassm extend fast", ours_s))]
+    pd.DataFrame(rows, columns=list(AGAINST_ORIGINAL_COLUMNS)).to_csv(root / folder / AGAINST_ORIGINAL_FILE, index=False)
+
+
+def test_app_eff_is_against_the_fastest_measured_ht_loc_included(root: Path) -> None:
+    """Without ht_loc the fastest build is the reference (some variant at 1); an ht_loc ten times
+    faster than lassm extend beside it becomes gen-k21's reference, at a tenth of CUDA fast's time."""
+    pts = across.points().set_index(["variant", "dataset"])
+    assert not pts["reference"].eq("ht_loc (MetaHipMer's original)").any()
+    assert pts.loc[("fast", "gen-k21"), "app eff"] <= 1.0
+    refs = across.references()
+    assert refs.groupby(["problem", "platform"])["app eff"].max().eq(1.0).all()
+    _ht_loc(root, "h100-a", "gen-k21", 0.0001, 0.001)
+    again = across.points().set_index(["variant", "dataset"])
+    fast = across.references().set_index(["problem", "implementation"]).loc[("gen-k21", "cuda fast"), "seconds"]
+    for variant in ("casptr", "fast"):
+        row = again.loc[(variant, "gen-k21")]
+        assert row["reference"] == "ht_loc (MetaHipMer's original)"
+        assert row["app eff"] == pytest.approx(fast * 1e3 / 10 / row["kernel_ms"])
+    others = again.drop(index="gen-k21", level="dataset")["reference"]
+    assert set(others) == set(pts.drop(index="gen-k21", level="dataset")["reference"]), "ht_loc ran on gen-k21 only"
+    plat = across.platforms()
+    said = across.facts(plat, across.points(), across.portability(across.points(), [DEVICE]))["ac_reference"]
+    assert said.startswith(f"On the {DEVICE}, a program other than ours is the fastest measured for 1 of the ")
+    assert "gen-k21: ht_loc (MetaHipMer's original)" in said

@@ -64,7 +64,7 @@ def test_the_distribution_holds_every_kernel_with_both_models(root: Path) -> Non
     assert (d["ratio"] > 0).all() and len(d) == 2 * len(suite.ORDER)
     e = suite.efficiency("m")
     assert ((e[["cuda", "opencl"]] <= 1.0) & (e[["cuda", "opencl"]] > 0)).all().all()
-    assert (e[["cuda", "opencl"]].max(axis=1) == 1.0).all()
+    assert (e[["cuda", "opencl", "original"]].max(axis=1) == 1.0).all(), "the reference's efficiency is 1"
 
 
 def test_the_originals_beside_ours(root: Path) -> None:
@@ -139,3 +139,112 @@ def test_the_originals_outputs_are_said_from_the_table(root: Path) -> None:
     table.to_csv(root / "originals.csv", index=False)
     assert suite.originals("m").set_index("kernel").loc["nw", "output"].startswith("differs from ours")
     assert suite.facts("m")["su_originals_outputs"] == "3 of 4 programs' outputs equal ours on their own inputs"
+
+
+def _ncu(root: Path, **seconds: float) -> None:
+    """Give the copied originals.csv Nsight Compute times (``ncu_seconds``), per kernel; others blank."""
+    o = pd.read_csv(root / "originals.csv")
+    o["ncu_seconds"] = o["kernel"].map(seconds)
+    o["ncu_kernels"] = "k"
+    o.to_csv(root / "originals.csv", index=False)
+
+
+def test_no_efficiency_above_one_and_cudas_is_the_originals_time_over_ours(root: Path) -> None:
+    """On the committed records (whichever clock they hold) and with Nsight Compute times added:
+    every efficiency in (0, 1], and where the original is the fastest CUDA's is its time over ours."""
+    for _ in range(2):
+        e = suite.efficiency("m").set_index("kernel")
+        o = suite.originals("m").set_index("kernel")
+        effs = e[["cuda", "opencl", "original"]]
+        assert ((effs > 0) & (effs <= 1.0 + 1e-12) | effs.isna()).all().all()
+        for kernel in o.index:
+            assert e.loc[kernel, "cuda"] <= 1 / o.loc[kernel, "ours_over_original"] + 1e-12
+            if o.loc[kernel, "ours_over_original"] > 1:
+                assert e.loc[kernel, "reference"] == "HeCBench " + o.loc[kernel, "program"]
+                assert e.loc[kernel, "cuda"] == pytest.approx(1 / o.loc[kernel, "ours_over_original"])
+                assert e.loc[kernel, "original"] == 1.0
+        c = pd.read_csv(root / "counters.csv")
+        cuda = c[c["backend"] == "cuda"].set_index(["kernel", "variant"])["duration_s"]
+        _ncu(root, nw=0.5 * cuda[("nw", "stream")], epistasis=2.0 * cuda[("epistasis", "auto")])
+
+
+def test_the_ratio_is_on_nsight_computes_clock_where_both_have_it(root: Path) -> None:
+    c = pd.read_csv(root / "counters.csv")
+    cuda = c[c["backend"] == "cuda"].set_index(["kernel", "variant"])["duration_s"]
+    _ncu(root, nw=0.5 * cuda[("nw", "stream")])
+    o = suite.originals("m").set_index("kernel")
+    assert o.loc["nw", "original_clock"] == "Nsight Compute" and o.loc["nw", "ratio_clock"] == "Nsight Compute"
+    assert o.loc["nw", "ours_over_original"] == pytest.approx(2.0) == o.loc["nw", "ours_over_original_ncu"]
+    assert o.loc["nw", "ours_ncu_ms"] == pytest.approx(cuda[("nw", "stream")] * 1e3)
+    # a blank ncu_seconds (an older row) keeps the program's own time, against our events
+    t = suite.times("m").set_index(["kernel", "backend", "variant"])["ms"]
+    assert o.loc["minkowski", "original_clock"] == "the program's own"
+    assert o.loc["minkowski", "ratio_clock"].startswith("events")
+    assert pd.isna(o.loc["minkowski", "ours_over_original_ncu"])
+    assert o.loc["minkowski", "ours_over_original"] == pytest.approx(
+        t[("minkowski", "cuda", o.loc["minkowski", "ours_variant"])] / o.loc["minkowski", "original_ms"])
+    e = suite.efficiency("m").set_index("kernel")
+    assert e.loc["nw", "cuda"] == pytest.approx(0.5) and e.loc["nw", "reference"] == "HeCBench nw-cuda"
+    assert e.loc["nw", "ratio_clock"] == "Nsight Compute"
+
+
+def test_an_original_without_ours_profiled_is_set_against_our_events(root: Path) -> None:
+    """ncu_seconds recorded but no counters row for our variant: the original's Nsight Compute
+    time against our CUDA events, and the clock column says so."""
+    (root / "counters.csv").unlink()
+    _ncu(root, nw=0.001)
+    o = suite.originals("m").set_index("kernel")
+    assert o.loc["nw", "original_clock"] == "Nsight Compute" and pd.isna(o.loc["nw", "ours_ncu_ms"])
+    assert o.loc["nw", "ratio_clock"] == "events (ours) over Nsight Compute (the original)"
+    assert o.loc["nw", "ours_over_original"] == pytest.approx(o.loc["nw", "ours_ms"] / 1.0)
+
+
+def test_ours_is_the_fastest_cuda_variant_and_a_faster_one_becomes_the_reference(root: Path) -> None:
+    """A new CUDA variant (as ``tiles`` would be) faster than the original: it is ours in the
+    originals' table and the reference of the efficiencies; one that differs from the reference never is."""
+    t = pd.read_csv(root / "times.csv")
+    nw = t[(t["kernel"] == "nw") & (t["backend"] == "cuda")].iloc[0]
+    original = float(pd.read_csv(root / "originals.csv").set_index("kernel").loc["nw", "seconds"])
+    fast = nw.copy()
+    fast["variant"], fast["seconds"] = "tiles", original / 4
+    wrong = nw.copy()
+    wrong["variant"], wrong["seconds"], wrong["matches_reference"] = "broken", original / 8, False
+    pd.concat([t, pd.DataFrame([fast, wrong])]).to_csv(root / "times.csv", index=False)
+    o = suite.originals("m").set_index("kernel")
+    assert o.loc["nw", "ours_variant"] == "tiles" and o.loc["nw", "ours_over_original"] == pytest.approx(0.25)
+    e = suite.efficiency("m").set_index("kernel")
+    assert e.loc["nw", "reference"] == "cuda tiles" and e.loc["nw", "cuda_variant"] == "tiles"
+    assert e.loc["nw", "cuda"] == 1.0 and e.loc["nw", "original"] == pytest.approx(0.25)
+    assert "nw: cuda tiles" in suite.facts("m")["su_reference"]
+
+
+def test_the_chapter_says_where_an_original_is_the_fastest(root: Path) -> None:
+    e = suite.efficiency("m")
+    theirs = e[e["reference"].str.startswith("HeCBench ")]
+    said = suite.facts("m")["su_reference"]
+    if len(theirs):
+        assert "a program other than ours is the fastest measured" in said
+        for r in theirs.itertuples():
+            assert f"{r.kernel}: {r.reference}" in said
+    ours = e[~e["reference"].str.startswith("HeCBench ")]
+    for r in ours.itertuples():
+        assert f"{r.kernel}: {r.reference}" in said and "ours is the fastest measured" in said
+
+
+def test_pp_over_platforms_is_zero_where_an_application_did_not_run(root: Path) -> None:
+    """A second folder of another GPU without HeCBench's programs: their PP is 0; CUDA's is the
+    harmonic mean of its two efficiencies."""
+    other = root.parent.parent / "n" / "suite"
+    shutil.copytree(root, other)
+    (other / "originals.csv").unlink()
+    t = pd.read_csv(other / "times.csv")
+    t["device"] = "OTHER GPU"
+    t.to_csv(other / "times.csv", index=False)
+    assert suite.machines() == ["m", "n"]
+    pp = suite.portability().set_index(["kernel", "application"])
+    e = suite.efficiency("m").set_index("kernel")
+    assert pp.loc[("nw", suite.ORIGINAL_APPLICATION), "PP"] == 0.0
+    assert pp.loc[("nw", suite.ORIGINAL_APPLICATION), "ran on"] == "1 of 2"
+    assert pp.loc[("nw", "CUDA"), "PP"] == pytest.approx(2 / (1 / e.loc["nw", "cuda"] + 1))  # 1 on the other GPU
+    alone = suite.portability(["m"]).set_index(["kernel", "application"])
+    assert alone.loc[("nw", "CUDA"), "PP"] == pytest.approx(e.loc["nw", "cuda"])

@@ -239,3 +239,52 @@ def test_chapter_executes(results, tmp_path, monkeypatch):
     cells = json.loads(out.read_text())["cells"]
     errors = [o for c in cells if c["cell_type"] == "code" for o in c.get("outputs", []) if o["output_type"] == "error"]
     assert not errors
+
+
+def test_efficiency_against_the_best_measured_names_logan_where_it_is_the_fastest(fixture_results):
+    """At X = 100 LOGAN's kernel takes 0.05 s beside our 0.06 s (Nsight Compute): carried through
+    our CUDA kernel's 0.04 s in times.csv, LOGAN takes 0.04 / 1.2 s there and is the reference;
+    our CUDA kernel's efficiency is LOGAN's time over ours, 1 / 1.2, and OpenCL's 0.04 / 1.2 / 0.05.
+    At X = 10 ours is the fastest, LOGAN at a third of its speed."""
+    t = xdrop.efficiency_table().set_index("problem")
+    x100, x10 = t.loc["fixture-pairs, X=100"], t.loc["fixture-pairs, X=10"]
+    assert x100["reference"] == "LOGAN" and x100["LOGAN"] == 1.0
+    assert x100["lassm cuda"] == pytest.approx(1 / 1.2) and x100["lassm opencl"] == pytest.approx(0.04 / 1.2 / 0.05)
+    assert x10["reference"] == "lassm cuda" and x10["LOGAN"] == pytest.approx(1 / 3)
+    assert x10["SeqAn"] == pytest.approx(0.01 / 1.0) and x10["lassm numba (oracle)"] == pytest.approx(0.01 / 0.5)
+    effs = t.drop(columns=["platform", "reference"]).stack().dropna()
+    assert ((effs > 0) & (effs <= 1.0)).all()
+    said = xdrop.facts(MACHINE)["xd_reference"]
+    assert said.startswith("On the SYNTHETIC GPU, a program other than ours is the fastest measured for 1 of the "
+                           "2 points (fixture-pairs, X=100: LOGAN), and our fastest build reaches 0.83 of its speed")
+    assert "ours is the fastest measured for the other 1 point (fixture-pairs, X=10: lassm cuda)" in said
+
+
+def test_logan_without_our_kernel_in_times_stands_on_nsight_computes_clock(tmp_path, monkeypatch):
+    """No times.csv: the side-by-side pair alone, each on Nsight Compute's clock."""
+    import shutil
+
+    shutil.copytree(FIXTURES / MACHINE, tmp_path / MACHINE)
+    (tmp_path / MACHINE / "xdrop" / "times.csv").unlink()
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
+    rows = xdrop.implementations().set_index(["problem", "implementation"])["seconds"]
+    assert rows[("fixture-pairs, X=100", "LOGAN")] == 0.05 and rows[("fixture-pairs, X=100", "lassm cuda")] == 0.06
+    pp = xdrop.app_portability().set_index("problem")
+    assert pp.loc["fixture-pairs, X=100", "lassm cuda"] == pytest.approx(0.05 / 0.06)
+    assert pp.loc["fixture-pairs, X=100", "LOGAN"] == 1.0 and pp.loc["fixture-pairs, X=100", "devices"] == "1"
+
+
+def test_app_pp_is_zero_where_a_device_lacks_the_implementation(tmp_path, monkeypatch):
+    """A second device with our CUDA kernel only: LOGAN's PP over both is 0, ours the harmonic mean."""
+    import shutil
+
+    shutil.copytree(FIXTURES / MACHINE, tmp_path / MACHINE)
+    other = tmp_path / "second-gpu" / "xdrop"
+    other.mkdir(parents=True)
+    lines = (FIXTURES / MACHINE / "xdrop" / "times.csv").read_text().splitlines()
+    keep = [lines[0]] + [ln.replace("SYNTHETIC GPU (test fixture)", "OTHER GPU") for ln in lines[1:] if ",cuda," in ln]
+    (other / "times.csv").write_text("\n".join(keep) + "\n")
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
+    pp = xdrop.app_portability().set_index("problem")
+    assert pp.loc["fixture-pairs, X=100", "LOGAN"] == 0.0 and pp.loc["fixture-pairs, X=100", "devices"] == "2"
+    assert pp.loc["fixture-pairs, X=100", "lassm cuda"] == pytest.approx(2 / (1.2 + 1.0))

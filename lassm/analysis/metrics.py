@@ -24,6 +24,9 @@ Algorithm efficiency (Antepara et al., doi:10.1145/3624062.3624177)
     ``alg eff = ii / ii_theoretical``
 Performance portability (Pennycook, Sewall & Lee, doi:10.1016/j.future.2017.08.007)
     ``P(a, p, H) = |H| / sum_i 1 / e_i(a, p)`` if every platform of H ran, else 0
+Application efficiency (the same paper)
+    ``app eff = min_a' t(a', p) / t(a, p)``: the fastest implementation measured on the platform,
+    any program's, over this one                                       [1]
 Potential speedup
     ``S = 1 / (alg eff * arch eff)``; iso-speedup curves ``x * y = 1 / S``.
 
@@ -491,6 +494,56 @@ def algorithm_efficiency(df: pd.DataFrame) -> pd.DataFrame:
 # Performance portability
 
 
+def application_efficiency(df: pd.DataFrame, time: str = "seconds") -> pd.DataFrame:
+    r"""Application efficiency against the fastest implementation measured on each platform.
+
+    .. math:: e(a, p, i) = \frac{\min_{a'} t(a', p, i)}{t(a, p, i)}
+
+    The reference is whatever ran fastest on the platform, another program's original included,
+    so that an efficiency says how far a build is from the best anyone measured there, never
+    from the best of one's own builds only (Pennycook, Sewall & Lee,
+    doi:10.1016/j.future.2017.08.007, take application efficiency against the best performance
+    observed on the platform).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        ``problem``, ``platform``, ``application`` and ``time`` (positive, lower is better; NaN:
+        did not run); optionally ``implementation``, the name a reference is given (default:
+        the application's).
+    time : str
+        The time column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The input's columns with ``app eff`` (in (0, 1], NaN where the time is NaN),
+        ``reference`` (the fastest row's implementation on that problem and platform) and
+        ``reference time``.
+
+    Raises
+    ------
+    ValueError
+        Missing columns or a time that is not positive.
+    TypeError
+        Non-numeric times.
+    """
+    _require_columns(df, ["problem", "platform", "application", time])
+    _require_numeric(df, [time])
+    _require_range(df, time, 0.0, low_open=True, allow_nan=True)
+    out = df.drop(columns=[c for c in ("app eff", "reference", "reference time") if c in df.columns])
+    t = _numeric(df, time)
+    name = df["implementation"] if "implementation" in df.columns else df["application"]
+    ran = pd.DataFrame({"problem": df["problem"], "platform": df["platform"], "t": t, "name": name})
+    ran = ran.dropna(subset=["t"])
+    fastest = ran.sort_values("t", kind="stable").drop_duplicates(["problem", "platform"])
+    fastest = fastest.rename(columns={"t": "reference time", "name": "reference"})
+    out = out.merge(fastest, on=["problem", "platform"], how="left")
+    out.index = df.index
+    out["app eff"] = out["reference time"] / t
+    return out
+
+
 def _hmean(values: Sequence[float]) -> float:
     """Harmonic mean; 0 when any value is 0 (a platform that did not run)."""
     vals = [float(v) for v in values]
@@ -648,6 +701,6 @@ def iso_speedup_curves(speedups: Sequence[float], points: int = 50) -> pd.DataFr
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=["speedup", "x", "y"])
 
 
-__all__ = ["EFFICIENCY_COLUMNS", "algorithm_efficiency", "architectural_efficiency", "attainable",
+__all__ = ["EFFICIENCY_COLUMNS", "algorithm_efficiency", "application_efficiency", "architectural_efficiency", "attainable",
            "global_memory_pattern", "intop_intensity", "iso_speedup_curves", "murmurhash2_intops", "potential_speedup", "pp",
            "predication_ratio", "select_int_ops", "theoretical_ii", "throughput"]

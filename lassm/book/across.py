@@ -15,8 +15,9 @@ Efficiencies, per point:
 - ``arch eff`` (architectural): GINTOP/s over the measured roof, from ``metrics.csv``; only
   where a profiler ran and ceilings were measured;
 - ``app eff`` (application): the platform's best time on that dataset over all the kernel
-  builds it ran (every protocol, ``fast`` and its ablations) divided by this variant's time;
-  defined wherever the variant ran;
+  builds it ran (every protocol, ``fast`` and its ablations) and MetaHipMer's ``ht_loc`` where it
+  ran there, divided by this variant's time; defined wherever the variant ran, the fastest named
+  in ``reference``;
 - ``eff``, the headline: ``arch eff`` where counters exist, else ``app eff``
   (``eff_kind`` says which).
 
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from . import best
 from . import machines as mach
 from .prose import span
 from ..analysis import metrics, paper
@@ -142,27 +144,60 @@ def points(names: list[str] | None = None, variants: tuple[str, ...] = VARIANTS)
     -------
     pandas.DataFrame
         ``platform, folder, device, variant, dataset, k, backend, kernel_ms, repeats,
-        matches_oracle, oracle_ms, ii, arch eff, alg eff, app eff, eff, eff_kind``; ``ii`` and
+        matches_oracle, oracle_ms, ii, arch eff, alg eff, app eff, reference, eff, eff_kind``; ``ii`` and
         the architectural and algorithm efficiencies are NaN where no counters exist.
     """
     cols = ["platform", "folder", "device", "variant", "dataset", "k", "backend", "kernel_ms", "repeats",
-            "matches_oracle", "oracle_ms", "ii", "arch eff", "alg eff", "app eff", "eff", "eff_kind"]
+            "matches_oracle", "oracle_ms", "ii", "arch eff", "alg eff", "app eff", "reference", "eff", "eff_kind"]
     t = _kernel_times(names)
     if t.empty:
         return pd.DataFrame(columns=cols)
     kernel = mach.pool_by_device(t, ["dataset", "k", "backend", "protocol"], "kernel_ms")
     kernel["device"] = kernel["platform"]
-    best_any = kernel.groupby(["platform", "dataset", "k"])["kernel_ms"].min().rename("best_ms")
+    fastest = best.efficiency(_candidates(t, kernel)).drop_duplicates(["problem", "platform"])
+    fastest = fastest[["problem", "platform", "reference", "reference time"]]
     chosen = (kernel[kernel["protocol"].isin(variants)].sort_values("kernel_ms")
               .drop_duplicates(["platform", "dataset", "k", "protocol"]))
-    df = chosen.merge(best_any, left_on=["platform", "dataset", "k"], right_index=True)
+    df = chosen.merge(fastest, left_on=["dataset", "platform"], right_on=["problem", "platform"]).drop(columns="problem")
     df = df.rename(columns={"protocol": "variant"})
-    df["app eff"] = df["best_ms"] / df["kernel_ms"]
+    df["app eff"] = df.pop("reference time") * 1e3 / df["kernel_ms"]
     df = df.merge(_folder_metrics(df["folder"].unique()), on=["folder", "dataset", "k", "variant"], how="left")
     has_arch = df["arch eff"].notna()
     df["eff"] = df["arch eff"].where(has_arch, df["app eff"])
     df["eff_kind"] = has_arch.map({True: "arch eff", False: "app eff"})
     return df[cols].sort_values(["variant", "dataset", "platform"]).reset_index(drop=True)
+
+
+def _candidates(t: pd.DataFrame, kernel: pd.DataFrame) -> pd.DataFrame:
+    """What an application efficiency is taken against, as :data:`lassm.book.best.COLUMNS` rows
+    (problem = dataset): every build a platform ran (its folders pooled), named ``<backend>
+    <protocol>``, and MetaHipMer's ``ht_loc`` where it ran beside ``lassm extend``
+    (:func:`lassm.book.models.original_times`, carried through each folder's own CUDA ``fast`` times)."""
+    from . import models
+
+    rows = [pd.DataFrame({"problem": kernel["dataset"], "platform": kernel["platform"],
+                          "application": kernel["protocol"], "implementation": kernel["backend"] + " " + kernel["protocol"],
+                          "ours": True, "seconds": kernel["kernel_ms"].astype(float) / 1e3})]
+    platform = dict(zip(t["folder"], mach.platform_of(t["folder"], t["device"])))
+    backend, protocol = models.ORIGINAL_BESIDE
+    for folder, part in t.groupby("folder"):
+        mine = part[(part["backend"] == backend) & (part["protocol"] == protocol)]
+        beside = mine.groupby("dataset")["kernel_ms"].min()
+        o = models.original_times(folder, tuple(part["dataset"].unique()), beside)
+        rows.append(pd.DataFrame({"problem": o["dataset"], "platform": platform[folder], "application": models.ORIGINAL,
+                                  "implementation": models.ORIGINAL, "ours": False,
+                                  "seconds": o["kernel_ms"].astype(float) / 1e3}))
+    return pd.concat(rows, ignore_index=True)[list(best.COLUMNS)]
+
+
+def references(names: list[str] | None = None) -> pd.DataFrame:
+    """Every build and ``ht_loc`` per platform and dataset with its application efficiency against
+    the fastest of them (:func:`lassm.book.best.efficiency`): what :func:`points` takes ``app eff`` from."""
+    t = _kernel_times(names)
+    if t.empty:
+        return best.efficiency(pd.DataFrame(columns=list(best.COLUMNS)))
+    kernel = mach.pool_by_device(t, ["dataset", "k", "backend", "protocol"], "kernel_ms")
+    return best.efficiency(_candidates(t, kernel))
 
 
 def published_points(time_source: str = "rate") -> pd.DataFrame:
@@ -325,6 +360,8 @@ def facts(plat: pd.DataFrame, pts: pd.DataFrame, pp_table: pd.DataFrame) -> dict
            "ac_H": ", ".join(H["platform"]) or "none",
            "ac_not_H": ", ".join(plat.loc[~plat["in_H"], "platform"]) or "none",
            "ac_counters": ", ".join(plat.loc[plat["counters"], "platform"]) or "none"}
+    ref = references()
+    out["ac_reference"] = best.verdict(ref[ref["problem"].isin(set(pts["dataset"]))], "dataset")
     for variant in VARIANTS:
         part = pp_table[pp_table["variant"] == variant]
         out[f"ac_pp_H_{variant}"] = span(part["PP (eff, H)"], ".3f")
@@ -335,4 +372,5 @@ def facts(plat: pd.DataFrame, pts: pd.DataFrame, pp_table: pd.DataFrame) -> dict
 
 
 __all__ = ["PP_DEFINITIONS", "PUBLISHED", "STUDY_DATASETS", "VARIANTS", "cascade_chart", "cascade_frame", "definitions_table", "facts",
-           "folder_points", "folder_table", "platforms", "points", "pooling_text", "portability", "published_points", "side_by_side"]
+           "folder_points", "folder_table", "platforms", "points", "pooling_text", "portability", "published_points",
+           "references", "side_by_side"]

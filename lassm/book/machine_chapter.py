@@ -26,6 +26,15 @@ def _note(text: str):
     return Markdown(text)
 
 
+def shown(table):
+    """A table as the chapter shows it: pandas' row numbers hidden (a RangeIndex names no row) and
+    floats to four significant digits; an indexed table or a note passes through as it is."""
+    if not isinstance(table, pd.DataFrame) or not isinstance(table.index, pd.RangeIndex):
+        return table
+    floats = list(table.select_dtypes("float").columns)
+    return table.style.format("{:.4g}", subset=floats, na_rep="").hide(axis="index")
+
+
 def _range(values: pd.Series, fmt: str, unit: str = "") -> str:
     lo, hi = float(values.min()), float(values.max())
     return f"{lo:{fmt}}{unit}" if f"{lo:{fmt}}" == f"{hi:{fmt}}" else f"{lo:{fmt}}{unit} to {hi:{fmt}}{unit}"
@@ -364,5 +373,5 @@ def xdrop_table(machine: str):
 
 __all__ = ["campaign_runs", "campaign_table", "counters_table", "facts", "inventory_table", "lacks_note",
            "originals_table", "published_chart",
-           "reference_table", "roofline_chart", "speedup_chart", "suite_table", "time_chart", "time_table",
+           "reference_table", "roofline_chart", "shown", "speedup_chart", "suite_table", "time_chart", "time_table",
            "xdrop_table"]

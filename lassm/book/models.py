@@ -9,13 +9,15 @@ launched by CUDA, since ncu profiles no OpenCL launch), the static instruction m
 each compiler emitted (``data/results/<machine>/ptx/``, :mod:`lassm.analysis.ptx`).
 
 Portability over programming models x platforms follows Pennycook's PP with application
-efficiency: on each platform (a machine folder) the best time any model reached on a dataset,
-over this model's time; a model that did not run on a platform of H scores 0 there.
+efficiency: on each platform (a machine folder) the best time any implementation reached on a
+dataset, MetaHipMer's ``ht_loc`` included where it ran (:func:`original_times`), over this
+model's time; a model that did not run on a platform of H scores 0 there.
 """
 from __future__ import annotations
 
 import pandas as pd
 
+from . import best
 from . import machines as mach
 from .. import paths
 from ..analysis import metrics
@@ -118,9 +120,84 @@ def ptx_summary(machine: str) -> pd.DataFrame | None:
     return pd.read_csv(path) if path.is_file() else None
 
 
+#: MetaHipMer's local-assembly program as an application of PP and the reference it may be.
+ORIGINAL = "ht_loc (MetaHipMer's original)"
+#: The build of ours ``ht_loc`` ran beside (``lassm extend`` on the GPU, ``fast``): backend, protocol.
+ORIGINAL_BESIDE: tuple[str, str] = ("cuda", "fast")
+
+
+def original_times(machine: str, datasets: tuple[str, ...], beside: pd.Series | None = None) -> pd.DataFrame:
+    """``ht_loc``'s kernel time per dataset on ``machine``, on the clock of our builds' times.
+
+    ``against-original.csv`` times ``ht_loc`` and ``lassm extend`` (:data:`ORIGINAL_BESIDE`) with
+    Nsight Compute over every launch of one run each; our builds' tables time them by events.
+    Where ``beside`` (dataset -> that build's kernel ms; default: the campaign's) has the dataset,
+    ``ht_loc``'s time is carried onto that clock (:func:`lassm.book.best.carried`: our time there
+    over ours-over-``ht_loc``), so that ``ht_loc`` against any build is that build against ours
+    times the side-by-side ratio; elsewhere it is Nsight Compute's time as recorded (``clock``
+    says which).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``dataset``, ``kernel_ms``, ``clock``; empty where ``ht_loc`` did not run here.
+    """
+    from ..runs import results
+
+    cols = ["dataset", "kernel_ms", "clock"]
+    side = results.against_original(machine)
+    if side is None or side.empty:
+        return pd.DataFrame(columns=cols)
+    side = side[side["dataset"].isin(datasets) & side["kernel_ratio"].notna()]
+    backend, protocol = ORIGINAL_BESIDE
+    anchor = _beside_in_campaign(machine) if beside is None else beside
+    rows = []
+    for r in side.itertuples():
+        if r.dataset in anchor.index:
+            rows.append({"dataset": r.dataset, "kernel_ms": best.carried(float(anchor[r.dataset]), r.kernel_ratio),
+                         "clock": f"{best.EVENTS}, through {backend} {protocol} at the side-by-side ratio"})
+        else:
+            rows.append({"dataset": r.dataset, "kernel_ms": r.original_kernel_s * 1e3, "clock": best.NCU})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def _beside_in_campaign(machine: str) -> pd.Series:
+    """The campaign's kernel ms per dataset of the build ``ht_loc`` ran beside (empty without a campaign)."""
+    try:
+        t = campaign_times(machine)
+    except LassmError:
+        return pd.Series(dtype="float64")
+    backend, protocol = ORIGINAL_BESIDE
+    ours = t[(t["backend"] == backend) & (t["protocol"] == protocol) & t["matches_oracle"].astype(bool)]
+    return ours.groupby("dataset")["kernel_ms"].min()
+
+
+def implementations(platforms: dict[str, str], models: dict[str, tuple[str, ...]], variant: str,
+                    datasets: tuple[str, ...]) -> pd.DataFrame:
+    """Every implementation of ``variant`` measured on each platform, as :data:`lassm.book.best.COLUMNS`
+    rows (problem = dataset): each model's fastest backend whose output equals the oracle's, and
+    ``ht_loc`` (:data:`ORIGINAL`, :func:`original_times`) where it ran.
+
+    Parameters are those of :func:`portability`.
+    """
+    rows = []
+    for plat, machine in platforms.items():
+        t = campaign_times(machine)
+        want = t["protocol"].eq(variant) | (t["backend"].eq("cpu") & (variant == "casptr"))
+        t = t[want & t["dataset"].isin(datasets) & t["matches_oracle"].astype(bool)]
+        for model, backends in models.items():
+            mine = t[t["backend"].isin(backends)].groupby("dataset")["kernel_ms"].min()
+            rows += [{"problem": d, "platform": plat, "application": model, "implementation": model, "ours": True,
+                      "seconds": ms / 1e3} for d, ms in mine.items()]
+        rows += [{"problem": r.dataset, "platform": plat, "application": ORIGINAL, "implementation": ORIGINAL,
+                  "ours": False, "seconds": r.kernel_ms / 1e3} for r in original_times(machine, datasets).itertuples()]
+    return pd.DataFrame(rows, columns=list(best.COLUMNS))
+
+
 def portability(platforms: dict[str, str], models: dict[str, tuple[str, ...]], variant: str,
                 datasets: tuple[str, ...]) -> pd.DataFrame:
-    """PP of each programming model over the platforms, per dataset, with application efficiency.
+    """PP of each programming model over the platforms, per dataset, with application efficiency
+    against the fastest implementation measured on each platform, ``ht_loc`` included.
 
     Parameters
     ----------
@@ -137,29 +214,33 @@ def portability(platforms: dict[str, str], models: dict[str, tuple[str, ...]], v
     Returns
     -------
     pandas.DataFrame
-        One row per (dataset, model): the time and ``app eff`` on each platform (NaN: did not
-        run) and ``PP`` over all of them.
+        One row per (dataset, model), ``ht_loc`` (:data:`ORIGINAL`) last where it ran anywhere:
+        the time, ``app eff`` and ``reference`` (the fastest there) on each platform (NaN: did
+        not run) and ``PP`` over all of them.
     """
-    rows = []
-    for plat, machine in platforms.items():
-        t = campaign_times(machine)
-        want = t["protocol"].eq(variant) | (t["backend"].eq("cpu") & (variant == "casptr"))
-        t = t[want & t["dataset"].isin(datasets) & t["matches_oracle"].astype(bool)]
-        for model, backends in models.items():
-            mine = t[t["backend"].isin(backends)].groupby("dataset")["kernel_ms"].min()
-            for d, ms in mine.items():
-                rows.append({"problem": d, "platform": plat, "application": model, "ms": ms})
-    df = pd.DataFrame(rows, columns=["problem", "platform", "application", "ms"])
-    best = df.groupby(["problem", "platform"])["ms"].transform("min")
-    df["app eff"] = best / df["ms"]
-    pp = metrics.pp(df, list(platforms))
+    eff = best.efficiency(implementations(platforms, models, variant, datasets))
+    df = eff.assign(ms=eff["seconds"] * 1e3)
+    pp = metrics.pp(df[["problem", "platform", "application", "app eff"]], list(platforms)) if len(df) else \
+        pd.DataFrame(columns=["problem", "application", "app pp"])
     wide = df.pivot_table(index=["problem", "application"], columns="platform", values=["ms", "app eff"])
     wide.columns = [f"{plat} {what}" for what, plat in wide.columns]
+    refs = df.drop_duplicates(["problem", "platform"]).pivot(index="problem", columns="platform", values="reference")
     out = pp.merge(wide.reset_index(), on=["problem", "application"], how="left")
-    full = pd.MultiIndex.from_product([datasets, list(models)], names=["problem", "application"])
+    apps = list(models) + ([ORIGINAL] if (df["application"] == ORIGINAL).any() else [])
+    full = pd.MultiIndex.from_product([datasets, apps], names=["problem", "application"])
     out = out.set_index(["problem", "application"]).reindex(full).reset_index()
-    out["app pp"] = out["app pp"].fillna(0.0)
+    for plat in platforms:
+        if plat in refs.columns:
+            out[f"{plat} reference"] = out["problem"].map(refs[plat])
+    out["app pp"] = out["app pp"].astype("float64").fillna(0.0)
     return out.rename(columns={"problem": "dataset", "application": "model", "app pp": "PP"})
+
+
+def reference_sentence(platforms: dict[str, str], models: dict[str, tuple[str, ...]], variant: str,
+                       datasets: tuple[str, ...]) -> str:
+    """Where ``ht_loc`` is the fastest measured and where one of our builds is, per platform, in
+    words (:func:`lassm.book.best.verdict`); the arguments are those of :func:`portability`."""
+    return best.verdict(best.efficiency(implementations(platforms, models, variant, datasets)), "dataset")
 
 
 def ptx_mix(machine: str) -> pd.DataFrame | None:

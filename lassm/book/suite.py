@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from . import best
+from . import machines as mach
 from .. import paths
 from ..datafiles import read_data_csv
 from ..runs import suite as rec
@@ -37,6 +39,10 @@ SPLIT: dict[str, tuple[str, str, str]] = {
 }
 #: Bytes of one DRAM transaction (a sector): the Instruction Roofline's unit of memory traffic.
 SECTOR_BYTES = 32
+#: The programming models compared, by backend: the builds whose best is "ours" on a platform.
+MODELS: dict[str, str] = {"cuda": "CUDA", "opencl": "OpenCL"}
+#: The application HeCBench's programs stand for in PP, and how a reference names one.
+ORIGINAL_APPLICATION, ORIGINAL_PREFIX = "HeCBench (original)", "HeCBench "
 #: The seed's names of the kernels, in its order.
 ORDER: tuple[str, ...] = ("all_pairs", "epistasis", "cmap", "nw", "minkowski")
 
@@ -61,6 +67,13 @@ def _time(t: pd.DataFrame, kernel: str, backend: str, variant: str) -> float:
     return float(row["ms"].iloc[0]) if len(row) else float("nan")
 
 
+def fastest(t: pd.DataFrame, kernel: str, backend: str) -> tuple[str | None, float]:
+    """The variant of ``backend`` with the least time on ``kernel`` among those that match the
+    reference, and that time in ms; (None, NaN) where none does. The one rule for "a model's best"."""
+    mine = t[(t["kernel"] == kernel) & (t["backend"] == backend) & t["matches_reference"]].sort_values("ms")
+    return (str(mine["variant"].iloc[0]), float(mine["ms"].iloc[0])) if len(mine) else (None, float("nan"))
+
+
 def gaps(machine: str) -> pd.DataFrame:
     """Per kernel: the seed's ratio; ours as ported (OpenCL over CUDA, the :data:`PORTED` pair) and
     best against best; each model's best variant."""
@@ -68,20 +81,17 @@ def gaps(machine: str) -> pd.DataFrame:
     pub = published().set_index("kernel")
     rows = []
     for kernel in ORDER:
-        mine = t[(t["kernel"] == kernel) & t["matches_reference"]]
-        if mine.empty:
-            continue
         cu, cl = PORTED[kernel]
-        best = {b: mine[mine["backend"] == b].sort_values("ms").head(1) for b in ("cuda", "opencl")}
-        if any(v.empty for v in best.values()):
+        best = {b: fastest(t, kernel, b) for b in MODELS}
+        if any(v is None for v, _ms in best.values()):
             continue
         rows.append({
             "kernel": kernel, "seed": pub.loc[kernel, "seed_name"],
             "published": (">" if pub.loc[kernel, "bound"] == ">" else "") + f"{pub.loc[kernel, 'published_ratio']:g}",
             "published_ratio": float(pub.loc[kernel, "published_ratio"]),
             "cuda_ms": _time(t, kernel, "cuda", cu), "opencl_ms": _time(t, kernel, "opencl", cl),
-            "cuda_best": best["cuda"]["variant"].iloc[0], "opencl_best": best["opencl"]["variant"].iloc[0],
-            "cuda_best_ms": float(best["cuda"]["ms"].iloc[0]), "opencl_best_ms": float(best["opencl"]["ms"].iloc[0]),
+            "cuda_best": best["cuda"][0], "opencl_best": best["opencl"][0],
+            "cuda_best_ms": best["cuda"][1], "opencl_best_ms": best["opencl"][1],
         })
     out = pd.DataFrame(rows)
     if len(out):
@@ -208,14 +218,78 @@ def distribution(machine: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["kernel", "point", "ratio"])
 
 
+def machines() -> list[str]:
+    """The results folders with suite records, by name."""
+    root = mach.results_root()
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir() if (p / rec.FOLDER / rec.TIMES_FILE).is_file())
+
+
+def implementations(machine: str) -> pd.DataFrame:
+    """Every implementation of the five kernels measured on ``machine``, as :data:`lassm.book.best.COLUMNS`
+    rows: each variant of each model that matches the reference (device span), and each of
+    HeCBench's programs that ran, carried onto that clock through the CUDA build it ran beside
+    (:func:`lassm.book.best.carried` with :func:`originals`' ``ours_over_original``)."""
+    t = times(machine)
+    if t.empty:
+        return pd.DataFrame(columns=list(best.COLUMNS))
+    platform = mach.device_label(t["device"].iloc[0])
+    ok = t[t["kernel"].isin(ORDER) & t["backend"].isin(list(MODELS)) & t["matches_reference"]]
+    rows = [{"problem": r.kernel, "platform": platform, "application": MODELS[r.backend],
+             "implementation": f"{r.backend} {r.variant}", "ours": True, "seconds": r.ms / 1e3}
+            for r in ok.itertuples()]
+    o = originals(machine)
+    o = o[o["ours_over_original"].notna() & o["ours_ms"].notna()]
+    rows += [{"problem": r.kernel, "platform": platform, "application": ORIGINAL_APPLICATION,
+              "implementation": ORIGINAL_PREFIX + r.program, "ours": False,
+              "seconds": best.carried(r.ours_ms, r.ours_over_original) / 1e3} for r in o.itertuples()]
+    return pd.DataFrame(rows, columns=list(best.COLUMNS))
+
+
 def efficiency(machine: str) -> pd.DataFrame:
-    """Per kernel, each model's application efficiency on this GPU: the best time of either model
-    over the model's best time. With one platform, Pennycook's PP of a model is this efficiency."""
-    g = gaps(machine)
-    if g.empty:
-        return g
-    best = g[["cuda_best_ms", "opencl_best_ms"]].min(axis=1)
-    return pd.DataFrame({"kernel": g["kernel"], "cuda": best / g["cuda_best_ms"], "opencl": best / g["opencl_best_ms"]})
+    """Per kernel, the application efficiency on this GPU of each model's best variant and of
+    HeCBench's program: the fastest of them over each one's time (:func:`lassm.book.best.efficiency`).
+    An original faster than ours is the reference, so CUDA's efficiency is then the original's
+    time over ours on their shared clock. With one platform, Pennycook's PP is this efficiency.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``kernel, platform, reference`` (the fastest, e.g. ``HeCBench nw-cuda`` or ``cuda
+        philox``), ``cuda, opencl, original`` (efficiencies; NaN: not measured),
+        ``cuda_variant, opencl_variant``, ``ratio_clock`` (the clock the original was set
+        against ours on).
+    """
+    cols = ["kernel", "platform", "reference", "cuda", "opencl", "original", "cuda_variant", "opencl_variant",
+            "ratio_clock"]
+    eff = best.efficiency(implementations(machine))
+    if eff.empty:
+        return pd.DataFrame(columns=cols)
+    clocks = originals(machine).set_index("kernel")["ratio_clock"]
+    rows = []
+    for kernel, part in eff.groupby("problem", sort=False):
+        top = part.sort_values("app eff", ascending=False).drop_duplicates("application").set_index("application")
+        get = lambda app, col: top.loc[app, col] if app in top.index else None  # noqa: E731
+        rows.append({"kernel": kernel, "platform": part["platform"].iloc[0], "reference": part["reference"].iloc[0],
+                     "cuda": get("CUDA", "app eff"), "opencl": get("OpenCL", "app eff"),
+                     "original": get(ORIGINAL_APPLICATION, "app eff"),
+                     "cuda_variant": (get("CUDA", "implementation") or "").removeprefix("cuda ") or None,
+                     "opencl_variant": (get("OpenCL", "implementation") or "").removeprefix("opencl ") or None,
+                     "ratio_clock": clocks.get(kernel) if ORIGINAL_APPLICATION in top.index else None})
+    out = pd.DataFrame(rows, columns=cols)
+    for c in ("cuda", "opencl", "original"):
+        out[c] = out[c].astype("float64")
+    return out
+
+
+def portability(names: list[str] | None = None) -> pd.DataFrame:
+    """Pennycook's PP per kernel of CUDA, OpenCL and HeCBench's programs over every platform with
+    suite records (:func:`machines`), application efficiency against the fastest measured on each."""
+    frames = [implementations(m) for m in (machines() if names is None else names)]
+    frames = [f for f in frames if len(f)]
+    rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(best.COLUMNS))
+    return best.portability(best.efficiency(rows)).rename(columns={"problem": "kernel"})
 
 
 def distribution_chart(dist: pd.DataFrame):
@@ -230,22 +304,44 @@ def distribution_chart(dist: pd.DataFrame):
     return (rule + points).properties(width=520, height=220, title="OpenCL over CUDA on one GPU, every kernel")
 
 
+#: The columns of :func:`originals`.
+ORIGINALS_COLUMNS: tuple[str, ...] = (
+    "kernel", "program", "original_ms", "original_clock", "ours_variant", "ours_ms", "ours_ncu_ms",
+    "ours_over_original", "ratio_clock", "ours_over_original_ncu", "verified", "output")
+
+
 def originals(machine: str) -> pd.DataFrame:
-    """HeCBench's CUDA programs beside our CUDA builds: each program's printed kernel time per
-    iteration, ours (the variant built as it is), ours over theirs, and the program's own check."""
+    """HeCBench's CUDA programs beside our fastest CUDA build of the same kernel.
+
+    The original's time is Nsight Compute's (``ncu_seconds``: its launches of one iteration) where
+    recorded, else the kernel time it prints per iteration (``original_clock`` says which). Ours is
+    the fastest CUDA variant that matches the reference (``ours_variant``), its device span from
+    CUDA events (``ours_ms``) and, where ``counters.csv`` profiled it, Nsight Compute's
+    (``ours_ncu_ms``). ``ours_over_original``, the headline, is taken on Nsight Compute's clock
+    when both sides have it, else ours by events over the original's own (``ratio_clock``).
+    """
     from ..campaign.originals import hecbench
 
     path = hecbench.table(machine)
     if not path.is_file():
-        return pd.DataFrame(columns=["kernel", "program", "original_ms", "ours_ms", "ours_over_original", "verified"])
+        return pd.DataFrame(columns=list(ORIGINALS_COLUMNS))
     o = pd.read_csv(path, keep_default_na=False)
     t = times(machine)
-    ours = [_time(t, r.kernel, "cuda", r.ours_variant) for r in o.itertuples()]
-    out = pd.DataFrame({"kernel": o["kernel"], "program": o["program"], "original_ms": o["seconds"].astype(float) * 1e3,
-                        "ours_ms": ours, "verified": o["verified"],
-                        "output": [_output(r) for r in o.to_dict("records")]})
-    out.insert(4, "ours_over_original", out["ours_ms"] / out["original_ms"])
-    return out
+    c = counters(machine)
+    rows = []
+    for r in o.to_dict("records"):
+        original_s, original_clock = best.clock(r.get("ncu_seconds"), r["seconds"])
+        variant, ours_ms = fastest(t, r["kernel"], "cuda")
+        ncu = c[(c["kernel"] == r["kernel"]) & (c["backend"] == "cuda") & (c["variant"] == variant)] if len(c) else c
+        ours_ncu_ms = float(ncu["duration_s"].iloc[0]) * 1e3 if len(ncu) else float("nan")
+        both = original_clock == best.NCU and pd.notna(ours_ncu_ms)
+        on_ncu = ours_ncu_ms / (original_s * 1e3) if both else float("nan")
+        rows.append({"kernel": r["kernel"], "program": r["program"], "original_ms": original_s * 1e3,
+                     "original_clock": original_clock, "ours_variant": variant, "ours_ms": ours_ms,
+                     "ours_ncu_ms": ours_ncu_ms, "ours_over_original": on_ncu if both else ours_ms / (original_s * 1e3),
+                     "ratio_clock": best.NCU if both else f"{best.EVENTS} (ours) over {original_clock} (the original)",
+                     "ours_over_original_ncu": on_ncu, "verified": r["verified"], "output": _output(r)})
+    return pd.DataFrame(rows, columns=list(ORIGINALS_COLUMNS))
 
 
 def _output(row: dict) -> str:
@@ -321,10 +417,13 @@ def _span(values: pd.Series, fmt: str = ".2f") -> str:
 def facts(machine: str) -> dict[str, str]:
     """Every number the chapter's prose quotes, formatted (``su_*``), or a plain phrase where it is missing."""
     t = times(machine)
-    out = {"su_machine": machine}
+    found = machines()
+    out = {"su_machine": machine,
+           "su_platforms": f"{len(found):d}: {', '.join(found)}" if found else "none"}
     if t.empty:
         return {**out, "su_points": "none: no suite records on this machine (lassm run --kernel suite)",
-                "su_all_match": "not measured", "su_device": "not measured", "su_sha": "not measured"}
+                "su_all_match": "not measured", "su_device": "not measured", "su_sha": "not measured",
+                "su_reference": "Nothing was measured here to compare."}
     out["su_points"] = f"{len(t):d}"
     out["su_device"] = str(t["device"].iloc[0])
     out["su_sha"] = str(t["git_sha"].iloc[0])[:10]
@@ -340,9 +439,14 @@ def facts(machine: str) -> dict[str, str]:
     out["su_causes_shown"] = f"{int(shows.sum()):d} of {len(shows):d}"
     out["su_causes_shown_names"] = ", ".join(c[c["shows"].fillna(False).astype(bool)]["kernel"]) or "none"
     o = originals(machine).dropna(subset=["ours_over_original"])
+    clocks = o["ratio_clock"].value_counts(sort=False)
+    clock = (f"clock: {clocks.index[0]}" if len(clocks) == 1 else
+             "clocks: " + ", ".join(f"{c} for {n:d}" for c, n in clocks.items()))
     out["su_originals"] = (f"{len(o):d} of HeCBench's programs ran here, their own checks "
-                           f"{', '.join(sorted(set(o['verified'])))}; ours over theirs {_span(o['ours_over_original'])}"
+                           f"{', '.join(sorted(set(o['verified'])))}; our fastest CUDA build over theirs "
+                           f"{_span(o['ours_over_original'])} ({clock})"
                            if len(o) else "none ran here (they need an NVIDIA GPU and nvcc: lassm run's originals part)")
+    out["su_reference"] = best.verdict(best.efficiency(implementations(machine)), "kernel")
     eq = o[o["output"].str.startswith("equal to ours")]
     out["su_originals_outputs"] = (f"{len(eq):d} of {len(o):d} programs' outputs equal ours on their own inputs"
                                    if len(o) else "not compared here")
@@ -370,6 +474,7 @@ def facts(machine: str) -> dict[str, str]:
     return out
 
 
-__all__ = ["ORDER", "PORTED", "SECTOR_BYTES", "SPLIT", "causes", "counters", "curand_launches", "distribution",
-           "distribution_chart", "efficiency", "facts", "gaps", "originals", "ptx_features", "ptx_mix", "published",
-           "roofline_chart", "roofline_data", "split", "times"]
+__all__ = ["MODELS", "ORDER", "ORIGINALS_COLUMNS", "ORIGINAL_APPLICATION", "ORIGINAL_PREFIX", "PORTED", "SECTOR_BYTES",
+           "SPLIT", "causes", "counters", "curand_launches", "distribution", "distribution_chart", "efficiency", "facts",
+           "fastest", "gaps", "implementations", "machines", "originals", "portability", "ptx_features", "ptx_mix",
+           "published", "roofline_chart", "roofline_data", "split", "times"]

@@ -17,8 +17,8 @@ import json
 
 import pandas as pd
 
-from . import plots
-from .machines import pool_by_device, spec_row
+from . import best, plots
+from .machines import platform_of, pool_by_device, spec_row
 from .prose import span
 from .. import paths
 from ..analysis import derive
@@ -247,6 +247,86 @@ def portability(names: list[str] | None = None) -> pd.DataFrame:
     return metrics.pp(pooled[["problem", "application", "platform", "arch eff"]])
 
 
+#: ``times.csv``'s backends as the efficiency tables name them; SeqAn is the one not ours.
+IMPLEMENTATIONS: dict[str, str] = {"cuda": OUR_PROGRAM, "opencl": "lassm opencl",
+                                   measures.ORACLE: "lassm numba (oracle)", measures.SEQAN: "SeqAn"}
+
+
+def _problem(dataset: object, x: object) -> str:
+    """A (set, X) as the PP tables name it."""
+    return f"{dataset}, X={int(float(x))}"
+
+
+def implementations(names: list[str] | None = None) -> pd.DataFrame:
+    """Every X-drop implementation measured, as :data:`lassm.book.best.COLUMNS` rows with ``folder``:
+    per device and (set, X), each backend of ``times.csv`` whose output equals the oracle's
+    (:data:`IMPLEMENTATIONS`) and LOGAN's kernel from ``against-logan.csv``.
+
+    LOGAN and our CUDA kernel are timed side by side by Nsight Compute; ``times.csv`` by events.
+    Where ``times.csv`` has our CUDA kernel at the point, LOGAN is carried onto its clock through it
+    (:func:`lassm.book.best.carried`, at the side-by-side ratio); elsewhere the side-by-side pair
+    stands on Nsight Compute's clock, our kernel's time with it. A device's folders are pooled:
+    per implementation, the folder with the least time.
+    """
+    rows = []
+    for machine in records.machines() if names is None else names:
+        t = records.load(machine, "times")
+        if len(t):
+            t = t[t["matches_oracle"].fillna(False).astype(bool) & t["backend"].isin(list(IMPLEMENTATIONS))]
+        rows += [{"problem": _problem(r.dataset, r.xdrop), "device": r.device, "application": IMPLEMENTATIONS[r.backend],
+                  "implementation": IMPLEMENTATIONS[r.backend], "ours": r.backend != measures.SEQAN,
+                  "seconds": float(r.seconds), "folder": machine} for r in t.itertuples()]
+        side = against(machine)
+        if side.empty:
+            continue
+        device = str(records.load(machine, "against")["device"].iloc[0])
+        cuda = t[t["backend"] == "cuda"] if len(t) else t
+        anchor = {(str(d), int(float(x))): float(s) for d, x, s in zip(cuda.get("dataset", []), cuda.get("xdrop", []),
+                                                                      cuda.get("seconds", []))}
+        for r in side.itertuples():
+            base = {"problem": _problem(r.dataset, r.xdrop), "device": device, "folder": machine}
+            there = anchor.get((str(r.dataset), int(r.xdrop)))
+            if there is None:
+                rows.append({**base, "application": OUR_PROGRAM, "implementation": OUR_PROGRAM, "ours": True,
+                             "seconds": float(r.ours_kernel_s)})
+                logan = float(r.logan_kernel_s)
+            else:
+                logan = best.carried(there, float(r.kernel_ratio))
+            rows.append({**base, "application": LOGAN_PROGRAM, "implementation": LOGAN_PROGRAM, "ours": False,
+                         "seconds": logan})
+    cols = [*best.COLUMNS, "folder"]
+    if not rows:
+        return pd.DataFrame(columns=cols)
+    df = pd.DataFrame(rows)
+    df["platform"] = platform_of(df["folder"], df["device"])
+    df = df.sort_values("seconds", kind="stable").drop_duplicates(["problem", "platform", "implementation"])
+    return df.sort_index()[cols].reset_index(drop=True)
+
+
+def efficiency_table(names: list[str] | None = None) -> pd.DataFrame:
+    """Per device and (set, X): the fastest implementation measured (``reference``) and each one's
+    application efficiency against it (NaN: not measured there)."""
+    eff = best.efficiency(implementations(names))
+    if eff.empty:
+        return pd.DataFrame(columns=["platform", "problem", "reference"])
+    wide = eff.pivot_table(index=["platform", "problem", "reference"], columns="implementation", values="app eff",
+                           aggfunc="max", sort=False)
+    order = [c for c in [*IMPLEMENTATIONS.values(), LOGAN_PROGRAM] if c in wide.columns]
+    return wide[order].reset_index().rename_axis(columns=None)
+
+
+def app_portability(names: list[str] | None = None) -> pd.DataFrame:
+    """Pennycook's PP of each implementation per (set, X), application efficiency against the best
+    measured, over the devices that measured that (set, X); wide: one PP column per implementation."""
+    pp = best.portability(best.efficiency(implementations(names)))
+    if pp.empty:
+        return pd.DataFrame(columns=["problem", "devices"])
+    wide = pp.pivot_table(index="problem", columns="application", values="PP", aggfunc="first", sort=False)
+    order = [c for c in [*IMPLEMENTATIONS.values(), LOGAN_PROGRAM] if c in wide.columns]
+    devices = pp.groupby("problem", sort=False)["ran on"].first().str.split(" of ").str[1]
+    return wide[order].assign(devices=devices).reset_index().rename_axis(columns=None)
+
+
 def int32_cores(device: str, multiprocessors: float | None) -> float | None:
     """C of LOGAN's Eq. 1 for a device: its SMs times the INT32 lanes per SM of its ``data/machines.csv`` row."""
     name = spec_row(str(device))
@@ -338,9 +418,9 @@ def facts(machine: str) -> dict[str, str]:
         by_x = cuda.groupby("xdrop")["speedup_vs_seqan"].max().dropna()
         grows = len(by_x) > 1 and by_x.iloc[-1] > by_x.iloc[0]
         f["xd_grows"] = "grows" if grows else "does not grow"
-        best = cuda["speedup_vs_seqan"].max()
-        f["xd_claim_1gpu_holds"] = (NOT_MEASURED if pd.isna(best) else
-                                    "reaches" if best >= published.HEADLINES["speedup_seqan_1gpu"] else "falls short of")
+        top = cuda["speedup_vs_seqan"].max()
+        f["xd_claim_1gpu_holds"] = (NOT_MEASURED if pd.isna(top) else
+                                    "reaches" if top >= published.HEADLINES["speedup_seqan_1gpu"] else "falls short of")
         f["xd_grows"] = f["xd_grows"] if len(by_x) > 1 else NOT_MEASURED
         f["xd_claim_gcups_holds"] = ("reaches" if cuda["gcups"].max() >= published.HEADLINES["gcups_max"]
                                      else "falls short of")
@@ -382,6 +462,9 @@ def facts(machine: str) -> dict[str, str]:
     f["xd_against_ratio"] = span(a["kernel_ratio"], ".2f", NOT_MEASURED) if len(a) else NOT_MEASURED
     f["xd_against_goal"] = (f"{int(a['goal_met'].sum()):d} of {len(a):d}" if len(a) else NOT_MEASURED)
     f["xd_against_whole"] = span(a["whole_ratio"], ".2f", NOT_MEASURED) if len(a) else NOT_MEASURED
+    eff = best.efficiency(implementations())
+    f["xd_reference"] = best.verdict(eff, "point")
+    f["xd_app_devices"] = f"{eff['platform'].nunique():d}: {', '.join(dict.fromkeys(eff['platform']))}" if len(eff) else "none"
     f.update(lanes_facts(machine))
     return f
 
@@ -774,8 +857,8 @@ def claims(machine: str) -> pd.DataFrame:
 
 
 __all__ = ["BLOCK", "GPU_BACKENDS", "LANES_FACTS", "LANES_PROGRAM", "LA_PROTOCOLS", "NEAR_OPTIMAL", "NOT_MEASURED",
-           "across_table", "against", "all_times", "ceilings", "claims", "facts", "gcups_chart", "gcups_table",
-           "int32_cores", "lanes_chart", "lanes_counters", "lanes_counters_table", "lanes_facts", "lanes_long",
+           "IMPLEMENTATIONS", "across_table", "against", "all_times", "app_portability", "ceilings", "claims",
+           "efficiency_table", "facts", "gcups_chart", "gcups_table", "implementations", "int32_cores", "lanes_chart", "lanes_counters", "lanes_counters_table", "lanes_facts", "lanes_long",
            "lanes_points", "lanes_rows", "lanes_table", "layout_name", "layout_order", "plan_text", "portability",
            "published_table", "roofline_chart", "roofline_data", "roofline_metrics", "show_gcups", "show_lanes",
            "show_speedup", "speedup_points", "times"]

@@ -1,0 +1,154 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Efficiency against the best measured: the original programs among the references.
+
+An application efficiency is the fastest time measured on a platform over a build's
+(:func:`lassm.analysis.metrics.application_efficiency`), and the fastest may be an original:
+MetaHipMer's ``ht_loc`` for local assembly, LOGAN's kernel for X-drop, HeCBench's programs for
+the suite. Each chapter lists every implementation it measured on a platform as rows of
+:data:`COLUMNS`; this module gives them efficiencies and says, in words, where an original is
+the fastest and where ours is (:func:`verdict`), so that no chapter types that verdict.
+
+An original and ours are timed side by side on one clock (Nsight Compute where both have it);
+our builds are set against one another on another (the device span of CUDA or OpenCL events).
+An original joins our builds' rows through the build of ours it ran beside
+(:func:`carried`): its time there is that build's time over ours-over-original on their shared
+clock, so every ratio in a table is one measured on one clock.
+"""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from ..analysis import metrics
+from .prose import span
+
+#: The rows a chapter hands to :func:`efficiency`: the problem (kernel, dataset, (set, X)), the
+#: platform (a device), the application (a programming model or a program: PP's unit), the
+#: implementation (what a reference is called, e.g. ``cuda tiles``, ``HeCBench nw-cuda``),
+#: whether it is ours, and its time.
+COLUMNS: tuple[str, ...] = ("problem", "platform", "application", "implementation", "ours", "seconds")
+#: The clocks a time comes from, as the tables name them.
+NCU, EVENTS, OWN = "Nsight Compute", "events", "the program's own"
+
+
+def clock(ncu: object, own: object) -> tuple[float, str]:
+    """A time and the clock it is on: Nsight Compute's where it is recorded and finite (it is the
+    clock our side can share), else the program's own."""
+    value = _seconds(ncu)
+    return (value, NCU) if math.isfinite(value) and value > 0 else (_seconds(own), OWN)
+
+
+def _seconds(value: object) -> float:
+    """A recorded time as a float, NaN where the cell is empty or not a number."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def carried(anchor: float, ours_over_original: float) -> float:
+    """An original's time on the clock of our builds' table: the time there of the build it ran
+    beside (``anchor``) over that build's time over the original's on their shared clock."""
+    return anchor / ours_over_original
+
+
+def efficiency(rows: pd.DataFrame) -> pd.DataFrame:
+    """:data:`COLUMNS` rows with ``app eff``, ``reference``, ``reference time`` and
+    ``reference_ours`` (the fastest on that problem and platform is one of ours)."""
+    rows = rows.reset_index(drop=True)
+    if rows.empty:
+        return pd.DataFrame(columns=[*COLUMNS, "reference", "reference time", "app eff", "reference_ours"])
+    out = metrics.application_efficiency(rows, time="seconds")
+    names = rows.drop_duplicates(["problem", "platform", "implementation"])
+    ours = dict(zip(zip(names["problem"], names["platform"], names["implementation"]), names["ours"].astype(bool)))
+    out["reference_ours"] = [ours.get((p, q, r), False) for p, q, r in zip(out["problem"], out["platform"],
+                                                                            out["reference"])]
+    return out
+
+
+def portability(eff: pd.DataFrame) -> pd.DataFrame:
+    """Pennycook's PP of each application per problem over the platforms that measured the
+    problem (0 where the application did not run on one of them), with ``ran on``."""
+    cols = ["problem", "application", "ran on", "PP"]
+    if eff.empty:
+        return pd.DataFrame(columns=cols)
+    rows = []
+    for problem, part in eff.groupby("problem", sort=False):
+        H = list(dict.fromkeys(part["platform"]))
+        pp = metrics.pp(part[["problem", "platform", "application", "app eff"]], platforms=H)
+        for r in pp.to_dict("records"):
+            ran = part.loc[(part["application"] == r["application"]) & part["app eff"].notna(), "platform"]
+            rows.append({"problem": problem, "application": r["application"],
+                         "ran on": f"{ran.nunique():d} of {len(H):d}", "PP": float(r["app pp"])})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def summary(eff: pd.DataFrame) -> pd.DataFrame:
+    """Per platform and problem: the reference, whether it is ours, the best efficiency of our
+    builds and of the other programs (NaN: none measured there)."""
+    cols = ["platform", "problem", "reference", "reference_ours", "ours_best", "others_best", "others"]
+    if eff.empty:
+        return pd.DataFrame(columns=cols)
+    rows = []
+    for (platform, problem), part in eff.groupby(["platform", "problem"], sort=False):
+        mine, theirs = part[part["ours"].astype(bool)], part[~part["ours"].astype(bool)]
+        rows.append({"platform": platform, "problem": problem, "reference": part["reference"].iloc[0],
+                     "reference_ours": bool(part["reference_ours"].iloc[0]),
+                     "ours_best": mine["app eff"].max() if len(mine) else math.nan,
+                     "others_best": theirs["app eff"].max() if len(theirs) else math.nan,
+                     "others": ", ".join(dict.fromkeys(theirs.dropna(subset=["app eff"])["implementation"]))})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def _items(part: pd.DataFrame, unit: str) -> str:
+    """The problems of ``part`` with their references: one name where they share it, each problem
+    named where few, counted per reference where many."""
+    if part["reference"].nunique() == 1 and len(part) > 1:
+        return f"{part['reference'].iloc[0]} on each"
+    if len(part) <= 6:
+        return "; ".join(f"{p}: {r}" for p, r in zip(part["problem"], part["reference"]))
+    counts = part["reference"].value_counts(sort=False)
+    return "; ".join(f"{r} at {n:d} {unit}{'s' if n > 1 else ''}" for r, n in counts.items())
+
+
+def _all(n: int, unit: str) -> str:
+    """Every one of ``n`` problems, in words."""
+    return f"all {n:d} {unit}s" if n > 1 else f"the one {unit}"
+
+
+def _platform_verdict(platform: str, s: pd.DataFrame, unit: str) -> str:
+    """One platform's sentence of :func:`verdict`."""
+    n = len(s)
+    theirs, mine = s[~s["reference_ours"]], s[s["reference_ours"]]
+    parts = []
+    if len(theirs):
+        some = _all(n, unit) if len(theirs) == n else f"{len(theirs):d} of the {n:d} {unit}s"
+        reach = span(theirs["ours_best"], ".2f", "no build of ours measured")
+        parts.append(f"a program other than ours is the fastest measured for {some} "
+                     f"({_items(theirs, unit)}), and our fastest build reaches {reach} of its speed")
+    if len(mine):
+        m = len(mine)
+        some = _all(n, unit) if m == n else f"the other {m:d} {unit}{'s' if m > 1 else ''}"
+        text = f"ours is the fastest measured for {some} ({_items(mine, unit)})"
+        met = mine[mine["others_best"].notna()]
+        if len(met):
+            names = list(dict.fromkeys(x for listed in met["others"] for x in listed.split(", ") if x))
+            text += (f"; {', '.join(names)}, measured at {len(met):d} of these, reach{'es' if len(names) == 1 else ''} "
+                     f"{span(met['others_best'], '.2f')} of that speed")
+        else:
+            text += "; no other program was measured beside it there"
+        parts.append(text)
+    return f"On the {platform}, " + "; ".join(parts) + "."
+
+
+def verdict(eff: pd.DataFrame, unit: str = "point") -> str:
+    """Where an original is the fastest measured and where ours is, per platform, in words
+    (``unit``: what a problem is called, e.g. ``kernel``, ``dataset``)."""
+    s = summary(eff)
+    if s.empty:
+        return "Nothing was measured here to compare."
+    return " ".join(_platform_verdict(p, part, unit) for p, part in s.groupby("platform", sort=False))
+
+
+__all__ = ["COLUMNS", "EVENTS", "NCU", "OWN", "carried", "clock", "efficiency", "portability", "summary", "verdict"]
