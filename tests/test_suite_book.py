@@ -248,3 +248,32 @@ def test_pp_over_platforms_is_zero_where_an_application_did_not_run(root: Path) 
     assert pp.loc[("nw", "CUDA"), "PP"] == pytest.approx(2 / (1 / e.loc["nw", "cuda"] + 1))  # 1 on the other GPU
     alone = suite.portability(["m"]).set_index(["kernel", "application"])
     assert alone.loc[("nw", "CUDA"), "PP"] == pytest.approx(e.loc["nw", "cuda"])
+
+
+H200 = H100.parent.parent / "nvidia-h200" / "suite"
+
+
+@pytest.mark.parametrize("records", [H100, H200], ids=["h100", "h200"])
+def test_the_findings_are_retested_against_the_best_cuda(records: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each finding: the same OpenCL build over the fastest CUDA can only be slower than over CUDA
+    as ported; a verdict says "stands" exactly where the ported gap passes NO_GAP; the
+    best-against-best split's parts multiply to the best ratio."""
+    if not (records / "times.csv").is_file():
+        pytest.skip(f"no committed suite records in {records}")
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
+    shutil.copytree(records, tmp_path / "m" / "suite")
+    f = suite.findings("m").set_index("kernel")
+    assert list(f.index) == list(suite.ORDER)
+    assert (f["against_best_cuda"] >= f["ported_ratio"] - 1e-12).all()
+    for kernel, row in f.iterrows():
+        assert row["verdict"].startswith("stands") == (row["ported_ratio"] > suite.NO_GAP), kernel
+    g = suite.gaps("m").set_index("kernel")
+    best = suite.split("m", suite.BEST_SPLIT).set_index("kernel")
+    for kernel, row in best.iterrows():
+        assert row["compiler"] * row["runtime"] == pytest.approx(row["gap"])
+        if row["variants"].split(" / ")[0] == g.loc[kernel, "cuda_best"] and \
+                row["variants"].split(" / ")[1] == g.loc[kernel, "opencl_best"]:
+            assert row["gap"] == pytest.approx(g.loc[kernel, "best_ratio"])
+    facts = suite.facts("m")
+    assert all(facts[f"su_{k}_verdict"] == f.loc[k, "verdict"] for k in suite.ORDER)

@@ -37,6 +37,18 @@ SPLIT: dict[str, tuple[str, str, str]] = {
     "nw": ("stream", "out-of-order", "stream"),
     "minkowski": ("powf-fast-math", "pow-fast-math", "pow-fast-math"),
 }
+#: Per kernel, the same three for the fastest shape we wrote in both models (the best CUDA, the
+#: same kernel in OpenCL on CUDA's stream, then on OpenCL's queue): the split recomputed best
+#: against best.
+BEST_SPLIT: dict[str, tuple[str, str, str]] = {
+    "all_pairs": ("tiles", "tiles", "tiles"),
+    "epistasis": ("margins", "margins", "margins"),
+    "cmap": ("philox", "philox", "philox"),
+    "nw": ("strips", "strips", "strips"),
+    "minkowski": ("tiles", "tiles", "tiles"),
+}
+#: OpenCL over CUDA at most this is no gap: the seed's finding (a slower portable build) is gone.
+NO_GAP = 1.05
 #: Bytes of one DRAM transaction (a sector): the Instruction Roofline's unit of memory traffic.
 SECTOR_BYTES = 32
 #: The programming models compared, by backend: the builds whose best is "ours" on a platform.
@@ -352,19 +364,49 @@ def _output(row: dict) -> str:
     return str(row.get("outputs_compared", "")) or "not compared"
 
 
-def split(machine: str) -> pd.DataFrame:
-    """Per kernel, OpenCL over CUDA parted in two (:data:`SPLIT`): ``compiler`` (the OpenCL
-    compiler's PTX launched by CUDA over CUDA's build) and ``runtime`` (the OpenCL queue over that
-    same PTX on a CUDA stream); their product is the whole ``gap``. Empty without opencl-ptx rows."""
+def split(machine: str, pairs: dict[str, tuple[str, str, str]] | None = None) -> pd.DataFrame:
+    """Per kernel, OpenCL over CUDA parted in two (``pairs``: :data:`SPLIT`, as ported, or
+    :data:`BEST_SPLIT`): ``compiler`` (the OpenCL compiler's PTX launched by CUDA over CUDA's build)
+    and ``runtime`` (the OpenCL queue over that same PTX on a CUDA stream); their product is the
+    whole ``gap``. Empty without opencl-ptx rows."""
     t = times(machine)
+    pairs = SPLIT if pairs is None else pairs
     rows = []
     for kernel in ORDER:
-        cu, cl, px = (_time(t, kernel, b, v) for b, v in zip(("cuda", "opencl", "opencl-ptx"), SPLIT[kernel]))
+        cu, cl, px = (_time(t, kernel, b, v) for b, v in zip(("cuda", "opencl", "opencl-ptx"), pairs[kernel]))
         if pd.notna(px) and pd.notna(cu) and pd.notna(cl):
-            rows.append({"kernel": kernel, "variants": " / ".join(SPLIT[kernel]), "cuda_ms": cu, "opencl_ptx_ms": px,
+            rows.append({"kernel": kernel, "variants": " / ".join(pairs[kernel]), "cuda_ms": cu, "opencl_ptx_ms": px,
                          "opencl_ms": cl, "compiler": px / cu, "runtime": cl / px, "gap": cl / cu})
     return pd.DataFrame(rows, columns=["kernel", "variants", "cuda_ms", "opencl_ptx_ms", "opencl_ms", "compiler",
                                        "runtime", "gap"])
+
+
+def findings(machine: str) -> pd.DataFrame:
+    """The seed's five findings re-tested here, per kernel: its ratio; OpenCL as ported over CUDA as
+    ported; the same OpenCL build over the best CUDA measured (``against_best_cuda``); the best of
+    each model (``best_ratio``); whether the seed's cause shows in the counts; and ``verdict``, in
+    words: the gap stands (OpenCL as ported slower than CUDA as ported by more than
+    :data:`NO_GAP`) with its cause or without it, or it is gone."""
+    g = gaps(machine)
+    if g.empty:
+        return pd.DataFrame(columns=["kernel", "seed", "published", "ported_ratio", "against_best_cuda", "best_ratio",
+                                     "cause_shows", "verdict"])
+    shows = causes(machine).set_index("kernel")["shows"]
+    rows = []
+    for r in g.itertuples():
+        cause = shows.get(r.kernel, pd.NA)
+        if r.ported_ratio <= NO_GAP:
+            verdict = f"gone: as ported {r.ported_ratio:.2f} (seed {r.published})"
+        else:
+            why = "cause not measured" if pd.isna(cause) else "its cause shows" if bool(cause) else "its cause does not show"
+            verdict = f"stands at {r.ported_ratio:.2f} (seed {r.published}), {why}"
+        verdict += (f"; against the best CUDA ({r.cuda_best}) {r.opencl_ms / r.cuda_best_ms:.2f}; best against best "
+                    f"{r.best_ratio:.2f}")
+        rows.append({"kernel": r.kernel, "seed": r.seed, "published": r.published, "ported_ratio": r.ported_ratio,
+                     "against_best_cuda": r.opencl_ms / r.cuda_best_ms, "best_ratio": r.best_ratio,
+                     "cause_shows": cause, "verdict": verdict})
+    return pd.DataFrame(rows)
+
 
 
 def counters(machine: str) -> pd.DataFrame:
@@ -450,13 +492,19 @@ def facts(machine: str) -> dict[str, str]:
     eq = o[o["output"].str.startswith("equal to ours")]
     out["su_originals_outputs"] = (f"{len(eq):d} of {len(o):d} programs' outputs equal ours on their own inputs"
                                    if len(o) else "not compared here")
-    sp = split(machine).set_index("kernel")
-    for k in sp.index:
-        out[f"su_{k}_compiler"] = f"{sp.loc[k, 'compiler']:.2f}"
-        out[f"su_{k}_runtime"] = f"{sp.loc[k, 'runtime']:.2f}"
+    for prefix, pairs in (("", SPLIT), ("best_", BEST_SPLIT)):
+        sp = split(machine, pairs).set_index("kernel")
+        for k in sp.index:
+            out[f"su_{k}_{prefix}compiler"] = f"{sp.loc[k, 'compiler']:.2f}"
+            out[f"su_{k}_{prefix}runtime"] = f"{sp.loc[k, 'runtime']:.2f}"
+        for k in ORDER:
+            out.setdefault(f"su_{k}_{prefix}compiler", "not measured")
+            out.setdefault(f"su_{k}_{prefix}runtime", "not measured")
+    fi = findings(machine).set_index("kernel")
     for k in ORDER:
-        out.setdefault(f"su_{k}_compiler", "not measured")
-        out.setdefault(f"su_{k}_runtime", "not measured")
+        out[f"su_{k}_verdict"] = str(fi.loc[k, "verdict"]) if k in fi.index else "not measured here"
+    stands = fi[fi["ported_ratio"] > NO_GAP] if len(fi) else fi
+    out["su_findings_stand"] = (f"{len(stands):d} of {len(fi):d}" if len(fi) else "none measured")
     lib = curand_launches(machine)
     out["su_curand_launches"] = "not counted here" if lib is None else f"{lib:d}"
     cn = counters(machine)
@@ -474,7 +522,7 @@ def facts(machine: str) -> dict[str, str]:
     return out
 
 
-__all__ = ["MODELS", "ORDER", "ORIGINALS_COLUMNS", "ORIGINAL_APPLICATION", "ORIGINAL_PREFIX", "PORTED", "SECTOR_BYTES",
-           "SPLIT", "causes", "counters", "curand_launches", "distribution", "distribution_chart", "efficiency", "facts",
-           "fastest", "gaps", "implementations", "machines", "originals", "portability", "ptx_features", "ptx_mix",
+__all__ = ["BEST_SPLIT", "MODELS", "NO_GAP", "ORDER", "ORIGINALS_COLUMNS", "ORIGINAL_APPLICATION", "ORIGINAL_PREFIX",
+           "PORTED", "SECTOR_BYTES", "SPLIT", "causes", "counters", "curand_launches", "distribution", "distribution_chart",
+           "efficiency", "facts", "fastest", "findings", "gaps", "implementations", "machines", "originals", "portability", "ptx_features", "ptx_mix",
            "published", "roofline_chart", "roofline_data", "split", "times"]
