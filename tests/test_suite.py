@@ -140,8 +140,8 @@ def test_every_opencl_variant_equals_the_reference(kernel: str, size: str) -> No
     for variant in mod.VARIANTS["opencl"]:
         try:
             run = mod.run("opencl", inp, variant)
-        except suite.Refused as exc:  # a device may refuse an out-of-order queue: recorded, not run
-            assert variant == "out-of-order", exc
+        except suite.Refused as exc:  # a device may refuse an out-of-order queue or command buffers
+            assert variant in ("out-of-order", "recorded"), exc
             continue
         ok, error = mod.check(run.output, ref)
         assert ok, f"{kernel} {variant}: error {error}"
@@ -338,3 +338,25 @@ def test_nw_in_one_launch_at_any_length(backend: str) -> None:
         run = nw.run(backend, inp, "strips")
         assert nw.check(run.output, nw.reference(inp)) == (True, 0.0), n
         assert run.launches == 1
+
+
+def test_command_buffers_record_the_launches_or_are_refused_with_the_reason() -> None:
+    """``recorded``: Needleman-Wunsch's launches as one OpenCL command buffer, equal to the
+    reference where the device offers ``cl_khr_command_buffer`` (Intel's CPU driver does); a device
+    without it is refused by name before anything is recorded."""
+    from types import SimpleNamespace
+
+    from lassm.backends.suite import command_buffer
+
+    _opencl()
+    plain = SimpleNamespace(extensions="cl_khr_fp64 cl_khr_icd", name="Some GPU ")
+    assert command_buffer.missing(plain) == "Some GPU offers no cl_khr_command_buffer (its extensions: none of that name)"
+    with pytest.raises(suite.Refused, match="offers no cl_khr_command_buffer"):
+        command_buffer.Recording(SimpleNamespace(device=plain))
+    inp = nw.inputs("cpu", seed=5)
+    try:
+        run = nw.run("opencl", inp, "recorded")
+    except suite.Refused as exc:
+        pytest.skip(str(exc))
+    assert nw.check(run.output, nw.reference(inp)) == (True, 0.0)
+    assert run.launches == len(nw.diagonals(inp.n)) and run.seconds > 0

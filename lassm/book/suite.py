@@ -500,6 +500,11 @@ def facts(machine: str) -> dict[str, str]:
         for k in ORDER:
             out.setdefault(f"su_{k}_{prefix}compiler", "not measured")
             out.setdefault(f"su_{k}_{prefix}runtime", "not measured")
+    rec_row = t[(t["kernel"] == "nw") & (t["backend"] == "opencl") & (t["variant"] == "recorded")]
+    out["su_command_buffers"] = (
+        "not measured on this machine" if rec_row.empty else
+        f"{float(rec_row['ms'].iloc[0]):.2f} ms for the 2,047 launches" if str(rec_row["status"].iloc[0]) == "ok" else
+        f"refused: {str(rec_row['status'].iloc[0]).removeprefix('refused: ')}")
     fi = findings(machine).set_index("kernel")
     for k in ORDER:
         out[f"su_{k}_verdict"] = str(fi.loc[k, "verdict"]) if k in fi.index else "not measured here"

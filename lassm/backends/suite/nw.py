@@ -8,8 +8,9 @@ as the reference matrix. The seed found the portable build 1.8x slower from its 
 overhead over those dependent launches; the variants are the queues: CUDA's one stream, an
 in-order OpenCL queue, and an out-of-order one whose launches each wait for the previous (or the
 driver's refusal of it). ``graph`` records CUDA's 2,047 launches once as a CUDA graph and
-launches the graph, as a compiled launch loop would cost (OpenCL 1.2 has no such recording:
-:func:`command_buffers` says whether the device offers ``cl_khr_command_buffer``). ``strips`` is
+launches the graph, as a compiled launch loop would cost; ``recorded`` is OpenCL's counterpart,
+the launches recorded once as a command buffer (``cl_khr_command_buffer``,
+:mod:`.command_buffer`), or the device's refusal where it lacks the extension. ``strips`` is
 the fastest shape we found, in both models: one launch for the whole matrix (``nw_strips``: a
 warp or work-group per strip of 32 rows, each waiting on the strip above chunk by chunk).
 Integer scores: a variant matches when every cell equals the reference's.
@@ -44,7 +45,7 @@ SIZES: dict[str, int] = {"gpu": 16384, "cpu": 1024, "tiny": 48}
 #: Variants: (the queue, its build options).
 VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
     "cuda": {"stream": (), "graph": (), "strips": ()},
-    "opencl": {"in-order": (), "out-of-order": (), "strips": ()},
+    "opencl": {"in-order": (), "out-of-order": (), "recorded": (), "strips": ()},
 }
 #: ``opencl-ptx``: the OpenCL build launched by CUDA on one stream.
 VARIANTS["opencl-ptx"] = {"stream": (), "strips": ()}
@@ -167,14 +168,6 @@ def build_options(backend: str, variant: str) -> tuple[str, ...]:
     return (*VARIANTS[backend][variant], f"-DNW_TILE={TILE}")
 
 
-def command_buffers() -> str:
-    """Whether the OpenCL device offers command buffers (``cl_khr_command_buffer``), which would
-    record the 2,047 launches once as a CUDA graph does: the extension's name, or why not."""
-    from .. import opencl as ocl
-
-    extensions = ocl._device().device.extensions.split()
-    found = [e for e in extensions if e.startswith("cl_khr_command_buffer")]
-    return " ".join(found) if found else "no cl_khr_command_buffer among the device's extensions"
 
 
 def run(backend: str, inp: Inputs, variant: str) -> Run:
@@ -232,6 +225,30 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
         seconds, host, launches = opencl_time(
             queue, lambda: [cl.enqueue_nd_range_kernel(queue, kern, (strips * STRIP,), (STRIP,))])
         cl.enqueue_copy(queue, out, score).wait()
+    elif variant == "recorded":
+        from .. import opencl as ocl
+        from .command_buffer import Recording
+
+        cl = ocl.cl
+        kern = opencl_kernel(cl_src, entry, options)
+        queue = opencl_queue()
+        recording = Recording(queue)  # refused, with the reason, on a device without command buffers
+        mf = cl.mem_flags
+        score = cl.Buffer(queue.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=inp.start)
+        ref = cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=inp.ref)
+        try:
+            for d, first, count in plan:
+                kern.set_args(score, ref, np.int32(cols), np.int32(d), np.int32(first), np.int32(inp.penalty))
+                recording.launch(kern, (count * TILE,), (TILE,))
+            recording.finalize()
+            # the span between markers around it: a command buffer's own event need not carry
+            # its launches' times (Intel's CPU driver's does not)
+            seconds, host, _three = opencl_time(queue, lambda: [cl.enqueue_marker(queue), recording.enqueue(),
+                                                                cl.enqueue_marker(queue)])
+        finally:
+            recording.release()
+        launches = len(plan)
+        cl.enqueue_copy(queue, out, score).wait()
     else:
         from .. import opencl as ocl
 
@@ -260,5 +277,5 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
 
 
 __all__ = ["BLOSUM62", "CUDA_KERNEL", "ENTRY", "Inputs", "NAME", "OPENCL_KERNEL", "OWN_SOURCES", "PENALTY", "RESIDUES",
-           "SIZES", "STRIP", "TILE", "VARIANTS", "build_options", "check", "command_buffers", "diagonals", "inputs",
+           "SIZES", "STRIP", "TILE", "VARIANTS", "build_options", "check", "diagonals", "inputs",
            "reference", "run"]
