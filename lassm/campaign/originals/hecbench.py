@@ -218,6 +218,12 @@ def run_all(built: Built, kernels: Sequence[str], table: Path, *, context: dict,
                 say(failed[-1])
                 continue
             compared = outputs(kernel, Path(tmp), prog.args)
+        verdicts = re.findall(r"^(PASS|FAIL)\s*$", out, re.M)
+        verified = "not checked" if not verdicts else "PASS" if set(verdicts) == {"PASS"} else "FAIL"
+        row = {**context, "kernel": kernel, "program": prog.folder, "args": " ".join(prog.args), "seconds": seconds,
+               "verified": verified, "ours_variant": OURS[kernel], "command": f"{prog.folder} {' '.join(prog.args)}",
+               **compared}
+        tables.upsert(table, COLUMNS, KEY, [row])  # before the profiled run: a run cut short keeps this much
         timed: dict = {}
         if ncu is not None:
             try:
@@ -226,12 +232,9 @@ def run_all(built: Built, kernels: Sequence[str], table: Path, *, context: dict,
                 failed.append(f"originals: HeCBench {prog.folder} under Nsight Compute: {type(exc).__name__}: "
                               f"{' '.join(str(exc).split())[:300]}")
                 say(failed[-1])
-        verdicts = re.findall(r"^(PASS|FAIL)\s*$", out, re.M)
-        verified = "not checked" if not verdicts else "PASS" if set(verdicts) == {"PASS"} else "FAIL"
-        row = {**context, "kernel": kernel, "program": prog.folder, "args": " ".join(prog.args), "seconds": seconds,
-               "verified": verified, "ours_variant": OURS[kernel], "command": f"{prog.folder} {' '.join(prog.args)}",
-               **compared, **timed}
-        tables.upsert(table, COLUMNS, KEY, [row])
+        if timed:
+            row.update(timed)
+            tables.upsert(table, COLUMNS, KEY, [row])
         differ = verified == "FAIL" or row.get("outputs_equal") is False
         status.append({"part": "hecbench", "dataset": kernel, "program": prog.folder, "whole_seconds": None,
                        "kernel_seconds": seconds, "status": "MISMATCH" if differ else "ok"})
@@ -244,14 +247,15 @@ def run_all(built: Built, kernels: Sequence[str], table: Path, *, context: dict,
 
 def outputs(kernel: str, copies: Path, args: Sequence[str]) -> dict:
     """The row's output columns: the program's output (its copies, in ``copies``) beside our CUDA
-    kernel's on its inputs (:mod:`.hecbench_outputs`), or why they were not compared."""
+    kernel's (:data:`OURS`, the fastest we found) on its inputs (:mod:`.hecbench_outputs`), or why
+    they were not compared."""
     from ...backends import suite
 
     ok, why = suite.available("cuda")
     if not ok:
         return {"outputs_compared": f"not compared: {' '.join(why.split())[:200]}"}
     try:
-        got = compare(kernel, copies, tuple(args))
+        got = compare(kernel, copies, tuple(args), OURS[kernel])
     except Exception as exc:  # a comparison that cannot be made is named in the row
         return {"outputs_compared": f"not compared: {type(exc).__name__}: {' '.join(str(exc).split())[:200]}"}
     return {"outputs_equal": got.equal, "output_difference": got.difference, "outputs_compared": got.what}

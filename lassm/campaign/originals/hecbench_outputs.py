@@ -85,12 +85,12 @@ def _shaped(raw: np.ndarray, dtype, shape: tuple[int, ...], what: str) -> np.nda
     return data.reshape(shape)
 
 
-def _all_pairs(h2d, d2h, args) -> Compared:
+def _all_pairs(h2d, d2h, args, variant: str) -> Compared:
     from ...backends.suite import all_pairs
 
     rows, cols = all_pairs.SIZES["gpu"]
     data = _shaped(h2d[0], np.int8, (rows, cols), "all-pairs data")
-    ours = all_pairs.run("cuda", all_pairs.Inputs(data.copy()), "char4").output
+    ours = all_pairs.run("cuda", all_pairs.Inputs(data.copy()), variant).output
     theirs = [_shaped(c, np.int32, (rows, rows), "all-pairs distances") for c in d2h]
     differ = sum(int(np.count_nonzero(t != ours)) for t in theirs)
     return Compared(differ == 0 and len(theirs) > 0, float(differ),
@@ -101,7 +101,7 @@ def _popcounts(words: np.ndarray) -> np.ndarray:
     return np.unpackbits(words.astype("<u4").view(np.uint8).reshape(*words.shape, 4), axis=-1).sum(axis=(-1, -2))
 
 
-def _epistasis(h2d, d2h, args) -> Compared:
+def _epistasis(h2d, d2h, args, variant: str) -> Compared:
     from ...backends.suite import epistasis
 
     samples, snps = int(args[0]), int(args[1])  # its arguments: samples, SNPs, iterations
@@ -114,7 +114,7 @@ def _epistasis(h2d, d2h, args) -> Compared:
             raise ValueError(f"epistasis: the {name} drawn again are not the program's (glibc rand differs?)")
     upper = np.triu(np.ones((snps, snps), dtype=bool), 1)
     theirs = np.where(upper, _shaped(d2h[-1], np.float32, (snps, snps), "epistasis scores"), 0.0)
-    ours = epistasis.run("cuda", inp, "auto").output
+    ours = epistasis.run("cuda", inp, variant).output
     ref = epistasis.reference(inp)
     both = epistasis.check(theirs, ref)[0] and epistasis.check(ours, ref)[0]
     diff = np.abs(theirs.astype(np.float64) - ours) / np.maximum(ref[1], 1.0)
@@ -122,7 +122,7 @@ def _epistasis(h2d, d2h, args) -> Compared:
                     f"{epistasis.TOLERANCE:g} of its scale")
 
 
-def _nw(h2d, d2h, args) -> Compared:
+def _nw(h2d, d2h, args, variant: str) -> Compared:
     from ...backends.suite import nw
 
     n, penalty = int(args[0]), int(args[1])  # its arguments: length, penalty, iterations
@@ -130,20 +130,20 @@ def _nw(h2d, d2h, args) -> Compared:
     ref = _shaped(h2d[1], np.int32, (n + 1, n + 1), "nw reference").copy()
     ref[0, :], ref[:, 0] = 0, 0  # never read (the program leaves them uninitialised)
     seq = np.zeros(n, dtype=np.int32)  # only their length is read
-    ours = nw.run("cuda", nw.Inputs(seq, seq, ref, start.copy(), penalty), "stream").output
+    ours = nw.run("cuda", nw.Inputs(seq, seq, ref, start.copy(), penalty), variant).output
     theirs = _shaped(d2h[-1], np.int32, (n + 1, n + 1), "nw output")
     differ = int(np.count_nonzero(theirs != ours))
     return Compared(differ == 0, float(differ), f"{(n + 1) ** 2:,} cells of the score matrix")
 
 
-def _minkowski(h2d, d2h, args) -> Compared:
+def _minkowski(h2d, d2h, args, variant: str) -> Compared:
     from ...backends.suite import minkowski
 
     m, n, k = minkowski.SIZES["gpu"]
     inp = minkowski.Inputs(_shaped(h2d[0], np.float32, (m, n), "minkowski a").copy(),
                            _shaped(h2d[1], np.float32, (n, k), "minkowski b").copy())
     theirs = np.stack([_shaped(c, np.float32, (m, k), "minkowski c") for c in d2h])
-    ours = minkowski.run("cuda", inp, "powf-fast-math").output
+    ours = minkowski.run("cuda", inp, variant).output
     ref = minkowski.reference(inp)
     both = minkowski.check(theirs, ref)[0] and minkowski.check(ours, ref)[0]
     diff = np.abs(theirs.astype(np.float64) - ours) / np.maximum(np.abs(ref), np.finfo(np.float32).tiny)
@@ -154,9 +154,9 @@ def _minkowski(h2d, d2h, args) -> Compared:
 _COMPARE = {"all_pairs": _all_pairs, "epistasis": _epistasis, "nw": _nw, "minkowski": _minkowski}
 
 
-def compare(kernel: str, folder: Path, args: Sequence[str]) -> Compared:
+def compare(kernel: str, folder: Path, args: Sequence[str], variant: str) -> Compared:
     """The copies a capture run of ``kernel``'s program (with ``args``) left in ``folder``: its output
-    beside our CUDA kernel's on its inputs.
+    beside our CUDA kernel's (``variant``) on its inputs.
 
     Raises
     ------
@@ -166,7 +166,7 @@ def compare(kernel: str, folder: Path, args: Sequence[str]) -> Compared:
     h2d, d2h = copies(folder)
     if not d2h:
         raise ValueError("the program copied nothing back (the capture library was not used)")
-    return _COMPARE[kernel](h2d, d2h, tuple(args))
+    return _COMPARE[kernel](h2d, d2h, tuple(args), variant)
 
 
 __all__ = ["CAPTURE_TIMEOUT", "SHIM", "Compared", "capture", "compare", "copies", "glibc_rand"]
