@@ -360,3 +360,11 @@ def test_command_buffers_record_the_launches_or_are_refused_with_the_reason() ->
         pytest.skip(str(exc))
     assert nw.check(run.output, nw.reference(inp)) == (True, 0.0)
     assert run.launches == len(nw.diagonals(inp.n)) and run.seconds > 0
+
+
+def test_an_opencl_kernel_object_is_kept_like_a_cuda_function() -> None:
+    """One kernel object per build and entry: a run's second launch never waits on a new object's setup."""
+    _opencl()
+    first = common.opencl_kernel(epistasis.OWN_SOURCES["margins"][1], epistasis.MARGINS_ENTRY)
+    assert common.opencl_kernel(epistasis.OWN_SOURCES["margins"][1], epistasis.MARGINS_ENTRY) is first
+    assert common.opencl_kernel(epistasis.OWN_SOURCES["margins"][1], "epistasis_pairs") is not first

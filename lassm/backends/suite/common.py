@@ -253,11 +253,20 @@ def opencl_kernel_program(relpath: str, options: Sequence[str] = ()):
     return _PROGRAMS[key]
 
 
+_KERNELS: dict[tuple, object] = {}
+
+
 def opencl_kernel(relpath: str, entry: str, options: Sequence[str] = ()):
-    """``entry`` of :func:`opencl_kernel_program`'s build."""
+    """``entry`` of :func:`opencl_kernel_program`'s build, one kernel object per build and entry
+    (as CUDA's functions are kept, :func:`cuda_function`): a driver may set a kernel object up at
+    its first enqueue, which a run's later launches would otherwise wait on inside the span."""
     from .. import opencl as ocl
 
-    return ocl.cl.Kernel(opencl_kernel_program(relpath, options), entry)
+    program = opencl_kernel_program(relpath, options)
+    key = (program.int_ptr, entry)
+    if key not in _KERNELS:
+        _KERNELS[key] = ocl.cl.Kernel(program, entry)
+    return _KERNELS[key]
 
 
 def opencl_ptx(relpath: str, options: Sequence[str] = ()) -> str | None:
