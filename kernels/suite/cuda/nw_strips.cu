@@ -10,7 +10,7 @@
 // the diagonal one the cell above of the step before. The strip's last lane also writes its row
 // to `edge` (filled with NWS_EMPTY before the launch), where the next strip's first lane reads
 // it NWS columns (a chunk) at a time, loaded a chunk ahead: a value that is no longer NWS_EMPTY
-// is final, so no flag and no fence sits between the strips. The reference matrix comes in by
+// is final (a 4-byte store is whole), so no flag and no fence sits between the strips. The reference matrix comes in by
 // chunks through shared memory (loaded a chunk ahead), the scores go out the same way, row by
 // row, so every other global access is a whole row of a chunk.
 #define NWS 32  // rows of a strip, lanes of its warp, columns of a chunk
@@ -51,7 +51,7 @@ nw_strips(int *__restrict__ score, const int *__restrict__ ref, const int n, con
     const int rows = min(NWS, n - r0 + 1);
     const bool live = lane < rows;
     const bool below = r0 + NWS <= n;  // a strip follows: the last lane writes its row to edge
-    volatile int *mine = edge + (long long)s * n;
+    int *mine = edge + (long long)s * n;  // a plain 4-byte store: whole, and read through L2 below
     const int chunks = (n + NWS - 1) / NWS;
     int left = live ? score[(long long)(r0 + lane) * cols] : 0;  // column 0
     int diagonal = score[(long long)(r0 - 1) * cols];           // lane 0's; the others' come by shuffle
@@ -86,12 +86,14 @@ nw_strips(int *__restrict__ score, const int *__restrict__ ref, const int n, con
             const int first = __shfl_sync(NWS_FULL, above, i);
             if (lane == 0) up = first;
             const int j = NWS * c + i - lane;  // this lane's column (0-based) on this step
-            if (live && j >= 0 && j < n) {
-                const int b = (j / NWS) & 1, x = j % NWS;
-                left = nw_cell(diagonal, left, up, ref_buf[b][lane][x], penalty);
-                out_buf[b][lane][x] = left;
-                if (below && lane == NWS - 1) mine[j] = left;
+            const int b = (j >> 5) & 1, x = j & (NWS - 1);  // in range for any j: the load and the cell
+            const int cell = nw_cell(diagonal, left, up, ref_buf[b][lane][x], penalty);  // need not wait on the test
+            const bool on = live && (unsigned)j < (unsigned)n;
+            if (on) {
+                out_buf[b][lane][x] = cell;
+                if (below && lane == NWS - 1) __stcg(mine + j, cell);
             }
+            left = on ? cell : left;
             diagonal = up;
         }
         __syncwarp();

@@ -75,12 +75,14 @@ void nw_strips(__global int *score, __global const int *restrict ref, const int 
             barrier(CLK_LOCAL_MEM_FENCE);
             const int up = lane == 0 ? above_l[i] : last[step & 1][lane - 1];
             const int j = NWS * c + i - lane;
-            if (live && j >= 0 && j < n) {
-                const int b = (j / NWS) & 1, x = j % NWS;
-                left = nw_cell(diagonal, left, up, ref_buf[b][lane][x], penalty);
-                out_buf[b][lane][x] = left;
-                if (below && lane == NWS - 1) edge[(long)s * n + j] = left;
+            const int b = (j >> 5) & 1, x = j & (NWS - 1);
+            const int cell = nw_cell(diagonal, left, up, ref_buf[b][lane][x], penalty);
+            const bool on = live && (uint)j < (uint)n;
+            if (on) {
+                out_buf[b][lane][x] = cell;
+                if (below && lane == NWS - 1) edge[(long)s * n + j] = cell;
             }
+            left = on ? cell : left;
             diagonal = up;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
