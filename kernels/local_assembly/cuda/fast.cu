@@ -62,8 +62,8 @@
 //     its own key, two bits a base (fast_packed.cuh), so a find compares the key word alone.
 // 14. LASSM_FAST_LANE_WALKS=W (fast-lanes*): W contig ends to a warp, which inserts and scans for
 //     each in turn; then its lanes walk their ends with the table at once (fast_lanes.cuh).
-// (Measured on the H100 in session 30: none of 11 to 13 made fast faster at k = 21 and scale;
-// book/fast-kernel.md says what each gave.)
+// (Measured on the H100 on 2026-11-27, the whole-commands-and-scaling calls: none of 11 to 13
+// made fast faster at k = 21 and scale; book/fast-kernel.md says what each gave.)
 // (Warp teams of fewer lanes, LASSM_FAST_TEAM_LANES in fast_team.cuh, are a knob that was measured
 // slower and is off.)
 //
