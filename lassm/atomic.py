@@ -11,6 +11,12 @@ the temporary is given the mode an ordinary write would have left: the target's 
 it exists (``open(path, "w")`` keeps it), else ``0o666`` (folders ``0o777``) less the caller's
 umask. On a shared file system, results are then as readable as any other file the user writes.
 
+A name that is not a regular file is never replaced (:func:`destination`): a character device or
+a pipe (``/dev/null``, ``/dev/stdout``, a FIFO, ``/proc/self/fd/1``) is written through in
+place, as a shell redirection would, since a pipe cannot be half-written and then withdrawn
+anyway; a symbolic link keeps its place and the file it names is the one replaced; a block
+device, a socket or a folder is refused with one line.
+
 A rename alone cannot make a read-modify-write (an account appended to, a table's rows
 replaced) or the replacement of a folder (a run record) safe against a second process doing the
 same at once: :func:`locked` serializes them with an exclusive ``flock`` on a lock file beside
@@ -28,6 +34,11 @@ import stat
 import tempfile
 from pathlib import Path
 from typing import IO, Iterator
+
+from .errors import LassmError
+
+#: Paths written in place whatever they resolve to: the process's own descriptors.
+_IN_PLACE = re.compile(r"^/(proc/(self|\d+)/fd/\d+|dev/fd/\d+|dev/std(in|out|err))$")
 
 
 def current_umask() -> int:
@@ -160,10 +171,45 @@ def remove_stale(folder: str | os.PathLike, name: str) -> list[Path]:
     return removed
 
 
+def destination(path: str | os.PathLike) -> tuple[Path, bool]:
+    """Where a write of ``path`` goes, and whether in place (not through a temporary).
+
+    A regular file (or a new name) is written through a temporary and replaced; a symbolic link,
+    even a dangling one, is followed to the file it names, which is replaced, the link kept; a
+    character device or a pipe, or one of the process's own descriptors, is written in place.
+
+    Raises
+    ------
+    LassmError
+        For a block device, a socket or a folder: a result file can be none of them.
+    """
+    path = Path(path)
+    if _IN_PLACE.match(str(path)):
+        return path, True
+    try:
+        st = os.stat(path)  # follows links
+    except FileNotFoundError:
+        return (Path(os.path.realpath(path)) if path.is_symlink() else path), False
+    except NotADirectoryError:
+        return path, False  # a parent is a file: the write fails, saying so
+    mode = st.st_mode
+    if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
+        return path, True
+    if stat.S_ISREG(mode):
+        return (Path(os.path.realpath(path)) if path.is_symlink() else path), False
+    kind = ("a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a folder" if stat.S_ISDIR(mode) else "not a regular file")
+    raise LassmError(f"{path}: {kind}; an output must be a file, a character device or a pipe")
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
-    """Yields a temporary path beside ``path``; renames it over ``path`` only on success."""
-    path = Path(path)
+    """Yields a temporary path beside ``path``; renames it over ``path`` only on success.
+    A character device or a pipe is yielded itself, to be written in place (:func:`destination`)."""
+    path, in_place = destination(path)
+    if in_place:
+        yield path
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path.name), suffix=".tmp", dir=path.parent)
     os.close(fd)

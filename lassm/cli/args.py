@@ -352,11 +352,19 @@ def _writable_parent(p: Path, text: str) -> None:
 
 
 def output_file(text: str) -> str:
-    """A file to write: not a folder, in a folder that exists or can be made."""
+    """A file to write: not a folder, in a folder that exists or can be made; a block device or a
+    socket is refused here, before any work (:func:`lassm.atomic.destination`)."""
+    from ..atomic import destination
+
     p = Path(text)
     if not text or p.is_dir():
         _fail(f"{text!r}: is a folder, not a file")
-    _writable_parent(p, text)
+    try:
+        where, in_place = destination(p)
+    except LassmError as exc:
+        _fail(str(exc))
+    if not in_place:
+        _writable_parent(where, text)
     return text
 
 
