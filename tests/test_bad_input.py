@@ -205,3 +205,80 @@ def test_a_cut_inside_a_field_names_its_line(tmp_path: Path) -> None:
     with pytest.raises(InputError) as exc:
         read_dat(src)
     assert exc.value.line == 10 and "qualities" in str(exc.value), str(exc.value)
+
+
+def _parquet_with(tmp_path: Path, column: str, edit) -> Path:
+    """A good dataset as Parquet (``data convert``), one column's values changed by ``edit``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    src, good = tmp_path / "in.dat", tmp_path / "good.parquet"
+    src.write_text(GOOD)
+    assert main(["data", "convert", str(src), str(good)]) == 0
+    table = pq.read_table(good)
+    field = table.schema.field(column)
+    values = edit(table.column(column).to_pylist())
+    out = tmp_path / "bad.parquet"
+    kind = field.type if not isinstance(values, pa.Array) else values.type
+    pq.write_table(table.set_column(table.schema.get_field_index(column), column,
+                                    values if isinstance(values, pa.Array) else pa.array(values, kind)), out)
+    return out
+
+
+def _lower_first_read(reads: list) -> list:
+    reads[0][0] = reads[0][0].lower()
+    return reads
+
+
+def _space_in_first_quality(quals: list) -> list:
+    quals[0][0] = b" " + quals[0][0][1:]
+    return quals
+
+
+PARQUET_CASES = {
+    "negative contig id": ("cid", lambda v: [-7], "row 1 cid"),
+    "text contig ids": ("cid", lambda v: __import__("pyarrow").array([str(x) for x in v]), "cid: a column of string"),
+    "X in a contig": ("seq", lambda v: [b"ACGTX" + v[0][5:]], "row 1 (contig 7) seq: base 'X' at position 5"),
+    "NaN depth": ("depth", lambda v: [float("nan")], "row 1 (contig 7) depth"),
+    "negative depth": ("depth", lambda v: [-1.0], "row 1 (contig 7) depth"),
+    "lower-case read base": ("left_seqs", _lower_first_read, "row 1 (contig 7) left_seqs read 1: base 'a'"),
+    "quality below 33": ("right_quals", _space_in_first_quality, "row 1 (contig 7) right_quals read 1"),
+}
+
+
+@pytest.mark.parametrize("name", list(PARQUET_CASES))
+def test_parquet_faults_are_refused_as_in_text(name: str, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """What the ``.dat`` reader refuses, the Parquet reader refuses too: one line naming the row and
+    field, exit code 2, nothing written."""
+    column, edit, where = PARQUET_CASES[name]
+    bad = _parquet_with(tmp_path, column, edit)
+    capsys.readouterr()
+    assert main(["extend", str(bad), "--k", "21", "--out", str(tmp_path / "o.txt")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("lassm: error:") and where in err[0], err
+    assert not (tmp_path / "o.txt").exists()
+
+
+def test_a_contig_id_beyond_64_bits_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    src = tmp_path / "in.dat"
+    src.write_text(GOOD.replace("7 ", f"{2**63} ", 1))
+    for argv in (["extend", str(src), "--k", "21", "--out", str(tmp_path / "o.txt")],
+                 ["data", "convert", str(src), str(tmp_path / "o.parquet")]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "in.dat:1: cid:" in err[0] and "largest contig id" in err[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.dat"]
+
+
+def test_a_walk_limit_that_cannot_fit_names_the_one_that_would(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from lassm.workloads.local_assembly import config
+
+    src = tmp_path / "in.dat"
+    src.write_text(GOOD)
+    assert main(["extend", str(src), "--k", "21", "--max-walk", str(10**15), "--out", str(tmp_path / "o.txt")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--max-walk 1000000000000000" in err[0] and "at most --max-walk" in err[0]
+    assert not (tmp_path / "o.txt").exists()
+    config.check_walk_room(1000, 500, memory=2 * 1000 * 500)  # exactly half: fits
+    with pytest.raises(Exception, match="at most --max-walk 500 fits"):
+        config.check_walk_room(1000, 501, memory=2 * 1000 * 500)

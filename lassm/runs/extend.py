@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from .. import backends
-from ..workloads.local_assembly.config import Params
+from ..workloads.local_assembly.config import Params, check_walk_room
 from ..workloads.local_assembly.dataset import Dataset, _COMPLEMENT
 from ..workloads.local_assembly.result import Extension
 
@@ -39,6 +39,7 @@ def extend(ds: Dataset, params: Params, backend: str = "cpu", **options) -> Exte
     -------
     Extension
     """
+    check_walk_room(2 * ds.n_contigs, params.max_walk)  # before any buffer is made
     mod = backends.get(backend)
     run_mask = ds.with_reads_mask()
     if "bin_counts" in inspect.signature(mod.extend_side).parameters and "bin_counts" not in options:

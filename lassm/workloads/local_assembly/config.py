@@ -26,6 +26,35 @@ DEFAULT_QUAL_OFFSET = 33
 PAPER_KS = (21, 33, 55, 77)
 
 
+def physical_memory() -> int:
+    """Bytes of this machine's memory (0 where the system does not say)."""
+    import os
+
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+def check_walk_room(ends: int, max_walk: int, memory: int | None = None) -> None:
+    """Refuses a walk limit whose walk buffers cannot fit: every backend keeps ``max_walk`` bytes
+    for each contig end's walk, on the host and on the device. Half the machine's memory is the
+    bound; the message names the largest limit that fits.
+
+    Raises
+    ------
+    LassmError
+        When ``ends * max_walk`` bytes exceed half of ``memory`` (this machine's by default).
+    """
+    from ...errors import LassmError
+
+    room = (physical_memory() if memory is None else memory) // 2
+    if room and ends and int(ends) * int(max_walk) > room:
+        raise LassmError(f"--max-walk {max_walk}: the walks of {ends:,} contig ends would need "
+                         f"{int(ends) * int(max_walk) / 2**30:,.1f} GiB, over half this machine's memory; "
+                         f"at most --max-walk {room // int(ends):,} fits")
+
+
 @dataclass(frozen=True)
 class Params:
     """Run parameters of one local-assembly call.

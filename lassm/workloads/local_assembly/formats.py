@@ -31,6 +31,10 @@ from .result import SIDES, Extension
 _BASES = frozenset(b"ACGTN")
 
 
+#: The largest contig id: ids are 64-bit signed integers in every format and on every backend.
+CID_MAX = 2**63 - 1
+
+
 def _is_int(tok: str) -> bool:
     return tok.isdigit()
 
@@ -57,6 +61,8 @@ def _parse_record(path: str, toks: list[tuple[str, int]]) -> tuple[int, bytes, f
     (cid_s, l0), (seq, l1), (depth_s, l2), (nl_s, l3), (nr_s, l4) = toks[:5]
     if not _is_int(cid_s):
         raise InputError(path, l0, "cid", f"{cid_s!r} is not a non-negative integer contig id")
+    if int(cid_s) > CID_MAX:
+        raise InputError(path, l0, "cid", f"{cid_s} is over {CID_MAX}, the largest contig id (a 64-bit integer)")
     _check_bases(path, l1, f"contig {cid_s} sequence", seq)
     try:
         depth = float(depth_s)
@@ -275,6 +281,51 @@ def write_parquet(ds: Dataset, path: str | os.PathLike) -> None:
         pq.write_table(table, tmp, compression="zstd")
 
 
+def _first_bad(values: np.ndarray, allowed: np.ndarray) -> int:
+    """Index of the first byte of ``values`` not in ``allowed`` (a 256-entry mask), or -1."""
+    bad = np.flatnonzero(~allowed[values])
+    return int(bad[0]) if len(bad) else -1
+
+
+_BASE_MASK = np.zeros(256, dtype=bool)
+_BASE_MASK[list(_BASES)] = True
+_QUAL_MASK = np.zeros(256, dtype=bool)
+_QUAL_MASK[33:127] = True
+
+
+def check_parquet_values(path: str, cids: np.ndarray, seqs: np.ndarray, offsets: np.ndarray, depths: np.ndarray,
+                         sides: dict) -> None:
+    """Refuses, as :func:`read_dat` refuses the same in text, a Parquet dataset's values: a
+    negative contig id, a contig or read base other than A, C, G, T, N, a depth that is not
+    finite and >= 0, a quality character outside printable ASCII 33..126. The message names the
+    row (from 1), the contig and the read."""
+    row = lambda i: int(i) + 1  # noqa: E731
+    neg = np.flatnonzero(cids < 0)
+    if len(neg):
+        raise InputError(path, None, f"row {row(neg[0])} cid", f"{cids[neg[0]]} is not a non-negative integer contig id")
+    at = _first_bad(seqs, _BASE_MASK)
+    if at >= 0:
+        r = int(np.searchsorted(offsets, at, side="right")) - 1
+        raise InputError(path, None, f"row {row(r)} (contig {cids[r]}) seq",
+                         f"base {chr(seqs[at])!r} at position {at - int(offsets[r]) + 1} is not one of A, C, G, T, N")
+    bad = np.flatnonzero(~(np.isfinite(depths) & (depths >= 0)))
+    if len(bad):
+        raise InputError(path, None, f"row {row(bad[0])} (contig {cids[bad[0]]}) depth",
+                         f"{float(depths[bad[0]])!r} must be finite and >= 0")
+    for name, reads in sides.items():
+        for values, mask, column, what in ((reads.seqs, _BASE_MASK, "seqs", "base {c!r} is not one of A, C, G, T, N"),
+                                           (reads.quals, _QUAL_MASK, "quals",
+                                            "quality character {c!r} is outside printable ASCII 33..126")):
+            at = _first_bad(values, mask)
+            if at < 0:
+                continue
+            read = int(np.searchsorted(reads.offsets, at, side="right")) - 1
+            r = int(np.searchsorted(reads.contig_offsets, read, side="right")) - 1
+            which = read - int(reads.contig_offsets[r]) + 1
+            raise InputError(path, None, f"row {row(r)} (contig {cids[r]}) {name}_{column} read {which}",
+                             what.format(c=chr(values[at])))
+
+
 def read_parquet(path: str | os.PathLike) -> Dataset:
     """Reads a dataset written by :func:`write_parquet`.
 
@@ -315,17 +366,26 @@ def read_parquet(path: str | os.PathLike) -> Dataset:
         ids = table.column(f"{prefix}_ids").chunk(0).flatten().to_pylist()
         return Reads(seqs, quals, roff, coff, ids)
 
+    for column, test, what in (("cid", pa.types.is_integer, "integers"),
+                               ("depth", lambda t: pa.types.is_integer(t) or pa.types.is_floating(t), "numbers")):
+        kind = table.schema.field(column).type
+        nulls = table.column(column).null_count
+        if not test(kind) or nulls:
+            raise InputError(path, None, column, f"a column of {kind}{' with nulls' if nulls else ''}, not {what}")
     seqs, off = binary(table.column("seq"))
     k_text = meta.get(b"lassm.k", b"").decode()
     cids = arrowio.numbers(table.column("cid"), np.int64)
+    depths = arrowio.numbers(table.column("depth"), np.float64)
+    left, right = side("left"), side("right")
+    check_parquet_values(path, cids, seqs, off, depths, {"left": left, "right": right})
     refuse_repeated_cids(path, cids, np.arange(1, len(cids) + 1), "row")
     return Dataset(
         cids=cids,
         seqs=seqs,
         offsets=off,
-        depths=arrowio.numbers(table.column("depth"), np.float64),
-        left=side("left"),
-        right=side("right"),
+        depths=depths,
+        left=left,
+        right=right,
         name=meta.get(b"lassm.name", Path(path).stem.encode()).decode(),
         k=int(k_text) if k_text else None,
     )
