@@ -25,10 +25,11 @@ from ... import arrowio
 from ...atomic import atomic_open, atomic_path
 from . import dat_bulk
 from .dataset import Dataset, Reads
+from .parquet_checks import BASES as _BASES
+from .parquet_checks import check_values
 from ...errors import InputError
 from .result import SIDES, Extension
 
-_BASES = frozenset(b"ACGTN")
 
 
 #: The largest contig id: ids are 64-bit signed integers in every format and on every backend.
@@ -281,51 +282,6 @@ def write_parquet(ds: Dataset, path: str | os.PathLike) -> None:
         pq.write_table(table, tmp, compression="zstd")
 
 
-def _first_bad(values: np.ndarray, allowed: np.ndarray) -> int:
-    """Index of the first byte of ``values`` not in ``allowed`` (a 256-entry mask), or -1."""
-    bad = np.flatnonzero(~allowed[values])
-    return int(bad[0]) if len(bad) else -1
-
-
-_BASE_MASK = np.zeros(256, dtype=bool)
-_BASE_MASK[list(_BASES)] = True
-_QUAL_MASK = np.zeros(256, dtype=bool)
-_QUAL_MASK[33:127] = True
-
-
-def check_parquet_values(path: str, cids: np.ndarray, seqs: np.ndarray, offsets: np.ndarray, depths: np.ndarray,
-                         sides: dict) -> None:
-    """Refuses, as :func:`read_dat` refuses the same in text, a Parquet dataset's values: a
-    negative contig id, a contig or read base other than A, C, G, T, N, a depth that is not
-    finite and >= 0, a quality character outside printable ASCII 33..126. The message names the
-    row (from 1), the contig and the read."""
-    row = lambda i: int(i) + 1  # noqa: E731
-    neg = np.flatnonzero(cids < 0)
-    if len(neg):
-        raise InputError(path, None, f"row {row(neg[0])} cid", f"{cids[neg[0]]} is not a non-negative integer contig id")
-    at = _first_bad(seqs, _BASE_MASK)
-    if at >= 0:
-        r = int(np.searchsorted(offsets, at, side="right")) - 1
-        raise InputError(path, None, f"row {row(r)} (contig {cids[r]}) seq",
-                         f"base {chr(seqs[at])!r} at position {at - int(offsets[r]) + 1} is not one of A, C, G, T, N")
-    bad = np.flatnonzero(~(np.isfinite(depths) & (depths >= 0)))
-    if len(bad):
-        raise InputError(path, None, f"row {row(bad[0])} (contig {cids[bad[0]]}) depth",
-                         f"{float(depths[bad[0]])!r} must be finite and >= 0")
-    for name, reads in sides.items():
-        for values, mask, column, what in ((reads.seqs, _BASE_MASK, "seqs", "base {c!r} is not one of A, C, G, T, N"),
-                                           (reads.quals, _QUAL_MASK, "quals",
-                                            "quality character {c!r} is outside printable ASCII 33..126")):
-            at = _first_bad(values, mask)
-            if at < 0:
-                continue
-            read = int(np.searchsorted(reads.offsets, at, side="right")) - 1
-            r = int(np.searchsorted(reads.contig_offsets, read, side="right")) - 1
-            which = read - int(reads.contig_offsets[r]) + 1
-            raise InputError(path, None, f"row {row(r)} (contig {cids[r]}) {name}_{column} read {which}",
-                             what.format(c=chr(values[at])))
-
-
 def read_parquet(path: str | os.PathLike) -> Dataset:
     """Reads a dataset written by :func:`write_parquet`.
 
@@ -377,7 +333,7 @@ def read_parquet(path: str | os.PathLike) -> Dataset:
     cids = arrowio.numbers(table.column("cid"), np.int64)
     depths = arrowio.numbers(table.column("depth"), np.float64)
     left, right = side("left"), side("right")
-    check_parquet_values(path, cids, seqs, off, depths, {"left": left, "right": right})
+    check_values(path, cids, seqs, off, depths, {"left": left, "right": right})
     refuse_repeated_cids(path, cids, np.arange(1, len(cids) + 1), "row")
     return Dataset(
         cids=cids,
