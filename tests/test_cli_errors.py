@@ -56,6 +56,9 @@ BAD: dict = {
     t.input_dir: ["{missing}", "{file}"],
     t.pairs_input: ["{missing}", "{dir}", "xdrop-sim-0", "xdrop-nope-5"],
     t.output_file: ["{file}/sub/out.txt", "{dir}", ""],
+    t.extended_output: ["{tmp}/o.parquet", "{tmp}/o.tsv", "{dir}"],
+    t.ends_output: ["{tmp}/e.csv", "{tmp}/e", "{dir}"],
+    t.dataset_output: ["{tmp}/g.csv", "{tmp}/g.fasta", "{dir}"],
     t.output_folder: ["{file}", "{file}/sub"],
 }
 #: The impossible value of an option with fixed choices.
@@ -276,17 +279,22 @@ def test_an_output_may_not_be_an_input(path: tuple[str, ...], key: str, how: str
         alias = Path("..") / "scratch" / ".." / data.name
     assert cli.main(_argv(path, key, str(alias), where)) == 2
     line = _one_error_line(capsys.readouterr().err)
-    assert f"{key} {alias}: is the input {data}" in line, line
+    # --ends takes .parquet or .tsv only: an input named .dat is refused by its suffix first
+    assert (f"{key} {alias}: is the input {data}" in line
+            or (key == "--ends" and f"{alias}: .dat is not a format this writes" in line)), line
     assert data.read_bytes() == before and not list(Path(where["tmp"]).iterdir())
 
 
 def test_two_outputs_may_not_be_one_file(where: dict[str, str], capsys: pytest.CaptureFixture) -> None:
+    """--out takes text, --ends a table (.parquet, .tsv): one file only by a link, which is refused."""
     out = Path(where["tmp"]) / "o.txt"
-    argv = _argv(("extend",), "--out", str(out), where) + ["--ends", str(out.parent / "." / out.name)]
+    ends = out.with_name("e.tsv")
+    ends.symlink_to(out.name)  # dangling: o.txt is not written yet
+    argv = _argv(("extend",), "--out", str(out), where) + ["--ends", str(ends)]
     assert cli.main(argv) == 2
     line = _one_error_line(capsys.readouterr().err)
-    assert f"--ends {out.parent / '.' / out.name}: is also --out {out}" in line, line
-    assert not list(Path(where["tmp"]).iterdir())
+    assert f"--ends {ends}: is also --out {out}" in line, line
+    assert [p.name for p in Path(where["tmp"]).iterdir()] == ["e.tsv"]
 
 
 def test_collect_may_not_overwrite_its_input_with_the_extended_contigs(where: dict[str, str],

@@ -241,8 +241,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="GPU insert protocol (casptr, matchany, doneflag, barrier; cuda and hip: fast and its ablation builds; "
                         "opencl and sycl: fast)")
     p.add_argument("--threads", type=t.count, default=None, help="CPU threads (default: all cores)")
-    p.add_argument("--out", type=t.output_file, required=True, help="output file, MetaHipMer's 'cid extended_sequence'")
-    p.add_argument("--ends", type=t.output_file, default=None, help="also write per-end walk figures (.parquet or .tsv)")
+    p.add_argument("--out", type=t.extended_output, required=True,
+                   help="output file, MetaHipMer's 'cid extended_sequence' text (not .parquet, .tsv, ...)")
+    p.add_argument("--ends", type=t.ends_output, default=None,
+                   help="also write per-end walk figures (.parquet or .tsv)")
     p.add_argument("--cluster", type=t.cluster_spec, default=None, help="shard the contigs over Dask workers, balanced by work: "
                    "local[:N], local-cuda[:N], slurm[:PARTITION[:N]][,gpus=G,cores=C,memory=M,walltime=T,...] "
                    "(workers as Slurm jobs), tcp://HOST:PORT or a scheduler file (needs lassm[dask])")
@@ -256,7 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k", type=t.k_value, required=True)
     p.add_argument("--scale", type=t.positive_real, default=1.0, help="1 = the size of Table II's row for k")
     p.add_argument("--seed", type=t.natural, default=0)
-    p.add_argument("--out", type=t.output_file, required=True, help=".parquet or .dat")
+    p.add_argument("--out", type=t.dataset_output, required=True, help=".parquet or .dat")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_generate)
 

@@ -368,6 +368,32 @@ def output_file(text: str) -> str:
     return text
 
 
+def output_with_suffix(*suffixes: str, refuse: tuple[str, ...] = (), writes: str = ""):
+    """An :func:`output_file` type that takes only ``suffixes`` (any, when none are given) and
+    never one of ``refuse``: a format is chosen by its suffix, so a suffix that names another
+    format is refused rather than written in this one (``writes`` says what is written)."""
+    def check(text: str) -> str:
+        suffix = Path(text).suffix.lower()
+        if suffixes and suffix not in suffixes:
+            _fail(f"{text}: {suffix or 'no suffix'} is not a format this writes; use {' or '.join(suffixes)}")
+        if suffix in refuse:
+            _fail(f"{text}: {suffix} names another format; this writes {writes or 'text'}")
+        return output_file(text)
+
+    return check
+
+
+#: Suffixes of formats ``lassm`` reads or writes other than MetaHipMer's text output.
+OTHER_FORMATS: tuple[str, ...] = (".parquet", ".tsv", ".csv", ".json", ".fasta", ".fa", ".fastq", ".fq")
+
+#: ``extend --out``: MetaHipMer's text, under any name but another format's.
+extended_output = output_with_suffix(refuse=OTHER_FORMATS, writes="MetaHipMer's text (name it .txt or .dat)")
+#: ``extend --ends``: the per-end table, Parquet or TSV.
+ends_output = output_with_suffix(".parquet", ".tsv")
+#: ``data generate --out``: a dataset, ``.dat`` or Parquet.
+dataset_output = output_with_suffix(".dat", ".parquet")
+
+
 def output_folder(text: str) -> str:
     """A folder to write into: a folder already, or a path where one can be made."""
     p = Path(text)

@@ -32,6 +32,8 @@ from .result import SIDES, Extension
 
 
 
+#: Suffixes of the formats ``data convert`` writes but no command reads (FASTA, FASTQ).
+WRITE_ONLY: tuple[str, ...] = (".fasta", ".fa", ".fastq", ".fq")
 #: The largest contig id: ids are 64-bit signed integers in every format and on every backend.
 CID_MAX = 2**63 - 1
 
@@ -352,6 +354,9 @@ def read_dataset(path: str | os.PathLike, k: int | None = None) -> Dataset:
     p = Path(path)
     if not p.exists():
         raise InputError(str(p), None, "file", "does not exist")
+    if p.suffix.lower() in WRITE_ONLY:
+        raise InputError(str(p), None, "file", f"a {p.suffix} file is written by 'lassm data convert', not read; "
+                                               "give a .dat or .parquet dataset")
     if p.suffix == ".parquet":
         ds = read_parquet(p)
         return ds if k is None or ds.k == k else Dataset(ds.cids, ds.seqs, ds.offsets, ds.depths, ds.left, ds.right, ds.name, k)
