@@ -176,6 +176,14 @@ for i, s in enumerate(res.score):
 STAND_IN_NW = '#!/bin/sh\necho "args $*"\nprintf "block width = 1024\\nTotal kernel execution time: 0.025 (s)\\nPASS\\n"\n'
 STAND_IN_MINKOWSKI = ('#!/bin/sh\nfor p in 1 2 3 4; do echo "Minkowski distance with p = $p"; '
                       'echo "Average kernel execution time: 0.0005 (s)"; done\n')
+#: HeCBench's cm-cuda as it prints, refusing a folder without the data set's layout (ten profiles, one query).
+STAND_IN_CMAP = """#!/bin/sh
+[ -f "$1/queries/query.sig" ] && [ -d "$1/Results" ] || { echo "Could not find a sub-directory"; exit 255; }
+[ "$(ls "$1/reffiles-tab" | grep -c '[.]tab$')" = 10 ] || { echo "not ten profiles"; exit 1; }
+echo "The base directory is : $1"; echo "Query filename : query.sig"; echo "Completed : 0%"
+echo "Time in taken in seconds :0.75"
+echo "Program is finished, output files will be found in the results folder"
+"""
 
 
 def _exe(path: Path, text: str) -> Path:
@@ -190,7 +198,7 @@ def nvcc(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     stand = tmp_path / "stand-ins"
     stand.mkdir()
     for name, text in (("ht_loc", STAND_IN_HT_LOC), ("demo", STAND_IN_DEMO), ("logan_scores", STAND_IN_SCORES),
-                       ("nw", STAND_IN_NW), ("minkowski", STAND_IN_MINKOWSKI)):
+                       ("nw", STAND_IN_NW), ("minkowski", STAND_IN_MINKOWSKI), ("cmap", STAND_IN_CMAP)):
         _exe(stand / name, text)
     log = tmp_path / "nvcc.log"
     bindir = tmp_path / "bin"
@@ -201,7 +209,7 @@ echo "$@" >> {log}
 [ -n "$NVCC_FAILS" ] && case "$*" in *"$NVCC_FAILS"*) echo "error: refused" >&2; exit 1;; esac
 while [ $# -gt 0 ]; do
   if [ "$1" = -o ]; then
-    case "$(basename "$2")" in ht_loc|demo|logan_scores|nw|minkowski) cp {stand}/"$(basename "$2")" "$2";; *) touch "$2";; esac
+    case "$(basename "$2")" in ht_loc|demo|logan_scores|nw|minkowski|cmap) cp {stand}/"$(basename "$2")" "$2";; *) touch "$2";; esac
   fi
   shift
 done
@@ -324,10 +332,21 @@ def test_hecbench_programs_run_at_the_seeds_sizes_beside_the_suite(pinned: Path,
     plan = originals.OriginalsPlan(ht_loc_datasets=(), logan_dataset=None, xdrops=(), profile=False, folder=str(pinned),
                                    suite_kernels=("cmap", "nw", "minkowski"))
     out = originals.run_originals(plan, machine="box", backend="cpu", arch="sm_90")
-    assert out.lacks == ["originals: HeCBench cm-cuda not run: it reads the cudaMap data set, which its authors "
-                         "distribute by hand (http://purl.oclc.org/NET/cudaMap)"]
+    assert out.lacks == [], out.lacks
     rows = {r["kernel"]: r for r in rec.read_rows(hecbench.table("box"), hecbench.COLUMNS)}
-    assert set(rows) == {"nw", "minkowski"}
+    assert set(rows) == {"cmap", "nw", "minkowski"}
+    assert float(rows["cmap"]["seconds"]) == 0.75 and rows["cmap"]["verified"] == "not checked"
+    assert rows["cmap"]["args"] == "cudamap-synthetic" and rows["cmap"]["ours_variant"] == "philox"
+    assert rows["cmap"]["command"] == "cm-cuda cudamap-synthetic"
+    assert rows["cmap"]["outputs_compared"].startswith("not compared: ")
+    cm = [ln for ln in nvcc.read_text().splitlines() if "main.cpp" in ln or "io.cpp" in ln or "process.cu" in ln
+          or "process.o" in ln]
+    head = "-std=c++17 -Xcompiler -Wall -O3 -arch=sm_90"
+    links = [ln for ln in cm if " -c " not in ln]
+    assert sorted(set(cm) - set(links)) == [f"{head} -c process.cu -o process.o", f"-x cu {head} -c io.cpp -o io.o",
+                                            f"-x cu {head} -c main.cpp -o main.o"]
+    assert len(links) == 1 and links[0].startswith(f"{head} main.o io.o process.o -cudart shared -o ")
+    assert links[0].endswith("/cmap"), "built as its Makefile does, linked against the shared runtime"
     assert float(rows["nw"]["seconds"]) == 0.025 and rows["nw"]["verified"] == "PASS"
     assert rows["nw"]["args"] == "16384 10 10" and rows["nw"]["ours_variant"] == hecbench.OURS["nw"]
     assert rows["nw"]["outputs_compared"].startswith("not compared: ") and rows["nw"]["outputs_equal"] == ""

@@ -277,3 +277,20 @@ def test_the_findings_are_retested_against_the_best_cuda(records: Path, tmp_path
             assert row["gap"] == pytest.approx(g.loc[kernel, "best_ratio"])
     facts = suite.facts("m")
     assert all(facts[f"su_{k}_verdict"] == f.loc[k, "verdict"] for k in suite.ORDER)
+
+
+def test_a_whole_program_time_is_not_set_beside_a_kernel_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """cm-cuda prints only its whole processing time: without Nsight Compute's time of its kernels
+    no ratio is drawn, and the clock says why."""
+    if not (H200 / "times.csv").is_file():
+        pytest.skip("no committed H200 suite records")
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
+    shutil.copytree(H200, tmp_path / "m" / "suite")
+    table = tmp_path / "m" / "suite" / "originals.csv"
+    rows = pd.read_csv(table, keep_default_na=False)
+    extra = rows.iloc[[0]].assign(kernel="cmap", program="cm-cuda", seconds=2.5, ncu_seconds="", ncu_kernels="",
+                                  ncu_command="")
+    pd.concat([rows, extra]).to_csv(table, index=False)
+    o = suite.originals("m").set_index("kernel")
+    assert pd.isna(o.loc["cmap", "ours_over_original"]) and "whole processing" in o.loc["cmap", "original_clock"]
+    assert o.loc["all_pairs", "ours_over_original"] < 1.0  # the others keep their ratios

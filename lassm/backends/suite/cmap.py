@@ -244,6 +244,30 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
                extra={"p_value": out.count / n})
 
 
+def scored(backend: str, inp: Inputs, uniforms: np.ndarray, variant: str = "philox") -> Output:
+    """Our score and count kernels (``variant``'s build) on numbers drawn elsewhere, such as an
+    original program's own, laid out as ours: signature s's draws at s * set_size onwards. The
+    comparison with HeCBench's ``cm-cuda`` needs it: its p-values come from its own numbers."""
+    if backend not in CUDA_LAUNCHED:
+        raise ValueError(f"scored runs on {', '.join(CUDA_LAUNCHED)}, not {backend}")
+    if uniforms.shape != (inp.draws,):
+        raise ValueError(f"{uniforms.size} numbers for {inp.signatures} signatures of {inp.set_size}")
+    from .. import cuda as cu
+
+    cupy = cu._cupy()
+    n = inp.signatures
+    kernels = {e: cuda_launched(backend, (CUDA_KERNEL, OPENCL_KERNEL), e, build_options(backend, variant))
+               for e in ENTRIES[1:]}
+    drawn = cupy.asarray(np.ascontiguousarray(uniforms, dtype=np.float32))
+    sums = cupy.empty(n, dtype=cupy.int64)
+    partial = cupy.zeros(COUNT_BLOCKS, dtype=cupy.int32)
+    profile = cupy.asarray(np.asarray(inp.profile, dtype=np.int32))
+    kernels["cmap_scores"]((round_up(n, THREADS) // THREADS,), (THREADS,),
+                           (drawn, profile, sums, np.int32(n), np.int32(inp.set_size), np.int32(len(inp.profile))))
+    kernels["cmap_count"]((COUNT_BLOCKS,), (THREADS,), (sums, np.int64(inp.threshold), np.int32(n), partial))
+    return Output(np.asarray(uniforms, dtype=np.float32), cupy.asnumpy(sums), int(cupy.asnumpy(partial).sum()))
+
+
 __all__ = ["CUDA_KERNEL", "ENTRIES", "ENTRY", "GENES", "Inputs", "NAME", "OPENCL_KERNEL", "Output", "Reference", "SEED",
            "SIZES", "THREADS", "VARIANTS", "build_options", "check", "inputs", "philox4x32_10", "philox_uniforms",
-           "reference", "run", "score_sums", "signed_genes"]
+           "reference", "run", "score_sums", "scored", "signed_genes"]

@@ -176,9 +176,6 @@ def run_originals(plan: OriginalsPlan, *, machine: str | None = None, force: boo
               "logan": logan.todo(plan.logan_dataset, plan.xdrops, tables["logan"], sha, force, backend)
               if plan.logan_dataset else [],
               "hecbench": hecbench.todo(plan.suite_kernels, tables["hecbench"], sha, force)}
-    if "cmap" in plan.suite_kernels:
-        out.lacks.append("originals: HeCBench cm-cuda not run: it reads the cudaMap data set, which its authors "
-                         "distribute by hand (http://purl.oclc.org/NET/cudaMap)")
     for k in plan.suite_kernels:
         if k in hecbench.PROGRAMS and k not in wanted["hecbench"]:
             out.rows.append({"part": "hecbench", "dataset": k, "program": hecbench.PROGRAMS[k].folder,

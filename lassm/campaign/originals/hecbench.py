@@ -2,16 +2,21 @@
 """Jin and Vetter's CUDA programs from HeCBench beside the suite's kernels (:mod:`lassm.backends.suite`).
 
 The seed's kernels come from HeCBench (zjin-lcf/HeCBench): ``all-pairs-distance-cuda``,
-``epistasis-cuda``, ``nw-cuda`` and ``minkowski-cuda`` are built here with their Makefiles' flags
-(``-std=c++17 -O3``, ``-use_fast_math`` for the Minkowski distance) for this GPU, and run at the
+``epistasis-cuda``, ``cm-cuda``, ``nw-cuda`` and ``minkowski-cuda`` are built here with their Makefiles'
+flags (``-std=c++17 -O3``, ``-use_fast_math`` for the Minkowski distance) for this GPU, and run at the
 seed's sizes; each program times its own kernel over its iterations and prints the average, and
 checks its result against its own CPU code (PASS or FAIL), which is what the ``verified`` column
 records. Each is linked against the shared CUDA runtime (its Makefile links the static one; the
 compiled code is the same) and runs with its copies captured, so that the same run gives its
 time and its output, which is compared with our CUDA kernel's on its own inputs
 (:mod:`.hecbench_outputs`; the ``outputs_*`` columns). ``minkowski-cuda`` is built without that check (its Makefile's ``VERIFY=no``): its
-single-threaded CPU check of 4.3 billion powers takes minutes. ``cm-cuda`` needs the cudaMap
-data set, downloaded by hand from its authors: it is not run. Rows go to
+single-threaded CPU check of 4.3 billion powers takes minutes. ``cm-cuda`` reads a cudaMap
+data set, which its authors hand out by request: it runs on a synthetic one in the same layout
+(:mod:`.cmap_data`: 10 drugs, a 100-gene query; 100,000 random signatures per p-value, its fixed
+default, so 10^6 in all, the seed's size), written into the run's temporary folder. It times no
+kernel: it prints its whole processing time (reading the files, drawing its numbers on the host,
+the copies, the launches, the CUDA context's creation), taken from a run of its own without the
+capture library, whose files would add to it; it has no check of its own. Rows go to
 ``<machine>/suite/originals.csv``; the suite chapter sets each beside our CUDA build's time.
 
 A program's own clock is the host's, around its launches and a synchronization: it holds the
@@ -34,13 +39,15 @@ from typing import Callable, Sequence
 from ...runs import suite as rec
 from ...runs import tables
 from .build import Built, _cached, _run
-from .hecbench_outputs import SHIM, capture, compare
+from . import cmap_data
+from .hecbench_outputs import CAPTURE_TIMEOUT, SHIM, capture, compare
 from .sources import HECBENCH
+from .timing import run as _timed_run
 
 #: The Makefiles' flags (the architecture added).
 FLAGS = ("-std=c++17", "-Xcompiler", "-Wall", "-O3")
 #: The suite's variant of our CUDA build that each program is set beside: the fastest we found.
-OURS = {"all_pairs": "tiles", "epistasis": "margins", "nw": "strips", "minkowski": "tiles"}
+OURS = {"all_pairs": "tiles", "epistasis": "margins", "nw": "strips", "minkowski": "tiles", "cmap": "philox"}
 #: Rows of ``suite/originals.csv``.
 COLUMNS: tuple[str, ...] = ("machine", "device", "driver", "kernel", "program", "args", "seconds", "verified",
                             "ours_variant", "git_sha", "command", "original_source", "nvcc", "outputs_equal",
@@ -82,24 +89,34 @@ class NcuPlan:
             best = min(range(self.groups), key=medians.__getitem__)
             return medians[best], names[best * self.per_group]
         return sum(medians), ";".join(sorted(set(names)))
+#: cm-cuda's one time: its whole processing, in seconds (its words).
+_WHOLE = re.compile(r"Time in taken in seconds :\s*([0-9.eE+-]+)")
 
 
 @dataclass(frozen=True)
 class Program:
     """One HeCBench program: its folder and source, extra flags, arguments (the seed's sizes) and
-    which of its printed times is the kernel the suite's matches."""
+    which of its printed times is the kernel the suite's matches; its other sources (each compiled
+    apart, a ``.cpp`` as CUDA, as its Makefile does) and whether it reads the synthetic cudaMap
+    data set (:mod:`.cmap_data`, written as the folder its one argument names)."""
 
     kernel: str
     folder: str
     source: str
     args: tuple[str, ...]
     extra: tuple[str, ...] = ()
-    pick: str = "one"  # "one": the only time; "second": the second of three; "sum": the sum of all
+    pick: str = "one"  # "one": the only time; "second": the second of three; "sum": the sum of all;
+    #                    "whole": its whole processing time (it times no kernel)
     ncu: NcuPlan | None = None
+    also: tuple[str, ...] = ()
+    data: bool = False
 
     def seconds(self, text: str) -> float:
-        """The kernel time the program printed, in seconds."""
-        times = [float(v) * (1e-6 if unit == "us" else 1.0) for v, unit in _TIME.findall(text)]
+        """The kernel time the program printed (its whole processing time for ``pick="whole"``), in seconds."""
+        if self.pick == "whole":
+            times = [float(v) for v in _WHOLE.findall(text)]
+        else:
+            times = [float(v) * (1e-6 if unit == "us" else 1.0) for v, unit in _TIME.findall(text)]
         if not times:
             raise ValueError(f"{self.folder} printed no kernel time; it ends: {' | '.join(text.splitlines()[-3:])}")
         if self.pick == "second":
@@ -123,6 +140,9 @@ PROGRAMS: dict[str, Program] = {
     # (under ncu: 3 of each p, their medians summed)
     "minkowski": Program("minkowski", "minkowski-cuda", "main.cu", ("10",), extra=("-use_fast_math",), pick="sum",
                          ncu=NcuPlan(("3",), groups=4, per_group=3)),
+    # the synthetic cudaMap set: 10 drugs x 100,000 random signatures of 100 genes (its fixed default), its whole time
+    "cmap": Program("cmap", "cm-cuda", "main.cpp", (cmap_data.DATASET,), pick="whole", also=("io.cpp", "process.cu"),
+                    data=True),
 }
 
 
@@ -136,8 +156,11 @@ def build_all(tree: Path, arch: str, nvcc: str, kernels: Sequence[str]) -> Built
             work = out / prog.folder
             shutil.copytree(tree / "src" / prog.folder, work)
             flags = [*FLAGS, f"-arch={arch}", *prog.extra]
-            _run([nvcc, *flags, "-c", prog.source, "-o", "main.o"], work, f"HeCBench {prog.folder}: compiling")
-            _run([nvcc, *flags, "main.o", "-cudart", "shared", "-o", str(out / kernel)], work,
+            objects = ["main.o"] if not prog.also else [f"{Path(s).stem}.o" for s in (prog.source, *prog.also)]
+            for src, obj in zip((prog.source, *prog.also), objects):
+                cuda = ("-x", "cu") if src.endswith(".cpp") else ()
+                _run([nvcc, *cuda, *flags, "-c", src, "-o", obj], work, f"HeCBench {prog.folder}: compiling {src}")
+            _run([nvcc, *flags, *objects, "-cudart", "shared", "-o", str(out / kernel)], work,
                  f"HeCBench {prog.folder}: linking against the shared runtime")
             shutil.rmtree(work)
 
@@ -207,9 +230,14 @@ def run_all(built: Built, kernels: Sequence[str], table: Path, *, context: dict,
     for kernel in kernels:
         prog = PROGRAMS[kernel]
         with tempfile.TemporaryDirectory(prefix=f"lassm-capture-{kernel}-") as tmp:
+            argv = prog.args
             try:
-                out = capture(built[kernel], prog.args, built[SHIM_LIBRARY], Path(tmp))
-                seconds = prog.seconds(out)
+                if prog.data:
+                    argv = (str(cmap_data.write(cmap_data.make(), Path(tmp) / prog.args[0])),)
+                    # its whole time from a run of its own: the capture's files would add to it
+                    whole_out = _timed_run([str(built[kernel]), *argv], CAPTURE_TIMEOUT)[1]
+                out = capture(built[kernel], argv, built[SHIM_LIBRARY], Path(tmp))
+                seconds = prog.seconds(whole_out if prog.data else out)
             except Exception as exc:  # one program that fails is named; the others go on
                 line = " ".join(str(exc).split())[:300]
                 failed.append(f"originals: HeCBench {prog.folder}: {type(exc).__name__}: {line}")
@@ -217,7 +245,7 @@ def run_all(built: Built, kernels: Sequence[str], table: Path, *, context: dict,
                                "status": f"failed: {line}"})
                 say(failed[-1])
                 continue
-            compared = outputs(kernel, Path(tmp), prog.args)
+            compared = outputs(kernel, Path(tmp), argv)
         verdicts = re.findall(r"^(PASS|FAIL)\s*$", out, re.M)
         verified = "not checked" if not verdicts else "PASS" if set(verdicts) == {"PASS"} else "FAIL"
         row = {**context, "kernel": kernel, "program": prog.folder, "args": " ".join(prog.args), "seconds": seconds,
@@ -236,11 +264,14 @@ def run_all(built: Built, kernels: Sequence[str], table: Path, *, context: dict,
             row.update(timed)
             tables.upsert(table, COLUMNS, KEY, [row])
         differ = verified == "FAIL" or row.get("outputs_equal") is False
-        status.append({"part": "hecbench", "dataset": kernel, "program": prog.folder, "whole_seconds": None,
-                       "kernel_seconds": seconds, "status": "MISMATCH" if differ else "ok"})
+        whole = prog.pick == "whole"
+        status.append({"part": "hecbench", "dataset": kernel, "program": prog.folder,
+                       "whole_seconds": seconds if whole else None, "kernel_seconds": None if whole else seconds,
+                       "status": "MISMATCH" if differ else "ok"})
         said = {True: "equal to ours", False: "DIFFERS from ours"}.get(row.get("outputs_equal"), row["outputs_compared"])
         clock = f", {timed['ncu_seconds'] * 1e3:.3f} ms by Nsight Compute" if timed else ""
-        say(f"HeCBench {prog.folder}: {seconds * 1e3:.3f} ms per iteration by its own clock{clock}, its own check: "
+        per = "in all (its whole processing)" if whole else "per iteration"
+        say(f"HeCBench {prog.folder}: {seconds * 1e3:.3f} ms {per} by its own clock{clock}, its own check: "
             f"{verified}, its output: {said}")
     return status, failed
 

@@ -10,14 +10,17 @@ floating-point ones' (epistasis, Minkowski) each within the suite's stated bound
 double-precision reference, with the largest difference between the two reported. The epistasis
 program packs its genotypes with the phenotype counts, which no copy carries: its inputs are
 drawn again from glibc's ``rand`` with its seed (:func:`glibc_rand`), and the copies check that
-they are the program's own.
+they are the program's own. The connectivity map's program (``cm-cuda``) reads a synthetic
+cudaMap data set (:mod:`.cmap_data`) and draws its numbers on the host: our kernels score its
+own numbers, its counts must be ours exactly, and our own draws must give shares within a
+binomial bound of its (:func:`cmap_compared`).
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -151,7 +154,119 @@ def _minkowski(h2d, d2h, args, variant: str) -> Compared:
                     f"{minkowski.TOLERANCE:g} of the reference")
 
 
-_COMPARE = {"all_pairs": _all_pairs, "epistasis": _epistasis, "nw": _nw, "minkowski": _minkowski}
+#: Signatures per block of cm-cuda's count (its ``threadsPerBlock``): its copies give one count per block.
+CMAP_BLOCK = 128
+#: Standard errors a share above the query may differ by between its draws and ours (plus one of its signatures).
+CMAP_SIGMAS = 5.0
+
+
+def _cmap_indices(draws: np.ndarray, genes: int) -> np.ndarray:
+    """The profile index cm-cuda's kernel reads for each draw, in its single-precision steps
+    (``1 - u``, less 1/2 where down-regulated, times the genes, times 2, rounded down); unclamped."""
+    n = np.float32(1.0) - draws
+    n = np.where(n >= np.float32(0.5), n - np.float32(0.5), n).astype(np.float32)
+    return np.floor((n * np.float32(genes)) * np.float32(2.0)).astype(np.int64)
+
+
+def _six(x: float) -> float:
+    """``x`` as a C++ stream prints a double by default (6 significant digits), read back."""
+    return float(f"{x:.6g}")
+
+
+def cmap_compared(h2d: Sequence[np.ndarray], d2h: Sequence[np.ndarray], folder: Path, *,
+                  scored: Callable, drawn: Callable, signatures: int) -> Compared:
+    """cm-cuda's copies and results table (its data set in ``folder``, :mod:`.cmap_data`) beside ours.
+
+    Per drug, the program copies in its profile and its 100,000 x genes uniform numbers (draw t of
+    signature s at t x 100,000 + s) and copies back one count of signatures above the query per
+    block of :data:`CMAP_BLOCK`. Two comparisons:
+
+    - exact: ``scored(inputs, numbers)`` (our score and count kernels) on its own numbers, in our
+      layout, with the least integer sum its single-precision comparison counts
+      (:func:`.cmap_data.threshold`): every block's count equal to its own, except that a draw
+      with 1 - u rounding to 1 (u below 2^-25) makes its kernel read one value past its profile
+      (ours clamps to the last gene): a block may differ by its signatures with such a draw. Its
+      printed table (6 significant digits) must hold the p-value, ENFP and significance of its own
+      counts and the query's score of the data set;
+    - stochastic: ``drawn(inputs)`` (our kernels with our own numbers, ``signatures`` of them): the
+      share above the query within :data:`CMAP_SIGMAS` standard errors of a difference of two
+      independent binomial shares (pooled), plus one signature of the program's.
+
+    ``difference`` is the largest count difference of a drug on its numbers (signatures).
+    """
+    from ...backends.suite import cmap
+    from . import cmap_data as cd
+
+    data = cd.read(folder)
+    table = cd.read_results(folder)
+    genes, n, drugs = len(data.probes), len(data.query_genes), len(data.files)
+    if len(set(data.drugs)) != drugs:
+        raise ValueError("cm-cuda's data set has a drug of several profiles: only one profile per drug is compared")
+    if len(h2d) != 1 + 2 * drugs or len(d2h) != 2 * drugs or len(table) != drugs:
+        raise ValueError(f"cm-cuda: {len(h2d)} copies in, {len(d2h)} back and {len(table)} results for {drugs} drugs "
+                         f"({1 + 2 * drugs}, {2 * drugs} and {drugs} expected)")
+    if not np.array_equal(_shaped(h2d[0], np.int32, (genes,), "cm-cuda query"), data.query_vector()):
+        raise ValueError("cm-cuda: the query it copied is not the data set's")
+    problems: list[str] = []
+    worst, ratio, reads_past = 0, 0.0, 0
+    for k, drug in enumerate(data.drugs):
+        profile = _shaped(h2d[1 + 2 * k], np.int32, (genes,), f"cm-cuda {drug} profile")
+        if not np.array_equal(profile, data.profiles[k]):
+            raise ValueError(f"cm-cuda: the profile of {drug} it copied is not the data set's")
+        raw = h2d[2 + 2 * k].view(np.float32)
+        total = raw.size // n
+        theirs = _shaped(h2d[2 + 2 * k], np.float32, (n, total), f"cm-cuda {drug} numbers")
+        blocks = -(-total // CMAP_BLOCK)
+        counted = _shaped(d2h[1 + 2 * k], np.int32, (blocks,), f"cm-cuda {drug} counts").astype(np.int64)
+        dot = int(_shaped(d2h[2 * k], np.int32, (d2h[2 * k].size // 4,), "cm-cuda dot product").astype(np.int64).sum())
+        want = int(data.dots()[k])
+        if dot != want:
+            problems.append(f"{drug}: its dot product {dot}, the data set's {want}")
+        limit = cd.threshold(want, n, genes)
+        out = scored(cmap.Inputs(profile.copy(), total, n, limit), np.ascontiguousarray(theirs.T).reshape(-1))
+        above = np.zeros(blocks * CMAP_BLOCK, dtype=np.int64)
+        above[:total] = out.sums >= limit
+        ours = above.reshape(blocks, CMAP_BLOCK).sum(axis=1)
+        past = np.zeros(blocks * CMAP_BLOCK, dtype=np.int64)
+        past[:total] = (_cmap_indices(theirs, genes) >= genes).any(axis=0)
+        past = past.reshape(blocks, CMAP_BLOCK).sum(axis=1)
+        reads_past += int(past.sum())
+        if out.count != int(ours.sum()):
+            problems.append(f"{drug}: our count kernel {out.count}, our sums {int(ours.sum())}")
+        beyond = int(np.count_nonzero(np.abs(counted - ours) > past))
+        if beyond:
+            problems.append(f"{drug}: {beyond} blocks' counts differ")
+        mine, got = int(counted.sum()), table[k]
+        worst = max(worst, abs(mine - out.count))
+        p = cd.p_value(mine, total)
+        printed = (got.compound, got.set_size, got.average_set_score, got.p_value, got.enfp, got.significant)
+        if printed != (drug, 1, _six(want / cd.ucmax(n, genes)), _six(p), _six(p * cd.ENFP_DRUGS),
+                       int(p * cd.ENFP_DRUGS < 1)):
+            problems.append(f"{drug}: its printed row {printed} is not that of its own counts")
+        own = drawn(cmap.Inputs(profile.copy(), int(signatures), n, limit)).count
+        pooled = (mine + own) / (total + signatures)
+        bound = CMAP_SIGMAS * np.sqrt(pooled * (1 - pooled) * (1 / total + 1 / signatures)) + 1 / total
+        ratio = max(ratio, abs(mine / total - own / signatures) / bound)
+    if ratio > 1:
+        problems.append(f"with our own numbers a share above the query is {ratio:.2f} of its bound")
+    what = (f"{drugs} p-values of {total:,} random signatures of {n} genes: its counts per block of {CMAP_BLOCK} "
+            f"beside our kernels' on its own numbers ({reads_past} signatures read past its profile, each allowed "
+            f"to differ); with our own {signatures:,} draws each, every share above the query within "
+            f"{CMAP_SIGMAS:g} standard errors + 1/{total:,} (largest {ratio:.2f} of it)")
+    if problems:
+        what += f"; differs: {'; '.join(problems[:3])}"
+    return Compared(not problems, float(worst), what)
+
+
+def _cmap(h2d, d2h, args, variant: str) -> Compared:
+    from ...backends.suite import cmap
+
+    return cmap_compared(h2d, d2h, Path(args[0]), scored=lambda inp, u: cmap.scored("cuda", inp, u),
+                         drawn=lambda inp: cmap.run("cuda", inp, variant).output, signatures=cmap.SIZES["gpu"][0])
+
+
+_COMPARE = {"all_pairs": _all_pairs, "epistasis": _epistasis, "nw": _nw, "minkowski": _minkowski,
+            "cmap": _cmap}
 
 
 def compare(kernel: str, folder: Path, args: Sequence[str], variant: str) -> Compared:
@@ -169,4 +284,5 @@ def compare(kernel: str, folder: Path, args: Sequence[str], variant: str) -> Com
     return _COMPARE[kernel](h2d, d2h, tuple(args), variant)
 
 
-__all__ = ["CAPTURE_TIMEOUT", "SHIM", "Compared", "capture", "compare", "copies", "glibc_rand"]
+__all__ = ["CAPTURE_TIMEOUT", "CMAP_BLOCK", "CMAP_SIGMAS", "SHIM", "Compared", "capture", "cmap_compared", "compare",
+           "copies", "glibc_rand"]

@@ -103,7 +103,7 @@ LOGAN = Source(
     },
     why="LOGAN's demo and library (Zeni et al., IPDPS 2020)")
 
-#: Jin and Vetter's CUDA programs (the suite's originals): the files of the four it builds.
+#: Jin and Vetter's CUDA programs (the suite's originals): the files of the five it builds.
 HECBENCH = Source(
     name="HeCBench", repo="zjin-lcf/HeCBench", commit="f27000a5188f8ac79bd43fc95a1b3f890c18823d",
     files={
@@ -114,6 +114,11 @@ HECBENCH = Source(
         "src/nw-cuda/reference.h": "75d080186e30c2c6b073a4fc50fd660c0e1ea838bc00abe27dbda3b146ad2df2",
         "src/minkowski-cuda/main.cu": "2093928d71fc24ccdaea001c4d350eb447862902b801d37ff4cb422034743aea",
         "src/minkowski-cuda/verify.cpp": "ea9eb06475c93631f318ee24a4c45ef3b78f859907445090e780727aef9ed9a6",
+        "src/cm-cuda/main.cpp": "21ec106220466fcaa24f5879e13202451b9317e5f56145b6ea6616c1b0230c4d",
+        "src/cm-cuda/io.cpp": "e05ff247e89af9e617d76fe23dc682b05b4807708264c480c188802bdd819378",
+        "src/cm-cuda/process.cu": "27f17b2a6c63646a8adc405dcec96800d2fdc6c38e10611b30d10d513045d67c",
+        "src/cm-cuda/utils.h": "e954aace075f64e1f3bb6c961d77d0efc503a2c71f1b4992a09071825509b836",
+        "src/cm-cuda/kernels.h": "ccad1f2ce9803c7283ead4d07381d48a75d76a3fcff10d540d3f6fc9d2613a3f",
     },
     why="the CUDA programs of Jin and Vetter's kernels")
 
