@@ -8,7 +8,8 @@ FLT_MAX). The seed's size: 4,096 SNPs of 8,192 samples. It found the nested loop
 genotype combinations fully unrolled by CUDA only; the variants ``auto`` and ``unroll`` ask for
 the unroll with a pragma or leave it to the compiler. ``margins`` is the fastest shape we found,
 in both models: each SNP's genotype counts once (``epistasis_margins``), then four popcounts per
-word for a pair instead of nine (``epistasis_pairs``): the same integer counts, two launches. The counts are integers and the reference counts them exactly; the
+word for a pair instead of nine (``epistasis_pairs``): the same integer counts, two launches.
+The counts are integers and the reference counts them exactly; the
 score is single precision, and a variant matches when each score is within :data:`TOLERANCE` of
 the reference's (double precision) relative to the sum of its terms' sizes.
 """
@@ -223,5 +224,6 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
     return Run(NAME, backend, variant, out, seconds, host, launches, name, driver)
 
 
-__all__ = ["BLOCK", "CUDA_KERNEL", "ENTRIES", "ENTRY", "Inputs", "MARGINS_ENTRY", "MARGINS_THREADS", "OWN_SOURCES", "NAME", "OPENCL_KERNEL", "SIZES", "TOLERANCE", "VARIANTS",
+__all__ = ["BLOCK", "CUDA_KERNEL", "ENTRIES", "ENTRY", "Inputs", "MARGINS_ENTRY", "MARGINS_THREADS", "NAME",
+           "OPENCL_KERNEL", "OWN_SOURCES", "SIZES", "TOLERANCE", "VARIANTS",
            "build_options", "check", "from_genotypes", "inputs", "pack", "reference", "run", "tables"]

@@ -184,8 +184,6 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
         cupy = cu._cupy()
         fn = cuda_launched(backend, (cu_src, cl_src), entry, options)
         score, ref = cupy.asarray(inp.start), cupy.asarray(inp.ref)
-        ticket = cupy.zeros(1, dtype=cupy.int32)
-        edge = cupy.empty((strips, inp.n), dtype=cupy.int32) if variant in OWN_SOURCES else None
 
         def tiles() -> int:
             for d, first, count in plan:
@@ -193,6 +191,9 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
             return len(plan)
 
         if variant in OWN_SOURCES:
+            ticket = cupy.zeros(1, dtype=cupy.int32)
+            edge = cupy.empty((strips, inp.n), dtype=cupy.int32)
+
             def launch() -> int:
                 ticket.fill(0)
                 cupy.cuda.runtime.memsetAsync(edge.data.ptr, EMPTY_BYTE, edge.nbytes, 0)
@@ -209,67 +210,53 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
         # 2,047 launches from Python outrun the runtime's queue: no gate, the host's pace is the variant's
         seconds, host, launches = cuda_time(launch, gate=variant != "stream")
         out[...] = cupy.asnumpy(score)
-    elif variant in OWN_SOURCES:
-        from .. import opencl as ocl
-
-        cl = ocl.cl
-        kern = opencl_kernel(cl_src, entry, options)
-        queue = opencl_queue()
-        mf = cl.mem_flags
-        score = cl.Buffer(queue.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=inp.start)
-        ref = cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=inp.ref)
-        ticket = cl.Buffer(queue.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.zeros(1, np.int32))
-        edge = cl.Buffer(queue.context, mf.READ_WRITE | mf.COPY_HOST_PTR,
-                         hostbuf=np.full(max(strips * inp.n, 1), EMPTY_BYTE * 0x01010101, dtype=np.uint32))
-        kern.set_args(score, ref, np.int32(inp.n), np.int32(inp.penalty), ticket, edge)
-        seconds, host, launches = opencl_time(
-            queue, lambda: [cl.enqueue_nd_range_kernel(queue, kern, (strips * STRIP,), (STRIP,))])
-        cl.enqueue_copy(queue, out, score).wait()
-    elif variant == "recorded":
-        from .. import opencl as ocl
-        from .command_buffer import Recording
-
-        cl = ocl.cl
-        kern = opencl_kernel(cl_src, entry, options)
-        queue = opencl_queue()
-        recording = Recording(queue)  # refused, with the reason, on a device without command buffers
-        mf = cl.mem_flags
-        score = cl.Buffer(queue.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=inp.start)
-        ref = cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=inp.ref)
-        try:
-            for d, first, count in plan:
-                kern.set_args(score, ref, np.int32(cols), np.int32(d), np.int32(first), np.int32(inp.penalty))
-                recording.launch(kern, (count * TILE,), (TILE,))
-            recording.finalize()
-            # the span between markers around it: a command buffer's own event need not carry
-            # its launches' times (Intel's CPU driver's does not)
-            seconds, host, _three = opencl_time(queue, lambda: [cl.enqueue_marker(queue), recording.enqueue(),
-                                                                cl.enqueue_marker(queue)])
-        finally:
-            recording.release()
-        launches = len(plan)
-        cl.enqueue_copy(queue, out, score).wait()
     else:
         from .. import opencl as ocl
 
         cl = ocl.cl
         kern = opencl_kernel(cl_src, entry, options)
-        ordered = variant == "in-order"
-        queue = opencl_queue(out_of_order=not ordered)
+        queue = opencl_queue(out_of_order=variant == "out-of-order")
+        recording = None
+        if variant == "recorded":
+            from .command_buffer import Recording
+
+            recording = Recording(queue)  # refused, with the reason, on a device without command buffers
         mf = cl.mem_flags
         score = cl.Buffer(queue.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=inp.start)
         ref = cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=inp.ref)
-        queue.finish()
-        t0 = time.perf_counter()
-        events: list = []
-        for d, first, count in plan:
-            kern.set_args(score, ref, np.int32(cols), np.int32(d), np.int32(first), np.int32(inp.penalty))
-            wait = None if ordered or not events else [events[-1]]  # each anti-diagonal needs the last
-            events.append(cl.enqueue_nd_range_kernel(queue, kern, (count * TILE,), (TILE,), wait_for=wait))
-        events[-1].wait()
-        queue.finish()
-        host = time.perf_counter() - t0
-        seconds, launches = opencl_span(events), len(events)
+        if variant in OWN_SOURCES:
+            ticket = cl.Buffer(queue.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.zeros(1, np.int32))
+            edge = cl.Buffer(queue.context, mf.READ_WRITE | mf.COPY_HOST_PTR,
+                             hostbuf=np.full(max(strips * inp.n, 1), EMPTY_BYTE * 0x01010101, dtype=np.uint32))
+            kern.set_args(score, ref, np.int32(inp.n), np.int32(inp.penalty), ticket, edge)
+            seconds, host, launches = opencl_time(
+                queue, lambda: [cl.enqueue_nd_range_kernel(queue, kern, (strips * STRIP,), (STRIP,))])
+        elif recording is not None:
+            try:
+                for d, first, count in plan:
+                    kern.set_args(score, ref, np.int32(cols), np.int32(d), np.int32(first), np.int32(inp.penalty))
+                    recording.launch(kern, (count * TILE,), (TILE,))
+                recording.finalize()
+                # the span between markers around it: a command buffer's own event need not carry
+                # its launches' times (Intel's CPU driver's does not)
+                seconds, host, _three = opencl_time(queue, lambda: [cl.enqueue_marker(queue), recording.enqueue(),
+                                                                    cl.enqueue_marker(queue)])
+            finally:
+                recording.release()
+            launches = recording.launches
+        else:
+            queue.finish()
+            t0 = time.perf_counter()
+            events: list = []
+            for d, first, count in plan:
+                kern.set_args(score, ref, np.int32(cols), np.int32(d), np.int32(first), np.int32(inp.penalty))
+                # out of order, each anti-diagonal waits for the last
+                wait = None if variant == "in-order" or not events else [events[-1]]
+                events.append(cl.enqueue_nd_range_kernel(queue, kern, (count * TILE,), (TILE,), wait_for=wait))
+            events[-1].wait()
+            queue.finish()
+            host = time.perf_counter() - t0
+            seconds, launches = opencl_span(events), len(events)
         cl.enqueue_copy(queue, out, score).wait()
     name, driver = device(backend)
     return Run(NAME, backend, variant, out, seconds, host, launches, name, driver,

@@ -48,17 +48,17 @@ from .timing import run as _timed_run
 FLAGS = ("-std=c++17", "-Xcompiler", "-Wall", "-O3")
 #: The suite's variant of our CUDA build that each program is set beside: the fastest we found.
 OURS = {"all_pairs": "tiles", "epistasis": "margins", "nw": "strips", "minkowski": "tiles", "cmap": "philox"}
+#: The Nsight Compute columns of a row (empty where ncu is not here).
+NCU_COLUMNS: tuple[str, ...] = ("ncu_seconds", "ncu_kernels", "ncu_command")
 #: Rows of ``suite/originals.csv``.
 COLUMNS: tuple[str, ...] = ("machine", "device", "driver", "kernel", "program", "args", "seconds", "verified",
                             "ours_variant", "git_sha", "command", "original_source", "nvcc", "outputs_equal",
-                            "output_difference", "outputs_compared", "ncu_seconds", "ncu_kernels", "ncu_command")
+                            "output_difference", "outputs_compared", *NCU_COLUMNS)
 KEY: tuple[str, ...] = ("kernel", "program")
 FILE = "originals.csv"
 #: The copy-capture library built from :data:`lassm.campaign.originals.hecbench_outputs.SHIM`.
 SHIM_LIBRARY = "libmemcpy_capture.so"
 _TIME = re.compile(r"(?:Average|Total) kernel execution time:\s*([0-9.eE+-]+)\s*\((us|s)\)")
-#: The Nsight Compute columns of a row (empty where ncu is not here).
-NCU_COLUMNS: tuple[str, ...] = ("ncu_seconds", "ncu_kernels", "ncu_command")
 #: Seconds one profiled run may take.
 NCU_TIMEOUT = 300.0
 
@@ -195,12 +195,11 @@ def ncu_columns(raw: Path, prog: Program) -> dict:
     """``ncu_*`` columns from the raw CSV of ``prog``'s profiled run: its kernels'
     ``gpu__time_duration`` for one iteration (ncu writes thousands separators: "68,000" ns)."""
     from ...analysis.counters import ncu as ncu_csv
+    from ...analysis.counters.tidy import convert, parse_number
 
     table, units = ncu_csv.read_raw(raw)
-    unit = units.get("gpu__time_duration.sum", "ns").strip()
-    scale = {"ns": 1e-9, "nsecond": 1e-9, "us": 1e-6, "usecond": 1e-6, "ms": 1e-3, "msecond": 1e-3, "s": 1.0,
-             "second": 1.0}[unit]
-    durations = [float(str(v).replace(",", "")) * scale for v in table["gpu__time_duration.sum"]]
+    unit = units.get("gpu__time_duration.sum", "ns")
+    durations = [convert(parse_number(v), unit, "second") for v in table["gpu__time_duration.sum"]]
     seconds, kernels = prog.ncu.seconds(durations, [str(n) for n in table["Kernel Name"]])
     return {"ncu_seconds": seconds, "ncu_kernels": kernels, "ncu_command": " ".join(ncu_command(prog))}
 
@@ -208,18 +207,21 @@ def ncu_columns(raw: Path, prog: Program) -> dict:
 def ncu_time(program: Path, prog: Program, raw: Path, ncu: str) -> dict:
     """``ncu_*`` columns: the program run under Nsight Compute (its :class:`NcuPlan`), the raw CSV
     kept at ``raw`` (:func:`ncu_columns`)."""
-    from .timing import run
-
     if prog.ncu is None:
         return {}
     raw.parent.mkdir(parents=True, exist_ok=True)
-    run(ncu_command(prog, ncu, raw, program), NCU_TIMEOUT)
+    _timed_run(ncu_command(prog, ncu, raw, program), NCU_TIMEOUT)
     return ncu_columns(raw, prog)
 
 
 def raw_file(machine: str, kernel: str) -> Path:
     """``<machine>/suite/counters/ncu__original__<kernel>.csv``: the program's profiled run."""
-    return rec.folder(machine) / "counters" / f"ncu__original__{kernel}.csv"
+    return _raw_beside(table(machine), kernel)
+
+
+def _raw_beside(originals: Path, kernel: str) -> Path:
+    """The profiled run's raw CSV of the originals table ``originals``'s folder."""
+    return originals.parent / "counters" / f"ncu__original__{kernel}.csv"
 
 
 def run_all(built: Built, kernels: Sequence[str], table: Path, *, context: dict,
@@ -255,7 +257,7 @@ def run_all(built: Built, kernels: Sequence[str], table: Path, *, context: dict,
         timed: dict = {}
         if ncu is not None:
             try:
-                timed = ncu_time(built[kernel], prog, table.parent / "counters" / f"ncu__original__{kernel}.csv", ncu)
+                timed = ncu_time(built[kernel], prog, _raw_beside(table, kernel), ncu)
             except Exception as exc:  # the program's own clock stays; the reason is said
                 failed.append(f"originals: HeCBench {prog.folder} under Nsight Compute: {type(exc).__name__}: "
                               f"{' '.join(str(exc).split())[:300]}")
