@@ -368,7 +368,7 @@ def test_the_results_table_is_read_as_printed(world) -> None:
 
 def test_cm_cuda_is_one_of_the_programs_built_from_pinned_files() -> None:
     prog = hecbench.PROGRAMS["cmap"]
-    assert prog.folder == "cm-cuda" and prog.data and prog.pick == "whole" and hecbench.OURS["cmap"] == "philox"
+    assert prog.folder == "cm-cuda" and prog.data and prog.pick == "whole" and hecbench.OURS["cmap"] == "fused"
     for p in hecbench.PROGRAMS.values():
         for src in (p.source, *p.also):
             assert f"src/{p.folder}/{src}" in sources.HECBENCH.files, src

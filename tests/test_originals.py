@@ -336,7 +336,7 @@ def test_hecbench_programs_run_at_the_seeds_sizes_beside_the_suite(pinned: Path,
     rows = {r["kernel"]: r for r in rec.read_rows(hecbench.table("box"), hecbench.COLUMNS)}
     assert set(rows) == {"cmap", "nw", "minkowski"}
     assert float(rows["cmap"]["seconds"]) == 0.75 and rows["cmap"]["verified"] == "not checked"
-    assert rows["cmap"]["args"] == "cudamap-synthetic" and rows["cmap"]["ours_variant"] == "philox"
+    assert rows["cmap"]["args"] == "cudamap-synthetic" and rows["cmap"]["ours_variant"] == "fused"
     assert rows["cmap"]["command"] == "cm-cuda cudamap-synthetic"
     assert rows["cmap"]["outputs_compared"].startswith("not compared: ")
     cm = [ln for ln in nvcc.read_text().splitlines() if "main.cpp" in ln or "io.cpp" in ln or "process.cu" in ln
@@ -569,6 +569,19 @@ def test_an_ncu_plan_makes_one_iteration_of_its_launches() -> None:
     with pytest.raises(ValueError, match="3 launches, 4 expected"):
         launches.seconds([1.0, 2.0, 3.0], ["a"] * 3)
     assert hecbench.PROGRAMS["nw"].ncu.skip == 100 * 2047  # nw-cuda's own warm-up, not profiled
+
+
+def test_cm_cuda_under_ncu_reads_its_data_set_and_sums_its_thirty_launches() -> None:
+    """cm-cuda's profiled run is given the data set's folder, and its one iteration is all ten drugs'
+    three launches summed (the seed's 10^6 signatures, as ours score them in one run)."""
+    from lassm.campaign.originals import hecbench
+
+    prog = hecbench.PROGRAMS["cmap"]
+    cmd = hecbench.ncu_command(prog, "ncu", None, Path("/b/cmap"), ("/t/cudamap-synthetic",))
+    assert cmd[-3:] == ["--", "/b/cmap", "/t/cudamap-synthetic"] and cmd[cmd.index("--launch-count") + 1] == "30"
+    names = ["computeDotProductHelper", "computeRandomConnectionScores", "countAboveThresholdHelper"] * 10
+    seconds, kernels = prog.ncu.seconds([1.0, 10.0, 2.0] * 9 + [1.0, 10.0, 3.0], names)
+    assert seconds == 131.0 and kernels == ";".join(sorted(set(names)))
 
 
 def test_the_ncu_columns_read_thousands_separators(tmp_path: Path) -> None:

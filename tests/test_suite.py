@@ -91,6 +91,25 @@ def test_philox_is_random123s() -> None:
         assert tuple(int(x) for x in cmap.philox4x32_10(np.array([ctr], dtype=np.uint32), key)[0]) == want
 
 
+def test_a_run_that_keeps_no_numbers_is_held_to_the_references_sums() -> None:
+    """``fused`` draws in registers and keeps no numbers: its sums and count must be the reference's own."""
+    inp = cmap.inputs("tiny", seed=4)
+    ref = cmap.reference(inp)
+    assert cmap.check(cmap.Output(None, ref.output.sums.copy(), ref.output.count), ref) == (True, 0.0)
+    off = cmap.Output(None, ref.output.sums.copy(), ref.output.count)
+    off.sums[1] += 1
+    assert cmap.check(off, ref) == (False, 1.0)
+    assert cmap.check(cmap.Output(None, ref.output.sums, ref.output.count + 1), ref) == (False, 1.0)
+
+
+def test_the_fused_kernel_refuses_a_profile_it_cannot_hold() -> None:
+    inp = cmap.inputs("tiny", seed=4)
+    assert cmap.short_profile(inp).dtype == np.int16
+    wide = cmap.Inputs(inp.profile.astype(np.int32) * 3, inp.signatures, inp.set_size, inp.threshold)
+    with pytest.raises(ValueError, match="within"):
+        cmap.short_profile(wide)
+
+
 def test_cmap_reference_scores_the_draws() -> None:
     inp = cmap.inputs("tiny", seed=2)
     ref = cmap.reference(inp)

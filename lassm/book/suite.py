@@ -44,7 +44,7 @@ SPLIT: dict[str, tuple[str, str, str]] = {
 BEST_SPLIT: dict[str, tuple[str, str, str]] = {
     "all_pairs": ("tiles", "tiles", "tiles"),
     "epistasis": ("margins", "margins", "margins"),
-    "cmap": ("philox", "philox", "philox"),
+    "cmap": ("fused", "fused", "fused"),
     "nw": ("strips", "strips", "strips"),
     "minkowski": ("tiles", "tiles", "tiles"),
 }

@@ -80,3 +80,53 @@ cmap_count(const long long *__restrict__ sums, const long long threshold, const 
     }
     if (t == 0) partial[blockIdx.x] = count[0];
 }
+
+// Signed profile value of one draw (cudaMap's selection of cmap_scores, from a table of the profile).
+__device__ __forceinline__ int cmap_select(const unsigned word, const short *table, const int genes) {
+    float n = 1.0f - cmap_uniform(word);
+    int sign = 1;
+    if (n >= 0.5f) { sign = -1; n -= 0.5f; }
+    return sign * (int)table[min((int)floorf(n * (float)(2 * genes)), genes - 1)];
+}
+
+// The three steps in one launch (variant "fused"): each thread draws its signatures' numbers from
+// the same Philox stream as cmap_uniforms, in registers, and scores them against the profile held
+// in shared memory as 16-bit values (CMAP_GENES of them; the host checks that they fit); no
+// uniform is written to or read from memory. Each block counts its signatures that reach the query's sum.
+#ifndef CMAP_GENES
+#define CMAP_GENES 22283  // the U133A array's probes: 44,566 bytes of shared memory
+#endif
+extern "C" __global__ void __launch_bounds__(CMAP_THREADS)
+cmap_fused(const short *__restrict__ profile, long long *__restrict__ sums, int *__restrict__ partial,
+           const int signatures, const int set_size, const long long threshold, const unsigned seed_lo,
+           const unsigned seed_hi) {
+    __shared__ short cmap_table[CMAP_GENES];
+    __shared__ int count[CMAP_THREADS];
+    const int t = threadIdx.x;
+    for (int g = t; g < CMAP_GENES; g += CMAP_THREADS) cmap_table[g] = profile[g];
+    __syncthreads();
+    const uint2 key = make_uint2(seed_lo, seed_hi);
+    int mine = 0;
+    for (int s = blockIdx.x * blockDim.x + t; s < signatures; s += blockDim.x * gridDim.x) {
+        const long long first = (long long)s * set_size, end = first + set_size;
+        long long sum = 0;
+        for (long long block = first >> 2; 4 * block < end; ++block) {
+            const uint4 w = philox4x32_10(make_uint4((unsigned)block, (unsigned)(block >> 32), 0u, 0u), key);
+            const unsigned words[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                const long long d = 4 * block + i;
+                if (d >= first && d < end) sum += cmap_select(words[i], cmap_table, CMAP_GENES);
+            }
+        }
+        sums[s] = sum;
+        mine += sum >= threshold;
+    }
+    count[t] = mine;
+    __syncthreads();
+    for (int stride = CMAP_THREADS / 2; stride > 0; stride /= 2) {
+        if (t < stride) count[t] += count[t + stride];
+        __syncthreads();
+    }
+    if (t == 0) partial[blockIdx.x] = count[0];
+}

@@ -60,3 +60,57 @@ void cmap_count(__global const long *restrict sums, const long threshold, const 
     }
     if (t == 0) partial[get_group_id(0)] = count[0];
 }
+
+#ifndef CMAP_GENES
+#define CMAP_GENES 22283
+#endif
+// The profile as the fused kernel reads it: from local memory, or (CMAP_GLOBAL_TABLE, a device
+// whose local memory cannot hold it) straight from global memory.
+#ifdef CMAP_GLOBAL_TABLE
+#define CMAP_TABLE profile
+#else
+#define CMAP_TABLE table
+#endif
+
+// cmap_fused of kernels/suite/cuda/cmap.cu: draw, score and count in one launch, the profile's
+// CMAP_GENES values as 16-bit numbers in local memory.
+__kernel __attribute__((reqd_work_group_size(CMAP_THREADS, 1, 1)))
+void cmap_fused(__global const short *restrict profile, __global long *restrict sums, __global int *restrict partial,
+                const int signatures, const int set_size, const long threshold, const uint seed_lo,
+                const uint seed_hi) {
+    __local int count[CMAP_THREADS];
+    const int t = get_local_id(0);
+#ifndef CMAP_GLOBAL_TABLE
+    __local short table[CMAP_GENES];
+    for (int g = t; g < CMAP_GENES; g += CMAP_THREADS) table[g] = profile[g];
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+    const uint2 key = (uint2)(seed_lo, seed_hi);
+    const float scale = (float)(2 * CMAP_GENES);
+    int mine = 0;
+    for (int s = get_global_id(0); s < signatures; s += get_global_size(0)) {
+        const long first = (long)s * set_size, end = first + set_size;
+        long sum = 0;
+        for (long block = first >> 2; 4 * block < end; ++block) {
+            const uint4 w = philox4x32_10((uint4)((uint)block, (uint)(block >> 32), 0u, 0u), key);
+            const uint words[4] = {w.x, w.y, w.z, w.w};
+            for (int i = 0; i < 4; ++i) {
+                const long d = 4 * block + i;
+                if (d < first || d >= end) continue;
+                float n = 1.0f - cmap_uniform(words[i]);
+                int sign = 1;
+                if (n >= 0.5f) { sign = -1; n -= 0.5f; }
+                sum += sign * (int)CMAP_TABLE[min((int)floor(n * scale), CMAP_GENES - 1)];
+            }
+        }
+        sums[s] = sum;
+        mine += sum >= threshold;
+    }
+    count[t] = mine;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int stride = CMAP_THREADS / 2; stride > 0; stride /= 2) {
+        if (t < stride) count[t] += count[t + stride];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (t == 0) partial[get_group_id(0)] = count[0];
+}

@@ -7,7 +7,9 @@ up- or down-regulated, from one uniform number per gene; the p-value is the shar
 signatures scoring at least the query's. The seed's size is 10^6 random signatures. It found the
 portable build 2.1x slower because its random-number library interface launched an extra kernel;
 the variants are where the numbers come from: a library (CuPy's cuRAND; pyopencl's Random123
-Philox, ``clrandom``) or our own Philox-4x32-10 kernel, the same function in both models.
+Philox, ``clrandom``) or our own Philox-4x32-10 kernel, the same function in both models; and
+``fused``, the fastest shape we found: our Philox drawn in registers inside the scoring kernel, the
+profile in shared (local) memory, one launch and no array of numbers at all.
 
 Scores are integers (the profile's values summed with their signs) and the count compares
 integers: a variant matches when every signature's sum and the count equal the reference's,
@@ -41,11 +43,15 @@ COUNT_BLOCKS = 64
 SEED = (0x5EED0001, 0x0000C0DE)
 #: Variants: where the uniform numbers come from, per model.
 VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
-    "cuda": {"philox": (), "curand": ()},
-    "opencl": {"philox": (), "clrandom": ()},
+    "cuda": {"philox": (), "curand": (), "fused": ()},
+    "opencl": {"philox": (), "clrandom": (), "fused": ()},
 }
 #: ``opencl-ptx``: the OpenCL build launched by CUDA on one stream.
-VARIANTS["opencl-ptx"] = {"philox": ()}
+VARIANTS["opencl-ptx"] = {"philox": (), "fused": ()}
+#: The variant whose one kernel draws, scores and counts (its entry, in the same sources).
+OWN_SOURCES: dict[str, tuple[str, str, str]] = {"fused": (CUDA_KERNEL, OPENCL_KERNEL, "cmap_fused")}
+#: The fused kernel's blocks per multiprocessor (each holds the profile: 44,566 bytes of shared memory).
+FUSED_BLOCKS_PER_UNIT = 4
 PHILOX_M = (0xD2511F53, 0xCD9E8D57)
 PHILOX_W = (0x9E3779B9, 0xBB67AE85)
 
@@ -68,7 +74,7 @@ class Inputs:
 class Output:
     """What a run yields: the numbers it drew, every signature's sum, how many reach the query."""
 
-    uniforms: np.ndarray
+    uniforms: np.ndarray | None  # None: drawn in registers and never stored (``fused``)
     sums: np.ndarray
     count: int
 
@@ -149,23 +155,41 @@ def check(output: Output, ref: Reference) -> tuple[bool, float]:
     """(the sums and count equal the reference's from the same numbers, signatures that differ).
 
     A run that drew with our Philox must have drawn the reference's numbers; a library's numbers
-    are checked through the sums and count the reference computes from them.
+    are checked through the sums and count the reference computes from them; a run that kept no
+    numbers (``fused``) must give the reference's own sums and count.
     """
     inp = ref.inputs
-    if output.sums.shape != (inp.signatures,) or output.uniforms.shape != (inp.draws,):
+    if output.sums.shape != (inp.signatures,):
         return False, float("inf")
-    sums = score_sums(inp, output.uniforms)
+    if output.uniforms is None:
+        sums = ref.output.sums
+    elif output.uniforms.shape != (inp.draws,):
+        return False, float("inf")
+    else:
+        sums = score_sums(inp, output.uniforms)
     differ = int(np.count_nonzero(sums != output.sums)) + int(output.count != np.count_nonzero(sums >= inp.threshold))
     return differ == 0, float(differ)
 
 
 def build_options(backend: str, variant: str) -> tuple[str, ...]:
     """The options every variant's kernels are built with (the variants differ in where the numbers come from)."""
-    return (*VARIANTS[backend][variant], f"-DCMAP_THREADS={THREADS}")
+    return (*VARIANTS[backend][variant], f"-DCMAP_THREADS={THREADS}", f"-DCMAP_GENES={GENES}")
+
+
+def short_profile(inp: Inputs) -> np.ndarray:
+    """The profile as the fused kernel holds it: :data:`GENES` 16-bit values (cudaMap's signed ranks fit)."""
+    p = np.asarray(inp.profile)
+    if p.shape != (GENES,) or int(np.abs(p.astype(np.int64)).max(initial=0)) > np.iinfo(np.int16).max:
+        raise ValueError(f"the fused kernel holds a profile of {GENES} values within +-32,767, not {p.shape[0]} "
+                         f"up to {int(np.abs(p.astype(np.int64)).max(initial=0)):,}")
+    return p.astype(np.int16)
 
 
 def run(backend: str, inp: Inputs, variant: str) -> Run:
-    """One p-value: draw (our kernel or the library), score, count; three or more launches."""
+    """One p-value: draw (our kernel or the library), score, count; three or more launches, or one
+    (``fused``)."""
+    if variant in OWN_SOURCES:
+        return _fused(backend, inp, variant)
     n, draws = inp.signatures, inp.draws
     blocks = round_up(n, THREADS) // THREADS
     if backend in CUDA_LAUNCHED:
@@ -244,6 +268,58 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
                extra={"p_value": out.count / n})
 
 
+def _fused(backend: str, inp: Inputs, variant: str) -> Run:
+    """``fused``: one launch draws, scores and counts; a grid of :data:`FUSED_BLOCKS_PER_UNIT`
+    blocks per multiprocessor (compute unit), each block's signatures strided over the grid."""
+    cu_src, cl_src, entry = OWN_SOURCES[variant]
+    n, profile16 = inp.signatures, short_profile(inp)
+    args = (np.int32(n), np.int32(inp.set_size), np.int64(inp.threshold), np.uint32(SEED[0]), np.uint32(SEED[1]))
+    if backend in CUDA_LAUNCHED:
+        from .. import cuda as cu
+
+        cupy = cu._cupy()
+        kernel = cuda_launched(backend, (cu_src, cl_src), entry, build_options(backend, variant))
+        blocks = FUSED_BLOCKS_PER_UNIT * int(cupy.cuda.Device().attributes["MultiProcessorCount"])
+        profile = cupy.asarray(profile16)
+        sums = cupy.empty(n, dtype=cupy.int64)
+        partial = cupy.zeros(blocks, dtype=cupy.int32)
+
+        def launch() -> int:
+            kernel((blocks,), (THREADS,), (profile, sums, partial, *args))
+            return 1
+
+        seconds, host, launches = cuda_time(launch)
+        out = Output(None, cupy.asnumpy(sums), int(cupy.asnumpy(partial).sum()))
+    else:
+        from .. import opencl as ocl
+
+        cl = ocl.cl
+        queue = opencl_queue()
+        options = build_options(backend, variant)
+        if queue.device.local_mem_size < profile16.nbytes + 4 * THREADS:  # Intel's CPU driver: 32 KiB
+            options = (*options, "-DCMAP_GLOBAL_TABLE")
+        kern = opencl_kernel(cl_src, entry, options)
+        blocks = FUSED_BLOCKS_PER_UNIT * int(queue.device.max_compute_units)
+        mf = cl.mem_flags
+        profile = cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=profile16)
+        sums = cl.Buffer(queue.context, mf.READ_WRITE, size=8 * n)
+        partial = cl.Buffer(queue.context, mf.READ_WRITE, size=4 * blocks)
+        kern.set_args(profile, sums, partial, *args)
+
+        def enqueue() -> list:
+            return [cl.enqueue_nd_range_kernel(queue, kern, (blocks * THREADS,), (THREADS,))]
+
+        seconds, host, launches = opencl_time(queue, enqueue)
+        out = Output(None, np.empty(n, np.int64), 0)
+        counts = np.empty(blocks, np.int32)
+        cl.enqueue_copy(queue, out.sums, sums)
+        cl.enqueue_copy(queue, counts, partial).wait()
+        out.count = int(counts.sum())
+    name, driver = device(backend)
+    return Run(NAME, backend, variant, out, seconds, host, launches, name, driver,
+               extra={"p_value": out.count / n})
+
+
 def scored(backend: str, inp: Inputs, uniforms: np.ndarray, variant: str = "philox") -> Output:
     """Our score and count kernels (``variant``'s build) on numbers drawn elsewhere, such as an
     original program's own, laid out as ours: signature s's draws at s * set_size onwards. The
@@ -268,6 +344,6 @@ def scored(backend: str, inp: Inputs, uniforms: np.ndarray, variant: str = "phil
     return Output(np.asarray(uniforms, dtype=np.float32), cupy.asnumpy(sums), int(cupy.asnumpy(partial).sum()))
 
 
-__all__ = ["CUDA_KERNEL", "ENTRIES", "ENTRY", "GENES", "Inputs", "NAME", "OPENCL_KERNEL", "Output", "Reference", "SEED",
-           "SIZES", "THREADS", "VARIANTS", "build_options", "check", "inputs", "philox4x32_10", "philox_uniforms",
-           "reference", "run", "score_sums", "scored", "signed_genes"]
+__all__ = ["CUDA_KERNEL", "ENTRIES", "ENTRY", "FUSED_BLOCKS_PER_UNIT", "GENES", "Inputs", "NAME", "OPENCL_KERNEL",
+           "OWN_SOURCES", "Output", "Reference", "SEED", "SIZES", "THREADS", "VARIANTS", "build_options", "check", "inputs",
+           "philox4x32_10", "philox_uniforms", "reference", "run", "score_sums", "scored", "short_profile", "signed_genes"]

@@ -47,7 +47,7 @@ from .timing import run as _timed_run
 #: The Makefiles' flags (the architecture added).
 FLAGS = ("-std=c++17", "-Xcompiler", "-Wall", "-O3")
 #: The suite's variant of our CUDA build that each program is set beside: the fastest we found.
-OURS = {"all_pairs": "tiles", "epistasis": "margins", "nw": "strips", "minkowski": "tiles", "cmap": "philox"}
+OURS = {"all_pairs": "tiles", "epistasis": "margins", "nw": "strips", "minkowski": "tiles", "cmap": "fused"}
 #: The Nsight Compute columns of a row (empty where ncu is not here).
 NCU_COLUMNS: tuple[str, ...] = ("ncu_seconds", "ncu_kernels", "ncu_command")
 #: Rows of ``suite/originals.csv``.
@@ -140,9 +140,11 @@ PROGRAMS: dict[str, Program] = {
     # (under ncu: 3 of each p, their medians summed)
     "minkowski": Program("minkowski", "minkowski-cuda", "main.cu", ("10",), extra=("-use_fast_math",), pick="sum",
                          ncu=NcuPlan(("3",), groups=4, per_group=3)),
-    # the synthetic cudaMap set: 10 drugs x 100,000 random signatures of 100 genes (its fixed default), its whole time
+    # the synthetic cudaMap set: 10 drugs x 100,000 random signatures of 100 genes (its fixed default), its whole
+    # time; under ncu its 30 launches, a drug's three (the query's dot product, the random signatures' scores,
+    # the count above the query's) ten times, summed: the seed's 10^6 signatures as ours score them in one run
     "cmap": Program("cmap", "cm-cuda", "main.cpp", (cmap_data.DATASET,), pick="whole", also=("io.cpp", "process.cu"),
-                    data=True),
+                    data=True, ncu=NcuPlan((cmap_data.DATASET,), groups=3 * cmap_data.DRUGS, per_group=1)),
 }
 
 
@@ -179,8 +181,10 @@ def todo(kernels: Sequence[str], table: Path, sha: str, force: bool) -> list[str
     return [k for k in kernels if k in PROGRAMS and (force or not tables.recorded(rows, sha, kernel=k))]
 
 
-def ncu_command(prog: Program, ncu: str = "ncu", raw: Path | None = None, program: Path | None = None) -> list[str]:
-    """The Nsight Compute command of ``prog``'s :class:`NcuPlan` (the log file and the binary where given)."""
+def ncu_command(prog: Program, ncu: str = "ncu", raw: Path | None = None, program: Path | None = None,
+                args: Sequence[str] | None = None) -> list[str]:
+    """The Nsight Compute command of ``prog``'s :class:`NcuPlan` (the log file, the binary and, for a
+    program that reads a data set, its folder, where given)."""
     plan = prog.ncu
     if plan is None:
         raise ValueError(f"{prog.folder} has no Nsight Compute plan")
@@ -188,7 +192,7 @@ def ncu_command(prog: Program, ncu: str = "ncu", raw: Path | None = None, progra
            "gpu__time_duration.sum", "--launch-skip", str(plan.skip), "--launch-count", str(plan.groups * plan.per_group)]
     if raw is not None:
         cmd += ["--log-file", str(raw)]
-    return [*cmd, "--", str(program) if program is not None else prog.folder, *plan.args]
+    return [*cmd, "--", str(program) if program is not None else prog.folder, *(plan.args if args is None else args)]
 
 
 def ncu_columns(raw: Path, prog: Program) -> dict:
@@ -204,13 +208,13 @@ def ncu_columns(raw: Path, prog: Program) -> dict:
     return {"ncu_seconds": seconds, "ncu_kernels": kernels, "ncu_command": " ".join(ncu_command(prog))}
 
 
-def ncu_time(program: Path, prog: Program, raw: Path, ncu: str) -> dict:
-    """``ncu_*`` columns: the program run under Nsight Compute (its :class:`NcuPlan`), the raw CSV
-    kept at ``raw`` (:func:`ncu_columns`)."""
+def ncu_time(program: Path, prog: Program, raw: Path, ncu: str, args: Sequence[str] | None = None) -> dict:
+    """``ncu_*`` columns: the program run under Nsight Compute (its :class:`NcuPlan`; ``args`` in
+    place of the plan's own: a data set's folder), the raw CSV kept at ``raw`` (:func:`ncu_columns`)."""
     if prog.ncu is None:
         return {}
     raw.parent.mkdir(parents=True, exist_ok=True)
-    _timed_run(ncu_command(prog, ncu, raw, program), NCU_TIMEOUT)
+    _timed_run(ncu_command(prog, ncu, raw, program, args), NCU_TIMEOUT)
     return ncu_columns(raw, prog)
 
 
@@ -248,20 +252,20 @@ def run_all(built: Built, kernels: Sequence[str], table: Path, *, context: dict,
                 say(failed[-1])
                 continue
             compared = outputs(kernel, Path(tmp), argv)
-        verdicts = re.findall(r"^(PASS|FAIL)\s*$", out, re.M)
-        verified = "not checked" if not verdicts else "PASS" if set(verdicts) == {"PASS"} else "FAIL"
-        row = {**context, "kernel": kernel, "program": prog.folder, "args": " ".join(prog.args), "seconds": seconds,
-               "verified": verified, "ours_variant": OURS[kernel], "command": f"{prog.folder} {' '.join(prog.args)}",
-               **compared}
-        tables.upsert(table, COLUMNS, KEY, [row])  # before the profiled run: a run cut short keeps this much
-        timed: dict = {}
-        if ncu is not None:
-            try:
-                timed = ncu_time(built[kernel], prog, _raw_beside(table, kernel), ncu)
-            except Exception as exc:  # the program's own clock stays; the reason is said
-                failed.append(f"originals: HeCBench {prog.folder} under Nsight Compute: {type(exc).__name__}: "
-                              f"{' '.join(str(exc).split())[:300]}")
-                say(failed[-1])
+            verdicts = re.findall(r"^(PASS|FAIL)\s*$", out, re.M)
+            verified = "not checked" if not verdicts else "PASS" if set(verdicts) == {"PASS"} else "FAIL"
+            row = {**context, "kernel": kernel, "program": prog.folder, "args": " ".join(prog.args), "seconds": seconds,
+                   "verified": verified, "ours_variant": OURS[kernel], "command": f"{prog.folder} {' '.join(prog.args)}",
+                   **compared}
+            tables.upsert(table, COLUMNS, KEY, [row])  # before the profiled run: a run cut short keeps this much
+            timed: dict = {}
+            if ncu is not None:  # in the folder's lifetime: a program that reads a data set reads it again
+                try:
+                    timed = ncu_time(built[kernel], prog, _raw_beside(table, kernel), ncu, argv if prog.data else None)
+                except Exception as exc:  # the program's own clock stays; the reason is said
+                    failed.append(f"originals: HeCBench {prog.folder} under Nsight Compute: {type(exc).__name__}: "
+                                  f"{' '.join(str(exc).split())[:300]}")
+                    say(failed[-1])
         if timed:
             row.update(timed)
             tables.upsert(table, COLUMNS, KEY, [row])
