@@ -325,6 +325,12 @@ def test_the_ptx_step_writes_every_cuda_variant_and_its_mix(tmp_path: Path, monk
     mix = pd.read_csv(rec.folder("box") / part.PTX_MIX_FILE)
     lg2 = mix[mix["opcode"].str.startswith("lg2")].groupby("variant")["count"].sum()
     assert lg2.get("powf", 0) == 0 and lg2["powf-fast-math"] > 0 and lg2["__powf"] > 0
+    # a run of one kernel replaces that kernel's rows and keeps the other's
+    one = part.SuitePlan(kernels=("all_pairs",), backends=("cuda",), size="gpu")
+    assert part.write_ptx(one, {"cuda": "box"}, arch="compute_90") == []
+    again = pd.read_csv(rec.folder("box") / part.PTX_MIX_FILE)
+    key = ["kernel", "backend", "variant", "function", "opcode", "type", "space"]
+    assert again.sort_values(key).reset_index(drop=True).equals(mix.sort_values(key).reset_index(drop=True))
 
 
 def test_the_contract_lists_the_suite_columns() -> None:

@@ -228,9 +228,16 @@ def write_ptx(plan: SuitePlan, folders: dict[str, str], arch: str | None = None)
                     fh.write(text)
                 mixes.setdefault(folders[backend], []).append(
                     ptx.mix(text, str(where.name), kernel=kernel, backend=backend, variant=variant))
-    for folder, frames in mixes.items():
-        with atomic_open(rec.folder(folder) / PTX_MIX_FILE) as fh:
-            pd.concat(frames, ignore_index=True).to_csv(fh, index=False)
+    for folder, frames in mixes.items():  # the variants made here replace theirs; the others' rows stay
+        path = rec.folder(folder) / PTX_MIX_FILE
+        made = pd.concat(frames, ignore_index=True)
+        if path.is_file():
+            kept = pd.read_csv(path, keep_default_na=False)
+            ids = ["kernel", "backend", "variant"]
+            fresh = pd.MultiIndex.from_frame(made[ids].drop_duplicates())
+            made = pd.concat([kept[~pd.MultiIndex.from_frame(kept[ids]).isin(fresh)], made], ignore_index=True)
+        with atomic_open(path) as fh:
+            made.to_csv(fh, index=False)
     return lacks
 
 

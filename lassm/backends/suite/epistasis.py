@@ -218,7 +218,7 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
             events.append(cl.enqueue_nd_range_kernel(queue, kern, (side, side), (BLOCK, BLOCK)))
             return events
 
-        seconds, host, launches = opencl_time(queue, enqueue)
+        seconds, host, launches = opencl_time(queue, enqueue, (zeros, ones, scores, *((margins,) if own else ())))
         cl.enqueue_copy(queue, out, scores).wait()
     name, driver = device(backend)
     return Run(NAME, backend, variant, out, seconds, host, launches, name, driver)
