@@ -269,6 +269,30 @@ def test_the_suite_part_records_and_resumes(tmp_path: Path, monkeypatch: pytest.
     assert len(entries) == 2 and entries[0]["part"] == "suite" and entries[0]["plan"]["size"] == "tiny"
 
 
+def test_a_suite_run_cut_short_keeps_the_variants_it_timed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kill in a kernel's third variant leaves its first two recorded (a GPU call's time limit did)."""
+    _opencl()
+    from lassm.campaign import suite as part
+    from lassm.runs import suite as rec
+
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
+    monkeypatch.setenv("LASSM_GIT_SHA", "sha-k")
+    measure, seen = part._measure, []
+
+    def killed_at_the_third(mod, backend, inp, variant, ref, plan):
+        seen.append(variant)
+        if len(seen) == 3:
+            raise KeyboardInterrupt
+        return measure(mod, backend, inp, variant, ref, plan)
+
+    monkeypatch.setattr(part, "_measure", killed_at_the_third)
+    plan = part.make_plan(True, kernels=["minkowski"], backends=["opencl"], repeats=1, warmup=0)
+    with pytest.raises(KeyboardInterrupt):
+        part.run_suite(plan, machine="box")
+    with open(rec.folder("box") / rec.TIMES_FILE, newline="") as fh:
+        assert [r["variant"] for r in csv.DictReader(fh)] == seen[:2]
+
+
 def test_a_refusal_is_recorded_not_failed() -> None:
     from lassm.campaign.suite import SuiteOutcome
 

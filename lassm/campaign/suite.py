@@ -152,7 +152,6 @@ def run_suite(plan: SuitePlan, *, machine: str | None = None, force: bool = Fals
         inp = mod.inputs(plan.size)
         ref = mod.reference(inp)
         say(f"{kernel}: inputs and reference at size {plan.size} ({time.perf_counter() - t0:.1f} s)")
-        rows: dict[str, list[dict]] = {}
         for backend, variant in todo:
             row = {"machine": folders[backend], "kernel": kernel, "backend": backend, "variant": variant,
                    "size": plan.size, "git_sha": sha, "command": command}
@@ -162,13 +161,12 @@ def run_suite(plan: SuitePlan, *, machine: str | None = None, force: bool = Fals
                 row["status"] = f"refused: {' '.join(str(exc).split())}"
             except Exception as exc:  # one variant that fails is named; the others go on
                 row["status"] = f"failed: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
-            rows.setdefault(folders[backend], []).append(row)
+            where = rec.folder(folders[backend]) / rec.TIMES_FILE
+            tables.upsert(where, rec.COLUMNS, rec.KEY, [row])  # as it lands: a run cut short keeps what it timed
+            out.files[f"times:{folders[backend]}"] = where
             out.rows.append({k: row.get(k) for k in ("kernel", "backend", "variant", "seconds", "status")})
             shown = f"{row['seconds'] * 1e3:.3f} ms" if isinstance(row.get("seconds"), float) else "-"
             say(f"{kernel} {backend} {variant}: {shown}, {row['status']}")
-        for folder, got in rows.items():
-            tables.upsert(rec.folder(folder) / rec.TIMES_FILE, rec.COLUMNS, rec.KEY, got)
-            out.files[f"times:{folder}"] = rec.folder(folder) / rec.TIMES_FILE
     if plan.size == "gpu":
         t0 = time.perf_counter()
         out.lacks += write_ptx(plan, folders)
