@@ -290,7 +290,7 @@ def test_a_whole_program_time_is_not_set_beside_a_kernel_time(tmp_path: Path, mo
     rows = pd.read_csv(table, keep_default_na=False)
     extra = rows.iloc[[0]].assign(kernel="cmap", program="cm-cuda", seconds=2.5, ncu_seconds="", ncu_kernels="",
                                   ncu_command="")
-    pd.concat([rows, extra]).to_csv(table, index=False)
+    pd.concat([rows[rows["kernel"] != "cmap"], extra]).to_csv(table, index=False)
     o = suite.originals("m").set_index("kernel")
     assert pd.isna(o.loc["cmap", "ours_over_original"]) and "whole processing" in o.loc["cmap", "original_clock"]
     assert o.loc["all_pairs", "ours_over_original"] < 1.0  # the others keep their ratios
