@@ -64,14 +64,9 @@ cmap_scores(const float *__restrict__ uniforms, const int *__restrict__ profile,
     sums[s] = sum;
 }
 
-// How many sums reach the query's: one partial count per block (a tree in shared memory).
-extern "C" __global__ void __launch_bounds__(CMAP_THREADS)
-cmap_count(const long long *__restrict__ sums, const long long threshold, const int signatures,
-           int *__restrict__ partial) {
-    __shared__ int count[CMAP_THREADS];
+// A block's count, one thread's ``mine`` each, added as a tree in shared memory into partial[block].
+__device__ __forceinline__ void cmap_block_count(int *count, const int mine, int *__restrict__ partial) {
     const int t = threadIdx.x;
-    int mine = 0;
-    for (int s = blockIdx.x * blockDim.x + t; s < signatures; s += blockDim.x * gridDim.x) mine += sums[s] >= threshold;
     count[t] = mine;
     __syncthreads();
     for (int stride = CMAP_THREADS / 2; stride > 0; stride /= 2) {
@@ -79,6 +74,17 @@ cmap_count(const long long *__restrict__ sums, const long long threshold, const 
         __syncthreads();
     }
     if (t == 0) partial[blockIdx.x] = count[0];
+}
+
+// How many sums reach the query's: one partial count per block.
+extern "C" __global__ void __launch_bounds__(CMAP_THREADS)
+cmap_count(const long long *__restrict__ sums, const long long threshold, const int signatures,
+           int *__restrict__ partial) {
+    __shared__ int count[CMAP_THREADS];
+    const int t = threadIdx.x;
+    int mine = 0;
+    for (int s = blockIdx.x * blockDim.x + t; s < signatures; s += blockDim.x * gridDim.x) mine += sums[s] >= threshold;
+    cmap_block_count(count, mine, partial);
 }
 
 // Signed profile value of one draw (cudaMap's selection of cmap_scores, from a table of the profile).
@@ -122,11 +128,5 @@ cmap_fused(const short *__restrict__ profile, long long *__restrict__ sums, int 
         sums[s] = sum;
         mine += sum >= threshold;
     }
-    count[t] = mine;
-    __syncthreads();
-    for (int stride = CMAP_THREADS / 2; stride > 0; stride /= 2) {
-        if (t < stride) count[t] += count[t + stride];
-        __syncthreads();
-    }
-    if (t == 0) partial[blockIdx.x] = count[0];
+    cmap_block_count(count, mine, partial);
 }

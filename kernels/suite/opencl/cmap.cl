@@ -45,13 +45,9 @@ __kernel void cmap_scores(__global const float *restrict uniforms, __global cons
     sums[s] = sum;
 }
 
-__kernel __attribute__((reqd_work_group_size(CMAP_THREADS, 1, 1)))
-void cmap_count(__global const long *restrict sums, const long threshold, const int signatures,
-                __global int *restrict partial) {
-    __local int count[CMAP_THREADS];
+// cmap_block_count of kernels/suite/cuda/cmap.cu: a work-group's count, added as a tree in local memory.
+inline void cmap_block_count(__local int *count, const int mine, __global int *restrict partial) {
     const int t = get_local_id(0);
-    int mine = 0;
-    for (int s = get_global_id(0); s < signatures; s += get_global_size(0)) mine += sums[s] >= threshold;
     count[t] = mine;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int stride = CMAP_THREADS / 2; stride > 0; stride /= 2) {
@@ -59,6 +55,16 @@ void cmap_count(__global const long *restrict sums, const long threshold, const 
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (t == 0) partial[get_group_id(0)] = count[0];
+}
+
+__kernel __attribute__((reqd_work_group_size(CMAP_THREADS, 1, 1)))
+void cmap_count(__global const long *restrict sums, const long threshold, const int signatures,
+                __global int *restrict partial) {
+    __local int count[CMAP_THREADS];
+    const int t = get_local_id(0);
+    int mine = 0;
+    for (int s = get_global_id(0); s < signatures; s += get_global_size(0)) mine += sums[s] >= threshold;
+    cmap_block_count(count, mine, partial);
 }
 
 #ifndef CMAP_GENES
@@ -106,11 +112,5 @@ void cmap_fused(__global const short *restrict profile, __global long *restrict 
         sums[s] = sum;
         mine += sum >= threshold;
     }
-    count[t] = mine;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int stride = CMAP_THREADS / 2; stride > 0; stride /= 2) {
-        if (t < stride) count[t] += count[t + stride];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (t == 0) partial[get_group_id(0)] = count[0];
+    cmap_block_count(count, mine, partial);
 }

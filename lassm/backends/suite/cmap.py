@@ -257,15 +257,30 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
             return events
 
         seconds, host, launches = opencl_time(queue, enqueue, (profile, sums, partial, *ours))
-        out = Output(np.empty(draws, np.float32), np.empty(n, np.int64), 0)
-        counts = np.empty(COUNT_BLOCKS, np.int32)
+        out = _opencl_output(queue, sums, partial, n, COUNT_BLOCKS, uniforms, draws)
+    return _run(backend, variant, out, seconds, host, launches)
+
+
+def _opencl_output(queue, sums, partial, n: int, blocks: int, uniforms=None, draws: int = 0) -> Output:
+    """A run's output read back from its OpenCL buffers (the numbers too where ``uniforms`` is one)."""
+    from .. import opencl as ocl
+
+    cl = ocl.cl
+    out = Output(None if uniforms is None else np.empty(draws, np.float32), np.empty(n, np.int64), 0)
+    counts = np.empty(blocks, np.int32)
+    if uniforms is not None:
         cl.enqueue_copy(queue, out.uniforms, uniforms)
-        cl.enqueue_copy(queue, out.sums, sums)
-        cl.enqueue_copy(queue, counts, partial).wait()
-        out.count = int(counts.sum())
+    cl.enqueue_copy(queue, out.sums, sums)
+    cl.enqueue_copy(queue, counts, partial).wait()
+    out.count = int(counts.sum())
+    return out
+
+
+def _run(backend: str, variant: str, out: Output, seconds: float, host: float, launches: int) -> Run:
+    """The run's record, with its p-value."""
     name, driver = device(backend)
     return Run(NAME, backend, variant, out, seconds, host, launches, name, driver,
-               extra={"p_value": out.count / n})
+               extra={"p_value": out.count / len(out.sums)})
 
 
 def _fused(backend: str, inp: Inputs, variant: str) -> Run:
@@ -310,14 +325,8 @@ def _fused(backend: str, inp: Inputs, variant: str) -> Run:
             return [cl.enqueue_nd_range_kernel(queue, kern, (blocks * THREADS,), (THREADS,))]
 
         seconds, host, launches = opencl_time(queue, enqueue, (profile, sums, partial))
-        out = Output(None, np.empty(n, np.int64), 0)
-        counts = np.empty(blocks, np.int32)
-        cl.enqueue_copy(queue, out.sums, sums)
-        cl.enqueue_copy(queue, counts, partial).wait()
-        out.count = int(counts.sum())
-    name, driver = device(backend)
-    return Run(NAME, backend, variant, out, seconds, host, launches, name, driver,
-               extra={"p_value": out.count / n})
+        out = _opencl_output(queue, sums, partial, n, blocks)
+    return _run(backend, variant, out, seconds, host, launches)
 
 
 def scored(backend: str, inp: Inputs, uniforms: np.ndarray, variant: str = "philox") -> Output:
