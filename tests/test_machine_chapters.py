@@ -113,7 +113,7 @@ def test_gpu_chapter_executes_and_shows_what_it_has(book, tmp_path):
 
 def test_cpu_only_chapter_executes_and_says_what_it_lacks(book, tmp_path):
     text = _executed(book, LAPTOP, tmp_path)
-    assert "No GPU backend ran" in text and "No roofline" in text and "No counters" in text
+    assert "No GPU ran" in text and "No roofline" in text and "No counters" in text
     assert "No campaign.json" in text
 
 
@@ -224,3 +224,17 @@ def test_the_originals_section_reads_both_tables(tmp_path, monkeypatch) -> None:
     assert fact.startswith("MetaHipMer's ht_loc on 1 dataset (outputs equal on every one; lassm extend's whole "
                            "command 2.00× the original's, its kernels 0.10×)")
     assert "LOGAN's demo on xdrop-sim-20k at X = 10, 100 (scores DIFFER at some X; our kernel 0.50× LOGAN's" in fact
+
+
+def test_a_folder_whose_portable_backends_ran_on_the_cpu_is_no_gpu() -> None:
+    """OpenCL and SYCL on the CPU's drivers are CPU records, whether recorded so or read from the
+    device name; a CUDA record or a recorded ``gpu`` is a GPU's."""
+    import pandas as pd
+
+    from lassm.book import machines as mach
+
+    recs = pd.DataFrame({"backend": ["cpu", "opencl", "sycl", "opencl", "cuda", "hip"],
+                         "device": ["AMD EPYC", "AMD EPYC (Intel(R) OpenCL)", "AMD EPYC (opencl:cpu:0)",
+                                    "gfx90a (AMD APP)", "NVIDIA H200", "x"],
+                         "device_kind": ["", "", "", "", "", "cpu"]})
+    assert list(mach.device_kinds(recs)) == ["cpu", "cpu", "cpu", "gpu", "gpu", "cpu"]

@@ -136,7 +136,8 @@ def records(machine: str) -> pd.DataFrame:
         median = float(rec["kernel_seconds"]) if rec.get("kernel_seconds") is not None else float("nan")
         rows.append({"run_id": summary.parent.name, "dataset": rec.get("dataset"), "k": int(rec.get("k", 0)),
                      "backend": rec.get("backend"), "protocol": rec.get("protocol"),
-                     "device": rec.get("device", ""), "benchmark": summary.parent.name.startswith("bench__"),
+                     "device": rec.get("device", ""), "device_kind": rec.get("device_kind", ""),
+                     "benchmark": summary.parent.name.startswith("bench__"),
                      "kernel_seconds": median,
                      "kernel_seconds_min": min(runs) if runs else median,
                      "kernel_seconds_max": max(runs) if runs else median,
@@ -181,11 +182,34 @@ def times(machine: str) -> pd.DataFrame:
     return df[cols].sort_values(["dataset", "backend", "protocol"]).reset_index(drop=True)
 
 
+#: A runtime's tag that names a CPU device (SYCL's ``opencl:cpu:0``, a driver's ``CPU``).
+_CPU_TAG = re.compile(r"\((?:[^()]*[:\s])?cpu(?:[:\s][^()]*)?\)\s*$", re.I)
+
+
+def device_kinds(recs: pd.DataFrame) -> pd.Series:
+    """``gpu`` or ``cpu`` per record: its ``device_kind`` where recorded, else read from its device.
+
+    Why: an OpenCL or SYCL backend may have run on the CPU's driver, so a backend other than the
+    oracle is no GPU by itself. A record without the field (older ones) is a CPU's when it is the
+    oracle's, its runtime's tag names a CPU, or its device, tag aside, is the oracle's CPU."""
+    cpus = {device_label(d).casefold() for d in recs.loc[recs["backend"] == ORACLE, "device"]}
+
+    def kind(row) -> str:
+        if row.get("device_kind") in ("gpu", "cpu"):
+            return row["device_kind"]
+        name = str(row["device"])
+        cpu = row["backend"] == ORACLE or bool(_CPU_TAG.search(name)) or device_label(name).casefold() in cpus
+        return "cpu" if cpu else "gpu"
+
+    return recs.apply(kind, axis=1) if len(recs) else pd.Series(dtype=str)
+
+
 def device(machine: str) -> str:
-    """The device named by the records of ``machine`` (its GPU, else its CPU)."""
+    """The device named by the records of ``machine`` (its GPU, else the CPU as the oracle names it)."""
     recs = records(machine)
-    gpu = recs[recs["backend"] != ORACLE]["device"]
-    names = [d for d in (list(gpu) + list(recs["device"])) if d]
+    gpu = recs[device_kinds(recs) == "gpu"]["device"]
+    oracle = recs[recs["backend"] == ORACLE]["device"]
+    names = [d for d in (list(gpu) + list(oracle) + list(recs["device"])) if d]
     return names[0] if names else machine
 
 
@@ -247,17 +271,20 @@ def inventory(machine: str) -> dict:
     -------
     dict
         ``machine``, ``device``, ``records``, ``datasets``, ``backends``, ``protocols``,
-        ``gpu`` (a backend other than the oracle ran), ``repeats`` (largest number of timed
+        ``device_kinds`` (``gpu``, ``cpu``: what the records ran on, :func:`device_kinds`), ``gpu``
+        (whether a GPU is among them), ``repeats`` (largest number of timed
         repeats of a point), ``counters`` (raw profiler files), ``ceilings``, ``metrics`` and
         ``campaign`` (whether those files exist).
     """
     folder = paths.results_dir(machine)
     recs = records(machine)
     counter_files = [p for p in (folder / "counters").glob("*.csv") if not p.name.startswith(".")]
+    kinds = device_kinds(recs)
     return {"machine": machine, "device": device(machine), "records": len(recs),
             "datasets": sorted(recs["dataset"].unique()), "backends": sorted(recs["backend"].unique()),
             "protocols": sorted(recs["protocol"].unique()),
-            "gpu": bool((recs["backend"] != ORACLE).any()), "repeats": int(recs["repeats"].max()),
+            "device_kinds": sorted(set(kinds)), "gpu": bool((kinds == "gpu").any()),
+            "repeats": int(recs["repeats"].max()),
             "counters": len(counter_files), "ceilings": (folder / "ceilings.json").is_file(),
             "metrics": (folder / "metrics.csv").is_file(), "campaign": (folder / CAMPAIGN_FILE).is_file()}
 
@@ -289,7 +316,8 @@ def lacks(machine: str) -> list[str]:
         out.append("No campaign.json: this folder was recorded before `lassm run` measured a machine "
                    "completely, so its plan and the time of each step are unknown.")
     if not inv["gpu"]:
-        out.append("No GPU backend ran: only the CPU oracle's times, so no kernel variant, no roofline, no counters.")
+        out.append("No GPU ran: only CPU times (the oracle's, and any backend on a CPU driver), so no GPU kernel "
+                   "variant, no roofline, no counters.")
     if inv["repeats"] <= 1:
         out.append("No timing repeats: one time per point, without a median or a spread.")
     if inv["gpu"] and not inv["counters"]:

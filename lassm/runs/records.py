@@ -118,6 +118,18 @@ def machine_for_backend(backend: str) -> str:
     return slug(name) if name else default_machine()
 
 
+def device_kind(backend: str) -> str:
+    """``cpu`` or ``gpu``: what ``backend`` ran on here (OpenCL and SYCL may have found a CPU driver)."""
+    if backend == "cpu":
+        return "cpu"
+    from .. import backends
+
+    try:
+        return str(getattr(backends.get(backend), "device_kind", lambda: "gpu")())
+    except Exception:  # noqa: BLE001 - a backend that cannot say is read from the device name later
+        return ""
+
+
 def output_digest(ext: Extension) -> str:
     """SHA-256 of the sorted output lines: equal digests mean identical extended contigs."""
     h = hashlib.sha256()
@@ -159,6 +171,7 @@ def summarize(ext: Extension, dataset: str, matches_cpu: bool | None, command: s
         "command": command,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "gpus": int(info.get("gpus", 1 if ext.backend != "cpu" else 0)),
+        "device_kind": device_kind(ext.backend),
     }
     if os.environ.get("SLURM_JOB_ID"):  # written inside a Slurm job: which one (a worker of --cluster slurm)
         summary["slurm_job"] = os.environ["SLURM_JOB_ID"]
