@@ -372,8 +372,8 @@ def main(argv: list[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
     try:
         return int(args.func(args) or 0)
-    except LassmError as exc:
-        _err(f"lassm: error: {exc}")
+    except LassmError as exc:  # one line, whatever a library's message it quotes holds
+        _err("lassm: error: " + " ".join(part.strip() for part in str(exc).splitlines() if part.strip()))
         return 2
     except OSError as exc:
         if exc.filename is None:  # not about a file the user named: a bug or the machine's

@@ -26,7 +26,7 @@ from ...atomic import atomic_open, atomic_path
 from . import dat_bulk
 from .dataset import Dataset, Reads
 from .parquet_checks import BASES as _BASES
-from .parquet_checks import check_values
+from .parquet_checks import check_schema, check_values
 from ...errors import InputError
 from .result import SIDES, Extension
 
@@ -307,6 +307,7 @@ def read_parquet(path: str | os.PathLike) -> Dataset:
     if table.num_rows == 0:
         raise InputError(path, None, "file", "empty: no contig rows")
     table = table.combine_chunks()
+    check_schema(path, table)
     meta = table.schema.metadata or {}
 
     def binary(col) -> tuple[np.ndarray, np.ndarray]:
@@ -324,12 +325,6 @@ def read_parquet(path: str | os.PathLike) -> Dataset:
         ids = table.column(f"{prefix}_ids").chunk(0).flatten().to_pylist()
         return Reads(seqs, quals, roff, coff, ids)
 
-    for column, test, what in (("cid", pa.types.is_integer, "integers"),
-                               ("depth", lambda t: pa.types.is_integer(t) or pa.types.is_floating(t), "numbers")):
-        kind = table.schema.field(column).type
-        nulls = table.column(column).null_count
-        if not test(kind) or nulls:
-            raise InputError(path, None, column, f"a column of {kind}{' with nulls' if nulls else ''}, not {what}")
     seqs, off = binary(table.column("seq"))
     k_text = meta.get(b"lassm.k", b"").decode()
     cids = arrowio.numbers(table.column("cid"), np.int64)

@@ -27,6 +27,36 @@ _QUAL_MASK = np.zeros(256, dtype=bool)
 _QUAL_MASK[33:127] = True
 
 
+#: Columns of a dataset table: the contig's (name: what it must hold) and each side's read lists.
+CONTIG_COLUMNS = {"cid": "integers", "depth": "numbers", "seq": "byte strings"}
+READ_COLUMNS = ("ids", "seqs", "quals")
+
+
+def check_schema(path: str, table) -> None:
+    """Each column of the kind the reader reads, with no nulls (none inside a read list either):
+    a column of another kind is refused by name, not met later as a failed cast."""
+    import pyarrow as pa
+
+    def text(kind) -> bool:
+        return pa.types.is_binary(kind) or pa.types.is_large_binary(kind) or pa.types.is_string(kind) or \
+            pa.types.is_large_string(kind)
+
+    tests = {"integers": pa.types.is_integer, "byte strings": text,
+             "numbers": lambda t: pa.types.is_integer(t) or pa.types.is_floating(t)}
+    for column, what in CONTIG_COLUMNS.items():
+        kind, nulls = table.schema.field(column).type, table.column(column).null_count
+        if not tests[what](kind) or nulls:
+            raise InputError(path, None, column, f"a column of {kind}{' with nulls' if nulls else ''}, not {what}")
+    for column in (f"{side}_{c}" for side in ("left", "right") for c in READ_COLUMNS):
+        kind = table.schema.field(column).type
+        if not (pa.types.is_list(kind) or pa.types.is_large_list(kind)) or not text(kind.value_type):
+            raise InputError(path, None, column, f"a column of {kind}, not lists of byte strings")
+        col = table.column(column)
+        nulls = col.null_count + sum(chunk.flatten().null_count for chunk in col.chunks)
+        if nulls:
+            raise InputError(path, None, column, f"{nulls} null value(s), not lists of byte strings")
+
+
 def check_values(path: str, cids: np.ndarray, seqs: np.ndarray, offsets: np.ndarray, depths: np.ndarray,
                          sides: dict) -> None:
     """Refuses, as :func:`read_dat` refuses the same in text, a Parquet dataset's values: a
