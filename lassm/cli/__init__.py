@@ -160,6 +160,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         check_protocol(args.backend, proto, "--protocols")
     if args.subgroup and args.backend != "sycl":
         raise LassmError(f"--subgroup: sub-group widths are a sycl option, not one of the {args.backend} backend")
+    if args.backend == "cpu":  # its bench scales threads; these shape GPU launches and are not read there
+        given = [flag for flag, value in (("--block-warps", args.block_warps), ("--max-bytes", args.max_bytes),
+                                          ("--datasets", args.datasets), ("--protocols", args.protocols)) if value]
+        if given:
+            raise LassmError(f"{', '.join(given)}: GPU options; the cpu backend's bench compares one thread with "
+                             "--threads on the input dataset")
     if args.block_warps and args.backend in ("opencl", "opencl-ptx"):
         raise LassmError(f"--block-warps: the {args.backend} backend runs one contig end (a team of work-items) per work-group")
     _require_backend(args.backend)
@@ -311,9 +317,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="comma list of GPU insert protocols (default: every one, fast included, without its ablations)")
     p.add_argument("--ks", type=t.k_list, default=None, help="comma list of start k (default: each dataset's own)")
     p.add_argument("--force", action="store_true", help="re-run points already recorded, count and measure again")
-    p.add_argument("--quick", action="store_true", help="the small job: sample-k77 alone, no counters, no ceilings")
-    p.add_argument("--repeats", type=t.count, default=None, help="timed runs per point (default 5)")
-    p.add_argument("--warmup", type=t.natural, default=None, help="untimed runs before them (default 1)")
+    p.add_argument("--quick", action="store_true",
+                   help="the small job: sample-k77 alone (--datasets, where given, wins), no counters, no ceilings")
+    p.add_argument("--repeats", type=t.count, default=None,
+                   help="timed runs per point (default: more with a GPU than without; --dry-run prints the number)")
+    p.add_argument("--warmup", type=t.natural, default=None, help="untimed runs before them (default: as --dry-run prints)")
     p.add_argument("--no-profile", action="store_true", help="skip the hardware counters")
     p.add_argument("--no-ceilings", action="store_true", help="skip the ceilings microbenchmarks")
     p.add_argument("--dry-run", action="store_true", help="print the plan and its number of points, run nothing")

@@ -48,9 +48,14 @@ def _real(text: str) -> float:
 
 
 def _items(text: str) -> list[str]:
+    """A comma list's items: none empty, none given twice (a point named twice would be counted
+    and measured twice)."""
     items = [t.strip() for t in text.split(",")]
     if not text.strip() or any(not t for t in items):
         _fail(f"{text!r}: expected a comma-separated list without empty items")
+    twice = sorted({t for t in items if items.count(t) > 1})
+    if twice:
+        _fail(f"{text!r}: {', '.join(twice)} given twice")
     return items
 
 
