@@ -238,6 +238,33 @@ def campaign_runs(machine: str):
     return pd.DataFrame(rows).set_index("run")
 
 
+def whole_runs(machine: str):
+    """The newest whole ``lassm run`` of the folder (``runs.json``) and the newest one from scratch
+    (every part ran and measured, skipping nothing): per part its seconds and points, or why it was
+    left out."""
+    from .. import paths
+    from ..campaign import runs_account
+
+    entries = runs_account.read(paths.results_dir(machine))
+    if not entries:
+        return _note("No `runs.json`: no whole `lassm run` wrote this folder since runs were accounted.")
+    chosen = {"newest": entries[-1]}
+    scratch = runs_account.from_scratch(entries)
+    chosen["from scratch"] = scratch if scratch is not None else {}
+    rows = []
+    for which, e in chosen.items():
+        if not e:
+            rows.append({"run": which, "created": "none in this folder"})
+            continue
+        row = {"run": which, "created": e.get("created"), "commit": str(e.get("git_sha") or "")[:10],
+               "seconds": e.get("seconds")}
+        for part, p in (e.get("parts") or {}).items():
+            row[part] = (f"left out ({p['left_out']})" if "left_out" in p else
+                         f"{p.get('seconds', 0):.0f} s: {p.get('measured', 0)} measured, {p.get('skipped', 0)} skipped")
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("run")
+
+
 def campaign_table(machine: str):
     """The campaign's points, each with its status, time and oracle check from the run that
     measured it and that run's number, commit and date (the newest account's steps' seconds where

@@ -161,6 +161,7 @@ def run_whole(plan: WholePlan, *, machine: str | None = None, force: bool = Fals
 
     say = (lambda text: print(text, file=sys.stderr, flush=True)) if progress else (lambda text: None)
     out = WholeOutcome()
+    start = time.perf_counter()
     for key, label in PARTS:
         part = getattr(plan, _FIELD[key])
         if part is None:
@@ -185,7 +186,28 @@ def run_whole(plan: WholePlan, *, machine: str | None = None, force: bool = Fals
                 say(f"  {line}")
         out.seconds[key] = round(time.perf_counter() - t0, 3)
         say(f"== {label}: {out.seconds[key]:.0f} s")
+    _account(plan, out, machine, time.perf_counter() - start)
     return out
+
+
+def _account(plan: WholePlan, out: WholeOutcome, machine: str | None, seconds: float) -> None:
+    """Appends the run's entry to ``runs.json`` of the machine's folder (the GPU's, as the
+    local-assembly part names it, else the CPU's)."""
+    from .. import paths
+    from ..runs.records import command_line, default_machine, git_sha, machine_for_backend, slug
+    from . import runs_account
+
+    if machine:
+        name = slug(machine)
+    else:
+        gpus = [b for b in (plan.local.backends if plan.local is not None else ()) if b != "cpu"]
+        try:
+            name = machine_for_backend(gpus[0]) if gpus else default_machine()
+        except Exception:  # noqa: BLE001 - a backend that cannot name its device: the CPU's folder
+            name = default_machine()
+    parts = {key: getattr(out, _FIELD[key]) for key, _label in PARTS}
+    runs_account.append(paths.results_dir(name), runs_account.entry(
+        parts, out.seconds, plan.left_out, total=seconds, sha=git_sha(), command=command_line()))
 
 
 __all__ = ["PARTS", "WholeOutcome", "WholePlan", "describe_whole", "make_whole_plan", "run_whole", "split_backends"]

@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``<machine>/runs.json``: one entry per whole ``lassm run``, whatever its parts wrote.
+
+Why: each part keeps its own account (``campaign.json``, ``xdrop/campaign.json``, ...), so how long a
+whole run took, and which of its parts measured rather than skipped, was nowhere. A reader's first
+question ("how long does it take from scratch?") is answered by the entry whose parts skipped
+nothing. Entries are appended under the folder's lock like the parts' accounts
+(:func:`lassm.runs.account.append_entry`).
+"""
+from __future__ import annotations
+
+import datetime as _dt
+from pathlib import Path
+
+from ..runs.account import append_entry, read_entries
+
+#: The file, in the machine's folder.
+RUNS_FILE = "runs.json"
+
+
+def counts(outcome) -> dict[str, int]:
+    """A part's rows as ``measured`` (timed: ok or differing), ``skipped`` (recorded before) and
+    ``failed`` (anything else: refused, failed)."""
+    out = {"measured": 0, "skipped": 0, "failed": 0}
+    for row in getattr(outcome, "rows", None) or []:
+        status = str(row.get("status", ""))
+        key = "skipped" if status.startswith("skipped") else \
+            "measured" if status in ("ok", "MISMATCH") else "failed"
+        out[key] += 1
+    return out
+
+
+def entry(parts: dict[str, object | None], seconds: dict[str, float], left_out: dict[str, str], *, total: float,
+          sha: str, command: str) -> dict:
+    """The account of one whole run: per part its seconds and counts, or why it was left out."""
+    described = {}
+    for key, outcome in parts.items():
+        if outcome is None:
+            described[key] = {"left_out": left_out.get(key, "")}
+        else:
+            described[key] = {"seconds": round(float(seconds.get(key, 0.0)), 3), **counts(outcome)}
+    return {"created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "git_sha": sha,
+            "command": command, "seconds": round(float(total), 3), "parts": described}
+
+
+def append(folder: Path, account: dict) -> Path:
+    """Appends ``account`` to ``folder/runs.json``."""
+    return append_entry(folder / RUNS_FILE, account)
+
+
+def from_scratch(entries: list[dict]) -> dict | None:
+    """The newest entry in which every part ran and measured its points, skipping none."""
+    for e in reversed(entries):
+        parts = list((e.get("parts") or {}).values())
+        if parts and all("left_out" not in p and p.get("skipped", 1) == 0 and p.get("measured", 0) > 0
+                         for p in parts):
+            return e
+    return None
+
+
+def read(folder: Path) -> list[dict]:
+    """The folder's entries, oldest first (``[]`` without the file)."""
+    return read_entries(folder / RUNS_FILE)
+
+
+__all__ = ["RUNS_FILE", "append", "counts", "entry", "from_scratch", "read"]
