@@ -10,6 +10,7 @@ record and a killed sweep keeps every record already written.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import hashlib
 import json
 import os
@@ -77,14 +78,25 @@ def git_sha() -> str:
     """
     if os.environ.get("LASSM_GIT_SHA"):
         return os.environ["LASSM_GIT_SHA"]
+    return _checkout_sha(str(paths.REPO))
+
+
+@functools.lru_cache(maxsize=None)
+def _checkout_sha(repo: str) -> str:
+    """The checkout's commit, asked of git once per process: every record of a run quotes it, and
+    each ``git`` started after numba's worker threads meant a fork of a threaded process (TBB's
+    warning, twice a record). ``git -C`` and open descriptors kept let Python spawn it without a fork."""
+    exe = shutil.which("git")
+    if exe is None:
+        return "unknown"
     try:
-        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=paths.REPO, capture_output=True,
-                             text=True, check=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=paths.REPO,
-                               capture_output=True, text=True, timeout=10).stdout.strip()
+        sha = subprocess.run([exe, "-C", repo, "rev-parse", "HEAD"], capture_output=True, text=True, check=True,
+                             timeout=10, close_fds=False).stdout.strip()
+        dirty = subprocess.run([exe, "-C", repo, "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                               text=True, timeout=10, close_fds=False).stdout.strip()
         return sha + ("-dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
-        return os.environ.get("LASSM_GIT_SHA", "unknown")
+        return "unknown"
 
 
 def versions() -> dict:

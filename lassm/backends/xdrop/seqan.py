@@ -141,7 +141,7 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None) -> Alignme
         try:
             for src, dst, err in zip(ins, outs, errs):
                 with open(src, "rb") as fin, open(dst, "wb") as fout, open(err, "wb") as ferr:
-                    procs.append(subprocess.Popen(args, stdin=fin, stdout=fout, stderr=ferr))
+                    procs.append(subprocess.Popen(args, stdin=fin, stdout=fout, stderr=ferr, close_fds=False))  # spawned, not forked
             codes = [p.wait() for p in procs]
         finally:
             for p in procs:
