@@ -85,7 +85,8 @@ def campaign_points(machine: str) -> pd.DataFrame:
     -------
     pandas.DataFrame
         The rows' columns (``dataset``, ``k``, ``backend``, ``protocol``, ``status``,
-        ``kernel_seconds``, ``matches_oracle``, ``run_id``), then ``entry`` (the measuring
+        ``kernel_seconds``, ``matches_oracle``, ``run_id``, ``shared_device``: false for a row
+        without it), then ``entry`` (the measuring
         entry's index, None for none), ``git_sha`` and ``created``.
     """
     entries = campaign_entries(machine)
@@ -94,10 +95,11 @@ def campaign_points(machine: str) -> pd.DataFrame:
     for r in measured_by(entries):
         source = entries[r["entry"]] if r["entry"] is not None else _record(folder, r.get("run_id"))
         rows.append({**r, "git_sha": source.get("git_sha"), "created": source.get("created")})
-    cols = ["dataset", "k", "backend", "protocol", "status", "kernel_seconds", "matches_oracle", "run_id", "entry",
-            "git_sha", "created"]
+    cols = ["dataset", "k", "backend", "protocol", "status", "kernel_seconds", "matches_oracle", "run_id",
+            "shared_device", "entry", "git_sha", "created"]
     out = pd.DataFrame(rows, columns=cols)
     out["entry"] = out["entry"].astype("Int64")
+    out["shared_device"] = out["shared_device"].eq(True)  # a row before the device lock (None, NaN): not shared
     return out
 
 
@@ -122,7 +124,8 @@ def records(machine: str) -> pd.DataFrame:
         where the record has repeats), ``kernel_seconds_min``, ``kernel_seconds_max``,
         ``repeats`` (1 for a record without repeats), ``matches_oracle`` (the record's
         ``matches_cpu``; True for the oracle itself), ``cpu_seconds`` (a bench record's own
-        oracle time, else NaN).
+        oracle time, else NaN), ``shared_device`` (timed while another process held the device;
+        false for a record without the field, written before the device lock).
 
     Raises
     ------
@@ -143,7 +146,8 @@ def records(machine: str) -> pd.DataFrame:
                      "kernel_seconds_max": max(runs) if runs else median,
                      "repeats": int(rec.get("repeats") or len(runs) or 1),
                      "matches_oracle": bool(rec.get("matches_cpu", rec.get("backend") == ORACLE)),
-                     "cpu_seconds": float(rec.get("cpu_seconds") or float("nan"))})
+                     "cpu_seconds": float(rec.get("cpu_seconds") or float("nan")),
+                     "shared_device": bool(rec.get("shared_device", False))})
     if not rows:
         raise LassmError(f"{paths.results_dir(machine)}: no run record of the study")
     return pd.DataFrame(rows)
@@ -155,6 +159,10 @@ def times(machine: str) -> pd.DataFrame:
     Where a point has several records (a sweep and a benchmark record, or one per sub-group
     width), the one with more repeats, then the benchmark, then the fastest is kept. The oracle time of a dataset is the CPU backend's record on
     this machine, else the CPU time a benchmark record measured for reference.
+
+    A record timed while another process held the device (``shared_device``) is left out: its
+    time measures the two runs together, not the point (:mod:`lassm.runs.device_lock`). The
+    chapter counts them in its ``lacks`` lines (:func:`lacks`).
 
     Parameters
     ----------
@@ -168,7 +176,9 @@ def times(machine: str) -> pd.DataFrame:
         ``kernel_ms_max``, ``repeats``, ``matches_oracle``, ``oracle_ms`` and
         ``oracle_over_ours`` (the oracle's time over this point's).
     """
-    df = records(machine).sort_values(["repeats", "benchmark", "kernel_seconds"], ascending=[False, False, True])
+    df = records(machine)
+    df = df[~df["shared_device"]]
+    df = df.sort_values(["repeats", "benchmark", "kernel_seconds"], ascending=[False, False, True])
     df = df.drop_duplicates(["dataset", "k", "backend", "protocol"]).copy()
     for col in ("", "_min", "_max"):
         df[f"kernel_ms{col}"] = df[f"kernel_seconds{col}"] * 1e3
@@ -273,8 +283,9 @@ def inventory(machine: str) -> dict:
         ``machine``, ``device``, ``records``, ``datasets``, ``backends``, ``protocols``,
         ``device_kinds`` (``gpu``, ``cpu``: what the records ran on, :func:`device_kinds`), ``gpu``
         (whether a GPU is among them), ``repeats`` (largest number of timed
-        repeats of a point), ``counters`` (raw profiler files), ``ceilings``, ``metrics`` and
-        ``campaign`` (whether those files exist).
+        repeats of a point), ``shared`` (records timed on a shared device, out of the figures),
+        ``counters`` (raw profiler files), ``ceilings``, ``metrics`` and ``campaign`` (whether
+        those files exist).
     """
     folder = paths.results_dir(machine)
     recs = records(machine)
@@ -284,7 +295,7 @@ def inventory(machine: str) -> dict:
             "datasets": sorted(recs["dataset"].unique()), "backends": sorted(recs["backend"].unique()),
             "protocols": sorted(recs["protocol"].unique()),
             "device_kinds": sorted(set(kinds)), "gpu": bool((kinds == "gpu").any()),
-            "repeats": int(recs["repeats"].max()),
+            "repeats": int(recs["repeats"].max()), "shared": int(recs["shared_device"].sum()),
             "counters": len(counter_files), "ceilings": (folder / "ceilings.json").is_file(),
             "metrics": (folder / "metrics.csv").is_file(), "campaign": (folder / CAMPAIGN_FILE).is_file()}
 
@@ -320,6 +331,10 @@ def lacks(machine: str) -> list[str]:
                    "variant, no roofline, no counters.")
     if inv["repeats"] <= 1:
         out.append("No timing repeats: one time per point, without a median or a spread.")
+    if inv["shared"]:
+        n = inv["shared"]
+        out.append(f"{n} record{'s' if n != 1 else ''} timed while another process held the device past the wait "
+                   "(shared_device): left out of the times and figures; `lassm run --force` alone re-times them.")
     if inv["gpu"] and not inv["counters"]:
         out.append("No profiler ran (no counters/ folder): no II, no architectural or algorithm efficiency.")
     if inv["gpu"] and not inv["ceilings"]:

@@ -48,6 +48,7 @@ def campaign_times(machine: str) -> pd.DataFrame:
     on a machine whose records are committed) does not take the point over: its time, ``git_sha``
     and ``created`` are those of the entry of ``campaign.json`` that measured it
     (:func:`lassm.book.machines.campaign_points`); a point no entry measured quotes its record.
+    A point timed while another process held the device (``shared_device``) is left out.
 
     Returns
     -------
@@ -60,7 +61,8 @@ def campaign_times(machine: str) -> pd.DataFrame:
         raise LassmError(f"{path}: no campaign; run 'lassm run' on that machine")
     pts = mach.campaign_points(machine)
     status = pts["status"].astype(str)
-    pts = pts[pts["kernel_seconds"].notna() & (status.eq("ok") | status.str.startswith("skipped"))]
+    pts = pts[pts["kernel_seconds"].notna() & (status.eq("ok") | status.str.startswith("skipped"))
+              & ~pts["shared_device"]]  # timed beside another process on the device: not the point's time
     out = pts.assign(kernel_ms=pts["kernel_seconds"].astype(float) * 1e3)
     return out[["dataset", "k", "backend", "protocol", "matches_oracle", "kernel_ms", "git_sha", "created",
                 "entry"]].reset_index(drop=True)

@@ -28,7 +28,7 @@ CAMPAIGN_KEYS: tuple[str, ...] = ("machine", "device", "driver", "plan", "rows",
                                   "versions", "command", "created", "seconds")
 #: Keys of each row of ``campaign.json``.
 ROW_KEYS: tuple[str, ...] = ("dataset", "k", "backend", "protocol", "status", "kernel_seconds", "matches_oracle",
-                             "run_id")
+                             "run_id", "shared_device")
 
 
 @dataclass
@@ -126,6 +126,7 @@ def run_campaign(plan: Plan, *, machine: str | None = None, force: bool = False,
         row["kernel_seconds"] = summaries[i].get("kernel_seconds", row.get("kernel_seconds"))
         row["matches_oracle"] = summaries[i].get("matches_cpu")
         row["run_id"] = summaries[i].get("run_id")
+        row["shared_device"] = bool(summaries[i].get("shared_device", False))  # older records: not shared
     _, absent = present_backends()
     folders = list(dict.fromkeys([_folder_of(b, machine) for b in plan.backends] + [r["machine"] for r in rows]))
     outcome = Outcome(rows=rows)
@@ -208,6 +209,8 @@ def report(outcome: Outcome, console=None) -> None:
         table.add_column(col, justify=just)
     for r in outcome.rows:
         ms = f"{r['kernel_seconds'] * 1e3:.2f}" if isinstance(r.get("kernel_seconds"), (int, float)) else "-"
+        if r.get("shared_device") and ms != "-":  # timed beside another process holding the device
+            ms += " (shared)"
         match = {True: "yes", False: "NO", None: "-"}[r.get("matches_oracle")]
         table.add_row(r["dataset"], str(r["k"]), r["backend"], r["protocol"], ms, match, r["status"])
     console.print(table)

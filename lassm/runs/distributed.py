@@ -457,7 +457,8 @@ def _point_task(point: tuple, machine: str | None, force: bool, command: str, re
             folder, summary = run_one(dname, start_k, bname, proto, mname, ds=ds, command=command,
                                       root=folder, replace=force)
             row.update(status="ok" if summary["matches_cpu"] is not False else "MISMATCH", folder=str(folder),
-                       kernel_seconds=summary["kernel_seconds"], seconds=time.perf_counter() - t0)
+                       kernel_seconds=summary["kernel_seconds"], seconds=time.perf_counter() - t0,
+                       shared_device=bool(summary.get("shared_device", False)))
             _fail_once(fail_marker)
     except AlreadyRecorded:  # another run (or a lost worker's first attempt) recorded it meanwhile
         row["status"] = SKIPPED

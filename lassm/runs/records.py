@@ -350,6 +350,8 @@ def run_point(ds: Dataset, dataset: str, params: Params, backend: str, command: 
         Every repeat's output is checked: against the oracle, or on the CPU against the first.
     warmup : int
         Untimed runs before them (compilation, caches, clocks).
+        Warm-up and timed runs hold the device's lock (:func:`lassm.runs.device_lock.hold_device`):
+        where another process held it past the wait, the record says ``shared_device``.
     keep_output : callable, optional
         Called with the first timed run's output (the sweep keeps the CPU's as the oracle).
     replace : bool
@@ -363,31 +365,34 @@ def run_point(ds: Dataset, dataset: str, params: Params, backend: str, command: 
     (Path, dict)
         The record folder and its ``summary.json`` content.
     """
+    from .device_lock import device_identity, hold_device
     from .extend import extend
 
     if repeats < 1 or warmup < 0:
         raise ValueError(f"repeats = {repeats} must be at least 1 and warmup = {warmup} not negative")
-    for _ in range(warmup):
-        extend(ds, params, backend=backend, **options)
     if backend != "cpu" and check_cpu and cpu_ext is None:
         cpu_ext = extend(ds, params, backend="cpu")
     times: list[float] = []
     diffs: list[str] = []
     first: Extension | None = None
-    for _ in range(repeats):
-        ext = extend(ds, params, backend=backend, **options)
-        times.append(float(ext.kernel_seconds))
-        if first is None:
-            first = ext
-            if keep_output is not None:
-                keep_output(ext)
-        if backend == "cpu":
-            diffs += ext.compare(first)  # it is the oracle: its repeats must agree
-        elif check_cpu:
-            diffs += ext.compare(cpu_ext)
+    with hold_device(device_identity(backend)) as hold:  # another campaign's runs would slow these
+        for _ in range(warmup):
+            extend(ds, params, backend=backend, **options)
+        for _ in range(repeats):
+            ext = extend(ds, params, backend=backend, **options)
+            times.append(float(ext.kernel_seconds))
+            if first is None:
+                first = ext
+                if keep_output is not None:
+                    keep_output(ext)
+            if backend == "cpu":
+                diffs += ext.compare(first)  # it is the oracle: its repeats must agree
+            elif check_cpu:
+                diffs += ext.compare(cpu_ext)
     matches: bool | None = not diffs if backend == "cpu" or check_cpu else None
     extra: dict = {"kernel_seconds": float(statistics.median(times)), "kernel_seconds_runs": times,
-                   "repeats": int(repeats), "warmup": int(warmup)}
+                   "repeats": int(repeats), "warmup": int(warmup), "shared_device": hold.shared,
+                   "device_wait_seconds": round(hold.waited_seconds, 3)}
     if diffs:
         extra["cpu_differences"] = sorted(set(diffs))
     if backend != "cpu" and check_cpu:

@@ -125,6 +125,7 @@ def main_job(machine: str | None = None, backend_names: list[str] | None = None,
                     row["status"] = "ok" if summary["matches_cpu"] is not False else "MISMATCH"
                     row["folder"] = str(folder)
                     row["kernel_seconds"] = summary["kernel_seconds"]
+                    row["shared_device"] = bool(summary.get("shared_device", False))
             except AlreadyRecorded:  # another run on this folder recorded the point meanwhile
                 row["status"] = SKIPPED
             except LassmError as exc:

@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The device lock: a point's timed runs hold the device they time, or say they shared it.
+
+Why: two campaigns on one machine both timed their points at once, and each point then took
+two to four times its time alone, recorded with no mark. A campaign now holds an exclusive
+``flock`` on a lock file named for the device (:func:`device_identity`) around a point's runs
+(:func:`hold_device`). A process that finds the lock held waits for it, up to
+:data:`DEVICE_WAIT_SECONDS` (``LASSM_DEVICE_WAIT``); if it still cannot take it, it times the
+point anyway and its record says ``shared_device``: the book keeps such points out of its figures.
+
+The lock files live in a per-user runtime folder (:func:`lock_dir`), not in the results tree: a
+results folder may be shared by several hosts, whose devices are not this one. Being per user,
+the lock sees the campaigns of one user; another user's runs on the same device go unseen. A
+killed holder's lock is released by the kernel.
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+#: Seconds a point waits for a device another process holds before timing it anyway, marked shared.
+DEVICE_WAIT_SECONDS = 600.0
+#: Environment variable that replaces :data:`DEVICE_WAIT_SECONDS` (tests use a short wait).
+WAIT_ENV = "LASSM_DEVICE_WAIT"
+#: Environment variable naming the folder of the lock files instead of :func:`lock_dir`'s default.
+LOCK_DIR_ENV = "LASSM_LOCK_DIR"
+#: Seconds between two tries of a held lock: short, so a waiter takes the lock in the gap between
+#: the holder's points (its record being written) rather than the holder taking it straight back.
+POLL_SECONDS = 0.01
+#: Environment variables that choose which GPU is device 0 of a process, per runtime.
+VISIBLE_ENV: tuple[str, ...] = ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
+                                "GPU_DEVICE_ORDINAL", "ZE_AFFINITY_MASK", "ONEAPI_DEVICE_SELECTOR")
+
+
+@dataclass
+class Hold:
+    """What :func:`hold_device` got: ``shared`` when the lock could not be taken, and the wait."""
+
+    device: str
+    shared: bool = False
+    waited_seconds: float = 0.0
+
+
+def wait_seconds() -> float:
+    """:data:`DEVICE_WAIT_SECONDS`, or ``LASSM_DEVICE_WAIT`` where set (seconds, not negative)."""
+    value = os.environ.get(WAIT_ENV, "").strip()
+    if not value:
+        return DEVICE_WAIT_SECONDS
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise ValueError(f"{WAIT_ENV}={value!r}: want a number of seconds") from None
+    if seconds < 0 or seconds != seconds:
+        raise ValueError(f"{WAIT_ENV}={value!r}: want a number of seconds, 0 or more")
+    return seconds
+
+
+def lock_dir() -> Path:
+    """``LASSM_LOCK_DIR``, else ``$XDG_RUNTIME_DIR/lassm-devices``, else ``<tmp>/lassm-devices-<uid>``.
+
+    A folder of this host and this user: never the results tree, which other hosts may share."""
+    if os.environ.get(LOCK_DIR_ENV):
+        folder = Path(os.environ[LOCK_DIR_ENV])
+    elif os.environ.get("XDG_RUNTIME_DIR") and os.access(os.environ["XDG_RUNTIME_DIR"], os.W_OK):
+        folder = Path(os.environ["XDG_RUNTIME_DIR"]) / "lassm-devices"
+    else:
+        folder = Path(tempfile.gettempdir()) / f"lassm-devices-{os.getuid()}"
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return folder
+
+
+def _selected_gpu() -> str:
+    """Which GPU the runtimes take as device 0: the first entry of the first visible-devices
+    variable set (an index or a UUID), ``0`` where none is set."""
+    for name in VISIBLE_ENV:
+        value = os.environ.get(name, "").strip()
+        if value:
+            return f"{name.lower()}-{value.split(',')[0]}"
+    return "0"
+
+
+def device_identity(backend: str) -> str:
+    """The lock's name for the device ``backend`` runs on here: the CPU's model for the CPU (and a
+    backend on a CPU driver), else the GPU's name and which GPU of the host it is.
+
+    Why the index too: two campaigns on two GPUs of one model do not share a device."""
+    from .records import cpu_model, device_kind, slug
+
+    if backend == "cpu" or device_kind(backend) == "cpu":
+        return "cpu-" + slug(cpu_model())
+    from .. import backends
+
+    try:
+        name = getattr(backends.get(backend), "device_name", lambda: "")() or backend
+    except Exception:  # noqa: BLE001 - the run itself will say why the backend cannot run
+        name = backend
+    return f"gpu-{slug(name)}-{slug(_selected_gpu())}"
+
+
+def lock_path(device: str) -> Path:
+    """The lock file of ``device`` (a :func:`device_identity`)."""
+    return lock_dir() / f"{device}.lock"
+
+
+@contextlib.contextmanager
+def hold_device(device: str, wait: float | None = None) -> Iterator[Hold]:
+    """Holds the exclusive lock of ``device`` for the block, waiting up to ``wait`` seconds for it.
+
+    The block runs either way: where the lock stays held by another process past the wait, the
+    yielded :class:`Hold` says ``shared`` and the caller records it. The lock file is kept (it is
+    a per-user runtime file): unlinking it would let a waiter lock a name already replaced.
+
+    Parameters
+    ----------
+    device : str
+        A :func:`device_identity`.
+    wait : float, optional
+        Seconds to wait (default :func:`wait_seconds`).
+    """
+    wait = wait_seconds() if wait is None else max(0.0, float(wait))
+    hold = Hold(device)
+    fd = os.open(lock_path(device), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        start = time.monotonic()
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() - start >= wait:
+                    hold.shared = True
+                    break
+                time.sleep(POLL_SECONDS)
+        hold.waited_seconds = time.monotonic() - start
+        yield hold
+    finally:
+        os.close(fd)  # releases the lock, where it was taken
+
+
+__all__ = ["DEVICE_WAIT_SECONDS", "Hold", "LOCK_DIR_ENV", "WAIT_ENV", "device_identity", "hold_device",
+           "lock_dir", "lock_path", "wait_seconds"]
