@@ -23,6 +23,7 @@ from lassm.workloads.local_assembly import formats
 from lassm import paths
 from lassm.runs import results
 from lassm.campaign import CAMPAIGN_FILE
+from lassm.campaign.runs_account import RUNS_FILE
 from lassm.errors import LassmError
 from lassm.runs.records import SUMMARY_KEYS
 
@@ -57,18 +58,22 @@ def _lassm(args: list[str], root: Path, kill_at: str | None = None) -> subproces
     return subprocess.run(cmd, env=_env(root), capture_output=True, text=True, timeout=300)
 
 
+#: The folder's account files beside its record folders.
+ACCOUNTS = (CAMPAIGN_FILE, RUNS_FILE)
+
+
 def whole_records(machine_dir: Path, run_ids: set[str], clean: bool = False) -> set[str]:
     """Checks that every visible entry is a whole record and every hidden one a temporary of a
     known run id or of the campaign's account (none at all with ``clean``); returns the run ids
     recorded."""
     done = set()
     for entry in machine_dir.iterdir():
-        if entry.name == CAMPAIGN_FILE:  # the campaign's account of the folder, whole JSON
+        if entry.name in ACCOUNTS:  # the campaign's and the whole runs' accounts of the folder, whole JSON
             assert isinstance(json.loads(entry.read_text()), dict)
             continue
         if entry.name.startswith("."):
             assert not clean, f"left behind: {entry.name}"
-            if entry.name.startswith(f".{CAMPAIGN_FILE}."):  # the account's lock or temporary, killed mid-append
+            if any(entry.name.startswith(f".{name}.") for name in ACCOUNTS):  # a lock or temporary, killed mid-append
                 continue
             assert any(entry.name.startswith(f".{rid}.") for rid in run_ids), f"unexpected {entry.name}"
             continue
