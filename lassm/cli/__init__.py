@@ -63,6 +63,10 @@ def cmd_extend(args: argparse.Namespace) -> int:
     if args.protocol is not None:
         check_protocol(args.backend, args.protocol)
     t.refuse_overwriting_inputs({"--out": args.out, "--ends": args.ends}, [args.input])
+    if args.cluster:  # a running scheduler answers now, or the command ends before reading anything
+        from ..runs.dask_address import check
+
+        check(args.cluster)
     ready = None
     if not args.cluster:  # the workers of a cluster may have what this machine lacks
         ready = _prepare_backend(args.backend, args.protocol)

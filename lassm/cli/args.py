@@ -282,7 +282,7 @@ def shell_words(text: str) -> str:
 
 def cluster_spec(text: str) -> str:
     """A ``--cluster`` value: ``local[:N]``, ``local-cuda[:N]``, ``slurm[:PARTITION[:N]][,KEY=VALUE...]``
-    (:func:`lassm.runs.slurm.parse`), ``SCHEME://HOST:PORT`` or a scheduler file."""
+    (:func:`lassm.runs.slurm.parse`), ``SCHEME://HOST:PORT`` or a scheduler file (JSON with an address)."""
     from ..runs import slurm
     from ..runs.distributed import CLUSTER_HELP
 
@@ -297,8 +297,14 @@ def cluster_spec(text: str) -> str:
         if not scheme or not where:
             _fail(f"{text!r}: expected SCHEME://HOST:PORT")
         return text
-    if text.endswith(".json"):
+    if text.endswith(".json"):  # its content now; whether its scheduler answers, before any work (dask_address.check)
+        from ..runs.dask_address import read_scheduler_file
+
         input_file(text)
+        try:
+            read_scheduler_file(text)
+        except LassmError as exc:
+            _fail(str(exc))
         return text
     kind, colon, n = text.partition(":")
     if kind not in ("local", "local-cuda"):

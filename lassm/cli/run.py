@@ -37,6 +37,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.dry_run:
         print(describe_whole(plan))
         return 0
+    _check_cluster(args)
     outcome = run_whole(plan, machine=args.machine, force=args.force, progress=not args.quiet,
                         notebooks=args.notebooks, cluster=args.cluster)
     return 1 if outcome.failed else 0
@@ -60,6 +61,15 @@ def _check_run_options(args: argparse.Namespace) -> None:
             from ..backends.xdrop import get
 
             get(name)  # fails now, naming what to install
+
+
+def _check_cluster(args: argparse.Namespace) -> None:
+    """A ``--cluster`` naming a running scheduler must answer before the first point is measured
+    (a dry run asks nothing: it starts nothing and waits for nothing)."""
+    if args.cluster:
+        from ..runs.dask_address import check
+
+        check(args.cluster)
 
 
 def _run_local(args: argparse.Namespace) -> int:
@@ -91,6 +101,7 @@ def _run_local(args: argparse.Namespace) -> int:
     if args.dry_run:
         print(describe(plan))
         return 0
+    _check_cluster(args)
     outcome = run_campaign(plan, machine=args.machine, force=args.force, progress=not args.quiet,
                            notebooks=args.notebooks, cluster=args.cluster)
     report(outcome)

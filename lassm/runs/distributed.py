@@ -19,7 +19,8 @@ again after a worker is lost (the scheduler re-assigns what a dead worker held, 
 ``--cluster`` names where the work runs (:func:`connect`): ``local[:N]`` (CPU workers, for CI and
 laptops), ``local-cuda[:N]`` (one worker per GPU of this node), ``slurm[:PARTITION[:N]][,KEY=VALUE...]``
 (workers started as Slurm jobs, one per GPU: :mod:`lassm.runs.slurm`), ``tcp://HOST:PORT`` (a
-running scheduler) or a scheduler file ``*.json`` (one a job script of your own started).
+running scheduler) or a scheduler file ``*.json`` (one a job script of your own started); a running
+scheduler is asked first, under a short deadline (:mod:`lassm.runs.dask_address`).
 """
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from .. import paths
+from . import dask_address
 from ..workloads.local_assembly.config import Params
 from ..workloads.local_assembly.dataset import Dataset
 from ..errors import LassmError
@@ -58,7 +60,7 @@ def _client_class() -> Any:
     try:
         from distributed import Client
     except ImportError:
-        raise LassmError("--cluster needs Dask: pip install 'lassm[dask]' (and dask-cuda for GPUs)") from None
+        raise LassmError(dask_address.NEEDS_DASK) from None
     return Client
 
 
@@ -127,12 +129,14 @@ def connect(spec: str, quiet: bool = False) -> Iterator[Any]:
     """A Dask client for a ``--cluster`` value; a cluster it started is closed on exit (Slurm's
     jobs cancelled). ``quiet`` drops the lines saying how the Slurm workers come up."""
     Client = _client_class()
-    if "://" in spec:
-        with Client(spec) as client:
-            yield client
-        return
-    if spec.endswith(".json"):
-        with Client(scheduler_file=spec) as client:
+    if dask_address.names_a_scheduler(spec):  # a running one: asked first, under a short deadline
+        dask_address.check(spec)
+        address, timeout = dask_address.address_of(spec), dask_address.connect_timeout()
+        try:
+            client = Client(address, timeout=timeout)
+        except (OSError, TimeoutError, ValueError) as exc:  # it went away since it answered
+            raise dask_address.failure(spec, address, timeout, exc) from None
+        with client:
             yield client
         return
     from . import slurm
