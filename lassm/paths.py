@@ -7,6 +7,7 @@ package ``lassm.kernels``; the embedded datasets live in ``data/``.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -58,11 +59,26 @@ def results_dir(machine: str) -> Path:
 
     ``LASSM_RESULTS`` moves the results root (tests write to a temporary folder).
     """
-    root = os.environ.get("LASSM_RESULTS")
-    return (Path(root) if root else data_dir() / "results") / machine
+    return results_root() / machine
 
 
 def cache_dir() -> Path:
     """``LASSM_CACHE``, else ``$XDG_CACHE_HOME/lassm``, else ``~/.cache/lassm``: what lassm keeps between runs."""
     return Path(os.environ.get("LASSM_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "lassm"))
+
+
+#: The longest machine folder name: record folders and files are named after it, and a file
+#: system's name component ends at 255 bytes.
+MAX_MACHINE_NAME = 100
+
+
+def slug(text: str) -> str:
+    """A folder-safe lower-case name: letters, digits and dashes (every machine folder's)."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "unknown"
+
+
+def results_root() -> Path:
+    """``data/results/``, or ``LASSM_RESULTS`` (tests write to a temporary folder)."""
+    root = os.environ.get("LASSM_RESULTS")
+    return Path(root) if root else data_dir() / "results"

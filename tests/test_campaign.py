@@ -21,6 +21,7 @@ import pytest
 from lassm import paths
 from lassm.campaign import FULL_DATASETS, QUICK_DATASETS, make_plan, plan, steps
 from lassm.campaign.run import CAMPAIGN_FILE, CAMPAIGN_KEYS, ROW_KEYS
+from lassm.campaign.runs_account import RUNS_FILE
 from lassm.cli import main
 from lassm.runs.account import read_entries
 from lassm.workloads.local_assembly import datasets
@@ -147,7 +148,7 @@ def test_tiny_campaign_records_repeats_and_its_account(results: Path, capsys: py
     err = capsys.readouterr().err
     assert "lacks:" in err and "counters: " in err
     folder = results / MACHINE
-    assert {p.name for p in folder.iterdir()} == POINTS | {CAMPAIGN_FILE}
+    assert {p.name for p in folder.iterdir()} == POINTS | {CAMPAIGN_FILE, RUNS_FILE}
     for run_id in POINTS:
         s = _summary(results, run_id)
         assert s["repeats"] == 3 and s["warmup"] == 1 and len(s["kernel_seconds_runs"]) == 3

@@ -240,21 +240,29 @@ def xdrop_list(text: str) -> list[int]:
 
 
 def machine_name(text: str) -> str:
-    """A results folder name: at least one letter or digit (it is slugged to ``a-z0-9-``)."""
+    """A results folder name, read one way by every command: slugged to ``a-z0-9-``
+    (:func:`lassm.paths.slug`), so that ``a/b`` and ``/abs/path`` name a folder directly under the
+    results root and never one outside it; at least one letter or digit, at most
+    :data:`lassm.paths.MAX_MACHINE_NAME` characters once slugged."""
+    from .. import paths
+
     if not re.search(r"[A-Za-z0-9]", text):
         _fail(f"{text!r}: a machine name needs a letter or a digit")
-    return text
+    name = paths.slug(text)
+    if len(name) > paths.MAX_MACHINE_NAME:
+        _fail(f"a machine name of {len(name)} characters; at most {paths.MAX_MACHINE_NAME}")
+    return name
 
 
 def recorded_machine(text: str) -> str:
-    """A machine that has a folder under the results root (``data/results`` or ``LASSM_RESULTS``)."""
+    """A machine (:func:`machine_name`'s rule) that has a folder under the results root."""
     from .. import paths
 
-    machine_name(text)
-    folder = paths.results_dir(text)
+    name = machine_name(text)
+    folder = paths.results_dir(name)
     if not folder.is_dir():
         _fail(f"no results folder {folder}")
-    return text
+    return name
 
 
 def label(text: str) -> str:

@@ -37,6 +37,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.dry_run:
         print(describe_whole(plan))
         return 0
+    _check_results(args, plan.local.backends if plan.local is not None else ())
     _check_cluster(args)
     outcome = run_whole(plan, machine=args.machine, force=args.force, progress=not args.quiet,
                         notebooks=args.notebooks, cluster=args.cluster)
@@ -101,11 +102,30 @@ def _run_local(args: argparse.Namespace) -> int:
     if args.dry_run:
         print(describe(plan))
         return 0
+    _check_results(args, plan.backends)
     _check_cluster(args)
     outcome = run_campaign(plan, machine=args.machine, force=args.force, progress=not args.quiet,
                            notebooks=args.notebooks, cluster=args.cluster)
     report(outcome)
     return 1 if outcome.failed else 0
+
+
+def _check_results(args: argparse.Namespace, backends) -> None:
+    """The results folders this run will write, checked before it measures anything
+    (:func:`lassm.runs.preflight.check_results`): ``--machine``'s, else each backend's and the CPU's."""
+    from ..runs.preflight import check_results
+    from ..runs.records import default_machine, machine_for_backend
+
+    if args.machine:
+        names = [args.machine]
+    else:
+        names = [default_machine()]
+        for name in backends:
+            try:
+                names.append(machine_for_backend(name))
+            except LassmError:
+                continue  # a backend that cannot run here is named by the run itself
+    check_results(names)
 
 
 def _local_names(args: argparse.Namespace) -> None:

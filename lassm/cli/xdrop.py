@@ -148,6 +148,10 @@ def run_campaign(args: argparse.Namespace) -> int:
     if args.dry_run:
         print(describe(plan))
         return 0
+    from ..campaign.xdrop_run import machine_name
+    from ..runs.preflight import check_results
+
+    check_results([args.machine or machine_name(plan.backends)])
     outcome = run_xdrop_campaign(plan, machine=args.machine, force=args.force, progress=not args.quiet)
     report(outcome)
     return 1 if outcome.failed else 0

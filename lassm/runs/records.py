@@ -47,9 +47,7 @@ SUMMARY_KEYS = (
 KERNEL = "local-assembly"
 
 
-def slug(text: str) -> str:
-    """A folder-safe lower-case name: letters, digits and dashes."""
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "unknown"
+slug = paths.slug  # a machine folder's name, as every command reads it
 
 
 def cpu_model() -> str:
