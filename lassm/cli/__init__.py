@@ -133,8 +133,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 def cmd_generate(args: argparse.Namespace) -> int:
     from ..workloads.local_assembly import formats
-    from ..workloads.local_assembly.generate import generate
+    from ..workloads.local_assembly.generate import check_fits, generate
 
+    check_fits(args.k, args.scale)
     ds = generate(k=args.k, scale=args.scale, seed=args.seed, progress=not args.quiet)
     formats.write_dataset(ds, args.out)
     _err(f"wrote {ds.n_contigs} contigs, {ds.left.n_reads + ds.right.n_reads} reads -> {args.out}")

@@ -88,6 +88,7 @@ def check_name(name: str) -> str:
         if int(m["times"]) < 1:
             raise LassmError(f"dataset {name!r}: replicated {m['times']} times; use x1 or more")
         check_name(m["base"])
+        _replicas_fit(name, m["base"], int(m["times"]))
         return name
     if name.startswith("sample-"):
         if name.removeprefix("sample-") not in paths.SAMPLE_K:
@@ -103,6 +104,9 @@ def check_name(name: str) -> str:
             raise LassmError(f"dataset {name!r}: scale {m['scale']!r} is not a number") from None
         if not scale > 0:
             raise LassmError(f"dataset {name!r}: scale {m['scale']} must be above 0")
+        from .generate import check_fits
+
+        check_fits(int(m["k"]), scale, f"dataset {name!r}")
         return name
     if _REAL.match(name):
         path = paths.data_dir() / "real" / f"{name}.parquet"
@@ -113,6 +117,30 @@ def check_name(name: str) -> str:
         raise LassmError(f"{name!r} is neither a dataset name (sample-k77, sample-k21, gen-k<K>[-s<SCALE>]"
                          f"[-seed<N>], real-<preset>-k<K>, any of them + x<N>) nor a file")
     return name
+
+
+#: A replicated dataset's peak memory per byte of its base's file: the base, its replicas, the
+#: extension and its output (a generous bound; the sample x20 takes about a third of it).
+REPLICA_BYTES_PER_FILE_BYTE = 8
+
+
+def _replicas_fit(name: str, base: str, times: int) -> None:
+    """Refuses ``times`` replicas of ``base`` that would not fit this machine's memory."""
+    from ..fits import refuse_beyond
+
+    m = _GEN.match(base)
+    if m:
+        from .generate import check_fits
+
+        check_fits(int(m["k"]), float(m["scale"] or 1.0) * times, f"dataset {name!r}")
+        return
+    if base.startswith("sample-"):
+        source = paths.sample(base.removeprefix("sample-"))
+    elif _REAL.match(base):
+        source = paths.data_dir() / "real" / f"{base}.parquet"
+    else:
+        source = Path(base)
+    refuse_beyond(f"dataset {name!r}", times, source.stat().st_size * REPLICA_BYTES_PER_FILE_BYTE)
 
 
 def reference_output(name: str) -> dict[int, str] | None:

@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...errors import LassmError
 from .dataset import Dataset
 from .synthetic.batch import Batch, batch_steps, simulate_batch
 from .synthetic.extract import extract
@@ -71,6 +72,22 @@ POOL_KB = 1200
 #: Largest community simulated at once (kb of reference); larger datasets take several, which
 #: bounds memory (about 0.7 GB at k = 21).
 MAX_BATCH_KB = 1500
+
+
+#: The generator's peak memory per contig with reads it makes: 26 kB measured at k = 21 (scale 2,
+#: the largest profile), rounded up.
+PEAK_BYTES_PER_CONTIG = 32_000
+
+
+def check_fits(k: int, scale: float, what: str = "--scale") -> None:
+    """Refuses a ``scale`` whose contigs would not fit this machine's memory (:mod:`lassm.workloads.fits`)."""
+    from ..fits import refuse_beyond
+
+    contigs = profile_for(int(k)).contigs
+    try:
+        refuse_beyond(what, scale, contigs * PEAK_BYTES_PER_CONTIG)
+    except LassmError as exc:
+        raise LassmError(f"{exc} (as a scale of Table II's {contigs:,.0f} contigs at k = {k})") from None
 
 
 def generate(k: int, scale: float = 1.0, seed: int = 0, progress: bool = False) -> Dataset:
@@ -93,6 +110,7 @@ def generate(k: int, scale: float = 1.0, seed: int = 0, progress: bool = False) 
         raise ValueError(f"k = {k} is outside 21..121")
     if not scale > 0:
         raise ValueError(f"scale = {scale} must be positive")
+    check_fits(k, scale, f"scale {scale:g}")
     prof = profile_for(k)
     rng = np.random.default_rng(seed)
     target = max(1, int(round(prof.contigs * scale)))
