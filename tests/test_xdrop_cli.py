@@ -85,5 +85,5 @@ def test_seqan_missing_is_named(tmp_path, pairs: str, monkeypatch: pytest.Monkey
 def test_generate_knobs_that_cannot_be(tmp_path, capsys: pytest.CaptureFixture) -> None:
     assert cli.main(["xdrop", "generate", "--min-length", "500", "--max-length", "100",
                      "--out", str(tmp_path / "p.parquet")]) == 2
-    assert "min_length (500) <= max_length (100)" in _one_error_line(capsys.readouterr().err)
+    assert "--min-length (500) <= --max-length (100)" in _one_error_line(capsys.readouterr().err)
     assert not list(tmp_path.iterdir())

@@ -16,6 +16,9 @@ def _cmd_collect(args: argparse.Namespace) -> int:
     from ..backends import check_protocol
     from ..analysis.counters import ncu
 
+    if args.backend == "cpu":  # before its protocol: the default (casptr) is a GPU build's, never given by the user
+        raise LassmError("--backend cpu: collect profiles a GPU kernel under Nsight Compute; the cpu backend has no "
+                         "GPU counters (choose a GPU backend, e.g. --backend cuda)")
     check_protocol(args.backend, args.protocol)
     beside = str(Path(args.out).with_name(Path(args.out).name + ".extended.txt"))  # the run's own output
     t.refuse_overwriting_inputs({"--out": args.out, "--out (its extended contigs)": beside}, [args.input])

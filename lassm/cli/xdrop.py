@@ -7,6 +7,7 @@ The flags follow ``lassm extend`` and ``lassm data generate``: the input first, 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -28,18 +29,28 @@ def _suffix(path: str, option: str) -> None:
         raise LassmError(f"{option} {path}: unknown format {Path(path).suffix!r}; use one of {', '.join(PAIR_SUFFIXES)}")
 
 
+def _as_options(message: str, knobs) -> str:
+    """A knob's check in the options' words: ``seed_length`` is ``--seed-length`` on this command line."""
+    import dataclasses
+
+    names = sorted((f.name for f in dataclasses.fields(knobs)), key=len, reverse=True)
+    return re.sub(rf"(?<![-\w])({'|'.join(names)})\b", lambda m: "--" + m[1].replace("_", "-"), message)
+
+
 def _cmd_generate(args: argparse.Namespace) -> int:
+    from ..workloads.xdrop.datasets import refuse_pairs_beyond
     from ..workloads.xdrop.formats import write_pairs
     from ..workloads.xdrop.generate import PairKnobs, generate
 
     _suffix(args.out, "--out")
+    refuse_pairs_beyond("--n-pairs", args.n_pairs, args.min_length, args.max_length)
     try:
         knobs = PairKnobs(n_pairs=args.n_pairs, min_length=args.min_length, max_length=args.max_length,
                           error_rate=args.error_rate, indel_share=args.indel_share, seed_length=args.seed_length,
                           unrelated=args.unrelated, seed=args.seed)
         pairs = generate(knobs, name=args.name)
     except ValueError as exc:
-        raise LassmError(str(exc)) from None
+        raise LassmError(_as_options(str(exc), PairKnobs)) from None
     write_pairs(pairs, args.out)
     _err(f"wrote {pairs.n_pairs} pairs ({int(pairs.lengths_h.sum()) + int(pairs.lengths_v.sum())} bases) -> {args.out}")
     return 0
@@ -58,7 +69,7 @@ def _cmd_real(args: argparse.Namespace) -> int:
                           accuracy_sd=args.accuracy_sd, min_overlap=args.min_overlap, seed_length=args.seed_length,
                           seed=args.seed)
     except ValueError as exc:
-        raise LassmError(str(exc)) from None
+        raise LassmError(_as_options(str(exc), RealKnobs)) from None
     check_pbsim()  # before anything is read: one line naming the Debian package
     pairs = real_pairs(args.genome, knobs, name=args.name)
     write_pairs(pairs, args.out)
@@ -81,7 +92,7 @@ def _cmd_align(args: argparse.Namespace) -> int:
     try:
         scoring = Scoring(match=args.match, mismatch=args.mismatch, gap=args.gap, xdrop=args.xdrop)
     except ValueError as exc:
-        raise LassmError(str(exc)) from None
+        raise LassmError(_as_options(str(exc), Scoring)) from None
     reference = get(args.against) if args.against else None  # fails now, naming what to install
     # The backend is found and warmed (CuPy and the context, the kernel from its disk cache) while
     # a pairs file is read; its failure, naming what to install, is raised once it is. A named set

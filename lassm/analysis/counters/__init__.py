@@ -31,6 +31,15 @@ from .tidy import (
 )
 
 
+def _named(where: str | Path, reader, *args: Any, **labels: Any):
+    """``reader(*args)``, a fault in the file raised with the file's name (of several inputs, which)."""
+    try:
+        return reader(*args, **labels)
+    except ValueError as exc:
+        text = str(exc)
+        raise ValueError(text if text.startswith(str(where)) else f"{where}: {text}") from None
+
+
 def parse(paths: Sequence[str | Path], tool: str, **labels: Any):
     """Parses raw profiler files of one tool into the tidy counter table.
 
@@ -52,15 +61,15 @@ def parse(paths: Sequence[str | Path], tool: str, **labels: Any):
     if tool == "ncu":
         from . import ncu
 
-        frames = [ncu.parse(p, **labels) for p in paths]
+        frames = [_named(p, ncu.parse, p, **labels) for p in paths]
     elif tool == "rocprof":
         from . import rocprof
 
-        frames = [rocprof.parse(list(paths), **labels)]
+        frames = [_named(", ".join(map(str, paths)), rocprof.parse, list(paths), **labels)]  # one dispatch table
     elif tool == "unitrace":
         from . import unitrace
 
-        frames = [unitrace.parse(p, **labels) for p in paths]
+        frames = [_named(p, unitrace.parse, p, **labels) for p in paths]
     else:
         raise LassmError(f"unknown tool {tool!r}; choose one of {', '.join(TOOLS)}")
     import pandas as pd

@@ -435,7 +435,7 @@ def parse(source: str | os.PathLike, *, dataset: str | None = None, k: int | Non
         if simd_width is not None:
             width = float(simd_width)
         if math.isnan(width):
-            raise ValueError("warp width unknown: collect device__attribute_warp_size or pass simd_width")
+            raise ValueError("warp width unknown: collect device__attribute_warp_size or pass simd_width (lassm counters parse --simd-width)")
         rec["simd_width"] = width
         for key in ("duration_s", "int_lane_ops", "warp_inst", "thread_inst", "dram_read_bytes",
                     "dram_write_bytes", "l2_bytes", "l1_bytes", "cycles"):

@@ -123,7 +123,7 @@ def _record(q: dict[str, float], *, duration_ns: float, width: float | None) -> 
     nan = math.nan
     rec: dict[str, Any] = {"duration_s": duration_ns * 1e-9 if not math.isnan(duration_ns) else nan}
     if width is None or math.isnan(width):
-        raise ValueError("wavefront width unknown: the file has no wave_size column; pass simd_width")
+        raise ValueError("wavefront width unknown: the file has no wave_size column; pass simd_width (lassm counters parse --simd-width)")
     rec["simd_width"] = width
     rec["int_simd_inst"] = q.get("int32_simd_inst", nan) + q.get("int64_simd_inst", nan)
     rec["scalar_int_inst"] = q.get("scalar_int_inst", nan)

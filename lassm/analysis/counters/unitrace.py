@@ -165,7 +165,7 @@ def parse(source: str | os.PathLike | Sequence[str | os.PathLike], *, dataset: s
         m = _SIMD.search(kernel)
         width = float(simd_width) if simd_width is not None else (float(m.group("width")) if m else nan)
         if math.isnan(width):
-            raise ValueError(f"sub-group width unknown for {kernel!r}: pass simd_width")
+            raise ValueError(f"sub-group width unknown for {kernel!r}: pass simd_width (lassm counters parse --simd-width)")
         rec: dict[str, Any] = dict(labels)
         rec.update({"launch": launch, "kernel": kernel, "simd_width": width,
                     "duration_s": q.get("duration_s", nan),

@@ -85,16 +85,22 @@ def real_depth(genome: Genome, n_pairs: int, length: int = 5000, min_overlap: in
     return float(max(10, math.ceil(math.sqrt(3 * n_pairs / per_depth2))))
 
 
-#: Peak memory per pair while a set is made and aligned: 26 kB measured for ``xdrop-sim`` (pairs of
-#: 2.5-7.5 kb), rounded up; a tenth for ``xdrop-short``.
-PEAK_BYTES_PER_PAIR: dict[str, int] = {"sim": 32_000, "short": 3_200, "real": 32_000}
+#: Peak memory while a set is made and aligned, per base of a pair's shortest plus longest read:
+#: 26 kB a pair measured for ``xdrop-sim`` (2.5 + 7.5 kb), rounded up to 32 kB.
+PEAK_BYTES_PER_BASE = 3.2
+
+
+def refuse_pairs_beyond(what: str, n: int, min_length: int, max_length: int) -> None:
+    """Refuses ``n`` pairs of reads ``min_length``..``max_length`` long that would not fit this
+    machine's memory (:mod:`lassm.workloads.fits`)."""
+    from ..fits import refuse_beyond
+
+    refuse_beyond(what, n, PEAK_BYTES_PER_BASE * (min_length + max_length))
 
 
 def _fits(name: str, family: str, n: int) -> int:
-    """``n`` when ``n`` pairs of ``family`` fit this machine's memory (:mod:`lassm.workloads.fits`)."""
-    from ..fits import refuse_beyond
-
-    refuse_beyond(f"dataset {name!r}", n, PEAK_BYTES_PER_PAIR[family])
+    """``n`` when ``n`` pairs of ``family`` (a real set's reads as long as ``sim``'s) fit this machine."""
+    refuse_pairs_beyond(f"dataset {name!r}", n, *LENGTHS.get(family, LENGTHS["sim"]))
     return n
 
 
