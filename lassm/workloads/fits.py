@@ -14,14 +14,17 @@ from ..errors import LassmError
 
 
 def memory_bytes() -> int:
-    """This machine's memory in bytes: ``LASSM_MEMORY_BYTES``, else its physical pages."""
+    """This machine's memory in bytes: ``LASSM_MEMORY_BYTES``, else its physical pages (0: unknown)."""
     given = os.environ.get("LASSM_MEMORY_BYTES")
     if given:
         try:
             return int(float(given))
         except ValueError:
             raise LassmError(f"LASSM_MEMORY_BYTES={given!r}: not a number of bytes") from None
-    return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):  # a system that does not say: no bound
+        return 0
 
 
 def refuse_beyond(what: str, value: float, bytes_per_unit: float) -> None:
@@ -29,7 +32,7 @@ def refuse_beyond(what: str, value: float, bytes_per_unit: float) -> None:
     (the option or the dataset), the memory it would take and the largest value that fits."""
     have = memory_bytes()
     need = float(value) * float(bytes_per_unit)
-    if need > have:
+    if have and need > have:
         largest = have / float(bytes_per_unit)
         raise LassmError(f"{what}: needs about {_size(need)} of memory, and this machine has {_size(have)}; "
                          f"at most {largest:.3g} fits")

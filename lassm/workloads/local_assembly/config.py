@@ -27,13 +27,10 @@ PAPER_KS = (21, 33, 55, 77)
 
 
 def physical_memory() -> int:
-    """Bytes of this machine's memory (0 where the system does not say)."""
-    import os
+    """Bytes of this machine's memory (0 where the system does not say): :func:`lassm.workloads.fits.memory_bytes`."""
+    from ..fits import memory_bytes
 
-    try:
-        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
-    except (ValueError, OSError, AttributeError):
-        return 0
+    return memory_bytes()
 
 
 def check_walk_room(ends: int, max_walk: int, memory: int | None = None) -> None:
