@@ -10,7 +10,7 @@ import pytest
 
 from lassm.cli import main
 from lassm.errors import LassmError
-from lassm.workloads import fits
+from lassm import fits
 from lassm.workloads.local_assembly.generate import PEAK_BYTES_PER_CONTIG
 from lassm.workloads.local_assembly.synthetic.profiles import profile_for
 

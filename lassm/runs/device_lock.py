@@ -90,7 +90,8 @@ def device_identity(backend: str) -> str:
     backend on a CPU driver), else the GPU's name and which GPU of the host it is.
 
     Why the index too: two campaigns on two GPUs of one model do not share a device."""
-    from .records import cpu_model, device_kind, slug
+    from ..paths import slug
+    from .devices import cpu_model, device_kind
 
     if backend == "cpu" or device_kind(backend) == "cpu":
         return "cpu-" + slug(cpu_model())

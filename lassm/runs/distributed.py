@@ -16,11 +16,10 @@ again after a worker is lost (the scheduler re-assigns what a dead worker held, 
   whose worker writes its block of the output files itself, as part files under fixed names (a
   re-run replaces them); the parent joins the parts into the destinations, and only figures travel.
 
-``--cluster`` names where the work runs (:func:`connect`): ``local[:N]`` (CPU workers, for CI and
-laptops), ``local-cuda[:N]`` (one worker per GPU of this node), ``slurm[:PARTITION[:N]][,KEY=VALUE...]``
-(workers started as Slurm jobs, one per GPU: :mod:`lassm.runs.slurm`), ``tcp://HOST:PORT`` (a
-running scheduler) or a scheduler file ``*.json`` (one a job script of your own started); a running
-scheduler is asked first, under a short deadline (:mod:`lassm.runs.dask_address`).
+``--cluster`` names where the work runs (:func:`connect`): ``local[:N]`` (CPU workers, for CI and laptops),
+``local-cuda[:N]`` (a worker per GPU of this node), ``slurm[:PARTITION[:N]][,KEY=VALUE...]`` (workers as Slurm
+jobs, one per GPU: :mod:`lassm.runs.slurm`), ``tcp://HOST:PORT`` or a scheduler file ``*.json`` (a running
+scheduler, asked first under a short deadline: :mod:`lassm.runs.dask_address`).
 """
 from __future__ import annotations
 

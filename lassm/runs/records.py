@@ -28,6 +28,7 @@ import numpy as np
 
 from ..version import __version__
 from .. import paths
+from .devices import cpu_model, device_kind
 from ..atomic import atomic_path, locked, publish, remove_stale, temp_prefix
 from ..workloads.local_assembly.config import Params
 from ..workloads.local_assembly.dataset import Dataset
@@ -48,17 +49,6 @@ KERNEL = "local-assembly"
 
 
 slug = paths.slug  # a machine folder's name, as every command reads it
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def command_line() -> str:
@@ -126,18 +116,6 @@ def machine_for_backend(backend: str) -> str:
         return default_machine()
     name = getattr(mod, "device_name", lambda: "")()
     return slug(name) if name else default_machine()
-
-
-def device_kind(backend: str) -> str:
-    """``cpu`` or ``gpu``: what ``backend`` ran on here (OpenCL and SYCL may have found a CPU driver)."""
-    if backend == "cpu":
-        return "cpu"
-    from .. import backends
-
-    try:
-        return str(getattr(backends.get(backend), "device_kind", lambda: "gpu")())
-    except Exception:  # noqa: BLE001 - a backend that cannot say is read from the device name later
-        return ""
 
 
 def output_digest(ext: Extension) -> str:

@@ -27,8 +27,8 @@ PAPER_KS = (21, 33, 55, 77)
 
 
 def physical_memory() -> int:
-    """Bytes of this machine's memory (0 where the system does not say): :func:`lassm.workloads.fits.memory_bytes`."""
-    from ..fits import memory_bytes
+    """Bytes of this machine's memory (0 where the system does not say): :func:`lassm.fits.memory_bytes`."""
+    from ...fits import memory_bytes
 
     return memory_bytes()
 

@@ -126,7 +126,7 @@ REPLICA_BYTES_PER_FILE_BYTE = 8
 
 def _replicas_fit(name: str, base: str, times: int) -> None:
     """Refuses ``times`` replicas of ``base`` that would not fit this machine's memory."""
-    from ..fits import refuse_beyond
+    from ...fits import refuse_beyond
 
     m = _GEN.match(base)
     if m:

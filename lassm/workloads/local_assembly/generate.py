@@ -80,8 +80,8 @@ PEAK_BYTES_PER_CONTIG = 32_000
 
 
 def check_fits(k: int, scale: float, what: str = "--scale") -> None:
-    """Refuses a ``scale`` whose contigs would not fit this machine's memory (:mod:`lassm.workloads.fits`)."""
-    from ..fits import refuse_beyond
+    """Refuses a ``scale`` whose contigs would not fit this machine's memory (:mod:`lassm.fits`)."""
+    from ...fits import refuse_beyond
 
     contigs = profile_for(int(k)).contigs
     try:

@@ -92,8 +92,8 @@ PEAK_BYTES_PER_BASE = 3.2
 
 def refuse_pairs_beyond(what: str, n: int, min_length: int, max_length: int) -> None:
     """Refuses ``n`` pairs of reads ``min_length``..``max_length`` long that would not fit this
-    machine's memory (:mod:`lassm.workloads.fits`)."""
-    from ..fits import refuse_beyond
+    machine's memory (:mod:`lassm.fits`)."""
+    from ...fits import refuse_beyond
 
     refuse_beyond(what, n, PEAK_BYTES_PER_BASE * (min_length + max_length))
 

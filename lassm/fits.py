@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from ..errors import LassmError
+from .errors import LassmError
 
 
 def memory_bytes() -> int:
