@@ -603,3 +603,33 @@ def test_the_ncu_columns_read_thousands_separators(tmp_path: Path) -> None:
     cols = hecbench.ncu_columns(raw, hecbench.PROGRAMS["all_pairs"])
     assert cols["ncu_seconds"] == pytest.approx(64.32e-6) and cols["ncu_kernels"].startswith("k3(")
     assert "--launch-count 15" in cols["ncu_command"] and cols["ncu_command"].endswith("all-pairs-distance-cuda 5")
+
+
+def test_a_program_checked_behind_frees_the_gpu_once_it_prints_its_time(tmp_path: Path) -> None:
+    """epistasis-cuda's minutes of CPU check run while the next programs are measured: the start
+    returns at its time line, the output waits for the rest, and a failure still raises."""
+    import time
+
+    from lassm.campaign.originals import hecbench
+    from lassm.errors import LassmError
+
+    slow = tmp_path / "slow-check"
+    slow.write_text("#!/bin/sh\necho setting up\necho 'Average kernel execution time: 0.005 (s)'\nsleep 2\necho PASS\n")
+    slow.chmod(0o755)
+    t0 = time.monotonic()
+    run = hecbench._Started(slow, (), tmp_path / "none.so", tmp_path, 30.0)
+    assert time.monotonic() - t0 < 1.5  # back before the check ends
+    text = run.output()
+    assert time.monotonic() - t0 >= 2.0 and text.splitlines() == ["setting up", "Average kernel execution time: 0.005 (s)",
+                                                                   "PASS"]
+    assert hecbench.PROGRAMS["epistasis"].seconds(text) == 0.005
+    bad = tmp_path / "bad"
+    bad.write_text("#!/bin/sh\necho 'Average kernel execution time: 0.005 (s)'\necho broken >&2\nexit 3\n")
+    bad.chmod(0o755)
+    with pytest.raises(LassmError, match="exited 3: .*broken"):
+        hecbench._Started(bad, (), tmp_path / "none.so", tmp_path, 30.0).output()
+    hung = tmp_path / "hung"
+    hung.write_text("#!/bin/sh\necho 'Average kernel execution time: 0.005 (s)'\nsleep 30\n")
+    hung.chmod(0o755)
+    with pytest.raises(LassmError, match="ran past 1 s"):
+        hecbench._Started(hung, (), tmp_path / "none.so", tmp_path, 1.0).output()

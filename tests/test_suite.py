@@ -233,8 +233,10 @@ def test_the_counters_count_the_timed_launches_and_a_librarys(tmp_path: Path, mo
     if not ok:
         pytest.skip(why)
     monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
-    lacks = suite_counters.collect([("cmap", "cuda", "philox"), ("cmap", "cuda", "curand")], "tiny", "box", sha="s")
-    assert lacks == []
+    lacks = suite_counters.collect([("cmap", "cuda", "philox"), ("cmap", "cuda", "nonesuch"), ("cmap", "cuda", "curand")],
+                                   "tiny", "box", sha="s")
+    assert len(lacks) == 1 and "cmap cuda nonesuch" in lacks[0]  # one process; the failed variant named, the rest cut
+    assert not (tmp_path / "box" / "suite" / "counters" / "ncu__cmap__cuda__nonesuch.csv").exists()
     rows = {r["variant"]: r for r in suite_counters.tables.read_rows(
         tmp_path / "box" / "suite" / suite_counters.FILE, suite_counters.COLUMNS)}
     assert int(rows["philox"]["launches"]) == 3 and int(rows["philox"]["library_launches"]) == 0
@@ -417,3 +419,41 @@ def test_an_opencl_kernel_object_is_kept_like_a_cuda_function() -> None:
     first = common.opencl_kernel(epistasis.OWN_SOURCES["margins"][1], epistasis.MARGINS_ENTRY)
     assert common.opencl_kernel(epistasis.OWN_SOURCES["margins"][1], epistasis.MARGINS_ENTRY) is first
     assert common.opencl_kernel(epistasis.OWN_SOURCES["margins"][1], "epistasis_pairs") is not first
+
+
+def test_one_profiled_process_is_cut_into_each_variants_raw_file(tmp_path: Path) -> None:
+    """Two committed raw files joined as one process's output, each part ended by the boundary
+    kernel's row, come back apart: the same launches and metrics as each file read alone."""
+    from lassm.analysis.counters import ncu
+    from lassm.campaign import suite_counters
+
+    folder = Path(__file__).resolve().parents[1] / "data" / "results" / "nvidia-h200" / "suite" / "counters"
+    first = (folder / "ncu__cmap__cuda__philox.csv").read_text().splitlines()
+    second = (folder / "ncu__epistasis__cuda__margins.csv").read_text().splitlines()
+    at = ncu._header_index(first)
+    header = next(ncu.csv.reader([first[at]]))
+    last = next(ncu.csv.reader([first[-1]]))
+    cut = dict(zip(header, last), **{"Kernel Name": suite_counters.BOUNDARY, "ID": "999"})
+    boundary = ",".join(f'"{cut[c]}"' for c in header)
+    joined = first + [boundary] + second[ncu._header_index(second) + 2:] + [boundary]
+    parts = ncu.split_at("\n".join(joined) + "\n", suite_counters.BOUNDARY)
+    assert len(parts) == 2
+    for part, name in zip(parts, ("ncu__cmap__cuda__philox.csv", "ncu__epistasis__cuda__margins.csv")):
+        got, units = ncu.read_raw(part)
+        want, want_units = ncu.read_raw(folder / name)
+        assert units == want_units and suite_counters.BOUNDARY not in set(got["Kernel Name"])
+        assert got.drop(columns="ID").equals(want.drop(columns="ID"))
+    assert len(ncu.split_at("\n".join(first) + "\n", suite_counters.BOUNDARY)) == 1  # no boundary: one part
+
+
+def test_the_many_launch_variants_are_counted_on_request() -> None:
+    """nw's stream and graph are left out of the default counters, named in the dry run."""
+    from lassm.campaign import suite as part
+    from lassm.campaign import suite_counters
+
+    points = [("nw", "cuda", "stream"), ("nw", "cuda", "graph"), ("nw", "cuda", "strips"), ("cmap", "cuda", "fused")]
+    assert suite_counters.left_on_request(points) == points[:2]
+    plan = part.SuitePlan(kernels=("nw",), backends=("cuda",), size="gpu")
+    assert "not nw cuda stream, nw cuda graph: --all-counters" in part.describe(plan)
+    assert "--all-counters" not in part.describe(part.SuitePlan(kernels=("nw",), backends=("cuda",), size="gpu",
+                                                                all_counters=True))

@@ -38,6 +38,8 @@ class SuitePlan:
     warmup: int = WARMUP
     left_out: tuple[str, ...] = ()
     counters: bool = True
+    #: Count :data:`lassm.campaign.suite_counters.ON_REQUEST` too (``lassm run --all-counters``).
+    all_counters: bool = False
 
     def as_dict(self) -> dict:
         """The plan as the account stores it."""
@@ -65,7 +67,7 @@ def present_backends() -> tuple[list[str], list[str]]:
 
 
 def make_plan(quick: bool = False, *, backends: list[str] | None = None, kernels: list[str] | None = None,
-              repeats: int | None = None, warmup: int | None = None) -> SuitePlan:
+              repeats: int | None = None, warmup: int | None = None, all_counters: bool = False) -> SuitePlan:
     """The suite for this machine: the seed's sizes where a GPU runs it, else the CPU sizes (``quick``: tiny)."""
     from ..backends import suite
 
@@ -76,7 +78,8 @@ def make_plan(quick: bool = False, *, backends: list[str] | None = None, kernels
     return SuitePlan(kernels=tuple(kernels or suite.KERNELS), backends=tuple(names), size=size,
                      repeats=int(repeats if repeats is not None else REPEATS if gpu else CPU_REPEATS),
                      warmup=int(warmup if warmup is not None else WARMUP),
-                     left_out=tuple(line for line in lacks if not backends or line.split(": ")[1] in backends))
+                     left_out=tuple(line for line in lacks if not backends or line.split(": ")[1] in backends),
+                     all_counters=all_counters)
 
 
 def describe(plan: SuitePlan) -> str:
@@ -92,7 +95,11 @@ def describe(plan: SuitePlan) -> str:
                  f"the reference")
     counted = [b for b in plan.backends if b in suite_counters.BACKENDS]
     if plan.size == "gpu" and plan.counters and counted:
-        lines.append(f"counters  Nsight Compute on every {' and '.join(counted)} variant, one profiled run each")
+        later = [] if plan.all_counters else suite_counters.left_on_request(
+            [p for p in plan.points() if p[1] in counted])
+        lines.append(f"counters  Nsight Compute on every {' and '.join(counted)} variant, one profiled process per "
+                     f"kernel and backend" + (f" (not {', '.join(' '.join(p) for p in later)}: --all-counters)"
+                                              if later else ""))
     lines += [f"left out  {line}" for line in plan.left_out]
     lines.append(f"{len(plan.points())} points")
     return "\n".join(lines)
@@ -175,7 +182,8 @@ def run_suite(plan: SuitePlan, *, machine: str | None = None, force: bool = Fals
         if plan.counters and profiled:
             t0 = time.perf_counter()
             where = folders[profiled[0][1]]  # cuda and opencl-ptx file under the GPU's one folder
-            out.lacks += suite_counters.collect(profiled, plan.size, where, sha=sha, force=force, say=say)
+            out.lacks += suite_counters.collect(profiled, plan.size, where, sha=sha, force=force, say=say,
+                                                every=plan.all_counters)
             out.steps["counters"] = round(time.perf_counter() - t0, 3)
             out.files[f"counters:{where}"] = rec.folder(where) / suite_counters.FILE
     out.steps["suite"] = round(time.perf_counter() - start, 3)

@@ -3,14 +3,21 @@
 
 Nsight Compute profiles no OpenCL launch, so the OpenCL side is counted as ``opencl-ptx``: the
 OpenCL compiler's PTX launched by CUDA (:func:`lassm.backends.suite.common.opencl_ptx_function`),
-beside NVRTC's build (``cuda``). Each (kernel, backend, variant) is one profiled process
-(``python -m lassm.campaign.suite_counters KERNEL BACKEND VARIANT SIZE``): it builds the inputs,
-runs the variant once untimed (compiles, loads, warms up), then once inside the profiler's range
-(``ncu --profile-from-start off``), so that exactly the timed launches are counted, a library's
-own kernels included: cuRAND's launches per draw are counted, not assumed. The launches of a run
-are summed into one ``suite/counters.csv`` row (the study's metric list,
-``data/metric-names.csv``); the raw CSV, ``ncu --version`` and the labels stay under
-``suite/counters/``.
+beside NVRTC's build (``cuda``). The variants of one (kernel, backend) are counted in one profiled
+process (``python -m lassm.campaign.suite_counters KERNEL BACKEND V1,V2,... SIZE``), so the
+profiler, the interpreter, the CUDA context and the inputs start once, not once per variant: for
+each variant it runs once untimed (compiles, loads, warms up), then once inside the profiler's
+range (``ncu --profile-from-start off``), so that exactly the timed launches are counted, a
+library's own kernels included (cuRAND's launches per draw are counted, not assumed), then
+launches the empty kernel :data:`BOUNDARY` inside the range, which cuts the raw CSV into one file
+per variant (:func:`lassm.analysis.counters.ncu.split_at`). The launches of a variant are summed
+into one ``suite/counters.csv`` row (the study's metric list, ``data/metric-names.csv``); the raw
+CSV, ``ncu --version`` and the labels stay under ``suite/counters/``.
+
+Needleman-Wunsch's many-launch variants (:data:`ON_REQUEST`) are counted only when asked
+(``lassm run --all-counters``): under application replay each of their 2,047 launches replays the
+whole process per pass, minutes per variant, and the chapter reads ``strips``, the one-launch
+variant, for the kernel's counters.
 """
 from __future__ import annotations
 
@@ -36,7 +43,11 @@ BACKENDS: tuple[str, ...] = ("cuda", "opencl-ptx")
 #: Kernels profiled by replaying the whole process per pass: Needleman-Wunsch's 2,047 launches each
 #: write the 1 GiB score matrix, which kernel replay would save and restore at every launch.
 APPLICATION_REPLAY: frozenset[str] = frozenset({"nw"})
-#: Seconds one profiled run may take.
+#: Variants counted only on request: minutes each under application replay (see the module's text).
+ON_REQUEST: dict[str, frozenset[str]] = {"nw": frozenset({"stream", "graph"})}
+#: The empty kernel launched after each variant's profiled run: the cut between variants.
+BOUNDARY = "lassm_counters_boundary"
+#: Seconds one variant's profiled run may take (a process of several variants gets their sum).
 NCU_TIMEOUT = 300.0
 #: ncu refusals that hold for every run: the step stops at the first.
 _MACHINE_WIDE = ("ERR_NVGPUCTRPERM", "LibraryNotLoaded", "not on PATH")
@@ -88,53 +99,128 @@ def row_from_raw(raw: str | Path, *, kernel: str, backend: str, variant: str, si
     return row
 
 
-def collect(points: list[tuple[str, str, str]], size: str, machine: str, *, sha: str, force: bool = False,
-            say=lambda t: None, ncu_exe: str | None = None, timeout: float = NCU_TIMEOUT) -> list[str]:
-    """Counters of each (kernel, backend, variant) of ``points`` into ``suite/counters.csv``; returns
-    what it could not count. A point recorded at this commit is skipped unless ``force``."""
-    from ..analysis.counters import ncu
+def left_on_request(points: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """The points of :data:`ON_REQUEST` among ``points``."""
+    return [p for p in points if p[2] in ON_REQUEST.get(p[0], ())]
 
+
+def collect(points: list[tuple[str, str, str]], size: str, machine: str, *, sha: str, force: bool = False,
+            say=lambda t: None, ncu_exe: str | None = None, timeout: float = NCU_TIMEOUT,
+            every: bool = False) -> list[str]:
+    """Counters of each (kernel, backend, variant) of ``points`` into ``suite/counters.csv``; returns
+    what it could not count. A point recorded at this commit is skipped unless ``force``; the
+    variants of :data:`ON_REQUEST` are left out (one line says so) unless ``every``."""
     exe = ncu_exe or find_ncu()
     if exe is None:
         return [f"suite counters: ncu not found (not on PATH, nor {NCU_FALLBACK}); install Nsight Compute"]
     table = rec.folder(machine) / FILE
     before = tables.read_rows(table, COLUMNS)
+    todo = [p for p in points if force or not tables.recorded(before, sha, kernel=p[0], backend=p[1], variant=p[2],
+                                                              size=size)]
     lacks: list[str] = []
+    later = [] if every else left_on_request(todo)
+    if later:
+        lacks.append("suite counters: left out, counted on request (lassm run --all-counters; minutes each under "
+                     "application replay): " + ", ".join(" ".join(p) for p in later))
+    groups: dict[tuple[str, str], list[str]] = {}
+    for kernel, backend, variant in todo:
+        if (kernel, backend, variant) not in later:
+            groups.setdefault((kernel, backend), []).append(variant)
     with _importable_here():
-        for kernel, backend, variant in points:
-            if not force and tables.recorded(before, sha, kernel=kernel, backend=backend, variant=variant, size=size):
-                continue
-            replay = " --replay-mode application" if kernel in APPLICATION_REPLAY else ""
-            shown = (f"ncu --profile-from-start off{replay} --metrics <data/metric-names.csv> -- "
-                     f"python -m {__name__} {kernel} {backend} {variant} {size}")
+        for (kernel, backend), variants in groups.items():
             try:
-                raw = ncu.collect(target(kernel, backend, variant, size), raw_file(machine, kernel, backend, variant),
-                                  dataset=kernel, k=0, protocol=f"{backend}:{variant}", kernel_name="regex:.",
-                                  ncu=exe, timeout=timeout, from_start=False,
-                                  replay_mode="application" if kernel in APPLICATION_REPLAY else None)
-                row = row_from_raw(raw, kernel=kernel, backend=backend, variant=variant, size=size, machine=machine,
-                                   git_sha=sha, command=shown)
-                tables.upsert(table, COLUMNS, KEY, [row])
-                say(f"counters {kernel} {backend} {variant}: {row['duration_s'] * 1e3:.3f} ms in {row['launches']} "
-                    f"launches ({row['library_launches']} a library's)")
-            except Exception as exc:  # a run that cannot be counted is named; the others go on
+                lacks += _count_group(kernel, backend, variants, size, machine, sha=sha, exe=exe,
+                                      timeout=timeout * len(variants), say=say)
+            except Exception as exc:  # a process that cannot be counted is named; the others go on
                 if any(marker in str(exc) for marker in _MACHINE_WIDE):
                     return lacks + [f"suite counters: {_one_line(exc)}"]
-                lacks.append(f"suite counters: {kernel} {backend} {variant}: {_one_line(exc)}")
+                lacks.append(f"suite counters: {kernel} {backend} {','.join(variants)}: {_one_line(exc)}")
     return lacks
 
 
+def _count_group(kernel: str, backend: str, variants: list[str], size: str, machine: str, *, sha: str, exe: str,
+                 timeout: float, say) -> list[str]:
+    """One profiled process for ``variants``; its raw CSV cut into one raw file and one row per variant."""
+    import json
+    import tempfile
+
+    from ..analysis.counters import ncu
+    from ..analysis.counters.tidy import sidecar_paths, write_sidecars
+    from ..atomic import atomic_open
+
+    replay = kernel in APPLICATION_REPLAY
+    listed = ",".join(variants)
+    shown = (f"ncu --profile-from-start off{' --replay-mode application' if replay else ''} --metrics "
+             f"<data/metric-names.csv> -- python -m {__name__} {kernel} {backend} {listed} {size}")
+    lacks: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="lassm-suite-ncu-") as tmp:
+        status = Path(tmp) / "status.json"
+        whole = Path(tmp) / f"ncu__{kernel}__{backend}.csv"
+        ncu.collect([*target(kernel, backend, listed, size), str(status)], whole, dataset=kernel, k=0,
+                    protocol=f"{backend}:{listed}", kernel_name="regex:.", ncu=exe, timeout=timeout,
+                    from_start=False, replay_mode="application" if replay else None)
+        errors = json.loads(status.read_text()) if status.is_file() else {}
+        version_file, meta_file = sidecar_paths(whole)
+        version_text = version_file.read_text()
+        meta = json.loads(meta_file.read_text())
+        parts = ncu.split_at(whole, BOUNDARY)
+        for i, variant in enumerate(variants):
+            if variant in errors:
+                lacks.append(f"suite counters: {kernel} {backend} {variant}: {errors[variant]}")
+                continue
+            if i >= len(parts) or len(parts[i].strip().splitlines()) < 3:
+                lacks.append(f"suite counters: {kernel} {backend} {variant}: no launch counted")
+                continue
+            raw = raw_file(machine, kernel, backend, variant)
+            raw.parent.mkdir(parents=True, exist_ok=True)
+            with atomic_open(raw) as fh:
+                fh.write(parts[i])
+            write_sidecars(raw, version_text, {**meta, "protocol": f"{backend}:{variant}", "raw_file": raw.name})
+            row = row_from_raw(raw, kernel=kernel, backend=backend, variant=variant, size=size, machine=machine,
+                               git_sha=sha, command=shown)
+            tables.upsert(rec.folder(machine) / FILE, COLUMNS, KEY, [row])
+            say(f"counters {kernel} {backend} {variant}: {row['duration_s'] * 1e3:.3f} ms in {row['launches']} "
+                f"launches ({row['library_launches']} a library's)")
+    return lacks
+
+
+def boundary() -> None:
+    """Launches :data:`BOUNDARY` inside the profiler's range, after the work before it has ended."""
+    import cupy
+
+    from ..backends.suite.common import _profiler
+
+    kernel = cupy.RawKernel(f'extern "C" __global__ void {BOUNDARY}() {{}}', BOUNDARY)
+    cupy.cuda.Device().synchronize()
+    _profiler(cupy, True)
+    kernel((1,), (1,), ())
+    cupy.cuda.Device().synchronize()
+    _profiler(cupy, False)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """The profiled process: ``KERNEL BACKEND VARIANT SIZE``; one untimed run, then one in the profiler's range."""
+    """The profiled process: ``KERNEL BACKEND V1,V2,... SIZE [STATUS]``; per variant one untimed run,
+    one in the profiler's range, then the boundary; ``STATUS`` gets the variants that failed (JSON)."""
+    import json
+
     from ..backends import suite
     from ..backends.suite.common import profiled
 
-    kernel, backend, variant, size = argv if argv is not None else sys.argv[1:]
+    kernel, backend, variants, size, *status = argv if argv is not None else sys.argv[1:]
     mod = suite.get(kernel)
     inp = mod.inputs(size)
-    mod.run(backend, inp, variant)
-    with profiled():
-        mod.run(backend, inp, variant)
+    errors: dict[str, str] = {}
+    for variant in variants.split(","):
+        try:
+            mod.run(backend, inp, variant)
+            with profiled():
+                mod.run(backend, inp, variant)
+        except Exception as exc:  # noqa: BLE001  the variant is named; the next one is still counted
+            errors[variant] = _one_line(exc)
+        finally:
+            boundary()
+    if status:
+        Path(status[0]).write_text(json.dumps(errors))
     return 0
 
 
@@ -142,5 +228,5 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["APPLICATION_REPLAY", "BACKENDS", "COLUMNS", "FILE", "KEY", "collect", "entries", "main", "raw_file",
-           "row_from_raw", "target"]
+__all__ = ["APPLICATION_REPLAY", "BACKENDS", "BOUNDARY", "COLUMNS", "FILE", "KEY", "ON_REQUEST", "boundary", "collect",
+           "entries", "left_on_request", "main", "raw_file", "row_from_raw", "target"]

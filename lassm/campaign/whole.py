@@ -62,7 +62,8 @@ def split_backends(names: list[str] | None) -> tuple[list[str] | None, list[str]
 def make_whole_plan(quick: bool = False, *, backends: list[str] | None = None, datasets: list[str] | None = None,
                     protocols: list[str] | None = None, ks: list[int] | None = None, xdrops: list[int] | None = None,
                     repeats: int | None = None, warmup: int | None = None, profile: bool = True,
-                    ceilings: bool = True, originals: bool = True, originals_folder: str | None = None) -> WholePlan:
+                    ceilings: bool = True, originals: bool = True, originals_folder: str | None = None,
+                    all_counters: bool = False) -> WholePlan:
     """The four parts for this machine; the arguments are ``lassm run``'s (see the module's rules)."""
     la_backends, xd_backends = split_backends(backends)
     la_sets = [d for d in datasets if not d.startswith("xdrop-")] if datasets else None
@@ -90,7 +91,8 @@ def make_whole_plan(quick: bool = False, *, backends: list[str] | None = None, d
     elif su_backends == []:
         left["suite"] = "no suite backend (cuda, opencl) among --backends"
     else:
-        su = suite_plan.make_plan(quick, backends=su_backends, repeats=repeats, warmup=warmup)
+        su = suite_plan.make_plan(quick, backends=su_backends, repeats=repeats, warmup=warmup,
+                                  all_counters=all_counters)
         if not su.backends:
             left["suite"], su = "no suite backend (cuda, opencl) can run here", None
     og = None

@@ -329,6 +329,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--warmup", type=t.natural, default=None, help="untimed runs before them (default: as --dry-run prints)")
     p.add_argument("--no-profile", action="store_true", help="skip the hardware counters")
     p.add_argument("--no-ceilings", action="store_true", help="skip the ceilings microbenchmarks")
+    p.add_argument("--all-counters", action="store_true",
+                   help="suite: also count Needleman-Wunsch's 2,047-launch variants (minutes each under Nsight "
+                        "Compute's application replay; the chapter reads strips)")
     p.add_argument("--dry-run", action="store_true", help="print the plan and its number of points, run nothing")
     p.add_argument("--notebooks", action="store_true",
                    help="run each point by executing notebooks/run.ipynb with Papermill; the executed "

@@ -31,7 +31,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                            ks=args.ks, xdrops=args.xdrops, repeats=1 if once else args.repeats,
                            warmup=0 if once else args.warmup,
                            profile=not args.no_profile, ceilings=not args.no_ceilings, originals=not args.no_originals,
-                           originals_folder=args.originals)
+                           originals_folder=args.originals, all_counters=getattr(args, "all_counters", False))
     if args.kernel in ("originals", "suite"):  # one part alone (the originals beside the default plans' inputs)
         plan.only(args.kernel)
     if args.dry_run:
