@@ -424,8 +424,7 @@ def test_an_opencl_kernel_object_is_kept_like_a_cuda_function() -> None:
 def test_one_profiled_process_is_cut_into_each_variants_raw_file(tmp_path: Path) -> None:
     """Two committed raw files joined as one process's output, each part ended by the boundary
     kernel's row, come back apart: the same launches and metrics as each file read alone."""
-    from lassm.analysis.counters import ncu
-    from lassm.campaign import suite_counters
+    from lassm.analysis.counters import batch, ncu
 
     folder = Path(__file__).resolve().parents[1] / "data" / "results" / "nvidia-h200" / "suite" / "counters"
     first = (folder / "ncu__cmap__cuda__philox.csv").read_text().splitlines()
@@ -433,17 +432,17 @@ def test_one_profiled_process_is_cut_into_each_variants_raw_file(tmp_path: Path)
     at = ncu._header_index(first)
     header = next(ncu.csv.reader([first[at]]))
     last = next(ncu.csv.reader([first[-1]]))
-    cut = dict(zip(header, last), **{"Kernel Name": suite_counters.BOUNDARY, "ID": "999"})
+    cut = dict(zip(header, last), **{"Kernel Name": batch.BOUNDARY, "ID": "999"})
     boundary = ",".join(f'"{cut[c]}"' for c in header)
     joined = first + [boundary] + second[ncu._header_index(second) + 2:] + [boundary]
-    parts = ncu.split_at("\n".join(joined) + "\n", suite_counters.BOUNDARY)
+    parts = ncu.split_at("\n".join(joined) + "\n", batch.BOUNDARY)
     assert len(parts) == 2
     for part, name in zip(parts, ("ncu__cmap__cuda__philox.csv", "ncu__epistasis__cuda__margins.csv")):
         got, units = ncu.read_raw(part)
         want, want_units = ncu.read_raw(folder / name)
-        assert units == want_units and suite_counters.BOUNDARY not in set(got["Kernel Name"])
+        assert units == want_units and batch.BOUNDARY not in set(got["Kernel Name"])
         assert got.drop(columns="ID").equals(want.drop(columns="ID"))
-    assert len(ncu.split_at("\n".join(first) + "\n", suite_counters.BOUNDARY)) == 1  # no boundary: one part
+    assert len(ncu.split_at("\n".join(first) + "\n", batch.BOUNDARY)) == 1  # no boundary: one part
 
 
 def test_the_many_launch_variants_are_counted_on_request() -> None:

@@ -86,7 +86,7 @@ def test_a_gpu_machine_times_the_cpu_backends_on_the_small_sets_only(monkeypatch
     assert plan.backends_for("xdrop-sim-20k") == ("cuda",)
     assert plan.checked_pairs("xdrop-sim-20k") == xdrop_plan.CHECK_PAIRS < 20_000
     assert plan.checked_pairs("xdrop-sim-2k") == 2000
-    assert plan.profiled() == [(d, x) for d in ("xdrop-sim-20k", "xdrop-real-lambda-2k") for x in xdrop_plan.XDROPS]
+    assert plan.profiled() == [(d, x) for d in ("xdrop-sim-2k", "xdrop-real-lambda-2k") for x in xdrop_plan.XDROPS]
     assert json.loads(json.dumps(plan.as_dict()))["datasets"] == list(plan.datasets)
     assert describe(plan).splitlines()[-1] == f"{7 * (3 + 1 + 3)} points"
 
@@ -239,8 +239,8 @@ def test_the_profiled_command_is_our_align(tmp_path: Path) -> None:
 
 
 def test_without_ncu_the_counters_step_says_so(results: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    plan = _plan(backends=("cuda", "cpu"), profile=True, datasets=("xdrop-sim-20k",), sizes={"xdrop-sim-20k": 20_000})
-    assert plan.profiled() == [("xdrop-sim-20k", 5), ("xdrop-sim-20k", 40)]
+    plan = _plan(backends=("cuda", "cpu"), profile=True, datasets=("xdrop-sim-2k",), sizes={"xdrop-sim-2k": 2_000})
+    assert plan.profiled() == [("xdrop-sim-2k", 5), ("xdrop-sim-2k", 40)]
     monkeypatch.setattr(xdrop_counters, "find_ncu", lambda: None)
     (line,) = xdrop_counters.collect(plan, "box", sha="s", command="c")
     assert line.startswith("counters: ncu not found") and not results.exists()

@@ -9,7 +9,7 @@ profiler, the interpreter, the CUDA context and the inputs start once, not once 
 each variant it runs once untimed (compiles, loads, warms up), then once inside the profiler's
 range (``ncu --profile-from-start off``), so that exactly the timed launches are counted, a
 library's own kernels included (cuRAND's launches per draw are counted, not assumed), then
-launches the empty kernel :data:`BOUNDARY` inside the range, which cuts the raw CSV into one file
+launches the empty boundary kernel inside the range (:mod:`lassm.analysis.counters.batch`), which cuts the raw CSV into one file
 per variant (:func:`lassm.analysis.counters.ncu.split_at`). The launches of a variant are summed
 into one ``suite/counters.csv`` row (the study's metric list, ``data/metric-names.csv``); the raw
 CSV, ``ncu --version`` and the labels stay under ``suite/counters/``.
@@ -45,8 +45,6 @@ BACKENDS: tuple[str, ...] = ("cuda", "opencl-ptx")
 APPLICATION_REPLAY: frozenset[str] = frozenset({"nw"})
 #: Variants counted only on request: minutes each under application replay (see the module's text).
 ON_REQUEST: dict[str, frozenset[str]] = {"nw": frozenset({"stream", "graph"})}
-#: The empty kernel launched after each variant's profiled run: the cut between variants.
-BOUNDARY = "lassm_counters_boundary"
 #: Seconds one variant's profiled run may take (a process of several variants gets their sum).
 NCU_TIMEOUT = 300.0
 #: ncu refusals that hold for every run: the step stops at the first.
@@ -140,93 +138,52 @@ def collect(points: list[tuple[str, str, str]], size: str, machine: str, *, sha:
 
 def _count_group(kernel: str, backend: str, variants: list[str], size: str, machine: str, *, sha: str, exe: str,
                  timeout: float, say) -> list[str]:
-    """One profiled process for ``variants``; its raw CSV cut into one raw file and one row per variant."""
-    import json
-    import tempfile
-
-    from ..analysis.counters import ncu
-    from ..analysis.counters.tidy import sidecar_paths, write_sidecars
-    from ..atomic import atomic_open
+    """One profiled process for ``variants`` (:mod:`lassm.analysis.counters.batch`); a row per variant."""
+    from ..analysis.counters import batch
 
     replay = kernel in APPLICATION_REPLAY
     listed = ",".join(variants)
     shown = (f"ncu --profile-from-start off{' --replay-mode application' if replay else ''} --metrics "
              f"<data/metric-names.csv> -- python -m {__name__} {kernel} {backend} {listed} {size}")
-    lacks: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="lassm-suite-ncu-") as tmp:
-        status = Path(tmp) / "status.json"
-        whole = Path(tmp) / f"ncu__{kernel}__{backend}.csv"
-        ncu.collect([*target(kernel, backend, listed, size), str(status)], whole, dataset=kernel, k=0,
-                    protocol=f"{backend}:{listed}", kernel_name="regex:.", ncu=exe, timeout=timeout,
-                    from_start=False, replay_mode="application" if replay else None)
-        errors = json.loads(status.read_text()) if status.is_file() else {}
-        version_file, meta_file = sidecar_paths(whole)
-        version_text = version_file.read_text()
-        meta = json.loads(meta_file.read_text())
-        parts = ncu.split_at(whole, BOUNDARY)
-        for i, variant in enumerate(variants):
-            if variant in errors:
-                lacks.append(f"suite counters: {kernel} {backend} {variant}: {errors[variant]}")
-                continue
-            if i >= len(parts) or len(parts[i].strip().splitlines()) < 3:
-                lacks.append(f"suite counters: {kernel} {backend} {variant}: no launch counted")
-                continue
-            raw = raw_file(machine, kernel, backend, variant)
-            raw.parent.mkdir(parents=True, exist_ok=True)
-            with atomic_open(raw) as fh:
-                fh.write(parts[i])
-            write_sidecars(raw, version_text, {**meta, "protocol": f"{backend}:{variant}", "raw_file": raw.name})
-            row = row_from_raw(raw, kernel=kernel, backend=backend, variant=variant, size=size, machine=machine,
-                               git_sha=sha, command=shown)
-            tables.upsert(rec.folder(machine) / FILE, COLUMNS, KEY, [row])
-            say(f"counters {kernel} {backend} {variant}: {row['duration_s'] * 1e3:.3f} ms in {row['launches']} "
-                f"launches ({row['library_launches']} a library's)")
+    raws = [raw_file(machine, kernel, backend, v) for v in variants]
+    missing = batch.collect(target(kernel, backend, listed, size), variants, raws,
+                            [{"dataset": kernel, "k": 0, "protocol": f"{backend}:{v}"} for v in variants],
+                            kernel_name="regex:.", ncu=exe, timeout=timeout, from_start=False,
+                            replay_mode="application" if replay else None)
+    lacks = [f"suite counters: {kernel} {backend} {v}: {why}" for v, why in missing.items()]
+    for variant, raw in zip(variants, raws):
+        if variant in missing:
+            continue
+        row = row_from_raw(raw, kernel=kernel, backend=backend, variant=variant, size=size, machine=machine,
+                           git_sha=sha, command=shown)
+        tables.upsert(rec.folder(machine) / FILE, COLUMNS, KEY, [row])
+        say(f"counters {kernel} {backend} {variant}: {row['duration_s'] * 1e3:.3f} ms in {row['launches']} "
+            f"launches ({row['library_launches']} a library's)")
     return lacks
 
 
-def boundary() -> None:
-    """Launches :data:`BOUNDARY` inside the profiler's range, after the work before it has ended."""
-    import cupy
-
-    from ..backends.suite.common import _profiler
-
-    kernel = cupy.RawKernel(f'extern "C" __global__ void {BOUNDARY}() {{}}', BOUNDARY)
-    cupy.cuda.Device().synchronize()
-    _profiler(cupy, True)
-    kernel((1,), (1,), ())
-    cupy.cuda.Device().synchronize()
-    _profiler(cupy, False)
-
-
 def main(argv: list[str] | None = None) -> int:
-    """The profiled process: ``KERNEL BACKEND V1,V2,... SIZE [STATUS]``; per variant one untimed run,
-    one in the profiler's range, then the boundary; ``STATUS`` gets the variants that failed (JSON)."""
-    import json
-
+    """The profiled process: ``KERNEL BACKEND V1,V2,... SIZE STATUS``; per variant one untimed run,
+    one in the profiler's range, then the boundary (:func:`lassm.analysis.counters.batch.run_points`)."""
+    from ..analysis.counters import batch
     from ..backends import suite
     from ..backends.suite.common import profiled
 
-    kernel, backend, variants, size, *status = argv if argv is not None else sys.argv[1:]
+    kernel, backend, variants, size, status = argv if argv is not None else sys.argv[1:]
     mod = suite.get(kernel)
     inp = mod.inputs(size)
-    errors: dict[str, str] = {}
-    for variant in variants.split(","):
-        try:
+
+    def work(variant: str) -> None:
+        mod.run(backend, inp, variant)
+        with profiled():
             mod.run(backend, inp, variant)
-            with profiled():
-                mod.run(backend, inp, variant)
-        except Exception as exc:  # noqa: BLE001  the variant is named; the next one is still counted
-            errors[variant] = _one_line(exc)
-        finally:
-            boundary()
-    if status:
-        Path(status[0]).write_text(json.dumps(errors))
-    return 0
+
+    return batch.run_points(variants.split(","), work, status, profiled_range=True)
 
 
 if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["APPLICATION_REPLAY", "BACKENDS", "BOUNDARY", "COLUMNS", "FILE", "KEY", "ON_REQUEST", "boundary", "collect",
+__all__ = ["APPLICATION_REPLAY", "BACKENDS", "COLUMNS", "FILE", "KEY", "ON_REQUEST", "collect",
            "entries", "left_on_request", "main", "raw_file", "row_from_raw", "target"]

@@ -100,8 +100,11 @@ def collect(plan: XdropPlan, machine: str, *, sha: str, command: str, force: boo
             ncu_exe: str | None = None, timeout: float = NCU_TIMEOUT) -> list[str]:
     """Counters of the plan's profiled (set, X) into ``counters.csv``; returns what it could not count.
 
-    A (set, X) whose row is in ``counters.csv`` at this commit is skipped unless ``force``.
+    The X values of one set are counted in one profiled process (:mod:`lassm.analysis.counters.batch`):
+    the pairs are read and the CUDA context made once. A (set, X) whose row is in ``counters.csv`` at
+    this commit is skipped unless ``force``.
     """
+    from ..analysis.counters import batch
     from ..workloads.xdrop import datasets
     from ..workloads.xdrop.formats import write_pairs_parquet
 
@@ -109,26 +112,66 @@ def collect(plan: XdropPlan, machine: str, *, sha: str, command: str, force: boo
     if exe is None:
         return [f"counters: ncu not found (not on PATH, nor {NCU_FALLBACK}); install Nsight Compute"]
     table = rec.folder(machine) / rec.COUNTERS_FILE
+    rows = rec.read_rows(table, rec.COUNTER_COLUMNS)
+    todo: dict[str, list[int]] = {}
+    for d, x in plan.profiled():
+        if force or not rec.recorded(rows, sha, dataset=d, xdrop=x, program=PROGRAM):
+            todo.setdefault(d, []).append(int(x))
     lacks: list[str] = []
     with tempfile.TemporaryDirectory(prefix="lassm-xdrop-ncu-") as tmp, _importable_here():
-        written: dict[str, Path] = {}
-        for d, x in plan.profiled():
-            if not force and rec.recorded(rec.read_rows(table, rec.COUNTER_COLUMNS), sha, dataset=d, xdrop=x,
-                                          program=PROGRAM):
-                continue
+        for d, xs in todo.items():
+            names = [str(x) for x in xs]
             try:
-                if d not in written:
-                    written.clear()
-                    written[d] = Path(tmp) / f"{slug(d)}.parquet"
-                    write_pairs_parquet(datasets.load(d), written[d])
-                row = count(written[d], d, x, plan.scoring, Path(tmp), machine=machine, sha=sha, ncu_exe=exe,
-                            timeout=timeout)
-                say(f"counters {d} X={x}: {row['duration_s'] * 1e3:.2f} ms in {row['launches']} launches")
-            except Exception as exc:  # a run that cannot be counted is named; the others go on
+                pairs_file = Path(tmp) / f"{slug(d)}.parquet"
+                write_pairs_parquet(datasets.load(d), pairs_file)
+                raws = [raw_file(machine, d, x) for x in xs]
+                missing = batch.collect(_target(pairs_file, plan.scoring), names, raws,
+                                        [{"dataset": d, "k": x, "protocol": PROGRAM} for x in xs],
+                                        kernel_name=KERNEL_NAME, ncu=exe, timeout=timeout * len(xs))
+            except Exception as exc:  # a set that cannot be counted is named; the others go on
                 if any(marker in str(exc) for marker in _MACHINE_WIDE):
                     return lacks + [f"counters: {_one_line(exc)}"]
-                lacks.append(f"counters: {d} X={x}: {_one_line(exc)}")
+                lacks.append(f"counters: {d}: {_one_line(exc)}")
+                continue
+            for x, raw in zip(xs, raws):
+                if str(x) in missing:
+                    lacks.append(f"counters: {d} X={x}: {missing[str(x)]}")
+                    continue
+                shown = (f"ncu --metrics <data/metric-names.csv> --kernel-name {KERNEL_NAME} -- lassm xdrop align "
+                         f"{d}.parquet --backend cuda --xdrop {x} (every X of the set in one profiled process)")
+                row = row_from_raw(raw, dataset=d, xdrop=x, program=PROGRAM, machine=machine, git_sha=sha,
+                                   command=shown)
+                rec.upsert(table, rec.COUNTER_COLUMNS, rec.COUNTERS_KEY, [row])
+                say(f"counters {d} X={x}: {row['duration_s'] * 1e3:.2f} ms in {row['launches']} launches")
     return lacks
 
 
-__all__ = ["KERNEL_NAME", "PROGRAM", "align_command", "collect", "count", "raw_file", "row_from_raw"]
+def _target(pairs_file: Path, scoring: tuple[int, int, int]) -> list[str]:
+    """The profiled process: this module on one pairs file, the X values and the status file appended."""
+    match, mismatch, gap = scoring
+    return [sys.executable, "-m", __name__, str(pairs_file), str(match), str(mismatch), str(gap)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The profiled process: ``PAIRS MATCH MISMATCH GAP X ... STATUS``: each X one ``lassm xdrop align
+    --backend cuda`` as the command runs it, then the boundary kernel."""
+    from ..analysis.counters import batch
+    from ..backends.xdrop import get
+    from ..workloads.xdrop.config import Scoring
+    from ..workloads.xdrop.formats import read_pairs
+
+    pairs_file, match, mismatch, gap, *xs, status = argv if argv is not None else sys.argv[1:]
+    pairs = read_pairs(pairs_file)
+    backend = get("cuda")
+
+    def work(x: str) -> None:
+        backend.align(pairs, Scoring(match=int(match), mismatch=int(mismatch), gap=int(gap), xdrop=int(x)))
+
+    return batch.run_points(xs, work, status)
+
+
+__all__ = ["KERNEL_NAME", "PROGRAM", "align_command", "collect", "count", "main", "raw_file", "row_from_raw"]
+
+
+if __name__ == "__main__":
+    sys.exit(main())

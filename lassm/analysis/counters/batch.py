@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Several points counted in one Nsight Compute session: one profiled process, cut apart afterwards.
+
+Why: profiling one point per process pays, per point, the profiler's start, the interpreter's,
+the imports, the CUDA context and the inputs: seconds each, most of a campaign's counters step on
+kernels of milliseconds. Here one process runs every point of a group (the same backend, or the
+same kernel and backend) one after another, and after each point it launches the empty kernel
+:data:`BOUNDARY`. ncu profiles launches in the order they happen, so its raw CSV is cut at those
+rows (:func:`lassm.analysis.counters.ncu.split_at`) into one raw file per point, with the labels
+of that point beside it, which every reader of a single run's file reads unchanged.
+
+A point that fails in the profiled process is named in a status file (JSON, name -> one line)
+and its part is dropped; the boundary is still launched, so the parts after it stay aligned.
+"""
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from pathlib import Path
+from typing import Callable, Sequence
+
+#: The empty kernel launched after each point: the cut between points.
+BOUNDARY = "lassm_counters_boundary"
+
+
+def with_boundary(kernel_name: str) -> str:
+    """ncu's ``--kernel-name`` filter that also matches :data:`BOUNDARY` (``regex:.`` already does)."""
+    if kernel_name.startswith("regex:"):
+        pattern = kernel_name[len("regex:"):]
+        return kernel_name if re.search(pattern, BOUNDARY) else f"regex:(?:{pattern})|^{BOUNDARY}$"
+    return f"regex:^{re.escape(kernel_name)}$|^{BOUNDARY}$"
+
+
+def boundary(profiled_range: bool = False) -> None:
+    """Launches :data:`BOUNDARY` once the work before it has ended (inside the profiler's range
+    where the session profiles ranges only, ``profiled_range``)."""
+    import cupy
+
+    kernel = cupy.RawKernel(f'extern "C" __global__ void {BOUNDARY}() {{}}', BOUNDARY)
+    cupy.cuda.Device().synchronize()
+    runtime = cupy.cuda.runtime
+    if profiled_range:
+        runtime.profilerStart()
+    kernel((1,), (1,), ())
+    cupy.cuda.Device().synchronize()
+    if profiled_range:
+        runtime.profilerStop()
+
+
+def run_points(names: Sequence[str], work: Callable[[str], None], status: str | Path | None,
+               profiled_range: bool = False) -> int:
+    """The profiled process's loop: ``work(name)`` for each point, then the boundary; the names
+    whose work raised go to ``status`` with one line each. Returns 0."""
+    errors: dict[str, str] = {}
+    for name in names:
+        try:
+            work(name)
+        except Exception as exc:  # noqa: BLE001  the point is named; the next one is still counted
+            errors[name] = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+        finally:
+            boundary(profiled_range)
+    if status:
+        Path(status).write_text(json.dumps(errors))
+    return 0
+
+
+def collect(target: Sequence[str], names: Sequence[str], raws: Sequence[Path], labels: Sequence[dict], *,
+            kernel_name: str, ncu: str, timeout: float, from_start: bool = True,
+            replay_mode: str | None = None) -> dict[str, str]:
+    """Runs ``target`` (given its status file's path as one more argument) once under ncu; writes
+    each point's raw file ``raws[i]`` with ``labels[i]`` (dataset, k, protocol, ...) in its meta
+    sidecar. Returns name -> why, for the points not counted; raises when the session itself fails
+    (no ncu, a refusal, no CSV), as :func:`lassm.analysis.counters.ncu.collect` does."""
+    from ...atomic import atomic_open
+    from . import ncu as nsight
+    from .tidy import sidecar_paths, write_sidecars
+
+    missing: dict[str, str] = {}
+    with tempfile.TemporaryDirectory(prefix="lassm-ncu-batch-") as tmp:
+        status = Path(tmp) / "status.json"
+        whole = Path(tmp) / "session.csv"
+        first = labels[0] if labels else {}
+        nsight.collect([*target, str(status)], whole, dataset=str(first.get("dataset", "")),
+                       k=int(first.get("k", 0)), protocol=str(first.get("protocol", "")),
+                       kernel_name=with_boundary(kernel_name), ncu=ncu, timeout=timeout, from_start=from_start,
+                       replay_mode=replay_mode)
+        errors = json.loads(status.read_text()) if status.is_file() else {}
+        version_file, meta_file = sidecar_paths(whole)
+        version_text = version_file.read_text()
+        meta = json.loads(meta_file.read_text())
+        parts = nsight.split_at(whole, BOUNDARY)
+        for i, (name, raw, label) in enumerate(zip(names, raws, labels)):
+            if name in errors:
+                missing[name] = errors[name]
+                continue
+            if i >= len(parts) or len(parts[i].strip().splitlines()) < 3:  # header, units, one launch
+                missing[name] = "no launch counted"
+                continue
+            raw.parent.mkdir(parents=True, exist_ok=True)
+            with atomic_open(raw) as fh:
+                fh.write(parts[i])
+            write_sidecars(raw, version_text, {**meta, **label, "raw_file": raw.name})
+    return missing
+
+
+__all__ = ["BOUNDARY", "boundary", "collect", "run_points", "with_boundary"]
