@@ -456,3 +456,23 @@ def test_the_many_launch_variants_are_counted_on_request() -> None:
     assert "not nw cuda stream, nw cuda graph: --all-counters" in part.describe(plan)
     assert "--all-counters" not in part.describe(part.SuitePlan(kernels=("nw",), backends=("cuda",), size="gpu",
                                                                 all_counters=True))
+
+
+def test_references_computed_in_spawned_processes_equal_those_computed_here() -> None:
+    """The suite's references start beside the GPU work in processes of their own: the same inputs
+    (a fixed seed) give the same reference there as here, for every kernel."""
+    import pickle
+
+    from lassm.backends import suite
+    from lassm.campaign import suite as part
+
+    pool, refs = part.references_started(list(suite.KERNELS), "tiny")
+    assert pool is not None and set(refs) == set(suite.KERNELS)
+    try:
+        for kernel, future in refs.items():
+            mod = suite.get(kernel)
+            here = mod.reference(mod.inputs("tiny"))
+            assert pickle.dumps(future.result(timeout=120)) == pickle.dumps(here), kernel
+    finally:
+        pool.shutdown()
+    assert part.references_started([], "tiny") == (None, {})

@@ -133,6 +133,29 @@ def _measure(mod, backend: str, inp, variant: str, ref, plan: SuitePlan) -> dict
             "status": "ok" if same else "MISMATCH"}
 
 
+def reference_of(kernel: str, size: str):
+    """``kernel``'s reference at ``size``, from its inputs made again (they are drawn from a fixed seed)."""
+    from ..backends import suite
+
+    mod = suite.get(kernel)
+    return mod.reference(mod.inputs(size))
+
+
+def references_started(kernels: list[str], size: str):
+    """(pool, kernel -> future of :func:`reference_of`): each reference in a fresh process (spawned,
+    so no thread of this one is forked), or (None, {}) where no pool can start."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    if not kernels:
+        return None, {}
+    try:
+        pool = ProcessPoolExecutor(max_workers=len(kernels), mp_context=multiprocessing.get_context("spawn"))
+        return pool, {k: pool.submit(reference_of, k, size) for k in kernels}
+    except Exception:  # noqa: BLE001  no processes here: each reference is computed in its turn
+        return None, {}
+
+
 def run_suite(plan: SuitePlan, *, machine: str | None = None, force: bool = False,
               say: Callable[[str], None] = lambda text: None) -> SuiteOutcome:
     """Runs the plan; writes ``<machine>/suite/times.csv`` and appends the run's account."""
@@ -146,19 +169,31 @@ def run_suite(plan: SuitePlan, *, machine: str | None = None, force: bool = Fals
     command = command_line()
     folders = {b: _folder(b, machine) for b in plan.backends}
     before = {f: tables.read_rows(rec.folder(f) / rec.TIMES_FILE, rec.COLUMNS) for f in set(folders.values())}
-    for kernel in plan.kernels:
-        mod = suite.get(kernel)
-        todo = [(b, v) for b in plan.backends for v in mod.VARIANTS.get(b, {})
+
+    def todo_of(kernel: str) -> list[tuple[str, str]]:
+        return [(b, v) for b in plan.backends for v in suite.get(kernel).VARIANTS.get(b, {})
                 if force or not tables.recorded(before[folders[b]], sha, kernel=kernel, backend=b, variant=v,
                                                 size=plan.size)]
+
+    # at the seed's sizes the references take CPU seconds (epistasis: half a minute): all start now,
+    # each in a process of its own, while the kernels before them are timed on the GPU
+    pool, refs = references_started([k for k in plan.kernels if todo_of(k)], plan.size) if plan.size == "gpu" \
+        else (None, {})
+    for kernel in plan.kernels:
+        mod = suite.get(kernel)
+        todo = todo_of(kernel)
         out.rows += [{"kernel": kernel, "backend": b, "variant": v, "status": "skipped (recorded)"}
                      for b in plan.backends for v in mod.VARIANTS.get(b, {}) if (b, v) not in todo]
         if not todo:
             continue
         t0 = time.perf_counter()
         inp = mod.inputs(plan.size)
-        ref = mod.reference(inp)
-        say(f"{kernel}: inputs and reference at size {plan.size} ({time.perf_counter() - t0:.1f} s)")
+        try:
+            ref = refs[kernel].result() if kernel in refs else mod.reference(inp)
+        except Exception:  # noqa: BLE001  a worker that failed: the reference is computed here
+            ref = mod.reference(inp)
+        say(f"{kernel}: inputs and reference at size {plan.size} ({time.perf_counter() - t0:.1f} s"
+            f"{', the reference computed beside the kernels before it' if kernel in refs else ''})")
         for backend, variant in todo:
             row = {"machine": folders[backend], "kernel": kernel, "backend": backend, "variant": variant,
                    "size": plan.size, "git_sha": sha, "command": command}
@@ -186,6 +221,8 @@ def run_suite(plan: SuitePlan, *, machine: str | None = None, force: bool = Fals
                                                 every=plan.all_counters)
             out.steps["counters"] = round(time.perf_counter() - t0, 3)
             out.files[f"counters:{where}"] = rec.folder(where) / suite_counters.FILE
+    if pool is not None:
+        pool.shutdown(wait=False, cancel_futures=True)
     out.steps["suite"] = round(time.perf_counter() - start, 3)
     for folder in dict.fromkeys(folders.values()):
         out.files[f"campaign:{folder}"] = _write_account(folder, plan, out, sha, command)
@@ -263,5 +300,5 @@ def report(out: SuiteOutcome) -> None:
         print(f"{key}: {path}", file=sys.stderr)
 
 
-__all__ = ["CPU_REPEATS", "PTX_MIX_FILE", "REPEATS", "WARMUP", "SuiteOutcome", "SuitePlan", "describe", "make_plan",
+__all__ = ["reference_of", "references_started", "CPU_REPEATS", "PTX_MIX_FILE", "REPEATS", "WARMUP", "SuiteOutcome", "SuitePlan", "describe", "make_plan",
            "present_backends", "report", "run_suite", "write_ptx"]
