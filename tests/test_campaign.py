@@ -333,40 +333,26 @@ def test_counters_refused_by_the_driver_is_one_line(results: Path, tmp_path: Pat
 
 
 def test_counters_with_a_profiler_write_raw_files_and_skip_them_after(results: Path, tmp_path: Path) -> None:
-    """A stand-in ncu that writes, where it is told, a measured H200 CSV twice, each copy ended by the
-    boundary kernel's row: one profiled process for both points, one raw file per point, labelled."""
-    import csv
-
-    from lassm.analysis.counters import batch, ncu
-
-    fixture = (paths.REPO / "tests" / "fixtures" / "counters" / "ncu_raw_h200_lassm_k77_casptr_measured.csv")
-    lines = fixture.read_text().splitlines()
-    at = ncu._header_index(lines)
-    header = next(csv.reader([lines[at]]))
-    cut = dict(zip(header, next(csv.reader([lines[-1]]))), **{"Kernel Name": batch.BOUNDARY})
-    boundary = ",".join(f'"{cut[c]}"' for c in header)
-    session = tmp_path / "session.csv"
-    session.write_text("\n".join([*lines, boundary, *lines[at + 2:], boundary]) + "\n")
+    """A stand-in ncu that writes a measured H200 CSV where it is told: one raw file per point, labelled."""
+    fixture = paths.REPO / "tests" / "fixtures" / "counters" / "ncu_raw_h200_lassm_k77_casptr_measured.csv"
     fake = tmp_path / "ncu"
     fake.write_text("#!/bin/sh\n"
                     'if [ "$1" = "--version" ]; then echo "Version 2025.3.1.0 (build 1)"; exit 0; fi\n'
                     f'echo "$@" >> "{tmp_path}/calls"\n'
-                    f'while [ $# -gt 0 ]; do if [ "$1" = "--log-file" ]; then cp "{session}" "$2"; fi; shift; done\n')
+                    f'while [ $# -gt 0 ]; do if [ "$1" = "--log-file" ]; then cp "{fixture}" "$2"; fi; shift; done\n')
     fake.chmod(0o755)
     points = [("sample-k21", None, "casptr"), ("sample-k21", None, "fast")]
     assert steps.counters("cuda", "gpu-box", points, ncu=str(fake)) == []
-    want = ncu.read_raw(fixture)[0].drop(columns="ID")
     for proto in ("casptr", "fast"):
         raw = steps.counter_file("gpu-box", "sample-k21", 21, "cuda", proto)
         meta = json.loads(raw.with_name(raw.name + ".meta.json").read_text())
         assert (meta["dataset"], meta["k"], meta["protocol"], meta["tool_version"]) == ("sample-k21", 21, proto, "2025.3.1.0")
         target = meta["command"][meta["command"].index("--") + 1:]
-        assert target[1:4] == ["-m", "lassm.campaign.steps", "cuda"] and f"sample-k21:21:{proto}" in target
-        assert ncu.read_raw(raw)[0].drop(columns="ID").equals(want)
+        assert target[1:4] == ["-m", "lassm.cli", "extend"] and target[target.index("--protocol") + 1] == proto
     calls = (tmp_path / "calls").read_text().splitlines()
-    assert len(calls) == 1 and batch.BOUNDARY in calls[0], "one session, its filter letting the boundary through"
+    assert len(calls) == 2
     assert steps.counters("cuda", "gpu-box", points, ncu=str(fake)) == []
-    assert len((tmp_path / "calls").read_text().splitlines()) == 1, "counted points are skipped"
+    assert len((tmp_path / "calls").read_text().splitlines()) == 2, "counted points are skipped"
 
 
 @pytest.mark.parametrize("backend, tool", [("hip", "rocprofv3"), ("sycl", "unitrace")])

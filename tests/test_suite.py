@@ -260,7 +260,7 @@ def test_the_suite_part_records_and_resumes(tmp_path: Path, monkeypatch: pytest.
     with open(rec.folder("box") / rec.TIMES_FILE, newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert list(rows[0]) == list(rec.COLUMNS)
-    assert [(r["kernel"], r["variant"]) for r in rows] == [(k, v) for k in suite.KERNELS
+    assert [(r["kernel"], r["variant"]) for r in rows] == [(k, v) for k in part.run_order(tuple(suite.KERNELS))
                                                            for v in suite.get(k).VARIANTS["opencl"]]
     measured = [r for r in rows if r["status"] == "ok"]
     assert measured and all(r["matches_reference"] == "True" and r["repeats"] == "2" and r["git_sha"] == "sha-s"
@@ -476,3 +476,13 @@ def test_references_computed_in_spawned_processes_equal_those_computed_here() ->
     finally:
         pool.shutdown()
     assert part.references_started([], "tiny") == (None, {})
+
+
+def test_the_slowest_reference_is_timed_last_and_nw_strips_replays_kernel_by_kernel() -> None:
+    from lassm.campaign import suite as part
+    from lassm.campaign import suite_counters
+
+    assert part.run_order(("all_pairs", "epistasis", "cmap", "nw", "minkowski")) == [
+        "all_pairs", "cmap", "nw", "minkowski", "epistasis"]
+    assert "strips" not in suite_counters.APPLICATION_REPLAY["nw"]
+    assert suite_counters.APPLICATION_REPLAY["nw"] == suite_counters.ON_REQUEST["nw"] == {"stream", "graph"}

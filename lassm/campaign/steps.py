@@ -12,7 +12,7 @@ import contextlib
 import json
 import os
 import shutil
-import sys
+import tempfile
 from pathlib import Path
 from typing import Iterator
 
@@ -32,6 +32,8 @@ PROFILERS: dict[str, tuple[str, str]] = {
                    "compiler's PTX through CUDA, where ncu counts it"),
     "opencl-ptx": ("ncu", "install Nsight Compute (the CUDA toolkit's nsight-compute package) and put ncu on PATH"),
 }
+#: ncu refusals that hold for every point: the step stops at the first.
+_MACHINE_WIDE = ("ERR_NVGPUCTRPERM", "LibraryNotLoaded", "not on PATH")
 
 
 def find_ncu() -> str | None:
@@ -68,9 +70,8 @@ def counters(backend: str, machine: str, points: list[tuple[str, int | None, str
              ncu: str | None = None, timeout: float = NCU_TIMEOUT) -> list[str]:
     """Hardware counters of ``points`` on a GPU backend, with the profiler this machine has.
 
-    Nsight Compute runs for real on ``cuda`` and ``opencl-ptx``, every point of the backend in one
-    profiled process (:mod:`lassm.analysis.counters.batch`; each point's raw CSV, ``ncu --version``
-    and labels side by side under ``counters/``, as ``lassm counters collect`` writes them; the
+    Nsight Compute runs for real on ``cuda`` and ``opencl-ptx`` (as ``lassm counters collect``
+    does: the raw CSV, ``ncu --version`` and the labels side by side under ``counters/``; the
     OpenCL kernel has the CUDA kernel's name). It profiles no OpenCL launch, so ``opencl`` is
     named with the way round. Other vendors' profilers
     are named with what to do, since the campaign does not drive them yet.
@@ -108,49 +109,36 @@ def counters(backend: str, machine: str, points: list[tuple[str, int | None, str
     exe = ncu or find_ncu()
     if exe is None:
         return [f"counters: ncu not found (not on PATH, nor {NCU_FALLBACK}); {how}"]
-    from ..analysis.counters import batch
     from ..analysis.counters import ncu as nsight
-    from ..workloads.local_assembly import datasets
+    from ..runs.records import slug
+    from ..workloads.local_assembly import datasets, formats
 
-    names, raws, labels = [], [], []
-    for dname, k, proto in points:
-        try:
-            start_k = k or datasets.named_k(dname) or datasets.load(dname)[1]  # a file: its k is inside it
-        except Exception as exc:  # noqa: BLE001  a dataset that cannot be read is named; the others go on
-            return [f"counters: {dname}: {_one_line(exc)}"]
-        raw = counter_file(machine, dname, start_k, backend, proto)
-        if raw.is_file() and not force:
-            continue
-        names.append(f"{dname}:{start_k}:{proto}")
-        raws.append(raw)
-        labels.append({"dataset": dname, "k": int(start_k), "protocol": proto})
-    if not names:
-        return []
-    try:  # one profiled process for all of them (:mod:`lassm.analysis.counters.batch`)
-        with _importable_here():
-            missing = batch.collect([sys.executable, "-m", __name__, backend, *names], names, raws, labels,
-                                    kernel_name=nsight.DEFAULT_KERNEL, ncu=exe, timeout=timeout * len(names))
-    except Exception as exc:  # the session failed: named once, the campaign goes on
-        return [f"counters: {_one_line(exc)}"]
-    return [f"counters: {name.split(':')[0]} {name.split(':')[-1]}: {why}" for name, why in missing.items()]
-
-
-def main(argv: list[str] | None = None) -> int:
-    """The profiled process of :func:`counters`: ``BACKEND DATASET:K:PROTOCOL ... STATUS``, each point
-    one ``lassm extend`` as the command runs it, then the boundary kernel."""
-    from ..analysis.counters import batch
-    from ..runs.extend import extend
-    from ..workloads.local_assembly import datasets
-    from ..workloads.local_assembly.config import Params
-
-    backend, *names, status = argv if argv is not None else sys.argv[1:]
-
-    def work(name: str) -> None:
-        dname, k, proto = name.rsplit(":", 2)
-        ds, start_k = datasets.load(dname, int(k))
-        extend(ds, Params(k=start_k), backend=backend, protocol=proto)
-
-    return batch.run_points(names, work, status)
+    lacks: list[str] = []
+    loaded: dict[tuple, tuple] = {}  # (dataset, k) -> (dataset, start k): each generated once
+    with tempfile.TemporaryDirectory(prefix="lassm-counters-") as tmp, _importable_here():
+        for dname, k, proto in points:
+            known = k or datasets.named_k(dname)  # a recorded point is skipped before its dataset is made
+            if known and not force and counter_file(machine, dname, known, backend, proto).is_file():
+                continue
+            try:
+                if (dname, k) not in loaded:
+                    loaded.clear()
+                    loaded[(dname, k)] = datasets.load(dname, k)
+                ds, start_k = loaded[(dname, k)]
+                raw = counter_file(machine, dname, start_k, backend, proto)
+                if raw.is_file() and not force:
+                    continue
+                data = Path(tmp) / f"{slug(dname)}-k{start_k}.parquet"
+                if not data.is_file():
+                    formats.write_dataset(ds, data)
+                target = nsight.extend_command(data, k=start_k, protocol=proto, backend=backend,
+                                               out=Path(tmp) / "extended.txt")
+                nsight.collect(target, raw, dataset=dname, k=start_k, protocol=proto, ncu=exe, timeout=timeout)
+            except Exception as exc:  # a point that cannot be counted is named; the others go on
+                if any(marker in str(exc) for marker in _MACHINE_WIDE):
+                    return [f"counters: {_one_line(exc)}"]
+                lacks.append(f"counters: {dname} {proto}: {_one_line(exc)}")
+    return lacks
 
 
 def ceilings(backend: str, machine: str, force: bool = False, command: str = "") -> list[str]:
@@ -231,7 +219,3 @@ def cpu_lacks() -> list[str]:
     return ["counters: none for a CPU device: the study's profilers (ncu, rocprofv3, unitrace) count GPU kernels",
             "ceilings: the microbenchmarks (lassm.analysis.machine) measure CUDA GPUs only",
             "metrics: not derived: no counters and no ceilings on a CPU device"]
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -40,11 +40,13 @@ COLUMNS: tuple[str, ...] = (
 KEY: tuple[str, ...] = ("kernel", "backend", "variant", "size")
 #: The backends Nsight Compute counts.
 BACKENDS: tuple[str, ...] = ("cuda", "opencl-ptx")
-#: Kernels profiled by replaying the whole process per pass: Needleman-Wunsch's 2,047 launches each
-#: write the 1 GiB score matrix, which kernel replay would save and restore at every launch.
-APPLICATION_REPLAY: frozenset[str] = frozenset({"nw"})
+#: Variants profiled by replaying the whole process per pass: Needleman-Wunsch's 2,047 launches each
+#: write the 1 GiB score matrix, which kernel replay would save and restore at every launch. Its
+#: one-launch ``strips`` is replayed kernel by kernel: one save and restore per pass, where a whole
+#: process per pass took 28 s on an H200.
+APPLICATION_REPLAY: dict[str, frozenset[str]] = {"nw": frozenset({"stream", "graph"})}
 #: Variants counted only on request: minutes each under application replay (see the module's text).
-ON_REQUEST: dict[str, frozenset[str]] = {"nw": frozenset({"stream", "graph"})}
+ON_REQUEST: dict[str, frozenset[str]] = APPLICATION_REPLAY
 #: Seconds one variant's profiled run may take (a process of several variants gets their sum).
 NCU_TIMEOUT = 300.0
 #: ncu refusals that hold for every run: the step stops at the first.
@@ -120,15 +122,16 @@ def collect(points: list[tuple[str, str, str]], size: str, machine: str, *, sha:
     if later:
         lacks.append("suite counters: left out, counted on request (lassm run --all-counters; minutes each under "
                      "application replay): " + ", ".join(" ".join(p) for p in later))
-    groups: dict[tuple[str, str], list[str]] = {}
+    groups: dict[tuple[str, str, bool], list[str]] = {}
     for kernel, backend, variant in todo:
         if (kernel, backend, variant) not in later:
-            groups.setdefault((kernel, backend), []).append(variant)
+            replay = variant in APPLICATION_REPLAY.get(kernel, ())
+            groups.setdefault((kernel, backend, replay), []).append(variant)
     with _importable_here():
-        for (kernel, backend), variants in groups.items():
+        for (kernel, backend, replay), variants in groups.items():
             try:
                 lacks += _count_group(kernel, backend, variants, size, machine, sha=sha, exe=exe,
-                                      timeout=timeout * len(variants), say=say)
+                                      timeout=timeout * len(variants), say=say, replay=replay)
             except Exception as exc:  # a process that cannot be counted is named; the others go on
                 if any(marker in str(exc) for marker in _MACHINE_WIDE):
                     return lacks + [f"suite counters: {_one_line(exc)}"]
@@ -137,11 +140,11 @@ def collect(points: list[tuple[str, str, str]], size: str, machine: str, *, sha:
 
 
 def _count_group(kernel: str, backend: str, variants: list[str], size: str, machine: str, *, sha: str, exe: str,
-                 timeout: float, say) -> list[str]:
-    """One profiled process for ``variants`` (:mod:`lassm.analysis.counters.batch`); a row per variant."""
+                 timeout: float, say, replay: bool = False) -> list[str]:
+    """One profiled process for ``variants`` (:mod:`lassm.analysis.counters.batch`; the whole process
+    replayed per pass where ``replay``); a row per variant."""
     from ..analysis.counters import batch
 
-    replay = kernel in APPLICATION_REPLAY
     listed = ",".join(variants)
     shown = (f"ncu --profile-from-start off{' --replay-mode application' if replay else ''} --metrics "
              f"<data/metric-names.csv> -- python -m {__name__} {kernel} {backend} {listed} {size}")

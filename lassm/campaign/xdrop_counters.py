@@ -125,7 +125,7 @@ def collect(plan: XdropPlan, machine: str, *, sha: str, command: str, force: boo
                 pairs_file = Path(tmp) / f"{slug(d)}.parquet"
                 write_pairs_parquet(datasets.load(d), pairs_file)
                 raws = [raw_file(machine, d, x) for x in xs]
-                missing = batch.collect(_target(pairs_file, plan.scoring), names, raws,
+                missing = batch.collect([*_target(pairs_file, plan.scoring), *names], names, raws,
                                         [{"dataset": d, "k": x, "protocol": PROGRAM} for x in xs],
                                         kernel_name=KERNEL_NAME, ncu=exe, timeout=timeout * len(xs))
             except Exception as exc:  # a set that cannot be counted is named; the others go on

@@ -293,28 +293,37 @@ class _Started:
         return text
 
 
+def start_behind(built: Built, kernels: Sequence[str], stack) -> dict[str, tuple[Path, Callable[[], str]]]:
+    """The programs of :data:`CHECKED_BEHIND` among ``kernels`` started, each alone on the GPU until
+    it prints its time (:class:`_Started`): kernel -> (its capture folder, what waits for its output).
+    Their folders live as long as ``stack`` (a :class:`contextlib.ExitStack`)."""
+    started: dict[str, tuple[Path, Callable[[], str]]] = {}
+    for kernel in [k for k in kernels if k in CHECKED_BEHIND]:
+        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix=f"lassm-capture-{kernel}-")))
+        try:
+            run = _Started(built[kernel], PROGRAMS[kernel].args, built[SHIM_LIBRARY], tmp, CAPTURE_TIMEOUT)
+            started[kernel] = (tmp, run.output)
+        except Exception as exc:  # noqa: BLE001  it could not start: named when its turn comes
+            started[kernel] = (tmp, _raiser(exc))
+    return started
+
+
 def run_all(built: Built, kernels: Sequence[str], table: Path, *, context: dict,
-            say: Callable[[str], None] = lambda text: None, ncu: str | None = None) -> tuple[list[dict], list[str]]:
+            say: Callable[[str], None] = lambda text: None, ncu: str | None = None,
+            started: dict[str, tuple[Path, Callable[[], str]]] | None = None) -> tuple[list[dict], list[str]]:
     """Each program once at the seed's sizes, and once more under Nsight Compute where ``ncu`` is
-    given; a row each, upserted as it lands. The programs of :data:`CHECKED_BEHIND` start first and
-    finish last, their CPU checks running while the others are measured."""
+    given; a row each, upserted as it lands. The programs of :data:`CHECKED_BEHIND` start first
+    (or were started by the caller, ``started``: :func:`start_behind`) and finish last, their CPU
+    checks running while the others are measured."""
     import contextlib
 
     status, failed = [], []
-    behind = [k for k in kernels if k in CHECKED_BEHIND]
     with contextlib.ExitStack() as stack:
-        started: dict[str, tuple[Path, object]] = {}
-        for kernel in behind:
-            tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix=f"lassm-capture-{kernel}-")))
-            try:
-                run = _Started(built[kernel], PROGRAMS[kernel].args, built[SHIM_LIBRARY], tmp, CAPTURE_TIMEOUT)
-                started[kernel] = (tmp, run.output)
-            except Exception as exc:  # noqa: BLE001  it could not start: named when its turn comes
-                started[kernel] = (tmp, _raiser(exc))
-        for kernel in [k for k in kernels if k not in CHECKED_BEHIND]:
+        started = started if started is not None else start_behind(built, kernels, stack)
+        for kernel in [k for k in kernels if k not in started]:
             with tempfile.TemporaryDirectory(prefix=f"lassm-capture-{kernel}-") as tmp:
                 _one(built, kernel, Path(tmp), None, table, context, ncu, say, status, failed)
-        for kernel in behind:
+        for kernel in [k for k in kernels if k in started]:
             tmp, output = started[kernel]
             _one(built, kernel, tmp, output, table, context, ncu, say, status, failed)
     return status, failed
@@ -397,4 +406,4 @@ def table(machine: str) -> Path:
 
 
 __all__ = ["CHECKED_BEHIND", "COLUMNS", "FILE", "FLAGS", "HECBENCH", "KEY", "NCU_COLUMNS", "NcuPlan", "OURS", "PROGRAMS", "SHIM_LIBRARY",
-           "Program", "build_all", "ncu_columns", "ncu_command", "ncu_time", "outputs", "raw_file", "run_all", "table", "todo"]
+           "Program", "build_all", "ncu_columns", "ncu_command", "ncu_time", "outputs", "raw_file", "run_all", "start_behind", "table", "todo"]
