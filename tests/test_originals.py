@@ -633,3 +633,22 @@ def test_a_program_checked_behind_frees_the_gpu_once_it_prints_its_time(tmp_path
     hung.chmod(0o755)
     with pytest.raises(LassmError, match="ran past 1 s"):
         hecbench._Started(hung, (), tmp_path / "none.so", tmp_path, 1.0).output()
+
+
+def test_a_program_is_ended_once_its_result_is_copied_back(tmp_path: Path) -> None:
+    """epistasis-cuda's CPU check (more than five minutes) is not waited for: the program is ended
+    once its scores' copy back is written whole, and what it printed until then is its output."""
+    import time
+
+    from lassm.campaign.originals import hecbench
+
+    slow = tmp_path / "slow-check"
+    slow.write_text("#!/bin/sh\necho 'Average kernel execution time: 0.005 (s)'\nsleep 1\n"
+                    "head -c 4096 /dev/zero > \"$LASSM_CAPTURE/0003-d2h.bin\"\nsleep 60\necho PASS\n")
+    slow.chmod(0o755)
+    t0 = time.monotonic()
+    run = hecbench._Started(slow, (), tmp_path / "none.so", tmp_path, 30.0, end_after=4096)
+    text = run.output()
+    assert time.monotonic() - t0 < 10 and text.strip() == "Average kernel execution time: 0.005 (s)"
+    assert (tmp_path / "0003-d2h.bin").stat().st_size == 4096
+    assert hecbench.ENDED_AFTER_COPY["epistasis"](hecbench.PROGRAMS["epistasis"].args) == 4096 * 4096 * 4
