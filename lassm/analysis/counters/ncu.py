@@ -315,6 +315,17 @@ def _header_index(lines: list[str]) -> int | None:
     return None
 
 
+def _headed(source: str | os.PathLike) -> tuple[list[str], int, list[str]]:
+    """The lines of ncu's CSV (a file, or the text itself when it holds a newline), the index of
+    its header row and the header's cells."""
+    text = str(source) if isinstance(source, str) and "\n" in source else Path(source).read_text(errors="replace")
+    lines = text.splitlines()
+    start = _header_index(lines)
+    if start is None:
+        raise ValueError("no ncu CSV header (a row starting with \"ID\" and naming \"Kernel Name\")")
+    return lines, start, next(csv.reader([lines[start]]))
+
+
 def split_at(source: str | os.PathLike, boundary: str) -> list[str]:
     """One profiled process's raw CSV cut into one raw CSV per point it ran, in launch order.
 
@@ -329,12 +340,7 @@ def split_at(source: str | os.PathLike, boundary: str) -> list[str]:
     ValueError
         When there is no ncu header.
     """
-    text = str(source) if isinstance(source, str) and "\n" in source else Path(source).read_text(errors="replace")
-    lines = text.splitlines()
-    start = _header_index(lines)
-    if start is None:
-        raise ValueError("no ncu CSV header (a row starting with \"ID\" and naming \"Kernel Name\")")
-    header = next(csv.reader([lines[start]]))
+    lines, start, header = _headed(source)
     name_at = header.index("Kernel Name")
     head, parts, current, seen = [lines[start]], [], [], False
     for line in lines[start + 1:]:
@@ -382,12 +388,7 @@ def read_raw(source: str | os.PathLike):
     """
     import pandas as pd
 
-    text = str(source) if isinstance(source, str) and "\n" in source else Path(source).read_text(errors="replace")
-    lines = text.splitlines()
-    start = _header_index(lines)
-    if start is None:
-        raise ValueError("no ncu CSV header (a row starting with \"ID\" and naming \"Kernel Name\")")
-    header = next(csv.reader([lines[start]]))
+    lines, start, header = _headed(source)
     rows: list[list[str]] = []
     for n, line in enumerate(lines[start + 1:], start=start + 2):
         s = line.strip()
