@@ -39,3 +39,44 @@ def pytest_collection_modifyitems(config, items):
         skip = pytest.mark.skip(reason=f"needs an NVIDIA GPU: {reason}")
         for item in gpu_items:
             item.add_marker(skip)
+
+
+# --- what ran where (lassm.book.ran_where): evidence the book's table reads ---------------------
+
+_RAN: dict[tuple[str, str], set[str]] = {}
+_PENDING: dict[str, list[tuple[str, str]]] = {}
+
+
+@pytest.fixture
+def ran_where(request):
+    """``ran_where(build, platform)``: this test executed ``build`` on ``platform`` (names of
+    :mod:`lassm.book.ran_where`); kept only if the test passes, written at the session's end."""
+    from lassm.book import ran_where as rw
+
+    def noted(build: str, platform: str | None) -> None:
+        if platform is None:
+            return  # a device the table has no column for
+        rw.note({}, build, platform, request.node.nodeid)  # refuses an unknown name now
+        _PENDING.setdefault(request.node.nodeid, []).append((build, platform))
+
+    return noted
+
+
+def pytest_runtest_logreport(report):
+    if report.when != "call":
+        return
+    for build, platform in _PENDING.pop(report.nodeid, []):
+        if report.passed:
+            _RAN.setdefault((build, platform), set()).add(report.nodeid)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Adds this session's evidence to the notes file (a partial run adds to a whole one's)."""
+    if not _RAN:
+        return
+    from lassm.book import ran_where as rw
+
+    merged = rw.from_tests()
+    for key, tests in _RAN.items():
+        merged.setdefault(key, set()).update(tests)
+    rw.write_notes(merged)

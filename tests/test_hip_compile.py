@@ -98,10 +98,13 @@ def test_check_refuses_a_wavefront_that_disagrees() -> None:
 @needs_hipcc
 @pytest.mark.parametrize("arch", list(hipcc.ARCHS))
 @pytest.mark.parametrize("protocol", hipcc.kernel_builds())
-def test_kernel_compiles(arch: str, protocol: str) -> None:
+def test_kernel_compiles(arch: str, protocol: str, ran_where) -> None:
     (res,) = hipcc.check_kernel(archs=[arch], protocols=[protocol])
     assert res.wavefront_size == hipcc.ARCHS[arch] and res.asm_bytes > 0
     assert "warning" not in res.log.lower(), res.log
+    from lassm.book import ran_where as rw
+
+    ran_where(rw.build_of("local-assembly", "hip", protocol), rw.COMPILE_ONLY)
 
 
 @needs_hipcc

@@ -19,6 +19,7 @@ import os
 import numpy as np
 import pytest
 
+from lassm.book import ran_where as rw
 from lassm import Params, extend, paths
 from lassm.backends import opencl
 from lassm.workloads.local_assembly import formats
@@ -138,10 +139,12 @@ def test_portable_kernel_has_no_subgroup_calls(kernel: str):
 @pytest.mark.parametrize("team", TEAMS)
 @pytest.mark.parametrize("protocol", opencl.PROTOCOLS)
 @pytest.mark.parametrize("sample, k", [("k77", 77), ("k21", 21)])
-def test_matches_oracle_on_the_samples(device: str, sample: str, k: int, protocol: str, team: int) -> None:
+def test_matches_oracle_on_the_samples(device: str, sample: str, k: int, protocol: str, team: int,
+                                       ran_where) -> None:
     _skip_known_hangs(protocol)
     got = extend(_sample(sample), Params(k=k), backend="opencl", protocol=protocol, team=team)
     assert got.compare(_oracle(sample, k)) == []
+    ran_where(rw.build_of("local-assembly", "opencl", protocol), rw.platform_of("opencl", device))
     info = got.right.extra
     assert info["team"] == team and info["protocol"] == protocol and info["launches"]
     assert info["timer"] == "event profiling" and got.right.kernel_seconds > 0
@@ -242,9 +245,10 @@ def test_fast_plan_orders_by_work_and_gives_wide_teams_to_the_heaviest(monkeypat
 
 @pytest.mark.parametrize("team", TEAMS)
 @pytest.mark.parametrize("k", GEN_KS)
-def test_fast_matches_oracle_on_generated_data(device: str, k: int, team: int) -> None:
+def test_fast_matches_oracle_on_generated_data(device: str, k: int, team: int, ran_where) -> None:
     ds, ref = _generated(k)
     _check(ds, Params(k=k), ref, protocol="fast", team=team, block_team=2 * team + 1)
+    ran_where("la-opencl-fast", rw.platform_of("opencl", device))
 
 
 @pytest.mark.parametrize("steps", [0, 1000])

@@ -151,7 +151,7 @@ def test_nw_launches_cover_every_tile_once() -> None:
 
 @pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("size", ["tiny", "cpu"])
-def test_every_opencl_variant_equals_the_reference(kernel: str, size: str) -> None:
+def test_every_opencl_variant_equals_the_reference(kernel: str, size: str, ran_where) -> None:
     _opencl()
     mod = suite.get(kernel)
     inp = mod.inputs(size, seed=11)
@@ -169,6 +169,10 @@ def test_every_opencl_variant_equals_the_reference(kernel: str, size: str) -> No
             assert run.launches == (1 if variant in nw.OWN_SOURCES else len(nw.diagonals(inp.n)))
         if kernel == "cmap" and variant == "philox":  # the same numbers as the reference's, bit for bit
             assert np.array_equal(run.output.uniforms, ref.output.uniforms)
+    from lassm.backends import opencl as ocl
+    from lassm.book import ran_where as rw
+
+    ran_where("suite-opencl", rw.platform_of("opencl", ocl._device().name))  # "<device> (<platform>)"
 
 
 # --- CUDA: compiled by NVRTC anywhere, run where a GPU answers ----------------------------------
@@ -197,13 +201,14 @@ def test_fast_math_turns_powf_into_lg2_mul_ex2() -> None:
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("kernel", KERNELS)
-def test_every_cuda_variant_equals_the_reference(kernel: str) -> None:
+def test_every_cuda_variant_equals_the_reference(kernel: str, ran_where) -> None:
     mod = suite.get(kernel)
     inp = mod.inputs("cpu", seed=2)
     ref = mod.reference(inp)
     for variant in mod.VARIANTS["cuda"]:
         run = mod.run("cuda", inp, variant)
         assert mod.check(run.output, ref)[0], variant
+    ran_where("suite-cuda", "NVIDIA GPU")
 
 
 @pytest.mark.gpu

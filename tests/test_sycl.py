@@ -97,12 +97,15 @@ def test_launch_geometry_is_one_subgroup_per_end():
 @pytest.mark.parametrize("width", SUBGROUPS)
 @pytest.mark.parametrize("protocol", sycl.PROTOCOLS)
 @pytest.mark.parametrize("sample, k", [("k77", 77), ("k21", 21)])
-def test_matches_oracle_on_the_samples(sample: str, k: int, protocol: str, width: int) -> None:
+def test_matches_oracle_on_the_samples(sample: str, k: int, protocol: str, width: int, ran_where) -> None:
     _width_or_skip(width)
     got = extend(_sample(sample), Params(k=k), backend="sycl", protocol=protocol, subgroup=width)
     assert got.compare(_oracle(sample, k)) == []
     info = got.right.extra
     assert info["subgroup"] == width and info["protocol"] == protocol and info["launches"]
+    from lassm.book import ran_where as rw
+
+    ran_where(rw.build_of("local-assembly", "sycl", protocol), rw.platform_of("sycl", sycl.device_name()))
 
 
 @needs_device

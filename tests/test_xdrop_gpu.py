@@ -27,6 +27,7 @@ import re
 import numpy as np
 import pytest
 
+from lassm.book import ran_where as rw
 from lassm.backends import nvrtc
 from lassm.backends import opencl as ocl
 from lassm.backends.xdrop import cpu, plan
@@ -103,8 +104,11 @@ def _same(align, pairs: Pairs, scoring: Scoring, **kw) -> None:
 @pytest.mark.parametrize("xdrop", XS)
 @pytest.mark.parametrize("scheme", SCHEMES, ids=lambda s: "m{}x{}g{}".format(*s))
 @pytest.mark.parametrize("group", GROUPS)
-def test_logan_like_pairs_equal_the_oracle(backend, scheme, xdrop: int, group: int) -> None:
+def test_logan_like_pairs_equal_the_oracle(backend, scheme, xdrop: int, group: int, ran_where, request) -> None:
     _same(backend, logan_like(), Scoring(*scheme, xdrop=xdrop), group=group)
+    name, where = request.node.callspec.params["backend"]
+    ran_where(f"xdrop-{'opencl' if name == 'opencl' else 'cuda'}",
+              rw.platform_of("opencl", where) if name == "opencl" else "NVIDIA GPU")
 
 
 @pytest.mark.parametrize("xdrop", XS + (0, 1, 3))
