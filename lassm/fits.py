@@ -8,6 +8,7 @@ node whose scheduler grants less than the machine has).
 """
 from __future__ import annotations
 
+import math
 import os
 
 from .errors import LassmError
@@ -27,24 +28,27 @@ def memory_bytes() -> int:
         return 0
 
 
-def refuse_beyond(what: str, value: float, bytes_per_unit: float) -> None:
-    """Raises when ``value`` units of ``bytes_per_unit`` each would not fit; the line names ``what``
-    (the option or the dataset), the memory it would take and the largest value that fits."""
+def refuse_beyond(what: str, value: float, bytes_per_unit: float, beside: float = 0.0) -> None:
+    """Raises when ``value`` units of ``bytes_per_unit`` each, plus ``beside`` bytes that other
+    options already take, would not fit; the line names ``what`` (the option or the dataset), the
+    memory it would take and the largest value that fits (a whole number for a count), so the
+    user learns the bound before any work rather than when the memory runs out."""
     have = memory_bytes()
-    need = float(value) * float(bytes_per_unit)
+    need = float(beside) + float(value) * float(bytes_per_unit)
     if have and need > have:
-        largest = have / float(bytes_per_unit)
+        largest = max(0.0, (have - float(beside)) / float(bytes_per_unit))
+        shown = f"{math.floor(largest):,}" if isinstance(value, int) else f"{largest:.3g}"
         raise LassmError(f"{what}: needs about {_size(need)} of memory, and this machine has {_size(have)}; "
-                         f"at most {largest:.3g} fits")
+                         f"at most {shown} fits")
 
 
 def _size(n: float) -> str:
     """Bytes in the largest unit that keeps a number >= 1 (GB, TB, ...), up to YB, then as a power of ten."""
-    for unit in ("B", "kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"):
+    for unit in ("B", "kB", "MB", "GB", "TB", "PB", "EB", "ZB"):
         if n < 1000:
             return f"{n:.3g} {unit}"
         n /= 1000
-    return f"{n * 1e24:.2g} B"
+    return f"{n:.3g} YB"
 
 
 __all__ = ["memory_bytes", "refuse_beyond"]

@@ -43,11 +43,14 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     from ..workloads.xdrop.generate import PairKnobs, generate
 
     _suffix(args.out, "--out")
-    refuse_pairs_beyond("--n-pairs", args.n_pairs, args.min_length, args.max_length)
     try:
         knobs = PairKnobs(n_pairs=args.n_pairs, min_length=args.min_length, max_length=args.max_length,
                           error_rate=args.error_rate, indel_share=args.indel_share, seed_length=args.seed_length,
                           unrelated=args.unrelated, seed=args.seed)
+    except ValueError as exc:
+        raise LassmError(_as_options(str(exc), PairKnobs)) from None
+    refuse_pairs_beyond("--n-pairs", knobs.n_pairs, knobs.min_length, knobs.max_length)  # the lengths in order first
+    try:
         pairs = generate(knobs, name=args.name)
     except ValueError as exc:
         raise LassmError(_as_options(str(exc), PairKnobs)) from None
@@ -58,8 +61,9 @@ def _cmd_generate(args: argparse.Namespace) -> int:
 
 def _cmd_real(args: argparse.Namespace) -> int:
     from ..workloads.xdrop.formats import write_pairs
+    from ..workloads.xdrop.datasets import refuse_pairs_beyond
     from ..workloads.xdrop.pbsim import check_pbsim
-    from ..workloads.xdrop.real import RealKnobs, real_pairs
+    from ..workloads.xdrop.real import RealKnobs, real_pairs, refuse_depth_beyond
 
     t.refuse_overwriting_inputs({"--out": args.out}, [args.genome])
     _suffix(args.out, "--out")
@@ -70,7 +74,9 @@ def _cmd_real(args: argparse.Namespace) -> int:
                           seed=args.seed)
     except ValueError as exc:
         raise LassmError(_as_options(str(exc), RealKnobs)) from None
+    refuse_pairs_beyond("--pairs", knobs.n_pairs, knobs.min_length, knobs.max_length)
     check_pbsim()  # before anything is read: one line naming the Debian package
+    refuse_depth_beyond(args.genome, knobs.depth, knobs.min_length)  # reads the genome, not pbsim's reads
     pairs = real_pairs(args.genome, knobs, name=args.name)
     write_pairs(pairs, args.out)
     _err(f"wrote {pairs.n_pairs} pairs ({int(pairs.lengths_h.sum()) + int(pairs.lengths_v.sum())} bases) "

@@ -31,13 +31,16 @@ from .tidy import (
 )
 
 
-def _named(where: str | Path, reader, *args: Any, **labels: Any):
-    """``reader(*args)``, a fault in the file raised with the file's name (of several inputs, which)."""
+def _named(where: str | Path | Sequence[str | Path], reader, *args: Any, **labels: Any):
+    """``reader(*args)``, a fault raised with the file's name (of several inputs, which): a reader
+    that names the file at fault itself (``where`` lists its inputs) is left as it is, else the
+    fault is put to ``where`` (all of them, where a fault is of the set, not of one file)."""
+    files = [str(w) for w in where] if isinstance(where, (list, tuple)) else [str(where)]
     try:
         return reader(*args, **labels)
     except ValueError as exc:
         text = str(exc)
-        raise ValueError(text if text.startswith(str(where)) else f"{where}: {text}") from None
+        raise ValueError(text if text.startswith(tuple(files)) else f"{', '.join(files)}: {text}") from None
 
 
 def parse(paths: Sequence[str | Path], tool: str, **labels: Any):
@@ -65,7 +68,7 @@ def parse(paths: Sequence[str | Path], tool: str, **labels: Any):
     elif tool == "rocprof":
         from . import rocprof
 
-        frames = [_named(", ".join(map(str, paths)), rocprof.parse, list(paths), **labels)]  # one dispatch table
+        frames = [_named(list(paths), rocprof.parse, list(paths), **labels)]  # one dispatch table
     elif tool == "unitrace":
         from . import unitrace
 

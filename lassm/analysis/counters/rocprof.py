@@ -138,6 +138,15 @@ def _record(q: dict[str, float], *, duration_ns: float, width: float | None) -> 
     return fill_derived(rec)
 
 
+def _in_file(path: str | os.PathLike, exc: Exception) -> ValueError:
+    """``exc`` as a ValueError that starts with ``path`` (unless ``path`` is the CSV text itself), so
+    that of several passes the one at fault is named; a missing column (KeyError) says which."""
+    text = f"no {exc.args[0]!r} column" if isinstance(exc, KeyError) else str(exc)
+    if isinstance(path, str) and "\n" in path:
+        return ValueError(text)
+    return ValueError(f"{path}: {text}")
+
+
 def parse(paths: Sequence[str | os.PathLike] | str | os.PathLike, *, dataset: str | None = None,
           k: int | None = None, protocol: str | None = None, device: str | None = None,
           simd_width: int | None = None, kernel_regex: str | None = None, metric_rows=None):
@@ -185,35 +194,41 @@ def parse(paths: Sequence[str | os.PathLike] | str | os.PathLike, *, dataset: st
     source_of: dict[tuple[int, str], int] = {}
     tool = "rocprof"
     for index, path in enumerate(plist):
-        header, rows = _rows(path)
-        if "Counter_Name" in header:
-            tool = "rocprofv3"
-            for r in rows:
-                did = int(parse_number(r.get("Dispatch_Id") or r.get("Correlation_Id")))
-                d = dispatches.setdefault(did, {"kernel": r["Kernel_Name"], "counters": {}, "duration_ns": math.nan,
-                                                "width": math.nan})
-                if d["kernel"] != r["Kernel_Name"]:
-                    raise ValueError(f"dispatch {did}: kernel {r['Kernel_Name']!r} in one pass, {d['kernel']!r} in another")
-                name = r["Counter_Name"].strip()
-                if source_of.setdefault((did, name), index) != index:
-                    raise ValueError(f"dispatch {did}: counter {name} appears in two files (the same pass twice?)")
-                d["counters"][name] = d["counters"].get(name, 0.0) + parse_number(r["Counter_Value"])
-                if math.isnan(d["duration_ns"]):
-                    d["duration_ns"] = parse_number(r["End_Timestamp"]) - parse_number(r["Start_Timestamp"])
-        else:
-            for r in rows:
-                did = int(parse_number(r["Index"]))
-                d = dispatches.setdefault(did, {"kernel": r["KernelName"], "counters": {}, "duration_ns": math.nan,
-                                                "width": math.nan})
-                for c in header:
-                    if c.startswith(("SQ_", "TCC_", "TA_", "TD_", "GRBM_")):
-                        d["counters"][c] = parse_number(r[c])
-                if r.get("DurationNs") not in (None, ""):
-                    d["duration_ns"] = parse_number(r["DurationNs"])
-                elif r.get("EndNs") not in (None, "") and r.get("BeginNs") not in (None, ""):
-                    d["duration_ns"] = parse_number(r["EndNs"]) - parse_number(r["BeginNs"])
-                if r.get("wave_size") not in (None, ""):
-                    d["width"] = parse_number(r["wave_size"])
+        try:
+            header, rows = _rows(path)
+            if "Counter_Name" in header:
+                tool = "rocprofv3"
+                for r in rows:
+                    if not (r.get("Dispatch_Id") or r.get("Correlation_Id")):
+                        raise KeyError("Dispatch_Id")
+                    did = int(parse_number(r.get("Dispatch_Id") or r.get("Correlation_Id")))
+                    d = dispatches.setdefault(did, {"kernel": r["Kernel_Name"], "counters": {}, "duration_ns": math.nan,
+                                                    "width": math.nan})
+                    if d["kernel"] != r["Kernel_Name"]:
+                        raise ValueError(f"dispatch {did}: kernel {r['Kernel_Name']!r} in one pass, {d['kernel']!r} in another")
+                    name = r["Counter_Name"].strip()
+                    if source_of.setdefault((did, name), index) != index:
+                        raise ValueError(f"dispatch {did}: counter {name} appears in two files, this and "
+                                         f"{plist[source_of[(did, name)]]} (the same pass twice?)")
+                    d["counters"][name] = d["counters"].get(name, 0.0) + parse_number(r["Counter_Value"])
+                    if math.isnan(d["duration_ns"]):
+                        d["duration_ns"] = parse_number(r["End_Timestamp"]) - parse_number(r["Start_Timestamp"])
+            else:
+                for r in rows:
+                    did = int(parse_number(r["Index"]))
+                    d = dispatches.setdefault(did, {"kernel": r["KernelName"], "counters": {}, "duration_ns": math.nan,
+                                                    "width": math.nan})
+                    for c in header:
+                        if c.startswith(("SQ_", "TCC_", "TA_", "TD_", "GRBM_")):
+                            d["counters"][c] = parse_number(r[c])
+                    if r.get("DurationNs") not in (None, ""):
+                        d["duration_ns"] = parse_number(r["DurationNs"])
+                    elif r.get("EndNs") not in (None, "") and r.get("BeginNs") not in (None, ""):
+                        d["duration_ns"] = parse_number(r["EndNs"]) - parse_number(r["BeginNs"])
+                    if r.get("wave_size") not in (None, ""):
+                        d["width"] = parse_number(r["wave_size"])
+        except (ValueError, KeyError) as exc:  # of several passes, the one at fault
+            raise _in_file(path, exc) from None
     records = []
     for did in sorted(dispatches):
         d = dispatches[did]

@@ -148,45 +148,66 @@ def _read_dat_careful(path: str, raw: bytes, name: str | None, k: int | None) ->
     starts: list[int] = []  # the line each record starts at
     toks: list[tuple[str, int]] = []
     expected = 0
-    for lineno, line in enumerate(lines, start=1):
-        words = line.split()
-        if not words:
-            continue
-        if toks and _looks_like_header(words):
-            have = (len(toks) - 5) // 3
+    try:
+        for lineno, line in enumerate(lines, start=1):
+            words = line.split()
+            if not words:
+                continue
+            if toks and _looks_like_header(words):
+                have = (len(toks) - 5) // 3
+                raise InputError(
+                    path, toks[0][1], f"contig {toks[0][0]} n_left/n_right",
+                    f"the record declares {(expected - 5) // 3} reads but the next record starts "
+                    f"at line {lineno} after {have}",
+                )
+            if not toks:
+                if len(words) < 5:
+                    raise InputError(path, lineno, "record header", f"expected 'cid sequence depth n_left n_right', got {len(words)} fields")
+                if not (_is_int(words[3]) and _is_int(words[4])):
+                    bad = 3 if not _is_int(words[3]) else 4
+                    field = "n_left" if bad == 3 else "n_right"
+                    raise InputError(path, lineno, field, f"{words[bad]!r} is not a non-negative integer read count")
+                expected = 5 + 3 * (int(words[3]) + int(words[4]))
+            toks.extend((w, lineno) for w in words)
+            if len(toks) > expected:
+                raise InputError(
+                    path, lineno, f"contig {toks[0][0]} n_left/n_right",
+                    f"the record declares {(expected - 5) // 3} reads but line {lineno} holds more fields "
+                    f"({len(toks)} for {expected})",
+                )
+            if len(toks) == expected:
+                records.append(_parse_record(path, toks))
+                starts.append(toks[0][1])
+                toks = []
+        if toks:
             raise InputError(
                 path, toks[0][1], f"contig {toks[0][0]} n_left/n_right",
-                f"the record declares {(expected - 5) // 3} reads but the next record starts "
-                f"at line {lineno} after {have}",
+                f"the file ends inside the record: {len(toks)} of {expected} fields",
             )
-        if not toks:
-            if len(words) < 5:
-                raise InputError(path, lineno, "record header", f"expected 'cid sequence depth n_left n_right', got {len(words)} fields")
-            if not (_is_int(words[3]) and _is_int(words[4])):
-                bad = 3 if not _is_int(words[3]) else 4
-                field = "n_left" if bad == 3 else "n_right"
-                raise InputError(path, lineno, field, f"{words[bad]!r} is not a non-negative integer read count")
-            expected = 5 + 3 * (int(words[3]) + int(words[4]))
-        toks.extend((w, lineno) for w in words)
-        if len(toks) > expected:
-            raise InputError(
-                path, lineno, f"contig {toks[0][0]} n_left/n_right",
-                f"the record declares {(expected - 5) // 3} reads but line {lineno} holds more fields "
-                f"({len(toks)} for {expected})",
-            )
-        if len(toks) == expected:
-            records.append(_parse_record(path, toks))
-            starts.append(toks[0][1])
-            toks = []
-    if toks:
-        raise InputError(
-            path, toks[0][1], f"contig {toks[0][0]} n_left/n_right",
-            f"the file ends inside the record: {len(toks)} of {expected} fields",
-        )
+    except InputError as exc:  # a record gone wrong: a field too many on its first line shifts all after it
+        raise (_header_surplus(path, toks) or exc) from None
     if not records:
         raise InputError(path, None, "file", "empty: no contig records")
     refuse_repeated_cids(path, np.fromiter((r[0] for r in records), np.int64, len(records)), np.asarray(starts), "line")
     return _from_records(records, name or Path(path).stem, k)
+
+
+def _header_surplus(path: str, toks: list[tuple[str, int]]) -> InputError | None:
+    """The fault of a record whose first line holds fields left over after its header and whole
+    reads (a sixth header field, say), located there: every later field of the record is read one
+    place off, so the reader's own complaint (a bad base a line or two on) points at the wrong line."""
+    if not toks:
+        return None
+    line = toks[0][1]
+    words = [w for w, at in toks if at == line]
+    left = (len(words) - 5) % 3
+    if len(words) < 5 or not left:
+        return None
+    first = len(words) - left + 1
+    return InputError(path, line, f"contig {toks[0][0]} record header",
+                      f"{len(words)} fields, where the header (cid sequence depth n_left n_right) and whole reads "
+                      f"(read_id sequence qualities) make 5, 8, 11, ...; field {first} ({words[first - 1]!r}) "
+                      f"{'and the next are' if left > 1 else 'is'} left over")
 
 
 def refuse_repeated_cids(path: str, cids: np.ndarray, where: np.ndarray, unit: str) -> None:

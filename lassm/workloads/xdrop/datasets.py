@@ -90,11 +90,16 @@ def real_depth(genome: Genome, n_pairs: int, length: int = 5000, min_overlap: in
 PEAK_BYTES_PER_BASE = 3.2
 
 
-def refuse_pairs_beyond(what: str, n: int, min_length: int, max_length: int) -> None:
+def refuse_pairs_beyond(what: str, n: int, min_length: int, max_length: int,
+                        lengths: tuple[str, str] = ("--min-length", "--max-length")) -> None:
     """Refuses ``n`` pairs of reads ``min_length``..``max_length`` long that would not fit this
-    machine's memory (:mod:`lassm.fits`)."""
+    machine's memory (:mod:`lassm.fits`). One pair must fit first, else the length at fault is
+    named (``lengths``: its options) with the longest that fits, not the count; then ``n`` pairs."""
     from ...fits import refuse_beyond
 
+    shortest, longest = lengths
+    refuse_beyond(shortest, min_length, 2 * PEAK_BYTES_PER_BASE)  # both reads at least this long
+    refuse_beyond(longest, max_length, PEAK_BYTES_PER_BASE, beside=PEAK_BYTES_PER_BASE * min_length)
     refuse_beyond(what, n, PEAK_BYTES_PER_BASE * (min_length + max_length))
 
 

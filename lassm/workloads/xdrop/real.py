@@ -29,6 +29,8 @@ from .pairs import Pairs
 from .pbsim import MODEL_QC, check_pbsim, parse_maf, pbsim_version, read_fastq, run_pbsim
 from .seeds import MAX_K, nearest_seed
 
+#: The longest read length (mean, spread, shortest, longest) pbsim accepts.
+PBSIM_MAX_LENGTH = 1_000_000
 _RC = bytes.maketrans(b"ACGTN", b"TGCAN")
 _TO_N = bytes(c if c in b"ACGT" else ord("N") for c in range(256))
 
@@ -68,6 +70,9 @@ class RealKnobs:
             raise ValueError(f"depth = {self.depth} must be above 0")
         if not 1 <= self.min_length <= self.max_length:
             raise ValueError(f"need 1 <= min_length ({self.min_length}) <= max_length ({self.max_length})")
+        for name in ("length_mean", "length_sd", "max_length"):  # pbsim's range, checked before it runs
+            if getattr(self, name) > PBSIM_MAX_LENGTH:
+                raise ValueError(f"{name} = {getattr(self, name)} is above {PBSIM_MAX_LENGTH:,}, pbsim's longest")
         if not 0 < self.accuracy_mean <= 1 or self.accuracy_sd < 0:
             raise ValueError(f"accuracy_mean = {self.accuracy_mean} must be in (0, 1], accuracy_sd >= 0")
         if not 1 <= self.seed_length <= min(MAX_K, self.min_overlap):
@@ -135,6 +140,34 @@ def read_genome(path: Path) -> list[tuple[str, bytes]]:
     return records
 
 
+#: Peak memory per base of pbsim's reads while they are read back and paired (each read keeps its
+#: genome-to-read map): 15 B measured on lambda between depth 200 and 600, doubled.
+PEAK_BYTES_PER_READ_BASE = 32
+
+
+def long_records(genome: str | Path, min_length: int, option: str = "min_length") -> list[tuple[str, bytes]]:
+    """The records of ``genome`` pbsim simulates: those ``min_length`` or longer. None is a fault
+    of the length asked (``option``), named with the longest record there is."""
+    records = read_genome(Path(genome))
+    long = [(name, seq) for name, seq in records if len(seq) >= min_length]
+    if not long:
+        longest = max((len(seq) for _name, seq in records), default=0)
+        raise InputError(str(genome), None, "records", f"no FASTA record of {min_length:,} bases or more "
+                         f"({option}); the longest holds {longest:,}")
+    return long
+
+
+def refuse_depth_beyond(genome: str | Path, depth: float, min_length: int,
+                        options: tuple[str, str] = ("--depth", "--min-length")) -> None:
+    """Refuses, before pbsim writes a read, a ``min_length`` no record reaches and a ``depth``
+    whose reads (the long records' bases times ``depth``, all held to find overlaps) would not fit
+    this machine's memory; ``options`` name the two in the message."""
+    from ...fits import refuse_beyond
+
+    bases = sum(len(seq) for _name, seq in long_records(genome, min_length, options[1]))
+    refuse_beyond(options[0], depth, bases * PEAK_BYTES_PER_READ_BASE)
+
+
 def simulate(genome: Path, knobs: RealKnobs, workdir: Path) -> tuple[list[SimRead], list[str]]:
     """Runs pbsim on every record of ``genome`` at least ``knobs.min_length`` long.
 
@@ -143,10 +176,7 @@ def simulate(genome: Path, knobs: RealKnobs, workdir: Path) -> tuple[list[SimRea
     (reads, records) : the reads of every record, and the records' headers.
     """
     check_pbsim()
-    records = [(name, seq) for name, seq in read_genome(genome) if len(seq) >= knobs.min_length]
-    if not records:
-        raise InputError(str(genome), None, "records", f"no FASTA record of {knobs.min_length} bases or more "
-                         f"(min_length)")
+    records = long_records(genome, knobs.min_length)
     plain = workdir / "genome.fa"
     with open(plain, "wb") as fh:
         for i, (_name, seq) in enumerate(records):
