@@ -10,6 +10,8 @@ import os
 import re
 from pathlib import Path
 
+from .errors import LassmError
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -68,14 +70,52 @@ def cache_dir() -> Path:
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "lassm"))
 
 
-#: The longest machine folder name: record folders and files are named after it, and a file
-#: system's name component ends at 255 bytes.
+#: The longest machine folder name (once slugged): the folder is one path component, and a file
+#: system's component ends at 255 bytes; 100 leaves room for the names built from it (a notebook
+#: ``<machine>.ipynb``, a temporary ``.<machine>.<random>``) and keeps paths readable.
 MAX_MACHINE_NAME = 100
 
 
 def slug(text: str) -> str:
     """A folder-safe lower-case name: letters, digits and dashes (every machine folder's)."""
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "unknown"
+
+
+def machine_slug(text: str) -> str:
+    """The one rule for a machine's name, wherever it comes from (``--machine``, ``LASSM_MACHINE``,
+    a caller of the campaign functions): slugged (:func:`slug`), so that ``a/b`` and ``/abs/path``
+    name ``a-b`` and ``abs-path`` directly under the results root and never a folder outside it,
+    as ``run`` writes it and ``metrics derive`` reads it.
+
+    Raises
+    ------
+    LassmError
+        A name without a letter or a digit, or longer than :data:`MAX_MACHINE_NAME` once slugged
+        (the file system would refuse the folder only after the first point was measured).
+    """
+    if not re.search(r"[A-Za-z0-9]", text):
+        raise LassmError(f"{text!r}: a machine name needs a letter or a digit")
+    name = slug(text)
+    if len(name) > MAX_MACHINE_NAME:
+        raise LassmError(f"a machine name of {len(name)} characters; at most {MAX_MACHINE_NAME}")
+    return name
+
+
+def env_machine() -> str | None:
+    """``LASSM_MACHINE`` under :func:`machine_slug`'s rule, or None where it is unset or empty."""
+    text = os.environ.get("LASSM_MACHINE")
+    if not text:
+        return None
+    try:
+        return machine_slug(text)
+    except LassmError as exc:
+        raise LassmError(f"LASSM_MACHINE: {exc}") from None
+
+
+def machine_dir(text: str) -> Path:
+    """The results folder of the machine ``text`` names, by :func:`machine_slug`'s rule: always
+    directly under :func:`results_root`."""
+    return results_root() / machine_slug(text)
 
 
 def results_root() -> Path:

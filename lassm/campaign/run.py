@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import paths
-from ..runs.records import command_line, cpu_model, git_sha, machine_for_backend, run_id_for, slug, versions
+from ..runs.records import command_line, cpu_model, git_sha, machine_for_backend, run_id_for, versions
 from . import steps
 from .plan import Plan, is_gpu, present_backends
 
@@ -63,7 +63,7 @@ def describe(plan: Plan) -> str:
 
 
 def _folder_of(backend: str, machine: str | None) -> str:
-    return slug(machine) if machine else machine_for_backend(backend)
+    return paths.machine_slug(machine) if machine else machine_for_backend(backend)
 
 
 def _summary(machine: str, row: dict) -> dict:

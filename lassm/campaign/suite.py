@@ -115,9 +115,10 @@ class SuiteOutcome(PartOutcome):
 
 
 def _folder(backend: str, machine: str | None) -> str:
-    from ..runs.records import machine_for_backend, slug
+    from .. import paths
+    from ..runs.records import machine_for_backend
 
-    return slug(machine) if machine else machine_for_backend(backend)
+    return paths.machine_slug(machine) if machine else machine_for_backend(backend)
 
 
 def _measure(mod, backend: str, inp, variant: str, ref, plan: SuitePlan) -> dict:

@@ -196,11 +196,11 @@ def _account(plan: WholePlan, out: WholeOutcome, machine: str | None, seconds: f
     """Appends the run's entry to ``runs.json`` of the machine's folder (the GPU's, as the
     local-assembly part names it, else the CPU's)."""
     from .. import paths
-    from ..runs.records import command_line, default_machine, git_sha, machine_for_backend, slug
+    from ..runs.records import command_line, default_machine, git_sha, machine_for_backend
     from . import runs_account
 
     if machine:
-        name = slug(machine)
+        name = paths.machine_slug(machine)
     else:
         gpus = [b for b in (plan.local.backends if plan.local is not None else ()) if b != "cpu"]
         try:

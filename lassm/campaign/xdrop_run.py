@@ -11,12 +11,12 @@ what this machine lacks.
 """
 from __future__ import annotations
 
-import os
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import paths
 from ..errors import LassmError
 from ..runs import xdrop as rec
 from ..runs.records import command_line, cpu_model, default_machine, git_sha, slug
@@ -36,8 +36,8 @@ class XdropOutcome(PartOutcome):
 
 def machine_name(backends: tuple[str, ...]) -> str:
     """The results folder: ``LASSM_MACHINE``, else the GPU's name, else the CPU's (as local assembly files it)."""
-    if os.environ.get("LASSM_MACHINE"):
-        return slug(os.environ["LASSM_MACHINE"])
+    if (name := paths.env_machine()):
+        return name
     from .. import backends as la
 
     for name in ("cuda", "opencl"):
@@ -174,7 +174,7 @@ def run_xdrop_campaign(plan: XdropPlan, *, machine: str | None = None, force: bo
     say = log or ((lambda text: print(text, file=sys.stderr, flush=True)) if progress else (lambda text: None))
     command = command_line()
     sha = git_sha()
-    name = slug(machine) if machine else machine_name(plan.backends)
+    name = paths.machine_slug(machine) if machine else machine_name(plan.backends)
     out = XdropOutcome(machine=name)
     out.lacks = present_backends()[1] + list(plan.left_out)
     where = rec.folder(name)

@@ -183,6 +183,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
             raise LassmError(f"--subgroup {','.join(map(str, bad))}: {sycl.device_name()} builds sub-groups of "
                              f"{', '.join(map(str, sizes))} lanes only")
     if args.backend != "cpu":
+        if not args.no_record:  # its records' folder, checked before the first point is measured
+            from ..runs.preflight import check_results
+            from ..runs.records import machine_for_backend
+
+            check_results([args.machine or machine_for_backend(args.backend)], accounts=False)
         options = {key: val for key, val in (("max_bytes", args.max_bytes), ("block_warps", args.block_warps)) if val}
         rows = []
         for sg in args.subgroup or [None]:

@@ -240,18 +240,15 @@ def xdrop_list(text: str) -> list[int]:
 
 
 def machine_name(text: str) -> str:
-    """A results folder name, read one way by every command: slugged to ``a-z0-9-``
-    (:func:`lassm.paths.slug`), so that ``a/b`` and ``/abs/path`` name a folder directly under the
-    results root and never one outside it; at least one letter or digit, at most
-    :data:`lassm.paths.MAX_MACHINE_NAME` characters once slugged."""
+    """A results folder name, read one way by every command (:func:`lassm.paths.machine_slug`):
+    slugged, directly under the results root, at most :data:`lassm.paths.MAX_MACHINE_NAME`
+    characters; refused here, before any work."""
     from .. import paths
 
-    if not re.search(r"[A-Za-z0-9]", text):
-        _fail(f"{text!r}: a machine name needs a letter or a digit")
-    name = paths.slug(text)
-    if len(name) > paths.MAX_MACHINE_NAME:
-        _fail(f"a machine name of {len(name)} characters; at most {paths.MAX_MACHINE_NAME}")
-    return name
+    try:
+        return paths.machine_slug(text)
+    except LassmError as exc:
+        _fail(str(exc))
 
 
 def recorded_machine(text: str) -> str:
@@ -259,7 +256,7 @@ def recorded_machine(text: str) -> str:
     from .. import paths
 
     name = machine_name(text)
-    folder = paths.results_dir(name)
+    folder = paths.machine_dir(name)
     if not folder.is_dir():
         _fail(f"no results folder {folder}")
     return name

@@ -25,6 +25,7 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("metrics", help="the study's metrics from a machine's counters and ceilings")
     sub = p.add_subparsers(dest="metrics_command", required=True)
     d = sub.add_parser("derive", help="data/results/<machine>/counters + ceilings.json -> metrics.csv")
-    d.add_argument("--machine", type=t.recorded_machine, required=True, help="folder under data/results/")
+    d.add_argument("--machine", type=t.recorded_machine, required=True,
+                   help="the name lassm run was given (slugged as run slugs it): a folder directly under data/results/")
     d.add_argument("--out", type=t.output_file, default=None, help="CSV to write (default: data/results/<machine>/metrics.csv)")
     d.set_defaults(func=_cmd_derive)

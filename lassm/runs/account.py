@@ -46,13 +46,15 @@ def read_entries(path: str | os.PathLike) -> list[dict]:
     Raises
     ------
     LassmError
-        When the file is not JSON or holds neither format.
+        When the file cannot be read, is not JSON or holds neither format.
     """
     path = Path(path)
     if not path.is_file():
         return []
     try:
         data = json.loads(path.read_text())
+    except OSError as exc:  # no read permission: one line, not a traceback
+        raise LassmError(f"{path}: cannot be read: {exc.strerror}") from None
     except ValueError as exc:
         raise LassmError(f"{path}: not JSON: {exc}") from None
     if isinstance(data, dict) and isinstance(data.get(ENTRIES), list):

@@ -482,7 +482,7 @@ def run_points(client: Any, points: Sequence[tuple], machine: str | None = None,
     """
     import distributed
 
-    machine = machine or os.environ.get("LASSM_MACHINE") or None
+    machine = machine or paths.env_machine()
     base = str(paths.results_dir("x").parent.resolve())
     direct = str(Path(root).resolve()) if root is not None else None
     futures = [client.submit(_point_task, tuple(p), machine, force, command, base, direct, fail_marker, pure=False,

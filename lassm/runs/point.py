@@ -11,13 +11,13 @@ import shlex
 from pathlib import Path
 from typing import Callable
 
-from .. import backends
+from .. import backends, paths
 from ..errors import LassmError
 from ..workloads.local_assembly import datasets
 from ..workloads.local_assembly.config import Params
 from ..workloads.local_assembly.dataset import Dataset
 from ..workloads.local_assembly.result import Extension
-from .records import machine_for_backend, run_point, slug
+from .records import machine_for_backend, run_point
 
 
 def protocols_of(backend: str) -> tuple[str, ...]:
@@ -82,7 +82,7 @@ def run_one(dataset: str, k: int | None, backend: str, protocol: str, machine: s
         raise LassmError(f"the cpu backend has no insert protocol; got protocol={protocol!r}, use 'none'")
     if ds is None or k is None:
         ds, k = datasets.load(dataset, k)
-    mname = slug(machine) if machine else machine_for_backend(backend)
+    mname = paths.machine_slug(machine) if machine else machine_for_backend(backend)
     options = {"protocol": protocol} if backend != "cpu" else {}
     return run_point(ds, dataset, Params(k=k), backend, command or point_command(dataset, k, backend, protocol, mname),
                      machine=mname, root=root, reference=datasets.reference_output(dataset),

@@ -18,35 +18,59 @@ from .account import read_entries
 #: The account files a run appends to, relative to the machine's folder.
 ACCOUNTS: tuple[str, ...] = ("campaign.json", "runs.json", "originals.json", "xdrop/campaign.json",
                              "suite/campaign.json")
+#: The folders a run writes into below the machine's folder (records, counters, parts): a file by
+#: one of these names failed the run at its first write there, after the points before it.
+SUBFOLDERS: tuple[str, ...] = ("counters", "xdrop", "xdrop/counters", "suite")
 
 
 def _writable_ancestor(path: Path) -> Path:
-    """The nearest existing folder at or above ``path`` (what a ``mkdir -p`` would write into)."""
+    """The nearest existing path at or above ``path`` (what a ``mkdir -p`` would write into)."""
     for candidate in (path, *path.parents):
         if candidate.exists():
             return candidate
     return Path("/")
 
 
-def check_results(machines: Iterable[str]) -> None:
-    """Raises one :class:`LassmError` where a run into ``machines``' folders could not record:
-    the results root or a machine folder that is not a folder, a folder that cannot be written,
-    an account that cannot be read."""
+def _check_folder(folder: Path, what: str) -> None:
+    """``folder`` is a folder, or can be made as one, and can be written: else one line naming it."""
+    if folder.exists() and not folder.is_dir():
+        raise LassmError(f"{folder}: not a folder, where {what}; move it or choose another --machine")
+    base = _writable_ancestor(folder)
+    if not base.is_dir():
+        raise LassmError(f"{base}: not a folder, on the way to {folder}")
+    if not os.access(base, os.W_OK | os.X_OK):
+        raise LassmError(f"{base}: not writable, so {folder} cannot be recorded")
+
+
+def check_root() -> Path:
+    """The results root, a folder or a path where one can be made; else one line naming it."""
     root = paths.results_root()
     if root.exists() and not root.is_dir():
         raise LassmError(f"{root}: the results root is not a folder (LASSM_RESULTS names a file?)")
+    return root
+
+
+def check_results(machines: Iterable[str], accounts: bool = True) -> None:
+    """Raises one :class:`LassmError` where a run into ``machines``' folders could not record:
+    the results root, a machine folder or one of its :data:`SUBFOLDERS` that is not a folder, a
+    folder that cannot be written, an account that cannot be read (where ``accounts``: a bench
+    writes records and no account). Called before the first point is measured, so a refused run
+    measures nothing and writes nothing."""
+    check_root()
     for name in dict.fromkeys(machines):
-        folder = paths.results_dir(name)
-        if folder.exists() and not folder.is_dir():
-            raise LassmError(f"{folder}: not a folder, where the machine {name!r} records its results; move it or "
-                             f"choose another --machine")
-        base = _writable_ancestor(folder)
-        if not base.is_dir():
-            raise LassmError(f"{base}: not a folder, on the way to {folder}")
-        if not os.access(base, os.W_OK | os.X_OK):
-            raise LassmError(f"{base}: not writable, so {folder} cannot be recorded")
-        for account in ACCOUNTS:
-            read_entries(folder / account)  # a file that is not an account raises, naming it
+        folder = paths.machine_dir(name)
+        _check_folder(folder, f"the machine {name!r} records its results")
+        for sub in SUBFOLDERS:
+            _check_folder(folder / sub, f"the machine {name!r} records its {sub}")
+        for account in ACCOUNTS if accounts else ():
+            _check_account(folder / account)
 
 
-__all__ = ["ACCOUNTS", "check_results"]
+def _check_account(path: Path) -> None:
+    """An account the run will append to: absent, or a file that reads as one (:func:`read_entries`)."""
+    if path.exists() and not path.is_file():
+        raise LassmError(f"{path}: not a file, where the run appends its account; move it")
+    read_entries(path)  # a file that cannot be read, or is not an account, raises, naming it
+
+
+__all__ = ["ACCOUNTS", "SUBFOLDERS", "check_results", "check_root"]

@@ -48,7 +48,7 @@ SUMMARY_KEYS = (
 KERNEL = "local-assembly"
 
 
-slug = paths.slug  # a machine folder's name, as every command reads it
+slug = paths.slug  # a folder-safe name (a device's, a run id's); a machine's is paths.machine_slug
 
 
 def command_line() -> str:
@@ -99,15 +99,15 @@ def versions() -> dict:
 
 def default_machine(ext: Extension | None = None) -> str:
     """``LASSM_MACHINE`` if set, else the GPU's name for GPU runs, else the CPU model."""
-    if os.environ.get("LASSM_MACHINE"):
-        return slug(os.environ["LASSM_MACHINE"])
+    if (name := paths.env_machine()):
+        return name
     device = (ext.right.extra.get("device") if ext is not None else None) or ""
     return slug(device) if device else slug("cpu " + cpu_model())
 
 
 def machine_for_backend(backend: str) -> str:
     """The results folder name a run on ``backend`` will use (see :func:`default_machine`)."""
-    if os.environ.get("LASSM_MACHINE") or backend == "cpu":
+    if paths.env_machine() or backend == "cpu":
         return default_machine()
     from .. import backends
 

@@ -33,7 +33,7 @@ from ..workloads.local_assembly.dataset import Dataset
 from ..workloads.local_assembly.result import Extension
 from .point import protocols_of, run_one
 from .account import SKIPPED
-from .records import AlreadyRecorded, clear_leftovers, command_line, machine_for_backend, run_id_for, slug
+from .records import AlreadyRecorded, clear_leftovers, command_line, machine_for_backend, run_id_for
 
 #: The notebook that ``lassm run --notebooks`` executes for each point (a checkout's file).
 RUN_NOTEBOOK = paths.REPO / "notebooks" / "run.ipynb"
@@ -84,7 +84,7 @@ def main_job(machine: str | None = None, backend_names: list[str] | None = None,
                 for bname in backend_names:
                     for proto in protocols_of(bname) if not protocols or bname == "cpu" else protocols:
                         points.append((dname, k, bname, proto))
-    machine_name = slug(machine) if machine else None
+    machine_name = paths.machine_slug(machine) if machine else None
     if cluster or client is not None:
         if notebooks:
             raise LassmError("--notebooks runs each point in this process; drop --cluster or --notebooks")

@@ -145,7 +145,7 @@ def run_originals(plan: OriginalsPlan, *, machine: str | None = None, force: boo
     """
     from ... import paths
     from ...runs import xdrop as xrec
-    from ...runs.records import cpu_model, git_sha, machine_for_backend, slug
+    from ...runs.records import cpu_model, git_sha, machine_for_backend
     from ...runs.results import AGAINST_ORIGINAL_FILE
     from ..steps import find_ncu
     from . import ht_loc, logan
@@ -154,7 +154,7 @@ def run_originals(plan: OriginalsPlan, *, machine: str | None = None, force: boo
     out = OriginalsOutcome()
     start = time.perf_counter()
     out.lacks = blocked(backend)
-    name = slug(machine) if machine else machine_for_backend("cpu" if out.lacks else backend)
+    name = paths.machine_slug(machine) if machine else machine_for_backend("cpu" if out.lacks else backend)
     sha = git_sha()
     if out.lacks:
         out.files["account"] = _write_account(name, plan, out, sha, time.perf_counter() - start)
