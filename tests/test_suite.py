@@ -440,14 +440,14 @@ def test_one_profiled_process_is_cut_into_each_variants_raw_file(tmp_path: Path)
     cut = dict(zip(header, last), **{"Kernel Name": batch.BOUNDARY, "ID": "999"})
     boundary = ",".join(f'"{cut[c]}"' for c in header)
     joined = first + [boundary] + second[ncu._header_index(second) + 2:] + [boundary]
-    parts = ncu.split_at("\n".join(joined) + "\n", batch.BOUNDARY)
+    parts = batch.split_at("\n".join(joined) + "\n", batch.BOUNDARY)
     assert len(parts) == 2
     for part, name in zip(parts, ("ncu__cmap__cuda__philox.csv", "ncu__epistasis__cuda__margins.csv")):
         got, units = ncu.read_raw(part)
         want, want_units = ncu.read_raw(folder / name)
         assert units == want_units and batch.BOUNDARY not in set(got["Kernel Name"])
         assert got.drop(columns="ID").equals(want.drop(columns="ID"))
-    assert len(ncu.split_at("\n".join(first) + "\n", batch.BOUNDARY)) == 1  # no boundary: one part
+    assert len(batch.split_at("\n".join(first) + "\n", batch.BOUNDARY)) == 1  # no boundary: one part
 
 
 def test_the_many_launch_variants_are_counted_on_request() -> None:

@@ -139,7 +139,8 @@ def _dests(name: str) -> set[str]:
 #: Options of ``lassm run`` that steer the sweep rather than name a point.
 RUN_SWITCHES = {"force", "quiet", "notebooks", "cluster", "quick", "repeats", "warmup", "no_profile", "no_ceilings",
                 "dry_run", "kernel", "xdrops",  # the X-drop campaign's (it runs no notebook)
-                "originals", "no_originals"}  # the original programs' part
+                "originals", "no_originals",  # the original programs' part
+                "all_counters"}  # the suite's counters step
 
 
 @needs_papermill

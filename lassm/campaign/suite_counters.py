@@ -10,7 +10,7 @@ each variant it runs once untimed (compiles, loads, warms up), then once inside 
 range (``ncu --profile-from-start off``), so that exactly the timed launches are counted, a
 library's own kernels included (cuRAND's launches per draw are counted, not assumed), then
 launches the empty boundary kernel inside the range (:mod:`lassm.analysis.counters.batch`), which cuts the raw CSV into one file
-per variant (:func:`lassm.analysis.counters.ncu.split_at`). The launches of a variant are summed
+per variant (:func:`lassm.analysis.counters.batch.split_at`). The launches of a variant are summed
 into one ``suite/counters.csv`` row (the study's metric list, ``data/metric-names.csv``); the raw
 CSV, ``ncu --version`` and the labels stay under ``suite/counters/``.
 

@@ -6,7 +6,7 @@ the imports, the CUDA context and the inputs: seconds each, most of a campaign's
 kernels of milliseconds. Here one process runs every point of a group (the same backend, or the
 same kernel and backend) one after another, and after each point it launches the empty kernel
 :data:`BOUNDARY`. ncu profiles launches in the order they happen, so its raw CSV is cut at those
-rows (:func:`lassm.analysis.counters.ncu.split_at`) into one raw file per point, with the labels
+rows (:func:`split_at`) into one raw file per point, with the labels
 of that point beside it, which every reader of a single run's file reads unchanged.
 
 A point that fails in the profiled process is named in a status file (JSON, name -> one line)
@@ -14,11 +14,15 @@ and its part is dropped; the boundary is still launched, so the parts after it s
 """
 from __future__ import annotations
 
+import csv
 import json
+import os
 import re
 import tempfile
 from pathlib import Path
 from typing import Callable, Sequence
+
+from .ncu import lines_and_header
 
 #: The empty kernel launched after each point: the cut between points.
 BOUNDARY = "lassm_counters_boundary"
@@ -65,6 +69,43 @@ def run_points(names: Sequence[str], work: Callable[[str], None], status: str | 
     return 0
 
 
+def split_at(source: str | os.PathLike, boundary: str) -> list[str]:
+    """One profiled process's raw CSV cut into one raw CSV per point it ran, in launch order.
+
+    Why: a process that runs several points in one Nsight Compute session (one start-up of the
+    profiler, the interpreter and the CUDA context instead of one per point) ends each point with
+    one launch of the kernel ``boundary``; its rows are the cuts and are dropped. Every part keeps
+    the header (and the units row), so it reads as the raw file of a run of its own
+    (:func:`lassm.analysis.counters.ncu.read_raw`). Launches after the last boundary form a last part.
+
+    Raises
+    ------
+    ValueError
+        When there is no ncu header.
+    """
+    lines, start, header = lines_and_header(source)
+    name_at = header.index("Kernel Name")
+    head, parts, current, seen = [lines[start]], [], [], False
+    for line in lines[start + 1:]:
+        s = line.strip()
+        if not s or s.startswith("=="):
+            continue
+        cells = next(csv.reader([s]))
+        if not seen and cells and cells[0].strip() == "":  # the units row, under the header
+            head.append(line)
+            seen = True
+            continue
+        seen = True
+        if len(cells) > name_at and cells[name_at] == boundary:
+            parts.append(current)
+            current = []
+        else:
+            current.append(line)
+    if current:
+        parts.append(current)
+    return ["\n".join(head + part) + "\n" for part in parts]
+
+
 def collect(target: Sequence[str], names: Sequence[str], raws: Sequence[Path], labels: Sequence[dict], *,
             kernel_name: str, ncu: str, timeout: float, from_start: bool = True,
             replay_mode: str | None = None) -> dict[str, str]:
@@ -89,7 +130,7 @@ def collect(target: Sequence[str], names: Sequence[str], raws: Sequence[Path], l
         version_file, meta_file = sidecar_paths(whole)
         version_text = version_file.read_text()
         meta = json.loads(meta_file.read_text())
-        parts = nsight.split_at(whole, BOUNDARY)
+        parts = split_at(whole, BOUNDARY)
         for i, (name, raw, label) in enumerate(zip(names, raws, labels)):
             if name in errors:
                 missing[name] = errors[name]
@@ -104,4 +145,4 @@ def collect(target: Sequence[str], names: Sequence[str], raws: Sequence[Path], l
     return missing
 
 
-__all__ = ["BOUNDARY", "boundary", "collect", "run_points", "with_boundary"]
+__all__ = ["BOUNDARY", "boundary", "collect", "run_points", "split_at", "with_boundary"]

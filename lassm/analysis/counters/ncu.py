@@ -315,7 +315,7 @@ def _header_index(lines: list[str]) -> int | None:
     return None
 
 
-def _headed(source: str | os.PathLike) -> tuple[list[str], int, list[str]]:
+def lines_and_header(source: str | os.PathLike) -> tuple[list[str], int, list[str]]:
     """The lines of ncu's CSV (a file, or the text itself when it holds a newline), the index of
     its header row and the header's cells."""
     text = str(source) if isinstance(source, str) and "\n" in source else Path(source).read_text(errors="replace")
@@ -324,43 +324,6 @@ def _headed(source: str | os.PathLike) -> tuple[list[str], int, list[str]]:
     if start is None:
         raise ValueError("no ncu CSV header (a row starting with \"ID\" and naming \"Kernel Name\")")
     return lines, start, next(csv.reader([lines[start]]))
-
-
-def split_at(source: str | os.PathLike, boundary: str) -> list[str]:
-    """One profiled process's raw CSV cut into one raw CSV per point it ran, in launch order.
-
-    Why: a process that runs several points in one Nsight Compute session (one start-up of the
-    profiler, the interpreter and the CUDA context instead of one per point) ends each point with
-    one launch of the kernel ``boundary``; its rows are the cuts and are dropped. Every part keeps
-    the header (and the units row), so it reads as the raw file of a run of its own
-    (:func:`read_raw`). Launches after the last boundary form a last part.
-
-    Raises
-    ------
-    ValueError
-        When there is no ncu header.
-    """
-    lines, start, header = _headed(source)
-    name_at = header.index("Kernel Name")
-    head, parts, current, seen = [lines[start]], [], [], False
-    for line in lines[start + 1:]:
-        s = line.strip()
-        if not s or s.startswith("=="):
-            continue
-        cells = next(csv.reader([s]))
-        if not seen and cells and cells[0].strip() == "":  # the units row, under the header
-            head.append(line)
-            seen = True
-            continue
-        seen = True
-        if len(cells) > name_at and cells[name_at] == boundary:
-            parts.append(current)
-            current = []
-        else:
-            current.append(line)
-    if current:
-        parts.append(current)
-    return ["\n".join(head + part) + "\n" for part in parts]
 
 
 def read_raw(source: str | os.PathLike):
@@ -388,7 +351,7 @@ def read_raw(source: str | os.PathLike):
     """
     import pandas as pd
 
-    lines, start, header = _headed(source)
+    lines, start, header = lines_and_header(source)
     rows: list[list[str]] = []
     for n, line in enumerate(lines[start + 1:], start=start + 2):
         s = line.strip()
@@ -512,5 +475,5 @@ def one_point(raw: str | os.PathLike, **labels: Any):
     return tidy, points.iloc[0]
 
 
-__all__ = ["DEFAULT_KERNEL", "build_command", "check_output", "collect", "extend_command", "metrics", "split_at",
+__all__ = ["DEFAULT_KERNEL", "build_command", "check_output", "collect", "extend_command", "lines_and_header", "metrics",
            "one_point", "parse", "read_raw", "version", "version_number"]
