@@ -225,7 +225,7 @@ def test_a_gpu_folder_runs_the_steps_and_records_what_they_lack(results: Path, m
 
     called = []
     monkeypatch.setattr(run, "is_gpu", lambda backend: True)
-    monkeypatch.setattr(steps, "counters", lambda b, m, pts, force=False: called.append(("counters", b, m, pts)) or
+    monkeypatch.setattr(steps, "counters", lambda b, m, pts, force=False, **_: called.append(("counters", b, m, pts)) or
                         ["counters: refused in this test"])
     monkeypatch.setattr(steps, "ceilings", lambda b, m, force=False, command="": called.append(("ceilings", b, m)) or [])
     monkeypatch.setattr(steps, "metrics", lambda m: called.append(("metrics", m)) or ["metrics: not derived in this test"])
@@ -250,7 +250,7 @@ def test_the_folder_steps_run_once_after_every_backends_counters(monkeypatch: py
     from lassm.campaign import run
 
     called = []
-    monkeypatch.setattr(steps, "counters", lambda b, m, pts, force=False: called.append(("counters", b)) or [])
+    monkeypatch.setattr(steps, "counters", lambda b, m, pts, force=False, **_: called.append(("counters", b)) or [])
     monkeypatch.setattr(steps, "ceilings", lambda b, m, force=False, command="": called.append(("ceilings", b)) or [])
     monkeypatch.setattr(steps, "metrics", lambda m: called.append(("metrics", m)) or [])
     p = make_plan(backends=["cpu"], datasets=["sample-k21"])

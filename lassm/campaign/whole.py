@@ -179,10 +179,10 @@ def run_whole(plan: WholePlan, *, machine: str | None = None, force: bool = Fals
             out.xdrop = run_xdrop_campaign(part, machine=machine, force=force, progress=progress)
             xdrop_report(out.xdrop)
         elif key == "suite":
-            out.suite = suite_plan.run_suite(part, machine=machine, force=force, say=say)
+            out.suite = suite_plan.run_suite(part, machine=machine, force=force, say=say, progress=progress)
             suite_plan.report(out.suite)
         else:
-            out.originals = orig.run_originals(part, machine=machine, force=force, say=say)
+            out.originals = orig.run_originals(part, machine=machine, force=force, say=say, progress=progress)
             orig.report(out.originals)
             for line in out.originals.lacks:
                 say(f"  {line}")
