@@ -148,6 +148,11 @@ def test_dry_run_prints_each_parts_estimate_and_the_total(results: Path, capsys:
     assert "box/campaign.json (8 s over 1 run that measured)" in out
     assert "estimate  about 5 s for 1 of 1 points" in out and "box/xdrop/campaign.json" in out
     assert out.rstrip().endswith("== estimated total: about 7 s (local assembly 2 s, X-drop 5 s)")
+    _account(results / "box", "runs.json", {"seconds": 754.0, "created": "2026-11-29T00:00:00+00:00",
+                                            "parts": {"local-assembly": {"seconds": 700.0, "measured": 4, "skipped": 0}}})
+    assert main(argv) == 0
+    assert capsys.readouterr().out.rstrip().endswith(
+        "   a whole run from scratch took 12 min 34 s here (" + str(results / "box" / "runs.json") + ", 2026-11-29)")
     assert main(["run", "--kernel", "local-assembly", "--dry-run", "--machine", "box", "--backends", "cpu",
                  "--datasets", "sample-k21", "--repeats", "1", "--warmup", "0"]) == 0
     assert capsys.readouterr().out.rstrip().splitlines()[-1].startswith("estimate  about 2 s for 1 of 1 points")
