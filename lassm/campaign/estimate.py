@@ -222,13 +222,14 @@ def default_roots() -> list[Path]:
 def _folder_of(backend: str) -> str:
     """The folder a run files ``backend``'s points under; a CUDA GPU's name from the driver already
     asked for the plan, without importing CuPy."""
-    from ..runs.records import default_machine, machine_for_backend, slug
+    from .. import paths
+    from ..runs.records import default_machine, machine_for_backend
 
     try:
-        if backend == "cuda" and not os.environ.get("LASSM_MACHINE"):
+        if backend == "cuda" and not paths.env_machine():
             from ..backends import cudadrv
 
-            return slug(cudadrv.context().facts.name)
+            return paths.slug(cudadrv.context().facts.name)
         return machine_for_backend(backend)
     except Exception:  # noqa: BLE001  a backend that cannot name its device: the CPU's folder
         return default_machine()
@@ -252,11 +253,11 @@ def device(plan) -> tuple[str, str]:
 
 def local_work(plan, machine: str | None, force: bool) -> Work:
     """The sweep's points not recorded in their folder, weighed in runs."""
-    from ..runs.records import slug
+    from .. import paths
     from ..runs.sweep import recorded, weight
     from ..workloads.local_assembly.datasets import named_k
 
-    folders = {b: slug(machine) if machine else _folder_of(b) for b in plan.backends}
+    folders = {b: paths.machine_slug(machine) if machine else _folder_of(b) for b in plan.backends}
 
     def done(d: str, k: int | None, b: str, p: str) -> bool:
         known = k or named_k(d)  # a file's k is inside it: its point counts as to measure
@@ -327,11 +328,11 @@ def estimate_whole(plan, *, machine: str | None = None, force: bool = False,
                    roots: Sequence[Path] | None = None) -> dict[str, Estimate]:
     """Each planned part's estimate (``plan``: :func:`lassm.campaign.whole.make_whole_plan`'s;
     ``machine``: ``--machine``, else the device names the folder)."""
-    from ..runs.records import slug
+    from .. import paths
     from .whole import PARTS, part_of
 
     name, kind = device(plan)
-    target = slug(machine) if machine else name
+    target = paths.machine_slug(machine) if machine else name
     return {key: estimate_part(key, part_of(plan, key), target=target, device_name=name, kind=kind,
                                machine=machine, force=force, roots=roots)
             for key, _label in PARTS if part_of(plan, key) is not None}
