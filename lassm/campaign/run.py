@@ -97,7 +97,8 @@ def run_campaign(plan: Plan, *, machine: str | None = None, force: bool = False,
     force : bool
         Measure again what is already recorded (records, counter files, ceilings).
     progress : bool
-        Show the progress bar (with its ETA) and one line per step.
+        Show the progress (:func:`lassm.runs.progress.bar`: the sweep's points and each step as a task,
+        with time elapsed and left) and one line per step.
     notebooks, cluster
         Run the points through Papermill or on Dask workers (:func:`lassm.runs.sweep.main_job`);
         each point then runs once.
@@ -110,13 +111,23 @@ def run_campaign(plan: Plan, *, machine: str | None = None, force: bool = False,
     -------
     Outcome
     """
+    from ..runs.progress import bar as progress_bar
+
+    with progress_bar(progress) as bar:
+        return _run_campaign(plan, bar, machine=machine, force=force, progress=progress, notebooks=notebooks,
+                             cluster=cluster, log=log, also_lacks=also_lacks)
+
+
+def _run_campaign(plan: Plan, bar, *, machine: str | None, force: bool, progress: bool, notebooks: bool,
+                  cluster: str | None, log, also_lacks) -> Outcome:
+    """:func:`run_campaign` inside its progress display ``bar``."""
     from ..runs.sweep import main_job
 
     say = log or ((lambda text: print(text, file=sys.stderr, flush=True)) if progress else (lambda text: None))
     command = command_line()
     start = time.perf_counter()
     rows = main_job(machine=machine, points=plan.points(), repeats=plan.repeats, warmup=plan.warmup, force=force,
-                    progress=progress, notebooks=notebooks, cluster=cluster)
+                    progress=progress, notebooks=notebooks, cluster=cluster, bar=bar)
     sweep_s = time.perf_counter() - start
     say(f"sweep: {len(rows)} points in {sweep_s:.0f} s")
     summaries: dict[int, dict] = {}
@@ -136,7 +147,7 @@ def run_campaign(plan: Plan, *, machine: str | None = None, force: bool = False,
         gpus = [b for b in plan.backends if _folder_of(b, machine) == folder and is_gpu(b)]
         for i, backend in enumerate(gpus):  # ceilings and metrics are the folder's: once, after all counters
             lacks += _gpu_steps(plan, backend, folder, force, command, timing, say,
-                                machine_steps=gpus[0] if i == len(gpus) - 1 else None)
+                                machine_steps=gpus[0] if i == len(gpus) - 1 else None, bar=bar)
         if not gpus:
             lacks += steps.cpu_lacks()
         outcome.lacks[folder] = lacks
@@ -148,25 +159,32 @@ def run_campaign(plan: Plan, *, machine: str | None = None, force: bool = False,
 
 
 def _gpu_steps(plan: Plan, backend: str, folder: str, force: bool, command: str, timing: dict, say,
-               machine_steps: str | None = "") -> list[str]:
+               machine_steps: str | None = "", bar=None) -> list[str]:
     """Counters of one GPU backend, then, unless ``machine_steps`` is None, the folder's ceilings
     (measured through the backend it names, ``backend`` when empty: the first GPU backend of the
-    folder, whose runtime has the microbenchmarks) and metrics; returns what it lacks."""
+    folder, whose runtime has the microbenchmarks) and metrics; returns what it lacks. Each step
+    is a task of ``bar`` (the counters' one counts their points)."""
+    from ..runs.progress import Step, bar as progress_bar
+
+    bar = bar if bar is not None else progress_bar(False)
     roofs = machine_steps or backend
     lacks: list[str] = []
+    profiled = plan.profiled(backend)
     todo = (
-        ("counters", plan.profile, "counters: not collected (--no-profile or --quick)",
-         lambda: steps.counters(backend, folder, plan.profiled(backend), force=force)),
-        ("ceilings", plan.ceilings, "ceilings: not measured (--no-ceilings or --quick)",
-         lambda: steps.ceilings(roofs, folder, force=force, command=command)),
-        ("metrics", True, "", lambda: steps.metrics(folder)),
+        ("counters", plan.profile, "counters: not collected (--no-profile or --quick)", len(profiled),
+         lambda tick: steps.counters(backend, folder, profiled, force=force, tick=tick)),
+        ("ceilings", plan.ceilings, "ceilings: not measured (--no-ceilings or --quick)", 1,
+         lambda tick: steps.ceilings(roofs, folder, force=force, command=command)),
+        ("metrics", True, "", 1, lambda tick: steps.metrics(folder)),
     )
-    for name, enabled, why_not, step in todo if machine_steps is not None else todo[:1]:
+    for name, enabled, why_not, total, step in todo if machine_steps is not None else todo[:1]:
         if not enabled:
             lacks.append(why_not)
             continue
         t0 = time.perf_counter()
-        said = step()
+        shown = Step(bar, f"{name} ({backend})", total) if name == "counters" else Step(bar, name, unit="step")
+        said = step(shown.advance)
+        shown.end()
         timing[name] = round(timing.get(name, 0) + time.perf_counter() - t0, 3)
         say(f"{name}: {'done' if not said else '; '.join(said)} ({timing[name]:.0f} s)")
         lacks += said

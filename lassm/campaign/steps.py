@@ -14,7 +14,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from .. import paths
 from ..errors import LassmError
@@ -67,7 +67,8 @@ def _importable_here() -> Iterator[None]:
 
 
 def counters(backend: str, machine: str, points: list[tuple[str, int | None, str]], force: bool = False,
-             ncu: str | None = None, timeout: float = NCU_TIMEOUT) -> list[str]:
+             ncu: str | None = None, timeout: float = NCU_TIMEOUT,
+             tick: Callable[[], None] = lambda: None) -> list[str]:
     """Hardware counters of ``points`` on a GPU backend, with the profiler this machine has.
 
     Nsight Compute runs for real on ``cuda`` and ``opencl-ptx`` (as ``lassm counters collect``
@@ -90,6 +91,8 @@ def counters(backend: str, machine: str, points: list[tuple[str, int | None, str
         The ncu executable (default :func:`find_ncu`).
     timeout : float
         Seconds per profiled run.
+    tick : callable
+        Called once per point, counted, skipped or failed (the step's progress).
 
     Returns
     -------
@@ -119,6 +122,7 @@ def counters(backend: str, machine: str, points: list[tuple[str, int | None, str
         for dname, k, proto in points:
             known = k or datasets.named_k(dname)  # a recorded point is skipped before its dataset is made
             if known and not force and counter_file(machine, dname, known, backend, proto).is_file():
+                tick()
                 continue
             try:
                 if (dname, k) not in loaded:
@@ -126,18 +130,18 @@ def counters(backend: str, machine: str, points: list[tuple[str, int | None, str
                     loaded[(dname, k)] = datasets.load(dname, k)
                 ds, start_k = loaded[(dname, k)]
                 raw = counter_file(machine, dname, start_k, backend, proto)
-                if raw.is_file() and not force:
-                    continue
-                data = Path(tmp) / f"{slug(dname)}-k{start_k}.parquet"
-                if not data.is_file():
-                    formats.write_dataset(ds, data)
-                target = nsight.extend_command(data, k=start_k, protocol=proto, backend=backend,
-                                               out=Path(tmp) / "extended.txt")
-                nsight.collect(target, raw, dataset=dname, k=start_k, protocol=proto, ncu=exe, timeout=timeout)
+                if not raw.is_file() or force:
+                    data = Path(tmp) / f"{slug(dname)}-k{start_k}.parquet"
+                    if not data.is_file():
+                        formats.write_dataset(ds, data)
+                    target = nsight.extend_command(data, k=start_k, protocol=proto, backend=backend,
+                                                   out=Path(tmp) / "extended.txt")
+                    nsight.collect(target, raw, dataset=dname, k=start_k, protocol=proto, ncu=exe, timeout=timeout)
             except Exception as exc:  # a point that cannot be counted is named; the others go on
                 if any(marker in str(exc) for marker in _MACHINE_WIDE):
                     return [f"counters: {_one_line(exc)}"]
                 lacks.append(f"counters: {dname} {proto}: {_one_line(exc)}")
+            tick()
     return lacks
 
 

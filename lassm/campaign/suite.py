@@ -167,10 +167,28 @@ def references_started(kernels: list[str], size: str):
         return None, {}
 
 
+def todo(plan: SuitePlan, folders: dict[str, str], sha: str, force: bool = False) -> list[tuple[str, str, str]]:
+    """The (kernel, backend, variant) a run measures: those without a row at ``sha`` and the plan's size
+    in their backend's folder (``folders``), all of them with ``force``."""
+    before = {f: tables.read_rows(rec.folder(f) / rec.TIMES_FILE, rec.COLUMNS) for f in set(folders.values())}
+    return [(k, b, v) for k, b, v in plan.points()
+            if force or not tables.recorded(before[folders[b]], sha, kernel=k, backend=b, variant=v, size=plan.size)]
+
+
 def run_suite(plan: SuitePlan, *, machine: str | None = None, force: bool = False,
-              say: Callable[[str], None] = lambda text: None) -> SuiteOutcome:
-    """Runs the plan; writes ``<machine>/suite/times.csv`` and appends the run's account."""
+              say: Callable[[str], None] = lambda text: None, progress: bool = False) -> SuiteOutcome:
+    """Runs the plan; writes ``<machine>/suite/times.csv`` and appends the run's account. ``progress``
+    shows the variants, the PTX and the counters as tasks (:func:`lassm.runs.progress.bar`)."""
+    from ..runs.progress import bar as progress_bar
+
+    with progress_bar(progress) as bar:
+        return _run_suite(plan, bar, machine=machine, force=force, say=say)
+
+
+def _run_suite(plan: SuitePlan, bar, *, machine: str | None, force: bool, say: Callable[[str], None]) -> SuiteOutcome:
+    """:func:`run_suite` inside its progress display ``bar``."""
     from ..backends import suite
+    from ..runs.progress import Step
     from ..runs.records import command_line, git_sha
 
     out = SuiteOutcome()
@@ -179,12 +197,11 @@ def run_suite(plan: SuitePlan, *, machine: str | None = None, force: bool = Fals
     sha = git_sha()
     command = command_line()
     folders = {b: _folder(b, machine) for b in plan.backends}
-    before = {f: tables.read_rows(rec.folder(f) / rec.TIMES_FILE, rec.COLUMNS) for f in set(folders.values())}
+    measured = todo(plan, folders, sha, force)
+    shown = Step(bar, "suite", len(plan.points()))
 
     def todo_of(kernel: str) -> list[tuple[str, str]]:
-        return [(b, v) for b in plan.backends for v in suite.get(kernel).VARIANTS.get(b, {})
-                if force or not tables.recorded(before[folders[b]], sha, kernel=kernel, backend=b, variant=v,
-                                                size=plan.size)]
+        return [(b, v) for k, b, v in measured if k == kernel]
 
     # at the seed's sizes the references take CPU seconds (epistasis: half a minute): all start now,
     # each in a process of its own, while the kernels before them are timed on the GPU
@@ -192,10 +209,12 @@ def run_suite(plan: SuitePlan, *, machine: str | None = None, force: bool = Fals
         else (None, {})
     for kernel in run_order(plan.kernels):
         mod = suite.get(kernel)
-        todo = todo_of(kernel)
-        out.rows += [{"kernel": kernel, "backend": b, "variant": v, "status": "skipped (recorded)"}
-                     for b in plan.backends for v in mod.VARIANTS.get(b, {}) if (b, v) not in todo]
-        if not todo:
+        chosen = todo_of(kernel)
+        skipped = [{"kernel": kernel, "backend": b, "variant": v, "status": "skipped (recorded)"}
+                   for b in plan.backends for v in mod.VARIANTS.get(b, {}) if (b, v) not in chosen]
+        out.rows += skipped
+        shown.advance(len(skipped))
+        if not chosen:
             continue
         t0 = time.perf_counter()
         inp = mod.inputs(plan.size)
@@ -205,7 +224,7 @@ def run_suite(plan: SuitePlan, *, machine: str | None = None, force: bool = Fals
             ref = mod.reference(inp)
         say(f"{kernel}: inputs and reference at size {plan.size} ({time.perf_counter() - t0:.1f} s"
             f"{', the reference computed beside the kernels before it' if kernel in refs else ''})")
-        for backend, variant in todo:
+        for backend, variant in chosen:
             row = {"machine": folders[backend], "kernel": kernel, "backend": backend, "variant": variant,
                    "size": plan.size, "git_sha": sha, "command": command}
             try:
@@ -218,18 +237,24 @@ def run_suite(plan: SuitePlan, *, machine: str | None = None, force: bool = Fals
             tables.upsert(where, rec.COLUMNS, rec.KEY, [row])  # as it lands: a run cut short keeps what it timed
             out.files[f"times:{folders[backend]}"] = where
             out.rows.append({k: row.get(k) for k in ("kernel", "backend", "variant", "seconds", "status")})
-            shown = f"{row['seconds'] * 1e3:.3f} ms" if isinstance(row.get("seconds"), float) else "-"
-            say(f"{kernel} {backend} {variant}: {shown}, {row['status']}")
+            took = f"{row['seconds'] * 1e3:.3f} ms" if isinstance(row.get("seconds"), float) else "-"
+            say(f"{kernel} {backend} {variant}: {took}, {row['status']}")
+            shown.advance()
+    shown.end()
     if plan.size == "gpu":
         t0 = time.perf_counter()
+        making = Step(bar, "PTX", unit="step")
         out.lacks += write_ptx(plan, folders)
+        making.end()
         out.steps["ptx"] = round(time.perf_counter() - t0, 3)
         profiled = [p for p in plan.points() if p[1] in suite_counters.BACKENDS]
         if plan.counters and profiled:
             t0 = time.perf_counter()
             where = folders[profiled[0][1]]  # cuda and opencl-ptx file under the GPU's one folder
+            counting = Step(bar, "counters (suite)", len(profiled))
             out.lacks += suite_counters.collect(profiled, plan.size, where, sha=sha, force=force, say=say,
-                                                every=plan.all_counters)
+                                                every=plan.all_counters, tick=counting.advance)
+            counting.end()
             out.steps["counters"] = round(time.perf_counter() - t0, 3)
             out.files[f"counters:{where}"] = rec.folder(where) / suite_counters.FILE
     if pool is not None:
@@ -312,4 +337,4 @@ def report(out: SuiteOutcome) -> None:
 
 
 __all__ = ["SLOW_REFERENCES", "reference_of", "references_started", "run_order", "CPU_REPEATS", "PTX_MIX_FILE", "REPEATS", "WARMUP", "SuiteOutcome", "SuitePlan", "describe", "make_plan",
-           "present_backends", "report", "run_suite", "write_ptx"]
+           "present_backends", "report", "run_suite", "todo", "write_ptx"]

@@ -106,10 +106,11 @@ def left_on_request(points: list[tuple[str, str, str]]) -> list[tuple[str, str, 
 
 def collect(points: list[tuple[str, str, str]], size: str, machine: str, *, sha: str, force: bool = False,
             say=lambda t: None, ncu_exe: str | None = None, timeout: float = NCU_TIMEOUT,
-            every: bool = False) -> list[str]:
+            every: bool = False, tick=lambda n: None) -> list[str]:
     """Counters of each (kernel, backend, variant) of ``points`` into ``suite/counters.csv``; returns
     what it could not count. A point recorded at this commit is skipped unless ``force``; the
-    variants of :data:`ON_REQUEST` are left out (one line says so) unless ``every``."""
+    variants of :data:`ON_REQUEST` are left out (one line says so) unless ``every``. ``tick(n)`` is
+    told of each ``n`` points done with, skipped, left out, counted or not (the step's progress)."""
     exe = ncu_exe or find_ncu()
     if exe is None:
         return [f"suite counters: ncu not found (not on PATH, nor {NCU_FALLBACK}); install Nsight Compute"]
@@ -127,6 +128,7 @@ def collect(points: list[tuple[str, str, str]], size: str, machine: str, *, sha:
         if (kernel, backend, variant) not in later:
             replay = variant in APPLICATION_REPLAY.get(kernel, ())
             groups.setdefault((kernel, backend, replay), []).append(variant)
+    tick(len(points) - sum(map(len, groups.values())))
     with _importable_here():
         for (kernel, backend, replay), variants in groups.items():
             try:
@@ -136,6 +138,7 @@ def collect(points: list[tuple[str, str, str]], size: str, machine: str, *, sha:
                 if any(marker in str(exc) for marker in _MACHINE_WIDE):
                     return lacks + [f"suite counters: {_one_line(exc)}"]
                 lacks.append(f"suite counters: {kernel} {backend} {','.join(variants)}: {_one_line(exc)}")
+            tick(len(variants))
     return lacks
 
 

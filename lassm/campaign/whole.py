@@ -49,6 +49,11 @@ class WholePlan:
                 self.left_out[key] = f"--kernel {part}"
 
 
+def part_of(plan: WholePlan, key: str):
+    """The plan of part ``key`` (a key of :data:`PARTS`), None where it is left out."""
+    return getattr(plan, _FIELD[key])
+
+
 def split_backends(names: list[str] | None) -> tuple[list[str] | None, list[str] | None]:
     """``--backends`` as (local assembly's, X-drop's): each part keeps the names it has; None where none was given."""
     if names is None:
@@ -118,8 +123,9 @@ def make_whole_plan(quick: bool = False, *, backends: list[str] | None = None, d
     return WholePlan(la, xd, og, left, lacks=blocked, suite=su)
 
 
-def describe_whole(plan: WholePlan) -> str:
-    """Each part's plan under its heading (``lassm run --dry-run``), or why it is left out."""
+def describe_whole(plan: WholePlan, notes: dict[str, str] | None = None) -> str:
+    """Each part's plan under its heading (``lassm run --dry-run``), or why it is left out; ``notes``
+    adds a line under a planned part's block (its estimated time, :mod:`.estimate`)."""
     from .run import describe
 
     blocks = []
@@ -127,14 +133,17 @@ def describe_whole(plan: WholePlan) -> str:
         part = getattr(plan, _FIELD[key])
         if part is None:
             blocks.append(f"== {label}: left out: {plan.left_out.get(key, 'not planned')}")
-        elif key == "local-assembly":
-            blocks.append(f"== {label}\n{describe(part)}")
+            continue
+        if key == "local-assembly":
+            text = describe(part)
         elif key == "xdrop":
-            blocks.append(f"== {label}\n{xdrop_plan.describe(part)}")
+            text = xdrop_plan.describe(part)
         elif key == "suite":
-            blocks.append(f"== {label}\n{suite_plan.describe(part)}")
+            text = suite_plan.describe(part)
         else:
-            blocks.append(f"== {label}\n{orig.describe(part)}")
+            text = orig.describe(part)
+        note = (notes or {}).get(key)
+        blocks.append(f"== {label}\n{text}" + (f"\n{note}" if note else ""))
     return "\n\n".join(blocks)
 
 
@@ -179,10 +188,10 @@ def run_whole(plan: WholePlan, *, machine: str | None = None, force: bool = Fals
             out.xdrop = run_xdrop_campaign(part, machine=machine, force=force, progress=progress)
             xdrop_report(out.xdrop)
         elif key == "suite":
-            out.suite = suite_plan.run_suite(part, machine=machine, force=force, say=say)
+            out.suite = suite_plan.run_suite(part, machine=machine, force=force, say=say, progress=progress)
             suite_plan.report(out.suite)
         else:
-            out.originals = orig.run_originals(part, machine=machine, force=force, say=say)
+            out.originals = orig.run_originals(part, machine=machine, force=force, say=say, progress=progress)
             orig.report(out.originals)
             for line in out.originals.lacks:
                 say(f"  {line}")
@@ -212,4 +221,5 @@ def _account(plan: WholePlan, out: WholeOutcome, machine: str | None, seconds: f
         parts, out.seconds, plan.left_out, total=seconds, sha=git_sha(), command=command_line()))
 
 
-__all__ = ["PARTS", "WholeOutcome", "WholePlan", "describe_whole", "make_whole_plan", "run_whole", "split_backends"]
+__all__ = ["PARTS", "WholeOutcome", "WholePlan", "describe_whole", "make_whole_plan", "part_of", "run_whole",
+           "split_backends"]

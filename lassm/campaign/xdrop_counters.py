@@ -97,12 +97,13 @@ def count(pairs_file: Path, dataset: str, xdrop: int, scoring: tuple[int, int, i
 
 
 def collect(plan: XdropPlan, machine: str, *, sha: str, command: str, force: bool = False, say=lambda t: None,
-            ncu_exe: str | None = None, timeout: float = NCU_TIMEOUT) -> list[str]:
+            ncu_exe: str | None = None, timeout: float = NCU_TIMEOUT, tick=lambda n: None) -> list[str]:
     """Counters of the plan's profiled (set, X) into ``counters.csv``; returns what it could not count.
 
     The X values of one set are counted in one profiled process (:mod:`lassm.analysis.counters.batch`):
     the pairs are read and the CUDA context made once. A (set, X) whose row is in ``counters.csv`` at
-    this commit is skipped unless ``force``.
+    this commit is skipped unless ``force``. ``tick(n)`` is told of each ``n`` (set, X) done with,
+    skipped, counted or not (the step's progress).
     """
     from ..analysis.counters import batch
     from ..workloads.xdrop import datasets
@@ -117,6 +118,7 @@ def collect(plan: XdropPlan, machine: str, *, sha: str, command: str, force: boo
     for d, x in plan.profiled():
         if force or not rec.recorded(rows, sha, dataset=d, xdrop=x, program=PROGRAM):
             todo.setdefault(d, []).append(int(x))
+    tick(len(plan.profiled()) - sum(map(len, todo.values())))
     lacks: list[str] = []
     with tempfile.TemporaryDirectory(prefix="lassm-xdrop-ncu-") as tmp, _importable_here():
         for d, xs in todo.items():
@@ -132,6 +134,7 @@ def collect(plan: XdropPlan, machine: str, *, sha: str, command: str, force: boo
                 if any(marker in str(exc) for marker in _MACHINE_WIDE):
                     return lacks + [f"counters: {_one_line(exc)}"]
                 lacks.append(f"counters: {d}: {_one_line(exc)}")
+                tick(len(xs))
                 continue
             for x, raw in zip(xs, raws):
                 if str(x) in missing:
@@ -143,6 +146,7 @@ def collect(plan: XdropPlan, machine: str, *, sha: str, command: str, force: boo
                                    command=shown)
                 rec.upsert(table, rec.COUNTER_COLUMNS, rec.COUNTERS_KEY, [row])
                 say(f"counters {d} X={x}: {row['duration_s'] * 1e3:.2f} ms in {row['launches']} launches")
+            tick(len(xs))
     return lacks
 
 

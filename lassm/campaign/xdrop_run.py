@@ -141,8 +141,8 @@ def run_group(plan: XdropPlan, pairs, dataset: str, xdrop: int, *, machine: str,
     return rows
 
 
-def _groups_todo(plan: XdropPlan, rows: list[dict], sha: str, force: bool) -> dict[str, list[int]]:
-    """Per set, the X values whose group is not wholly recorded at ``sha``."""
+def groups_todo(plan: XdropPlan, rows: list[dict], sha: str, force: bool) -> dict[str, list[int]]:
+    """Per set, the X values whose group is not wholly recorded at ``sha`` (what a run measures)."""
     label = ",".join(map(str, plan.scoring))
     todo: dict[str, list[int]] = {}
     for d, x in plan.groups():
@@ -162,13 +162,24 @@ def run_xdrop_campaign(plan: XdropPlan, *, machine: str | None = None, force: bo
     plan : :func:`lassm.campaign.xdrop_plan.make_plan`'s.
     machine : the results folder (default: :func:`machine_name`).
     force : measure again what is recorded at this commit.
-    progress : say a line per measurement and step.
+    progress : show the progress (:func:`lassm.runs.progress.bar`: the points, then the counters, each
+        a task with time elapsed and left) and say a line per measurement and step.
     log : where the lines go (default: standard error, when ``progress``).
 
     Returns
     -------
     XdropOutcome
     """
+    from ..runs.progress import bar as progress_bar
+
+    with progress_bar(progress) as bar:
+        return _run_xdrop_campaign(plan, bar, machine=machine, force=force, progress=progress, log=log)
+
+
+def _run_xdrop_campaign(plan: XdropPlan, bar, *, machine: str | None, force: bool, progress: bool,
+                        log) -> XdropOutcome:
+    """:func:`run_xdrop_campaign` inside its progress display ``bar``."""
+    from ..runs.progress import Step
     from ..workloads.xdrop import datasets
 
     say = log or ((lambda text: print(text, file=sys.stderr, flush=True)) if progress else (lambda text: None))
@@ -181,7 +192,8 @@ def run_xdrop_campaign(plan: XdropPlan, *, machine: str | None = None, force: bo
     times = where / rec.TIMES_FILE
     start = time.perf_counter()
     existing = rec.read_rows(times, rec.TIMES_COLUMNS)
-    todo = _groups_todo(plan, existing, sha, force)
+    todo = groups_todo(plan, existing, sha, force)
+    shown = Step(bar, "X-drop", sum(len(plan.backends_for(d)) for d, _x in plan.groups()))
     busy = {b for d in todo for b in plan.backends_for(d) if b in CPU_BACKENDS}
     if busy:
         from ..backends import xdrop as registry
@@ -193,6 +205,7 @@ def run_xdrop_campaign(plan: XdropPlan, *, machine: str | None = None, force: bo
             if x not in todo.get(d, []):
                 out.rows += [{"dataset": d, "xdrop": x, "backend": b, "status": "skipped (recorded)"}
                              for b in plan.backends_for(d)]
+                shown.advance(len(plan.backends_for(d)))
         if not todo.get(d):
             continue
         try:
@@ -201,6 +214,7 @@ def run_xdrop_campaign(plan: XdropPlan, *, machine: str | None = None, force: bo
             out.lacks.append(f"{d}: not loaded: {exc}")
             out.rows += [{"dataset": d, "xdrop": x, "backend": b, "status": f"failed: {exc}"}
                          for x in todo[d] for b in plan.backends_for(d)]
+            shown.advance(len(todo[d]) * len(plan.backends_for(d)))
             continue
         for x in todo[d]:
             try:
@@ -210,11 +224,14 @@ def run_xdrop_campaign(plan: XdropPlan, *, machine: str | None = None, force: bo
                 out.rows += [{"dataset": d, "xdrop": x, "backend": b, "status": f"failed: {type(exc).__name__}: {line}"}
                              for b in plan.backends_for(d)]
                 say(f"{d} X={x}: failed: {line}")
+                shown.advance(len(plan.backends_for(d)))
                 continue
             rec.upsert(times, rec.TIMES_COLUMNS, rec.TIMES_KEY, got)
             out.rows += [{"dataset": d, "xdrop": x, "backend": r["backend"], "seconds": r["seconds"],
                           "matches_oracle": r["matches_oracle"],
                           "status": "ok" if r["matches_oracle"] else "MISMATCH"} for r in got]
+            shown.advance(len(plan.backends_for(d)))
+    shown.end()
     out.steps["times"] = round(time.perf_counter() - start, 3)
     out.files["times"] = times
     say(f"times: {out.steps['times']:.0f} s -> {times}")
@@ -222,7 +239,10 @@ def run_xdrop_campaign(plan: XdropPlan, *, machine: str | None = None, force: bo
         t0 = time.perf_counter()
         from . import xdrop_counters
 
-        out.lacks += xdrop_counters.collect(plan, name, sha=sha, command=command, force=force, say=say)
+        counting = Step(bar, "counters (X-drop)", len(plan.profiled()))
+        out.lacks += xdrop_counters.collect(plan, name, sha=sha, command=command, force=force, say=say,
+                                            tick=counting.advance)
+        counting.end()
         out.steps["counters"] = round(time.perf_counter() - t0, 3)
         out.files["counters"] = where / rec.COUNTERS_FILE
         say(f"counters: {out.steps['counters']:.0f} s")

@@ -337,7 +337,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--all-counters", action="store_true",
                    help="suite: also count Needleman-Wunsch's 2,047-launch variants (minutes each under Nsight "
                         "Compute's application replay; the chapter reads strips)")
-    p.add_argument("--dry-run", action="store_true", help="print the plan and its number of points, run nothing")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the plan, its number of points and each part's estimated time (from this machine's "
+                        "accounts, else the nearest device's committed ones), run nothing")
     p.add_argument("--notebooks", action="store_true",
                    help="run each point by executing notebooks/run.ipynb with Papermill; the executed "
                         "notebook is kept in the point's record folder (needs the book extra)")
@@ -348,7 +350,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a folder holding the original programs' sources (gpu_local_ht/, LOGAN/) for a node without "
                         "internet (default: LASSM_ORIGINALS, else the cache, else a download)")
     p.add_argument("--no-originals", action="store_true", help="leave out the original programs")
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress and no step lines (by default each part shows its points done, time spent "
+                        "and time left on stderr: a live bar on a terminal, plain lines otherwise)")
     p.set_defaults(func=cmd_run)
 
     from .metrics import add_subcommands as add_metrics

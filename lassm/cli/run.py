@@ -35,7 +35,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.kernel in ("originals", "suite"):  # one part alone (the originals beside the default plans' inputs)
         plan.only(args.kernel)
     if args.dry_run:
-        print(describe_whole(plan))
+        from ..campaign.estimate import dry_run
+
+        notes, total = dry_run(plan, machine=args.machine, force=args.force)
+        print(describe_whole(plan, notes))
+        print(f"\n{total}")
         return 0
     _check_results(args, plan.local.backends if plan.local is not None else ())
     _check_cluster(args)
@@ -100,7 +104,12 @@ def _run_local(args: argparse.Namespace) -> int:
             raise LassmError(f"--protocols {','.join(unbuilt)}: no backend of this run builds it (backends here: "
                              f"{', '.join(plan.backends)}{'' if gpus else '; the cpu backend has no protocol'})")
     if args.dry_run:
-        print(describe(plan))
+        from ..campaign.estimate import dry_run
+        from ..campaign.whole import WholePlan
+
+        notes, _total = dry_run(WholePlan(local=plan, xdrop=None, originals=None), machine=args.machine,
+                                force=args.force)
+        print(f"{describe(plan)}\n{notes['local-assembly']}")
         return 0
     _check_results(args, plan.backends)
     _check_cluster(args)

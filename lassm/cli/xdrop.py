@@ -163,7 +163,12 @@ def run_campaign(args: argparse.Namespace) -> int:
     plan = make_plan(args.quick, backends=args.backends, datasets=args.datasets, xdrops=args.xdrops,
                      repeats=args.repeats, warmup=args.warmup, profile=not args.no_profile)
     if args.dry_run:
-        print(describe(plan))
+        from ..campaign.estimate import dry_run
+        from ..campaign.whole import WholePlan
+
+        notes, _total = dry_run(WholePlan(local=None, xdrop=plan, originals=None), machine=args.machine,
+                                force=args.force)
+        print(f"{describe(plan)}\n{notes['xdrop']}")
         return 0
     from ..campaign.xdrop_run import machine_name
     from ..runs.preflight import check_results

@@ -47,7 +47,8 @@ def main_job(machine: str | None = None, backend_names: list[str] | None = None,
              ks: list[int] | None = None, force: bool = False, progress: bool = True,
              root: Path | None = None, notebooks: bool = False, template: Path | None = None,
              cluster: str | None = None, client: object | None = None,
-             points: list[tuple] | None = None, repeats: int = 1, warmup: int = 0) -> list[dict]:
+             points: list[tuple] | None = None, repeats: int = 1, warmup: int = 0,
+             bar: object | None = None) -> list[dict]:
     """Runs the sweep; returns one status row per point.
 
     Parameters
@@ -68,6 +69,8 @@ def main_job(machine: str | None = None, backend_names: list[str] | None = None,
         above (the campaign's plan, :mod:`lassm.campaign`).
     repeats, warmup : timed and untimed runs per point on the direct path
         (:func:`lassm.runs.records.run_point`); the notebook and cluster paths run each point once.
+    bar : a :class:`rich.progress.Progress` already shown (the campaign's, :func:`lassm.runs.progress.bar`)
+        to add the sweep's task to; default: one of its own, shown when ``progress``.
     """
     if notebooks:
         _check_notebook_tools(template or RUN_NOTEBOOK)
@@ -88,15 +91,16 @@ def main_job(machine: str | None = None, backend_names: list[str] | None = None,
     if cluster or client is not None:
         if notebooks:
             raise LassmError("--notebooks runs each point in this process; drop --cluster or --notebooks")
-        return _main_job_on_cluster(points, cluster, client, machine_name, force, command, root, progress)
+        return _main_job_on_cluster(points, cluster, client, machine_name, force, command, root, progress, bar)
     rows: list[dict] = []
     loaded: dict = {}
     oracles: dict = {}  # (dataset, k) -> the CPU's output, run once per dataset and k
-    bar = _progress(progress)
-    with bar:
-        task = bar.add_task("sweep", total=sum(_weight(p[0], repeats, warmup) for p in points))
+    with _shown(bar, progress) as bar:
+        # the bar counts runs (a x20 dataset's point weighs 20 of its runs), so its ETA is fair; it shows points
+        task = bar.add_task("sweep", total=sum(weight(p[0], repeats, warmup) for p in points), points=0,
+                            points_total=len(points))
         for dname, k, bname, proto in points:
-            bar.update(task, description=f"{dname} k={k or '-'} {bname}/{proto}")
+            bar.update(task, description=f"sweep {dname} k={k or '-'} {bname}/{proto}")
             row = {"dataset": dname, "k": k, "backend": bname, "protocol": proto}
             try:
                 if (dname, k) not in loaded:
@@ -108,7 +112,7 @@ def main_job(machine: str | None = None, backend_names: list[str] | None = None,
                 mname = machine_name or machine_for_backend(bname)
                 row["machine"] = mname
                 run_id = run_id_for(dname, start_k, bname, proto)
-                if mname and not force and (paths.results_dir(mname) / run_id / "summary.json").exists():
+                if mname and not force and recorded(mname, dname, start_k, bname, proto):
                     row["status"] = SKIPPED
                     clear_leftovers(paths.results_dir(mname), run_id)
                 else:
@@ -135,8 +139,13 @@ def main_job(machine: str | None = None, backend_names: list[str] | None = None,
                 if not _is_notebook_error(exc):  # the notebook's traceback is in the error itself
                     traceback.print_exc(file=sys.stderr)
             rows.append(row)
-            bar.advance(task, _weight(dname, repeats, warmup))
+            bar.update(task, advance=weight(dname, repeats, warmup), points=len(rows))
     return rows
+
+
+def recorded(machine: str, dataset: str, k: int, backend: str, protocol: str) -> bool:
+    """Whether the point's record is whole in the machine's folder: a run skips it (``--force`` aside)."""
+    return (paths.results_dir(machine) / run_id_for(dataset, k, backend, protocol) / "summary.json").exists()
 
 
 def _oracle(ds: Dataset, k: int) -> Extension:
@@ -146,22 +155,22 @@ def _oracle(ds: Dataset, k: int) -> Extension:
     return extend(ds, Params(k=k), backend="cpu")
 
 
-def _weight(dataset: str, repeats: int, warmup: int) -> float:
+def weight(dataset: str, repeats: int, warmup: int) -> float:
     """A point's share of the bar: its runs, times the replication of its dataset (``x20``)."""
     m = re.search(r"x(\d+)$", dataset)
     return (repeats + warmup) * (int(m[1]) if m and not dataset.endswith((".dat", ".parquet")) else 1)
 
 
 def _main_job_on_cluster(points: list[tuple], cluster: str | None, client: object | None, machine: str | None,
-                         force: bool, command: str, root: Path | None, progress: bool) -> list[dict]:
+                         force: bool, command: str, root: Path | None, progress: bool,
+                         bar: object | None = None) -> list[dict]:
     """The sweep's points as Dask tasks (``lassm.runs.distributed``): same records, same resumability."""
     from . import distributed
 
-    bar = _progress(progress)
     with contextlib.ExitStack() as stack:
         if client is None:
             client = stack.enter_context(distributed.connect(cluster, quiet=not progress))
-        with bar:
+        with _shown(bar, progress) as bar:
             task = bar.add_task("sweep", total=len(points))
             return distributed.run_points(client, points, machine=machine, force=force, command=command,
                                           root=root, bar=bar, task=task)
@@ -220,12 +229,14 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _progress(enabled: bool):
-    """A rich progress bar (description, bar, share done, elapsed, ETA); silent when ``enabled`` is false."""
-    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+def _shown(bar: object | None, enabled: bool):
+    """``bar`` as it is (its owner shows and ends it), else a progress display of the sweep's own
+    (:func:`lassm.runs.progress.bar`: live on a terminal, plain lines elsewhere, silent unless ``enabled``)."""
+    if bar is not None:
+        return contextlib.nullcontext(bar)
+    from .progress import bar as progress_bar
 
-    return Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), TimeElapsedColumn(),
-                    TextColumn("ETA"), TimeRemainingColumn(), disable=not enabled)
+    return progress_bar(enabled)
 
 
 def record_frames(folder: str | Path) -> dict:

@@ -108,25 +108,62 @@ def _context(source: sources.Source, built: build.Built, machine: str, device: t
             "nvcc": built.nvcc, "git_sha": sha}
 
 
-def _prepare(key: str, plan: OriginalsPlan, arch: str, say, kernels: tuple[str, ...] = ()) -> build.Built:
-    """The pinned source of ``key`` found (or fetched) and built; raises with one line on failure."""
+def _prepare(key: str, plan: OriginalsPlan, arch: str, say, kernels: tuple[str, ...] = (), bar=None) -> build.Built:
+    """The pinned source of ``key`` found (or fetched) and built, a task of ``bar`` while it lasts;
+    raises with one line on failure."""
+    from ...runs.progress import Step, bar as progress_bar
+
     source = SOURCES[key]
     t0 = time.perf_counter()
-    tree = sources.locate(source, plan.folder)
-    if key == "hecbench":
-        from .hecbench import build_all
+    shown = Step(bar if bar is not None else progress_bar(False), f"build {source.repo}", unit="step")
+    try:
+        tree = sources.locate(source, plan.folder)
+        if key == "hecbench":
+            from .hecbench import build_all
 
-        built = build_all(tree, arch, build.require_nvcc(), kernels)
-    else:
-        built = (build.build_ht_loc if key == "ht_loc" else build.build_logan)(tree, arch)
+            built = build_all(tree, arch, build.require_nvcc(), kernels)
+        else:
+            built = (build.build_ht_loc if key == "ht_loc" else build.build_logan)(tree, arch)
+    finally:
+        shown.end()
     say(f"originals: {source.label} built for {arch} with {built.nvcc} ({time.perf_counter() - t0:.1f} s, "
         f"{tree})")
     return built
 
 
+#: Status rows of each part per item of its to-do list: ht_loc and LOGAN a row for the original and
+#: one for ours (per dataset, per X), HeCBench one per kernel.
+ROWS_PER_ITEM = {"ht_loc": 2, "logan": 2, "hecbench": 1}
+#: The label of each part's task.
+LABELS = {"ht_loc": "ht_loc beside ours", "logan": "LOGAN beside ours", "hecbench": "HeCBench"}
+
+
+def tables_of(name: str) -> dict[str, Path]:
+    """Each part's table in the machine's folder ``name``."""
+    from ... import paths
+    from ...runs import xdrop as xrec
+    from ...runs.results import AGAINST_ORIGINAL_FILE
+    from . import hecbench
+
+    return {"ht_loc": paths.results_dir(name) / AGAINST_ORIGINAL_FILE,
+            "logan": xrec.folder(name) / xrec.AGAINST_LOGAN_FILE, "hecbench": hecbench.table(name)}
+
+
+def todo(plan: OriginalsPlan, name: str, sha: str, force: bool = False, backend: str = "cuda") -> dict[str, list]:
+    """What a run measures in the folder ``name``: ht_loc's datasets, LOGAN's X values and HeCBench's
+    kernels whose rows are not all recorded at ``sha`` (all of them with ``force``)."""
+    from . import hecbench, ht_loc, logan
+
+    where = tables_of(name)
+    return {"ht_loc": ht_loc.todo(plan.ht_loc_datasets, where["ht_loc"], sha, force, backend),
+            "logan": logan.todo(plan.logan_dataset, plan.xdrops, where["logan"], sha, force, backend)
+            if plan.logan_dataset else [],
+            "hecbench": hecbench.todo(plan.suite_kernels, where["hecbench"], sha, force)}
+
+
 def run_originals(plan: OriginalsPlan, *, machine: str | None = None, force: bool = False,
                   say: Callable[[str], None] = lambda text: None, backend: str = "cuda",
-                  arch: str | None = None) -> OriginalsOutcome:
+                  arch: str | None = None, progress: bool = False) -> OriginalsOutcome:
     """Builds and runs the originals beside ours, as ``plan`` says; skips what is recorded at this commit.
 
     Parameters
@@ -138,15 +175,24 @@ def run_originals(plan: OriginalsPlan, *, machine: str | None = None, force: boo
     backend : our side's backend (``cuda``; ``cpu`` runs the whole part without a GPU, against
         stand-in programs, as the tests do).
     arch : nvcc's ``sm_XY`` (default: the GPU's).
+    progress : show each build and each program's inputs as tasks (:func:`lassm.runs.progress.bar`).
 
     Returns
     -------
     OriginalsOutcome
     """
+    from ...runs.progress import bar as progress_bar
+
+    with progress_bar(progress) as bar:
+        return _run_originals(plan, bar, machine=machine, force=force, say=say, backend=backend, arch=arch)
+
+
+def _run_originals(plan: OriginalsPlan, bar, *, machine: str | None, force: bool, say: Callable[[str], None],
+                   backend: str, arch: str | None) -> OriginalsOutcome:
+    """:func:`run_originals` inside its progress display ``bar``."""
     from ... import paths
-    from ...runs import xdrop as xrec
+    from ...runs.progress import Step
     from ...runs.records import cpu_model, git_sha, machine_for_backend
-    from ...runs.results import AGAINST_ORIGINAL_FILE
     from ..steps import find_ncu
     from . import ht_loc, logan
     from .timing import gpu_device
@@ -171,12 +217,8 @@ def run_originals(plan: OriginalsPlan, *, machine: str | None = None, force: boo
         return out
     from . import hecbench
 
-    tables = {"ht_loc": paths.results_dir(name) / AGAINST_ORIGINAL_FILE,
-              "logan": xrec.folder(name) / xrec.AGAINST_LOGAN_FILE, "hecbench": hecbench.table(name)}
-    wanted = {"ht_loc": ht_loc.todo(plan.ht_loc_datasets, tables["ht_loc"], sha, force, backend),
-              "logan": logan.todo(plan.logan_dataset, plan.xdrops, tables["logan"], sha, force, backend)
-              if plan.logan_dataset else [],
-              "hecbench": hecbench.todo(plan.suite_kernels, tables["hecbench"], sha, force)}
+    tables = tables_of(name)
+    wanted = todo(plan, name, sha, force, backend)
     for k in plan.suite_kernels:
         if k in hecbench.PROGRAMS and k not in wanted["hecbench"]:
             out.rows.append({"part": "hecbench", "dataset": k, "program": hecbench.PROGRAMS[k].folder,
@@ -195,7 +237,7 @@ def run_originals(plan: OriginalsPlan, *, machine: str | None = None, force: boo
         started: dict = {}
         if wanted["hecbench"]:  # built first: a program whose CPU check takes minutes runs it beside the rest
             try:
-                prepared["hecbench"] = _prepare("hecbench", plan, arch, say, tuple(wanted["hecbench"]))
+                prepared["hecbench"] = _prepare("hecbench", plan, arch, say, tuple(wanted["hecbench"]), bar)
                 started = hecbench.start_behind(prepared["hecbench"], wanted["hecbench"], stack)
             except (SourceUnavailable, build.BuildFailed):
                 pass  # named in its turn, below
@@ -205,18 +247,19 @@ def run_originals(plan: OriginalsPlan, *, machine: str | None = None, force: boo
             t0 = time.perf_counter()
             try:
                 built = prepared.get(key) or _prepare(key, plan, arch, say,
-                                                      tuple(wanted[key]) if key == "hecbench" else ())
+                                                      tuple(wanted[key]) if key == "hecbench" else (), bar)
             except (SourceUnavailable, build.BuildFailed) as exc:
                 out.lacks.append(f"originals: {SOURCES[key].repo} not run: {exc}")
                 say(out.lacks[-1])
                 continue
             context = _context(SOURCES[key], built, name, device, sha)
+            shown = Step(bar, LABELS[key], len(wanted[key]))
             if key == "hecbench":
                 rows, failed = hecbench.run_all(built, wanted[key], tables[key], context=context, say=say, ncu=ncu,
-                                                started=started)
+                                                started=started, tick=shown.advance)
             elif key == "ht_loc":
                 rows, failed = ht_loc.run_all(wanted[key], tables[key], built, work, repeats=plan.ht_loc_repeats,
-                                              ncu=ncu, context=context, backend=backend, say=say)
+                                              ncu=ncu, context=context, backend=backend, say=say, tick=shown.advance)
             else:
                 from ...workloads.xdrop import datasets as xsets
 
@@ -224,10 +267,12 @@ def run_originals(plan: OriginalsPlan, *, machine: str | None = None, force: boo
                     pairs = xsets.load(plan.logan_dataset)
                 except Exception as exc:  # noqa: BLE001  a set that cannot be built here is named
                     out.lacks.append(f"originals: LOGAN not run: {plan.logan_dataset}: {' '.join(str(exc).split())}")
+                    shown.end()
                     continue
                 rows, failed = logan.run_all(built, pairs, plan.logan_dataset, wanted[key], tables[key], work,
                                              repeats=plan.logan_repeats, ncu=ncu, context=context,
-                                             backend=backend, say=say)
+                                             backend=backend, say=say, tick=shown.advance)
+            shown.end()
             out.rows += rows
             out.lacks += failed
             out.steps[key] = round(time.perf_counter() - t0, 3)
@@ -258,4 +303,5 @@ def report(outcome: OriginalsOutcome) -> None:
         print(f"{key}: {path}", file=sys.stderr)
 
 
-__all__ = ["ACCOUNT_FILE", "OriginalsOutcome", "OriginalsPlan", "blocked", "describe", "report", "run_originals"]
+__all__ = ["ACCOUNT_FILE", "LABELS", "OriginalsOutcome", "OriginalsPlan", "ROWS_PER_ITEM", "blocked", "describe",
+           "report", "run_originals", "tables_of", "todo"]

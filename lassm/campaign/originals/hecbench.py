@@ -329,11 +329,12 @@ def start_behind(built: Built, kernels: Sequence[str], stack) -> dict[str, tuple
 
 def run_all(built: Built, kernels: Sequence[str], table: Path, *, context: dict,
             say: Callable[[str], None] = lambda text: None, ncu: str | None = None,
-            started: dict[str, tuple[Path, Callable[[], str]]] | None = None) -> tuple[list[dict], list[str]]:
+            started: dict[str, tuple[Path, Callable[[], str]]] | None = None,
+            tick: Callable[[], None] = lambda: None) -> tuple[list[dict], list[str]]:
     """Each program once at the seed's sizes, and once more under Nsight Compute where ``ncu`` is
     given; a row each, upserted as it lands. The programs of :data:`CHECKED_BEHIND` start first
     (or were started by the caller, ``started``: :func:`start_behind`) and finish last, their CPU
-    checks running while the others are measured."""
+    checks running while the others are measured. ``tick`` after each program (the part's progress)."""
     import contextlib
 
     status, failed = [], []
@@ -342,9 +343,11 @@ def run_all(built: Built, kernels: Sequence[str], table: Path, *, context: dict,
         for kernel in [k for k in kernels if k not in started]:
             with tempfile.TemporaryDirectory(prefix=f"lassm-capture-{kernel}-") as tmp:
                 _one(built, kernel, Path(tmp), None, table, context, ncu, say, status, failed)
+            tick()
         for kernel in [k for k in kernels if k in started]:
             tmp, output = started[kernel]
             _one(built, kernel, tmp, output, table, context, ncu, say, status, failed)
+            tick()
     return status, failed
 
 

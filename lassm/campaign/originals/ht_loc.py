@@ -109,8 +109,10 @@ def todo(names: Sequence[str], table: Path, sha: str, force: bool, backend: str 
 
 def run_all(names: Sequence[str], table: Path, built: Built, work: Path, *, repeats: int, ncu: str | None,
             context: dict, backend: str = "cuda",
-            say: Callable[[str], None] = lambda text: None) -> tuple[list[dict], list[str]]:
-    """:func:`side_by_side` on each dataset, each pair of rows upserted into ``table`` as it lands.
+            say: Callable[[str], None] = lambda text: None,
+            tick: Callable[[], None] = lambda: None) -> tuple[list[dict], list[str]]:
+    """:func:`side_by_side` on each dataset, each pair of rows upserted into ``table`` as it lands;
+    ``tick`` after each dataset (the part's progress).
 
     Returns
     -------
@@ -128,6 +130,7 @@ def run_all(names: Sequence[str], table: Path, built: Built, work: Path, *, repe
             status += [{"part": "ht_loc", "dataset": name, "program": p, "status": f"failed: {line}"}
                        for p in (ORIGINAL, ours_label(backend))]
             say(failed[-1])
+            tick()
             continue
         tables.upsert(table, AGAINST_ORIGINAL_COLUMNS, AGAINST_ORIGINAL_KEY, rows)
         for r in rows:
@@ -137,6 +140,7 @@ def run_all(names: Sequence[str], table: Path, built: Built, work: Path, *, repe
                            "outputs_equal": ok, "status": "ok" if ok else "MISMATCH"})
             kern = f", kernels {r['kernel_seconds'] * 1e3:.3f} ms" if r["kernel_seconds"] is not None else ""
             say(f"{name} k={r['k']} {r['program']}: whole {r['whole_seconds']:.3f} s{kern}, outputs equal: {ok}")
+        tick()
     return status, failed
 
 

@@ -153,8 +153,10 @@ def todo(name: str, xdrops: Sequence[int], table: Path, sha: str, force: bool, b
 
 def run_all(built: Built, pairs: Pairs, name: str, xdrops: Sequence[int], table: Path, work: Path, *, repeats: int,
             ncu: str | None, context: dict, backend: str = "cuda",
-            say: Callable[[str], None] = lambda text: None) -> tuple[list[dict], list[str]]:
-    """:func:`side_by_side` at each X, rows upserted into ``table`` after each.
+            say: Callable[[str], None] = lambda text: None,
+            tick: Callable[[], None] = lambda: None) -> tuple[list[dict], list[str]]:
+    """:func:`side_by_side` at each X, rows upserted into ``table`` after each; ``tick`` after each X
+    (the part's progress).
 
     Returns
     -------
@@ -187,6 +189,7 @@ def run_all(built: Built, pairs: Pairs, name: str, xdrops: Sequence[int], table:
             status += [{"part": "logan", "dataset": name, "xdrop": x, "program": p, "status": f"failed: {line}"}
                        for p in (LOGAN_PROGRAM, ours_label(backend))]
             say(failed[-1])
+            tick()
             continue
         rec.upsert(table, rec.AGAINST_LOGAN_COLUMNS, rec.AGAINST_LOGAN_KEY, rows)
         for r in rows:
@@ -196,6 +199,7 @@ def run_all(built: Built, pairs: Pairs, name: str, xdrops: Sequence[int], table:
                            "outputs_equal": ok, "status": "ok" if ok else "MISMATCH"})
             kern = f", kernel {r['kernel_seconds'] * 1e3:.3f} ms" if r["kernel_seconds"] is not None else ""
             say(f"{name} X={x} {r['program']}: whole {r['whole_seconds']:.3f} s{kern}, scores equal: {ok}")
+        tick()
     return status, failed
 
 
