@@ -50,8 +50,11 @@ PYTEST_ARGS ?=
 # Arguments of the main job, e.g. `make book RUN_ARGS="--quick"` (the sample alone) or "--backends cpu".
 # `lassm run` is the campaign: every dataset, backend and protocol this machine can run, timed,
 # checked against the CPU oracle, then counters, ceilings and metrics; resumable (a second run
-# skips what is recorded). Without a GPU it times each point once after a warm-up and the OpenCL
-# CPU driver skips the x20 scale point (lassm/campaign/plan.py), which keeps CI's 2-core run short.
+# skips what is recorded). Without a GPU it times each point once after a warm-up, the OpenCL
+# CPU driver skips the x20 scale point and times casptr and fast only (lassm/campaign/plan.py), and
+# X-drop's OpenCL on it runs once per X (lassm/campaign/xdrop_plan.py): `lassm run --dry-run`
+# prints these rules. A fresh clone's `make book` on a 2-core box without a GPU, set-up and book
+# included, took 4 to 5 minutes and about 280 s of CPU there (issue 39).
 RUN_ARGS ?=
 # -W: a warning fails the build; --keep-going: report every warning, not just the first.
 JB_ARGS  ?= -W --keep-going --all

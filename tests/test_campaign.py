@@ -76,7 +76,8 @@ def test_plan_datasets_exist() -> None:
         assert datasets.check_name(name) == name
 
 
-def test_quick_plan_and_overrides() -> None:
+def test_quick_plan_and_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(plan, "is_gpu", lambda backend: backend == "sycl")  # an Intel GPU: every protocol
     q = make_plan(quick=True, backends=["sycl", "cpu"])
     assert q.datasets == QUICK_DATASETS == ("sample-k77",)
     assert not q.profile and not q.ceilings
@@ -100,6 +101,27 @@ def test_without_a_gpu_points_are_timed_once_and_sycl_skips_the_scale_point(on_g
     assert ("sample-k77x20" in on_sycl) is on_gpu
     assert {pt[0] for pt in p.points() if pt[2] == "cpu"} == set(FULL_DATASETS), "the oracle runs everything"
     assert make_plan(backends=["sycl", "cpu"], repeats=4).repeats == 4
+
+
+@pytest.mark.parametrize("on_gpu", [True, False], ids=["intel-gpu", "cpu-driver"])
+def test_without_a_gpu_the_portable_backends_time_the_two_variants_the_chapters_compare(
+        on_gpu: bool, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    """Issue 39: the three other insert protocols were 54 of a CPU box's 100 points."""
+    from lassm.book.across import VARIANTS
+    from lassm.campaign.run import describe
+
+    monkeypatch.setattr(plan, "is_gpu", lambda backend: on_gpu and backend == "sycl")
+    every = ("casptr", "matchany", "doneflag", "barrier", "fast")
+    p = make_plan(backends=["sycl", "opencl", "cpu"])
+    assert plan.NO_GPU_PROTOCOLS == VARIANTS == ("casptr", "fast")
+    assert p.protocols["sycl"] == (every if on_gpu else plan.NO_GPU_PROTOCOLS)
+    assert p.protocols["opencl"] == (plan.timed_protocols("opencl") if on_gpu else
+                                     tuple(x for x in plan.timed_protocols("opencl") if x in plan.NO_GPU_PROTOCOLS))
+    assert p.protocols["cpu"] == ("none",)
+    assert ("the two variants the chapters compare" in describe(p)) is not on_gpu
+    asked = make_plan(backends=["sycl", "cpu"], protocols=["casptr", "barrier"])
+    assert asked.protocols["sycl"] == ("casptr", "barrier"), "--protocols still names any protocol"
+    assert "the two variants" not in describe(asked)
 
 
 @pytest.mark.parametrize("on_gpu", [True, False], ids=["nvidia-opencl", "cpu-driver"])

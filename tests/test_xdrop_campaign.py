@@ -100,6 +100,18 @@ def test_without_a_gpu_every_backend_runs_every_pair() -> None:
     assert quick.datasets == xdrop_plan.QUICK_DATASETS and not quick.profile and quick.xdrops == (10,)
 
 
+def test_without_a_gpu_opencl_is_timed_once_per_x_after_one_pair() -> None:
+    """Issue 39: OpenCL on a CPU device ran 1 + 5 times per X, 80 of the part's 100 s on 2 cores."""
+    on_cpu = make_plan(backends=["opencl", "cpu", "seqan"], gpu=False, threads=2)
+    assert (on_cpu.repeats, on_cpu.warmup) == (xdrop_plan.NO_GPU_REPEATS, xdrop_plan.NO_GPU_WARMUP) == (1, 0)
+    assert "no untimed one (the rule without a GPU)" in describe(on_cpu)
+    asked = make_plan(backends=["opencl", "cpu"], gpu=False, repeats=3, warmup=1)
+    assert (asked.repeats, asked.warmup) == (3, 1)
+    gpu = make_plan(backends=["cuda", "opencl", "cpu", "seqan"], gpu=True, datasets=["xdrop-short-6"])
+    assert (gpu.repeats, gpu.warmup) == (xdrop_plan.GPU_REPEATS, xdrop_plan.GPU_WARMUP) == (5, 1)
+    assert "GPU 1 warm-up + 5 timed runs" in describe(gpu)
+
+
 # --- the times table --------------------------------------------------------------------------
 
 def test_every_backend_of_each_x_is_timed_and_checked(results: Path, fakes) -> None:
@@ -128,6 +140,14 @@ def test_a_gpu_backend_on_a_large_set_is_checked_on_its_head(results: Path, fake
     assert row["device"] == "stand-in GPU" and row["repeats"] == "2" and float(row["seconds"]) == 0.5
     assert fakes["cpu"].calls[-1] == ("xdrop-short-9[:4]", 4, 30)  # the oracle ran on the head alone
     assert len(fakes["cuda"].calls) == 3 and not fakes["seqan"].calls  # 1 warm-up + 2 timed; no CPU timing
+
+
+def test_a_gpu_backend_without_warm_ups_is_warmed_once_on_one_pair(results: Path, fakes) -> None:
+    plan = _plan(backends=("cuda", "cpu"), repeats=1, warmup=0)
+    xdrop_run.run_xdrop_campaign(plan, machine="box", progress=False)
+    assert [c[:2] for c in fakes["cuda"].calls] == [("pairs", 1), ("xdrop-short-6", 6), ("xdrop-short-6", 6)]
+    assert fakes["cpu"].calls[0][:2] == ("pairs", 1)  # the CPU backends' warm-up, as before
+    assert {r["repeats"] for r in _rows(results)} == {"1"}
 
 
 def test_the_head_of_a_set_already_run_is_not_aligned_again(results: Path, fakes) -> None:

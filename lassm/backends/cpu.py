@@ -17,6 +17,9 @@ from numba import njit, prange
 
 from ..workloads.local_assembly import config
 from ..workloads.local_assembly.result import SideResult
+from .threads import choose_layer
+
+choose_layer()  # OpenMP, whichever library loaded libtbb first (lassm.backends.threads)
 
 _M = np.uint64(0x5BD1E995)
 _MASK = np.uint64(0xFFFFFFFF)

@@ -23,6 +23,13 @@ Traps handled here, found while setting this up:
 - ``cl_khr_subgroups`` is only defined with ``-cl-std=CL3.0``, which every build passes;
 - dpctl (0.22) builds OpenCL C source only for the OpenCL backend, not for Level Zero: an Intel
   GPU is therefore run through its OpenCL driver (``opencl:gpu``), never ``level_zero:gpu``.
+- importing dpctl turns off :mod:`subprocess`'s vfork for the whole process (its
+  ``_init_helper`` sets ``subprocess._USE_VFORK = False``, for Intel's debugger), so every later
+  ``subprocess.run`` that cannot take ``posix_spawn`` (the default ``close_fds=True``) becomes a
+  real ``fork()`` of a process full of runtime threads: each one ran the TBB thread pool's
+  pre-fork handler, which printed "Unable to join threads to shut down before fork()" (issue 39).
+  :func:`_import_dpctl` puts the setting back as it found it: a vfork'ed child only ``exec``s,
+  touching neither the driver nor any thread pool.
 """
 from __future__ import annotations
 
@@ -71,11 +78,28 @@ def _point_icd_loader_at_this_environment() -> None:
             os.environ["OCL_ICD_FILENAMES"] = ":".join(current + [str(lib)])
 
 
+def _import_dpctl() -> tuple[object, object, object]:
+    """dpctl, its memory and program modules, with :mod:`subprocess`'s process-wide choice of
+    vfork left as it was before dpctl's import switched it off (see the traps above)."""
+    import subprocess
+
+    first = "dpctl" not in sys.modules
+    before = (getattr(subprocess, "_USE_VFORK", None), getattr(subprocess, "_USE_POSIX_SPAWN", None))
+    try:
+        import dpctl as core
+        import dpctl.memory as memory
+        import dpctl.program as program_module
+    finally:
+        if first:
+            for name, value in zip(("_USE_VFORK", "_USE_POSIX_SPAWN"), before):
+                if value is not None:
+                    setattr(subprocess, name, value)
+    return core, memory, program_module
+
+
 _point_icd_loader_at_this_environment()
 try:
-    import dpctl
-    import dpctl.memory as dpmem
-    import dpctl.program as dpprog
+    dpctl, dpmem, dpprog = _import_dpctl()
 except ImportError as _exc:  # the registry turns this into a clean "install with" message
     dpctl = None
     _IMPORT_ERROR = f"dpctl is not installed ({_exc}); install it with: {INSTALL}"

@@ -42,6 +42,14 @@ OPENCL_BACKENDS: tuple[str, ...] = ("opencl", "opencl-ptx")
 #: Backends that skip the replicated datasets on a CPU device (minutes of a CPU for nothing a
 #: GPU chapter reads).
 CPU_SKIPS_REPLICATED: tuple[str, ...] = (PORTABLE_BACKEND, "opencl")
+#: Without a GPU, the protocols those backends are timed with on the CPU device (unless
+#: ``--protocols`` names others): the faithful port and the fast variant, the two the chapters
+#: set side by side across machines (:data:`lassm.book.across.VARIANTS`). The other insert
+#: protocols (matchany, doneflag, barrier) differ in how a warp's lanes share a table; on the
+#: 2-core reader's box the four faithful ones lay within 6 % of each other on every dataset
+#: (sample-k77 on sycl: 691, 721, 729, 734 ms), and they were 54 of the campaign's 100 points,
+#: about 60 % of its local-assembly minutes (issue 39).
+NO_GPU_PROTOCOLS: tuple[str, ...] = ("casptr", "fast")
 
 
 @dataclass(frozen=True)
@@ -202,7 +210,8 @@ def make_plan(quick: bool = False, *, backends: list[str] | None = None, dataset
     """The campaign for this machine, or its ``quick`` form (the sample alone, no counters or ceilings).
 
     Without a GPU, points are timed :data:`NO_GPU_REPEATS` times unless ``repeats`` says otherwise,
-    and sycl and opencl on a CPU device skip the replicated datasets (``x<N>``).
+    sycl and opencl on a CPU device skip the replicated datasets (``x<N>``), and, unless
+    ``protocols`` names others, they are timed with :data:`NO_GPU_PROTOCOLS` only.
 
     Parameters
     ----------
@@ -232,6 +241,9 @@ def make_plan(quick: bool = False, *, backends: list[str] | None = None, dataset
     gpus = [b for b in names if is_gpu(b)]
     skip = {b: tuple(d for d in chosen_datasets if _REPLICATED.search(d)) for b in names
             if b in CPU_SKIPS_REPLICATED and b not in gpus}
+    if not gpus and not protocols:  # the CPU device's two variants (NO_GPU_PROTOCOLS says why)
+        chosen.update({b: tuple(p for p in chosen[b] if p in NO_GPU_PROTOCOLS) for b in chosen
+                       if b in CPU_SKIPS_REPLICATED})
     default_repeats = REPEATS if gpus else NO_GPU_REPEATS
     return Plan(datasets=chosen_datasets, backends=tuple(names), protocols=chosen,
                 skip={b: d for b, d in skip.items() if d},

@@ -19,7 +19,7 @@ from pathlib import Path
 from .. import paths
 from ..runs.records import command_line, cpu_model, git_sha, machine_for_backend, run_id_for, versions
 from . import steps
-from .plan import Plan, is_gpu, present_backends
+from .plan import CPU_SKIPS_REPLICATED, NO_GPU_PROTOCOLS, Plan, is_gpu, present_backends
 
 #: File name of a machine folder's campaign account.
 CAMPAIGN_FILE = "campaign.json"
@@ -54,6 +54,12 @@ def describe(plan: Plan) -> str:
     for b in plan.backends:
         skipped = f" (not on {', '.join(plan.skip[b])})" if plan.skip.get(b) else ""
         lines.append(f"{b:9s} {', '.join(plan.protocols.get(b, ('none',)))}{skipped}")
+    narrowed = [b for b in plan.backends if b in CPU_SKIPS_REPLICATED and not is_gpu(b)
+                and set(plan.protocols.get(b, ())) <= set(NO_GPU_PROTOCOLS)]
+    if narrowed and not any(is_gpu(b) for b in plan.backends):  # the rule of NO_GPU_PROTOCOLS
+        lines.append(f"          no GPU: {' and '.join(narrowed)} time on the CPU device the two variants the "
+                     f"chapters compare across machines ({', '.join(NO_GPU_PROTOCOLS)}); the other protocols "
+                     f"with --protocols")
     lines.append(f"timing    {plan.warmup} warm-up + {plan.repeats} timed runs per point, each checked against the CPU oracle")
     profiled = sum(len(plan.profiled(b)) for b in plan.backends if is_gpu(b))
     lines.append(f"steps     counters {'on ' + str(profiled) + ' GPU points' if plan.profile else 'off'}, "

@@ -8,8 +8,9 @@ GPU's rate: on a machine with a GPU they are timed only on the sets of at most
 :data:`CPU_MAX_PAIRS` pairs, and on a larger set the GPU backends are checked against the oracle
 on its first :data:`CHECK_PAIRS` pairs (for a synthetic set, the smaller set of the same seed);
 ``times.csv`` says how many pairs were checked. Without a GPU the plan is one small set that
-every backend runs whole. The sets and limits are chosen so that the whole plan stays within a
-few minutes of a lent 16-core GPU node (``tools/xdrop_h100.sh``).
+every backend runs whole, and the OpenCL backend, answering from a CPU device, is timed as the
+CPU backends are (:data:`NO_GPU_REPEATS`). The sets and limits are chosen so that the whole
+plan stays within a few minutes of a lent 16-core GPU node (``tools/xdrop_h100.sh``).
 """
 from __future__ import annotations
 
@@ -37,6 +38,12 @@ CPU_BACKENDS: tuple[str, ...] = ("cpu", "seqan")
 #: Timed and untimed runs of a GPU backend per (set, X); the CPU backends run once, after a
 #: warm-up on one pair (numba's and the driver's builds), since a run lasts seconds to minutes.
 GPU_REPEATS, GPU_WARMUP, CPU_REPEATS = 5, 1, 1
+#: Without a GPU the GPU backends (OpenCL on a CPU device) run once per (set, X) with no warm-up of
+#: their own, after the one-pair warm-up every CPU backend gets, which builds their program too
+#: (:func:`lassm.campaign.xdrop_run.warm_up`). On the reader's 2-core box a run of
+#: ``xdrop-sim-200`` lasted 1.5 to 2.8 s and the first run after that warm-up agreed with the
+#: next two within 2 %, at every X; six runs of each X had been 80 of the part's 100 seconds.
+NO_GPU_REPEATS, NO_GPU_WARMUP = CPU_REPEATS, 0
 
 
 @dataclass(frozen=True)
@@ -51,7 +58,9 @@ class XdropPlan:
     sizes : pairs of each set (from its name).
     cpu_max_pairs : the CPU backends time only sets of at most this many pairs (None: every set).
     check_pairs : the oracle checks a larger set's first pairs only (None: every pair).
-    repeats, warmup : timed and untimed runs of a GPU backend; ``cpu_repeats`` of a CPU one.
+    repeats, warmup : timed and untimed runs of a GPU backend (without a GPU: :data:`NO_GPU_REPEATS`
+        and :data:`NO_GPU_WARMUP`, the one-pair warm-up standing for the untimed runs); ``cpu_repeats``
+        of a CPU one.
     profile : Nsight Compute counters of the ``cuda`` runs of :data:`PROFILED_DATASETS`.
     scoring : match, mismatch, gap.
     threads : CPU threads of the CPU backends.
@@ -157,7 +166,8 @@ def make_plan(quick: bool = False, *, backends: list[str] | None = None, dataset
     ----------
     quick : :data:`QUICK_DATASETS`, no counters.
     backends, datasets, xdrops : replace the plan's (default: what runs here; the machine's sets; :data:`XDROPS`).
-    repeats, warmup : the GPU backends' timed and untimed runs.
+    repeats, warmup : the GPU backends' timed and untimed runs (default: :data:`GPU_REPEATS` and
+        :data:`GPU_WARMUP` with a GPU, :data:`NO_GPU_REPEATS` and :data:`NO_GPU_WARMUP` without).
     profile : keep the counters step.
     gpu : whether a GPU is here (default: asked of the backends); decides the sets and the CPU limit.
     threads : the CPU backends' threads (default: :func:`default_threads`).
@@ -181,8 +191,8 @@ def make_plan(quick: bool = False, *, backends: list[str] | None = None, dataset
     return XdropPlan(datasets=chosen, xdrops=tuple(xdrops or XDROPS), backends=tuple(order), left_out=left_out,
                      sizes={d: registry.n_pairs(d) for d in chosen},
                      cpu_max_pairs=CPU_MAX_PAIRS if gpu else None, check_pairs=CHECK_PAIRS if gpu else None,
-                     repeats=GPU_REPEATS if repeats is None else int(repeats),
-                     warmup=GPU_WARMUP if warmup is None else int(warmup),
+                     repeats=(GPU_REPEATS if gpu else NO_GPU_REPEATS) if repeats is None else int(repeats),
+                     warmup=(GPU_WARMUP if gpu else NO_GPU_WARMUP) if warmup is None else int(warmup),
                      profile=profile and not quick, threads=int(threads or default_threads()))
 
 
@@ -194,8 +204,14 @@ def describe(plan: XdropPlan) -> str:
         checked = plan.checked_pairs(d)
         note = "" if checked == plan.sizes.get(d) else f", the oracle checks its first {checked}"
         lines.append(f"{d:24s} {plan.sizes.get(d, 0):>7d} pairs: {', '.join(plan.backends_for(d))}{note}")
-    lines.append(f"timing    GPU {plan.warmup} warm-up + {plan.repeats} timed runs, CPU {plan.cpu_repeats} "
-                 f"run on {plan.threads} threads, each checked against the cpu oracle")
+    gpus = [b for b in plan.backends if b not in CPU_BACKENDS]
+    if gpus and plan.warmup == 0:  # the rule without a GPU: one warm-up on one pair per backend, not per X
+        lines.append(f"timing    {', '.join(gpus)} {plan.repeats} timed run(s) per X with no untimed one (the rule "
+                     f"without a GPU), CPU {plan.cpu_repeats} run on {plan.threads} threads; every backend warmed "
+                     f"up once on one pair, each run checked against the cpu oracle")
+    else:
+        lines.append(f"timing    GPU {plan.warmup} warm-up + {plan.repeats} timed runs, CPU {plan.cpu_repeats} "
+                     f"run on {plan.threads} threads, each checked against the cpu oracle")
     lines.append(f"counters  {len(plan.profiled())} cuda runs under Nsight Compute" if plan.profiled() else "counters  off")
     points = sum(len(plan.backends_for(d)) for d, _x in plan.groups())
     lines += [f"left out  {line}" for line in plan.left_out]

@@ -68,14 +68,18 @@ def _device(backend: str, result) -> tuple[str, str]:
     return str(result.extra.get("device", "")), driver
 
 
-def _warm_cpu(registry, backends: tuple[str, ...], scoring: Scoring, threads: int) -> None:
-    """Builds numba's and SeqAn's code on one pair, so no timed run pays for it."""
+def warm_up(plan: XdropPlan, backends: tuple[str, ...], scoring: Scoring) -> tuple[str, ...]:
+    """Builds, on one pair, the code of each of ``backends`` that gets no untimed run of its own:
+    numba's and SeqAn's, and a GPU backend's program where the plan gives it no warm-up (OpenCL
+    on a CPU device, without a GPU), so that no timed run pays for a build. Returns those warmed."""
+    from ..backends import xdrop as registry
     from ..workloads.xdrop.pairs import Pairs
 
     one = Pairs.from_lists([(b"ACGTACGTAC", 2, b"ACGTACGTAC", 2, 3)])
-    for b in backends:
-        if b in CPU_BACKENDS:
-            registry.get(b).align(one, scoring, threads=threads)
+    chosen = tuple(b for b in backends if b in CPU_BACKENDS or plan.warmup == 0)
+    for b in chosen:
+        registry.get(b).align(one, scoring, threads=plan.threads)
+    return chosen
 
 
 def run_group(plan: XdropPlan, pairs, dataset: str, xdrop: int, *, machine: str, command: str, sha: str,
@@ -194,11 +198,8 @@ def _run_xdrop_campaign(plan: XdropPlan, bar, *, machine: str | None, force: boo
     existing = rec.read_rows(times, rec.TIMES_COLUMNS)
     todo = groups_todo(plan, existing, sha, force)
     shown = Step(bar, "X-drop", sum(len(plan.backends_for(d)) for d, _x in plan.groups()))
-    busy = {b for d in todo for b in plan.backends_for(d) if b in CPU_BACKENDS}
-    if busy:
-        from ..backends import xdrop as registry
-
-        _warm_cpu(registry, tuple(sorted(busy)), Scoring(*plan.scoring), plan.threads)
+    busy = tuple(b for b in plan.backends if any(b in plan.backends_for(d) for d in todo))
+    warm_up(plan, busy, Scoring(*plan.scoring))
     oracles: dict = {}
     for d in plan.datasets:
         for x in plan.xdrops:
@@ -275,4 +276,4 @@ def report(out: XdropOutcome) -> None:
             print(f"  {line}", file=sys.stderr)
 
 
-__all__ = ["CAMPAIGN_FILE", "XdropOutcome", "machine_name", "report", "run_group", "run_xdrop_campaign"]
+__all__ = ["CAMPAIGN_FILE", "XdropOutcome", "machine_name", "report", "run_group", "run_xdrop_campaign", "warm_up"]

@@ -72,8 +72,8 @@ def git_sha() -> str:
 @functools.lru_cache(maxsize=None)
 def _checkout_sha(repo: str) -> str:
     """The checkout's commit, asked of git once per process: every record of a run quotes it, and
-    each ``git`` started after numba's worker threads meant a fork of a threaded process (TBB's
-    warning, twice a record). ``git -C`` and open descriptors kept let Python spawn it without a fork."""
+    a run's records are of one checkout. (Each ``git`` was a ``fork()`` only because dpctl's import
+    had turned vfork off, which :mod:`lassm.backends.sycl` now undoes.)"""
     exe = shutil.which("git")
     if exe is None:
         return "unknown"

@@ -84,6 +84,10 @@ def inputs(size: str = "cpu", seed: int = 0) -> Inputs:
 def _reference_kernel():
     import numba
 
+    from ..threads import choose_layer
+
+    choose_layer()
+
     @numba.njit(parallel=True, cache=True)
     def ref(a, b):
         m, n = a.shape

@@ -30,6 +30,9 @@ from numba import njit, prange
 from ...workloads.xdrop.config import Scoring
 from ...workloads.xdrop.pairs import Pairs, seed_scores
 from ...workloads.xdrop.result import Alignments
+from ..threads import choose_layer
+
+choose_layer()  # OpenMP, whichever library loaded libtbb first (lassm.backends.threads)
 
 _INT_MIN = -(1 << 31)
 _LEFT, _RIGHT = 0, 1

@@ -14,6 +14,7 @@ first start to the last end: SeqAn "on all cores", as LOGAN's comparison runs it
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
@@ -41,6 +42,13 @@ FLAGS = ("-O2", "-std=c++17")
 def compiler() -> str | None:
     """The C++ compiler (``CXX``, else ``g++``), or None when there is none."""
     return shutil.which(os.environ.get("CXX", "g++"))
+
+
+@functools.lru_cache(maxsize=None)
+def compiler_version(cxx: str) -> str:
+    """``cxx --version``, asked once per process: :func:`build` runs before every alignment, and
+    the driver's cache key needs the version, not a new compiler process each time."""
+    return subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout
 
 
 def header() -> Path:
@@ -77,8 +85,8 @@ def build() -> Path:
         raise BackendUnavailable(f"backend 'seqan' cannot run here: {why}")
     source = kernel_source(SOURCE)
     cxx = compiler()
-    version = subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout
-    key = hashlib.sha256(source.read_bytes() + repr((FLAGS, str(INCLUDE), version)).encode()).hexdigest()[:16]
+    stamp = repr((FLAGS, str(INCLUDE), compiler_version(cxx))).encode()
+    key = hashlib.sha256(source.read_bytes() + stamp).hexdigest()[:16]
     exe = cache_dir() / f"seqan_driver-{key}"
     if exe.is_file():
         return exe
@@ -141,7 +149,7 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None) -> Alignme
         try:
             for src, dst, err in zip(ins, outs, errs):
                 with open(src, "rb") as fin, open(dst, "wb") as fout, open(err, "wb") as ferr:
-                    procs.append(subprocess.Popen(args, stdin=fin, stdout=fout, stderr=ferr, close_fds=False))  # spawned, not forked
+                    procs.append(subprocess.Popen(args, stdin=fin, stdout=fout, stderr=ferr))
             codes = [p.wait() for p in procs]
         finally:
             for p in procs:

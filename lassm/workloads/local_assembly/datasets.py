@@ -7,9 +7,14 @@
 * anything else: a path to a ``.dat`` or ``.parquet`` file.
 
 Any name may end in ``x<N>`` (``sample-k77x20``): the dataset replicated N times, for scale runs.
+
+A generated dataset is kept as parquet in the cache (:func:`generated`), so that the campaign and
+the chapters that read the same sets (the ``fast`` kernel's floor, the real genomes' Table II)
+make each one once per machine, not once per process.
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -38,11 +43,8 @@ def load(name: str, k: int | None = None) -> tuple[Dataset, int]:
         return ds, k or paths.SAMPLE_K[key]
     m = _GEN.match(name)
     if m:
-        from .generate import generate
-
         gk = int(m["k"])
-        ds = generate(k=gk, scale=float(m["scale"] or 1.0), seed=int(m["seed"] or 0))
-        return ds, k or gk
+        return generated(gk, float(m["scale"] or 1.0), int(m["seed"] or 0)), k or gk
     m = _REAL.match(name)
     if m:
         path = paths.data_dir() / "real" / f"{name}.parquet"
@@ -53,6 +55,60 @@ def load(name: str, k: int | None = None) -> tuple[Dataset, int]:
     if (k or ds.k) is None:
         raise LassmError(f"{name}: the start k is not recorded in the file; pass --k")
     return ds, k or ds.k
+
+
+#: Bumped when a cached generated dataset's form changes (part of its key).
+GENERATED_FORMAT = 1
+
+
+def generated_key(k: int, scale: float, seed: int) -> str:
+    """A digest of the knobs, numpy's version (its random streams), :data:`GENERATED_FORMAT` and
+    the source of every module that makes the data, so that a changed generator never serves a
+    stale file."""
+    import numpy as np
+
+    here = Path(__file__).resolve().parent
+    h = hashlib.sha256(repr((int(k), float(scale), int(seed), np.__version__, GENERATED_FORMAT)).encode())
+    for source in [here / "generate.py", here / "dataset.py", *sorted((here / "synthetic").glob("*.py"))]:
+        h.update(source.name.encode() + source.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def generated_path(k: int, scale: float, seed: int) -> Path:
+    """Where :func:`generated` keeps ``gen-k<k>-s<scale>-seed<seed>`` (present or not)."""
+    name = f"gen-k{k}-s{float(scale)}-seed{seed}-{generated_key(k, scale, seed)}.parquet"
+    return paths.cache_dir() / "gen-datasets" / name
+
+
+def generated(k: int, scale: float = 1.0, seed: int = 0) -> Dataset:
+    """:func:`lassm.workloads.local_assembly.generate.generate`'s dataset, read from the cache when
+    it was made before (:func:`generated_path`), else made and cached.
+
+    Making the four Table II sets takes about 8 s of a core, and a ``make book`` made them three
+    times: in the campaign, in the ``fast`` kernel's chapter (its floor reads their sizes) and in
+    the real genomes' chapter. The file holds the dataset bit for bit (``tests/test_datasets.py``);
+    where pyarrow is missing (the generator itself needs only numpy) or the cache cannot be
+    written, the dataset is made each time, as before.
+    """
+    from .generate import generate
+
+    try:
+        import pyarrow  # noqa: F401  the parquet file's reader and writer
+    except ImportError:
+        return generate(k=k, scale=scale, seed=seed)
+    path = generated_path(k, scale, seed)
+    if path.is_file():
+        try:
+            return formats.read_parquet(path)
+        except LassmError:  # a damaged file is made again, and replaced
+            pass
+    ds = generate(k=k, scale=scale, seed=seed)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        formats.write_parquet(ds, path)
+    except OSError:  # a read-only cache costs the time, not the run
+        pass
+    return ds
 
 
 def named_k(name: str) -> int | None:
