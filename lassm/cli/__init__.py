@@ -266,10 +266,12 @@ def build_parser() -> argparse.ArgumentParser:
                    "(workers as Slurm jobs), tcp://HOST:PORT or a scheduler file (needs lassm[dask])")
     p.set_defaults(func=cmd_extend)
 
-    data = sub.add_parser("data", help="datasets: generate, stats, convert").add_subparsers(dest="data_command", required=True)
+    data = sub.add_parser("data", help="datasets: generate, stats, convert, write, shard").add_subparsers(dest="data_command", required=True)
     from .data_real import add_real_parser
+    from .data_stream import add_stream_parsers
 
     add_real_parser(data)
+    add_stream_parsers(data)
     p = data.add_parser("generate", help="a synthetic metagenome calibrated to the paper's Table II")
     p.add_argument("--k", type=t.k_value, required=True)
     p.add_argument("--scale", type=t.positive_real, default=1.0, help="1 = the size of Table II's row for k")

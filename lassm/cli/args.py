@@ -200,6 +200,16 @@ def dataset_list(text: str) -> list[str]:
     return names
 
 
+def stream_name(text: str) -> str:
+    """A dataset name or file the streamed writers take (:func:`lassm.workloads.local_assembly.stream.check_name`)."""
+    from ..workloads.local_assembly.stream import check_name
+
+    try:
+        return check_name(text)
+    except LassmError as exc:
+        _fail(str(exc))
+
+
 def run_backend_list(text: str) -> list[str]:
     """Comma-separated backend names of either kernel (``lassm run --kernel`` says whose; checked there)."""
     from ..backends import BACKENDS

@@ -44,17 +44,11 @@ def plan_ranges(ds: Dataset, shards: int, weights: np.ndarray | None = None) -> 
     :func:`plan_shards`; in a set whose contigs' order is unrelated to their reads (the generator,
     its replications) every range holds each bin in proportion.
     """
-    if shards < 1:
-        raise LassmError(f"shards must be at least 1, got {shards}")
-    n = ds.n_contigs
+    from ..workloads.local_assembly.stream import range_bounds  # the shard files' cuts (lassm data shard) too
+
     w = work_estimate(ds) + np.diff(ds.offsets).astype(np.float64) if weights is None else \
         np.asarray(weights, dtype=np.float64)
-    ends = np.cumsum(w)
-    total = float(ends[-1]) if n else 0.0
-    cuts = np.searchsorted(ends, total * np.arange(1, shards) / shards, side="left") if total else \
-        (np.arange(1, shards) * n) // shards
-    bounds = [0, *np.minimum(cuts, n).tolist(), n]
-    return [np.arange(a, max(a, b), dtype=np.int64) for a, b in zip(bounds[:-1], bounds[1:])]
+    return [np.arange(a, b, dtype=np.int64) for a, b in range_bounds(w, shards)]
 
 
 def as_ranges(plan: Sequence[np.ndarray]) -> list[tuple[int, int]] | None:
