@@ -43,6 +43,7 @@ import contextlib
 import math
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -209,9 +210,24 @@ def parse(text: str) -> SlurmSpec:
     return spec
 
 
+def config_exports(config: dict[str, Any]) -> list[str]:
+    """Shell lines that give a job's Dask processes ``config`` (dotted keys) through the
+    environment (``DASK_A__B_C=value``, read by ``dask.config`` at import, each value as a Python
+    literal): how the local clusters' worker settings (:data:`lassm.runs.distributed.QUIET_WORKERS`)
+    reach workers that a job script starts, where no configuration of this process travels."""
+    lines = []
+    for key, value in config.items():
+        name = "DASK_" + "__".join(part.upper().replace("-", "_") for part in key.split("."))
+        lines.append(f"export {name}={shlex.quote(repr(value))}")
+    return lines
+
+
 def cluster_options(spec: SlurmSpec) -> dict:
     """``SLURMCluster``'s arguments for ``spec``: one Dask thread per worker, the workers started by
-    :mod:`lassm.runs.slurm_worker` (one per GPU, pinned)."""
+    :mod:`lassm.runs.slurm_worker` (one per GPU, pinned), with the local clusters' worker settings
+    (no statistical profiler: :func:`config_exports`)."""
+    from .distributed import QUIET_WORKERS
+
     directives = [f"--gres=gpu:{spec.gpus}"] if spec.gpus else []
     directives += [f"--{key}={val}" for key, val in (("qos", spec.qos), ("constraint", spec.constraint)) if val]
     launcher = ["--workers", str(spec.per_job)] + (["--gpus", str(spec.gpus)] if spec.gpus else [])
@@ -222,7 +238,7 @@ def cluster_options(spec: SlurmSpec) -> dict:
         "job_name": "lassm-worker", "job_extra_directives": directives,
         "worker_command": "lassm.runs.slurm_worker", "worker_extra_args": launcher,
         "python": sys.executable, "interface": spec.interface, "log_directory": str(spec.log_directory),
-        "scheduler_options": {"dashboard_address": ":0"},
+        "scheduler_options": {"dashboard_address": ":0"}, "job_script_prologue": config_exports(QUIET_WORKERS),
     }
 
 
