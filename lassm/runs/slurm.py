@@ -43,7 +43,6 @@ import contextlib
 import math
 import os
 import re
-import shlex
 import shutil
 import subprocess
 import sys
@@ -54,6 +53,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ..errors import LassmError
+from .dask_settings import QUIET_WORKERS, config_exports
 
 #: What ``--cluster slurm...`` takes, for help texts and errors.
 SLURM_HELP = ("slurm[:PARTITION[:WORKERS]][,KEY=VALUE...], KEY one of gpus, processes, cores, memory, walltime, "
@@ -210,23 +210,10 @@ def parse(text: str) -> SlurmSpec:
     return spec
 
 
-def config_exports(config: dict[str, Any]) -> list[str]:
-    """Shell lines that give a job's Dask processes ``config`` (dotted keys) through the
-    environment (``DASK_A__B_C=value``, read by ``dask.config`` at import, each value as a Python
-    literal): how the local clusters' worker settings (:data:`lassm.runs.distributed.QUIET_WORKERS`)
-    reach workers that a job script starts, where no configuration of this process travels."""
-    lines = []
-    for key, value in config.items():
-        name = "DASK_" + "__".join(part.upper().replace("-", "_") for part in key.split("."))
-        lines.append(f"export {name}={shlex.quote(repr(value))}")
-    return lines
-
-
 def cluster_options(spec: SlurmSpec) -> dict:
     """``SLURMCluster``'s arguments for ``spec``: one Dask thread per worker, the workers started by
     :mod:`lassm.runs.slurm_worker` (one per GPU, pinned), with the local clusters' worker settings
     (no statistical profiler: :func:`config_exports`)."""
-    from .distributed import QUIET_WORKERS
 
     directives = [f"--gres=gpu:{spec.gpus}"] if spec.gpus else []
     directives += [f"--{key}={val}" for key, val in (("qos", spec.qos), ("constraint", spec.constraint)) if val]

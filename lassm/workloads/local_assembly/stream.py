@@ -160,6 +160,7 @@ def _write_parquet(src: Source, a: int, b: int, path: Path, rows: int) -> dict:
     from .parquet_io import PARQUET_COMPRESSION, parquet_table
 
     first = [0, 0]
+    held = 0
     with atomic_path(path) as tmp:
         writer = None
         try:
@@ -169,11 +170,12 @@ def _write_parquet(src: Source, a: int, b: int, path: Path, rows: int) -> dict:
                 writer.write_table(table, row_group_size=rows)
                 first[0] += block.left.n_reads
                 first[1] += block.right.n_reads
+                held += block.nbytes
                 del table, block  # the next block is made with this one's memory given back
         finally:
             if writer is not None:
                 writer.close()
-    return {"contigs": b - a, "reads": first[0] + first[1], "bytes": path.stat().st_size}
+    return {"contigs": b - a, "reads": first[0] + first[1], "bytes": path.stat().st_size, "data_bytes": held}
 
 
 def _write_dat(src: Source, a: int, b: int, path: Path, rows: int) -> dict:
@@ -236,7 +238,8 @@ def write_shards(name: str, folder: str | os.PathLike, shards: int, k: int | Non
 
     The ranges are :func:`range_bounds` of :func:`contig_weights` (what ``lassm extend --cluster``
     plans for as many workers), each file is written block by block (:func:`_write_parquet`),
-    and ``shards.json`` lists them (range, contigs, reads, work, bytes, SHA-256) with the name and
+    and ``shards.json`` lists them (range, contigs, reads, work, bytes on disk and in memory,
+    SHA-256) with the name and
     start k; it is written last, so a folder without it is unfinished. Returns the manifest.
     """
     src, start_k = source(name, k)
