@@ -55,6 +55,7 @@ BAD: dict = {
                      "slurm:gpu,nope=1", "slurm:gpu,walltime=1h"],
     t.input_file: ["{missing}", "{dir}"],
     t.input_dir: ["{missing}", "{file}"],
+    t.dataset_input: ["{missing}", "{dir}"],
     t.pairs_input: ["{missing}", "{dir}", "xdrop-sim-0", "xdrop-nope-5"],
     t.output_file: ["{file}/sub/out.txt", "{dir}", ""],
     t.extended_output: ["{tmp}/o.parquet", "{tmp}/o.tsv", "{dir}"],
@@ -74,7 +75,7 @@ BASE: dict[tuple[str, ...], dict[str, str]] = {
     ("data", "generate"): {"--k": "21", "--out": "{tmp}/gen.parquet"},
     ("data", "stats"): {"input": "{data}", "--k": "21"},
     ("data", "convert"): {"input": "{data}", "out": "{tmp}/c.parquet"},
-    ("data", "write"): {"name": "sample-k21x2", "--out": "{tmp}/w.parquet"},
+    ("data", "write"): {"name": "{data}", "--out": "{tmp}/w.parquet", "--k": "21"},
     ("data", "shard"): {"name": "sample-k21x2", "--shards": "2", "--out": "{tmp}/shards"},
     ("bench",): {"input": "{data}", "--k": "21", "--repeat": "1", "--threads": "1"},
     ("run",): {"--backends": "cpu", "--datasets": "{data}", "--ks": "21", "--machine": "box"},
@@ -259,7 +260,7 @@ def test_run_timing_options_need_the_direct_path(extra: list[str], option: str, 
     assert not list(Path(where["tmp"]).iterdir())
 
 
-OUTPUTS = [(("extend",), "--out"), (("extend",), "--ends"), (("data", "convert"), "out"),
+OUTPUTS = [(("extend",), "--out"), (("extend",), "--ends"), (("data", "convert"), "out"), (("data", "write"), "--out"),
            (("counters", "collect"), "--out"), (("counters", "parse"), "--out")]
 
 

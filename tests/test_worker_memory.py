@@ -81,6 +81,21 @@ def test_named_and_shard_folder_sources_run_in_pieces_too(capped, data, single, 
     assert stats["shard_input_bytes"] == pytest.approx([p["data_bytes"] for p in doc["shards"]], rel=1e-6)
 
 
+def test_lassm_extend_reads_a_shard_folder(capped, data, single, tmp_path):
+    """``lassm extend SHARDS``, alone and on the capped cluster (whose workers read their pieces
+    from the folder): the single process's bytes; a plain folder is refused as an input."""
+    from lassm.cli import main
+
+    client, _ = capped
+    assert main(["data", "shard", NAME, "--shards", "2", "--out", str(tmp_path / "shards")]) == 0
+    for cluster in ([], ["--cluster", client.scheduler.address]):
+        out = tmp_path / f"out{len(cluster)}.txt"
+        assert main(["extend", str(tmp_path / "shards"), "--out", str(out), *cluster]) == 0
+        assert out.read_bytes() == single["out.txt"], cluster
+    (tmp_path / "plain").mkdir()
+    assert main(["extend", str(tmp_path / "plain"), "--out", str(tmp_path / "x.txt")]) == 2
+
+
 def test_the_in_memory_merge_runs_in_pieces(capped, data):
     """Interleaved shards (the plan of ``extend_sharded``), each over the budget: the merged walks
     equal one process's, bit for bit."""

@@ -348,6 +348,17 @@ def input_file(text: str) -> str:
     return _readable(text, folder=False)
 
 
+def dataset_input(text: str) -> str:
+    """A dataset file that exists, or a finished shard folder (``lassm data shard``)."""
+    from ..workloads.local_assembly.stream import MANIFEST
+
+    if Path(text).is_dir():
+        if not (Path(text) / MANIFEST).is_file():
+            _fail(f"{text}: a folder, and not a shard folder (no {MANIFEST}: see lassm data shard)")
+        return _readable(text, folder=True)
+    return input_file(text)
+
+
 def input_dir(text: str) -> str:
     """A folder that exists and can be read."""
     return _readable(text, folder=True)
