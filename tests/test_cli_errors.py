@@ -42,6 +42,7 @@ BAD: dict = {
     t.protocol_list: ["casptr,nope", ""],
     t.dataset_list: ["sample-k99", "gen-k20", "gen-k21-s0", "sample-k77x0", "real-nope-k21", "{missing}", "{dir}"],
     t.stream_name: ["sample-k99", "gen-k20", "sample-k77x0", "sample-k21x2x0", "{missing}", "{dir}"],
+    t.shard_name: ["sample-k99", "gen-k20-s2", "sample-k77x0", "{missing}", "{dir}"],
     t.run_backend_list: ["cpu,nope", "", "cpu,", "CUDA"],
     t.run_dataset_list: ["sample-k99", "gen-k20", "sample-k77x0", "xdrop-sim-0", "xdrop-real-mars-10", "xdrop-sim",
                          "{missing}", "{dir}"],

@@ -145,3 +145,7 @@ def test_the_scaling_names_are_planned_and_a_count_too_large_is_refused(monkeypa
     assert stream.check_name("gen-k21x80000") == "gen-k21x80000"  # never whole in memory: no replica bound
     with pytest.raises(LassmError, match="k = 20"):
         stream.check_name("gen-k20x4")
+    monkeypatch.setenv("LASSM_MEMORY_BYTES", str(10**9))  # a block of 2^20 contigs does not fit; of 2^18 it does
+    with pytest.raises(LassmError, match=r"blocks of 1,048,576 contigs: .* at most 1,000,000 fits"):
+        stream.check_name("gen-k21x80")
+    assert stream.check_name("gen-k21x80", stream.SHARD_ROW_GROUP) == "gen-k21x80"

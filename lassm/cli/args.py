@@ -210,6 +210,16 @@ def stream_name(text: str) -> str:
         _fail(str(exc))
 
 
+def shard_name(text: str) -> str:
+    """A dataset name or file ``lassm data shard`` takes (its blocks are a shard file's row groups)."""
+    from ..workloads.local_assembly.stream import SHARD_ROW_GROUP, check_name
+
+    try:
+        return check_name(text, SHARD_ROW_GROUP)
+    except LassmError as exc:
+        _fail(str(exc))
+
+
 def run_backend_list(text: str) -> list[str]:
     """Comma-separated backend names of either kernel (``lassm run --kernel`` says whose; checked there)."""
     from ..backends import BACKENDS
