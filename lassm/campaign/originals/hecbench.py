@@ -226,10 +226,6 @@ def ncu_time(program: Path, prog: Program, raw: Path, ncu: str, args: Sequence[s
         # when every expected launch is in the file
         if not raw.is_file():
             raise
-        try:
-            return ncu_columns(raw, prog)
-        except (ValueError, KeyError):
-            raise
     return ncu_columns(raw, prog)
 
 
@@ -333,8 +329,8 @@ def run_all(built: Built, kernels: Sequence[str], table: Path, *, context: dict,
             tick: Callable[[], None] = lambda: None) -> tuple[list[dict], list[str]]:
     """Each program once at the seed's sizes, and once more under Nsight Compute where ``ncu`` is
     given; a row each, upserted as it lands. The programs of :data:`CHECKED_BEHIND` start first
-    (or were started by the caller, ``started``: :func:`start_behind`) and finish last, their CPU
-    checks running while the others are measured. ``tick`` after each program (the part's progress)."""
+    (or were started by the caller, ``started``: :func:`start_behind`), each alone on the GPU until
+    it prints its time, and are joined last (:data:`ENDED_AFTER_COPY`: once their result is copied back). ``tick`` after each program (the part's progress)."""
     import contextlib
 
     status, failed = [], []
