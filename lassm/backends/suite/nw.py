@@ -16,7 +16,7 @@ warp or work-group per strip of 32 rows, each waiting on the strip above chunk b
 Integer scores: a variant matches when every cell equals the reference's.
 
 Its output is the campaign's one large one (1 GiB at the seed's size): a run whose output is not
-checked skips the copy back (``fetch=False``, :data:`LARGE_OUTPUT`), and a CUDA run starts from a
+checked skips the copy back (``fetch=False``, :data:`LARGE_OUTPUT`), and each run starts from a
 device copy of the start matrix kept between runs instead of a new upload from pageable memory.
 """
 from __future__ import annotations
@@ -177,18 +177,30 @@ def build_options(backend: str, variant: str) -> tuple[str, ...]:
 
 
 
-_started: dict = {}
+#: The last inputs' start matrix on a device, per model: ("cuda", inputs, array) or ("opencl", inputs, context, buffer).
+_started: dict[str, tuple] = {}
 
 
 def _device_start(cupy, inp: Inputs):
     """A new device score matrix holding ``inp``'s start: a device-to-device copy of one upload
     kept for the last inputs (each run overwrites its matrix), not 1 GiB from pageable memory."""
-    kept = _started.get("start")
-    if kept is None or _started.get("inputs") is not inp or kept.device.id != cupy.cuda.Device().id:
-        _started.clear()
-        kept = cupy.asarray(inp.start)
-        _started.update(start=kept, inputs=inp)
-    return kept.copy()
+    kept = _started.get("cuda")
+    if kept is None or kept[0] is not inp or kept[1].device.id != cupy.cuda.Device().id:
+        kept = (inp, cupy.asarray(inp.start))
+        _started["cuda"] = kept
+    return kept[1].copy()
+
+
+def _opencl_start(cl, queue, inp: Inputs):
+    """:func:`_device_start` for OpenCL: a new buffer filled from one kept upload on the queue's context."""
+    kept = _started.get("opencl")
+    if kept is None or kept[0] is not inp or kept[1] != queue.context:
+        kept = (inp, queue.context, cl.Buffer(queue.context, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR,
+                                              hostbuf=inp.start))
+        _started["opencl"] = kept
+    score = cl.Buffer(queue.context, cl.mem_flags.READ_WRITE, size=inp.start.nbytes)
+    cl.enqueue_copy(queue, score, kept[2])
+    return score
 
 
 def run(backend: str, inp: Inputs, variant: str, *, fetch: bool = True) -> Run:
@@ -245,7 +257,7 @@ def run(backend: str, inp: Inputs, variant: str, *, fetch: bool = True) -> Run:
 
             recording = Recording(queue)  # refused, with the reason, on a device without command buffers
         mf = cl.mem_flags
-        score = cl.Buffer(queue.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=inp.start)
+        score = _opencl_start(cl, queue, inp)
         ref = cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=inp.ref)
         if variant in OWN_SOURCES:
             ticket = cl.Buffer(queue.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.zeros(1, np.int32))

@@ -45,6 +45,7 @@ int cudaLaunchKernel(const void *func, grid_dim grid, grid_dim block, void **arg
             fprintf(stderr, "launch_gate: cudaProfilerStart failed before launch %ld\n", after);
             abort();
         }
+        fprintf(stderr, "launch_gate: profiling from launch %ld on\n", after);
     }
     return runtime(func, grid, block, args, shared, stream);
 }
