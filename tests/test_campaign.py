@@ -356,26 +356,59 @@ def test_counters_refused_by_the_driver_is_one_line(results: Path, tmp_path: Pat
 
 
 def test_counters_with_a_profiler_write_raw_files_and_skip_them_after(results: Path, tmp_path: Path) -> None:
-    """A stand-in ncu that writes a measured H200 CSV where it is told: one raw file per point, labelled."""
-    fixture = paths.REPO / "tests" / "fixtures" / "counters" / "ncu_raw_h200_lassm_k77_casptr_measured.csv"
+    """A stand-in ncu that writes, where it is told, a measured H200 CSV twice, each copy ended by the
+    boundary kernel's row: one profiled process for both points (their ``lassm extend`` commands run
+    in it), one raw file per point, labelled."""
+    import csv
+
+    from lassm.analysis.counters import batch, ncu
+
+    fixture = (paths.REPO / "tests" / "fixtures" / "counters" / "ncu_raw_h200_lassm_k77_casptr_measured.csv")
+    lines, at, header = ncu.lines_and_header(fixture)
+    cut = dict(zip(header, next(csv.reader([lines[-1]]))), **{"Kernel Name": batch.BOUNDARY})
+    boundary = ",".join(f'"{cut[c]}"' for c in header)
+    session = tmp_path / "session.csv"
+    session.write_text("\n".join([*lines, boundary, *lines[at + 2:], boundary]) + "\n")
     fake = tmp_path / "ncu"
     fake.write_text("#!/bin/sh\n"
                     'if [ "$1" = "--version" ]; then echo "Version 2025.3.1.0 (build 1)"; exit 0; fi\n'
                     f'echo "$@" >> "{tmp_path}/calls"\n'
-                    f'while [ $# -gt 0 ]; do if [ "$1" = "--log-file" ]; then cp "{fixture}" "$2"; fi; shift; done\n')
+                    f'while [ $# -gt 0 ]; do if [ "$1" = "--log-file" ]; then cp "{session}" "$2"; fi; shift; done\n')
     fake.chmod(0o755)
     points = [("sample-k21", None, "casptr"), ("sample-k21", None, "fast")]
     assert steps.counters("cuda", "gpu-box", points, ncu=str(fake)) == []
+    want = ncu.read_raw(fixture)[0].drop(columns="ID")
     for proto in ("casptr", "fast"):
         raw = steps.counter_file("gpu-box", "sample-k21", 21, "cuda", proto)
         meta = json.loads(raw.with_name(raw.name + ".meta.json").read_text())
         assert (meta["dataset"], meta["k"], meta["protocol"], meta["tool_version"]) == ("sample-k21", 21, proto, "2025.3.1.0")
         target = meta["command"][meta["command"].index("--") + 1:]
-        assert target[1:4] == ["-m", "lassm.cli", "extend"] and target[target.index("--protocol") + 1] == proto
+        assert target[1:3] == ["-m", "lassm.analysis.counters.commands"]
+        commands = json.loads(target[3])
+        assert [c[:2] for c in commands] == [["extend", c[1]] for c in commands] and len(commands) == 2
+        assert [c[c.index("--protocol") + 1] for c in commands] == ["casptr", "fast"]
+        assert ncu.read_raw(raw)[0].drop(columns="ID").equals(want)
     calls = (tmp_path / "calls").read_text().splitlines()
-    assert len(calls) == 2
+    assert len(calls) == 1 and batch.BOUNDARY in calls[0], "one session, its filter letting the boundary through"
     assert steps.counters("cuda", "gpu-box", points, ncu=str(fake)) == []
-    assert len((tmp_path / "calls").read_text().splitlines()) == 2, "counted points are skipped"
+    assert len((tmp_path / "calls").read_text().splitlines()) == 1, "counted points are skipped"
+
+
+def test_the_commands_of_one_session_run_in_turn_each_ended_by_the_boundary(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """lassm.analysis.counters.commands: each argument list is run by lassm's own main, in order; one
+    that fails is named in the status file and the next still runs; the boundary follows each."""
+    from lassm import cli
+    from lassm.analysis.counters import batch, commands
+
+    ran: list[list[str]] = []
+    cuts: list[int] = []
+    monkeypatch.setattr(cli, "main", lambda argv: ran.append(argv) or (2 if argv[0] == "bad" else 0))
+    monkeypatch.setattr(batch, "boundary", lambda profiled_range=False: cuts.append(len(ran)))
+    status = tmp_path / "status.json"
+    assert commands.main([json.dumps([["extend", "a"], ["bad"], ["extend", "b"]]), str(status)]) == 0
+    assert ran == [["extend", "a"], ["bad"], ["extend", "b"]] and cuts == [1, 2, 3]
+    assert list(json.loads(status.read_text())) == ["1"] and "exited 2" in json.loads(status.read_text())["1"]
 
 
 @pytest.mark.parametrize("backend, tool", [("hip", "rocprofv3"), ("sycl", "unitrace")])

@@ -715,3 +715,71 @@ def test_a_program_is_ended_once_its_result_is_copied_back(tmp_path: Path) -> No
     assert time.monotonic() - t0 < 10 and text.strip() == "Average kernel execution time: 0.005 (s)"
     assert (tmp_path / "0003-d2h.bin").stat().st_size == 4096
     assert hecbench.ENDED_AFTER_COPY["epistasis"](hecbench.PROGRAMS["epistasis"].args) == 4096 * 4096 * 4
+
+
+def test_the_programs_a_plan_runs_are_built_behind_an_earlier_part(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """build_behind builds, in a thread, each program the plan runs (HeCBench's for its kernels, ht_loc
+    for its datasets, LOGAN for its set), none it does not; a failing source leaves the rest built."""
+    from lassm.campaign import originals as orig
+    from lassm.campaign.originals import hecbench
+
+    built: list[tuple] = []
+    monkeypatch.setattr(build, "gpu_arch", lambda: "sm_90")
+    monkeypatch.setattr(build, "require_nvcc", lambda nvcc=None: "nvcc")
+
+    def locate(source, folder=None, fetch=True):
+        if source.name == "LOGAN" and folder == "broken":
+            raise orig.SourceUnavailable("not here")
+        return tmp_path / source.name
+
+    monkeypatch.setattr(orig.sources, "locate", locate)
+    monkeypatch.setattr(build, "build_ht_loc", lambda tree, arch: built.append(("ht_loc", arch)))
+    monkeypatch.setattr(build, "build_logan", lambda tree, arch: built.append(("logan", arch)))
+    monkeypatch.setattr(hecbench, "build_all", lambda tree, arch, nvcc, kernels: built.append(("hecbench", tuple(kernels))))
+    plan = orig.OriginalsPlan(ht_loc_datasets=("sample-k77",), logan_dataset=None, xdrops=(), suite_kernels=("nw",))
+    orig.build_behind(plan).join(30)
+    assert sorted(built) == [("hecbench", ("nw",)), ("ht_loc", "sm_90")]
+    built.clear()
+    plan = orig.OriginalsPlan(ht_loc_datasets=("sample-k77",), logan_dataset="xdrop-sim-20k", xdrops=(10,),
+                              folder="broken")
+    orig.build_behind(plan).join(30)
+    assert built == [("ht_loc", "sm_90")]
+
+
+def test_several_lassm_commands_are_timed_in_one_profiled_process(tmp_path: Path) -> None:
+    """timing.lassm_kernel_times: one ncu session for every command (the commands runner as its
+    target, the boundary let through the kernel filter), its CSV cut into each command's launches;
+    a command the runner names as failed gets none."""
+    import csv
+    import json
+
+    from lassm.analysis.counters import batch, ncu
+    from lassm.campaign.originals import timing
+
+    fixture = paths.REPO / "tests" / "fixtures" / "counters" / "ncu_raw_h200_lassm_k77_casptr_measured.csv"
+    lines, at, header = ncu.lines_and_header(fixture)
+    cut = dict(zip(header, next(csv.reader([lines[-1]]))), **{"Kernel Name": batch.BOUNDARY})
+    boundary = ",".join(f'"{cut[c]}"' for c in header)
+    session = tmp_path / "session.csv"
+    session.write_text("\n".join([*lines, boundary, boundary, *lines[at + 2:], boundary]) + "\n")
+    fake = tmp_path / "ncu"
+    fake.write_text("#!/bin/sh\n"
+                    f'echo "$@" >> "{tmp_path}/calls"\n'
+                    'for a in "$@"; do last="$a"; done\n'
+                    f'if [ -n "$FAIL_SECOND" ]; then echo \'{{"1": "lassm extend exited 2"}}\' > "$last"; fi\n'
+                    f'while [ $# -gt 0 ]; do if [ "$1" = "--log-file" ]; then cp "{session}" "$2"; fi; shift; done\n')
+    fake.chmod(0o755)
+    cmds = [[sys.executable, "-m", "lassm", "extend", f"d{i}.dat", "--k", "77"] for i in range(3)]
+    got = timing.lassm_kernel_times(cmds, str(fake), tmp_path / "ncu.csv", clock_control="none",
+                                    kernel="iterative_walks_kernel")
+    one = timing._launches(fixture.read_text())
+    assert len(one) >= 1 and got == [one, [], one], "the second command launched nothing before its boundary"
+    call = (tmp_path / "calls").read_text().splitlines()
+    assert len(call) == 1 and "lassm.analysis.counters.commands" in call[0] and batch.BOUNDARY in call[0]
+    assert json.dumps([c[3:] for c in cmds]) in call[0].replace("\\", "")
+    os.environ["FAIL_SECOND"] = "1"
+    try:
+        got = timing.lassm_kernel_times(cmds, str(fake), tmp_path / "ncu.csv")
+    finally:
+        del os.environ["FAIL_SECOND"]
+    assert got[1] == [] and got[0] == got[2] == one

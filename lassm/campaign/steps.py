@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Callable, Iterator
@@ -32,8 +33,6 @@ PROFILERS: dict[str, tuple[str, str]] = {
                    "compiler's PTX through CUDA, where ncu counts it"),
     "opencl-ptx": ("ncu", "install Nsight Compute (the CUDA toolkit's nsight-compute package) and put ncu on PATH"),
 }
-#: ncu refusals that hold for every point: the step stops at the first.
-_MACHINE_WIDE = ("ERR_NVGPUCTRPERM", "LibraryNotLoaded", "not on PATH")
 
 
 def find_ncu() -> str | None:
@@ -71,8 +70,10 @@ def counters(backend: str, machine: str, points: list[tuple[str, int | None, str
              tick: Callable[[], None] = lambda: None) -> list[str]:
     """Hardware counters of ``points`` on a GPU backend, with the profiler this machine has.
 
-    Nsight Compute runs for real on ``cuda`` and ``opencl-ptx`` (as ``lassm counters collect``
-    does: the raw CSV, ``ncu --version`` and the labels side by side under ``counters/``; the
+    Nsight Compute runs for real on ``cuda`` and ``opencl-ptx``: every point's ``lassm extend``
+    in one profiled process (:mod:`lassm.analysis.counters.commands`), its session cut into one raw
+    CSV per point (``ncu --version`` and the labels beside each under ``counters/``, as ``lassm
+    counters collect`` writes them; the
     OpenCL kernel has the CUDA kernel's name). It profiles no OpenCL launch, so ``opencl`` is
     named with the way round. Other vendors' profilers
     are named with what to do, since the campaign does not drive them yet.
@@ -112,12 +113,17 @@ def counters(backend: str, machine: str, points: list[tuple[str, int | None, str
     exe = ncu or find_ncu()
     if exe is None:
         return [f"counters: ncu not found (not on PATH, nor {NCU_FALLBACK}); {how}"]
+    from ..analysis.counters import batch
     from ..analysis.counters import ncu as nsight
     from ..runs.records import slug
     from ..workloads.local_assembly import datasets, formats
 
     lacks: list[str] = []
     loaded: dict[tuple, tuple] = {}  # (dataset, k) -> (dataset, start k): each generated once
+    names: list[str] = []
+    raws: list[Path] = []
+    labels: list[dict] = []
+    commands: list[list[str]] = []
     with tempfile.TemporaryDirectory(prefix="lassm-counters-") as tmp, _importable_here():
         for dname, k, proto in points:
             known = k or datasets.named_k(dname)  # a recorded point is skipped before its dataset is made
@@ -130,18 +136,34 @@ def counters(backend: str, machine: str, points: list[tuple[str, int | None, str
                     loaded[(dname, k)] = datasets.load(dname, k)
                 ds, start_k = loaded[(dname, k)]
                 raw = counter_file(machine, dname, start_k, backend, proto)
-                if not raw.is_file() or force:
-                    data = Path(tmp) / f"{slug(dname)}-k{start_k}.parquet"
-                    if not data.is_file():
-                        formats.write_dataset(ds, data)
-                    target = nsight.extend_command(data, k=start_k, protocol=proto, backend=backend,
-                                                   out=Path(tmp) / "extended.txt")
-                    nsight.collect(target, raw, dataset=dname, k=start_k, protocol=proto, ncu=exe, timeout=timeout)
-            except Exception as exc:  # a point that cannot be counted is named; the others go on
-                if any(marker in str(exc) for marker in _MACHINE_WIDE):
-                    return [f"counters: {_one_line(exc)}"]
+                if raw.is_file() and not force:
+                    tick()
+                    continue
+                data = Path(tmp) / f"{slug(dname)}-k{start_k}.parquet"
+                if not data.is_file():
+                    formats.write_dataset(ds, data)
+            except Exception as exc:  # a dataset that cannot be made is named; the others go on
                 lacks.append(f"counters: {dname} {proto}: {_one_line(exc)}")
-            tick()
+                tick()
+                continue
+            # the point's `lassm extend`, as extend_command gives it, run in the one profiled process
+            commands.append(nsight.extend_command(data, k=start_k, protocol=proto, backend=backend,
+                                                  out=Path(tmp) / f"extended-{len(commands)}.txt")[3:])
+            names.append(str(len(names)))
+            raws.append(raw)
+            labels.append({"dataset": dname, "k": int(start_k), "protocol": proto})
+        if commands:  # one session for the backend's points (lassm.analysis.counters.commands)
+            target = [sys.executable, "-m", "lassm.analysis.counters.commands", json.dumps(commands)]
+            try:
+                missing = batch.collect(target, names, raws, labels, kernel_name=nsight.DEFAULT_KERNEL, ncu=exe,
+                                        timeout=timeout * len(names))
+            except Exception as exc:  # the session failed: named once, the campaign goes on
+                return lacks + [f"counters: {_one_line(exc)}"]
+            for name, why in missing.items():
+                label = labels[int(name)]
+                lacks.append(f"counters: {label['dataset']} {label['protocol']}: {why}")
+            for _ in commands:
+                tick()
     return lacks
 
 

@@ -173,11 +173,16 @@ def run_whole(plan: WholePlan, *, machine: str | None = None, force: bool = Fals
     say = (lambda text: print(text, file=sys.stderr, flush=True)) if progress else (lambda text: None)
     out = WholeOutcome()
     start = time.perf_counter()
+    building = None  # the originals' programs, built while the suite is timed (orig.build_behind)
     for key, label in PARTS:
         part = getattr(plan, _FIELD[key])
         if part is None:
             say(f"== {label}: left out: {plan.left_out.get(key, '')}")
             continue
+        if key == "suite" and plan.originals is not None:
+            building = orig.build_behind(plan.originals)
+        if key == "originals" and building is not None:
+            building.join()
         say(f"== {label}")
         t0 = time.perf_counter()
         if key == "local-assembly":

@@ -168,6 +168,8 @@ def check(output: Output, ref: Reference) -> tuple[bool, float]:
         sums = ref.output.sums
     elif output.uniforms.shape != (inp.draws,):
         return False, float("inf")
+    elif np.array_equal(output.uniforms, ref.output.uniforms):
+        sums = ref.output.sums  # the reference's own numbers: its sums are theirs (seconds not spent again)
     else:
         sums = score_sums(inp, output.uniforms)
     differ = int(np.count_nonzero(sums != output.sums)) + int(output.count != np.count_nonzero(sums >= inp.threshold))

@@ -71,14 +71,45 @@ def kernel_times(cmd: Sequence[str], ncu: str, log: Path, *, clock_control: str 
     clock_control : ncu's ``--clock-control`` (None: ncu's default, base clocks locked).
     kernel : a regular expression: only launches of kernels it matches are profiled.
     """
-    from ...analysis.counters import convert, parse_number
-    from ...analysis.counters.ncu import check_output, read_raw
+    _profile(cmd, ncu, log, clock_control, f"regex:{kernel}" if kernel else None)
+    launches = _launches(log.read_text(errors="replace"))
+    if not launches:
+        raise LassmError(f"ncu profiled no kernel launch of {Path(cmd[0]).name}")
+    return launches
+
+
+def lassm_kernel_times(commands: Sequence[Sequence[str]], ncu: str, log: Path, *, clock_control: str | None = None,
+                       kernel: str | None = None) -> list[list[tuple[str, float, float]]]:
+    """:func:`kernel_times` of several ``lassm`` commands (each ``[python, -m, lassm, ...]``) in one
+    profiled process (:mod:`lassm.analysis.counters.commands`): Nsight Compute's cost per process,
+    about 1.7 s on an H200's node, is paid once, and the kernels each command launches are the
+    ones it launches alone. Returns each command's launches, in order (empty where it failed)."""
+    import json
+    import sys
+    import tempfile
+
+    from ...analysis.counters import batch
+
+    argvs = [list(c[3:]) for c in commands]
+    with tempfile.TemporaryDirectory(prefix="lassm-ncu-commands-") as tmp:
+        status = Path(tmp) / "status.json"
+        target = [sys.executable, "-m", "lassm.analysis.counters.commands", json.dumps(argvs), str(status)]
+        filt = batch.with_boundary(f"regex:{kernel}") if kernel else None
+        _profile(target, ncu, log, clock_control, filt)
+        failed = json.loads(status.read_text()) if status.is_file() else {}
+    parts = batch.split_at(log, batch.BOUNDARY)
+    return [[] if str(i) in failed or i >= len(parts) else _launches(parts[i]) for i in range(len(argvs))]
+
+
+def _profile(cmd: Sequence[str], ncu: str, log: Path, clock_control: str | None, kernel_filter: str | None) -> None:
+    """One run of ``cmd`` under ncu with :data:`TIME_METRICS`, its raw CSV in ``log``; raises on a refusal."""
+    from ...analysis.counters.ncu import check_output
 
     log.unlink(missing_ok=True)
     args = [ncu, "--csv", "--page", "raw", "--print-units", "base", "--target-processes", "all",
             "--metrics", ",".join(TIME_METRICS), "--log-file", str(log)]
     args += ["--clock-control", clock_control] if clock_control else []
-    args += ["--kernel-name", f"regex:{kernel}"] if kernel else []
+    args += ["--kernel-name", kernel_filter] if kernel_filter else []
     try:
         res = subprocess.run([*args, "--", *cmd], capture_output=True, text=True, env=installed_env(),
                              timeout=RUN_TIMEOUT)
@@ -89,13 +120,20 @@ def kernel_times(cmd: Sequence[str], ncu: str, log: Path, *, clock_control: str 
     if res.returncode != 0:
         tail = " | ".join((res.stderr or res.stdout).strip().splitlines()[-4:])
         raise LassmError(f"ncu exited {res.returncode}: {tail}")
+
+
+def _launches(text: str) -> list[tuple[str, float, float]]:
+    """(kernel name, seconds, thread instructions) of each row of a raw CSV's text."""
+    from ...analysis.counters import convert, parse_number
+    from ...analysis.counters.ncu import read_raw
+
     wide, units = read_raw(text if "\n" in text else text + "\n")
     if wide.empty:
-        raise LassmError(f"ncu profiled no kernel launch of {Path(cmd[0]).name}")
+        return []
     unit = units.get(TIME_METRICS[0], "nsecond") or "nsecond"
     return [(str(r["Kernel Name"]), float(convert(parse_number(r[TIME_METRICS[0]]), unit, "second")),
              float(parse_number(r[TIME_METRICS[1]])) if TIME_METRICS[1] in wide.columns else float("nan"))
             for _, r in wide.iterrows()]
 
 
-__all__ = ["RUN_TIMEOUT", "TIME_METRICS", "gpu_device", "installed_env", "kernel_times", "run"]
+__all__ = ["RUN_TIMEOUT", "TIME_METRICS", "gpu_device", "installed_env", "kernel_times", "lassm_kernel_times", "run"]
