@@ -509,6 +509,16 @@ def test_glibc_rand_is_drawn_again_exactly() -> None:
         assert glibc_rand(seed, 2000).tolist() == want, f"srand({seed})"
 
 
+def _linked(tmp_path: Path, body: str, lib: Path) -> Path:
+    """``tmp_path/prog``: ``body`` (after stddef.h and stdio.h) built against the libcudart.so in ``lib``."""
+    import subprocess
+
+    (tmp_path / "prog.c").write_text("#include <stddef.h>\n#include <stdio.h>\n" + body)
+    subprocess.run(["cc", str(tmp_path / "prog.c"), "-o", str(tmp_path / "prog"), f"-L{lib}", "-lcudart",
+                    f"-Wl,-rpath,{lib}"], check=True)
+    return tmp_path / "prog"
+
+
 def test_the_capture_library_keeps_each_copy_in_call_order(tmp_path: Path) -> None:
     """A program linked against the shared CUDA runtime, with the capture library preloaded, leaves
     its host-to-device copy in a file (without a GPU the copy itself fails, after the file is written)."""
@@ -523,15 +533,11 @@ def test_the_capture_library_keeps_each_copy_in_call_order(tmp_path: Path) -> No
         pytest.skip("no shared CUDA runtime (CUDA_HOME/lib64, /usr/local/cuda*/lib64) or C compiler here")
     shim = tmp_path / "libcapture.so"
     subprocess.run(["cc", "-shared", "-fPIC", str(ho.SHIM), "-o", str(shim), "-ldl"], check=True)
-    (tmp_path / "prog.c").write_text(
-        "#include <stddef.h>\n#include <stdio.h>\n"
-        "int cudaMemcpy(void *, const void *, size_t, int);\n"
-        "int main(void) { static const char data[] = \"ACGT-copied\"; char back[4];\n"
-        "  int first = cudaMemcpy((void *)0x1000, data, sizeof data, 1);\n"
-        "  int second = cudaMemcpy(back, (void *)0x1000, sizeof back, 3);\n"
-        "  printf(\"%d %d\\n\", first, second); return 0; }\n")
-    subprocess.run(["cc", str(tmp_path / "prog.c"), "-o", str(tmp_path / "prog"), f"-L{lib}", "-lcudart",
-                    f"-Wl,-rpath,{lib}"], check=True)
+    _linked(tmp_path, "int cudaMemcpy(void *, const void *, size_t, int);\n"
+            "int main(void) { static const char data[] = \"ACGT-copied\"; char back[4];\n"
+            "  int first = cudaMemcpy((void *)0x1000, data, sizeof data, 1);\n"
+            "  int second = cudaMemcpy(back, (void *)0x1000, sizeof back, 3);\n"
+            "  printf(\"%d %d\\n\", first, second); return 0; }\n", lib)
     out = tmp_path / "copies"
     out.mkdir()
     ho.capture(tmp_path / "prog", (), shim, out)
@@ -562,16 +568,13 @@ def test_the_launch_gate_starts_the_profiler_before_the_launch_it_is_told(tmp_pa
         "{ printf(\"chevron \"); return show(f, g, b, s); }\n"
         "int cudaProfilerStart(void) { printf(\"start\\n\"); return 0; }\n")
     subprocess.run(["cc", "-shared", "-fPIC", str(tmp_path / "rt.c"), "-o", str(tmp_path / "libcudart.so")], check=True)
-    (tmp_path / "prog.c").write_text(
-        "#include <stddef.h>\n#include <stdio.h>\n"
-        "typedef struct { unsigned x, y, z; } d3;\n"
-        "int cudaLaunchKernel(const void *, d3, d3, void **, size_t, void *);\n"
-        "int __cudaLaunchKernel(const void *, d3, d3, void **, size_t, void *);\n"
-        "int main(void) { setvbuf(stdout, NULL, _IONBF, 0); for (long i = 0; i < 5; i++) {\n"
-        "  d3 g = {7 + i, 1, 1}, b = {32, 1, 3};\n"
-        "  (i % 2 ? __cudaLaunchKernel : cudaLaunchKernel)((const void *)i, g, b, NULL, 16 * i, NULL); } return 0; }\n")
-    subprocess.run(["cc", str(tmp_path / "prog.c"), "-o", str(tmp_path / "prog"), f"-L{tmp_path}", "-lcudart",
-                    f"-Wl,-rpath,{tmp_path}"], check=True)
+    _linked(tmp_path, "typedef struct { unsigned x, y, z; } d3;\n"
+            "int cudaLaunchKernel(const void *, d3, d3, void **, size_t, void *);\n"
+            "int __cudaLaunchKernel(const void *, d3, d3, void **, size_t, void *);\n"
+            "int main(void) { setvbuf(stdout, NULL, _IONBF, 0); for (long i = 0; i < 5; i++) {\n"
+            "  d3 g = {7 + i, 1, 1}, b = {32, 1, 3};\n"
+            "  (i % 2 ? __cudaLaunchKernel : cudaLaunchKernel)((const void *)i, g, b, NULL, 16 * i, NULL); }\n"
+            "  return 0; }\n", tmp_path)
     gate = tmp_path / hecbench.GATE_LIBRARY
     subprocess.run(["cc", "-shared", "-fPIC", str(hecbench.GATE), "-o", str(gate), "-ldl"], check=True)
     # odd launches come by nvcc 13's entry point (the stand-in runtime marks them), each counted once
