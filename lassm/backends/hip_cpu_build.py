@@ -244,10 +244,9 @@ def fetch() -> Path:
     return source(fetch=True)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main() -> int:
     """``python -m lassm.backends.hip_cpu_build``: the set-up step of ``make test`` (``make hip-cpu``).
     Says where HIP-CPU is, or why it is not; exit 0 either way (the tests that need it skip, saying why)."""
-    del argv
     try:
         tree = fetch()
     except SourceUnavailable as exc:
