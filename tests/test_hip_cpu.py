@@ -103,6 +103,24 @@ def test_without_a_copy_or_a_cache_it_says_how_to_get_one(tmp_path: Path, monkey
     assert hip_cpu_build.available() == (False, "no C++ compiler (no-such-compiler) on PATH")
 
 
+def test_make_hip_cpu_says_why_it_could_not_and_succeeds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture) -> None:
+    """``make hip-cpu`` (``python -m lassm.backends.hip_cpu_build``) offline: one line naming the
+    download that failed and the folder to use instead, and exit 0 so that ``make test`` goes on."""
+    import socket
+
+    with socket.socket() as s:  # a local port nobody listens on: the download is refused at once
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv(pinned.URL_ENV, f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("LASSM_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("LASSM_HIP_CPU", raising=False)
+    assert hip_cpu_build.main() == 0
+    out = capsys.readouterr().out
+    assert out.startswith("hip-cpu: not set up: HIP-CPU: ") and "cannot be downloaded here" in out
+    assert "LASSM_HIP_CPU=DIR" in out and not (tmp_path / "cache" / "hip-cpu" / "HIP-CPU-e112c9350574").exists()
+
+
 @pytest.mark.parametrize("protocol, warp_size, reason", [
     ("matchany", 64, "__match_any_sync"),
     ("doneflag", 32, "__all, which HIP-CPU counts over its 64-lane wavefront"),
