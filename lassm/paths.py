@@ -16,7 +16,14 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def kernel_dir() -> Path:
-    """The folder holding one folder per kernel (``local_assembly/``), each with ``cuda/`` and ``opencl/``."""
+    """The folder holding one folder per kernel (``local_assembly/``), each with ``cuda/`` and ``opencl/``.
+
+    A source tree's own ``kernels/`` first: the package ``lassm.kernels`` of an editable install
+    points at the checkout it was installed from, so a second checkout (a git worktree on
+    ``PYTHONPATH``) would otherwise build the first one's kernels. A wheel has no ``kernels/``
+    beside ``lassm/`` and uses the package."""
+    if (REPO / "kernels" / "local_assembly").is_dir():
+        return REPO / "kernels"
     try:
         from importlib.resources import files
 

@@ -30,6 +30,13 @@ def no_gpu_reason() -> str | None:
     return None if count > 0 else "no CUDA device"
 
 
+def pytest_configure(config):
+    """Keeps a copy of stderr for :func:`tests.helpers.hang_guard` (pytest captures the tests')."""
+    from . import helpers
+
+    helpers.keep_stderr()
+
+
 def pytest_collection_modifyitems(config, items):
     gpu_items = [item for item in items if item.get_closest_marker("gpu")]
     if not gpu_items:

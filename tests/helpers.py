@@ -2,7 +2,13 @@
 """Small builders shared by the tests."""
 from __future__ import annotations
 
+import contextlib
+import faulthandler
+import os
+from collections.abc import Iterator
+
 import numpy as np
+import pytest
 
 from lassm.workloads.local_assembly.dataset import Dataset, Reads
 from lassm.workloads.xdrop.pairs import Pairs
@@ -101,3 +107,61 @@ def mutate(text: bytes, rng, most_edits: int) -> bytes:
         else:
             raw[pos] = rng.choice(EDIT_ALPHABET)
     return bytes(raw)
+
+
+#: Why the PoCL cases skip where no PoCL device answers.
+NO_POCL = ("needs PoCL, the second OpenCL implementation: Debian's pocl-opencl-icd, which make deps installs "
+           "(tools/deps.sh), or pip install pocl-binary-distribution")
+
+
+def opencl_devices() -> list:
+    """pytest params of ``LASSM_OPENCL_DEVICE`` values, one per OpenCL device to test: the
+    variable's own value alone when it is set; else every device pyopencl sees but PoCL's (by
+    name), then ``pocl`` -- skipped, naming the package, where no PoCL device answers -- so that
+    CI shows PoCL's cases run or says why not."""
+    from lassm.backends import opencl
+
+    chosen = os.environ.get(opencl.DEVICE_ENV, "").strip()
+    ok, why = opencl.available()
+    if chosen:
+        return [pytest.param(chosen, id=chosen, marks=() if ok else pytest.mark.skip(reason=why))]
+    found = opencl.devices() if ok else []
+    params = [pytest.param(label, id=label)
+              for label in dict.fromkeys(opencl._label(d) for d in found if not opencl.is_pocl(d))]
+    if not ok:
+        params.append(pytest.param("", id="opencl", marks=pytest.mark.skip(
+            reason=f"needs pyopencl and an OpenCL device ({opencl.INSTALL}): {why}")))
+    pocl = any(opencl.is_pocl(d) for d in found)
+    params.append(pytest.param("pocl", id="pocl", marks=() if pocl else pytest.mark.skip(
+        reason=NO_POCL if ok else f"{NO_POCL}; and pyopencl: {why}")))
+    return params
+
+
+#: Seconds one OpenCL test may take before :func:`hang_guard` ends the run (the slowest took 13 s
+#: on a 2-core box with PoCL's kernel cache empty).
+HANG_SECONDS = 600.0
+
+
+#: A copy of the session's own stderr (:func:`keep_stderr`), past pytest's capture of the test's.
+_STDERR_FD: int | None = None
+
+
+def keep_stderr() -> None:
+    """Copies stderr while pytest is not capturing it (tests/conftest.py's ``pytest_configure``),
+    so that :func:`hang_guard`'s tracebacks reach the log when the process ends mid-test."""
+    global _STDERR_FD
+    if _STDERR_FD is None:
+        _STDERR_FD = os.dup(2)
+
+
+@contextlib.contextmanager
+def hang_guard(seconds: float = HANG_SECONDS) -> Iterator[None]:
+    """Ends the test process, printing every thread's traceback (the test's name among them), when
+    the body runs past ``seconds``: a kernel that never returns -- as the vote loops of matchany and
+    barrier did on PoCL 3.1 before they voted at the end of each round -- then fails CI with the test
+    named instead of hanging it. The wait is in the driver's C code, which no Python timeout reaches."""
+    faulthandler.dump_traceback_later(seconds, exit=True, file=2 if _STDERR_FD is None else _STDERR_FD)
+    try:
+        yield
+    finally:
+        faulthandler.cancel_dump_traceback_later()

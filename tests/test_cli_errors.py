@@ -41,6 +41,8 @@ BAD: dict = {
     t.protocol_name: ["nope", ""],
     t.protocol_list: ["casptr,nope", ""],
     t.dataset_list: ["sample-k99", "gen-k20", "gen-k21-s0", "sample-k77x0", "real-nope-k21", "{missing}", "{dir}"],
+    t.stream_name: ["sample-k99", "gen-k20", "sample-k77x0", "sample-k21x2x0", "{missing}", "{dir}"],
+    t.shard_name: ["sample-k99", "gen-k20-s2", "sample-k77x0", "{missing}", "{dir}"],
     t.run_backend_list: ["cpu,nope", "", "cpu,", "CUDA"],
     t.run_dataset_list: ["sample-k99", "gen-k20", "sample-k77x0", "xdrop-sim-0", "xdrop-real-mars-10", "xdrop-sim",
                          "{missing}", "{dir}"],
@@ -54,6 +56,7 @@ BAD: dict = {
                      "slurm:gpu,nope=1", "slurm:gpu,walltime=1h"],
     t.input_file: ["{missing}", "{dir}"],
     t.input_dir: ["{missing}", "{file}"],
+    t.dataset_input: ["{missing}", "{dir}"],
     t.pairs_input: ["{missing}", "{dir}", "xdrop-sim-0", "xdrop-nope-5"],
     t.output_file: ["{file}/sub/out.txt", "{dir}", ""],
     t.extended_output: ["{tmp}/o.parquet", "{tmp}/o.tsv", "{dir}"],
@@ -73,6 +76,8 @@ BASE: dict[tuple[str, ...], dict[str, str]] = {
     ("data", "generate"): {"--k": "21", "--out": "{tmp}/gen.parquet"},
     ("data", "stats"): {"input": "{data}", "--k": "21"},
     ("data", "convert"): {"input": "{data}", "out": "{tmp}/c.parquet"},
+    ("data", "write"): {"name": "{data}", "--out": "{tmp}/w.parquet", "--k": "21"},
+    ("data", "shard"): {"name": "sample-k21x2", "--shards": "2", "--out": "{tmp}/shards"},
     ("bench",): {"input": "{data}", "--k": "21", "--repeat": "1", "--threads": "1"},
     ("run",): {"--backends": "cpu", "--datasets": "{data}", "--ks": "21", "--machine": "box"},
     ("counters", "collect"): {"input": "{data}", "--k": "21", "--out": "{tmp}/raw.csv"},
@@ -256,7 +261,7 @@ def test_run_timing_options_need_the_direct_path(extra: list[str], option: str, 
     assert not list(Path(where["tmp"]).iterdir())
 
 
-OUTPUTS = [(("extend",), "--out"), (("extend",), "--ends"), (("data", "convert"), "out"),
+OUTPUTS = [(("extend",), "--out"), (("extend",), "--ends"), (("data", "convert"), "out"), (("data", "write"), "--out"),
            (("counters", "collect"), "--out"), (("counters", "parse"), "--out")]
 
 

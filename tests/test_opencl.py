@@ -2,10 +2,11 @@
 """The portable OpenCL backend (pyopencl, ``portable.cl``) against the numba oracle, bit for bit.
 
 It runs on every OpenCL device pyopencl sees here: in CI Intel's OpenCL CPU driver (from
-``lassm[intel]``) and PoCL (``pip install pocl-binary-distribution``), both CPU drivers; on a GPU
-node NVIDIA's OpenCL (``tools/opencl_gpu_check.sh``). Each device-bound test runs once per device
-(``LASSM_OPENCL_DEVICE`` set to a substring of its name; set it beforehand to test one device
-only). Without pyopencl or a device every such test is skipped with the reason.
+``lassm[intel]``) and PoCL (Debian's ``pocl-opencl-icd``, which ``make deps`` installs), two CPU
+implementations; on a GPU node NVIDIA's OpenCL (``tools/opencl_gpu_check.sh``). Each device-bound
+test runs once per device (``LASSM_OPENCL_DEVICE`` set to its name, PoCL's case to ``pocl``; set it
+beforehand to test one device only). Without pyopencl or a device every such test is skipped with
+the reason; without PoCL its cases are, naming the package.
 
 Team widths: 32 (the default, a warp), and odd and small ones (1, 7) that no sub-group has.
 Protocol ``fast`` (``fast.cl``) is checked the same way, and with its table-free walk steps
@@ -14,7 +15,7 @@ switched off and stretched (``LASSM_FAST_SCAN_STEPS``), so that both ways to a v
 from __future__ import annotations
 
 import functools
-import os
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -25,7 +26,7 @@ from lassm.backends import opencl
 from lassm.workloads.local_assembly import formats
 from lassm.workloads.local_assembly.generate import generate
 
-from .helpers import random_dataset
+from .helpers import hang_guard, opencl_devices, random_dataset
 
 OK, WHY = opencl.available()
 #: Scale of the generated datasets (Table II's start k values, small enough for a CPU driver).
@@ -35,23 +36,13 @@ GEN_SEED = 0
 TEAMS = (32, 7)
 
 
-def _device_names() -> list[str]:
-    """One name per OpenCL device to test: LASSM_OPENCL_DEVICE alone when it is set."""
-    if not OK:
-        return ["none"]
-    chosen = os.environ.get(opencl.DEVICE_ENV, "").strip()
-    if chosen:
-        return [chosen]
-    return list(dict.fromkeys(opencl._label(d) for d in opencl.devices()))
-
-
-@pytest.fixture(params=_device_names())
-def device(request, monkeypatch) -> str:
-    """Points the backend at one device for the test."""
-    if not OK:
-        pytest.skip(f"needs pyopencl and an OpenCL device ({opencl.INSTALL}): {WHY}")
+@pytest.fixture(params=opencl_devices())
+def device(request, monkeypatch) -> Iterator[str]:
+    """Points the backend at one device for the test (a kernel that never returns ends the run:
+    :func:`helpers.hang_guard`)."""
     monkeypatch.setenv(opencl.DEVICE_ENV, request.param)
-    return request.param
+    with hang_guard():
+        yield request.param
 
 
 @functools.lru_cache(maxsize=None)
@@ -69,13 +60,6 @@ def _generated(k: int):
     """The generated dataset at start ``k`` and its oracle result (made once per module)."""
     ds = generate(k, GEN_SCALE, GEN_SEED)
     return ds, extend(ds, Params(k=k), backend="cpu")
-
-
-def _skip_known_hangs(protocol: str) -> None:
-    """PoCL 3.0's compiler (pocl-binary-distribution 3.0) hangs the matchany and barrier builds (a
-    loop whose every round meets barriers; doneflag's loop runs); Intel's CPU driver runs all four."""
-    if protocol not in opencl.runnable_protocols():
-        pytest.skip(f"{protocol} hangs on PoCL 3.0 (see tools/opencl_gpu_check.sh for NVIDIA)")
 
 
 def _check(ds, params: Params, ref, **options) -> None:
@@ -141,7 +125,6 @@ def test_portable_kernel_has_no_subgroup_calls(kernel: str):
 @pytest.mark.parametrize("sample, k", [("k77", 77), ("k21", 21)])
 def test_matches_oracle_on_the_samples(device: str, sample: str, k: int, protocol: str, team: int,
                                        ran_where) -> None:
-    _skip_known_hangs(protocol)
     got = extend(_sample(sample), Params(k=k), backend="opencl", protocol=protocol, team=team)
     assert got.compare(_oracle(sample, k)) == []
     ran_where(rw.build_of("local-assembly", "opencl", protocol), rw.platform_of("opencl", device))
@@ -174,8 +157,6 @@ def test_matches_oracle_on_random_data_with_a_short_walk_limit(device: str, seed
     params = Params(k=21, max_walk=100)
     ref = extend(ds, params, backend="cpu")
     for protocol in opencl.PROTOCOLS:
-        if protocol not in opencl.runnable_protocols():
-            continue  # see _skip_known_hangs
         _check(ds, params, ref, protocol=protocol, team=8)
 
 

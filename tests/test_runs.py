@@ -96,6 +96,27 @@ def test_scaling_facts_name_the_largest_part_and_the_single_process(tmp_path) ->
     assert older["files_sentence"] == "These records hold no run whose workers write the output."
 
 
+def test_scaling_records_carry_the_workers_memory_peaks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Records that hold the workers' peaks (issue 41 on) show them in the table; older ones do not."""
+    import json
+    import shutil
+
+    from lassm import paths
+    from lassm.runs import results
+
+    assert "peak_rss_bytes" not in results.scaling_table("nvidia-h200-x4")
+    for folder in sorted((paths.results_dir("nvidia-h200-x4")).glob("scaling__gen-k21x20__*")):
+        dest = tmp_path / "m" / folder.name
+        shutil.copytree(folder, dest)
+        summary = json.loads((dest / "summary.json").read_text())
+        summary.update(peak_rss_bytes=10**9 * summary["gpus"], device_high_water_bytes=2 * 10**9)
+        (dest / "summary.json").write_text(json.dumps(summary))
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
+    table = results.scaling_table("m")
+    assert table["peak_rss_bytes"].tolist() == [10**9 * g for g in table["gpus"]]
+    assert (table["device_high_water_bytes"] == 2 * 10**9).all()
+
+
 def test_scaling_other_datasets_are_told_apart() -> None:
     """The x20 sample's records sit beside gen-k21x20's on the 4-GPU node: the chapter's table keeps
     one dataset, and the sentence on the others quotes the sample's own files speedup."""

@@ -157,6 +157,22 @@ def test_gpu_workers_are_pinned_one_per_gpu(slurm_conf) -> None:
     assert "gpu:2" in job.get("TresPerNode", "") + job.get("Gres", ""), job
 
 
+def test_slurm_workers_run_without_the_sampling_profiler(slurm_conf, tmp_path, monkeypatch) -> None:
+    """The local clusters' worker settings (``QUIET_WORKERS``: no statistical profiler) reach the
+    worker a Slurm job starts, through its job script; this process's configuration stays as it was."""
+    import dask
+
+    monkeypatch.chdir(tmp_path)
+    with distributed.connect(f"slurm:{PARTITION}:1,memory=2GB,wait=120", quiet=True) as client:
+        assert "export DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False" in client.cluster.job_script()
+        seen = client.run(lambda dask_worker: (dask.config.get("distributed.worker.profile.enabled"),
+                                               "profile" in dask_worker.periodic_callbacks,
+                                               os.environ.get("SLURM_JOB_ID", "")))
+    assert dask.config.get("distributed.worker.profile.enabled") is True
+    assert len(seen) == 1 and all(value[:2] == (False, False) for value in seen.values()), seen
+    _worker_jobs({value[2] for value in seen.values()})
+
+
 POINTS = [("sample-k77x3", None, "cpu", "none"), ("sample-k77x2", None, "cpu", "none"),
           ("sample-k77", None, "cpu", "none"), ("gen-k21-s0.1", 21, "cpu", "none"),
           ("gen-k21-s0.1", 33, "cpu", "none"), ("sample-k77x2", 55, "cpu", "none")]

@@ -2,9 +2,9 @@
 """The X-drop GPU kernels (``kernels/xdrop/{opencl,cuda}/``) against the numba oracle, bit for bit.
 
 Each device-bound test runs on every OpenCL device pyopencl sees (``LASSM_OPENCL_DEVICE`` set to
-its name; set it beforehand to test one only) and, marked ``gpu``, on CUDA where CuPy sees an
-NVIDIA GPU; what is absent is skipped with the reason. Here that is Intel's OpenCL CPU driver
-(``OCL_ICD_FILENAMES=.../libintelocl.so``); on a GPU node, CUDA and NVIDIA's OpenCL. The
+its name, or to ``pocl``; set it beforehand to test one only) and, marked ``gpu``, on CUDA where
+CuPy sees an NVIDIA GPU; what is absent is skipped with the reason. Here that is Intel's OpenCL
+CPU driver and PoCL (Debian's ``pocl-opencl-icd``); on a GPU node, CUDA and NVIDIA's OpenCL. The
 scores and both ends of every pair must equal the oracle's on LOGAN-like pairs (50 pairs of
 1-3 kb, a fifth unrelated), on random short pairs that reach every corner (empty reads and
 seeds, seeds at the ends, one-letter alphabets) and on the oracle's edge cases, for X in
@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import os
 import re
 
 import numpy as np
@@ -47,13 +46,10 @@ OCL_OK, OCL_WHY = xopencl.available()
 
 
 def _backends() -> list:
-    """``(backend, OpenCL device)`` per device to test; CUDA once, marked gpu."""
-    chosen = os.environ.get(ocl.DEVICE_ENV, "").strip()
-    names = [chosen] if chosen else list(dict.fromkeys(ocl._label(d) for d in ocl.devices())) if OCL_OK else []
-    params = [pytest.param(("opencl", name), id=f"opencl-{name.split()[-1]}") for name in names]
-    if not names:
-        params.append(pytest.param(("opencl", ""), id="opencl", marks=pytest.mark.skip(
-            reason=f"needs pyopencl and an OpenCL device ({ocl.INSTALL}): {OCL_WHY}")))
+    """``(backend, OpenCL device)`` per device to test (:func:`helpers.opencl_devices`: PoCL's
+    case skipped, naming the package, where it is absent); CUDA once per layout, marked gpu."""
+    params = [pytest.param(("opencl", p.values[0]), id=f"opencl-{p.id}", marks=p.marks)
+              for p in helpers.opencl_devices()]
     # CUDA once per layout: LOGAN's block per direction (lanes 0), then the lanes kernel's widths
     return params + [pytest.param(("cuda", lanes), id=f"cuda-lanes{lanes}", marks=pytest.mark.gpu)
                      for lanes in (0, *plan.LANES)]
@@ -61,15 +57,18 @@ def _backends() -> list:
 
 @pytest.fixture(params=_backends())
 def backend(request, monkeypatch):
-    """The GPU backend's ``align``, pointed at one device (CUDA: at one layout)."""
+    """The GPU backend's ``align``, pointed at one device (CUDA: at one layout; OpenCL: a kernel
+    that never returns ends the run, :func:`helpers.hang_guard`)."""
     kind, device = request.param
     if kind == "opencl":
         monkeypatch.setenv(ocl.DEVICE_ENV, device)
-        return xopencl.align
+        with helpers.hang_guard():
+            yield xopencl.align
+        return
     ok, why = xcuda.available()
     if not ok:
         pytest.skip(f"needs CuPy and a CUDA GPU: {why}")
-    return functools.partial(xcuda.align, lanes=device)
+    yield functools.partial(xcuda.align, lanes=device)
 
 
 @functools.lru_cache(maxsize=None)

@@ -14,6 +14,10 @@
 # workers write their blocks of the file, this process joins them), whole, the file included:
 # files_seconds, files_speedup_vs_1gpu, files_speedup_vs_single_process.
 #
+# Each record also holds every worker's peak host memory (VmHWM, the shard's own) and device
+# high-water (the backend's), per shard and per worker (lassm.runs.memory.MEMORY_KEYS; files_*: the
+# same for the files path), and how many pieces a shard over its worker's budget was cut into.
+# The larger inputs: DATASET=gen-k21x40 or gen-k21x80 (replicas of gen-k21; REPEAT=1 keeps x80 in time).
 # Needs wheelhouse-dask/ (dask + distributed wheels, cp312) carried with the tree, and numba on
 # the node (or in wheelhouse/). Usage, repository root:  bash tools/multigpu_campaign.sh
 # Knobs: NGPU (default: all), REPEAT (timed runs per GPU count, default 3), DATASET, STEPS, PROTOCOL.
@@ -47,8 +51,9 @@ for step in $STEPS; do
       cat > /tmp/lassm_scaling.py <<'PY'
 import cProfile, hashlib, io, os, pstats, statistics, subprocess, sys, time
 import numpy as np
-from lassm.workloads.local_assembly import datasets, formats
+from lassm.workloads.local_assembly import datasets, formats, stream
 from lassm.runs import distributed as D, records, shard_files as F
+from lassm.runs.memory import MEMORY_KEYS
 from lassm.workloads.local_assembly.config import Params
 from lassm.runs.extend import extend
 from lassm.workloads.local_assembly.result import Extension, SideResult
@@ -106,7 +111,7 @@ def main() -> None:
     # The plain single-process command on the same input, before any worker holds a GPU.
     inp, single_out, sharded_out = f"/tmp/lassm_scaling_{name}.parquet", "/tmp/lassm_single.txt", "/tmp/lassm_sharded.txt"
     files_out = "/tmp/lassm_files.txt"
-    formats.write_dataset(ds, inp)
+    stream.write(name, inp)  # a block at a time: the same bytes as writing ds whole
     cmd = [sys.executable, "-m", "lassm.cli", "extend", inp, "--k", str(k), "--backend", "cuda", "--protocol", PROTOCOL,
            "--out", single_out]
     single = whole_runs(cmd, repeat)
@@ -169,6 +174,8 @@ def main() -> None:
                    for key in ("plan_seconds", "compute_wall_seconds", "concat_seconds")},
                 **{f"files_{key}": files[-1][key] for key in ("shard_bounds", "shard_wall_seconds", "shard_write_seconds",
                                                              "shard_prep_seconds", "max_over_mean", "shard_places")},
+                **{key: ext.right.extra.get(key) for key in MEMORY_KEYS},
+                **{f"files_{key}": files[-1].get(key) for key in MEMORY_KEYS},
                 **{key: ext.right.extra[key] for key in ("shard_work", "max_over_mean", "bound", "shard_contigs",
                                                        "shard_kernel_seconds", "shard_wall_seconds", "shard_prep_seconds",
                                                        "shard_pack_seconds", "shard_places")},

@@ -10,6 +10,7 @@ end in work order, wide teams for the heaviest ends.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -262,6 +263,24 @@ def check_fast(has_atomic64: bool, key_bits: int | None, max_walk: int, device: 
                          f"(cl_khr_int64_base_atomics), which {why}")
     if max_walk >= 0xFFFF:
         raise ValueError(f"max_walk = {max_walk}: fast keeps walk offsets in 16 bits; use a walk limit below 65535")
+
+
+def pocl_threshold() -> int:
+    """The widest work-group PoCL builds by copying the kernel once per work-item instead of
+    looping over the work-items (``POCL_FULL_REPLICATION_THRESHOLD``, 2 by default; none under a
+    ``POCL_WORK_GROUP_METHOD`` of loops): ``fast.cl`` built so counts wrong insertions (PoCL 3.1)."""
+    if os.environ.get("POCL_WORK_GROUP_METHOD", "auto") in ("loops", "workitemloops", "loopvec"):
+        return 1
+    try:
+        return int(os.environ.get("POCL_FULL_REPLICATION_THRESHOLD", "2"))
+    except ValueError:
+        return 2
+
+
+def pocl_replicates(width: int) -> bool:
+    """Whether PoCL copies the kernel per work-item for work-groups of ``width`` (a width of 1
+    has one copy: nothing to get wrong)."""
+    return 1 < width <= pocl_threshold()
 
 
 def padded_reads(reads) -> np.ndarray:

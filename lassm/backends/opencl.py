@@ -50,7 +50,7 @@ FAST_KERNEL = "local_assembly/opencl/fast.cl"
 ENTRY = "iterative_walks_kernel"
 INSTALL = "pip install 'lassm[opencl]'"
 #: Environment variable: a case-insensitive substring of "<platform> <device>" naming the device
-#: (e.g. ``NVIDIA``, ``Portable Computing Language``, ``Intel``).
+#: (e.g. ``NVIDIA``, ``Intel``, ``Portable Computing Language``), or a short name (``pocl``).
 DEVICE_ENV = "LASSM_OPENCL_DEVICE"
 #: Work-items per contig end (``LASSM_TEAM``) by default: a warp on NVIDIA.
 DEFAULT_TEAM = 32
@@ -132,24 +132,22 @@ _PROGRAMS: dict[tuple, object] = {}
 _PLATFORMS: list | None = None
 
 
-#: Builds PoCL 3.0's compiler hangs on (a loop whose every round meets barriers): the campaign
-#: leaves them out there (tests/test_opencl.py skips them there too).
-POCL_HANGS: tuple[str, ...] = ("matchany", "barrier")
+#: PoCL's platform name, which does not say "PoCL".
+POCL_PLATFORM = "portable computing language"
+#: Short names ``LASSM_OPENCL_DEVICE`` takes besides a piece of "<platform> <device>", each for a
+#: piece of the platform name: an implementation's usual name where its platform name lacks it.
+SHORT_NAMES: dict[str, str] = {"pocl": POCL_PLATFORM}
 
 
 def is_pocl(dev) -> bool:
-    """Whether ``dev`` is PoCL's (the portable CPU driver of pocl-binary-distribution)."""
-    return "portable computing language" in dev.platform.name.lower()
-
-
-def runnable_protocols() -> tuple[str, ...]:
-    """The protocols this backend's device runs to the end (all of them but on PoCL)."""
-    return tuple(p for p in PROTOCOLS if not (is_pocl(_device().device) and p in POCL_HANGS))
+    """Whether ``dev`` is PoCL's (Debian's ``pocl-opencl-icd`` or ``pocl-binary-distribution``)."""
+    return POCL_PLATFORM in dev.platform.name.lower()
 
 
 def devices() -> list:
-    """Every OpenCL device, GPUs first (in platform order), then the others, PoCL's last (it
-    hangs two builds where Intel's CPU driver runs them all)."""
+    """Every OpenCL device, GPUs first (in platform order), then the others, PoCL's last: without
+    ``LASSM_OPENCL_DEVICE`` a CPU run stays on Intel's driver, where the campaign's CPU records
+    were made, when PoCL is installed beside it."""
     global _PLATFORMS
     if _PLATFORMS is None:
         _PLATFORMS = _platforms()
@@ -166,6 +164,14 @@ def _label(dev) -> str:
     return f"{dev.platform.name.strip()} {dev.name.strip()}"
 
 
+def names(chosen: str, dev) -> bool:
+    """Whether ``LASSM_OPENCL_DEVICE``'s value ``chosen`` names ``dev``: a case-insensitive piece of
+    "<platform> <device>", or a key of :data:`SHORT_NAMES` (``pocl``). Empty names every device."""
+    label = _label(dev).lower()
+    want = chosen.strip().lower()
+    return want in label or (want in SHORT_NAMES and SHORT_NAMES[want] in label)
+
+
 def _device() -> _Device:
     """The device this backend runs on: the first that ``LASSM_OPENCL_DEVICE`` names, else the first
     GPU, else the first device (chosen once per value of the variable)."""
@@ -177,7 +183,7 @@ def _device() -> _Device:
             found = devices()
         except Exception as exc:
             raise BackendUnavailable(f"OpenCL: {exc}") from None
-        named = [d for d in found if chosen.lower() in _label(d).lower()]
+        named = [d for d in found if names(chosen, d)]
         if not named:
             seen = "; ".join(_label(d) for d in found) or "none"
             want = f" whose platform or name holds {chosen!r} ({DEVICE_ENV})" if chosen else ""
@@ -186,8 +192,8 @@ def _device() -> _Device:
                 f"no OpenCL device{want} answers (devices seen: {seen}; drivers named to the loader: {drivers}). "
                 f"A GPU needs its vendor's OpenCL driver: an .icd in /etc/OpenCL/vendors, or the library in "
                 f"OCL_ICD_FILENAMES (NVIDIA's {icd.NVIDIA_OPENCL} is found on LD_LIBRARY_PATH, in the loader "
-                f"cache and in the driver's folders); for a CPU, pip install pocl-binary-distribution, or "
-                f"Intel's driver (pip install 'lassm[intel]')")
+                f"cache and in the driver's folders); for a CPU, PoCL (Debian's pocl-opencl-icd, which make deps "
+                f"installs, or pip install pocl-binary-distribution) or Intel's driver (pip install 'lassm[intel]')")
         dev = named[0]
         ext = dev.extensions.split()
         ctx = cl.Context([dev])
@@ -203,7 +209,8 @@ def available() -> tuple[bool, str]:
         dev = _device()
     except BackendUnavailable as exc:
         return False, str(exc)
-    return True, f"pyopencl {cl.VERSION_TEXT}, {dev.name}, driver {dev.device.driver_version}"
+    driver = f"PoCL {dev.device.driver_version}" if is_pocl(dev.device) else f"driver {dev.device.driver_version}"
+    return True, f"pyopencl {cl.VERSION_TEXT}, {dev.name}, {driver}"
 
 
 def device_name() -> str:
@@ -314,6 +321,10 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
         if not 1 <= width <= int(dev.device.max_work_group_size):
             raise ValueError(f"team {width} must lie in 1..{dev.device.max_work_group_size} "
                              f"({dev.name}'s largest work-group)")
+        if protocol == clplan.FAST and is_pocl(dev.device) and clplan.pocl_replicates(width):
+            raise ValueError(f"team {width}: PoCL builds a work-group this small by copying the kernel once per "
+                             f"work-item, and fast.cl built so counts wrong insertions (PoCL 3.1); use a team of 1 "
+                             f"or of {clplan.pocl_threshold() + 1} and more on PoCL")
     if protocol == clplan.FAST:
         return _extend_fast(ctg_seqs, ctg_off, depths, reads, run_mask, params, team, int(block_team), max_bytes,
                             bin_counts, fp64, key_bits)

@@ -140,13 +140,7 @@ def timed_protocols(backend: str) -> tuple[str, ...]:
     """
     from .. import backends
 
-    builds = backends.protocols(backend)
-    if backend == "opencl":  # a device may hang some builds (PoCL): only those it runs
-        try:
-            builds = backends.get(backend).runnable_protocols()
-        except backends.BackendUnavailable:
-            pass
-    return tuple(p for p in builds if not p.startswith("fast-"))
+    return tuple(p for p in backends.protocols(backend) if not p.startswith("fast-"))
 
 
 def is_gpu(backend: str) -> bool:

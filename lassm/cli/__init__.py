@@ -71,7 +71,7 @@ def cmd_extend(args: argparse.Namespace) -> int:
     if not args.cluster:  # the workers of a cluster may have what this machine lacks
         ready = _prepare_backend(args.backend, args.protocol)
     try:
-        ds = formats.read_dataset(args.input)
+        ds, source = _read_input(args.input)
         timeline.mark("read")
     finally:
         if ready is not None:
@@ -86,7 +86,8 @@ def cmd_extend(args: argparse.Namespace) -> int:
         from ..runs.shard_files import extend_to_files
 
         with connect(args.cluster) as client:
-            stats = extend_to_files(ds, params, args.backend, client, args.out, args.ends, **options)
+            stats = extend_to_files(ds, params, args.backend, client, args.out, args.ends,
+                                    source=source and (source, params.k), **options)
         _err(f"extended {ds.n_contigs} contigs with {args.backend} at k = {params.k} on {stats['shards']} shards "
              f"in {stats['wall_seconds']:.3f} s, files included -> {args.out}")
         return 0
@@ -99,6 +100,16 @@ def cmd_extend(args: argparse.Namespace) -> int:
     _err(f"extended {ds.n_contigs} contigs with {args.backend} at k = {params.k} "
          f"in {ext.wall_seconds:.3f} s -> {args.out}")
     return 0
+
+
+def _read_input(path: str):
+    """The dataset of ``lassm extend``'s input, and the shard folder it came from (None for a file):
+    a cluster's workers then read their own ranges of it, not the whole set."""
+    from ..workloads.local_assembly import formats, stream
+
+    if not stream.is_shard_folder(path):
+        return formats.read_dataset(path), None
+    return stream.read_range(path, 0, stream.manifest(path)["contigs"]), path
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
@@ -250,7 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("extend", help="extend the contigs of a dataset")
-    p.add_argument("input", type=t.input_file, help=".dat or .parquet dataset")
+    p.add_argument("input", type=t.dataset_input, help=".dat or .parquet dataset, or a shard folder (lassm data shard)")
     _add_run_params(p, k_required=False)
     p.add_argument("--backend", type=t.backend_name, default="cpu",
                    help="cpu, cuda, hip, sycl, opencl, opencl-ptx or hip-cpu (the HIP kernels on the CPU) (default cpu)")
@@ -267,10 +278,12 @@ def build_parser() -> argparse.ArgumentParser:
                    "(workers as Slurm jobs), tcp://HOST:PORT or a scheduler file (needs lassm[dask])")
     p.set_defaults(func=cmd_extend)
 
-    data = sub.add_parser("data", help="datasets: generate, stats, convert").add_subparsers(dest="data_command", required=True)
+    data = sub.add_parser("data", help="datasets: generate, stats, convert, write, shard").add_subparsers(dest="data_command", required=True)
     from .data_real import add_real_parser
+    from .data_stream import add_stream_parsers
 
     add_real_parser(data)
+    add_stream_parsers(data)
     p = data.add_parser("generate", help="a synthetic metagenome calibrated to the paper's Table II")
     p.add_argument("--k", type=t.k_value, required=True)
     p.add_argument("--scale", type=t.positive_real, default=1.0, help="1 = the size of Table II's row for k")

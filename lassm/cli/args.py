@@ -200,6 +200,26 @@ def dataset_list(text: str) -> list[str]:
     return names
 
 
+def stream_name(text: str) -> str:
+    """A dataset name or file the streamed writers take (:func:`lassm.workloads.local_assembly.stream.check_name`)."""
+    from ..workloads.local_assembly.stream import check_name
+
+    try:
+        return check_name(text)
+    except LassmError as exc:
+        _fail(str(exc))
+
+
+def shard_name(text: str) -> str:
+    """A dataset name or file ``lassm data shard`` takes (its blocks are a shard file's row groups)."""
+    from ..workloads.local_assembly.stream import SHARD_ROW_GROUP, check_name
+
+    try:
+        return check_name(text, SHARD_ROW_GROUP)
+    except LassmError as exc:
+        _fail(str(exc))
+
+
 def run_backend_list(text: str) -> list[str]:
     """Comma-separated backend names of either kernel (``lassm run --kernel`` says whose; checked there)."""
     from ..backends import BACKENDS
@@ -336,6 +356,17 @@ def _readable(text: str, folder: bool) -> str:
 def input_file(text: str) -> str:
     """A file that exists and can be read."""
     return _readable(text, folder=False)
+
+
+def dataset_input(text: str) -> str:
+    """A dataset file that exists, or a finished shard folder (``lassm data shard``)."""
+    from ..workloads.local_assembly.stream import MANIFEST
+
+    if Path(text).is_dir():
+        if not (Path(text) / MANIFEST).is_file():
+            _fail(f"{text}: a folder, and not a shard folder (no {MANIFEST}: see lassm data shard)")
+        return _readable(text, folder=True)
+    return input_file(text)
 
 
 def input_dir(text: str) -> str:

@@ -40,6 +40,8 @@ import numpy as np
 
 from .. import paths
 from . import dask_address
+from .dask_settings import QUIET_WORKERS
+from .memory import summarize
 from ..workloads.local_assembly.config import Params
 from ..workloads.local_assembly.dataset import Dataset
 from ..errors import LassmError
@@ -117,10 +119,6 @@ def _gpu_cluster(n: int | None) -> Any:
                        name="lassm-local-cuda")
 
 
-#: Dask settings of the workers lassm starts on this node: no statistical profiler, which wakes
-#: every 10 ms to take a worker's GIL and walk the running task's stack, for a dashboard lassm
-#: never reads, while the task's Python (its output's formatting) needs that GIL.
-QUIET_WORKERS = {"distributed.worker.profile.enabled": False}
 
 
 @contextlib.contextmanager
@@ -177,9 +175,7 @@ def workers_of(client: Any) -> list[str]:
 
 
 def _takes_n_workers(client: Any) -> bool:
-    import inspect
-
-    return "n_workers" in inspect.signature(client.scheduler_info).parameters
+    return "n_workers" in __import__("inspect").signature(client.scheduler_info).parameters
 
 
 # ---------------------------------------------------------------- shard plans
@@ -306,10 +302,12 @@ def _where() -> dict:
 def _shard_task(number: int, index: np.ndarray, data: Dataset | None, source: tuple[str, int] | None,
                 params: dict, backend: str, options: dict, fail_marker: str | None = None) -> dict:
     """Extends one shard on this worker; returns both sides ragged (:meth:`SideResult.compact`: only
-    the walked bases travel), with timings (cutting the shard, the extension, the compaction) and place."""
-    from .extend import extend
+    the walked bases travel), with timings (cutting the shard, the extension with its compaction),
+    place and memory; in pieces where the shard exceeds this worker's budget (:mod:`lassm.runs.memory`)."""
+    from . import memory
 
     t0 = time.perf_counter()
+    peak_source = memory.start_peak()
     if data is None:
         name, k = source
         full, _ = _load(name, k)
@@ -319,13 +317,11 @@ def _shard_task(number: int, index: np.ndarray, data: Dataset | None, source: tu
             digest = hashlib.sha1(np.ascontiguousarray(index).tobytes()).hexdigest()
             data = _cached(("shard", name, k, digest), lambda: full.subset(index))
     t1 = time.perf_counter()
-    ext = extend(data, Params(**params), backend=backend, **options)
+    right, left, mem, pack = memory.extend_within(data, Params(**params), backend, options, peak_source)
     t2 = time.perf_counter()
-    right, left = ext.right.compact(), ext.left.compact()
-    t3 = time.perf_counter()
     _fail_once(fail_marker)
-    return {"number": number, "right": right, "left": left, "wall_seconds": t2 - t1, "prep_seconds": t1 - t0,
-            "pack_seconds": t3 - t2, "kernel_seconds": float(ext.kernel_seconds), **_where()}
+    return {"number": number, "right": right, "left": left, "wall_seconds": t2 - t1 - pack, "prep_seconds": t1 - t0,
+            "pack_seconds": pack, "kernel_seconds": right.kernel_seconds + left.kernel_seconds, "memory": mem, **_where()}
 
 
 def _warm_task(source: tuple[str, int] | None, params: dict, backend: str, options: dict) -> dict:
@@ -432,7 +428,7 @@ def merge(ds: Dataset, plan: Sequence[np.ndarray], parts: Sequence[dict], backen
         shard_pack_seconds=[float(p["pack_seconds"]) for p in parts],
         shard_places=[f"{p['host']}:{p['gpu'] or p['pid']}" for p in parts],
         gpus=len(places) if backend != "cpu" else 0, workers=len({(p["host"], p["pid"]) for p in parts}),
-    )
+        **summarize(parts))
     return Extension(ds, right=right, left=left, backend=backend, params=params.as_dict())
 
 

@@ -160,7 +160,8 @@ def scaling_table(machine: str, dataset: str = "gen-k21x20") -> pd.DataFrame:
         ``matches_1gpu`` / ``matches_cpu``; where the records hold them (campaigns from issue 30 on),
         also ``plan_seconds``, ``write_seconds`` (the parent writing the output),
         ``single_process_seconds`` (a plain ``lassm extend`` of the same input, whole command) and
-        ``speedup_vs_single_process`` (that over the sharded wall plus the write).
+        ``speedup_vs_single_process`` (that over the sharded wall plus the write); from issue 41 on,
+        ``peak_rss_bytes`` and ``device_high_water_bytes`` (the largest worker's peaks: :mod:`.memory`).
     """
     recs = load_records(machine)
     rows = recs[recs["run_id"].str.startswith(f"scaling__{dataset}__")].copy()
@@ -178,7 +179,8 @@ def scaling_table(machine: str, dataset: str = "gen-k21x20") -> pd.DataFrame:
             "speedup_wall", "speedup_compute", "speedup_kernel", "parallel_efficiency",
             "matches_1gpu", "matches_cpu"]
     optional = [c for c in ("plan_seconds", "write_seconds", "single_process_seconds", "speedup_vs_single_process",
-                            "files_seconds", "files_speedup_vs_1gpu", "files_speedup_vs_single_process")
+                            "files_seconds", "files_speedup_vs_1gpu", "files_speedup_vs_single_process",
+                            "peak_rss_bytes", "device_high_water_bytes")
                 if c in rows.columns and rows[c].notna().all()]
     return rows[keep + optional]
 

@@ -26,6 +26,7 @@ from ..errors import LassmError
 from ..workloads.local_assembly.config import Params
 from ..workloads.local_assembly.dataset import Dataset
 from ..workloads.local_assembly.result import FIELDS, SIDES, Extension, SideResult
+from .memory import MEMORY_KEYS
 from .distributed import (_fail_once, _load, _where, extend_sharded, plan_balance, work_estimate,
                           workers_and_plan)
 
@@ -44,17 +45,11 @@ def plan_ranges(ds: Dataset, shards: int, weights: np.ndarray | None = None) -> 
     :func:`plan_shards`; in a set whose contigs' order is unrelated to their reads (the generator,
     its replications) every range holds each bin in proportion.
     """
-    if shards < 1:
-        raise LassmError(f"shards must be at least 1, got {shards}")
-    n = ds.n_contigs
+    from ..workloads.local_assembly.stream import range_bounds  # the shard files' cuts (lassm data shard) too
+
     w = work_estimate(ds) + np.diff(ds.offsets).astype(np.float64) if weights is None else \
         np.asarray(weights, dtype=np.float64)
-    ends = np.cumsum(w)
-    total = float(ends[-1]) if n else 0.0
-    cuts = np.searchsorted(ends, total * np.arange(1, shards) / shards, side="left") if total else \
-        (np.arange(1, shards) * n) // shards
-    bounds = [0, *np.minimum(cuts, n).tolist(), n]
-    return [np.arange(a, max(a, b), dtype=np.int64) for a, b in zip(bounds[:-1], bounds[1:])]
+    return [np.arange(a, b, dtype=np.int64) for a, b in range_bounds(w, shards)]
 
 
 def as_ranges(plan: Sequence[np.ndarray]) -> list[tuple[int, int]] | None:
@@ -108,35 +103,108 @@ def _part_task(number: int, bounds: tuple[int, int], data: Dataset | None, sourc
     The output lines go to ``out_dir``; the ends as two TSV blocks (right, left; ``header``: the
     first block of the file) or, for a parquet destination, as their per-contig figures
     (``.npz``: a parquet file cannot be put together from byte blocks, so the parent writes it).
-    Returns small figures only: timings, kernel seconds, work counts, launches, place.
+    A range whose estimated memory exceeds what this worker may use (:mod:`lassm.runs.memory`)
+    is cut into pieces run one after another, each read (from a shard folder) or cut on its own,
+    whose blocks are joined here into the range's parts: the same bytes.
+    Returns small figures only: timings, kernel seconds, work counts, launches, place, memory.
     """
     from ..workloads.local_assembly import formats
     from ..workloads.local_assembly.stats import work_counts
+    from . import memory
     from .extend import extend
 
     t0 = time.perf_counter()
+    peak_source = memory.start_peak()
     a, b = bounds
-    if data is None:
-        name, k = source
-        full, _ = _load(name, k)
-        data = full.slice(a, b)
-    t1 = time.perf_counter()
-    ext = extend(data, Params(**params), backend=backend, **options)
-    t2 = time.perf_counter()
-    sizes = {"out": _write_part(out_dir, part_name("out", number), lambda p: _write_with(p, formats.extended_into, ext))}
-    if ends_dir is not None and ends_tsv:
+    piece_of, data_bytes = _range_reader(data, source, a, b)
+    cap, why = memory.budget(backend)
+    need = memory.need_bytes(data_bytes, backend)
+    ranges = memory.cut(a, b, memory.pieces(need, cap))
+    kinds = ["out"] + ([f"ends-{side}" for side in SIDES] if ends_dir is not None and ends_tsv else
+                       ["ends.npz"] if ends_dir is not None else [])
+    files: dict[str, list[Path]] = {kind: [] for kind in kinds}
+    fields: list[dict] = []
+    work: dict[str, int] = {}
+    kernel, extras, timing = [0.0, 0.0], {side: [] for side in SIDES}, {"prep": time.perf_counter() - t0, "wall": 0.0}
+    for j, (lo, hi) in enumerate(ranges):
+        tp = time.perf_counter()
+        piece = piece_of(lo, hi)
+        t1 = time.perf_counter()
+        ext = extend(piece, Params(**params), backend=backend, **options)
+        t2 = time.perf_counter()
+        timing["prep"] += t1 - tp
+        timing["wall"] += t2 - t1
+        name = (lambda kind: part_name(kind, number)) if len(ranges) == 1 else \
+            (lambda kind: f"{number:05d}.{j:04d}.{kind}")
+        files["out"].append(_written(out_dir, name("out"), lambda p: _write_with(p, formats.extended_into, ext)))
+        for side in SIDES if "ends-right" in files else ():
+            first = header and side == SIDES[0] and j == 0
+            files[f"ends-{side}"].append(_written(ends_dir, name(f"ends-{side}"),
+                                         lambda p, side=side, first=first: formats.ends_tsv_into(ext, p, (side,), first)))
+        if "ends.npz" in files:
+            fields.append(_fields_of(ext))
+        for key, val in work_counts(ext).items():
+            work[key] = work.get(key, 0) + int(val)
+        kernel = [kernel[0] + float(ext.right.kernel_seconds), kernel[1] + float(ext.left.kernel_seconds)]
         for side in SIDES:
-            first = header and side == SIDES[0]
-            sizes[f"ends-{side}"] = _write_part(ends_dir, part_name(f"ends-{side}", number),
-                                                lambda p, side=side, first=first: formats.ends_tsv_into(ext, p, (side,), first))
-    elif ends_dir is not None:
-        sizes["ends"] = _write_part(ends_dir, part_name("ends.npz", number), lambda p: _save_fields(ext, p))
-    t3 = time.perf_counter()
+            extras[side].append(getattr(ext, side).extra)
+        del ext, piece  # the next piece is made with this one's memory given back
+    sizes = {}
+    for kind, paths in files.items():
+        folder = Path(out_dir if kind == "out" else ends_dir)
+        if kind == "ends.npz":
+            paths = [_written(str(folder), part_name(kind, number), lambda p: _save_fields(_joined(fields), p))]
+        elif len(paths) > 1:
+            concat_parts(paths, folder / part_name(kind, number))
+            for path in paths[1:]:
+                path.unlink()
+        sizes[kind.replace(".npz", "")] = (folder / part_name(kind, number)).stat().st_size
     _fail_once(fail_marker)
-    return {"number": number, "bounds": (a, b), "sizes": sizes, "work": work_counts(ext),
-            "kernel": (float(ext.right.kernel_seconds), float(ext.left.kernel_seconds)),
-            "right_extra": ext.right.extra, "left_extra": ext.left.extra,
-            "wall_seconds": t2 - t1, "prep_seconds": t1 - t0, "write_seconds": t3 - t2, **_where()}
+    device = memory.device_peak(*extras["right"], *extras["left"])
+    return {"number": number, "bounds": (a, b), "sizes": sizes, "work": work, "kernel": tuple(kernel),
+            "right_extra": memory.joined_extra(extras["right"]), "left_extra": memory.joined_extra(extras["left"]),
+            "wall_seconds": timing["wall"], "prep_seconds": timing["prep"],
+            "write_seconds": time.perf_counter() - t0 - timing["wall"] - timing["prep"],
+            "memory": memory.figures(peak_source, data_bytes, need, cap, why, len(ranges), device), **_where()}
+
+
+def _range_reader(data: Dataset | None, source: tuple[str, int] | None, a: int,
+                  b: int) -> tuple[Callable[[int, int], Dataset], int]:
+    """How a worker gets contigs ``lo .. hi-1`` of its range ``a .. b``, and the range's input bytes.
+
+    From the task's own data (views), from a shard folder (only the row groups that hold the
+    piece are read: :func:`lassm.workloads.local_assembly.stream.read_range`), or from the named
+    dataset, loaded once per worker process.
+    """
+    from ..workloads.local_assembly import stream
+    from . import memory
+
+    if data is not None:
+        return (lambda lo, hi: data.slice(lo - a, hi - a)), memory.input_bytes(data)
+    name, k = source
+    if stream.is_shard_folder(name):
+        doc = stream.manifest(name)
+        share = sum(p["data_bytes"] * (min(b, p["stop"]) - max(a, p["start"])) / max(1, p["stop"] - p["start"])
+                    for p in doc["shards"] if min(b, p["stop"]) > max(a, p["start"]))
+        return (lambda lo, hi: stream.read_range(name, lo, hi)), int(share)
+    full, _ = _load(name, k)
+    return (lambda lo, hi: full.slice(lo, hi)), memory.input_bytes(full.slice(a, b))
+
+
+def _written(folder: str, name: str, write: Callable[[Path], Any]) -> Path:
+    """:func:`_write_part`, returning the part's path."""
+    _write_part(folder, name, write)
+    return Path(folder) / name
+
+
+def _fields_of(ext: Extension) -> dict[str, np.ndarray]:
+    """The per-contig figures of both sides that a parquet ends table takes from a shard."""
+    return {f"{side}.{name}": getattr(getattr(ext, side), name) for side in SIDES for name in FIELDS}
+
+
+def _joined(pieces: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """The pieces' per-contig figures end to end."""
+    return {key: np.concatenate([p[key] for p in pieces]) for key in pieces[0]}
 
 
 def _write_with(path: Path, write: Callable[[Extension, Any], Any], ext: Extension) -> None:
@@ -145,10 +213,10 @@ def _write_with(path: Path, write: Callable[[Extension, Any], Any], ext: Extensi
         write(ext, fh)
 
 
-def _save_fields(ext: Extension, path: Path) -> None:
+def _save_fields(fields: dict[str, np.ndarray], path: Path) -> None:
     """The per-contig figures of both sides (what the ends table holds besides the dataset's own columns)."""
     with open(path, "wb") as fh:
-        np.savez(fh, **{f"{side}.{name}": getattr(getattr(ext, side), name) for side in SIDES for name in FIELDS})
+        np.savez(fh, **fields)
 
 
 # ---------------------------------------------------------------- sharded extension, written by the workers
@@ -315,6 +383,8 @@ def _fields_extension(ds: Dataset, params: Params, backend: str, parts: Sequence
 
 def _part_stats(ds: Dataset, plan: Sequence[np.ndarray], parts: Sequence[dict], backend: str) -> dict:
     """The figures of a run written by its workers: what :func:`merge` puts in ``right.extra``, from small results."""
+    from . import memory
+
     totals = [float(sum(p["kernel"])) for p in parts]
     crit = int(np.argmax(totals)) if totals else 0
     work: dict[str, int] = {}
@@ -336,6 +406,7 @@ def _part_stats(ds: Dataset, plan: Sequence[np.ndarray], parts: Sequence[dict], 
         "launches": launches, **work,
         "mem_high_water_bytes": max([int(p[f"{side}_extra"].get("mem_high_water_bytes", 0))
                                      for p in parts for side in SIDES] or [0]),
+        **memory.summarize(parts),
     }
 
 
@@ -354,7 +425,7 @@ def _written_by_parent(ds: Dataset, params: Params, backend: str, client: Any, p
     t_ends = time.perf_counter()
     info = ext.right.extra
     keep = ("shards", "kernel_seconds_max_shard", "kernel_seconds_sum", "shard_kernel_seconds", "shard_wall_seconds",
-            "shard_prep_seconds", "shard_places", "gpus", "workers", "mem_high_water_bytes", "plan_seconds",
+            "shard_prep_seconds", "shard_places", "gpus", "workers", "mem_high_water_bytes", "plan_seconds", *MEMORY_KEYS,
             "shard_work", "max_over_mean", "bound", "shard_contigs")
     return {"contigs": int(ds.n_contigs), "backend": backend, **{key: info[key] for key in keep if key in info},
             "kernel_seconds": float(ext.kernel_seconds), **work_counts(ext),

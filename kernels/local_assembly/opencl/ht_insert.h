@@ -40,6 +40,14 @@ ulong ht_insert(key_ptr keys, ulong size, __global const uchar *rseqs, long pos,
 }
 
 #elif LASSM_PROTOCOL == LASSM_PROTO_MATCHANY
+// The lock-step loops (matchany, doneflag, barrier) vote at the end of each round, never only at
+// its start: `more = lanes_any(...)` closes the body, so a lane's own `if (!done)` comes before a
+// barrier and the loop has one back edge. PoCL 3.1 (Debian 12) miscompiles the other shape,
+// `while (lanes_any(lanes, !done)) { ...; lanes_sync(lanes); if (!done) {...} }`: both arms of
+// that `if` jump back to the head, PoCL puts its implicit loop-latch barrier in front of the
+// branch and then takes the branch once for the work-group, on the last work-item's `done`; the
+// other lanes never finish and the vote never ends (the hang of matchany and barrier there).
+//
 // CUDA's protocol: claim the slot (CAS empty -> locked), publish the key pointer, sync the lanes
 // that probe the same slot (__match_any_sync + __syncwarp(mask)), then compare. OpenCL has neither
 // match-any nor a masked barrier: the mask is computed with broadcasts, and the sync becomes a
@@ -51,7 +59,8 @@ ulong ht_insert(key_ptr keys, ulong size, __global const uchar *rseqs, long pos,
     const lassm_key mine = (lassm_key)(pos + 1);
     ulong slot = active ? (ulong)murmur_hash2(rseqs + pos, k) % size : 0;
     int done = !active;
-    while (lanes_any(lanes, !done)) {
+    int more = lanes_any(lanes, !done);
+    while (more) {
         lassm_key prev = KEY_EMPTY;
         if (!done) {
             prev = key_cas(keys + slot, KEY_EMPTY, KEY_LOCKED);
@@ -70,6 +79,7 @@ ulong ht_insert(key_ptr keys, ulong size, __global const uchar *rseqs, long pos,
                 }
             }
         }
+        more = lanes_any(lanes, !done);
     }
     return slot;
 }
@@ -120,7 +130,8 @@ ulong ht_insert(key_ptr keys, ulong size, __global const uchar *rseqs, long pos,
     const lassm_key mine = (lassm_key)(pos + 1);
     ulong slot = active ? (ulong)murmur_hash2(rseqs + pos, k) % size : 0;
     int done = !active;
-    while (lanes_any(lanes, !done)) {
+    int more = lanes_any(lanes, !done);
+    while (more) {
         lassm_key prev = KEY_EMPTY;
         if (!done) {
             prev = key_cas(keys + slot, KEY_EMPTY, KEY_LOCKED);
@@ -138,6 +149,7 @@ ulong ht_insert(key_ptr keys, ulong size, __global const uchar *rseqs, long pos,
                 }
             }
         }
+        more = lanes_any(lanes, !done);
     }
     return slot;
 }

@@ -12,6 +12,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+#: Bytes a read's id takes in a process (a short Python string and its list slot), for :attr:`Dataset.nbytes`.
+ID_BYTES = 64
+
 _COMPLEMENT = np.arange(256, dtype=np.uint8)
 for _a, _b in zip(b"ACGTNacgtn", b"TGCANtgcan"):
     _COMPLEMENT[_a] = _b
@@ -157,6 +160,15 @@ class Dataset:
     @property
     def lengths(self) -> np.ndarray:
         return np.diff(self.offsets)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes a process holds of it: its arrays, and each read id at :data:`ID_BYTES` (a short
+        string and its list slot). What a worker's memory budget weighs (``lassm.runs.memory``)."""
+        arrays = [self.cids, self.seqs, self.offsets, self.depths]
+        for reads in (self.left, self.right):
+            arrays += [reads.seqs, reads.quals, reads.offsets, reads.contig_offsets]
+        return int(sum(a.nbytes for a in arrays)) + ID_BYTES * (self.left.n_reads + self.right.n_reads)
 
     def contig(self, i: int) -> bytes:
         return self.seqs[self.offsets[i] : self.offsets[i + 1]].tobytes()

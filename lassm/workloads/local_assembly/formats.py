@@ -17,7 +17,7 @@ import math
 import os
 import sys
 from pathlib import Path
-from typing import IO, Sequence
+from typing import IO, Iterator, Sequence
 
 import numpy as np
 
@@ -26,10 +26,10 @@ from ...atomic import atomic_open, atomic_path
 from . import dat_bulk
 from .dataset import Dataset, Reads
 from .parquet_checks import BASES as _BASES
-from .parquet_checks import check_schema, check_values
+from .parquet_checks import refuse_repeated_cids
+from .parquet_io import PARQUET_COMPRESSION, parquet_table, read_parquet, write_parquet  # noqa: F401  (their home before)
 from ...errors import InputError
 from .result import SIDES, Extension
-
 
 
 #: Suffixes of the formats ``data convert`` writes but no command reads (FASTA, FASTQ).
@@ -210,36 +210,6 @@ def _header_surplus(path: str, toks: list[tuple[str, int]]) -> InputError | None
                       f"{'and the next are' if left > 1 else 'is'} left over")
 
 
-def refuse_repeated_cids(path: str, cids: np.ndarray, where: np.ndarray, unit: str) -> None:
-    """Raises an InputError at the first contig id seen twice, naming where each copy is.
-
-    MetaHipMer keys a contig by its id, and so does the output (``cid extended_sequence``): two
-    records with one id would give two output lines for it. No input of MetaHipMer's holds such
-    a pair, so one is refused rather than guessed at.
-
-    Parameters
-    ----------
-    path : str
-        The file, for the message.
-    cids : numpy.ndarray
-        The contig ids in file order.
-    where : numpy.ndarray
-        The line (``.dat``) or row (parquet, from 1) of each record.
-    unit : str
-        ``"line"`` or ``"row"``.
-    """
-    order = np.argsort(cids, kind="stable")
-    same = np.flatnonzero(cids[order][1:] == cids[order][:-1])
-    if not len(same):
-        return
-    second = int(order[same + 1].min())  # the earliest record whose id was seen before
-    first = int(np.flatnonzero(cids == cids[second])[0])
-    what = f"contig id {int(cids[second])} repeats the record at {unit} {int(where[first])}; contig ids must be unique"
-    if unit == "line":
-        raise InputError(path, int(where[second]), "cid", what)
-    raise InputError(path, None, "cid", f"row {int(where[second])}: {what}")
-
-
 def _from_records(records: list[tuple], name: str, k: int | None) -> Dataset:
     n = len(records)
     seq_lens = np.fromiter((len(r[1]) for r in records), dtype=np.int64, count=n)
@@ -258,111 +228,24 @@ def _from_records(records: list[tuple], name: str, k: int | None) -> Dataset:
 
 
 def write_dat(ds: Dataset, path: str | os.PathLike) -> None:
-    """Writes ``ds`` as a MetaHipMer ``.dat`` file, one record per line (atomically, in blocks).
+    """Writes ``ds`` as a MetaHipMer ``.dat`` file, one record per line (atomically, in blocks)."""
+    with atomic_open(path, "wb") as fh:
+        for block in dat_text(ds):
+            fh.write(block)
 
-    A big dataset is written by the numba writer where numba is installed, any other by the
-    bulk writer; both write the same bytes.
-    """
-    blocks = None
+
+def dat_text(ds: Dataset) -> Iterator[bytes]:
+    """``ds``'s ``.dat`` text in blocks: a big dataset's from the numba writer where numba is
+    installed, any other's from the bulk writer; both give the same bytes."""
     if ds.seqs.nbytes + 2 * (ds.left.seqs.nbytes + ds.right.seqs.nbytes) >= dat_bulk.JIT_MIN_BYTES:
         try:
             from . import dat_jit
         except ImportError:  # numba is absent: a GPU node may lack it
             pass
         else:
-            blocks = dat_jit.dat_blocks(ds) if dat_jit.writable(ds) else None
-    with atomic_open(path, "wb") as fh:
-        for block in blocks or dat_bulk.dat_blocks(ds):
-            fh.write(block)
-
-
-# --- parquet ---------------------------------------------------------------------------------
-
-def write_parquet(ds: Dataset, path: str | os.PathLike) -> None:
-    """Writes ``ds`` as one parquet table, a row per contig with list columns for the reads."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    def side_columns(reads: Reads, prefix: str) -> dict:
-        coff = reads.contig_offsets.astype(np.int32)
-        roff = reads.offsets.astype(np.int64)
-        seq = pa.LargeBinaryArray.from_buffers(pa.large_binary(), reads.n_reads, [None, pa.py_buffer(roff), pa.py_buffer(reads.seqs)])
-        qual = pa.LargeBinaryArray.from_buffers(pa.large_binary(), reads.n_reads, [None, pa.py_buffer(roff), pa.py_buffer(reads.quals)])
-        ids = pa.array(reads.ids if reads.ids else [f"@r{j}" for j in range(reads.n_reads)], pa.string())
-        return {
-            f"{prefix}_ids": pa.ListArray.from_arrays(pa.array(coff), ids),
-            f"{prefix}_seqs": pa.ListArray.from_arrays(pa.array(coff), seq),
-            f"{prefix}_quals": pa.ListArray.from_arrays(pa.array(coff), qual),
-        }
-
-    cseq = pa.LargeBinaryArray.from_buffers(pa.large_binary(), ds.n_contigs, [None, pa.py_buffer(ds.offsets), pa.py_buffer(ds.seqs)])
-    cols = {"cid": pa.array(ds.cids), "seq": cseq, "depth": pa.array(ds.depths)}
-    cols.update(side_columns(ds.left, "left"))
-    cols.update(side_columns(ds.right, "right"))
-    meta = {b"lassm.name": ds.name.encode(), b"lassm.k": str(ds.k or "").encode(), b"lassm.format": b"1"}
-    table = pa.table(cols).replace_schema_metadata(meta)
-    with atomic_path(path) as tmp:
-        pq.write_table(table, tmp, compression="zstd")
-
-
-def read_parquet(path: str | os.PathLike) -> Dataset:
-    """Reads a dataset written by :func:`write_parquet`.
-
-    Through ``ParquetFile`` and the columns' buffers (:mod:`lassm.arrowio`): ``read_table`` and
-    ``to_numpy`` would import pandas, a quarter of a second of ``lassm extend``'s start-up. Every
-    array is a writable copy (numba compiles a read-only array as another type).
-    """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    path = str(path)
-    try:
-        with pq.ParquetFile(path, memory_map=True) as pf:  # mapped: half the time of a read
-            table = pf.read()
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise InputError(path, None, "file", f"not a readable parquet file ({exc})") from None
-    need = ["cid", "seq", "depth"] + [f"{s}_{c}" for s in ("left", "right") for c in ("ids", "seqs", "quals")]
-    missing = [c for c in need if c not in table.column_names]
-    if missing:
-        raise InputError(path, None, "columns", f"missing {', '.join(missing)}")
-    if table.num_rows == 0:
-        raise InputError(path, None, "file", "empty: no contig rows")
-    table = table.combine_chunks()
-    check_schema(path, table)
-    meta = table.schema.metadata or {}
-
-    def binary(col) -> tuple[np.ndarray, np.ndarray]:
-        data, off = arrowio.binary(col)
-        return np.frombuffer(data, dtype=np.uint8), off
-
-    def side(prefix: str) -> Reads:
-        lst = table.column(f"{prefix}_seqs").chunk(0)
-        coff = arrowio.numbers(lst.offsets, np.int64)
-        coff = coff - coff[0]
-        seqs, roff = binary(lst.flatten())
-        quals, qoff = binary(table.column(f"{prefix}_quals").chunk(0).flatten())
-        if not np.array_equal(roff, qoff):
-            raise InputError(path, None, f"{prefix}_quals", "quality lengths differ from sequence lengths")
-        ids = table.column(f"{prefix}_ids").chunk(0).flatten().to_pylist()
-        return Reads(seqs, quals, roff, coff, ids)
-
-    seqs, off = binary(table.column("seq"))
-    k_text = meta.get(b"lassm.k", b"").decode()
-    cids = arrowio.numbers(table.column("cid"), np.int64)
-    depths = arrowio.numbers(table.column("depth"), np.float64)
-    left, right = side("left"), side("right")
-    check_values(path, cids, seqs, off, depths, {"left": left, "right": right})
-    refuse_repeated_cids(path, cids, np.arange(1, len(cids) + 1), "row")
-    return Dataset(
-        cids=cids,
-        seqs=seqs,
-        offsets=off,
-        depths=depths,
-        left=left,
-        right=right,
-        name=meta.get(b"lassm.name", Path(path).stem.encode()).decode(),
-        k=int(k_text) if k_text else None,
-    )
+            if dat_jit.writable(ds):
+                return dat_jit.dat_blocks(ds)
+    return dat_bulk.dat_blocks(ds)
 
 
 def read_dataset(path: str | os.PathLike, k: int | None = None) -> Dataset:

@@ -90,4 +90,34 @@ def check_values(path: str, cids: np.ndarray, seqs: np.ndarray, offsets: np.ndar
                              what.format(c=chr(values[at])))
 
 
-__all__ = ["BASES", "check_values"]
+def refuse_repeated_cids(path: str, cids: np.ndarray, where: np.ndarray, unit: str) -> None:
+    """Raises an InputError at the first contig id seen twice, naming where each copy is.
+
+    MetaHipMer keys a contig by its id, and so does the output (``cid extended_sequence``): two
+    records with one id would give two output lines for it. No input of MetaHipMer's holds such
+    a pair, so one is refused rather than guessed at.
+
+    Parameters
+    ----------
+    path : str
+        The file, for the message.
+    cids : numpy.ndarray
+        The contig ids in file order.
+    where : numpy.ndarray
+        The line (``.dat``) or row (parquet, from 1) of each record.
+    unit : str
+        ``"line"`` or ``"row"``.
+    """
+    order = np.argsort(cids, kind="stable")
+    same = np.flatnonzero(cids[order][1:] == cids[order][:-1])
+    if not len(same):
+        return
+    second = int(order[same + 1].min())  # the earliest record whose id was seen before
+    first = int(np.flatnonzero(cids == cids[second])[0])
+    what = f"contig id {int(cids[second])} repeats the record at {unit} {int(where[first])}; contig ids must be unique"
+    if unit == "line":
+        raise InputError(path, int(where[second]), "cid", what)
+    raise InputError(path, None, "cid", f"row {int(where[second])}: {what}")
+
+
+__all__ = ["BASES", "check_values", "refuse_repeated_cids"]

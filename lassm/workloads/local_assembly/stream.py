@@ -1,0 +1,322 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Replicated datasets written a block of contigs at a time, and sharded into parquet files.
+
+Why: the scaling study's inputs (``gen-k21x20``, ``gen-k21x40``, ``gen-k21x80``: 1.4, 2.7 and
+5.5 million contigs) are replicas of one generated set, and :func:`.datasets.load` builds the
+whole replicated set in memory (3 GB at x80, before any file is written). Here a name's
+:class:`Replicas` cuts any range of contigs of the replicated set from its base (held once:
+30 MB at k = 21), and the writers put one block after another into the file (parquet row
+groups of :data:`ROW_GROUP` contigs, or ``.dat`` text), so that a process holds one block at a
+time, never the whole set:
+
+* :func:`write` writes a name as one file, byte for byte the file that writing
+  ``datasets.load(name)`` whole makes (the blocks are pyarrow's own row groups);
+* :func:`write_shards` writes it as contiguous ranges of near-equal work, one parquet file
+  each, written one after another, with a manifest (``shards.json``); :func:`read_range` reads
+  any range of contigs of such a folder back, opening only the row groups that hold it, which
+  is how a worker reads its shard without the others.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Sequence, Union
+
+import numpy as np
+
+from ...atomic import atomic_open, atomic_path
+from ...errors import LassmError
+from .dataset import Dataset, Reads
+
+#: Contigs per parquet row group and per streamed block: pyarrow's default largest row group,
+#: so that a streamed file has the row groups, and so the bytes, of one written whole.
+ROW_GROUP = 1 << 20
+#: Contigs per row group of a shard file: a quarter of :data:`ROW_GROUP` (no whole file to match),
+#: so that writing holds less and a worker splitting its shard (``lassm.runs.memory``) reads less.
+SHARD_ROW_GROUP = 1 << 18
+#: A shard folder's manifest, and its format's number (bumped when its form changes).
+MANIFEST, MANIFEST_FORMAT = "shards.json", 1
+
+
+#: A streamed block's peak memory per contig, beside the base's: ``gen-k21x20``, ``x40`` and
+#: ``x80`` written in blocks of :data:`ROW_GROUP` contigs each peak at 0.8 GB, 0.55 kB a contig
+#: past the base's 0.23 GB (``tools/scale_data_cost.py``); rounded up.
+BLOCK_BYTES_PER_CONTIG = 1_000
+
+
+def check_name(name: str, rows: int = ROW_GROUP) -> str:
+    """Refuses, before any work, a name the streamed writers cannot write: its base as
+    :func:`.datasets.check_name` refuses it (a replica count is no bound here: the replicas are
+    never all in memory), and a block of ``rows`` contigs that would not fit (:mod:`lassm.fits`)."""
+    from ...fits import refuse_beyond
+    from . import datasets
+
+    base = name
+    while (m := datasets._TIMES.match(base)) and not base.endswith((".dat", ".parquet")):
+        if int(m["times"]) < 1:
+            raise LassmError(f"dataset {name!r}: replicated {m['times']} times; use x1 or more")
+        base = m["base"]
+    datasets.check_name(base)
+    refuse_beyond(f"dataset {name!r} streamed in blocks of {rows:,} contigs", rows, BLOCK_BYTES_PER_CONTIG)
+    return name
+
+
+def part_file(number: int) -> str:
+    """A shard's file in a shard folder."""
+    return f"part-{number:05d}.parquet"
+
+
+def concat(parts: Sequence[Dataset], name: str, k: int | None) -> Dataset:
+    """The contigs of ``parts`` end to end, as one dataset (new arrays, offsets rebased)."""
+    if not parts:
+        raise ValueError("concat of no datasets")
+
+    def offsets(arrays: Sequence[np.ndarray]) -> np.ndarray:
+        shifts = np.cumsum([0] + [int(a[-1]) for a in arrays[:-1]])
+        return np.concatenate([arrays[0][:1]] + [a[1:] + s for a, s in zip(arrays, shifts)]).astype(np.int64)
+
+    def reads(side: str) -> Reads:
+        rs = [getattr(p, side) for p in parts]
+        ids = [i for r in rs for i in r.ids] if all(r.ids for r in rs if r.n_reads) else []
+        return Reads(np.concatenate([r.seqs for r in rs]), np.concatenate([r.quals for r in rs]),
+                     offsets([r.offsets for r in rs]), offsets([r.contig_offsets for r in rs]), ids)
+
+    return Dataset(np.concatenate([p.cids for p in parts]), np.concatenate([p.seqs for p in parts]),
+                   offsets([p.offsets for p in parts]), np.concatenate([p.depths for p in parts]),
+                   reads("left"), reads("right"), name=name, k=k)
+
+
+@dataclass(frozen=True)
+class Replicas:
+    """``base`` repeated ``times`` times as :meth:`Dataset.replicate` makes it, cut a range at a time."""
+
+    base: Union[Dataset, "Replicas"]
+    times: int
+    name: str
+
+    @property
+    def n_contigs(self) -> int:
+        return self.base.n_contigs * self.times
+
+    @property
+    def k(self) -> int | None:
+        return self.base.k
+
+    def max_cid(self) -> int:
+        """The largest contig id (replica ``r`` adds ``r * stride``, stride the base's largest id + 1)."""
+        return (self.times - 1) * (max_cid(self.base) + 1) + max_cid(self.base)
+
+    def slice(self, a: int, b: int) -> Dataset:
+        """Contigs ``a .. b-1``: equal, array for array, to ``replicate(times).slice(a, b)``."""
+        n, stride = self.base.n_contigs, max_cid(self.base) + 1
+        if not 0 <= a <= b <= self.n_contigs:
+            raise ValueError(f"range {a}..{b} outside 0..{self.n_contigs}")
+        if a == b:
+            return concat([self.base.slice(0, 0)], self.name, self.k)
+        pieces = []
+        for r in range(a // n, (b - 1) // n + 1):
+            piece = self.base.slice(max(a, r * n) - r * n, min(b, (r + 1) * n) - r * n)
+            pieces.append(Dataset(piece.cids + r * stride, piece.seqs, piece.offsets, piece.depths, piece.left,
+                                  piece.right, name=self.name, k=self.k))
+        return concat(pieces, self.name, self.k)
+
+
+Source = Union[Dataset, Replicas]
+
+
+def max_cid(src: Source) -> int:
+    """The largest contig id of a dataset or of replicas (0 for none, as ``replicate`` takes it)."""
+    return src.max_cid() if isinstance(src, Replicas) else int(src.cids.max(initial=0))
+
+
+def source(name: str, k: int | None = None) -> tuple[Source, int]:
+    """The dataset called ``name`` as :func:`.datasets.load` reads it, with its ``x<N>`` replication
+    left lazy (:class:`Replicas`); and its start k."""
+    from . import datasets
+
+    m = datasets._TIMES.match(name)
+    if m and not name.endswith((".dat", ".parquet")):
+        if int(m["times"]) < 1:
+            raise LassmError(f"dataset {name!r}: replicated {m['times']} times; use x1 or more")
+        base, start_k = source(m["base"], k)
+        return Replicas(base, int(m["times"]), name), start_k
+    return datasets.load(name, k)
+
+
+def blocks(src: Source, a: int, b: int, rows: int = ROW_GROUP) -> Iterator[Dataset]:
+    """Contigs ``a .. b-1`` of ``src`` as datasets of at most ``rows`` contigs, one after another."""
+    for lo in range(a, b, rows):
+        yield src.slice(lo, min(lo + rows, b))
+
+
+def _write_parquet(src: Source, a: int, b: int, path: Path, rows: int) -> dict:
+    """Contigs ``a .. b-1`` of ``src`` as one parquet file, a row group per block; its figures."""
+    import pyarrow.parquet as pq
+
+    from .parquet_io import PARQUET_COMPRESSION, parquet_table
+
+    first = [0, 0]
+    held = 0
+    with atomic_path(path) as tmp:
+        writer = None
+        try:
+            for block in blocks(src, a, b, rows):
+                table = parquet_table(block, (first[0], first[1]))
+                writer = writer or pq.ParquetWriter(tmp, table.schema, compression=PARQUET_COMPRESSION)
+                writer.write_table(table, row_group_size=rows)
+                first[0] += block.left.n_reads
+                first[1] += block.right.n_reads
+                held += block.nbytes
+                del table, block  # the next block is made with this one's memory given back
+        finally:
+            if writer is not None:
+                writer.close()
+    return {"contigs": b - a, "reads": first[0] + first[1], "bytes": path.stat().st_size, "data_bytes": held}
+
+
+def _write_dat(src: Source, a: int, b: int, path: Path, rows: int) -> dict:
+    """Contigs ``a .. b-1`` of ``src`` as ``.dat`` text, block after block; its figures."""
+    from .formats import dat_text
+
+    reads = 0
+    with atomic_open(path, "wb") as fh:
+        for block in blocks(src, a, b, rows):
+            for text in dat_text(block):
+                fh.write(text)
+            reads += block.left.n_reads + block.right.n_reads
+    return {"contigs": b - a, "reads": reads, "bytes": path.stat().st_size}
+
+
+def write(name: str, dest: str | os.PathLike, k: int | None = None, rows: int = ROW_GROUP) -> dict:
+    """Writes dataset ``name`` to ``dest`` (``.parquet`` or ``.dat``) a block at a time.
+
+    The file is byte for byte what ``formats.write_dataset(datasets.load(name, k)[0], dest)``
+    writes (``tests/test_stream.py`` compares them at ``gen-k21x20``), but this process holds the
+    base and one block of ``rows`` contigs, not the replicated set. Returns the file's figures.
+    """
+    src, start_k = source(name, k)
+    dest = Path(dest)
+    t0 = time.perf_counter()
+    figures = (_write_parquet if dest.suffix == ".parquet" else _write_dat)(src, 0, src.n_contigs, dest, rows)
+    return {"name": name, "k": start_k, "file": str(dest), "seconds": time.perf_counter() - t0, **figures}
+
+
+def contig_weights(src: Source, rows: int = ROW_GROUP) -> np.ndarray:
+    """Each contig's work as the sharded runs plan it (``lassm.runs.shard_files.plan_ranges``):
+    its reads' bases on both sides plus its own bases. Made a block at a time (8 bytes a contig)."""
+    out = np.empty(src.n_contigs, dtype=np.float64)
+    for i, block in enumerate(blocks(src, 0, src.n_contigs, rows)):
+        w = np.diff(block.offsets).astype(np.float64)
+        for reads in (block.left, block.right):
+            co = reads.contig_offsets
+            w += (reads.offsets[co[1:]] - reads.offsets[co[:-1]]).astype(np.float64)
+        out[i * rows:i * rows + block.n_contigs] = w
+    return out
+
+
+def range_bounds(weights: np.ndarray, shards: int) -> list[tuple[int, int]]:
+    """``shards`` contiguous ranges of near-equal total weight: the cuts fall where the running sum
+    crosses each ``total * i / shards``, so a range exceeds the mean by at most the heaviest contig."""
+    if shards < 1:
+        raise LassmError(f"shards must be at least 1, got {shards}")
+    n = len(weights)
+    ends = np.cumsum(np.asarray(weights, dtype=np.float64))
+    total = float(ends[-1]) if n else 0.0
+    cuts = np.searchsorted(ends, total * np.arange(1, shards) / shards, side="left") if total else \
+        (np.arange(1, shards) * n) // shards
+    bounds = [0, *np.minimum(cuts, n).tolist(), n]
+    return [(int(a), int(max(a, b))) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def write_shards(name: str, folder: str | os.PathLike, shards: int, k: int | None = None,
+                 rows: int = SHARD_ROW_GROUP) -> dict:
+    """Writes dataset ``name`` as ``shards`` parquet files of contiguous contigs, one after another.
+
+    The ranges are :func:`range_bounds` of :func:`contig_weights` (what ``lassm extend --cluster``
+    plans for as many workers), each file is written block by block (:func:`_write_parquet`),
+    and ``shards.json`` lists them (range, contigs, reads, work, bytes on disk and in memory,
+    SHA-256) with the name and
+    start k; it is written last, so a folder without it is unfinished. Returns the manifest.
+    """
+    src, start_k = source(name, k)
+    if not 1 <= shards <= src.n_contigs:
+        raise LassmError(f"--shards {shards}: {name} has {src.n_contigs:,} contigs; give 1 to {src.n_contigs:,}")
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / MANIFEST).unlink(missing_ok=True)
+    t0 = time.perf_counter()
+    weights = contig_weights(src, rows)
+    parts = []
+    for number, (a, b) in enumerate(range_bounds(weights, shards)):
+        path = folder / part_file(number)
+        figures = _write_parquet(src, a, b, path, rows)
+        parts.append({"file": path.name, "start": a, "stop": b, "work": float(weights[a:b].sum()),
+                      "sha256": _sha256(path), **figures})
+    manifest = {"format": MANIFEST_FORMAT, "name": name, "k": start_k, "contigs": int(src.n_contigs),
+                "reads": sum(p["reads"] for p in parts), "row_group": rows, "shards": parts,
+                "seconds": time.perf_counter() - t0}
+    with atomic_open(folder / MANIFEST, "w") as fh:
+        fh.write(json.dumps(manifest, indent=1) + "\n")
+    return manifest
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 22), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def is_shard_folder(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is a folder :func:`write_shards` finished."""
+    return (Path(path) / MANIFEST).is_file()
+
+
+def manifest(folder: str | os.PathLike) -> dict:
+    """A shard folder's manifest (refused when it is missing or of another format)."""
+    path = Path(folder) / MANIFEST
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise LassmError(f"{folder}: not a finished shard folder (no readable {MANIFEST}: {exc})") from None
+    if doc.get("format") != MANIFEST_FORMAT:
+        raise LassmError(f"{path}: format {doc.get('format')!r}, this lassm reads {MANIFEST_FORMAT}")
+    return doc
+
+
+def read_range(folder: str | os.PathLike, a: int, b: int) -> Dataset:
+    """Contigs ``a .. b-1`` of a shard folder, reading only the row groups that hold them.
+
+    A worker given a range (its shard, or a piece of it) reads this much and no more; the
+    result equals the same range of the whole dataset, array for array.
+    """
+    import pyarrow.parquet as pq
+
+    from .parquet_io import table_dataset
+
+    doc = manifest(folder)
+    if not 0 <= a < b <= doc["contigs"]:
+        raise LassmError(f"{folder}: range {a}..{b} is not within its {doc['contigs']} contigs")
+    pieces = []
+    for part in doc["shards"]:
+        lo, hi = max(a, part["start"]), min(b, part["stop"])
+        if lo >= hi:
+            continue
+        path = Path(folder) / part["file"]
+        with pq.ParquetFile(path, memory_map=True) as pf:
+            starts = np.cumsum([0] + [pf.metadata.row_group(g).num_rows for g in range(pf.num_row_groups)])
+            groups = [g for g in range(pf.num_row_groups)
+                      if starts[g] < hi - part["start"] and starts[g + 1] > lo - part["start"]]
+            ds = table_dataset(pf.read_row_groups(groups), str(path))
+        first = part["start"] + int(starts[groups[0]])
+        pieces.append(ds.slice(lo - first, hi - first))
+    return concat(pieces, pieces[0].name, pieces[0].k)
+
+
+__all__ = ["MANIFEST", "ROW_GROUP", "SHARD_ROW_GROUP", "Replicas", "check_name", "concat", "contig_weights", "is_shard_folder", "manifest",
+           "part_file", "range_bounds", "read_range", "source", "write", "write_shards"]
