@@ -98,7 +98,8 @@ def _check(protocol: str, warp_size: int) -> None:
 
 
 def driver(protocol: str, warp_size: int = WAVEFRONT) -> Path:
-    """The built driver of ``protocol`` for ``warp_size``-lane warps (from the cache after the first build)."""
+    """The built driver of ``protocol`` for ``warp_size``-lane warps (from the cache after the first
+    build). It checks nothing :func:`refused` would: the tests build refused ones to show why."""
     options = [o for o in kernel_options(protocol, warp_size) if o.startswith("-D")]
     if protocol in VARIANTS:
         options.append("-DLASSM_HIP_CPU_FAST=1")
@@ -111,7 +112,8 @@ def warm_up(protocol: str | None = None) -> None:
         driver(protocol or "casptr")
 
 
-def _timeout(timeout: float | None) -> float:
+def launch_timeout(timeout: float | None = None) -> float:
+    """Seconds one launch may run: ``timeout``, else ``LASSM_HIP_CPU_TIMEOUT``, else :data:`DEFAULT_TIMEOUT`."""
     return float(timeout if timeout is not None else os.environ.get(TIMEOUT_ENV) or DEFAULT_TIMEOUT)
 
 
@@ -211,7 +213,7 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
     else:
         groups = launch.bins(run_mask, counts)
     out = SideResult.empty(n, int(params.max_walk))
-    launches, limit = [], _timeout(timeout)
+    launches, limit = [], launch_timeout(timeout)
     for label, idx in groups:
         for number, (a, b) in enumerate(launch.slices(nbytes[idx], int(max_bytes or DEFAULT_BUDGET))):
             index = idx[a:b]

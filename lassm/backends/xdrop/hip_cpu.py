@@ -22,7 +22,7 @@ from ...workloads.xdrop.config import Scoring
 from ...workloads.xdrop.pairs import Pairs
 from ...workloads.xdrop.result import Alignments
 from .. import hip_cpu_build
-from ..hip_cpu import WAVEFRONT, _timeout
+from ..hip_cpu import WAVEFRONT, launch_timeout
 from . import plan
 
 #: The largest block, as on CUDA.
@@ -74,7 +74,7 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int
     seqs_q = pairs.seqs_v if len(pairs.seqs_v) else np.zeros(1, np.uint8)
     seqs_d = pairs.seqs_h if len(pairs.seqs_h) else np.zeros(1, np.uint8)
     ranges = plan.batches(t, int(max_bytes or DEFAULT_BUDGET)) if t.n else []
-    kernel_seconds, limit = 0.0, _timeout(timeout)
+    kernel_seconds, limit = 0.0, launch_timeout(timeout)
     for lo, hi in ranges:
         sub = t.take(lo, hi)
         offs = plan.scratch_offsets(sub)
