@@ -123,3 +123,18 @@ def binary_array(data: np.ndarray, offsets: np.ndarray) -> Any:
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)
     return pa.LargeBinaryArray.from_buffers(pa.large_binary(), len(offsets) - 1,
                                             [None, pa.py_buffer(offsets), pa.py_buffer(np.ascontiguousarray(data))])
+
+def read_parquet(path: str, what: str = "parquet file") -> Any:
+    """The whole table of the parquet file ``path``, memory-mapped (half the time of a read); a
+    file Arrow cannot read raises :class:`lassm.errors.InputError` naming it as ``what``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from .errors import InputError
+
+    try:
+        with pq.ParquetFile(path, memory_map=True) as pf:
+            return pf.read()
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InputError(path, None, "file", f"not a readable {what} ({exc})") from None
+

@@ -540,6 +540,69 @@ def test_the_capture_library_keeps_each_copy_in_call_order(tmp_path: Path) -> No
     assert sorted(p.name for p in out.iterdir()) == ["0000-h2d.bin"], "a device-to-device copy is not kept"
 
 
+def test_the_launch_gate_starts_the_profiler_before_the_launch_it_is_told(tmp_path: Path) -> None:
+    """The gate, preloaded into a program linked against a runtime that logs its calls, starts the
+    profiler once, just before launch number LASSM_PROFILE_AFTER (counting both entry points),
+    and passes every launch through
+    with its arguments (the grid by value); without the variable it never starts it."""
+    import shutil
+    import subprocess
+
+    from lassm.campaign.originals import hecbench
+
+    if shutil.which("cc") is None:
+        pytest.skip("no C compiler here")
+    (tmp_path / "rt.c").write_text(
+        "#include <stdio.h>\n#include <stddef.h>\n"
+        "typedef struct { unsigned x, y, z; } d3;\n"
+        "static int show(const void *f, d3 g, d3 b, size_t s)\n"
+        "{ printf(\"launch %ld %u %u %zu\\n\", (long)f, g.x, b.z, s); return 0; }\n"
+        "int cudaLaunchKernel(const void *f, d3 g, d3 b, void **a, size_t s, void *st) { return show(f, g, b, s); }\n"
+        "int __cudaLaunchKernel(const void *f, d3 g, d3 b, void **a, size_t s, void *st)\n"
+        "{ printf(\"chevron \"); return show(f, g, b, s); }\n"
+        "int cudaProfilerStart(void) { printf(\"start\\n\"); return 0; }\n")
+    subprocess.run(["cc", "-shared", "-fPIC", str(tmp_path / "rt.c"), "-o", str(tmp_path / "libcudart.so")], check=True)
+    (tmp_path / "prog.c").write_text(
+        "#include <stddef.h>\n#include <stdio.h>\n"
+        "typedef struct { unsigned x, y, z; } d3;\n"
+        "int cudaLaunchKernel(const void *, d3, d3, void **, size_t, void *);\n"
+        "int __cudaLaunchKernel(const void *, d3, d3, void **, size_t, void *);\n"
+        "int main(void) { setvbuf(stdout, NULL, _IONBF, 0); for (long i = 0; i < 5; i++) {\n"
+        "  d3 g = {7 + i, 1, 1}, b = {32, 1, 3};\n"
+        "  (i % 2 ? __cudaLaunchKernel : cudaLaunchKernel)((const void *)i, g, b, NULL, 16 * i, NULL); } return 0; }\n")
+    subprocess.run(["cc", str(tmp_path / "prog.c"), "-o", str(tmp_path / "prog"), f"-L{tmp_path}", "-lcudart",
+                    f"-Wl,-rpath,{tmp_path}"], check=True)
+    gate = tmp_path / hecbench.GATE_LIBRARY
+    subprocess.run(["cc", "-shared", "-fPIC", str(hecbench.GATE), "-o", str(gate), "-ldl"], check=True)
+    # odd launches come by nvcc 13's entry point (the stand-in runtime marks them), each counted once
+    launches = [f"{'chevron ' if i % 2 else ''}launch {i} {7 + i} 3 {16 * i}" for i in range(5)]
+    prog = hecbench.PROGRAMS["nw"]
+    for after, want in ((3, [*launches[:3], "start", *launches[3:]]), (0, ["start", *launches]), (9, launches)):
+        env = {**os.environ, **hecbench.gate_env(prog, gate), "LASSM_PROFILE_AFTER": str(after)}
+        out = subprocess.run([str(tmp_path / "prog")], env=env, capture_output=True, text=True, check=True).stdout
+        assert out.splitlines() == want, after
+    plain = subprocess.run([str(tmp_path / "prog")], env={**os.environ, "LD_PRELOAD": str(gate)},
+                           capture_output=True, text=True, check=True).stdout
+    assert plain.splitlines() == launches
+
+
+def test_a_gated_profiled_run_leaves_the_skip_to_the_gate() -> None:
+    """nw-cuda's plan skips its 204,700 warm-up launches: gated, ncu starts at the program's
+    cudaProfilerStart and is told no skip; the recorded command says how it ran."""
+    from lassm.campaign.originals import hecbench
+
+    prog = hecbench.PROGRAMS["nw"]
+    gated = hecbench.ncu_command(prog, "ncu", None, Path("/b/nw"), gated=True)
+    assert "--profile-from-start off" in " ".join(gated) and "--launch-skip" not in gated
+    assert "--launch-count 2047" in " ".join(gated)
+    assert hecbench.gate_env(prog, Path("/b/liblaunch_gate.so")) == {"LD_PRELOAD": "/b/liblaunch_gate.so",
+                                                                    "LASSM_PROFILE_AFTER": "204700"}
+    plain = hecbench.ncu_command(prog, "ncu", None, Path("/b/nw"))
+    assert "--launch-skip 204700" in " ".join(plain) and "--profile-from-start" not in plain
+    minkowski = hecbench.PROGRAMS["minkowski"]  # skips nothing: no gate
+    assert "--profile-from-start" not in hecbench.ncu_command(minkowski, gated=True)
+
+
 def test_side_by_side_runs_take_turns(tmp_path: Path) -> None:
     """timing.interleaved: one untimed run of each, then rounds in alternating order (A B, B A, ...),
     each run's seconds and output kept in order; without warm-up, no untimed run."""

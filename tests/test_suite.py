@@ -491,3 +491,24 @@ def test_the_slowest_reference_is_timed_last_and_nw_strips_replays_kernel_by_ker
         "all_pairs", "cmap", "nw", "minkowski", "epistasis"]
     assert "strips" not in suite_counters.APPLICATION_REPLAY["nw"]
     assert suite_counters.APPLICATION_REPLAY["nw"] == suite_counters.ON_REQUEST["nw"] == {"stream", "graph"}
+
+
+@pytest.mark.parametrize("kernel, variant", [("nw", "in-order"), ("nw", "strips"), ("cmap", "philox")])
+def test_a_run_that_leaves_its_large_output_on_the_device_changes_no_later_run(kernel: str, variant: str) -> None:
+    """``fetch=False`` (the suite's unchecked runs): no copy back of the large output, and the
+    next run, from the kept device start for NW, still equals the reference."""
+    from lassm.backends import suite
+    from lassm.backends.suite.common import unchecked_run
+
+    _opencl()
+    mod = suite.get(kernel)
+    inp = mod.inputs("tiny")
+    ref = mod.reference(inp)
+    left = unchecked_run(mod, "opencl", inp, variant)
+    if kernel == "nw":
+        assert left.output is None
+    else:
+        assert left.output.uniforms is None and left.output.count == ref.output.count
+    for _ in range(2):
+        run = mod.run("opencl", inp, variant)
+        assert mod.check(run.output, ref)[0]

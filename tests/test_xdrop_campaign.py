@@ -109,7 +109,7 @@ def test_without_a_gpu_opencl_is_timed_once_per_x_after_one_pair() -> None:
     assert (asked.repeats, asked.warmup) == (3, 1)
     gpu = make_plan(backends=["cuda", "opencl", "cpu", "seqan"], gpu=True, datasets=["xdrop-short-6"])
     assert (gpu.repeats, gpu.warmup) == (xdrop_plan.GPU_REPEATS, xdrop_plan.GPU_WARMUP) == (5, 1)
-    assert "GPU 1 warm-up + 5 timed runs" in describe(gpu)
+    assert "GPU 1 warm-up + 3 to 5 timed runs (stopping at 3 when they lie within 5% of their median)" in describe(gpu)
 
 
 # --- the times table --------------------------------------------------------------------------

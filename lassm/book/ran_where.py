@@ -149,11 +149,15 @@ def table(root: Path | None = None, notes: Path | None = None):
     return pd.DataFrame(rows, columns=["build", *PLATFORMS, "status"])
 
 
-def note(notes: dict[tuple[str, str], set[str]], build: str, platform: str, test: str) -> None:
-    """Adds one test's evidence; refuses a build or platform the table does not have (a typo
-    would otherwise vanish from the book)."""
+def check(build: str, platform: str) -> None:
+    """Refuses a build or platform the table does not have (a typo would otherwise vanish from the book)."""
     if build not in dict(BUILDS) or platform not in PLATFORMS:
         raise ValueError(f"ran_where: unknown build {build!r} or platform {platform!r}")
+
+
+def note(notes: dict[tuple[str, str], set[str]], build: str, platform: str, test: str) -> None:
+    """Adds one test's evidence (:func:`check`ed)."""
+    check(build, platform)
     notes.setdefault((build, platform), set()).add(test)
 
 
@@ -170,5 +174,5 @@ def write_notes(notes: dict[tuple[str, str], set[str]], path: Path | None = None
     return path
 
 
-__all__ = ["BUILDS", "COMPILE_ONLY", "NOTES_ENV", "PLATFORMS", "build_of", "from_records", "from_tests", "note",
+__all__ = ["BUILDS", "COMPILE_ONLY", "NOTES_ENV", "PLATFORMS", "build_of", "check", "from_records", "from_tests", "note",
            "notes_file", "platform_of", "table", "write_notes"]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import paths
+from ..runs.repeat_rule import describe as describe_repeats
 from ..runs.records import command_line, cpu_model, git_sha, machine_for_backend, run_id_for, versions
 from . import steps
 from .plan import CPU_SKIPS_REPLICATED, NO_GPU_PROTOCOLS, Plan, is_gpu, present_backends
@@ -60,7 +61,8 @@ def describe(plan: Plan) -> str:
         lines.append(f"          no GPU: {' and '.join(narrowed)} time on the CPU device the two variants the "
                      f"chapters compare across machines ({', '.join(NO_GPU_PROTOCOLS)}); the other protocols "
                      f"with --protocols")
-    lines.append(f"timing    {plan.warmup} warm-up + {plan.repeats} timed runs per point, each checked against the CPU oracle")
+    lines.append(f"timing    {plan.warmup} warm-up + {describe_repeats(plan.repeats)} per point, each checked against "
+                 f"the CPU oracle")
     profiled = sum(len(plan.profiled(b)) for b in plan.backends if is_gpu(b))
     lines.append(f"steps     counters {'on ' + str(profiled) + ' GPU points' if plan.profile else 'off'}, "
                  f"ceilings {'on' if plan.ceilings else 'off'}, metrics where both exist")

@@ -173,16 +173,16 @@ def main(argv: list[str] | None = None) -> int:
     one in the profiler's range, then the boundary (:func:`lassm.analysis.counters.batch.run_points`)."""
     from ..analysis.counters import batch
     from ..backends import suite
-    from ..backends.suite.common import profiled
+    from ..backends.suite.common import profiled, unchecked_run
 
     kernel, backend, variants, size, status = argv if argv is not None else sys.argv[1:]
     mod = suite.get(kernel)
     inp = mod.inputs(size)
 
     def work(variant: str) -> None:
-        mod.run(backend, inp, variant)
+        unchecked_run(mod, backend, inp, variant)
         with profiled():
-            mod.run(backend, inp, variant)
+            unchecked_run(mod, backend, inp, variant)
 
     return batch.run_points(variants.split(","), work, status, profiled_range=True)
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from ..runs.repeat_rule import describe as describe_repeats
+
 #: The seed's X values (LOGAN's tables).
 XDROPS: tuple[int, ...] = (10, 20, 50, 100, 500, 1000, 5000)
 #: A GPU machine's sets: every backend on the 2k sets, the GPU backends on the issue's 20k set.
@@ -210,7 +212,7 @@ def describe(plan: XdropPlan) -> str:
                      f"without a GPU), CPU {plan.cpu_repeats} run on {plan.threads} threads; every backend warmed "
                      f"up once on one pair, each run checked against the cpu oracle")
     else:
-        lines.append(f"timing    GPU {plan.warmup} warm-up + {plan.repeats} timed runs, CPU {plan.cpu_repeats} "
+        lines.append(f"timing    GPU {plan.warmup} warm-up + {describe_repeats(plan.repeats)}, CPU {plan.cpu_repeats} "
                      f"run on {plan.threads} threads, each checked against the cpu oracle")
     lines.append(f"counters  {len(plan.profiled())} cuda runs under Nsight Compute" if plan.profiled() else "counters  off")
     points = sum(len(plan.backends_for(d)) for d, _x in plan.groups())

@@ -322,7 +322,8 @@ def run_point(ds: Dataset, dataset: str, params: Params, backend: str, command: 
     reference : dict, optional
         MetaHipMer's own output, contig id -> extended sequence (``matches_reference``).
     repeats : int
-        Timed runs; ``kernel_seconds`` is their median, each is kept in ``kernel_seconds_runs``.
+        Timed runs at most (:mod:`lassm.runs.repeat_rule`: three where they agree within 5 %);
+        ``kernel_seconds`` is their median, each is kept in ``kernel_seconds_runs``.
         Every repeat's output is checked: against the oracle, or on the CPU against the first.
     warmup : int
         Untimed runs before them (compilation, caches, clocks).
@@ -343,6 +344,7 @@ def run_point(ds: Dataset, dataset: str, params: Params, backend: str, command: 
     """
     from .device_lock import device_identity, hold_device
     from .extend import extend
+    from .repeat_rule import enough
 
     if repeats < 1 or warmup < 0:
         raise ValueError(f"repeats = {repeats} must be at least 1 and warmup = {warmup} not negative")
@@ -354,7 +356,7 @@ def run_point(ds: Dataset, dataset: str, params: Params, backend: str, command: 
     with hold_device(device_identity(backend)) as hold:  # another campaign's runs would slow these
         for _ in range(warmup):
             extend(ds, params, backend=backend, **options)
-        for _ in range(repeats):
+        while not enough(times, repeats):  # lassm.runs.repeat_rule: 3 runs where they agree
             ext = extend(ds, params, backend=backend, **options)
             times.append(float(ext.kernel_seconds))
             if first is None:
@@ -367,7 +369,7 @@ def run_point(ds: Dataset, dataset: str, params: Params, backend: str, command: 
                 diffs += ext.compare(cpu_ext)
     matches: bool | None = not diffs if backend == "cpu" or check_cpu else None
     extra: dict = {"kernel_seconds": float(statistics.median(times)), "kernel_seconds_runs": times,
-                   "repeats": int(repeats), "warmup": int(warmup), "shared_device": hold.shared,
+                   "repeats": len(times), "warmup": int(warmup), "shared_device": hold.shared,
                    "device_wait_seconds": round(hold.waited_seconds, 3)}
     if diffs:
         extra["cpu_differences"] = sorted(set(diffs))

@@ -111,18 +111,20 @@ def time_backend(align, pairs: Pairs, scoring: Scoring, *, threads: int | None =
     align : a backend's ``align``.
     pairs, scoring : the set and the scheme with X.
     threads : CPU threads (the GPU backends ignore it).
-    repeats, warmup : timed and untimed runs.
+    repeats, warmup : timed runs at most (:mod:`lassm.runs.repeat_rule`) and untimed runs.
 
     Returns
     -------
     Timing
     """
+    from .repeat_rule import enough
+
     if repeats < 1 or warmup < 0:
         raise ValueError(f"repeats = {repeats} must be at least 1 and warmup = {warmup} not negative")
     for _ in range(warmup):
         align(pairs, scoring, threads=threads)
     first, seconds, wall, agree = None, [], [], True
-    for _ in range(repeats):
+    while not enough(seconds, repeats):  # lassm.runs.repeat_rule: 3 runs where they agree
         t0 = time.perf_counter()
         res = align(pairs, scoring, threads=threads)
         wall.append(time.perf_counter() - t0)

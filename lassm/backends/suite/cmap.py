@@ -39,6 +39,9 @@ SIZES: dict[str, tuple[int, int]] = {"gpu": (1_000_000, 100), "cpu": (10_000, 10
 #: Threads per block of the three kernels, and the count's blocks.
 THREADS = 256
 COUNT_BLOCKS = 64
+#: Runs take ``fetch``: a run whose output is not checked leaves its drawn numbers on the device
+#: (:func:`lassm.backends.suite.common.unchecked_run`).
+LARGE_OUTPUT = True
 #: The generator's key: the two 32-bit words of the seed every variant draws with.
 SEED = (0x5EED0001, 0x0000C0DE)
 #: Variants: where the uniform numbers come from, per model.
@@ -185,9 +188,10 @@ def short_profile(inp: Inputs) -> np.ndarray:
     return p.astype(np.int16)
 
 
-def run(backend: str, inp: Inputs, variant: str) -> Run:
+def run(backend: str, inp: Inputs, variant: str, *, fetch: bool = True) -> Run:
     """One p-value: draw (our kernel or the library), score, count; three or more launches, or one
-    (``fused``)."""
+    (``fused``). ``fetch=False`` leaves the drawn numbers (400 MB at the seed's size) on the device:
+    the output keeps the sums and the count, from which the p-value comes."""
     if variant in OWN_SOURCES:
         return _fused(backend, inp, variant)
     n, draws = inp.signatures, inp.draws
@@ -217,7 +221,7 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
             return 3 if generator is None else 2  # ours; the library's own launches are counted by a profiler
 
         seconds, host, launches = cuda_time(launch)
-        out = Output(cupy.asnumpy(uniforms), cupy.asnumpy(sums), int(cupy.asnumpy(partial).sum()))
+        out = Output(cupy.asnumpy(uniforms) if fetch else None, cupy.asnumpy(sums), int(cupy.asnumpy(partial).sum()))
     else:
         from .. import opencl as ocl
 
@@ -257,7 +261,7 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
             return events
 
         seconds, host, launches = opencl_time(queue, enqueue, (profile, sums, partial, *ours))
-        out = _opencl_output(queue, sums, partial, n, COUNT_BLOCKS, uniforms, draws)
+        out = _opencl_output(queue, sums, partial, n, COUNT_BLOCKS, uniforms if fetch else None, draws)
     return _run(backend, variant, out, seconds, host, launches)
 
 

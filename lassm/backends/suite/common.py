@@ -38,7 +38,7 @@ class Run:
     kernel: str
     backend: str
     variant: str
-    output: np.ndarray
+    output: np.ndarray | None  # None: a run of a LARGE_OUTPUT kernel that left it on the device
     seconds: float
     host_seconds: float
     launches: int
@@ -336,7 +336,17 @@ def round_up(n: int, to: int) -> int:
     return -(-int(n) // int(to)) * int(to)
 
 
-__all__ = ["BACKENDS", "CUDA_LAUNCHED", "Refused", "Run", "available", "cuda_compile_ptx", "cuda_function",
+def unchecked_run(mod, backend: str, inp, variant: str) -> Run:
+    """A run whose output nobody reads (a warm-up, a timed run before the checked one, a profiled
+    one): a kernel module with ``LARGE_OUTPUT`` leaves it on the device, so the copy back (the
+    seed's 1 GiB NW matrix, cmap's 400 MB of drawn numbers: seconds a run) is not paid on runs that
+    never look at it."""
+    if getattr(mod, "LARGE_OUTPUT", False):
+        return mod.run(backend, inp, variant, fetch=False)
+    return mod.run(backend, inp, variant)
+
+
+__all__ = ["BACKENDS", "CUDA_LAUNCHED", "Refused", "Run", "unchecked_run", "available", "cuda_compile_ptx", "cuda_function",
            "cuda_launched", "cuda_time", "device", "entries", "files", "is_gpu", "opencl_kernel",
            "opencl_kernel_program", "opencl_ptx", "opencl_ptx_function", "opencl_queue", "opencl_span", "opencl_time",
            "profiled", "round_up"]

@@ -235,7 +235,7 @@ def _run_originals(plan: OriginalsPlan, bar, *, machine: str | None, force: bool
         work = Path(tmp)
         prepared: dict[str, build.Built] = {}
         started: dict = {}
-        if wanted["hecbench"]:  # built first: a program whose CPU check takes minutes runs it beside the rest
+        if wanted["hecbench"]:  # built first: a program ended after its copy back starts before the rest
             try:
                 prepared["hecbench"] = _prepare("hecbench", plan, arch, say, tuple(wanted["hecbench"]), bar)
                 started = hecbench.start_behind(prepared["hecbench"], wanted["hecbench"], stack)

@@ -61,6 +61,11 @@ KEY: tuple[str, ...] = ("kernel", "program")
 FILE = "originals.csv"
 #: The copy-capture library built from :data:`lassm.campaign.originals.hecbench_outputs.SHIM`.
 SHIM_LIBRARY = "libmemcpy_capture.so"
+#: The library that starts Nsight Compute's range at a launch number, and its source: a program
+#: whose :class:`NcuPlan` skips launches runs under ``--profile-from-start off`` with it preloaded,
+#: instead of ncu intercepting each skipped launch (``--launch-skip``).
+GATE = Path(__file__).with_name("launch_gate.c")
+GATE_LIBRARY = "liblaunch_gate.so"
 _TIME = re.compile(r"(?:Average|Total) kernel execution time:\s*([0-9.eE+-]+)\s*\((us|s)\)")
 #: Seconds one profiled run may take.
 NCU_TIMEOUT = 300.0
@@ -171,11 +176,12 @@ def build_all(tree: Path, arch: str, nvcc: str, kernels: Sequence[str]) -> Built
 
         with ThreadPoolExecutor(len(wanted) or 1) as pool:
             list(pool.map(one, wanted))
-        _run([nvcc, "-shared", "-cudart", "none", "-Xcompiler", "-fPIC", str(SHIM), "-o", str(out / SHIM_LIBRARY), "-ldl"], out,
-             "the copy-capture library")
+        for src, lib, what in ((SHIM, SHIM_LIBRARY, "the copy-capture library"), (GATE, GATE_LIBRARY, "the launch gate")):
+            _run([nvcc, "-shared", "-cudart", "none", "-Xcompiler", "-fPIC", str(src), "-o", str(out / lib), "-ldl"], out,
+                 what)
 
-    return _cached(HECBENCH, arch, nvcc, (*wanted, SHIM_LIBRARY), make,
-                   extra=repr((FLAGS, sorted(PROGRAMS.items()))).encode() + SHIM.read_bytes())
+    return _cached(HECBENCH, arch, nvcc, (*wanted, SHIM_LIBRARY, GATE_LIBRARY), make,
+                   extra=repr((FLAGS, sorted(PROGRAMS.items()))).encode() + SHIM.read_bytes() + GATE.read_bytes())
 
 
 def todo(kernels: Sequence[str], table: Path, sha: str, force: bool) -> list[str]:
@@ -185,21 +191,28 @@ def todo(kernels: Sequence[str], table: Path, sha: str, force: bool) -> list[str
 
 
 def ncu_command(prog: Program, ncu: str = "ncu", raw: Path | None = None, program: Path | None = None,
-                args: Sequence[str] | None = None) -> list[str]:
+                args: Sequence[str] | None = None, gated: bool = False) -> list[str]:
     """The Nsight Compute command of ``prog``'s :class:`NcuPlan` (the log file, the binary and, for a
-    program that reads a data set, its folder, where given)."""
+    program that reads a data set, its folder, where given); ``gated``: its skipped launches are
+    passed over by :data:`GATE_LIBRARY` (:func:`gate_env`), not by ncu."""
     plan = prog.ncu
     if plan is None:
         raise ValueError(f"{prog.folder} has no Nsight Compute plan")
+    skip = ["--profile-from-start", "off"] if gated and plan.skip else ["--launch-skip", str(plan.skip)]
     cmd = [ncu, "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none", "--metrics",
-           "gpu__time_duration.sum", "--launch-skip", str(plan.skip), "--launch-count", str(plan.groups * plan.per_group),
+           "gpu__time_duration.sum", *skip, "--launch-count", str(plan.groups * plan.per_group),
            "--kill", "yes"]
     if raw is not None:
         cmd += ["--log-file", str(raw)]
     return [*cmd, "--", str(program) if program is not None else prog.folder, *(plan.args if args is None else args)]
 
 
-def ncu_columns(raw: Path, prog: Program) -> dict:
+def gate_env(prog: Program, gate: Path) -> dict[str, str]:
+    """The variables of a gated profiled run: the gate preloaded, starting the range at the plan's skip."""
+    return {"LD_PRELOAD": str(gate), "LASSM_PROFILE_AFTER": str(prog.ncu.skip)}
+
+
+def ncu_columns(raw: Path, prog: Program, gated: bool = False) -> dict:
     """``ncu_*`` columns from the raw CSV of ``prog``'s profiled run: its kernels'
     ``gpu__time_duration`` for one iteration (ncu writes thousands separators: "68,000" ns)."""
     from ...analysis.counters import ncu as ncu_csv
@@ -209,28 +222,31 @@ def ncu_columns(raw: Path, prog: Program) -> dict:
     unit = units.get("gpu__time_duration.sum", "ns")
     durations = [convert(parse_number(v), unit, "second") for v in table["gpu__time_duration.sum"]]
     seconds, kernels = prog.ncu.seconds(durations, [str(n) for n in table["Kernel Name"]])
-    return {"ncu_seconds": seconds, "ncu_kernels": kernels, "ncu_command": " ".join(ncu_command(prog))}
+    shown = ncu_command(prog, gated=gated)
+    if gated and prog.ncu.skip:
+        shown = [f"{k}={Path(v).name if k == 'LD_PRELOAD' else v}" for k, v in gate_env(prog, Path(GATE_LIBRARY)).items()] + shown
+    return {"ncu_seconds": seconds, "ncu_kernels": kernels, "ncu_command": " ".join(shown)}
 
 
-def ncu_time(program: Path, prog: Program, raw: Path, ncu: str, args: Sequence[str] | None = None) -> dict:
+def ncu_time(program: Path, prog: Program, raw: Path, ncu: str, args: Sequence[str] | None = None,
+             gate: Path | None = None) -> dict:
     """``ncu_*`` columns: the program run under Nsight Compute (its :class:`NcuPlan`; ``args`` in
-    place of the plan's own: a data set's folder), the raw CSV kept at ``raw`` (:func:`ncu_columns`)."""
+    place of the plan's own: a data set's folder), the raw CSV kept at ``raw`` (:func:`ncu_columns`);
+    with ``gate`` (:data:`GATE_LIBRARY`), a plan's skipped launches are passed over by it."""
     if prog.ncu is None:
         return {}
     raw.parent.mkdir(parents=True, exist_ok=True)
+    gated = gate is not None and prog.ncu.skip > 0
     try:
-        _timed_run(ncu_command(prog, ncu, raw, program, args), NCU_TIMEOUT)
+        _timed_run(ncu_command(prog, ncu, raw, program, args, gated=gated), NCU_TIMEOUT,
+                   env=gate_env(prog, gate) if gated else None)
     except LassmError:
         # ``--kill yes`` ends the program once its launches are counted (its CPU check, minutes for
         # epistasis-cuda, is not what is measured here); an exit code that says so is no failure
         # when every expected launch is in the file
         if not raw.is_file():
             raise
-        try:
-            return ncu_columns(raw, prog)
-        except (ValueError, KeyError):
-            raise
-    return ncu_columns(raw, prog)
+    return ncu_columns(raw, prog, gated=gated)
 
 
 def raw_file(machine: str, kernel: str) -> Path:
@@ -333,8 +349,8 @@ def run_all(built: Built, kernels: Sequence[str], table: Path, *, context: dict,
             tick: Callable[[], None] = lambda: None) -> tuple[list[dict], list[str]]:
     """Each program once at the seed's sizes, and once more under Nsight Compute where ``ncu`` is
     given; a row each, upserted as it lands. The programs of :data:`CHECKED_BEHIND` start first
-    (or were started by the caller, ``started``: :func:`start_behind`) and finish last, their CPU
-    checks running while the others are measured. ``tick`` after each program (the part's progress)."""
+    (or were started by the caller, ``started``: :func:`start_behind`), each alone on the GPU until
+    it prints its time, and are joined last (:data:`ENDED_AFTER_COPY`: once their result is copied back). ``tick`` after each program (the part's progress)."""
     import contextlib
 
     status, failed = [], []
@@ -386,7 +402,8 @@ def _one(built: Built, kernel: str, tmp: Path, output: Callable[[], str] | None,
     timed: dict = {}
     if ncu is not None:  # in the folder's lifetime: a program that reads a data set reads it again
         try:
-            timed = ncu_time(built[kernel], prog, _raw_beside(table, kernel), ncu, argv if prog.data else None)
+            timed = ncu_time(built[kernel], prog, _raw_beside(table, kernel), ncu, argv if prog.data else None,
+                             gate=built[GATE_LIBRARY])
         except Exception as exc:  # the program's own clock stays; the reason is said
             failed.append(f"originals: HeCBench {prog.folder} under Nsight Compute: {type(exc).__name__}: "
                           f"{' '.join(str(exc).split())[:300]}")
@@ -427,5 +444,5 @@ def table(machine: str) -> Path:
     return rec.folder(machine) / FILE
 
 
-__all__ = ["CHECKED_BEHIND", "ENDED_AFTER_COPY", "COLUMNS", "FILE", "FLAGS", "HECBENCH", "KEY", "NCU_COLUMNS", "NcuPlan", "OURS", "PROGRAMS", "SHIM_LIBRARY",
-           "Program", "build_all", "ncu_columns", "ncu_command", "ncu_time", "outputs", "raw_file", "run_all", "start_behind", "table", "todo"]
+__all__ = ["CHECKED_BEHIND", "ENDED_AFTER_COPY", "COLUMNS", "FILE", "FLAGS", "GATE", "GATE_LIBRARY", "HECBENCH", "KEY", "NCU_COLUMNS", "NcuPlan", "OURS", "PROGRAMS", "SHIM_LIBRARY",
+           "Program", "build_all", "gate_env", "ncu_columns", "ncu_command", "ncu_time", "outputs", "raw_file", "run_all", "start_behind", "table", "todo"]

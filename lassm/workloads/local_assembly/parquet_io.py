@@ -63,16 +63,8 @@ def read_parquet(path: str | os.PathLike) -> Dataset:
     ``to_numpy`` would import pandas, a quarter of a second of ``lassm extend``'s start-up. Every
     array is a writable copy (numba compiles a read-only array as another type).
     """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     path = str(path)
-    try:
-        with pq.ParquetFile(path, memory_map=True) as pf:  # mapped: half the time of a read
-            table = pf.read()
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise InputError(path, None, "file", f"not a readable parquet file ({exc})") from None
-    return table_dataset(table, path)
+    return table_dataset(arrowio.read_parquet(path), path)
 
 
 def table_dataset(table, path: str) -> Dataset:

@@ -216,14 +216,9 @@ def write_pairs_parquet(pairs: Pairs, path: str | os.PathLike) -> None:
 def read_pairs_parquet(path: str | os.PathLike) -> Pairs:
     """Reads pairs written by :func:`write_pairs_parquet`, checking every read and seed."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     path = str(path)
-    try:
-        with pq.ParquetFile(path, memory_map=True) as pf:  # mapped: half the time of a read
-            table = pf.read()
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise InputError(path, None, "file", f"not a readable parquet file ({exc})") from None
+    table = arrowio.read_parquet(path)
     meta = table.schema.metadata or {}
     if meta.get(b"lassm.format") != _FORMAT:
         raise InputError(path, None, "lassm.format", f"not an X-drop pairs file (format "
@@ -362,17 +357,15 @@ def read_alignments_table(path: str | os.PathLike) -> dict[str, np.ndarray]:
     """The columns of a result file written by :func:`write_alignments` (parquet or TSV)."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
-    import pyarrow.parquet as pq
 
     path = str(path)
-    try:
-        if path.endswith(".tsv"):
+    if not path.endswith(".tsv"):
+        table = arrowio.read_parquet(path, "result table")
+    else:
+        try:
             table = pacsv.read_csv(path, parse_options=pacsv.ParseOptions(delimiter="\t"))
-        else:
-            with pq.ParquetFile(path, memory_map=True) as pf:  # mapped: half the time of a read
-                table = pf.read()
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise InputError(path, None, "file", f"not a readable result table ({exc})") from None
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise InputError(path, None, "file", f"not a readable result table ({exc})") from None
     missing = [c for c in COLUMNS + ("score",) if c not in table.column_names]
     if missing:
         raise InputError(path, None, "columns", f"missing {', '.join(missing)}")
