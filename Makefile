@@ -10,7 +10,8 @@
 #   make hip-cpu      ROCm's HIP-CPU runtime at its pinned commit, for the hip-cpu backend and
 #                     tests/test_hip_cpu.py: from LASSM_HIP_CPU (a folder) or the cache, else
 #                     downloaded into the cache where the network allows (`make test` calls it;
-#                     where it cannot, it says why and those tests skip, naming it)
+#                     where it cannot, it says why and those tests skip, naming it; `make book`
+#                     calls it too: on an AMD GPU, lassm run checks hip against hip-cpu first)
 #   make venv         .venv with lassm installed editable, with the extras that fit this machine:
 #                     its platform's and its GPU's (NVIDIA, AMD or Intel), as tools/extras.py finds;
 #                     on an NVIDIA GPU, the GPU commands' kernels built for it (lassm build-kernels)
@@ -117,7 +118,7 @@ html: chapters
 print: $(STAMP)
 	$(BIN)/python -m lassm.book.printview
 
-book: deps $(STAMP)
+book: deps $(STAMP) hip-cpu
 	$(BIN)/lassm run $(RUN_ARGS)
 	$(BIN)/python -m lassm.book.machines
 	$(BIN)/jupyter-book build . $(JB_ARGS)
