@@ -7,6 +7,11 @@
 #                     (tools/deps.sh says what it installs; `make test` and `make book` call it)
 #   make slurm        a real one-node Slurm on this machine for tests/test_slurm.py, where root or
 #                     sudo allows (tools/slurm_single_node.sh; `make test` calls it; left running)
+#   make hip-cpu      ROCm's HIP-CPU runtime at its pinned commit, for the hip-cpu backend and
+#                     tests/test_hip_cpu.py: from LASSM_HIP_CPU (a folder) or the cache, else
+#                     downloaded into the cache where the network allows (`make test` calls it;
+#                     where it cannot, it says why and those tests skip, naming it; `make book`
+#                     calls it too: on an AMD GPU, lassm run checks hip against hip-cpu first)
 #   make venv         .venv with lassm installed editable, with the extras that fit this machine:
 #                     its platform's and its GPU's (NVIDIA, AMD or Intel), as tools/extras.py finds;
 #                     on an NVIDIA GPU, the GPU commands' kernels built for it (lassm build-kernels)
@@ -59,7 +64,7 @@ RUN_ARGS ?=
 # -W: a warning fails the build; --keep-going: report every warning, not just the first.
 JB_ARGS  ?= -W --keep-going --all
 
-.PHONY: all deps slurm venv extras test book run html chapters print wheelhouse clean
+.PHONY: all deps slurm hip-cpu venv extras test book run html chapters print wheelhouse clean
 all: test
 
 $(BIN)/python:
@@ -80,6 +85,11 @@ deps:
 slurm:
 	@bash tools/slurm_single_node.sh start || echo "make slurm: no Slurm here (above: why); tests/test_slurm.py skips or fails, saying so"
 
+# lassm.backends.hip_cpu_build checks the pinned HIP-CPU (SHA-256 of every header the drivers read)
+# and exits 0 whether or not it could have it.
+hip-cpu: $(STAMP)
+	@$(BIN)/python -m lassm.backends.hip_cpu_build
+
 venv: $(STAMP)
 
 # The extras `make venv` would install here, on one line.
@@ -87,7 +97,7 @@ extras:
 	@echo "$(EXTRAS)"
 
 # pytest's exit code 5 (no test collected) is a failure like any other.
-test: deps slurm $(STAMP)
+test: deps slurm $(STAMP) hip-cpu
 	status=0; $(BIN)/python -m pytest -q $(PYTEST_ARGS) || status=$$?; \
 	if [ $$status -eq 5 ]; then echo "make test: pytest collected no test (exit code 5)" >&2; fi; \
 	exit $$status
@@ -108,7 +118,7 @@ html: chapters
 print: $(STAMP)
 	$(BIN)/python -m lassm.book.printview
 
-book: deps $(STAMP)
+book: deps $(STAMP) hip-cpu
 	$(BIN)/lassm run $(RUN_ARGS)
 	$(BIN)/python -m lassm.book.machines
 	$(BIN)/jupyter-book build . $(JB_ARGS)

@@ -165,3 +165,104 @@ def hang_guard(seconds: float = HANG_SECONDS) -> Iterator[None]:
         yield
     finally:
         faulthandler.cancel_dump_traceback_later()
+
+
+def _rocminfo_gpu(agent: int, arch: str, name: str, wavefront: int, units: int, node: int) -> str:
+    """One GPU agent as rocminfo 6.x prints it (the fields lassm reads, and some it must pass over:
+    the ISA's own ``Name:`` line, sizes written as ``64(0x40)``)."""
+    return f"""\
+*******
+Agent {agent}
+*******
+  Name:                    {arch}
+  Uuid:                    GPU-8c1b2f3a4d5e6f70
+  Marketing Name:          {name}
+  Vendor Name:             AMD
+  Feature:                 KERNEL_DISPATCH
+  Profile:                 BASE_PROFILE
+  Float Round Mode:        NEAR
+  Max Queue Number:        128(0x80)
+  Queue Min Size:          64(0x40)
+  Queue Max Size:          131072(0x20000)
+  Queue Type:              MULTI
+  Node:                    {node}
+  Device Type:             GPU
+  Cache Info:
+    L1:                      16(0x10) KB
+    L2:                      8192(0x2000) KB
+  Chip ID:                 29704(0x7408)
+  Cacheline Size:          64(0x40)
+  Max Clock Freq. (MHz):   1700
+  Internal Node ID:        {node}
+  Compute Unit:            {units}
+  SIMDs per CU:            4
+  Shader Engines:          8
+  Fast F16 Operation:      TRUE
+  Wavefront Size:          {wavefront}({hex(wavefront)})
+  Workgroup Max Size:      1024(0x400)
+  Workgroup Max Size per Dimension:
+    x                        1024(0x400)
+    y                        1024(0x400)
+    z                        1024(0x400)
+  Max Waves Per CU:        32(0x20)
+  Max Work-item Per CU:    2048(0x800)
+  ISA Info:
+    ISA 1
+      Name:                    amdgcn-amd-amdhsa--{arch}:sramecc+:xnack-
+      Machine Models:          HSA_MACHINE_MODEL_LARGE
+      Profiles:                HSA_PROFILE_BASE
+      Workgroup Max Size:      1024(0x400)
+"""
+
+
+_ROCMINFO_HEAD = """\
+ROCk module version 6.8.5 is loaded
+=====================
+HSA System Attributes
+=====================
+Runtime Version:         1.14
+Runtime Ext Version:     1.6
+System Timestamp Freq.:  100.000000MHz
+Machine Model:           LARGE
+System Endianness:       LITTLE
+
+==========
+HSA Agents
+==========
+*******
+Agent 1
+*******
+  Name:                    AMD EPYC 7A53 64-Core Processor
+  Uuid:                    CPU-XX
+  Marketing Name:          AMD EPYC 7A53 64-Core Processor
+  Vendor Name:             CPU
+  Feature:                 None specified
+  Node:                    0
+  Device Type:             CPU
+  Compute Unit:            128
+  Features:                None
+  ISA Info:
+"""
+#: What ``rocminfo`` prints on a node with an MI250X (its two dies are two agents, gfx90a, 110
+#: compute units and a 64-lane wavefront each), for stand-in ``rocminfo`` scripts.
+ROCMINFO_MI250X = (_ROCMINFO_HEAD + _rocminfo_gpu(2, "gfx90a", "AMD Instinct MI250X", 64, 110, 4)
+                   + _rocminfo_gpu(3, "gfx90a", "AMD Instinct MI250X", 64, 110, 5) + "*** Done ***\n")
+#: The same for an RDNA 2 card (gfx1030, HIP's 32-lane wavefront there).
+ROCMINFO_RX6800 = (_ROCMINFO_HEAD + _rocminfo_gpu(2, "gfx1030", "AMD Radeon RX 6800", 32, 60, 1)
+                   + "*** Done ***\n")
+#: What Debian's rocminfo prints, exiting 1, on a machine without the GPU's kernel driver.
+ROCMINFO_NO_GPU = "ROCk module is NOT loaded, possibly no GPU devices"
+
+
+def stand_in(folder, name: str, stdout: str, rc: int = 0):
+    """An executable ``folder/name`` printing ``stdout`` with shell built-ins only (a PATH holding
+    nothing else still runs it), exiting ``rc``: a GPU tool's stand-in on a machine without the GPU."""
+    from pathlib import Path
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    body = "".join(f"printf '%s\\n' '{line}'\n" for line in stdout.splitlines())
+    path = folder / name
+    path.write_text(f"#!/bin/sh\n{body}exit {rc}\n")
+    path.chmod(0o755)
+    return path

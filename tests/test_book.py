@@ -202,7 +202,7 @@ def test_backend_source_excerpts_match_the_backend():
     """Each backend's tab quotes that backend's kernel source, nothing else."""
     sources = {"cuda": "kernels/local_assembly/cuda/ht_insert.cuh", "hip": "kernels/local_assembly/cuda/common.cuh",
                "sycl": "kernels/local_assembly/opencl/ht_insert.h", "opencl": "kernels/local_assembly/opencl/team.h",
-               "opencl-ptx": "lassm/backends/opencl_ptx.py",
+               "opencl-ptx": "lassm/backends/opencl_ptx.py", "hip-cpu": "kernels/hip_cpu/hip_cpu.h",
                "cpu": "lassm/backends/cpu.py"}
     text = BACKENDS_PAGE.read_text(encoding="utf-8")
     quoted = {}

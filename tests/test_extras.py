@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from . import helpers
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "tools" / "extras.py"
 #: Today's lists, written out here so that a change of the script's constants is caught.
@@ -107,6 +109,39 @@ def test_amd_rocm_release_picks_the_wheel_or_says_how_to_build(env, tmp_path, hi
     else:
         assert line == PLATFORM and "rocm" not in line
         assert any("CUPY_INSTALL_USE_HIP=1" in w and "ROCM_HOME" in w and "ROCm 6.4" in w for w in why), why
+
+
+def test_make_extras_picks_rocm_for_an_mi250x(env, tmp_path):
+    """The AMD reader's first step, dry: a stand-in rocminfo printing an MI250X's agents and ROCm
+    7.0's release file give `make extras` the rocm extra, its reason naming the gfx target."""
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("needs make")
+    helpers.stand_in(tmp_path / "bin", "rocminfo", helpers.ROCMINFO_MI250X)
+    info = tmp_path / "root" / "opt" / "rocm" / ".info"
+    info.mkdir(parents=True)
+    (info / "version").write_text("7.0.2-56\n")
+    done = subprocess.run([make, "-s", "-C", str(ROOT), "extras"], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == PLATFORM + ",rocm"
+    line, *why = _extras(env, "--why")
+    assert line == PLATFORM + ",rocm"
+    assert any(w.strip().startswith("AMD GPU gfx90a (rocminfo), ROCm 7.0") and w.endswith(": rocm") for w in why), why
+    assert not any("no GPU found" in w for w in why)
+
+
+def test_a_rocminfo_that_lists_no_gpu_is_no_amd_gpu(env, tmp_path):
+    """Debian's ROCm packages without the GPU's driver: rocminfo exits 1 and hipconfig still names a
+    release, which used to count as an AMD GPU; now no rocm extra and no AMD line but the reason."""
+    helpers.stand_in(tmp_path / "bin", "rocminfo", helpers.ROCMINFO_NO_GPU, rc=1)
+    helpers.stand_in(tmp_path / "bin", "hipconfig", "7.0.51831-a3e329ad8")
+    line, *why = _extras(env, "--why")
+    assert line == PLATFORM
+    assert [w.strip() for w in why[1:]] == [
+        "rocminfo is on PATH but lists no AMD GPU (no GPU, or its kernel driver not loaded): no rocm extra",
+        "no GPU found (nvidia-smi, rocminfo or /opt/rocm, an Intel render node): the platform's extras"]
+    helpers.stand_in(tmp_path / "bin", "rocminfo", helpers.ROCMINFO_RX6800)  # the same release, a GPU listed
+    assert _extras(env) == [PLATFORM + ",rocm"]
 
 
 def test_rocm_release_file_wins_over_hipconfig(env, tmp_path):

@@ -10,7 +10,10 @@ separated; ``--why`` prints the same line, then one line of reason per decision.
 - NVIDIA GPU: ``nvidia-smi`` on PATH; the driver's CUDA version, from the ``CUDA Version: X.Y`` of
   its header, picks ``cuda12`` (12.x) or ``cuda13`` (13.x and later). Older drivers get no CUDA
   extra: CuPy for them is installed by hand.
-- AMD GPU: ``rocminfo`` on PATH or ``/opt/rocm`` present. rocminfo does not print the ROCm
+- AMD GPU: ``rocminfo`` on PATH listing a GPU agent (``Device Type: GPU``; its ``Name:``, the gfx
+  target, is named in the reason), or ``/opt/rocm`` present. A rocminfo that lists none (Debian's
+  ROCm packages on a machine without the GPU or its kernel driver: it exits 1, *ROCk module is
+  NOT loaded*) is no AMD GPU. rocminfo does not print the ROCm
   release (its "ROCk module version" is the kernel driver's), so the release is read from
   ``/opt/rocm/.info/version``, else from ``hipconfig --version`` (PATH, then ``/opt/rocm/bin``),
   whose HIP major.minor is the ROCm release's. ``rocm`` is added where PyPI has a CuPy wheel
@@ -48,6 +51,8 @@ ROCM_WHEELS = {(7, 0): "rocm"}
 #: Seconds a probe (nvidia-smi, hipconfig) may take before it counts as no answer.
 PROBE_TIMEOUT = 20
 INTEL_PCI_VENDOR = "0x8086"
+#: The reason line where ROCm's rocminfo is installed but lists no GPU (it finds no GPU either).
+NO_AMD_GPU = "rocminfo is on PATH but lists no AMD GPU (no GPU, or its kernel driver not loaded): no rocm extra"
 
 
 def _root() -> Path:
@@ -109,11 +114,26 @@ def rocm_release() -> tuple[tuple[int, int] | None, str]:
     return version, "hipconfig --version"
 
 
+def rocminfo_gpu() -> str | None:
+    """The first GPU agent's gfx target rocminfo lists (``gfx90a``), ``"GPU"`` where it names none,
+    None where rocminfo is absent, fails or lists no GPU (the full reading is lassm.backends.rocminfo)."""
+    out = _run("rocminfo")
+    if out is None:
+        return None
+    for agent in re.split(r"^\s*Agent\s+\d+\s*$", out, flags=re.M):
+        if re.search(r"^\s*Device Type:\s*GPU\s*$", agent, flags=re.M):
+            name = re.search(r"^\s*Name:\s*(\S+)", agent, flags=re.M)
+            return name.group(1) if name else "GPU"
+    return None
+
+
 def amd() -> tuple[list[str], list[str]]:
     """(extras, reasons) for an AMD GPU: ``rocm`` where a CuPy wheel exists for its ROCm release."""
     rocm_dir = _root() / "opt" / "rocm"
-    if shutil.which("rocminfo") is None and not rocm_dir.is_dir():
-        return [], []
+    has_rocminfo = shutil.which("rocminfo") is not None
+    gpu = rocminfo_gpu() if has_rocminfo else None
+    if gpu is None and not rocm_dir.is_dir():
+        return [], [NO_AMD_GPU] if has_rocminfo else []
     version, source = rocm_release()
     build = ("build CuPy for it instead: CUPY_INSTALL_USE_HIP=1 ROCM_HOME=/opt/rocm pip install cupy "
              "(ROCM_HOME: the ROCm install)")
@@ -122,11 +142,12 @@ def amd() -> tuple[list[str], list[str]]:
                     f"no rocm extra; {build}"]
     release = f"{version[0]}.{version[1]}"
     extra = ROCM_WHEELS.get(version)
+    which = f"AMD GPU {gpu} (rocminfo)" if gpu else "AMD GPU"
     if extra is None:
         have = ", ".join(f"{a}.{b}" for a, b in ROCM_WHEELS)
-        return [], [f"AMD GPU, ROCm {release} ({source}): no CuPy wheel for it (the rocm extra is for ROCm {have}); "
+        return [], [f"{which}, ROCm {release} ({source}): no CuPy wheel for it (the rocm extra is for ROCm {have}); "
                     f"{build}"]
-    return [extra], [f"AMD GPU, ROCm {release} ({source}): {extra}"]
+    return [extra], [f"{which}, ROCm {release} ({source}): {extra}"]
 
 
 def intel_gpu() -> bool:
@@ -163,7 +184,7 @@ def choose(system: str | None = None, machine: str | None = None) -> tuple[list[
     for add, said in found:
         extras += [e for e in add if e not in extras]
         reasons += said
-    if not any(said for _, said in found):
+    if not any(line != NO_AMD_GPU for _, said in found for line in said):
         reasons.append("no GPU found (nvidia-smi, rocminfo or /opt/rocm, an Intel render node): the platform's extras")
     return extras, reasons
 

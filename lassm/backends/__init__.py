@@ -19,6 +19,7 @@ BACKENDS: dict[str, tuple[str, str]] = {
     "sycl": ("lassm.backends.sycl", "intel"),
     "opencl": ("lassm.backends.opencl", "opencl"),
     "opencl-ptx": ("lassm.backends.opencl_ptx", "opencl"),
+    "hip-cpu": ("lassm.backends.hip_cpu", "cpu"),
     "cpu": ("lassm.backends.cpu", "cpu"),
 }
 
@@ -49,6 +50,7 @@ PROTOCOL_LISTS: dict[str, tuple[str, str]] = {
     "sycl": ("lassm.backends.clplan", "BUILD_MACROS"),
     "opencl": ("lassm.backends.clplan", "BUILD_MACROS"),
     "opencl-ptx": ("lassm.backends.clplan", "BUILD_MACROS"),
+    "hip-cpu": ("lassm.backends.hip_cpu", "PROTOCOLS"),
 }
 
 

@@ -12,7 +12,10 @@ wavefront width stops the build with an ``#error``.
 
 Compile-checked only: no AMD GPU has run any of these builds, so neither their results nor their
 times on AMD are known. CI compiles every build for gfx908, gfx90a and gfx1030 with hipcc
-(:mod:`lassm.backends.hipcc`, ``tests/test_hip_compile.py``). See ``book/hip-backend.md``.
+(:mod:`lassm.backends.hipcc`, ``tests/test_hip_compile.py``), and runs their HIP code on the CPU
+(the hip-cpu backend). On an AMD GPU, ``lassm run`` checks each build against hip-cpu on the
+sample before it times any (:mod:`lassm.runs.hip_check`); :func:`target` says what the builds are
+for, from rocminfo where the runtime is not installed yet. See ``book/hip-backend.md``.
 """
 from __future__ import annotations
 
@@ -20,7 +23,8 @@ import numpy as np
 
 from ..workloads.local_assembly import config
 from ..workloads.local_assembly.result import SideResult
-from .cuda import DEFAULT_BLOCK_WARPS, _probe, extend_side_gpu, extend_sides_gpu
+from . import rocminfo
+from .cuda import DEFAULT_BLOCK_WARPS, _probe, device_info, extend_side_gpu, extend_sides_gpu
 from .cuda import one_launch as _one_launch
 from .nvrtc import VARIANTS
 
@@ -31,6 +35,28 @@ PROTOCOLS = ("casptr", "doneflag", "barrier", *VARIANTS)
 def available() -> tuple[bool, str]:
     """Whether CuPy for ROCm and an AMD device are present, and which."""
     return _probe(hip=True)
+
+
+def device_name() -> str:
+    """The AMD GPU's name as its runtime gives it ('' when none answers): a run's results are filed
+    under it, as a CUDA GPU's are (:func:`lassm.runs.records.machine_for_backend`)."""
+    ok, _ = _probe(hip=True)
+    return str(device_info()["device"]) if ok else ""
+
+
+def target() -> tuple[rocminfo.Agent, str] | None:
+    """What the builds are made for, and where that was read: rocminfo's first GPU (its gfx target
+    and name), with the wavefront the runtime's device reports where CuPy for ROCm runs here, else
+    rocminfo's own (a dry run before the runtime is installed); None when neither sees an AMD GPU."""
+    agents = rocminfo.gpus()
+    ok, _ = _probe(hip=True)
+    if ok:
+        facts = device_info()
+        first = agents[0] if agents else rocminfo.Agent(arch="?", name=str(facts["device"]), wavefront=0)
+        return rocminfo.Agent(arch=first.arch, name=str(facts["device"]) or first.name,
+                              wavefront=int(facts["warp_size"]), compute_units=first.compute_units), \
+            "the device; its gfx target from rocminfo" if agents else "the device"
+    return (agents[0], "rocminfo") if agents else None
 
 
 def _check(protocol: str) -> None:

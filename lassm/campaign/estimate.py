@@ -219,9 +219,10 @@ def default_roots() -> list[Path]:
 # ---------------------------------------------------------------- what a run would measure
 
 
-def _folder_of(backend: str) -> str:
+def _folder_of(backend: str, targets: dict[str, dict] | None = None) -> str:
     """The folder a run files ``backend``'s points under; a CUDA GPU's name from the driver already
-    asked for the plan, without importing CuPy."""
+    asked for the plan, without importing CuPy; the AMD GPU's name rocminfo gives where a dry run
+    plans hip without its runtime (``targets``: :attr:`lassm.campaign.plan.Plan.targets`)."""
     from .. import paths
     from ..runs.records import default_machine, machine_for_backend
 
@@ -232,7 +233,8 @@ def _folder_of(backend: str) -> str:
             return paths.slug(cudadrv.context().facts.name)
         return machine_for_backend(backend)
     except Exception:  # noqa: BLE001  a backend that cannot name its device: the CPU's folder
-        return default_machine()
+        target = (targets or {}).get(backend)
+        return paths.slug(target["device"]) if target else default_machine()
 
 
 def device(plan) -> tuple[str, str]:
@@ -245,9 +247,10 @@ def device(plan) -> tuple[str, str]:
     names = [*(plan.local.backends if plan.local is not None else ()),
              *(plan.xdrop.backends if plan.xdrop is not None else ()),
              *(plan.suite.backends if plan.suite is not None else ())]
+    unrun = plan.local.unrun if plan.local is not None else {}
     for backend in dict.fromkeys(names):
-        if backend in la.BACKENDS and backend != "cpu" and is_gpu(backend):
-            return _folder_of(backend), "gpu"
+        if backend in la.BACKENDS and backend != "cpu" and (is_gpu(backend) or backend in unrun):
+            return _folder_of(backend, plan.local.targets if plan.local is not None else None), "gpu"
     return default_machine(), "cpu"
 
 
@@ -257,7 +260,7 @@ def local_work(plan, machine: str | None, force: bool) -> Work:
     from ..runs.sweep import recorded, weight
     from ..workloads.local_assembly.datasets import named_k
 
-    folders = {b: paths.machine_slug(machine) if machine else _folder_of(b) for b in plan.backends}
+    folders = {b: paths.machine_slug(machine) if machine else _folder_of(b, plan.targets) for b in plan.backends}
 
     def done(d: str, k: int | None, b: str, p: str) -> bool:
         known = k or named_k(d)  # a file's k is inside it: its point counts as to measure

@@ -86,6 +86,17 @@ class Plan:
     ceilings: bool = True
     ks: tuple[int | None, ...] = (None,)
     skip: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Backend -> what its builds are made for (``hip``: ``arch``, ``device``, ``wavefront``,
+    #: ``source``), for ``--dry-run``; not part of ``campaign.json``.
+    targets: dict[str, dict] = field(default_factory=dict)
+    #: Backend -> why it cannot run here though a dry run plans it (``hip`` where rocminfo lists an
+    #: AMD GPU and CuPy for ROCm is missing): a run without ``--dry-run`` leaves it out.
+    unrun: dict[str, str] = field(default_factory=dict)
+
+    def gpu(self, backend: str) -> bool:
+        """Whether ``backend`` is timed on a GPU in this plan: :func:`is_gpu`, or planned for the AMD
+        GPU rocminfo lists (:attr:`unrun`)."""
+        return backend in self.unrun or is_gpu(backend)
 
     def points(self) -> list[tuple[str, int | None, str, str]]:
         """(dataset, k, backend, protocol) in run order: one dataset at a time, the CPU oracle first.
@@ -120,6 +131,7 @@ class Plan:
     def as_dict(self) -> dict:
         """The plan as ``campaign.json`` stores it (lists, not tuples)."""
         out = asdict(self)
+        del out["targets"], out["unrun"]  # what this machine is, not what was measured
         out["protocols"] = {b: list(p) for b, p in self.protocols.items()}
         out["skip"] = {b: list(d) for b, d in self.skip.items()}
         return {key: list(val) if isinstance(val, tuple) else val for key, val in out.items()}
@@ -166,17 +178,25 @@ def is_gpu(backend: str) -> bool:
         return False
 
 
-def present_backends() -> tuple[list[str], list[str]]:
+def present_backends(dry: bool = False) -> tuple[list[str], list[str]]:
     """The backends the campaign times here, and one line for each kind it cannot.
+
+    Parameters
+    ----------
+    dry : bool
+        For ``--dry-run``: ``hip`` is planned where rocminfo lists an AMD GPU though its runtime
+        (CuPy for ROCm) cannot run here, so that the plan shows what that GPU would be given.
 
     Returns
     -------
     (list of str, list of str)
         The best GPU backend (``cuda``, else ``hip``) if any, the portable backend if its
         runtime finds a device, the OpenCL backends where they run, then ``cpu``; and
-        lines such as ``"gpu: none can run here (cuda: ...)"`` for ``campaign.json``'s ``lacks``.
+        lines such as ``"gpu: none can run here (cuda: ...)"`` for ``campaign.json``'s ``lacks``
+        (naming the AMD GPU rocminfo lists, where hip cannot use it).
     """
     from .. import backends
+    from ..backends import rocminfo
 
     found: list[str] = []
     why: dict[str, str] = {}
@@ -187,11 +207,17 @@ def present_backends() -> tuple[list[str], list[str]]:
             backends.get(name)
         except backends.BackendUnavailable as exc:
             why[name] = str(exc).split(" cannot run here: ", 1)[-1]
+            if name == "hip" and not found and (agents := rocminfo.gpus()):
+                why[name] += f" (rocminfo lists {agents[0].describe()})"
+                if dry:
+                    found.append(name)
             continue
         found.append(name)
     lacks = []
     if not any(b in GPU_BACKENDS for b in found):
         lacks.append("gpu: no CUDA or HIP backend can run here (" + "; ".join(f"{b}: {why[b]}" for b in GPU_BACKENDS) + ")")
+    elif "hip" in found and "hip" in why:
+        lacks.append(f"hip: planned by the dry run, cannot run here: {why['hip']}")
     for name in (PORTABLE_BACKEND, *OPENCL_BACKENDS):
         if name not in found:
             lacks.append(f"{name}: cannot run here: {why[name]}")
@@ -200,7 +226,7 @@ def present_backends() -> tuple[list[str], list[str]]:
 
 def make_plan(quick: bool = False, *, backends: list[str] | None = None, datasets: list[str] | None = None,
               protocols: list[str] | None = None, ks: list[int] | None = None, repeats: int | None = None,
-              warmup: int | None = None, profile: bool = True, ceilings: bool = True) -> Plan:
+              warmup: int | None = None, profile: bool = True, ceilings: bool = True, dry: bool = False) -> Plan:
     """The campaign for this machine, or its ``quick`` form (the sample alone, no counters or ceilings).
 
     Without a GPU, points are timed :data:`NO_GPU_REPEATS` times unless ``repeats`` says otherwise,
@@ -217,6 +243,9 @@ def make_plan(quick: bool = False, *, backends: list[str] | None = None, dataset
         Replace :data:`REPEATS` and :data:`WARMUP`.
     profile, ceilings : bool
         Keep the counters and ceilings steps (``quick`` drops both).
+    dry : bool
+        A plan for ``--dry-run`` (:func:`present_backends`): it may hold ``hip`` for the AMD GPU
+        rocminfo lists though its runtime is missing here (:attr:`Plan.unrun` says why).
 
     Returns
     -------
@@ -224,7 +253,8 @@ def make_plan(quick: bool = False, *, backends: list[str] | None = None, dataset
     """
     from .. import backends as _backends
 
-    names = list(backends) if backends else present_backends()[0]
+    names = list(backends) if backends else present_backends(dry)[0]
+    targets, unrun = hip_facts(names)
     chosen = {}
     for name in names:
         if not protocols or name == "cpu":
@@ -232,7 +262,7 @@ def make_plan(quick: bool = False, *, backends: list[str] | None = None, dataset
         else:  # asked by name: the ablation builds too
             chosen[name] = tuple(p for p in protocols if p in _backends.protocols(name))
     chosen_datasets = tuple(datasets or (QUICK_DATASETS if quick else FULL_DATASETS))
-    gpus = [b for b in names if is_gpu(b)]
+    gpus = [b for b in names if is_gpu(b) or b in unrun]
     skip = {b: tuple(d for d in chosen_datasets if _REPLICATED.search(d)) for b in names
             if b in CPU_SKIPS_REPLICATED and b not in gpus}
     if not gpus and not protocols:  # the CPU device's two variants (NO_GPU_PROTOCOLS says why)
@@ -243,4 +273,24 @@ def make_plan(quick: bool = False, *, backends: list[str] | None = None, dataset
                 skip={b: d for b, d in skip.items() if d},
                 repeats=default_repeats if repeats is None else int(repeats),
                 warmup=WARMUP if warmup is None else int(warmup),
-                profile=profile and not quick, ceilings=ceilings and not quick, ks=tuple(ks) if ks else (None,))
+                profile=profile and not quick, ceilings=ceilings and not quick, ks=tuple(ks) if ks else (None,),
+                targets=targets, unrun=unrun)
+
+
+def hip_facts(names: list[str]) -> tuple[dict[str, dict], dict[str, str]]:
+    """(:attr:`Plan.targets`, :attr:`Plan.unrun`) of the backends ``names``: for ``hip``, the gfx
+    target and wavefront it builds for (:func:`lassm.backends.hip.target`), and why it cannot run
+    here where its runtime is missing. Empty where ``hip`` is not among them."""
+    if "hip" not in names:
+        return {}, {}
+    from .. import backends
+    from ..backends import hip
+
+    found = hip.target()
+    targets = {"hip": {"arch": found[0].arch, "device": found[0].name, "wavefront": found[0].wavefront,
+                       "compute_units": found[0].compute_units, "source": found[1]}} if found else {}
+    try:
+        backends.get("hip")
+    except backends.BackendUnavailable as exc:
+        return targets, {"hip": str(exc).split(" cannot run here: ", 1)[-1]}
+    return targets, {}

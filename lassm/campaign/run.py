@@ -55,19 +55,42 @@ def describe(plan: Plan) -> str:
     for b in plan.backends:
         skipped = f" (not on {', '.join(plan.skip[b])})" if plan.skip.get(b) else ""
         lines.append(f"{b:9s} {', '.join(plan.protocols.get(b, ('none',)))}{skipped}")
-    narrowed = [b for b in plan.backends if b in CPU_SKIPS_REPLICATED and not is_gpu(b)
+        if b == "hip":
+            lines += [f"          {line}" for line in _hip_lines(plan)]
+    narrowed = [b for b in plan.backends if b in CPU_SKIPS_REPLICATED and not plan.gpu(b)
                 and set(plan.protocols.get(b, ())) <= set(NO_GPU_PROTOCOLS)]
-    if narrowed and not any(is_gpu(b) for b in plan.backends):  # the rule of NO_GPU_PROTOCOLS
+    if narrowed and not any(plan.gpu(b) for b in plan.backends):  # the rule of NO_GPU_PROTOCOLS
         lines.append(f"          no GPU: {' and '.join(narrowed)} time on the CPU device the two variants the "
                      f"chapters compare across machines ({', '.join(NO_GPU_PROTOCOLS)}); the other protocols "
                      f"with --protocols")
     lines.append(f"timing    {plan.warmup} warm-up + {describe_repeats(plan.repeats)} per point, each checked against "
                  f"the CPU oracle")
-    profiled = sum(len(plan.profiled(b)) for b in plan.backends if is_gpu(b))
+    profiled = sum(len(plan.profiled(b)) for b in plan.backends if plan.gpu(b))
     lines.append(f"steps     counters {'on ' + str(profiled) + ' GPU points' if plan.profile else 'off'}, "
                  f"ceilings {'on' if plan.ceilings else 'off'}, metrics where both exist")
     lines.append(f"{len(plan.points())} points")
     return "\n".join(lines)
+
+
+def _hip_lines(plan: Plan) -> list[str]:
+    """The dry run's lines under hip: the gfx target and wavefront it builds for, the check against
+    hip-cpu before timing (:mod:`lassm.runs.hip_check`), and why a run leaves it out where it must."""
+    from ..runs.hip_check import plan_line
+
+    target = plan.targets.get("hip")
+    lines = []
+    if target:
+        units = f", {target['compute_units']} compute units" if target.get("compute_units") else ""
+        lines.append(f"builds for {target['arch']} ({target['device']}{units}), wavefront {target['wavefront']} "
+                     f"(WARP_SIZE; from {target['source']})")
+    else:
+        lines.append("builds for the device's wavefront (WARP_SIZE), read when the run starts")
+    lines.append(plan_line(plan.protocols.get("hip", ()), target["wavefront"] if target else None))
+    if "hip" in plan.unrun:
+        lines.append(f"cannot run here: {plan.unrun['hip']}; a run without --dry-run leaves hip out until CuPy "
+                     f"for ROCm is installed (make venv installs the rocm extra where ROCm's release has a wheel: "
+                     f"make extras)")
+    return lines
 
 
 def _folder_of(backend: str, machine: str | None) -> str:

@@ -68,8 +68,9 @@ def make_whole_plan(quick: bool = False, *, backends: list[str] | None = None, d
                     protocols: list[str] | None = None, ks: list[int] | None = None, xdrops: list[int] | None = None,
                     repeats: int | None = None, warmup: int | None = None, profile: bool = True,
                     ceilings: bool = True, originals: bool = True, originals_folder: str | None = None,
-                    all_counters: bool = False) -> WholePlan:
-    """The four parts for this machine; the arguments are ``lassm run``'s (see the module's rules)."""
+                    all_counters: bool = False, dry: bool = False) -> WholePlan:
+    """The four parts for this machine; the arguments are ``lassm run``'s (see the module's rules);
+    ``dry``: for ``--dry-run`` (:func:`lassm.campaign.plan.make_plan`'s)."""
     la_backends, xd_backends = split_backends(backends)
     la_sets = [d for d in datasets if not d.startswith("xdrop-")] if datasets else None
     xd_sets = [d for d in datasets if d.startswith("xdrop-")] if datasets else None
@@ -80,7 +81,7 @@ def make_whole_plan(quick: bool = False, *, backends: list[str] | None = None, d
                                   else "no local-assembly backend among --backends")
     else:
         la = local.make_plan(quick, backends=la_backends, datasets=la_sets, protocols=protocols, ks=ks,
-                             repeats=repeats, warmup=warmup, profile=profile, ceilings=ceilings)
+                             repeats=repeats, warmup=warmup, profile=profile, ceilings=ceilings, dry=dry)
     if xd_sets == [] or xd_backends == []:
         left["xdrop"] = ("no X-drop set (xdrop-*) among --datasets" if xd_sets == []
                          else "no X-drop backend among --backends")

@@ -263,10 +263,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("extend", help="extend the contigs of a dataset")
     p.add_argument("input", type=t.dataset_input, help=".dat or .parquet dataset, or a shard folder (lassm data shard)")
     _add_run_params(p, k_required=False)
-    p.add_argument("--backend", type=t.backend_name, default="cpu", help="cpu, cuda, hip, sycl or opencl (default cpu)")
+    p.add_argument("--backend", type=t.backend_name, default="cpu",
+                   help="cpu, cuda, hip, sycl, opencl, opencl-ptx or hip-cpu (the HIP kernels on the CPU) (default cpu)")
     p.add_argument("--protocol", type=t.protocol_name, default=None,
-                   help="GPU insert protocol (casptr, matchany, doneflag, barrier; cuda and hip: fast and its ablation builds; "
-                        "opencl and sycl: fast)")
+                   help="GPU insert protocol (casptr, matchany, doneflag, barrier; cuda, hip and hip-cpu: fast and its "
+                        "ablation builds; opencl and sycl: fast)")
     p.add_argument("--threads", type=t.count, default=None, help="CPU threads (default: all cores)")
     p.add_argument("--out", type=t.extended_output, required=True,
                    help="output file, MetaHipMer's 'cid extended_sequence' text (not .parquet, .tsv, ...)")

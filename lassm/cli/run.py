@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ..errors import LassmError
 
@@ -31,7 +32,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                            ks=args.ks, xdrops=args.xdrops, repeats=1 if once else args.repeats,
                            warmup=0 if once else args.warmup,
                            profile=not args.no_profile, ceilings=not args.no_ceilings, originals=not args.no_originals,
-                           originals_folder=args.originals, all_counters=getattr(args, "all_counters", False))
+                           originals_folder=args.originals, all_counters=getattr(args, "all_counters", False),
+                           dry=args.dry_run)
     if args.kernel in ("originals", "suite"):  # one part alone (the originals beside the default plans' inputs)
         plan.only(args.kernel)
     if args.dry_run:
@@ -43,6 +45,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 0
     _check_results(args, plan.local.backends if plan.local is not None else ())
     _check_cluster(args)
+    _check_hip(args, plan.local)
     outcome = run_whole(plan, machine=args.machine, force=args.force, progress=not args.quiet,
                         notebooks=args.notebooks, cluster=args.cluster)
     return 1 if outcome.failed else 0
@@ -60,12 +63,40 @@ def _check_run_options(args: argparse.Namespace) -> None:
                     backends.check_protocol(name, proto, "--protocols")
     for name in args.backends or []:
         if name in backends.BACKENDS:
+            if name == "hip" and args.dry_run and _amd_gpu():  # planned for the GPU rocminfo lists
+                continue
             if not args.cluster:  # the workers of a cluster may have what this machine lacks
                 backends.get(name)  # fails now, naming what to install
         elif name in BACKEND_NAMES:
             from ..backends.xdrop import get
 
             get(name)  # fails now, naming what to install
+
+
+def _amd_gpu() -> bool:
+    """Whether rocminfo lists an AMD GPU here (a dry run plans hip for it, runtime or not)."""
+    from ..backends import rocminfo
+
+    return bool(rocminfo.gpus())
+
+
+def _check_hip(args: argparse.Namespace, plan) -> None:
+    """Before the first point: hip's output on the sample against hip-cpu's, where the plan times
+    hip on this machine (:func:`lassm.runs.hip_check.before_timing`; a cluster's workers have their
+    own GPUs, which this machine cannot check)."""
+    if plan is None or "hip" not in plan.backends or args.cluster:
+        return
+    from .. import paths
+    from ..runs.hip_check import before_timing
+    from ..runs.records import machine_for_backend
+
+    target = plan.targets.get("hip")
+    if not target or not target.get("wavefront"):  # hip.target() answers wherever hip runs
+        raise LassmError("hip check: the AMD GPU's wavefront is unknown (neither its runtime nor rocminfo says), "
+                         "so hip-cpu cannot be run at it; nothing was timed")
+    folder = paths.results_dir(paths.machine_slug(args.machine) if args.machine else machine_for_backend("hip"))
+    before_timing(plan.protocols["hip"], folder, str(target["device"]), int(target["wavefront"]),
+                  say=lambda line: print(line, file=sys.stderr))
 
 
 def _check_cluster(args: argparse.Namespace) -> None:
@@ -95,7 +126,7 @@ def _run_local(args: argparse.Namespace) -> int:
     _check_run_options(args)  # the names are local assembly's alone (_local_names)
     plan = make_plan(args.quick, backends=args.backends, datasets=args.datasets, protocols=args.protocols, ks=args.ks,
                      repeats=1 if once else args.repeats, warmup=0 if once else args.warmup,
-                     profile=not args.no_profile, ceilings=not args.no_ceilings)
+                     profile=not args.no_profile, ceilings=not args.no_ceilings, dry=args.dry_run)
     if args.protocols and not args.backends:
         built = {p for b in plan.backends for p in plan.protocols[b] if b != "cpu"}
         unbuilt = [p for p in args.protocols if p not in built]
@@ -113,6 +144,7 @@ def _run_local(args: argparse.Namespace) -> int:
         return 0
     _check_results(args, plan.backends)
     _check_cluster(args)
+    _check_hip(args, plan)
     outcome = run_campaign(plan, machine=args.machine, force=args.force, progress=not args.quiet,
                            notebooks=args.notebooks, cluster=args.cluster)
     report(outcome)

@@ -16,7 +16,7 @@ from ..errors import LassmError
 from ..workloads.xdrop.config import DEFAULT_GAP, DEFAULT_MATCH, DEFAULT_MISMATCH, DEFAULT_SEED_LENGTH, DEFAULT_XDROP
 
 #: The X-drop backends by name (kept here so that the parser imports no backend).
-BACKEND_NAMES = ("cpu", "seqan", "opencl", "cuda")
+BACKEND_NAMES = ("cpu", "seqan", "opencl", "cuda", "hip-cpu")
 PAIR_SUFFIXES = (".parquet", ".tsv")
 
 
@@ -218,7 +218,7 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
     a = sub.add_parser("align", help="extend every pair's seed both ways (SeqAn's extendSeed, GappedXDrop)")
     a.add_argument("input", type=t.pairs_input, help=".parquet or .tsv pairs, or a set's name (xdrop-sim-20k, "
                    "xdrop-short-50, xdrop-real-lambda-2k: built and cached on first use)")
-    a.add_argument("--backend", choices=BACKEND_NAMES, default="cpu", help="cpu (numba, the oracle), seqan, opencl or cuda (default cpu)")
+    a.add_argument("--backend", choices=BACKEND_NAMES, default="cpu", help="cpu (numba, the oracle), seqan, opencl, cuda or hip-cpu (default cpu)")
     a.add_argument("--match", type=t.count, default=DEFAULT_MATCH, help="match score (default %(default)s)")
     a.add_argument("--mismatch", type=t.negative, default=DEFAULT_MISMATCH, help="mismatch score (default %(default)s)")
     a.add_argument("--gap", type=t.negative, default=DEFAULT_GAP, help="linear gap score (default %(default)s)")

@@ -4,7 +4,8 @@
 Apart from the local-assembly registry (:data:`lassm.backends.BACKENDS`), which stays the
 default everywhere: the X-drop kernel has its own backends. ``cpu`` is the numba oracle;
 ``seqan`` is SeqAn 2 itself through a C++ driver built here, the reference the oracle matches;
-``opencl`` and ``cuda`` are LOGAN's GPU design (``kernels/xdrop/``), bit for bit the oracle.
+``opencl`` and ``cuda`` are LOGAN's GPU design (``kernels/xdrop/``), bit for bit the oracle;
+``hip-cpu`` is its CUDA/HIP source executed on the CPU by ROCm's HIP-CPU runtime.
 A backend that cannot run raises :class:`~lassm.errors.BackendUnavailable` naming what to
 install, never an import crash.
 """
@@ -21,6 +22,7 @@ XDROP_BACKENDS: dict[str, tuple[str, str]] = {
     "seqan": ("lassm.backends.xdrop.seqan", "g++ and the Debian package libseqan2-dev"),
     "opencl": ("lassm.backends.xdrop.opencl", "pip install 'lassm[opencl]' and an OpenCL driver"),
     "cuda": ("lassm.backends.xdrop.cuda", "pip install 'lassm[cuda12]' (cupy-cuda12x) and an NVIDIA GPU"),
+    "hip-cpu": ("lassm.backends.xdrop.hip_cpu", "g++, the Debian package libtbb-dev and the pinned HIP-CPU (make hip-cpu)"),
 }
 
 

@@ -1,0 +1,258 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The hip-cpu backend: our HIP kernels executed on the CPU by ROCm's HIP-CPU runtime.
+
+The HIP backend (:mod:`.hip`) has compiled for AMD GPUs but never run on one. HIP-CPU runs
+unmodified HIP code on the host's cores, so the same sources (``kernels/local_assembly/cuda/``,
+their HIP branches: wavefront collectives without masks) execute here, built by g++ into small
+driver programs (:mod:`.hip_cpu_build`), and are checked against the CPU oracle like every backend.
+The host plan is the CUDA backend's (:mod:`.launch`: bins, table sizes, gathers, fast's one launch
+by work and block teams), with two changes that HIP-CPU's way of running a block forces.
+
+HIP-CPU runs a block on one OS thread, each thread a fiber that runs until it reaches a barrier
+(``__syncthreads``, and each shuffle and vote, which are barriers there) and then yields to the
+next fiber. So every thread of a block must reach the same number of barriers, which holds within
+one contig end's team (its loops are team-uniform) and not between teams: each block is one team.
+The faithful protocols and fast's warp teams get a block of one warp each; fast's block teams get a
+block of ``block_warps`` warps, in a launch of their own. ``warpSize`` is a constant 64 there; a
+build with ``WARP_SIZE`` 32 runs each block as the first half of a 64-lane wavefront, whose shuffles
+(``width`` 32) stay in that half. :func:`refused` names what cannot run, and why.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from ..workloads.local_assembly import config
+from ..workloads.local_assembly.result import SideResult
+from . import hip_cpu_build, launch
+from .cuda import fast_shared_bytes, team_count, visited_slots
+from .nvrtc import VARIANTS, kernel_options
+
+#: What builds on HIP: the protocols without match-any, then fast and its ablation builds (the hip backend's).
+PROTOCOLS: tuple[str, ...] = ("casptr", "doneflag", "barrier", *VARIANTS)
+#: The kernels' warp widths tried: HIP-CPU's wavefront, and RDNA's 32 as half of it.
+WARP_SIZES: tuple[int, ...] = (64, 32)
+#: HIP-CPU's wavefront (its constant ``warpSize``).
+WAVEFRONT = 64
+#: Warps of a block team unless told otherwise (a block of fast's heaviest ends).
+DEFAULT_BLOCK_WARPS = 4
+#: Dynamic shared memory a block may take: an AMD work-group's LDS, as the driver is built.
+SHARED_LIMIT = 65536
+#: Bytes one launch's buffers may take (host memory; larger launches are sliced).
+DEFAULT_BUDGET = 1 << 30
+#: Seconds one launch may run before it is stopped (``LASSM_HIP_CPU_TIMEOUT`` overrides).
+DEFAULT_TIMEOUT = 600.0
+TIMEOUT_ENV = "LASSM_HIP_CPU_TIMEOUT"
+#: fast's builds whose block team has a wavefront of its own: the look-ahead walk runs on
+#: wavefront 0 alone, and its wavefront barriers are the block's on HIP-CPU.
+WAVE_TEAMS: tuple[str, ...] = ("fast-spec", "fast-spec2")
+
+
+def team_warps(protocol: str, warp_size: int, block_warps: int) -> int:
+    """Warps of one of fast's block teams on HIP-CPU: ``block_warps``, but one where the build's
+    team code is one wavefront's (:data:`WAVE_TEAMS`), and one for 32-lane warps: HIP-CPU's
+    ``__shfl``, ``__shfl_up`` and ``__shfl_down`` of ``width`` 32 check the source lane against 32
+    counted from lane 0 of the 64-lane wavefront, not from the segment's first lane, so a warp in
+    lanes 32 to 63 gets its own value back (a block of two such warps hangs in fast's prefix sums)."""
+    if protocol in WAVE_TEAMS or int(warp_size) < WAVEFRONT:
+        return 1
+    return int(block_warps)
+
+
+def refused(protocol: str, warp_size: int = WAVEFRONT) -> str | None:
+    """Why ``protocol`` cannot run on HIP-CPU with ``warp_size``-lane warps, in one line; None when it can."""
+    if protocol not in PROTOCOLS:
+        return f"{protocol} does not build on HIP (it needs __match_any_sync)" if protocol == "matchany" else \
+            f"unknown protocol {protocol!r}"
+    if warp_size not in WARP_SIZES:
+        return f"HIP-CPU's wavefront has {WAVEFRONT} lanes: a warp of {warp_size} is neither it nor its half"
+    if protocol == "doneflag" and warp_size != WAVEFRONT:
+        return ("doneflag's probe loop ends on __all, which HIP-CPU counts over its 64-lane wavefront: a 32-lane "
+                "warp's vote is never unanimous, so the loop never ends")
+    return None
+
+
+def available() -> tuple[bool, str]:
+    """Whether g++, TBB and the pinned HIP-CPU are here (nothing is downloaded or built to say so)."""
+    return hip_cpu_build.available()
+
+
+def device_kind() -> str:
+    """``cpu``: HIP-CPU is no GPU, so the registry never picks it as the best backend."""
+    return "cpu"
+
+
+def one_launch(protocol: str) -> bool:
+    """Whether ``protocol`` walks both sides in one launch plan (:func:`extend_sides`), as on CUDA."""
+    variant = VARIANTS.get(protocol)
+    return variant is not None and variant.one_launch
+
+
+def _check(protocol: str, warp_size: int) -> None:
+    why = refused(protocol, warp_size)
+    if why:
+        raise ValueError(f"hip-cpu: {protocol} at warp size {warp_size}: {why}")
+
+
+def driver(protocol: str, warp_size: int = WAVEFRONT) -> Path:
+    """The built driver of ``protocol`` for ``warp_size``-lane warps (from the cache after the first
+    build). It checks nothing :func:`refused` would: the tests build refused ones to show why."""
+    options = [o for o in kernel_options(protocol, warp_size) if o.startswith("-D")]
+    if protocol in VARIANTS:
+        options.append("-DLASSM_HIP_CPU_FAST=1")
+    return hip_cpu_build.build("local_assembly", options, ("local_assembly/cuda",))
+
+
+def warm_up(protocol: str | None = None) -> None:
+    """Builds the driver ``lassm extend`` will run (at wavefront 64) while it reads its input."""
+    if refused(protocol or "casptr") is None:
+        driver(protocol or "casptr")
+
+
+def launch_timeout(timeout: float | None = None) -> float:
+    """Seconds one launch may run: ``timeout``, else ``LASSM_HIP_CPU_TIMEOUT``, else :data:`DEFAULT_TIMEOUT`."""
+    return float(timeout if timeout is not None else os.environ.get(TIMEOUT_ENV) or DEFAULT_TIMEOUT)
+
+
+def launch_ends(exe: Path, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots: np.ndarray,
+                params: config.Params, warp_size: int, block_warps: int, teams: bool, protocol: str,
+                timeout: float) -> tuple[SideResult, dict]:
+    """One launch of driver ``exe`` over contig ends ``index``: with ``teams`` each of them is a
+    block team of ``block_warps`` warps, else each gets a warp (``ends_per_warp`` to a warp for the
+    lane builds) in a block of one warp. The buffers are the CUDA backend's
+    (:func:`lassm.backends.cuda._run_slice`), written for the driver as files. No check of what
+    HIP-CPU can schedule is made here (:func:`extend_side` plans the launches); ``timeout`` stops it.
+
+    Returns
+    -------
+    (SideResult, dict)
+        The ends' results, and the launch's record (contigs, seconds, blocks, threads, ...).
+    """
+    n, max_walk = len(index), int(params.max_walk)
+    variant = VARIANTS.get(protocol)
+    per_warp = 1 if variant is None else variant.ends_per_warp(warp_size)
+    if variant is None:  # the faithful kernels clear their max_walk visited pointers themselves
+        visited, shared = n * max_walk, 0
+    elif variant.shared_walk:
+        visited = 1
+        shared = fast_shared_bytes(block_warps, max_walk, warp_size=warp_size, ends_per_warp=per_warp)
+    else:  # epoch-tagged entries in global memory, zeroed by the driver
+        visited, shared = n * visited_slots(max_walk), fast_shared_bytes(block_warps, max_walk, False, warp_size)
+    launch.require_shared(shared, SHARED_LIMIT, block_warps, max_walk)
+    stride = launch.walk_stride(max_walk)
+    rids, cnt_off = launch.read_index(reads.contig_offsets, index)
+    ctg, c_off = launch.gather(ctg_seqs, ctg_off, index, pad=launch.PAD_BYTES)
+    seqs, r_off = launch.gather(reads.seqs, reads.offsets, rids, pad=launch.PAD_BYTES)
+    quals, _ = launch.gather(reads.quals, reads.offsets, rids, pad=launch.PAD_BYTES)
+    ht_off = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(slots, out=ht_off[1:])
+    inputs = {"ctg_seqs": (ctg, np.uint8), "ctg_off": (c_off, np.int64),
+              "depths": (np.asarray(depths)[index], np.float64), "rd_seqs": (seqs, np.uint8),
+              "rd_quals": (quals, np.uint8), "rd_off": (r_off, np.int64), "rd_cnt_off": (cnt_off, np.int64),
+              "ht_off": (ht_off, np.int64)}
+    n_team = n if teams else 0  # the kernel's argument: its first n_team blocks are block teams
+    if teams:  # a block of block_warps warps for each end
+        grid, threads = n, block_warps * warp_size
+    else:  # a block of one warp, which walks per_warp ends
+        (grid,), (threads,) = launch.geometry(n, 1, warp_size, 0, per_warp)
+    with tempfile.TemporaryDirectory(prefix="lassm-hip-cpu-") as tmp:
+        for name, (arr, dtype) in inputs.items():
+            np.ascontiguousarray(arr, dtype=dtype).tofile(os.path.join(tmp, f"{name}.bin"))
+        said = hip_cpu_build.run(exe, (tmp, n, params.k, max_walk, params.qual_offset, stride, n_team, grid, threads,
+                                       shared, visited, n * stride + launch.PAD_BYTES), timeout,
+                                 f"the {protocol} launch of {n} contig ends")
+
+        def out(name: str, dtype) -> np.ndarray:
+            return np.fromfile(os.path.join(tmp, f"{name}.bin"), dtype=dtype)
+
+        part = SideResult(max_walk=max_walk, walks=out("walks", np.uint8), walk_len=out("walk_len", np.int32),
+                          final_k=out("final_k", np.int32), term=out("term", np.uint8), n_k=out("n_k", np.int32),
+                          steps=out("steps", np.int64), insertions=out("insertions", np.int64),
+                          start_insertions=out("start_insertions", np.int64), kernel_seconds=said["seconds"])
+    record = {"contigs": int(n), "seconds": said["seconds"], "blocks": int(grid), "threads": int(threads),
+              "block_teams": int(n_team), "shared_bytes": int(shared)}
+    return part, record
+
+
+def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
+                params: config.Params, protocol: str = "casptr", block_warps: int = DEFAULT_BLOCK_WARPS,
+                max_bytes: int | None = None, bin_counts: np.ndarray | None = None, warp_size: int = WAVEFRONT,
+                timeout: float | None = None) -> SideResult:
+    """Walks one side of every contig whose ``run_mask`` is set, on HIP-CPU; contigs arrive oriented.
+
+    Parameters
+    ----------
+    ctg_seqs, ctg_off, depths, reads, run_mask, params, bin_counts : as :func:`lassm.backends.cuda.extend_side`.
+    protocol : a name of :data:`PROTOCOLS` that :func:`refused` does not refuse at ``warp_size``.
+    block_warps : warps of each of fast's block teams (every other block is one warp).
+    max_bytes : bytes one launch's buffers may take (default :data:`DEFAULT_BUDGET`); small values slice.
+    warp_size : the kernel's ``WARP_SIZE``: 64 (HIP-CPU's wavefront) or 32 (half of it).
+    timeout : seconds one launch may run (default ``LASSM_HIP_CPU_TIMEOUT``, else :data:`DEFAULT_TIMEOUT`).
+
+    Returns
+    -------
+    SideResult, with ``kernel_seconds`` the launches' wall seconds in the driver, and ``extra``.
+    """
+    _check(protocol, warp_size)
+    n = len(ctg_off) - 1
+    if len(depths) != n or len(run_mask) != n or len(reads.contig_offsets) != n + 1:
+        raise ValueError("contigs, depths, run_mask and reads disagree on the number of contigs")
+    exe = driver(protocol, warp_size)
+    variant = VARIANTS.get(protocol)
+    warps = team_warps(protocol, warp_size, block_warps)
+    counts = reads.counts.astype(np.int64) if bin_counts is None else np.asarray(bin_counts, dtype=np.int64)
+    max_read_len = int(reads.lengths.max(initial=0))
+    slots_all = (launch.table_slots if variant is None else launch.fast_table_slots)(counts, max_read_len)
+    rd_bytes = reads.offsets[reads.contig_offsets[1:]] - reads.offsets[reads.contig_offsets[:-1]]
+    nbytes = launch.end_bytes(np.diff(ctg_off), rd_bytes, reads.counts, slots_all, int(params.max_walk)).total
+    if variant is not None and variant.one_launch:
+        groups = [("all", launch.work_order(np.flatnonzero(np.asarray(run_mask, dtype=bool)), rd_bytes))]
+    else:
+        groups = launch.bins(run_mask, counts)
+    out = SideResult.empty(n, int(params.max_walk))
+    launches, limit = [], launch_timeout(timeout)
+    for label, idx in groups:
+        for number, (a, b) in enumerate(launch.slices(nbytes[idx], int(max_bytes or DEFAULT_BUDGET))):
+            index = idx[a:b]
+            n_team = team_count(rd_bytes[index]) if variant is not None and variant.block_teams else 0
+            # a block is one team: the block teams in a launch of their own, then a warp per end
+            for part_index, teams in ((index[:n_team], True), (index[n_team:], False)):
+                if not len(part_index):
+                    continue
+                part, record = launch_ends(exe, part_index, ctg_seqs, ctg_off, depths, reads,
+                                           slots_all[part_index], params, warp_size, warps if teams else 1,
+                                           teams, protocol, limit)
+                out.scatter(part_index, part)
+                launches.append({"bin": label, "slice": number, **record})
+    out.extra = {
+        "backend": "hip-cpu", "protocol": protocol, "as_published": False, "warp_size": int(warp_size),
+        "wavefront": WAVEFRONT, "block_warps": warps, "launches": launches,
+        "device": f"HIP-CPU (wavefront {int(warp_size)})", "hip_cpu": hip_cpu_build.HIP_CPU.label,
+        "compiler": hip_cpu_build.compiler_version(hip_cpu_build.compiler() or "g++"),
+        "options": list(kernel_options(protocol, warp_size)), "timer": "driver wall clock",
+    }
+    return out
+
+
+def extend_sides(right_ctgs: np.ndarray, left_ctgs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray,
+                 right_reads, left_reads, run_mask: np.ndarray, params: config.Params, protocol: str = "fast",
+                 block_warps: int = DEFAULT_BLOCK_WARPS, max_bytes: int | None = None,
+                 bin_counts: np.ndarray | None = None, warp_size: int = WAVEFRONT,
+                 timeout: float | None = None) -> tuple[SideResult, SideResult]:
+    """Both sides in one launch plan, the right ends then the left ones (reverse-complemented on the
+    host), scheduled together by work as on CUDA; same parameters as :func:`extend_side`. Returns
+    ``(right, left)``."""
+    if left_ctgs is None:
+        raise ValueError("the hip-cpu backend takes left_ctgs: its contigs are reverse-complemented on the host")
+    n, total = len(ctg_off) - 1, int(ctg_off[-1])
+    counts = None if bin_counts is None else np.concatenate((bin_counts, bin_counts))
+    res = extend_side(np.concatenate((right_ctgs, left_ctgs)), np.concatenate((ctg_off, total + ctg_off[1:])),
+                      np.concatenate((depths, depths)), launch.stack_reads(right_reads, left_reads),
+                      np.concatenate((run_mask, run_mask)), params, protocol=protocol, block_warps=block_warps,
+                      max_bytes=max_bytes, bin_counts=counts, warp_size=warp_size, timeout=timeout)
+    for record in res.extra["launches"]:
+        record["side"] = "both"
+    return launch.split_sides(res, n)

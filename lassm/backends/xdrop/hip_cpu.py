@@ -1,0 +1,96 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The X-drop hip-cpu backend: ``kernels/xdrop/cuda/xdrop.cu`` executed by ROCm's HIP-CPU runtime.
+
+LOGAN's block per alignment direction compiles unchanged as HIP (its threads meet only at
+``__syncthreads``, its shared memory is static) into a driver program built against HIP-CPU
+(:mod:`lassm.backends.hip_cpu_build`); each launch is one run of that program over the tasks of
+:mod:`.plan`, the host side the CUDA and OpenCL backends share. Bit for bit the oracle, like them.
+The kernel has no warp width: a block of ``group`` threads is ``group / 64`` of HIP-CPU's 64-lane
+wavefronts, all of which reach every barrier. The narrow-band layout (``xdrop_lanes.cu``) is CUDA
+only (``*_sync`` shuffles and votes on 32-lane warps) and is not built here.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ...workloads.xdrop.config import Scoring
+from ...workloads.xdrop.pairs import Pairs
+from ...workloads.xdrop.result import Alignments
+from .. import hip_cpu_build
+from ..hip_cpu import WAVEFRONT, launch_timeout
+from . import plan
+
+#: The largest block, as on CUDA.
+MAX_GROUP = 1024
+#: Scratch bytes of one launch unless told otherwise (host memory).
+DEFAULT_BUDGET = 1 << 30
+
+
+def available() -> tuple[bool, str]:
+    """Whether g++, TBB and the pinned HIP-CPU are here (the local-assembly backend's answer)."""
+    return hip_cpu_build.available()
+
+
+def driver(group: int = plan.DEFAULT_GROUP) -> Path:
+    """The driver built for blocks of ``group`` threads (from the cache after the first build)."""
+    if not 1 <= int(group) <= MAX_GROUP:
+        raise ValueError(f"group = {group} must be in 1..{MAX_GROUP}")
+    return hip_cpu_build.build("xdrop", (f"-DXDROP_GROUP={int(group)}",), ("xdrop", "xdrop/cuda"))
+
+
+def warm_up() -> None:
+    """Builds the default block's driver while ``lassm xdrop align`` reads its pairs."""
+    driver()
+
+
+def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int = plan.DEFAULT_GROUP,
+          max_bytes: int | None = None, timeout: float | None = None) -> Alignments:
+    """Extends every pair's seed both ways on HIP-CPU, bit for bit as the oracle.
+
+    Parameters
+    ----------
+    pairs : the read pairs and their seeds.
+    scoring : match, mismatch, gap and X.
+    threads : ignored (HIP-CPU runs blocks on every core TBB gives it); kept for the one signature.
+    group : threads per block (``XDROP_GROUP``).
+    max_bytes : scratch bytes of one launch (default :data:`DEFAULT_BUDGET`); small values slice.
+    timeout : seconds one launch may run (default ``LASSM_HIP_CPU_TIMEOUT``, else 600).
+
+    Returns
+    -------
+    Alignments
+        With ``extra``: device, cells, kernel_seconds (the driver's wall clock), gcups, launches, group.
+    """
+    del threads
+    exe = driver(int(group))
+    start = time.perf_counter()
+    t = plan.tasks(pairs)
+    out = plan.Outputs.empty(t.n)
+    seqs_q = pairs.seqs_v if len(pairs.seqs_v) else np.zeros(1, np.uint8)
+    seqs_d = pairs.seqs_h if len(pairs.seqs_h) else np.zeros(1, np.uint8)
+    ranges = plan.batches(t, int(max_bytes or DEFAULT_BUDGET)) if t.n else []
+    kernel_seconds, limit = 0.0, launch_timeout(timeout)
+    for lo, hi in ranges:
+        sub = t.take(lo, hi)
+        offs = plan.scratch_offsets(sub)
+        inputs = {"seqs_q": (seqs_q, np.uint8), "seqs_d": (seqs_d, np.uint8), "q_start": (sub.q_start, np.int64),
+                  "q_len": (sub.q_len, np.int32), "d_start": (sub.d_start, np.int64), "d_len": (sub.d_len, np.int32),
+                  "direction": (sub.direction, np.uint8), "scratch_off": (offs, np.int64)}
+        with tempfile.TemporaryDirectory(prefix="lassm-hip-cpu-xdrop-") as tmp:
+            for name, (arr, dtype) in inputs.items():
+                np.ascontiguousarray(arr, dtype=dtype).tofile(os.path.join(tmp, f"{name}.bin"))
+            said = hip_cpu_build.run(exe, (tmp, *(int(a) for a in plan.scoring_args(scoring)), max(int(offs[-1]), 1)),
+                                     limit, f"the X-drop launch of {sub.n} tasks")
+            for name, dtype in (("score", np.int32), ("ext_col", np.int32), ("ext_row", np.int32),
+                                ("cells", np.int64), ("status", np.int32)):
+                getattr(out, name)[lo:hi] = np.fromfile(os.path.join(tmp, f"{name}.bin"), dtype=dtype)
+        kernel_seconds += said["seconds"]
+    wall = time.perf_counter() - start
+    return plan.assemble(pairs, scoring, out, "hip-cpu", wall, kernel_seconds,
+                         {"device": f"HIP-CPU (wavefront {WAVEFRONT})", "launches": len(ranges), "group": int(group),
+                          "hip_cpu": hip_cpu_build.HIP_CPU.label, "timer": "driver wall clock"})
