@@ -383,7 +383,7 @@ def test_counters_with_a_profiler_write_raw_files_and_skip_them_after(results: P
         meta = json.loads(raw.with_name(raw.name + ".meta.json").read_text())
         assert (meta["dataset"], meta["k"], meta["protocol"], meta["tool_version"]) == ("sample-k21", 21, proto, "2025.3.1.0")
         target = meta["command"][meta["command"].index("--") + 1:]
-        assert target[1:3] == ["-m", "lassm.analysis.counters.commands"]
+        assert target[1:3] == ["-m", "lassm.cli.profiled"]
         commands = json.loads(target[3])
         assert [c[:2] for c in commands] == [["extend", c[1]] for c in commands] and len(commands) == 2
         assert [c[c.index("--protocol") + 1] for c in commands] == ["casptr", "fast"]
@@ -396,10 +396,11 @@ def test_counters_with_a_profiler_write_raw_files_and_skip_them_after(results: P
 
 def test_the_commands_of_one_session_run_in_turn_each_ended_by_the_boundary(tmp_path: Path,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    """lassm.analysis.counters.commands: each argument list is run by lassm's own main, in order; one
+    """lassm.cli.profiled: each argument list is run by lassm's own main, in order; one
     that fails is named in the status file and the next still runs; the boundary follows each."""
     from lassm import cli
-    from lassm.analysis.counters import batch, commands
+    from lassm.analysis.counters import batch
+    from lassm.cli import profiled as commands
 
     ran: list[list[str]] = []
     cuts: list[int] = []

@@ -778,7 +778,7 @@ def test_several_lassm_commands_are_timed_in_one_profiled_process(tmp_path: Path
     one = timing._launches(fixture.read_text())
     assert len(one) >= 1 and got == [one, [], one], "the second command launched nothing before its boundary"
     call = (tmp_path / "calls").read_text().splitlines()
-    assert len(call) == 1 and "lassm.analysis.counters.commands" in call[0] and batch.BOUNDARY in call[0]
+    assert len(call) == 1 and "lassm.cli.profiled" in call[0] and batch.BOUNDARY in call[0]
     assert json.dumps([c[3:] for c in cmds]) in call[0].replace("\\", "")
     os.environ["FAIL_SECOND"] = "1"
     try:

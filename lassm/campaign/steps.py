@@ -71,7 +71,7 @@ def counters(backend: str, machine: str, points: list[tuple[str, int | None, str
     """Hardware counters of ``points`` on a GPU backend, with the profiler this machine has.
 
     Nsight Compute runs for real on ``cuda`` and ``opencl-ptx``: every point's ``lassm extend``
-    in one profiled process (:mod:`lassm.analysis.counters.commands`), its session cut into one raw
+    in one profiled process (:mod:`lassm.cli.profiled`), its session cut into one raw
     CSV per point (``ncu --version`` and the labels beside each under ``counters/``, as ``lassm
     counters collect`` writes them; the
     OpenCL kernel has the CUDA kernel's name). It profiles no OpenCL launch, so ``opencl`` is
@@ -152,8 +152,8 @@ def counters(backend: str, machine: str, points: list[tuple[str, int | None, str
             names.append(str(len(names)))
             raws.append(raw)
             labels.append({"dataset": dname, "k": int(start_k), "protocol": proto})
-        if commands:  # one session for the backend's points (lassm.analysis.counters.commands)
-            target = [sys.executable, "-m", "lassm.analysis.counters.commands", json.dumps(commands)]
+        if commands:  # one session for the backend's points (lassm.cli.profiled)
+            target = [sys.executable, "-m", "lassm.cli.profiled", json.dumps(commands)]
             try:
                 missing = batch.collect(target, names, raws, labels, kernel_name=nsight.DEFAULT_KERNEL, ncu=exe,
                                         timeout=timeout * len(names))

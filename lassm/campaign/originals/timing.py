@@ -81,7 +81,7 @@ def kernel_times(cmd: Sequence[str], ncu: str, log: Path, *, clock_control: str 
 def lassm_kernel_times(commands: Sequence[Sequence[str]], ncu: str, log: Path, *, clock_control: str | None = None,
                        kernel: str | None = None) -> list[list[tuple[str, float, float]]]:
     """:func:`kernel_times` of several ``lassm`` commands (each ``[python, -m, lassm, ...]``) in one
-    profiled process (:mod:`lassm.analysis.counters.commands`): Nsight Compute's cost per process,
+    profiled process (:mod:`lassm.cli.profiled`): Nsight Compute's cost per process,
     about 1.7 s on an H200's node, is paid once, and the kernels each command launches are the
     ones it launches alone. Returns each command's launches, in order (empty where it failed)."""
     import json
@@ -93,7 +93,7 @@ def lassm_kernel_times(commands: Sequence[Sequence[str]], ncu: str, log: Path, *
     argvs = [list(c[3:]) for c in commands]
     with tempfile.TemporaryDirectory(prefix="lassm-ncu-commands-") as tmp:
         status = Path(tmp) / "status.json"
-        target = [sys.executable, "-m", "lassm.analysis.counters.commands", json.dumps(argvs), str(status)]
+        target = [sys.executable, "-m", "lassm.cli.profiled", json.dumps(argvs), str(status)]
         filt = batch.with_boundary(f"regex:{kernel}") if kernel else None
         _profile(target, ncu, log, clock_control, filt)
         failed = json.loads(status.read_text()) if status.is_file() else {}

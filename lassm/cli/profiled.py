@@ -5,12 +5,13 @@ Why: Nsight Compute costs about 1.7 s per profiled process on an H200's node (ht
 alone, 2.0 s under ncu), before a kernel is counted; a counters step of twenty points paid it,
 the interpreter's start and the imports twenty times. Here the commands run one after another in
 one process, the very code path each would take alone (:func:`lassm.cli.main`), each followed by
-the boundary kernel (:mod:`.batch`) at which the session's raw CSV is cut. After each command the
+the boundary kernel (:mod:`lassm.analysis.counters.batch`) at which the session's raw CSV is cut. After each command the
 device memory CuPy's pool keeps is given back: a replayed kernel's pass saves and restores the
 memory the process holds, and a pool grown over many inputs made one session of twenty points
 slower than twenty processes (96 s against 53 s on the H200).
 
-Usage: ``python -m lassm.analysis.counters.commands JSON STATUS`` with JSON a list of argument
+In the command-line stage because it runs lassm's command line. Usage:
+``python -m lassm.cli.profiled JSON STATUS`` with JSON a list of argument
 lists (what follows ``lassm`` on its command line).
 """
 from __future__ import annotations
@@ -29,8 +30,8 @@ def release() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Runs each command of ``argv[0]`` (JSON) with the boundary after it; failures go to ``argv[1]``."""
-    from ...cli import main as lassm
-    from . import batch
+    from ..analysis.counters import batch
+    from . import main as lassm
 
     text, status = argv if argv is not None else sys.argv[1:]
     commands: list[list[str]] = json.loads(text)
