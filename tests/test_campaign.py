@@ -410,6 +410,10 @@ def test_the_commands_of_one_session_run_in_turn_each_ended_by_the_boundary(tmp_
     assert commands.main([json.dumps([["extend", "a"], ["bad"], ["extend", "b"]]), str(status)]) == 0
     assert ran == [["extend", "a"], ["bad"], ["extend", "b"]] and cuts == [1, 2, 3]
     assert list(json.loads(status.read_text())) == ["1"] and "exited 2" in json.loads(status.read_text())["1"]
+    target = batch.commands_target([["py", "-m", "lassm", "extend", "a"], ["py", "-m", "lassm.cli", "xdrop", "b"]])
+    assert target[1:3] == ["-m", batch.COMMANDS_MODULE] and json.loads(target[3]) == [["extend", "a"], ["xdrop", "b"]]
+    with pytest.raises(ValueError, match="not a lassm command"):
+        batch.commands_target([["ht_loc", "x.dat", "77"]])
 
 
 @pytest.mark.parametrize("backend, tool", [("hip", "rocprofv3"), ("sycl", "unitrace")])

@@ -12,7 +12,6 @@ import contextlib
 import json
 import os
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 from typing import Callable, Iterator
@@ -120,7 +119,6 @@ def counters(backend: str, machine: str, points: list[tuple[str, int | None, str
 
     lacks: list[str] = []
     loaded: dict[tuple, tuple] = {}  # (dataset, k) -> (dataset, start k): each generated once
-    names: list[str] = []
     raws: list[Path] = []
     labels: list[dict] = []
     commands: list[list[str]] = []
@@ -148,14 +146,13 @@ def counters(backend: str, machine: str, points: list[tuple[str, int | None, str
                 continue
             # the point's `lassm extend`, as extend_command gives it, run in the one profiled process
             commands.append(nsight.extend_command(data, k=start_k, protocol=proto, backend=backend,
-                                                  out=Path(tmp) / f"extended-{len(commands)}.txt")[3:])
-            names.append(str(len(names)))
+                                                  out=Path(tmp) / f"extended-{len(commands)}.txt"))
             raws.append(raw)
             labels.append({"dataset": dname, "k": int(start_k), "protocol": proto})
         if commands:  # one session for the backend's points (lassm.cli.profiled)
-            target = [sys.executable, "-m", "lassm.cli.profiled", json.dumps(commands)]
+            names = [str(i) for i in range(len(commands))]  # the runner's names: each command's place
             try:
-                missing = batch.collect(target, names, raws, labels, kernel_name=nsight.DEFAULT_KERNEL, ncu=exe,
+                missing = batch.collect(batch.commands_target(commands), names, raws, labels, kernel_name=nsight.DEFAULT_KERNEL, ncu=exe,
                                         timeout=timeout * len(names))
             except Exception as exc:  # the session failed: named once, the campaign goes on
                 return lacks + [f"counters: {_one_line(exc)}"]

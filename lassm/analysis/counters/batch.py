@@ -36,6 +36,25 @@ def with_boundary(kernel_name: str) -> str:
     return f"regex:^{re.escape(kernel_name)}$|^{BOUNDARY}$"
 
 
+#: The module that runs several ``lassm`` commands in one process, the boundary after each
+#: (named, not imported: it runs lassm's command line, a stage above this one).
+COMMANDS_MODULE = "lassm.cli.profiled"
+
+
+def commands_target(commands: Sequence[Sequence[str]]) -> list[str]:
+    """The one process that runs ``commands`` (each ``[python, -m, lassm or lassm.cli, ...]``, as
+    they would run alone) in turn: the target of a session over all of them."""
+    import json
+    import sys
+
+    argvs = []
+    for cmd in commands:
+        if len(cmd) < 3 or cmd[1] != "-m" or cmd[2] not in ("lassm", "lassm.cli"):
+            raise ValueError(f"not a lassm command: {' '.join(cmd[:3])}")
+        argvs.append(list(cmd[3:]))
+    return [sys.executable, "-m", COMMANDS_MODULE, json.dumps(argvs)]
+
+
 def boundary(profiled_range: bool = False) -> None:
     """Launches :data:`BOUNDARY` once the work before it has ended (inside the profiler's range
     where the session profiles ranges only, ``profiled_range``)."""
@@ -145,4 +164,4 @@ def collect(target: Sequence[str], names: Sequence[str], raws: Sequence[Path], l
     return missing
 
 
-__all__ = ["BOUNDARY", "boundary", "collect", "run_points", "split_at", "with_boundary"]
+__all__ = ["BOUNDARY", "COMMANDS_MODULE", "boundary", "commands_target", "collect", "run_points", "split_at", "with_boundary"]

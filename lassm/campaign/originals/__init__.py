@@ -109,6 +109,16 @@ def _context(source: sources.Source, built: build.Built, machine: str, device: t
             "nvcc": built.nvcc, "git_sha": sha}
 
 
+def _build(key: str, folder: str | None, arch: str, kernels: tuple[str, ...] = ()) -> tuple[Path, build.Built]:
+    """(the pinned source tree of ``key``, found or fetched; its programs built, or taken from the build cache)."""
+    tree = sources.locate(SOURCES[key], folder)
+    if key == "hecbench":
+        from .hecbench import build_all
+
+        return tree, build_all(tree, arch, build.require_nvcc(), kernels)
+    return tree, (build.build_ht_loc if key == "ht_loc" else build.build_logan)(tree, arch)
+
+
 def _prepare(key: str, plan: OriginalsPlan, arch: str, say, kernels: tuple[str, ...] = (), bar=None) -> build.Built:
     """The pinned source of ``key`` found (or fetched) and built, a task of ``bar`` while it lasts;
     raises with one line on failure."""
@@ -118,13 +128,7 @@ def _prepare(key: str, plan: OriginalsPlan, arch: str, say, kernels: tuple[str, 
     t0 = time.perf_counter()
     shown = Step(bar if bar is not None else progress_bar(False), f"build {source.repo}", unit="step")
     try:
-        tree = sources.locate(source, plan.folder)
-        if key == "hecbench":
-            from .hecbench import build_all
-
-            built = build_all(tree, arch, build.require_nvcc(), kernels)
-        else:
-            built = (build.build_ht_loc if key == "ht_loc" else build.build_logan)(tree, arch)
+        tree, built = _build(key, plan.folder, arch, kernels)
     finally:
         shown.end()
     say(f"originals: {source.label} built for {arch} with {built.nvcc} ({time.perf_counter() - t0:.1f} s, "
@@ -132,14 +136,12 @@ def _prepare(key: str, plan: OriginalsPlan, arch: str, say, kernels: tuple[str, 
     return built
 
 
-def build_behind(plan: OriginalsPlan, kernels: tuple[str, ...] | None = None) -> threading.Thread:
+def build_behind(plan: OriginalsPlan) -> threading.Thread:
     """Builds the programs ``plan`` runs into the build cache in a thread, started while an earlier
     part measures (``lassm run`` starts it with the suite, whose times are the GPU's own clocks),
     so the originals part finds them built: 21 s of nvcc on an H200's node taken off the whole
     run (issue 39). Join it before the part starts; a source or build that fails is left for the
     part to meet and name."""
-    from .hecbench import build_all
-
     wanted = [key for key, needed in (("hecbench", plan.suite_kernels), ("ht_loc", plan.ht_loc_datasets),
                                       ("logan", plan.logan_dataset)) if needed]
 
@@ -150,11 +152,7 @@ def build_behind(plan: OriginalsPlan, kernels: tuple[str, ...] | None = None) ->
             return
         for key in wanted:
             try:
-                tree = sources.locate(SOURCES[key], plan.folder)
-                if key == "hecbench":
-                    build_all(tree, arch, build.require_nvcc(), kernels if kernels is not None else plan.suite_kernels)
-                else:
-                    (build.build_ht_loc if key == "ht_loc" else build.build_logan)(tree, arch)
+                _build(key, plan.folder, arch, plan.suite_kernels if key == "hecbench" else ())
             except Exception:  # noqa: BLE001  met again, and named, by the part
                 continue
 

@@ -85,20 +85,18 @@ def lassm_kernel_times(commands: Sequence[Sequence[str]], ncu: str, log: Path, *
     about 1.7 s on an H200's node, is paid once, and the kernels each command launches are the
     ones it launches alone. Returns each command's launches, in order (empty where it failed)."""
     import json
-    import sys
     import tempfile
 
     from ...analysis.counters import batch
 
-    argvs = [list(c[3:]) for c in commands]
     with tempfile.TemporaryDirectory(prefix="lassm-ncu-commands-") as tmp:
         status = Path(tmp) / "status.json"
-        target = [sys.executable, "-m", "lassm.cli.profiled", json.dumps(argvs), str(status)]
+        target = [*batch.commands_target(commands), str(status)]
         filt = batch.with_boundary(f"regex:{kernel}") if kernel else None
         _profile(target, ncu, log, clock_control, filt)
         failed = json.loads(status.read_text()) if status.is_file() else {}
     parts = batch.split_at(log, batch.BOUNDARY)
-    return [[] if str(i) in failed or i >= len(parts) else _launches(parts[i]) for i in range(len(argvs))]
+    return [[] if str(i) in failed or i >= len(parts) else _launches(parts[i]) for i in range(len(commands))]
 
 
 def _profile(cmd: Sequence[str], ncu: str, log: Path, clock_control: str | None, kernel_filter: str | None) -> None:
