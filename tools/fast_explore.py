@@ -80,6 +80,8 @@ def main() -> None:
     ap.add_argument("--team-lanes", default="", help="warp-team widths to try, 0 for a whole warp (default: the build's)")
     ap.add_argument("--lane-walks", default="",
                     help="ends to a warp to try on the lane-walk builds (change 14; default: the build's)")
+    ap.add_argument("--sort-bytes", default="",
+                    help="shared bytes per warp team for the sorted records to try on sorted builds (change 15)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--ht-loc", default="", help="an against-original.csv: adds each time's ratio to ht_loc's kernel")
     args = ap.parse_args()
@@ -88,14 +90,16 @@ def main() -> None:
     teams = [int(n) for n in args.team_bases.split(",")] if args.team_bases else [cuda.TEAM_MIN_BASES]
     widths = [int(n) for n in args.team_lanes.split(",")] if args.team_lanes else [-1]
     walks = [int(n) for n in args.lane_walks.split(",")] if args.lane_walks else [None]
+    sorts = [int(n) for n in args.sort_bytes.split(",")] if args.sort_bytes else [None]
     base = dict(nvrtc.VARIANTS)
     loaded = {name: datasets.load(name) for name in args.datasets}
     oracle = {name: extend(ds, Params(k=k), backend="cpu") for name, (ds, k) in loaded.items()}
     rows = []
     for proto in args.protocols.split(","):
-        grid = [(c, n, t, w, lw) for c in caps for n in steps for t in teams for w in widths
-                for lw in (walks if proto in base and base[proto].lane_walks else [None])]
-        for cap, n, tb, lanes, lw in grid if proto in base else [(BUILT, None, None, None, None)]:
+        grid = [(c, n, t, w, lw, sb) for c in caps for n in steps for t in teams for w in widths
+                for lw in (walks if proto in base and base[proto].lane_walks else [None])
+                for sb in (sorts if proto in base and base[proto].sort_bytes else [None])]
+        for cap, n, tb, lanes, lw, sb in grid if proto in base else [(BUILT, None, None, None, None, None)]:
             cuda.TEAM_MIN_BASES = tb if tb is not None else teams[0]
             if proto in base:
                 extra = () if n is None else (f"-DLASSM_FAST_SCAN_STEPS={n}",)
@@ -104,6 +108,8 @@ def main() -> None:
                 if lw is not None:  # change 14's ends to a warp: the kernel's and the launch's
                     variant = dataclasses.replace(variant, lane_walks=lw, defines=tuple(
                         d for d in variant.defines if "LANE_WALKS" not in d) + (f"-DLASSM_FAST_LANE_WALKS={lw}",))
+                if sb is not None:  # change 15's region per warp team
+                    variant = dataclasses.replace(variant, sort_bytes=sb)
                 if cap is not None:  # one build at every launch size (no scale build): a row's cap is the one timed
                     variant = dataclasses.replace(variant, max_registers=cap or None, scale_registers=None)
                 nvrtc.VARIANTS[proto] = variant
@@ -111,7 +117,9 @@ def main() -> None:
             shown = nvrtc.VARIANTS[proto].team_lanes if proto in base else None
             walked = nvrtc.VARIANTS[proto].lane_walks if proto in base else None
             label = (f"cap={cap if cap is not None else BUILT!s:5s} steps={n!s:4s} team>={tb!s:6s} lanes={shown!s:4s}"
-                     + (f" walks={walked}" if walked else ""))
+                     + (f" walks={walked}" if walked else "")
+                     + (f" sort={nvrtc.VARIANTS[proto].sort_bytes}" if proto in base and nvrtc.VARIANTS[proto].sort_bytes
+                        else ""))
             regs = f"regs={kern.num_regs:3d} local={kern.local_size_bytes:4d}B"
             scale = nvrtc.VARIANTS[proto].scale_registers if proto in base else None
             if cap is None and scale is not None:

@@ -59,21 +59,31 @@ TEAM_SCRATCH_BYTES = launch.team_scratch_bytes(32)
 TEAM_MIN_BASES = 1536
 
 
+def fast_sort_region(max_walk: int, sort_bytes: int) -> int:
+    """Bytes of a warp team's region in a sorted build (change 15, ``fast_sort_region`` in the
+    kernel): ``sort_bytes``, or the visited set's 16-bit entries where those take more, rounded to 16."""
+    return (max(2 * visited_slots(max_walk), int(sort_bytes)) + 15) // 16 * 16
+
+
 def fast_shared_bytes(block_warps: int, max_walk: int, shared_walk: bool = True, warp_size: int = 32,
-                      ends_per_warp: int = 1) -> int:
+                      ends_per_warp: int = 1, sort_bytes: int | None = None) -> int:
     """Dynamic shared memory of one block of a fast build: per warp team (``ends_per_warp`` to a
     warp), its walk buffer and a visited set of 16-bit entries (shared-walk builds), then the team
     scratch; the walk buffers' word loads may run into what follows them, never past the end.
 
     ``warp_size`` is the device's warp width (a wavefront's on HIP): the buffers are per warp, and
     the scratch holds the warps of the largest block (:func:`launch.team_scratch_bytes`), so a block
-    of ``block_warps * warp_size`` threads past :data:`launch.MAX_BLOCK_THREADS` is refused."""
+    of ``block_warps * warp_size`` threads past :data:`launch.MAX_BLOCK_THREADS` is refused.
+    A sorted build (``sort_bytes``, change 15) puts each team's region, which holds its visited
+    set or its sorted records, after the scratch."""
     scratch = launch.team_scratch_bytes(warp_size, block_warps)
     if not shared_walk:
         return scratch
     if int(max_walk) >= 0xFFFF:
         raise ValueError(f"max_walk = {max_walk}: fast keeps walk offsets in 16 bits; use a walk limit below 65535")
     teams = int(block_warps) * int(ends_per_warp)
+    if sort_bytes is not None:
+        return teams * (launch.walk_stride(max_walk) + fast_sort_region(max_walk, sort_bytes)) + scratch
     return teams * (launch.walk_stride(max_walk) + 2 * visited_slots(max_walk)) + scratch
 
 
@@ -206,7 +216,8 @@ def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots:
     if variant is None:  # the faithful kernels clear max_walk pointers per end themselves
         n_visited, shared = n * max_walk, 0
     elif variant.shared_walk:  # fast keeps the visited set in shared memory: a placeholder here
-        n_visited, shared = 1, fast_shared_bytes(block_warps, max_walk, warp_size=warp_size, ends_per_warp=per_warp)
+        n_visited, shared = 1, fast_shared_bytes(block_warps, max_walk, warp_size=warp_size, ends_per_warp=per_warp,
+                                                 sort_bytes=variant.sort_bytes)
     else:  # epoch-tagged entries in global memory, zeroed once
         n_visited, shared = n * visited_slots(max_walk), fast_shared_bytes(block_warps, max_walk, False, warp_size)
     stride = launch.walk_stride(max_walk)

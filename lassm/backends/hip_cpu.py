@@ -46,9 +46,9 @@ DEFAULT_BUDGET = 1 << 30
 #: Seconds one launch may run before it is stopped (``LASSM_HIP_CPU_TIMEOUT`` overrides).
 DEFAULT_TIMEOUT = 600.0
 TIMEOUT_ENV = "LASSM_HIP_CPU_TIMEOUT"
-#: fast's builds whose block team has a wavefront of its own: the look-ahead walk runs on
-#: wavefront 0 alone, and its wavefront barriers are the block's on HIP-CPU.
-WAVE_TEAMS: tuple[str, ...] = ("fast-spec", "fast-spec2")
+#: fast's builds whose block team has a wavefront of its own: the look-ahead walk and the sorted
+#: table's walk run on wavefront 0 alone, and its wavefront barriers are the block's on HIP-CPU.
+WAVE_TEAMS: tuple[str, ...] = ("fast-spec", "fast-spec2", "fast-sorted")
 
 
 def team_warps(protocol: str, warp_size: int, block_warps: int) -> int:
@@ -138,7 +138,8 @@ def launch_ends(exe: Path, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, 
         visited, shared = n * max_walk, 0
     elif variant.shared_walk:
         visited = 1
-        shared = fast_shared_bytes(block_warps, max_walk, warp_size=warp_size, ends_per_warp=per_warp)
+        shared = fast_shared_bytes(block_warps, max_walk, warp_size=warp_size, ends_per_warp=per_warp,
+                                   sort_bytes=variant.sort_bytes)
     else:  # epoch-tagged entries in global memory, zeroed by the driver
         visited, shared = n * visited_slots(max_walk), fast_shared_bytes(block_warps, max_walk, False, warp_size)
     launch.require_shared(shared, SHARED_LIMIT, block_warps, max_walk)

@@ -62,6 +62,9 @@ class Variant:
     #: Contig ends to a warp whose lanes walk them at once (``-DLASSM_FAST_LANE_WALKS``, change 14;
     #: a warp team's inserts and scans take the ends in turn); None for one end to a warp team.
     lane_walks: int | None = None
+    #: Change 15: bytes of shared memory each warp team has for an end's sorted k-mer records
+    #: (``-DLASSM_FAST_SORTED=1 -DLASSM_FAST_SORT_BYTES=...``); None for the hash table alone.
+    sort_bytes: int | None = None
     #: What this build undoes, for tables and the book ('' for fast itself; "nothing: adds ..."
     #: for a build of :data:`ADDED`).
     undoes: str = ""
@@ -86,6 +89,10 @@ class Variant:
 #: the x20 sample) but slow each warp with spills, which costs a launch of few waves its tail (8 %
 #: on gen-k21): tools/fast_explore.py, logs/fast_explore_register_cap_b01408d.log. HIP builds one.
 SCALE_REGISTERS = 72
+#: Change 15: shared memory per warp team for the sorted records (fast_sorted.cuh). 6 KiB holds
+#: the records of about 600 k-mer positions, and 4 warps' regions with their walk buffers stay
+#: under the 32 KiB a block may take for 7 blocks to share an H100's or H200's 228 KiB.
+SORT_BYTES = 6144
 
 #: Optimized variants, built like a protocol (``-DLASSM_PROTOCOL=...``). Measured on CUDA; the HIP
 #: backend builds them too, compile-checked only (no AMD GPU has run them). Each ablation keeps
@@ -118,13 +125,16 @@ VARIANTS: dict[str, Variant] = {
                                undoes="nothing: adds change 12, an insert's vote loaded before its claim"),
     "fast-packed": replace(_FAST, defines=("-DLASSM_FAST_PACKED_KEYS=1",),
                            undoes="nothing: adds change 13, keys holding a k-mer of at most 23 bases itself"),
+    "fast-sorted": replace(_FAST, sort_bytes=SORT_BYTES,
+                           undoes="nothing: adds change 15, tables built by sorting in shared memory where they fit"),
 }
 for _w in (8, 32):  # change 14: the lanes of a warp walk 8 or 32 ends at once (global walk buffers)
     VARIANTS[f"fast-lanes{_w}"] = replace(
         _FAST, defines=("-DLASSM_FAST_GLOBAL_WALK=1", f"-DLASSM_FAST_LANE_WALKS={_w}"), shared_walk=False,
         lane_walks=_w, undoes=f"nothing: adds change 14, {_w} ends to a warp whose lanes walk them at once")
 #: The variants that add a change to fast rather than undo one (not part of the ablation).
-ADDED: tuple[str, ...] = ("fast-spec", "fast-spec2", "fast-earlyvotes", "fast-packed", "fast-lanes8", "fast-lanes32")
+ADDED: tuple[str, ...] = ("fast-spec", "fast-spec2", "fast-earlyvotes", "fast-packed", "fast-lanes8", "fast-lanes32",
+                          "fast-sorted")
 #: Everything the CUDA backend can build, name -> the protocol macro: the protocols, then the variants.
 BUILDS: dict[str, str] = {**PROTOCOLS, **{name: v.macro for name, v in VARIANTS.items()}}
 #: Virtual architectures checked: Ampere (A100) and Hopper (H100/H200).
@@ -198,6 +208,8 @@ def kernel_options(protocol: str, warp_size: int, published: bool = False, scale
         if variant.team_lanes is not None:
             variant.ends_per_warp(warp_size)  # refuses a width the warp cannot hold
             extra += (f"-DLASSM_FAST_TEAM_LANES={int(variant.team_lanes)}",)
+        if variant.sort_bytes is not None:
+            extra += ("-DLASSM_FAST_SORTED=1", f"-DLASSM_FAST_SORT_BYTES={int(variant.sort_bytes)}")
     return extra + (
         f"-DLASSM_PROTOCOL={BUILDS[protocol]}",
         f"-DWARP_SIZE={int(warp_size)}",

@@ -62,10 +62,10 @@
 //     its own key, two bits a base (fast_packed.cuh), so a find compares the key word alone.
 // 14. LASSM_FAST_LANE_WALKS=W (fast-lanes*): W contig ends to a warp, which inserts and scans for
 //     each in turn; then its lanes walk their ends with the table at once (fast_lanes.cuh).
-// (Measured on the H100 on 2026-11-27, the whole-commands-and-scaling calls: none of 11 to 13
-// made fast faster at k = 21 and scale; book/fast-kernel.md says what each gave.)
-// (Warp teams of fewer lanes, LASSM_FAST_TEAM_LANES in fast_team.cuh, are a knob that was measured
-// slower and is off.)
+// 15. LASSM_FAST_SORTED=1 (the build fast launches at a start k of at most 29): an end's table built
+//     by a counting sort of packed (k-mer, vote) records in shared memory (fast_sorted.cuh).
+// (None of 11 to 14 made fast faster at k = 21 and scale, book/fast-kernel.md; nor did warp teams
+// of fewer lanes, LASSM_FAST_TEAM_LANES in fast_team.cuh, a knob that is off.)
 //
 // The host zeroes the table once (epoch 0 never occurs), allocates a power-of-two number of
 // slots per contig end, and passes the shared memory lassm.backends.cuda.fast_shared_bytes says.
@@ -118,6 +118,13 @@
 // Contig ends to a warp whose lanes walk them at once (change 14): 0 (off, fast), or 1 to WARP_SIZE.
 #ifndef LASSM_FAST_LANE_WALKS
 #define LASSM_FAST_LANE_WALKS 0
+#endif
+// The table built by sorting where an end's k-mers fit its team's shared memory (change 15): 0 or 1.
+#ifndef LASSM_FAST_SORTED
+#define LASSM_FAST_SORTED 0
+#endif
+#if LASSM_FAST_SORTED && (LASSM_FAST_GLOBAL_WALK || LASSM_FAST_LANE_WALKS || LASSM_FAST_SPEC_WALK || LASSM_FAST_PACKED_KEYS)
+#error "the sorted table (change 15) is built with the shared-memory walk of one end per warp team only"
 #endif
 #if LASSM_FAST_PACKED_KEYS && (LASSM_FAST_SPEC_WALK || LASSM_FAST_SCAN)
 #error "packed keys (change 13) are built with neither the look-ahead walk nor the vote scan"
@@ -263,39 +270,6 @@ __device__ void fast_vote_scan(const Team<BLOCK>& team, ht_slot* ht, u32 size, u
     team.sync();
 }
 #endif
-
-// The visited set of the walk: `vslots` entries holding a walk-buffer offset plus one (0 = none).
-// In shared memory, u16 entries cleared per k; in global memory (the ablation), u64 entries
-// tagged (epoch << 32) | (offset + 1), so that an entry of another k reads as empty, no clear.
-#if LASSM_FAST_GLOBAL_WALK
-typedef u64 fast_visit_t;
-__device__ __forceinline__ u32 visit_get(const fast_visit_t* v, u32 i, u32 epoch)
-{
-    const u64 e = v[i];
-    return (u32)(e >> 32) == epoch ? (u32)e : 0u;
-}
-__device__ __forceinline__ fast_visit_t visit_entry(int wl, u32 epoch) { return ((u64)epoch << 32) | (u64)(wl + 1); }
-#else
-typedef unsigned short fast_visit_t;
-__device__ __forceinline__ u32 visit_get(const fast_visit_t* v, u32 i, u32) { return (u32)v[i]; }
-__device__ __forceinline__ fast_visit_t visit_entry(int wl, u32) { return (fast_visit_t)(wl + 1); }
-#endif
-
-// Lane 0: whether mer (hash h) is already in this k's visited set; records it (walk offset wl)
-// when it is not.
-__device__ __forceinline__ bool fast_seen(fast_visit_t* visited, u32 vslots, u32 epoch, const u8* wbuf, const u8* mer,
-                                          int k, u32 h, int wl)
-{
-    u32 v = h & (vslots - 1u);
-    while (true) {  // fewer than vslots entries, so an empty slot exists
-        const u32 kv = visit_get(visited, v, epoch);
-        if (kv == 0u) break;
-        if (fast_kmer_eq(wbuf + (kv - 1u), mer, k)) return true;
-        v = (v + 1u) & (vslots - 1u);
-    }
-    visited[v] = visit_entry(wl, epoch);
-    return false;
-}
 
 // Algorithm 2 with the table, one lane, going on from walk offset wl0 (the steps before it were
 // taken by scanning): the extension is voted on the spot.
@@ -478,7 +452,14 @@ struct FastShared {
     u8* wbuf;
     fast_visit_t* seen;
     u64* scratch;
+#if LASSM_FAST_SORTED  // change 15: the team's region for its records (the visited set's, grown)
+    u8* sort;
+    u32 sort_bytes;
+#endif
 };
+#if LASSM_FAST_SORTED
+#include "fast_sorted.cuh"
+#endif
 
 // One contig end, walked by `team`: the k-shift loop of the faithful kernel, with the changes
 // above. Writes the end's outputs from thread 0.
@@ -542,7 +523,14 @@ __device__ void fast_end(const Team<BLOCK>& team, i64 e, FastShared sh, const u8
         // The first steps by scanning the reads (team-uniform: every thread holds wl and t) ...
         int wl = 0;
         u8 t = 0;
+#if LASSM_FAST_SORTED  // change 15: the table by sorting where it fits (then t is set, no scan)
+        const bool sorted = sort_fits(ins, k, sh.sort_bytes) && sort_packable(wbuf, k);
+        if (sorted)
+            t = sort_walk_k(team, sh.sort, ins, rd_seqs, rd_quals, rd_off, r0, r1, k, qual_offset, depth, max_walk, wbuf, &wl);
+        for (int step = 0; !sorted && step < LASSM_FAST_SCAN_STEPS; ++step) {
+#else
         for (int step = 0; step < LASSM_FAST_SCAN_STEPS; ++step) {
+#endif
             if (wl == max_walk) {
                 t = 'X';
                 break;
@@ -667,6 +655,14 @@ extern "C" __global__ void iterative_walks_kernel(
     sh.wbuf = walk_tmp + e * (i64)walk_stride;
     sh.seen = visited + e * (i64)vslots;
     sh.scratch = (u64*)lassm_smem;
+#elif LASSM_FAST_SORTED  // walk buffers, the scratch, then each team's region (fast_sort_region)
+    const int owner = block_team ? 0 : t;
+    const u32 region = fast_sort_region(vslots);
+    sh.wbuf = lassm_smem + owner * walk_stride;
+    sh.scratch = (u64*)(lassm_smem + nt * walk_stride);
+    sh.sort = lassm_smem + nt * walk_stride + 1024 / WARP_SIZE * 64 + owner * region;
+    sh.seen = (fast_visit_t*)sh.sort;
+    sh.sort_bytes = block_team ? (u32)nt * region : region;
 #else
     const int owner = block_team ? 0 : t;  // whose buffers the team uses
     sh.wbuf = lassm_smem + owner * walk_stride;

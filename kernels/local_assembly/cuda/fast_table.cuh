@@ -177,4 +177,37 @@ __device__ __forceinline__ int fast_find(const ht_slot* ht, u32 mask, const u8* 
     }
 }
 
+// The visited set of the walk: `vslots` entries holding a walk-buffer offset plus one (0 = none).
+// In shared memory, u16 entries cleared per k; in global memory (the ablation), u64 entries
+// tagged (epoch << 32) | (offset + 1), so that an entry of another k reads as empty, no clear.
+#if LASSM_FAST_GLOBAL_WALK
+typedef u64 fast_visit_t;
+__device__ __forceinline__ u32 visit_get(const fast_visit_t* v, u32 i, u32 epoch)
+{
+    const u64 e = v[i];
+    return (u32)(e >> 32) == epoch ? (u32)e : 0u;
+}
+__device__ __forceinline__ fast_visit_t visit_entry(int wl, u32 epoch) { return ((u64)epoch << 32) | (u64)(wl + 1); }
+#else
+typedef unsigned short fast_visit_t;
+__device__ __forceinline__ u32 visit_get(const fast_visit_t* v, u32 i, u32) { return (u32)v[i]; }
+__device__ __forceinline__ fast_visit_t visit_entry(int wl, u32) { return (fast_visit_t)(wl + 1); }
+#endif
+
+// Lane 0: whether mer (hash h) is already in this k's visited set; records it (walk offset wl)
+// when it is not.
+__device__ __forceinline__ bool fast_seen(fast_visit_t* visited, u32 vslots, u32 epoch, const u8* wbuf, const u8* mer,
+                                          int k, u32 h, int wl)
+{
+    u32 v = h & (vslots - 1u);
+    while (true) {  // fewer than vslots entries, so an empty slot exists
+        const u32 kv = visit_get(visited, v, epoch);
+        if (kv == 0u) break;
+        if (fast_kmer_eq(wbuf + (kv - 1u), mer, k)) return true;
+        v = (v + 1u) & (vslots - 1u);
+    }
+    visited[v] = visit_entry(wl, epoch);
+    return false;
+}
+
 #endif  // LASSM_FAST_TABLE_CUH

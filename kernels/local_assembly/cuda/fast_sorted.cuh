@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// fast.cu's change 15 (LASSM_FAST_SORTED=1, the build `fast` launches where the start k is at most
+// LASSM_SORT_MAX_K): a contig end's k-mer table built by sorting instead of hashing, in the team's
+// shared memory, for every k at which the end's k-mers fit there.
+//
+//   sort_count_mers   Algorithm 1 by a counting sort: every (k-mer, vote) of the end's reads
+//                     packed into one word, two bits a base, and bucketed by a hash digit of the
+//                     k-mer, so that the votes of one k-mer lie in one bucket. Two passes over the
+//                     reads: the first counts each bucket's records, a scan turns the counts into
+//                     bucket starts, the second places each record. No slot is claimed and no key
+//                     compared; the only atomics are the counting sort's bucket counters.
+//   sorted_walk       Algorithm 2 with the sorted records: a k-mer's votes are the records of its
+//                     bucket whose key is the k-mer, counted by the whole warp with ballots; the
+//                     next k-mer is the last one shifted two bits. The visited set is one bit per
+//                     record (the first record of the k-mer in its bucket).
+//
+// Why the results cannot differ from the hash table's: a record is kept only where the k-mer is
+// all A, C, G and T and its extension base casts a vote (an A, C, G or T of quality at least
+// LASSM_MIN_QUAL), and the walk takes this path only when its start k-mer is all A, C, G and T.
+// Every k-mer the walk then meets is made of those four letters (set_ext appends nothing else),
+// so it never equals a k-mer with another letter, and a k-mer of the hash table whose votes are
+// all zero votes 'X' there, as an absent one does here. Two packed k-mers are equal exactly when
+// their bases are. A k-mer the walk meets that has no record was never visited (the walk stops at
+// the first such k-mer), so looking it up before the visited test changes nothing.
+#ifndef LASSM_FAST_SORTED_CUH
+#define LASSM_FAST_SORTED_CUH
+
+#include "common.cuh"
+#include "set_ext.cuh"
+#include "bytes.cuh"
+#include "fast_team.cuh"
+
+// The largest k whose packed k-mer and 3 vote bits fit one 64-bit record.
+#define LASSM_SORT_MAX_K 29
+// Bytes of shared memory each warp team has for its records (the host passes it: the Variant's
+// sort_bytes); a block team has its warps' regions together. The visited set of the hash path
+// lives in the same region, which is therefore at least its size.
+#ifndef LASSM_FAST_SORT_BYTES
+#define LASSM_FAST_SORT_BYTES 6144
+#endif
+#if LASSM_FAST_TEAM_LANES != WARP_SIZE
+#error "the sorted table (change 15) is built by whole warps: LASSM_FAST_TEAM_LANES must be WARP_SIZE"
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// Ballots of a warp of WARP_SIZE lanes: CUDA's 32-bit masks, or HIP's 64-bit one cut to the
+// kernel's warp where that is narrower than the device's wavefront (HIP-CPU at WARP_SIZE 32).
+// ---------------------------------------------------------------------------------------------
+#if LASSM_HIP
+typedef u64 lane_mask;
+__device__ __forceinline__ lane_mask sort_ballot(bool p)
+{
+    const u64 all = __ballot(p);
+#if WARP_SIZE >= 64
+    return all;
+#else
+    const int shift = (int)(threadIdx.x % warpSize) / WARP_SIZE * WARP_SIZE;
+    return (all >> shift) & ((1ull << WARP_SIZE) - 1ull);
+#endif
+}
+__device__ __forceinline__ u32 sort_popc(lane_mask m) { return (u32)__popcll(m); }
+__device__ __forceinline__ int sort_first(lane_mask m) { return (int)__popcll((m & (0ull - m)) - 1ull); }  // m != 0
+#else
+typedef u32 lane_mask;
+__device__ __forceinline__ lane_mask sort_ballot(bool p) { return __ballot_sync(LASSM_FULL_MASK, p); }
+__device__ __forceinline__ u32 sort_popc(lane_mask m) { return (u32)__popc(m); }
+__device__ __forceinline__ int sort_first(lane_mask m) { return __ffs((int)m) - 1; }
+#endif
+
+// The layout of a team's region for n records at most: bucket heads (start << 16 | count), the
+// visited bits, the records. Buckets: a power of two, at least 2, about a quarter of the records
+// (a k-mer's records share its bucket, and most k-mers have several).
+struct SortLayout {
+    u32 buckets, log_buckets, bit_words, record_at;
+};
+
+__device__ __forceinline__ SortLayout sort_layout(i64 n)
+{
+    SortLayout l;
+    l.buckets = 2u;
+    l.log_buckets = 1u;
+    while ((i64)l.buckets * 4 < n) {
+        l.buckets *= 2u;
+        ++l.log_buckets;
+    }
+    l.bit_words = (u32)((n + 31) / 32);
+    l.record_at = ((l.buckets + l.bit_words) * 4u + 7u) & ~7u;
+    return l;
+}
+
+// Whether the records of `ins` k-mer positions at k fit `bytes` of the team's region (the 16-bit
+// bucket starts and counts bound them too).
+__device__ __forceinline__ bool sort_fits(i64 ins, int k, u32 bytes)
+{
+    if (k > LASSM_SORT_MAX_K || ins >= 0xFFFF) return false;
+    const SortLayout l = sort_layout(ins);
+    return (i64)l.record_at + 8 * ins <= (i64)bytes;
+}
+
+__device__ __forceinline__ u32 sort_bucket(u64 key, u32 log_buckets)
+{
+    return (u32)((key * 0x9E3779B97F4A7C15ull) >> (64u - log_buckets));  // Fibonacci hashing
+}
+
+// Whether mer[0, k) is all A, C, G and T, the condition of the sorted path.
+__device__ __forceinline__ bool sort_packable(const u8* mer, int k)
+{
+    bool ok = true;
+    for (int i = 0; i < k; ++i) ok &= base_index(mer[i]) >= 0;
+    return ok;
+}
+
+// One pass over the k-mer positions of reads r0 .. r1-1: each thread of the team takes a run of
+// consecutive positions (a group of LANES reads at a time, flat across their boundaries, as
+// fast_count_mers), packing its k-mers by shifting one base in per position. A record is
+// (k-mer << 3) | (base << 1) | (quality >= LASSM_MIN_HI_QUAL). PLACE false: count each record in
+// its bucket; true: put it at its bucket's start plus the count so far.
+template <bool PLACE, bool BLOCK>
+__device__ void sort_pass(const Team<BLOCK>& team, u32* heads, u64* records, u32 log_buckets, const u8* seqs,
+                          const u8* quals, const i64* rd_off, i64 r0, i64 r1, int k, int qual_offset)
+{
+    constexpr int G = Team<BLOCK>::LANES;
+    const int lane = team.tid % G, T = team.size();
+    const u64 kmask = (1ull << (2 * k)) - 1ull;
+    for (i64 g = r0; g < r1; g += G) {
+        int m;
+        const int incl = fast_group_prefix(team, rd_off, g, r1, k, lane, &m);
+        const int total = team.shfl(incl, G - 1);
+        const int per = (total + T - 1) / T;
+        const int x0 = min(team.tid * per, total), x1 = min(x0 + per, total);
+        int s;
+        int r = fast_flat_read(team, incl, m, x0 < total ? x0 : 0, &s);  // every lane: it shuffles
+        i64 a = 0;
+        int len = 0;  // k-mer positions of read r
+        u64 key = 0ull;
+        int run = 0;  // A, C, G or T bases ending at the packed key
+        int c = 0;  // the next base to shift in (the last position's extension base)
+        for (int x = x0; x < x1; ++x, ++s) {
+            if (x == x0 || s >= len) {  // (re)start: the first read with position s, its k - 1 bases
+                if (x != x0) {
+                    ++r;
+                    s = 0;
+                }
+                while (true) {
+                    a = rd_off[g + r];
+                    len = (int)(rd_off[g + r + 1] - a) - k;
+                    if (s < len) break;
+                    ++r;  // a read too short for a k-mer; a later one of the group holds x
+                }
+                key = 0ull;
+                run = 0;
+                for (int i = 0; i < k - 1; ++i) {
+                    const int ci = base_index(seqs[a + s + i]);
+                    key = ((key << 2) | (u64)(ci & 3)) & kmask;
+                    run = ci >= 0 ? run + 1 : 0;
+                }
+                c = base_index(seqs[a + s + k - 1]);
+            }
+            key = ((key << 2) | (u64)(c & 3)) & kmask;  // the k-mer at s
+            run = c >= 0 ? run + 1 : 0;
+            const int b = base_index(seqs[a + s + k]);  // its extension, the next k-mer's last base
+            c = b;
+            const int q = (int)quals[a + s + k] - qual_offset;
+            if (run < k || b < 0 || q < LASSM_MIN_QUAL) continue;
+            const u32 bucket = sort_bucket(key, log_buckets);
+            if (PLACE) {
+                const u32 at = atomicAdd(&heads[bucket], 1u);
+                records[(at >> 16) + (at & 0xFFFFu)] = (key << 3) | ((u64)b << 1) | (q >= LASSM_MIN_HI_QUAL ? 1ull : 0ull);
+            } else {
+                atomicAdd(&heads[bucket], 1u);
+            }
+        }
+    }
+}
+
+// Warp 0 of the team: the bucket counts become starts (an exclusive scan), kept in the high half.
+__device__ __forceinline__ void sort_scan(u32* heads, u32 buckets)
+{
+    const int lane = (int)(threadIdx.x % WARP_SIZE);
+    const u32 per = (buckets + WARP_SIZE - 1u) / WARP_SIZE;
+    const u32 b0 = (u32)lane * per < buckets ? (u32)lane * per : buckets, b1 = b0 + per < buckets ? b0 + per : buckets;
+    u32 sum = 0u;
+    for (u32 b = b0; b < b1; ++b) sum += heads[b];
+    u32 incl = sum;
+    for (int d = 1; d < WARP_SIZE; d *= 2) {
+        const u32 up = LASSM_SHFL_UP(incl, d);
+        if (lane >= d) incl += up;
+    }
+    u32 start = incl - sum;
+    for (u32 b = b0; b < b1; ++b) {
+        const u32 c = heads[b];
+        heads[b] = start << 16;
+        start += c;
+    }
+}
+
+// Algorithm 1 by sorting, team-wide: the region holds the k-mer records of reads r0 .. r1-1 at k,
+// bucketed, and cleared visited bits. The team meets at its end.
+template <bool BLOCK>
+__device__ void sort_count_mers(const Team<BLOCK>& team, u8* region, const SortLayout& l, const u8* seqs,
+                                const u8* quals, const i64* rd_off, i64 r0, i64 r1, int k, int qual_offset)
+{
+    u32* heads = (u32*)region;
+    u64* records = (u64*)(region + l.record_at);
+    for (u32 i = (u32)team.tid; i < l.buckets + l.bit_words; i += (u32)team.size()) heads[i] = 0u;
+    team.sync();
+    sort_pass<false>(team, heads, records, l.log_buckets, seqs, quals, rd_off, r0, r1, k, qual_offset);
+    team.sync();
+    if (team.warp() == 0) sort_scan(heads, l.buckets);
+    team.sync();
+    sort_pass<true>(team, heads, records, l.log_buckets, seqs, quals, rd_off, r0, r1, k, qual_offset);
+    team.sync();
+}
+
+// Algorithm 2 with the sorted records, by one whole warp (a warp team, or warp 0 of a block team)
+// from the start k-mer wbuf[0, k): returns the termination, and the walk's length in *walk_len,
+// in every lane. Lane 0 alone touches the walk buffer and the visited bits.
+__device__ u8 sorted_walk(const u8* region, const SortLayout& l, int max_walk, u8* wbuf, int k, int depth,
+                          int* walk_len)
+{
+    const u32* heads = (const u32*)region;
+    u32* visited = (u32*)region + l.buckets;
+    const u64* records = (const u64*)(region + l.record_at);
+    const int lane = (int)(threadIdx.x % WARP_SIZE);
+    const u64 kmask = (1ull << (2 * k)) - 1ull;
+    u64 key = 0ull;
+    for (int i = 0; i < k; ++i) key = (key << 2) | (u64)base_index(wbuf[i]);
+    int wl = 0;
+    u8 t = 'X';
+    while (wl < max_walk) {
+        const u32 head = heads[sort_bucket(key, l.log_buckets)];
+        const u32 start = head >> 16, count = head & 0xFFFFu;
+        u32 low[4] = {0u, 0u, 0u, 0u}, high[4] = {0u, 0u, 0u, 0u};
+        int first = -1;
+        for (u32 c0 = 0u; c0 < count; c0 += WARP_SIZE) {  // warp-uniform
+            const u32 j = c0 + (u32)lane;
+            const u64 rec = j < count ? records[start + j] : 0ull;
+            const bool match = j < count && (rec >> 3) == key;
+            const lane_mask mm = sort_ballot(match);
+            if (first < 0 && mm) first = (int)c0 + sort_first(mm);
+            const int b = (int)(rec >> 1) & 3;
+            const bool hq = (rec & 1ull) != 0ull;
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                low[i] += sort_popc(sort_ballot(match && b == i));
+                high[i] += sort_popc(sort_ballot(match && b == i && hq));
+            }
+        }
+        if (first < 0) break;  // no record: 'X' (never visited: the walk stops at the first)
+        int seen = 0;  // lane 0 alone reads and sets the visited bit: no lane reads what another writes
+        if (lane == 0) {
+            const u32 at = start + (u32)first, word = visited[at >> 5], bit = 1u << (at & 31u);
+            seen = (word & bit) != 0u;
+            visited[at >> 5] = word | bit;
+        }
+        if (LASSM_SHFL(seen, 0)) {
+            t = 'R';
+            break;
+        }
+        const u32 ext = set_ext(low, high, depth);
+        if (ext == 'X' || ext == 'F') {
+            t = (u8)ext;
+            break;
+        }
+        if (lane == 0) wbuf[wl + k] = (u8)ext;
+        key = ((key << 2) | (u64)base_index((u8)ext)) & kmask;
+        ++wl;
+    }
+    *walk_len = wl;
+    return t;
+}
+
+// Bytes of a warp team's region: LASSM_FAST_SORT_BYTES, or the visited set's 16-bit entries where
+// those take more (lassm.backends.cuda.fast_shared_bytes says the same).
+__device__ __forceinline__ u32 fast_sort_region(u32 vslots)
+{
+    const u32 seen = 2u * vslots;
+    return ((seen > (u32)LASSM_FAST_SORT_BYTES ? seen : (u32)LASSM_FAST_SORT_BYTES) + 15u) & ~15u;
+}
+
+// One k of a contig end by sorting, team-wide: the build, then warp 0's walk. Returns the
+// termination, and the walk's length in *walk_len, in every thread of the team.
+template <bool BLOCK>
+__device__ u8 sort_walk_k(const Team<BLOCK>& team, u8* region, i64 ins, const u8* seqs, const u8* quals,
+                          const i64* rd_off, i64 r0, i64 r1, int k, int qual_offset, int depth, int max_walk,
+                          u8* wbuf, int* walk_len)
+{
+    const SortLayout l = sort_layout(ins);
+    sort_count_mers(team, region, l, seqs, quals, rd_off, r0, r1, k, qual_offset);
+    int t = 0, wl = 0;
+    if (team.warp() == 0) t = sorted_walk(region, l, max_walk, wbuf, k, depth, &wl);
+    *walk_len = team.bcast(wl);
+    return (u8)team.bcast(t);
+}
+
+#endif  // LASSM_FAST_SORTED_CUH
