@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Where fast's kernel spends its instructions and stalls, per SASS instruction, on one dataset (issue 29).
+"""Where fast's kernel (or one of its builds) spends its instructions and stalls, per SASS instruction, on one dataset (issue 29).
 
 Builds ``fast`` with line information (``--generate-line-info``, in this process only: the cached
 and recorded builds are untouched), runs ``lassm extend`` on the dataset under Nsight Compute
@@ -83,6 +83,7 @@ def main() -> int:
     ap.add_argument("--block", type=int, default=250)
     ap.add_argument("--top", type=int, default=40)
     ap.add_argument("--ncu", default="ncu")
+    ap.add_argument("--protocol", default="fast", help="fast or one of its builds (fast-sorted, ...)")
     ap.add_argument("--pages", default="", help="a folder to keep the report's source pages in (sass; cuda,sass)")
     args = ap.parse_args()
     if args.summary:
@@ -100,7 +101,7 @@ def main() -> int:
         env = {"LASSM_CACHE": str(Path(tmp) / "cache")}
         cmd = [args.ncu, "--kernel-name", "iterative_walks_kernel", "--launch-count", "1", "--section", "SourceCounters",
                "--section", "WarpStateStats", "--import-source", "yes", "-f", "-o", str(rep),
-               sys.executable, "-c", _RUN, "extend", str(dat), "--k", str(k), "--backend", "cuda", "--protocol", "fast",
+               sys.executable, "-c", _RUN, "extend", str(dat), "--k", str(k), "--backend", "cuda", "--protocol", args.protocol,
                "--out", str(Path(tmp) / "o.txt")]
         # NVRTC names the program fast.cu: run where that name is the source, so ncu imports it.
         where = paths.kernel_source("local_assembly/cuda/fast.cu").parent

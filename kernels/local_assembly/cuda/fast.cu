@@ -63,7 +63,8 @@
 // 14. LASSM_FAST_LANE_WALKS=W (fast-lanes*): W contig ends to a warp, which inserts and scans for
 //     each in turn; then its lanes walk their ends with the table at once (fast_lanes.cuh).
 // 15. LASSM_FAST_SORTED=1 (the build fast launches at a start k of at most 29): an end's table built
-//     by a counting sort of packed (k-mer, vote) records in shared memory (fast_sorted.cuh).
+//     by a counting sort of packed (k-mer, vote) records, in shared memory where they fit, up to
+//     k = 29 (fast_sorted.cuh).
 // (None of 11 to 14 made fast faster at k = 21 and scale, book/fast-kernel.md; nor did warp teams
 // of fewer lanes, LASSM_FAST_TEAM_LANES in fast_team.cuh, a knob that is off.)
 //
@@ -486,6 +487,9 @@ __device__ void fast_end(const Team<BLOCK>& team, i64 e, FastShared sh, const u8
     int best_len = 0, best_k = 0, best_term = 0, last_term = 0, nk = 0;
     i64 n_steps = 0, n_ins = 0, start_ins = 0;
     int shift = 0;
+#if LASSM_FAST_SORTED
+    u64 dirty = 0ull;  // bytes of the table that sorted records took (sort_region)
+#endif
     for (int k = start_k; k >= LASSM_MIN_KMER_LEN && k <= max_k; k += shift) {
         const u32 epoch = (u32)nk + 1u;
         const u64 tag = (u64)epoch << 48;
@@ -523,10 +527,11 @@ __device__ void fast_end(const Team<BLOCK>& team, i64 e, FastShared sh, const u8
         // The first steps by scanning the reads (team-uniform: every thread holds wl and t) ...
         int wl = 0;
         u8 t = 0;
-#if LASSM_FAST_SORTED  // change 15: the table by sorting where it fits (then t is set, no scan)
-        const bool sorted = sort_fits(ins, k, sh.sort_bytes) && sort_packable(wbuf, k);
+#if LASSM_FAST_SORTED  // change 15: the table by sorting up to k = 29 (then t is set, no scan)
+        u8* const region = sort_region(team, sh.sort, sh.sort_bytes, table, cap, ins, k, wbuf, &dirty);
+        const bool sorted = region != nullptr;
         if (sorted)
-            t = sort_walk_k(team, sh.sort, ins, rd_seqs, rd_quals, rd_off, r0, r1, k, qual_offset, depth, max_walk, wbuf, &wl);
+            t = sort_walk_k(team, region, ins, rd_seqs, rd_quals, rd_off, r0, r1, k, qual_offset, depth, max_walk, wbuf, &wl);
         for (int step = 0; !sorted && step < LASSM_FAST_SCAN_STEPS; ++step) {
 #else
         for (int step = 0; step < LASSM_FAST_SCAN_STEPS; ++step) {

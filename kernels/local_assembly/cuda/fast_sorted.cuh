@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
 // fast.cu's change 15 (LASSM_FAST_SORTED=1, the build `fast` launches where the start k is at most
-// LASSM_SORT_MAX_K): a contig end's k-mer table built by sorting instead of hashing, in the team's
-// shared memory, for every k at which the end's k-mers fit there.
+// LASSM_SORT_MAX_K): a contig end's k-mer table built by sorting instead of hashing at every k up
+// to LASSM_SORT_MAX_K, in the team's shared memory where the end's records fit, else in the end's
+// own table memory (sort_region).
 //
 //   sort_count_mers   Algorithm 1 by a counting sort: every (k-mer, vote) of the end's reads
 //                     packed into one word, two bits a base, and bucketed by a hash digit of the
@@ -89,13 +90,14 @@ __device__ __forceinline__ SortLayout sort_layout(i64 n)
     return l;
 }
 
-// Whether the records of `ins` k-mer positions at k fit `bytes` of the team's region (the 16-bit
-// bucket starts and counts bound them too).
-__device__ __forceinline__ bool sort_fits(i64 ins, int k, u32 bytes)
+// Bytes the layout of n records takes.
+__device__ __forceinline__ u64 sort_bytes(i64 n) { return (u64)sort_layout(n).record_at + 8ull * (u64)n; }
+
+// Whether the records of `ins` k-mer positions at k fit `bytes` (the 16-bit bucket starts and
+// counts bound them too).
+__device__ __forceinline__ bool sort_fits(i64 ins, int k, u64 bytes)
 {
-    if (k > LASSM_SORT_MAX_K || ins >= 0xFFFF) return false;
-    const SortLayout l = sort_layout(ins);
-    return (i64)l.record_at + 8 * ins <= (i64)bytes;
+    return k <= LASSM_SORT_MAX_K && ins < 0xFFFF && sort_bytes(ins) <= bytes;
 }
 
 __device__ __forceinline__ u32 sort_bucket(u64 key, u32 log_buckets)
@@ -269,6 +271,31 @@ __device__ u8 sorted_walk(const u8* region, const SortLayout& l, int max_walk, u
     }
     *walk_len = wl;
     return t;
+}
+
+// Where one k of an end sorts, team-uniform: the team's shared region where the records fit, else
+// the end's own table in global memory (its slots hold the records several times over); nullptr
+// where the hash table serves this k (a start k-mer with another letter, k past
+// LASSM_SORT_MAX_K). Records in the table would read as keys of the hash path's epochs, so before
+// the hash path runs there, the team zeroes the *dirty bytes the records took.
+template <bool BLOCK>
+__device__ u8* sort_region(const Team<BLOCK>& team, u8* shared, u32 shared_bytes, ht_slot* table, u64 cap, i64 ins,
+                           int k, const u8* wbuf, u64* dirty)
+{
+    u8* region = nullptr;
+    if (sort_packable(wbuf, k)) {
+        if (sort_fits(ins, k, shared_bytes)) region = shared;
+        else if (sort_fits(ins, k, cap * LASSM_SLOT_BYTES)) region = (u8*)table;
+    }
+    if (region == (u8*)table) {
+        const u64 used = sort_bytes(ins);
+        if (used > *dirty) *dirty = used;
+    } else if (region == nullptr && *dirty > 0ull) {
+        for (u64 i = (u64)team.tid; i < *dirty / 8ull; i += (u64)team.size()) ((u64*)table)[i] = 0ull;
+        team.sync();
+        *dirty = 0ull;
+    }
+    return region;
 }
 
 // Bytes of a warp team's region: LASSM_FAST_SORT_BYTES, or the visited set's 16-bit entries where
