@@ -105,12 +105,46 @@ __device__ __forceinline__ u32 sort_bucket(u64 key, u32 log_buckets)
     return (u32)((key * 0x9E3779B97F4A7C15ull) >> (64u - log_buckets));  // Fibonacci hashing
 }
 
+// base_index without branches: A 0, C 1, G 2, T 3 ((c >> 1 ^ c >> 2) & 3 of their codes), -1 else.
+__device__ __forceinline__ int sort_code(u32 c)
+{
+    const bool acgt = c == 'A' || c == 'C' || c == 'G' || c == 'T';
+    return acgt ? (int)(((c >> 1) ^ (c >> 2)) & 3u) : -1;
+}
+
 // Whether mer[0, k) is all A, C, G and T, the condition of the sorted path.
 __device__ __forceinline__ bool sort_packable(const u8* mer, int k)
 {
     bool ok = true;
-    for (int i = 0; i < k; ++i) ok &= base_index(mer[i]) >= 0;
+    for (int i = 0; i < k; ++i) ok &= sort_code(mer[i]) >= 0;
     return ok;
+}
+
+// Shifts the n <= LASSM_SORT_MAX_K bases at p into key (two bits a base) and run (the A, C, G or T
+// bases ending there): eight aligned words loaded at once, their bytes taken in order.
+__device__ __forceinline__ void sort_shift_in(const u8* p, int n, u64 kmask, u64* key, int* run)
+{
+    u32 sh;
+    const u32* w = aligned_base(p, &sh);
+    u32 words[9];
+#pragma unroll
+    for (int j = 0; j < 9; ++j) words[j] = 4 * j < n + 4 ? w[j] : 0u;
+    u64 kk = *key;
+    int rr = *run;
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+        const u32 four = (u32)((((u64)words[j + 1] << 32) | words[j]) >> sh);
+#pragma unroll
+        for (int b = 0; b < 4; ++b) {
+            if (4 * j + b < n) {
+                const int c = sort_code((four >> (8 * b)) & 0xFFu);
+                kk = ((kk << 2) | (u64)(c & 3)) & kmask;
+                rr = c >= 0 ? rr + 1 : 0;
+            }
+        }
+    }
+    *key = kk;
+    *run = rr;
 }
 
 // One pass over the k-mer positions of reads r0 .. r1-1: each thread of the team takes a run of
@@ -152,16 +186,12 @@ __device__ void sort_pass(const Team<BLOCK>& team, u32* heads, u64* records, u32
                 }
                 key = 0ull;
                 run = 0;
-                for (int i = 0; i < k - 1; ++i) {
-                    const int ci = base_index(seqs[a + s + i]);
-                    key = ((key << 2) | (u64)(ci & 3)) & kmask;
-                    run = ci >= 0 ? run + 1 : 0;
-                }
-                c = base_index(seqs[a + s + k - 1]);
+                sort_shift_in(seqs + a + s, k - 1, kmask, &key, &run);
+                c = sort_code(seqs[a + s + k - 1]);
             }
             key = ((key << 2) | (u64)(c & 3)) & kmask;  // the k-mer at s
             run = c >= 0 ? run + 1 : 0;
-            const int b = base_index(seqs[a + s + k]);  // its extension, the next k-mer's last base
+            const int b = sort_code(seqs[a + s + k]);  // its extension, the next k-mer's last base
             c = b;
             const int q = (int)quals[a + s + k] - qual_offset;
             if (run < k || b < 0 || q < LASSM_MIN_QUAL) continue;
@@ -215,6 +245,76 @@ __device__ void sort_count_mers(const Team<BLOCK>& team, u8* region, const SortL
     team.sync();
 }
 
+// The vote (set_ext's rules, set_ext.cuh) on integers: a count x is below a threshold t (a double)
+// exactly when x < ceil(t), and above it when x > floor(t), so the thresholds are made integers once
+// per end; and the bases are ranked by one packed word each, (rating, hi_q, low_q), counts being
+// below 2^21 here (fewer than 0xFFFF positions). Equal words are equal triples, whose order
+// set_ext's result does not depend on (the spec's note).
+struct SortVote {
+    u64 viable_ceil, viable_floor, expected_ceil;
+};
+
+__device__ __forceinline__ SortVote sort_vote_of(int depth)
+{
+    const double d = (double)depth;
+    const double min_viable = fmax(LASSM_MIN_VIABLE_DEPTH * d, 2.0);
+    const double min_expected = fmax(LASSM_MIN_EXPECTED_DEPTH * d, 2.0);
+    SortVote v;
+    v.viable_ceil = (u64)ceil(min_viable);
+    v.viable_floor = (u64)floor(min_viable);
+    v.expected_ceil = (u64)ceil(min_expected);
+    return v;
+}
+
+__device__ __forceinline__ u64 sort_rank_word(const SortVote& v, u32 nv, u32 hq)
+{
+    u64 r;
+    if (nv == 0u) r = 0;
+    else if (nv == 1u) r = 1;
+    else if (nv < v.viable_ceil) r = 2;
+    else if (nv < v.expected_ceil) r = hq < v.viable_ceil ? 3 : 4;
+    else if (hq < v.viable_ceil) r = 5;
+    else if (hq > v.viable_floor && hq < v.expected_ceil) r = 6;
+    else r = 7;
+    return (r << 42) | ((u64)hq << 21) | (u64)nv;
+}
+
+__device__ __forceinline__ u32 sort_letter(int b) { return b == 0 ? 'A' : b == 1 ? 'C' : b == 2 ? 'G' : 'T'; }
+
+__device__ __forceinline__ void sort_swap_less(u64& a, int& ia, u64& b, int& ib)
+{
+    if (a < b) {
+        const u64 t = a;
+        a = b;
+        b = t;
+        const int it = ia;
+        ia = ib;
+        ib = it;
+    }
+}
+
+__device__ __forceinline__ u32 sort_vote(const SortVote& v, const u32* low, const u32* hi)
+{
+    u64 w0 = sort_rank_word(v, low[0], hi[0]), w1 = sort_rank_word(v, low[1], hi[1]);
+    u64 w2 = sort_rank_word(v, low[2], hi[2]), w3 = sort_rank_word(v, low[3], hi[3]);
+    int b0 = 0, b1 = 1, b2 = 2, b3 = 3;
+    sort_swap_less(w0, b0, w1, b1);  // a sorting network of four, highest first
+    sort_swap_less(w2, b2, w3, b3);
+    sort_swap_less(w0, b0, w2, b2);
+    sort_swap_less(w1, b1, w3, b3);
+    sort_swap_less(w1, b1, w2, b2);
+    const u32 top = (u32)(w0 >> 42), runner = (u32)(w1 >> 42), third = (u32)(w2 >> 42);
+    const u32 low0 = (u32)(w0 & 0x1FFFFFull), low1 = (u32)(w1 & 0x1FFFFFull);
+    const u32 base0 = sort_letter(b0), base1 = sort_letter(b1);
+    if (top <= LASSM_RATING_THRES) return 'X';
+    if (top <= 3) return runner == 0 ? base0 : 'X';
+    if (top < 6) return runner < 3 ? base0 : 'X';
+    if (top == 6) return runner < 4 ? base0 : 'X';
+    if (runner < 7) return base0;
+    if (third == 7 || low0 == low1) return 'F';
+    return low0 > low1 ? base0 : base1;
+}
+
 // Algorithm 2 with the sorted records, by one whole warp (a warp team, or warp 0 of a block team)
 // from the start k-mer wbuf[0, k): returns the termination, and the walk's length in *walk_len,
 // in every lane. Lane 0 alone touches the walk buffer and the visited bits.
@@ -226,8 +326,9 @@ __device__ u8 sorted_walk(const u8* region, const SortLayout& l, int max_walk, u
     const u64* records = (const u64*)(region + l.record_at);
     const int lane = (int)(threadIdx.x % WARP_SIZE);
     const u64 kmask = (1ull << (2 * k)) - 1ull;
+    const SortVote vote = sort_vote_of(depth);
     u64 key = 0ull;
-    for (int i = 0; i < k; ++i) key = (key << 2) | (u64)base_index(wbuf[i]);
+    for (int i = 0; i < k; ++i) key = (key << 2) | (u64)sort_code(wbuf[i]);
     int wl = 0;
     u8 t = 'X';
     while (wl < max_walk) {
@@ -260,13 +361,13 @@ __device__ u8 sorted_walk(const u8* region, const SortLayout& l, int max_walk, u
             t = 'R';
             break;
         }
-        const u32 ext = set_ext(low, high, depth);
+        const u32 ext = sort_vote(vote, low, high);
         if (ext == 'X' || ext == 'F') {
             t = (u8)ext;
             break;
         }
         if (lane == 0) wbuf[wl + k] = (u8)ext;
-        key = ((key << 2) | (u64)base_index((u8)ext)) & kmask;
+        key = ((key << 2) | (u64)sort_code(ext)) & kmask;
         ++wl;
     }
     *walk_len = wl;
