@@ -211,7 +211,8 @@ def test_added_builds_add_a_change() -> None:
     for name in nvrtc.ADDED:
         v = nvrtc.VARIANTS[name]
         assert v == dataclasses.replace(nvrtc.VARIANTS["fast"], defines=v.defines, undoes=v.undoes,
-                                        shared_walk=v.shared_walk, lane_walks=v.lane_walks), name
+                                        shared_walk=v.shared_walk, lane_walks=v.lane_walks,
+                                        sort_bytes=v.sort_bytes, small_k_build=None), name
         # only the lane walks (change 14) move the walk buffers to global memory, as their source needs
         assert v.shared_walk == (v.lane_walks is None), name
     for bad in (("-DLASSM_FAST_SPEC_WALK=3",), ("-DLASSM_FAST_SPEC_WALK=1", "-DLASSM_FAST_SCAN=1"),
@@ -332,3 +333,22 @@ def test_stacked_sides_split_back() -> None:
     assert left.walk(0) == bytes([n % 251]) * (n % 7)
     assert right.kernel_seconds + left.kernel_seconds == 1.5
     assert right.extra["launches"] and left.extra["launches"] == [] and left.extra["protocol"] == "fast"
+
+
+def test_fast_launches_its_sorted_build_at_a_small_k() -> None:
+    """Change 15 is fast's at a start k of at most SORT_MAX_K, where a packed k-mer fits a record,
+    and no ablation's: each undoes its change against the hash table."""
+    assert nvrtc.launch_build("fast", 21) == nvrtc.launch_build("fast", nvrtc.SORT_MAX_K) == "fast-sorted"
+    assert nvrtc.launch_build("fast", nvrtc.SORT_MAX_K + 4) == "fast" and nvrtc.launch_build("fast", 77) == "fast"
+    assert all(nvrtc.launch_build(name, 21) == name for name in nvrtc.BUILDS if name != "fast")
+    options = nvrtc.kernel_options("fast-sorted", 32)
+    assert "-DLASSM_FAST_SORTED=1" in options and f"-DLASSM_FAST_SORT_BYTES={nvrtc.SORT_BYTES}" in options
+    assert not any("SORT" in o for o in nvrtc.kernel_options("fast", 32))
+
+
+@needs_nvrtc
+def test_the_sorted_build_refuses_what_it_cannot_run() -> None:
+    """The sorted table is built by whole warps with the shared-memory walk of one end each."""
+    for bad in (("-DLASSM_FAST_GLOBAL_WALK=1",), ("-DLASSM_FAST_SPEC_WALK=1",), ("-DLASSM_FAST_TEAM_LANES=16",)):
+        with pytest.raises(nvrtc.NvrtcError, match="sorted table"):
+            nvrtc.compile_build("fast-sorted", "compute_90", extra=bad)

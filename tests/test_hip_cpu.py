@@ -3,7 +3,8 @@
 
 What runs, at wavefront 64 (HIP-CPU's, and CDNA's) and 32 (RDNA's, as half of HIP-CPU's 64-lane
 wavefront): the faithful protocols that wait only at barriers (casptr, doneflag, barrier), fast
-with its block teams (several wavefronts a block at 64) and its lane walks (fast-lanes8), and
+with its block teams (several wavefronts a block at 64), its lane walks (fast-lanes8) and its
+sorted build (fast-sorted, which fast itself launches at k = 21), and
 LOGAN's X-drop kernel. Each is checked bit for bit against the numba oracle on a slice of
 MetaHipMer's sample and of the real-genome mock5 sets; ``lassm extend`` with fast gives
 MetaHipMer's own output for the whole sample. What cannot run is refused with its reason, and the
@@ -38,7 +39,7 @@ OK, WHY = hip_cpu_build.available()
 needs_hip_cpu = pytest.mark.skipif(not OK, reason=f"needs the hip-cpu backend: {WHY}")
 ROOT = Path(__file__).resolve().parent.parent
 #: The builds run here, each at the wavefronts it allows: (protocol, warp size).
-RUNS = [(p, ws) for ws in hip_cpu.WARP_SIZES for p in ("casptr", "doneflag", "barrier", "fast", "fast-lanes8")
+RUNS = [(p, ws) for ws in hip_cpu.WARP_SIZES for p in ("casptr", "doneflag", "barrier", "fast", "fast-lanes8", "fast-sorted")
         if hip_cpu.refused(p, ws) is None]
 
 

@@ -30,7 +30,7 @@ class Build:
 
 
 def default_builds(warp_size: int = 32) -> list[Build]:
-    """What the default commands load: ``fast`` (and its many-ends build), the segment kernels,
+    """What the default commands load: ``fast`` and ``fast-sorted`` (and their many-ends builds), the segment kernels,
     and the X-drop layouts of :data:`lassm.backends.xdrop.plan.LANES` beside LOGAN's block."""
     from . import cuda, device_segments
     from .nvrtc import VARIANTS
@@ -38,9 +38,12 @@ def default_builds(warp_size: int = 32) -> list[Build]:
 
     out = []
     scaled = (False, True) if VARIANTS["fast"].scale_registers is not None else (False,)
-    for many in scaled:
-        name, code, options = cuda._build("fast", warp_size, False, many)
-        out.append(Build("fast, many ends" if many else "fast", name.rsplit("/", 1)[-1], code, options))
+    for build in ("fast", VARIANTS["fast"].small_k_build):  # fast's own, and its sorted build (change 15)
+        if build is None:
+            continue
+        for many in scaled:
+            name, code, options = cuda._build(build, warp_size, False, many)
+            out.append(Build(f"{build}, many ends" if many else build, name.rsplit("/", 1)[-1], code, options))
     out.append(Build("segments", "segments.cu", kernel_source(device_segments.SOURCE).read_text(),
                      tuple(device_segments.OPTIONS)))
     for lanes in (0, *plan.LANES):

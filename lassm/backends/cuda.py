@@ -19,7 +19,7 @@ import numpy as np
 from ..workloads.local_assembly import config
 from .. import timeline
 from ..errors import BackendUnavailable
-from .nvrtc import BUILDS, VARIANTS, Variant, include_options, kernel_file, kernel_options, sources_digest
+from .nvrtc import BUILDS, VARIANTS, Variant, include_options, kernel_file, kernel_options, launch_build, sources_digest
 from ..paths import kernel_source
 from ..workloads.local_assembly.result import SideResult
 from . import cuda_runtime, device_segments, launch
@@ -319,13 +319,14 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
     n = _validate(ctg_seqs, ctg_off, depths, reads, run_mask)
     info = driver_info() if driver else device_info()
     ws = int(warp_size or info["warp_size"])
-    kern = kernel(protocol, ws, as_published, rt=cupy)
+    build = launch_build(protocol, params.k)  # fast's sorted build at a small start k (change 15)
+    kern = kernel(build, ws, as_published, rt=cupy)
     out = SideResult.empty(n, int(params.max_walk))
     counts = reads.counts.astype(np.int64) if bin_counts is None else np.asarray(bin_counts, dtype=np.int64)
     if len(counts) != n:
         raise ValueError(f"bin_counts has {len(counts)} entries for {n} contigs")
     max_read_len = int(reads.lengths.max(initial=0))
-    variant = VARIANTS.get(protocol)
+    variant = VARIANTS.get(build)
     slots_all = (launch.table_slots if variant is None else fast_table_slots)(counts, max_read_len)
     rd_bytes = reads.offsets[reads.contig_offsets[1:]] - reads.offsets[reads.contig_offsets[:-1]]
     nbytes = launch.end_bytes(np.diff(ctg_off), rd_bytes, reads.counts, slots_all, int(params.max_walk)).total
@@ -354,7 +355,7 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
             n_team = team_count(rd_bytes[index]) if variant is not None and variant.block_teams else 0
             scaled = (variant is not None and variant.scale_registers is not None and not hip
                       and launch.many_ends(len(index) - n_team, int(info["multiprocessors"])))
-            part, seconds, used = _run_slice(kernel(protocol, ws, as_published, True, rt=cupy) if scaled else kern,
+            part, seconds, used = _run_slice(kernel(build, ws, as_published, True, rt=cupy) if scaled else kern,
                                              index, ctg_seqs, ctg_off, depths, reads, slots_all[index],
                                              params, int(block_warps), ws, variant=variant, n_team=n_team,
                                              hip=hip, resident=resident, rt=cupy)
@@ -366,6 +367,7 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
     out.extra = {
         "backend": "hip" if hip else "cuda",
         "protocol": protocol,
+        "build": build,
         "as_published": bool(as_published),
         "warp_size": ws,
         "block_warps": int(block_warps),
@@ -378,7 +380,7 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
         ("hip" if hip else "cuda"): info["runtime"],
         "cupy": info["cupy"],
         "runtime_library": "driver" if driver else ("hip" if hip else "cupy"),
-        "options": list(kernel_options(protocol, ws, as_published)),
+        "options": list(kernel_options(build, ws, as_published)),
         "gathered_on": "device" if resident is not None else "host",
     }
     return out

@@ -29,7 +29,7 @@ from ..workloads.local_assembly import config
 from ..workloads.local_assembly.result import SideResult
 from . import hip_cpu_build, launch
 from .cuda import fast_shared_bytes, team_count, visited_slots
-from .nvrtc import VARIANTS, kernel_options
+from .nvrtc import VARIANTS, kernel_options, launch_build
 
 #: What builds on HIP: the protocols without match-any, then fast and its ablation builds (the hip backend's).
 PROTOCOLS: tuple[str, ...] = ("casptr", "doneflag", "barrier", *VARIANTS)
@@ -201,9 +201,10 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
     n = len(ctg_off) - 1
     if len(depths) != n or len(run_mask) != n or len(reads.contig_offsets) != n + 1:
         raise ValueError("contigs, depths, run_mask and reads disagree on the number of contigs")
-    exe = driver(protocol, warp_size)
-    variant = VARIANTS.get(protocol)
-    warps = team_warps(protocol, warp_size, block_warps)
+    build = launch_build(protocol, params.k)  # fast's sorted build at a small start k, as on CUDA
+    exe = driver(build, warp_size)
+    variant = VARIANTS.get(build)
+    warps = team_warps(build, warp_size, block_warps)
     counts = reads.counts.astype(np.int64) if bin_counts is None else np.asarray(bin_counts, dtype=np.int64)
     max_read_len = int(reads.lengths.max(initial=0))
     slots_all = (launch.table_slots if variant is None else launch.fast_table_slots)(counts, max_read_len)
@@ -225,15 +226,15 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
                     continue
                 part, record = launch_ends(exe, part_index, ctg_seqs, ctg_off, depths, reads,
                                            slots_all[part_index], params, warp_size, warps if teams else 1,
-                                           teams, protocol, limit)
+                                           teams, build, limit)
                 out.scatter(part_index, part)
                 launches.append({"bin": label, "slice": number, **record})
     out.extra = {
-        "backend": "hip-cpu", "protocol": protocol, "as_published": False, "warp_size": int(warp_size),
+        "backend": "hip-cpu", "protocol": protocol, "build": build, "as_published": False, "warp_size": int(warp_size),
         "wavefront": WAVEFRONT, "block_warps": warps, "launches": launches,
         "device": f"HIP-CPU (wavefront {int(warp_size)})", "hip_cpu": hip_cpu_build.HIP_CPU.label,
         "compiler": hip_cpu_build.compiler_version(hip_cpu_build.compiler() or "g++"),
-        "options": list(kernel_options(protocol, warp_size)), "timer": "driver wall clock",
+        "options": list(kernel_options(build, warp_size)), "timer": "driver wall clock",
     }
     return out
 

@@ -65,6 +65,9 @@ class Variant:
     #: Change 15: bytes of shared memory each warp team has for an end's sorted k-mer records
     #: (``-DLASSM_FAST_SORTED=1 -DLASSM_FAST_SORT_BYTES=...``); None for the hash table alone.
     sort_bytes: int | None = None
+    #: The build a launch at a start k of at most :data:`SORT_MAX_K` runs instead (fast's
+    #: ``fast-sorted``, change 15; :func:`launch_build`); None for this build at every k.
+    small_k_build: str | None = None
     #: What this build undoes, for tables and the book ('' for fast itself; "nothing: adds ..."
     #: for a build of :data:`ADDED`).
     undoes: str = ""
@@ -92,7 +95,9 @@ SCALE_REGISTERS = 72
 #: Change 15: shared memory per warp team for the sorted records (fast_sorted.cuh). 6 KiB holds
 #: the records of about 600 k-mer positions, and 4 warps' regions with their walk buffers stay
 #: under the 32 KiB a block may take for 7 blocks to share an H100's or H200's 228 KiB.
-SORT_BYTES = 6144
+SORT_BYTES = 2048
+#: The largest k whose packed k-mer fits a sorted record (``LASSM_SORT_MAX_K`` in fast_sorted.cuh).
+SORT_MAX_K = 29
 
 #: Optimized variants, built like a protocol (``-DLASSM_PROTOCOL=...``). Measured on CUDA; the HIP
 #: backend builds them too, compile-checked only (no AMD GPU has run them). Each ablation keeps
@@ -132,6 +137,9 @@ for _w in (8, 32):  # change 14: the lanes of a warp walk 8 or 32 ends at once (
     VARIANTS[f"fast-lanes{_w}"] = replace(
         _FAST, defines=("-DLASSM_FAST_GLOBAL_WALK=1", f"-DLASSM_FAST_LANE_WALKS={_w}"), shared_walk=False,
         lane_walks=_w, undoes=f"nothing: adds change 14, {_w} ends to a warp whose lanes walk them at once")
+# Change 15 is fast's at a start k of at most SORT_MAX_K (and only fast's: each ablation build
+# undoes its change against the hash table it was measured with).
+VARIANTS["fast"] = replace(_FAST, small_k_build="fast-sorted")
 #: The variants that add a change to fast rather than undo one (not part of the ablation).
 ADDED: tuple[str, ...] = ("fast-spec", "fast-spec2", "fast-earlyvotes", "fast-packed", "fast-lanes8", "fast-lanes32",
                           "fast-sorted")
@@ -152,6 +160,16 @@ def kernel_file(protocol: str) -> str:
     if protocol not in BUILDS:
         raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(BUILDS)}")
     return FAST_KERNEL if protocol in VARIANTS else FAITHFUL_KERNEL
+
+
+def launch_build(protocol: str, k: int) -> str:
+    """The build a launch of ``protocol`` at start k runs: ``fast-sorted`` for ``fast`` where k is at
+    most :data:`SORT_MAX_K` (change 15, measured faster there on the H200, and slower at k = 77 where
+    no k of a walk reaches it), else ``protocol``'s own."""
+    variant = VARIANTS.get(protocol)
+    if variant is not None and variant.small_k_build is not None and int(k) <= SORT_MAX_K:
+        return variant.small_k_build
+    return protocol
 
 
 def include_options() -> tuple[str, ...]:

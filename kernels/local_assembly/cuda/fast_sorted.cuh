@@ -147,104 +147,6 @@ __device__ __forceinline__ void sort_shift_in(const u8* p, int n, u64 kmask, u64
     *run = rr;
 }
 
-// One pass over the k-mer positions of reads r0 .. r1-1: each thread of the team takes a run of
-// consecutive positions (a group of LANES reads at a time, flat across their boundaries, as
-// fast_count_mers), packing its k-mers by shifting one base in per position. A record is
-// (k-mer << 3) | (base << 1) | (quality >= LASSM_MIN_HI_QUAL). PLACE false: count each record in
-// its bucket; true: put it at its bucket's start plus the count so far.
-template <bool PLACE, bool BLOCK>
-__device__ void sort_pass(const Team<BLOCK>& team, u32* heads, u64* records, u32 log_buckets, const u8* seqs,
-                          const u8* quals, const i64* rd_off, i64 r0, i64 r1, int k, int qual_offset)
-{
-    constexpr int G = Team<BLOCK>::LANES;
-    const int lane = team.tid % G, T = team.size();
-    const u64 kmask = (1ull << (2 * k)) - 1ull;
-    for (i64 g = r0; g < r1; g += G) {
-        int m;
-        const int incl = fast_group_prefix(team, rd_off, g, r1, k, lane, &m);
-        const int total = team.shfl(incl, G - 1);
-        const int per = (total + T - 1) / T;
-        const int x0 = min(team.tid * per, total), x1 = min(x0 + per, total);
-        int s;
-        int r = fast_flat_read(team, incl, m, x0 < total ? x0 : 0, &s);  // every lane: it shuffles
-        i64 a = 0;
-        int len = 0;  // k-mer positions of read r
-        u64 key = 0ull;
-        int run = 0;  // A, C, G or T bases ending at the packed key
-        int c = 0;  // the next base to shift in (the last position's extension base)
-        for (int x = x0; x < x1; ++x, ++s) {
-            if (x == x0 || s >= len) {  // (re)start: the first read with position s, its k - 1 bases
-                if (x != x0) {
-                    ++r;
-                    s = 0;
-                }
-                while (true) {
-                    a = rd_off[g + r];
-                    len = (int)(rd_off[g + r + 1] - a) - k;
-                    if (s < len) break;
-                    ++r;  // a read too short for a k-mer; a later one of the group holds x
-                }
-                key = 0ull;
-                run = 0;
-                sort_shift_in(seqs + a + s, k - 1, kmask, &key, &run);
-                c = sort_code(seqs[a + s + k - 1]);
-            }
-            key = ((key << 2) | (u64)(c & 3)) & kmask;  // the k-mer at s
-            run = c >= 0 ? run + 1 : 0;
-            const int b = sort_code(seqs[a + s + k]);  // its extension, the next k-mer's last base
-            c = b;
-            const int q = (int)quals[a + s + k] - qual_offset;
-            if (run < k || b < 0 || q < LASSM_MIN_QUAL) continue;
-            const u32 bucket = sort_bucket(key, log_buckets);
-            if (PLACE) {
-                const u32 at = atomicAdd(&heads[bucket], 1u);
-                records[(at >> 16) + (at & 0xFFFFu)] = (key << 3) | ((u64)b << 1) | (q >= LASSM_MIN_HI_QUAL ? 1ull : 0ull);
-            } else {
-                atomicAdd(&heads[bucket], 1u);
-            }
-        }
-    }
-}
-
-// Warp 0 of the team: the bucket counts become starts (an exclusive scan), kept in the high half.
-__device__ __forceinline__ void sort_scan(u32* heads, u32 buckets)
-{
-    const int lane = (int)(threadIdx.x % WARP_SIZE);
-    const u32 per = (buckets + WARP_SIZE - 1u) / WARP_SIZE;
-    const u32 b0 = (u32)lane * per < buckets ? (u32)lane * per : buckets, b1 = b0 + per < buckets ? b0 + per : buckets;
-    u32 sum = 0u;
-    for (u32 b = b0; b < b1; ++b) sum += heads[b];
-    u32 incl = sum;
-    for (int d = 1; d < WARP_SIZE; d *= 2) {
-        const u32 up = LASSM_SHFL_UP(incl, d);
-        if (lane >= d) incl += up;
-    }
-    u32 start = incl - sum;
-    for (u32 b = b0; b < b1; ++b) {
-        const u32 c = heads[b];
-        heads[b] = start << 16;
-        start += c;
-    }
-}
-
-// Algorithm 1 by sorting, team-wide: the region holds the k-mer records of reads r0 .. r1-1 at k,
-// bucketed, and cleared visited bits. The team meets at its end.
-template <bool BLOCK>
-__device__ void sort_count_mers(const Team<BLOCK>& team, u8* region, const SortLayout& l, const u8* seqs,
-                                const u8* quals, const i64* rd_off, i64 r0, i64 r1, int k, int qual_offset)
-{
-    u32* heads = (u32*)region;
-    u64* records = (u64*)(region + l.record_at);
-    for (u32 i = (u32)team.tid; i < l.buckets + l.bit_words; i += (u32)team.size()) heads[i] = 0u;
-    team.sync();
-    sort_pass<false>(team, heads, records, l.log_buckets, seqs, quals, rd_off, r0, r1, k, qual_offset);
-    team.sync();
-    if (team.warp() == 0) sort_scan(heads, l.buckets);
-    team.sync();
-    sort_pass<true>(team, heads, records, l.log_buckets, seqs, quals, rd_off, r0, r1, k, qual_offset);
-    team.sync();
-}
-
 // The vote (set_ext's rules, set_ext.cuh) on integers: a count x is below a threshold t (a double)
 // exactly when x < ceil(t), and above it when x > floor(t), so the thresholds are made integers once
 // per end; and the bases are ranked by one packed word each, (rating, hi_q, low_q), counts being
@@ -313,6 +215,118 @@ __device__ __forceinline__ u32 sort_vote(const SortVote& v, const u32* low, cons
     if (runner < 7) return base0;
     if (third == 7 || low0 == low1) return 'F';
     return low0 > low1 ? base0 : base1;
+}
+
+// One pass over the k-mer positions of reads r0 .. r1-1: each thread of the team takes a run of
+// consecutive positions (a group of LANES reads at a time, flat across their boundaries, as
+// fast_count_mers), packing its k-mers by shifting one base in per position. A record is
+// (k-mer << 3) | (base << 1) | (quality >= LASSM_MIN_HI_QUAL). PLACE false: count each record in
+// its bucket, and add the votes of the k-mer `start` to this thread's votes[8] (low_q[4], hi_q[4]);
+// true: put each record at its bucket's start plus the count so far.
+template <bool PLACE, bool BLOCK>
+__device__ void sort_pass(const Team<BLOCK>& team, u32* heads, u64* records, u32 log_buckets, const u8* seqs,
+                          const u8* quals, const i64* rd_off, i64 r0, i64 r1, int k, int qual_offset, u64 start,
+                          u32* votes)
+{
+    constexpr int G = Team<BLOCK>::LANES;
+    const int lane = team.tid % G, T = team.size();
+    const u64 kmask = (1ull << (2 * k)) - 1ull;
+    for (i64 g = r0; g < r1; g += G) {
+        int m;
+        const int incl = fast_group_prefix(team, rd_off, g, r1, k, lane, &m);
+        const int total = team.shfl(incl, G - 1);
+        const int per = (total + T - 1) / T;
+        const int x0 = min(team.tid * per, total), x1 = min(x0 + per, total);
+        int s;
+        int r = fast_flat_read(team, incl, m, x0 < total ? x0 : 0, &s);  // every lane: it shuffles
+        i64 a = 0;
+        int len = 0;  // k-mer positions of read r
+        u64 key = 0ull;
+        int run = 0;  // A, C, G or T bases ending at the packed key
+        int c = 0;  // the next base to shift in (the last position's extension base)
+        for (int x = x0; x < x1; ++x, ++s) {
+            if (x == x0 || s >= len) {  // (re)start: the first read with position s, its k - 1 bases
+                if (x != x0) {
+                    ++r;
+                    s = 0;
+                }
+                while (true) {
+                    a = rd_off[g + r];
+                    len = (int)(rd_off[g + r + 1] - a) - k;
+                    if (s < len) break;
+                    ++r;  // a read too short for a k-mer; a later one of the group holds x
+                }
+                key = 0ull;
+                run = 0;
+                sort_shift_in(seqs + a + s, k - 1, kmask, &key, &run);
+                c = sort_code(seqs[a + s + k - 1]);
+            }
+            key = ((key << 2) | (u64)(c & 3)) & kmask;  // the k-mer at s
+            run = c >= 0 ? run + 1 : 0;
+            const int b = sort_code(seqs[a + s + k]);  // its extension, the next k-mer's last base
+            c = b;
+            const int q = (int)quals[a + s + k] - qual_offset;
+            if (run < k || b < 0 || q < LASSM_MIN_QUAL) continue;
+            const u32 bucket = sort_bucket(key, log_buckets);
+            if (PLACE) {
+                const u32 at = atomicAdd(&heads[bucket], 1u);
+                records[(at >> 16) + (at & 0xFFFFu)] = (key << 3) | ((u64)b << 1) | (q >= LASSM_MIN_HI_QUAL ? 1ull : 0ull);
+            } else {
+                atomicAdd(&heads[bucket], 1u);
+                if (key == start) {
+                    votes[b] += 1u;
+                    votes[4 + b] += q >= LASSM_MIN_HI_QUAL ? 1u : 0u;
+                }
+            }
+        }
+    }
+}
+
+// Warp 0 of the team: the bucket counts become starts (an exclusive scan), kept in the high half.
+__device__ __forceinline__ void sort_scan(u32* heads, u32 buckets)
+{
+    const int lane = (int)(threadIdx.x % WARP_SIZE);
+    const u32 per = (buckets + WARP_SIZE - 1u) / WARP_SIZE;
+    const u32 b0 = (u32)lane * per < buckets ? (u32)lane * per : buckets, b1 = b0 + per < buckets ? b0 + per : buckets;
+    u32 sum = 0u;
+    for (u32 b = b0; b < b1; ++b) sum += heads[b];
+    u32 incl = sum;
+    for (int d = 1; d < WARP_SIZE; d *= 2) {
+        const u32 up = LASSM_SHFL_UP(incl, d);
+        if (lane >= d) incl += up;
+    }
+    u32 start = incl - sum;
+    for (u32 b = b0; b < b1; ++b) {
+        const u32 c = heads[b];
+        heads[b] = start << 16;
+        start += c;
+    }
+}
+
+// Algorithm 1 by sorting, team-wide: the region holds the k-mer records of reads r0 .. r1-1 at k,
+// bucketed, and cleared visited bits; the team meets at its end. The counting pass also counts the
+// votes of the walk's start k-mer (packed: start), and returns its extension in every thread:
+// where that is 'X' (none, or no k-mer) or 'F', the walk is over at its first step, and the
+// records are never placed.
+template <bool BLOCK>
+__device__ u32 sort_count_mers(const Team<BLOCK>& team, u8* region, const SortLayout& l, const u8* seqs,
+                               const u8* quals, const i64* rd_off, i64 r0, i64 r1, int k, int qual_offset,
+                               u64 start, const SortVote& vote)
+{
+    u32* heads = (u32*)region;
+    u64* records = (u64*)(region + l.record_at);
+    for (u32 i = (u32)team.tid; i < l.buckets + l.bit_words; i += (u32)team.size()) heads[i] = 0u;
+    team.sync();
+    u32 votes[8] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
+    sort_pass<false>(team, heads, records, l.log_buckets, seqs, quals, rd_off, r0, r1, k, qual_offset, start, votes);
+    team.sum8(votes);  // a team barrier too
+    const u32 first = sort_vote(vote, votes, votes + 4);
+    if (first == 'X' || first == 'F') return first;
+    if (team.warp() == 0) sort_scan(heads, l.buckets);
+    team.sync();
+    sort_pass<true>(team, heads, records, l.log_buckets, seqs, quals, rd_off, r0, r1, k, qual_offset, start, votes);
+    team.sync();
+    return first;
 }
 
 // Algorithm 2 with the sorted records, by one whole warp (a warp team, or warp 0 of a block team)
@@ -415,7 +429,14 @@ __device__ u8 sort_walk_k(const Team<BLOCK>& team, u8* region, i64 ins, const u8
                           u8* wbuf, int* walk_len)
 {
     const SortLayout l = sort_layout(ins);
-    sort_count_mers(team, region, l, seqs, quals, rd_off, r0, r1, k, qual_offset);
+    u64 start = 0ull;
+    for (int i = 0; i < k; ++i) start = (start << 2) | (u64)sort_code(wbuf[i]);
+    const u32 first = sort_count_mers(team, region, l, seqs, quals, rd_off, r0, r1, k, qual_offset, start,
+                                      sort_vote_of(depth));
+    if (first == 'X' || first == 'F') {  // no step: the walk would stop at its start k-mer
+        *walk_len = 0;
+        return (u8)first;
+    }
     int t = 0, wl = 0;
     if (team.warp() == 0) t = sorted_walk(region, l, max_walk, wbuf, k, depth, &wl);
     *walk_len = team.bcast(wl);
