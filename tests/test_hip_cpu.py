@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from lassm import Params, cli, extend, paths
-from lassm.backends import hip_cpu, hip_cpu_build, launch, pinned
+from lassm.backends import hip_cpu, hip_cpu_build, launch, nvrtc, pinned
 from lassm.backends.cuda import TEAM_MIN_BASES
 from lassm.backends.xdrop import cpu as xcpu
 from lassm.backends.xdrop import hip_cpu as xhip
@@ -162,9 +162,10 @@ def test_matches_the_oracle(name: str, protocol: str, warp_size: int, ran_where)
     ran_where(rw.build_of("local-assembly", "hip-cpu", protocol), rw.platform_of("hip-cpu", info["device"]))
     launches = info["launches"]
     assert got.right.kernel_seconds > 0 and all(lc["threads"] % warp_size == 0 for lc in launches)
-    if protocol in ("fast", "fast-lanes8"):  # the team path ran: the heavy ends, a block each
+    assert info["build"] == nvrtc.launch_build(protocol, k)  # fast at k = 21: its sorted build
+    if protocol in ("fast", "fast-lanes8", "fast-sorted"):  # the team path ran: the heavy ends, a block each
         teams = [lc for lc in launches if lc["block_teams"]]
-        assert teams and teams[0]["threads"] == hip_cpu.team_warps(protocol, warp_size, 4) * warp_size
+        assert teams and teams[0]["threads"] == hip_cpu.team_warps(info["build"], warp_size, 4) * warp_size
     if protocol == "fast-lanes8":  # the lane path: eight ends to a one-warp block
         rest = [lc for lc in launches if not lc["block_teams"]][0]
         assert rest["blocks"] == launch.ceil_div(rest["contigs"], 8) and rest["threads"] == warp_size

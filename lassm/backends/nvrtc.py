@@ -92,9 +92,11 @@ class Variant:
 #: the x20 sample) but slow each warp with spills, which costs a launch of few waves its tail (8 %
 #: on gen-k21): tools/fast_explore.py, logs/fast_explore_register_cap_b01408d.log. HIP builds one.
 SCALE_REGISTERS = 72
-#: Change 15: shared memory per warp team for the sorted records (fast_sorted.cuh). 6 KiB holds
-#: the records of about 600 k-mer positions, and 4 warps' regions with their walk buffers stay
-#: under the 32 KiB a block may take for 7 blocks to share an H100's or H200's 228 KiB.
+#: Change 15: shared memory per warp team for the sorted records (fast_sorted.cuh), at least the
+#: visited set's (2 KiB at the default walk limit), so fast's shared memory stays as it was; an
+#: end whose records take more sorts them in its table memory. On the H200, 2 KiB was fastest on
+#: gen-k21x20 of 2, 4, 6, 8 and 12 KiB, 4 KiB a few percent faster on the smaller k = 21 sets
+#: (data/results/nvidia-h200/logs/2026-11-29-sorted-table/explore*.log).
 SORT_BYTES = 2048
 #: The largest k whose packed k-mer fits a sorted record (``LASSM_SORT_MAX_K`` in fast_sorted.cuh).
 SORT_MAX_K = 29
