@@ -16,14 +16,16 @@ def _nvrtc_or_skip() -> None:
 
 
 def test_the_default_builds_are_what_the_commands_load() -> None:
-    """fast and its many-ends build (two option sets of one source), the segment kernels, and one
-    X-drop build per layout: the same (source, options) the loaders pass, so the cache keys meet."""
+    """fast and its many-ends build (two option sets of one source), fast's sorted build that it
+    launches at a small k (change 15) and its many-ends build, the segment kernels, and one X-drop
+    build per layout: the same (source, options) the loaders pass, so the cache keys meet."""
     from lassm.backends import cuda
     from lassm.backends.xdrop import plan
 
     builds = cubins.default_builds()
     labels = [b.label for b in builds]
-    assert labels[:3] == ["fast", "fast, many ends", "segments"]
+    assert labels[:5] == ["fast", "fast, many ends", "fast-sorted", "fast-sorted, many ends", "segments"]
+    assert (builds[2].source, builds[2].options) == cuda._build("fast-sorted", 32, False, False)[1:]
     assert len([b for b in builds if b.label.startswith("xdrop")]) == 1 + len(plan.LANES)
     name, code, options = cuda._build("fast", 32, False, False)
     assert (builds[0].source, builds[0].options) == (code, options)
