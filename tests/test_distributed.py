@@ -140,6 +140,7 @@ def test_sweep_on_cluster_writes_the_same_records(client, tmp_path):
 
 def test_lost_worker_loses_no_point(client, tmp_path):
     """The first point to write its record kills its worker; Dask re-runs it elsewhere."""
+    client.wait_for_workers(2, timeout=60)  # a worker an earlier test killed is back
     marker = tmp_path / "killed"
     rows = distributed.run_points(client, POINTS, machine="t", root=tmp_path / "rec", fail_marker=str(marker))
     assert marker.exists()
@@ -152,12 +153,37 @@ def test_lost_worker_loses_no_point(client, tmp_path):
 
 
 def test_lost_worker_loses_no_shard(client, small, tmp_path):
+    client.wait_for_workers(2, timeout=60)  # the worker the test before killed is back
     ds, k = small["gen"]
     marker = tmp_path / "killed"
     ext = distributed.extend_sharded(ds, Params(k=k), "cpu", client, shards=4, fail_marker=str(marker))
     assert marker.exists()
     _same(ext, extend(ds, Params(k=k), backend="cpu"))
     assert len(ext.right.extra["shard_kernel_seconds"]) == 4
+
+
+def test_the_only_worker_lost_loses_no_shard(small, tmp_path):
+    """A cluster of one worker that dies mid-shard: its restarted self runs every shard. Shards
+    placed on the lost worker waited as "no-worker" for good (the run never ended); placed nowhere,
+    they run on the restart."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from distributed import Client, LocalCluster
+
+    ds, k = small["gen"]
+    marker = tmp_path / "killed"
+    pool = ThreadPoolExecutor(1)
+    try:
+        with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+                Client(cluster) as one:
+            one.wait_for_workers(1, timeout=60)
+            run = pool.submit(distributed.extend_sharded, ds, Params(k=k), "cpu", one, shards=2,
+                              fail_marker=str(marker))
+            ext = run.result(timeout=60)  # a hang fails here (closing the client ends the wait)
+    finally:
+        pool.shutdown(wait=False)
+    assert marker.exists()
+    _same(ext, extend(ds, Params(k=k), backend="cpu"))
 
 
 def test_cli_cluster_paths(client, tmp_path, monkeypatch):

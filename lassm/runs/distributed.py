@@ -390,9 +390,13 @@ def extend_sharded(ds: Dataset, params: Params, backend: str, client: Any,
     futures = []
     for number, index in enumerate(plan):
         data = None if source else ds.subset(index)
+        # Placed only among several workers: a task restricted to a lost worker that finds no other
+        # running (the one restarting) waits as "no-worker", and Dask (2026.8) re-places such a task
+        # only on a worker its restriction names, loose or not, so a restart never frees it.
+        place = [workers[number % len(workers)]] if len(workers) > 1 else None
         futures.append(client.submit(_shard_task, number, index, data, source, params.as_dict(), backend, options,
-                                     fail_marker, workers=[workers[number % len(workers)]],
-                                     allow_other_workers=True, retries=retries, pure=False,
+                                     fail_marker, workers=place,
+                                     allow_other_workers=place is not None, retries=retries, pure=False,
                                      key=f"lassm-shard-{number}-{os.urandom(6).hex()}"))
     parts = sorted(client.gather(futures), key=lambda p: p["number"])
     t_gather = time.perf_counter()
