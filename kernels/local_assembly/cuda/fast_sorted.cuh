@@ -197,6 +197,9 @@ __device__ __forceinline__ void sort_swap_less(u64& a, int& ia, u64& b, int& ib)
 
 __device__ __forceinline__ u32 sort_vote(const SortVote& v, const u32* low, const u32* hi)
 {
+    // One base with votes: it rates at least 1 and every other 0, which each rule extends with.
+    const u32 voted = (low[0] ? 1u : 0u) | (low[1] ? 2u : 0u) | (low[2] ? 4u : 0u) | (low[3] ? 8u : 0u);
+    if (voted != 0u && (voted & (voted - 1u)) == 0u) return sort_letter(voted == 1u ? 0 : voted == 2u ? 1 : voted == 4u ? 2 : 3);
     u64 w0 = sort_rank_word(v, low[0], hi[0]), w1 = sort_rank_word(v, low[1], hi[1]);
     u64 w2 = sort_rank_word(v, low[2], hi[2]), w3 = sort_rank_word(v, low[3], hi[3]);
     int b0 = 0, b1 = 1, b2 = 2, b3 = 3;
@@ -215,6 +218,29 @@ __device__ __forceinline__ u32 sort_vote(const SortVote& v, const u32* low, cons
     if (runner < 7) return base0;
     if (third == 7 || low0 == low1) return 'F';
     return low0 > low1 ? base0 : base1;
+}
+
+// sort_shift_in for a count N known when compiling: no predicated steps past N.
+template <int N>
+__device__ __forceinline__ void sort_shift_in_n(const u8* p, u64 kmask, u64* key, int* run)
+{
+    u32 sh;
+    const u32* w = aligned_base(p, &sh);
+    constexpr int W = (N + 3) / 4 + 1;
+    u32 words[W];
+#pragma unroll
+    for (int j = 0; j < W; ++j) words[j] = w[j];
+    u64 kk = *key;
+    int rr = *run;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+        const u32 four = (u32)((((u64)words[i / 4 + 1] << 32) | words[i / 4]) >> sh);
+        const int c = sort_code((four >> (8 * (i % 4))) & 0xFFu);
+        kk = ((kk << 2) | (u64)(c & 3)) & kmask;
+        rr = c >= 0 ? rr + 1 : 0;
+    }
+    *key = kk;
+    *run = rr;
 }
 
 // One pass over the k-mer positions of reads r0 .. r1-1: each thread of the team takes a run of
@@ -258,7 +284,10 @@ __device__ void sort_pass(const Team<BLOCK>& team, u32* heads, u64* records, u32
                 }
                 key = 0ull;
                 run = 0;
-                sort_shift_in(seqs + a + s, k - 1, kmask, &key, &run);
+                if (k == 21)  // the start k of MetaHipMer's first round: its 20 bases unrolled exactly
+                    sort_shift_in_n<20>(seqs + a + s, kmask, &key, &run);
+                else
+                    sort_shift_in(seqs + a + s, k - 1, kmask, &key, &run);
                 c = sort_code(seqs[a + s + k - 1]);
             }
             key = ((key << 2) | (u64)(c & 3)) & kmask;  // the k-mer at s
@@ -358,11 +387,22 @@ __device__ u8 sorted_walk(const u8* region, const SortLayout& l, int max_walk, u
             if (first < 0 && mm) first = (int)c0 + sort_first(mm);
             const int b = (int)(rec >> 1) & 3;
             const bool hq = (rec & 1ull) != 0ull;
+#if LASSM_HIP
 #pragma unroll
             for (int i = 0; i < 4; ++i) {
                 low[i] += sort_popc(sort_ballot(match && b == i));
                 high[i] += sort_popc(sort_ballot(match && b == i && hq));
             }
+#else  // a byte per base (at most 32 a chunk), summed by the warp's reduction unit
+            const u32 one = match ? 1u << (8 * b) : 0u;
+            const u32 lows = __reduce_add_sync(LASSM_FULL_MASK, one);
+            const u32 highs = __reduce_add_sync(LASSM_FULL_MASK, hq ? one : 0u);
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                low[i] += (lows >> (8 * i)) & 0xFFu;
+                high[i] += (highs >> (8 * i)) & 0xFFu;
+            }
+#endif
         }
         if (first < 0) break;  // no record: 'X' (never visited: the walk stops at the first)
         int seen = 0;  // lane 0 alone reads and sets the visited bit: no lane reads what another writes
