@@ -11,10 +11,14 @@
 //                     reads: the first counts each bucket's records, a scan turns the counts into
 //                     bucket starts, the second places each record. No slot is claimed and no key
 //                     compared; the only atomics are the counting sort's bucket counters.
+//                     The counting pass also votes the walk's start k-mer: where that ends the
+//                     walk at once, nothing is placed.
 //   sorted_walk       Algorithm 2 with the sorted records: a k-mer's votes are the records of its
-//                     bucket whose key is the k-mer, counted by the whole warp with ballots; the
-//                     next k-mer is the last one shifted two bits. The visited set is one bit per
-//                     record (the first record of the k-mer in its bucket).
+//                     bucket whose key is the k-mer, counted by the whole warp (the warp's
+//                     reduction unit on CUDA, ballots on HIP); the next k-mer is the last one
+//                     shifted two bits. The visited set is one bit per record (the first record of
+//                     the k-mer in its bucket).
+//   sort_vote         the vote, set_ext's rules on integer thresholds.
 //
 // Why the results cannot differ from the hash table's: a record is kept only where the k-mer is
 // all A, C, G and T and its extension base casts a vote (an A, C, G or T of quality at least
@@ -38,7 +42,7 @@
 // sort_bytes); a block team has its warps' regions together. The visited set of the hash path
 // lives in the same region, which is therefore at least its size.
 #ifndef LASSM_FAST_SORT_BYTES
-#define LASSM_FAST_SORT_BYTES 6144
+#define LASSM_FAST_SORT_BYTES 2048
 #endif
 #if LASSM_FAST_TEAM_LANES != WARP_SIZE
 #error "the sorted table (change 15) is built by whole warps: LASSM_FAST_TEAM_LANES must be WARP_SIZE"
