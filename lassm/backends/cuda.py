@@ -87,6 +87,20 @@ def fast_shared_bytes(block_warps: int, max_walk: int, shared_walk: bool = True,
     return teams * (launch.walk_stride(max_walk) + 2 * visited_slots(max_walk)) + scratch
 
 
+def launch_scratch(variant: Variant | None, n: int, block_warps: int, max_walk: int, warp_size: int,
+                   ends_per_warp: int = 1) -> tuple[int, int]:
+    """(visited-set entries in global memory, dynamic shared bytes of a block) of a launch of ``n``
+    contig ends: the faithful kernels clear ``max_walk`` pointers per end themselves; fast keeps its
+    visited set in shared memory (one placeholder entry), or, walking in global memory, epoch-tagged
+    entries zeroed once. The CUDA and HIP-CPU hosts both size their launches with it."""
+    if variant is None:
+        return n * int(max_walk), 0
+    if variant.shared_walk:
+        return 1, fast_shared_bytes(block_warps, max_walk, warp_size=warp_size, ends_per_warp=ends_per_warp,
+                                    sort_bytes=variant.sort_bytes)
+    return n * visited_slots(max_walk), fast_shared_bytes(block_warps, max_walk, False, warp_size)
+
+
 def team_count(read_bases: np.ndarray, min_bases: int | None = None) -> int:
     """How many leading ends of a launch (in work order) get a block team: those with at least
     ``min_bases`` read bases (default :data:`TEAM_MIN_BASES`)."""
@@ -213,13 +227,7 @@ def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots:
     n = len(index)
     max_walk = int(params.max_walk)
     per_warp = 1 if variant is None else variant.ends_per_warp(warp_size)
-    if variant is None:  # the faithful kernels clear max_walk pointers per end themselves
-        n_visited, shared = n * max_walk, 0
-    elif variant.shared_walk:  # fast keeps the visited set in shared memory: a placeholder here
-        n_visited, shared = 1, fast_shared_bytes(block_warps, max_walk, warp_size=warp_size, ends_per_warp=per_warp,
-                                                 sort_bytes=variant.sort_bytes)
-    else:  # epoch-tagged entries in global memory, zeroed once
-        n_visited, shared = n * visited_slots(max_walk), fast_shared_bytes(block_warps, max_walk, False, warp_size)
+    n_visited, shared = launch_scratch(variant, n, block_warps, max_walk, warp_size, per_warp)
     stride = launch.walk_stride(max_walk)
     rids, h_cnt_off = launch.read_index(reads.contig_offsets, index)
     if resident is not None:

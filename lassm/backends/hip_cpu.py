@@ -28,7 +28,7 @@ import numpy as np
 from ..workloads.local_assembly import config
 from ..workloads.local_assembly.result import SideResult
 from . import hip_cpu_build, launch
-from .cuda import fast_shared_bytes, team_count, visited_slots
+from .cuda import launch_scratch, one_launch, team_count  # noqa: F401  one_launch: this backend's API, as CUDA's
 from .nvrtc import VARIANTS, kernel_options, launch_build
 
 #: What builds on HIP: the protocols without match-any, then fast and its ablation builds (the hip backend's).
@@ -85,12 +85,6 @@ def device_kind() -> str:
     return "cpu"
 
 
-def one_launch(protocol: str) -> bool:
-    """Whether ``protocol`` walks both sides in one launch plan (:func:`extend_sides`), as on CUDA."""
-    variant = VARIANTS.get(protocol)
-    return variant is not None and variant.one_launch
-
-
 def _check(protocol: str, warp_size: int) -> None:
     why = refused(protocol, warp_size)
     if why:
@@ -134,14 +128,7 @@ def launch_ends(exe: Path, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, 
     n, max_walk = len(index), int(params.max_walk)
     variant = VARIANTS.get(protocol)
     per_warp = 1 if variant is None else variant.ends_per_warp(warp_size)
-    if variant is None:  # the faithful kernels clear their max_walk visited pointers themselves
-        visited, shared = n * max_walk, 0
-    elif variant.shared_walk:
-        visited = 1
-        shared = fast_shared_bytes(block_warps, max_walk, warp_size=warp_size, ends_per_warp=per_warp,
-                                   sort_bytes=variant.sort_bytes)
-    else:  # epoch-tagged entries in global memory, zeroed by the driver
-        visited, shared = n * visited_slots(max_walk), fast_shared_bytes(block_warps, max_walk, False, warp_size)
+    visited, shared = launch_scratch(variant, n, block_warps, max_walk, warp_size, per_warp)  # zeroed by the driver
     launch.require_shared(shared, SHARED_LIMIT, block_warps, max_walk)
     stride = launch.walk_stride(max_walk)
     rids, cnt_off = launch.read_index(reads.contig_offsets, index)

@@ -229,14 +229,14 @@ def _require_backend(name: str) -> None:
 def _prepare_backend(name: str, protocol: str | None, k: int | None = None) -> Callable[[], object]:
     """Checks backend ``name`` and warms it (its runtime imported, device context made, kernel
     loaded from the on-disk cache: ``warm_up``) in a thread while the caller reads its input
-    (:func:`.prepare.in_background`). With the start ``k`` given, CUDA warms the build that k
-    launches (fast's sorted build at a small k). Returns the call that waits for it and re-raises
+    (:func:`.prepare.in_background`). With the start ``k`` given, CUDA and HIP-CPU warm the build
+    that k launches (fast's sorted build at a small k). Returns the call that waits for it and re-raises
     its failure, which names what to install."""
     from .. import backends
     from ..backends.nvrtc import launch_build
     from .prepare import in_background
 
-    if name == "cuda" and protocol and k:
+    if name in ("cuda", "hip-cpu") and protocol and k:
         protocol = launch_build(protocol, k)
     return in_background(lambda: backends.get(name), protocol, name=name)
 
