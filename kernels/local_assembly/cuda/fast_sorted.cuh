@@ -124,33 +124,6 @@ __device__ __forceinline__ bool sort_packable(const u8* mer, int k)
     return ok;
 }
 
-// Shifts the n <= LASSM_SORT_MAX_K bases at p into key (two bits a base) and run (the A, C, G or T
-// bases ending there): eight aligned words loaded at once, their bytes taken in order.
-__device__ __forceinline__ void sort_shift_in(const u8* p, int n, u64 kmask, u64* key, int* run)
-{
-    u32 sh;
-    const u32* w = aligned_base(p, &sh);
-    u32 words[9];
-#pragma unroll
-    for (int j = 0; j < 9; ++j) words[j] = 4 * j < n + 4 ? w[j] : 0u;
-    u64 kk = *key;
-    int rr = *run;
-#pragma unroll
-    for (int j = 0; j < 8; ++j) {
-        const u32 four = (u32)((((u64)words[j + 1] << 32) | words[j]) >> sh);
-#pragma unroll
-        for (int b = 0; b < 4; ++b) {
-            if (4 * j + b < n) {
-                const int c = sort_code((four >> (8 * b)) & 0xFFu);
-                kk = ((kk << 2) | (u64)(c & 3)) & kmask;
-                rr = c >= 0 ? rr + 1 : 0;
-            }
-        }
-    }
-    *key = kk;
-    *run = rr;
-}
-
 // The vote (set_ext's rules, set_ext.cuh) on integers: a count x is below a threshold t (a double)
 // exactly when x < ceil(t), and above it when x > floor(t), so the thresholds are made integers once
 // per end; and the bases are ranked by one packed word each, (rating, hi_q, low_q), counts being
@@ -224,20 +197,23 @@ __device__ __forceinline__ u32 sort_vote(const SortVote& v, const u32* low, cons
     return low0 > low1 ? base0 : base1;
 }
 
-// sort_shift_in for a count N known when compiling: no predicated steps past N.
+// Shifts the n <= N bases at p into key (two bits a base) and run (the A, C, G or T bases ending
+// there): the aligned words they span loaded at once, their bytes taken in order. N is known when
+// compiling, so a call whose n is N too takes no predicated steps.
 template <int N>
-__device__ __forceinline__ void sort_shift_in_n(const u8* p, u64 kmask, u64* key, int* run)
+__device__ __forceinline__ void sort_shift_in(const u8* p, int n, u64 kmask, u64* key, int* run)
 {
     u32 sh;
     const u32* w = aligned_base(p, &sh);
     constexpr int W = (N + 3) / 4 + 1;
     u32 words[W];
 #pragma unroll
-    for (int j = 0; j < W; ++j) words[j] = w[j];
+    for (int j = 0; j < W; ++j) words[j] = 4 * j < n + 4 ? w[j] : 0u;
     u64 kk = *key;
     int rr = *run;
 #pragma unroll
     for (int i = 0; i < N; ++i) {
+        if (i >= n) break;
         const u32 four = (u32)((((u64)words[i / 4 + 1] << 32) | words[i / 4]) >> sh);
         const int c = sort_code((four >> (8 * (i % 4))) & 0xFFu);
         kk = ((kk << 2) | (u64)(c & 3)) & kmask;
@@ -289,9 +265,9 @@ __device__ void sort_pass(const Team<BLOCK>& team, u32* heads, u64* records, u32
                 key = 0ull;
                 run = 0;
                 if (k == 21)  // the start k of MetaHipMer's first round: its 20 bases unrolled exactly
-                    sort_shift_in_n<20>(seqs + a + s, kmask, &key, &run);
+                    sort_shift_in<20>(seqs + a + s, 20, kmask, &key, &run);
                 else
-                    sort_shift_in(seqs + a + s, k - 1, kmask, &key, &run);
+                    sort_shift_in<LASSM_SORT_MAX_K - 1>(seqs + a + s, k - 1, kmask, &key, &run);
                 c = sort_code(seqs[a + s + k - 1]);
             }
             key = ((key << 2) | (u64)(c & 3)) & kmask;  // the k-mer at s
@@ -363,19 +339,18 @@ __device__ u32 sort_count_mers(const Team<BLOCK>& team, u8* region, const SortLa
 }
 
 // Algorithm 2 with the sorted records, by one whole warp (a warp team, or warp 0 of a block team)
-// from the start k-mer wbuf[0, k): returns the termination, and the walk's length in *walk_len,
-// in every lane. Lane 0 alone touches the walk buffer and the visited bits.
-__device__ u8 sorted_walk(const u8* region, const SortLayout& l, int max_walk, u8* wbuf, int k, int depth,
-                          int* walk_len)
+// from the start k-mer wbuf[0, k) (packed: start; vote: the end's thresholds): returns the
+// termination, and the walk's length in *walk_len, in every lane. Lane 0 alone touches the walk
+// buffer and the visited bits.
+__device__ u8 sorted_walk(const u8* region, const SortLayout& l, int max_walk, u8* wbuf, int k, u64 start,
+                          const SortVote& vote, int* walk_len)
 {
     const u32* heads = (const u32*)region;
     u32* visited = (u32*)region + l.buckets;
     const u64* records = (const u64*)(region + l.record_at);
     const int lane = (int)(threadIdx.x % WARP_SIZE);
     const u64 kmask = (1ull << (2 * k)) - 1ull;
-    const SortVote vote = sort_vote_of(depth);
-    u64 key = 0ull;
-    for (int i = 0; i < k; ++i) key = (key << 2) | (u64)sort_code(wbuf[i]);
+    u64 key = start;
     int wl = 0;
     u8 t = 'X';
     while (wl < max_walk) {
@@ -475,14 +450,14 @@ __device__ u8 sort_walk_k(const Team<BLOCK>& team, u8* region, i64 ins, const u8
     const SortLayout l = sort_layout(ins);
     u64 start = 0ull;
     for (int i = 0; i < k; ++i) start = (start << 2) | (u64)sort_code(wbuf[i]);
-    const u32 first = sort_count_mers(team, region, l, seqs, quals, rd_off, r0, r1, k, qual_offset, start,
-                                      sort_vote_of(depth));
+    const SortVote vote = sort_vote_of(depth);
+    const u32 first = sort_count_mers(team, region, l, seqs, quals, rd_off, r0, r1, k, qual_offset, start, vote);
     if (first == 'X' || first == 'F') {  // no step: the walk would stop at its start k-mer
         *walk_len = 0;
         return (u8)first;
     }
     int t = 0, wl = 0;
-    if (team.warp() == 0) t = sorted_walk(region, l, max_walk, wbuf, k, depth, &wl);
+    if (team.warp() == 0) t = sorted_walk(region, l, max_walk, wbuf, k, start, vote, &wl);
     *walk_len = team.bcast(wl);
     return (u8)team.bcast(t);
 }
