@@ -328,11 +328,14 @@ def test_stacked_sides_split_back() -> None:
     res.walks.reshape(2 * n, 7)[:] = (np.arange(2 * n) % 251)[:, None]
     res.kernel_seconds = 1.5
     res.extra = {"launches": [{"bin": "all"}], "protocol": "fast"}
-    right, left = cuda._split(res, n)
-    assert right.walk_len.tolist() == res.walk_len[:n].tolist() and left.walk_len.tolist() == res.walk_len[n:].tolist()
-    assert left.walk(0) == bytes([n % 251]) * (n % 7)
-    assert right.kernel_seconds + left.kernel_seconds == 1.5
-    assert right.extra["launches"] and left.extra["launches"] == [] and left.extra["protocol"] == "fast"
+    for stacked in (res, res.compact()):  # the rows as written, and ragged as the CUDA host brings them back
+        right, left = cuda._split(stacked, n)
+        assert right.walk_len.tolist() == res.walk_len[:n].tolist() and left.walk_len.tolist() == res.walk_len[n:].tolist()
+        assert left.walk(0) == bytes([n % 251]) * (n % 7)
+        assert [right.walk(i) for i in range(n)] == [res.walk(i) for i in range(n)]
+        assert [left.walk(i) for i in range(n)] == [res.walk(n + i) for i in range(n)]
+        assert right.kernel_seconds + left.kernel_seconds == 1.5
+        assert right.extra["launches"] and left.extra["launches"] == [] and left.extra["protocol"] == "fast"
 
 
 def test_fast_launches_its_sorted_build_at_a_small_k() -> None:

@@ -11,6 +11,9 @@ they are as fast as alone, the difference lies in the Dask workers. Printed only
 
 Usage (GPU node with N GPUs, repository root):
     PYTHONPATH=$PWD python3 tools/shard_contention.py gen-k21x20 --gpus 4 --protocol casptr
+On a node with fewer GPUs than shards, ``--devices 0,0,0,0`` puts the shards' processes on the GPUs
+named (in turn): what the processes share on the host is measured the same, their kernels then
+share a GPU (a bound on the host's part, not a scaling figure; never written with ``--machine``).
 """
 from __future__ import annotations
 
@@ -109,8 +112,12 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--backend", default="cuda", help="cuda, or cpu to try the tool without a GPU")
     ap.add_argument("--machine", default="", help="also write data/results/MACHINE/shard-contention__DATASET.json")
+    ap.add_argument("--devices", default="", help="GPUs the shards' processes take in turn (default: shard i on GPU i)")
     ap.add_argument("--child", nargs=8, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.devices and args.machine:
+        ap.error("--devices shares GPUs between shards: its figures are not the machine's scaling; drop --machine")
+    devices = args.devices.split(",") if args.devices else [str(i) for i in range(args.gpus)]
     if args.child:
         path, k, a, b, backend, protocol, repeat, go = args.child
         child(path, int(k), int(a), int(b), backend, protocol, int(repeat), go)
@@ -125,8 +132,9 @@ def main() -> None:
     print(f"{args.dataset}: {ds.n_contigs} contigs, {args.protocol}, shards {ranges}", flush=True)
     whole = run(path, k, [(0, ds.n_contigs, "0")], args.backend, args.protocol, args.repeat)[0]
     print(f"whole on GPU 0: extend {whole['extend']:.3f} s, write {whole['write']:.3f} s", flush=True)
-    alone = [run(path, k, [(a, b, str(i))], args.backend, args.protocol, args.repeat)[0] for i, (a, b) in enumerate(ranges)]
-    together = run(path, k, [(a, b, str(i)) for i, (a, b) in enumerate(ranges)], args.backend, args.protocol,
+    gpu = [devices[i % len(devices)] for i in range(len(ranges))]
+    alone = [run(path, k, [(a, b, gpu[i])], args.backend, args.protocol, args.repeat)[0] for i, (a, b) in enumerate(ranges)]
+    together = run(path, k, [(a, b, gpu[i]) for i, (a, b) in enumerate(ranges)], args.backend, args.protocol,
                    args.repeat)
     for i, (one, all_) in enumerate(zip(alone, together)):
         print(f"shard {i} ({one['contigs']} contigs): alone extend {one['extend']:.3f} write {one['write']:.3f}; "

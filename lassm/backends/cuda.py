@@ -292,10 +292,17 @@ def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots:
     end.synchronize()
     timeline.mark("kernel-done")
     seconds = cupy.cuda.get_elapsed_time(start, end) / 1000.0
+    walk_len = cupy.asnumpy(d["walk_len"])
+    if hip:  # the walks' rows whole: the device pack (segments.cu) is checked on NVIDIA only
+        walks, offsets = cupy.asnumpy(d["walks"]), None
+    else:  # only the walked bases come back (ragged), not a max_walk row an end
+        packed, offsets = device_segments.pack_rows(d["walks"], max_walk, walk_len, rt=rt)
+        walks = cupy.asnumpy(packed)[: int(offsets[-1])]
     part = SideResult(
         max_walk=max_walk,
-        walks=cupy.asnumpy(d["walks"]),
-        walk_len=cupy.asnumpy(d["walk_len"]),
+        walks=walks,
+        offsets=offsets,
+        walk_len=walk_len,
         final_k=cupy.asnumpy(d["final_k"]),
         term=cupy.asnumpy(d["term"]),
         n_k=cupy.asnumpy(d["n_k"]),
@@ -329,7 +336,7 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
     ws = int(warp_size or info["warp_size"])
     build = launch_build(protocol, params.k)  # fast's sorted build at a small start k (change 15)
     kern = kernel(build, ws, as_published, rt=cupy)
-    out = SideResult.empty(n, int(params.max_walk))
+    parts: list[tuple[np.ndarray, SideResult]] = []
     counts = reads.counts.astype(np.int64) if bin_counts is None else np.asarray(bin_counts, dtype=np.int64)
     if len(counts) != n:
         raise ValueError(f"bin_counts has {len(counts)} entries for {n} contigs")
@@ -367,11 +374,14 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
                                              index, ctg_seqs, ctg_off, depths, reads, slots_all[index],
                                              params, int(block_warps), ws, variant=variant, n_team=n_team,
                                              hip=hip, resident=resident, rt=cupy)
-            out.scatter(index, part)
+            parts.append((index, part))
             high_water = max(high_water, used)
             launches.append({"bin": label, "slice": number, "contigs": int(len(index)), "seconds": seconds,
                              "bytes": int(nbytes[index].sum()), "block_teams": n_team,
                              "max_registers": variant.scale_registers if scaled else None})
+    # Ragged: the walked bases end to end (a dense result of 2.7 million ends would be 1.7 GB of host
+    # memory, nearly all zeros, touched page by page), each launch's placed by one copy.
+    out = SideResult.gathered(n, int(params.max_walk), parts)
     out.extra = {
         "backend": "hip" if hip else "cuda",
         "protocol": protocol,

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The contigs' reverse complement and a launch's gather, on the GPU (``kernels/local_assembly/cuda/segments.cu``).
+"""The contigs' reverse complement, a launch's gather and its walks packed, on the GPU
+(``kernels/local_assembly/cuda/segments.cu``).
 
 Why: on the host these per-base copies need a compiled loop, and importing numba to get one
 costs a whole ``lassm extend --backend cuda`` more than its kernel (issue 20). The GPU backends
@@ -71,6 +72,30 @@ def gather(d_src, offsets: np.ndarray, index: np.ndarray, pad: int = 0, rt=None)
         _function("gather_segments", rt)(
             _grid(len(index)), (BLOCK,),
             (d_src, xp.asarray(starts), xp.asarray(new_off), np.int64(len(index)), out))
+    return out, new_off
+
+
+def pack_rows(d_rows, row_bytes: int, lengths: np.ndarray, rt=None):
+    """The first ``lengths[i]`` bytes of every ``row_bytes`` row of ``d_rows``, end to end, on the
+    device. Returns ``(device uint8 buffer, host int64 offsets)``: a launch's walks, ragged.
+
+    Why: the kernels write each walk into a row of ``max_walk`` bytes, and most walks are a few
+    bases long, so the rows are mostly zeros (613 bytes an end at the default limit, a handful
+    walked). Copied back whole they cost a 4-GPU node's shards more host time than their kernels,
+    in transfers and freshly touched host pages, and more of it the more shards run at once; packed
+    here, only the walked bases travel (:class:`SideResult`'s ragged layout).
+    """
+    xp = _runtime(rt)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    new_off = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=new_off[1:])
+    total = int(new_off[-1])
+    out = xp.empty(max(total, 1), dtype=np.uint8)  # never a zero-byte allocation
+    if total:
+        starts = np.arange(len(lengths), dtype=np.int64) * int(row_bytes)
+        _function("gather_segments", rt)(
+            _grid(len(lengths)), (BLOCK,),
+            (d_rows, xp.asarray(starts), xp.asarray(new_off), np.int64(len(lengths)), out))
     return out, new_off
 
 

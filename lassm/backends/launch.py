@@ -234,14 +234,19 @@ def stack_reads(a, b):
 
 
 def split_sides(res: SideResult, n: int) -> tuple[SideResult, SideResult]:
-    """The right (ends ``0..n-1``) and left (``n..2n-1``) halves of a stacked result, as views of
-    it (no copy: the stacked result is not used again); the launch time and records stay with
-    the right half, so that the two still sum to the run's."""
+    """The right (ends ``0..n-1``) and left (``n..2n-1``) halves of a stacked result (either
+    layout), as views of it (no copy of the walks: the stacked result is not used again); the
+    launch time and records stay with the right half, so that the two still sum to the run's."""
     halves = []
     for lo, hi in ((0, n), (n, 2 * n)):
+        if res.offsets is None:
+            walks, offsets = res.walks[lo * res.max_walk : hi * res.max_walk], None
+        else:
+            walks, offsets = res.walks[int(res.offsets[lo]) : int(res.offsets[hi])], res.offsets[lo : hi + 1] - res.offsets[lo]
         halves.append(SideResult(
             max_walk=res.max_walk,
-            walks=res.walks[lo * res.max_walk : hi * res.max_walk],
+            walks=walks,
+            offsets=offsets,
             walk_len=res.walk_len[lo:hi], final_k=res.final_k[lo:hi], term=res.term[lo:hi],
             n_k=res.n_k[lo:hi], steps=res.steps[lo:hi], insertions=res.insertions[lo:hi],
             start_insertions=res.start_insertions[lo:hi],
