@@ -69,6 +69,21 @@ def random_dataset(seed: int, n: int = 40, k: int = 21) -> Dataset:
     return make_dataset(contigs, name=f"random{seed}", k=k)
 
 
+def shard_folder_without_weights(path, name: str, shards: int):
+    """``lassm data shard NAME --shards N --out PATH`` as lassm wrote it before a shard folder held
+    its contigs' planning weights (no weights file, no ``weights`` in the manifest); its path."""
+    import json
+
+    from lassm.workloads.local_assembly import stream
+
+    stream.write_shards(name, path, shards)
+    doc = stream.manifest(path)
+    del doc["weights"]
+    (path / stream.WEIGHTS).unlink()
+    (path / stream.MANIFEST).write_text(json.dumps(doc, indent=1) + "\n")
+    return path
+
+
 def random_pairs(n: int, seed: int) -> Pairs:
     """Short pairs that reach every corner: empty reads and seeds, seeds at the ends, equal reads."""
     rng = np.random.default_rng(seed)

@@ -381,3 +381,99 @@ def test_lassms_own_workers_run_without_the_sampling_profiler() -> None:
                                           "profile" in dask_worker.periodic_callbacks))
     assert before is True and dask.config.get("distributed.worker.profile.enabled") is True
     assert list(seen.values()) == [(False, False)]
+
+
+# ---------------------------------------------------------------- a shard folder, read by its workers alone
+
+@pytest.fixture
+def parent_reads(monkeypatch) -> list[tuple[str, str]]:
+    """Every read of contigs in this process (what a run's parent reads; its workers are other
+    processes, spawned, which these spies do not reach): ``read_range`` of a shard folder, and any
+    parquet file pyarrow opens through ``pyarrow.parquet`` (a whole-file read included)."""
+    import pyarrow.parquet as pq
+
+    from lassm.workloads.local_assembly import stream
+
+    seen: list[tuple[str, str]] = []
+
+    def spy(module, name: str) -> None:
+        real = getattr(module, name)
+
+        def called(*args, **kwargs):
+            seen.append((name, " ".join(map(str, args[:3]))))
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, called)
+
+    spy(stream, "read_range")
+    spy(pq, "ParquetFile")
+    spy(pq, "read_table")
+    return seen
+
+
+def test_cli_cluster_reads_a_shard_folder_on_its_workers_only(tmp_path, parent_reads):
+    """``lassm extend DIR --cluster local:2``: the bytes of ``lassm extend FILE`` of the same set,
+    while this process (the parent) reads no contig: it plans from the folder's manifest and
+    weights, and each worker reads its own range."""
+    from lassm.cli import main
+
+    name = "gen-k21-s0.05"
+    assert main(["data", "write", name, "--out", str(tmp_path / "whole.parquet")]) == 0
+    assert main(["data", "shard", name, "--shards", "3", "--out", str(tmp_path / "shards")]) == 0
+    assert main(["extend", str(tmp_path / "whole.parquet"), "--out", str(tmp_path / "one.txt"),
+                 "--ends", str(tmp_path / "one.tsv")]) == 0
+    parent_reads.clear()
+    assert main(["extend", str(tmp_path / "shards"), "--cluster", "local:2", "--out", str(tmp_path / "many.txt"),
+                 "--ends", str(tmp_path / "many.tsv")]) == 0
+    assert parent_reads == []
+    assert (tmp_path / "many.txt").read_bytes() == (tmp_path / "one.txt").read_bytes()
+    assert (tmp_path / "many.tsv").read_bytes() == (tmp_path / "one.tsv").read_bytes()
+
+
+@pytest.mark.parametrize("suffix", [".tsv", ".parquet"])
+def test_a_shard_folder_is_extended_from_its_manifest(client, small, single_files, tmp_path, parent_reads, suffix):
+    """``extend_to_files`` given the folder, not its data: the plain run's files, the plan's balance
+    from the saved weights; the parent reads the set only to write a parquet ends table."""
+    from lassm.workloads.local_assembly import stream
+
+    ds, k = small["gen"]
+    stream.write_shards("gen-k21-s0.05", tmp_path / "shards", 2)
+    folder = stream.ShardFolder.open(tmp_path / "shards")
+    parent_reads.clear()
+    stats = shard_files.extend_to_files(folder, Params(k=k), "cpu", client, tmp_path / "files" / "out.txt",
+                                        tmp_path / "files" / f"ends{suffix}", shards=3)
+    assert (tmp_path / "files" / "out.txt").read_bytes() == single_files[suffix][0]
+    assert (tmp_path / "files" / f"ends{suffix}").read_bytes() == single_files[suffix][1]
+    assert parent_reads == ([] if suffix == ".tsv" else [("read_range", f"{folder.path} 0 {ds.n_contigs}")] +
+                            [("ParquetFile", str(tmp_path / "shards" / stream.part_file(i))) for i in range(2)])
+    plan = shard_files.plan_ranges(ds, 3)
+    assert stats["shard_bounds"] == [list(r) for r in shard_files.as_ranges(plan)]
+    assert stats["shard_contigs"] == [len(idx) for idx in plan] and stats["contigs"] == ds.n_contigs
+    weights = distributed.work_estimate(ds) + np.diff(ds.offsets)
+    assert stats["shard_work"] == [float(weights[idx].sum()) for idx in plan]
+    assert 1.0 <= stats["max_over_mean"] <= stats["bound"] + 1e-12
+
+
+def test_a_shard_folder_without_weights_is_planned_from_its_data(client, small, single_files, tmp_path,
+                                                                parent_reads):
+    """A folder written before the folders held their weights: ``lassm extend DIR --cluster`` reads
+    it in the parent to plan (as it did), and writes the same bytes; an interleaved plan of a
+    folder merges here, its shards' data sent with them (a worker cannot load a folder by name)."""
+    from lassm.cli import main
+    from lassm.workloads.local_assembly import stream
+
+    from .helpers import shard_folder_without_weights
+
+    ds, k = small["gen"]
+    old = shard_folder_without_weights(tmp_path / "old", "gen-k21-s0.05", 2)
+    assert main(["extend", str(old), "--cluster", client.scheduler.address, "--out", str(tmp_path / "out.txt"),
+                 "--ends", str(tmp_path / "ends.tsv")]) == 0
+    assert (tmp_path / "out.txt").read_bytes() == single_files[".tsv"][0]
+    assert (tmp_path / "ends.tsv").read_bytes() == single_files[".tsv"][1]
+    assert [call[0] for call in parent_reads].count("read_range") == 1
+    idx = np.arange(ds.n_contigs, dtype=np.int64)
+    stream.write_shards("gen-k21-s0.05", tmp_path / "new", 2)
+    for path in (old, tmp_path / "new"):
+        stats = shard_files.extend_to_files(stream.ShardFolder.open(path), Params(k=k), "cpu", client,
+                                            tmp_path / "i.txt", shards=[idx[1::2], idx[0::2]])
+        assert stats["written_by"] == "parent" and (tmp_path / "i.txt").read_bytes() == single_files[".tsv"][0]

@@ -3,8 +3,9 @@
 
 A streamed file must be the file written whole, byte for byte (at ``gen-k21x20`` itself); a
 replicated range cut from the base must equal that range of the replicated set; a shard folder
-must read back as the set it was cut from, range by range; and streaming must not hold the
-replicated set: its peak memory stays flat as the replica count grows tenfold.
+must read back as the set it was cut from, range by range, and plan, from the weights it saved,
+the ranges its data plans; and streaming must not hold the replicated set: its peak memory stays
+flat as the replica count grows tenfold.
 """
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from lassm.cli import main
 from lassm.errors import LassmError
 from lassm.workloads.local_assembly import datasets, formats, stream
 from lassm.workloads.local_assembly.dataset import Dataset
+
+from .helpers import shard_folder_without_weights
 
 pytest.importorskip("pyarrow")
 
@@ -86,7 +89,8 @@ def test_shards_read_back_range_by_range(tmp_path: Path) -> None:
     bounds = [(p["start"], p["stop"]) for p in doc["shards"]]
     assert bounds == shard_files.as_ranges(shard_files.plan_ranges(whole, 4))
     assert (doc["name"], doc["k"], doc["contigs"]) == (name, k, whole.n_contigs)
-    assert sorted(p.name for p in (tmp_path / "s").iterdir()) == sorted([stream.MANIFEST, *map(stream.part_file, range(4))])
+    assert sorted(p.name for p in (tmp_path / "s").iterdir()) == sorted([stream.MANIFEST, stream.WEIGHTS,
+                                                                         *map(stream.part_file, range(4))])
     for part in doc["shards"]:
         _same(formats.read_parquet(tmp_path / "s" / part["file"]), whole.slice(part["start"], part["stop"]))
     small = tmp_path / "small"
@@ -96,6 +100,49 @@ def test_shards_read_back_range_by_range(tmp_path: Path) -> None:
         _same(stream.read_range(small, a, b), whole.slice(a, b))
     with pytest.raises(LassmError, match="not within"):
         stream.read_range(small, 0, n + 1)
+
+
+def test_a_shard_folder_plans_from_its_weights_as_from_its_data(tmp_path: Path) -> None:
+    """Folders of 1 to 5 shards: the saved weights are :func:`stream.contig_weights` exactly (the
+    manifest names their file and digest), and the ranges planned from them, for any count, are
+    those planned from the whole set; so are the folder's own files' ranges."""
+    from lassm.runs import distributed, shard_files
+
+    name = "gen-k21-s0.05x3"
+    whole, k = datasets.load(name)
+    expected = stream.contig_weights(stream.source(name)[0])
+    assert np.array_equal(expected, distributed.work_estimate(whole) + np.diff(whole.offsets))
+    for shards in range(1, 6):
+        doc = stream.write_shards(name, tmp_path / str(shards), shards, rows=600)
+        folder = stream.ShardFolder.open(tmp_path / str(shards))
+        assert (folder.name, folder.k, folder.n_contigs, folder.weights_file) == (name, k, whole.n_contigs,
+                                                                                  stream.WEIGHTS)
+        weights = folder.weights()
+        assert weights.dtype == expected.dtype and np.array_equal(weights, expected)
+        assert doc["weights"]["sha256"] == stream._sha256(tmp_path / str(shards) / stream.WEIGHTS)
+        assert stream.manifest(folder.path) == json.loads(json.dumps(doc))
+        own = [(p["start"], p["stop"]) for p in doc["shards"]]
+        assert own == shard_files.as_ranges(shard_files.plan_ranges(folder, shards))
+        for count in range(1, 6):
+            planned = shard_files.plan_ranges(folder, count)
+            assert shard_files.as_ranges(planned) == shard_files.as_ranges(shard_files.plan_ranges(whole, count))
+            balance = shard_files.range_balance(weights, planned)
+            assert balance["shard_work"] == [float(expected[idx].sum()) for idx in planned]
+            assert 1.0 <= balance["max_over_mean"] <= balance["bound"] + 1e-12
+            assert balance["shard_contigs"] == [len(idx) for idx in planned]
+
+
+def test_a_folder_written_without_weights_is_planned_from_its_data(tmp_path: Path) -> None:
+    """A folder of an older lassm (no weights file, no ``weights`` in its manifest) still opens and
+    reads whole; planning from it alone is refused, naming why."""
+    from lassm.runs import shard_files
+
+    folder = stream.ShardFolder.open(shard_folder_without_weights(tmp_path / "old", "sample-k77", 2))
+    assert folder.weights_file is None and folder.weights() is None
+    _same(folder.load(), stream.read_range(folder.path, 0, folder.n_contigs))
+    assert folder.load().n_contigs == datasets.load("sample-k77")[0].n_contigs
+    with pytest.raises(LassmError, match="no planning weights"):
+        shard_files.plan_ranges(folder, 2)
 
 
 def test_a_folder_without_its_manifest_is_unfinished(tmp_path: Path) -> None:

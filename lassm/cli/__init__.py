@@ -71,7 +71,7 @@ def cmd_extend(args: argparse.Namespace) -> int:
     if not args.cluster:  # the workers of a cluster may have what this machine lacks
         ready = _prepare_backend(args.backend, args.protocol, args.k)
     try:
-        ds, source = _read_input(args.input)
+        ds, source = _read_input(args.input, whole=not args.cluster)  # a cluster's shard folder: its manifest only
         timeline.mark("read")
     finally:
         if ready is not None:
@@ -102,14 +102,19 @@ def cmd_extend(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_input(path: str):
-    """The dataset of ``lassm extend``'s input, and the shard folder it came from (None for a file):
-    a cluster's workers then read their own ranges of it, not the whole set."""
+def _read_input(path: str, whole: bool = True):
+    """The dataset of ``lassm extend``'s input, and the shard folder it came from (None for a file).
+
+    A shard folder is read whole for one process (``whole``); for a cluster it is its
+    :class:`~lassm.workloads.local_assembly.stream.ShardFolder` (manifest and planning weights,
+    with the start k and the contig count): the workers read their own ranges, this process none.
+    """
     from ..workloads.local_assembly import formats, stream
 
     if not stream.is_shard_folder(path):
         return formats.read_dataset(path), None
-    return stream.read_range(path, 0, stream.manifest(path)["contigs"]), path
+    folder = stream.ShardFolder.open(path)
+    return (folder.load() if whole else folder), path
 
 
 def cmd_stats(args: argparse.Namespace) -> int:

@@ -20,7 +20,7 @@ def add_stream_parsers(data_subparsers) -> None:
         "shard", help="write a named dataset as N parquet files of contiguous contigs, balanced by work")
     p.add_argument("name", type=t.shard_name, help="a dataset name (any + x<N>) or a file")
     p.add_argument("--shards", type=t.count, required=True, help="how many files (one per worker)")
-    p.add_argument("--out", type=t.output_folder, required=True, help="the folder (part-NNNNN.parquet, shards.json)")
+    p.add_argument("--out", type=t.output_folder, required=True, help="the folder (part-NNNNN.parquet, weights.npy, shards.json)")
     p.add_argument("--k", type=t.k_value, default=None, help="start k (default: the name's)")
     p.set_defaults(func=cmd_shard)
 

@@ -46,6 +46,7 @@ from ..workloads.local_assembly.config import Params
 from ..workloads.local_assembly.dataset import Dataset
 from ..errors import LassmError
 from ..workloads.local_assembly.result import Extension, SideResult
+from ..workloads.local_assembly.stream import ShardFolder
 
 #: What ``--cluster`` accepts, for help texts and errors.
 CLUSTER_HELP = ("where to run: local[:N] (CPU workers), local-cuda[:N] (one worker per GPU), "
@@ -117,8 +118,6 @@ def _gpu_cluster(n: int | None) -> Any:
     }
     return SpecCluster(workers=workers, scheduler={"cls": Scheduler, "options": {"dashboard_address": ":0"}},
                        name="lassm-local-cuda")
-
-
 
 
 @contextlib.contextmanager
@@ -248,7 +247,7 @@ def plan_balance(ds: Dataset, plan: Sequence[np.ndarray]) -> dict:
             "shard_contigs": [int(len(idx)) for idx in plan]}
 
 
-def _check_cover(ds: Dataset, plan: Sequence[np.ndarray]) -> None:
+def _check_cover(ds: Dataset | ShardFolder, plan: Sequence[np.ndarray]) -> None:
     """Refuses a plan that misses or repeats a contig: the merge (or the joined files) would lack or double it."""
     covered = np.concatenate(plan) if plan else np.zeros(0, dtype=np.int64)
     if len(covered) != ds.n_contigs or not np.array_equal(np.sort(covered), np.arange(ds.n_contigs)):
@@ -345,10 +344,11 @@ def warm(client: Any, params: Params, backend: str, source: tuple[str, int] | No
 
 # ---------------------------------------------------------------- sharded extension
 
-def workers_and_plan(ds: Dataset, client: Any, shards: int | Sequence[np.ndarray] | None,
+def workers_and_plan(ds: Dataset | ShardFolder, client: Any, shards: int | Sequence[np.ndarray] | None,
                      workers: Sequence[str] | None, planner: Any) -> tuple[list[str], list[np.ndarray]]:
     """The workers to use (default: all) and the shards: ``planner(ds, count)`` for a count (default:
-    one per worker), else the index arrays given; checked to cover every contig once."""
+    one per worker), else the index arrays given; checked to cover every contig once (of ``ds``, or
+    of a shard folder that ``planner`` plans without its data: only its contig count is read here)."""
     workers = list(workers or workers_of(client))
     if not workers:
         raise LassmError("the Dask cluster has no workers")

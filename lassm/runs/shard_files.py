@@ -26,6 +26,7 @@ from ..errors import LassmError
 from ..workloads.local_assembly.config import Params
 from ..workloads.local_assembly.dataset import Dataset
 from ..workloads.local_assembly.result import FIELDS, SIDES, Extension, SideResult
+from ..workloads.local_assembly.stream import ShardFolder, is_shard_folder, range_bounds
 from .memory import MEMORY_KEYS
 from .distributed import (_fail_once, _load, _where, extend_sharded, plan_balance, work_estimate,
                           workers_and_plan)
@@ -33,7 +34,7 @@ from .distributed import (_fail_once, _load, _where, extend_sharded, plan_balanc
 
 # ---------------------------------------------------------------- range plans
 
-def plan_ranges(ds: Dataset, shards: int, weights: np.ndarray | None = None) -> list[np.ndarray]:
+def plan_ranges(ds: Dataset | ShardFolder, shards: int, weights: np.ndarray | None = None) -> list[np.ndarray]:
     """Splits the contigs into ``shards`` contiguous ranges (index arrays) of near-equal work.
 
     What :func:`extend_to_files` runs: a range's output lines, and its right and left ends, are
@@ -43,13 +44,31 @@ def plan_ranges(ds: Dataset, shards: int, weights: np.ndarray | None = None) -> 
     so a range exceeds the mean by at most the heaviest contig:
     ``max / mean <= 1 + shards * max(weight) / total``. The bins are not balanced one by one as in
     :func:`plan_shards`; in a set whose contigs' order is unrelated to their reads (the generator,
-    its replications) every range holds each bin in proportion.
+    its replications) every range holds each bin in proportion. A shard folder is planned from
+    the weights it saved (:meth:`ShardFolder.weights`: these very weights, so the same ranges);
+    the cuts are those of its files too (:func:`range_bounds`, ``lassm data shard``).
     """
-    from ..workloads.local_assembly.stream import range_bounds  # the shard files' cuts (lassm data shard) too
+    if weights is None:
+        weights = ds.weights() if isinstance(ds, ShardFolder) else \
+            work_estimate(ds) + np.diff(ds.offsets).astype(np.float64)
+    if weights is None:
+        raise LassmError(f"{ds.path}: no planning weights saved (written by an older lassm); plan from its data")
+    return [np.arange(a, b, dtype=np.int64) for a, b in range_bounds(np.asarray(weights, dtype=np.float64), shards)]
 
-    w = work_estimate(ds) + np.diff(ds.offsets).astype(np.float64) if weights is None else \
-        np.asarray(weights, dtype=np.float64)
-    return [np.arange(a, b, dtype=np.int64) for a, b in range_bounds(w, shards)]
+
+def range_balance(weights: np.ndarray, plan: Sequence[np.ndarray]) -> dict:
+    """:func:`plan_balance`'s figures from the planning weights alone (a :class:`ShardFolder`'s).
+
+    ``shard_work`` sums :func:`plan_ranges`' weight (read bases plus the contig's own bases, not
+    the read bases alone), ``max_over_mean`` is of that, and ``bound`` is the range cuts' own
+    (``1 + shards * max(weight) / total``, not the per-bin packing's); ``shard_contigs`` as there.
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    loads = np.array([w[idx].sum() for idx in plan])
+    mean, total = (float(loads.mean()) if len(loads) else 0.0), float(w.sum())
+    return {"shard_work": loads.tolist(), "max_over_mean": float(loads.max() / mean) if mean else 1.0,
+            "bound": 1.0 + len(plan) * float(w.max(initial=0.0)) / total if total else 1.0,
+            "shard_contigs": [int(len(idx)) for idx in plan]}
 
 
 def as_ranges(plan: Sequence[np.ndarray]) -> list[tuple[int, int]] | None:
@@ -221,7 +240,7 @@ def _save_fields(fields: dict[str, np.ndarray], path: Path) -> None:
 
 # ---------------------------------------------------------------- sharded extension, written by the workers
 
-def extend_to_files(ds: Dataset, params: Params, backend: str, client: Any, out: str | os.PathLike,
+def extend_to_files(ds: Dataset | ShardFolder, params: Params, backend: str, client: Any, out: str | os.PathLike,
                     ends: str | os.PathLike | None = None, shards: int | Sequence[np.ndarray] | None = None, *,
                     workers: Sequence[str] | None = None, source: tuple[str, int] | None = None, retries: int = 1,
                     fail_marker: str | None = None, **options) -> dict:
@@ -244,6 +263,12 @@ def extend_to_files(ds: Dataset, params: Params, backend: str, client: Any, out:
     temporary, which the next write of the same destination on this host removes
     (:func:`lassm.atomic.remove_stale`).
 
+    ``ds`` may be a shard folder (:class:`ShardFolder`) instead of its data: this process then
+    plans from the weights the folder saved and reads no contig (its workers read their ranges;
+    ``source`` defaults to the folder). Three cases read the whole set here all the same: a folder
+    written without weights (planned from its data), an interleaved plan (merged here) and a
+    parquet ends table (written here from the dataset's ids and read counts and the shards' figures).
+
     Parameters
     ----------
     ds, params, backend, client, workers, source, retries, fail_marker, options : as for :func:`extend_sharded`.
@@ -262,11 +287,17 @@ def extend_to_files(ds: Dataset, params: Params, backend: str, client: Any, out:
     from ..workloads.local_assembly import formats
 
     t0 = time.perf_counter()
+    if isinstance(ds, ShardFolder):
+        source = source or (ds.path, params.k)
+        if ds.weights_file is None:  # written before the folders held their weights: planned from the data
+            ds = ds.load()
     workers, plan = workers_and_plan(ds, client, shards, workers, plan_ranges)
     ranges = as_ranges(plan)
     if ranges is None:  # interleaved shards: no shard's lines are one block of the file
-        return _written_by_parent(ds, params, backend, client, plan, out, ends, t0, workers=workers, source=source,
-                                  retries=retries, fail_marker=fail_marker, **options)
+        if source and is_shard_folder(source[0]):  # extend_sharded's workers load a source by name, not a folder
+            source = None
+        return _written_by_parent(_loaded(ds), params, backend, client, plan, out, ends, t0, workers=workers,
+                                  source=source, retries=retries, fail_marker=fail_marker, **options)
     out = Path(out)
     tsv = ends is not None and formats.is_tsv(ends)
     order = sorted(range(len(ranges)), key=lambda i: ranges[i])
@@ -294,7 +325,8 @@ def extend_to_files(ds: Dataset, params: Params, backend: str, client: Any, out:
         if ends_dir is not None and tsv:
             concat_parts([ends_dir / part_name(f"ends-{side}", i) for side in SIDES for i in order], Path(ends))
         elif ends_dir is not None:
-            formats.write_ends(_fields_extension(ds, params, backend, [ends_dir / part_name("ends.npz", i) for i in order],
+            formats.write_ends(_fields_extension(_loaded(ds), params, backend,
+                                                 [ends_dir / part_name("ends.npz", i) for i in order],
                                                  [ranges[i] for i in order]), ends)
         t_ends = time.perf_counter()
         done = True
@@ -308,6 +340,11 @@ def extend_to_files(ds: Dataset, params: Params, backend: str, client: Any, out:
                  compute_wall_seconds=t_gather - t_plan, concat_seconds=t_out - t_gather, ends_seconds=t_ends - t_out,
                  out_bytes=out.stat().st_size, wall_seconds=time.perf_counter() - t0, written_by="workers")
     return stats
+
+
+def _loaded(ds: Dataset | ShardFolder) -> Dataset:
+    """The dataset itself, a shard folder read whole in this process (for what needs its columns)."""
+    return ds.load() if isinstance(ds, ShardFolder) else ds
 
 
 def _parts_folder(dest: Path) -> Path:
@@ -381,8 +418,11 @@ def _fields_extension(ds: Dataset, params: Params, backend: str, parts: Sequence
     return Extension(ds, right=sides["right"], left=sides["left"], backend=backend, params=params.as_dict())
 
 
-def _part_stats(ds: Dataset, plan: Sequence[np.ndarray], parts: Sequence[dict], backend: str) -> dict:
-    """The figures of a run written by its workers: what :func:`merge` puts in ``right.extra``, from small results."""
+def _part_stats(ds: Dataset | ShardFolder, plan: Sequence[np.ndarray], parts: Sequence[dict], backend: str) -> dict:
+    """The figures of a run written by its workers: what :func:`merge` puts in ``right.extra``, from small results.
+
+    The plan's balance is :func:`plan_balance`'s for a dataset, :func:`range_balance`'s (from the
+    saved weights: read and contig bases) for a shard folder, which holds no reads here."""
     from . import memory
 
     totals = [float(sum(p["kernel"])) for p in parts]
@@ -394,7 +434,8 @@ def _part_stats(ds: Dataset, plan: Sequence[np.ndarray], parts: Sequence[dict], 
     launches = sum(len(p[f"{side}_extra"].get("launches", [])) for p in parts for side in SIDES)
     places = sorted({(p["host"], p["gpu"]) for p in parts})
     return {
-        "contigs": int(ds.n_contigs), "backend": backend, "shards": len(plan), **plan_balance(ds, plan),
+        "contigs": int(ds.n_contigs), "backend": backend, "shards": len(plan),
+        **(range_balance(ds.weights(), plan) if isinstance(ds, ShardFolder) else plan_balance(ds, plan)),
         "kernel_seconds": totals[crit] if totals else 0.0, "kernel_seconds_max_shard": float(max(totals, default=0.0)),
         "kernel_seconds_sum": float(sum(totals)), "shard_kernel_seconds": totals,
         "shard_wall_seconds": [float(p["wall_seconds"]) for p in parts],

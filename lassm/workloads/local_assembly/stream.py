@@ -12,9 +12,11 @@ time, never the whole set:
 * :func:`write` writes a name as one file, byte for byte the file that writing
   ``datasets.load(name)`` whole makes (the blocks are pyarrow's own row groups);
 * :func:`write_shards` writes it as contiguous ranges of near-equal work, one parquet file
-  each, written one after another, with a manifest (``shards.json``); :func:`read_range` reads
-  any range of contigs of such a folder back, opening only the row groups that hold it, which
-  is how a worker reads its shard without the others.
+  each, written one after another, with each contig's planning weight (``weights.npy``) and a
+  manifest (``shards.json``); :func:`read_range` reads any range of contigs of such a folder
+  back, opening only the row groups that hold it, which is how a worker reads its shard without
+  the others, and :class:`ShardFolder` is the folder as a sharded run's parent plans from it
+  (manifest and weights, never the contigs).
 """
 from __future__ import annotations
 
@@ -38,8 +40,12 @@ ROW_GROUP = 1 << 20
 #: Contigs per row group of a shard file: a quarter of :data:`ROW_GROUP` (no whole file to match),
 #: so that writing holds less and a worker splitting its shard (``lassm.runs.memory``) reads less.
 SHARD_ROW_GROUP = 1 << 18
-#: A shard folder's manifest, and its format's number (bumped when its form changes).
+#: A shard folder's manifest, and its format's number (bumped when its form changes; an added
+#: optional key, as ``weights``, leaves it).
 MANIFEST, MANIFEST_FORMAT = "shards.json", 1
+#: A shard folder's per-contig planning weights (:func:`contig_weights`, ``np.save`` of float64:
+#: whole numbers, exact), so that a run's parent plans its ranges without reading the contigs.
+WEIGHTS = "weights.npy"
 
 
 #: A streamed block's peak memory per contig, beside the base's: ``gen-k21x20``, ``x40`` and
@@ -238,9 +244,10 @@ def write_shards(name: str, folder: str | os.PathLike, shards: int, k: int | Non
 
     The ranges are :func:`range_bounds` of :func:`contig_weights` (what ``lassm extend --cluster``
     plans for as many workers), each file is written block by block (:func:`_write_parquet`),
-    and ``shards.json`` lists them (range, contigs, reads, work, bytes on disk and in memory,
-    SHA-256) with the name and
-    start k; it is written last, so a folder without it is unfinished. Returns the manifest.
+    the weights themselves go to :data:`WEIGHTS` (what :class:`ShardFolder` plans from), and
+    ``shards.json`` lists the files (range, contigs, reads, work, bytes on disk and in memory,
+    SHA-256; the weights' file, bytes and SHA-256 under ``weights``) with the name and start k;
+    it is written last, so a folder without it is unfinished. Returns the manifest.
     """
     src, start_k = source(name, k)
     if not 1 <= shards <= src.n_contigs:
@@ -250,6 +257,10 @@ def write_shards(name: str, folder: str | os.PathLike, shards: int, k: int | Non
     (folder / MANIFEST).unlink(missing_ok=True)
     t0 = time.perf_counter()
     weights = contig_weights(src, rows)
+    with atomic_open(folder / WEIGHTS, "wb") as fh:
+        np.save(fh, weights, allow_pickle=False)
+    saved = {"file": WEIGHTS, "dtype": str(weights.dtype), "bytes": (folder / WEIGHTS).stat().st_size,
+             "sha256": _sha256(folder / WEIGHTS)}
     parts = []
     for number, (a, b) in enumerate(range_bounds(weights, shards)):
         path = folder / part_file(number)
@@ -257,7 +268,7 @@ def write_shards(name: str, folder: str | os.PathLike, shards: int, k: int | Non
         parts.append({"file": path.name, "start": a, "stop": b, "work": float(weights[a:b].sum()),
                       "sha256": _sha256(path), **figures})
     manifest = {"format": MANIFEST_FORMAT, "name": name, "k": start_k, "contigs": int(src.n_contigs),
-                "reads": sum(p["reads"] for p in parts), "row_group": rows, "shards": parts,
+                "reads": sum(p["reads"] for p in parts), "row_group": rows, "shards": parts, "weights": saved,
                 "seconds": time.perf_counter() - t0}
     with atomic_open(folder / MANIFEST, "w") as fh:
         fh.write(json.dumps(manifest, indent=1) + "\n")
@@ -318,5 +329,48 @@ def read_range(folder: str | os.PathLike, a: int, b: int) -> Dataset:
     return concat(pieces, pieces[0].name, pieces[0].k)
 
 
-__all__ = ["MANIFEST", "ROW_GROUP", "SHARD_ROW_GROUP", "Replicas", "check_name", "concat", "contig_weights", "is_shard_folder", "manifest",
-           "part_file", "range_bounds", "read_range", "source", "write", "write_shards"]
+@dataclass(frozen=True)
+class ShardFolder:
+    """A finished shard folder known by its manifest alone: what a sharded run's parent plans from.
+
+    Why: planning ranges takes each contig's weight, not its bases and reads; from the saved
+    weights (:data:`WEIGHTS`, 8 bytes a contig) the parent plans, and each worker reads only its
+    own range (:func:`read_range`), so no process reads the whole set (seconds, serial, at
+    ``gen-k21x80``). ``weights_file`` is None for a folder written before the weights were
+    saved: it is planned from its data (:meth:`load`).
+    """
+
+    path: str
+    name: str
+    k: int | None
+    n_contigs: int
+    weights_file: str | None = None
+
+    @classmethod
+    def open(cls, path: str | os.PathLike) -> "ShardFolder":
+        """The folder at ``path``, from its manifest (refused as :func:`manifest` refuses it)."""
+        doc = manifest(path)
+        saved = doc.get("weights")
+        return cls(str(path), doc["name"], doc["k"], int(doc["contigs"]), saved["file"] if saved else None)
+
+    def weights(self) -> np.ndarray | None:
+        """Each contig's planning weight (:func:`contig_weights`), memory-mapped; None without them."""
+        if self.weights_file is None:
+            return None
+        path = Path(self.path) / self.weights_file
+        try:
+            weights = np.load(path, mmap_mode="r", allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise LassmError(f"{path}: unreadable planning weights ({exc})") from None
+        if weights.shape != (self.n_contigs,):
+            raise LassmError(f"{path}: {weights.shape} weights for {self.n_contigs:,} contigs")
+        return weights
+
+    def load(self) -> Dataset:
+        """The whole set, read in this process: for what needs the contigs themselves."""
+        return read_range(self.path, 0, self.n_contigs)
+
+
+__all__ = ["MANIFEST", "ROW_GROUP", "SHARD_ROW_GROUP", "WEIGHTS", "Replicas", "ShardFolder", "check_name", "concat",
+           "contig_weights", "is_shard_folder", "manifest", "part_file", "range_bounds", "read_range", "source", "write",
+           "write_shards"]
