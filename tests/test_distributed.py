@@ -7,6 +7,7 @@ records a local sweep writes; a worker killed mid-run must cost neither a record
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -381,6 +382,20 @@ def test_lassms_own_workers_run_without_the_sampling_profiler() -> None:
                                           "profile" in dask_worker.periodic_callbacks))
     assert before is True and dask.config.get("distributed.worker.profile.enabled") is True
     assert list(seen.values()) == [(False, False)]
+
+
+def test_local_cuda_past_the_gpus_shares_them_in_turn(monkeypatch) -> None:
+    """``local-cuda:N`` with N past the node's GPUs starts N workers, each seeing one GPU, the GPUs
+    taken in turn (a shard's host work then overlaps another's kernels on one GPU); with N at most
+    the GPUs, one each. Real workers: no task of theirs needs a GPU."""
+    monkeypatch.setattr(distributed, "gpu_devices", lambda: ["0", "1"])
+    with distributed.connect("local-cuda:3", quiet=True) as c:
+        c.wait_for_workers(3, timeout=60)
+        seen = sorted(c.run(lambda: (os.environ["CUDA_VISIBLE_DEVICES"], os.environ["LASSM_GPU_INDEX"])).values())
+    assert seen == [("0", "0"), ("0", "0"), ("1", "1")]
+    with distributed.connect("local-cuda:1", quiet=True) as c:
+        c.wait_for_workers(1, timeout=60)
+        assert list(c.run(lambda: os.environ["CUDA_VISIBLE_DEVICES"]).values()) == ["0"]
 
 
 # ---------------------------------------------------------------- a shard folder, read by its workers alone

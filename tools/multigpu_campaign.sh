@@ -18,6 +18,11 @@
 # high-water (the backend's), per shard and per worker (lassm.runs.memory.MEMORY_KEYS; files_*: the
 # same for the files path), and how many pieces a shard over its worker's budget was cut into.
 # The larger inputs: DATASET=gen-k21x40 or gen-k21x80 (replicas of gen-k21; REPEAT=1 keeps x80 in time).
+# The files path reads a shard folder (lassm data shard, NGPU files): its parent plans from the
+# folder's weights and each worker reads and writes its own range, as `lassm extend DIR --cluster`.
+# GPUS="1 2" runs those GPU counts only (default 1..NGPU). On a node with fewer GPUs than NGPU,
+# local-cuda:NGPU shares them in turn: four workers on one GPU bound the host's part, never a
+# scaling record (set LASSM_MACHINE=proxy-... and LASSM_RESULTS outside data/results).
 # Needs wheelhouse-dask/ (dask + distributed wheels, cp312) carried with the tree, and numba on
 # the node (or in wheelhouse/). Usage, repository root:  bash tools/multigpu_campaign.sh
 # Knobs: NGPU (default: all), REPEAT (timed runs per GPU count, default 3), DATASET, STEPS, PROTOCOL.
@@ -94,7 +99,8 @@ def main() -> None:
     """Dask spawns its workers: the work must not run again when they import __main__."""
     n_gpu, repeat, name = int(os.environ["NGPU"]), int(os.environ["REPEAT"]), os.environ["DATASET"]
     machine = os.environ["LASSM_MACHINE"]
-    command = f"NGPU={n_gpu} REPEAT={repeat} DATASET={name} bash tools/multigpu_campaign.sh"
+    gpu_counts = [int(g) for g in os.environ.get("GPUS", "").split()] or list(range(1, n_gpu + 1))
+    command = f"NGPU={n_gpu} REPEAT={repeat} DATASET={name} GPUS='{' '.join(map(str, gpu_counts))}' bash tools/multigpu_campaign.sh"
     t0 = time.perf_counter()
     ds, k = datasets.load(name)
     params = Params(k=k)
@@ -112,6 +118,11 @@ def main() -> None:
     inp, single_out, sharded_out = f"/tmp/lassm_scaling_{name}.parquet", "/tmp/lassm_single.txt", "/tmp/lassm_sharded.txt"
     files_out = "/tmp/lassm_files.txt"
     stream.write(name, inp)  # a block at a time: the same bytes as writing ds whole
+    t0 = time.perf_counter()
+    folder = f"/tmp/lassm_scaling_{name}.shards"
+    stream.write_shards(name, folder, n_gpu)  # what `lassm data shard NAME --shards NGPU` writes
+    shard_folder = stream.ShardFolder.open(folder)
+    print(f"shard folder of {n_gpu} files in {time.perf_counter() - t0:.1f} s", flush=True)
     cmd = [sys.executable, "-m", "lassm.cli", "extend", inp, "--k", str(k), "--backend", "cuda", "--protocol", PROTOCOL,
            "--out", single_out]
     single = whole_runs(cmd, repeat)
@@ -126,7 +137,7 @@ def main() -> None:
             print("warm", w, flush=True)
         print(f"warmed {len(workers)} workers in {time.perf_counter() - t0:.1f} s", flush=True)
         ref = None
-        for g in range(1, n_gpu + 1):
+        for g in gpu_counts:
             plan = D.plan_shards(ds, g)
             # Untimed pass: each worker cuts its shard once (cached) and the output is checked.
             ext = D.extend_sharded(ds, params, "cuda", client, plan, workers=workers[:g], source=(name, k), protocol=PROTOCOL)
@@ -143,17 +154,20 @@ def main() -> None:
                 kernels.append(ext.right.extra["kernel_seconds_sum"])
                 for key, runs in phases.items():
                     runs.append(ext.right.extra[key])
-            # The path of `lassm extend --cluster`: contiguous ranges, each worker writes its block of
-            # the output, this process joins the parts; timed whole, the file included.
-            F.extend_to_files(ds, params, "cuda", client, files_out, workers=workers[:g], source=(name, k),
-                              protocol=PROTOCOL)  # untimed: each worker cuts its range once (cached)
-            files = [F.extend_to_files(ds, params, "cuda", client, files_out, workers=workers[:g], source=(name, k),
+            # The path of `lassm extend DIR --cluster`: the parent plans from the shard folder's weights,
+            # each worker reads its range, extends it and writes its block of the output, this process
+            # joins the parts; timed whole, the file included.
+            F.extend_to_files(shard_folder, params, "cuda", client, files_out, workers=workers[:g],
+                              protocol=PROTOCOL)  # untimed: the workers' first read of the folder
+            files = [F.extend_to_files(shard_folder, params, "cuda", client, files_out, workers=workers[:g],
                                        protocol=PROTOCOL) for _ in range(repeat)]
             files_walls = [f["wall_seconds"] for f in files]
             diffs = ext.compare(oracle)
             out_digest = records.output_digest(ext)
-            ref = ref or {"digest": out_digest, "wall": statistics.median(walls), "files": statistics.median(files_walls)}
-            same_as_1 = out_digest == ref["digest"] and not diffs
+            if g == 1:
+                ref = {"digest": out_digest, "wall": statistics.median(walls), "files": statistics.median(files_walls)}
+            ref = ref or {"digest": None, "wall": float("nan"), "files": float("nan")}  # no 1-GPU run: no speedup
+            same_as_1 = (ref["digest"] is None or out_digest == ref["digest"]) and not diffs
             sharded = [w + x for w, x in zip(walls, writes)]
             extra = {
                 "gpus": g, "scaling": "strong", "shards": g, "wall_seconds": statistics.median(walls),
@@ -173,7 +187,9 @@ def main() -> None:
                 **{f"files_{key}": statistics.median(f[key] for f in files)
                    for key in ("plan_seconds", "compute_wall_seconds", "concat_seconds")},
                 **{f"files_{key}": files[-1][key] for key in ("shard_bounds", "shard_wall_seconds", "shard_write_seconds",
-                                                             "shard_prep_seconds", "max_over_mean", "shard_places")},
+                                                             "shard_prep_seconds", "max_over_mean", "shard_places",
+                                                             "shard_kernel_seconds")},
+                "files_input": "shard folder",
                 **{key: ext.right.extra.get(key) for key in MEMORY_KEYS},
                 **{f"files_{key}": files[-1].get(key) for key in MEMORY_KEYS},
                 **{key: ext.right.extra[key] for key in ("shard_work", "max_over_mean", "bound", "shard_contigs",

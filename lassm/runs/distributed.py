@@ -17,7 +17,7 @@ again after a worker is lost (the scheduler re-assigns what a dead worker held, 
   re-run replaces them); the parent joins the parts into the destinations, and only figures travel.
 
 ``--cluster`` names where the work runs (:func:`connect`): ``local[:N]`` (CPU workers, for CI and laptops),
-``local-cuda[:N]`` (a worker per GPU of this node), ``slurm[:PARTITION[:N]][,KEY=VALUE...]`` (workers as Slurm
+``local-cuda[:N]`` (a worker per GPU of this node; N past its GPUs shares them in turn), ``slurm[:PARTITION[:N]][,KEY=VALUE...]`` (workers as Slurm
 jobs, one per GPU: :mod:`lassm.runs.slurm`), ``tcp://HOST:PORT`` or a scheduler file ``*.json`` (a running
 scheduler, asked first under a short deadline: :mod:`lassm.runs.dask_address`).
 """
@@ -49,7 +49,7 @@ from ..workloads.local_assembly.result import Extension, SideResult
 from ..workloads.local_assembly.stream import ShardFolder
 
 #: What ``--cluster`` accepts, for help texts and errors.
-CLUSTER_HELP = ("where to run: local[:N] (CPU workers), local-cuda[:N] (one worker per GPU), "
+CLUSTER_HELP = ("where to run: local[:N] (CPU workers), local-cuda[:N] (one worker per GPU; more share them), "
                 "slurm[:PARTITION[:N]][,gpus=G,...] (workers as Slurm jobs), "
                 "tcp://HOST:PORT (a running Dask scheduler) or a scheduler file (*.json)")
 
@@ -94,27 +94,27 @@ def _gpu_cluster(n: int | None) -> Any:
     """One single-threaded worker per GPU; each sees only its own device (as device 0).
 
     ``CUDA_VISIBLE_DEVICES`` is set in the worker's environment before it starts, so CuPy's
-    current device, which is per thread, is that GPU in every thread of the worker.
-    """
-    try:
-        from dask_cuda import LocalCUDACluster
+    current device, which is per thread, is that GPU in every thread of the worker. ``n`` past
+    the node's GPUs places the workers on them in turn: a shard's host work (reading, packing,
+    writing) then overlaps another's kernels on the same GPU."""
+    devices = gpu_devices()
+    if not n or n <= len(devices):
+        try:
+            from dask_cuda import LocalCUDACluster
 
-        devices = gpu_devices()[: n or None]
-        return LocalCUDACluster(CUDA_VISIBLE_DEVICES=",".join(devices) or None, threads_per_worker=1,
-                                dashboard_address=":0")
-    except ImportError:
-        pass
+            return LocalCUDACluster(CUDA_VISIBLE_DEVICES=",".join(devices[: n or None]) or None,
+                                    threads_per_worker=1, dashboard_address=":0")
+        except ImportError:
+            pass
     from distributed import Nanny, Scheduler, SpecCluster
 
-    devices = gpu_devices()
     if not devices:
         raise LassmError("--cluster local-cuda: no GPU answers on this node (nvidia-smi -L)")
-    devices = devices[: n or None]
     workers = {
         f"gpu{i}": {"cls": Nanny, "options": {
             "nthreads": 1, "resources": {"GPU": 1},
             "env": {"CUDA_VISIBLE_DEVICES": dev, "LASSM_GPU_INDEX": dev}}}
-        for i, dev in enumerate(devices)
+        for i, dev in enumerate(devices[i % len(devices)] for i in range(n or len(devices)))
     }
     return SpecCluster(workers=workers, scheduler={"cls": Scheduler, "options": {"dashboard_address": ":0"}},
                        name="lassm-local-cuda")

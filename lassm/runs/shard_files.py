@@ -132,6 +132,8 @@ def _part_task(number: int, bounds: tuple[int, int], data: Dataset | None, sourc
     from . import memory
     from .extend import extend
 
+    with contextlib.suppress(ImportError):  # numba's writer: a worker pays its import once, not per part
+        from ..workloads.local_assembly import extended_jit  # noqa: F401  (formats writes with it once loaded)
     t0 = time.perf_counter()
     peak_source = memory.start_peak()
     a, b = bounds
