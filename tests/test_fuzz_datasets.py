@@ -194,3 +194,24 @@ def _dat_from_table(table, path: Path) -> None:
     ds = Dataset(cids=np.array(col["cid"], np.int64), seqs=np.frombuffer(b"".join(seqs), np.uint8).copy(), offsets=off,
                  depths=np.array(col["depth"], np.float64), left=side("left"), right=side("right"), name="bad", k=K)
     formats.write_dat(ds, path)
+
+
+def test_the_columns_check_finds_the_first_bad_byte_as_the_look_up_does() -> None:
+    """The Parquet reader's whole-column check (a few comparisons, or a wrapped range) names the
+    same first bad byte as a 256-entry look-up per byte, for bases and qualities, at any position."""
+    from lassm.workloads.local_assembly import parquet_checks as pc
+
+    rng = np.random.default_rng(7)
+    for mask in (pc._BASE_MASK, pc._QUAL_MASK):
+        good = np.flatnonzero(mask).astype(np.uint8)
+        for trial in range(2000):
+            n = int(rng.integers(0, 60))
+            values = good[rng.integers(0, len(good), size=n)] if trial % 2 else rng.integers(0, 256, size=n).astype(np.uint8)
+            if trial % 3 == 0 and n:
+                values[rng.integers(0, n)] = rng.integers(0, 256)
+            bad = np.flatnonzero(~mask[values])
+            assert pc._first_bad(values, mask) == (int(bad[0]) if len(bad) else -1)
+        edge = np.array([good[0] - 1, good[-1] + 1, 0, 255], dtype=np.uint8)  # just outside, and the extremes
+        for byte in edge:
+            values = np.concatenate([good, [byte]]).astype(np.uint8)
+            assert pc._first_bad(values, mask) == (-1 if mask[byte] else len(good))

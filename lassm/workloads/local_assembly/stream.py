@@ -326,6 +326,8 @@ def read_range(folder: str | os.PathLike, a: int, b: int) -> Dataset:
             ds = table_dataset(pf.read_row_groups(groups), str(path))
         first = part["start"] + int(starts[groups[0]])
         pieces.append(ds.slice(lo - first, hi - first))
+    if len(pieces) == 1:  # a range within one file (a worker's own, as planned): its views, not a copy
+        return pieces[0]
     return concat(pieces, pieces[0].name, pieces[0].k)
 
 
