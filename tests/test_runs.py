@@ -153,3 +153,52 @@ def test_shard_contention_reads_the_tools_figures(tmp_path: Path, monkeypatch: p
     assert c["alone_seconds"] == pytest.approx(0.5) and c["bare_speedup"] == pytest.approx(2.0)
     text = results.contention_sentence("m")
     assert "at most 0.60 s when all run at once (0.50 s alone)" in text and "2.00 times as fast" in text
+
+
+def _scaling_copies(tmp_path, monkeypatch, renames: dict[str, dict[int, float]]) -> None:
+    """The 4-GPU node's gen-k21x20 records copied under machine ``m`` as other datasets: for each
+    ``renames[dataset]``, the GPU counts kept, each with the workers-write path's seconds given."""
+    import json
+    import shutil
+
+    from lassm import paths
+
+    src = sorted(paths.results_dir("nvidia-h200-x4").glob("scaling__gen-k21x20__*"))
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
+    for dataset, seconds in renames.items():
+        for folder in src:
+            summary = json.loads((folder / "summary.json").read_text())
+            if summary["gpus"] not in seconds:
+                continue
+            dest = tmp_path / "m" / folder.name.replace("gen-k21x20", dataset)
+            shutil.copytree(folder, dest)
+            n = len(summary["files_shard_wall_seconds"])
+            summary.update(dataset=dataset, files_seconds=seconds[summary["gpus"]],
+                           files_shard_kernel_seconds=[0.01 * (i + 1) for i in range(n)])
+            (dest / "summary.json").write_text(json.dumps(summary))
+
+
+def test_shard_breakdown_and_weak_scaling_read_the_workers_write_path(tmp_path, monkeypatch) -> None:
+    """Each shard's read, extension, kernels and write come from its record's lists, a row per shard
+    and GPU count; weak scaling divides the first step's seconds by each step's; the sentence quotes
+    both, and says so where a node has no such runs."""
+    from lassm.runs import scale_out
+
+    _scaling_copies(tmp_path, monkeypatch, {"gen-k21x20": {1: 2.0}, "gen-k21x40": {2: 2.5},
+                                            "gen-k21x80": {1: 8.0, 2: 4.4, 4: 2.5}})
+    shards = scale_out.shard_breakdown("m")
+    assert shards.groupby("gpus").size().to_dict() == {1: 1, 2: 2, 4: 4}
+    four = shards[shards["gpus"] == 4]
+    assert four["kernel_seconds"].tolist() == [0.01, 0.02, 0.03, 0.04]
+    assert (abs(shards["other_seconds"] - (shards["extend_seconds"] - shards["kernel_seconds"])) < 1e-12).all()
+    assert (four["whole_seconds"] == 2.5).all() and four["contigs"].sum() == 1370200
+    weak = scale_out.weak_scaling("m")
+    assert weak["dataset"].tolist() == ["gen-k21x20", "gen-k21x40", "gen-k21x80"]
+    assert weak["efficiency"].round(3).tolist() == [1.0, 0.8, 0.8]
+    text = scale_out.scale_out_sentence("m")
+    assert "takes 8.00 s on one GPU and 2.50 s on 4" in text and "3.20 times as fast" in text
+    assert "keeps 0.80 of one GPU's time" in text
+    _scaling_copies(tmp_path / "other", monkeypatch, {"gen-k21x40": {2: 2.5}, "gen-k21x80": {4: 2.5}})
+    assert scale_out.scale_out_sentence("m").startswith("No strong-scaling run of gen-k21x80")  # no 1-GPU run
+    assert scale_out.weak_scaling("m").empty  # no first step to compare with
+    assert scale_out.shard_breakdown("m", "gen-k21x20").empty
