@@ -100,6 +100,12 @@ def test_shards_read_back_range_by_range(tmp_path: Path) -> None:
         _same(stream.read_range(small, a, b), whole.slice(a, b))
     with pytest.raises(LassmError, match="not within"):
         stream.read_range(small, 0, n + 1)
+    edges = [p["start"] for p in stream.manifest(small)["shards"]][1:]
+    pieces = stream.within_files(small, [(0, n), (1, 2), (edges[0] - 5, edges[1] + 5)])
+    assert pieces == [(0, edges[0]), (edges[0], edges[1]), (edges[1], n), (1, 2),
+                      (edges[0] - 5, edges[0]), (edges[0], edges[1]), (edges[1], edges[1] + 5)]
+    for a, b in pieces:  # each within one file: its views, equal to the set's range
+        _same(stream.read_range(small, a, b), whole.slice(a, b))
 
 
 def test_a_shard_folder_plans_from_its_weights_as_from_its_data(tmp_path: Path) -> None:

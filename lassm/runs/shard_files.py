@@ -26,7 +26,7 @@ from ..errors import LassmError
 from ..workloads.local_assembly.config import Params
 from ..workloads.local_assembly.dataset import Dataset
 from ..workloads.local_assembly.result import FIELDS, SIDES, Extension, SideResult
-from ..workloads.local_assembly.stream import ShardFolder, is_shard_folder, range_bounds
+from ..workloads.local_assembly.stream import ShardFolder, is_shard_folder, range_bounds, within_files
 from .memory import MEMORY_KEYS
 from .distributed import (_fail_once, _load, _where, extend_sharded, plan_balance, work_estimate,
                           workers_and_plan)
@@ -140,7 +140,10 @@ def _part_task(number: int, bounds: tuple[int, int], data: Dataset | None, sourc
     piece_of, data_bytes = _range_reader(data, source, a, b)
     cap, why = memory.budget(backend)
     need = memory.need_bytes(data_bytes, backend)
-    ranges = memory.cut(a, b, memory.pieces(need, cap))
+    count = memory.pieces(need, cap)
+    ranges = memory.cut(a, b, count)
+    if source is not None and is_shard_folder(source[0]):
+        ranges = within_files(source[0], ranges)  # each piece read as views of one file, none copied together
     kinds = ["out"] + ([f"ends-{side}" for side in SIDES] if ends_dir is not None and ends_tsv else
                        ["ends.npz"] if ends_dir is not None else [])
     files: dict[str, list[Path]] = {kind: [] for kind in kinds}
@@ -186,7 +189,7 @@ def _part_task(number: int, bounds: tuple[int, int], data: Dataset | None, sourc
             "right_extra": memory.joined_extra(extras["right"]), "left_extra": memory.joined_extra(extras["left"]),
             "wall_seconds": timing["wall"], "prep_seconds": timing["prep"],
             "write_seconds": time.perf_counter() - t0 - timing["wall"] - timing["prep"],
-            "memory": memory.figures(peak_source, data_bytes, need, cap, why, len(ranges), device), **_where()}
+            "memory": memory.figures(peak_source, data_bytes, need, cap, why, count, device), **_where()}
 
 
 def _range_reader(data: Dataset | None, source: tuple[str, int] | None, a: int,
