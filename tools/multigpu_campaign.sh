@@ -25,7 +25,8 @@
 # scaling record (set LASSM_MACHINE=proxy-... and LASSM_RESULTS outside data/results).
 # Needs wheelhouse-dask/ (dask + distributed wheels, cp312) carried with the tree, and numba on
 # the node (or in wheelhouse/). Usage, repository root:  bash tools/multigpu_campaign.sh
-# Knobs: NGPU (default: all), REPEAT (timed runs per GPU count, default 3), DATASET, STEPS, PROTOCOL.
+# Knobs: NGPU (default: all), REPEAT (timed runs per GPU count, default 3), DATASET, STEPS, PROTOCOL,
+# GPUS, TIMEOUT (seconds the scaling step may take, default 420; gen-k21x80 on 1 and 2 GPUs took more).
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 STEPS=${STEPS:-"scaling sweep"}
@@ -226,7 +227,7 @@ def main() -> None:
 if __name__ == "__main__":
     main()
 PY
-      NGPU=$NGPU REPEAT=$REPEAT DATASET=$DATASET timeout 420 python3 /tmp/lassm_scaling.py 2>&1 \
+      NGPU=$NGPU REPEAT=$REPEAT DATASET=$DATASET timeout ${TIMEOUT:-420} python3 /tmp/lassm_scaling.py 2>&1 \
         | grep -v "distributed\.\(nanny\|scheduler\|core\|worker\|http\)" | tee "$OUT/scaling.log"
       ;;
     sweep)
