@@ -196,11 +196,15 @@ def _dat_from_table(table, path: Path) -> None:
     formats.write_dat(ds, path)
 
 
-def test_the_columns_check_finds_the_first_bad_byte_as_the_look_up_does() -> None:
-    """The Parquet reader's whole-column check (a few comparisons, or a wrapped range) names the
-    same first bad byte as a 256-entry look-up per byte, for bases and qualities, at any position."""
+@pytest.mark.parametrize("block", [7, 1 << 20])
+def test_the_columns_check_finds_the_first_bad_byte_as_the_look_up_does(block: int, monkeypatch) -> None:
+    """The Parquet reader's whole-column check (a few comparisons, or a wrapped range, a block at
+    a time) names the same first bad byte as a 256-entry look-up per byte, for bases and
+    qualities, at any position, in one block or across several."""
+    from lassm import byte_sets
     from lassm.workloads.local_assembly import parquet_checks as pc
 
+    monkeypatch.setattr(byte_sets, "CHECK_BLOCK", block)
     rng = np.random.default_rng(7)
     for mask in (pc._BASE_MASK, pc._QUAL_MASK):
         good = np.flatnonzero(mask).astype(np.uint8)

@@ -10,38 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import InputError
+from ...byte_sets import first_outside as _first_bad
 
 #: The bases a contig or a read may hold, in either format.
 BASES = frozenset(b"ACGTN")
-
-
-def _first_bad(values: np.ndarray, allowed: np.ndarray) -> int:
-    """Index of the first byte of ``values`` not in ``allowed`` (a 256-entry mask), or -1.
-
-    Only a failing column is searched byte by byte; every column is first passed whole by
-    :func:`_all_allowed`, a few vectorized comparisons (a 256-entry look-up per byte cost a
-    shard's read of 1.4 million contigs a fifth of a second)."""
-    if _all_allowed(values, allowed):
-        return -1
-    bad = np.flatnonzero(~allowed[values])
-    return int(bad[0]) if len(bad) else -1
-
-
-def _all_allowed(values: np.ndarray, allowed: np.ndarray) -> bool:
-    """Whether every byte of ``values`` is in ``allowed``: a contiguous run of allowed bytes is one
-    wrapped subtraction and a maximum; a few allowed bytes are one comparison each."""
-    if not len(values):
-        return True
-    codes = np.flatnonzero(allowed)
-    lo, hi = int(codes[0]), int(codes[-1])
-    if hi - lo + 1 == len(codes):  # a range (the qualities): bytes below lo wrap past hi - lo
-        return int(np.subtract(values, lo, dtype=np.uint8).max()) <= hi - lo
-    if len(codes) > 8:
-        return bool(allowed[values].all())
-    ok = values == np.uint8(codes[0])  # uint8 against uint8: no widening of the column
-    for code in codes[1:]:
-        ok |= values == np.uint8(code)
-    return bool(ok.all())
 
 
 _BASE_MASK = np.zeros(256, dtype=bool)

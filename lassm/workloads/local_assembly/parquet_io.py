@@ -80,22 +80,18 @@ def table_dataset(table, path: str) -> Dataset:
     check_schema(path, table)
     meta = table.schema.metadata or {}
 
-    def binary(col) -> tuple[np.ndarray, np.ndarray]:
-        data, off = arrowio.binary(col)
-        return np.frombuffer(data, dtype=np.uint8), off
-
     def side(prefix: str) -> Reads:
         lst = table.column(f"{prefix}_seqs").chunk(0)
         coff = arrowio.numbers(lst.offsets, np.int64)
         coff = coff - coff[0]
-        seqs, roff = binary(lst.flatten())
-        quals, qoff = binary(table.column(f"{prefix}_quals").chunk(0).flatten())
+        seqs, roff = arrowio.binary(lst.flatten())
+        quals, qoff = arrowio.binary(table.column(f"{prefix}_quals").chunk(0).flatten())
         if not np.array_equal(roff, qoff):
             raise InputError(path, None, f"{prefix}_quals", "quality lengths differ from sequence lengths")
         ids = table.column(f"{prefix}_ids").chunk(0).flatten().to_pylist()
         return Reads(seqs, quals, roff, coff, ids)
 
-    seqs, off = binary(table.column("seq"))
+    seqs, off = arrowio.binary(table.column("seq"))
     k_text = meta.get(b"lassm.k", b"").decode()
     cids = arrowio.numbers(table.column("cid"), np.int64)
     depths = arrowio.numbers(table.column("depth"), np.float64)

@@ -29,6 +29,7 @@ import numpy as np
 from ... import arrowio
 from ...atomic import atomic_open, atomic_path
 from ...errors import InputError
+from ...byte_sets import first_outside
 from .pairs import BASES, Pairs
 from .result import COLUMNS, Alignments
 
@@ -46,11 +47,6 @@ _MAX_DIGITS = 18
 _SCAN_CHUNK = 1 << 22
 #: Rows per block of a TSV result, which bounds the text built at once.
 _WRITE_BLOCK = 65536
-
-
-def _only_bases(buf: bytes | bytearray) -> bool:
-    """Every byte of ``buf`` is a base: one C pass (``bytes.translate`` deletes them all)."""
-    return not buf.translate(None, BASES)
 
 
 def _check_read(path: str, where: int, unit: str, field: str, seq: bytes) -> None:
@@ -239,13 +235,12 @@ def read_pairs_parquet(path: str | os.PathLike) -> Pairs:
             (lambda t: pa.types.is_binary(t) or pa.types.is_large_binary(t))
         if not want(kind):
             raise InputError(path, None, c, f"is {kind}, want {'integers' if c.startswith(('pos', 'seed')) else 'binary'}")
-    (buf_h, off_h), (buf_v, off_v) = arrowio.binary(table.column("seq_h")), arrowio.binary(table.column("seq_v"))
-    seqs_h, seqs_v = np.frombuffer(buf_h, dtype=np.uint8), np.frombuffer(buf_v, dtype=np.uint8)
-    for name, buf, seqs, off in (("seq_h", buf_h, seqs_h, off_h), ("seq_v", buf_v, seqs_v, off_v)):
-        if _only_bases(buf):
+    (seqs_h, off_h), (seqs_v, off_v) = arrowio.binary(table.column("seq_h")), arrowio.binary(table.column("seq_v"))
+    for name, seqs, off in (("seq_h", seqs_h, off_h), ("seq_v", seqs_v, off_v)):
+        bad = first_outside(seqs, _ALLOWED)
+        if bad < 0:
             continue
-        bad = np.flatnonzero(~_ALLOWED[seqs])
-        row = int(np.searchsorted(off, bad[0], side="right"))
+        row = int(np.searchsorted(off, bad, side="right"))
         _check_read(path, row, "row", name, seqs[off[row - 1]:off[row]].tobytes())
     # Copies, so that every array is writable: a read-only one is another type to numba, which
     # would build (or load) the CPU kernel once more for it.
