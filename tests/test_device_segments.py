@@ -123,3 +123,24 @@ def test_device_revcomp_is_the_hosts(seed: int) -> None:
     buf, offsets = _segments(np.random.default_rng(seed), 2000, 900)
     got = device_segments.revcomp(cupy.asarray(buf), offsets)
     np.testing.assert_array_equal(cupy.asnumpy(got), revcomp_segments(buf, offsets, _COMPLEMENT))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("seed, row", [(0, 613), (1, 7), (2, 1)])
+def test_packed_rows_are_each_rows_first_bytes(seed: int, row: int) -> None:
+    """A launch's walks packed on the device equal the dense rows' walked bytes end to end (what
+    :meth:`SideResult.compact` makes on the host), with the same offsets; none walked packs to none."""
+    from lassm.workloads.local_assembly.result import SideResult
+
+    cupy = _cupy_or_skip()
+    rng = np.random.default_rng(seed)
+    n = 5000
+    dense = SideResult.empty(n, row)
+    dense.walk_len[:] = rng.integers(0, row + 1, n) * (rng.random(n) < 0.3)
+    dense.walks[:] = rng.choice(np.frombuffer(b"ACGT", np.uint8), n * row)
+    got, off = device_segments.pack_rows(cupy.asarray(dense.walks), row, dense.walk_len)
+    want = dense.compact()
+    np.testing.assert_array_equal(off, want.offsets)
+    np.testing.assert_array_equal(cupy.asnumpy(got)[: int(off[-1])], want.walks)
+    none, off0 = device_segments.pack_rows(cupy.asarray(dense.walks), row, np.zeros(n, np.int32))
+    assert off0.tolist() == [0] * (n + 1) and none.size == 1  # one byte allocated, none packed
