@@ -16,7 +16,8 @@ import pytest
 pytest.importorskip("distributed", reason="needs Dask: pip install 'lassm[dask]'")
 
 from lassm.workloads.local_assembly import datasets  # noqa: E402
-from lassm.runs import distributed, shard_files  # noqa: E402
+from lassm.errors import LassmError  # noqa: E402
+from lassm.runs import distributed, shard_files, shard_plan  # noqa: E402
 from lassm.workloads.local_assembly.config import Params  # noqa: E402
 from lassm.runs.extend import extend  # noqa: E402
 from lassm.runs.sweep import main_job  # noqa: E402
@@ -98,16 +99,16 @@ def test_plan_is_balanced_by_work(small, shards):
     generator (its heavy contigs are not spread evenly), which is why the plan weighs work.
     """
     ds, _ = small["gen"]
-    plan = distributed.plan_shards(ds, shards)
+    plan = shard_plan.plan_shards(ds, shards)
     assert np.array_equal(np.sort(np.concatenate(plan)), np.arange(ds.n_contigs))
     assert all(np.all(np.diff(idx) > 0) for idx in plan)
-    bal = distributed.plan_balance(ds, plan)
+    bal = shard_plan.plan_balance(ds, plan)
     assert bal["max_over_mean"] <= bal["bound"] + 1e-9
     assert bal["max_over_mean"] < 1.07
-    w = distributed.work_estimate(ds)
+    w = shard_plan.work_estimate(ds)
     by_count = np.array([w[c].sum() for c in np.array_split(np.arange(ds.n_contigs), shards)])
     assert bal["max_over_mean"] <= by_count.max() / by_count.mean()
-    bins = distributed.contig_bins(ds)
+    bins = shard_plan.contig_bins(ds)
     heavy = [(bins[idx] == 2).sum() for idx in plan]
     assert max(heavy) - min(heavy) <= max(2, 0.5 * np.mean(heavy))  # the heavy bin is spread
 
@@ -282,10 +283,10 @@ def test_ranges_are_contiguous_and_balanced(small, shards):
     assert ranges is not None and len(ranges) == shards
     assert ranges[0][0] == 0 and ranges[-1][1] == ds.n_contigs
     assert all(r[1] == s[0] for r, s in zip(ranges, ranges[1:]))
-    w = distributed.work_estimate(ds) + np.diff(ds.offsets)
+    w = shard_plan.work_estimate(ds) + np.diff(ds.offsets)
     loads = np.array([w[idx].sum() for idx in plan])
     assert loads.max() / loads.mean() <= 1 + shards * w.max() / w.sum() + 1e-9
-    assert distributed.plan_balance(ds, plan)["max_over_mean"] < 1.1
+    assert shard_plan.plan_balance(ds, plan)["max_over_mean"] < 1.1
     assert shard_files.as_ranges([np.array([0, 2]), np.array([1])]) is None
 
 
@@ -464,7 +465,7 @@ def test_a_shard_folder_is_extended_from_its_manifest(client, small, single_file
     plan = shard_files.plan_ranges(ds, 3)
     assert stats["shard_bounds"] == [list(r) for r in shard_files.as_ranges(plan)]
     assert stats["shard_contigs"] == [len(idx) for idx in plan] and stats["contigs"] == ds.n_contigs
-    weights = distributed.work_estimate(ds) + np.diff(ds.offsets)
+    weights = shard_plan.work_estimate(ds) + np.diff(ds.offsets)
     assert stats["shard_work"] == [float(weights[idx].sum()) for idx in plan]
     assert 1.0 <= stats["max_over_mean"] <= stats["bound"] + 1e-12
 
@@ -492,3 +493,22 @@ def test_a_shard_folder_without_weights_is_planned_from_its_data(client, small, 
         stats = shard_files.extend_to_files(stream.ShardFolder.open(path), Params(k=k), "cpu", client,
                                             tmp_path / "i.txt", shards=[idx[1::2], idx[0::2]])
         assert stats["written_by"] == "parent" and (tmp_path / "i.txt").read_bytes() == single_files[".tsv"][0]
+
+
+def test_a_plan_must_cover_every_contig_once() -> None:
+    """Contiguous ranges are checked end to end, other plans by sorting: a gap, an overlap, a
+    repeat, a contig past the end or one missing is refused either way; empty shards are allowed."""
+    from types import SimpleNamespace
+
+    ten = SimpleNamespace(n_contigs=10)
+    good = ([np.arange(0, 4), np.arange(4, 10)], [np.arange(4, 10), np.arange(0, 4)],
+            [np.arange(0, 4), np.zeros(0, np.int64), np.arange(4, 10)],
+            [np.array([0, 2, 4, 6, 8]), np.array([1, 3, 5, 7, 9])])
+    bad = ([np.arange(0, 4), np.arange(5, 10)], [np.arange(0, 5), np.arange(4, 10)], [np.arange(0, 9)],
+           [np.arange(0, 11)], [np.arange(0, 4), np.array([3]), np.arange(4, 10)],
+           [np.array([0, 2, 4, 6, 8]), np.array([1, 3, 5, 7, 7])], [np.array([1, 3, 5, 7, 9]), np.array([0, 2, 4, 6, 8, 8])])
+    for plan in good:
+        shard_plan.check_cover(ten, plan)
+    for plan in bad:
+        with pytest.raises(LassmError, match="exactly once"):
+            shard_plan.check_cover(ten, plan)

@@ -112,12 +112,12 @@ def test_a_shard_folder_plans_from_its_weights_as_from_its_data(tmp_path: Path) 
     """Folders of 1 to 5 shards: the saved weights are :func:`stream.contig_weights` exactly (the
     manifest names their file and digest), and the ranges planned from them, for any count, are
     those planned from the whole set; so are the folder's own files' ranges."""
-    from lassm.runs import distributed, shard_files
+    from lassm.runs import shard_files, shard_plan
 
     name = "gen-k21-s0.05x3"
     whole, k = datasets.load(name)
     expected = stream.contig_weights(stream.source(name)[0])
-    assert np.array_equal(expected, distributed.work_estimate(whole) + np.diff(whole.offsets))
+    assert np.array_equal(expected, shard_plan.work_estimate(whole) + np.diff(whole.offsets))
     for shards in range(1, 6):
         doc = stream.write_shards(name, tmp_path / str(shards), shards, rows=600)
         folder = stream.ShardFolder.open(tmp_path / str(shards))

@@ -58,7 +58,7 @@ for step in $STEPS; do
 import cProfile, hashlib, io, os, pstats, statistics, subprocess, sys, time
 import numpy as np
 from lassm.workloads.local_assembly import datasets, formats, stream
-from lassm.runs import distributed as D, records, shard_files as F
+from lassm.runs import distributed as D, records, shard_files as F, shard_plan as P
 from lassm.runs.memory import MEMORY_KEYS
 from lassm.workloads.local_assembly.config import Params
 from lassm.runs.extend import extend
@@ -139,7 +139,7 @@ def main() -> None:
         print(f"warmed {len(workers)} workers in {time.perf_counter() - t0:.1f} s", flush=True)
         ref = None
         for g in gpu_counts:
-            plan = D.plan_shards(ds, g)
+            plan = P.plan_shards(ds, g)
             # Untimed pass: each worker cuts its shard once (cached) and the output is checked.
             ext = D.extend_sharded(ds, params, "cuda", client, plan, workers=workers[:g], source=(name, k), protocol=PROTOCOL)
             walls, kernels, crit, writes = [], [], [], []
@@ -219,7 +219,7 @@ def main() -> None:
                   f"{extra['files_speedup_vs_single_process']:.2f}x; equal to the single-process file: "
                   f"{extra['files_matches_single_process']}", flush=True)
         # Where a worker's time goes besides its kernels: one shard of the widest plan, profiled there.
-        shard = D.plan_shards(ds, n_gpu)[0]
+        shard = P.plan_shards(ds, n_gpu)[0]
         print(client.submit(profile_shard, (name, k), shard, params.as_dict(), 25, workers=[workers[0]],
                              pure=False).result(), flush=True)
 

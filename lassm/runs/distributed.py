@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import heapq
 import os
 import platform
 import shutil
@@ -42,6 +41,7 @@ from .. import paths
 from . import dask_address
 from .dask_settings import QUIET_WORKERS
 from .memory import summarize
+from .shard_plan import check_cover as _check_cover, plan_balance, plan_shards
 from ..workloads.local_assembly.config import Params
 from ..workloads.local_assembly.dataset import Dataset
 from ..errors import LassmError
@@ -52,11 +52,6 @@ from ..workloads.local_assembly.stream import ShardFolder
 CLUSTER_HELP = ("where to run: local[:N] (CPU workers), local-cuda[:N] (one worker per GPU; more share them), "
                 "slurm[:PARTITION[:N]][,gpus=G,...] (workers as Slurm jobs), "
                 "tcp://HOST:PORT (a running Dask scheduler) or a scheduler file (*.json)")
-
-#: Read-count bins of the CUDA backend (larger side's reads): launched one after another on
-#: each GPU, so a shard plan balances each bin on its own, heavy bin first.
-BIN_EDGES = (1, 10)
-
 
 def _client_class() -> Any:
     try:
@@ -175,83 +170,6 @@ def workers_of(client: Any) -> list[str]:
 
 def _takes_n_workers(client: Any) -> bool:
     return "n_workers" in __import__("inspect").signature(client.scheduler_info).parameters
-
-
-# ---------------------------------------------------------------- shard plans
-
-def work_estimate(ds: Dataset) -> np.ndarray:
-    """Estimated work per contig: the read bases of both ends (0 without reads: not launched).
-
-    Table insertions scale with read bases at every k, and so does most of a walk's cost; it is
-    k-independent, which is enough to balance shards of one dataset against each other.
-    """
-    est = np.zeros(ds.n_contigs, dtype=np.float64)
-    for reads in (ds.left, ds.right):
-        co = reads.contig_offsets
-        est += (reads.offsets[co[1:]] - reads.offsets[co[:-1]]).astype(np.float64)
-    return est
-
-
-def contig_bins(ds: Dataset) -> np.ndarray:
-    """The CUDA backend's bin per contig: 0 (no reads), 1 (1-9 reads), 2 (10 or more)."""
-    counts = np.maximum(ds.left.counts, ds.right.counts)
-    return np.searchsorted(np.asarray(BIN_EDGES), counts, side="right").astype(np.int8)
-
-
-def plan_shards(ds: Dataset, shards: int, weights: np.ndarray | None = None) -> list[np.ndarray]:
-    """Splits the contigs into ``shards`` index arrays (each ascending) of near-equal work.
-
-    Per bin, heavy bin first, longest-processing-time greedy: contigs by falling weight, each to
-    the shard with the least work in that bin (ties: least work overall). A GPU runs its bins one
-    launch after another, so each bin is balanced on its own. Per bin the heaviest shard exceeds
-    the mean by at most that bin's heaviest contig; over the bins,
-    ``max / mean <= 1 + shards * sum(bin's max weight) / total weight``. Contigs without reads
-    cost nothing and are dealt round-robin.
-    """
-    if shards < 1:
-        raise LassmError(f"shards must be at least 1, got {shards}")
-    n = ds.n_contigs
-    if shards == 1:
-        return [np.arange(n, dtype=np.int64)]
-    w = work_estimate(ds) if weights is None else np.asarray(weights, dtype=np.float64)
-    bins = contig_bins(ds)
-    owner = np.empty(n, dtype=np.int64)
-    total = [0.0] * shards
-    for b in sorted(set(bins.tolist()), reverse=True):
-        idx = np.flatnonzero(bins == b)
-        if b == 0:
-            owner[idx] = np.arange(len(idx)) % shards
-            continue
-        idx = idx[np.argsort(-w[idx], kind="stable")]
-        heap = [(0.0, total[s], s) for s in range(shards)]
-        heapq.heapify(heap)
-        for i, wi in zip(idx.tolist(), w[idx].tolist()):
-            load, _, s = heapq.heappop(heap)
-            owner[i] = s
-            total[s] += wi
-            heapq.heappush(heap, (load + wi, total[s], s))
-    order = np.argsort(owner, kind="stable")
-    cuts = np.searchsorted(owner[order], np.arange(1, shards))
-    return [np.sort(part) for part in np.split(order, cuts)]
-
-
-def plan_balance(ds: Dataset, plan: Sequence[np.ndarray]) -> dict:
-    """Estimated work per shard, its max/mean and the LPT bound (see :func:`plan_shards`)."""
-    w = work_estimate(ds)
-    loads = np.array([w[idx].sum() for idx in plan])
-    bins = contig_bins(ds)
-    wmax = sum(float(w[bins == b].max(initial=0.0)) for b in (1, 2))
-    mean = float(loads.mean()) if len(loads) else 0.0
-    return {"shard_work": loads.tolist(), "max_over_mean": float(loads.max() / mean) if mean else 1.0,
-            "bound": 1.0 + len(plan) * wmax / float(w.sum()) if w.sum() else 1.0,
-            "shard_contigs": [int(len(idx)) for idx in plan]}
-
-
-def _check_cover(ds: Dataset | ShardFolder, plan: Sequence[np.ndarray]) -> None:
-    """Refuses a plan that misses or repeats a contig: the merge (or the joined files) would lack or double it."""
-    covered = np.concatenate(plan) if plan else np.zeros(0, dtype=np.int64)
-    if len(covered) != ds.n_contigs or not np.array_equal(np.sort(covered), np.arange(ds.n_contigs)):
-        raise LassmError("shards must cover every contig exactly once")
 
 
 # ---------------------------------------------------------------- worker side

@@ -229,7 +229,14 @@ def scaling_others_sentence(machine: str, main: str = "gen-k21x20") -> str:
     others = [d for d in scaling_datasets(machine) if d != main]
     if not others:
         return "No other dataset was measured on this node."
-    return " ".join(f"On {d}: {scaling_facts(scaling_table(machine, d))['files_sentence']}" for d in others)
+    said = []
+    for d in others:
+        table = scaling_table(machine, d)
+        if len(table) > 1:
+            said.append(f"On {d}: {scaling_facts(table)['files_sentence']}")
+        else:  # a run on one GPU count alone (its campaign stopped there) says nothing of scaling
+            said.append(f"Of {d} only the run on {int(table['gpus'].iloc[0])} GPU was recorded on this node.")
+    return " ".join(said)
 
 
 def shard_contention(machine: str, dataset: str = "gen-k21x20") -> dict | None:

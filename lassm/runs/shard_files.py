@@ -28,8 +28,8 @@ from ..workloads.local_assembly.dataset import Dataset
 from ..workloads.local_assembly.result import FIELDS, SIDES, Extension, SideResult
 from ..workloads.local_assembly.stream import ShardFolder, is_shard_folder, range_bounds, within_files
 from .memory import MEMORY_KEYS
-from .distributed import (_fail_once, _load, _where, extend_sharded, plan_balance, work_estimate,
-                          workers_and_plan)
+from .distributed import _fail_once, _load, _where, extend_sharded, workers_and_plan
+from .shard_plan import plan_balance, work_estimate
 
 
 # ---------------------------------------------------------------- range plans
