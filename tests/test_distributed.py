@@ -389,11 +389,16 @@ def test_local_cuda_past_the_gpus_shares_them_in_turn(monkeypatch) -> None:
     """``local-cuda:N`` with N past the node's GPUs starts N workers, each seeing one GPU, the GPUs
     taken in turn (a shard's host work then overlaps another's kernels on one GPU); with N at most
     the GPUs, one each. Real workers: no task of theirs needs a GPU."""
+    from distributed import system
+
     monkeypatch.setattr(distributed, "gpu_devices", lambda: ["0", "1"])
     with distributed.connect("local-cuda:3", quiet=True) as c:
         c.wait_for_workers(3, timeout=60)
         seen = sorted(c.run(lambda: (os.environ["CUDA_VISIBLE_DEVICES"], os.environ["LASSM_GPU_INDEX"])).values())
+        limits = list(c.run(lambda dask_worker: dask_worker.memory_manager.memory_limit).values())
     assert seen == [("0", "0"), ("0", "0"), ("1", "1")]
+    # the host's memory split between the three, not a core's share each (Dask's "auto" for one thread)
+    assert all(abs(limit - system.MEMORY_LIMIT / 3) <= 1 for limit in limits), (limits, system.MEMORY_LIMIT)
     with distributed.connect("local-cuda:1", quiet=True) as c:
         c.wait_for_workers(1, timeout=60)
         assert list(c.run(lambda: os.environ["CUDA_VISIBLE_DEVICES"]).values()) == ["0"]

@@ -105,11 +105,14 @@ def _gpu_cluster(n: int | None) -> Any:
 
     if not devices:
         raise LassmError("--cluster local-cuda: no GPU answers on this node (nvidia-smi -L)")
+    count = n or len(devices)
+    # Host memory split between the workers: Dask's "auto" gives a one-thread worker a core's share
+    # (8 GB of a 64-core, 512 GB node), and its nanny killed a worker holding a large shard.
     workers = {
         f"gpu{i}": {"cls": Nanny, "options": {
-            "nthreads": 1, "resources": {"GPU": 1},
+            "nthreads": 1, "resources": {"GPU": 1}, "memory_limit": 1.0 / count,
             "env": {"CUDA_VISIBLE_DEVICES": dev, "LASSM_GPU_INDEX": dev}}}
-        for i, dev in enumerate(devices[i % len(devices)] for i in range(n or len(devices)))
+        for i, dev in enumerate(devices[i % len(devices)] for i in range(count))
     }
     return SpecCluster(workers=workers, scheduler={"cls": Scheduler, "options": {"dashboard_address": ":0"}},
                        name="lassm-local-cuda")

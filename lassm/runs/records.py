@@ -127,8 +127,8 @@ def output_digest(ext: Extension) -> str:
 
 
 def summarize(ext: Extension, dataset: str, matches_cpu: bool | None, command: str,
-              machine: str | None = None, extra: dict | None = None) -> dict:
-    """The summary.json record of one run."""
+              machine: str | None = None, extra: dict | None = None, digest: str | None = None) -> dict:
+    """The summary.json record of one run; ``digest``: its :func:`output_digest`, where the caller has it."""
     info = ext.right.extra
     machine = machine or default_machine(ext)
     ends = 2 * int(ext.dataset.with_reads_mask().sum())
@@ -153,7 +153,7 @@ def summarize(ext: Extension, dataset: str, matches_cpu: bool | None, command: s
         "launches": len(info.get("launches", [])) + len(ext.left.extra.get("launches", [])),
         "mem_high_water_bytes": int(max(info.get("mem_high_water_bytes", 0), ext.left.extra.get("mem_high_water_bytes", 0))),
         "matches_cpu": matches_cpu,
-        "output_sha256": output_digest(ext),
+        "output_sha256": digest or output_digest(ext),
         "git_sha": git_sha(),
         "versions": {**versions(), **info.get("versions", {})},
         "command": command,
