@@ -247,6 +247,37 @@ def test_workers_write_the_single_runs_bytes(client, small, single_files, tmp_pa
     assert stats["kernel_seconds_sum"] >= stats["kernel_seconds"] > 0
 
 
+def test_a_pipe_or_a_device_is_written_in_place_not_replaced(client, small, single_files, tmp_path, monkeypatch):
+    """A FIFO destination stays a FIFO and its reader gets the plain run's bytes, TSV ends too; the
+    parts folders lie in the working folder, not beside the pipes (never in /dev), and go away;
+    /dev/null takes the output and stays the device it was."""
+    import stat
+    import threading
+
+    ds, k = small["gen"]
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    pipes = {name: tmp_path / name for name in ("out.txt", "ends.tsv")}
+    got: dict[str, bytes] = {}
+    for path in pipes.values():
+        os.mkfifo(path)
+    readers = [threading.Thread(target=lambda n=n, p=p: got.__setitem__(n, p.read_bytes()), daemon=True)
+               for n, p in pipes.items()]
+    for r in readers:
+        r.start()
+    shard_files.extend_to_files(ds, Params(k=k), "cpu", client, pipes["out.txt"], pipes["ends.tsv"], shards=3)
+    for r in readers:
+        r.join(timeout=60)
+    assert all(stat.S_ISFIFO(os.stat(p).st_mode) for p in pipes.values())
+    assert got == {"out.txt": single_files[".tsv"][0], "ends.tsv": single_files[".tsv"][1]}
+    assert list(work.iterdir()) == [] and sorted(p.name for p in tmp_path.iterdir()) == ["ends.tsv", "out.txt", "work"]
+    before = os.stat("/dev/null")
+    shard_files.extend_to_files(ds, Params(k=k), "cpu", client, "/dev/null", shards=2)
+    after = os.stat("/dev/null")
+    assert stat.S_ISCHR(after.st_mode) and (after.st_ino, after.st_rdev) == (before.st_ino, before.st_rdev)
+
+
 def test_out_of_order_ranges_and_an_empty_shard(client, small, single_files, tmp_path):
     """Ranges given out of order, an empty shard among them (it comes first in the file's order,
     so it writes the TSV header alone): the files are still the plain run's."""
@@ -336,8 +367,8 @@ def test_a_killed_parents_parts_go_with_the_next_write(small, tmp_path):
 
     from lassm.workloads.local_assembly import formats
 
-    code = ("import os, sys; from pathlib import Path; from lassm.runs import shard_files; "
-            "d = shard_files._parts_folder(Path(sys.argv[1])); (d / '00000.out').write_text('x'); os._exit(9)")
+    code = ("import os, sys; from pathlib import Path; from lassm.runs import part_join; "
+            "d = part_join.parts_folder(Path(sys.argv[1])); (d / '00000.out').write_text('x'); os._exit(9)")
     subprocess.run([sys.executable, "-c", code, str(tmp_path / "out.txt")], check=False)
     assert len([p for p in tmp_path.iterdir() if p.name.endswith(".parts")]) == 1
     ds, k = small["sample"]

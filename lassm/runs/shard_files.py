@@ -6,7 +6,7 @@ one :class:`Extension`, which the parent then writes: moving the results and for
 whole file are serial, and were most of a 4-GPU run's time (issue 30). Here each shard is a
 contiguous range of contigs (:func:`plan_ranges`) whose worker formats its own block of the
 files, with the single run's writers, into a part file beside the destination; only figures
-travel back, and the parent joins the parts (:func:`concat_parts`). The files are the single
+travel back, and the parts are joined in place (:mod:`.part_join`). The files are the single
 run's byte for byte.
 """
 from __future__ import annotations
@@ -21,13 +21,13 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..atomic import atomic_path, temp_prefix
 from ..errors import LassmError
 from ..workloads.local_assembly.config import Params
 from ..workloads.local_assembly.dataset import Dataset
 from ..workloads.local_assembly.result import FIELDS, SIDES, Extension, SideResult
 from ..workloads.local_assembly.stream import ShardFolder, is_shard_folder, range_bounds, within_files
 from .memory import MEMORY_KEYS
+from .part_join import concat_parts, join, parts_folder
 from .distributed import _fail_once, _load, _where, extend_sharded, workers_and_plan
 from .shard_plan import plan_balance, work_estimate
 
@@ -258,8 +258,9 @@ def extend_to_files(ds: Dataset | ShardFolder, params: Params, backend: str, cli
     (:func:`plan_ranges`), so its output lines are one block of the file and its right and left
     ends two blocks of a TSV ends table; each block goes to a part file in a hidden folder beside
     the destination (the same file system, shared by a cluster's nodes as the records' folder is),
-    and the parent puts the parts end to end into a temporary that replaces the destination
-    (:func:`concat_parts`). A parquet ends table cannot be joined from bytes: the workers leave
+    and the workers copy their parts into a temporary at their offsets, side by side, which then
+    replaces the destination (:func:`lassm.runs.part_join.join`; a character device or a pipe is
+    written in place, the parts streamed in order). A parquet ends table cannot be joined from bytes: the workers leave
     their per-contig figures (``.npz``) and the parent writes the table from them.
 
     On success no part is left; on failure (a shard failing after its retries, an interrupt)
@@ -310,9 +311,9 @@ def extend_to_files(ds: Dataset | ShardFolder, params: Params, backend: str, cli
     futures: list[Any] = []
     done = False
     try:
-        out_dir = _parts_folder(out)
+        out_dir = parts_folder(out)
         folders.append(out_dir)
-        ends_dir = _parts_folder(Path(ends)) if ends is not None else None
+        ends_dir = parts_folder(Path(ends)) if ends is not None else None
         if ends_dir is not None:
             folders.append(ends_dir)
         t_plan = time.perf_counter()
@@ -325,11 +326,17 @@ def extend_to_files(ds: Dataset | ShardFolder, params: Params, backend: str, cli
                 key=f"lassm-part-{number}-{os.urandom(6).hex()}"))
         parts = sorted(client.gather(futures), key=lambda p: p["number"])
         t_gather = time.perf_counter()
-        concat_parts([out_dir / part_name("out", i) for i in order], out)
-        t_out = time.perf_counter()
+        blocks = {out: [(i, "out", out_dir) for i in order]}  # each file's blocks, in its order
         if ends_dir is not None and tsv:
-            concat_parts([ends_dir / part_name(f"ends-{side}", i) for side in SIDES for i in order], Path(ends))
-        elif ends_dir is not None:
+            blocks[Path(ends)] = [(i, f"ends-{side}", ends_dir) for side in SIDES for i in order]
+        jobs, sizes = [[] for _ in parts], {}
+        for dest, items in blocks.items():
+            for i, kind, folder in items:
+                jobs[i].append((folder / part_name(kind, i), dest, sizes.get(dest, 0)))
+                sizes[dest] = sizes.get(dest, 0) + int(parts[i]["sizes"][kind])
+        join(client, jobs, sizes, workers, futures, retries)  # each worker copies its parts into place
+        t_out = time.perf_counter()
+        if ends_dir is not None and not tsv:
             formats.write_ends(_fields_extension(_loaded(ds), params, backend,
                                                  [ends_dir / part_name("ends.npz", i) for i in order],
                                                  [ranges[i] for i in order]), ends)
@@ -350,49 +357,6 @@ def extend_to_files(ds: Dataset | ShardFolder, params: Params, backend: str, cli
 def _loaded(ds: Dataset | ShardFolder) -> Dataset:
     """The dataset itself, a shard folder read whole in this process (for what needs its columns)."""
     return ds.load() if isinstance(ds, ShardFolder) else ds
-
-
-def _parts_folder(dest: Path) -> Path:
-    """A hidden folder beside ``dest`` for its parts, named as :mod:`lassm.atomic` names a
-    temporary of ``dest`` (so :func:`lassm.atomic.remove_stale` clears it once its writer is dead)."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=temp_prefix(dest.name), suffix=".parts", dir=dest.parent))
-
-
-def concat_parts(parts: Sequence[Path], dest: Path) -> int:
-    """Puts ``parts`` end to end as ``dest``, atomically; returns its size.
-
-    The first part becomes the temporary (a rename: one shard's file is never copied), the
-    others are appended in the kernel (``copy_file_range``, where the file system has it).
-    """
-    with atomic_path(dest) as tmp:
-        if parts:
-            os.replace(parts[0], tmp)
-        with open(tmp, "r+b") as fh:  # not "ab": copy_file_range refuses a file opened to append
-            fh.seek(0, os.SEEK_END)
-            for part in parts[1:]:
-                with open(part, "rb") as src:
-                    _append(src, fh)
-            return fh.tell()
-
-
-def _append(src: Any, dst: Any) -> None:
-    """Appends the open file ``src`` to ``dst`` (at its end)."""
-    left = os.fstat(src.fileno()).st_size
-    try:
-        while left > 0:
-            step = os.copy_file_range(src.fileno(), dst.fileno(), left)
-            if step == 0:
-                break
-            left -= step
-    except (AttributeError, OSError):  # no copy_file_range here (or not between these files)
-        pass
-    if left:
-        src.seek(os.fstat(src.fileno()).st_size - left)
-        dst.seek(0, os.SEEK_END)
-        shutil.copyfileobj(src, dst, 1 << 22)
-    else:
-        dst.seek(0, os.SEEK_END)
 
 
 def _settle(client: Any, futures: Sequence[Any], timeout: float = 600.0) -> None:
