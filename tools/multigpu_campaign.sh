@@ -203,7 +203,7 @@ def main() -> None:
                                         digest=out_digest)  # sorting 5.5 M lines once, not twice
             run_id = f"scaling__{records.run_id_for(name, k, 'cuda', PROTOCOL)}__gpus{g}"
             records.write_record(summary, ext, run_id=run_id)
-            print(f"gpus={g}: wall {statistics.median(walls):.3f} s (runs {[round(w, 3) for w in walls]}) = plan "
+            print(f"[{time.strftime('%H:%M:%S')}] gpus={g}: wall {statistics.median(walls):.3f} s (runs {[round(w, 3) for w in walls]}) = plan "
                   f"{extra['plan_seconds']:.3f} + compute {extra['compute_wall_seconds']:.3f} + merge "
                   f"{extra['merge_seconds']:.3f}; write {extra['write_seconds']:.3f} s; kernel critical path "
                   f"{statistics.median(crit):.3f} s, sum {statistics.median(kernels):.3f} s, shard walls "
@@ -211,7 +211,7 @@ def main() -> None:
                   f"vs 1 GPU {extra['speedup_vs_1gpu']:.2f}x, vs single process (wall + write) "
                   f"{extra['speedup_vs_single_process']:.2f}x; equal to 1 GPU: {same_as_1}, to cpu: {not diffs}, "
                   f"to the single-process file: {extra['matches_single_process']} -> {run_id}", flush=True)
-            print(f"gpus={g} written by the workers: {extra['files_seconds']:.3f} s (runs "
+            print(f"[{time.strftime('%H:%M:%S')}] gpus={g} written by the workers: {extra['files_seconds']:.3f} s (runs "
                   f"{[round(w, 3) for w in files_walls]}) = plan {extra['files_plan_seconds']:.3f} + compute and "
                   f"write {extra['files_compute_wall_seconds']:.3f} + join {extra['files_concat_seconds']:.3f}; shard "
                   f"walls {[round(w, 3) for w in extra['files_shard_wall_seconds']]}, writes "
