@@ -31,11 +31,10 @@ from pathlib import Path
 def child(path: str, k: int, a: int, b: int, backend: str, protocol: str, repeat: int, go: str) -> None:
     """One shard's process: load, warm up, wait for ``go``, time; prints one JSON line."""
     from lassm.runs.extend import extend
-    from lassm.workloads.local_assembly import formats
+    from lassm.workloads.local_assembly import formats, stream
     from lassm.workloads.local_assembly.config import Params
 
-    ds = formats.read_dataset(path)
-    part, params = ds.slice(a, b), Params(k=k)
+    part, params = stream.read_range(path, a, b), Params(k=k)  # its range of the shard folder, no more
     out = f"{path}.{a}.out"
 
     def once() -> tuple[float, float]:
@@ -122,15 +121,18 @@ def main() -> None:
         path, k, a, b, backend, protocol, repeat, go = args.child
         child(path, int(k), int(a), int(b), backend, protocol, int(repeat), go)
         return
-    from lassm.runs import results, shard_files
-    from lassm.workloads.local_assembly import datasets, formats
+    import shutil
 
-    ds, k = datasets.load(args.dataset)
-    path = str(Path(tempfile.gettempdir()) / f"lassm-contention-{args.dataset}.parquet")
-    formats.write_dataset(ds, path)
-    ranges = shard_files.as_ranges(shard_files.plan_ranges(ds, args.gpus))
-    print(f"{args.dataset}: {ds.n_contigs} contigs, {args.protocol}, shards {ranges}", flush=True)
-    whole = run(path, k, [(0, ds.n_contigs, "0")], args.backend, args.protocol, args.repeat)[0]
+    from lassm.runs import results
+    from lassm.workloads.local_assembly import stream
+
+    # A shard folder of the sharded run's ranges (lassm data shard): each process reads its own.
+    path = str(Path(tempfile.gettempdir()) / f"lassm-contention-{args.dataset}.shards")
+    doc = stream.write_shards(args.dataset, path, args.gpus)
+    k, n_contigs = int(doc["k"]), int(doc["contigs"])
+    ranges = [(int(p["start"]), int(p["stop"])) for p in doc["shards"]]
+    print(f"{args.dataset}: {n_contigs} contigs, {args.protocol}, shards {ranges}", flush=True)
+    whole = run(path, k, [(0, n_contigs, "0")], args.backend, args.protocol, args.repeat)[0]
     print(f"whole on GPU 0: extend {whole['extend']:.3f} s, write {whole['write']:.3f} s", flush=True)
     gpu = [devices[i % len(devices)] for i in range(len(ranges))]
     alone = [run(path, k, [(a, b, gpu[i])], args.backend, args.protocol, args.repeat)[0] for i, (a, b) in enumerate(ranges)]
@@ -140,11 +142,11 @@ def main() -> None:
         print(f"shard {i} ({one['contigs']} contigs): alone extend {one['extend']:.3f} write {one['write']:.3f}; "
               f"together extend {all_['extend']:.3f} write {all_['write']:.3f}", flush=True)
     if args.machine:
-        write_json(args, ds.n_contigs, ranges, whole, alone, together)
+        write_json(args, n_contigs, ranges, whole, alone, together)
     bound = results.contention_bound({"whole": whole, "alone": alone, "together": together})
     print(f"whole / slowest shard together: {bound['bare_speedup']:.2f}x; "
           f"whole / slowest shard alone: {bound['alone_speedup']:.2f}x", flush=True)
-    os.unlink(path)
+    shutil.rmtree(path, ignore_errors=True)
 
 
 if __name__ == "__main__":
