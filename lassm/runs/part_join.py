@@ -76,7 +76,7 @@ def concat_parts(parts: Sequence[Path], dest: Path) -> int:
                 for part in parts:
                     with open(part, "rb") as src:
                         shutil.copyfileobj(src, out, COPY_CHUNK)
-                return out.tell() if out.seekable() else sum(os.path.getsize(p) for p in parts)
+            return sum(os.path.getsize(p) for p in parts)  # a device's or a pipe's position says nothing
         if parts:
             os.replace(parts[0], tmp)
         size = os.path.getsize(tmp)

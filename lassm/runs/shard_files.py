@@ -29,7 +29,7 @@ from ..workloads.local_assembly.stream import ShardFolder, is_shard_folder, rang
 from .memory import MEMORY_KEYS
 from .part_join import concat_parts, join, parts_folder
 from .distributed import _fail_once, _load, _where, extend_sharded, workers_and_plan
-from .shard_plan import plan_balance, work_estimate
+from .shard_plan import balance, plan_balance, work_estimate
 
 
 # ---------------------------------------------------------------- range plans
@@ -64,11 +64,7 @@ def range_balance(weights: np.ndarray, plan: Sequence[np.ndarray]) -> dict:
     (``1 + shards * max(weight) / total``, not the per-bin packing's); ``shard_contigs`` as there.
     """
     w = np.asarray(weights, dtype=np.float64)
-    loads = np.array([w[idx].sum() for idx in plan])
-    mean, total = (float(loads.mean()) if len(loads) else 0.0), float(w.sum())
-    return {"shard_work": loads.tolist(), "max_over_mean": float(loads.max() / mean) if mean else 1.0,
-            "bound": 1.0 + len(plan) * float(w.max(initial=0.0)) / total if total else 1.0,
-            "shard_contigs": [int(len(idx)) for idx in plan]}
+    return balance(w, plan, float(w.max(initial=0.0)))
 
 
 def as_ranges(plan: Sequence[np.ndarray]) -> list[tuple[int, int]] | None:

@@ -79,12 +79,18 @@ def plan_shards(ds: Dataset, shards: int, weights: np.ndarray | None = None) -> 
 def plan_balance(ds: Dataset, plan: Sequence[np.ndarray]) -> dict:
     """Estimated work per shard, its max/mean and the LPT bound (see :func:`plan_shards`)."""
     w = work_estimate(ds)
-    loads = np.array([w[idx].sum() for idx in plan])
     bins = contig_bins(ds)
-    wmax = sum(float(w[bins == b].max(initial=0.0)) for b in (1, 2))
-    mean = float(loads.mean()) if len(loads) else 0.0
+    return balance(w, plan, sum(float(w[bins == b].max(initial=0.0)) for b in (1, 2)))
+
+
+def balance(weights: np.ndarray, plan: Sequence[np.ndarray], heaviest: float) -> dict:
+    """Each shard's work (``shard_work``: its contigs' ``weights``), the largest over the mean, the
+    bound ``1 + shards * heaviest / total`` a plan guarantees, and each shard's contig count."""
+    w = np.asarray(weights, dtype=np.float64)
+    loads = np.array([w[idx].sum() for idx in plan])
+    mean, total = (float(loads.mean()) if len(loads) else 0.0), float(w.sum())
     return {"shard_work": loads.tolist(), "max_over_mean": float(loads.max() / mean) if mean else 1.0,
-            "bound": 1.0 + len(plan) * wmax / float(w.sum()) if w.sum() else 1.0,
+            "bound": 1.0 + len(plan) * heaviest / total if total else 1.0,
             "shard_contigs": [int(len(idx)) for idx in plan]}
 
 
