@@ -75,6 +75,26 @@ def test_sample_k77(protocol: str) -> None:
     assert ext.right.walk_len.sum() > 0 and ext.left.walk_len.sum() > 0
 
 
+@pytest.mark.parametrize("protocol", ["casptr", "fast"])
+def test_transfers_are_timed_apart_from_the_kernel(protocol: str) -> None:
+    """Every launch records its set-up and its results' copy back; the run, its inputs' copy up;
+    a forced slicing (inputs not resident) records each launch's copy up instead. The copies are
+    wall time on the host, so they are positive and, for the tiny sample, not the whole run."""
+    from lassm.backends.launch import transfer_seconds
+
+    for options in ({}, {"max_bytes": 200_000}):
+        ext = _check(K77, 77, protocol=protocol, **options)
+        launches = ext.right.extra["launches"] + ext.left.extra["launches"]
+        assert launches and all(lc["setup_seconds"] > 0 and lc["download_seconds"] > 0 for lc in launches)
+        moved = transfer_seconds(ext.right.extra, ext.left.extra)
+        assert moved is not None and 0 < moved < ext.wall_seconds
+        resident = ext.right.extra["gathered_on"] == "device"
+        assert (ext.right.extra["resident_upload_seconds"] > 0) == resident
+        assert all((lc["upload_seconds"] > 0) != resident for lc in launches)
+        if cuda.one_launch(protocol):  # one launch for both sides: its copies are the right half's
+            assert ext.left.extra["resident_upload_seconds"] == 0.0
+
+
 @pytest.mark.parametrize("k", [21, 33, 55])
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_sample_other_start_k(protocol: str, k: int) -> None:

@@ -75,3 +75,21 @@ def test_compare_names_a_changed_base(single):
     assert broken.compare(single.right) == [f"walks (1 contigs, first at [{i}])"]
     with pytest.raises(ValueError, match="dense"):
         ragged.scatter(np.arange(2), single.right)
+
+
+def test_split_sides_keeps_the_transfers_once(single):
+    """A stacked run's copies between host and device stay with its right half, as its launches
+    do, so the two halves sum to the run's; a backend that records none gives ``None`` (unknown)."""
+    from lassm.backends.launch import split_sides, transfer_seconds
+
+    n = len(single.right.walk_len)
+    stacked = SideResult.gathered(2 * n, single.right.max_walk,
+                                  [(np.arange(n), single.right.compact()), (np.arange(n, 2 * n), single.left.compact())])
+    stacked.extra = {"resident_upload_seconds": 0.5,
+                     "launches": [{"upload_seconds": 0.0, "download_seconds": 0.25},
+                                  {"upload_seconds": 0.125, "download_seconds": 0.125}]}
+    right, left = split_sides(stacked, n)
+    assert transfer_seconds(right.extra) == 1.0 and transfer_seconds(left.extra) == 0.0
+    assert transfer_seconds(right.extra, left.extra) == 1.0
+    assert transfer_seconds(single.right.extra, single.left.extra) is None  # the CPU oracle records no copies
+    assert np.array_equal(left.walk_len, single.left.walk_len)

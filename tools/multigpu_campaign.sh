@@ -189,13 +189,13 @@ def main() -> None:
                    for key in ("plan_seconds", "compute_wall_seconds", "concat_seconds")},
                 **{f"files_{key}": files[-1][key] for key in ("shard_bounds", "shard_wall_seconds", "shard_write_seconds",
                                                              "shard_prep_seconds", "max_over_mean", "shard_places",
-                                                             "shard_kernel_seconds")},
+                                                             "shard_kernel_seconds", "shard_transfer_seconds")},
                 "files_input": "shard folder",
                 **{key: ext.right.extra.get(key) for key in MEMORY_KEYS},
                 **{f"files_{key}": files[-1].get(key) for key in MEMORY_KEYS},
                 **{key: ext.right.extra[key] for key in ("shard_work", "max_over_mean", "bound", "shard_contigs",
                                                        "shard_kernel_seconds", "shard_wall_seconds", "shard_prep_seconds",
-                                                       "shard_pack_seconds", "shard_places")},
+                                                       "shard_pack_seconds", "shard_transfer_seconds", "shard_places")},
             }
             if diffs:
                 extra["cpu_differences"] = diffs

@@ -12,6 +12,7 @@ wavefronts (:mod:`lassm.backends.hip`).
 from __future__ import annotations
 
 import functools
+import time
 from typing import Any
 
 import numpy as np
@@ -212,11 +213,19 @@ def _allow_shared(kern, shared: int, hip: bool, block_warps: int, max_walk: int)
         kern.max_dynamic_shared_size_bytes = shared  # past the 48 KB default: opt in (raises if too large)
 
 
+#: The kernel's per-end outputs, in its argument order after ``walks``, and their types.
+PER_END = {"walk_len": np.int32, "final_k": np.int32, "term": np.uint8, "n_k": np.int32, "steps": np.int64,
+           "insertions": np.int64, "start_insertions": np.int64}
+
+
 def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots: np.ndarray,
                params: config.Params, block_warps: int, warp_size: int,
                variant: Variant | None = None, n_team: int = 0, hip: bool = False,
-               resident: dict | None = None, rt=None) -> tuple[SideResult, float, int]:
-    """Uploads one slice, launches it once, downloads its results. Returns (part, seconds, bytes).
+               resident: dict | None = None, rt=None) -> tuple[SideResult, float, int, dict]:
+    """Uploads one slice, launches it once, downloads its results. Returns (part, seconds, bytes,
+    clock): ``clock`` holds the slice's wall seconds before the launch (``setup_seconds``: gathers,
+    tables, small copies; of which ``upload_seconds`` copied its bases from the host, where they
+    are not resident) and after the kernel (``download_seconds``: its results back on the host).
 
     A fast ``variant`` gets its shared memory and visited set (sized by ``warp_size``: a warp on
     CUDA, a wavefront on HIP), and block teams for the first ``n_team`` ends of ``index``. With
@@ -224,6 +233,8 @@ def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots:
     ``quals``) the slice's buffers are gathered there instead of on the host. ``rt``: CuPy
     (default) or :mod:`.cudadrv`, which both answer the calls below."""
     cupy = rt if rt is not None else _cupy()
+    t_setup = time.perf_counter()
+    upload = 0.0
     n = len(index)
     max_walk = int(params.max_walk)
     per_warp = 1 if variant is None else variant.ends_per_warp(warp_size)
@@ -238,7 +249,9 @@ def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots:
         h_ctg, h_ctg_off = launch.gather(ctg_seqs, ctg_off, index, pad=launch.PAD_BYTES)
         h_seqs, h_rd_off = launch.gather(reads.seqs, reads.offsets, rids, pad=launch.PAD_BYTES)
         h_quals, _ = launch.gather(reads.quals, reads.offsets, rids, pad=launch.PAD_BYTES)
+        t_up = time.perf_counter()
         d_ctg, d_seqs, d_quals = cupy.asarray(h_ctg), cupy.asarray(h_seqs), cupy.asarray(h_quals)
+        upload = time.perf_counter() - t_up
     h_ht_off = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(slots, out=h_ht_off[1:])
     h_depths = np.ascontiguousarray(depths[index], dtype=np.float64)
@@ -259,20 +272,12 @@ def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots:
         "visited": (cupy.empty if variant is None else cupy.zeros)(n_visited, dtype=np.uint64),
         "walk_tmp": cupy.zeros(n * stride + launch.PAD_BYTES, dtype=np.uint8),
         "walks": cupy.zeros(n * max_walk, dtype=np.uint8),
-        "walk_len": cupy.zeros(n, dtype=np.int32),
-        "final_k": cupy.zeros(n, dtype=np.int32),
-        "term": cupy.zeros(n, dtype=np.uint8),
-        "n_k": cupy.zeros(n, dtype=np.int32),
-        "steps": cupy.zeros(n, dtype=np.int64),
-        "insertions": cupy.zeros(n, dtype=np.int64),
-        "start_insertions": cupy.zeros(n, dtype=np.int64),
+        **{name: cupy.zeros(n, dtype=dtype) for name, dtype in PER_END.items()},
     }
     expected = {
         "ctg_seqs": np.uint8, "ctg_off": np.int64, "depths": np.float64, "rd_seqs": np.uint8,
         "rd_quals": np.uint8, "rd_off": np.int64, "rd_cnt_off": np.int64, "ht": np.uint64,
-        "ht_off": np.int64, "visited": np.uint64, "walk_tmp": np.uint8, "walks": np.uint8,
-        "walk_len": np.int32, "final_k": np.int32, "term": np.uint8, "n_k": np.int32,
-        "steps": np.int64, "insertions": np.int64, "start_insertions": np.int64,
+        "ht_off": np.int64, "visited": np.uint64, "walk_tmp": np.uint8, "walks": np.uint8, **PER_END,
     }
     for name, dtype in expected.items():  # CuPy passes raw pointers: check every dtype first
         _require(name, d[name], dtype)
@@ -287,10 +292,13 @@ def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots:
     start, end = cupy.cuda.Event(), cupy.cuda.Event()
     timeline.mark("launch")
     start.record()
+    start.synchronize()  # the setup's device work (gathers, zeroing) done: its wall time ends here
+    setup = time.perf_counter() - t_setup
     kern(grid, block, args, shared_mem=shared)
     end.record()
     end.synchronize()
     timeline.mark("kernel-done")
+    t_down = time.perf_counter()
     seconds = cupy.cuda.get_elapsed_time(start, end) / 1000.0
     walk_len = cupy.asnumpy(d["walk_len"])
     if hip:  # the walks' rows whole: the device pack (segments.cu) is checked on NVIDIA only
@@ -298,21 +306,11 @@ def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots:
     else:  # only the walked bases come back (ragged), not a max_walk row an end
         packed, offsets = device_segments.pack_rows(d["walks"], max_walk, walk_len, rt=rt)
         walks = cupy.asnumpy(packed)[: int(offsets[-1])]
-    part = SideResult(
-        max_walk=max_walk,
-        walks=walks,
-        offsets=offsets,
-        walk_len=walk_len,
-        final_k=cupy.asnumpy(d["final_k"]),
-        term=cupy.asnumpy(d["term"]),
-        n_k=cupy.asnumpy(d["n_k"]),
-        steps=cupy.asnumpy(d["steps"]),
-        insertions=cupy.asnumpy(d["insertions"]),
-        start_insertions=cupy.asnumpy(d["start_insertions"]),
-        kernel_seconds=seconds,
-    )
+    part = SideResult(max_walk=max_walk, walks=walks, offsets=offsets, walk_len=walk_len, kernel_seconds=seconds,
+                      **{name: cupy.asnumpy(d[name]) for name in PER_END if name != "walk_len"})
     del d
-    return part, seconds, used
+    clock = {"setup_seconds": setup, "upload_seconds": upload, "download_seconds": time.perf_counter() - t_down}
+    return part, seconds, used, clock
 
 
 def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
@@ -355,11 +353,13 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
     else:
         budget = int(max_bytes)
     resident, source_bytes = None, int(ctg_seqs.nbytes + reads.seqs.nbytes + reads.quals.nbytes)
+    t_up = time.perf_counter()
     if not hip and source_bytes <= budget * RESIDENT_FRACTION:
         resident, budget = {"ctg": cupy.asarray(ctg_seqs), "seqs": cupy.asarray(reads.seqs),
                             "quals": cupy.asarray(reads.quals)}, budget - source_bytes
     elif not isinstance(ctg_seqs, np.ndarray):  # reverse-complemented on the device, too big to stay
         ctg_seqs = cupy.asnumpy(ctg_seqs)
+    resident_upload = time.perf_counter() - t_up  # the inputs that stay, or contigs brought back
     launches = []
     high_water = 0
     for label, idx in groups:
@@ -370,7 +370,7 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
             n_team = team_count(rd_bytes[index]) if variant is not None and variant.block_teams else 0
             scaled = (variant is not None and variant.scale_registers is not None and not hip
                       and launch.many_ends(len(index) - n_team, int(info["multiprocessors"])))
-            part, seconds, used = _run_slice(kernel(build, ws, as_published, True, rt=cupy) if scaled else kern,
+            part, seconds, used, clock = _run_slice(kernel(build, ws, as_published, True, rt=cupy) if scaled else kern,
                                              index, ctg_seqs, ctg_off, depths, reads, slots_all[index],
                                              params, int(block_warps), ws, variant=variant, n_team=n_team,
                                              hip=hip, resident=resident, rt=cupy)
@@ -378,7 +378,7 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
             high_water = max(high_water, used)
             launches.append({"bin": label, "slice": number, "contigs": int(len(index)), "seconds": seconds,
                              "bytes": int(nbytes[index].sum()), "block_teams": n_team,
-                             "max_registers": variant.scale_registers if scaled else None})
+                             "max_registers": variant.scale_registers if scaled else None, **clock})
     # Ragged: the walked bases end to end (a dense result of 2.7 million ends would be 1.7 GB of host
     # memory, nearly all zeros, touched page by page), each launch's placed by one copy.
     out = SideResult.gathered(n, int(params.max_walk), parts)
@@ -390,6 +390,7 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
         "warp_size": ws,
         "block_warps": int(block_warps),
         "launches": launches,
+        "resident_upload_seconds": resident_upload,
         "mem_high_water_bytes": high_water,
         "budget_bytes": budget,
         "device": info["device"],
@@ -476,10 +477,12 @@ def extend_sides_gpu(right_ctgs: np.ndarray, left_ctgs: np.ndarray | None, ctg_o
         ctgs = np.concatenate((right_ctgs, left_ctgs))
     elif hip:  # the device reverse complement is checked on NVIDIA only (hip sets no revcomp_on_device)
         raise ValueError("the hip backend takes left_ctgs: its contigs are reverse-complemented on the host")
-    else:
+    t_up = time.perf_counter()
+    if left_ctgs is None and not hip:  # the contigs go up once; their reverse complement is made there
         rt = runtime_for(protocol)
         d_right = rt.asarray(right_ctgs)
         ctgs = rt.concatenate((d_right, device_segments.revcomp(d_right, ctg_off, rt=rt)))
+    uploaded = time.perf_counter() - t_up
     res = extend_side_gpu(
         ctgs, np.concatenate((ctg_off, total + ctg_off[1:])),
         np.concatenate((depths, depths)), _stack_reads(right_reads, left_reads),
@@ -487,4 +490,5 @@ def extend_sides_gpu(right_ctgs: np.ndarray, left_ctgs: np.ndarray | None, ctg_o
         max_bytes=max_bytes, bin_counts=counts, hip=hip, as_published=as_published)
     for lc in res.extra.get("launches", []):
         lc["side"] = "both"
+    res.extra["resident_upload_seconds"] = res.extra.get("resident_upload_seconds", 0.0) + uploaded
     return _split(res, n)

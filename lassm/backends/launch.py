@@ -251,9 +251,21 @@ def split_sides(res: SideResult, n: int) -> tuple[SideResult, SideResult]:
             n_k=res.n_k[lo:hi], steps=res.steps[lo:hi], insertions=res.insertions[lo:hi],
             start_insertions=res.start_insertions[lo:hi],
             kernel_seconds=res.kernel_seconds if lo == 0 else 0.0,
-            extra=dict(res.extra) if lo == 0 else {**res.extra, "launches": []},
+            extra=dict(res.extra) if lo == 0 else {**res.extra, "launches": [], "resident_upload_seconds": 0.0},
         ))
     return halves[0], halves[1]
+
+
+def transfer_seconds(*extras: dict) -> float | None:
+    """Wall seconds that runs (their backends' ``extra``) spent moving data between host and
+    device: the inputs copied up to stay resident, each launch's bases copied up where they were
+    not, and each launch's results copied back. ``None`` where no run recorded its copies (the
+    CPU, OpenCL, SYCL): unknown, not free."""
+    if not any("resident_upload_seconds" in e for e in extras):
+        return None
+    return float(sum(e.get("resident_upload_seconds", 0.0)
+                     + sum(lc.get("upload_seconds", 0.0) + lc.get("download_seconds", 0.0) for lc in e.get("launches", ()))
+                     for e in extras))
 
 
 def work_order(index: np.ndarray, read_bytes: np.ndarray) -> np.ndarray:

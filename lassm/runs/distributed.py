@@ -38,6 +38,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from .. import paths
+from ..backends.launch import transfer_seconds
 from . import dask_address
 from .dask_settings import QUIET_WORKERS
 from .memory import summarize
@@ -241,7 +242,8 @@ def _shard_task(number: int, index: np.ndarray, data: Dataset | None, source: tu
     t2 = time.perf_counter()
     _fail_once(fail_marker)
     return {"number": number, "right": right, "left": left, "wall_seconds": t2 - t1 - pack, "prep_seconds": t1 - t0,
-            "pack_seconds": pack, "kernel_seconds": right.kernel_seconds + left.kernel_seconds, "memory": mem, **_where()}
+            "pack_seconds": pack, "kernel_seconds": right.kernel_seconds + left.kernel_seconds,
+            "transfer_seconds": transfer_seconds(right.extra, left.extra), "memory": mem, **_where()}
 
 
 def _warm_task(source: tuple[str, int] | None, params: dict, backend: str, options: dict) -> dict:
@@ -351,6 +353,7 @@ def merge(ds: Dataset, plan: Sequence[np.ndarray], parts: Sequence[dict], backen
         shard_wall_seconds=[float(p["wall_seconds"]) for p in parts],
         shard_prep_seconds=[float(p["prep_seconds"]) for p in parts],
         shard_pack_seconds=[float(p["pack_seconds"]) for p in parts],
+        shard_transfer_seconds=[p.get("transfer_seconds") for p in parts],
         shard_places=[f"{p['host']}:{p['gpu'] or p['pid']}" for p in parts],
         gpus=len(places) if backend != "cpu" else 0, workers=len({(p["host"], p["pid"]) for p in parts}),
         **summarize(parts))

@@ -180,6 +180,8 @@ def joined_extra(extras: Sequence[dict]) -> dict:
     out = dict(extras[0]) if extras else {}
     if len(extras) > 1:
         out["launches"] = [launch for e in extras for launch in e.get("launches", [])]
+        if any("resident_upload_seconds" in e for e in extras):
+            out["resident_upload_seconds"] = sum(e.get("resident_upload_seconds", 0.0) for e in extras)
         peak = device_peak(*extras)
         if peak is not None:
             out["mem_high_water_bytes"] = peak

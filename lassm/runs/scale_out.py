@@ -22,7 +22,8 @@ WEAK_STEPS: tuple[tuple[str, int], ...] = (("gen-k21x20", 1), ("gen-k21x40", 2),
 
 #: A shard's parts as the chapter names them, from its record's lists.
 SHARD_PARTS = {"read_seconds": "files_shard_prep_seconds", "extend_seconds": "files_shard_wall_seconds",
-               "kernel_seconds": "files_shard_kernel_seconds", "write_seconds": "files_shard_write_seconds"}
+               "kernel_seconds": "files_shard_kernel_seconds", "transfer_seconds": "files_shard_transfer_seconds",
+               "write_seconds": "files_shard_write_seconds"}
 
 
 def _summaries(machine: str, dataset: str) -> list[dict]:
@@ -38,7 +39,9 @@ def shard_breakdown(machine: str, dataset: str = "gen-k21x80") -> pd.DataFrame:
 
     ``read_seconds`` (its range read from the shard folder), ``extend_seconds`` (the extension:
     transfers, host packing and kernels), ``kernel_seconds`` (CUDA-event time, where recorded),
-    ``other_seconds`` (extend less kernels), ``write_seconds`` (its block of the output); and per
+    ``transfer_seconds`` (copies between host and device, where recorded: NaN in older records),
+    ``other_seconds`` (extend less kernels and known transfers: the host's packing and launch
+    set-up), ``write_seconds`` (its block of the output); and per
     run, repeated on its rows, ``plan_seconds``, ``join_seconds`` (the parent putting the blocks
     end to end) and ``whole_seconds`` (all of it, the file included). Empty where ``machine``
     holds no such record.
@@ -48,12 +51,14 @@ def shard_breakdown(machine: str, dataset: str = "gen-k21x80") -> pd.DataFrame:
         if "files_shard_wall_seconds" not in doc:
             continue
         n = len(doc["files_shard_wall_seconds"])
-        parts = {name: doc.get(key) or [math.nan] * n for name, key in SHARD_PARTS.items()}
+        parts = {name: [math.nan if v is None else v for v in doc.get(key) or [None] * n]
+                 for name, key in SHARD_PARTS.items()}
         bounds = doc.get("files_shard_bounds") or [[0, 0]] * n
         for i in range(n):
             row = {"gpus": int(doc["gpus"]), "shard": i, "contigs": int(bounds[i][1] - bounds[i][0])}
             row.update({name: float(vals[i]) for name, vals in parts.items()})
-            row["other_seconds"] = row["extend_seconds"] - row["kernel_seconds"]
+            row["other_seconds"] = (row["extend_seconds"] - row["kernel_seconds"]
+                                    - (0.0 if math.isnan(row["transfer_seconds"]) else row["transfer_seconds"]))
             row.update(plan_seconds=float(doc["files_plan_seconds"]), join_seconds=float(doc["files_concat_seconds"]),
                        whole_seconds=float(doc["files_seconds"]))
             rows.append(row)

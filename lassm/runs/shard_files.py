@@ -22,6 +22,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..errors import LassmError
+from ..backends.launch import transfer_seconds
 from ..workloads.local_assembly.config import Params
 from ..workloads.local_assembly.dataset import Dataset
 from ..workloads.local_assembly.result import FIELDS, SIDES, Extension, SideResult
@@ -184,6 +185,7 @@ def _part_task(number: int, bounds: tuple[int, int], data: Dataset | None, sourc
     return {"number": number, "bounds": (a, b), "sizes": sizes, "work": work, "kernel": tuple(kernel),
             "right_extra": memory.joined_extra(extras["right"]), "left_extra": memory.joined_extra(extras["left"]),
             "wall_seconds": timing["wall"], "prep_seconds": timing["prep"],
+            "transfer_seconds": transfer_seconds(*extras["right"], *extras["left"]),
             "write_seconds": time.perf_counter() - t0 - timing["wall"] - timing["prep"],
             "memory": memory.figures(peak_source, data_bytes, need, cap, why, count, device), **_where()}
 
@@ -405,6 +407,7 @@ def _part_stats(ds: Dataset | ShardFolder, plan: Sequence[np.ndarray], parts: Se
         "kernel_seconds_sum": float(sum(totals)), "shard_kernel_seconds": totals,
         "shard_wall_seconds": [float(p["wall_seconds"]) for p in parts],
         "shard_prep_seconds": [float(p["prep_seconds"]) for p in parts],
+        "shard_transfer_seconds": [p.get("transfer_seconds") for p in parts],
         "shard_write_seconds": [float(p["write_seconds"]) for p in parts],
         "shard_bounds": [list(p["bounds"]) for p in parts], "shard_bytes": [p["sizes"] for p in parts],
         "shard_places": [f"{p['host']}:{p['gpu'] or p['pid']}" for p in parts],
