@@ -353,13 +353,14 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
     else:
         budget = int(max_bytes)
     resident, source_bytes = None, int(ctg_seqs.nbytes + reads.seqs.nbytes + reads.quals.nbytes)
-    t_up = time.perf_counter()
+    t_up, on_device = time.perf_counter(), not isinstance(ctg_seqs, np.ndarray)
     if not hip and source_bytes <= budget * RESIDENT_FRACTION:
         resident, budget = {"ctg": cupy.asarray(ctg_seqs), "seqs": cupy.asarray(reads.seqs),
                             "quals": cupy.asarray(reads.quals)}, budget - source_bytes
     elif not isinstance(ctg_seqs, np.ndarray):  # reverse-complemented on the device, too big to stay
         ctg_seqs = cupy.asnumpy(ctg_seqs)
-    resident_upload = time.perf_counter() - t_up  # the inputs that stay, or contigs brought back
+    # The inputs copied up to stay, or contigs made on the device copied back to be gathered here.
+    resident_upload = time.perf_counter() - t_up if resident is not None or on_device else 0.0
     launches = []
     high_water = 0
     for label, idx in groups:
