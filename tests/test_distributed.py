@@ -412,8 +412,19 @@ def test_lassms_own_workers_run_without_the_sampling_profiler() -> None:
         c.wait_for_workers(1, timeout=60)
         seen = c.run(lambda dask_worker: (dask.config.get("distributed.worker.profile.enabled"),
                                           "profile" in dask_worker.periodic_callbacks))
+        threads = list(c.run(_threads).values())
     assert before is True and dask.config.get("distributed.worker.profile.enabled") is True
     assert list(seen.values()) == [(False, False)]
+    # its one worker may use every core, not the one core Dask's nannies give (OMP_NUM_THREADS=1)
+    cores = str(distributed.host_cores())
+    assert threads == [(cores, int(cores))], threads
+
+
+def _threads() -> tuple[str, int]:
+    """On a worker: its ``OMP_NUM_THREADS`` and the threads Arrow's pool (a shard folder's reads) uses."""
+    import pyarrow
+
+    return os.environ.get("OMP_NUM_THREADS", ""), pyarrow.cpu_count()
 
 
 def test_local_cuda_past_the_gpus_shares_them_in_turn(monkeypatch) -> None:
@@ -423,11 +434,14 @@ def test_local_cuda_past_the_gpus_shares_them_in_turn(monkeypatch) -> None:
     from distributed import system
 
     monkeypatch.setattr(distributed, "gpu_devices", lambda: ["0", "1"])
+    monkeypatch.setattr(distributed, "host_cores", lambda: 7)  # a 7-core node: two threads each
     with distributed.connect("local-cuda:3", quiet=True) as c:
         c.wait_for_workers(3, timeout=60)
         seen = sorted(c.run(lambda: (os.environ["CUDA_VISIBLE_DEVICES"], os.environ["LASSM_GPU_INDEX"])).values())
         limits = list(c.run(lambda dask_worker: dask_worker.memory_manager.memory_limit).values())
+        threads = list(c.run(_threads).values())
     assert seen == [("0", "0"), ("0", "0"), ("1", "1")]
+    assert threads == [("2", 2)] * 3, threads
     # the host's memory split between the three, not a core's share each (Dask's "auto" for one thread)
     assert all(abs(limit - system.MEMORY_LIMIT / 3) <= 1 for limit in limits), (limits, system.MEMORY_LIMIT)
     with distributed.connect("local-cuda:1", quiet=True) as c:
@@ -504,6 +518,27 @@ def test_a_shard_folder_is_extended_from_its_manifest(client, small, single_file
     weights = shard_plan.work_estimate(ds) + np.diff(ds.offsets)
     assert stats["shard_work"] == [float(weights[idx].sum()) for idx in plan]
     assert 1.0 <= stats["max_over_mean"] <= stats["bound"] + 1e-12
+
+
+def test_a_runs_workers_split_their_hosts_cpus(client, small, single_files, tmp_path) -> None:
+    """Each worker reads its range with its share of its host's CPUs (Arrow's pool; Dask's nannies
+    leave it one thread): all of them for the one worker of a run, half each for two on one host,
+    whatever the cluster was started for."""
+    from lassm.runs.dask_settings import host_cores
+    from lassm.workloads.local_assembly import stream
+
+    cores = host_cores()
+    if cores < 2:
+        pytest.skip("one CPU: every share is one thread, the nannies' own setting")
+    ds, k = small["gen"]
+    stream.write_shards("gen-k21-s0.05", tmp_path / "shards", 2)
+    folder = stream.ShardFolder.open(tmp_path / "shards")
+    workers = distributed.workers_of(client)
+    for used, threads in ((workers[:1], cores), (workers, cores // 2)):
+        stats = shard_files.extend_to_files(folder, Params(k=k), "cpu", client, tmp_path / "out.txt", shards=2,
+                                            workers=used)
+        assert stats["shard_threads"] == [threads, threads], (used, stats["shard_threads"])
+        assert (tmp_path / "out.txt").read_bytes() == single_files[".tsv"][0]
 
 
 def test_a_shard_folder_without_weights_is_planned_from_its_data(client, small, single_files, tmp_path,

@@ -158,18 +158,22 @@ def test_gpu_workers_are_pinned_one_per_gpu(slurm_conf) -> None:
 
 
 def test_slurm_workers_run_without_the_sampling_profiler(slurm_conf, tmp_path, monkeypatch) -> None:
-    """The local clusters' worker settings (``QUIET_WORKERS``: no statistical profiler) reach the
-    worker a Slurm job starts, through its job script; this process's configuration stays as it was."""
+    """The local clusters' worker settings (``QUIET_WORKERS``: no statistical profiler; the job's CPUs
+    shared by its workers) reach the worker a Slurm job starts, through its job script; this
+    process's configuration stays as it was."""
     import dask
 
     monkeypatch.chdir(tmp_path)
-    with distributed.connect(f"slurm:{PARTITION}:1,memory=2GB,wait=120", quiet=True) as client:
+    with distributed.connect(f"slurm:{PARTITION}:1,cores=2,memory=2GB,wait=120", quiet=True) as client:
         assert "export DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False" in client.cluster.job_script()
         seen = client.run(lambda dask_worker: (dask.config.get("distributed.worker.profile.enabled"),
                                                "profile" in dask_worker.periodic_callbacks,
-                                               os.environ.get("SLURM_JOB_ID", "")))
+                                               os.environ.get("SLURM_JOB_ID", ""), os.environ.get("OMP_NUM_THREADS"),
+                                               __import__("pyarrow").cpu_count()))
     assert dask.config.get("distributed.worker.profile.enabled") is True
     assert len(seen) == 1 and all(value[:2] == (False, False) for value in seen.values()), seen
+    # the job's two CPUs are its one worker's (Arrow reads with both), not Dask's one thread a worker
+    assert all(value[3:] == ("2", 2) for value in seen.values()), seen
     _worker_jobs({value[2] for value in seen.values()})
 
 

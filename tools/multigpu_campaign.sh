@@ -75,11 +75,20 @@ def tiled(side: SideResult, times: int) -> SideResult:
 def digest(path: str) -> str:
     return hashlib.sha256(open(path, "rb").read()).hexdigest()
 
+def fresh(path: str) -> str:
+    """`path` with no file there: every timed run writes a new output, none pays for freeing the
+    previous run's (a rename over the last run's output frees its pages inside the timed run)."""
+    if os.path.exists(path):
+        os.remove(path)
+    return path
+
 def whole_runs(cmd: list, repeat: int) -> list:
-    """Wall seconds of the whole command, `repeat` runs after one untimed one (kernel cache warm)."""
+    """Wall seconds of the whole command, `repeat` runs after one untimed one (kernel cache warm);
+    its output (the last argument) removed before each."""
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     runs = []
     for _ in range(repeat):
+        fresh(cmd[-1])
         t0 = time.perf_counter()
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         runs.append(time.perf_counter() - t0)
@@ -147,6 +156,7 @@ def main() -> None:
             for _ in range(repeat):
                 ext = D.extend_sharded(ds, params, "cuda", client, plan, workers=workers[:g], source=(name, k),
                                        protocol=PROTOCOL)
+                fresh(sharded_out)
                 t0 = time.perf_counter()
                 formats.write_extended(ext, sharded_out)
                 writes.append(time.perf_counter() - t0)
@@ -160,7 +170,7 @@ def main() -> None:
             # joins the parts; timed whole, the file included.
             F.extend_to_files(shard_folder, params, "cuda", client, files_out, workers=workers[:g],
                               protocol=PROTOCOL)  # untimed: the workers' first read of the folder
-            files = [F.extend_to_files(shard_folder, params, "cuda", client, files_out, workers=workers[:g],
+            files = [F.extend_to_files(shard_folder, params, "cuda", client, fresh(files_out), workers=workers[:g],
                                        protocol=PROTOCOL) for _ in range(repeat)]
             files_walls = [f["wall_seconds"] for f in files]
             diffs = ext.compare(oracle)
@@ -189,7 +199,8 @@ def main() -> None:
                    for key in ("plan_seconds", "compute_wall_seconds", "concat_seconds")},
                 **{f"files_{key}": files[-1][key] for key in ("shard_bounds", "shard_wall_seconds", "shard_write_seconds",
                                                              "shard_prep_seconds", "max_over_mean", "shard_places",
-                                                             "shard_kernel_seconds", "shard_transfer_seconds")},
+                                                             "shard_kernel_seconds", "shard_transfer_seconds",
+                                                             "shard_threads")},
                 "files_input": "shard folder",
                 **{key: ext.right.extra.get(key) for key in MEMORY_KEYS},
                 **{f"files_{key}": files[-1].get(key) for key in MEMORY_KEYS},

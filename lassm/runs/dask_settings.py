@@ -6,13 +6,51 @@ jobs) so that both take the one dictionary.
 """
 from __future__ import annotations
 
+import os
 import shlex
-from typing import Any
+from typing import Any, Sequence
 
 #: Dask settings of the workers lassm starts: no statistical profiler, which wakes every 10 ms to
 #: take a worker's GIL and walk the running task's stack, for a dashboard lassm never reads,
 #: while the task's Python (its output's formatting) needs that GIL.
 QUIET_WORKERS = {"distributed.worker.profile.enabled": False}
+
+
+def host_cores() -> int:
+    """The CPUs this process may run on (its affinity: a Slurm job's or a container's share)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # no affinity call on this platform
+        return os.cpu_count() or 1
+
+
+def worker_threads(cores: int, workers: int) -> dict[str, str]:
+    """The environment that gives each of ``workers`` single-task workers on ``cores`` CPUs its
+    share of them. Dask's nannies set ``OMP_NUM_THREADS=1`` (meant for a worker running many
+    tasks at once), which Arrow's thread pool honours: a worker then read and decompressed its
+    range of a shard folder on one core, 10.4 s of a 16-second ``gen-k21x80`` run on one GPU.
+    lassm's workers run one task at a time, so each may use ``cores // workers`` threads."""
+    return {"OMP_NUM_THREADS": str(max(1, cores // max(1, workers)))}
+
+
+def sharing(workers: Sequence[str]) -> dict[str, int]:
+    """For each worker address of a run, how many of the run's ``workers`` share its host."""
+    from distributed.comm import get_address_host
+
+    hosts = {w: get_address_host(w) for w in workers}
+    return {w: sum(h == hosts[w] for h in hosts.values()) for w in hosts}
+
+
+def take_share(share: int) -> int:
+    """On a worker that one of ``share`` workers of a run on its host: sizes Arrow's thread pool
+    (a shard folder's reads and decompression) to its part of the host's CPUs, whatever its
+    environment says (a cluster started for four GPUs runs one shard on one of them, too), and
+    returns the threads."""
+    import pyarrow
+
+    threads = max(1, host_cores() // max(1, share))
+    pyarrow.set_cpu_count(threads)
+    return threads
 
 
 def config_exports(config: dict[str, Any]) -> list[str]:
@@ -27,4 +65,4 @@ def config_exports(config: dict[str, Any]) -> list[str]:
     return lines
 
 
-__all__ = ["QUIET_WORKERS", "config_exports"]
+__all__ = ["QUIET_WORKERS", "config_exports", "host_cores", "sharing", "take_share", "worker_threads"]

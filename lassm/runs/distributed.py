@@ -40,7 +40,7 @@ import numpy as np
 from .. import paths
 from ..backends.launch import transfer_seconds
 from . import dask_address
-from .dask_settings import QUIET_WORKERS
+from .dask_settings import QUIET_WORKERS, host_cores, worker_threads
 from .memory import summarize
 from .shard_plan import check_cover as _check_cover, plan_balance, plan_shards
 from ..workloads.local_assembly.config import Params
@@ -99,7 +99,8 @@ def _gpu_cluster(n: int | None) -> Any:
             from dask_cuda import LocalCUDACluster
 
             return LocalCUDACluster(CUDA_VISIBLE_DEVICES=",".join(devices[: n or None]) or None,
-                                    threads_per_worker=1, dashboard_address=":0")
+                                    threads_per_worker=1, dashboard_address=":0",
+                                    env=worker_threads(host_cores(), n or len(devices)))
         except ImportError:
             pass
     from distributed import Nanny, Scheduler, SpecCluster
@@ -112,7 +113,7 @@ def _gpu_cluster(n: int | None) -> Any:
     workers = {
         f"gpu{i}": {"cls": Nanny, "options": {
             "nthreads": 1, "resources": {"GPU": 1}, "memory_limit": 1.0 / count,
-            "env": {"CUDA_VISIBLE_DEVICES": dev, "LASSM_GPU_INDEX": dev}}}
+            "env": {"CUDA_VISIBLE_DEVICES": dev, "LASSM_GPU_INDEX": dev, **worker_threads(host_cores(), count)}}}
         for i, dev in enumerate(devices[i % len(devices)] for i in range(count))
     }
     return SpecCluster(workers=workers, scheduler={"cls": Scheduler, "options": {"dashboard_address": ":0"}},
@@ -153,8 +154,9 @@ def connect(spec: str, quiet: bool = False) -> Iterator[Any]:
         if kind == "local":
             from distributed import LocalCluster
 
-            cluster = LocalCluster(n_workers=n or min(4, os.cpu_count() or 1), threads_per_worker=1,
-                                   processes=True, dashboard_address=":0")
+            count = n or min(4, os.cpu_count() or 1)
+            cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                   env=worker_threads(host_cores(), count))
         else:
             cluster = _gpu_cluster(n)
     with cluster, Client(cluster) as client:

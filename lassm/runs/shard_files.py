@@ -27,6 +27,7 @@ from ..workloads.local_assembly.config import Params
 from ..workloads.local_assembly.dataset import Dataset
 from ..workloads.local_assembly.result import FIELDS, SIDES, Extension, SideResult
 from ..workloads.local_assembly.stream import ShardFolder, is_shard_folder, range_bounds, within_files
+from .dask_settings import sharing, take_share
 from .memory import MEMORY_KEYS
 from .part_join import concat_parts, join, parts_folder
 from .distributed import _fail_once, _load, _where, extend_sharded, workers_and_plan
@@ -113,7 +114,7 @@ def part_name(kind: str, number: int) -> str:
 
 def _part_task(number: int, bounds: tuple[int, int], data: Dataset | None, source: tuple[str, int] | None,
                params: dict, backend: str, options: dict, out_dir: str, ends_dir: str | None, ends_tsv: bool,
-               header: bool, fail_marker: str | None = None) -> dict:
+               header: bool, fail_marker: str | None = None, share: int = 0) -> dict:
     """Extends the contigs ``bounds`` on this worker and writes its block of the output files.
 
     The output lines go to ``out_dir``; the ends as two TSV blocks (right, left; ``header``: the
@@ -122,6 +123,8 @@ def _part_task(number: int, bounds: tuple[int, int], data: Dataset | None, sourc
     A range whose estimated memory exceeds what this worker may use (:mod:`lassm.runs.memory`)
     is cut into pieces run one after another, each read (from a shard folder) or cut on its own,
     whose blocks are joined here into the range's parts: the same bytes.
+    ``share``: how many of the run's workers share this one's host (its CPUs are split between
+    them: :func:`lassm.runs.dask_settings.take_share`); 0 leaves the worker's threads as they are.
     Returns small figures only: timings, kernel seconds, work counts, launches, place, memory.
     """
     from ..workloads.local_assembly import formats
@@ -132,6 +135,7 @@ def _part_task(number: int, bounds: tuple[int, int], data: Dataset | None, sourc
     with contextlib.suppress(ImportError):  # numba's writer: a worker pays its import once, not per part
         from ..workloads.local_assembly import extended_jit  # noqa: F401  (formats writes with it once loaded)
     t0 = time.perf_counter()
+    threads = take_share(share) if share else None
     peak_source = memory.start_peak()
     a, b = bounds
     piece_of, data_bytes = _range_reader(data, source, a, b)
@@ -185,7 +189,7 @@ def _part_task(number: int, bounds: tuple[int, int], data: Dataset | None, sourc
     return {"number": number, "bounds": (a, b), "sizes": sizes, "work": work, "kernel": tuple(kernel),
             "right_extra": memory.joined_extra(extras["right"]), "left_extra": memory.joined_extra(extras["left"]),
             "wall_seconds": timing["wall"], "prep_seconds": timing["prep"],
-            "transfer_seconds": transfer_seconds(*extras["right"], *extras["left"]),
+            "transfer_seconds": transfer_seconds(*extras["right"], *extras["left"]), "threads": threads,
             "write_seconds": time.perf_counter() - t0 - timing["wall"] - timing["prep"],
             "memory": memory.figures(peak_source, data_bytes, need, cap, why, count, device), **_where()}
 
@@ -315,12 +319,13 @@ def extend_to_files(ds: Dataset | ShardFolder, params: Params, backend: str, cli
         if ends_dir is not None:
             folders.append(ends_dir)
         t_plan = time.perf_counter()
+        shares = sharing({workers[i % len(workers)] for i in range(len(ranges))})
         for number, (a, b) in enumerate(ranges):
             data = None if source else ds.slice(a, b)  # views: only the range's bytes are pickled
             futures.append(client.submit(
                 _part_task, number, (a, b), data, source, params.as_dict(), backend, options, str(out_dir),
                 None if ends_dir is None else str(ends_dir), tsv, number == order[0], fail_marker,
-                workers=[workers[number % len(workers)]], allow_other_workers=True, retries=retries, pure=False,
+                shares[workers[number % len(workers)]], workers=[workers[number % len(workers)]], allow_other_workers=True, retries=retries, pure=False,
                 key=f"lassm-part-{number}-{os.urandom(6).hex()}"))
         parts = sorted(client.gather(futures), key=lambda p: p["number"])
         t_gather = time.perf_counter()
@@ -408,6 +413,7 @@ def _part_stats(ds: Dataset | ShardFolder, plan: Sequence[np.ndarray], parts: Se
         "shard_wall_seconds": [float(p["wall_seconds"]) for p in parts],
         "shard_prep_seconds": [float(p["prep_seconds"]) for p in parts],
         "shard_transfer_seconds": [p.get("transfer_seconds") for p in parts],
+        "shard_threads": [p.get("threads") for p in parts],
         "shard_write_seconds": [float(p["write_seconds"]) for p in parts],
         "shard_bounds": [list(p["bounds"]) for p in parts], "shard_bytes": [p["sizes"] for p in parts],
         "shard_places": [f"{p['host']}:{p['gpu'] or p['pid']}" for p in parts],

@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ..errors import LassmError
-from .dask_settings import QUIET_WORKERS, config_exports
+from .dask_settings import QUIET_WORKERS, config_exports, worker_threads
 
 #: What ``--cluster slurm...`` takes, for help texts and errors.
 SLURM_HELP = ("slurm[:PARTITION[:WORKERS]][,KEY=VALUE...], KEY one of gpus, processes, cores, memory, walltime, "
@@ -213,7 +213,7 @@ def parse(text: str) -> SlurmSpec:
 def cluster_options(spec: SlurmSpec) -> dict:
     """``SLURMCluster``'s arguments for ``spec``: one Dask thread per worker, the workers started by
     :mod:`lassm.runs.slurm_worker` (one per GPU, pinned), with the local clusters' worker settings
-    (no statistical profiler: :func:`config_exports`)."""
+    (no statistical profiler: :func:`config_exports`; each its share of the job's CPUs)."""
 
     directives = [f"--gres=gpu:{spec.gpus}"] if spec.gpus else []
     directives += [f"--{key}={val}" for key, val in (("qos", spec.qos), ("constraint", spec.constraint)) if val]
@@ -225,7 +225,8 @@ def cluster_options(spec: SlurmSpec) -> dict:
         "job_name": "lassm-worker", "job_extra_directives": directives,
         "worker_command": "lassm.runs.slurm_worker", "worker_extra_args": launcher,
         "python": sys.executable, "interface": spec.interface, "log_directory": str(spec.log_directory),
-        "scheduler_options": {"dashboard_address": ":0"}, "job_script_prologue": config_exports(QUIET_WORKERS),
+        "scheduler_options": {"dashboard_address": ":0"}, "job_script_prologue": config_exports(QUIET_WORKERS)
+        + [f"export {key}={val}" for key, val in worker_threads(spec.job_cores, spec.per_job).items()],
     }
 
 
