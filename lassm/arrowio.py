@@ -88,6 +88,28 @@ def binary(col: Any) -> tuple[np.ndarray, np.ndarray]:
     return out, (off - off[0]).astype(np.int64)
 
 
+def threads() -> int:
+    """How many threads a read may use: Arrow's pool size (the host's CPUs, ``OMP_NUM_THREADS``, or
+    a worker's share: :func:`lassm.runs.dask_settings.take_share`), which the NumPy steps after
+    Arrow's own (copies, checks; they let go of the GIL) take too."""
+    import pyarrow as pa
+
+    return max(1, int(pa.cpu_count()))
+
+
+def binaries(cols: list[Any]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """:func:`binary` of each column, side by side on :func:`threads` threads: a first copy into new
+    memory is mostly the kernel's page faults (a gigabyte a second on one core), which threads
+    take in parallel."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    n = min(len(cols), threads())
+    if n <= 1:
+        return [binary(col) for col in cols]
+    with ThreadPoolExecutor(n) as pool:
+        return list(pool.map(binary, cols))
+
+
 def array(values: np.ndarray) -> Any:
     """A NumPy array of integers or floats as an Arrow array sharing its memory (other kinds
     through ``pa.array``)."""

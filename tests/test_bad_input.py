@@ -259,6 +259,28 @@ def test_parquet_faults_are_refused_as_in_text(name: str, tmp_path: Path, capsys
     assert not (tmp_path / "o.txt").exists()
 
 
+def test_parquet_faults_in_several_columns_name_the_first_in_order(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The columns are checked side by side on threads; of faults in a read quality, a read base
+    and a contig, the message is still the contig's (the order the text reader meets them in)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from lassm import arrowio
+
+    monkeypatch.setattr(arrowio, "threads", lambda: 4)
+    bad = _parquet_with(tmp_path, "right_quals", _space_in_first_quality)
+    table = pq.read_table(bad)
+    for column, edit in (("left_seqs", _lower_first_read), ("seq", PARQUET_CASES["X in a contig"][1])):
+        values = edit(table.column(column).to_pylist())
+        table = table.set_column(table.schema.get_field_index(column), column, pa.array(values, table.schema.field(column).type))
+    pq.write_table(table, bad)
+    capsys.readouterr()
+    assert main(["extend", str(bad), "--k", "21", "--out", str(tmp_path / "o.txt")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and PARQUET_CASES["X in a contig"][2] in err[0], err
+
+
 def test_a_contig_id_beyond_64_bits_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     src = tmp_path / "in.dat"
     src.write_text(GOOD.replace("7 ", f"{2**63} ", 1))

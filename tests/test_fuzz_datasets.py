@@ -196,6 +196,26 @@ def _dat_from_table(table, path: Path) -> None:
     formats.write_dat(ds, path)
 
 
+def test_columns_checked_side_by_side_answer_as_one_after_another(monkeypatch) -> None:
+    """Threads check the columns at once (several blocks each); each answer is its own column's,
+    in the columns' order, as the one-thread loop gives."""
+    from lassm import byte_sets
+    from lassm.workloads.local_assembly import parquet_checks as pc
+
+    monkeypatch.setattr(byte_sets, "CHECK_BLOCK", 64)
+    rng = np.random.default_rng(11)
+    columns = []
+    for i in range(12):
+        mask = (pc._BASE_MASK, pc._QUAL_MASK)[i % 2]
+        values = np.flatnonzero(mask).astype(np.uint8)[rng.integers(0, int(mask.sum()), size=5000)]
+        if i % 3:
+            values[int(rng.integers(0, len(values)))] = 0  # a fault, at a place of its own
+        columns.append((values, mask))
+    alone = [byte_sets.first_outside(values, mask) for values, mask in columns]
+    assert sum(at >= 0 for at in alone) == 8
+    assert byte_sets.first_outside_each(columns, threads=4) == alone == byte_sets.first_outside_each(columns)
+
+
 @pytest.mark.parametrize("block", [7, 1 << 20])
 def test_the_columns_check_finds_the_first_bad_byte_as_the_look_up_does(block: int, monkeypatch) -> None:
     """The Parquet reader's whole-column check (a few comparisons, or a wrapped range, a block at
@@ -214,8 +234,8 @@ def test_the_columns_check_finds_the_first_bad_byte_as_the_look_up_does(block: i
             if trial % 3 == 0 and n:
                 values[rng.integers(0, n)] = rng.integers(0, 256)
             bad = np.flatnonzero(~mask[values])
-            assert pc._first_bad(values, mask) == (int(bad[0]) if len(bad) else -1)
+            assert byte_sets.first_outside(values, mask) == (int(bad[0]) if len(bad) else -1)
         edge = np.array([good[0] - 1, good[-1] + 1, 0, 255], dtype=np.uint8)  # just outside, and the extremes
         for byte in edge:
             values = np.concatenate([good, [byte]]).astype(np.uint8)
-            assert pc._first_bad(values, mask) == (-1 if mask[byte] else len(good))
+            assert byte_sets.first_outside(values, mask) == (-1 if mask[byte] else len(good))

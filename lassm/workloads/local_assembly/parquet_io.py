@@ -80,23 +80,26 @@ def table_dataset(table, path: str) -> Dataset:
     check_schema(path, table)
     meta = table.schema.metadata or {}
 
+    # The five byte columns copied out side by side (the contigs, each side's reads and qualities).
+    names = ["seq"] + [f"{prefix}_{kind}" for prefix in ("left", "right") for kind in ("seqs", "quals")]
+    copied = dict(zip(names, arrowio.binaries([table.column("seq")] + [table.column(name).chunk(0).flatten()
+                                                                      for name in names[1:]])))
+
     def side(prefix: str) -> Reads:
-        lst = table.column(f"{prefix}_seqs").chunk(0)
-        coff = arrowio.numbers(lst.offsets, np.int64)
+        coff = arrowio.numbers(table.column(f"{prefix}_seqs").chunk(0).offsets, np.int64)
         coff = coff - coff[0]
-        seqs, roff = arrowio.binary(lst.flatten())
-        quals, qoff = arrowio.binary(table.column(f"{prefix}_quals").chunk(0).flatten())
+        (seqs, roff), (quals, qoff) = copied[f"{prefix}_seqs"], copied[f"{prefix}_quals"]
         if not np.array_equal(roff, qoff):
             raise InputError(path, None, f"{prefix}_quals", "quality lengths differ from sequence lengths")
         ids = table.column(f"{prefix}_ids").chunk(0).flatten().to_pylist()
         return Reads(seqs, quals, roff, coff, ids)
 
-    seqs, off = arrowio.binary(table.column("seq"))
+    seqs, off = copied["seq"]
     k_text = meta.get(b"lassm.k", b"").decode()
     cids = arrowio.numbers(table.column("cid"), np.int64)
     depths = arrowio.numbers(table.column("depth"), np.float64)
     left, right = side("left"), side("right")
-    check_values(path, cids, seqs, off, depths, {"left": left, "right": right})
+    check_values(path, cids, seqs, off, depths, {"left": left, "right": right}, arrowio.threads())
     refuse_repeated_cids(path, cids, np.arange(1, len(cids) + 1), "row")
     return Dataset(
         cids=cids,
