@@ -520,6 +520,21 @@ def test_a_shard_folder_is_extended_from_its_manifest(client, small, single_file
     assert 1.0 <= stats["max_over_mean"] <= stats["bound"] + 1e-12
 
 
+@pytest.mark.parametrize("suffix", [".tsv", ".parquet"])
+def test_a_range_read_piece_by_piece_writes_the_same_bytes(client, small, single_files, tmp_path, suffix) -> None:
+    """A folder of small row groups: each worker reads its range in pieces, the next while it
+    extends and writes this one, and the files are still the plain run's, byte for byte."""
+    from lassm.workloads.local_assembly import stream
+
+    ds, k = small["gen"]
+    stream.write_shards("gen-k21-s0.05", tmp_path / "shards", 2, rows=max(1, ds.n_contigs // 16))
+    stats = shard_files.extend_to_files(stream.ShardFolder.open(tmp_path / "shards"), Params(k=k), "cpu", client,
+                                        tmp_path / "out.txt", tmp_path / f"ends{suffix}", shards=2)
+    assert stats["shard_read_pieces"] == [shard_files.PIPELINE_PIECES] * 2, stats["shard_read_pieces"]
+    assert (tmp_path / "out.txt").read_bytes() == single_files[suffix][0]
+    assert (tmp_path / f"ends{suffix}").read_bytes() == single_files[suffix][1]
+
+
 def test_a_runs_workers_split_their_hosts_cpus(client, small, single_files, tmp_path) -> None:
     """Each worker reads its range with its share of its host's CPUs (Arrow's pool; Dask's nannies
     leave it one thread): all of them for the one worker of a run, half each for two on one host,

@@ -106,6 +106,21 @@ def test_shards_read_back_range_by_range(tmp_path: Path) -> None:
                       (edges[0] - 5, edges[0]), (edges[0], edges[1]), (edges[1], edges[1] + 5)]
     for a, b in pieces:  # each within one file: its views, equal to the set's range
         _same(stream.read_range(small, a, b), whole.slice(a, b))
+    # A worker's range in pieces at row-group edges (its next read then hides behind this piece's work).
+    for ranges, want in (([(0, edges[0])], 4), (pieces[:3], 4), (pieces[3:4], 4), (pieces[4:], 5), ([(0, n)], 1)):
+        cut = stream.in_row_groups(small, ranges, want)
+        assert [x for x in cut if x[0] >= x[1]] == [], cut
+        for lo, hi in ranges:  # each range covered once, end to end, by its own pieces
+            mine = [x for x in cut if lo <= x[0] < hi]
+            assert mine[0][0] == lo and mine[-1][1] == hi and all(p[1] == q[0] for p, q in zip(mine, mine[1:]))
+        starts = {p["start"]: p for p in stream.manifest(small)["shards"]}
+        file_of = lambda x: max(s for s in starts if s <= x)  # noqa: E731
+        inner = [x[0] for x in cut if x[0] not in {lo for lo, _ in ranges}]
+        assert all((x - file_of(x)) % 700 == 0 for x in inner), cut  # cuts only at row-group edges
+        assert len(cut) <= want + len(ranges) - 1  # each range its share, at least one piece
+    quarters = stream.in_row_groups(small, [(0, edges[0])], 4)  # one file of 10 row groups and more
+    assert len(quarters) == 4 and all(abs((hi - lo) - edges[0] / 4) <= 700 for lo, hi in quarters), quarters
+    assert stream.in_row_groups(small, [(1, 2)], 4) == [(1, 2)]  # no edge inside: one piece
 
 
 def test_a_shard_folder_plans_from_its_weights_as_from_its_data(tmp_path: Path) -> None:

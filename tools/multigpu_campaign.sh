@@ -200,7 +200,7 @@ def main() -> None:
                 **{f"files_{key}": files[-1][key] for key in ("shard_bounds", "shard_wall_seconds", "shard_write_seconds",
                                                              "shard_prep_seconds", "max_over_mean", "shard_places",
                                                              "shard_kernel_seconds", "shard_transfer_seconds",
-                                                             "shard_threads")},
+                                                             "shard_threads", "shard_read_pieces")},
                 "files_input": "shard folder",
                 **{key: ext.right.extra.get(key) for key in MEMORY_KEYS},
                 **{f"files_{key}": files[-1].get(key) for key in MEMORY_KEYS},

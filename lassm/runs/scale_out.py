@@ -37,7 +37,8 @@ def _summaries(machine: str, dataset: str) -> list[dict]:
 def shard_breakdown(machine: str, dataset: str = "gen-k21x80") -> pd.DataFrame:
     """Each shard of each GPU count on the workers-write path: a row per shard.
 
-    ``read_seconds`` (its range read from the shard folder), ``extend_seconds`` (the extension:
+    ``read_seconds`` (waiting for its range's reads from the shard folder: the first piece whole,
+    of the later ones what the work on the piece before did not hide), ``extend_seconds`` (the extension:
     transfers, host packing and kernels), ``kernel_seconds`` (CUDA-event time, where recorded),
     ``transfer_seconds`` (copies between host and device, where recorded: NaN in older records),
     ``other_seconds`` (extend less kernels and known transfers: the host's packing and launch

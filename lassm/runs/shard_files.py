@@ -26,7 +26,7 @@ from ..backends.launch import transfer_seconds
 from ..workloads.local_assembly.config import Params
 from ..workloads.local_assembly.dataset import Dataset
 from ..workloads.local_assembly.result import FIELDS, SIDES, Extension, SideResult
-from ..workloads.local_assembly.stream import ShardFolder, is_shard_folder, range_bounds, within_files
+from ..workloads.local_assembly.stream import ShardFolder, in_row_groups, is_shard_folder, range_bounds, within_files
 from .dask_settings import sharing, take_share
 from .memory import MEMORY_KEYS
 from .part_join import concat_parts, join, parts_folder
@@ -112,6 +112,11 @@ def part_name(kind: str, number: int) -> str:
     return f"{number:05d}.{kind}"
 
 
+#: Pieces a worker cuts its range of a shard folder into, at row-group edges, when the range fits
+#: its memory whole: it reads the next while it extends and writes this one.
+PIPELINE_PIECES = 4
+
+
 def _part_task(number: int, bounds: tuple[int, int], data: Dataset | None, source: tuple[str, int] | None,
                params: dict, backend: str, options: dict, out_dir: str, ends_dir: str | None, ends_tsv: bool,
                header: bool, fail_marker: str | None = None, share: int = 0) -> dict:
@@ -122,11 +127,16 @@ def _part_task(number: int, bounds: tuple[int, int], data: Dataset | None, sourc
     (``.npz``: a parquet file cannot be put together from byte blocks, so the parent writes it).
     A range whose estimated memory exceeds what this worker may use (:mod:`lassm.runs.memory`)
     is cut into pieces run one after another, each read (from a shard folder) or cut on its own,
-    whose blocks are joined here into the range's parts: the same bytes.
+    whose blocks are joined here into the range's parts: the same bytes. A range of a shard
+    folder that fits is read in pieces too (:func:`~lassm.workloads.local_assembly.stream.in_row_groups`),
+    each while the one before is extended and written; ``prep_seconds`` is then the time spent
+    waiting for reads, the first one whole.
     ``share``: how many of the run's workers share this one's host (its CPUs are split between
     them: :func:`lassm.runs.dask_settings.take_share`); 0 leaves the worker's threads as they are.
     Returns small figures only: timings, kernel seconds, work counts, launches, place, memory.
     """
+    from concurrent.futures import ThreadPoolExecutor
+
     from ..workloads.local_assembly import formats
     from ..workloads.local_assembly.stats import work_counts
     from . import memory
@@ -143,43 +153,56 @@ def _part_task(number: int, bounds: tuple[int, int], data: Dataset | None, sourc
     need = memory.need_bytes(data_bytes, backend)
     count = memory.pieces(need, cap)
     ranges = memory.cut(a, b, count)
+    ahead_too = False  # whether two pieces may be held at once: only where the whole range fits
     if source is not None and is_shard_folder(source[0]):
         ranges = within_files(source[0], ranges)  # each piece read as views of one file, none copied together
-    kinds = ["out"] + ([f"ends-{side}" for side in SIDES] if ends_dir is not None and ends_tsv else
-                       ["ends.npz"] if ends_dir is not None else [])
+        if count == 1:
+            ranges, ahead_too = in_row_groups(source[0], ranges, PIPELINE_PIECES), True
+    kinds = [f"ends-{side}" for side in SIDES] if ends_dir is not None and ends_tsv else \
+        ["ends.npz"] if ends_dir is not None else []
     files: dict[str, list[Path]] = {kind: [] for kind in kinds}
     fields: list[dict] = []
     work: dict[str, int] = {}
     kernel, extras, timing = [0.0, 0.0], {side: [] for side in SIDES}, {"prep": time.perf_counter() - t0, "wall": 0.0}
-    for j, (lo, hi) in enumerate(ranges):
-        tp = time.perf_counter()
-        piece = piece_of(lo, hi)
-        t1 = time.perf_counter()
-        ext = extend(piece, Params(**params), backend=backend, **options)
-        t2 = time.perf_counter()
-        timing["prep"] += t1 - tp
-        timing["wall"] += t2 - t1
-        name = (lambda kind: part_name(kind, number)) if len(ranges) == 1 else \
-            (lambda kind: f"{number:05d}.{j:04d}.{kind}")
-        files["out"].append(_written(out_dir, name("out"), lambda p: _write_with(p, formats.extended_into, ext)))
-        for side in SIDES if "ends-right" in files else ():
-            first = header and side == SIDES[0] and j == 0
-            files[f"ends-{side}"].append(_written(ends_dir, name(f"ends-{side}"),
-                                         lambda p, side=side, first=first: formats.ends_tsv_into(ext, p, (side,), first)))
-        if "ends.npz" in files:
-            fields.append(_fields_of(ext))
-        for key, val in work_counts(ext).items():
-            work[key] = work.get(key, 0) + int(val)
-        kernel = [kernel[0] + float(ext.right.kernel_seconds), kernel[1] + float(ext.left.kernel_seconds)]
-        for side in SIDES:
-            extras[side].append(getattr(ext, side).extra)
-        del ext, piece  # the next piece is made with this one's memory given back
-    sizes = {}
+    out_tmp = Path(tempfile.mkstemp(prefix=f".{part_name('out', number)}.", suffix=".tmp", dir=out_dir)[1])
+    try:
+        with open(out_tmp, "wb") as out_fh, ThreadPoolExecutor(1) as reader:
+            ahead = reader.submit(piece_of, *ranges[0])
+            for j, (lo, hi) in enumerate(ranges):
+                tp = time.perf_counter()
+                piece = ahead.result()
+                t1 = time.perf_counter()
+                if ahead_too and j + 1 < len(ranges):
+                    ahead = reader.submit(piece_of, *ranges[j + 1])
+                ext = extend(piece, Params(**params), backend=backend, **options)
+                t2 = time.perf_counter()
+                timing["prep"] += t1 - tp
+                timing["wall"] += t2 - t1
+                formats.extended_into(ext, out_fh)  # the pieces' lines end to end: the range's block
+                for side in SIDES if "ends-right" in files else ():
+                    first = header and side == SIDES[0] and j == 0
+                    files[f"ends-{side}"].append(_written(ends_dir, f"{number:05d}.{j:04d}.ends-{side}",
+                                                 lambda p, side=side, first=first: formats.ends_tsv_into(ext, p, (side,), first)))
+                if "ends.npz" in files:
+                    fields.append(_fields_of(ext))
+                for key, val in work_counts(ext).items():
+                    work[key] = work.get(key, 0) + int(val)
+                kernel = [kernel[0] + float(ext.right.kernel_seconds), kernel[1] + float(ext.left.kernel_seconds)]
+                for side in SIDES:
+                    extras[side].append(getattr(ext, side).extra)
+                del ext, piece  # the next piece is made with this one's memory given back
+                if not ahead_too and j + 1 < len(ranges):
+                    ahead = reader.submit(piece_of, *ranges[j + 1])
+        os.replace(out_tmp, Path(out_dir) / part_name("out", number))  # a shard run again replaces its part
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            out_tmp.unlink()
+    sizes = {"out": (Path(out_dir) / part_name("out", number)).stat().st_size}
     for kind, paths in files.items():
-        folder = Path(out_dir if kind == "out" else ends_dir)
+        folder = Path(ends_dir)
         if kind == "ends.npz":
             paths = [_written(str(folder), part_name(kind, number), lambda p: _save_fields(_joined(fields), p))]
-        elif len(paths) > 1:
+        else:
             concat_parts(paths, folder / part_name(kind, number))
             for path in paths[1:]:
                 path.unlink()
@@ -190,6 +213,7 @@ def _part_task(number: int, bounds: tuple[int, int], data: Dataset | None, sourc
             "right_extra": memory.joined_extra(extras["right"]), "left_extra": memory.joined_extra(extras["left"]),
             "wall_seconds": timing["wall"], "prep_seconds": timing["prep"],
             "transfer_seconds": transfer_seconds(*extras["right"], *extras["left"]), "threads": threads,
+            "read_pieces": len(ranges),
             "write_seconds": time.perf_counter() - t0 - timing["wall"] - timing["prep"],
             "memory": memory.figures(peak_source, data_bytes, need, cap, why, count, device), **_where()}
 
@@ -231,12 +255,6 @@ def _fields_of(ext: Extension) -> dict[str, np.ndarray]:
 def _joined(pieces: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     """The pieces' per-contig figures end to end."""
     return {key: np.concatenate([p[key] for p in pieces]) for key in pieces[0]}
-
-
-def _write_with(path: Path, write: Callable[[Extension, Any], Any], ext: Extension) -> None:
-    """Opens ``path`` for one of :mod:`formats`' writers that take an open file."""
-    with open(path, "wb") as fh:
-        write(ext, fh)
 
 
 def _save_fields(fields: dict[str, np.ndarray], path: Path) -> None:
@@ -413,7 +431,7 @@ def _part_stats(ds: Dataset | ShardFolder, plan: Sequence[np.ndarray], parts: Se
         "shard_wall_seconds": [float(p["wall_seconds"]) for p in parts],
         "shard_prep_seconds": [float(p["prep_seconds"]) for p in parts],
         "shard_transfer_seconds": [p.get("transfer_seconds") for p in parts],
-        "shard_threads": [p.get("threads") for p in parts],
+        "shard_threads": [p.get("threads") for p in parts], "shard_read_pieces": [p.get("read_pieces") for p in parts],
         "shard_write_seconds": [float(p["write_seconds"]) for p in parts],
         "shard_bounds": [list(p["bounds"]) for p in parts], "shard_bytes": [p["sizes"] for p in parts],
         "shard_places": [f"{p['host']}:{p['gpu'] or p['pid']}" for p in parts],

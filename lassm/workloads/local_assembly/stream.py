@@ -315,6 +315,27 @@ def within_files(folder: str | os.PathLike, ranges: Sequence[tuple[int, int]]) -
     return out
 
 
+def in_row_groups(folder: str | os.PathLike, ranges: Sequence[tuple[int, int]], pieces: int) -> list[tuple[int, int]]:
+    """``ranges`` (each within one file: :func:`within_files`) cut at the files' row-group edges into
+    about ``pieces`` pieces in all, each range its share of them by size.
+
+    Why: a worker reads its next piece while it extends and writes this one, so a range in one
+    piece would be read with nothing to hide behind. Cut at row-group edges, no row group is
+    read for two pieces; a range with fewer edges than wanted cuts keeps the ones it has.
+    """
+    doc = manifest(folder)
+    rows = int(doc["row_group"])
+    total = sum(hi - lo for lo, hi in ranges) or 1
+    out = []
+    for lo, hi in ranges:
+        start = next((int(p["start"]) for p in doc["shards"] if p["start"] <= lo < p["stop"]), lo)
+        edges = list(range(start + rows * ((lo - start) // rows + 1), hi, rows))
+        want = min(len(edges), max(1, round(pieces * (hi - lo) / total)) - 1)
+        cuts = sorted({min(edges, key=lambda e: abs(e - (lo + (hi - lo) * (i + 1) / (want + 1)))) for i in range(want)})
+        out += list(zip([lo, *cuts], [*cuts, hi]))
+    return out
+
+
 def read_range(folder: str | os.PathLike, a: int, b: int) -> Dataset:
     """Contigs ``a .. b-1`` of a shard folder, reading only the row groups that hold them.
 
