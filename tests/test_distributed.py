@@ -431,10 +431,13 @@ def test_local_cuda_past_the_gpus_shares_them_in_turn(monkeypatch) -> None:
     """``local-cuda:N`` with N past the node's GPUs starts N workers, each seeing one GPU, the GPUs
     taken in turn (a shard's host work then overlaps another's kernels on one GPU); with N at most
     the GPUs, one each. Real workers: no task of theirs needs a GPU."""
+    import dask
     from distributed import system
 
     monkeypatch.setattr(distributed, "gpu_devices", lambda: ["0", "1"])
     monkeypatch.setattr(distributed, "host_cores", lambda: 7)  # a 7-core node: two threads each
+    # Dask's NVML diagnostics would look for the made-up GPU "1" on a node with one GPU
+    monkeypatch.setitem(dask.config.config["distributed"]["diagnostics"], "nvml", False)
     with distributed.connect("local-cuda:3", quiet=True) as c:
         c.wait_for_workers(3, timeout=60)
         seen = sorted(c.run(lambda: (os.environ["CUDA_VISIBLE_DEVICES"], os.environ["LASSM_GPU_INDEX"])).values())
@@ -528,8 +531,17 @@ def test_a_range_read_piece_by_piece_writes_the_same_bytes(client, small, single
 
     ds, k = small["gen"]
     stream.write_shards("gen-k21-s0.05", tmp_path / "shards", 2, rows=max(1, ds.n_contigs // 16))
-    stats = shard_files.extend_to_files(stream.ShardFolder.open(tmp_path / "shards"), Params(k=k), "cpu", client,
-                                        tmp_path / "out.txt", tmp_path / f"ends{suffix}", shards=2)
+    folder = stream.ShardFolder.open(tmp_path / "shards")
+    # this box's workers have too few threads to read ahead: one piece a range
+    stats = shard_files.extend_to_files(folder, Params(k=k), "cpu", client, tmp_path / "out.txt", shards=2)
+    assert stats["shard_read_pieces"] == [1, 1] or distributed.host_cores() >= 2 * shard_files.READ_AHEAD_MIN_THREADS
+    client.run(lambda: setattr(shard_files, "READ_AHEAD_MIN_THREADS", 1))  # as a worker with threads to spare
+    try:
+        stats = shard_files.extend_to_files(folder, Params(k=k), "cpu", client, tmp_path / "out.txt",
+                                            tmp_path / f"ends{suffix}", shards=2)
+    finally:
+        original = shard_files.READ_AHEAD_MIN_THREADS
+        client.run(lambda: setattr(shard_files, "READ_AHEAD_MIN_THREADS", original))
     assert stats["shard_read_pieces"] == [shard_files.PIPELINE_PIECES] * 2, stats["shard_read_pieces"]
     assert (tmp_path / "out.txt").read_bytes() == single_files[suffix][0]
     assert (tmp_path / f"ends{suffix}").read_bytes() == single_files[suffix][1]

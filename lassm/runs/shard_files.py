@@ -21,6 +21,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .. import arrowio
 from ..errors import LassmError
 from ..backends.launch import transfer_seconds
 from ..workloads.local_assembly.config import Params
@@ -115,6 +116,10 @@ def part_name(kind: str, number: int) -> str:
 #: Pieces a worker cuts its range of a shard folder into, at row-group edges, when the range fits
 #: its memory whole: it reads the next while it extends and writes this one.
 PIPELINE_PIECES = 4
+#: Threads a worker needs for that read-ahead: on the 16-core H200 node, one worker with all 16
+#: wrote gen-k21x80 faster reading ahead, four with 4 each (the GPU shared) slower, the reads
+#: then taking the cores the extensions used (logs/2026-11-29-read-ahead/).
+READ_AHEAD_MIN_THREADS = 8
 
 
 def _part_task(number: int, bounds: tuple[int, int], data: Dataset | None, source: tuple[str, int] | None,
@@ -128,7 +133,7 @@ def _part_task(number: int, bounds: tuple[int, int], data: Dataset | None, sourc
     A range whose estimated memory exceeds what this worker may use (:mod:`lassm.runs.memory`)
     is cut into pieces run one after another, each read (from a shard folder) or cut on its own,
     whose blocks are joined here into the range's parts: the same bytes. A range of a shard
-    folder that fits is read in pieces too (:func:`~lassm.workloads.local_assembly.stream.in_row_groups`),
+    folder that fits, on a worker with threads to spare (:data:`READ_AHEAD_MIN_THREADS`), is read in pieces too (:func:`~lassm.workloads.local_assembly.stream.in_row_groups`),
     each while the one before is extended and written; ``prep_seconds`` is then the time spent
     waiting for reads, the first one whole.
     ``share``: how many of the run's workers share this one's host (its CPUs are split between
@@ -156,7 +161,7 @@ def _part_task(number: int, bounds: tuple[int, int], data: Dataset | None, sourc
     ahead_too = False  # whether two pieces may be held at once: only where the whole range fits
     if source is not None and is_shard_folder(source[0]):
         ranges = within_files(source[0], ranges)  # each piece read as views of one file, none copied together
-        if count == 1:
+        if count == 1 and arrowio.threads() >= READ_AHEAD_MIN_THREADS:
             ranges, ahead_too = in_row_groups(source[0], ranges, PIPELINE_PIECES), True
     kinds = [f"ends-{side}" for side in SIDES] if ends_dir is not None and ends_tsv else \
         ["ends.npz"] if ends_dir is not None else []
