@@ -263,9 +263,9 @@ def transfer_seconds(*extras: dict) -> float | None:
     CPU, OpenCL, SYCL): unknown, not free."""
     if not any("resident_upload_seconds" in e for e in extras):
         return None
-    return float(sum(e.get("resident_upload_seconds", 0.0)
-                     + sum(lc.get("upload_seconds", 0.0) + lc.get("download_seconds", 0.0) for lc in e.get("launches", ()))
-                     for e in extras))
+    launches = [lc for e in extras for lc in e.get("launches", ())]
+    return float(sum(e.get("resident_upload_seconds", 0.0) for e in extras)
+                 + sum(lc.get("upload_seconds", 0.0) + lc.get("download_seconds", 0.0) for lc in launches))
 
 
 def work_order(index: np.ndarray, read_bytes: np.ndarray) -> np.ndarray:

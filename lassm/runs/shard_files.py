@@ -133,9 +133,10 @@ def _part_task(number: int, bounds: tuple[int, int], data: Dataset | None, sourc
     A range whose estimated memory exceeds what this worker may use (:mod:`lassm.runs.memory`)
     is cut into pieces run one after another, each read (from a shard folder) or cut on its own,
     whose blocks are joined here into the range's parts: the same bytes. A range of a shard
-    folder that fits, on a worker with threads to spare (:data:`READ_AHEAD_MIN_THREADS`), is read in pieces too (:func:`~lassm.workloads.local_assembly.stream.in_row_groups`),
-    each while the one before is extended and written; ``prep_seconds`` is then the time spent
-    waiting for reads, the first one whole.
+    folder that fits, on a worker with threads to spare (:data:`READ_AHEAD_MIN_THREADS`), is
+    read in pieces too (:func:`~lassm.workloads.local_assembly.stream.in_row_groups`), each while
+    the one before is extended and written; ``prep_seconds`` is then the time spent waiting for
+    reads, the first one whole.
     ``share``: how many of the run's workers share this one's host (its CPUs are split between
     them: :func:`lassm.runs.dask_settings.take_share`); 0 leaves the worker's threads as they are.
     Returns small figures only: timings, kernel seconds, work counts, launches, place, memory.
@@ -197,6 +198,7 @@ def _part_task(number: int, bounds: tuple[int, int], data: Dataset | None, sourc
                     extras[side].append(getattr(ext, side).extra)
                 del ext, piece  # the next piece is made with this one's memory given back
                 if not ahead_too and j + 1 < len(ranges):
+                    ahead = None  # its future held the piece too
                     ahead = reader.submit(piece_of, *ranges[j + 1])
         os.replace(out_tmp, Path(out_dir) / part_name("out", number))  # a shard run again replaces its part
     finally:
