@@ -12,7 +12,7 @@ pyarrow is imported by each function, not here, so that importing this module co
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -97,17 +97,22 @@ def threads() -> int:
     return max(1, int(pa.cpu_count()))
 
 
-def binaries(cols: list[Any]) -> list[tuple[np.ndarray, np.ndarray]]:
-    """:func:`binary` of each column, side by side on :func:`threads` threads: a first copy into new
-    memory is mostly the kernel's page faults (a gigabyte a second on one core), which threads
-    take in parallel."""
+def side_by_side(work: Callable[[Any], Any], items: Sequence[Any], workers: int | None = None) -> list[Any]:
+    """``work`` of each item, in the items' order, on up to ``workers`` threads (default
+    :func:`threads`): for a read's NumPy steps, which let go of the GIL."""
+    n = min(len(items), threads() if workers is None else workers)
+    if n <= 1:
+        return [work(item) for item in items]
     from concurrent.futures import ThreadPoolExecutor
 
-    n = min(len(cols), threads())
-    if n <= 1:
-        return [binary(col) for col in cols]
     with ThreadPoolExecutor(n) as pool:
-        return list(pool.map(binary, cols))
+        return list(pool.map(work, items))
+
+
+def binaries(cols: list[Any]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """:func:`binary` of each column, :func:`side_by_side`: a first copy into new memory is mostly
+    the kernel's page faults (a gigabyte a second on one core), which threads take in parallel."""
+    return side_by_side(binary, cols)
 
 
 def array(values: np.ndarray) -> Any:

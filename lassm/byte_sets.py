@@ -51,13 +51,3 @@ def all_inside(values: np.ndarray, allowed: np.ndarray) -> bool:
             return False
     return True
 
-
-def first_outside_each(columns: list[tuple[np.ndarray, np.ndarray]], threads: int = 1) -> list[int]:
-    """:func:`first_outside` of each ``(values, allowed)``, on up to ``threads`` threads (NumPy's
-    comparisons let go of the GIL); the same answers, in the same order, as one after another."""
-    if threads <= 1 or len(columns) <= 1:
-        return [first_outside(values, allowed) for values, allowed in columns]
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(min(threads, len(columns))) as pool:
-        return list(pool.map(lambda pair: first_outside(*pair), columns))

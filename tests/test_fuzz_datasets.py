@@ -200,6 +200,7 @@ def test_columns_checked_side_by_side_answer_as_one_after_another(monkeypatch) -
     """Threads check the columns at once (several blocks each); each answer is its own column's,
     in the columns' order, as the one-thread loop gives."""
     from lassm import byte_sets
+    from lassm.arrowio import side_by_side
     from lassm.workloads.local_assembly import parquet_checks as pc
 
     monkeypatch.setattr(byte_sets, "CHECK_BLOCK", 64)
@@ -213,7 +214,8 @@ def test_columns_checked_side_by_side_answer_as_one_after_another(monkeypatch) -
         columns.append((values, mask))
     alone = [byte_sets.first_outside(values, mask) for values, mask in columns]
     assert sum(at >= 0 for at in alone) == 8
-    assert byte_sets.first_outside_each(columns, threads=4) == alone == byte_sets.first_outside_each(columns)
+    check = lambda pair: byte_sets.first_outside(*pair)  # noqa: E731
+    assert side_by_side(check, columns, 4) == alone == side_by_side(check, columns, 1)
 
 
 @pytest.mark.parametrize("block", [7, 1 << 20])

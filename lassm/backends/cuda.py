@@ -357,7 +357,7 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
     if not hip and source_bytes <= budget * RESIDENT_FRACTION:
         resident, budget = {"ctg": cupy.asarray(ctg_seqs), "seqs": cupy.asarray(reads.seqs),
                             "quals": cupy.asarray(reads.quals)}, budget - source_bytes
-    elif not isinstance(ctg_seqs, np.ndarray):  # reverse-complemented on the device, too big to stay
+    elif on_device:  # reverse-complemented on the device, too big to stay
         ctg_seqs = cupy.asnumpy(ctg_seqs)
     # The inputs copied up to stay, or contigs made on the device copied back to be gathered here.
     resident_upload = time.perf_counter() - t_up if resident is not None or on_device else 0.0
@@ -474,16 +474,17 @@ def extend_sides_gpu(right_ctgs: np.ndarray, left_ctgs: np.ndarray | None, ctg_o
     n = len(ctg_off) - 1
     total = int(ctg_off[-1])
     counts = None if bin_counts is None else np.concatenate((bin_counts, bin_counts))
+    uploaded = 0.0
     if left_ctgs is not None:
         ctgs = np.concatenate((right_ctgs, left_ctgs))
     elif hip:  # the device reverse complement is checked on NVIDIA only (hip sets no revcomp_on_device)
         raise ValueError("the hip backend takes left_ctgs: its contigs are reverse-complemented on the host")
-    t_up = time.perf_counter()
-    if left_ctgs is None and not hip:  # the contigs go up once; their reverse complement is made there
+    else:  # the contigs go up once; their reverse complement is made there
+        t_up = time.perf_counter()
         rt = runtime_for(protocol)
         d_right = rt.asarray(right_ctgs)
         ctgs = rt.concatenate((d_right, device_segments.revcomp(d_right, ctg_off, rt=rt)))
-    uploaded = time.perf_counter() - t_up
+        uploaded = time.perf_counter() - t_up
     res = extend_side_gpu(
         ctgs, np.concatenate((ctg_off, total + ctg_off[1:])),
         np.concatenate((depths, depths)), _stack_reads(right_reads, left_reads),

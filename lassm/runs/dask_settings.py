@@ -24,13 +24,18 @@ def host_cores() -> int:
         return os.cpu_count() or 1
 
 
+def cpu_share(cores: int, workers: int) -> int:
+    """Each of ``workers`` workers' part of ``cores`` CPUs: at least one."""
+    return max(1, cores // max(1, workers))
+
+
 def worker_threads(cores: int, workers: int) -> dict[str, str]:
     """The environment that gives each of ``workers`` single-task workers on ``cores`` CPUs its
     share of them. Dask's nannies set ``OMP_NUM_THREADS=1`` (meant for a worker running many
     tasks at once), which Arrow's thread pool honours: a worker then read and decompressed its
     range of a shard folder on one core, 10.4 s of a 16-second ``gen-k21x80`` run on one GPU.
     lassm's workers run one task at a time, so each may use ``cores // workers`` threads."""
-    return {"OMP_NUM_THREADS": str(max(1, cores // max(1, workers)))}
+    return {"OMP_NUM_THREADS": str(cpu_share(cores, workers))}
 
 
 def sharing(workers: Sequence[str]) -> dict[str, int]:
@@ -48,7 +53,7 @@ def take_share(share: int) -> int:
     returns the threads."""
     import pyarrow
 
-    threads = max(1, host_cores() // max(1, share))
+    threads = cpu_share(host_cores(), share)
     pyarrow.set_cpu_count(threads)
     return threads
 
@@ -65,4 +70,4 @@ def config_exports(config: dict[str, Any]) -> list[str]:
     return lines
 
 
-__all__ = ["QUIET_WORKERS", "config_exports", "host_cores", "sharing", "take_share", "worker_threads"]
+__all__ = ["QUIET_WORKERS", "config_exports", "cpu_share", "host_cores", "sharing", "take_share", "worker_threads"]

@@ -350,8 +350,8 @@ def extend_to_files(ds: Dataset | ShardFolder, params: Params, backend: str, cli
             futures.append(client.submit(
                 _part_task, number, (a, b), data, source, params.as_dict(), backend, options, str(out_dir),
                 None if ends_dir is None else str(ends_dir), tsv, number == order[0], fail_marker,
-                shares[workers[number % len(workers)]], workers=[workers[number % len(workers)]], allow_other_workers=True, retries=retries, pure=False,
-                key=f"lassm-part-{number}-{os.urandom(6).hex()}"))
+                shares[workers[number % len(workers)]], workers=[workers[number % len(workers)]],
+                allow_other_workers=True, retries=retries, pure=False, key=f"lassm-part-{number}-{os.urandom(6).hex()}"))
         parts = sorted(client.gather(futures), key=lambda p: p["number"])
         t_gather = time.perf_counter()
         blocks = {out: [(i, "out", out_dir) for i in order]}  # each file's blocks, in its order

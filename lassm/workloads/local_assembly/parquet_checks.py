@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import InputError
-from ...byte_sets import first_outside_each
+from ...arrowio import side_by_side
+from ...byte_sets import first_outside
 
 #: The bases a contig or a read may hold, in either format.
 BASES = frozenset(b"ACGTN")
@@ -65,7 +66,7 @@ def check_values(path: str, cids: np.ndarray, seqs: np.ndarray, offsets: np.ndar
         raise InputError(path, None, f"row {row(neg[0])} cid", f"{cids[neg[0]]} is not a non-negative integer contig id")
     columns = [(seqs, _BASE_MASK)] + [(values, mask) for reads in sides.values()
                                       for values, mask in ((reads.seqs, _BASE_MASK), (reads.quals, _QUAL_MASK))]
-    firsts = iter(first_outside_each(columns, threads))
+    firsts = iter(side_by_side(lambda pair: first_outside(*pair), columns, threads))
     at = next(firsts)
     if at >= 0:
         r = int(np.searchsorted(offsets, at, side="right")) - 1
