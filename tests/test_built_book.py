@@ -159,3 +159,24 @@ def test_pdf_of_the_book_has_its_pages_and_figures():
 
     assert len(re.findall(rb"/Type\s*/Page\b", data)) >= len(printview.page_order(ROOT / "_toc.yml", ROOT))
     assert len(re.findall(rb"/S\s*/Figure\b", data)) > 0, "no figure tagged in the PDF"
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (make deps, or apt-get install chromium)")
+def test_pdf_has_bookmarks_a_title_and_no_code_stubs():
+    """A 270-page PDF without an outline cannot be navigated; its title was "Print view" and it
+    held a "Show code cell source" stub per folded cell."""
+    data = PDF.read_bytes()
+    assert re.search(rb"/Outlines\s+\d+\s+0\s+R", data), "the PDF has no document outline (bookmarks)"
+    text = PRINT.read_text(encoding="utf-8")
+    assert "Show code cell source" not in text
+    assert "<title>Print view</title>" not in text
+
+
+def test_machine_chapters_number_and_caption_their_figures():
+    for page in sorted((HTML / "machines").glob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        charts = text.count('class="lassm-chart"')
+        captions = re.findall(r'<span class="caption-number">Fig\. [\d.]+ </span>', text)
+        assert len(captions) >= charts, f"{page.name}: {charts} charts but {len(captions)} numbered captions"
+        title = re.search(r"<h1>(.*?)<", text, re.S).group(1)
+        assert page.stem not in title, f"{page.name}: the chapter is titled by its folder ({title!r})"

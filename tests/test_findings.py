@@ -240,3 +240,48 @@ def test_first_call_sentence_quotes_both_starts() -> None:
     committed = results.first_call("nvidia-h100-80gb-hbm3")
     assert committed is not None and set(committed["start"]) == {"empty", "built ahead"}
     assert f"{committed['first_over_warm'].max():.2f}" in first_call_sentence(committed)
+
+
+# --- each finding names the device that ran what it reports ----------------------------------
+
+def test_xdrop_finding_names_the_gpu_not_the_host():
+    """The X-drop records of a GPU folder start with SeqAn's rows, which name the host CPU: the
+    finding took the first row's device and credited GPU figures to a Xeon."""
+    from lassm.analysis.xdrop import records as xrec
+    from lassm.book import machines as mach
+    from lassm.book import xdrop as xd
+
+    items = [f for f in fi.xdrop_kernel() if f.measured]
+    if not items:
+        pytest.skip("no folder holds X-drop GPU times")
+    for f in items:
+        machine = f.key.removeprefix("xdrop_")
+        t = xrec.load(machine, "times")
+        gpu = t[t["backend"] == "cuda"]
+        assert f.device == mach.device_label(gpu["device"].iloc[0]) and f.backend == "cuda"
+        assert f"on the {f.device} (CUDA backend)" in f.sentence
+        host = xd.host_device(xd.times(machine))
+        assert host != f.device and not f.sentence.startswith(f"The method carries over to a second kernel: on the {host}")
+
+
+def test_every_measured_finding_names_its_source_and_its_device_is_in_its_sentence():
+    for f in fi.findings():
+        if not f.measured:
+            continue
+        assert f.source, f"{f.key}: no source"
+        for device in (f.device or "").split("; "):
+            if device:
+                assert device in f.sentence, f"{f.key}: names {device!r} in its fields but not in its sentence"
+
+
+def test_findings_count_devices_as_the_across_chapter_does():
+    """The front page said "6 machines" where the machines page said 4 devices: the bit-exact
+    finding now names the devices that ran a port, pooled the way the across-machines chapter pools them."""
+    from lassm.book import machines as mach
+    from lassm.runs import results
+
+    rec = results.load_records()
+    ports = rec[rec["backend"] != mach.ORACLE]
+    names = set(mach.platform_of(ports["machine"], ports["device"].astype(str)))
+    sentence = fi.bit_exact(rec).sentence
+    assert f"on the {len(names)} device" in sentence and all(n in sentence for n in names)

@@ -72,3 +72,18 @@ def test_a_page_missing_from_the_build_is_an_error(fake_book):
     with pytest.raises(FileNotFoundError, match="gpu-b"):
         pv.build(fake_book / "_build" / "html", fake_book / "_toc.yml", fake_book)
     assert pv.main(["--html", str(fake_book / "_build" / "html"), "--book", str(fake_book), "--pdf", ""]) == 2
+
+
+def test_print_view_drops_folded_code_and_takes_the_books_title(fake_book):
+    """On paper a folded cell is a stub ("Show code cell source") nobody can open, and the PDF was
+    titled "Print view"."""
+    (fake_book / "_config.yml").write_text('title: "A study of one kernel"\n')
+    page = fake_book / "_build" / "html" / "notebooks" / "a.html"
+    folded = ('<div class="cell tag_hide-input"><details class="admonition hide above-input">'
+              '<summary>Show code cell source</summary><pre>plots.to_svg(x)</pre></details>'
+              '<div class="cell_output"><p>the chart</p></div></div>')
+    page.write_text(page.read_text(encoding="utf-8").replace("<h1>A</h1>", "<h1>A</h1>" + folded), encoding="utf-8")
+    text = pv.build(fake_book / "_build" / "html", fake_book / "_toc.yml", fake_book).read_text(encoding="utf-8")
+    assert "Show code cell source" not in text and "plots.to_svg" not in text
+    assert "the chart" in text
+    assert "<title>A study of one kernel</title>" in text and "Print view" not in text

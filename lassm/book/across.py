@@ -328,7 +328,7 @@ def cascade_chart(pts: pd.DataFrame, published: pd.DataFrame | None = None, *, e
         from IPython.display import Markdown
 
         return Markdown(f"No platform has an {eff} of `{variant}`: no cascade to draw.")
-    return plots.to_svg(plots.pp_cascade(frame, eff=eff, by="dataset", title=f"Cascade: {eff}, {variant}"),
+    return plots.to_svg(plots.pp_cascade(frame, eff=eff, by="dataset", title=f"Cascade: {plots.title_of(eff)}, {variant}"),
                         f"cascade plot of {eff}, {variant}")
 
 

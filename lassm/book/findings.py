@@ -40,6 +40,12 @@ class Finding:
     link: str
     measured: bool
     value: float | None = None
+    #: The device that ran what the sentence reports (as the records name it), where it names one.
+    device: str | None = None
+    #: The backend that ran it, where one did.
+    backend: str | None = None
+    #: Where its numbers come from: ``measured: <records>`` or ``published: <source>``.
+    source: str = ""
 
 
 def _records() -> pd.DataFrame:
@@ -58,13 +64,16 @@ def bit_exact(rec: pd.DataFrame) -> Finding:
                        "against the CPU oracle here.", "book/method", False)
     same = ports["matches_cpu"].fillna(False).astype(bool) if "matches_cpu" in ports else pd.Series(False, ports.index)
     ref = rec["matches_reference"].dropna().astype(bool) if "matches_reference" in rec else pd.Series([], dtype=bool)
-    n_mach = ports["machine"].nunique()
+    devices = ports["device"].astype(str) if "device" in ports else ports["machine"].astype(str)
+    names = sorted(set(mach.platform_of(ports["machine"], devices)))
     lead = "Every port is bit-exact" if bool(same.all()) else "Not every port is bit-exact"
-    text = (f"{lead}: {int(same.sum()):d} of {len(ports):d} recorded GPU and OpenCL runs "
-            f"on {n_mach:d} machine{'s' if n_mach != 1 else ''} give the CPU oracle's output byte for byte")
+    text = (f"{lead}: {int(same.sum()):d} of {len(ports):d} recorded GPU and OpenCL runs, on the "
+            f"{len(names):d} device{'s' if len(names) != 1 else ''} that ran a port ({', '.join(names)}), "
+            "give the CPU oracle's output byte for byte")
     text += (f", and {int(ref.sum()):d} of {len(ref):d} runs of the embedded sample give MetaHipMer's own output."
              if len(ref) else ".")
-    return Finding("bit_exact", text, "book/method", True, float(same.mean()))
+    return Finding("bit_exact", text, "book/method", True, float(same.mean()),
+                   source="measured: data/results/*/ (every run record)")
 
 
 #: Written by tools/published_race.py: the published protocols' runs against the fixed ones.
@@ -106,10 +115,12 @@ def doneflag_race(rec: pd.DataFrame, race: pd.DataFrame | None = None) -> Findin
     wrong = published[published["wrong_ends"] > 0]
     share = wrong["wrong_ends"] / wrong["contig_ends"]
     worst = f", up to {share.max():.2%} of the contig ends in one run" if len(wrong) else ""
-    devices = ", ".join(sorted(set(published["device"].astype(str)))) or "the GPU"
+    devices = ", ".join(sorted(set(published["device"].astype(str).map(mach.device_label)))) or "the GPU"
     text = (f"The published `{RACY}` protocol is racy: on the {devices}, {len(wrong):d} of {len(published):d} runs of "
             f"its published build gave wrong contig ends{worst}; {fixed}.")
-    return Finding("doneflag_race", text, "book/kernel-protocols", True, len(wrong) / len(published))
+    backend = ", ".join(sorted(set(published["backend"].astype(str)))) if "backend" in published else "cuda"
+    return Finding("doneflag_race", text, "book/kernel-protocols", True, len(wrong) / len(published),
+                   device=devices, backend=backend, source=f"measured: {RACE_FILE}")
 
 
 def errata(time_source: str = "rate") -> Finding:
@@ -122,7 +133,8 @@ def errata(time_source: str = "rate") -> Finding:
     text = (f"Tables IV and VII do not reproduce: recomputed from the study's own raw data, {agree:d} of "
             f"{len(cells):d} printed efficiencies agree to the last printed digit, and the analysis has "
             f"{n_err:d} errata.")
-    return Finding("errata", text, "notebooks/errata", True, agree / len(cells))
+    return Finding("errata", text, "notebooks/errata", True, agree / len(cells),
+                   source="published: Lindsey et al. 2024, Tables IV and VII and its artifact data")
 
 
 def fast_vs_original() -> list[Finding]:
@@ -137,22 +149,26 @@ def fast_vs_original() -> list[Finding]:
         rows = bench[(bench["protocol"] == FAST) & bench["reference_ms"].notna()]
         for _, row in rows.iterrows():
             ratio = float(row["kernel_ms"] / row["reference_ms"])
+            device = mach.device_label(mach.device(machine))
             out.append(Finding(
                 f"fast_vs_original_{machine}_{row['dataset']}",
-                f"On the {mach.device(machine)}, `{FAST}` runs in {ratio:.2f} of the original MetaHipMer CUDA "
-                f"program's kernel time on `{row['dataset']}` ({row['kernel_ms']:.1f} ms against "
-                f"{row['reference_ms']:.0f} ms).", "notebooks/fast_kernel", True, ratio))
+                f"On the {device} ({row['backend']} backend), `{FAST}` runs in {ratio:.2f} of the original "
+                f"MetaHipMer CUDA program's kernel time on `{row['dataset']}` ({row['kernel_ms']:.1f} ms against "
+                f"{row['reference_ms']:.0f} ms).", "notebooks/fast_kernel", True, ratio,
+                device=device, backend=str(row["backend"]), source="measured: data/reference-timings.csv"))
     for machine in mach.chapter_machines():
         side = results.against_original(machine)
         if side is None or side.empty:
             continue
         f = side_by_side(side)
+        device = mach.device_label(mach.device(machine))
         out.append(Finding(
             f"fast_side_by_side_{machine}",
-            f"Run side by side with the original program on the {mach.device(machine)} "
-            f"({f['inputs']} inputs, one run), `{FAST}`'s walk kernel takes {f['walk']} of its kernel time; "
+            f"Run side by side with the original program on the {device} (CUDA backend, "
+            f"{f['inputs']} inputs, one run), `{FAST}`'s walk kernel takes {f['walk']} of its kernel time; "
             f"the whole `lassm extend` command takes {f['whole']} times its whole run, at most the "
-            f"original's on {f['whole_wins']} inputs.", "notebooks/fast_kernel", True, float(side["kernel_ratio"].max())))
+            f"original's on {f['whole_wins']} inputs.", "notebooks/fast_kernel", True, float(side["kernel_ratio"].max()),
+            device=device, backend="cuda", source=f"measured: data/results/{machine}/against-original.csv"))
     if not out:
         out.append(Finding("fast_vs_original", f"No machine has both a `{FAST}` benchmark and a timing of the "
                            "original MetaHipMer program in the records yet.", "notebooks/fast_kernel", False))
@@ -199,9 +215,12 @@ def against_published() -> list[Finding]:
         f = mc.facts(machine)
         if f["mc_published"].startswith("not"):
             continue
-        out.append(Finding(f"published_{machine}", f"On the {f['mc_device']}, the faithful kernel runs the "
-                           f"Table II datasets {f['mc_published']} faster than the paper's fastest published "
-                           "port.", f"machines/{machine}", True))
+        out.append(Finding(f"published_{machine}", f"On the {f['mc_device']}, the fastest faithful build "
+                           f"({f['mc_published_by']}) runs datasets of Table II's sizes {f['mc_published']} faster than "
+                           "the fastest of the paper's published ports on its own GPU (Lindsey et al.'s measured "
+                           "times).", f"machines/{machine}", True, device=f["mc_device"],
+                           backend=", ".join(sorted({b.split()[0] for b in f["mc_published_by"].split(" and ")})),
+                           source=f"measured: data/results/{machine}/; published: Lindsey et al. 2024, Fig. 5 data"))
     return out
 
 
@@ -218,10 +237,13 @@ def roofline() -> list[Finding]:
         mem = int((pts["bound"] == "memory").sum())
         eff = pts["arch eff"].dropna()
         lo, hi = f"{eff.min():.1%}", f"{eff.max():.1%}"
-        out.append(Finding(f"roofline_{machine}", f"On the {mach.device(machine)}'s measured roofline, {mem:d} of "
-                           f"the faithful protocols' {len(pts):d} profiled points are memory-bound, and the points "
-                           f"reach {lo if lo == hi else f'{lo} to {hi}'} of the roof.", f"machines/{machine}", True,
-                           float(eff.max()) if len(eff) else None))
+        device = mach.device_label(mach.device(machine))
+        backends = ", ".join(sorted(set(pts["backend"].astype(str)))) if "backend" in pts else "cuda"
+        out.append(Finding(f"roofline_{machine}", f"On the {device}'s measured roofline ({backends} backend, Nsight "
+                           f"Compute's counters), {mem:d} of the faithful protocols' {len(pts):d} profiled points are "
+                           f"memory-bound, and the points reach {lo if lo == hi else f'{lo} to {hi}'} of the roof.",
+                           f"machines/{machine}", True, float(eff.max()) if len(eff) else None, device=device,
+                           backend=backends, source=f"measured: data/results/{machine}/metrics.csv"))
     if not out:
         out.append(Finding("roofline", "No machine has counters and measured ceilings in the records yet: no "
                            "point is placed on a roofline.", "notebooks/roofline", False))
@@ -239,7 +261,9 @@ def larger_caches() -> Finding:
     text = (f"The paper's larger-caches claim, tested: the {f['di_large']}, with {f['di_l2']} the L2 of the {f['di_small']}, "
             f"cuts the faithful kernel's DRAM bytes per insertion to {f['di_casptr_bytes']} of the smaller GPU's "
             f"and its kernel time to {f['di_casptr_ms']}.")
-    return Finding("larger_caches", text, "notebooks/discussion", True, float(pair[f"{di.FAITHFUL} ms"].max()))
+    return Finding("larger_caches", text, "notebooks/discussion", True, float(pair[f"{di.FAITHFUL} ms"].max()),
+                   device=f"{f['di_large']}; {f['di_small']}", backend="cuda",
+                   source="measured: data/results/*/metrics.csv")
 
 
 def xdrop_kernel() -> list[Finding]:
@@ -252,10 +276,12 @@ def xdrop_kernel() -> list[Finding]:
         f = xd.facts(machine)
         if f["xd_speedup_seqan"] == xd.NOT_MEASURED:
             continue
-        out.append(Finding(f"xdrop_{machine}", f"The method carries over to a second kernel: on the {f['xd_device']}, "
-                           f"our X-drop kernel computes {f['xd_gcups']} GCUPS, {f['xd_speedup_seqan']} times SeqAn on "
-                           f"all cores over X = {f['xd_x_values']}; of its profiled points {f['xd_compute_bound']} are "
-                           f"compute-bound, at {f['xd_arch_eff']} of the measured roof.", "notebooks/xdrop", True))
+        out.append(Finding(f"xdrop_{machine}", f"The method carries over to a second kernel: on the {f['xd_device']} "
+                           f"(CUDA backend), our X-drop kernel computes {f['xd_gcups']} GCUPS, {f['xd_speedup_seqan']} "
+                           f"times SeqAn on all {f['xd_seqan_threads']} cores of its host ({f['xd_host']}) over "
+                           f"X = {f['xd_x_values']}; of its profiled points {f['xd_compute_bound']} are compute-bound, "
+                           f"at {f['xd_arch_eff']} of the measured roof.", "notebooks/xdrop", True,
+                           device=f["xd_device"], backend="cuda", source=f"measured: data/results/{machine}/xdrop/"))
     if not out:
         from ..analysis.xdrop import published
 

@@ -34,6 +34,17 @@ CHAPTERS = "machines"
 TEMPLATE = "notebooks/machine.ipynb"
 #: The word of the template's markdown that becomes the machine's folder name.
 TITLE_PLACEHOLDER = "MACHINE"
+#: Written in the template's figure captions where the chapter's device name goes.
+DEVICE_PLACEHOLDER = "DEVICE"
+
+
+def chapter_titles(names: list[str]) -> dict[str, str]:
+    """Each folder's chapter title: its device's name as a reader knows it ("NVIDIA H200"), with
+    the folder added where two folders name the same device, so that no two chapters share a title."""
+    labels = {name: device_label(device(name)).replace("(R)", "").replace("(TM)", "") for name in names}
+    labels = {name: " ".join(label.split()) for name, label in labels.items()}
+    seen = pd.Series(list(labels.values())).value_counts()
+    return {name: (f"{label} ({name})" if seen[label] > 1 else label) for name, label in labels.items()}
 #: The campaign's account of a machine folder (:mod:`lassm.runs.account`).
 CAMPAIGN_FILE = "campaign.json"
 
@@ -405,6 +416,7 @@ def write_chapters(book: str | Path = paths.REPO, *, machines: list[str] | None 
         if stale.stem not in names:
             stale.unlink()
     written = []
+    titles = chapter_titles(names)
     for name in names:
         out = out_dir / f"{name}.ipynb"
         papermill.execute_notebook(str(paths.REPO / TEMPLATE), str(out), parameters={"machine": name},
@@ -416,7 +428,11 @@ def write_chapters(book: str | Path = paths.REPO, *, machines: list[str] | None 
                 tags.append("hide-input")  # folded like the template's code
             if cell["cell_type"] == "markdown":  # the page title names the machine
                 src = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-                cell["source"] = src.replace(TITLE_PLACEHOLDER, name)
+                cell["source"] = src.replace(TITLE_PLACEHOLDER, titles[name])
+            figure = cell.get("metadata", {}).get("mystnb", {}).get("figure")
+            if figure:  # captions name the device, targets the folder (unique per chapter)
+                figure["caption"] = figure["caption"].replace(DEVICE_PLACEHOLDER, titles[name])
+                figure["name"] = f"{figure['name']}-{name}"
         out.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         written.append(out)
     return written
@@ -455,7 +471,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["CAMPAIGN_FILE", "CHAPTERS", "ORACLE", "POOLING", "TEMPLATE", "campaign", "campaign_entries", "campaign_lacks",
+__all__ = ["CAMPAIGN_FILE", "CHAPTERS", "DEVICE_PLACEHOLDER", "chapter_titles", "ORACLE", "POOLING", "TEMPLATE", "campaign", "campaign_entries", "campaign_lacks",
            "campaign_points",
            "chapter_machines", "device", "device_key", "device_label", "inventory", "lacks",
            "metrics", "platform_of", "pool_by_device", "records", "results_root", "spec_row", "times", "toc_chapters", "write_chapters"]

@@ -28,9 +28,17 @@ import pandas as pd
 
 from ..analysis.metrics import _require_columns
 
-#: Chart width and height, in pixels.
-WIDTH_PX = 460
+#: Plot width and height, in pixels: with its axes and a legend below, a chart fits the book's
+#: text column (about 690 px at a 1280 px window); the book's style sheet scales it down below that.
+WIDTH_PX = 540
 HEIGHT_PX = 320
+#: Side of one panel of a side-by-side pair (Figs. 7 and 8): two of them fit the column.
+PAIR_PX = 250
+#: Width of one panel of a faceted chart, and how many panels share a row.
+PANEL_PX = 170
+PANELS_PER_ROW = 3
+#: Least height of one panel of a chart faceted into rows.
+MIN_PANEL_HEIGHT_PX = 120
 #: Room in an interactive chart's frame for its title, axes and legend, in pixels.
 FRAME_PAD_PX = 140
 #: Marker area, in square pixels.
@@ -39,6 +47,26 @@ MARKER_PX = 80
 MARGIN = 4.0
 #: Iso-speedup curves drawn by default on the potential-speedup plot.
 SPEEDUPS: tuple[float, ...] = (2, 4, 8, 16, 32, 64)
+#: Width of a legend entry per character of its label, and of its symbol and gap, in pixels.
+LEGEND_CHAR_PX = 6.2
+LEGEND_SYMBOL_PX = 28
+
+#: Names a reader sees for the records' column names, on axes and legends.
+TITLES: dict[str, str] = {
+    "k": "k", "kernel_ms": "kernel time (ms)", "platform": "platform", "build": "backend and protocol",
+    "protocol": "protocol", "backend": "backend", "dataset": "dataset", "roof": "roof", "label": "point",
+    "gintops": "GINTOP/s", "ii": "INTOP intensity (integer ops / HBM byte)", "gpus": "GPUs",
+    "speedup": "speed-up", "speedup_wall": "speed-up, whole command", "speedup_compute": "speed-up, workers' part",
+    "speedup_kernel": "speed-up, kernels", "parallel_efficiency": "parallel efficiency", "measure": "measure",
+    "bytes_per_insertion": "DRAM bytes per insertion", "program": "program", "kernel": "kernel",
+    "arch eff": "architectural efficiency", "alg eff": "algorithm efficiency", "app eff": "application efficiency",
+    "gcups": "GCUPS", "xdrop": "X", "variant": "variant", "device": "device", "machine": "machine",
+}
+
+
+def title_of(column: str) -> str:
+    """A column's name as a reader sees it (:data:`TITLES`), the column itself where none is set."""
+    return TITLES.get(column, column.replace("_", " "))
 
 
 def _alt():
@@ -58,9 +86,11 @@ class StaticChart:
         Accessible label of the figure.
     """
 
-    def __init__(self, svg: str, title: str = "") -> None:
+    def __init__(self, svg: str, title: str = "", spec: dict | None = None) -> None:
         self.svg = svg
         self.title = title
+        #: The Vega-Lite specification it was drawn from, data included (what the tests read back).
+        self.spec = spec or {}
 
     def _repr_html_(self) -> str:
         label = html.escape(self.title, quote=True)
@@ -80,13 +110,37 @@ class StaticChart:
         return self.svg.count("role-mark")
 
 
+def _legend_columns(spec: dict) -> int:
+    """How many legend entries share a row below the plot, from its longest label and its width."""
+    from .chart_audit import views
+
+    labels = [str(v) for view in views(spec) for ch in ("color", "shape")
+              for f in [view.field(ch)] if f and f in view.rows.columns for v in view.rows[f].dropna().unique()]
+    widest = max((len(v) for v in labels), default=8) * LEGEND_CHAR_PX + LEGEND_SYMBOL_PX
+    return max(1, min(4, int(WIDTH_PX // widest)))
+
+
+def styled(chart):
+    """The book's one style: legends below the plot in as many columns as fit, no label cut short.
+
+    Vega-Lite's defaults put the legend beside the plot and cut labels at 160 px, so a long
+    platform name ("NVIDIA H100 80GB HBM3, fast") lost its end and pushed the chart past the column.
+    """
+    spec = chart.to_dict()
+    return (chart.configure_legend(orient="bottom", columns=_legend_columns(spec),
+                                   labelLimit=0, titleLimit=0, symbolLimit=0)
+            .configure_axis(labelLimit=0, titleLimit=0)
+            .configure_title(limit=0, fontSize=13, anchor="start")
+            .configure_view(continuousWidth=WIDTH_PX, continuousHeight=HEIGHT_PX))
+
+
 def to_svg(chart, title: str = "") -> StaticChart:
-    """Renders an Altair chart to static SVG offline, through vl-convert.
+    """Renders an Altair chart to static SVG offline, through vl-convert, after checking it.
 
     Parameters
     ----------
     chart : altair.TopLevelMixin
-        Any Altair chart.
+        Any Altair chart, not yet configured (the book's style is added here).
     title : str, default ""
         A label for the figure element (accessibility); the chart's own title is kept.
 
@@ -94,12 +148,20 @@ def to_svg(chart, title: str = "") -> StaticChart:
     -------
     StaticChart
         Displays as inline SVG in a notebook and in the built book.
+
+    Raises
+    ------
+    lassm.book.chart_audit.ChartError
+        The chart would misstate its data (:func:`lassm.book.chart_audit.check`).
     """
     import vl_convert as vlc
 
-    spec = chart.to_dict()
+    from .chart_audit import check
+
+    check(chart.to_dict())
+    spec = styled(chart).to_dict()
     svg = vlc.vegalite_to_svg(spec)
-    return StaticChart(svg, title)
+    return StaticChart(svg, title, spec)
 
 
 #: The Vega bundle's file name under the book's static folder.
@@ -188,7 +250,8 @@ def to_interactive(chart, name: str, title: str = "", folder: Path | None = None
 def _legend_field(df: pd.DataFrame, field: str | None, alt, kind: str = "N"):
     if field is None or field not in df.columns:
         return alt.Undefined
-    return alt.Color(f"{field}:{kind}", title=field) if kind == "N" else alt.Shape(f"{field}:N", title=field)
+    return (alt.Color(f"{field}:{kind}", title=title_of(field)) if kind == "N"
+            else alt.Shape(f"{field}:N", title=title_of(field)))
 
 
 def roofline(roofs: pd.DataFrame, points: pd.DataFrame, *, color: str = "roof", shape: str | None = "k",
@@ -239,10 +302,10 @@ def roofline(roofs: pd.DataFrame, points: pd.DataFrame, *, color: str = "roof", 
     enc = {"x": alt.X("ii:Q", scale=x_scale), "y": alt.Y("gintops:Q", scale=y_scale),
            "tooltip": [c for c in ("label", "ii", "gintops", color, shape) if c and c in pts.columns]}
     if color in pts.columns:
-        enc["color"] = alt.Color(f"{color}:N", title=color)
+        enc["color"] = alt.Color(f"{color}:N", title=title_of(color))
     if shape and shape in pts.columns:
         pts[shape] = pts[shape].astype(str)
-        enc["shape"] = alt.Shape(f"{shape}:N", title=shape)
+        enc["shape"] = alt.Shape(f"{shape}:N", title=title_of(shape))
     point_layer = alt.Chart(pts).mark_point(filled=True, size=MARKER_PX).encode(**enc)
     return alt.layer(roof_layer, ridge, point_layer).properties(
         width=WIDTH_PX, height=HEIGHT_PX, title=title).resolve_scale(color="shared")
@@ -295,17 +358,21 @@ def potential_speedup(points: pd.DataFrame, speedups: Sequence[float] = SPEEDUPS
     enc = {"x": alt.X("x:Q", scale=x_scale), "y": alt.Y("y:Q", scale=y_scale),
            "tooltip": [c for c in ("label", "x", "y", "speedup", color, shape) if c and c in pts.columns]}
     if color in pts.columns:
-        enc["color"] = alt.Color(f"{color}:N", title=color)
+        enc["color"] = alt.Color(f"{color}:N", title=title_of(color))
     if shape and shape in pts.columns:
         pts[shape] = pts[shape].astype(str)
-        enc["shape"] = alt.Shape(f"{shape}:N", title=shape)
+        enc["shape"] = alt.Shape(f"{shape}:N", title=title_of(shape))
     point_layer = alt.Chart(pts).mark_point(filled=True, size=MARKER_PX).encode(**enc)
     return alt.layer(curves, labels, point_layer).properties(width=WIDTH_PX, height=HEIGHT_PX, title=title)
 
 
 def kernel_times(df: pd.DataFrame, *, x: str = "k", y: str = "kernel_ms", color: str = "platform",
-                 title: str = "", y_title: str = "kernel time (ms)") -> "altair.Chart":  # noqa: F821
+                 title: str = "", y_title: str = "kernel time (ms)", row: str | None = None,
+                 x_title: str | None = None) -> "altair.Chart":  # noqa: F821
     """Kernel time per k, grouped bars by platform (the paper's Fig. 5).
+
+    Each bar is one row of ``df``: two rows with the same ``x``, ``color`` (and ``row``) would be
+    stacked into their sum by Vega-Lite, so they are refused (:func:`lassm.book.chart_audit.check`).
 
     Parameters
     ----------
@@ -315,23 +382,40 @@ def kernel_times(df: pd.DataFrame, *, x: str = "k", y: str = "kernel_ms", color:
         Column names.
     title, y_title : str
         Chart and y-axis titles.
+    row : str, optional
+        Column whose values each get a panel of their own, one above the other (e.g. the backend).
+    x_title : str, optional
+        The x axis' title (default: the column's reader-facing name).
 
     Returns
     -------
     altair.Chart
-        Grouped bar chart.
+        Grouped bar chart, faceted by ``row`` where given.
     """
+    from .chart_audit import ChartError
+
     alt = _alt()
-    _require_columns(df, [x, y, color])
-    data = df[[x, y, color] + [c for c in df.columns if c not in (x, y, color)]].copy()
+    keys = [x, color] + ([row] if row else [])
+    _require_columns(df, keys + [y])
+    dup = df[df.duplicated(keys, keep=False)]
+    if len(dup):
+        raise ChartError(f"{len(dup)} rows share a bar of {keys}: one row per bar (the chart would show their sum)")
+    data = df[keys + [y] + [c for c in df.columns if c not in keys + [y]]].copy()
     data[x] = data[x].astype(str)
-    return alt.Chart(data).mark_bar().encode(
-        x=alt.X(f"{x}:N", title=x),
+    chart = alt.Chart(data).mark_bar().encode(
+        x=alt.X(f"{x}:N", title=x_title or title_of(x), axis=alt.Axis(labelAngle=-40) if x != "k" else alt.Axis(labelAngle=0)),
         xOffset=alt.XOffset(f"{color}:N"),
         y=alt.Y(f"{y}:Q", title=y_title),
-        color=alt.Color(f"{color}:N", title=color),
-        tooltip=[x, color, alt.Tooltip(f"{y}:Q", format=".3g")],
-    ).properties(width=WIDTH_PX, height=HEIGHT_PX, title=title)
+        color=alt.Color(f"{color}:N", title=title_of(color)),
+        tooltip=[x, color, alt.Tooltip(f"{y}:Q", format=".3g")] + ([row] if row else []),
+    )
+    if row:
+        height = max(MIN_PANEL_HEIGHT_PX, HEIGHT_PX // max(1, data[row].nunique()))
+        return chart.properties(width=WIDTH_PX, height=height).facet(
+            facet=alt.Facet(f"{row}:N", title=None, header=alt.Header(labelAnchor="start", labelFontWeight="bold",
+                                                                       labelFontSize=12)),
+            columns=1, title=title)
+    return chart.properties(width=WIDTH_PX, height=HEIGHT_PX, title=title)
 
 
 def correlation(df: pd.DataFrame, x: str, y: str, *, label: str = "k", log: bool = False,
@@ -368,12 +452,12 @@ def correlation(df: pd.DataFrame, x: str, y: str, *, label: str = "k", log: bool
     lo, hi = (lo / pad, hi * pad) if log else (max(lo - pad, 0.0), hi + pad)
     scale = alt.Scale(type="log" if log else "linear", domain=[lo, hi])
     diag = alt.Chart(pd.DataFrame({"a": [lo, hi], "b": [lo, hi]})).mark_line(strokeDash=[4, 3], color="gray").encode(
-        x=alt.X("a:Q", scale=scale, title=x), y=alt.Y("b:Q", scale=scale, title=y))
+        x=alt.X("a:Q", scale=scale, title=title_of(x)), y=alt.Y("b:Q", scale=scale, title=title_of(y)))
     pts = alt.Chart(data).mark_point(filled=True, size=MARKER_PX).encode(
         x=alt.X(f"{x}:Q", scale=scale), y=alt.Y(f"{y}:Q", scale=scale),
-        color=alt.Color(f"{label}:N", title=label), tooltip=[label, x, y])
+        color=alt.Color(f"{label}:N", title=title_of(label)), tooltip=[label, x, y])
     text = pts.mark_text(align="left", dx=6, dy=-6).encode(text=f"{label}:N")
-    side = min(WIDTH_PX, HEIGHT_PX)
+    side = PAIR_PX
     return alt.layer(diag, pts, text).properties(width=side, height=side, title=title)
 
 
@@ -413,10 +497,13 @@ def cascade(df: pd.DataFrame, eff: str, by: str = "problem") -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[by, "rank", "platform", "eff", "pp"])
 
 
-def pp_cascade(df: pd.DataFrame, *, eff: str = "arch eff", by: str = "k", title: str = "") -> "altair.LayerChart":  # noqa: F821
-    """Cascade plot of performance portability (Pennycook's, one panel line per group).
+def pp_cascade(df: pd.DataFrame, *, eff: str = "arch eff", by: str = "k", title: str = "") -> "altair.FacetChart":  # noqa: F821
+    """Cascade plot of performance portability (Pennycook's), one panel per group.
 
-    Markers: each platform's efficiency, best first; line: PP of the platforms so far.
+    In each panel the markers are the platforms' efficiencies, best first, coloured by platform,
+    and the grey line is the PP of the platforms so far (the figure's caption says so: the y axis
+    names the efficiency only, to fit a panel). One panel per group keeps the platforms'
+    names in the legend instead of printed beside points that share a place.
 
     Parameters
     ----------
@@ -425,28 +512,29 @@ def pp_cascade(df: pd.DataFrame, *, eff: str = "arch eff", by: str = "k", title:
     eff : str, default "arch eff"
         Efficiency column.
     by : str, default "k"
-        Group column; one colour per group.
+        Group column; one panel per group.
     title : str
         Chart title.
 
     Returns
     -------
-    altair.LayerChart
-        PP lines and efficiency markers against the platform rank.
+    altair.FacetChart
+        Per group: the PP line and the efficiency markers against the platform rank.
     """
     alt = _alt()
     table = cascade(df, eff, by)
     table[by] = table[by].astype(str)
-    base = alt.Chart(table).encode(
-        x=alt.X("rank:O", title="platforms, most efficient first"),
-        color=alt.Color(f"{by}:N", title=by))
-    line = base.mark_line(point=True).encode(
-        y=alt.Y("pp:Q", title=f"{eff} (markers) and PP of the first n platforms (line)"),
+    name = title_of(eff)
+    base = alt.Chart(table).encode(x=alt.X("rank:O", title="platforms, most efficient first",
+                                           axis=alt.Axis(labelAngle=0)))
+    line = base.mark_line(color="gray").encode(
+        y=alt.Y("pp:Q", title=name),
         tooltip=[by, "rank", alt.Tooltip("pp:Q", format=".3f")])
-    marks = base.mark_point(shape="diamond", filled=False, size=MARKER_PX).encode(
-        y="eff:Q", tooltip=[by, "platform", alt.Tooltip("eff:Q", format=".3f")])
-    text = base.mark_text(align="left", dx=6, fontSize=9).encode(y="eff:Q", text="platform:N")
-    return alt.layer(line, marks, text).properties(width=WIDTH_PX, height=HEIGHT_PX, title=title)
+    marks = base.mark_point(filled=True, size=MARKER_PX).encode(
+        y="eff:Q", color=alt.Color("platform:N", title="platform"), shape=alt.Shape("platform:N", title="platform"),
+        tooltip=[by, "platform", alt.Tooltip("eff:Q", format=".3f")])
+    return alt.layer(line, marks).properties(width=PANEL_PX, height=PANEL_PX).facet(
+        facet=alt.Facet(f"{by}:N", title=title_of(by)), columns=PANELS_PER_ROW, title=title)
 
 
 __all__ = ["MARGIN", "SPEEDUPS", "StaticChart", "cascade", "correlation", "kernel_times", "potential_speedup",

@@ -12,6 +12,7 @@ inside the file. Headless Chromium then prints it to PDF.
 from __future__ import annotations
 
 import argparse
+import html
 import posixpath
 import re
 import shutil
@@ -27,6 +28,8 @@ _TAG = re.compile(r"<(/?)article\b[^>]*>", re.I)
 #: A src= or href= attribute, quoted.
 _URL = re.compile(r"\b(src|href)=(\"|')([^\"']*)\2", re.I)
 _HEAD = re.compile(r"<head\b[^>]*>(.*?)</head>", re.I | re.S)
+#: A folded code cell's input: the toggle and the code behind it, which paper cannot unfold.
+_FOLDED_INPUT = re.compile(r"<details\b[^>]*\bclass=\"[^\"]*\babove-input\b[^\"]*\"[^>]*>.*?</details>", re.I | re.S)
 _ABSOLUTE = ("http:", "https:", "//", "#", "data:", "mailto:", "javascript:")
 #: Print rules: a page per chapter, folded code stays folded, no navigation chrome.
 PRINT_CSS = """
@@ -94,6 +97,21 @@ def anchor(doc: str) -> str:
     return "page-" + re.sub(r"[^A-Za-z0-9]+", "-", doc).strip("-")
 
 
+def book_title(book: str | Path) -> str:
+    """The book's title as ``_config.yml`` gives it (the print view's and the PDF's title)."""
+    import yaml
+
+    config = Path(book) / "_config.yml"
+    spec = yaml.safe_load(config.read_text(encoding="utf-8")) if config.is_file() else {}
+    return str((spec or {}).get("title") or "lassm")
+
+
+def without_folded_code(fragment: str) -> str:
+    """A page's article without its folded code cells' inputs: on paper a fold is a stub saying
+    "Show code cell source" that nobody can open; the outputs stay."""
+    return _FOLDED_INPUT.sub("", fragment)
+
+
 def rewrite(fragment: str, doc: str, docs: set[str]) -> str:
     """Relative URLs of page ``doc`` made relative to the html root; links between pages made internal."""
     base = posixpath.dirname(doc)
@@ -132,10 +150,11 @@ def build(html_root: str | Path, toc: str | Path, book: str | Path) -> Path:
     first = (root / f"{docs[0]}.html").read_text(encoding="utf-8")
     head = _HEAD.search(first)
     head_html = rewrite(head.group(1), docs[0], set(docs)) if head else ""
-    head_html = re.sub(r"<title>.*?</title>", "<title>Print view</title>", head_html, flags=re.S)
+    title = html.escape(book_title(book))
+    head_html = re.sub(r"<title>.*?</title>", f"<title>{title}</title>", head_html, flags=re.S)
     parts = []
     for doc in docs:
-        body = article((root / f"{doc}.html").read_text(encoding="utf-8"))
+        body = without_folded_code(article((root / f"{doc}.html").read_text(encoding="utf-8")))
         parts.append(f'<section class="lassm-print-page" id="{anchor(doc)}">\n{rewrite(body, doc, set(docs))}\n</section>')
     text = ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>" + head_html + PRINT_CSS + "</head>\n<body>\n<main class=\"lassm-print\">\n"
             + "\n".join(parts) + "\n</main>\n</body>\n</html>\n")
@@ -154,14 +173,16 @@ def chromium() -> str | None:
 
 
 def to_pdf(page: str | Path, pdf: str | Path, browser: str, *, budget_ms: int = 20000) -> Path:
-    """Print ``page`` to ``pdf`` with headless Chromium (MathJax given ``budget_ms`` to typeset)."""
+    """Print ``page`` to ``pdf`` with headless Chromium (MathJax given ``budget_ms`` to typeset), with
+    the headings as the PDF's bookmarks (its document outline)."""
     pdf = Path(pdf)
     pdf.parent.mkdir(parents=True, exist_ok=True)
     tmp = pdf.with_name(pdf.name + ".part")
     profile = pdf.parent / ".chromium-print-profile"
     cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
            "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
-           "--no-pdf-header-footer", f"--virtual-time-budget={budget_ms}", f"--print-to-pdf={tmp}",
+           "--no-pdf-header-footer", "--generate-pdf-document-outline", f"--virtual-time-budget={budget_ms}",
+           f"--print-to-pdf={tmp}",
            Path(page).resolve().as_uri()]
     subprocess.run(cmd, check=True, capture_output=True, timeout=600)
     shutil.rmtree(profile, ignore_errors=True)
@@ -191,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["PRINT_CSS", "anchor", "article", "build", "chromium", "main", "page_order", "rewrite", "to_pdf"]
+__all__ = ["PRINT_CSS", "anchor", "article", "book_title", "build", "without_folded_code", "chromium", "main", "page_order", "rewrite", "to_pdf"]
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -305,7 +305,7 @@ def distribution_chart(dist: pd.DataFrame):
     points = alt.Chart(dist).mark_circle(size=60, opacity=0.7).encode(
         x=alt.X("ratio:Q", scale=alt.Scale(type="log"), title="OpenCL time / CUDA time (log)"),
         y=alt.Y("kernel:N", title=None, sort=list(dict.fromkeys(dist["kernel"]))),
-        color=alt.Color("point:N", legend=None), tooltip=["kernel", "point", alt.Tooltip("ratio:Q", format=".2f")])
+        tooltip=["kernel", "point", alt.Tooltip("ratio:Q", format=".2f")])
     rule = alt.Chart(pd.DataFrame({"ratio": [1.0]})).mark_rule(strokeDash=[4, 4]).encode(x="ratio:Q")
     return (rule + points).properties(width=520, height=220, title="OpenCL over CUDA on one GPU, every kernel")
 

@@ -383,6 +383,27 @@ def opencl_share(gpu: pd.DataFrame) -> pd.Series:
     return (by["opencl"] / by["cuda"]).dropna()
 
 
+def kernel_device(t: pd.DataFrame) -> str | None:
+    """The device that ran our GPU kernel in ``times`` rows: CUDA's, else the first GPU backend's,
+    without its runtime's tag (the CPU rows of SeqAn and the oracle name the host instead)."""
+    from .machines import device_label
+
+    for backends in (("cuda",), GPU_BACKENDS):
+        rows = t[t["backend"].isin(backends)] if len(t) else t
+        if len(rows):
+            return device_label(rows["device"].iloc[0])
+    return None
+
+
+def host_device(t: pd.DataFrame) -> str | None:
+    """The CPU that ran SeqAn (or the CPU oracle) in ``times`` rows: the host of the GPU."""
+    for backend in (measures.SEQAN, "cpu"):
+        rows = t[t["backend"] == backend] if len(t) else t
+        if len(rows):
+            return str(rows["device"].iloc[0])
+    return None
+
+
 def facts(machine: str) -> dict[str, str]:
     """Every number of the chapter's prose, formatted; :data:`NOT_MEASURED` where the records lack it.
 
@@ -400,7 +421,8 @@ def facts(machine: str) -> dict[str, str]:
     t = times(machine)
     gpu = t[t["backend"].isin(GPU_BACKENDS)] if len(t) else t
     cuda = gpu[gpu["backend"] == "cuda"] if len(gpu) else gpu
-    f["xd_device"] = str(t["device"].iloc[0]) if len(t) else machine
+    f["xd_device"] = kernel_device(t) or machine
+    f["xd_host"] = host_device(t) or NOT_MEASURED
     f["xd_points"] = f"{len(t):d}"
     f["xd_x_values"] = ", ".join(str(int(x)) for x in sorted(t["xdrop"].unique())) if len(t) else "none"
     f["xd_datasets"] = ", ".join(sorted(t["dataset"].astype(str).unique())) if len(t) else "none"
