@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Stamps of a whole command's steps on the clock every process shares, for issue 29's question
+"""Stamps of a whole command's steps on the clock every process shares, for the question
 of where a ``lassm extend`` spends the time its kernel does not.
 
 Set ``LASSM_TIMELINE`` to a file and each :func:`mark` appends ``<CLOCK_MONOTONIC ns> <step>``

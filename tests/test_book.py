@@ -368,7 +368,7 @@ def test_notebook_code_is_folded(path):
 
 #: Pages of the book that are reference, not chapters: no objectives or closing paragraph.
 NOT_TAUGHT = {"book/intro", "book/data-contract", "book/promises", "book/architecture", "book/cite", "book/glossary",
-              "book/provenance"}
+              "book/provenance", "book/install"}
 
 
 def _chapter_texts() -> list[tuple[str, str]]:

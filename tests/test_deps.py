@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The README's two commands set a fresh machine up: `make deps` (tools/deps.sh) and the extras.
+"""The two commands set a fresh machine up: `make deps` (tools/deps.sh) and the extras
+(book/install.md lists both; the README links that page).
 
 tools/deps.sh runs here against stand-ins for ``id``, ``sudo``, ``dpkg`` and ``apt-get`` on
 ``PATH``, so that root, a user with passwordless sudo and a user without it are all checked on
@@ -47,14 +48,21 @@ def _run(env: dict[str, str]) -> subprocess.CompletedProcess:
     return subprocess.run(["bash", str(DEPS)], capture_output=True, text=True, env=env, timeout=60)
 
 
-def test_the_list_is_the_readme_table() -> None:
-    """Every package deps.sh installs is in the README's table, and the table names no other."""
-    readme = (ROOT / "README.md").read_text()
-    table = readme.split("## What each extra and package enables", 1)[1].split("\n## ", 1)[0]
+def test_the_list_is_the_install_page_table() -> None:
+    """Every package deps.sh installs is in the install page's table, and the table names no other."""
+    page = (ROOT / "book" / "install.md").read_text()
+    table = page.split("## What each extra and package enables", 1)[1].split("\n## ", 1)[0]
     in_table = set(re.findall(r"^\| Debian `([a-z0-9.+-]+)` \|", table, re.M))
     assert in_table == set(_listed()) and len(_listed()) >= 8, (in_table, _listed())
-    for extra in ("test", "book", "intel", "dask", "cuda12", "cuda13"):
+    for extra in ("test", "book", "intel", "dask", "opencl", "cuda12", "cuda13"):
         assert f"| extra `{extra}` |" in table, extra
+
+
+def test_the_readme_links_the_install_page() -> None:
+    """The README keeps to a newcomer's page: install internals live on the page it links."""
+    readme = (ROOT / "README.md").read_text()
+    assert "](book/install.md)" in readme
+    assert "| Debian `" not in readme, "the package table belongs on book/install.md"
 
 
 def test_root_installs_what_is_missing_and_says_so_first(tmp_path: Path) -> None:

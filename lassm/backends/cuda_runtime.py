@@ -3,7 +3,7 @@
 and what CuPy says of the device.
 
 Why a choice: CuPy's import costs a command more than the fast kernels and their transfers
-together (issue 29), so the commands timed against the C++ originals (the fast extension, the
+together, so the commands timed against the C++ originals (the fast extension, the
 X-drop kernels) run on :mod:`.cudadrv`; the faithful protocols keep CuPy, the runtime their
 records were measured with. Both answer the same calls, so the host routines take either.
 ``LASSM_CUDA_RUNTIME=driver`` or ``cupy`` sets it for every run.

@@ -3,7 +3,7 @@
 (``kernels/local_assembly/cuda/segments.cu``).
 
 Why: on the host these per-base copies need a compiled loop, and importing numba to get one
-costs a whole ``lassm extend --backend cuda`` more than its kernel (issue 20). The GPU backends
+costs a whole ``lassm extend --backend cuda`` more than its kernel. The GPU backends
 upload a dataset's bases once and cut each launch's buffers out of them on the device; only the
 per-segment offsets (one int64 per read) are computed on the host
 (:mod:`lassm.workloads.local_assembly.segment_index`).

@@ -96,7 +96,7 @@ SCALE_REGISTERS = 72
 #: visited set's (2 KiB at the default walk limit), so fast's shared memory stays as it was; an
 #: end whose records take more sorts them in its table memory. On the H200, 2 KiB was fastest on
 #: gen-k21x20 of 2, 4, 6, 8 and 12 KiB, 4 KiB a few percent faster on the smaller k = 21 sets
-#: (data/results/nvidia-h200/logs/2026-11-29-sorted-table/explore*.log).
+#: (``tools/fast_explore.py``).
 SORT_BYTES = 2048
 #: The largest k whose packed k-mer fits a sorted record (``LASSM_SORT_MAX_K`` in fast_sorted.cuh).
 SORT_MAX_K = 29
@@ -123,7 +123,7 @@ VARIANTS: dict[str, Variant] = {
     "fast-warps": replace(_FAST, block_teams=False, undoes="block teams (a warp for every end)"),
     "fast-regs": replace(_FAST, scale_registers=None,
                          undoes="the register cap at scale (the compiler's registers at every launch size)"),
-    # Added changes, each off in fast and measured beside it (issue 29): fast.cu's changes 11 to 13.
+    # Added changes, each off in fast and measured beside it: fast.cu's changes 11 to 13.
     "fast-spec": replace(_FAST, defines=("-DLASSM_FAST_SPEC_WALK=1",),
                          undoes="nothing: adds change 11, the walk's finds one step ahead on idle lanes"),
     "fast-spec2": replace(_FAST, defines=("-DLASSM_FAST_SPEC_WALK=2",),

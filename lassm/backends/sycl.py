@@ -27,7 +27,7 @@ Traps handled here, found while setting this up:
   ``_init_helper`` sets ``subprocess._USE_VFORK = False``, for Intel's debugger), so every later
   ``subprocess.run`` that cannot take ``posix_spawn`` (the default ``close_fds=True``) becomes a
   real ``fork()`` of a process full of runtime threads: each one ran the TBB thread pool's
-  pre-fork handler, which printed "Unable to join threads to shut down before fork()" (issue 39).
+  pre-fork handler, which printed "Unable to join threads to shut down before fork()".
   :func:`_import_dpctl` puts the setting back as it found it: a vfork'ed child only ``exec``s,
   touching neither the driver nor any thread pool.
 """

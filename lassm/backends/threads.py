@@ -8,7 +8,7 @@ numba kernels (the CPU oracle, X-drop's CPU backend, the suite's Minkowski refer
 OpenMP in a process that had not touched the sycl backend yet and on TBB in one that had --
 ``lassm run`` asks every backend whether it can run before its first point -- and on TBB they
 shared one scheduler with Intel's driver, whose arenas keep that pool from shutting down before a
-``fork()``: TBB's "Unable to join threads to shut down before fork()" at each one (issue 39).
+``fork()``: TBB's "Unable to join threads to shut down before fork()" at each one.
 
 OpenMP first gives every process the same layer and a pool of its own. Measured on the 2-core
 reader's box, the oracle's kernel times on ``sample-k77``, ``gen-k21`` and ``real-mock5-k55``

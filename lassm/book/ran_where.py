@@ -162,7 +162,7 @@ def note(notes: dict[tuple[str, str], set[str]], build: str, platform: str, test
 
 
 def write_notes(notes: dict[tuple[str, str], set[str]], path: Path | None = None) -> Path:
-    """The notes as JSON, atomically (the test session's end calls this)."""
+    """The notes as JSON, atomically (the end of a test run calls this)."""
     from ..atomic import atomic_open
 
     path = path or notes_file()

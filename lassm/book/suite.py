@@ -5,8 +5,8 @@ Everything comes from one machine's ``suite/times.csv`` (the part of ``lassm run
 every variant of every kernel in CUDA and OpenCL, each checked against its reference) and
 ``suite/ptx-mix.csv`` (the instruction mix of each variant's PTX from both compilers), beside the
 seed's published ratios (``data/paper-artifacts/jin-vetter-gaps.csv``). The "as ported" pair of a
-kernel is the CUDA build and the portable build the seed compared (:data:`PORTED`); each model's
-best variant is the fastest that matches the reference. Whether a cause the seed named shows
+kernel is the CUDA build and the portable build Jin and Vetter compared (:data:`PORTED`); each model's
+best variant is the fastest that matches the reference. Whether a cause Jin and Vetter named shows
 here is decided from the PTX counts (:func:`causes`), never typed.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ..datafiles import read_data_csv
 from ..runs import suite as rec
 from .suite_roofline import SECTOR_BYTES, counters, curand_launches, roofline_chart, roofline_data
 
-#: Per kernel, the CUDA variant and the OpenCL variant the seed's comparison corresponds to.
+#: Per kernel, the CUDA variant and the OpenCL variant Jin and Vetter's comparison corresponds to.
 PORTED: dict[str, tuple[str, str]] = {
     "all_pairs": ("char4", "char4"),
     "epistasis": ("auto", "auto"),
@@ -51,18 +51,18 @@ BEST_SPLIT: dict[str, tuple[str, str, str]] = {
 #: Kernels whose original prints only its whole processing time (cm-cuda): without Nsight
 #: Compute's time of its kernels it is not set beside our kernel time.
 WHOLE_TIMES: frozenset[str] = frozenset({"cmap"})
-#: OpenCL over CUDA at most this is no gap: the seed's finding (a slower portable build) is gone.
+#: OpenCL over CUDA at most this is no gap: Jin and Vetter's finding (a slower portable build) is gone.
 NO_GAP = 1.05
 #: The programming models compared, by backend: the builds whose best is "ours" on a platform.
 MODELS: dict[str, str] = {"cuda": "CUDA", "opencl": "OpenCL"}
 #: The application HeCBench's programs stand for in PP, and how a reference names one.
 ORIGINAL_APPLICATION, ORIGINAL_PREFIX = "HeCBench (original)", "HeCBench "
-#: The seed's names of the kernels, in its order.
+#: Jin and Vetter's names of the kernels, in their order.
 ORDER: tuple[str, ...] = ("all_pairs", "epistasis", "cmap", "nw", "minkowski")
 
 
 def published() -> pd.DataFrame:
-    """The seed's ratios, causes and sections, one row per kernel."""
+    """Jin and Vetter's ratios, causes and sections, one row per kernel."""
     return read_data_csv(paths.data_dir() / "paper-artifacts" / "jin-vetter-gaps.csv")
 
 
@@ -89,7 +89,7 @@ def fastest(t: pd.DataFrame, kernel: str, backend: str) -> tuple[str | None, flo
 
 
 def gaps(machine: str) -> pd.DataFrame:
-    """Per kernel: the seed's ratio; ours as ported (OpenCL over CUDA, the :data:`PORTED` pair) and
+    """Per kernel: Jin and Vetter's ratio; ours as ported (OpenCL over CUDA, the :data:`PORTED` pair) and
     best against best; each model's best variant."""
     t = times(machine)
     pub = published().set_index("kernel")
@@ -128,7 +128,7 @@ def _count(mix: pd.DataFrame, kernel: str, backend: str, variant: str, **where) 
 
 
 def ptx_features(machine: str) -> pd.DataFrame:
-    """The PTX counts the seed's causes are about, per kernel, model and variant: vector and byte
+    """The PTX counts Jin and Vetter's causes are about, per kernel, model and variant: vector and byte
     global loads, shared-memory accesses through 64-bit registers, 64-bit address arithmetic,
     ``lg2``/``ex2``, popcounts (one per unrolled combination), accesses to local memory."""
     mix = ptx_mix(machine)
@@ -152,7 +152,7 @@ def ptx_features(machine: str) -> pd.DataFrame:
 
 
 def causes(machine: str) -> pd.DataFrame:
-    """Per kernel: the seed's cause, what our records show of it, and whether it shows (a bool, or NA
+    """Per kernel: Jin and Vetter's cause, what our records show of it, and whether it shows (a bool, or NA
     where the records cannot say)."""
     f = ptx_features(machine)
     t = times(machine)
@@ -381,9 +381,9 @@ def split(machine: str, pairs: dict[str, tuple[str, str, str]] | None = None) ->
 
 
 def findings(machine: str) -> pd.DataFrame:
-    """The seed's five findings re-tested here, per kernel: its ratio; OpenCL as ported over CUDA as
+    """Jin and Vetter's five findings re-tested here, per kernel: their ratio; OpenCL as ported over CUDA as
     ported; the same OpenCL build over the best CUDA measured (``against_best_cuda``); the best of
-    each model (``best_ratio``); whether the seed's cause shows in the counts; and ``verdict``, in
+    each model (``best_ratio``); whether their cause shows in the counts; and ``verdict``, in
     words: the gap stands (OpenCL as ported slower than CUDA as ported by more than
     :data:`NO_GAP`) with its cause or without it, or it is gone."""
     g = gaps(machine)

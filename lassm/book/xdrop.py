@@ -522,7 +522,7 @@ def _ceiling_facts(machine: str, roof: dict | None, counters: pd.DataFrame, t: p
     return out
 
 
-# --- the layouts' ablation: several directions per warp (issue 29) ----------------------------
+# --- the layouts' ablation: several directions per warp -------------------------------------
 
 #: ``counters.csv``'s program of one forced layout (``tools/xdrop_lanes.py --counters-xdrops``).
 LANES_PROGRAM = "lassm cuda lanes="
@@ -863,7 +863,7 @@ def _lanes_counter_facts(machine: str) -> dict[str, str]:
 
 
 def claims(machine: str) -> pd.DataFrame:
-    """The seed's reproducible claims beside ours: ``claim, LOGAN (published), ours, holds here``."""
+    """LOGAN's reproducible claims beside ours: ``claim, LOGAN (published), ours, holds here``."""
     f = facts(machine)
     rows = [
         ("speed-up over SeqAn (all cores), one GPU, largest over X",

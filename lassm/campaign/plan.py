@@ -48,7 +48,7 @@ CPU_SKIPS_REPLICATED: tuple[str, ...] = (PORTABLE_BACKEND, "opencl")
 #: protocols (matchany, doneflag, barrier) differ in how a warp's lanes share a table; on the
 #: 2-core reader's box the four faithful ones lay within 6 % of each other on every dataset
 #: (sample-k77 on sycl: 691, 721, 729, 734 ms), and they were 54 of the campaign's 100 points,
-#: about 60 % of its local-assembly minutes (issue 39).
+#: about 60 % of its local-assembly minutes.
 NO_GPU_PROTOCOLS: tuple[str, ...] = ("casptr", "fast")
 
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``lassm run --kernel suite``: Jin and Vetter's kernels (:mod:`lassm.backends.suite`) on this machine.
 
-For each kernel: its inputs at the machine's size class (the seed's sizes where a GPU runs it,
+For each kernel: its inputs at the machine's size class (Jin and Vetter's sizes where a GPU runs it,
 small ones on a CPU), the reference once, then every variant of every backend that runs here,
 warmed up, timed ``repeats`` times (medians kept) and checked against the reference. Rows go to
 ``<machine>/suite/times.csv`` (upserted after each kernel, so a killed run loses one kernel at
@@ -69,7 +69,7 @@ def present_backends() -> tuple[list[str], list[str]]:
 
 def make_plan(quick: bool = False, *, backends: list[str] | None = None, kernels: list[str] | None = None,
               repeats: int | None = None, warmup: int | None = None, all_counters: bool = False) -> SuitePlan:
-    """The suite for this machine: the seed's sizes where a GPU runs it, else the CPU sizes (``quick``: tiny)."""
+    """The suite for this machine: Jin and Vetter's sizes where a GPU runs it, else the CPU sizes (``quick``: tiny)."""
     from ..backends import suite
 
     found, lacks = present_backends()
@@ -141,7 +141,7 @@ def _measure(mod, backend: str, inp, variant: str, ref, plan: SuitePlan) -> dict
 
 
 #: Kernels timed last, in this order: their references take longest (on an H200's node cmap's
-#: 10^8 Philox numbers about 11 s, epistasis half a minute at the seed's size), so they are
+#: 10^8 Philox numbers about 11 s, epistasis half a minute at Jin and Vetter's size), so they are
 #: computed while the others are timed.
 SLOW_REFERENCES: tuple[str, ...] = ("cmap", "epistasis")
 
@@ -210,7 +210,7 @@ def _run_suite(plan: SuitePlan, bar, *, machine: str | None, force: bool, say: C
     def todo_of(kernel: str) -> list[tuple[str, str]]:
         return [(b, v) for k, b, v in measured if k == kernel]
 
-    # at the seed's sizes the references take CPU seconds (epistasis: half a minute): all start now,
+    # at Jin and Vetter's sizes the references take CPU seconds (epistasis: half a minute): all start now,
     # each in a process of its own, while the kernels before them are timed on the GPU
     pool, refs = references_started([k for k in plan.kernels if todo_of(k)], plan.size) if plan.size == "gpu" \
         else (None, {})

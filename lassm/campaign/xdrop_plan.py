@@ -10,7 +10,7 @@ on its first :data:`CHECK_PAIRS` pairs (for a synthetic set, the smaller set of 
 ``times.csv`` says how many pairs were checked. Without a GPU the plan is one small set that
 every backend runs whole, and the OpenCL backend, answering from a CPU device, is timed as the
 CPU backends are (:data:`NO_GPU_REPEATS`). The sets and limits are chosen so that the whole
-plan stays within a few minutes of a lent 16-core GPU node (``tools/xdrop_h100.sh``).
+plan stays within a few minutes of a 16-core GPU node (``tools/xdrop_h100.sh``).
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 
 from ..runs.repeat_rule import describe as describe_repeats
 
-#: The seed's X values (LOGAN's tables).
+#: LOGAN's X values (the tables of Zeni et al.).
 XDROPS: tuple[int, ...] = (10, 20, 50, 100, 500, 1000, 5000)
 #: A GPU machine's sets: every backend on the 2k sets, the GPU backends on the issue's 20k set.
 GPU_DATASETS: tuple[str, ...] = ("xdrop-sim-2k", "xdrop-sim-20k", "xdrop-real-lambda-2k")

@@ -30,7 +30,7 @@ def cmd_build_kernels(args: argparse.Namespace) -> int:
 
 def _compile_oracle() -> None:
     """The CPU oracle compiled into numba's on-disk cache now: every sweep runs it, and a first
-    ``lassm run`` on an H200's node spent 21 s compiling it (issue 39); loaded from the cache it
+    ``lassm run`` on an H200's node spent 21 s compiling it; loaded from the cache it
     takes under a second. A machine without the sample says so and goes on."""
     import time
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A worker's memory: its peak while a shard runs, and into how many pieces a shard is cut to fit.
 
-Why (issue 41): at ``gen-k21x80`` a shard is a quarter of 5.5 million contigs; a worker whose
+Why: at ``gen-k21x80`` a shard is a quarter of 5.5 million contigs; a worker whose
 host or device memory cannot take it whole must cut it further and run the pieces one after
 another (every contig end is walked on its own, so the output is the same bytes), and the
 records must say what each worker's peak was.

@@ -3,7 +3,7 @@
 
 A point's median over five runs and over three differs by less than the runs' own spread, so
 where three runs lie within :data:`SPREAD` of their median the other two add minutes to a whole
-campaign (issue 39: about a third of the local-assembly sweep) and nothing to its numbers. Where
+campaign (about a third of the local-assembly sweep) and nothing to its numbers. Where
 they spread wider, the point goes on to the plan's ``repeats``. The same rule times the local
 assembly, X-drop and the suite; each record keeps how many runs it took.
 """

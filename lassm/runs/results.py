@@ -157,10 +157,10 @@ def scaling_table(machine: str, dataset: str = "gen-k21x20") -> pd.DataFrame:
     pandas.DataFrame
         ``gpus``, ``wall_seconds``, ``compute_wall_seconds``, ``merge_seconds``,
         ``kernel_seconds``, the three speedups, ``parallel_efficiency`` (wall speedup / gpus) and
-        ``matches_1gpu`` / ``matches_cpu``; where the records hold them (campaigns from issue 30 on),
+        ``matches_1gpu`` / ``matches_cpu``; where the records hold them (newer campaigns),
         also ``plan_seconds``, ``write_seconds`` (the parent writing the output),
         ``single_process_seconds`` (a plain ``lassm extend`` of the same input, whole command) and
-        ``speedup_vs_single_process`` (that over the sharded wall plus the write); from issue 41 on,
+        ``speedup_vs_single_process`` (that over the sharded wall plus the write); in the newest,
         ``peak_rss_bytes`` and ``device_high_water_bytes`` (the largest worker's peaks: :mod:`.memory`).
     """
     recs = load_records(machine)

@@ -3,7 +3,7 @@
 
 :func:`lassm.runs.distributed.extend_sharded` brings every shard's walks back and merges them into
 one :class:`Extension`, which the parent then writes: moving the results and formatting the
-whole file are serial, and were most of a 4-GPU run's time (issue 30). Here each shard is a
+whole file are serial, and were most of a 4-GPU run's time. Here each shard is a
 contiguous range of contigs (:func:`plan_ranges`) whose worker formats its own block of the
 files, with the single run's writers, into a part file beside the destination; only figures
 travel back, and the parts are joined in place (:mod:`.part_join`). The files are the single
@@ -118,7 +118,7 @@ def part_name(kind: str, number: int) -> str:
 PIPELINE_PIECES = 4
 #: Threads a worker needs for that read-ahead: on the 16-core H200 node, one worker with all 16
 #: wrote gen-k21x80 faster reading ahead, four with 4 each (the GPU shared) slower, the reads
-#: then taking the cores the extensions used (logs/2026-11-29-read-ahead/).
+#: then taking the cores the extensions used.
 READ_AHEAD_MIN_THREADS = 8
 
 

@@ -166,7 +166,7 @@ def against_logan(rows: pd.DataFrame) -> pd.DataFrame:
 def adapted_ceiling(peak: float, widths, blocks: float, threads: float, cores: float, counts=None) -> float:
     r"""LOGAN's adapted ceiling (its Equation 1, Section VII), in *our reading* of its definitions.
 
-    The seed's text of the paper (``001``) keeps what Equation 1's symbols mean but not the
+    The text of LOGAN's paper we work from keeps what Equation 1's symbols mean but not the
     typeset formula: a ceiling "by averaging the number of cells that GPU can compute in
     parallel", where n is the number of parallel iterations, P the theoretical ceiling
     (220.8 warp GIPS on the V100), B the number of scheduled blocks, :math:`O_i` the operations

@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Jin and Vetter's bioinformatics kernels (seed 004), one module each, on CUDA and OpenCL.
+"""Jin and Vetter's bioinformatics kernels, one module each, on CUDA and OpenCL.
 
-Seed 004 moved five CUDA kernels to a portable model, ran both on one NVIDIA GPU and explained
+Jin and Vetter moved five CUDA kernels to a portable model, ran both on one NVIDIA GPU and explained
 every gap from the generated code. The suite runs them here the study's way: each kernel's own
 CUDA source (``kernels/suite/cuda/<kernel>.cu``, CuPy) and OpenCL C 1.2 source
 (``kernels/suite/opencl/<kernel>.cl``, pyopencl: NVIDIA's OpenCL on a GPU, Intel's CPU driver in
-CI), checked against a NumPy/numba reference, in the variants that test the seed's finding for
+CI), checked against a NumPy/numba reference, in the variants that test their finding for
 that kernel. Each module has the same small interface: ``NAME``, ``SIZES`` (per size class:
-``gpu``, the seed's sizes; ``cpu``; ``tiny``), ``VARIANTS`` (per backend: name -> build options),
+``gpu``, Jin and Vetter's sizes; ``cpu``; ``tiny``), ``VARIANTS`` (per backend: name -> build options),
 ``inputs(size, seed)``, ``reference(inputs)``, ``run(backend, inputs, variant)`` and
 ``check(output, reference)``.
 """
@@ -19,7 +19,7 @@ from ...errors import LassmError
 from . import all_pairs, cmap, epistasis, minkowski, nw
 from .common import BACKENDS, Refused, Run, available
 
-#: The suite's kernels by name, in the seed's order (k1 to k5).
+#: The suite's kernels by name, in Jin and Vetter's order (k1 to k5).
 KERNELS: dict[str, ModuleType] = {"all_pairs": all_pairs, "epistasis": epistasis, "cmap": cmap, "nw": nw,
                                   "minkowski": minkowski}
 

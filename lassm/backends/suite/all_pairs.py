@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""k1, the all-pairs distance (Jin and Vetter, seed 004): how many attributes two SNP instances differ in.
+"""k1, the all-pairs distance (Jin and Vetter): how many attributes two SNP instances differ in.
 
 HeCBench's ``all-pairs-distance-cuda`` (from Payne et al.'s book chapter): 224 instances of
 4,096 attributes, one block per pair, four attributes a load, counts added in shared memory.
-The seed found the portable build 25 % slower and traced it to the generated code: shared
+Jin and Vetter found the portable build 25 % slower and traced it to the generated code: shared
 memory addressed with 64-bit arithmetic, the ``char4`` loads replaced by byte extraction, no
 automatic unroll. The variants ``char4`` and ``bytes`` are that kernel, loading four attributes
 as one vector or byte by byte; ``tiles`` is the fastest shape we found (``all_pairs_tiles``: a
@@ -30,7 +30,7 @@ OWN_SOURCES: dict[str, tuple[str, str, str]] = {
 TILE, SPLIT = 8, 4
 #: Threads (work-items) per block: the original's THREADS.
 THREADS = 128
-#: (instances, attributes) per size class: the seed's on a GPU, small on a CPU (attributes a multiple of 4).
+#: (instances, attributes) per size class: Jin and Vetter's on a GPU, small on a CPU (attributes a multiple of 4).
 SIZES: dict[str, tuple[int, int]] = {"gpu": (224, 4096), "cpu": (64, 1024), "tiny": (5, 24)}
 #: Variants: build options per model (vector loads or bytes).
 VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""k3, the connectivity-map p-value (Jin and Vetter, seed 004): random signatures against a query's score.
+"""k3, the connectivity-map p-value (Jin and Vetter): random signatures against a query's score.
 
 cudaMap (McArt et al., 2013), as HeCBench's ``cm-cuda`` runs its p-value step: every random
 signature draws a set of genes from the reference profile (22,283 genes, the U133A array), each
 up- or down-regulated, from one uniform number per gene; the p-value is the share of random
-signatures scoring at least the query's. The seed's size is 10^6 random signatures. It found the
+signatures scoring at least the query's. Jin and Vetter's size is 10^6 random signatures. They found the
 portable build 2.1x slower because its random-number library interface launched an extra kernel;
 the variants are where the numbers come from: a library (CuPy's cuRAND; pyopencl's Random123
 Philox, ``clrandom``) or our own Philox-4x32-10 kernel, the same function in both models; and
@@ -34,7 +34,7 @@ ENTRY = "cmap_scores"
 ENTRIES: tuple[str, ...] = ("cmap_uniforms", "cmap_scores", "cmap_count")
 #: Genes of the reference profile: the Affymetrix U133A array's probes, as cudaMap's U133AArrayLength.
 GENES = 22283
-#: (random signatures, genes per signature) per size class: the seed's 10^6 on a GPU, small on a CPU.
+#: (random signatures, genes per signature) per size class: Jin and Vetter's 10^6 on a GPU, small on a CPU.
 SIZES: dict[str, tuple[int, int]] = {"gpu": (1_000_000, 100), "cpu": (10_000, 100), "tiny": (37, 5)}
 #: Threads per block of the three kernels, and the count's blocks.
 THREADS = 256
@@ -192,7 +192,7 @@ def short_profile(inp: Inputs) -> np.ndarray:
 
 def run(backend: str, inp: Inputs, variant: str, *, fetch: bool = True) -> Run:
     """One p-value: draw (our kernel or the library), score, count; three or more launches, or one
-    (``fused``). ``fetch=False`` leaves the drawn numbers (400 MB at the seed's size) on the device:
+    (``fused``). ``fetch=False`` leaves the drawn numbers (400 MB at Jin and Vetter's size) on the device:
     the output keeps the sums and the count, from which the p-value comes."""
     if variant in OWN_SOURCES:
         return _fused(backend, inp, variant)

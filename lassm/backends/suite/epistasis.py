@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""k2, epistasis detection (Jin and Vetter, seed 004): every pair of SNPs scored on the phenotype.
+"""k2, epistasis detection (Jin and Vetter): every pair of SNPs scored on the phenotype.
 
 HeCBench's ``epistasis-cuda``: for each pair of SNPs (i < j), the 3 x 3 table of their genotypes'
 counts per phenotype, counted as popcounts of bit-packed genotypes, scored as
 ``|sum_c g(n0 + n1 + 1) - g(n0) - g(n1)|`` with ``g(n) = (n + 1/2) ln n - (n - 1)`` (0 becomes
-FLT_MAX). The seed's size: 4,096 SNPs of 8,192 samples. It found the nested loops over the
+FLT_MAX). Jin and Vetter's size: 4,096 SNPs of 8,192 samples. They found the nested loops over the
 genotype combinations fully unrolled by CUDA only; the variants ``auto`` and ``unroll`` ask for
 the unroll with a pragma or leave it to the compiler. ``margins`` is the fastest shape we found,
 in both models: each SNP's genotype counts once (``epistasis_margins``), then four popcounts per
@@ -35,7 +35,7 @@ MARGINS_ENTRY, MARGINS_THREADS = "epistasis_margins", 256
 ENTRIES: tuple[str, ...] = (ENTRY, MARGINS_ENTRY)
 #: Threads (work-items) per block along each of its two dimensions.
 BLOCK = 16
-#: (SNPs, samples) per size class: the seed's on a GPU, small on a CPU.
+#: (SNPs, samples) per size class: Jin and Vetter's on a GPU, small on a CPU.
 SIZES: dict[str, tuple[int, int]] = {"gpu": (4096, 8192), "cpu": (256, 1024), "tiny": (13, 70)}
 #: A score's largest error, relative to the sum of its 27 terms' sizes (single-precision logs and sums).
 TOLERANCE = 1e-5

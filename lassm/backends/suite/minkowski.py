@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""k5, the Minkowski distance (Jin and Vetter, seed 004): every row of a against every column of b.
+"""k5, the Minkowski distance (Jin and Vetter): every row of a against every column of b.
 
 ``c[p][r][q] = (sum_i |a[r][i] - b[i][q]|^p)^(1/p)`` for p = 1, 2, 3 and 4, as the original
 program computes each in turn (HeCBench's ``minkowski-cuda``: 512 rows, 1,024 dimensions and
-2,048 columns, the seed's 1,048,576 points of 1,024 dimensions). The seed found the portable
+2,048 columns, Jin and Vetter's 1,048,576 points of 1,024 dimensions). Jin and Vetter found the portable
 build over 5x slower because its ``pow`` was not turned into ``lg2``/``mul``/``ex2`` under fast
 math as CUDA's ``powf`` is; the variants are the powers and the fast-math switch of each model,
 and ``tiles``, the fastest shape we found, in both models (``minkowski_tiles``: register tiles
@@ -34,7 +34,7 @@ TILE = 64
 BLOCK = 16
 #: The powers p, each one launch, as the original runs them.
 POWERS: tuple[int, ...] = (1, 2, 3, 4)
-#: (rows of a, dimensions, columns of b) per size class: the seed's on a GPU, small on a CPU.
+#: (rows of a, dimensions, columns of b) per size class: Jin and Vetter's on a GPU, small on a CPU.
 SIZES: dict[str, tuple[int, int, int]] = {"gpu": (512, 1024, 2048), "cpu": (64, 128, 256), "tiny": (5, 7, 9)}
 #: The largest relative error an output may have against the double-precision reference: the
 #: single-precision sum of n = 1,024 terms, each power accurate to a few ulp (2 ulp for CUDA's

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""k4, Needleman-Wunsch (Jin and Vetter, seed 004): the global alignment score matrix of two sequences.
+"""k4, Needleman-Wunsch (Jin and Vetter): the global alignment score matrix of two sequences.
 
 Rodinia's NW, as HeCBench's ``nw-cuda`` runs it: the (n+1) x (n+1) matrix in tiles of 16 x 16
-cells, one launch per anti-diagonal of tiles, 2 n / 16 - 1 dependent launches (the seed's two
+cells, one launch per anti-diagonal of tiles, 2 n / 16 - 1 dependent launches (Jin and Vetter's two
 sequences of 16,384 residues: 2,047 launches), penalty 10, the BLOSUM62 score of the two residues
-as the reference matrix. The seed found the portable build 1.8x slower from its queue's runtime
+as the reference matrix. Jin and Vetter found the portable build 1.8x slower from its queue's runtime
 overhead over those dependent launches; the variants are the queues: CUDA's one stream, an
 in-order OpenCL queue, and an out-of-order one whose launches each wait for the previous (or the
 driver's refusal of it). ``graph`` records CUDA's 2,047 launches once as a CUDA graph and
@@ -15,7 +15,7 @@ the fastest shape we found, in both models: one launch for the whole matrix (``n
 warp or work-group per strip of 32 rows, each waiting on the strip above chunk by chunk).
 Integer scores: a variant matches when every cell equals the reference's.
 
-Its output is the campaign's one large one (1 GiB at the seed's size): a run whose output is not
+Its output is the campaign's one large one (1 GiB at Jin and Vetter's size): a run whose output is not
 checked skips the copy back (``fetch=False``, :data:`LARGE_OUTPUT`), and each run starts from a
 device copy of the start matrix kept between runs instead of a new upload from pageable memory.
 """
@@ -47,7 +47,7 @@ LARGE_OUTPUT = True
 TILE = 16
 #: The gap penalty.
 PENALTY = 10
-#: Residues per sequence per size class: the seed's on a GPU, small on a CPU (multiples of TILE).
+#: Residues per sequence per size class: Jin and Vetter's on a GPU, small on a CPU (multiples of TILE).
 SIZES: dict[str, int] = {"gpu": 16384, "cpu": 1024, "tiny": 48}
 #: Variants: (the queue, its build options).
 VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {

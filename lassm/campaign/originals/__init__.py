@@ -98,7 +98,7 @@ def describe(plan: OriginalsPlan, why_not: list[str] | None = None) -> str:
     if plan.suite_kernels:
         from .hecbench import PROGRAMS
 
-        lines.append(f"  HeCBench ({sources.HECBENCH.label}) at the seed's sizes: "
+        lines.append(f"  HeCBench ({sources.HECBENCH.label}) at Jin and Vetter's sizes: "
                      f"{', '.join(PROGRAMS[k].folder for k in plan.suite_kernels if k in PROGRAMS)}, each with its own check")
     lines.append(f"  kernel times {'from Nsight Compute where it is here' if plan.profile else 'off'}")
     return "\n".join(lines)
@@ -139,8 +139,7 @@ def _prepare(key: str, plan: OriginalsPlan, arch: str, say, kernels: tuple[str, 
 def build_behind(plan: OriginalsPlan) -> threading.Thread:
     """Builds the programs ``plan`` runs into the build cache in a thread, started while an earlier
     part measures (``lassm run`` starts it with the suite, whose times are the GPU's own clocks),
-    so the originals part finds them built: 21 s of nvcc on an H200's node taken off the whole
-    run (issue 39). Join it before the part starts; a source or build that fails is left for the
+    so the originals part finds them built: the nvcc builds are taken off the whole run. Join it before the part starts; a source or build that fails is left for the
     part to meet and name."""
     wanted = [key for key, needed in (("hecbench", plan.suite_kernels), ("ht_loc", plan.ht_loc_datasets),
                                       ("logan", plan.logan_dataset)) if needed]

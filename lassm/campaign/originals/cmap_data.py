@@ -23,7 +23,7 @@ every p-value is estimated from ``defaultRandomGenerations`` = 100,000 random si
 (:data:`RANDOM_SIGNATURES`), each of as many genes as the query has; the 10^6 of its
 ``maxRandomGenerations`` is reachable only through its prompt. It estimates one p-value per drug,
 drawing new numbers each time, so :data:`DRUGS` = 10 drugs and a 100-gene query make it score
-10^6 random signatures of 100 genes from 10^8 uniform numbers: the seed's size
+10^6 random signatures of 100 genes from 10^8 uniform numbers: Jin and Vetter's size
 (:data:`lassm.backends.suite.cmap.SIZES` ``"gpu"``), in ten launches of 100,000.
 
 Each drug's profile is planted with a connection to the query (:data:`CONNECTIONS`: the share of
@@ -52,9 +52,9 @@ QUERIES, REFERENCES, RESULTS = "queries", "reffiles-tab", "Results"
 QUERY_FILE = "query.sig"
 #: Random signatures per p-value: the program's ``defaultRandomGenerations`` (it prompts for nothing).
 RANDOM_SIGNATURES = 100_000
-#: Genes of the query, hence of every random signature: the seed's 100.
+#: Genes of the query, hence of every random signature: Jin and Vetter's 100.
 QUERY_GENES = 100
-#: Drugs, one reference profile each: 10 x 100,000 = the seed's 10^6 random signatures.
+#: Drugs, one reference profile each: 10 x 100,000 = Jin and Vetter's 10^6 random signatures.
 DRUGS = 10
 #: Per drug, how the query's signs are planted in its profile: -1 all disagree, 0 chance, +1 all agree.
 CONNECTIONS: tuple[float, ...] = (-1.0, -0.5, -0.25, -0.1, 0.0, 0.0, 0.1, 0.25, 0.5, 1.0)

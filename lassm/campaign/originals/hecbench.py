@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Jin and Vetter's CUDA programs from HeCBench beside the suite's kernels (:mod:`lassm.backends.suite`).
 
-The seed's kernels come from HeCBench (zjin-lcf/HeCBench): ``all-pairs-distance-cuda``,
+Jin and Vetter's kernels come from HeCBench (zjin-lcf/HeCBench): ``all-pairs-distance-cuda``,
 ``epistasis-cuda``, ``cm-cuda``, ``nw-cuda`` and ``minkowski-cuda`` are built here with their Makefiles'
 flags (``-std=c++17 -O3``, ``-use_fast_math`` for the Minkowski distance) for this GPU, and run at the
 seed's sizes; each program times its own kernel over its iterations and prints the average, and
@@ -15,7 +15,7 @@ such switch, is ended once its scores are copied back, before its CPU check of m
 minutes (:data:`ENDED_AFTER_COPY`). ``cm-cuda`` reads a cudaMap
 data set, which its authors hand out by request: it runs on a synthetic one in the same layout
 (:mod:`.cmap_data`: 10 drugs, a 100-gene query; 100,000 random signatures per p-value, its fixed
-default, so 10^6 in all, the seed's size), written into the run's temporary folder. It times no
+default, so 10^6 in all, Jin and Vetter's size), written into the run's temporary folder. It times no
 kernel: it prints its whole processing time (reading the files, drawing its numbers on the host,
 the copies, the launches, the CUDA context's creation), taken from a run of its own without the
 capture library, whose files would add to it; it has no check of its own. Rows go to
@@ -103,7 +103,7 @@ _WHOLE = re.compile(r"Time in taken in seconds :\s*([0-9.eE+-]+)")
 
 @dataclass(frozen=True)
 class Program:
-    """One HeCBench program: its folder and source, extra flags, arguments (the seed's sizes) and
+    """One HeCBench program: its folder and source, extra flags, arguments (Jin and Vetter's sizes) and
     which of its printed times is the kernel the suite's matches; its other sources (each compiled
     apart, a ``.cpp`` as CUDA, as its Makefile does) and whether it reads the synthetic cudaMap
     data set (:mod:`.cmap_data`, written as the folder its one argument names)."""
@@ -133,7 +133,7 @@ class Program:
 
 
 PROGRAMS: dict[str, Program] = {
-    # three kernels, the second the seed's (registers and shared memory): 100 iterations each
+    # three kernels, the second Jin and Vetter's (registers and shared memory): 100 iterations each
     # (under ncu: 5 each, the fastest kernel's median)
     "all_pairs": Program("all_pairs", "all-pairs-distance-cuda", "main.cu", ("100",), pick="second",
                          ncu=NcuPlan(("5",), groups=3, per_group=5, combine="min")),
@@ -150,7 +150,7 @@ PROGRAMS: dict[str, Program] = {
                          ncu=NcuPlan(("3",), groups=4, per_group=3)),
     # the synthetic cudaMap set: 10 drugs x 100,000 random signatures of 100 genes (its fixed default), its whole
     # time; under ncu its 30 launches, a drug's three (the query's dot product, the random signatures' scores,
-    # the count above the query's) ten times, summed: the seed's 10^6 signatures as ours score them in one run
+    # the count above the query's) ten times, summed: Jin and Vetter's 10^6 signatures as ours score them in one run
     "cmap": Program("cmap", "cm-cuda", "main.cpp", (cmap_data.DATASET,), pick="whole", also=("io.cpp", "process.cu"),
                     data=True, ncu=NcuPlan((cmap_data.DATASET,), groups=3 * cmap_data.DRUGS, per_group=1)),
 }
@@ -347,7 +347,7 @@ def run_all(built: Built, kernels: Sequence[str], table: Path, *, context: dict,
             say: Callable[[str], None] = lambda text: None, ncu: str | None = None,
             started: dict[str, tuple[Path, Callable[[], str]]] | None = None,
             tick: Callable[[], None] = lambda: None) -> tuple[list[dict], list[str]]:
-    """Each program once at the seed's sizes, and once more under Nsight Compute where ``ncu`` is
+    """Each program once at Jin and Vetter's sizes, and once more under Nsight Compute where ``ncu`` is
     given; a row each, upserted as it lands. The programs of :data:`CHECKED_BEHIND` start first
     (or were started by the caller, ``started``: :func:`start_behind`), each alone on the GPU until
     it prints its time, and are joined last (:data:`ENDED_AFTER_COPY`: once their result is copied back). ``tick`` after each program (the part's progress)."""

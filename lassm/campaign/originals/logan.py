@@ -43,7 +43,7 @@ def ours_label(backend: str) -> str:
     """Our program's label in the table: ``lassm xdrop align <backend>``."""
     return f"lassm xdrop align {backend}"
 
-#: The set LOGAN runs on in the campaign: the seed's 20,000 LOGAN-like pairs.
+#: The set LOGAN runs on in the campaign: the 20,000 LOGAN-like pairs of LOGAN's paper.
 DATASET = "xdrop-sim-20k"
 _GPU_ONLY = re.compile(r"^GPU only time:\s*([0-9.eE+-]+)\s*$", re.M)
 _TOTAL = re.compile(r"^Total Execution time:\s*([0-9.eE+-]+)\s*$", re.M)

@@ -5,8 +5,7 @@ on disk.
 :func:`lassm.workloads.local_assembly.dat_bulk.extended_blocks` builds each line from Python
 bytes objects (the id's text, the left walk's reverse complement, the contig, the right walk):
 about a microsecond a line, 1.4 s of the 1.37 million lines of the x20 generated k = 21 set on an
-H100 node, where the extension itself took 1.1 s (``nvidia-h100-80gb-hbm3/logs/2026-11-27-lane-walks-and-side-by-side/call-b.log``),
-and a sharded run's worker, whose Dask threads share its GIL, was slower still. Here every output
+H100 node, where the extension itself took 1.1 s, and a sharded run's worker, whose Dask threads share its GIL, was slower still. Here every output
 byte is written once, with the GIL released. The bytes are the Python writer's (a test compares
 them); :func:`lassm.workloads.local_assembly.formats.extended_into` chooses between them, since
 importing numba costs more than the Python writer spends on a small output.
