@@ -20,7 +20,7 @@
 #   make chapters     one machine chapter per folder under data/results/ (machines/*.ipynb)
 #   make print        the print view of the book already built: every page in one HTML file, and
 #                     a PDF of it where Chromium is installed (lassm.book.printview)
-#   make wheelhouse   wheels for a GPU node without internet (see below and README.md)
+#   make wheelhouse   wheels for a GPU node without internet (see below and book/install.md)
 #   make clean        removes build outputs and built wheels (never .venv, never data/results)
 
 PYTHON   ?= python3
@@ -59,7 +59,7 @@ PYTEST_ARGS ?=
 # CPU driver skips the x20 scale point and times casptr and fast only (lassm/campaign/plan.py), and
 # X-drop's OpenCL on it runs once per X (lassm/campaign/xdrop_plan.py): `lassm run --dry-run`
 # prints these rules. A fresh clone's `make book` on a 2-core box without a GPU, set-up and book
-# included, took 4 to 5 minutes and about 280 s of CPU there (issue 39).
+# included, took 4 to 5 minutes and about 280 s of CPU there.
 RUN_ARGS ?=
 # -W: a warning fails the build; --keep-going: report every warning, not just the first.
 JB_ARGS  ?= -W --keep-going --all

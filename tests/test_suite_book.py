@@ -51,6 +51,11 @@ def test_a_variant_that_differs_is_left_out_of_the_gaps_and_said(root: Path) -> 
     t.to_csv(root / "times.csv", index=False)
     assert "nw" not in set(suite.gaps("m")["kernel"])
     assert suite.facts("m")["su_all_match"] == "no: 2 variants differ"
+    t.loc[(t["kernel"] == "nw") & (t["backend"] == "opencl"), "matches_reference"] = True
+    first = t.index[(t["kernel"] == "nw") & (t["backend"] == "opencl")][0]
+    t.loc[first, "matches_reference"] = False
+    t.to_csv(root / "times.csv", index=False)
+    assert suite.facts("m")["su_all_match"] == "no: 1 variant differs"
 
 
 def test_facts_without_records_say_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# make deps: the Debian packages that let every CPU-side test run (README.md, "What each extra
+# make deps: the Debian packages that let every CPU-side test run (book/install.md, "What each extra
 # and package enables"). `make test` and `make book` call it first.
 #
 # It says what it is about to install, then installs it where it can: as root, or with
@@ -15,7 +15,7 @@ set -uo pipefail
 # shellcheck source=tools/apt.sh
 source "$(dirname "${BASH_SOURCE[0]}")/apt.sh"
 
-# package: what it enables (the README's table says the same, and tests/test_deps.py checks it).
+# package: what it enables (book/install.md's table says the same, and tests/test_deps.py checks it).
 PACKAGES=(
     "hipcc:tests/test_hip_compile.py: the CUDA kernel compiled for AMD GPUs"
     "chromium:tests/test_built_book.py: the built book opened in a browser"
@@ -49,7 +49,7 @@ if [[ -n ${LASSM_NO_DEPS:-} && ${LASSM_NO_DEPS} != 0 ]]; then
     exit 0
 fi
 if ! command -v dpkg >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
-    echo "make deps: not a Debian-like system (no dpkg/apt-get): install by hand what README.md lists;"
+    echo "make deps: not a Debian-like system (no dpkg/apt-get): install by hand what book/install.md lists;"
     echo "           until then the tests that need a package skip, naming it"
     exit 0
 fi

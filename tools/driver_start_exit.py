@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""What a process pays for the CUDA driver at its start and at its end, in variants (issue 29).
+"""What a process pays for the CUDA driver at its start and at its end, in variants.
 
 Each variant is a fresh process that stamps, on the clock it shares with this one, when its
 interpreter (or ``main``) began, when the context was ready and when it called exit; this script

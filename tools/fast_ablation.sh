@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The fast kernel on one lent GPU, in one call: bit-identity of casptr, fast and every ablation
+# The fast kernel on one GPU, in one call: bit-identity of casptr, fast and every ablation
 # build against the CPU oracle (tests/test_cuda.py, samples + generated data), the side-by-side
 # benchmark, and Nsight Compute counters. Results go under data/results/<machine>/ and are packed
 # into $OUT/results.tgz after every step (a step cut off by the time limit keeps the rest).

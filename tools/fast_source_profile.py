@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Where fast's kernel (or one of its builds) spends its instructions and stalls, per SASS instruction, on one dataset (issue 29).
+"""Where fast's kernel (or one of its builds) spends its instructions and stalls, per SASS instruction, on one dataset.
 
 Builds ``fast`` with line information (``--generate-line-info``, in this process only: the cached
 and recorded builds are untouched), runs ``lassm extend`` on the dataset under Nsight Compute

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""A GPU command's first call on a machine against its warm calls (issue 29: at most 1.5 times).
+"""A GPU command's first call on a machine against its warm calls (the goal: at most 1.5 times).
 
 For each command (``lassm extend`` with ``fast`` on a local-assembly dataset, ``lassm xdrop align``
 on an X-drop set) and each way a machine may start: ``empty`` (no kernel cache at all: the first

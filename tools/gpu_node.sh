@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# Sourced by the GPU campaign scripts: what a lent GPU node needs before any step. Installs what
+# Sourced by the GPU campaign scripts: what a fresh GPU node needs before any step. Installs what
 # its python lacks from the carried wheelhouse (`make wheelhouse PY=3.12 WHEELS=core`, plus
 # pytest), imports the working tree through PYTHONPATH, names the machine folder after the GPU,
 # and defines the helpers the steps share.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The GPU campaign of one lent machine, in one call: correctness on every dataset and protocol,
+# The GPU campaign of one GPU machine, in one call: correctness on every dataset and protocol,
 # the sweep's run records, the benchmark (protocols vs the CPU backend, same machine, one run),
 # a 20x Table II scale run through slicing, Nsight Compute counters and the machine ceilings.
 # Results go under data/results/<machine>/ and are packed into $OUT/results.tgz.

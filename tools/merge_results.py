@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Lays a from-scratch run's machine folder onto the committed one, keeping what it did not redo.
 
-A whole ``lassm run`` from a clone with no records for the machine (issue 39) writes a complete
+A whole ``lassm run`` from a clone with no records for the machine writes a complete
 folder at one commit. The committed folder also holds what other commands wrote (scaling records,
 logs, older accounts). Merged: account files (``{"entries": [...]}``) get the new run's entries
 after the old ones; the tables whose rows have a key get the new rows upserted by it (the same

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Multi-GPU campaign of one lent node, in one call (< 9 min): strong scaling of the sharded
+# Multi-GPU campaign of one node, in one call (< 9 min): strong scaling of the sharded
 # extension (lassm.runs.distributed.extend_sharded) on 1..N GPUs of gen-k21x20 (20x Table II, k = 21,
 # cuda backend, $PROTOCOL: casptr unless set), each merged output checked against the 1-GPU output (and that one
 # against the CPU oracle), recorded as run records with gpus = 1..N; then the sweep's wall time
@@ -8,7 +8,7 @@
 # The scaling step also times, in the same call, a plain single-process `lassm extend` of the
 # same input (whole command, its output file compared byte for byte with each sharded output),
 # and per GPU count the sharded phases (plan, compute, merge, then writing the output): each
-# record then holds both of issue 30's ratios (speedup_vs_1gpu, speedup_vs_single_process).
+# record then holds both scaling ratios (speedup_vs_1gpu, speedup_vs_single_process).
 # Both sharded paths are timed: the in-memory merge (extend_sharded, then this process writes:
 # wall_seconds + write_seconds) and the path of `lassm extend --cluster` (shard_files.extend_to_files: the
 # workers write their blocks of the file, this process joins them), whole, the file included:

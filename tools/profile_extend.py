@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Where a whole ``lassm extend`` command spends its time outside the kernel (issue 20).
+"""Where a whole ``lassm extend`` command spends its time outside the kernel.
 
 For each dataset, in one run: the interpreter alone, ``import numpy``, CuPy's import and context,
 the whole command (median of ``--repeats`` after one untimed run, so the kernel cache is warm),

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Whether the shards of a sharded extend slow each other down without Dask (issue 30).
+"""Whether the shards of a sharded extend slow each other down without Dask.
 
 ``shard_files.plan_ranges``' N shards of a dataset, each extended and written (its block of the
 output) by a process of its own on a GPU of its own: first the whole input as one shard, then each

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Times a whole command, start-up included, as a user pays it: N runs, each in a fresh process.
 
-Why: issue 29 compares ``lassm extend`` and ``lassm xdrop align`` with the C++ originals end to
+Why: the study compares ``lassm extend`` and ``lassm xdrop align`` with the C++ originals end to
 end, and a command's fixed cost (interpreter, imports, the GPU runtime's search and context, the
 first use of a kernel) hides in no kernel timer. This prints the median, best and worst wall time
 of ``--repeat`` runs after ``--warmup`` untimed ones (which fill on-disk caches: numba's, CuPy's),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 18 on a lent NVIDIA node, in one call: the X-drop campaign (`lassm run --kernel xdrop`:
+# The X-drop study on one NVIDIA node, in one call: the X-drop campaign (`lassm run --kernel xdrop`:
 # xdrop/times.csv with CUDA, the numba oracle and SeqAn on all cores, xdrop/counters.csv from
 # Nsight Compute) and LOGAN's own demo beside ours (tools/against_logan.py: xdrop/against-logan.csv
 # and LOGAN's counters rows), packed into $OUT/xdrop.tgz. Every step prints its seconds; both

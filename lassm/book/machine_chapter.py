@@ -381,9 +381,11 @@ def _campaign_fact(machine: str) -> str:
 
     def phrase(e: dict) -> str:
         plan, steps = e.get("plan", {}), e.get("steps", {})
+        repeats, warmup = plan.get("repeats"), plan.get("warmup")
+        timed = _count(int(repeats), "timed repeat") if isinstance(repeats, int) else "timed repeats"
+        warm = _count(int(warmup), "warm-up") if isinstance(warmup, int) else "a warm-up"
         return (f"{sum(float(v) for v in steps.values()):.0f} s over {_count(len(steps), 'step')}, "
-                f"{plan.get('repeats', '?')} timed repeats after {plan.get('warmup', '?')} warm-up "
-                f"per point, at commit {str(e.get('git_sha', ''))[:10]}")
+                f"{timed} after {warm} per point, at commit {str(e.get('git_sha', ''))[:10]}")
 
     if len(measuring) == 1:
         text = phrase(entries[measuring[0]])

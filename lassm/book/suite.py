@@ -100,7 +100,7 @@ def gaps(machine: str) -> pd.DataFrame:
         if any(v is None for v, _ms in best.values()):
             continue
         rows.append({
-            "kernel": kernel, "seed": pub.loc[kernel, "seed_name"],
+            "kernel": kernel, "name in Jin and Vetter": pub.loc[kernel, "seed_name"],
             "published": (">" if pub.loc[kernel, "bound"] == ">" else "") + f"{pub.loc[kernel, 'published_ratio']:g}",
             "published_ratio": float(pub.loc[kernel, "published_ratio"]),
             "cuda_ms": _time(t, kernel, "cuda", cu), "opencl_ms": _time(t, kernel, "opencl", cl),
@@ -192,7 +192,7 @@ def causes(machine: str) -> pd.DataFrame:
         rows.append(("cmap", f"one draw: pyopencl's generator {portable} launch(es) (OpenCL events), cuRAND's "
                              f"{'not counted here' if library is None else library} (Nsight Compute)", shows))
     out = pd.DataFrame(rows, columns=["kernel", "here", "shows"])
-    out.insert(1, "seed's cause", out["kernel"].map(pub["cause"]))
+    out.insert(1, "cause Jin and Vetter gave", out["kernel"].map(pub["cause"]))
     return out.set_index("kernel").reindex([k for k in ORDER if k in set(out["kernel"])]).reset_index()
 
 
@@ -388,20 +388,22 @@ def findings(machine: str) -> pd.DataFrame:
     :data:`NO_GAP`) with its cause or without it, or it is gone."""
     g = gaps(machine)
     if g.empty:
-        return pd.DataFrame(columns=["kernel", "seed", "published", "ported_ratio", "against_best_cuda", "best_ratio",
+        return pd.DataFrame(columns=["kernel", "name in Jin and Vetter", "published", "ported_ratio", "against_best_cuda",
+                                     "best_ratio",
                                      "cause_shows", "verdict"])
     shows = causes(machine).set_index("kernel")["shows"]
     rows = []
-    for r in g.itertuples():
+    for r, name in zip(g.itertuples(), g["name in Jin and Vetter"]):
         cause = shows.get(r.kernel, pd.NA)
         if r.ported_ratio <= NO_GAP:
-            verdict = f"gone: as ported {r.ported_ratio:.2f} (seed {r.published})"
+            verdict = f"gone: as ported {r.ported_ratio:.2f} (Jin and Vetter: {r.published})"
         else:
             why = "cause not measured" if pd.isna(cause) else "its cause shows" if bool(cause) else "its cause does not show"
-            verdict = f"stands at {r.ported_ratio:.2f} (seed {r.published}), {why}"
+            verdict = f"stands at {r.ported_ratio:.2f} (Jin and Vetter: {r.published}), {why}"
         verdict += (f"; against the best CUDA ({r.cuda_best}) {r.opencl_ms / r.cuda_best_ms:.2f}; best against best "
                     f"{r.best_ratio:.2f}")
-        rows.append({"kernel": r.kernel, "seed": r.seed, "published": r.published, "ported_ratio": r.ported_ratio,
+        rows.append({"kernel": r.kernel, "name in Jin and Vetter": name, "published": r.published,
+                     "ported_ratio": r.ported_ratio,
                      "against_best_cuda": r.opencl_ms / r.cuda_best_ms, "best_ratio": r.best_ratio,
                      "cause_shows": cause, "verdict": verdict})
     return pd.DataFrame(rows)
@@ -413,21 +415,29 @@ def _span(values: pd.Series, fmt: str = ".2f") -> str:
     return f"{lo:{fmt}}" if f"{lo:{fmt}}" == f"{hi:{fmt}}" else f"{lo:{fmt}} to {hi:{fmt}}"
 
 
+def _device(t: pd.DataFrame, machine: str) -> str:
+    """The device the suite's records name (a refused row names none), without its runtime's tag."""
+    named = t["device"].dropna() if "device" in t else pd.Series(dtype=str)
+    return mach.device_label(str(named.iloc[0])) if len(named) else machine
+
+
 def facts(machine: str) -> dict[str, str]:
     """Every number the chapter's prose quotes, formatted (``su_*``), or a plain phrase where it is missing."""
     t = times(machine)
     found = machines()
     out = {"su_machine": machine,
-           "su_platforms": f"{len(found):d}: {', '.join(found)}" if found else "none"}
+           "su_platforms": (f"{len(found):d}: {', '.join(_device(times(m), m) for m in found)}" if found else "none")}
     if t.empty:
         return {**out, "su_points": "none: no suite records on this machine (lassm run --kernel suite)",
                 "su_all_match": "not measured", "su_device": "not measured", "su_sha": "not measured",
                 "su_reference": "Nothing was measured here to compare."}
     out["su_points"] = f"{len(t):d}"
-    out["su_device"] = str(t["device"].iloc[0])
+    out["su_device"] = _device(t, machine)
     out["su_sha"] = str(t["git_sha"].iloc[0])[:10]
-    bad = int((~t["matches_reference"]).sum())
-    out["su_all_match"] = "yes, every variant" if bad == 0 else f"no: {bad} variants differ"
+    ran = t[~t["status"].astype(str).str.startswith("refused")] if "status" in t else t
+    bad = int((~ran["matches_reference"].fillna(False).astype(bool)).sum())
+    out["su_all_match"] = ("yes, every variant that ran" if bad == 0 else
+                           f"no: {bad} variant{'s' if bad != 1 else ''} differ{'' if bad != 1 else 's'}")
     g = gaps(machine).set_index("kernel")
     for k in g.index:
         out[f"su_{k}_ported"] = f"{g.loc[k, 'ported_ratio']:.2f}"
@@ -441,8 +451,9 @@ def facts(machine: str) -> dict[str, str]:
     clocks = o["ratio_clock"].value_counts(sort=False)
     clock = (f"clock: {clocks.index[0]}" if len(clocks) == 1 else
              "clocks: " + ", ".join(f"{c} for {n:d}" for c, n in clocks.items()))
-    out["su_originals"] = (f"{len(o):d} of HeCBench's programs ran here, their own checks "
-                           f"{', '.join(sorted(set(o['verified'])))}; our fastest CUDA build over theirs "
+    checks = o["verified"].astype(str).value_counts()
+    out["su_originals"] = (f"{len(o):d} of HeCBench's programs ran here (their own checks: "
+                           f"{', '.join(f'{n:d} {v}' for v, n in checks.items())}); our fastest CUDA build over theirs "
                            f"{_span(o['ours_over_original'])} ({clock})"
                            if len(o) else "none ran here (they need an NVIDIA GPU and nvcc: lassm run's originals part)")
     out["su_reference"] = best.verdict(best.efficiency(implementations(machine)), "kernel")

@@ -173,9 +173,9 @@ def gcups_chart(machine: str):
     return alt.Chart(t).mark_line(point=True).encode(
         x=alt.X("xdrop:Q", scale=alt.Scale(type="log"), title="X"),
         y=alt.Y("gcups:Q", scale=alt.Scale(type="log"), title="GCUPS"),
-        color=alt.Color("backend:N"), strokeDash=alt.StrokeDash("dataset:N"),
+        color=alt.Color("backend:N", title="backend"), strokeDash=alt.StrokeDash("dataset:N", title="dataset"),
         tooltip=["dataset", "xdrop", "backend", alt.Tooltip("gcups:Q", format=".3g")],
-    ).properties(width=plots.WIDTH_PX, height=plots.HEIGHT_PX, title=f"GCUPS per X on {machine}")
+    ).properties(width=plots.WIDTH_PX, height=plots.HEIGHT_PX, title=f"GCUPS per X on the {kernel_device(t) or machine}")
 
 
 def speedup_points(machine: str) -> pd.DataFrame:
@@ -665,8 +665,9 @@ def lanes_chart(machine: str):
     cross = base.transform_filter(~alt.datum.equal_to_block).mark_point(shape="cross", size=2 * plots.MARKER_PX,
                                                                         filled=True, color="black").encode(
         x=x, y=y, tooltip=tooltip)
+    device = kernel_device(times(machine)) or machine
     return alt.layer(lines, ring, cross).properties(width=plots.WIDTH_PX, height=plots.HEIGHT_PX,
-                                                    title=f"The layouts' kernel time per X on {machine}")
+                                                    title=f"The layouts' kernel time per X on the {device}")
 
 
 def show_lanes(machine: str):
