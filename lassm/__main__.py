@@ -6,7 +6,7 @@ The CUDA driver's start (about a quarter of a second) begins here, before ``lass
 imports, so that they overlap it. And a command that ran to the end leaves by ``os._exit``
 once its output is written and its streams are flushed: the interpreter's clean-up of every
 module and the driver's tear-down of the context add a tenth of a second or more to a command
-that is otherwise done (``book/fast-kernel.md``: what a whole command pays). Only here, never in
+that is otherwise done (``book/fast-kernel-history.md``: what a whole command pays). Only here, never in
 :func:`lassm.cli.main`, which tests and notebooks call in their own process.
 """
 from __future__ import annotations

@@ -17,7 +17,7 @@ def _nvrtc_or_skip() -> None:
 
 def test_the_default_builds_are_what_the_commands_load() -> None:
     """fast and its many-ends build (two option sets of one source), fast's sorted build that it
-    launches at a small k (change 15) and its many-ends build, the segment kernels, and one X-drop
+    launches at a small k (the sorted table) and its many-ends build, the segment kernels, and one X-drop
     build per layout: the same (source, options) the loaders pass, so the cache keys meet."""
     from lassm.backends import cuda
     from lassm.backends.xdrop import plan

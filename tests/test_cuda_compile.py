@@ -213,7 +213,7 @@ def test_added_builds_add_a_change() -> None:
         assert v == dataclasses.replace(nvrtc.VARIANTS["fast"], defines=v.defines, undoes=v.undoes,
                                         shared_walk=v.shared_walk, lane_walks=v.lane_walks,
                                         sort_bytes=v.sort_bytes, small_k_build=None), name
-        # only the lane walks (change 14) move the walk buffers to global memory, as their source needs
+        # only the lane walks move the walk buffers to global memory, as their source needs
         assert v.shared_walk == (v.lane_walks is None), name
     for bad in (("-DLASSM_FAST_SPEC_WALK=3",), ("-DLASSM_FAST_SPEC_WALK=1", "-DLASSM_FAST_SCAN=1"),
                 ("-DLASSM_FAST_SPEC_WALK=2", "-DLASSM_FAST_TEAM_LANES=16"),
@@ -226,7 +226,7 @@ def test_added_builds_add_a_change() -> None:
 
 @needs_nvrtc
 def test_lane_walks_refuse_what_they_cannot_run() -> None:
-    """Change 14 (fast-lanes*): a warp's lanes walk its ends, so the source refuses shared walk
+    """Lane walks (fast-lanes*): a warp's lanes walk its ends, so the source refuses shared walk
     buffers, teams narrower than a warp, other knobs, and more ends than lanes; the host launches
     as many ends to a warp as the build walks."""
     for bad in (("-DLASSM_FAST_LANE_WALKS=8",),
@@ -243,7 +243,7 @@ def test_lane_walks_refuse_what_they_cannot_run() -> None:
 
 @needs_nvrtc
 def test_fast_scaled_build_caps_registers() -> None:
-    """Change 10: fast and every ablation but fast-regs have a second build, capped, for launches of
+    """The register cap at scale: fast and every ablation but fast-regs have a second build, capped, for launches of
     many ends per SM; fast-regs and the faithful protocols have none."""
     capped = f"--maxrregcount={nvrtc.SCALE_REGISTERS}"
     for name, variant in nvrtc.VARIANTS.items():
@@ -339,8 +339,8 @@ def test_stacked_sides_split_back() -> None:
 
 
 def test_fast_launches_its_sorted_build_at_a_small_k() -> None:
-    """Change 15 is fast's at a start k of at most SORT_MAX_K, where a packed k-mer fits a record,
-    and no ablation's: each undoes its change against the hash table."""
+    """The sorted table is fast's at a start k of at most SORT_MAX_K, where a packed k-mer fits a
+    record, and no ablation's: each undoes its optimization against the hash table."""
     assert nvrtc.launch_build("fast", 21) == nvrtc.launch_build("fast", nvrtc.SORT_MAX_K) == "fast-sorted"
     assert nvrtc.launch_build("fast", nvrtc.SORT_MAX_K + 4) == "fast" and nvrtc.launch_build("fast", 77) == "fast"
     assert all(nvrtc.launch_build(name, 21) == name for name in nvrtc.BUILDS if name != "fast")

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Change 11 (``LASSM_FAST_SPEC_WALK``, the fast-spec builds) on the host, no GPU: the look-ahead
+"""Look-ahead finds (``LASSM_FAST_SPEC_WALK``, the fast-spec builds) on the host, no GPU: the look-ahead
 hash and compare are murmur_hash2 and kmer_eq of the k-mer they stand for, and fast_walk_ahead,
 run by 32 threads as the lanes of a warp team, takes the steps fast_walk takes, bit for bit.
 

@@ -10,7 +10,7 @@ fast; the choice is then measured properly by ``lassm bench`` and the ablation
 
 ``--caps`` takes register caps (0: the compiler's choice), each timed as one build at every launch
 size, or ``built``: the build as the backend makes it (fast's 72-register build for launches of many
-ends per SM, change 10), which is what ``lassm extend`` runs.
+ends per SM: the register cap at scale), which is what ``lassm extend`` runs.
 
 Usage (GPU node, repository root):
   python3 tools/fast_explore.py sample-k77x20 gen-k21 --caps 0,64,48,40,32
@@ -79,9 +79,9 @@ def main() -> None:
     ap.add_argument("--team-bases", default="", help="TEAM_MIN_BASES values to try (default: the module's)")
     ap.add_argument("--team-lanes", default="", help="warp-team widths to try, 0 for a whole warp (default: the build's)")
     ap.add_argument("--lane-walks", default="",
-                    help="ends to a warp to try on the lane-walk builds (change 14; default: the build's)")
+                    help="ends to a warp to try on the lane-walk builds (lane walks; default: the build's)")
     ap.add_argument("--sort-bytes", default="",
-                    help="shared bytes per warp team for the sorted records to try on sorted builds (change 15)")
+                    help="shared bytes per warp team for the sorted records to try on sorted-table builds")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--ht-loc", default="", help="an against-original.csv: adds each time's ratio to ht_loc's kernel")
     args = ap.parse_args()
@@ -105,10 +105,10 @@ def main() -> None:
                 extra = () if n is None else (f"-DLASSM_FAST_SCAN_STEPS={n}",)
                 width = base[proto].team_lanes if lanes == -1 else (lanes or None)
                 variant = dataclasses.replace(base[proto], defines=base[proto].defines + extra, team_lanes=width)
-                if lw is not None:  # change 14's ends to a warp: the kernel's and the launch's
+                if lw is not None:  # lane walks' ends to a warp: the kernel's and the launch's
                     variant = dataclasses.replace(variant, lane_walks=lw, defines=tuple(
                         d for d in variant.defines if "LANE_WALKS" not in d) + (f"-DLASSM_FAST_LANE_WALKS={lw}",))
-                if sb is not None:  # change 15's region per warp team
+                if sb is not None:  # the sorted table's region per warp team
                     variant = dataclasses.replace(variant, sort_bytes=sb)
                 if cap is not None:  # one build at every launch size (no scale build): a row's cap is the one timed
                     variant = dataclasses.replace(variant, max_registers=cap or None, scale_registers=None)

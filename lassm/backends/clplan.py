@@ -227,8 +227,9 @@ class FastPlan:
 
 def fast_plan(reads, run_mask: np.ndarray, bin_counts: np.ndarray | None, budget: int,
               wide_teams: bool = True) -> FastPlan:
-    """The launches of ``fast`` (changes 2, 8 and 9 of ``fast.cl``): every end with reads at once,
-    the most read bases first, a power-of-two table each, sliced only to fit ``budget`` bytes.
+    """The launches of ``fast`` (``fast.cl``'s per-k table size, one launch ordered by work and
+    block teams): every end with reads at once, the most read bases first, a power-of-two table
+    each, sliced only to fit ``budget`` bytes.
 
     Parameters
     ----------
@@ -292,9 +293,10 @@ def padded_reads(reads) -> np.ndarray:
 def both_sides(extend_side, right_ctgs: np.ndarray, left_ctgs: np.ndarray, ctg_off: np.ndarray,
                depths: np.ndarray, right_reads, left_reads, run_mask: np.ndarray, params: config.Params,
                bin_counts: np.ndarray | None = None, **options) -> tuple[SideResult, SideResult]:
-    """Both sides of every contig at once (fast's change 8), through a host's ``extend_side``: the
-    right ends (contigs as given) and the left ends (``left_ctgs``, reverse-complemented) stacked
-    into one list of 2n ends, scheduled together by work. Returns ``(right, left)``."""
+    """Both sides of every contig at once (fast's one launch ordered by work), through a host's
+    ``extend_side``: the right ends (contigs as given) and the left ends (``left_ctgs``,
+    reverse-complemented) stacked into one list of 2n ends, scheduled together by work. Returns
+    ``(right, left)``."""
     n = len(ctg_off) - 1
     counts = None if bin_counts is None else np.concatenate((bin_counts, bin_counts))
     offsets = np.concatenate((ctg_off, int(ctg_off[-1]) + ctg_off[1:]))

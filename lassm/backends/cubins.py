@@ -38,7 +38,7 @@ def default_builds(warp_size: int = 32) -> list[Build]:
 
     out = []
     scaled = (False, True) if VARIANTS["fast"].scale_registers is not None else (False,)
-    for build in ("fast", VARIANTS["fast"].small_k_build):  # fast's own, and its sorted build (change 15)
+    for build in ("fast", VARIANTS["fast"].small_k_build):  # fast's own, and its sorted-table build
         if build is None:
             continue
         for many in scaled:

@@ -61,7 +61,7 @@ TEAM_MIN_BASES = 1536
 
 
 def fast_sort_region(max_walk: int, sort_bytes: int) -> int:
-    """Bytes of a warp team's region in a sorted build (change 15, ``fast_sort_region`` in the
+    """Bytes of a warp team's region in a sorted-table build (``fast_sort_region`` in the
     kernel): ``sort_bytes``, or the visited set's 16-bit entries where those take more, rounded to 16."""
     return (max(2 * visited_slots(max_walk), int(sort_bytes)) + 15) // 16 * 16
 
@@ -75,7 +75,7 @@ def fast_shared_bytes(block_warps: int, max_walk: int, shared_walk: bool = True,
     ``warp_size`` is the device's warp width (a wavefront's on HIP): the buffers are per warp, and
     the scratch holds the warps of the largest block (:func:`launch.team_scratch_bytes`), so a block
     of ``block_warps * warp_size`` threads past :data:`launch.MAX_BLOCK_THREADS` is refused.
-    A sorted build (``sort_bytes``, change 15) puts each team's region, which holds its visited
+    A sorted-table build (``sort_bytes``) puts each team's region, which holds its visited
     set or its sorted records, after the scratch."""
     scratch = launch.team_scratch_bytes(warp_size, block_warps)
     if not shared_walk:
@@ -332,7 +332,7 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
     n = _validate(ctg_seqs, ctg_off, depths, reads, run_mask)
     info = driver_info() if driver else device_info()
     ws = int(warp_size or info["warp_size"])
-    build = launch_build(protocol, params.k)  # fast's sorted build at a small start k (change 15)
+    build = launch_build(protocol, params.k)  # fast's sorted-table build at a small start k
     kern = kernel(build, ws, as_published, rt=cupy)
     parts: list[tuple[np.ndarray, SideResult]] = []
     counts = reads.counts.astype(np.int64) if bin_counts is None else np.asarray(bin_counts, dtype=np.int64)

@@ -58,8 +58,8 @@ def geometry(n_ends: int, block_warps: int, warp_size: int, n_team: int = 0,
 
 #: Most threads in one block, on NVIDIA GPUs and on AMD GPUs alike.
 MAX_BLOCK_THREADS = 1024
-#: Contig ends per SM from which a launch counts as many waves (change 10 of fast: the build with
-#: more resident warps). On the H100 (132 SMs, about 20 resident warps per SM at fast's 96
+#: Contig ends per SM from which a launch counts as many waves (fast's register cap at scale: the
+#: build with more resident warps). On the H100 (132 SMs, about 20 resident warps per SM at fast's 96
 #: registers) gen-k21 launches 210 ends per SM, about 10 waves, and lost 8 % to the capped build;
 #: the x20 sample launches 610 and gained 7 %, gen-k21x20 4,200 and gained 13 %.
 MANY_ENDS_PER_SM = 400

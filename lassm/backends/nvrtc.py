@@ -36,10 +36,11 @@ PROTOCOLS: dict[str, str] = {
 class Variant:
     """An optimized build of the kernel (no published protocol's port), and how the host drives it.
 
-    ``fast`` has every change of book/fast-kernel.md; each ``fast-*`` build undoes one of them
-    (the ablation): a kernel knob in ``defines``, or a host-side choice in the flags. A few builds
-    instead add a change that is being measured (:data:`ADDED`; fast.cu's changes 11 and up, off in
-    ``fast``); their ``undoes`` says so, beginning "nothing: adds".
+    ``fast`` has every optimization of book/fast-kernel.md's table; each ``fast-*`` build undoes one
+    of them (the ablation): a kernel knob in ``defines``, or a host-side choice in the flags. A few
+    builds instead add an optimization that was tried (:data:`ADDED`: look-ahead finds, early votes,
+    packed keys, lane walks, all off in ``fast``, and the sorted table); their ``undoes`` says so,
+    beginning "nothing: adds".
     """
 
     macro: str
@@ -54,19 +55,20 @@ class Variant:
     #: Register cap passed to NVRTC (``--maxrregcount``), None for the compiler's choice.
     max_registers: int | None = None
     #: Register cap of the second build the host launches instead for a launch of many ends per
-    #: SM (:func:`lassm.backends.launch.many_ends`), None for one build at every size (change 10).
+    #: SM (:func:`lassm.backends.launch.many_ends`: the register cap at scale), None for one build
+    #: at every size.
     scale_registers: int | None = None
     #: Lanes of a warp team (``-DLASSM_FAST_TEAM_LANES``): a warp walks ``warp size / team_lanes``
     #: contig ends at once; None for a whole warp per end.
     team_lanes: int | None = None
-    #: Contig ends to a warp whose lanes walk them at once (``-DLASSM_FAST_LANE_WALKS``, change 14;
+    #: Contig ends to a warp whose lanes walk them at once (``-DLASSM_FAST_LANE_WALKS``, lane walks;
     #: a warp team's inserts and scans take the ends in turn); None for one end to a warp team.
     lane_walks: int | None = None
-    #: Change 15: bytes of shared memory each warp team has for an end's sorted k-mer records
+    #: The sorted table: bytes of shared memory each warp team has for an end's sorted k-mer records
     #: (``-DLASSM_FAST_SORTED=1 -DLASSM_FAST_SORT_BYTES=...``); None for the hash table alone.
     sort_bytes: int | None = None
     #: The build a launch at a start k of at most :data:`SORT_MAX_K` runs instead (fast's
-    #: ``fast-sorted``, change 15; :func:`launch_build`); None for this build at every k.
+    #: ``fast-sorted``, the sorted table; :func:`launch_build`); None for this build at every k.
     small_k_build: str | None = None
     #: What this build undoes, for tables and the book ('' for fast itself; "nothing: adds ..."
     #: for a build of :data:`ADDED`).
@@ -86,13 +88,13 @@ class Variant:
         return ws // lanes
 
 
-#: Change 10: fast's register cap for launches of many ends per SM. The kernel is latency-bound at
-#: scale (Nsight Compute on gen-k21x20: 96 registers hold 5 blocks per SM, 23.6 % achieved
+#: The register cap at scale: fast's cap for launches of many ends per SM. The kernel is
+#: latency-bound at scale (Nsight Compute on gen-k21x20: 96 registers hold 5 blocks per SM, 23.6 % achieved
 #: occupancy), and 72 registers let more warps hide the latency there (13 % on gen-k21x20, 7 % on
 #: the x20 sample) but slow each warp with spills, which costs a launch of few waves its tail (8 %
-#: on gen-k21): tools/fast_explore.py, logs/fast_explore_register_cap_b01408d.log. HIP builds one.
+#: on gen-k21), as tools/fast_explore.py measured them. HIP builds one.
 SCALE_REGISTERS = 72
-#: Change 15: shared memory per warp team for the sorted records (fast_sorted.cuh), at least the
+#: The sorted table: shared memory per warp team for its records (fast_sorted.cuh), at least the
 #: visited set's (2 KiB at the default walk limit), so fast's shared memory stays as it was; an
 #: end whose records take more sorts them in its table memory. On the H200, 2 KiB was fastest on
 #: gen-k21x20 of 2, 4, 6, 8 and 12 KiB, 4 KiB a few percent faster on the smaller k = 21 sets
@@ -103,11 +105,12 @@ SORT_MAX_K = 29
 
 #: Optimized variants, built like a protocol (``-DLASSM_PROTOCOL=...``). Measured on CUDA; the HIP
 #: backend builds them too, compile-checked only (no AMD GPU has run them). Each ablation keeps
-#: every change but the one it undoes, change 10 included.
+#: every optimization but the one it undoes, the register cap at scale included.
 _FAST = Variant("LASSM_PROTO_FAST", scale_registers=SCALE_REGISTERS)
 VARIANTS: dict[str, Variant] = {
     "fast": _FAST,
-    "fast-reset": replace(_FAST, defines=("-DLASSM_FAST_RESET=1",), undoes="epoch tags (the whole table reset per k)"),
+    "fast-reset": replace(_FAST, defines=("-DLASSM_FAST_RESET=1",),
+                          undoes="epoch-tagged keys (the whole table reset per k)"),
     "fast-fulltable": replace(_FAST, defines=("-DLASSM_FAST_FULL_TABLE=1",),
                               undoes="per-k table size (all slots at every k)"),
     "fast-votescan": replace(_FAST, defines=("-DLASSM_FAST_SCAN=1",), undoes="votes on demand (the vote scan per k)"),
@@ -119,30 +122,31 @@ VARIANTS: dict[str, Variant] = {
     "fast-tables": replace(_FAST, defines=("-DLASSM_FAST_SCAN_STEPS=0",),
                            undoes="table-free short walks (the table built at every k)"),
     "fast-bins": replace(_FAST, one_launch=False, block_teams=False,
-                         undoes="one launch by work (MetaHipMer's four launches, a warp per end)"),
+                         undoes="one launch ordered by work, and block teams (MetaHipMer's four launches, a warp "
+                                "per end)"),
     "fast-warps": replace(_FAST, block_teams=False, undoes="block teams (a warp for every end)"),
     "fast-regs": replace(_FAST, scale_registers=None,
                          undoes="the register cap at scale (the compiler's registers at every launch size)"),
-    # Added changes, each off in fast and measured beside it: fast.cu's changes 11 to 13.
+    # Added optimizations, each off in fast and measured beside it: look-ahead finds, early votes, packed keys.
     "fast-spec": replace(_FAST, defines=("-DLASSM_FAST_SPEC_WALK=1",),
-                         undoes="nothing: adds change 11, the walk's finds one step ahead on idle lanes"),
+                         undoes="nothing: adds look-ahead finds, one step ahead on idle lanes"),
     "fast-spec2": replace(_FAST, defines=("-DLASSM_FAST_SPEC_WALK=2",),
-                          undoes="nothing: adds change 11, the walk's finds two steps ahead on idle lanes"),
+                          undoes="nothing: adds look-ahead finds, two steps ahead on idle lanes"),
     "fast-earlyvotes": replace(_FAST, defines=("-DLASSM_FAST_EARLY_VOTES=1",),
-                               undoes="nothing: adds change 12, an insert's vote loaded before its claim"),
+                               undoes="nothing: adds early votes, an insert's vote loaded before its claim"),
     "fast-packed": replace(_FAST, defines=("-DLASSM_FAST_PACKED_KEYS=1",),
-                           undoes="nothing: adds change 13, keys holding a k-mer of at most 23 bases itself"),
+                           undoes="nothing: adds packed keys, keys holding a k-mer of at most 23 bases itself"),
     "fast-sorted": replace(_FAST, sort_bytes=SORT_BYTES,
-                           undoes="nothing: adds change 15, tables built by sorting in shared memory where they fit"),
+                           undoes="nothing: adds the sorted table, built by sorting in shared memory where it fits"),
 }
-for _w in (8, 32):  # change 14: the lanes of a warp walk 8 or 32 ends at once (global walk buffers)
+for _w in (8, 32):  # lane walks: the lanes of a warp walk 8 or 32 ends at once (global walk buffers)
     VARIANTS[f"fast-lanes{_w}"] = replace(
         _FAST, defines=("-DLASSM_FAST_GLOBAL_WALK=1", f"-DLASSM_FAST_LANE_WALKS={_w}"), shared_walk=False,
-        lane_walks=_w, undoes=f"nothing: adds change 14, {_w} ends to a warp whose lanes walk them at once")
-# Change 15 is fast's at a start k of at most SORT_MAX_K (and only fast's: each ablation build
-# undoes its change against the hash table it was measured with).
+        lane_walks=_w, undoes=f"nothing: adds lane walks, {_w} ends to a warp whose lanes walk them at once")
+# The sorted table is fast's at a start k of at most SORT_MAX_K (and only fast's: each ablation
+# build undoes its optimization against the hash table it was measured with).
 VARIANTS["fast"] = replace(_FAST, small_k_build="fast-sorted")
-#: The variants that add a change to fast rather than undo one (not part of the ablation).
+#: The variants that add an optimization to fast rather than undo one (not part of the ablation).
 ADDED: tuple[str, ...] = ("fast-spec", "fast-spec2", "fast-earlyvotes", "fast-packed", "fast-lanes8", "fast-lanes32",
                           "fast-sorted")
 #: Everything the CUDA backend can build, name -> the protocol macro: the protocols, then the variants.
@@ -166,8 +170,8 @@ def kernel_file(protocol: str) -> str:
 
 def launch_build(protocol: str, k: int) -> str:
     """The build a launch of ``protocol`` at start k runs: ``fast-sorted`` for ``fast`` where k is at
-    most :data:`SORT_MAX_K` (change 15, measured faster there on the H200, and slower at k = 77 where
-    no k of a walk reaches it), else ``protocol``'s own."""
+    most :data:`SORT_MAX_K` (the sorted table, measured faster there on the H200, and slower at
+    k = 77 where no k of a walk reaches it), else ``protocol``'s own."""
     variant = VARIANTS.get(protocol)
     if variant is not None and variant.small_k_build is not None and int(k) <= SORT_MAX_K:
         return variant.small_k_build

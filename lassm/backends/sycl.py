@@ -453,7 +453,7 @@ def one_launch(protocol: str) -> bool:
 def extend_sides(right_ctgs: np.ndarray, left_ctgs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray,
                  right_reads, left_reads, run_mask: np.ndarray, params: config.Params, protocol: str = clplan.FAST,
                  **options) -> tuple[SideResult, SideResult]:
-    """Both sides of every contig at once (fast's change 8, :func:`clplan.both_sides`): same
+    """Both sides of every contig at once (fast's one launch ordered by work, :func:`clplan.both_sides`): same
     parameters as :func:`extend_side`; returns ``(right, left)``."""
     return clplan.both_sides(extend_side, right_ctgs, left_ctgs, ctg_off, depths, right_reads, left_reads, run_mask,
                              params, protocol=protocol, **options)

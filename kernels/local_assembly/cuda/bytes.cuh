@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
 // Bytes: MurmurHash2 of a k-mer, k-mer equality and the base index, at any alignment, as the
-// faithful kernel reads them (fast.cu's change 6 is in fast_table.cuh).
+// faithful kernel reads them (fast.cu's, with fewer dependent loads, are in fast_table.cuh).
 #ifndef LASSM_BYTES_CUH
 #define LASSM_BYTES_CUH
 

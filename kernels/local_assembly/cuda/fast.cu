@@ -6,9 +6,9 @@
 //
 // Read it next to the paper (its Algorithms 1 and 2) and faithful.cu:
 //   the hash insert   fast_insert      (fast_table.cuh), in rounds of fast_insert_round
-//   the vote          set_ext          (set_ext.cuh), on the walk's demand (change 3)
+//   the vote          set_ext          (set_ext.cuh), on the walk's demand (votes on demand)
 //   Algorithm 1       fast_count_mers  (below)
-//   the walk          fast_walk        (below; the first steps by fast_scan_ext, change 7)
+//   the walk          fast_walk        (below; the first steps by fast_scan_ext, table-free)
 //   the k-shift       the loop of fast_end (below), inline as in faithful.cu
 //
 // The file compiles on its own (NVRTC and hipRTC with -I of this folder; nvcc -c and hipcc find
@@ -100,35 +100,35 @@
 #ifndef LASSM_FAST_PLAIN_BYTES
 #define LASSM_FAST_PLAIN_BYTES 0
 #endif
-// Walk steps per k taken by scanning the reads before the table is built (change 7).
+// Walk steps per k taken by scanning the reads before the table is built (table-free short walks).
 #ifndef LASSM_FAST_SCAN_STEPS
 #define LASSM_FAST_SCAN_STEPS 4
 #endif
-// Steps the walk with a table finds ahead (change 11): 0 (off, fast), 1 or 2.
+// Steps the walk with a table finds ahead (look-ahead finds): 0 (off, fast), 1 or 2.
 #ifndef LASSM_FAST_SPEC_WALK
 #define LASSM_FAST_SPEC_WALK 0
 #endif
-// The vote's base and quality loaded before the claim (change 12): 0 (off, fast) or 1.
+// The vote's base and quality loaded before the claim (early votes): 0 (off, fast) or 1.
 #ifndef LASSM_FAST_EARLY_VOTES
 #define LASSM_FAST_EARLY_VOTES 0
 #endif
-// Keys that hold a short k-mer itself (change 13, fast_packed.cuh): 0 (off, fast) or 1.
+// Keys that hold a short k-mer itself (packed keys, fast_packed.cuh): 0 (off, fast) or 1.
 #ifndef LASSM_FAST_PACKED_KEYS
 #define LASSM_FAST_PACKED_KEYS 0
 #endif
-// Contig ends to a warp whose lanes walk them at once (change 14): 0 (off, fast), or 1 to WARP_SIZE.
+// Contig ends to a warp whose lanes walk them at once (lane walks): 0 (off, fast), or 1 to WARP_SIZE.
 #ifndef LASSM_FAST_LANE_WALKS
 #define LASSM_FAST_LANE_WALKS 0
 #endif
-// The table built by sorting where an end's k-mers fit its team's shared memory (change 15): 0 or 1.
+// The table built by sorting where an end's k-mers fit its team's shared memory (the sorted table): 0 or 1.
 #ifndef LASSM_FAST_SORTED
 #define LASSM_FAST_SORTED 0
 #endif
 #if LASSM_FAST_SORTED && (LASSM_FAST_GLOBAL_WALK || LASSM_FAST_LANE_WALKS || LASSM_FAST_SPEC_WALK || LASSM_FAST_PACKED_KEYS)
-#error "the sorted table (change 15) is built with the shared-memory walk of one end per warp team only"
+#error "the sorted table is built with the shared-memory walk of one end per warp team only"
 #endif
 #if LASSM_FAST_PACKED_KEYS && (LASSM_FAST_SPEC_WALK || LASSM_FAST_SCAN)
-#error "packed keys (change 13) are built with neither the look-ahead walk nor the vote scan"
+#error "packed keys are built with neither the look-ahead walk nor the vote scan"
 #endif
 
 #ifndef LASSM_PROTOCOL
@@ -164,7 +164,7 @@ __device__ __forceinline__ void fast_insert_round(const Team<BLOCK>& team, ht_sl
                                                   u64 tag, bool active)
 {
 #if LASSM_FAST_EARLY_VOTES
-    // change 12: the vote's two loads issued before the claim's, whose round trip they overlap
+    // early votes: the vote's two loads issued before the claim's, whose round trip they overlap
     int b = -1, q = 0;
     if (active) {
         b = base_index(read[s + k]);
@@ -312,7 +312,7 @@ __device__ u8 fast_walk(const ht_slot* ht, u32 mask, const u8* seqs, u64 tag, u3
 }
 
 #if LASSM_FAST_PACKED_KEYS
-// fast_walk with packed keys (change 13): the walk's k-mer packed once, then shifted two bits a
+// fast_walk with packed keys: the walk's k-mer packed once, then shifted two bits a
 // step; the table's find compares key words alone where the k-mer is packed.
 __device__ u8 fast_walk_packed(const ht_slot* ht, u32 mask, const u8* seqs, u64 tag, u32 epoch,
                                fast_visit_t* visited, u32 vslots, int max_walk, u8* wbuf, int k, int depth, int wl0,
@@ -349,7 +349,7 @@ __device__ u8 fast_walk_packed(const ht_slot* ht, u32 mask, const u8* seqs, u64 
 #endif
 
 #if LASSM_FAST_SPEC_WALK
-// Algorithm 2 with the table, finding ahead (change 11): fast_walk's steps, taken by the whole
+// Algorithm 2 with the table, finding ahead (look-ahead finds): fast_walk's steps, taken by the whole
 // walking warp (a warp team, or warp 0 of a block team), LASSM_FAST_SPEC_WALK + 1 steps a round.
 // A round begins where only the walk's k-mer is known: each of the first LASSM_FAST_AHEAD_LANES
 // lanes finds its k-mer of the look-ahead heap (lane 0 the walk's own) and votes it (set_ext;
@@ -402,7 +402,7 @@ __device__ u8 fast_walk_ahead(const Team<BLOCK>& team, const ht_slot* ht, u32 ma
 }
 #endif
 
-// A walk step without a table (change 7), team-wide: the votes of mer[0, k) counted over every
+// A walk step without a table (table-free short walks), team-wide: the votes of mer[0, k) counted over every
 // inserted position of the reads r0 .. r1-1 (a one-word prefix test, then the full compare),
 // summed over the team, and voted by set_ext. Returns the extension in every thread.
 template <bool BLOCK>
@@ -453,7 +453,7 @@ struct FastShared {
     u8* wbuf;
     fast_visit_t* seen;
     u64* scratch;
-#if LASSM_FAST_SORTED  // change 15: the team's region for its records (the visited set's, grown)
+#if LASSM_FAST_SORTED  // the sorted table: the team's region for its records (the visited set's, grown)
     u8* sort;
     u32 sort_bytes;
 #endif
@@ -527,7 +527,7 @@ __device__ void fast_end(const Team<BLOCK>& team, i64 e, FastShared sh, const u8
         // The first steps by scanning the reads (team-uniform: every thread holds wl and t) ...
         int wl = 0;
         u8 t = 0;
-#if LASSM_FAST_SORTED  // change 15: the table by sorting up to k = 29 (then t is set, no scan)
+#if LASSM_FAST_SORTED  // the sorted table up to k = 29 (then t is set, no scan)
         u8* const region = sort_region(team, sh.sort, sh.sort_bytes, table, cap, ins, k, wbuf, &dirty);
         const bool sorted = region != nullptr;
         if (sorted)
@@ -612,7 +612,7 @@ __device__ void fast_end(const Team<BLOCK>& team, i64 e, FastShared sh, const u8
     }
 }
 
-#include "fast_lanes.cuh"  // change 14: after fast_end, whose pieces it calls
+#include "fast_lanes.cuh"  // lane walks: after fast_end, whose pieces it calls
 
 // The kernel, the faithful one's arguments (see there) plus n_team: blocks 0 .. n_team-1 each
 // walk contig end blockIdx.x as one team (the host puts the ends with the most read bases first);
@@ -642,7 +642,7 @@ extern "C" __global__ void iterative_walks_kernel(
 #endif
     const bool block_team = (int)blockIdx.x < n_team;
 #if LASSM_FAST_LANE_WALKS
-    if (!block_team) {  // change 14: LASSM_FAST_LANE_WALKS ends to each warp of the other blocks
+    if (!block_team) {  // lane walks: LASSM_FAST_LANE_WALKS ends to each warp of the other blocks
         const i64 e0 = (i64)n_team + (((i64)blockIdx.x - n_team) * nw + w) * LASSM_FAST_LANE_WALKS;
         if (e0 < n_ends)
             fast_lane_ends(Team<false>(nullptr), e0, (int)min((i64)LASSM_FAST_LANE_WALKS, (i64)n_ends - e0), ctg_seqs,

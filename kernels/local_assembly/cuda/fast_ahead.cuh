@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
-// fast.cu's look-ahead finds (change 11, LASSM_FAST_SPEC_WALK, the fast-spec builds; off in fast).
+// fast.cu's look-ahead finds (LASSM_FAST_SPEC_WALK, the fast-spec builds; off in fast).
 // The walk with a table is a chain of finds, each waiting for the vote of the one before; but the
 // next k-mer is one of four, known before the vote: the walk's k-mer shifted by one base plus A, C,
 // G or T. Idle lanes of the walking warp find those (and, two steps ahead, their sixteen

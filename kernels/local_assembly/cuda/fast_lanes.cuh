@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
-// fast.cu's change 14 (LASSM_FAST_LANE_WALKS = W, the fast-lanes builds): W contig ends to a warp,
+// fast.cu's lane walks (LASSM_FAST_LANE_WALKS = W, the fast-lanes builds): W contig ends to a warp,
 // and the warp's lanes walk them at once. A warp per end leaves 31 lanes idle while one walks with
-// the table, and at scale most of an SM's warps are walking (issue 29's profile: 60 % of the
+// the table, and at scale most of an SM's warps are walking (its profile there: 60 % of the
 // instructions ran on one lane); here the warp does each end's inserts and table-free steps in
 // turn, with all its lanes, as fast_end does, and then lane j takes end j's walk with the table,
 // all W walks in one instruction stream. Each end keeps its own k: a round of the loop below is one
@@ -17,10 +17,10 @@
 
 #if LASSM_FAST_LANE_WALKS
 #if !LASSM_FAST_GLOBAL_WALK || LASSM_FAST_TEAM_LANES != WARP_SIZE
-#error "lane walks (change 14) need the global walk buffers and a warp per team"
+#error "lane walks need the global walk buffers and a warp per team"
 #endif
 #if LASSM_FAST_RESET || LASSM_FAST_FULL_TABLE || LASSM_FAST_SCAN || LASSM_FAST_SPEC_WALK || LASSM_FAST_PACKED_KEYS
-#error "lane walks (change 14) are built without the other knobs"
+#error "lane walks are built without the other knobs"
 #endif
 #if LASSM_FAST_LANE_WALKS < 1 || LASSM_FAST_LANE_WALKS > WARP_SIZE
 #error "LASSM_FAST_LANE_WALKS: from 1 to WARP_SIZE ends to a warp"
@@ -55,7 +55,7 @@ __device__ __forceinline__ FastLaneEnd fast_lane_end(i64 e, const u8* ctg_seqs, 
 }
 
 // One k of end d up to its walk with the table, the warp's part (fast_end's): the start k-mer, the
-// table's size, the table-free steps (change 7), and the table for a walk still going after them.
+// table's size, the table-free short walks, and the table for a walk still going after them.
 // Returns 0 when the walk goes on with the table, from *wl with the slots *mask selects, else how it
 // ended ('X', 'F' or 'R'; *wl its length). *ins: the k-mers this k inserts. Warp-uniform.
 __device__ __forceinline__ u8 fast_lane_k_begin(const Team<false>& team, const FastLaneEnd& d, const u8* rd_seqs,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
-// Change 13 of fast (LASSM_FAST_PACKED_KEYS=1, off in fast; the build fast-packed): keys that hold
+// Packed keys, tried on fast (LASSM_FAST_PACKED_KEYS=1, off in fast; the build fast-packed): keys that hold
 // the k-mer itself where it fits. A slot's key word is (epoch << 48) | (the rest); fast keeps the
 // k-mer's offset in the read buffer there, so every compare loads the read bytes the offset points
 // at, one more round trip after the key's. A k-mer of at most LASSM_FAST_PACK_MAX bases, all of

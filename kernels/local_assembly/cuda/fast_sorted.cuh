@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
-// fast.cu's change 15 (LASSM_FAST_SORTED=1, the build `fast` launches where the start k is at most
+// fast.cu's sorted table (LASSM_FAST_SORTED=1, the build `fast` launches where the start k is at most
 // LASSM_SORT_MAX_K): a contig end's k-mer table built by sorting instead of hashing at every k up
 // to LASSM_SORT_MAX_K, in the team's shared memory where the end's records fit, else in the end's
 // own table memory (sort_region).
@@ -45,7 +45,7 @@
 #define LASSM_FAST_SORT_BYTES 2048
 #endif
 #if LASSM_FAST_TEAM_LANES != WARP_SIZE
-#error "the sorted table (change 15) is built by whole warps: LASSM_FAST_TEAM_LANES must be WARP_SIZE"
+#error "the sorted table is built by whole warps: LASSM_FAST_TEAM_LANES must be WARP_SIZE"
 #endif
 
 // ---------------------------------------------------------------------------------------------

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
-// fast.cu's table: its hash and k-mer compare with fewer dependent loads (change 6), the size of
-// its visited set, and the hash insert (fast_insert: casptr's claim on an epoch-tagged key,
-// change 1) with the walk's two finds.
+// fast.cu's table: its hash and k-mer compare with fewer dependent loads, the size of
+// its visited set, and the hash insert (fast_insert: casptr's claim on an epoch-tagged key)
+// with the walk's two finds.
 #ifndef LASSM_FAST_TABLE_CUH
 #define LASSM_FAST_TABLE_CUH
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
-// fast.cu's teams (change 9): the threads that walk one contig end, a warp or a whole block, and
+// fast.cu's teams (block teams): the threads that walk one contig end, a warp or a whole block, and
 // how they meet, broadcast and sum.
 #ifndef LASSM_FAST_TEAM_CUH
 #define LASSM_FAST_TEAM_CUH
@@ -15,7 +15,7 @@
 #define LASSM_SHFL_UP(v, d) __shfl_up_sync(LASSM_FULL_MASK, (v), (d), WARP_SIZE)
 #endif
 
-// Lanes of a warp team (change 10): a warp walks WARP_SIZE / LASSM_FAST_TEAM_LANES contig ends at
+// Lanes of a warp team (narrow teams, tried): a warp walks WARP_SIZE / LASSM_FAST_TEAM_LANES contig ends at
 // once, each with a team of LASSM_FAST_TEAM_LANES lanes. The serial part of an end (the walk with a
 // table, the visited probes, the votes) runs on one lane of its team, so narrower teams put more of
 // a warp's lanes to work there; the inserts and scans of an end get fewer lanes, but a warp's lanes
@@ -29,7 +29,7 @@
 #define LASSM_FAST_ENDS_PER_WARP (WARP_SIZE / LASSM_FAST_TEAM_LANES)
 
 // ---------------------------------------------------------------------------------------------
-// Teams (change 9). A contig end is walked by a team: LASSM_FAST_TEAM_LANES lanes of a warp, or,
+// Teams (block teams). A contig end is walked by a team: LASSM_FAST_TEAM_LANES lanes of a warp, or,
 // for the ends with the most read bases, a whole block. The team's threads share the inserts and
 // the table-free scans; the walk with a table stays one thread's. Team<false> is a warp's segment
 // of LANES lanes, Team<true> a block whose warps meet at __syncthreads and sum through `scratch`

@@ -8,9 +8,9 @@
 //
 // Read it next to the paper (its Algorithms 1 and 2), fast.cu and portable.cl:
 //   the hash insert   fast_insert      (fast_table.h), in rounds of fast_insert_round (fast_walks.h)
-//   the vote          set_ext          (set_ext.h), on the walk's demand (change 3)
+//   the vote          set_ext          (set_ext.h), on the walk's demand (votes on demand)
 //   Algorithm 1       fast_count_mers  (fast_walks.h)
-//   the walk          fast_walk        (fast_walks.h; the first steps by fast_scan_ext, change 7)
+//   the walk          fast_walk        (fast_walks.h; the first steps by fast_scan_ext, table-free)
 //   the k-shift       k_shift          (k_shift.h), called by fast_end's loop (fast_walks.h)
 //
 // Layout: one team of LASSM_TEAM work-items per contig end, one team per work-group, as in
@@ -36,8 +36,8 @@
 //  9. Team sizes: the host's heaviest ends get a wide team, the others a narrow one. A team is a
 //     work-group here, and a launch has one work-group size, so this build serves one team width
 //     (LASSM_TEAM) and the host builds it twice: the heavy ends go to one launch of wide teams, the
-//     others to a second launch of narrow teams, both on one in-order queue (so change 8 is two
-//     launches, not one; lassm.backends.opencl).
+//     others to a second launch of narrow teams, both on one in-order queue (so one launch ordered
+//     by work is two launches here; lassm.backends.opencl).
 // Left out: fast.cu's ablation builds (LASSM_FAST_RESET, _FULL_TABLE, _SCAN, _GLOBAL_WALK,
 // _PER_READ, _PLAIN_BYTES); only LASSM_FAST_SCAN_STEPS is a knob here.
 //

@@ -7,16 +7,16 @@
 //
 // Read it next to the paper (its Algorithms 1 and 2), fast.cl and faithful.cl:
 //   the hash insert   fast_insert      (fast_table.h), in rounds of fast_insert_round (fast_walks.h)
-//   the vote          set_ext          (set_ext.h), on the walk's demand (change 3)
+//   the vote          set_ext          (set_ext.h), on the walk's demand (votes on demand)
 //   Algorithm 1       fast_count_mers  (fast_walks.h)
-//   the walk          fast_walk        (fast_walks.h; the first steps by fast_scan_ext, change 7)
+//   the walk          fast_walk        (fast_walks.h; the first steps by fast_scan_ext, table-free)
 //   the k-shift       k_shift          (k_shift.h), called by fast_end's loop (fast_walks.h)
 //
 // The walks are fast.cl's (fast_walks.h); the collectives are sub-group functions (subgroup.h,
-// fast_subgroup.h), as a warp's are in fast.cu: a scan for the flat inserts (change 5), a
-// reduction for the table-free steps (change 7). A work-group is one sub-group, so the walk buffer
-// and the visited set (change 4) are __local arrays of the kernel. Changes 1-3 and 6-8 are
-// fast.cl's; change 9 (wide teams for the heaviest ends) is left out: a team here is a sub-group,
+// fast_subgroup.h), as a warp's are in fast.cu: a scan for the flat inserts, a reduction for the
+// table-free short walks. A work-group is one sub-group, so the walk buffer and the visited set
+// (the walk in shared memory) are __local arrays of the kernel. The other optimizations are
+// fast.cl's; block teams (wide teams for the heaviest ends) are left out: a team here is a sub-group,
 // and every end gets one (CUDA's fast-warps build). fast.cu's ablation builds are left out too.
 //
 // The file compiles on its own with -I of this folder. Every knob has a default (common.h,

@@ -2,7 +2,7 @@
 //
 // fast_subgroup.cl's team collectives: fast_team.h's functions on one sub-group of LASSM_SUBGROUP
 // lanes (subgroup.h), the way fast.cu's warp does them: an inclusive scan for the flat k-mer
-// positions of a group of reads (change 5), a reduction for a scan's 8 vote counters. The
+// positions of a group of reads (flat inserts), a reduction for a scan's 8 vote counters. The
 // kernel's work-group is its one sub-group, so its __local arrays are the sub-group's own. Every
 // function is called by every lane of the sub-group (uniform control flow).
 #ifndef LASSM_FAST_SUBGROUP_H

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
 // fast.cl's table, the OpenCL port of ../cuda/fast_table.cuh: the hash and the k-mer compare with
-// fewer dependent loads (change 6), the size of the walk's visited set, the hash insert
-// (fast_insert: casptr's claim on an epoch-tagged key, change 1) and the walk's find.
+// fewer dependent loads, the size of the walk's visited set, the hash insert
+// (fast_insert: casptr's claim on an epoch-tagged key) and the walk's find.
 //
 // OpenCL C 1.2 has no generic address space, and a k-mer lives in the reads (__global) or in the
 // walk buffer (__local): the hash and the compare are written once as a macro and stamped out per

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
 // fast.cl's team collectives beyond team.h's (the OpenCL port of ../cuda/fast_team.cuh): the
-// flat k-mer positions of a group of reads (change 5) and the sum of a scan's 8 vote counters.
+// flat k-mer positions of a group of reads (flat inserts) and the sum of a scan's 8 vote counters.
 // fast_subgroup.h has the same functions on one sub-group.
 // A team is one work-group of LASSM_TEAM work-items (team.h); what CUDA does with warp shuffles
 // goes through __local arrays and work-group barriers here. Every function is called by every

@@ -120,9 +120,9 @@ uchar fast_walk(__global const ulong *keys, __global const uint *votes, uint mas
     return code;
 }
 
-// A walk step without a table (change 7), team-wide: the votes of the walk's k-mer at wl counted
-// over every inserted position of the reads r0 .. r1-1 (a one-word prefix test, then the full
-// compare), summed over the team and voted by set_ext. Returns the extension in every lane.
+// A walk step without a table (a table-free short walk), team-wide: the votes of the walk's k-mer
+// at wl counted over every inserted position of the reads r0 .. r1-1 (a one-word prefix test, then
+// the full compare), summed over the team and voted by set_ext. Returns the extension in every lane.
 uchar fast_scan_ext(fast_team t, __global const uint *rwords, __global const uchar *rquals,
                     __global const long *roff, long r0, long r1, __local const uint *wwords, int wl, int k,
                     long depth) {
