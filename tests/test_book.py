@@ -368,7 +368,7 @@ def test_notebook_code_is_folded(path):
 
 #: Pages of the book that are reference, not chapters: no objectives or closing paragraph.
 NOT_TAUGHT = {"book/intro", "book/data-contract", "book/promises", "book/architecture", "book/cite", "book/glossary",
-              "book/provenance", "book/install"}
+              "notebooks/provenance", "book/install"}
 
 
 def _chapter_texts() -> list[tuple[str, str]]:
@@ -396,3 +396,24 @@ def test_chapter_opens_with_objectives_and_closes_with_what_it_shows(name, text)
     after = sections[sections.index("What this shows") + 1:]
     assert set(after) <= {"Resources", "References", "Where to read more"}, (
         f"{name}: '## What this shows' is followed by {after}; it closes the chapter")
+
+
+# --- every chart is a numbered, captioned figure --------------------------------------------
+
+#: What a cell calls to show a chart.
+_CHART_CALLS = ("to_svg(", "to_interactive(", "_chart(", "show_gcups(", "show_speedup(", "show_lanes(")
+
+
+@pytest.mark.parametrize("path", [p for p in _all_notebooks() if p.name != "run.ipynb"], ids=_rel)
+def test_every_chart_cell_has_a_caption(path):
+    """A chart without a caption has no number to cite and says nothing of where it was measured."""
+    bare = []
+    for i, cell in enumerate(_cells(path)):
+        if cell["cell_type"] != "code" or "remove-cell" in cell.get("metadata", {}).get("tags", []):
+            continue
+        last = _source(cell).strip().splitlines()[-3:]
+        if any(call in line for line in last for call in _CHART_CALLS):
+            figure = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
+            if len(str(figure.get("caption", ""))) < 40 or not figure.get("name"):
+                bare.append(i)
+    assert not bare, f"{_rel(path)}: chart cells {bare} have no caption and name (metadata mystnb.figure)"

@@ -180,3 +180,19 @@ def test_machine_chapters_number_and_caption_their_figures():
         assert len(captions) >= charts, f"{page.name}: {charts} charts but {len(captions)} numbered captions"
         title = re.search(r"<h1>(.*?)<", text, re.S).group(1)
         assert page.stem not in title, f"{page.name}: the chapter is titled by its folder ({title!r})"
+
+
+def test_built_pages_speak_of_the_study_alone():
+    """What a reader sees, glued values included: no issue numbers, numbered changes, lent
+    machines, sessions, run names, log paths or a paper called "the seed" (tests/test_book_words.py
+    holds the sources to the same rules)."""
+    from .test_book_words import hits
+
+    found = []
+    for page in sorted(HTML.rglob("*.html")):
+        if page.name in ("search.html", "genindex.html") or "_static" in page.parts:
+            continue
+        text = re.sub(r"<(script|style|svg)\b.*?</\1>", " ", page.read_text(encoding="utf-8"), flags=re.S)
+        text = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)  # folded code is not prose
+        found += [f"{page.relative_to(HTML)}: {h}" for h in hits(re.sub(r"<[^>]+>", " ", text), prose=True)]
+    assert not found, "\n".join(found[:20])

@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("altair", reason="needs altair: pip install 'lassm[book]'")
 pytest.importorskip("vl_convert", reason="needs vl-convert-python: pip install 'lassm[book]'")
 
-from lassm.book import plots  # noqa: E402
+from lassm.book import interactive, plots  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -110,11 +110,11 @@ def test_interactive_page_loads_only_the_served_bundle(tmp_path) -> None:
     from lassm.book import plots
 
     chart = alt.Chart(pd.DataFrame({"x": [1, 2], "y": [3, 4]})).mark_point().encode(x="x", y="y")
-    frame = plots.to_interactive(chart.interactive(), "t-1", "test chart", folder=tmp_path)
+    frame = interactive.to_interactive(chart.interactive(), "t-1", "test chart", folder=tmp_path)
     page = (tmp_path / "charts" / "t-1.html").read_text()
-    assert (tmp_path / plots.VEGA_BUNDLE).stat().st_size > 100_000
+    assert (tmp_path / interactive.VEGA_BUNDLE).stat().st_size > 100_000
     assert '<script src="../vega-bundle.js"></script>' in page and "vegaEmbed(" in page
     assert "http://" not in page and "https://" not in page.replace("https://vega.github.io/schema", "")
     assert 'src="../_static/charts/t-1.html"' in frame._repr_html_()
     with pytest.raises(ValueError):
-        plots.to_interactive(chart, "../escape", folder=tmp_path)
+        interactive.to_interactive(chart, "../escape", folder=tmp_path)

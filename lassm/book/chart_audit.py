@@ -120,6 +120,16 @@ def colours(view: View) -> list[str]:
     return sorted({str(v) for v in view.rows[name].dropna()})
 
 
+def _panels(spec: dict) -> list[dict]:
+    """The parts of a chart that each have a colour scale of their own: the panels of a
+    concatenation (Vega-Lite's default), else the whole chart (layers share one scale)."""
+    for key in ("hconcat", "vconcat", "concat"):
+        if key in spec:
+            return [{"datasets": spec.get("datasets", {}), **({"data": spec["data"]} if "data" in spec else {}), **child}
+                    for child in spec[key]]
+    return [spec]
+
+
 def check(spec: dict) -> None:
     """Refuses a chart that would misstate its data.
 
@@ -127,15 +137,17 @@ def check(spec: dict) -> None:
     ------
     ChartError
         A bar drawn from more than one row (Vega-Lite would stack them into a sum), or a colour
-        channel with more than :data:`MAX_COLOURS` categories (the palette would repeat).
+        scale with more than :data:`MAX_COLOURS` categories over the layers that share it (the
+        palette would repeat).
     """
+    for part in _panels(spec):
+        shown = sorted({c for view in views(part) if not view.rows.empty for c in colours(view)})
+        if len(shown) > MAX_COLOURS:
+            raise ChartError(f"{len(shown)} categories on one colour scale ({', '.join(shown[:4])}, ...): "
+                             f"at most {MAX_COLOURS}; facet or group them")
     for view in views(spec):
         if view.transformed or view.rows.empty:
             continue
-        shown = colours(view)
-        if len(shown) > MAX_COLOURS:
-            raise ChartError(f"{len(shown)} categories on one colour channel ({', '.join(shown[:4])}, ...): "
-                             f"at most {MAX_COLOURS}; facet or group them")
         if view.mark == "bar":
             keys = [k for k in view.key_fields() if k in view.rows.columns]
             dup = view.rows[view.rows.duplicated(keys, keep=False)] if keys else view.rows.iloc[1:]

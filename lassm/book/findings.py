@@ -217,7 +217,7 @@ def against_published() -> list[Finding]:
             continue
         out.append(Finding(f"published_{machine}", f"On the {f['mc_device']}, the fastest faithful build "
                            f"({f['mc_published_by']}) runs datasets of Table II's sizes {f['mc_published']} faster than "
-                           "the fastest of the paper's published ports on its own GPU (Lindsey et al.'s measured "
+                           "the fastest of the paper's published ports, each on its own GPU (Lindsey et al.'s measured "
                            "times).", f"machines/{machine}", True, device=f["mc_device"],
                            backend=", ".join(sorted({b.split()[0] for b in f["mc_published_by"].split(" and ")})),
                            source=f"measured: data/results/{machine}/; published: Lindsey et al. 2024, Fig. 5 data"))

@@ -261,15 +261,12 @@ def _originals_fact(machine: str) -> str:
     return "; ".join(said) if said else f"none: {_originals_absent(machine)}"
 
 
-def roofline_chart(machine: str, level: str = "lane"):
-    """The profiled points on the measured roof (and the datasheet roof where the device is known)."""
+def machine_roofs(machine: str, level: str = "lane") -> pd.DataFrame:
+    """The machine's roofs: the measured one (``ceilings.json``), named by its device, and the
+    datasheet's where ``data/machines.csv`` knows the device. Columns ``roof, peak, bandwidth``."""
     from ..analysis import derive as analysis
     from ..analysis.machine import load_machines, roofs
 
-    pts = _metrics_points(machine)
-    if pts is None:
-        return _note("No roofline: it needs the profiler's counters and the measured ceilings "
-                     "(`counters/`, `ceilings.json`, then `lassm metrics derive`).")
     ceilings = analysis.load_ceilings(machine)
     name = mach.device_label(mach.device(machine))
     frames = [pd.DataFrame({"roof": [f"{name} (measured)"], "peak": [ceilings["peak_gintops"]],
@@ -278,8 +275,17 @@ def roofline_chart(machine: str, level: str = "lane"):
     if spec:
         sheet = load_machines()
         frames.append(roofs(sheet[sheet["machine"] == spec], level=level)[["roof", "peak", "bandwidth"]])
-    pts = main_protocols(pts)
-    return plots.to_svg(plots.roofline(pd.concat(frames, ignore_index=True), pts, color="protocol",
+    return pd.concat(frames, ignore_index=True)
+
+
+def roofline_chart(machine: str, level: str = "lane"):
+    """The profiled points on the measured roof (and the datasheet roof where the device is known)."""
+    pts = _metrics_points(machine)
+    if pts is None:
+        return _note("No roofline: it needs the profiler's counters and the measured ceilings "
+                     "(`counters/`, `ceilings.json`, then `lassm metrics derive`).")
+    name = mach.device_label(mach.device(machine))
+    return plots.to_svg(plots.roofline(machine_roofs(machine, level), main_protocols(pts), color="protocol",
                                        title=f"The {name}'s roofline, with its profiled points"),
                         "roofline of this machine")
 
@@ -494,7 +500,7 @@ def xdrop_table(machine: str):
     return xdrop.gcups_table(machine)
 
 
-__all__ = ["CHAPTER_PROTOCOLS", "main_protocols", "versions_table", "campaign_runs", "campaign_table", "counters_table", "facts", "inventory_table", "lacks_note",
+__all__ = ["CHAPTER_PROTOCOLS", "machine_roofs", "main_protocols", "versions_table", "campaign_runs", "campaign_table", "counters_table", "facts", "inventory_table", "lacks_note",
            "originals_table", "published_chart", "published_rows",
            "reference_table", "roofline_chart", "shown", "speedup_chart", "suite_table", "time_chart", "time_table",
            "xdrop_table"]

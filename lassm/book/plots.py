@@ -11,16 +11,11 @@ inline SVG. The book therefore loads no script from a CDN: Altair's default rend
 ``mimetype`` renderer breaks the build under Altair 6, and its inline HTML templates clash with
 Sphinx's own scripts.
 
-:func:`to_interactive` gives the same chart with tooltips, zoom and pan: it writes a small page
-of its own under the book's ``_static/charts/`` that loads Vega, Vega-Lite and Vega-Embed from
-``_static/vega-bundle.js`` (bundled offline by vl-convert, served with the book, never fetched
-from a CDN), and the notebook shows that page in an iframe, so its script never meets Sphinx's.
+:func:`lassm.book.interactive.to_interactive` gives the same chart with tooltips, zoom and pan.
 """
 from __future__ import annotations
 
 import html
-import json
-import re
 from pathlib import Path
 from typing import Sequence
 
@@ -47,9 +42,13 @@ MARKER_PX = 80
 MARGIN = 4.0
 #: Iso-speedup curves drawn by default on the potential-speedup plot.
 SPEEDUPS: tuple[float, ...] = (2, 4, 8, 16, 32, 64)
+#: The charts' font, measured when the chart is laid out and named in the SVG: DejaVu Sans is the
+#: browser's sans-serif on Debian and among the widest, so text laid out for it is not cut where
+#: a narrower fallback (Verdana, the system's sans-serif) draws it.
+FONT = "DejaVu Sans, Verdana, sans-serif"
 #: Width of a legend entry per character of its label, and of its symbol and gap, in pixels.
-LEGEND_CHAR_PX = 6.2
-LEGEND_SYMBOL_PX = 28
+LEGEND_CHAR_PX = 7.0
+LEGEND_SYMBOL_PX = 40
 
 #: Names a reader sees for the records' column names, on axes and legends.
 TITLES: dict[str, str] = {
@@ -124,11 +123,13 @@ def styled(chart):
     """The book's one style: legends below the plot in as many columns as fit, no label cut short.
 
     Vega-Lite's defaults put the legend beside the plot and cut labels at 160 px, so a long
-    platform name ("NVIDIA H100 80GB HBM3, fast") lost its end and pushed the chart past the column.
+    platform name ("NVIDIA H100 80GB HBM3, fast") lost its end and pushed the chart past the column;
+    and text laid out for a narrower font than the browser's ran past the chart's edge
+    (:data:`FONT`).
     """
     spec = chart.to_dict()
-    return (chart.configure_legend(orient="bottom", columns=_legend_columns(spec),
-                                   labelLimit=0, titleLimit=0, symbolLimit=0)
+    return (chart.configure(font=FONT, padding=8).configure_legend(orient="bottom", columns=_legend_columns(spec), columnPadding=28,
+                                   gridAlign="all", labelLimit=0, titleLimit=0, symbolLimit=0)
             .configure_axis(labelLimit=0, titleLimit=0)
             .configure_title(limit=0, fontSize=13, anchor="start")
             .configure_view(continuousWidth=WIDTH_PX, continuousHeight=HEIGHT_PX))
@@ -164,87 +165,11 @@ def to_svg(chart, title: str = "") -> StaticChart:
     return StaticChart(svg, title, spec)
 
 
-#: The Vega bundle's file name under the book's static folder.
-VEGA_BUNDLE = "vega-bundle.js"
-
-
 def static_dir() -> Path:
     """The book's static folder (``_static`` beside ``_config.yml``), copied into the built HTML."""
     from ..paths import REPO
 
     return REPO / "_static"
-
-
-def write_vega_bundle(folder: Path | None = None) -> Path:
-    """Writes Vega + Vega-Lite + Vega-Embed as one script (vl-convert's bundle) once; returns it."""
-    import vl_convert as vlc
-
-    from ..atomic import atomic_open
-
-    path = (folder or static_dir()) / VEGA_BUNDLE
-    if not path.exists():
-        with atomic_open(path) as fh:
-            fh.write(vlc.javascript_bundle())
-    return path
-
-
-class InteractiveChart:
-    """A chart on its own page under ``_static/charts/``, shown in an iframe.
-
-    Parameters
-    ----------
-    src : str
-        The page's address relative to the notebook's page.
-    title : str
-        Accessible label of the frame.
-    """
-
-    def __init__(self, src: str, title: str, height: int) -> None:
-        self.src, self.title, self.height = src, title, height
-
-    def _repr_html_(self) -> str:
-        label = html.escape(self.title, quote=True)
-        return (f'<iframe class="lassm-interactive" src="{html.escape(self.src)}" title="{label}" '
-                f'style="width:100%;height:{self.height}px;border:0" loading="lazy"></iframe>')
-
-
-def to_interactive(chart, name: str, title: str = "", folder: Path | None = None,
-                   page_depth: int = 1) -> InteractiveChart:
-    """Writes ``chart`` as an interactive page served with the book; returns its iframe.
-
-    Parameters
-    ----------
-    chart : altair.TopLevelMixin
-        Any Altair chart (``.interactive()`` adds zoom and pan).
-    name : str
-        File stem of the page (letters, digits, ``-`` and ``_``).
-    title : str, default ""
-        Label of the frame and the page.
-    folder : pathlib.Path, optional
-        The static folder (default :func:`static_dir`).
-    page_depth : int, default 1
-        How deep the notebook's page sits below the book's root (``notebooks/x`` is 1).
-
-    Returns
-    -------
-    InteractiveChart
-    """
-    if not re.fullmatch(r"[A-Za-z0-9_-]+", name):
-        raise ValueError(f"chart name {name!r} must be letters, digits, '-' or '_'")
-    from ..atomic import atomic_open
-
-    folder = folder or static_dir()
-    write_vega_bundle(folder)
-    spec_dict = chart.to_dict()
-    spec = json.dumps(spec_dict).replace("</", "<\\/")
-    page = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title or name)}</title>'
-            f'<script src="../{VEGA_BUNDLE}"></script></head>\n<body><div id="chart"></div>\n'
-            f'<script>vegaEmbed("#chart", {spec}, {{"actions": false}});</script></body></html>\n')
-    with atomic_open(folder / "charts" / f"{name}.html") as fh:
-        fh.write(page)
-    height = spec_dict.get("height")
-    height = (height if isinstance(height, int) else HEIGHT_PX) + FRAME_PAD_PX
-    return InteractiveChart("../" * page_depth + f"_static/charts/{name}.html", title or name, height)
 
 
 def _legend_field(df: pd.DataFrame, field: str | None, alt, kind: str = "N"):
@@ -403,7 +328,8 @@ def kernel_times(df: pd.DataFrame, *, x: str = "k", y: str = "kernel_ms", color:
     data = df[keys + [y] + [c for c in df.columns if c not in keys + [y]]].copy()
     data[x] = data[x].astype(str)
     chart = alt.Chart(data).mark_bar().encode(
-        x=alt.X(f"{x}:N", title=x_title or title_of(x), axis=alt.Axis(labelAngle=-40) if x != "k" else alt.Axis(labelAngle=0)),
+        x=alt.X(f"{x}:N", title=x_title or title_of(x),
+                axis=alt.Axis(labelAngle=0 if data[x].str.len().max() <= 4 else -40)),
         xOffset=alt.XOffset(f"{color}:N"),
         y=alt.Y(f"{y}:Q", title=y_title),
         color=alt.Color(f"{color}:N", title=title_of(color)),
@@ -431,7 +357,7 @@ def correlation(df: pd.DataFrame, x: str, y: str, *, label: str = "k", log: bool
     x, y : str
         The two columns compared (axis titles are the column names).
     label : str, default "k"
-        Column written beside each point and used for its colour.
+        Column that colours the points (named in the legend, not beside the points, which may share a place).
     log : bool, default False
         Log axes.
     title : str
@@ -440,7 +366,7 @@ def correlation(df: pd.DataFrame, x: str, y: str, *, label: str = "k", log: bool
     Returns
     -------
     altair.LayerChart
-        Diagonal, points and their labels.
+        The diagonal and the points.
     """
     alt = _alt()
     _require_columns(df, [x, y, label])
@@ -456,9 +382,8 @@ def correlation(df: pd.DataFrame, x: str, y: str, *, label: str = "k", log: bool
     pts = alt.Chart(data).mark_point(filled=True, size=MARKER_PX).encode(
         x=alt.X(f"{x}:Q", scale=scale), y=alt.Y(f"{y}:Q", scale=scale),
         color=alt.Color(f"{label}:N", title=title_of(label)), tooltip=[label, x, y])
-    text = pts.mark_text(align="left", dx=6, dy=-6).encode(text=f"{label}:N")
     side = PAIR_PX
-    return alt.layer(diag, pts, text).properties(width=side, height=side, title=title)
+    return alt.layer(diag, pts).properties(width=side, height=side, title=title)
 
 
 def cascade(df: pd.DataFrame, eff: str, by: str = "problem") -> pd.DataFrame:
@@ -537,5 +462,5 @@ def pp_cascade(df: pd.DataFrame, *, eff: str = "arch eff", by: str = "k", title:
         facet=alt.Facet(f"{by}:N", title=title_of(by)), columns=PANELS_PER_ROW, title=title)
 
 
-__all__ = ["MARGIN", "SPEEDUPS", "StaticChart", "cascade", "correlation", "kernel_times", "potential_speedup",
-           "pp_cascade", "roofline", "to_svg"]
+__all__ = ["MARGIN", "SPEEDUPS", "StaticChart", "TITLES", "cascade", "correlation", "kernel_times", "potential_speedup",
+           "pp_cascade", "roofline", "static_dir", "styled", "title_of", "to_svg"]

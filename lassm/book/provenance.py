@@ -76,8 +76,8 @@ def program(command: str) -> str:
     return " ".join(out)
 
 
-def table() -> pd.DataFrame:
-    """Every record family of every folder, grouped by device, commit and command.
+def table(folders: list[str] | None = None) -> pd.DataFrame:
+    """Every record family of every folder (or of ``folders``), grouped by device, commit and command.
 
     Returns
     -------
@@ -89,6 +89,8 @@ def table() -> pd.DataFrame:
     frames = []
     root = mach.results_root()
     for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        if folders is not None and folder.name not in folders:
+            continue
         parts = [_summaries(folder), _counters(folder)] + [_csv(folder, f, n) for f, n in CSV_FAMILIES]
         parts = [p for p in parts if len(p)]
         if parts:
@@ -107,11 +109,30 @@ def table() -> pd.DataFrame:
     return out[list(COLUMNS)]
 
 
+def by_folder(t: pd.DataFrame | None = None) -> pd.DataFrame:
+    """:func:`table` summed per folder: its devices, record families, commits, programs and rows."""
+    t = table() if t is None else t
+    if t.empty:
+        return pd.DataFrame(columns=["folder", "devices", "records", "commits", "rows", "created"])
+
+    def joined(values: pd.Series) -> str:
+        return ", ".join(sorted({v for v in values if v}))
+
+    def span(values: pd.Series) -> str:
+        dates = sorted(d for v in values if v for d in v.split(" to "))
+        return "" if not dates else dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
+
+    out = t.groupby("folder", sort=True).agg(devices=("device", joined), records=("records", "nunique"),
+                                             commits=("commit", "nunique"), rows=("rows", "sum"),
+                                             created=("created", span))
+    return out.reset_index()
+
+
 def folders_measured() -> int:
     """How many results folders hold a record of any family (the table's folders)."""
     t = table()
     return int(t["folder"].nunique()) if len(t) else 0
 
 
-__all__ = ["COLUMNS", "CSV_FAMILIES", "folders_measured", "program", "table"]
+__all__ = ["COLUMNS", "CSV_FAMILIES", "by_folder", "folders_measured", "program", "table"]
 

@@ -409,7 +409,6 @@ def findings(machine: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-
 def _span(values: pd.Series, fmt: str = ".2f") -> str:
     lo, hi = float(values.min()), float(values.max())
     return f"{lo:{fmt}}" if f"{lo:{fmt}}" == f"{hi:{fmt}}" else f"{lo:{fmt}} to {hi:{fmt}}"

@@ -114,7 +114,7 @@ def published_table() -> pd.DataFrame:
                  "speedup_logan_multi": f"speed-up {gpus} GPUs"})
 
 
-def _la_points(machine: str) -> pd.DataFrame:
+def _la_points(machine: str, roof: str) -> pd.DataFrame:
     path = paths.results_dir(machine) / "metrics.csv"
     if not path.is_file():
         return pd.DataFrame()
@@ -124,7 +124,7 @@ def _la_points(machine: str) -> pd.DataFrame:
         m = m[m["backend"].astype(str) == "cuda"]
     return pd.DataFrame({"label": "local assembly " + m["protocol"].astype(str) + ", " + m["dataset"].astype(str),
                          "ii": m["ii"], "gintops": m["gintops"], "kernel": "local assembly",
-                         "program": "lassm " + m["protocol"].astype(str), "roof": f"{machine} (measured)"})
+                         "program": "lassm " + m["protocol"].astype(str), "roof": roof})
 
 
 def roofline_data(machine: str) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -133,22 +133,25 @@ def roofline_data(machine: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     Returns
     -------
     tuple of pandas.DataFrame
-        ``roofs`` (``roof, peak, bandwidth``: the machine's measured roof where it has one, and
-        the V100 roof of LOGAN's ``xdrop.m``) and ``points`` (``label, ii, gintops, kernel,
-        program, roof``).
+        ``roofs`` (``roof, peak, bandwidth``: the machine's measured roof where it has one, named
+        by its device, and the V100 roof of LOGAN's ``xdrop.m``) and ``points`` (``label, ii,
+        gintops, kernel, program, roof``; the layouts' builds, ``lanes=N``, are left to their own
+        chart).
     """
     roof_rows = [published.v100_roof()]
     frames = []
     roof = ceilings(machine)
     if roof is not None:
-        roof_rows.insert(0, pd.DataFrame({"roof": [f"{machine} (measured)"], "peak": [roof["peak_gintops"]],
+        measured = f"{kernel_device(times(machine)) or machine} (measured)"
+        roof_rows.insert(0, pd.DataFrame({"roof": [measured], "peak": [roof["peak_gintops"]],
                                           "bandwidth": [roof["bandwidth_gbs"]]}))
-        frames.append(_la_points(machine))
+        frames.append(_la_points(machine, measured))
         m = roofline_metrics(machine)
+        m = m[~m["program"].astype(str).str.startswith(LANES_PROGRAM)] if len(m) else m  # the layouts: own chart
         if len(m):
             frames.append(pd.DataFrame({"label": "X-drop " + m["program"] + ", X=" + m["xdrop"].astype(int).astype(str),
                                         "ii": m["ii"], "gintops": m["gintops"], "kernel": "X-drop",
-                                        "program": m["program"], "roof": f"{machine} (measured)"}))
+                                        "program": m["program"], "roof": measured}))
     v = published.v100_roofline()
     frames.append(pd.DataFrame({"label": "LOGAN (published), X=" + v["xdrop"].astype(str), "ii": v["ii"],
                                 "gintops": v["gintops"], "kernel": "X-drop", "program": "LOGAN on V100 (published)",
@@ -173,7 +176,8 @@ def gcups_chart(machine: str):
     return alt.Chart(t).mark_line(point=True).encode(
         x=alt.X("xdrop:Q", scale=alt.Scale(type="log"), title="X"),
         y=alt.Y("gcups:Q", scale=alt.Scale(type="log"), title="GCUPS"),
-        color=alt.Color("backend:N", title="backend"), strokeDash=alt.StrokeDash("dataset:N", title="dataset"),
+        color=alt.Color("backend:N", title="backend"),
+        strokeDash=alt.StrokeDash("dataset:N", title="dataset", legend=alt.Legend(symbolType="stroke")),
         tooltip=["dataset", "xdrop", "backend", alt.Tooltip("gcups:Q", format=".3g")],
     ).properties(width=plots.WIDTH_PX, height=plots.HEIGHT_PX, title=f"GCUPS per X on the {kernel_device(t) or machine}")
 
@@ -184,11 +188,12 @@ def speedup_points(machine: str) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        ``label, x, y, speedup, kernel, program``; X-drop's from :func:`roofline_metrics`,
-        local assembly's from ``metrics.csv`` (``fast`` and ``casptr``).
+        ``label, x, y, speedup, kernel, program``; X-drop's from :func:`roofline_metrics` (the
+        layouts' builds aside), local assembly's from ``metrics.csv`` (``fast`` and ``casptr``).
     """
     frames = []
     m = roofline_metrics(machine)
+    m = m[~m["program"].astype(str).str.startswith(LANES_PROGRAM)] if len(m) else m  # the layouts: own chart
     if len(m) and "x" in m:
         frames.append(pd.DataFrame({"label": "X-drop " + m["program"] + ", X=" + m["xdrop"].astype(int).astype(str),
                                     "x": m["x"], "y": m["y"], "speedup": m["speedup"], "kernel": "X-drop",

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// All-pairs distance, k1 of Jin and Vetter's suite (seed 004), in CUDA C++ (NVRTC builds it alone).
+// All-pairs distance, k1 of Jin and Vetter's suite, in CUDA C++ (NVRTC builds it alone).
 //
 // The distance of two instances of SNP data is the number of attributes in which they differ.
 // One block per pair of instances (a, b): its APD_THREADS threads walk the two rows four
 // attributes at a time, each counting into a register, then add their counts in shared memory
-// (a tree), and thread 0 writes distance[b][a]. The seed's findings are about the code the two
+// (a tree), and thread 0 writes distance[b][a]. Jin and Vetter's findings are about the code the two
 // compilers make of this: the four attributes loaded as one char4 (APD_VECTOR 1) or byte by byte
 // (0), the shared memory's address width, the loop's unrolling. The attributes are a multiple
 // of four and every row starts on four bytes.

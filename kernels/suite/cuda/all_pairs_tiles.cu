@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// All-pairs distance (k1 of seed 004) in tiles: the fastest shape we found, not the seed's port.
+// All-pairs distance (k1 of Jin and Vetter's suite) in tiles: the fastest shape we found, not Jin and Vetter's port.
 //
-// The seed's kernel (all_pairs.cu, HeCBench's k1-k3) gives each pair of instances a block that
+// Jin and Vetter's kernel (all_pairs.cu, HeCBench's k1-k3) gives each pair of instances a block that
 // reads both rows from memory: 224 x 224 blocks, each row read 448 times. Here a block scores a
 // tile of APT_TILE x APT_TILE pairs whose rows it stages in shared memory a chunk of words at a
 // time, so each row is read once per tile; the distance is symmetric, so only tiles on or above

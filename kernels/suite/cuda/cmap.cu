@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Connectivity-map p-value, k3 of Jin and Vetter's suite (seed 004), in CUDA C++ (NVRTC builds it alone).
+// Connectivity-map p-value, k3 of Jin and Vetter's suite, in CUDA C++ (NVRTC builds it alone).
 //
 // The p-value of a query signature's connection score is the share of random signatures that
 // score at least as high. A random signature draws CMAP_SET genes, each up- or down-regulated,
 // from one uniform number in [0, 1) per gene (as cudaMap does); its score is the signed sum of
-// the reference profile's values at those genes. The seed found the portable build 2.1x slower
+// the reference profile's values at those genes. Jin and Vetter found the portable build 2.1x slower
 // because its random-number library launched an extra kernel; here the numbers come from a
 // library (CuPy's cuRAND, on the host's side of this file) or from cmap_uniforms, a Philox-4x32-10
 // written out below, the same function as kernels/suite/opencl/cmap.cl's, so that both models

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Epistasis detection, k2 of Jin and Vetter's suite (seed 004), in CUDA C++ (NVRTC builds it alone).
+// Epistasis detection, k2 of Jin and Vetter's suite, in CUDA C++ (NVRTC builds it alone).
 //
 // Every pair of SNPs (i < j) is scored by how well the 3 x 3 table of their genotypes' counts,
 // one table per phenotype, explains the phenotype (a K2-like score; 0 becomes FLT_MAX). The
 // genotypes come bit-packed: per phenotype, per word of 32 samples and per SNP, two masks (the
 // samples with genotype 0, those with genotype 1; genotype 2 is neither), so a count is a
 // popcount of two masks and'ed. One thread per pair, blocks of EPI_BLOCK x EPI_BLOCK threads.
-// The seed's finding is about the loops over the genotype combinations: CUDA unrolls them fully
+// Jin and Vetter's finding is about the loops over the genotype combinations: CUDA unrolls them fully
 // (the table stays in registers), the portable compiler did not. EPI_UNROLL 1 asks for it with a
 // pragma; 0 leaves it to the compiler.
 #ifndef EPI_BLOCK

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Epistasis detection (k2 of seed 004) from the margins: the fastest shape we found, not the seed's port.
+// Epistasis detection (k2 of Jin and Vetter's suite) from the margins: the fastest shape we found, not Jin and Vetter's port.
 //
-// The seed's kernel (epistasis.cu, HeCBench's epi) pops nine counts per word of 32 samples for
+// Jin and Vetter's kernel (epistasis.cu, HeCBench's epi) pops nine counts per word of 32 samples for
 // every pair of SNPs: the 3 x 3 table of their genotypes. Five of the nine follow from the other
 // four and the table's margins, which depend on one SNP alone: with n_a(i) the samples where SNP
 // i has genotype a and N the phenotype's samples,
@@ -9,7 +9,7 @@
 //   t20 = n_0(j) - t00 - t10,  t21 = n_1(j) - t01 - t11,  t22 = N - (the other eight).
 // epistasis_margins counts n_0 and n_1 of every SNP once (a thread per SNP and phenotype);
 // epistasis_pairs then pops four counts per word instead of nine. The counts are the same
-// integers, so the score is the seed kernel's, term for term.
+// integers, so the score is Jin and Vetter's kernel's, term for term.
 #ifndef EPI_BLOCK
 #define EPI_BLOCK 16
 #endif

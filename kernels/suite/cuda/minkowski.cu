@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Minkowski distance, k5 of Jin and Vetter's suite (seed 004), in CUDA C++ (NVRTC builds it alone).
+// Minkowski distance, k5 of Jin and Vetter's suite, in CUDA C++ (NVRTC builds it alone).
 //
 // c[r][q] = (sum_i |a[r][i] - b[i][q]|^p)^(1/p) for the m rows of a (m x n) and the k columns of
-// b (n x k), one thread per output, blocks of MINKOWSKI_BLOCK x MINKOWSKI_BLOCK threads. The
-// seed's finding is about the power: CUDA's powf under --use_fast_math becomes lg2, mul, ex2,
+// b (n x k), one thread per output, blocks of MINKOWSKI_BLOCK x MINKOWSKI_BLOCK threads. Jin
+// and Vetter's finding is about the power: CUDA's powf under --use_fast_math becomes lg2, mul, ex2,
 // while the portable model's pow did not. MINKOWSKI_POW picks it: 0 powf (fast math, when asked
 // for, applies to it), 1 __powf (the intrinsic, with or without fast math).
 #ifndef MINKOWSKI_POW

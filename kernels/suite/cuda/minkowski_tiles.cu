@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Minkowski distance (k5 of seed 004) in register tiles: the fastest shape we found, not the seed's port.
+// Minkowski distance (k5 of Jin and Vetter's suite) in register tiles: the fastest shape we found, not Jin and Vetter's port.
 //
-// The seed's kernel (minkowski.cu, HeCBench's minkowski) gives each output a thread that reads a
+// Jin and Vetter's kernel (minkowski.cu, HeCBench's minkowski) gives each output a thread that reads a
 // row of a and a column of b from memory and takes two special-function instructions (lg2, ex2)
 // per term for |x|^p. Here a block of MKT_THREADS x MKT_THREADS threads computes a tile of
 // MKT_TILE x MKT_TILE outputs, MKT_WORK x MKT_WORK to a thread in registers, from chunks of a and
 // b staged in shared memory (the matrix product's classic tiling, the product replaced by a
 // power of a difference). A whole p of 1 to 4 takes its power as products (|x|, x^2, |x|^3, x^4:
-// exact where powf rounds), chosen once per launch; any other p calls powf as the seed's does.
+// exact where powf rounds), chosen once per launch; any other p calls powf as Jin and Vetter's port does.
 #ifndef MKT_THREADS
 #define MKT_THREADS 16
 #endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Needleman-Wunsch, k4 of Jin and Vetter's suite (seed 004), in CUDA C++ (NVRTC builds it alone).
+// Needleman-Wunsch, k4 of Jin and Vetter's suite, in CUDA C++ (NVRTC builds it alone).
 //
 // The (n+1) x (n+1) score matrix is cut into square tiles of NW_TILE x NW_TILE cells below its
 // first row and column. A launch scores every tile of one anti-diagonal of tiles, one block per

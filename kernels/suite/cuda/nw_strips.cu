@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Needleman-Wunsch (k4 of seed 004) in one launch: the fastest shape we found, not the seed's port.
+// Needleman-Wunsch (k4 of Jin and Vetter's suite) in one launch: the fastest shape we found, not Jin and Vetter's port.
 //
-// The seed's structure (nw.cu, Rodinia's, HeCBench's nw-cuda) launches each anti-diagonal of
+// Jin and Vetter's structure (nw.cu, Rodinia's, HeCBench's nw-cuda) launches each anti-diagonal of
 // 16 x 16 tiles on its own, 2 n / 16 - 1 dependent launches whose cost is mostly the launches'.
 // Here one launch scores the whole matrix: a warp takes a strip of NWS rows (a ticket in the
 // order strips were taken, so a warp waits only on warps already running) and sweeps it left to

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// All-pairs distance, k1 of Jin and Vetter's suite (seed 004), in OpenCL C 1.2: the work-groups,
+// All-pairs distance, k1 of Jin and Vetter's suite, in OpenCL C 1.2: the work-groups,
 // counts and tree of kernels/suite/cuda/all_pairs.cu; APD_VECTOR 1 loads four attributes with
 // vload4, 0 byte by byte.
 #ifndef APD_THREADS

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// All-pairs distance (k1 of seed 004) in tiles, in OpenCL C 1.2: the tiles, chunks and zero-byte
+// All-pairs distance (k1 of Jin and Vetter's suite) in tiles, in OpenCL C 1.2: the tiles, chunks and zero-byte
 // test of kernels/suite/cuda/all_pairs_tiles.cu; the APT_SPLIT work-items of a pair add their
 // counts in local memory (OpenCL 1.2 has no shuffles).
 #ifndef APT_TILE

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Connectivity-map p-value, k3 of Jin and Vetter's suite (seed 004), in OpenCL C 1.2: the Philox,
+// Connectivity-map p-value, k3 of Jin and Vetter's suite, in OpenCL C 1.2: the Philox,
 // uniforms, integer scores and counts of kernels/suite/cuda/cmap.cu, bit for bit.
 #ifndef CMAP_THREADS
 #define CMAP_THREADS 256

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Epistasis detection, k2 of Jin and Vetter's suite (seed 004), in OpenCL C 1.2: the counts, score
+// Epistasis detection, k2 of Jin and Vetter's suite, in OpenCL C 1.2: the counts, score
 // and work-items of kernels/suite/cuda/epistasis.cu; EPI_UNROLL 1 asks for the combination loops
 // unrolled (#pragma unroll, which NVIDIA's and Intel's compilers take), 0 leaves it to the compiler.
 #ifndef EPI_BLOCK

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Epistasis detection (k2 of seed 004) from the margins, in OpenCL C 1.2: the two kernels and the
+// Epistasis detection (k2 of Jin and Vetter's suite) from the margins, in OpenCL C 1.2: the two kernels and the
 // four-counts-per-word table of kernels/suite/cuda/epistasis_margins.cu.
 #ifndef EPI_BLOCK
 #define EPI_BLOCK 16

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Minkowski distance, k5 of Jin and Vetter's suite (seed 004), in OpenCL C 1.2: the computation and
+// Minkowski distance, k5 of Jin and Vetter's suite, in OpenCL C 1.2: the computation and
 // work-items of kernels/suite/cuda/minkowski.cu. MINKOWSKI_POW picks the power: 0 pow, 1 powr
 // (x >= 0, which |a - b| is), 2 native_powr (the device's own precision); -cl-fast-relaxed-math
-// is the build option the seed compares with CUDA's --use_fast_math.
+// is the build option Jin and Vetter compare with CUDA's --use_fast_math.
 #ifndef MINKOWSKI_POW
 #define MINKOWSKI_POW 0
 #endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Minkowski distance (k5 of seed 004) in register tiles, in OpenCL C 1.2: the tiles, staged chunks
+// Minkowski distance (k5 of Jin and Vetter's suite) in register tiles, in OpenCL C 1.2: the tiles, staged chunks
 // and whole powers of kernels/suite/cuda/minkowski_tiles.cu; a macro stands for its template
 // (one function per power), and pow for its powf.
 #ifndef MKT_THREADS

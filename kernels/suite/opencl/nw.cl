@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Needleman-Wunsch, k4 of Jin and Vetter's suite (seed 004), in OpenCL C 1.2: the tiles, launches
+// Needleman-Wunsch, k4 of Jin and Vetter's suite, in OpenCL C 1.2: the tiles, launches
 // and recurrence of kernels/suite/cuda/nw.cu, a work-group of NW_TILE work-items per tile.
 #ifndef NW_TILE
 #define NW_TILE 16

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Needleman-Wunsch (k4 of seed 004) in one launch, in OpenCL C 1.2: the strips, tickets, chunks
+// Needleman-Wunsch (k4 of Jin and Vetter's suite) in one launch, in OpenCL C 1.2: the strips, tickets, chunks
 // and self-validating edge rows of kernels/suite/cuda/nw_strips.cu, a work-group of NWS
 // work-items per strip. OpenCL 1.2 has no shuffles nor votes: each step the work-items leave
 // their last score in local memory (two slots, so one barrier a step suffices) and read their

@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""A chart with tooltips, zoom and pan, served offline with the book.
+
+:func:`to_interactive` writes a small page of its own under the book's ``_static/charts/`` that
+loads Vega, Vega-Lite and Vega-Embed from ``_static/vega-bundle.js`` (bundled offline by
+vl-convert, served with the book, never fetched from a CDN); the notebook shows that page in an
+iframe, so its script never meets Sphinx's. The chart gets the book's style and checks
+(:func:`lassm.book.plots.styled`, :func:`lassm.book.chart_audit.check`) like a static one.
+"""
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+from .plots import FRAME_PAD_PX, HEIGHT_PX, static_dir, styled
+
+#: The Vega bundle's file name under the book's static folder.
+VEGA_BUNDLE = "vega-bundle.js"
+
+
+def write_vega_bundle(folder: Path | None = None) -> Path:
+    """Writes Vega + Vega-Lite + Vega-Embed as one script (vl-convert's bundle) once; returns it."""
+    import vl_convert as vlc
+
+    from ..atomic import atomic_open
+
+    path = (folder or static_dir()) / VEGA_BUNDLE
+    if not path.exists():
+        with atomic_open(path) as fh:
+            fh.write(vlc.javascript_bundle())
+    return path
+
+
+class InteractiveChart:
+    """A chart on its own page under ``_static/charts/``, shown in an iframe.
+
+    Parameters
+    ----------
+    src : str
+        The page's address relative to the notebook's page.
+    title : str
+        Accessible label of the frame.
+    """
+
+    def __init__(self, src: str, title: str, height: int) -> None:
+        self.src, self.title, self.height = src, title, height
+
+    def _repr_html_(self) -> str:
+        label = html.escape(self.title, quote=True)
+        return (f'<iframe class="lassm-interactive" src="{html.escape(self.src)}" title="{label}" '
+                f'style="width:100%;height:{self.height}px;border:0" loading="lazy"></iframe>')
+
+
+def to_interactive(chart, name: str, title: str = "", folder: Path | None = None,
+                   page_depth: int = 1) -> InteractiveChart:
+    """Writes ``chart`` as an interactive page served with the book; returns its iframe.
+
+    Parameters
+    ----------
+    chart : altair.TopLevelMixin
+        Any Altair chart (``.interactive()`` adds zoom and pan).
+    name : str
+        File stem of the page (letters, digits, ``-`` and ``_``).
+    title : str, default ""
+        Label of the frame and the page.
+    folder : pathlib.Path, optional
+        The static folder (default :func:`static_dir`).
+    page_depth : int, default 1
+        How deep the notebook's page sits below the book's root (``notebooks/x`` is 1).
+
+    Returns
+    -------
+    InteractiveChart
+    """
+    if not re.fullmatch(r"[A-Za-z0-9_-]+", name):
+        raise ValueError(f"chart name {name!r} must be letters, digits, '-' or '_'")
+    from ..atomic import atomic_open
+
+    folder = folder or static_dir()
+    write_vega_bundle(folder)
+    from .chart_audit import check
+
+    check(chart.to_dict())
+    spec_dict = styled(chart).to_dict()
+    spec = json.dumps(spec_dict).replace("</", "<\\/")
+    page = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title or name)}</title>'
+            f'<script src="../{VEGA_BUNDLE}"></script></head>\n<body><div id="chart"></div>\n'
+            f'<script>vegaEmbed("#chart", {spec}, {{"actions": false}});</script></body></html>\n')
+    with atomic_open(folder / "charts" / f"{name}.html") as fh:
+        fh.write(page)
+    height = spec_dict.get("height")
+    height = (height if isinstance(height, int) else HEIGHT_PX) + FRAME_PAD_PX
+    return InteractiveChart("../" * page_depth + f"_static/charts/{name}.html", title or name, height)
+
+
+__all__ = ["InteractiveChart", "VEGA_BUNDLE", "to_interactive", "write_vega_bundle"]
