@@ -8,11 +8,8 @@ every option values these types must refuse. Checks that need two options at onc
 the chosen backend does not build) are made by the subcommand, first thing
 (:func:`lassm.backends.check_protocol`).
 
-The types of paths carry a ``role`` (:func:`_role`): ``input`` (a file or folder read; a type
-that takes a dataset's name or a file reads only what exists), ``output`` (a file or folder
-written), ``results`` (a machine's results folder read). :mod:`lassm.cli.guard` reads the roles
-of a command's options and applies the output rule (:mod:`lassm.outputs`) to every command
-alike, before any work.
+The types of paths say what a path is to its command (:func:`_role`), so that
+:mod:`lassm.cli.guard` applies the output rule (:mod:`lassm.outputs`) to every command alike.
 """
 from __future__ import annotations
 
@@ -36,11 +33,11 @@ def _fail(message: str) -> None:
     raise argparse.ArgumentTypeError(message)
 
 
-def _role(role: str):
-    """Marks an argument type with what its paths are to the command: ``input``, ``output`` or
-    ``results`` (read by :mod:`lassm.cli.guard`)."""
+def _role(role: str, folder: bool = False):
+    """Marks a type's paths as ``input`` (read, where they exist: a name is none), ``output`` (a
+    file, or a ``folder``, written) or ``results`` (a machine's results folder, read)."""
     def mark(check):
-        check.role = role
+        check.role, check.folder = role, folder
         return check
 
     return mark
@@ -363,8 +360,7 @@ def cluster_spec(text: str) -> str:
 # ------------------------------------------------------------------------------ files
 
 def _exists(text: str | Path) -> bool:
-    """Whether a path exists; one the system cannot look up (a link loop, a name too long) is
-    refused, saying why, where ``Path.exists`` would call it absent or raise."""
+    """Whether a path exists; one the system cannot look up (a link loop, a name too long) is refused."""
     try:
         os.stat(text)
     except (FileNotFoundError, NotADirectoryError):
@@ -481,11 +477,10 @@ ends_output = output_with_suffix(".parquet", ".tsv")
 dataset_output = output_with_suffix(".dat", ".parquet")
 
 
-@_role("output")
+@_role("output", folder=True)
 def output_folder(text: str) -> str:
-    """A folder to write, replaced whole: a path where one can be made, or a folder already
-    (new, empty, or made by the same command: :func:`lassm.atomic.refuse_foreign_folder`, which
-    :mod:`lassm.cli.guard` applies knowing the command)."""
+    """A folder to write, replaced whole: new, or a folder already (empty, or made by the same
+    command: :func:`lassm.atomic.refuse_foreign_folder`, applied by :mod:`lassm.cli.guard`)."""
     p = Path(text)
     if not text:
         _fail("'': an empty name; give the folder to write")
@@ -493,9 +488,6 @@ def output_folder(text: str) -> str:
         _fail(f"{text}: exists and is not a folder")
     _writable_parent(p, text)
     return text
-
-
-output_folder.folder = True
 
 
 def arch_list(text: str) -> list[str]:

@@ -202,39 +202,13 @@ def _write_dat(src: Source, a: int, b: int, path: Path, rows: int) -> dict:
     return {"contigs": b - a, "reads": reads, "bytes": path.stat().st_size}
 
 
-def replicas(src: Source) -> int:
-    """How many times ``src`` repeats its base: the ``x<N>`` of its name (1 for no replicas), the
-    size :func:`lassm.fits.refuse_beyond` names the largest of, as ``run --dry-run`` does."""
-    return src.times if isinstance(src, Replicas) else 1
-
-
 def least_bytes(src: Source, parquet: bool, rows: int) -> float:
-    """The fewest bytes ``src`` can take on disk, for :func:`lassm.fits.refuse_beyond`: never more
-    than its file takes, so that no size that fits is refused.
+    """The fewest bytes ``src`` takes on disk (:func:`.stream_sizes.least_bytes`); 0 for a
+    dataset that is no replica of one in memory (bounded there)."""
+    from .stream_sizes import least_bytes as least
 
-    ``.dat`` text holds at least every base and quality. A parquet file compresses, replicas
-    best of all (a row group's dictionary holds each distinct value once: 1/37 of the bases and
-    qualities at ``sample-k77x20``), but a row group of as many contigs as the base, or more, holds
-    each of the base's contigs (any run of that many replicated contigs does), and row groups
-    are compressed apart: at least the base compressed once per such row group (once per
-    replica where a row group is smaller than the base). A dataset that is no replica is in
-    memory already and bounded there: 0.
-    """
-    base, times = (src.base, src.times) if isinstance(src, Replicas) else (src, 1)
-    if isinstance(base, Replicas) or times == 1:
-        return 0.0
-    if not parquet:
-        return float(times) * (base.seqs.nbytes + 2 * (base.left.seqs.nbytes + base.right.seqs.nbytes))
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from .parquet_io import PARQUET_COMPRESSION, parquet_table
-
-    sink = pa.BufferOutputStream()
-    pq.write_table(parquet_table(base, (0, 0)), sink, compression=PARQUET_COMPRESSION)
-    n, unit = src.n_contigs, max(rows, base.n_contigs)
-    whole = n // unit + (rows >= base.n_contigs and n % unit >= base.n_contigs)
-    return float(sink.getvalue().size) * whole
+    whole = isinstance(src, Replicas) and not isinstance(src.base, Replicas)
+    return least(src.base, src.times, parquet, rows) if whole else 0.0
 
 
 def write(name: str, dest: str | os.PathLike, k: int | None = None, rows: int = ROW_GROUP) -> dict:
@@ -250,7 +224,7 @@ def write(name: str, dest: str | os.PathLike, k: int | None = None, rows: int = 
 
     src, start_k = source(name, k)
     dest = Path(dest)
-    times = replicas(src)
+    times = src.times if isinstance(src, Replicas) else 1  # the x<N> bounded, as run --dry-run bounds it
     refuse_beyond(f"dataset {name!r} as {dest.suffix or 'text'}", times,
                   least_bytes(src, dest.suffix == ".parquet", rows) / times, disk=dest)
     t0 = time.perf_counter()
@@ -308,7 +282,7 @@ def write_shards(name: str, folder: str | os.PathLike, shards: int, k: int | Non
     src, start_k = source(name, k)
     if not 1 <= shards <= src.n_contigs:
         raise LassmError(f"--shards {shards}: {name} has {src.n_contigs:,} contigs; give 1 to {src.n_contigs:,}")
-    times = replicas(src)
+    times = src.times if isinstance(src, Replicas) else 1
     refuse_beyond(f"dataset {name!r} sharded (each contig's weight)", times,
                   WEIGHT_BYTES_PER_CONTIG * src.n_contigs / times, beside=rows * BLOCK_BYTES_PER_CONTIG)
     refuse_beyond(f"dataset {name!r} sharded", times,
@@ -502,7 +476,7 @@ class ShardFolder:
         return read_range(self.path, 0, self.n_contigs)
 
 
-__all__ = ["MANIFEST", "ROW_GROUP", "SHARD_MAKER", "SHARD_ROW_GROUP", "WEIGHTS", "Replicas", "ShardFolder", "check_name", "concat",
-           "contig_weights", "is_shard_folder", "least_bytes", "listed_part", "manifest", "part_file", "range_bounds",
-           "read_range", "refuse_changed", "replicas", "source",
-           "within_files", "write", "write_shards"]
+__all__ = ["MANIFEST", "ROW_GROUP", "SHARD_MAKER", "SHARD_ROW_GROUP", "WEIGHTS", "Replicas", "ShardFolder",
+           "check_name", "concat", "contig_weights", "is_shard_folder", "least_bytes", "listed_part", "manifest",
+           "part_file", "range_bounds", "read_range", "refuse_changed", "source", "within_files", "write",
+           "write_shards"]
