@@ -42,15 +42,48 @@ def _leave(code: int) -> None:
         prebuilds.join_prebuilds()
     for stream in (sys.stdout, sys.stderr):
         try:
-            stream.flush()
+            if stream is not None:  # None: the stream was closed when the process started (>&-)
+                stream.flush()
         except (OSError, ValueError):  # a closed or broken pipe: nothing more can reach it
             pass
     timeline.mark("exit")
     os._exit(code)
 
 
+def _fill_closed_streams() -> None:
+    """Opens ``/dev/null`` on a standard descriptor the process was started without (``>&-``).
+
+    Why: the next file lassm opened would take the free number, and whatever a library writes
+    to "standard output" (a C library's diagnostics) would land inside that output. Python has
+    already made such a stream ``None``, so lassm's own prints say nothing.
+    """
+    import os
+
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+
+
 def main() -> int:
-    """Runs ``lassm`` with ``sys.argv``; returns its exit code where the process goes on."""
+    """Runs ``lassm`` with ``sys.argv``; returns its exit code where the process goes on.
+
+    A Ctrl-C that comes before the command line's own handling (while the modules are
+    imported) is said in the same one line, not as an import's traceback."""
+    try:
+        return _command()
+    except KeyboardInterrupt:
+        print("lassm: error: interrupted", file=sys.stderr)
+        return 130
+
+
+def _command() -> int:
+    """:func:`main`'s work: the command, then the early exit where it may take it."""
+    _fill_closed_streams()
     argv = sys.argv[1:]
     cuinit.start_early(argv)
     from .cli import main as cli_main

@@ -21,21 +21,31 @@ A rename alone cannot make a read-modify-write (an account appended to, a table'
 replaced) or the replacement of a folder (a run record) safe against a second process doing the
 same at once: :func:`locked` serializes them with an exclusive ``flock`` on a lock file beside
 the target.
+
+A command's outputs appear together or not at all: inside :func:`together`, each finished
+temporary waits for the block's end, where all are renamed into place, or all removed. A folder
+is written the same way, whole (:func:`atomic_folder`). A write that the file system refuses
+(full, over quota, over the size limit) raises :class:`~lassm.errors.OutputFault` naming the
+output as the caller gave it, never its hidden temporary, and the temporary is gone. Temporaries
+are removed by ``finally`` clauses, so an exception that a signal raises (``KeyboardInterrupt``,
+:class:`~lassm.errors.Terminated`) removes them too.
 """
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import re
 import shutil
 import socket
 import stat
 import tempfile
+import threading
 from pathlib import Path
 from typing import IO, Iterator
 
-from .errors import LassmError
+from .errors import WRITE_FAULTS, LassmError, OutputFault
 
 #: Paths written in place whatever they resolve to: the process's own descriptors.
 _IN_PLACE = re.compile(r"^/(proc/(self|\d+)/fd/\d+|dev/fd/\d+|dev/std(in|out|err))$")
@@ -181,7 +191,8 @@ def destination(path: str | os.PathLike) -> tuple[Path, bool]:
     Raises
     ------
     LassmError
-        For a block device, a socket or a folder: a result file can be none of them.
+        For a block device, a socket or a folder: a result file can be none of them. For a name
+        the file system cannot take: a link loop, a name too long (its temporary's included).
     """
     path = Path(path)
     if _IN_PLACE.match(str(path)):
@@ -189,38 +200,133 @@ def destination(path: str | os.PathLike) -> tuple[Path, bool]:
     try:
         st = os.stat(path)  # follows links
     except FileNotFoundError:
-        return (Path(os.path.realpath(path)) if path.is_symlink() else path), False
+        final = Path(os.path.realpath(path)) if path.is_symlink() else path
+        refuse_long_name(final, shown=path)
+        return final, False
     except NotADirectoryError:
         return path, False  # a parent is a file: the write fails, saying so
+    except OSError as exc:  # a link loop, a name too long, a folder that may not be searched
+        raise LassmError(f"{path}: {exc.strerror}") from None
     mode = st.st_mode
     if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
         return path, True
     if stat.S_ISREG(mode):
-        return (Path(os.path.realpath(path)) if path.is_symlink() else path), False
+        final = Path(os.path.realpath(path)) if path.is_symlink() else path
+        refuse_long_name(final, shown=path)
+        return final, False
     kind = ("a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
             else "a folder" if stat.S_ISDIR(mode) else "not a regular file")
     raise LassmError(f"{path}: {kind}; an output must be a file, a character device or a pipe")
+
+
+#: The longest suffix a temporary adds after :func:`temp_prefix`: 8 random characters and
+#: ``.parts`` (a sharded run's parts folder), the longest of the suffixes given to ``tempfile``.
+_TEMP_TAIL = len("12345678.parts")
+
+
+def refuse_long_name(path: Path, shown: str | os.PathLike | None = None) -> None:
+    """Refuses a name whose temporary (``.<name>.<host>-<pid>.<random>.tmp``, written beside it
+    first) the file system would refuse as too long: said now, before any work, with the
+    longest name that fits, rather than as the temporary's error after it.
+
+    Raises
+    ------
+    LassmError
+        Naming ``shown`` (the path as the user gave it; default ``path``).
+    """
+    parent = path.absolute().parent
+    while not parent.is_dir() and parent != parent.parent:
+        parent = parent.parent
+    try:
+        limit = os.pathconf(parent, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        limit = 255
+    name = len(os.fsencode(path.name))
+    extra = len(os.fsencode(temp_prefix(""))) + _TEMP_TAIL
+    if name + extra > limit:
+        raise LassmError(f"{shown if shown is not None else path}: a name of {name} bytes; this file system takes "
+                         f"{limit}, and a temporary named after it is written first: at most {limit - extra} bytes")
+
+
+#: Per thread: the temporaries a :func:`together` block holds back, or None outside one.
+_local = threading.local()
+
+
+def _publish_all(staged: list[tuple[Path, Path]]) -> None:
+    """Renames each finished temporary over its file, then clears the dead writers' leftovers."""
+    for tmp, path in staged:
+        publish(tmp, path)
+    for _, path in staged:
+        remove_stale(path.parent, path.name)
+
+
+@contextlib.contextmanager
+def _faults_named(shown: str) -> Iterator[None]:
+    """Turns a write the file system refused (:data:`~lassm.errors.WRITE_FAULTS`) into an
+    :class:`~lassm.errors.OutputFault` naming ``shown``; any other error goes on as it is."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in WRITE_FAULTS:
+            raise
+        raise OutputFault(shown, exc) from None
+
+
+def _temporary(path: Path, shown: str, folder: bool = False) -> Path:
+    """A new empty temporary file (or ``folder``) beside ``path``; a folder that cannot take it
+    is named as ``shown`` (what the user gave), not by the temporary's hidden name."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if folder:
+            return Path(tempfile.mkdtemp(prefix=temp_prefix(path.name), dir=path.parent))
+        fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path.name), suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        if exc.errno in WRITE_FAULTS:
+            raise OutputFault(shown, exc) from None
+        raise LassmError(f"{shown}: {exc.strerror}") from None
+    os.close(fd)
+    return Path(tmp)
+
+
+@contextlib.contextmanager
+def atomic_paths(*paths: str | os.PathLike) -> Iterator[list[Path]]:
+    """Yields a temporary beside each of ``paths``; renames them over ``paths`` only on success.
+
+    A character device or a pipe is yielded itself, to be written in place (:func:`destination`).
+    Inside :func:`together`, the temporaries are left to the block's end. A write the file
+    system refuses raises :class:`~lassm.errors.OutputFault`, the temporaries removed.
+    """
+    places = [destination(p) for p in paths]
+    shown = " and ".join(str(p) for p in paths)
+    staged: list[tuple[Path, Path]] = []
+    given: list[Path] = []
+    try:
+        with _faults_named(shown):
+            for path, in_place in places:
+                if in_place:
+                    given.append(path)
+                    continue
+                tmp = _temporary(path, shown)
+                staged.append((tmp, path))
+                given.append(tmp)
+            yield given
+            held = getattr(_local, "held", None)
+            if held is not None:  # the enclosing together() publishes them, or removes them
+                held.extend(staged)
+                staged = []
+            else:
+                _publish_all(staged)
+    finally:
+        for tmp, _ in staged:
+            tmp.unlink(missing_ok=True)
 
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yields a temporary path beside ``path``; renames it over ``path`` only on success.
     A character device or a pipe is yielded itself, to be written in place (:func:`destination`)."""
-    path, in_place = destination(path)
-    if in_place:
-        yield path
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path.name), suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    tmp_path = Path(tmp)
-    try:
-        yield tmp_path
-        publish(tmp_path, path)
-        remove_stale(path.parent, path.name)
-    finally:
-        if tmp_path.exists():
-            tmp_path.unlink()
+    with atomic_paths(path) as (tmp,):
+        yield tmp
 
 
 @contextlib.contextmanager
@@ -229,6 +335,110 @@ def atomic_open(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
     with atomic_path(path) as tmp:
         with open(tmp, mode) as fh:
             yield fh
+
+
+@contextlib.contextmanager
+def together() -> Iterator[None]:
+    """Every atomic write of this thread inside the block appears at its end, all at once, or
+    none does: a command's outputs together (``extend``'s ``--out`` with its ``--ends``), never
+    one of them beside the error that stopped the other. Nested blocks join the outermost.
+
+    Inside the block a written file is still its temporary: :func:`written` says where.
+    """
+    if getattr(_local, "held", None) is not None:
+        yield
+        return
+    _local.held = held = []
+    try:
+        yield
+        _publish_all(held)
+        held.clear()
+    finally:
+        _local.held = None
+        for tmp, _ in held:
+            tmp.unlink(missing_ok=True)
+
+
+def written(path: str | os.PathLike) -> Path:
+    """Where ``path``'s content is now: its temporary while a :func:`together` block holds it
+    back, else ``path`` itself."""
+    final = destination(path)[0]
+    for tmp, dest in getattr(_local, "held", None) or ():
+        if dest == final:
+            return tmp
+    return Path(path)
+
+
+#: The file that marks a folder as a command's output (:func:`atomic_folder`): JSON naming it.
+MARKER = ".lassm-output"
+
+
+def refuse_foreign_folder(path: str | os.PathLike, maker: str) -> None:
+    """Refuses an output folder that holds what ``maker`` did not make: a folder output is new,
+    empty, or one that ``maker`` wrote before (its :data:`MARKER` says so), since it is replaced
+    whole. Said before any work.
+
+    Raises
+    ------
+    LassmError
+        For a file, a link loop, a non-empty folder without ``maker``'s marker.
+    """
+    folder = Path(path)
+    try:
+        names = sorted(os.listdir(folder))
+    except FileNotFoundError:
+        refuse_long_name(folder.absolute(), shown=path)
+        return
+    except OSError as exc:
+        raise LassmError(f"{path}: {exc.strerror}; an output folder must be a new or an empty one") from None
+    if not names:
+        return
+    try:
+        made_by = json.loads((folder / MARKER).read_text()).get("made_by")
+    except (OSError, ValueError, AttributeError):
+        made_by = None
+    if made_by == maker:
+        return
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    whose = f"made by {made_by}" if made_by else f"holding {shown}"
+    raise LassmError(f"{path}: a folder {whose}; {maker} replaces its output folder whole, so it writes only a new "
+                     "folder, an empty one or one it made before: give another --out or empty this one")
+
+
+@contextlib.contextmanager
+def atomic_folder(path: str | os.PathLike, maker: str) -> Iterator[Path]:
+    """Yields a new folder beside ``path`` that replaces it whole when the block succeeds.
+
+    ``path`` must pass :func:`refuse_foreign_folder`; the new folder holds :data:`MARKER`, naming
+    ``maker``, so that ``maker`` may replace it later. A folder there before is moved aside,
+    the new one renamed into place, the old one removed. A write the file system refuses raises
+    :class:`~lassm.errors.OutputFault` naming the file under ``path``, the new folder removed.
+    """
+    refuse_foreign_folder(path, maker)
+    folder = Path(path)
+    tmp = _temporary(folder.absolute(), str(path), folder=True)
+    try:
+        try:
+            (tmp / MARKER).write_text(json.dumps({"made_by": maker}) + "\n")
+            yield tmp
+        except OutputFault as exc:
+            inside = Path(exc.path)
+            named = folder / inside.relative_to(tmp) if inside.is_relative_to(tmp) else folder
+            raise OutputFault(str(named), OSError(exc.errno, os.strerror(exc.errno))) from None
+        except OSError as exc:
+            if exc.errno not in WRITE_FAULTS:
+                raise
+            raise OutputFault(str(path), exc) from None
+        aside = None
+        if folder.exists():  # empty, or made by maker: moved aside, removed once the new one is in
+            aside = Path(tempfile.mkdtemp(prefix=temp_prefix(folder.name), dir=folder.absolute().parent))
+            os.replace(folder, aside / "old")
+        publish(tmp, folder, directory=True)
+        if aside is not None:
+            shutil.rmtree(aside, ignore_errors=True)
+        remove_stale(folder.absolute().parent, folder.name)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 @contextlib.contextmanager

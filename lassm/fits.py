@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Whether a requested size fits this machine's memory: a size that cannot is refused at once, with
-the largest that would, rather than run until the memory runs out.
+"""Whether a requested size fits this machine's memory, or its disk: a size that cannot is refused
+at once, with the largest that would, rather than run until the memory or the disk runs out.
 
 Each generator states how many bytes one unit of its size takes at its peak (measured, rounded
 up); the machine's memory is its physical memory (``LASSM_MEMORY_BYTES`` stands in for it, as on a
-node whose scheduler grants less than the machine has).
+node whose scheduler grants less than the machine has). A writer that streams more than memory
+holds (``lassm data write``, ``lassm data shard``) states the least its file takes on disk, and
+the disk is the free space of the file system it writes to (:func:`disk_bytes`); one rule,
+:func:`refuse_beyond`, serves both.
 """
 from __future__ import annotations
 
@@ -19,27 +22,50 @@ def memory_bytes() -> int:
     given = os.environ.get("LASSM_MEMORY_BYTES")
     if given:
         try:
-            return int(float(given))
+            value = float(given)
         except ValueError:
-            raise LassmError(f"LASSM_MEMORY_BYTES={given!r}: not a number of bytes") from None
+            value = math.nan
+        if not math.isfinite(value) or value < 1:
+            raise LassmError(f"LASSM_MEMORY_BYTES={given!r}: not a number of bytes (a whole number, 1 or more; "
+                             "unset it for this machine's memory)")
+        return int(value)
     try:
         return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
     except (ValueError, OSError, AttributeError):  # a system that does not say: no bound
         return 0
 
 
-def refuse_beyond(what: str, value: float, bytes_per_unit: float, beside: float = 0.0) -> None:
+def disk_bytes(path: str | os.PathLike) -> int:
+    """The bytes a user may still write on the file system that ``path`` (a file or folder to be
+    made) would be on: its nearest existing folder's ``statvfs`` (0: unknown, no bound)."""
+    folder = os.path.abspath(path)
+    while not os.path.isdir(folder) and os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return 0
+    return int(st.f_bavail) * int(st.f_frsize)
+
+
+def refuse_beyond(what: str, value: float, bytes_per_unit: float, beside: float = 0.0,
+                  disk: str | os.PathLike | None = None) -> None:
     """Raises when ``value`` units of ``bytes_per_unit`` each, plus ``beside`` bytes that other
     options already take, would not fit; the line names ``what`` (the option or the dataset), the
     memory it would take and the largest value that fits (a whole number for a count), so the
-    user learns the bound before any work rather than when the memory runs out."""
-    have = memory_bytes()
+    user learns the bound before any work rather than when the memory runs out.
+
+    With ``disk`` (the file or folder to be written), the bytes are on disk and the bound is the
+    free space there (:func:`disk_bytes`), not the memory.
+    """
+    have = memory_bytes() if disk is None else disk_bytes(disk)
     need = float(beside) + float(value) * float(bytes_per_unit)
     if have and need > have:
         largest = max(0.0, (have - float(beside)) / float(bytes_per_unit))
         shown = f"{math.floor(largest):,}" if isinstance(value, int) else f"{largest:.3g}"
-        raise LassmError(f"{what}: needs about {_size(need)} of memory, and this machine has {_size(have)}; "
-                         f"at most {shown} fits")
+        where = ("of memory, and this machine has " + _size(have) if disk is None
+                 else f"on disk, and the file system of {disk} has {_size(have)} free")
+        raise LassmError(f"{what}: needs about {_size(need)} {where}; at most {shown} fits")
 
 
 def _size(n: float) -> str:
@@ -51,4 +77,4 @@ def _size(n: float) -> str:
     return f"{n:.3g} YB"
 
 
-__all__ = ["memory_bytes", "refuse_beyond"]
+__all__ = ["disk_bytes", "memory_bytes", "refuse_beyond"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from pathlib import Path
 
 from .errors import LassmError
@@ -83,16 +84,24 @@ def cache_dir() -> Path:
 MAX_MACHINE_NAME = 100
 
 
+def _ascii(text: str) -> str:
+    """``text`` with each letter's accents dropped (``é`` is ``e``, ``ï`` is ``i``: Unicode's
+    compatibility decomposition); a character without an ASCII form is left out."""
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+
+
 def slug(text: str) -> str:
-    """A folder-safe lower-case name: letters, digits and dashes (every machine folder's)."""
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "unknown"
+    """A folder-safe lower-case name: letters, digits and dashes (every machine folder's); an
+    accented letter keeps its letter (``mé-ünï`` is ``me-uni``), not a dash."""
+    return re.sub(r"[^a-z0-9]+", "-", _ascii(text).lower()).strip("-") or "unknown"
 
 
 def machine_slug(text: str) -> str:
     """The one rule for a machine's name, wherever it comes from (``--machine``, ``LASSM_MACHINE``,
     a caller of the campaign functions): slugged (:func:`slug`), so that ``a/b`` and ``/abs/path``
     name ``a-b`` and ``abs-path`` directly under the results root and never a folder outside it,
-    as ``run`` writes it and ``metrics derive`` reads it.
+    as ``run`` writes it and ``metrics derive`` reads it. An accented letter keeps its letter; a
+    letter with no ASCII form (``日``) is refused, since dropped it would make two names one folder.
 
     Raises
     ------
@@ -100,7 +109,11 @@ def machine_slug(text: str) -> str:
         A name without a letter or a digit, or longer than :data:`MAX_MACHINE_NAME` once slugged
         (the file system would refuse the folder only after the first point was measured).
     """
-    if not re.search(r"[A-Za-z0-9]", text):
+    lost = sorted({c for c in text if c.isalnum() and not _ascii(c)})
+    if lost:  # left out, two names would share a folder (a name of them alone, 'unknown')
+        raise LassmError(f"{text!r}: letters without an ASCII form ({', '.join(lost)}); a machine folder's name is "
+                         "spelled in ASCII letters and digits")
+    if not re.search(r"[A-Za-z0-9]", _ascii(text)):
         raise LassmError(f"{text!r}: a machine name needs a letter or a digit")
     name = slug(text)
     if len(name) > MAX_MACHINE_NAME:

@@ -27,8 +27,9 @@ PAGE = REPO / "book" / "architecture.md"
 #: The stages, lowest first: a module may import its own stage or one listed before it.
 STAGES = ("foundation", "workloads", "backends", "runs", "analysis", "campaign", "book", "cli", "front door")
 #: The foundation: single modules at the top of ``lassm/`` that any stage may use.
-FOUNDATION = frozenset({"lassm.arrowio", "lassm.atomic", "lassm.byte_sets", "lassm.datafiles", "lassm.errors", "lassm.fits",
-                        "lassm.paths", "lassm.timeline", "lassm.version"})
+FOUNDATION = frozenset({"lassm.arrowio", "lassm.atomic", "lassm.byte_sets", "lassm.compressed", "lassm.datafiles",
+                        "lassm.errors", "lassm.fits", "lassm.outputs", "lassm.paths", "lassm.terminal", "lassm.timeline",
+                        "lassm.version"})
 #: Stages that are modules at the top rather than folders.
 NOT_FOLDERS = frozenset({"foundation", "front door"})
 MAX_LINES = 500

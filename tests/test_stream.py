@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from lassm import atomic
 from lassm.cli import main
 from lassm.errors import LassmError
 from lassm.workloads.local_assembly import datasets, formats, stream
@@ -89,7 +90,7 @@ def test_shards_read_back_range_by_range(tmp_path: Path) -> None:
     bounds = [(p["start"], p["stop"]) for p in doc["shards"]]
     assert bounds == shard_files.as_ranges(shard_files.plan_ranges(whole, 4))
     assert (doc["name"], doc["k"], doc["contigs"]) == (name, k, whole.n_contigs)
-    assert sorted(p.name for p in (tmp_path / "s").iterdir()) == sorted([stream.MANIFEST, stream.WEIGHTS,
+    assert sorted(p.name for p in (tmp_path / "s").iterdir()) == sorted([atomic.MARKER, stream.MANIFEST, stream.WEIGHTS,
                                                                          *map(stream.part_file, range(4))])
     for part in doc["shards"]:
         _same(formats.read_parquet(tmp_path / "s" / part["file"]), whole.slice(part["start"], part["stop"]))

@@ -49,13 +49,16 @@ def load_counters(machine: str, backend: str = "cuda") -> pd.DataFrame:
     One backend at a time: the CUDA and the OpenCL kernel of one point share (dataset, k,
     protocol), and summing their launches together would make one point of two programs.
     """
-    from .counters import aggregate, ncu
+    from .counters import aggregate, parse
 
     folder = paths.results_dir(machine) / "counters"
     files = sorted(p for p in folder.glob("*.csv") if not p.name.startswith(".") and counter_backend(p) == backend)
     if not files:
         raise LassmError(f"{folder}: no {backend} counter files; run 'lassm counters collect' on that machine first")
-    points = aggregate(pd.concat([ncu.parse(p) for p in files], ignore_index=True))
+    try:
+        points = aggregate(parse(files, "ncu"))
+    except ValueError as exc:  # a file cut short or damaged: named, never left out
+        raise LassmError(f"{exc}; collect it again, or restore it") from None
     return points[["device", "dataset", "k", "protocol", "simd_width", *_SUMS, "launches"]]
 
 
@@ -64,10 +67,16 @@ def load_ceilings(machine: str) -> dict:
     path = paths.results_dir(machine) / "ceilings.json"
     if not path.exists():
         raise LassmError(f"{path}: no measured ceilings; run the 'ceilings' step on that machine first")
-    data = json.loads(path.read_text())
-    return {"peak_gintops": float(data["int32"]["int32_gops"]),
-            "peak_gintops_mixed": float(data.get("int32_mixed", {}).get("int32_gops", float("nan"))),
-            "bandwidth_gbs": float(data["hbm"]["hbm_gbs"]), "device": data.get("device", "")}
+    try:
+        data = json.loads(path.read_text())
+        return {"peak_gintops": float(data["int32"]["int32_gops"]),
+                "peak_gintops_mixed": float(data.get("int32_mixed", {}).get("int32_gops", float("nan"))),
+                "bandwidth_gbs": float(data["hbm"]["hbm_gbs"]), "device": data.get("device", "")}
+    except ValueError as exc:  # JSON's own errors are ValueErrors, with line and column
+        raise LassmError(f"{path}: not the ceilings' JSON ({exc}); restore it, or measure them again") from None
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise LassmError(f"{path}: no int32.int32_gops and hbm.hbm_gbs ({type(exc).__name__}: {exc}); "
+                         "restore it, or measure them again") from None
 
 
 def machine_metrics(machine: str, backend: str = "cuda") -> pd.DataFrame:

@@ -3,9 +3,11 @@
 
 Errors a user can fix (bad input, a bad option, a missing backend) print one ``lassm: error:``
 line naming the file, line and field (or the option), and exit with code 2; no output file is left
-half-written. Option values are checked as they are parsed (:mod:`lassm.cli.args`), pairs of
-options first thing in each subcommand, so no mistake is found after expensive work. Anything
-else is a bug and keeps its traceback.
+half-written. Option values are checked as they are parsed (:mod:`lassm.cli.args`), outputs
+against inputs before the command runs (:mod:`lassm.cli.guard`), pairs of options first thing in
+each subcommand, so no mistake is found after expensive work. The machine's faults (a full disk,
+a signal, a closed pipe) are one line too (:mod:`lassm.cli.faults`). Anything else is a bug and
+keeps its traceback.
 """
 from __future__ import annotations
 
@@ -20,7 +22,8 @@ from ..version import __version__
 from . import args as t
 from .run import KERNELS, cmd_run
 from ..workloads.local_assembly.config import DEFAULT_MAX_WALK, DEFAULT_QUAL_OFFSET, MAX_KMER_LEN, MIN_KMER_LEN, Params
-from ..errors import LassmError
+from ..errors import LassmError, Terminated
+from . import faults, guard
 
 
 class Parser(argparse.ArgumentParser):
@@ -33,6 +36,14 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str):
         where = self.prog.removeprefix("lassm").strip()
         self.exit(2, f"lassm: error: {where + ': ' if where else ''}{message} (see {self.prog} --help)\n")
+
+    def _get_value(self, action: argparse.Action, arg_string: str):
+        """A value's type check, with a path the system could not look up (a name too long, a
+        link loop) refused like any impossible value, wherever in the check it was met."""
+        try:
+            return super()._get_value(action, arg_string)
+        except OSError as exc:
+            raise argparse.ArgumentError(action, f"{arg_string}: {exc.strerror or exc}") from None
 
 
 def _add_run_params(p: argparse.ArgumentParser, k_required: bool = True) -> None:
@@ -56,13 +67,13 @@ def _start_k(args: argparse.Namespace, ds) -> int:
 
 
 def cmd_extend(args: argparse.Namespace) -> int:
+    from ..atomic import together
     from ..workloads.local_assembly import formats
     from ..backends import check_protocol
     from ..runs.extend import extend
 
     if args.protocol is not None:
         check_protocol(args.backend, args.protocol)
-    t.refuse_overwriting_inputs({"--out": args.out, "--ends": args.ends}, [args.input])
     if args.cluster:  # a running scheduler answers now, or the command ends before reading anything
         from ..runs.dask_address import check
 
@@ -85,7 +96,7 @@ def cmd_extend(args: argparse.Namespace) -> int:
         from ..runs.distributed import connect
         from ..runs.shard_files import extend_to_files
 
-        with connect(args.cluster) as client:
+        with connect(args.cluster) as client, together():  # --out and --ends appear together, or neither
             stats = extend_to_files(ds, params, args.backend, client, args.out, args.ends,
                                     source=source and (source, params.k), **options)
         _err(f"extended {ds.n_contigs} contigs with {args.backend} at k = {params.k} on {stats['shards']} shards "
@@ -93,9 +104,10 @@ def cmd_extend(args: argparse.Namespace) -> int:
         return 0
     ext = extend(ds, params, backend=args.backend, **options)
     timeline.mark("extended")
-    formats.write_extended(ext, args.out)
-    if args.ends:
-        formats.write_ends(ext, args.ends)
+    with together():  # --out and --ends appear together, or neither
+        formats.write_extended(ext, args.out)
+        if args.ends:
+            formats.write_ends(ext, args.ends)
     timeline.mark("written")
     _err(f"extended {ds.n_contigs} contigs with {args.backend} at k = {params.k} "
          f"in {ext.wall_seconds:.3f} s -> {args.out}")
@@ -129,8 +141,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(row, indent=2))
         return 0
-    from rich.console import Console
     from rich.table import Table
+
+    from ..terminal import console
 
     table = Table(title=f"{ds.name}: Table II row at k = {k}")
     table.add_column("figure")
@@ -143,7 +156,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
                       f"{paper[key]:,}" if key in paper else "")
     for key in ("hash_insertions_table2", "extended_bases", "walk_steps", "insertions_all_k"):
         table.add_row(f"[dim]{key}[/dim]", f"{row[key]:,}", "")
-    Console().print(table)
+    console().print(table)
     return 0
 
 
@@ -167,7 +180,6 @@ def cmd_convert(args: argparse.Namespace) -> int:
                ".fastq": formats.write_fastq, ".fq": formats.write_fastq}
     if suffix not in writers:
         raise LassmError(f"{args.out}: unknown output format {suffix!r}; use one of {', '.join(writers)}")
-    t.refuse_overwriting_inputs({"out": args.out}, [args.input])
     ds = formats.read_dataset(args.input, k=args.k)
     writers[suffix](ds, args.out)
     return 0
@@ -181,12 +193,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
         check_protocol(args.backend, proto, "--protocols")
     if args.subgroup and args.backend != "sycl":
         raise LassmError(f"--subgroup: sub-group widths are a sycl option, not one of the {args.backend} backend")
-    if args.backend == "cpu":  # its bench scales threads; these shape GPU launches and are not read there
+    if args.backend == "cpu":  # its bench scales threads, records nothing; these are not read there
         given = [flag for flag, value in (("--block-warps", args.block_warps), ("--max-bytes", args.max_bytes),
-                                          ("--datasets", args.datasets), ("--protocols", args.protocols)) if value]
+                                          ("--datasets", args.datasets), ("--protocols", args.protocols),
+                                          ("--machine", args.machine), ("--no-record", args.no_record)) if value]
         if given:
             raise LassmError(f"{', '.join(given)}: GPU options; the cpu backend's bench compares one thread with "
-                             "--threads on the input dataset")
+                             "--threads on the input dataset and writes no record")
     if args.block_warps and args.backend in ("opencl", "opencl-ptx"):
         raise LassmError(f"--block-warps: the {args.backend} backend runs one contig end (a team of work-items) per work-group")
     _require_backend(args.backend)
@@ -209,7 +222,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         for sg in args.subgroup or [None]:
             if sg:
                 options["subgroup"] = sg
-            rows += bench.gpu_bench(args.datasets or ["sample-k77x20"], backend=args.backend,
+            rows += bench.gpu_bench(args.datasets or ["sample-k77x20"], backend=args.backend, k=args.k,
                                     protocols=args.protocols, repeat=args.repeat, machine=args.machine,
                                     record=not args.no_record, command=_command_line(), **options)
         if args.json:
@@ -406,9 +419,11 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success (``--help`` and ``--version`` too), 1 when a run finished but a point failed
-        or differed from the CPU, 2 for a mistake the user can fix (one ``lassm: error:`` line
-        on stderr).
+        0 on success (``--help`` and ``--version`` too, and a command whose reader closed
+        standard output early), 1 when a run finished but a point failed or differed from the
+        CPU, 2 for a mistake the user can fix or a fault of the machine's (a full disk: one
+        ``lassm: error:`` line on stderr), 130 after Ctrl-C and 143 after SIGTERM (one line too,
+        the temporaries removed: :mod:`lassm.cli.faults`).
     """
     from ..backends.cuinit import start_early
 
@@ -419,13 +434,32 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version, or a usage error already printed as one line
         return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
     try:
-        return int(args.func(args) or 0)
+        with faults.guarded():
+            guard.check(parser, args)
+            code = int(args.func(args) or 0)
+            faults.flush_stdout()
+            return code
     except LassmError as exc:  # one line, whatever a library's message it quotes holds
         _err("lassm: error: " + " ".join(part.strip() for part in str(exc).splitlines() if part.strip()))
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: the temporaries are gone (lassm.atomic's finally clauses)
+        _err("lassm: error: interrupted")
+        return faults.INTERRUPTED
+    except Terminated:
+        _err("lassm: error: terminated")
+        return faults.TERMINATED
+    except BrokenPipeError:  # the reader of standard output stopped reading: quietly, as Unix tools do
+        faults.silence_stdout()
+        return 0
+    except MemoryError:
+        _err("lassm: error: out of memory: this machine could not hold what the command needed")
+        return 2
     except OSError as exc:
-        if exc.filename is None:  # not about a file the user named: a bug or the machine's
+        line = faults.describe(exc)
+        if line is None:  # not about a file, nor the machine's: a bug
             raise
-        _err(f"lassm: error: {exc.filename}: {exc.strerror}")
+        if line.startswith(faults.STDOUT):  # what it holds cannot be flushed at exit either
+            faults.silence_stdout()
+        _err(f"lassm: error: {line}")
         return 2
 

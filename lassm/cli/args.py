@@ -7,6 +7,9 @@ dataset is read or any kernel built. ``tests/test_cli_errors.py`` walks the pars
 every option values these types must refuse. Checks that need two options at once (a protocol
 the chosen backend does not build) are made by the subcommand, first thing
 (:func:`lassm.backends.check_protocol`).
+
+The types of paths say what a path is to its command (:func:`_role`), so that
+:mod:`lassm.cli.guard` applies the output rule (:mod:`lassm.outputs`) to every command alike.
 """
 from __future__ import annotations
 
@@ -28,6 +31,16 @@ LANE_WIDTHS = (1, 2, 4, 8, 16, 32, 64, 128)
 
 def _fail(message: str) -> None:
     raise argparse.ArgumentTypeError(message)
+
+
+def _role(role: str, folder: bool = False):
+    """Marks a type's paths as ``input`` (read, where they exist: a name is none), ``output`` (a
+    file, or a ``folder``, written) or ``results`` (a machine's results folder, read)."""
+    def mark(check):
+        check.role, check.folder = role, folder
+        return check
+
+    return mark
 
 
 def _int(text: str, what: str = "an integer") -> int:
@@ -187,6 +200,7 @@ def protocol_list(text: str) -> list[str]:
     return [protocol_name(t) for t in _items(text)]
 
 
+@_role("input")
 def dataset_list(text: str) -> list[str]:
     """Comma-separated dataset names or files (:func:`lassm.workloads.local_assembly.datasets.check_name`)."""
     from ..workloads.local_assembly.datasets import check_name
@@ -200,6 +214,7 @@ def dataset_list(text: str) -> list[str]:
     return names
 
 
+@_role("input")
 def stream_name(text: str) -> str:
     """A dataset name or file the streamed writers take (:func:`lassm.workloads.local_assembly.stream.check_name`)."""
     from ..workloads.local_assembly.stream import check_name
@@ -210,6 +225,7 @@ def stream_name(text: str) -> str:
         _fail(str(exc))
 
 
+@_role("input")
 def shard_name(text: str) -> str:
     """A dataset name or file ``lassm data shard`` takes (its blocks are a shard file's row groups)."""
     from ..workloads.local_assembly.stream import SHARD_ROW_GROUP, check_name
@@ -233,6 +249,7 @@ def run_backend_list(text: str) -> list[str]:
     return names
 
 
+@_role("input")
 def run_dataset_list(text: str) -> list[str]:
     """Comma-separated dataset names or files of either kernel: ``xdrop-*`` names are X-drop pair
     sets (:func:`lassm.workloads.xdrop.datasets.check_name`), the others local assembly's."""
@@ -271,6 +288,7 @@ def machine_name(text: str) -> str:
         _fail(str(exc))
 
 
+@_role("results")
 def recorded_machine(text: str) -> str:
     """A machine (:func:`machine_name`'s rule) that has a folder under the results root."""
     from .. import paths
@@ -341,10 +359,21 @@ def cluster_spec(text: str) -> str:
 
 # ------------------------------------------------------------------------------ files
 
+def _exists(text: str | Path) -> bool:
+    """Whether a path exists; one the system cannot look up (a link loop, a name too long) is refused."""
+    try:
+        os.stat(text)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError as exc:
+        _fail(f"{text}: {exc.strerror}")
+    return True
+
+
 def _readable(text: str, folder: bool) -> str:
     """A file (or folder) that exists and can be read."""
     p, what = Path(text), "folder" if folder else "file"
-    if not p.exists():
+    if not _exists(p):
         _fail(f"{text}: no such {what}")
     if not (p.is_dir() if folder else p.is_file()):
         _fail(f"{text}: not a {what}")
@@ -353,31 +382,35 @@ def _readable(text: str, folder: bool) -> str:
     return text
 
 
+@_role("input")
 def input_file(text: str) -> str:
     """A file that exists and can be read."""
     return _readable(text, folder=False)
 
 
+@_role("input")
 def dataset_input(text: str) -> str:
     """A dataset file that exists, or a finished shard folder (``lassm data shard``)."""
     from ..workloads.local_assembly.stream import MANIFEST
 
-    if Path(text).is_dir():
+    if _exists(text) and Path(text).is_dir():
         if not (Path(text) / MANIFEST).is_file():
             _fail(f"{text}: a folder, and not a shard folder (no {MANIFEST}: see lassm data shard)")
         return _readable(text, folder=True)
     return input_file(text)
 
 
+@_role("input")
 def input_dir(text: str) -> str:
     """A folder that exists and can be read."""
     return _readable(text, folder=True)
 
 
+@_role("input")
 def pairs_input(text: str) -> str:
     """An X-drop pairs file that exists (:func:`input_file`), or a set's name (``xdrop-sim-20k``,
     :func:`lassm.workloads.xdrop.datasets.check_name`), loaded or built when the command runs."""
-    if text.startswith("xdrop-") and not Path(text).exists():
+    if text.startswith("xdrop-") and not _exists(text):
         from ..workloads.xdrop.datasets import check_name
 
         try:
@@ -390,7 +423,7 @@ def pairs_input(text: str) -> str:
 
 def _writable_parent(p: Path, text: str) -> None:
     parent = p.absolute().parent
-    while not parent.exists():
+    while not _exists(parent):
         parent = parent.parent
     if not parent.is_dir():
         _fail(f"{text}: {parent} is not a folder")
@@ -398,14 +431,17 @@ def _writable_parent(p: Path, text: str) -> None:
         _fail(f"{text}: cannot write in {parent}")
 
 
+@_role("output")
 def output_file(text: str) -> str:
     """A file to write: not a folder, in a folder that exists or can be made; a block device or a
     socket is refused here, before any work (:func:`lassm.atomic.destination`)."""
     from ..atomic import destination
 
     p = Path(text)
-    if not text or p.is_dir():
-        _fail(f"{text!r}: is a folder, not a file")
+    if not text:
+        _fail("'': an empty name; give the file to write")
+    if text.endswith(os.sep) or (_exists(p) and p.is_dir()):
+        _fail(f"{text}: names a folder; give the file to write")
     try:
         where, in_place = destination(p)
     except LassmError as exc:
@@ -427,7 +463,7 @@ def output_with_suffix(*suffixes: str, refuse: tuple[str, ...] = (), writes: str
             _fail(f"{text}: {suffix} names another format; this writes {writes or 'text'}")
         return output_file(text)
 
-    return check
+    return _role("output")(check)
 
 
 #: Suffixes of formats ``lassm`` reads or writes other than MetaHipMer's text output.
@@ -441,46 +477,17 @@ ends_output = output_with_suffix(".parquet", ".tsv")
 dataset_output = output_with_suffix(".dat", ".parquet")
 
 
+@_role("output", folder=True)
 def output_folder(text: str) -> str:
-    """A folder to write into: a folder already, or a path where one can be made."""
+    """A folder to write, replaced whole: new, or a folder already (empty, or made by the same
+    command: :func:`lassm.atomic.refuse_foreign_folder`, applied by :mod:`lassm.cli.guard`)."""
     p = Path(text)
-    if not text or (p.exists() and not p.is_dir()):
-        _fail(f"{text!r}: exists and is not a folder")
+    if not text:
+        _fail("'': an empty name; give the folder to write")
+    if _exists(p) and not p.is_dir():
+        _fail(f"{text}: exists and is not a folder")
     _writable_parent(p, text)
     return text
-
-
-# ------------------------------------------------------------------------------ pairs
-
-def refuse_overwriting_inputs(outputs: dict[str, str | None], inputs: list[str]) -> None:
-    """Refuses an output that is one of the command's inputs (the same path, or a hard or symbolic
-    link to it), and two outputs that are one file: a result must never replace its data.
-
-    Parameters
-    ----------
-    outputs : dict
-        Option (``--out``) -> the path it names, or None where not given.
-    inputs : list of str
-        The files the command reads.
-
-    Raises
-    ------
-    LassmError
-        Naming the option and the input it would overwrite.
-    """
-    seen: dict[str, str] = {}  # the real path of each output given so far -> its option
-    for option, out in outputs.items():
-        if out is None:
-            continue
-        real = os.path.realpath(out)  # follows a symbolic link, even where the file is absent
-        if real in seen:
-            raise LassmError(f"{option} {out}: is also {seen[real]}; give each output its own file")
-        seen[real] = f"{option} {out}"
-        if not Path(out).exists():
-            continue
-        for inp in inputs:
-            if Path(inp).exists() and os.path.samefile(out, inp):  # same file: a link, hard or symbolic
-                raise LassmError(f"{option} {out}: is the input {inp}; write the result to another file")
 
 
 def arch_list(text: str) -> list[str]:

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..analysis.counters import TOOLS, aggregate, parse
 from ..errors import LassmError
+from ..outputs import refuse_clashes
 from . import args as t
 
 
@@ -21,7 +22,7 @@ def _cmd_collect(args: argparse.Namespace) -> int:
                          "GPU counters (choose a GPU backend, e.g. --backend cuda)")
     check_protocol(args.backend, args.protocol)
     beside = str(Path(args.out).with_name(Path(args.out).name + ".extended.txt"))  # the run's own output
-    t.refuse_overwriting_inputs({"--out": args.out, "--out (its extended contigs)": beside}, [args.input])
+    refuse_clashes({"--out": args.out, "--out (its extended contigs)": beside}, [args.input])
     if args.tool != "ncu":
         raise LassmError(f"collect supports --tool ncu on this release; run {args.tool} by hand "
                          f"(see lassm.analysis.counters.{args.tool}.build_command) and use 'lassm counters parse'")
@@ -38,7 +39,6 @@ def _cmd_collect(args: argparse.Namespace) -> int:
 def _cmd_parse(args: argparse.Namespace) -> int:
     from ..atomic import atomic_open
 
-    t.refuse_overwriting_inputs({"--out": args.out}, list(args.raw))
     labels: dict[str, Any] = {}
     for name in ("dataset", "k", "protocol", "device", "simd_width"):
         val = getattr(args, name, None)

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 
+from ..atomic import atomic_folder
 from ..errors import LassmError
 from ..workloads.local_assembly.real_genomes.presets import DEFAULT_KS, PRESETS
 from . import args as t
+
+
+#: The command whose output folders ``data real`` replaces whole (:func:`lassm.atomic.atomic_folder`).
+REAL_MAKER = "lassm data real"
 
 
 def add_real_parser(data_subparsers) -> None:
@@ -40,11 +46,12 @@ def cmd_real(args) -> int:
         ks = [int(t) for t in args.k_list.split(",") if t.strip()]
     except ValueError:
         raise LassmError(f"--k {args.k_list!r}: expected comma-separated integers") from None
-    out = build(args.preset or args.genome, ks, seed=args.seed, out_dir=args.out, progress=not args.quiet,
-                cov_median=args.cov_median, cov_sigma=args.cov_sigma,
-                insert_mean=args.insert_mean, insert_sd=args.insert_sd,
-                quality_shift=args.quality_shift,
-                megahit_options=None if args.megahit_options is None else shlex.split(args.megahit_options))
+    with atomic_folder(args.out, REAL_MAKER) as built:  # the whole folder, or nothing
+        out = build(args.preset or args.genome, ks, seed=args.seed, out_dir=built, progress=not args.quiet,
+                    cov_median=args.cov_median, cov_sigma=args.cov_sigma,
+                    insert_mean=args.insert_mean, insert_sd=args.insert_sd,
+                    quality_shift=args.quality_shift,
+                    megahit_options=None if args.megahit_options is None else shlex.split(args.megahit_options))
     for k, path in out.items():
-        print(f"{k}\t{path}")
+        print(f"{k}\t{Path(args.out) / Path(path).name}")
     return 0

@@ -27,11 +27,8 @@ def add_stream_parsers(data_subparsers) -> None:
 
 def cmd_write(args) -> int:
     """``lassm data write``: :func:`stream.write`, then one line of what it wrote."""
-    from pathlib import Path
-
     from ..workloads.local_assembly import stream
 
-    t.refuse_overwriting_inputs({"--out": args.out}, [args.name] if Path(args.name).is_file() else [])
     out = stream.write(args.name, args.out, k=args.k)
     print(f"wrote {out['contigs']:,} contigs, {out['reads']:,} reads ({out['bytes'] / 1e6:,.0f} MB) in "
           f"{out['seconds']:.1f} s -> {args.out}", file=sys.stderr)

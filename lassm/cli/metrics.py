@@ -28,4 +28,5 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
     d.add_argument("--machine", type=t.recorded_machine, required=True,
                    help="the name lassm run was given (slugged as run slugs it): a folder directly under data/results/")
     d.add_argument("--out", type=t.output_file, default=None, help="CSV to write (default: data/results/<machine>/metrics.csv)")
-    d.set_defaults(func=_cmd_derive)
+    # what it writes in the machine's folder it reads (the guard lets --out name these, no other file there)
+    d.set_defaults(func=_cmd_derive, results_outputs=("metrics.csv", "metrics-*.csv"))

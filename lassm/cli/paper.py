@@ -11,10 +11,11 @@ from ..errors import LassmError
 
 
 def _print_tables(data: dict[str, Any]) -> None:
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    from ..terminal import console as rich_console
+
+    console = rich_console()
     plats = platforms()
 
     t = Table(title="Table VI recomputed: theoretical II per k (Eqs. 1-4)")

@@ -12,6 +12,10 @@ KERNELS = ("local-assembly", "xdrop", "suite", "originals")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    if args.dry_run:  # a plan says first what the run would stop on: a results root it cannot write
+        from ..runs.preflight import check_root
+
+        check_root()
     if args.kernel == "xdrop":
         from .xdrop import run_campaign as run_xdrop
 

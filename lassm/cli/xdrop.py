@@ -65,7 +65,6 @@ def _cmd_real(args: argparse.Namespace) -> int:
     from ..workloads.xdrop.pbsim import check_pbsim
     from ..workloads.xdrop.real import RealKnobs, real_pairs, refuse_depth_beyond
 
-    t.refuse_overwriting_inputs({"--out": args.out}, [args.genome])
     _suffix(args.out, "--out")
     try:
         knobs = RealKnobs(n_pairs=args.pairs, depth=args.depth, length_mean=args.length_mean, length_sd=args.length_sd,
@@ -77,7 +76,12 @@ def _cmd_real(args: argparse.Namespace) -> int:
     refuse_pairs_beyond("--pairs", knobs.n_pairs, knobs.min_length, knobs.max_length)
     check_pbsim()  # before anything is read: one line naming the Debian package
     refuse_depth_beyond(args.genome, knobs.depth, knobs.min_length)  # reads the genome, not pbsim's reads
-    pairs = real_pairs(args.genome, knobs, name=args.name)
+    try:
+        pairs = real_pairs(args.genome, knobs, name=args.name)
+    except LassmError as exc:  # in the options' words after the genome's name (a path is left as typed)
+        message = str(exc)
+        named = f"{args.genome}: " if message.startswith(f"{args.genome}: ") else ""
+        raise LassmError(named + _as_options(message[len(named):], RealKnobs)) from None
     write_pairs(pairs, args.out)
     _err(f"wrote {pairs.n_pairs} pairs ({int(pairs.lengths_h.sum()) + int(pairs.lengths_v.sum())} bases) "
          f"from {args.genome} (pbsim {pairs.provenance['pbsim_version']}) -> {args.out}")
@@ -91,7 +95,6 @@ def _cmd_align(args: argparse.Namespace) -> int:
     from .prepare import in_background
 
     named = not Path(args.input).exists()  # a set's name (the parser checked it)
-    t.refuse_overwriting_inputs({"--out": args.out}, [] if named else [args.input])
     if not named:
         _suffix(args.input, "input")
     _suffix(args.out, "--out")

@@ -64,8 +64,9 @@ def cpu_scaling(input: str | None = None, k: int | None = None, repeat: int = 3,
 
 
 def print_report(report: dict) -> None:
-    from rich.console import Console
     from rich.table import Table
+
+    from ..terminal import console
 
     table = Table(title=f"CPU backend on {report['dataset']} (k = {report['k']}, {report['contig_ends']} contig ends)")
     for col in ("threads", "seconds", "contig ends/s", "insertions/s"):
@@ -73,14 +74,16 @@ def print_report(report: dict) -> None:
     for lab in ("single", "all"):
         table.add_row(str(report[f"{lab}_threads"]), f"{report[f'{lab}_seconds']:.4f}",
                       f"{report[f'{lab}_contig_ends_per_s']:,.0f}", f"{report[f'{lab}_insertions_per_s']:,.0f}")
-    Console().print(table)
-    Console().print(f"all cores / one thread speed-up: {report['speedup']:.2f}x (measured in one run)")
+    console().print(table)
+    console().print(f"all cores / one thread speed-up: {report['speedup']:.2f}x (measured in one run)")
 
 
 def gpu_bench(dataset_names: list[str], backend: str = "cuda", protocols: list[str] | None = None,
               repeat: int = 5, cpu_repeat: int = 3, machine: str | None = None, record: bool = True,
-              command: str = "", **options) -> list[dict]:
+              command: str = "", k: int | None = None, **options) -> list[dict]:
     """Kernel time per protocol next to the CPU backend on the same machine, in one run.
+
+    ``k``: the start k of every dataset (``bench --k``), where given; else each one's own.
 
     For each dataset: the CPU backend (all cores) best of ``cpu_repeat``, then for each protocol a
     warm-up run checked bit-for-bit against the CPU result, and ``repeat`` timed runs (the sum of the
@@ -97,8 +100,8 @@ def gpu_bench(dataset_names: list[str], backend: str = "cuda", protocols: list[s
     protocols = protocols or list(protocols_of(backend))
     rows = []
     for name in dataset_names:
-        ds, k = datasets.load(name)
-        params = Params(k=k)
+        ds, start_k = datasets.load(name, k)
+        params = Params(k=start_k)
         extend(ds.subset(np.arange(min(50, ds.n_contigs))), params, backend="cpu")  # compile outside timing
         cpu_runs = []
         for _ in range(max(1, cpu_repeat)):
@@ -129,13 +132,13 @@ def gpu_bench(dataset_names: list[str], backend: str = "cuda", protocols: list[s
             if diffs:
                 extra["cpu_differences"] = sorted(set(diffs))
             summary = summarize(ext, name, not diffs, command, machine=machine or machine_for_backend(backend), extra=extra)
-            run_id = "bench__" + run_id_for(name, k, backend, proto)
+            run_id = "bench__" + run_id_for(name, start_k, backend, proto)
             if options.get("subgroup"):
                 run_id += f"__sg{int(options['subgroup'])}"
                 summary["subgroup"] = int(options["subgroup"])
             if record:
                 summary["folder"] = str(write_record(summary, ext, run_id=run_id))
             rows.append(summary)
-            print(f"{name} k={k} {backend}/{proto}{'/sg' + str(options['subgroup']) if options.get('subgroup') else ''}: {med * 1e3:.2f} ms median of {len(times)}, "
+            print(f"{name} k={start_k} {backend}/{proto}{'/sg' + str(options['subgroup']) if options.get('subgroup') else ''}: {med * 1e3:.2f} ms median of {len(times)}, "
                   f"CPU {cpu_s * 1e3:.1f} ms -> {cpu_s / med:.1f}x, equal={not diffs}", flush=True)
     return rows

@@ -35,18 +35,27 @@ def _check_folder(folder: Path, what: str) -> None:
     """``folder`` is a folder, or can be made as one, and can be written: else one line naming it."""
     if folder.exists() and not folder.is_dir():
         raise LassmError(f"{folder}: not a folder, where {what}; move it or choose another --machine")
+    _check_makeable(folder)
+
+
+def _check_makeable(folder: Path, named: str = "") -> None:
+    """``folder`` can be made (or written) where it is: its nearest existing path is a folder that
+    can be written; else one line naming that path (``named`` says what chose ``folder``)."""
     base = _writable_ancestor(folder)
     if not base.is_dir():
-        raise LassmError(f"{base}: not a folder, on the way to {folder}")
+        raise LassmError(f"{base}: not a folder, on the way to {folder}{named}")
     if not os.access(base, os.W_OK | os.X_OK):
-        raise LassmError(f"{base}: not writable, so {folder} cannot be recorded")
+        raise LassmError(f"{base}: not writable, so {folder}{named} cannot be recorded")
 
 
 def check_root() -> Path:
-    """The results root, a folder or a path where one can be made; else one line naming it."""
+    """The results root, a folder or a path where one can be made, that can be written; else one
+    line naming it (and ``LASSM_RESULTS``, where that is what named it)."""
     root = paths.results_root()
+    named = " (LASSM_RESULTS)" if os.environ.get("LASSM_RESULTS") else ""
     if root.exists() and not root.is_dir():
-        raise LassmError(f"{root}: the results root is not a folder (LASSM_RESULTS names a file?)")
+        raise LassmError(f"{root}: the results root is not a folder{named}")
+    _check_makeable(root, named)
     return root
 
 

@@ -22,6 +22,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .. import arrowio
+from ..atomic import written
 from ..errors import LassmError
 from ..backends.launch import transfer_seconds
 from ..workloads.local_assembly.config import Params
@@ -378,7 +379,7 @@ def extend_to_files(ds: Dataset | ShardFolder, params: Params, backend: str, cli
     stats = _part_stats(ds, plan, parts, backend)
     stats.update(out=str(out), ends=None if ends is None else str(ends), plan_seconds=t_plan - t0,
                  compute_wall_seconds=t_gather - t_plan, concat_seconds=t_out - t_gather, ends_seconds=t_ends - t_out,
-                 out_bytes=out.stat().st_size, wall_seconds=time.perf_counter() - t0, written_by="workers")
+                 out_bytes=written(out).stat().st_size, wall_seconds=time.perf_counter() - t0, written_by="workers")
     return stats
 
 
@@ -472,4 +473,4 @@ def _written_by_parent(ds: Dataset, params: Params, backend: str, client: Any, p
             "launches": len(info.get("launches", [])) + len(ext.left.extra.get("launches", [])),
             "compute_wall_seconds": t_merged - t0 - info.get("plan_seconds", 0.0), "concat_seconds": t_out - t_merged,
             "ends_seconds": t_ends - t_out, "out": str(out), "ends": None if ends is None else str(ends),
-            "out_bytes": Path(out).stat().st_size, "wall_seconds": time.perf_counter() - t0, "written_by": "parent"}
+            "out_bytes": written(out).stat().st_size, "wall_seconds": time.perf_counter() - t0, "written_by": "parent"}

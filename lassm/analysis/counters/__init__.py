@@ -31,13 +31,37 @@ from .tidy import (
 )
 
 
+def refuse_cut_short(path: str | Path) -> None:
+    """Refuses a profiler file whose last line has no line break: every profiler ends its CSV with
+    one, so the file was cut (a copy stopped by a full disk, a kill) and its last launch, or its
+    header, is incomplete; read as it is, a launch would be silently missing.
+
+    Raises
+    ------
+    ValueError
+        Without the file's name (:func:`parse` adds it).
+    """
+    with open(path, "rb") as fh:
+        fh.seek(0, 2)
+        if fh.tell() == 0:
+            raise ValueError("empty: no profiler output")
+        fh.seek(-1, 2)
+        if fh.read(1) != b"\n":
+            raise ValueError("cut short: its last line has no line break (a truncated copy?)")
+
+
 def _named(where: str | Path | Sequence[str | Path], reader, *args: Any, **labels: Any):
     """``reader(*args)``, a fault raised with the file's name (of several inputs, which): a reader
     that names the file at fault itself (``where`` lists its inputs) is left as it is, else the
     fault is put to ``where`` (all of them, where a fault is of the set, not of one file)."""
     files = [str(w) for w in where] if isinstance(where, (list, tuple)) else [str(where)]
     try:
-        return reader(*args, **labels)
+        for name in files:
+            refuse_cut_short(name)
+        table = reader(*args, **labels)
+        if len(table) == 0:
+            raise ValueError("no launch rows after its header: cut short (a truncated copy?)")
+        return table
     except ValueError as exc:
         text = str(exc)
         raise ValueError(text if text.startswith(tuple(files)) else f"{', '.join(files)}: {text}") from None
@@ -82,4 +106,5 @@ def parse(paths: Sequence[str | Path], tool: str, **labels: Any):
 
 __all__ = ["COUNTER_COLUMNS", "ID_COLUMNS", "PEAK_COLUMNS", "POINT_KEYS", "QUANTITY_COLUMNS", "TOOLS",
            "aggregate", "convert", "load_metric_names", "parse", "parse_number", "read_data_csv", "read_meta",
+           "refuse_cut_short",
            "sidecar_paths", "tidy_frame", "write_sidecars"]

@@ -181,8 +181,17 @@ def version(ncu: str = "ncu") -> str:
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise LassmError(f"{exe} --version failed: {exc}") from None
     if res.returncode != 0:
-        raise LassmError(f"{exe} --version exited {res.returncode}: {res.stderr.strip()[-500:]}")
+        raise LassmError(f"{exe} --version exited {res.returncode}: {said(res.stderr or res.stdout, 500)}")
     return res.stdout
+
+
+def said(text: str, chars: int = 0, lines: int = 0) -> str:
+    """The end of what a tool printed, for a line that quotes it: its last ``chars`` characters or
+    ``lines`` lines (joined by `` | ``), or "it printed nothing" rather than a line ending on a colon."""
+    text = text.strip()
+    if lines:
+        text = " | ".join(text.splitlines()[-lines:])
+    return (text[-chars:] if chars else text) or "it printed nothing"
 
 
 def version_number(text: str) -> str:
@@ -281,12 +290,11 @@ def collect(target: Sequence[str], raw_path: str | os.PathLike, *, dataset: str,
     try:
         check_output(log + "\n" + res.stdout + "\n" + res.stderr)
         if res.returncode != 0:
-            tail = (res.stderr or res.stdout or log).strip().splitlines()[-5:]
             raise LassmError(f"ncu exited {res.returncode} profiling {' '.join(map(str, target))}: "
-                             + " | ".join(tail))
+                             + said(res.stderr or res.stdout or log, lines=5))
         if _header_index(log.splitlines()) is None:
             raise LassmError(f"ncu wrote no CSV table for kernel {kernel_name!r}; its output ends: "
-                             + " | ".join(log.strip().splitlines()[-3:]))
+                             + said(log, lines=3))
     except LassmError:
         tmp.unlink(missing_ok=True)
         raise

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import sys
 from pathlib import Path
 from typing import IO, Iterator, Sequence
@@ -22,6 +23,7 @@ from typing import IO, Iterator, Sequence
 import numpy as np
 
 from ... import arrowio
+from ...compressed import compressed_input
 from ...atomic import atomic_open, atomic_path
 from . import dat_bulk
 from .dataset import Dataset, Reads
@@ -135,15 +137,40 @@ def _scan(raw: bytes) -> dict | None:
     return dat_bulk.scan(raw)
 
 
+#: Bytes no ``.dat`` text holds: not ASCII, or a control byte other than a tab and a line break
+#: (a carriage return only before a line feed). Python's ``splitlines`` and ``split`` take several
+#: of them (0x0b, 0x0c, 0x1c-0x1f) for line breaks or spaces, which would move a fault to
+#: another line or field; they are refused where they are instead.
+_NOT_TEXT = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\xff]|\r(?!\n)")
+#: Names of the control bytes a user may meet.
+_CONTROL_NAMES = {0x00: "NUL", 0x0b: "vertical tab", 0x0c: "form feed", 0x0d: "carriage return",
+                  0x1b: "escape", 0x1c: "file separator", 0x1d: "group separator", 0x1e: "record separator",
+                  0x1f: "unit separator", 0x7f: "delete"}
+
+
+def _refuse_not_text(path: str, raw: bytes) -> None:
+    """Raises an InputError at the first byte no ``.dat`` text holds (:data:`_NOT_TEXT`), at its
+    true line and column, naming a compressed file as such."""
+    bad = _NOT_TEXT.search(raw)
+    if bad is None:
+        return
+    at = bad.start()
+    if at < 8 and (why := compressed_input(path, raw[:8])):
+        raise InputError(path, None, "file", why)
+    line = raw.count(b"\n", 0, at) + 1
+    column = at - (raw.rfind(b"\n", 0, at) + 1) + 1
+    byte = raw[at]
+    if byte >= 0x80:
+        raise InputError(path, line, "encoding", f"byte 0x{byte:02x} at column {column} is not ASCII")
+    name = _CONTROL_NAMES.get(byte, "a control byte")
+    raise InputError(path, line, "encoding", f"control byte 0x{byte:02x} ({name}) at column {column}: a .dat file "
+                     "holds printable text, spaces, tabs and line breaks only")
+
+
 def _read_dat_careful(path: str, raw: bytes, name: str | None, k: int | None) -> Dataset:
     """Reads ``raw`` field by field; the first fault raises an InputError naming its line and field."""
-    try:
-        lines = raw.decode("ascii", errors="strict").splitlines()
-    except UnicodeDecodeError as exc:  # located like every other error: line, then column
-        line = raw.count(b"\n", 0, exc.start) + 1
-        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise InputError(path, line, "encoding",
-                         f"byte 0x{raw[exc.start]:02x} at column {column} is not ASCII") from None
+    _refuse_not_text(path, raw)  # located like every other error: line, then column
+    lines = raw.decode("ascii").splitlines()
     records: list[tuple] = []
     starts: list[int] = []  # the line each record starts at
     toks: list[tuple[str, int]] = []
@@ -256,6 +283,8 @@ def read_dataset(path: str | os.PathLike, k: int | None = None) -> Dataset:
     if p.suffix.lower() in WRITE_ONLY:
         raise InputError(str(p), None, "file", f"a {p.suffix} file is written by 'lassm data convert', not read; "
                                                "give a .dat or .parquet dataset")
+    if p.is_file() and (why := compressed_input(p)):
+        raise InputError(str(p), None, "file", why)
     if p.suffix == ".parquet":
         ds = read_parquet(p)
         return ds if k is None or ds.k == k else Dataset(ds.cids, ds.seqs, ds.offsets, ds.depths, ds.left, ds.right, ds.name, k)

@@ -61,7 +61,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from ...atomic import atomic_open
-from ...errors import LassmError
+from ...errors import InputError, LassmError
 from ...paths import REPO
 from .real_genomes.contigs import canonical_contigs, contigs_at
 from .real_genomes.external_tools import check_tools, dpkg_version, run_tool, tool_versions
@@ -96,6 +96,7 @@ def _genomes_of(genomes: list[Path] | list[str] | str) -> tuple[str, list[tuple[
     for f in files:
         if not f.is_file():
             raise LassmError(f"{f}: genome FASTA does not exist")
+        next(read_fasta(f), None)  # its first record: a file that is no FASTA text is refused before any tool runs
     names = [re.sub(r"\.(fa|fna|fasta)(\.gz|\.xz|\.bz2)?$", "", f.name) for f in files]
     if len(set(names)) != len(names):
         raise LassmError(f"genome file names must differ: {names}")
@@ -186,6 +187,8 @@ def build(genomes: list[Path] | str, k_list: Iterable[int] = DEFAULT_KS, seed: i
     for i, ((gname, path), cov) in enumerate(zip(sources, coverage)):
         fasta = work / f"{gname}.fa"
         records = list(read_fasta(path))
+        if not records:
+            raise InputError(str(path), None, "file", "not a FASTA file: no record header ('>name')")
         with open_text(path) as fh:
             ambiguous = sum(len(re.sub(r"[ACGTN]", "", ln.strip().upper())) for ln in fh if not ln.startswith(">"))
         window = windows.get(gname)

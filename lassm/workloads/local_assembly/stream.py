@@ -30,7 +30,7 @@ from typing import Iterator, Sequence, Union
 
 import numpy as np
 
-from ...atomic import atomic_open, atomic_path
+from ...atomic import atomic_folder, atomic_open, atomic_path, refuse_foreign_folder
 from ...errors import LassmError
 from .dataset import Dataset, Reads
 
@@ -52,6 +52,11 @@ WEIGHTS = "weights.npy"
 #: ``x80`` written in blocks of :data:`ROW_GROUP` contigs each peak at 0.8 GB, 0.55 kB a contig
 #: past the base's 0.23 GB (``tools/scale_data_cost.py``); rounded up.
 BLOCK_BYTES_PER_CONTIG = 1_000
+#: What :func:`write_shards` holds per contig of the whole set: its planning weight and the
+#: running sum :func:`range_bounds` cuts (two float64).
+WEIGHT_BYTES_PER_CONTIG = 16
+#: The command whose output folders :func:`write_shards` writes (and may replace: its marker).
+SHARD_MAKER = "lassm data shard"
 
 
 def check_name(name: str, rows: int = ROW_GROUP) -> str:
@@ -197,15 +202,31 @@ def _write_dat(src: Source, a: int, b: int, path: Path, rows: int) -> dict:
     return {"contigs": b - a, "reads": reads, "bytes": path.stat().st_size}
 
 
+def least_bytes(src: Source, parquet: bool, rows: int) -> float:
+    """The fewest bytes ``src`` takes on disk (:func:`.stream_sizes.least_bytes`); 0 for a
+    dataset that is no replica of one in memory (bounded there)."""
+    from .stream_sizes import least_bytes as least
+
+    whole = isinstance(src, Replicas) and not isinstance(src.base, Replicas)
+    return least(src.base, src.times, parquet, rows) if whole else 0.0
+
+
 def write(name: str, dest: str | os.PathLike, k: int | None = None, rows: int = ROW_GROUP) -> dict:
     """Writes dataset ``name`` to ``dest`` (``.parquet`` or ``.dat``) a block at a time.
 
     The file is byte for byte what ``formats.write_dataset(datasets.load(name, k)[0], dest)``
     writes (``tests/test_stream.py`` compares them at ``gen-k21x20``), but this process holds the
-    base and one block of ``rows`` contigs, not the replicated set. Returns the file's figures.
+    base and one block of ``rows`` contigs, not the replicated set. A set that the free space
+    at ``dest`` cannot hold is refused before the first block (:func:`least_bytes`). Returns the
+    file's figures.
     """
+    from ...fits import refuse_beyond
+
     src, start_k = source(name, k)
     dest = Path(dest)
+    times = src.times if isinstance(src, Replicas) else 1  # the x<N> bounded, as run --dry-run bounds it
+    refuse_beyond(f"dataset {name!r} as {dest.suffix or 'text'}", times,
+                  least_bytes(src, dest.suffix == ".parquet", rows) / times, disk=dest)
     t0 = time.perf_counter()
     figures = (_write_parquet if dest.suffix == ".parquet" else _write_dat)(src, 0, src.n_contigs, dest, rows)
     return {"name": name, "k": start_k, "file": str(dest), "seconds": time.perf_counter() - t0, **figures}
@@ -247,14 +268,31 @@ def write_shards(name: str, folder: str | os.PathLike, shards: int, k: int | Non
     the weights themselves go to :data:`WEIGHTS` (what :class:`ShardFolder` plans from), and
     ``shards.json`` lists the files (range, contigs, reads, work, bytes on disk and in memory,
     SHA-256; the weights' file, bytes and SHA-256 under ``weights``) with the name and start k;
-    it is written last, so a folder without it is unfinished. Returns the manifest.
+    it is written last.
+
+    The folder is written whole or not at all (:func:`lassm.atomic.atomic_folder`): built beside
+    under a temporary name, then renamed into place, replacing a folder this command made before
+    (never one holding anything else: refused before any work). A set whose weights would not
+    fit the memory, or whose files the free space there, is refused before anything is written.
+    Returns the manifest.
     """
+    from ...fits import refuse_beyond
+
+    refuse_foreign_folder(folder, SHARD_MAKER)
     src, start_k = source(name, k)
     if not 1 <= shards <= src.n_contigs:
         raise LassmError(f"--shards {shards}: {name} has {src.n_contigs:,} contigs; give 1 to {src.n_contigs:,}")
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / MANIFEST).unlink(missing_ok=True)
+    times = src.times if isinstance(src, Replicas) else 1
+    refuse_beyond(f"dataset {name!r} sharded (each contig's weight)", times,
+                  WEIGHT_BYTES_PER_CONTIG * src.n_contigs / times, beside=rows * BLOCK_BYTES_PER_CONTIG)
+    refuse_beyond(f"dataset {name!r} sharded", times,
+                  (least_bytes(src, True, rows) + 8.0 * src.n_contigs) / times, disk=folder)
+    with atomic_folder(folder, SHARD_MAKER) as built:
+        return _write_shards(name, src, start_k, built, shards, rows)
+
+
+def _write_shards(name: str, src: Source, start_k: int | None, folder: Path, shards: int, rows: int) -> dict:
+    """:func:`write_shards`'s files, into the new folder ``folder``."""
     t0 = time.perf_counter()
     weights = contig_weights(src, rows)
     with atomic_open(folder / WEIGHTS, "wb") as fh:
@@ -298,6 +336,31 @@ def manifest(folder: str | os.PathLike) -> dict:
     if doc.get("format") != MANIFEST_FORMAT:
         raise LassmError(f"{path}: format {doc.get('format')!r}, this lassm reads {MANIFEST_FORMAT}")
     return doc
+
+
+def listed_part(folder: str | os.PathLike, part: dict) -> Path:
+    """The file of ``part`` (an entry of the manifest's ``shards``), refused where it is missing
+    or its size is not the one recorded: a part deleted or replaced since the folder was written
+    would otherwise be read as it is (or blamed for what it holds, a contig id twice)."""
+    path = Path(folder) / part["file"]
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise LassmError(f"{path}: missing; {Path(folder) / MANIFEST} lists it: this shard folder is not "
+                         f"whole (write it again with {SHARD_MAKER})") from None
+    if "bytes" in part and size != int(part["bytes"]):
+        raise LassmError(f"{path}: {size:,} bytes, where {MANIFEST} records {int(part['bytes']):,}: changed since "
+                         f"{SHARD_MAKER} wrote it (write the folder again)")
+    return path
+
+
+def refuse_changed(folder: str | os.PathLike, part: dict) -> None:
+    """Refuses a part whose SHA-256 is not the manifest's: asked once reading it failed, so the
+    line names a part changed since it was written rather than what the change made it hold."""
+    path = Path(folder) / part["file"]
+    if part.get("sha256") and path.is_file() and _sha256(path) != part["sha256"]:
+        raise LassmError(f"{path}: its SHA-256 is not the one {MANIFEST} records: changed since {SHARD_MAKER} "
+                         "wrote it (write the folder again)")
 
 
 def within_files(folder: str | os.PathLike, ranges: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -354,12 +417,16 @@ def read_range(folder: str | os.PathLike, a: int, b: int) -> Dataset:
         lo, hi = max(a, part["start"]), min(b, part["stop"])
         if lo >= hi:
             continue
-        path = Path(folder) / part["file"]
-        with pq.ParquetFile(path, memory_map=True) as pf:
-            starts = np.cumsum([0] + [pf.metadata.row_group(g).num_rows for g in range(pf.num_row_groups)])
-            groups = [g for g in range(pf.num_row_groups)
-                      if starts[g] < hi - part["start"] and starts[g + 1] > lo - part["start"]]
-            ds = table_dataset(pf.read_row_groups(groups), str(path))
+        path = listed_part(folder, part)
+        try:
+            with pq.ParquetFile(path, memory_map=True) as pf:
+                starts = np.cumsum([0] + [pf.metadata.row_group(g).num_rows for g in range(pf.num_row_groups)])
+                groups = [g for g in range(pf.num_row_groups)
+                          if starts[g] < hi - part["start"] and starts[g + 1] > lo - part["start"]]
+                ds = table_dataset(pf.read_row_groups(groups), str(path))
+        except (LassmError, OSError, ValueError):  # a fault of the file: first, whether it is the one written
+            refuse_changed(folder, part)
+            raise
         first = part["start"] + int(starts[groups[0]])
         pieces.append(ds.slice(lo - first, hi - first))
     if len(pieces) == 1:  # a range within one file (a worker's own, as planned): its views, not a copy
@@ -409,6 +476,7 @@ class ShardFolder:
         return read_range(self.path, 0, self.n_contigs)
 
 
-__all__ = ["MANIFEST", "ROW_GROUP", "SHARD_ROW_GROUP", "WEIGHTS", "Replicas", "ShardFolder", "check_name", "concat",
-           "contig_weights", "is_shard_folder", "manifest", "part_file", "range_bounds", "read_range", "source",
-           "within_files", "write", "write_shards"]
+__all__ = ["MANIFEST", "ROW_GROUP", "SHARD_MAKER", "SHARD_ROW_GROUP", "WEIGHTS", "Replicas", "ShardFolder",
+           "check_name", "concat", "contig_weights", "is_shard_folder", "least_bytes", "listed_part", "manifest",
+           "part_file", "range_bounds", "read_range", "refuse_changed", "source", "within_files", "write",
+           "write_shards"]

@@ -1,0 +1,130 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The environment's faults in one line: signals, full disks, closed and broken standard output.
+
+Why a module of its own: what the machine does to a command (Ctrl-C, a ``kill``, a full disk, a
+reader that stops reading) is no bug of lassm's and no mistake in the user's input, but the
+user still needs one line saying what happened, and nothing half-written left behind:
+
+* SIGINT (Ctrl-C) is ``KeyboardInterrupt``, SIGTERM is made :class:`~lassm.errors.Terminated`:
+  both unwind the command, so the ``finally`` clauses of :mod:`lassm.atomic` remove its
+  temporaries, and end in ``interrupted`` (exit 130) or ``terminated`` (exit 143), as a shell
+  reports a command a signal ended;
+* SIGXFSZ is ignored, so that a file passing the size limit (``ulimit -f``) fails its write
+  (``EFBIG``, said like a full disk) instead of killing the process with its temporary;
+* a reader that closes standard output early (``| head``) ends the command quietly with exit 0,
+  as a Unix tool that dies of SIGPIPE says nothing (no exit code of 141 either: the reader
+  asked for no more);
+* a write the file system refuses names the output (:class:`~lassm.errors.OutputFault`), or
+  standard output where that is what could not be written.
+"""
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import signal
+import sys
+import threading
+from typing import Iterator
+
+from ..errors import WRITE_FAULTS, Terminated
+
+#: Exit codes of a command a signal ended, as a shell reports them (128 + the signal's number).
+INTERRUPTED, TERMINATED = 128 + signal.SIGINT, 128 + signal.SIGTERM
+
+
+#: How a line names standard output, where a write to it failed.
+STDOUT = "standard output"
+
+
+def _terminate(signum: int, frame) -> None:
+    raise Terminated()
+
+
+class _NamedStdout:
+    """Standard output whose failed writes name it (``OSError.filename``): a full device behind
+    it (``> /dev/full``) is then said to be standard output, as a file's fault names the file."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def _named(self, call, *args):
+        try:
+            return call(*args)
+        except OSError as exc:
+            if exc.filename is None:
+                exc.filename = STDOUT
+            raise
+
+    def write(self, text: str) -> int:
+        return self._named(self._stream.write, text)
+
+    def flush(self) -> None:
+        self._named(self._stream.flush)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def guarded() -> Iterator[None]:
+    """While a command runs: SIGTERM raised as :class:`~lassm.errors.Terminated`, SIGXFSZ
+    ignored, standard output's faults named; all put back after it (tests and notebooks call
+    commands in their own process). Only the main thread may set handlers: elsewhere the
+    signals are left as they are."""
+    stdout = sys.stdout
+    if stdout is not None:
+        sys.stdout = _NamedStdout(stdout)
+    before = {}
+    if threading.current_thread() is threading.main_thread():
+        before = {signal.SIGTERM: signal.signal(signal.SIGTERM, _terminate),
+                  signal.SIGXFSZ: signal.signal(signal.SIGXFSZ, signal.SIG_IGN)}
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+        if stdout is not None:
+            sys.stdout = stdout
+
+
+def silence_stdout() -> None:
+    """Points the process's standard output at ``/dev/null`` once its reader is gone (or its
+    device is full), so that the interpreter's last flush at exit does not report it again;
+    only where ``sys.stdout`` is the process's own (a test's capture is left alone)."""
+    out = sys.stdout
+    if out is None or out is not sys.__stdout__:
+        return
+    try:
+        fd = out.fileno()
+    except (OSError, ValueError):
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, fd)
+    os.close(null)
+
+
+def flush_stdout() -> None:
+    """Flushes standard output inside the command, so that a full or broken one is reported
+    here, in one line, not by the interpreter at exit. A closed one (``>&-``) is ``None``."""
+    if sys.stdout is not None:
+        sys.stdout.flush()
+
+
+def describe(exc: OSError) -> str | None:
+    """The one line (after ``lassm: error:``) of an ``OSError`` that is the environment's doing,
+    or None for one that is a bug and keeps its traceback.
+
+    A file the error names (a file the user gave, which could not be read or made; standard
+    output, :class:`_NamedStdout`) is named; a write the file system refused elsewhere is said
+    without a name rather than as a traceback.
+    """
+    reason = os.strerror(exc.errno) if exc.errno else str(exc)
+    if exc.filename is not None:
+        return f"{exc.filename}: {exc.strerror or reason}"
+    if exc.errno in WRITE_FAULTS or exc.errno == errno.EIO:
+        return f"a write failed: {reason}"
+    return None
+
+
+__all__ = ["INTERRUPTED", "STDOUT", "TERMINATED", "describe", "flush_stdout", "guarded", "silence_stdout"]
