@@ -208,7 +208,7 @@ def test_resume_skips_recorded_points_and_force_runs_them(results: Path) -> None
 def test_a_rerun_keeps_the_account_of_the_run_that_measured(results: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A second run over a complete folder adds its own entry, all skipped, and changes no earlier
     one; the chapter attributes the points to the run that measured them, not to the re-run."""
-    from lassm.book import machine_chapter, machines, models
+    from lassm.book import machine_chapter, machine_records, machines, models
 
     assert main(RUN) == 0
     path = results / MACHINE / CAMPAIGN_FILE
@@ -223,10 +223,10 @@ def test_a_rerun_keeps_the_account_of_the_run_that_measured(results: Path, monke
     pts = machines.campaign_points(MACHINE)
     assert pts["entry"].tolist() == [0, 0] and set(pts["git_sha"]) == {"test-sha"}
     assert set(pts["status"]) == {"ok"} and set(pts["created"]) == {first["created"]}
-    runs = machine_chapter.campaign_runs(MACHINE)
+    runs = machine_records.campaign_runs(MACHINE)
     assert runs["points measured"].tolist() == [2, 0] and runs["points skipped"].tolist() == [0, 2]
     assert runs["commit"].tolist() == ["test-sha", "rerun-sha"]
-    table = machine_chapter.campaign_table(MACHINE)
+    table = machine_records.campaign_table(MACHINE)
     assert table["measured by run"].tolist() == [1, 1] and set(table["commit"]) == {"test-sha"}
     fact = machine_chapter.facts(MACHINE)["mc_campaign"]
     assert "3 timed repeats" in fact and "at commit test-sha" in fact and "rerun-sha" not in fact

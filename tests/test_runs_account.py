@@ -31,9 +31,9 @@ def test_a_whole_run_appends_one_entry_and_a_rerun_skips(tmp_path: Path, monkeyp
     assert runs_account.from_scratch(entries) is None
     whole = {**first, "parts": {k: {"seconds": 1.0, "measured": 2, "skipped": 0, "failed": 0} for k in first["parts"]}}
     assert runs_account.from_scratch([whole, again]) is whole
-    from lassm.book import machine_chapter
+    from lassm.book import machine_records
 
-    shown = machine_chapter.whole_runs("box")
+    shown = machine_records.whole_runs("box")
     assert list(shown.index) == ["newest", "from scratch"]
     assert shown.loc["newest", "local-assembly"].endswith("0 measured, %d skipped" % local["measured"])
     assert shown.loc["from scratch", "created"] == "none in this folder"
