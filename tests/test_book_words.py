@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The study speaks of the study: no issue numbers, numbered changes, lent machines, sessions, run
 names or log paths, and no source paper called "the seed", in the book's pages, the notebooks, the
-README, the package's docstrings and strings, the kernels' comments and the tools.
+README, the package's docstrings and strings, the tests', the kernels' comments and the tools.
 
 A reader met "issue 29's goal", "change 15" in a heading, "the lent H100" and paths into
 ``logs/`` in the book, words that only its makers could follow. The run logs under
@@ -41,6 +41,7 @@ def _sources() -> list[tuple[Path, bool]]:
     prose = sorted((ROOT / "book").glob("*.md")) + sorted((ROOT / "book").glob("*.ipynb")) \
         + sorted((ROOT / "notebooks").glob("*.ipynb")) + [ROOT / "README.md"]
     code = sorted((ROOT / "lassm").rglob("*.py")) + sorted((ROOT / "tools").glob("*")) \
+        + sorted(p for p in (ROOT / "tests").glob("*.py") if p.name != "test_book_words.py") \
         + sorted(p for p in (ROOT / "kernels").rglob("*") if p.is_file() and p.suffix in {".cu", ".cuh", ".cl", ".h", ".cpp"}) \
         + [ROOT / "_toc.yml", ROOT / "_config.yml", ROOT / "CITATION.cff", ROOT / "Makefile"]
     return [(p, True) for p in prose] + [(p, False) for p in code if p.is_file()]

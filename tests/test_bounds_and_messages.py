@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Issue 38, items 5 and 6, through the real command line: a size the machine cannot hold is
+"""Through the real command line: a size the machine cannot hold is
 refused at once, naming the option and the largest value that fits; a fault is blamed on the
 option, the file or the line that holds it. Each case: exit code 2, one ``lassm: error:`` line, no
 traceback, nothing written."""

@@ -183,9 +183,8 @@ def test_machine_chapters_number_and_caption_their_figures():
 
 
 def test_built_pages_speak_of_the_study_alone():
-    """What a reader sees, glued values included: no issue numbers, numbered changes, lent
-    machines, sessions, run names, log paths or a paper called "the seed" (tests/test_book_words.py
-    holds the sources to the same rules)."""
+    """What a reader sees, glued values included, keeps the rules of tests/test_book_words.py (no
+    words of the study's making: its issues, its numbered changes, borrowed machines, run names)."""
     from .test_book_words import hits
 
     found = []

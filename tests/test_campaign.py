@@ -106,7 +106,7 @@ def test_without_a_gpu_points_are_timed_once_and_sycl_skips_the_scale_point(on_g
 @pytest.mark.parametrize("on_gpu", [True, False], ids=["intel-gpu", "cpu-driver"])
 def test_without_a_gpu_the_portable_backends_time_the_two_variants_the_chapters_compare(
         on_gpu: bool, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
-    """Issue 39: the three other insert protocols were 54 of a CPU box's 100 points."""
+    """On a CPU box the three other insert protocols were 54 of a CPU box's 100 points."""
     from lassm.book.across import VARIANTS
     from lassm.campaign.run import describe
 

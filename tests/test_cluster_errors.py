@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``--cluster`` naming a scheduler that is not there: one ``lassm: error:`` line, exit code 2,
-within the stated wait, and nothing written or measured (issue 38).
+within the stated wait, and nothing written or measured.
 
 The real command runs in a subprocess, as a user runs it. ``LASSM_CLUSTER_TIMEOUT`` shortens
 the wait (:mod:`lassm.runs.dask_address`), so that each case takes seconds.

@@ -27,7 +27,7 @@ from lassm.campaign.originals import hecbench, hecbench_outputs as ho, sources
 
 @pytest.fixture(scope="module")
 def written(tmp_path_factory: pytest.TempPathFactory) -> tuple[cd.DataSet, Path]:
-    """The default data set (the seed's size) and the folder it was written to."""
+    """The default data set (Jin and Vetter's size) and the folder it was written to."""
     data = cd.make()
     return data, cd.write(data, tmp_path_factory.mktemp("cmap") / cd.DATASET)
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The commit a record quotes is asked of git once per process, and spawned, not forked (issue 39
-item 0): a campaign on numba's TBB threads printed TBB's "Unable to join threads to shut down
+"""The commit a record quotes is asked of git once per process, and spawned, not forked: a
+campaign on numba's TBB threads printed TBB's "Unable to join threads to shut down
 before fork()" at each ``git`` it started after its first point."""
 from __future__ import annotations
 

@@ -141,7 +141,7 @@ def test_measured_lassm_run_with_its_sidecars() -> None:
 
 
 def test_measured_unit_stride_kernel_sits_on_the_stride_1_wall() -> None:
-    """The measured kernel reads and writes one 32-bit word per thread, unit stride: 1/4 (seed 002)."""
+    """The measured kernel reads and writes one 32-bit word per thread, unit stride: 1/4 (Ding and Williams 2019)."""
     from lassm.analysis import roofline
 
     df = ncu.parse(FIX / "ncu_raw_h100_measured.csv", dataset="synthetic", k=21, protocol="none")

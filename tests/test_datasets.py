@@ -46,7 +46,7 @@ def _same(a, b) -> bool:
 
 
 def test_a_generated_dataset_is_made_once_then_read_from_the_cache(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 39: the campaign and two chapters each made the Table II sets again."""
+    """The campaign and two chapters each made the Table II sets again; now once per machine."""
     from lassm.workloads.local_assembly import generate
 
     monkeypatch.setenv("LASSM_CACHE", str(tmp_path))

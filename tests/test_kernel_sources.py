@@ -25,7 +25,7 @@ from lassm.backends import nvrtc
 from lassm.paths import kernel_dir, kernel_source
 
 FIXTURE = Path(__file__).parent / "fixtures" / "ptx_sha256.json"
-#: Most lines one kernel source may have (issue 14: each file readable next to the paper).
+#: Most lines one kernel source may have (each file readable next to the paper).
 MAX_LINES = 700
 #: Source suffixes under kernels/.
 SUFFIXES = (".cu", ".cuh", ".cl", ".h")

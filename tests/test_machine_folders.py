@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """One rule for ``--machine`` in every command, and a run's results tree checked before it
-measures (issue 38, items 2, 7 and 8), through the real ``lassm`` process: a refused run prints
+measures, through the real ``lassm`` process: a refused run prints
 one ``lassm: error:`` line, exits 2, and leaves the results tree as it found it (no record, so
 nothing was measured)."""
 from __future__ import annotations

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Error lines that point at the right place (issue 38 item 6): the file of several, the option as
+"""Error lines that point at the right place: the file of several, the option as
 typed, the line of the fault."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""``lassm run`` forks nothing, so numba's TBB pool has nothing to warn about (issue 39 item 0).
+"""``lassm run`` forks nothing, so numba's TBB pool has nothing to warn about.
 
 A newcomer's ``make book`` printed "Unable to join threads to shut down before fork()" 229 times.
 TBB's pre-fork handler prints it when the process forks while its pool cannot shut down, and

@@ -639,7 +639,7 @@ def test_an_ncu_plan_makes_one_iteration_of_its_launches() -> None:
 
 def test_cm_cuda_under_ncu_reads_its_data_set_and_sums_its_thirty_launches() -> None:
     """cm-cuda's profiled run is given the data set's folder, and its one iteration is all ten drugs'
-    three launches summed (the seed's 10^6 signatures, as ours score them in one run)."""
+    three launches summed (Jin and Vetter's 10^6 signatures, as ours score them in one run)."""
     from lassm.campaign.originals import hecbench
 
     prog = hecbench.PROGRAMS["cmap"]

@@ -97,7 +97,7 @@ def test_scaling_facts_name_the_largest_part_and_the_single_process(tmp_path) ->
 
 
 def test_scaling_records_carry_the_workers_memory_peaks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Records that hold the workers' peaks (issue 41 on) show them in the table; older ones do not."""
+    """Records that hold the workers' peaks show them in the table; older ones do not."""
     import json
     import shutil
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""``runs.json``: one entry per whole ``lassm run`` (issue 39 item 2)."""
+"""``runs.json``: one entry per whole ``lassm run``."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Sizes that cannot fit the machine are refused at once, naming the largest that would (issue 38
-item 5): the generator's scale, a replicated dataset, an X-drop set's pairs."""
+"""Sizes that cannot fit the machine are refused at once, naming the largest that would:
+the generator's scale, a replicated dataset, an X-drop set's pairs."""
 from __future__ import annotations
 
 import time

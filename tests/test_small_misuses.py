@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Small misuses of the command line (issue 38, item 9): each one line and exit 2, or said in the help."""
+"""Small misuses of the command line: each one line and exit 2, or said in the help."""
 from __future__ import annotations
 
 import pytest

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The scaling study's large inputs, written a block at a time (issue 41 item 1).
+"""The scaling study's large inputs, written a block at a time.
 
 A streamed file must be the file written whole, byte for byte (at ``gen-k21x20`` itself); a
 replicated range cut from the base must equal that range of the replicated set; a shard folder

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Jin and Vetter's kernels (lassm.backends.suite): references against plain Python, every OpenCL
 variant against the references on the CPU driver, every CUDA variant compiled by NVRTC (and run
-where a GPU answers), the seed's findings where they show in the generated code, and the part of
+where a GPU answers), Jin and Vetter's findings where they show in the generated code, and the part of
 ``lassm run`` that records them."""
 from __future__ import annotations
 
@@ -144,7 +144,7 @@ def test_nw_launches_cover_every_tile_once() -> None:
     tiles = 6
     seen = sorted((d - (first + i), first + i) for d, first, count in nw.diagonals(tiles * nw.TILE) for i in range(count))
     assert seen == sorted((r, c) for r in range(tiles) for c in range(tiles))
-    assert len(nw.diagonals(16384)) == 2 * 1024 - 1  # the seed's 2 x 1,024 dependent launches
+    assert len(nw.diagonals(16384)) == 2 * 1024 - 1  # Jin and Vetter's 2 x 1,024 dependent launches
 
 
 # --- OpenCL on whatever device pyopencl finds (Intel's CPU driver in CI) ------------------------

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""A worker's memory in the records, and a shard too large for it cut further (issue 41 item 5).
+"""A worker's memory in the records, and a shard too large for it cut further.
 
 CPU workers of a real LocalCluster whose budget is capped (``LASSM_WORKER_MEMORY_BYTES`` in their
 environment) below what a shard needs: each shard must run in pieces, and the files must still be

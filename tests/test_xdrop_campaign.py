@@ -101,7 +101,7 @@ def test_without_a_gpu_every_backend_runs_every_pair() -> None:
 
 
 def test_without_a_gpu_opencl_is_timed_once_per_x_after_one_pair() -> None:
-    """Issue 39: OpenCL on a CPU device ran 1 + 5 times per X, 80 of the part's 100 s on 2 cores."""
+    """OpenCL on a CPU device ran 1 + 5 times per X, 80 of the part's 100 s on 2 cores."""
     on_cpu = make_plan(backends=["opencl", "cpu", "seqan"], gpu=False, threads=2)
     assert (on_cpu.repeats, on_cpu.warmup) == (xdrop_plan.NO_GPU_REPEATS, xdrop_plan.NO_GPU_WARMUP) == (1, 0)
     assert "no untimed one (the rule without a GPU)" in describe(on_cpu)
