@@ -4,7 +4,7 @@
 Jin and Vetter's kernels come from HeCBench (zjin-lcf/HeCBench): ``all-pairs-distance-cuda``,
 ``epistasis-cuda``, ``cm-cuda``, ``nw-cuda`` and ``minkowski-cuda`` are built here with their Makefiles'
 flags (``-std=c++17 -O3``, ``-use_fast_math`` for the Minkowski distance) for this GPU, and run at the
-seed's sizes; each program times its own kernel over its iterations and prints the average, and
+Jin and Vetter's sizes; each program times its own kernel over its iterations and prints the average, and
 checks its result against its own CPU code (PASS or FAIL), which is what the ``verified`` column
 records. Each is linked against the shared CUDA runtime (its Makefile links the static one; the
 compiled code is the same) and runs with its copies captured, so that the same run gives its
