@@ -177,7 +177,7 @@ def gcups_chart(machine: str):
         x=alt.X("xdrop:Q", scale=alt.Scale(type="log"), title="X"),
         y=alt.Y("gcups:Q", scale=alt.Scale(type="log"), title="GCUPS"),
         color=alt.Color("backend:N", title="backend"),
-        strokeDash=alt.StrokeDash("dataset:N", title="dataset", legend=alt.Legend(symbolType="stroke")),
+        strokeDash=alt.StrokeDash("dataset:N", title="dataset", legend=alt.Legend(symbolType="stroke", symbolStrokeColor="black")),
         tooltip=["dataset", "xdrop", "backend", alt.Tooltip("gcups:Q", format=".3g")],
     ).properties(width=plots.WIDTH_PX, height=plots.HEIGHT_PX, title=f"GCUPS per X on the {kernel_device(t) or machine}")
 
