@@ -169,14 +169,13 @@ def run_campaign(args: argparse.Namespace) -> int:
         from ..campaign.estimate import dry_run
         from ..campaign.whole import WholePlan
 
-        notes, _total = dry_run(WholePlan(local=None, xdrop=plan, originals=None), machine=args.machine,
-                                force=args.force)
+        notes, _total = dry_run(WholePlan({"xdrop": plan}), machine=args.machine, force=args.force)
         print(f"{describe(plan)}\n{notes['xdrop']}")
         return 0
-    from ..campaign.xdrop_run import machine_name
+    from ..runs.folders import run_folder
     from ..runs.preflight import check_results
 
-    check_results([args.machine or machine_name(plan.backends)])
+    check_results([run_folder(plan.backends, args.machine)])
     outcome = run_xdrop_campaign(plan, machine=args.machine, force=args.force, progress=not args.quiet)
     report(outcome)
     return 1 if outcome.failed else 0
