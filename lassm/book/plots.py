@@ -21,7 +21,7 @@ from typing import Sequence
 
 import pandas as pd
 
-from ..analysis.metrics import _require_columns
+from ..analysis.columns import require_columns
 
 #: Plot width and height, in pixels: with its axes and a legend below, a chart fits the book's
 #: text column (about 690 px at a 1280 px window); the book's style sheet scales it down below that.
@@ -207,7 +207,7 @@ def roofline(roofs: pd.DataFrame, points: pd.DataFrame, *, color: str = "roof", 
     from ..analysis.roofline import roofline_table
 
     alt = _alt()
-    _require_columns(points, ["label", "ii", "gintops"])
+    require_columns(points, ["label", "ii", "gintops"])
     table = roofline_table(roofs, points, margin=MARGIN)
     lines = table[table["kind"] == "roof"].rename(columns={"series": "roof"})
     x_scale = alt.Scale(type="log", domain=[float(table["x"].min()), float(table["x"].max())])
@@ -265,7 +265,7 @@ def potential_speedup(points: pd.DataFrame, speedups: Sequence[float] = SPEEDUPS
     from ..analysis.roofline import speedup_table
 
     alt = _alt()
-    _require_columns(points, ["label", "x", "y"])
+    require_columns(points, ["label", "x", "y"])
     table = speedup_table(points, speedups=speedups)
     iso = table[table["kind"] == "iso"]
     lo = float(min(iso["x"].min(), iso["y"].min(), points["x"].min(), points["y"].min()))
@@ -321,7 +321,7 @@ def kernel_times(df: pd.DataFrame, *, x: str = "k", y: str = "kernel_ms", color:
 
     alt = _alt()
     keys = [x, color] + ([row] if row else [])
-    _require_columns(df, keys + [y])
+    require_columns(df, keys + [y])
     dup = df[df.duplicated(keys, keep=False)]
     if len(dup):
         raise ChartError(f"{len(dup)} rows share a bar of {keys}: one row per bar (the chart would show their sum)")
@@ -369,7 +369,7 @@ def correlation(df: pd.DataFrame, x: str, y: str, *, label: str = "k", log: bool
         The diagonal and the points.
     """
     alt = _alt()
-    _require_columns(df, [x, y, label])
+    require_columns(df, [x, y, label])
     data = df[[x, y, label]].copy()
     data[label] = data[label].astype(str)
     both = pd.concat([pd.to_numeric(data[x]), pd.to_numeric(data[y])])
@@ -390,7 +390,7 @@ def cascade(df: pd.DataFrame, eff: str, by: str = "problem") -> pd.DataFrame:
     """The table behind a performance-portability cascade plot.
 
     For each group, platforms are sorted by decreasing efficiency; row ``n`` carries the PP of
-    the ``n`` most efficient platforms (:func:`lassm.analysis.metrics.pp`, harmonic mean).
+    the ``n`` most efficient platforms (:func:`lassm.analysis.portability.pp`, harmonic mean).
 
     Parameters
     ----------
@@ -406,9 +406,9 @@ def cascade(df: pd.DataFrame, eff: str, by: str = "problem") -> pd.DataFrame:
     pandas.DataFrame
         ``by``, ``rank`` (1 = best), ``platform``, ``eff``, ``pp`` (PP of platforms 1..rank).
     """
-    from ..analysis.metrics import pp
+    from ..analysis.portability import pp
 
-    _require_columns(df, ["platform", by, eff])
+    require_columns(df, ["platform", by, eff])
     rows = []
     for group, part in df.groupby(by, sort=True):
         part = part.sort_values(eff, ascending=False).reset_index(drop=True)

@@ -6,7 +6,8 @@ import argparse
 import json
 from typing import Any
 
-from ..analysis.paper import _pct, platforms, tables
+from ..analysis.paper import percent, tables
+from ..analysis.paper_data import platforms
 from ..errors import LassmError
 
 
@@ -31,7 +32,7 @@ def _print_tables(data: dict[str, Any]) -> None:
         for c in ["k", *plats, "P", "paper P"]:
             t.add_column(c, justify="right")
         for r in data[key]:
-            t.add_row(str(r["k"]), *[_pct(r[p]) for p in plats], _pct(r["P"]), _pct(r["published_P"]))
+            t.add_row(str(r["k"]), *[percent(r[p]) for p in plats], percent(r["P"]), percent(r["published_P"]))
         console.print(t)
     t = Table(title="Errata", show_lines=True)
     for c in ("what", "published", "recomputed"):
