@@ -64,13 +64,6 @@ def intop_intensity(df: pd.DataFrame, ops: str = "int_ops", nbytes: str = "dram_
     -------
     pandas.DataFrame
         A copy of ``df`` with ``ii`` [ops/B].
-
-    Raises
-    ------
-    ValueError
-        Missing columns; negative ops; bytes not positive.
-    TypeError
-        Non-numeric values.
     """
     check(df, nonneg=[ops], positive=[nbytes])
     out = df.copy()
@@ -96,13 +89,6 @@ def throughput(df: pd.DataFrame, ops: str = "int_ops", seconds: str = "duration_
     -------
     pandas.DataFrame
         A copy of ``df`` with ``gintops`` [G ops/s].
-
-    Raises
-    ------
-    ValueError
-        Missing columns; negative ops; time not positive.
-    TypeError
-        Non-numeric values.
     """
     check(df, nonneg=[ops], positive=[seconds])
     out = df.copy()
@@ -129,13 +115,6 @@ def attainable(df: pd.DataFrame) -> pd.DataFrame:
     pandas.DataFrame
         A copy with ``attainable_gintops``, ``balance`` and ``bound`` (``"memory"`` or
         ``"compute"``).
-
-    Raises
-    ------
-    ValueError
-        Missing columns or values out of range.
-    TypeError
-        Non-numeric values.
     """
     check(df, nonneg=["ii"], positive=["peak_gintops", "bandwidth_gbs"])
     ii, peak, bw = numeric(df, "ii"), numeric(df, "peak_gintops"), numeric(df, "bandwidth_gbs")
@@ -163,13 +142,6 @@ def architectural_efficiency(df: pd.DataFrame) -> pd.DataFrame:
         A copy with ``attainable_gintops``, ``balance``, ``bound`` and ``arch eff``. A value
         above 1 means the peak or the bandwidth of the roof is lower than what ran: a counting
         convention that does not match the roof's (e.g. thread-level ops over a warp-level peak).
-
-    Raises
-    ------
-    ValueError
-        Missing columns or values out of range.
-    TypeError
-        Non-numeric values.
     """
     check(df, nonneg=["gintops"])
     out = attainable(df)
@@ -195,13 +167,6 @@ def predication_ratio(df: pd.DataFrame) -> pd.DataFrame:
     -------
     pandas.DataFrame
         A copy with ``predication_ratio`` in [0, 1].
-
-    Raises
-    ------
-    ValueError
-        Missing columns, values out of range, or a ratio above 1 (inconsistent counts).
-    TypeError
-        Non-numeric values.
     """
     check(df, nonneg=["thread_inst"], positive=["warp_inst", "simd_width"])
     require_range(df, "simd_width", 1.0)
@@ -231,13 +196,6 @@ def global_memory_pattern(df: pd.DataFrame) -> pd.DataFrame:
     -------
     pandas.DataFrame
         A copy with ``ldst_intensity`` [inst/transaction] and ``ldst_gips`` [G inst/s].
-
-    Raises
-    ------
-    ValueError
-        Missing columns or values out of range.
-    TypeError
-        Non-numeric values.
     """
     check(df, nonneg=["global_ldst_inst"], positive=["global_ldst_sectors", "duration_s"])
     out = df.copy()
@@ -263,13 +221,6 @@ def select_int_ops(df: pd.DataFrame, convention: str) -> pd.DataFrame:
     pandas.DataFrame
         A copy with ``int_ops`` and ``convention``. Rows whose tool does not measure the
         convention get NaN (they are not silently filled from the other one).
-
-    Raises
-    ------
-    ValueError
-        Unknown convention or a missing column.
-    TypeError
-        Non-numeric values.
     """
     column = {"lanes": "int_lane_ops", "simd": "int_simd_ops"}.get(convention)
     if column is None:
@@ -314,11 +265,6 @@ def murmurhash2_intops(k: int | Sequence[int], *, init: float, per_block: float,
     -------
     numpy.ndarray
         Operations per call, one per k.
-
-    Raises
-    ------
-    ValueError
-        When a k is below 1 or a count is negative.
     """
     ks = np.atleast_1d(np.asarray(k, dtype=np.int64))
     if (ks < 1).any():
@@ -356,11 +302,6 @@ def theoretical_ii(k: Sequence[int], intop_1: Sequence[float], *, b1: tuple[floa
     -------
     pandas.DataFrame
         Columns ``k, intop_1, intop_2, b1, b2, ops_per_loop, bytes_per_loop, ii``.
-
-    Raises
-    ------
-    ValueError
-        Lengths that differ, k < 1, or negative counts.
     """
     ks = np.asarray(k, dtype=np.int64)
     i1 = np.asarray(intop_1, dtype="float64")
@@ -397,13 +338,6 @@ def algorithm_efficiency(df: pd.DataFrame) -> pd.DataFrame:
     -------
     pandas.DataFrame
         A copy with ``alg eff``.
-
-    Raises
-    ------
-    ValueError
-        Missing columns or values out of range.
-    TypeError
-        Non-numeric values.
     """
     check(df, nonneg=["ii"], positive=["ii_theoretical"])
     out = df.copy()
@@ -438,13 +372,6 @@ def potential_speedup(df: pd.DataFrame) -> pd.DataFrame:
     pandas.DataFrame
         A copy with ``x``, ``y``, ``speedup_memory`` (1/x), ``speedup_compute`` (1/y) and
         ``speedup`` (1/(x y)).
-
-    Raises
-    ------
-    ValueError
-        Missing columns or efficiencies outside (0, 1].
-    TypeError
-        Non-numeric values.
     """
     cols = ["alg eff", "arch eff"]
     require_columns(df, cols)
@@ -474,11 +401,6 @@ def iso_speedup_curves(speedups: Sequence[float], points: int = 50) -> pd.DataFr
     -------
     pandas.DataFrame
         Columns ``speedup``, ``x``, ``y`` (``x * y == 1 / speedup``).
-
-    Raises
-    ------
-    ValueError
-        A speedup below 1 or fewer than 2 points.
     """
     if points < 2:
         raise ValueError("points must be >= 2")

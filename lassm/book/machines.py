@@ -121,12 +121,8 @@ def _record(folder: Path, run_id: str | None) -> dict:
 
 
 def records(machine: str) -> pd.DataFrame:
-    """Every study record of ``machine`` (scaling records aside), one row each, with its repeats.
-
-    Parameters
-    ----------
-    machine : str
-        A folder under the results root.
+    """Every study record of ``machine`` (a folder under the results root; scaling records aside),
+    one row each, with its repeats.
 
     Returns
     -------

@@ -179,6 +179,24 @@ def _legend_field(df: pd.DataFrame, field: str | None, alt, kind: str = "N"):
             else alt.Shape(f"{field}:N", title=title_of(field)))
 
 
+
+def _points(points: pd.DataFrame, xy: tuple[str, str], tips: tuple[str, ...], marks: tuple[str | None, str | None],
+            scales: tuple) -> object:
+    """The points' layer of a roofline or speed-up chart: ``xy`` columns on ``scales``, the
+    ``tips`` columns (and the ``marks``' columns) in the tooltip, color and shape by ``marks``."""
+    alt = _alt()
+    color, shape = marks
+    pts = points.copy()
+    enc = {"x": alt.X(f"{xy[0]}:Q", scale=scales[0]), "y": alt.Y(f"{xy[1]}:Q", scale=scales[1]),
+           "tooltip": [c for c in (*tips, color, shape) if c and c in pts.columns]}
+    if color in pts.columns:
+        enc["color"] = alt.Color(f"{color}:N", title=title_of(color))
+    if shape and shape in pts.columns:
+        pts[shape] = pts[shape].astype(str)
+        enc["shape"] = alt.Shape(f"{shape}:N", title=title_of(shape))
+    return alt.Chart(pts).mark_point(filled=True, size=MARKER_PX).encode(**enc)
+
+
 def roofline(roofs: pd.DataFrame, points: pd.DataFrame, *, color: str = "roof", shape: str | None = "k",
              title: str = "", x_title: str = "INTOP intensity (integer ops / HBM byte)",
              y_title: str = "GINTOP/s") -> "altair.LayerChart":  # noqa: F821
@@ -223,15 +241,7 @@ def roofline(roofs: pd.DataFrame, points: pd.DataFrame, *, color: str = "roof", 
     ridge = base.transform_filter(alt.datum.label == "ridge").mark_point(shape="triangle-up", filled=False).encode(
         x="x:Q", y="y:Q", color="roof:N",
         tooltip=[alt.Tooltip("roof:N"), alt.Tooltip("x:Q", title="machine balance", format=".3g")])
-    pts = points.copy()
-    enc = {"x": alt.X("ii:Q", scale=x_scale), "y": alt.Y("gintops:Q", scale=y_scale),
-           "tooltip": [c for c in ("label", "ii", "gintops", color, shape) if c and c in pts.columns]}
-    if color in pts.columns:
-        enc["color"] = alt.Color(f"{color}:N", title=title_of(color))
-    if shape and shape in pts.columns:
-        pts[shape] = pts[shape].astype(str)
-        enc["shape"] = alt.Shape(f"{shape}:N", title=title_of(shape))
-    point_layer = alt.Chart(pts).mark_point(filled=True, size=MARKER_PX).encode(**enc)
+    point_layer = _points(points, ("ii", "gintops"), ("label", "ii", "gintops"), (color, shape), (x_scale, y_scale))
     return alt.layer(roof_layer, ridge, point_layer).properties(
         width=WIDTH_PX, height=HEIGHT_PX, title=title).resolve_scale(color="shared")
 
@@ -279,15 +289,7 @@ def potential_speedup(points: pd.DataFrame, speedups: Sequence[float] = SPEEDUPS
     ends = iso.sort_values("x").groupby("series", as_index=False).first()
     labels = alt.Chart(ends).mark_text(align="left", dx=3, dy=-4, color="gray").encode(
         x=alt.X("x:Q", scale=x_scale), y=alt.Y("y:Q", scale=y_scale), text="series:N")
-    pts = points.copy()
-    enc = {"x": alt.X("x:Q", scale=x_scale), "y": alt.Y("y:Q", scale=y_scale),
-           "tooltip": [c for c in ("label", "x", "y", "speedup", color, shape) if c and c in pts.columns]}
-    if color in pts.columns:
-        enc["color"] = alt.Color(f"{color}:N", title=title_of(color))
-    if shape and shape in pts.columns:
-        pts[shape] = pts[shape].astype(str)
-        enc["shape"] = alt.Shape(f"{shape}:N", title=title_of(shape))
-    point_layer = alt.Chart(pts).mark_point(filled=True, size=MARKER_PX).encode(**enc)
+    point_layer = _points(points, ("x", "y"), ("label", "x", "y", "speedup"), (color, shape), (x_scale, y_scale))
     return alt.layer(curves, labels, point_layer).properties(width=WIDTH_PX, height=HEIGHT_PX, title=title)
 
 

@@ -12,7 +12,6 @@ row with its refusal, not a failure.
 from __future__ import annotations
 
 import statistics
-import sys
 import time
 from dataclasses import asdict, dataclass
 from typing import Callable
@@ -23,7 +22,7 @@ from ..runs import tables
 from ..runs.account import PART_ACCOUNTS
 from ..runs.folders import folder_of
 from . import suite_counters
-from .outcome import PartOutcome
+from .outcome import PartOutcome, print_report
 from .part import Ask, How, LeftOut, Part, Where, Work
 
 #: Timed runs of a variant and untimed runs before them, where a GPU runs the suite; on a CPU
@@ -334,11 +333,11 @@ def _write_account(folder: str, plan: SuitePlan, out: SuiteOutcome, sha: str, co
 
 def report(out: SuiteOutcome) -> None:
     """One line per point, then the files (standard error)."""
-    for r in out.rows:
+    def line(r: dict) -> str:
         shown = f"{r['seconds'] * 1e3:.3f} ms" if isinstance(r.get("seconds"), float) else "-"
-        print(f"{r['kernel']:10s} {r['backend']:7s} {r['variant']:16s} {shown:>12s}  {r['status']}", file=sys.stderr)
-    for key, path in out.files.items():
-        print(f"{key}: {path}", file=sys.stderr)
+        return f"{r['kernel']:10s} {r['backend']:7s} {r['variant']:16s} {shown:>12s}  {r['status']}"
+
+    print_report(map(line, out.rows), out.files)
 
 
 class SuitePart(Part):

@@ -23,7 +23,7 @@ from ..runs.account import PART_ACCOUNTS
 from ..runs.folders import run_folder
 from ..runs.records import command_line, cpu_model, git_sha
 from ..workloads.xdrop.config import Scoring
-from .outcome import PartOutcome
+from .outcome import PartOutcome, print_report
 from .part import Ask, How, LeftOut, Part, Where, Work
 from .xdrop_plan import CPU_BACKENDS, XdropPlan, present_backends
 
@@ -248,16 +248,12 @@ def _write_account(plan: XdropPlan, out: XdropOutcome, sha: str, command: str, s
 
 
 def report(out: XdropOutcome) -> None:
-    """The final lines: one per point, then what this machine lacks."""
-    for r in out.rows:
+    """The final lines: one per point, then the files and what this machine lacks."""
+    def line(r: dict) -> str:
         s = f"{r['seconds']:.4f} s" if isinstance(r.get("seconds"), float) else "-"
-        print(f"{r['dataset']:24s} X={r['xdrop']:<5d} {r['backend']:7s} {s:>12s}  {r['status']}", file=sys.stderr)
-    for key, path in out.files.items():
-        print(f"{key}: {path}", file=sys.stderr)
-    if out.lacks:
-        print("lacks:", file=sys.stderr)
-        for line in out.lacks:
-            print(f"  {line}", file=sys.stderr)
+        return f"{r['dataset']:24s} X={r['xdrop']:<5d} {r['backend']:7s} {s:>12s}  {r['status']}"
+
+    print_report(map(line, out.rows), out.files, out.lacks)
 
 
 class XdropPart(Part):

@@ -13,7 +13,6 @@ the campaign goes on.
 from __future__ import annotations
 
 import contextlib
-import sys
 import tempfile
 import threading
 import time
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from ...runs.account import PART_ACCOUNTS
-from ..outcome import PartOutcome
+from ..outcome import PartOutcome, print_report
 from ..part import Ask, How, LeftOut, Part, Where, Work
 from . import build, sources
 from .sources import SOURCES, SourceUnavailable
@@ -326,12 +325,12 @@ def _write_account(machine: str, plan: OriginalsPlan, out: OriginalsOutcome, sha
 
 def report(outcome: OriginalsOutcome) -> None:
     """One line per program and input, then the files (standard error)."""
-    for r in outcome.rows:
+    def line(r: dict) -> str:
         where = r["dataset"] + (f" X={r['xdrop']}" if "xdrop" in r else "")
         whole = f"{r['whole_seconds']:.3f} s" if isinstance(r.get("whole_seconds"), float) else "-"
-        print(f"{where:28s} {r.get('program', ''):24s} {whole:>10s}  {r['status']}", file=sys.stderr)
-    for key, path in outcome.files.items():
-        print(f"{key}: {path}", file=sys.stderr)
+        return f"{where:28s} {r.get('program', ''):24s} {whole:>10s}  {r['status']}"
+
+    print_report(map(line, outcome.rows), outcome.files)
 
 
 class OriginalsPart(Part):
