@@ -5,12 +5,8 @@
 // OpenCL CPU driver (built and launched through dpctl by lassm/backends/sycl.py, protocol "fast").
 // It matches the numba oracle (lassm/backends/cpu.py) bit for bit, as faithful.cl does.
 //
-// Read it next to the paper (its Algorithms 1 and 2), fast.cl and faithful.cl:
-//   the hash insert   fast_insert      (fast_table.h), in rounds of fast_insert_round (fast_walks.h)
-//   the vote          set_ext          (set_ext.h), on the walk's demand (votes on demand)
-//   Algorithm 1       fast_count_mers  (fast_walks.h)
-//   the walk          fast_walk        (fast_walks.h; the first steps by fast_scan_ext, table-free)
-//   the k-shift       k_shift          (k_shift.h), called by fast_end's loop (fast_walks.h)
+// Read it next to the paper (its Algorithms 1 and 2) with fast.cl's guide: the paper's steps are
+// the same functions of the same headers.
 //
 // The walks are fast.cl's (fast_walks.h); the collectives are sub-group functions (subgroup.h,
 // fast_subgroup.h), as a warp's are in fast.cu: a scan for the flat inserts, a reduction for the

@@ -14,12 +14,8 @@
 // (team.h). A work-group is one team, so a barrier is reached by all of its work-items whenever
 // it is reached by the lanes of one end: every loop around a collective is uniform over the end.
 //
-// Read it next to the paper (its Algorithms 1 and 2) and the spec:
-//   the hash insert   ht_insert   (ht_insert.h, one per protocol)
-//   the vote          set_ext     (set_ext.h)
-//   Algorithm 1       count_mers  (walks.h: reset, inserts, then the vote of every used slot)
-//   the walk          walk_mers   (walks.h: Algorithm 2, the mer-walk)
-//   the k-shift       k_shift     (walks.h), called by extend_end's loop
+// Read it next to the paper (its Algorithms 1 and 2) and the spec with faithful.cl's guide: the
+// paper's steps are the same functions of the same headers.
 //
 // The file compiles on its own with -I of this folder. Every knob has a default in common.h or
 // team.h and is overridden by a build option (-DNAME=VALUE):
