@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from lassm.campaign import estimate
+from lassm.campaign.part import Where, Work
 from lassm.campaign.plan import Plan
+from lassm.campaign.whole import part
 from lassm.campaign.xdrop_plan import XdropPlan
 from lassm.cli import main
 
@@ -94,7 +96,7 @@ def test_the_own_account_wins_else_the_nearest_devices_else_none(results: Path) 
     kw = dict(device_name="nvidia-h200", kind="gpu", roots=[results])
     _account(results / "nvidia-h100-80gb-hbm3", "xdrop/campaign.json", _xdrop_entry(40.0, 2))  # 400 pairs
     near = estimate.estimate_part("xdrop", _xdrop_plan(), target="nvidia-h200", **kw)
-    assert near.work == estimate.Work(points=2, total=2, units=400.0)
+    assert near.work == Work(points=2, total=2, units=400.0)
     assert near.seconds == pytest.approx(40.0) and not near.own
     assert "the nearest device's account" in near.line() and "nvidia-h100-80gb-hbm3/xdrop/campaign.json" in near.line()
     _account(results / "nvidia-h200", "xdrop/campaign.json", _xdrop_entry(4.0, 4))  # 800 pairs in 4 s
@@ -110,12 +112,17 @@ def test_the_own_account_wins_else_the_nearest_devices_else_none(results: Path) 
 def test_points_already_recorded_are_not_counted(results: Path) -> None:
     plan = Plan(datasets=("sample-k21", "sample-k77"), backends=("cpu",), protocols={"cpu": ("none",)},
                 repeats=2, warmup=1)
-    assert estimate.local_work(plan, "box", False) == estimate.Work(2, 2, 6.0)
+    local = part("local-assembly")
+
+    def work(force: bool = False) -> Work:
+        return local.work(plan, Where("box", "sha-one", force, "box"))
+
+    assert work() == Work(2, 2, 6.0)
     record = results / "box" / "sample-k21__k21__cpu__none"
     record.mkdir(parents=True)
     (record / "summary.json").write_text("{}")
-    assert estimate.local_work(plan, "box", False) == estimate.Work(1, 2, 3.0)
-    assert estimate.local_work(plan, "box", True) == estimate.Work(2, 2, 6.0)  # --force measures it again
+    assert work() == Work(1, 2, 3.0)
+    assert work(force=True) == Work(2, 2, 6.0)  # --force measures it again
     (record.parent / "sample-k77__k77__cpu__none").mkdir()
     (record.parent / "sample-k77__k77__cpu__none" / "summary.json").write_text("{}")
     done = estimate.estimate_part("local-assembly", plan, target="box", device_name="box", kind="cpu",
@@ -125,8 +132,8 @@ def test_points_already_recorded_are_not_counted(results: Path) -> None:
 
 def test_the_total_adds_the_parts_and_names_those_without_an_estimate() -> None:
     rate = estimate.Rate(60.0, 1.0, 1, Path("a"))
-    parts = {"local-assembly": estimate.Estimate("local-assembly", estimate.Work(2, 2, 2.0), rate),
-             "suite": estimate.Estimate("suite", estimate.Work(3, 3, 3.0), None)}
+    parts = {"local-assembly": estimate.Estimate("local-assembly", Work(2, 2, 2.0), rate),
+             "suite": estimate.Estimate("suite", Work(3, 3, 3.0), None)}
     assert estimate.total_line(parts, {"local-assembly": "local assembly", "suite": "the suite"}) == (
         "== estimated total: about 2 min 00 s (local assembly 2 min 00 s; not counted, nothing to estimate "
         "from: the suite)")

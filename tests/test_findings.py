@@ -250,6 +250,7 @@ def test_xdrop_finding_names_the_gpu_not_the_host():
     from lassm.analysis.xdrop import records as xrec
     from lassm.book import machines as mach
     from lassm.book import xdrop as xd
+    from lassm.book import xdrop_common
 
     items = [f for f in fi.xdrop_kernel() if f.measured]
     if not items:
@@ -260,7 +261,7 @@ def test_xdrop_finding_names_the_gpu_not_the_host():
         gpu = t[t["backend"] == "cuda"]
         assert f.device == mach.device_label(gpu["device"].iloc[0]) and f.backend == "cuda"
         assert f"on the {f.device} (CUDA backend)" in f.sentence
-        host = xd.host_device(xd.times(machine))
+        host = xd.host_device(xdrop_common.times(machine))
         assert host != f.device and not f.sentence.startswith(f"The method carries over to a second kernel: on the {host}")
 
 

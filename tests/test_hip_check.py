@@ -270,7 +270,7 @@ def test_lassm_run_checks_hip_before_it_times_anything(kernel: list[str], tmp_pa
     calls: list[tuple] = []
     monkeypatch.setattr(campaign, "make_plan", lambda *a, **k: amd)
     monkeypatch.setattr(whole, "make_whole_plan",
-                        lambda *a, **k: whole.WholePlan(local=amd, xdrop=None, originals=None))
+                        lambda *a, **k: whole.WholePlan({"local-assembly": amd}))
     monkeypatch.setattr(campaign, "run_campaign", lambda *a, **k: calls.append(("timed",)) or Outcome(rows=[]))
     monkeypatch.setattr(campaign, "report", lambda outcome: None)
     monkeypatch.setattr(whole, "run_whole", lambda *a, **k: calls.append(("timed",)) or whole.WholeOutcome())

@@ -2,7 +2,7 @@
 """The package's layout is its architecture (``book/architecture.md``), and stays so.
 
 Every module under ``lassm/`` is parsed (imports inside functions included) into an import
-graph, and checked: (a) no cycle; (b) every import goes from a stage to the same stage or a
+graph (:mod:`lassm.book.layout`, which also draws the page's picture of it), and checked: (a) no cycle; (b) every import goes from a stage to the same stage or a
 lower one (:data:`STAGES`, low to high); (c) no module over :data:`MAX_LINES` lines unless its
 docstring says why ("over 500 lines because ..."); (d) the stage folders under ``lassm/`` are the
 rows of the architecture page's table. The checkers are plain functions, and each is also fed a
@@ -20,16 +20,12 @@ from pathlib import Path
 
 import pytest
 
+from lassm.book.layout import (FOUNDATION, PACKAGE, PICTURE, STAGES, import_graph, modules, picture, stage_edges,
+                               stage_of, stages_svg)
+
 REPO = Path(__file__).resolve().parent.parent
-PACKAGE = REPO / "lassm"
 PAGE = REPO / "book" / "architecture.md"
 
-#: The stages, lowest first: a module may import its own stage or one listed before it.
-STAGES = ("foundation", "workloads", "backends", "runs", "analysis", "campaign", "book", "cli", "front door")
-#: The foundation: single modules at the top of ``lassm/`` that any stage may use.
-FOUNDATION = frozenset({"lassm.arrowio", "lassm.atomic", "lassm.byte_sets", "lassm.compressed", "lassm.datafiles",
-                        "lassm.errors", "lassm.fits", "lassm.outputs", "lassm.paths", "lassm.terminal", "lassm.timeline",
-                        "lassm.version"})
 #: Stages that are modules at the top rather than folders.
 NOT_FOLDERS = frozenset({"foundation", "front door"})
 MAX_LINES = 500
@@ -37,46 +33,6 @@ REASON = re.compile(r"over 500 lines because \S")
 
 
 # ------------------------------------------------------------------------------ the checkers
-
-def module_name(path: Path, root: Path = PACKAGE) -> str:
-    """``lassm/runs/sweep.py`` -> ``lassm.runs.sweep``; a package's ``__init__`` is the package."""
-    parts = path.relative_to(root.parent).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def modules(root: Path = PACKAGE) -> dict[str, Path]:
-    """Every module of the package, by dotted name."""
-    return {module_name(p, root): p for p in sorted(root.rglob("*.py"))}
-
-
-def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
-    """The package modules that ``path`` (module ``name``) imports, wherever the statement is."""
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.Import):
-            found |= {a.name for a in node.names if a.name in known}
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[:len(base) - node.level + 1]
-                source = ".".join(base + ([node.module] if node.module else []))
-            else:
-                source = node.module or ""
-            if source not in known:
-                continue
-            for alias in node.names:  # `from pkg import mod` imports the module, else a name of pkg
-                sub = f"{source}.{alias.name}"
-                found.add(sub if sub in known else source)
-    found.discard(name)
-    return found
-
-
-def import_graph(root: Path = PACKAGE) -> dict[str, set[str]]:
-    """Module -> the package modules it imports."""
-    mods = modules(root)
-    return {name: imports_of(name, path, set(mods)) for name, path in mods.items()}
-
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     """One import cycle (``[a, b, ..., a]``), or None when the graph has none."""
@@ -103,18 +59,6 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
             if cycle:
                 return cycle
     return None
-
-
-def stage_of(name: str, foundation: frozenset[str] = FOUNDATION) -> str:
-    """The stage a module belongs to: the front door, the foundation, or its first folder."""
-    if name in ("lassm", "lassm.__main__"):  # the package's names, and the process around the command line
-        return "front door"
-    if name in foundation:
-        return "foundation"
-    parts = name.split(".")
-    if len(parts) < 2 or parts[1] not in STAGES:  # a top-level module that is not foundation
-        return f"unplaced module {name}"
-    return parts[1]
 
 
 def upward_imports(graph: dict[str, set[str]], stages=STAGES, foundation=FOUNDATION) -> list[str]:
@@ -259,6 +203,22 @@ def test_long_module_without_reason_is_reported(tmp_path):
     assert long_modules({"long": long}) != []
     long.write_text('"""Does much; over 500 lines because it is one table."""\n' + "x = 1\n" * MAX_LINES)
     assert long_modules({"long": long}) == []
+
+
+def test_the_pages_picture_is_drawn_from_the_imports():
+    """``_static/stages.svg`` is the picture of this tree's import graph: a change of who imports
+    whom between stages redraws it (``python -m lassm.book.layout``), and the page shows it."""
+    assert (REPO / PICTURE).read_text() == picture(), "the stages' picture is stale: python -m lassm.book.layout"
+    assert f"../{PICTURE.as_posix()}" in PAGE.read_text()
+
+
+def test_the_picture_draws_an_import_up_as_a_ring():
+    graph = {"lassm.cli.run": {"lassm.campaign.whole"}, "lassm.campaign.whole": {"lassm.runs.sweep"},
+             "lassm.runs.sweep": {"lassm.book.plots", "lassm.runs.records"}}
+    edges = stage_edges(graph)
+    assert edges == {("cli", "campaign"), ("campaign", "runs"), ("runs", "book")}
+    svg = stages_svg(edges)
+    assert svg.count("<circle") == 3 and svg.count('fill="none"') == 1  # runs -> book, the one import up
 
 
 def test_page_rows_are_parsed(tmp_path):

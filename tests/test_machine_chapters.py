@@ -171,13 +171,13 @@ def test_the_xdrop_fact_reads_the_records(tmp_path, monkeypatch) -> None:
     """What a machine's X-drop records hold, in the machine chapter's words; 'none' without them."""
     import shutil
 
-    from lassm.book import machine_chapter, xdrop
+    from lassm.book import machine_chapter, xdrop_common
 
     monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
     assert machine_chapter._xdrop_fact("absent").startswith("none: no X-drop campaign")
     fixtures = Path(__file__).parent / "fixtures" / "xdrop" / "results" / "synthetic-gpu"
     shutil.copytree(fixtures, tmp_path / "m")
-    t = xdrop.times("m")
+    t = xdrop_common.times("m")
     fact = machine_chapter._xdrop_fact("m")
     assert fact.startswith(f"{len(t)} timed points ({', '.join(sorted(t['backend'].unique()))}) over X = ")
     assert fact.endswith("every result equal to the oracle's")

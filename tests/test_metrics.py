@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lassm.analysis import metrics
+from lassm.analysis import metrics, portability
 
 
 def _frame() -> pd.DataFrame:
@@ -41,9 +41,9 @@ METRIC_CASES = [
     (lambda df: metrics.select_int_ops(df, "lanes"), lambda: pd.DataFrame({"int_lane_ops": [3.0, np.nan]})),
     (metrics.global_memory_pattern, lambda: pd.DataFrame({"global_ldst_inst": [8.0], "global_ldst_sectors": [32.0],
                                                           "duration_s": [1e-9]})),
-    (metrics.pp, lambda: pd.DataFrame({"problem": ["p", "p"], "platform": ["A", "B"], "application": ["a", "a"],
+    (portability.pp, lambda: pd.DataFrame({"problem": ["p", "p"], "platform": ["A", "B"], "application": ["a", "a"],
                                       "arch eff": [0.5, 0.25]})),
-    (metrics.application_efficiency, lambda: pd.DataFrame({"problem": ["p", "p"], "platform": ["A", "A"],
+    (portability.application_efficiency, lambda: pd.DataFrame({"problem": ["p", "p"], "platform": ["A", "A"],
                                                           "application": ["a", "b"], "seconds": [2.0, 1.0]})),
 ]
 
@@ -69,10 +69,10 @@ def test_missing_columns_raise_value_error(fn, make) -> None:
     (metrics.intop_intensity, "int_ops", _frame),
     (metrics.throughput, "duration_s", _frame),
     (metrics.algorithm_efficiency, "ii", lambda: pd.DataFrame({"ii": [1.0], "ii_theoretical": [4.0]})),
-    (metrics.pp, "arch eff", lambda: pd.DataFrame({"problem": ["p"], "platform": ["A"], "application": ["a"],
+    (portability.pp, "arch eff", lambda: pd.DataFrame({"problem": ["p"], "platform": ["A"], "application": ["a"],
                                                     "arch eff": [0.5]})),
     (metrics.potential_speedup, "alg eff", lambda: pd.DataFrame({"alg eff": [0.5], "arch eff": [0.5]})),
-    (metrics.application_efficiency, "seconds", lambda: pd.DataFrame({"problem": ["p"], "platform": ["A"],
+    (portability.application_efficiency, "seconds", lambda: pd.DataFrame({"problem": ["p"], "platform": ["A"],
                                                                       "application": ["a"], "seconds": [1.0]})),
 ])
 def test_non_numeric_values_raise_type_error(fn, column, make) -> None:
@@ -194,7 +194,7 @@ def _p3_frame() -> pd.DataFrame:
 def test_pp_rederives_p3_value_0_4878() -> None:
     expected = 5 / (1 / 1.0 + 1 / 0.8 + 1 / 0.5 + 1 / 1.0 + 1 / 0.2)
     assert round(expected, 4) == 0.4878
-    out = metrics.pp(_p3_frame())
+    out = portability.pp(_p3_frame())
     assert list(out.columns) == ["problem", "application", "app pp", "arch pp"]
     got = out.set_index("application")
     assert got.loc["latest", "app pp"] == pytest.approx(expected)
@@ -207,41 +207,41 @@ def test_pp_rederives_p3_value_0_4878() -> None:
 def test_pp_percentages_are_rejected() -> None:
     df = pd.DataFrame({"problem": ["t"], "platform": ["A"], "application": ["a"], "app eff": [50.0]})
     with pytest.raises(ValueError):
-        metrics.pp(df)
+        portability.pp(df)
     with pytest.raises(ValueError):
-        metrics.pp(df.rename(columns={"app eff": "arch eff"}))
+        portability.pp(df.rename(columns={"app eff": "arch eff"}))
     with pytest.raises(ValueError):
-        metrics.pp(df.drop(columns=["app eff"]))  # no efficiency column at all
+        portability.pp(df.drop(columns=["app eff"]))  # no efficiency column at all
 
 
 def test_pp_did_not_run_is_zero() -> None:
     df = pd.DataFrame({"problem": ["t", "t"], "platform": ["A", "B"], "application": ["a", "a"], "arch eff": [0.5, 0.5]})
-    assert metrics.pp(df)["arch pp"].iloc[0] == pytest.approx(0.5)
+    assert portability.pp(df)["arch pp"].iloc[0] == pytest.approx(0.5)
     # platform C is in H but has no row: P = 0
-    assert metrics.pp(df, platforms=["A", "B", "C"])["arch pp"].iloc[0] == 0.0
+    assert portability.pp(df, platforms=["A", "B", "C"])["arch pp"].iloc[0] == 0.0
     # NaN efficiency counts as not run
     nan = df.assign(**{"arch eff": [0.5, np.nan]})
-    assert metrics.pp(nan)["arch pp"].iloc[0] == 0.0
+    assert portability.pp(nan)["arch pp"].iloc[0] == 0.0
 
 
 def test_pp_duplicates_keep_the_best_efficiency() -> None:
     df = pd.DataFrame({"problem": ["t"] * 4, "platform": ["A", "A", "B", "B"], "application": ["latest"] * 4,
                        "fom": [float("nan"), 25.0, 1.0, 2.0], "app eff": [0.0, 1.0, 0.5, 1.0],
                        "arch eff": [0.0, 0.5, 0.25, 0.5]})
-    out = metrics.pp(df)
+    out = portability.pp(df)
     assert out["app pp"].iloc[0] == 1.0 and out["arch pp"].iloc[0] == 0.5
 
 
 def test_pp_single_record() -> None:
     df = pd.DataFrame({"problem": ["t"], "platform": ["A"], "application": ["latest"], "fom": [25.0],
                        "app eff": [0.2], "arch eff": [0.5]})
-    out = metrics.pp(df)
+    out = portability.pp(df)
     assert out["app pp"].iloc[0] == 0.2 and out["arch pp"].iloc[0] == 0.5
 
 
 def test_pp_is_harmonic_not_arithmetic() -> None:
     df = pd.DataFrame({"problem": ["t"] * 2, "platform": ["A", "B"], "application": ["a"] * 2, "alg eff": [0.9, 0.1]})
-    got = metrics.pp(df)["alg pp"].iloc[0]
+    got = portability.pp(df)["alg pp"].iloc[0]
     assert got == pytest.approx(0.18)
     assert got != pytest.approx(0.5)
 
@@ -255,7 +255,7 @@ def _implementations() -> pd.DataFrame:
 
 
 def test_application_efficiency_takes_the_fastest_measured_originals_included() -> None:
-    out = metrics.application_efficiency(_implementations()).set_index(["platform", "application"])
+    out = portability.application_efficiency(_implementations()).set_index(["platform", "application"])
     assert out.loc[("A", "CUDA"), "app eff"] == 0.5  # the original's 2 s over CUDA's 4 s
     assert out.loc[("A", "OpenCL"), "app eff"] == 0.4 and out.loc[("A", "original"), "app eff"] == 1.0
     assert set(out.loc["A", "reference"]) == {"HeCBench t-cuda"} and set(out.loc["B", "reference"]) == {"cuda tiles"}
@@ -263,16 +263,16 @@ def test_application_efficiency_takes_the_fastest_measured_originals_included() 
     assert (out["app eff"].dropna() <= 1.0).all() and (out["app eff"].dropna() > 0).all()
     assert out.loc[("A", "CUDA"), "reference time"] == 2.0
     # without implementation names the application names the reference
-    plain = metrics.application_efficiency(_implementations().drop(columns=["implementation"]))
+    plain = portability.application_efficiency(_implementations().drop(columns=["implementation"]))
     assert set(plain.loc[plain["platform"] == "A", "reference"]) == {"original"}
     # a non-positive time is no time
     with pytest.raises(ValueError):
-        metrics.application_efficiency(_implementations().assign(seconds=[1.0, 0.0, 1.0, 1.0, 1.0]))
+        portability.application_efficiency(_implementations().assign(seconds=[1.0, 0.0, 1.0, 1.0, 1.0]))
 
 
 def test_pp_of_application_efficiencies_against_the_best_measured() -> None:
-    eff = metrics.application_efficiency(_implementations())
-    got = metrics.pp(eff[["problem", "platform", "application", "app eff"]]).set_index("application")["app pp"]
+    eff = portability.application_efficiency(_implementations())
+    got = portability.pp(eff[["problem", "platform", "application", "app eff"]]).set_index("application")["app pp"]
     assert got["CUDA"] == pytest.approx(2 / (1 / 0.5 + 1 / 1.0))
     assert got["OpenCL"] == 0.0 and got["original"] == 0.0  # each missing on one platform of H
 

@@ -96,14 +96,17 @@ def test_launch_and_finish_without_a_gpu(monkeypatch: pytest.MonkeyPatch) -> Non
         Event=Event, Device=lambda: types.SimpleNamespace(synchronize=lambda: None),
         get_elapsed_time=lambda a, b: float(b.t - a.t)))
     monkeypatch.setitem(sys.modules, "cupy", fake)
+    from lassm.backends import clhost
+
     calls = []
-    events = [opencl_ptx._timed_launch(lambda g, b, a: calls.append((g, b, a)), 3, 32, ("x",), ["kept"]),
-              opencl_ptx._timed_launch(lambda g, b, a: calls.append((g, b, a)), 1, 128, ("y",), [])]
-    assert calls == [((3,), (32,), ("x",)), ((1,), (128,), ("y",))] and events[0][2] == ["kept"]
+    rt = opencl_ptx._Cuda(types.SimpleNamespace(device=None, key64=True, fp64=True))
+    events = [rt.launch(lambda g, b, a: calls.append((g, b, a)), ["x"], 96, 32),
+              rt.launch(lambda g, b, a: calls.append((g, b, a)), ["y"], 128, 128)]
+    assert calls == [((3,), (32,), ("x",)), ((1,), (128,), ("y",))]
     out = SideResult.empty(2, 4)
     out.extra = {"launches": [{}, {}]}
     result = np.zeros(2, dtype=np.int32)
-    got = opencl_ptx._finish(out, [result], [Buf(np.array([7, 9], dtype=np.int32))], events,
-                             [Buf(np.zeros(10, np.uint8)), Buf(np.zeros(6, np.uint8))])
+    got = clhost.finish(rt, out, 0.0, events, [result], [Buf(np.array([7, 9], dtype=np.int32))], 16)
     assert result.tolist() == [7, 9] and [r["seconds"] for r in got.extra["launches"]] == [0.001, 0.001]
+    assert got.extra["timer"] == "CUDA events"
     assert got.kernel_seconds == pytest.approx(0.002) and got.extra["mem_high_water_bytes"] == 16

@@ -27,6 +27,7 @@ import pytest
 
 from lassm import paths
 from lassm.campaign import originals, whole
+from lassm.campaign.part import Ask
 from lassm.campaign.originals import build, ht_loc, logan, sources
 from lassm.runs import xdrop as rec
 from lassm.workloads.xdrop.pairs import Pairs
@@ -464,18 +465,18 @@ def test_an_older_table_reads_with_the_new_columns_empty(tmp_path: Path) -> None
 
 def test_the_whole_plan_routes_names_to_their_part(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(originals, "blocked", lambda backend="cuda": [])  # as on a GPU node with nvcc
-    plan = whole.make_whole_plan(backends=["cpu"], datasets=["sample-k21", "xdrop-short-5"], xdrops=[10])
-    assert plan.local.datasets == ("sample-k21",) and plan.local.backends == ("cpu",)
-    assert plan.xdrop.datasets == ("xdrop-short-5",) and plan.xdrop.backends == ("cpu",)
-    assert plan.originals.ht_loc_datasets == ("sample-k21",) and plan.originals.logan_dataset == "xdrop-short-5"
-    only = whole.make_whole_plan(backends=["cpu"], datasets=["sample-k21"])
-    assert only.xdrop is None and "no X-drop set" in only.left_out["xdrop"]
-    full = whole.make_whole_plan(backends=["cpu"])
-    assert full.originals.ht_loc_datasets == ht_loc.DATASETS
-    assert whole.make_whole_plan(backends=["cpu"], originals=False).left_out["originals"] == "left out (--no-originals)"
+    plan = whole.make_whole_plan(Ask(backends=["cpu"], datasets=["sample-k21", "xdrop-short-5"], xdrops=[10]))
+    assert plan.of("local-assembly").datasets == ("sample-k21",) and plan.of("local-assembly").backends == ("cpu",)
+    assert plan.of("xdrop").datasets == ("xdrop-short-5",) and plan.of("xdrop").backends == ("cpu",)
+    assert plan.of("originals").ht_loc_datasets == ("sample-k21",) and plan.of("originals").logan_dataset == "xdrop-short-5"
+    only = whole.make_whole_plan(Ask(backends=["cpu"], datasets=["sample-k21"]))
+    assert only.of("xdrop") is None and "no X-drop set" in only.left_out["xdrop"]
+    full = whole.make_whole_plan(Ask(backends=["cpu"]))
+    assert full.of("originals").ht_loc_datasets == ht_loc.DATASETS
+    assert whole.make_whole_plan(Ask(backends=["cpu"], originals=False)).left_out["originals"] == "left out (--no-originals)"
     monkeypatch.setattr(originals, "blocked", lambda backend="cuda": ["originals: not run: no nvcc in this test"])
-    off = whole.make_whole_plan(backends=["cpu"], datasets=["sample-k21"])
-    assert off.originals is None and off.lacks == ["originals: not run: no nvcc in this test"]
+    off = whole.make_whole_plan(Ask(backends=["cpu"], datasets=["sample-k21"]))
+    assert off.of("originals") is None and off.lacks == ["originals: not run: no nvcc in this test"]
     assert off.left_out["originals"] == "cannot run here: no nvcc in this test"
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lassm.analysis import machine, metrics, paper
+from lassm.analysis import machine, paper, paper_data, portability
 from lassm.cli import paper as cli_paper
 
 KS = [21, 33, 55, 77]
@@ -29,7 +29,7 @@ TOL = paper.PRINT_TOLERANCE
 
 
 def test_paper_tables_file_has_every_cell_of_tables_iv_to_vii() -> None:
-    df = paper.load_paper_tables()
+    df = paper_data.load_paper_tables()
     for table, rows, cols in (("IV", KS, PLATFORMS + ["P"]), ("VII", KS, PLATFORMS + ["P"]),
                               ("VI", KS, ["ops_per_loop", "bytes_per_loop", "II"])):
         sel = df[(df["source"] == "paper") & (df["table"] == table)]
@@ -44,12 +44,12 @@ def test_machines_table_has_sources_and_the_papers_devices() -> None:
     m = machine.load_machines()
     assert set(m["machine"]) == {"A100-40GB", "H100-SXM5-80GB", "H200-SXM-141GB", "MI250X-GCD", "Max1550-stack"}
     assert (m["source"].str.len() > 40).all()
-    assert paper.platforms() == PLATFORMS
+    assert paper_data.platforms() == PLATFORMS
     a100 = machine.machine("NVIDIA")
     assert a100["compute_units"] == 108 and a100["lane_peak_gops"] == pytest.approx(108 * 64 * 1.41)
     assert a100["issue_peak_gips"] == pytest.approx(108 * 4 * 1.41)
     gcd = machine.machine("MI250X-GCD")
-    assert gcd["compute_units"] * 2 == paper.published("III").loc["compute_units", "AMD"]
+    assert gcd["compute_units"] * 2 == paper_data.published("III").loc["compute_units", "AMD"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -135,7 +135,7 @@ def test_table7_p_alg_is_not_the_harmonic_mean() -> None:
     assert ((t["P_of_published_row"] - t["published_P"]).abs() > TOL).all()
     check = paper.published_pp_check("VII").set_index("k")
     assert ((check["arithmetic"] - check["published_P"]).abs() > TOL).all()  # nor the arithmetic mean
-    avg = paper.published("VII").loc["average", "P"]
+    avg = paper_data.published("VII").loc["average", "P"]
     assert avg == pytest.approx(0.1938)
     assert t["published_P"].mean() == pytest.approx(0.1945)  # the printed column's mean is 19.45%
 
@@ -148,7 +148,7 @@ def test_table4_p_arch_is_the_harmonic_mean_of_its_row() -> None:
     check = paper.published_pp_check("IV").set_index("k")
     assert ((check["harmonic"] - check["published_P"]).abs() <= TOL).all()
     assert check["harmonic"].round(4).tolist() == [0.1439, 0.1594, 0.1628, 0.1566]
-    assert paper.published("IV").loc["average", "P"] == pytest.approx(check["published_P"].mean(), abs=TOL)
+    assert paper_data.published("IV").loc["average", "P"] == pytest.approx(check["published_P"].mean(), abs=TOL)
 
 
 def test_table4_recomputed_on_one_roofline_per_device() -> None:
@@ -185,7 +185,7 @@ def test_notebook_divided_by_constant_warp_level_peaks() -> None:
     assert (implied.max() - implied.min()).max() < 0.01  # one constant per platform
     assert implied.mean().round(1).to_dict() == {"AMD": 374.0, "INTEL": 105.0, "NVIDIA": 358.0}
     gcd = machine.machine("MI250X-GCD")
-    both_dies = paper.published("III").loc["compute_units", "AMD"]
+    both_dies = paper_data.published("III").loc["compute_units", "AMD"]
     assert implied.mean()["AMD"] == pytest.approx(both_dies * gcd["simd_issue_per_cu_per_clock"] * gcd["boost_clock_ghz"],
                                                   abs=0.01)
     assert (nb["notebook_eff"] > 1).sum() == 6  # "efficiencies" above 1
@@ -193,7 +193,7 @@ def test_notebook_divided_by_constant_warp_level_peaks() -> None:
     one = nb[nb["k"] == 21]
     assert one["notebook_average_eff"].iloc[0] == pytest.approx(one["notebook_eff"].mean(), abs=1e-6)
     with pytest.raises(ValueError):  # our PP refuses them
-        metrics.pp(pd.DataFrame({"problem": one["k"], "platform": one["platform"], "application": "a",
+        portability.pp(pd.DataFrame({"problem": one["k"], "platform": one["platform"], "application": "a",
                                  "arch eff": one["notebook_eff"]}))
 
 

@@ -8,15 +8,16 @@ import pytest
 
 from lassm import paths
 from lassm.campaign import runs_account
+from lassm.campaign.part import Ask, How
 from lassm.campaign.whole import make_whole_plan, run_whole
 
 
 def test_a_whole_run_appends_one_entry_and_a_rerun_skips(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
     monkeypatch.setenv("LASSM_GIT_SHA", "sha-w")
-    plan = make_whole_plan(True, backends=["cpu"], datasets=["sample-k77"], repeats=1, warmup=0, originals=False)
-    run_whole(plan, machine="box", progress=False)
-    run_whole(plan, machine="box", progress=False)
+    plan = make_whole_plan(Ask(True, backends=["cpu"], datasets=["sample-k77"], repeats=1, warmup=0, originals=False))
+    run_whole(plan, How(machine="box", progress=False))
+    run_whole(plan, How(machine="box", progress=False))
     entries = runs_account.read(paths.results_dir("box"))
     assert len(entries) == 2
     first, again = entries

@@ -224,24 +224,27 @@ def test_cuda_kernel_rejects_a_broken_build() -> None:
         xcuda.build_options(2048)
 
 
-def _body(relpath: str) -> str:
-    """A kernel's body from its first statement, with the two languages' spellings made one."""
+def _entry(relpath: str) -> str:
+    """A kernel file's entry point from its kernel's body on, the two languages' spellings made one."""
     text = kernel_source(relpath).read_text()
-    text = text[text.index("const int task"):]
-    text = re.sub(r"barrier\([A-Z_ |]*\);|__syncthreads\(\);", "SYNC;", text)
+    text = text[text.index("xdrop_kernel(XDROP_TASK_ARGS) {"):]
     for cuda_word, cl_word in (("blockIdx.x", "get_group_id(0)"), ("threadIdx.x", "get_local_id(0)"),
-                               ("unsigned char", "uchar"), ("(unsigned)", "(uint)"), ("long long", "long"),
-                               ("__local ", ""), ("__global ", "")):
+                               ("__shared__ ", ""), ("__local ", "")):
         text = text.replace(cuda_word, cl_word)
     return text
 
 
 def test_cuda_and_opencl_kernels_are_one_algorithm() -> None:
     """Where no GPU runs the CUDA kernel (CI), it is still the OpenCL one the tests above check:
-    the bodies differ only in the languages' spellings of ids, types and barriers."""
-    cl_body, cu_body = _body(xopencl.KERNEL), _body(xcuda.KERNEL)
-    assert cl_body == cu_body
-    assert cl_body.count("SYNC;") == 3  # the start, after the cells, in the tree
+    both entry points only name their group and shared memory and call the one ``xdrop_block`` of
+    ``xdrop_block.h``, whose barriers are the languages' only other difference."""
+    assert _entry(xopencl.KERNEL) == _entry(xcuda.KERNEL)
+    assert "xdrop_block(XDROP_TASK_NAMES, red_best, red_min, red_max" in _entry(xcuda.KERNEL)
+    for relpath in (xopencl.KERNEL, xcuda.KERNEL):
+        assert "while" not in kernel_source(relpath).read_text()  # the algorithm is the header's alone
+    block = kernel_source("xdrop/xdrop_block.h").read_text()
+    body = block[block.index("XDROP_FN void xdrop_block("):]
+    assert len(re.findall(r"XDROP_SYNC_\w+\(\);", body)) == 3  # the start, after the cells, in the tree
 
 
 def test_an_absent_gpu_is_one_error_line(monkeypatch, tmp_path, capsys) -> None:

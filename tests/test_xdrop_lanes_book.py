@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from lassm.backends.xdrop import plan
-from lassm.book import xdrop
+from lassm.book import xdrop, xdrop_common
+from lassm.book import xdrop_lanes as book_lanes
 from lassm.campaign import xdrop_lanes
 from lassm.runs import xdrop as rec
 
@@ -50,7 +51,7 @@ def _lanes_rows(recorded_plan=lambda x: 0) -> list[dict]:
 def _counter_row(x: int, lanes: int, duration_s: float, warp_inst: float) -> dict:
     """A ``counters.csv`` row of one forced layout; the columns the comparison does not read are fillers."""
     return {"device": "SYNTHETIC GPU (test fixture)", "dataset": DATASET, "xdrop": x,
-            "program": f"{xdrop.LANES_PROGRAM}{lanes}", "simd_width": 32, "duration_s": duration_s,
+            "program": f"{book_lanes.LANES_PROGRAM}{lanes}", "simd_width": 32, "duration_s": duration_s,
             "int_lane_ops": 16 * warp_inst, "warp_inst": warp_inst, "thread_inst": 16 * warp_inst,
             "dram_read_bytes": 1e6, "dram_write_bytes": 1e5, "dram_bytes": 1.1e6, "l2_bytes": 1e7, "l1_bytes": 1e8,
             "launches": 1, "machine": MACHINE, "git_sha": "0000000", "command": "synthetic"}
@@ -82,7 +83,7 @@ def test_the_plan_is_the_one_this_test_assumes():
 
 
 def test_table_from_a_synthetic_ablation(lanes_results):
-    t = xdrop.lanes_table(MACHINE).set_index("X")
+    t = book_lanes.lanes_table(MACHINE).set_index("X")
     assert list(t.index) == [10, 100, 1000, 5000]
     assert t.loc[10, "block (128 threads) [ms]"] == pytest.approx(200.0)
     assert t.loc[10, "fastest"] == "8 lanes" and t.loc[10, "fastest over block"] == pytest.approx(8.0)
@@ -92,12 +93,12 @@ def test_table_from_a_synthetic_ablation(lanes_results):
 
 
 def test_a_layout_that_differs_is_never_the_fastest(lanes_results):
-    long = xdrop.lanes_long(MACHINE).set_index(["xdrop", "lanes"])
+    long = book_lanes.lanes_long(MACHINE).set_index(["xdrop", "lanes"])
     assert not long.loc[(100, 8), "fastest"] and long.loc[(100, 16), "fastest"]  # 0.10 s, not 8 lanes' 0.05 s
     assert long.loc[(100, 8), "over_block"] != long.loc[(100, 8), "over_block"]  # NaN: a wrong answer has no speed-up
-    pts = xdrop.lanes_points(xdrop.lanes_long(MACHINE)).set_index("xdrop")
+    pts = book_lanes.lanes_points(book_lanes.lanes_long(MACHINE)).set_index("xdrop")
     assert pts.loc[100, "fastest"] == "16 lanes" and pts.loc[100, "fastest over block"] == pytest.approx(2.5)
-    assert xdrop_lanes.best(xdrop.lanes_rows(MACHINE).to_dict("records"))[(DATASET, 100)] == 16
+    assert xdrop_lanes.best(book_lanes.lanes_rows(MACHINE).to_dict("records"))[(DATASET, 100)] == 16
     f = xdrop.facts(MACHINE)
     assert f["xd_lanes_equal"] == "11 of 12"
     assert f["xd_lanes_equal_verdict"] == "did not always return the block layout's result"
@@ -106,13 +107,13 @@ def test_a_layout_that_differs_is_never_the_fastest(lanes_results):
 def test_the_planned_layout_is_the_codes_plan_not_the_recorded_one(lanes_results, monkeypatch):
     """The table's ``planned`` column says the block everywhere (a stale plan); the book marks
     :func:`plan.lanes_for`'s layout, and follows the plan when the code's plan changes."""
-    long = xdrop.lanes_long(MACHINE)
+    long = book_lanes.lanes_long(MACHINE)
     assert (long["planned"] == [plan.lanes_for(x) == n for x, n in zip(long["xdrop"], long["lanes"])]).all()
     f = xdrop.facts(MACHINE)
     assert f["xd_lanes_replanned"] == "3"  # X = 10, 100, 1000 recorded the block; the code plans lanes there
-    assert f["xd_lanes_plan"] == xdrop.plan_text()
+    assert f["xd_lanes_plan"] == book_lanes.plan_text()
     monkeypatch.setattr(plan, "LANES_BY_X", ((100, 32),))
-    pts = xdrop.lanes_points(xdrop.lanes_long(MACHINE)).set_index("xdrop")
+    pts = book_lanes.lanes_points(book_lanes.lanes_long(MACHINE)).set_index("xdrop")
     assert list(pts["planned"]) == ["32 lanes", "32 lanes", "block (128 threads)", "block (128 threads)"]
     assert pts.loc[10, "planned over fastest"] == pytest.approx(2.0)  # 0.05 s against 8 lanes' 0.025 s
     f = xdrop.facts(MACHINE)
@@ -136,41 +137,41 @@ def test_facts_from_the_synthetic_ablation_by_hand(lanes_results):
 
 
 def test_x_text_lists_x_that_are_not_a_run():
-    assert xdrop._x_text([10, 1000], [10, 100, 1000]) == "10, 1,000"
-    assert xdrop._x_text([100, 1000], [10, 100, 1000]) == "100 to 1,000"
-    assert xdrop._x_text([], [10]) == "none"
+    assert book_lanes._x_text([10, 1000], [10, 100, 1000]) == "10, 1,000"
+    assert book_lanes._x_text([100, 1000], [10, 100, 1000]) == "100 to 1,000"
+    assert book_lanes._x_text([], [10]) == "none"
 
 
 def test_chart_marks_the_plan(lanes_results):
-    spec = xdrop.lanes_chart(MACHINE).to_dict()
+    spec = book_lanes.lanes_chart(MACHINE).to_dict()
     assert len(spec["layer"]) == 3
-    assert xdrop.show_lanes(MACHINE).marks() > 0
+    assert book_lanes.show_lanes(MACHINE).marks() > 0
 
 
 def test_without_the_ablation_every_part_says_so(tmp_path, monkeypatch):
     monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
     (tmp_path / "bare-gpu").mkdir()
     f = xdrop.facts("bare-gpu")
-    for key in xdrop.LANES_FACTS + ("xd_lanes_8_wins_x", "xd_lanes_ctr_speedup"):
-        assert f[key] == xdrop.NOT_MEASURED, key
-    assert f["xd_lanes_plan"] == xdrop.plan_text()  # the plan is the code's, measured or not
-    assert "no layouts' ablation" in xdrop.lanes_table("bare-gpu").iloc[0, 0]
-    assert xdrop.show_lanes("bare-gpu").startswith(xdrop.NOT_MEASURED)
-    assert xdrop.lanes_chart("bare-gpu") is None and xdrop.lanes_counters("bare-gpu").empty
+    for key in book_lanes.LANES_FACTS + ("xd_lanes_8_wins_x", "xd_lanes_ctr_speedup"):
+        assert f[key] == xdrop_common.NOT_MEASURED, key
+    assert f["xd_lanes_plan"] == book_lanes.plan_text()  # the plan is the code's, measured or not
+    assert "no layouts' ablation" in book_lanes.lanes_table("bare-gpu").iloc[0, 0]
+    assert book_lanes.show_lanes("bare-gpu").startswith(xdrop_common.NOT_MEASURED)
+    assert book_lanes.lanes_chart("bare-gpu") is None and book_lanes.lanes_counters("bare-gpu").empty
 
 
 def test_counters_not_measured_yet(lanes_results):
     """The fixture's counters have ``lassm cuda`` and ``LOGAN`` rows, none of a forced layout."""
-    assert xdrop.lanes_counters(MACHINE).empty
-    assert xdrop.NOT_MEASURED in xdrop.lanes_counters_table(MACHINE).iloc[0, 0]
+    assert book_lanes.lanes_counters(MACHINE).empty
+    assert xdrop_common.NOT_MEASURED in book_lanes.lanes_counters_table(MACHINE).iloc[0, 0]
     f = xdrop.facts(MACHINE)
     assert f["xd_lanes_ctr_sentence"].startswith("What the gain is made of is not measured yet")
-    assert f["xd_lanes_ctr_speedup"] == xdrop.NOT_MEASURED
+    assert f["xd_lanes_ctr_speedup"] == xdrop_common.NOT_MEASURED
 
 
 def test_counters_split_the_speed_up_into_instructions_and_issue_rate(lanes_results):
     _add_counters(lanes_results, COUNTERS)
-    c = xdrop.lanes_counters(MACHINE).set_index(["xdrop", "lanes"])
+    c = book_lanes.lanes_counters(MACHINE).set_index(["xdrop", "lanes"])
     assert c.loc[(10, 8), "speedup"] == pytest.approx(8.0)
     assert c.loc[(10, 8), "inst_factor"] == pytest.approx(4.0) and c.loc[(10, 8), "rate_factor"] == pytest.approx(2.0)
     assert c.loc[(100, 16), "inst_factor"] == pytest.approx(1.25)
@@ -194,7 +195,7 @@ def test_counters_of_one_cause(lanes_results):
 
 def test_counters_without_the_block_have_no_speed_up(lanes_results):
     _add_counters(lanes_results, COUNTERS[1:2])
-    c = xdrop.lanes_counters(MACHINE)
+    c = book_lanes.lanes_counters(MACHINE)
     assert len(c) == 1 and c["speedup"].isna().all()
     assert "no planned lanes layout beside the block" in xdrop.facts(MACHINE)["xd_lanes_ctr_sentence"]
 
@@ -228,7 +229,7 @@ def committed_results(monkeypatch):
 
 def test_committed_table_read_by_the_chapter(committed_results):
     raw = _committed()
-    pts = xdrop.lanes_points(xdrop.lanes_long(H100)).set_index("xdrop")
+    pts = book_lanes.lanes_points(book_lanes.lanes_long(H100)).set_index("xdrop")
     assert sorted(pts.index) == sorted({int(r["xdrop"]) for r in raw})
     # the fastest layout is lassm.campaign.xdrop_lanes.best's on the file as csv reads it
     best = xdrop_lanes.best(raw)

@@ -32,7 +32,7 @@ import pandas as pd
 from .. import paths
 from ..atomic import atomic_path
 from ..errors import LassmError
-from ..runs.account import measured_by, read_entries
+from ..runs.account import PART_ACCOUNTS, measured_by, read_entries
 from ..workloads.local_assembly.dataset import Dataset, Reads
 
 #: File name of the critical-path measurements in a machine folder.
@@ -254,7 +254,7 @@ def bounds(points: pd.DataFrame) -> pd.DataFrame:
 
 
 def _fast_seconds(machine: str) -> pd.DataFrame:
-    path = paths.results_dir(machine) / "campaign.json"
+    path = paths.results_dir(machine) / PART_ACCOUNTS["local-assembly"]
     if not path.exists():
         raise LassmError(f"{path}: no campaign account; run the campaign on that machine first")
     rows = pd.DataFrame(measured_by(read_entries(path)))  # each point from the run that measured it

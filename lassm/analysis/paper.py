@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The paper's Tables IV-VII recomputed from its published raw data, with an errata list.
 
-Inputs are data files only: the authors' raw measurements (``data/paper-artifacts/``), the
-printed tables transcribed by hand (``data/paper-tables.csv``: Tables III-VII, Eqs. 1-3, and two
-printed frames of the authors' notebook) and the device specs (``data/machines.csv``). Every
-number below is computed from those; none is typed in here.
+Inputs are data files only (:mod:`.paper_data` loads them): the authors' raw measurements
+(``data/paper-artifacts/``), the printed tables transcribed by hand (``data/paper-tables.csv``:
+Tables III-VII, Eqs. 1-3, and two printed frames of the authors' notebook) and the device specs
+(``data/machines.csv``). Every number below is computed from those; none is typed in here.
 
 Choices this module makes, and says so
 --------------------------------------
@@ -16,175 +16,24 @@ Choices this module makes, and says so
   ``time_source="kernel_time"`` uses the rounded column instead.
 * **One device as the paper used it.** One MI250X GCD (110 CUs, 1638.4 GB/s) and one Max 1550
   stack (64 Xe-cores, 1638.4 GB/s); the A100 with its 108 SMs.
-* **PP is the harmonic mean** over the three platforms (:func:`lassm.analysis.metrics.pp`).
+* **PP is the harmonic mean** over the three platforms (:func:`lassm.analysis.portability.pp`).
 
 This module is over 500 lines because each of the paper's tables (IV to VII) and its errata is
-a short function over the same published files and loaders: kept together they read as the
-paper's one re-analysis, in the paper's order. (A split into data, tables and errata would work
-too; nothing else imports their internals.)
+a short function over the same published files: kept together they read as the paper's one
+re-analysis, in the paper's order.
 """
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any
 
-from ..errors import LassmError
+from .paper_data import k_rows, load_raw, load_theoretical_ai, paper_machines, platforms, published
 
-#: Raw-data columns the study published.
-RAW_COLUMNS: tuple[str, ...] = ("platform", "kmer_size", "kernel_time", "integer_operations_by_thread",
-                                "integer_operations_by_warp", "dram_bytes", "AI", "GIntOP_per_sec")
 #: Application label at the PP boundary.
 APPLICATION = "local assembly"
 #: A printed percentage agrees with a recomputed fraction when they differ by at most one unit of
 #: the last printed digit (0.1 point): the printed inputs are themselves rounded.
 PRINT_TOLERANCE = 0.001
-
-
-# ----------------------------------------------------------------------------------------------
-# Loading
-
-
-def artifacts_dir() -> Path:
-    """``data/paper-artifacts/``: the authors' published raw data.
-
-    Returns
-    -------
-    pathlib.Path
-        The folder.
-    """
-    from ..paths import data_dir
-
-    return data_dir() / "paper-artifacts"
-
-
-def load_raw(name: str = "Raw_local_benchmarking_results.csv") -> pd.DataFrame:
-    """One of the authors' raw measurement files, validated.
-
-    Parameters
-    ----------
-    name : str, default "Raw_local_benchmarking_results.csv"
-        ``Raw_local_benchmarking_results.csv`` (thread-level AI and rate for every platform) or
-        ``Raw_data_by_thread.csv`` (NVIDIA's AI and rate warp-level).
-
-    Returns
-    -------
-    pandas.DataFrame
-        The file; ``kmer_size`` is ``k``.
-
-    Raises
-    ------
-    ValueError
-        When a column is missing or a count is not positive.
-    """
-    import pandas as pd
-    from . import metrics
-
-    df = pd.read_csv(artifacts_dir() / name)
-    metrics._require_columns(df, RAW_COLUMNS)
-    numeric = [c for c in RAW_COLUMNS if c != "platform"]
-    metrics._require_numeric(df, numeric)
-    for c in numeric:
-        metrics._require_range(df, c, 0.0, low_open=True)
-    return df.rename(columns={"kmer_size": "k"})
-
-
-def load_theoretical_ai() -> pd.DataFrame:
-    """The authors' other theoretical model, ``theoretical_ai.csv`` (150 ops per step).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``k, IntOP_1, IntOP_2, Bytes_1, Bytes_2, AI``.
-    """
-    import pandas as pd
-    from . import metrics
-
-    df = pd.read_csv(artifacts_dir() / "theoretical_ai.csv")
-    metrics._require_columns(df, ["kmer_size", "IntOP_1", "IntOP_2", "Bytes_1", "Bytes_2", "AI"])
-    return df.rename(columns={"kmer_size": "k"})
-
-
-def load_paper_tables() -> pd.DataFrame:
-    """``data/paper-tables.csv``: the printed tables (and notebook frames), one value a row.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``source, table, row, column, value, unit, note``.
-    """
-    import pandas as pd
-    from . import metrics
-    from ..datafiles import data_csv, read_data_csv
-
-    df = read_data_csv(data_csv("paper-tables.csv"))
-    metrics._require_columns(df, ["source", "table", "row", "column", "value", "unit"])
-    for c in ("source", "table", "row", "column", "unit"):
-        df[c] = df[c].astype(str)
-    df["value"] = pd.to_numeric(df["value"], errors="raise").astype("float64")
-    return df
-
-
-def published(table: str, source: str = "paper") -> pd.DataFrame:
-    """One printed table as a frame: rows as printed, columns as printed, percentages as fractions.
-
-    Parameters
-    ----------
-    table : str
-        ``III``, ``IV``, ``V``, ``VI``, ``VII``, ``eq1``, ``eq3``, ``P_roofline``, ``P_ai``.
-    source : str, default "paper"
-        ``paper`` or ``notebook``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Index: the table's rows; columns: its columns; values in fractions where printed in %.
-
-    Raises
-    ------
-    LassmError
-        When the table is not in the data file.
-    """
-    df = load_paper_tables()
-    sel = df[(df["table"] == table) & (df["source"] == source)].copy()
-    if sel.empty:
-        raise LassmError(f"paper-tables.csv has no table {table!r} from {source!r}")
-    sel.loc[sel["unit"] == "%", "value"] = sel.loc[sel["unit"] == "%", "value"] / 100.0
-    wide = sel.pivot(index="row", columns="column", values="value")
-    wide.index.name = "row"
-    wide.columns.name = None
-    return wide
-
-
-def _k_rows(wide: pd.DataFrame) -> pd.DataFrame:
-    """The numeric (k) rows of a printed table, indexed by int k, sorted."""
-    keep = [r for r in wide.index if str(r).isdigit()]
-    out = wide.loc[keep].copy()
-    out.index = [int(r) for r in keep]
-    out.index.name = "k"
-    return out.sort_index()
-
-
-def _paper_machines() -> pd.DataFrame:
-    """Rows of data/machines.csv that the paper used, indexed by its platform label."""
-    from .machine import load_machines
-
-    m = load_machines()
-    return m[m["paper_platform"].notna()].set_index("paper_platform")
-
-
-def platforms() -> list[str]:
-    """The paper's platforms, in the order of ``data/machines.csv``.
-
-    Returns
-    -------
-    list of str
-        ``["NVIDIA", "AMD", "INTEL"]`` as the raw data labels them.
-    """
-    from .machine import load_machines
-
-    m = load_machines()
-    return [str(p) for p in m["paper_platform"] if p]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -270,7 +119,7 @@ def table6() -> pd.DataFrame:
     t5 = table5()
     b1, b2 = byte_model()
     out = metrics.theoretical_ii(t5["k"], t5["intop_1"], b1=b1, b2=b2)
-    pub = _k_rows(published("VI"))
+    pub = k_rows(published("VI"))
     out["published_ops"] = out["k"].map(pub["ops_per_loop"])
     out["published_bytes"] = out["k"].map(pub["bytes_per_loop"])
     out["published_ii"] = out["k"].map(pub["II"])
@@ -310,7 +159,7 @@ def measured(time_source: str = "rate") -> pd.DataFrame:
     if time_source not in ("rate", "kernel_time"):
         raise ValueError(f"time_source must be 'rate' or 'kernel_time', not {time_source!r}")
     raw = load_raw("Raw_local_benchmarking_results.csv")
-    m = _paper_machines()
+    m = paper_machines()
     unknown = sorted(set(raw["platform"]) - set(m.index.dropna()))
     if unknown:
         raise ValueError(f"machines.csv has no paper_platform {unknown}")
@@ -358,11 +207,11 @@ def predication() -> pd.DataFrame:
 def _pp_by_k(df: pd.DataFrame, eff: str) -> pd.Series:
     """Harmonic-mean PP per k over the paper's platforms (did not run = 0)."""
     import pandas as pd
-    from . import metrics
+    from . import portability
 
     pp_in = pd.DataFrame({"problem": df["k"].astype(int), "platform": df["platform"],
                           "application": APPLICATION, eff: df[eff]})
-    res = metrics.pp(pp_in, platforms=platforms())
+    res = portability.pp(pp_in, platforms=platforms())
     return res.set_index("problem")[eff.replace("eff", "pp")]
 
 
@@ -403,7 +252,7 @@ def table4_recomputed(level: str = "lane", time_source: str = "rate") -> pd.Data
     frame["peak_gintops"] = frame["machine"].map(peak)
     frame["bandwidth_gbs"] = frame["machine"].map(m["hbm_bandwidth_gbs"])
     frame = metrics.architectural_efficiency(frame)
-    pub = _k_rows(published("IV"))
+    pub = k_rows(published("IV"))
     frame["published"] = [pub.loc[k, p] for p, k in zip(frame["platform"], frame["k"])]
     P = _pp_by_k(frame, "arch eff")
     frame["P"] = frame["k"].map(P)
@@ -437,7 +286,7 @@ def table7_recomputed(time_source: str = "rate") -> pd.DataFrame:
     theo = table6().set_index("k")["ii"]
     frame["ii_theoretical"] = frame["k"].map(theo)
     frame = metrics.algorithm_efficiency(frame)
-    pub = _k_rows(published("VII"))
+    pub = k_rows(published("VII"))
     frame["published"] = [pub.loc[k, p] for p, k in zip(frame["platform"], frame["k"])]
     frame["P"] = frame["k"].map(_pp_by_k(frame, "alg eff"))
     frame["published_P"] = frame["k"].map(pub["P"])
@@ -461,14 +310,14 @@ def published_pp_check(table: str) -> pd.DataFrame:
     """
     import numpy as np
     import pandas as pd
-    from . import metrics
+    from . import portability
 
-    pub = _k_rows(published(table))
+    pub = k_rows(published(table))
     plats = platforms()
     rows = []
     for k, r in pub.iterrows():
         vals = [float(r[p]) for p in plats]
-        rows.append({"k": int(k), "published_P": float(r["P"]), "harmonic": metrics._hmean(vals),
+        rows.append({"k": int(k), "published_P": float(r["P"]), "harmonic": portability.hmean(vals),
                      "arithmetic": float(np.mean(vals))})
     return pd.DataFrame(rows)
 
@@ -506,8 +355,8 @@ def notebook_check() -> pd.DataFrame:
     import pandas as pd
 
     raw = load_raw("Raw_data_by_thread.csv")
-    roof = _k_rows(published("P_roofline", source="notebook"))
-    ai = _k_rows(published("P_ai", source="notebook"))
+    roof = k_rows(published("P_roofline", source="notebook"))
+    ai = k_rows(published("P_ai", source="notebook"))
     csv = load_theoretical_ai().set_index("k")["AI"]
     rows = []
     for _, r in raw.iterrows():
@@ -524,7 +373,8 @@ def notebook_check() -> pd.DataFrame:
 # Errata
 
 
-def _pct(x: float) -> str:
+def percent(x: float) -> str:
+    """A fraction as a percentage with one decimal, as the errata print it."""
     return f"{100.0 * x:.1f}%"
 
 
@@ -536,7 +386,7 @@ def errata() -> list[dict[str, Any]]:
     list of dict
         Each ``{"what", "published", "recomputed", "note"}``; values are strings a book can show.
     """
-    from . import metrics
+    from . import portability
 
     out: list[dict[str, Any]] = []
     t5 = table5()
@@ -556,24 +406,24 @@ def errata() -> list[dict[str, Any]]:
     for _, r in t7.iterrows():
         if abs(r["published"] - r["alg eff"]) > PRINT_TOLERANCE:
             out.append({"what": f"Table VII, {r['platform']}, k={r['k']}: algorithm efficiency",
-                        "published": _pct(r["published"]), "recomputed": _pct(r["alg eff"]),
+                        "published": percent(r["published"]), "recomputed": percent(r["alg eff"]),
                         "note": f"II {r['ii']:.4f} / Table VI {r['ii_theoretical']:.3f}"})
     per_k = t7.drop_duplicates("k")
     out.append({"what": "Table VII: P_alg is not the harmonic mean of its row",
-                "published": ", ".join(f"k={r.k}: {_pct(r.published_P)}" for r in per_k.itertuples()),
-                "recomputed": ", ".join(f"k={r.k}: {_pct(r.P_of_published_row)}" for r in per_k.itertuples()),
+                "published": ", ".join(f"k={r.k}: {percent(r.published_P)}" for r in per_k.itertuples()),
+                "recomputed": ", ".join(f"k={r.k}: {percent(r.P_of_published_row)}" for r in per_k.itertuples()),
                 "note": "harmonic mean of the printed row; from the recomputed row: "
-                        + ", ".join(f"k={r.k}: {_pct(r.P)}" for r in per_k.itertuples())})
+                        + ", ".join(f"k={r.k}: {percent(r.P)}" for r in per_k.itertuples())})
     avg = published("VII").loc["average", "P"]
     pk = published_pp_check("VII")["published_P"]
     out.append({"what": "Table VII: average P_alg", "published": f"{100 * avg:.2f}%",
-                "recomputed": f"{100 * pk.mean():.2f}% (arithmetic) / {100 * metrics._hmean(pk.tolist()):.2f}% "
+                "recomputed": f"{100 * pk.mean():.2f}% (arithmetic) / {100 * portability.hmean(pk.tolist()):.2f}% "
                               "(harmonic) of the printed P_alg column", "note": ""})
     t4 = table4_recomputed()
     out.append({"what": "Table IV: architectural efficiencies are not reproducible from the published raw "
                         "data on one roofline per device",
-                "published": "; ".join(f"{r.platform} k={r.k}: {_pct(r.published)}" for r in t4.itertuples()),
-                "recomputed": "; ".join(f"{p} k={k}: {_pct(e)}" for p, k, e in zip(t4["platform"], t4["k"], t4["arch eff"])),
+                "published": "; ".join(f"{r.platform} k={r.k}: {percent(r.published)}" for r in t4.itertuples()),
+                "recomputed": "; ".join(f"{p} k={k}: {percent(e)}" for p, k, e in zip(t4["platform"], t4["k"], t4["arch eff"])),
                 "note": "lane peaks and HBM bandwidth of data/machines.csv; every point is memory-bound, so the "
                         "efficiency is the achieved HBM bandwidth fraction. Its P_arch column is the harmonic "
                         "mean of its row (to 0.1 point)"})
@@ -614,7 +464,7 @@ def errata() -> list[dict[str, Any]]:
                 "note": "this module takes t = ops / GIntOP_per_sec (time_source='rate')"})
     nb = notebook_check()
     implied = nb.groupby("platform")["implied_peak"].agg(["min", "max"])
-    mach = _paper_machines()
+    mach = paper_machines()
     out.append({"what": "Notebook: 'efficiency' against warp-level peaks, thread-level rates (values above 1)",
                 "published": "P_roofline max " + ", ".join(f"{p}: {nb.loc[nb.platform == p, 'notebook_eff'].max():.2f}"
                                                           for p in implied.index),
@@ -631,7 +481,7 @@ def errata() -> list[dict[str, Any]]:
     one = nb[nb["k"] == nb["k"].min()]
     out.append({"what": "Notebook: PP averaged arithmetically",
                 "published": f"k={one.k.iloc[0]}: average {one.notebook_average_eff.iloc[0]:.4f}",
-                "recomputed": f"arithmetic {one.notebook_eff.mean():.4f}, harmonic {metrics._hmean(one.notebook_eff.tolist()):.4f}",
+                "recomputed": f"arithmetic {one.notebook_eff.mean():.4f}, harmonic {portability.hmean(one.notebook_eff.tolist()):.4f}",
                 "note": "Pennycook's P is the harmonic mean"})
     t3 = published("III")
     out.append({"what": "Table III lists both MI250X GCDs and both Max 1550 stacks; the study ran on one",
@@ -712,7 +562,6 @@ def tables(time_source: str = "rate") -> dict[str, Any]:
     }
 
 
-__all__ = ["APPLICATION", "PRINT_TOLERANCE", "RAW_COLUMNS", "byte_model", "errata", "load_paper_tables",
-           "load_raw", "load_theoretical_ai", "measured", "notebook_check", "platforms", "predication",
-           "published", "published_pp_check", "speedup_points", "table4_recomputed", "table5", "table6",
+__all__ = ["APPLICATION", "PRINT_TOLERANCE", "byte_model", "errata", "measured", "notebook_check", "percent",
+           "predication", "published_pp_check", "speedup_points", "table4_recomputed", "table5", "table6",
            "table7_recomputed", "tables"]

@@ -18,7 +18,7 @@ from typing import Sequence
 
 import pandas as pd
 
-from .metrics import _check, _require_columns, _require_numeric, _require_range
+from .columns import check, require_columns, require_numeric, require_range
 
 #: Columns of the long roofline table.
 TABLE_COLUMNS: tuple[str, ...] = ("kind", "series", "x", "y", "label")
@@ -26,8 +26,8 @@ TABLE_COLUMNS: tuple[str, ...] = ("kind", "series", "x", "y", "label")
 
 def _check_roofs(roofs: pd.DataFrame) -> None:
     """A roofs table: ``roof`` names, and positive ``peak`` and ``bandwidth``."""
-    _require_columns(roofs, ["roof", "peak", "bandwidth"])
-    _check(roofs, positive=["peak", "bandwidth"])
+    require_columns(roofs, ["roof", "peak", "bandwidth"])
+    check(roofs, positive=["peak", "bandwidth"])
 
 
 def roof_lines(roofs: pd.DataFrame, x_min: float, x_max: float) -> pd.DataFrame:
@@ -145,8 +145,8 @@ def roofline_table(roofs: pd.DataFrame, points: pd.DataFrame, walls: pd.DataFram
     TypeError
         Non-numeric values.
     """
-    _require_columns(points, ["label", "ii", "gintops"])
-    _check(points, nonneg=["gintops"], positive=["ii"])
+    require_columns(points, ["label", "ii", "gintops"])
+    check(points, nonneg=["gintops"], positive=["ii"])
     _check_roofs(roofs)
     if x_range is None:
         ridges = (pd.to_numeric(roofs["peak"]) / pd.to_numeric(roofs["bandwidth"])).tolist()
@@ -161,7 +161,7 @@ def roofline_table(roofs: pd.DataFrame, points: pd.DataFrame, walls: pd.DataFram
                                "y": pd.to_numeric(points["gintops"]).to_numpy(dtype="float64"),
                                "label": points["label"].astype(str).to_numpy()}))
     if walls is not None:
-        _require_columns(walls, list(TABLE_COLUMNS))
+        require_columns(walls, list(TABLE_COLUMNS))
         parts.append(walls[list(TABLE_COLUMNS)])
     out = pd.concat(parts, ignore_index=True)
     out["x"] = out["x"].astype("float64")
@@ -189,10 +189,10 @@ def speedup_table(points: pd.DataFrame, speedups: Sequence[float] = (2, 4, 8, 16
     """
     from .metrics import iso_speedup_curves
 
-    _require_columns(points, ["label", "x", "y"])
-    _require_numeric(points, ["x", "y"])
-    _require_range(points, "x", 0.0, 1.0, low_open=True)
-    _require_range(points, "y", 0.0, 1.0, low_open=True)
+    require_columns(points, ["label", "x", "y"])
+    require_numeric(points, ["x", "y"])
+    require_range(points, "x", 0.0, 1.0, low_open=True)
+    require_range(points, "y", 0.0, 1.0, low_open=True)
     iso = iso_speedup_curves(speedups, n)
     curves = pd.DataFrame({"kind": "iso", "series": [f"S={s:g}" for s in iso["speedup"]],
                            "x": iso["x"].to_numpy(), "y": iso["y"].to_numpy(), "label": ""})

@@ -144,6 +144,14 @@ def choose_key64(has_atomic64: bool, key_bits: int | None, read_bytes: int, devi
     return key64
 
 
+def table_offsets(slots: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The ``ends`` (int32 contig ids) and ``ht_off`` (int64 table offsets) of one launch of the
+    ends ``idx``, whose tables have ``slots[idx]`` slots."""
+    ht_off = np.zeros(len(idx) + 1, dtype=np.int64)
+    np.cumsum(slots[idx], out=ht_off[1:])
+    return idx.astype(np.int32), ht_off
+
+
 @dataclass
 class Plan:
     """The launches of one side: ``(bin label, contig ids, slice number)`` each, and the tables."""
@@ -154,10 +162,8 @@ class Plan:
     budget: int
 
     def ends(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The ``ends`` (int32 contig ids) and ``ht_off`` (int64 table offsets) of one launch."""
-        ht_off = np.zeros(len(idx) + 1, dtype=np.int64)
-        np.cumsum(self.slots[idx], out=ht_off[1:])
-        return idx.astype(np.int32), ht_off
+        """:func:`table_offsets` of one launch."""
+        return table_offsets(self.slots, idx)
 
     def scratch_bytes(self, key_bytes: int, max_walk: int) -> list[int]:
         """Bytes of the workspace buffers (keys, votes, exts, visited, walk buffers), sized for the
@@ -215,10 +221,8 @@ class FastPlan:
     budget: int
 
     def ends(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The ``ends`` (int32 contig ids) and ``ht_off`` (int64 table offsets) of one slice."""
-        ht_off = np.zeros(len(idx) + 1, dtype=np.int64)
-        np.cumsum(self.slots[idx], out=ht_off[1:])
-        return idx.astype(np.int32), ht_off
+        """:func:`table_offsets` of one slice."""
+        return table_offsets(self.slots, idx)
 
     def most_slots(self) -> int:
         """Slots of the largest slice: one table serves every slice of an in-order queue."""
@@ -306,3 +310,21 @@ def both_sides(extend_side, right_ctgs: np.ndarray, left_ctgs: np.ndarray, ctg_o
     for rec in res.extra.get("launches", []):
         rec["side"] = "both"
     return launch.split_sides(res, n)
+
+
+def one_launch(protocol: str) -> bool:
+    """Whether ``protocol`` walks both sides at once (a host's ``extend_sides``): ``fast`` does."""
+    return protocol == FAST
+
+
+def sides_of(extend_side):
+    """A host's ``extend_sides``, through its ``extend_side`` (:func:`both_sides`)."""
+    def extend_sides(right_ctgs: np.ndarray, left_ctgs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray,
+                     right_reads, left_reads, run_mask: np.ndarray, params: config.Params, protocol: str = FAST,
+                     **options) -> tuple[SideResult, SideResult]:
+        """Both sides of every contig at once (fast's one launch ordered by work,
+        :func:`lassm.backends.clplan.both_sides`): same parameters as ``extend_side``; returns ``(right, left)``."""
+        return both_sides(extend_side, right_ctgs, left_ctgs, ctg_off, depths, right_reads, left_reads, run_mask,
+                          params, protocol=protocol, **options)
+
+    return extend_sides

@@ -13,19 +13,18 @@ from __future__ import annotations
 
 import functools
 import time
-from typing import Any
 
 import numpy as np
 
 from ..workloads.local_assembly import config
-from .. import timeline
 from ..errors import BackendUnavailable
 from .nvrtc import BUILDS, VARIANTS, Variant, include_options, kernel_file, kernel_options, launch_build, sources_digest
 from ..paths import kernel_source
 from ..workloads.local_assembly.result import SideResult
 from . import cuda_runtime, device_segments, launch
-from .cuda_runtime import (  # noqa: F401  (this backend's API: the runtime, and what CuPy says of the device)
-    RUNTIME_ENV, _device_facts, _nvidia_driver, _probe, device_info, device_name, driver_info, is_driver, lean_runtime)
+from .cuda_runtime import device_info, driver_info, is_driver, probe
+from .cuda_runtime import RUNTIME_ENV, device_name, lean_runtime  # noqa: F401  (this backend's API, as the registry asks it)
+from .cuda_slice import SliceRun, require_dtype, run_slice
 from .launch import fast_table_slots, work_order
 
 #: Warps per block unless told otherwise.
@@ -180,137 +179,18 @@ def warm_up(protocol: str | None = None) -> None:
     device_segments.warm_up(rt)
 
 
-def _require(name: str, arr: Any, dtype: Any) -> None:
-    if arr.dtype != np.dtype(dtype):
-        raise TypeError(f"kernel argument {name} must be {np.dtype(dtype)}, got {arr.dtype}")
-
-
 def _validate(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray) -> int:
-    _require("ctg_seqs", ctg_seqs, np.uint8)
-    _require("ctg_off", ctg_off, np.int64)
-    _require("depths", depths, np.float64)
-    _require("reads.seqs", reads.seqs, np.uint8)
-    _require("reads.quals", reads.quals, np.uint8)
-    _require("reads.offsets", reads.offsets, np.int64)
-    _require("reads.contig_offsets", reads.contig_offsets, np.int64)
+    require_dtype("ctg_seqs", ctg_seqs, np.uint8)
+    require_dtype("ctg_off", ctg_off, np.int64)
+    require_dtype("depths", depths, np.float64)
+    require_dtype("reads.seqs", reads.seqs, np.uint8)
+    require_dtype("reads.quals", reads.quals, np.uint8)
+    require_dtype("reads.offsets", reads.offsets, np.int64)
+    require_dtype("reads.contig_offsets", reads.contig_offsets, np.int64)
     n = len(ctg_off) - 1
     if len(depths) != n or len(run_mask) != n or len(reads.contig_offsets) != n + 1:
         raise ValueError("contigs, depths, run_mask and reads disagree on the number of contigs")
     return n
-
-
-def _allow_shared(kern, shared: int, hip: bool, block_warps: int, max_walk: int) -> None:
-    """Lets ``kern`` take ``shared`` bytes of dynamic shared memory. CUDA: past the 48 KB default by
-    opting in (CuPy raises if the device has too little). HIP: checked against the device's
-    ``sharedMemPerBlock`` instead, since AMD has no opt-in (compile-checked only: no AMD GPU ran it)."""
-    if hip:
-        if shared > 0:
-            cupy = _cupy()
-            props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
-            launch.require_shared(shared, int(props["sharedMemPerBlock"]), block_warps, max_walk)
-        return
-    if shared > kern.max_dynamic_shared_size_bytes:
-        kern.max_dynamic_shared_size_bytes = shared  # past the 48 KB default: opt in (raises if too large)
-
-
-#: The kernel's per-end outputs, in its argument order after ``walks``, and their types.
-PER_END = {"walk_len": np.int32, "final_k": np.int32, "term": np.uint8, "n_k": np.int32, "steps": np.int64,
-           "insertions": np.int64, "start_insertions": np.int64}
-
-
-def _run_slice(kern, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots: np.ndarray,
-               params: config.Params, block_warps: int, warp_size: int,
-               variant: Variant | None = None, n_team: int = 0, hip: bool = False,
-               resident: dict | None = None, rt=None) -> tuple[SideResult, float, int, dict]:
-    """Uploads one slice, launches it once, downloads its results. Returns (part, seconds, bytes,
-    clock): ``clock`` holds the slice's wall seconds before the launch (``setup_seconds``: gathers,
-    tables, small copies; of which ``upload_seconds`` copied its bases from the host, where they
-    are not resident) and after the kernel (``download_seconds``: its results back on the host).
-
-    A fast ``variant`` gets its shared memory and visited set (sized by ``warp_size``: a warp on
-    CUDA, a wavefront on HIP), and block teams for the first ``n_team`` ends of ``index``. With
-    ``resident`` (the run's contigs, reads and qualities already on the device: ``ctg``, ``seqs``,
-    ``quals``) the slice's buffers are gathered there instead of on the host. ``rt``: CuPy
-    (default) or :mod:`.cudadrv`, which both answer the calls below."""
-    cupy = rt if rt is not None else _cupy()
-    t_setup = time.perf_counter()
-    upload = 0.0
-    n = len(index)
-    max_walk = int(params.max_walk)
-    per_warp = 1 if variant is None else variant.ends_per_warp(warp_size)
-    n_visited, shared = launch_scratch(variant, n, block_warps, max_walk, warp_size, per_warp)
-    stride = launch.walk_stride(max_walk)
-    rids, h_cnt_off = launch.read_index(reads.contig_offsets, index)
-    if resident is not None:
-        d_ctg, h_ctg_off = device_segments.gather(resident["ctg"], ctg_off, index, pad=launch.PAD_BYTES, rt=rt)
-        d_seqs, h_rd_off = device_segments.gather(resident["seqs"], reads.offsets, rids, pad=launch.PAD_BYTES, rt=rt)
-        d_quals, _ = device_segments.gather(resident["quals"], reads.offsets, rids, pad=launch.PAD_BYTES, rt=rt)
-    else:
-        h_ctg, h_ctg_off = launch.gather(ctg_seqs, ctg_off, index, pad=launch.PAD_BYTES)
-        h_seqs, h_rd_off = launch.gather(reads.seqs, reads.offsets, rids, pad=launch.PAD_BYTES)
-        h_quals, _ = launch.gather(reads.quals, reads.offsets, rids, pad=launch.PAD_BYTES)
-        t_up = time.perf_counter()
-        d_ctg, d_seqs, d_quals = cupy.asarray(h_ctg), cupy.asarray(h_seqs), cupy.asarray(h_quals)
-        upload = time.perf_counter() - t_up
-    h_ht_off = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(slots, out=h_ht_off[1:])
-    h_depths = np.ascontiguousarray(depths[index], dtype=np.float64)
-
-    pool = cupy.get_default_memory_pool()
-    d = {
-        "ctg_seqs": d_ctg,
-        "ctg_off": cupy.asarray(h_ctg_off),
-        "depths": cupy.asarray(h_depths),
-        "rd_seqs": d_seqs,
-        "rd_quals": d_quals,
-        "rd_off": cupy.asarray(h_rd_off),
-        "rd_cnt_off": cupy.asarray(h_cnt_off),
-        # Zeroed once so that the published protocols' stale pointers are never garbage.
-        "ht": cupy.zeros(int(h_ht_off[-1]) * launch.SLOT_BYTES // 8, dtype=np.uint64),
-        "ht_off": cupy.asarray(h_ht_off),
-        # Epoch-tagged kernels (fast) take a zeroed visited set; the others clear it per k.
-        "visited": (cupy.empty if variant is None else cupy.zeros)(n_visited, dtype=np.uint64),
-        "walk_tmp": cupy.zeros(n * stride + launch.PAD_BYTES, dtype=np.uint8),
-        "walks": cupy.zeros(n * max_walk, dtype=np.uint8),
-        **{name: cupy.zeros(n, dtype=dtype) for name, dtype in PER_END.items()},
-    }
-    expected = {
-        "ctg_seqs": np.uint8, "ctg_off": np.int64, "depths": np.float64, "rd_seqs": np.uint8,
-        "rd_quals": np.uint8, "rd_off": np.int64, "rd_cnt_off": np.int64, "ht": np.uint64,
-        "ht_off": np.int64, "visited": np.uint64, "walk_tmp": np.uint8, "walks": np.uint8, **PER_END,
-    }
-    for name, dtype in expected.items():  # CuPy passes raw pointers: check every dtype first
-        _require(name, d[name], dtype)
-        if not d[name].flags.c_contiguous:
-            raise ValueError(f"kernel argument {name} must be C-contiguous")
-    used = int(pool.used_bytes())
-    scalars = (np.int32(n), np.int32(params.k), np.int32(max_walk), np.int32(params.qual_offset),
-               np.int32(stride)) + (() if variant is None else (np.int32(n_team),))
-    args = tuple(d[name] for name in expected) + scalars
-    grid, block = launch.geometry(n, block_warps, warp_size, n_team, per_warp)
-    _allow_shared(kern, shared, hip, block_warps, max_walk)
-    start, end = cupy.cuda.Event(), cupy.cuda.Event()
-    timeline.mark("launch")
-    start.record()
-    start.synchronize()  # the setup's device work (gathers, zeroing) done: its wall time ends here
-    setup = time.perf_counter() - t_setup
-    kern(grid, block, args, shared_mem=shared)
-    end.record()
-    end.synchronize()
-    timeline.mark("kernel-done")
-    t_down = time.perf_counter()
-    seconds = cupy.cuda.get_elapsed_time(start, end) / 1000.0
-    walk_len = cupy.asnumpy(d["walk_len"])
-    if hip:  # the walks' rows whole: the device pack (segments.cu) is checked on NVIDIA only
-        walks, offsets = cupy.asnumpy(d["walks"]), None
-    else:  # only the walked bases come back (ragged), not a max_walk row an end
-        packed, offsets = device_segments.pack_rows(d["walks"], max_walk, walk_len, rt=rt)
-        walks = cupy.asnumpy(packed)[: int(offsets[-1])]
-    part = SideResult(max_walk=max_walk, walks=walks, offsets=offsets, walk_len=walk_len, kernel_seconds=seconds,
-                      **{name: cupy.asnumpy(d[name]) for name in PER_END if name != "walk_len"})
-    del d
-    clock = {"setup_seconds": setup, "upload_seconds": upload, "download_seconds": time.perf_counter() - t_down}
-    return part, seconds, used, clock
 
 
 def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
@@ -325,7 +205,7 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
     except ImportError:  # no CuPy for a protocol that needs it: the probe says so, naming what to install
         rt = None
     driver = rt is not None and is_driver(rt)
-    ok, why = available() if driver else _probe(hip)
+    ok, why = available() if driver else probe(hip)
     if not ok:
         raise BackendUnavailable(why)
     cupy = rt if driver else _cupy()
@@ -363,6 +243,8 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
     resident_upload = time.perf_counter() - t_up if resident is not None or on_device else 0.0
     launches = []
     high_water = 0
+    run = SliceRun(ctg_seqs, ctg_off, depths, reads, params, int(block_warps), ws, variant=variant, hip=hip,
+                   resident=resident, rt=cupy)
     for label, idx in groups:
         if not len(idx):
             continue
@@ -371,10 +253,10 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
             n_team = team_count(rd_bytes[index]) if variant is not None and variant.block_teams else 0
             scaled = (variant is not None and variant.scale_registers is not None and not hip
                       and launch.many_ends(len(index) - n_team, int(info["multiprocessors"])))
-            part, seconds, used, clock = _run_slice(kernel(build, ws, as_published, True, rt=cupy) if scaled else kern,
-                                             index, ctg_seqs, ctg_off, depths, reads, slots_all[index],
-                                             params, int(block_warps), ws, variant=variant, n_team=n_team,
-                                             hip=hip, resident=resident, rt=cupy)
+            per_warp = 1 if variant is None else variant.ends_per_warp(ws)
+            scratch = launch_scratch(variant, len(index), int(block_warps), int(params.max_walk), ws, per_warp)
+            part, seconds, used, clock = run_slice(run, kernel(build, ws, as_published, True, rt=cupy) if scaled
+                                                   else kern, index, slots_all[index], scratch, n_team=n_team)
             parts.append((index, part))
             high_water = max(high_water, used)
             launches.append({"bin": label, "slice": number, "contigs": int(len(index)), "seconds": seconds,

@@ -29,7 +29,7 @@ def cupy_module():
     return cupy
 
 
-def _probe(hip: bool) -> tuple[bool, str]:
+def probe(hip: bool) -> tuple[bool, str]:
     try:
         cupy = cupy_module()
     except ImportError as exc:
@@ -49,7 +49,7 @@ def _probe(hip: bool) -> tuple[bool, str]:
         return False, f"no {'ROCm' if hip else 'CUDA'} driver or device: {exc}"
     if n < 1:
         return False, f"no {'ROCm' if hip else 'CUDA'} device"
-    facts = _device_facts(cupy.cuda.Device().id)  # no nvidia-smi: every GPU command probes
+    facts = device_facts(cupy.cuda.Device().id)  # no nvidia-smi: every GPU command probes
     return True, (f"{facts['device']}, warp {facts['warp_size']}, driver API {facts['cuda_driver_api']}, "
                   f"CuPy {facts['cupy']}")
 
@@ -58,12 +58,12 @@ def device_info() -> dict[str, Any]:
     """Name, warp width and software versions of the current device, for provenance (asked once
     per process and device: each ask cost a command 20 ms); ``driver`` is the kernel driver's
     version from nvidia-smi, a process of its own, which the probe and :func:`device_name` skip."""
-    facts = _device_facts(cupy_module().cuda.Device().id)
-    return {**facts, "driver": _nvidia_driver() or facts["driver"]}
+    facts = device_facts(cupy_module().cuda.Device().id)
+    return {**facts, "driver": nvidia_driver() or facts["driver"]}
 
 
 @functools.lru_cache(maxsize=None)
-def _device_facts(device_id: int) -> dict[str, Any]:
+def device_facts(device_id: int) -> dict[str, Any]:
     """What the CUDA runtime says of device ``device_id`` (no process started)."""
     cupy = cupy_module()
     rt = cupy.cuda.runtime
@@ -87,7 +87,7 @@ def _device_facts(device_id: int) -> dict[str, Any]:
 
 
 @functools.lru_cache(maxsize=1)
-def _nvidia_driver() -> str:
+def nvidia_driver() -> str:
     """The kernel driver's version as nvidia-smi reports it (e.g. 580.159.04), or ''."""
     import shutil
     import subprocess
@@ -105,8 +105,8 @@ def _nvidia_driver() -> str:
 
 def device_name() -> str:
     """The current GPU's name (results are filed under it), or '' when none answers."""
-    ok, _ = _probe(False)
-    return _device_facts(cupy_module().cuda.Device().id)["device"] if ok else ""
+    ok, _ = probe(False)
+    return device_facts(cupy_module().cuda.Device().id)["device"] if ok else ""
 
 
 def choice() -> str:

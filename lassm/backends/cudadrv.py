@@ -7,7 +7,7 @@ the driver's initialisation and context. ``libcuda`` is on every machine with an
 the kernels come from NVRTC as cubins, cached on disk (:func:`module_image`), so a warm command
 neither imports CuPy nor compiles.
 
-The objects mimic the part of CuPy's interface that :func:`lassm.backends.cuda._run_slice`
+The objects mimic the part of CuPy's interface that :func:`lassm.backends.cuda_slice.run_slice`
 uses (``asarray``, ``zeros``, ``empty``, ``asnumpy``, events, a raw kernel called with grid,
 block, arguments and ``shared_mem``), so one host routine drives either runtime.
 """

@@ -24,7 +24,8 @@ import numpy as np
 from ..workloads.local_assembly import config
 from ..workloads.local_assembly.result import SideResult
 from . import rocminfo
-from .cuda import DEFAULT_BLOCK_WARPS, _probe, device_info, extend_side_gpu, extend_sides_gpu
+from .cuda import DEFAULT_BLOCK_WARPS, device_info, extend_side_gpu, extend_sides_gpu
+from .cuda_runtime import probe
 from .cuda import one_launch as _one_launch
 from .nvrtc import VARIANTS
 
@@ -34,13 +35,13 @@ PROTOCOLS = ("casptr", "doneflag", "barrier", *VARIANTS)
 
 def available() -> tuple[bool, str]:
     """Whether CuPy for ROCm and an AMD device are present, and which."""
-    return _probe(hip=True)
+    return probe(hip=True)
 
 
 def device_name() -> str:
     """The AMD GPU's name as its runtime gives it ('' when none answers): a run's results are filed
     under it, as a CUDA GPU's are (:func:`lassm.runs.records.machine_for_backend`)."""
-    ok, _ = _probe(hip=True)
+    ok, _ = probe(hip=True)
     return str(device_info()["device"]) if ok else ""
 
 
@@ -49,7 +50,7 @@ def target() -> tuple[rocminfo.Agent, str] | None:
     and name), with the wavefront the runtime's device reports where CuPy for ROCm runs here, else
     rocminfo's own (a dry run before the runtime is installed); None when neither sees an AMD GPU."""
     agents = rocminfo.gpus()
-    ok, _ = _probe(hip=True)
+    ok, _ = probe(hip=True)
     if ok:
         facts = device_info()
         first = agents[0] if agents else rocminfo.Agent(arch="?", name=str(facts["device"]), wavefront=0)

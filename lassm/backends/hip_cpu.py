@@ -117,7 +117,7 @@ def launch_ends(exe: Path, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, 
     """One launch of driver ``exe`` over contig ends ``index``: with ``teams`` each of them is a
     block team of ``block_warps`` warps, else each gets a warp (``ends_per_warp`` to a warp for the
     lane builds) in a block of one warp. The buffers are the CUDA backend's
-    (:func:`lassm.backends.cuda._run_slice`), written for the driver as files. No check of what
+    (:func:`lassm.backends.cuda_slice.run_slice`), written for the driver as files. No check of what
     HIP-CPU can schedule is made here (:func:`extend_side` plans the launches); ``timeout`` stops it.
 
     Returns

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import os
 import tempfile
-import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +39,7 @@ from ..errors import BackendUnavailable
 from ..paths import kernel_source
 from ..workloads.local_assembly import config
 from ..workloads.local_assembly.result import SideResult
-from . import clplan, icd, launch
+from . import clhost, clplan, icd, launch
 
 #: What this backend builds: the four protocols of ``portable.cl``, and ``fast`` (``fast.cl``).
 PROTOCOLS = clplan.PROTOCOLS + (clplan.FAST,)
@@ -57,7 +56,7 @@ DEFAULT_TEAM = 32
 #: Work-items of the wide teams ``fast`` gives its heaviest ends: the CUDA host's block of four warps.
 DEFAULT_BLOCK_TEAM = 128
 #: Share of the device's global memory one extend_side call may use by default.
-MEMORY_FRACTION = 0.25
+MEMORY_FRACTION = clhost.MEMORY_FRACTION
 #: The OpenCL C the kernel is written in.
 CL_STD = "-cl-std=CL1.2"
 
@@ -113,18 +112,46 @@ def _platforms() -> list:
 
 
 @dataclass
-class _Device:
-    """One chosen device with its in-order profiling queue and what the build depends on."""
+class _Device(clhost.Runtime):
+    """One chosen device with its in-order profiling queue and what the build depends on: the
+    runtime calls of the shared host (:class:`lassm.backends.clhost.Runtime`) in pyopencl."""
 
     device: object
     context: object
     queue: object
     key64: bool
     fp64: bool
+    backend = "opencl"
 
     @property
     def name(self) -> str:
         return f"{self.device.name.strip()} ({self.device.platform.name.strip()})"
+
+    def upload(self, arr: np.ndarray):
+        return _buffer(self.context, arr)
+
+    def alloc(self, nbytes: int):
+        return cl.Buffer(self.context, cl.mem_flags.READ_WRITE, max(int(nbytes), 1))
+
+    def size(self, buf) -> int:
+        return buf.size
+
+    def launch(self, kernel, args: list, gsize: int, lsize: int):
+        kernel.set_args(*args)
+        return cl.enqueue_nd_range_kernel(self.queue, kernel, (gsize,), (lsize,))
+
+    def zero(self, buf, nbytes: int) -> None:
+        cl.enqueue_fill_buffer(self.queue, buf, np.uint64(0), 0, nbytes)
+
+    def wait(self) -> None:
+        self.queue.finish()
+
+    def download(self, buf, arr: np.ndarray) -> None:
+        if arr.nbytes:
+            cl.enqueue_copy(self.queue, arr, buf)
+
+    def event_seconds(self, event) -> float:
+        return (event.profile.end - event.profile.start) * 1e-9
 
 
 _DEVICES: dict[str, _Device] = {}
@@ -228,18 +255,8 @@ def build_options(protocol: str, team: int, key64: bool, fp64: bool, max_walk: i
                   test_kernels: bool = False) -> tuple[str, ...]:
     """The build options of one kernel variant: OpenCL C 1.2 and every knob as a ``-D``.
 
-    Parameters
-    ----------
-    protocol : one of :data:`PROTOCOLS`.
-    team : work-items per contig end (``LASSM_TEAM``).
-    key64, fp64 : 64-bit keys; the vote in double precision.
-    max_walk, qual_offset : the run parameters compiled in.
-    test_kernels : also build ``set_ext_kernel``.
-
-    Returns
-    -------
-    tuple of option strings; part of the program memo key.
-    """
+    ``team``: work-items per contig end (``LASSM_TEAM``). The others are
+    :func:`lassm.backends.clplan.defines`'s; the options are part of the program memo key."""
     return (CL_STD,) + clplan.defines(protocol, f"-DLASSM_TEAM={int(team)}", key64, fp64, max_walk,
                                       qual_offset, test_kernels)
 
@@ -291,33 +308,18 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
                 key_bits: int | None = None, block_team: int = DEFAULT_BLOCK_TEAM) -> SideResult:
     """Walks one side of every contig whose ``run_mask`` is set, on the OpenCL device.
 
-    Parameters
-    ----------
-    ctg_seqs, ctg_off : oriented contig bases (uint8) and int64 offsets.
-    depths : float64 contig depths (the kernel uses ``int(depth)``).
-    reads : the side's :class:`~lassm.workloads.local_assembly.dataset.Reads`.
-    run_mask : bool per contig; the others keep an empty walk (bin 0 is not launched).
-    params : start k, walk limit, quality offset.
-    protocol : collision protocol of the table inserts, one of :data:`PROTOCOLS`.
-    team : work-items per contig end and per work-group (``LASSM_TEAM``; 1 to 64 for matchany).
-    max_bytes : device bytes the table workspace of one launch may use (default: a share of the
-        device memory); small values force slicing.
-    bin_counts : read count per contig that picks its bin and table size (default: this side's).
-    fp64 : vote in double precision (None: when the device has fp64) or in exact integers.
-    key_bits : 64 (CAS on 64-bit keys) or 32; None: 64 where the device has 64-bit atomics.
-    block_team : ``fast`` only: work-items of the wide teams of the heaviest ends (equal to
-        ``team``: no wide teams).
-
-    Returns
-    -------
-    SideResult
-        ``kernel_seconds`` sums the launches' profiling-event times; ``extra`` records device,
-        driver, team width, protocol, build options and launches.
+    The parameters and the result are every OpenCL C host's (:mod:`lassm.backends.clhost`), and
+    this host's lanes: ``team``, work-items per contig end and per work-group (``LASSM_TEAM``; 1
+    to 64 for matchany); ``block_team``, ``fast`` only: work-items of the wide teams of the
+    heaviest ends (equal to ``team``: no wide teams).
     """
     dev = _device()
-    n = clplan.check_inputs(ctg_seqs, ctg_off, depths, reads, run_mask, protocol, PROTOCOLS)
-    team = int(team)
-    for width in (team, int(block_team)) if protocol == clplan.FAST else (team,):
+    clplan.check_inputs(ctg_seqs, ctg_off, depths, reads, run_mask, protocol, PROTOCOLS)
+    side = clhost.Side(ctg_seqs, ctg_off, depths, reads, np.ascontiguousarray(run_mask, dtype=np.bool_), params,
+                       bin_counts)
+    choices = clhost.Choices(protocol, max_bytes, fp64, key_bits)
+    team, block_team = int(team), int(block_team)
+    for width in (team, block_team) if protocol == clplan.FAST else (team,):
         if not 1 <= width <= int(dev.device.max_work_group_size):
             raise ValueError(f"team {width} must lie in 1..{dev.device.max_work_group_size} "
                              f"({dev.name}'s largest work-group)")
@@ -326,172 +328,31 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
                              f"work-item, and fast.cl built so counts wrong insertions (PoCL 3.1); use a team of 1 "
                              f"or of {clplan.pocl_threshold() + 1} and more on PoCL")
     if protocol == clplan.FAST:
-        return _extend_fast(ctg_seqs, ctg_off, depths, reads, run_mask, params, team, int(block_team), max_bytes,
-                            bin_counts, fp64, key_bits)
+        def fast(width: int, use_fp64: bool):
+            options = build_options(clplan.FAST, width, True, use_fp64, int(params.max_walk), params.qual_offset)
+            return options, cl.Kernel(program(options, FAST_KERNEL), ENTRY)
+
+        lanes = {"pyopencl": cl.VERSION_TEXT, "team": team, "block_team": block_team, "warp_size": team}
+        return clhost.extend_fast(dev, side, choices, (team, block_team), fast, lanes)
     if protocol == "matchany" and team > 64:
         raise ValueError(f"protocol matchany keeps a 64-bit lane mask: team {team} must be at most 64")
-    use_fp64 = clplan.choose_fp64(dev.fp64, fp64, dev.name)
-    key64 = clplan.choose_key64(dev.key64, key_bits, len(reads.seqs), dev.name)
 
-    max_walk = int(params.max_walk)
-    out = SideResult.empty(n, max_walk)
-    run_mask = np.ascontiguousarray(run_mask, dtype=np.bool_)
-    options = build_options(protocol, team, key64, use_fp64, max_walk, params.qual_offset)
-    t0 = time.perf_counter()
-    kernel = cl.Kernel(program(options), ENTRY)
-    build_seconds = time.perf_counter() - t0
+    def build(key64: bool, use_fp64: bool):
+        options = build_options(protocol, team, key64, use_fp64, int(params.max_walk), params.qual_offset)
+        return options, cl.Kernel(program(options), ENTRY), team
 
-    key_bytes = 8 if key64 else 4
-    if max_bytes is None:
-        budget = int(min(int(dev.device.global_mem_size) * MEMORY_FRACTION, int(dev.device.max_mem_alloc_size)))
-    else:
-        budget = int(max_bytes)
-    plan = clplan.plan(reads, run_mask, bin_counts, max_walk, key_bytes, budget)
-    out.extra = {"backend": "opencl", "device": dev.name, "driver": str(dev.device.driver_version),
-                 "pyopencl": cl.VERSION_TEXT, "team": team, "warp_size": team, "protocol": protocol,
-                 "key_bits": 8 * key_bytes, "fp64": use_fp64, "options": list(options),
-                 "build_seconds": build_seconds, "budget_bytes": budget, "launches": [],
-                 "mem_high_water_bytes": 0}
-    if not plan.launches:
-        return out
-
-    ctx, q = dev.context, dev.queue
-    inputs = [_buffer(ctx, a) for a in clplan.input_arrays(ctg_seqs, ctg_off, depths, reads)]
-    results = clplan.output_arrays(out)
-    outputs = [_buffer(ctx, a) for a in results]
-    # One workspace, sized for the largest launch, reused by every launch (the queue is in order).
-    scratch = [cl.Buffer(ctx, cl.mem_flags.READ_WRITE, max(nb, 1))
-               for nb in plan.scratch_bytes(key_bytes, max_walk)]
-    resident = sum(b.size for b in inputs + outputs + scratch)
-
-    events, per_launch = [], []
-    t0 = time.perf_counter()
-    for label, idx, number in plan.launches:
-        ends = [_buffer(ctx, a) for a in plan.ends(idx)]
-        per_launch.append(ends)  # alive until the queue has run
-        gsize, lsize = launch_geometry(len(idx), team)
-        kernel.set_args(*inputs, ends[0], np.int32(len(idx)), ends[1], *scratch, np.int32(params.k), *outputs)
-        events.append(cl.enqueue_nd_range_kernel(q, kernel, (gsize,), (lsize,)))
-        out.extra["launches"].append({"bin": label, "slice": number, "contigs": int(len(idx)),
-                                      "slots": int(plan.slots[idx].sum()), "bytes": int(plan.nbytes[idx].sum()),
-                                      "global": gsize, "local": lsize})
-    return _finish(out, q, t0, events, results, outputs, resident)
-
-
-def _extend_fast(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
-                 params: config.Params, team: int, block_team: int, max_bytes: int | None,
-                 bin_counts: np.ndarray | None, fp64: bool | None, key_bits: int | None) -> SideResult:
-    """:func:`extend_side` for ``fast.cl``: per slice of the plan (:func:`clplan.fast_plan`), the
-    keys zeroed, then one launch of ``block_team``-wide teams for its heaviest ends and one of
-    ``team``-wide teams for the others, on the in-order queue."""
-    dev = _device()
-    clplan.check_fast(dev.key64, key_bits, int(params.max_walk), dev.name)
-    use_fp64 = clplan.choose_fp64(dev.fp64, fp64, dev.name)
-    max_walk = int(params.max_walk)
-    out = SideResult.empty(len(ctg_off) - 1, max_walk)
-    budget = int(min(int(dev.device.global_mem_size) * MEMORY_FRACTION, int(dev.device.max_mem_alloc_size))
-                 if max_bytes is None else max_bytes)
-    plan = clplan.fast_plan(reads, run_mask, bin_counts, budget, wide_teams=block_team != team)
-    widths = sorted({team} | ({block_team} if any(wide for _, wide in plan.slices) else set()))
-    opts = {w: build_options(clplan.FAST, w, True, use_fp64, max_walk, params.qual_offset) for w in widths}
-    t0 = time.perf_counter()
-    kernels = {w: cl.Kernel(program(o, FAST_KERNEL), ENTRY) for w, o in opts.items()}
-    out.extra = {"backend": "opencl", "device": dev.name, "driver": str(dev.device.driver_version),
-                 "pyopencl": cl.VERSION_TEXT, "team": team, "block_team": block_team, "warp_size": team,
-                 "protocol": clplan.FAST, "key_bits": 64, "fp64": use_fp64, "options": list(opts[team]),
-                 "build_seconds": time.perf_counter() - t0, "budget_bytes": budget, "launches": [],
-                 "mem_high_water_bytes": 0}
-    if not plan.slices:
-        return out
-    ctx, q = dev.context, dev.queue
-    host_in = clplan.input_arrays(ctg_seqs, ctg_off, depths, reads)
-    host_in[3] = clplan.padded_reads(reads)  # fast.cl loads words past a k-mer's end
-    inputs = [_buffer(ctx, a) for a in host_in]
-    results = clplan.output_arrays(out)
-    outputs = [_buffer(ctx, a) for a in results]
-    slots = plan.most_slots()
-    keys = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, max(8 * slots, 8))
-    votes = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, max(32 * slots, 32))
-    events, alive = [], []
-    t0 = time.perf_counter()
-    for number, (idx, n_wide) in enumerate(plan.slices):
-        ends = [_buffer(ctx, a) for a in plan.ends(idx)]
-        alive.append(ends)  # alive until the queue has run
-        used = int(plan.slots[idx].sum())
-        cl.enqueue_fill_buffer(q, keys, np.uint64(0), 0, 8 * max(used, 1))  # epoch 0: every slot empty
-        for first, stop, width in ((0, n_wide, block_team), (n_wide, len(idx), team)):
-            if stop <= first:
-                continue
-            kern = kernels[width]
-            kern.set_args(*inputs, ends[0], np.int32(stop), np.int32(first), ends[1], keys, votes,
-                          np.int32(params.k), *outputs)
-            events.append(cl.enqueue_nd_range_kernel(q, kern, ((stop - first) * width,), (width,)))
-            out.extra["launches"].append({"bin": "all", "slice": number, "contigs": stop - first,
-                                          "block_teams": stop - first if first < n_wide else 0,
-                                          "slots": int(plan.slots[idx[first:stop]].sum()),
-                                          "bytes": int(plan.nbytes[idx[first:stop]].sum()),
-                                          "global": (stop - first) * width, "local": width})
-    return _finish(out, q, t0, events, results, outputs, sum(b.size for b in inputs + outputs + [keys, votes]))
-
-
-def _finish(out: SideResult, q, t0: float, events: list, results: list, outputs: list, resident: int) -> SideResult:
-    """Waits for the queue, copies the outputs back into ``out`` and records each launch's event
-    time, the wall time since ``t0`` and the device bytes in use (``resident``)."""
-    q.finish()
-    wall = time.perf_counter() - t0
-    for arr, buf in zip(results, outputs):
-        if arr.nbytes:
-            cl.enqueue_copy(q, arr, buf)
-    q.finish()
-    for rec, ev in zip(out.extra["launches"], events):
-        rec["seconds"] = (ev.profile.end - ev.profile.start) * 1e-9
-    out.kernel_seconds = float(sum(rec["seconds"] for rec in out.extra["launches"]))
-    out.extra.update(timer="event profiling", wall_seconds=wall, mem_high_water_bytes=int(resident))
-    return out
+    return clhost.extend_bins(dev, side, choices, build,
+                              lambda width: ({"pyopencl": cl.VERSION_TEXT, "team": width, "warp_size": width},
+                                             (1, width)))
 
 
 def vote(votes: np.ndarray, depths: np.ndarray, fp64: bool | None = None) -> np.ndarray:
-    """The kernel's ``set_ext`` on many vote vectors, so that the vote can be checked on its own.
-
-    Parameters
-    ----------
-    votes : uint32, ``(n, 8)``: votes of A C G T (q >= MIN_QUAL), then high-quality votes.
-    depths : int64, ``n``: ``int(depth)`` of each.
-    fp64 : double-precision vote (None: when the device has fp64) or the exact integer one.
-
-    Returns
-    -------
-    uint8 array of extensions: a base, ``X`` or ``F``.
-    """
+    """The kernel's ``set_ext`` on many vote vectors (:func:`lassm.backends.clhost.vote`)."""
     dev = _device()
-    votes = np.ascontiguousarray(votes, dtype=np.uint32).reshape(-1, 8)
-    depths = np.ascontiguousarray(depths, dtype=np.int64)
-    if len(depths) != len(votes):
-        raise ValueError(f"{len(votes)} vote vectors but {len(depths)} depths")
-    use_fp64 = clplan.choose_fp64(dev.fp64, fp64, dev.name)
-    options = build_options(DEFAULT_PROTOCOL, DEFAULT_TEAM, False, use_fp64, config.DEFAULT_MAX_WALK,
-                            config.DEFAULT_QUAL_OFFSET, test_kernels=True)
-    kernel = cl.Kernel(program(options), "set_ext_kernel")
-    out = np.zeros(len(votes), dtype=np.uint8)
-    if len(votes):
-        bufs = [_buffer(dev.context, votes.reshape(-1)), _buffer(dev.context, depths), _buffer(dev.context, out)]
-        local = 64
-        kernel.set_args(*bufs, np.int32(len(votes)))
-        cl.enqueue_nd_range_kernel(dev.queue, kernel, (launch.ceil_div(len(votes), local) * local,), (local,))
-        cl.enqueue_copy(dev.queue, out, bufs[2])
-        dev.queue.finish()
-    return out
+    return clhost.vote(dev, votes, depths, fp64,
+                       (build_options, DEFAULT_TEAM, lambda options: cl.Kernel(program(options), "set_ext_kernel")))
 
 
-def one_launch(protocol: str) -> bool:
-    """Whether ``protocol`` walks both sides at once (:func:`extend_sides`): ``fast`` does."""
-    return protocol == clplan.FAST
-
-
-def extend_sides(right_ctgs: np.ndarray, left_ctgs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray,
-                 right_reads, left_reads, run_mask: np.ndarray, params: config.Params, protocol: str = clplan.FAST,
-                 **options) -> tuple[SideResult, SideResult]:
-    """Both sides of every contig at once (fast's one launch ordered by work, :func:`clplan.both_sides`): same
-    parameters as :func:`extend_side`; returns ``(right, left)``."""
-    return clplan.both_sides(extend_side, right_ctgs, left_ctgs, ctg_off, depths, right_reads, left_reads, run_mask,
-                             params, protocol=protocol, **options)
+#: Whether a protocol walks both sides at once (``fast``), and the call that does.
+one_launch = clplan.one_launch
+extend_sides = clplan.sides_of(extend_side)

@@ -20,14 +20,13 @@ Only on an NVIDIA GPU whose OpenCL driver pyopencl finds (``available`` says why
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 import numpy as np
 
 from ..workloads.local_assembly import config
 from ..workloads.local_assembly.result import SideResult
-from . import clplan, opencl
+from . import clhost, clplan, opencl
 
 PROTOCOLS = opencl.PROTOCOLS  # portable.cl's four protocols and fast.cl
 DEFAULT_PROTOCOL = opencl.DEFAULT_PROTOCOL
@@ -124,6 +123,67 @@ def _function(options: tuple[str, ...], kernel: str = opencl.KERNEL):
     return _FUNCTIONS[key]
 
 
+class _Cuda(clhost.Runtime):
+    """The shared host's runtime calls (:class:`lassm.backends.clhost.Runtime`) in CuPy, on the
+    GPU whose OpenCL driver built the program (``device``: pyopencl's, for its facts)."""
+
+    backend = "opencl-ptx"
+    timer = "CUDA events"
+
+    def __init__(self, opencl_device) -> None:
+        self.device, self.key64, self.fp64 = opencl_device.device, opencl_device.key64, opencl_device.fp64
+
+    @property
+    def name(self) -> str:
+        return self.device.name.strip()
+
+    def memory(self) -> tuple[int, int]:
+        """(total, free): the budget is :data:`lassm.backends.clhost.MEMORY_FRACTION` of the total, at
+        most what is free."""
+        import cupy
+
+        free, total = cupy.cuda.runtime.memGetInfo()
+        return int(total), int(free)
+
+    def upload(self, arr: np.ndarray):
+        import cupy
+
+        arr = np.ascontiguousarray(arr)
+        return cupy.asarray(arr) if arr.nbytes else cupy.zeros(1, dtype=np.uint8)
+
+    def alloc(self, nbytes: int):
+        import cupy
+
+        return cupy.empty(max(int(nbytes), 1), dtype=np.uint8)
+
+    def launch(self, kernel, args: list, gsize: int, lsize: int):
+        """``gsize // lsize`` blocks of ``lsize`` threads between two CUDA events."""
+        import cupy
+
+        start, end = cupy.cuda.Event(), cupy.cuda.Event()
+        start.record()
+        kernel((gsize // lsize,), (lsize,), tuple(args))
+        end.record()
+        return start, end
+
+    def zero(self, buf, nbytes: int) -> None:
+        buf[:nbytes] = 0
+
+    def wait(self) -> None:
+        import cupy
+
+        cupy.cuda.Device().synchronize()
+
+    def download(self, buf, arr: np.ndarray) -> None:
+        if arr.nbytes:
+            arr[...] = buf.get()
+
+    def event_seconds(self, event) -> float:
+        import cupy
+
+        return cupy.cuda.get_elapsed_time(*event) / 1000.0
+
+
 def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
                 params: config.Params, protocol: str = DEFAULT_PROTOCOL, team: int = DEFAULT_TEAM,
                 max_bytes: int | None = None, bin_counts: np.ndarray | None = None,
@@ -135,154 +195,32 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
     """
     import cupy
 
+    rt = _Cuda(opencl._device())
+    side = clhost.Side(ctg_seqs, ctg_off, depths, reads, np.ascontiguousarray(run_mask, dtype=np.bool_), params,
+                       bin_counts)
+    choices = clhost.Choices(protocol, max_bytes)
+    team, block_team = int(team), int(block_team)
+    versions = {"pyopencl": opencl.cl.VERSION_TEXT, "cupy": cupy.__version__}
     if protocol == clplan.FAST:
-        return _extend_fast(ctg_seqs, ctg_off, depths, reads, run_mask, params, int(team), int(block_team),
-                            max_bytes, bin_counts)
-    dev = opencl._device()
-    n = clplan.check_inputs(ctg_seqs, ctg_off, depths, reads, run_mask, protocol)
-    team = int(team)
+        def fast(width: int, use_fp64: bool):
+            options = opencl.build_options(clplan.FAST, width, True, use_fp64, int(params.max_walk),
+                                           params.qual_offset)
+            return options, _function(options, opencl.FAST_KERNEL)
+
+        lanes = {**versions, "team": team, "block_team": block_team, "warp_size": team}
+        return clhost.extend_fast(rt, side, choices, (team, block_team), fast, lanes)
+    clplan.check_inputs(ctg_seqs, ctg_off, depths, reads, run_mask, protocol)
     if not 1 <= team <= 1024:
         raise ValueError(f"team {team} must lie in 1..1024")
-    use_fp64 = clplan.choose_fp64(dev.fp64, None, dev.name)
-    key64 = clplan.choose_key64(dev.key64, None, len(reads.seqs), dev.name)
-    max_walk = int(params.max_walk)
-    out = SideResult.empty(n, max_walk)
-    run_mask = np.ascontiguousarray(run_mask, dtype=np.bool_)
-    options = opencl.build_options(protocol, team, key64, use_fp64, max_walk, params.qual_offset)
-    t0 = time.perf_counter()
-    kern = _function(options)
-    build_seconds = time.perf_counter() - t0
-    key_bytes = 8 if key64 else 4
-    budget = _budget(max_bytes)
-    plan = clplan.plan(reads, run_mask, bin_counts, max_walk, key_bytes, budget)
-    out.extra = {"backend": "opencl-ptx", "device": dev.device.name.strip(), "driver": str(dev.device.driver_version),
-                 "pyopencl": opencl.cl.VERSION_TEXT, "cupy": cupy.__version__, "team": team, "warp_size": team,
-                 "protocol": protocol, "key_bits": 8 * key_bytes, "fp64": use_fp64, "options": list(options),
-                 "build_seconds": build_seconds, "budget_bytes": budget, "launches": [], "mem_high_water_bytes": 0}
-    if not plan.launches:
-        return out
 
-    inputs = [_device_copy(a) for a in clplan.input_arrays(ctg_seqs, ctg_off, depths, reads)]
-    results = clplan.output_arrays(out)
-    outputs = [_device_copy(a) for a in results]
-    scratch = [cupy.empty(max(nb, 1), dtype=np.uint8) for nb in plan.scratch_bytes(key_bytes, max_walk)]
-    events = []
-    for label, idx, number in plan.launches:
-        ends = [_device_copy(a) for a in plan.ends(idx)]
-        gsize, lsize = opencl.launch_geometry(len(idx), team)
-        events.append(_timed_launch(kern, gsize // lsize, lsize, (*inputs, ends[0], np.int32(len(idx)), ends[1],
-                                                                 *scratch, np.int32(params.k), *outputs), ends))
-        out.extra["launches"].append({"bin": label, "slice": number, "contigs": int(len(idx)),
-                                      "slots": int(plan.slots[idx].sum()), "bytes": int(plan.nbytes[idx].sum()),
-                                      "global": gsize, "local": lsize})
-    return _finish(out, results, outputs, events, inputs + outputs + scratch)
+    def build(key64: bool, use_fp64: bool):
+        options = opencl.build_options(protocol, team, key64, use_fp64, int(params.max_walk), params.qual_offset)
+        return options, _function(options), team
+
+    return clhost.extend_bins(rt, side, choices, build,
+                              lambda width: ({**versions, "team": width, "warp_size": width}, (1, width)))
 
 
-def _device_copy(arr: np.ndarray):
-    """A CuPy copy of ``arr``, at least one byte (an empty array has no pointer to pass)."""
-    import cupy
-
-    arr = np.ascontiguousarray(arr)
-    return cupy.asarray(arr) if arr.nbytes else cupy.zeros(1, dtype=np.uint8)
-
-
-def _budget(max_bytes: int | None) -> int:
-    """Device bytes one launch's workspace may use: ``max_bytes``, else the opencl backend's share."""
-    import cupy
-
-    if max_bytes is not None:
-        return int(max_bytes)
-    free, total = cupy.cuda.runtime.memGetInfo()
-    return int(min(free, total * opencl.MEMORY_FRACTION))
-
-
-def _timed_launch(kern, groups: int, width: int, args: tuple, alive: list) -> tuple:
-    """Launches ``groups`` blocks of ``width`` threads between two CUDA events; returns the events
-    and ``alive`` (the launch's own buffers, kept until the device has run it)."""
-    import cupy
-
-    start, end = cupy.cuda.Event(), cupy.cuda.Event()
-    start.record()
-    kern((groups,), (width,), args)
-    end.record()
-    return start, end, alive
-
-
-def _finish(out: SideResult, results: list, outputs: list, events: list, buffers: list) -> SideResult:
-    """Waits for the launches, copies the outputs back into ``out`` and records each launch's time."""
-    import cupy
-
-    cupy.cuda.Device().synchronize()
-    for arr, buf in zip(results, outputs):
-        if arr.nbytes:
-            arr[...] = buf.get()
-    for rec, (start, end, _) in zip(out.extra["launches"], events):
-        rec["seconds"] = cupy.cuda.get_elapsed_time(start, end) / 1000.0
-    out.kernel_seconds = float(sum(rec["seconds"] for rec in out.extra["launches"]))
-    out.extra["timer"] = "CUDA events"
-    out.extra["mem_high_water_bytes"] = int(sum(b.nbytes for b in buffers))
-    return out
-
-
-def _extend_fast(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
-                 params: config.Params, team: int, block_team: int, max_bytes: int | None,
-                 bin_counts: np.ndarray | None) -> SideResult:
-    """``fast.cl`` as :func:`lassm.backends.opencl._extend_fast` runs it (same plan, same two
-    launch widths per slice, keys zeroed per slice), its PTX launched through CUDA."""
-    import cupy
-
-    dev = opencl._device()
-    clplan.check_fast(dev.key64, None, int(params.max_walk), dev.name)
-    use_fp64 = clplan.choose_fp64(dev.fp64, None, dev.name)
-    max_walk = int(params.max_walk)
-    out = SideResult.empty(len(ctg_off) - 1, max_walk)
-    budget = _budget(max_bytes)
-    plan = clplan.fast_plan(reads, run_mask, bin_counts, budget, wide_teams=block_team != team)
-    widths = sorted({team} | ({block_team} if any(wide for _, wide in plan.slices) else set()))
-    opts = {w: opencl.build_options(clplan.FAST, w, True, use_fp64, max_walk, params.qual_offset) for w in widths}
-    t0 = time.perf_counter()
-    kernels = {w: _function(o, opencl.FAST_KERNEL) for w, o in opts.items()}
-    out.extra = {"backend": "opencl-ptx", "device": dev.device.name.strip(), "driver": str(dev.device.driver_version),
-                 "pyopencl": opencl.cl.VERSION_TEXT, "cupy": cupy.__version__, "team": team, "block_team": block_team,
-                 "warp_size": team, "protocol": clplan.FAST, "key_bits": 64, "fp64": use_fp64,
-                 "options": list(opts[team]), "build_seconds": time.perf_counter() - t0, "budget_bytes": budget,
-                 "launches": [], "mem_high_water_bytes": 0}
-    if not plan.slices:
-        return out
-    host_in = clplan.input_arrays(ctg_seqs, ctg_off, depths, reads)
-    host_in[3] = clplan.padded_reads(reads)  # fast.cl loads words past a k-mer's end
-    inputs = [_device_copy(a) for a in host_in]
-    results = clplan.output_arrays(out)
-    outputs = [_device_copy(a) for a in results]
-    slots = plan.most_slots()
-    keys = cupy.zeros(max(slots, 1), dtype=np.uint64)
-    votes = cupy.empty(max(32 * slots, 32), dtype=np.uint8)
-    events = []
-    for number, (idx, n_wide) in enumerate(plan.slices):
-        ends = [_device_copy(a) for a in plan.ends(idx)]
-        keys[: max(int(plan.slots[idx].sum()), 1)] = 0  # epoch 0: every slot empty
-        for first, stop, width in ((0, n_wide, block_team), (n_wide, len(idx), team)):
-            if stop <= first:
-                continue
-            events.append(_timed_launch(kernels[width], stop - first, width,
-                                        (*inputs, ends[0], np.int32(stop), np.int32(first), ends[1], keys, votes,
-                                         np.int32(params.k), *outputs), ends))
-            out.extra["launches"].append({"bin": "all", "slice": number, "contigs": stop - first,
-                                          "block_teams": stop - first if first < n_wide else 0,
-                                          "slots": int(plan.slots[idx[first:stop]].sum()),
-                                          "bytes": int(plan.nbytes[idx[first:stop]].sum()),
-                                          "global": (stop - first) * width, "local": width})
-    return _finish(out, results, outputs, events, inputs + outputs + [keys, votes])
-
-
-def one_launch(protocol: str) -> bool:
-    """Whether ``protocol`` walks both sides at once, as on the opencl backend: ``fast`` does."""
-    return opencl.one_launch(protocol)
-
-
-def extend_sides(right_ctgs: np.ndarray, left_ctgs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray,
-                 right_reads, left_reads, run_mask: np.ndarray, params: config.Params, protocol: str = clplan.FAST,
-                 **options) -> tuple[SideResult, SideResult]:
-    """Both sides of every contig at once, as :func:`lassm.backends.opencl.extend_sides`."""
-    return clplan.both_sides(extend_side, right_ctgs, left_ctgs, ctg_off, depths, right_reads, left_reads, run_mask,
-                             params, protocol=protocol, **options)
+#: Whether a protocol walks both sides at once (``fast``, as on the opencl backend), and the call that does.
+one_launch = clplan.one_launch
+extend_sides = clplan.sides_of(extend_side)

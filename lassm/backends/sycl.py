@@ -36,7 +36,6 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,9 +44,8 @@ from ..workloads.local_assembly import config
 from ..errors import BackendUnavailable
 from ..paths import kernel_source
 from ..workloads.local_assembly.result import SideResult
-from . import clplan, icd, launch
+from . import clhost, clplan, icd, launch
 
-PROTOCOL_MACROS = clplan.PROTOCOL_MACROS
 #: What this backend builds: the four protocols of ``faithful.cl``, and ``fast`` (``fast_subgroup.cl``).
 PROTOCOLS = clplan.PROTOCOLS + (clplan.FAST,)
 DEFAULT_PROTOCOL = clplan.DEFAULT_PROTOCOL
@@ -60,11 +58,9 @@ INSTALL = "pip install 'lassm[intel]'"
 #: Environment variable: a dpctl filter string naming the device (e.g. ``opencl:cpu:0``).
 DEVICE_ENV = "LASSM_SYCL_DEVICE"
 #: Share of the device's global memory one extend_side call may use by default.
-MEMORY_FRACTION = 0.25
+MEMORY_FRACTION = clhost.MEMORY_FRACTION
 #: Sub-groups (contig ends) per work-group by default.
 DEFAULT_BLOCK_SUBGROUPS = 1
-SLOT_VALUE_BYTES = clplan.SLOT_VALUE_BYTES
-VISITED_BYTES = clplan.VISITED_BYTES
 
 
 def _point_icd_loader_at_this_environment() -> None:
@@ -112,18 +108,49 @@ else:
 
 
 @dataclass
-class _Device:
-    """One chosen device with its in-order queue and the capabilities the build depends on."""
+class _Device(clhost.Runtime):
+    """One chosen device with its in-order queue and the capabilities the build depends on: the
+    runtime calls of the shared host (:class:`lassm.backends.clhost.Runtime`) in dpctl."""
 
     device: object
     queue: object
     key64: bool
     fp64: bool
     subgroup_sizes: tuple[int, ...]
+    backend = "sycl"
 
     @property
     def name(self) -> str:
         return f"{self.device.name.strip()} ({self.device.filter_string})"
+
+    @property
+    def profiling(self) -> bool:
+        return bool(self.queue.has_enable_profiling)
+
+    def upload(self, arr: np.ndarray):
+        return _upload(self.queue, arr)
+
+    def alloc(self, nbytes: int):
+        return dpmem.MemoryUSMDevice(max(int(nbytes), 1), queue=self.queue)
+
+    def int32(self, value: int):
+        return ctypes.c_int32(value)
+
+    def launch(self, kernel, args: list, gsize: int, lsize: int):
+        return self.queue.submit_async(kernel, args, [gsize], [lsize])
+
+    def zero(self, buf, nbytes: int) -> None:
+        self.queue.wait()  # the previous slice is done with the table
+        buf.memset(0)
+
+    def wait(self) -> None:
+        self.queue.wait()
+
+    def download(self, buf, arr: np.ndarray) -> None:
+        _download(buf, arr)
+
+    def event_seconds(self, event) -> float:
+        return (event.profiling_info_end - event.profiling_info_start) * 1e-9
 
 
 _DEVICE: _Device | None = None
@@ -213,18 +240,8 @@ def build_options(protocol: str, subgroup: int, key64: bool, fp64: bool, max_wal
                   test_kernels: bool = False) -> tuple[str, ...]:
     """The build options of one kernel variant: every knob is a ``-D`` of the kernel source.
 
-    Parameters
-    ----------
-    protocol : a key of :data:`PROTOCOL_MACROS`.
-    subgroup : required sub-group width, 0 for the device's choice.
-    key64, fp64 : 64-bit keys; the vote in double precision.
-    max_walk, qual_offset : the run parameters compiled in.
-    test_kernels : also build ``set_ext_kernel`` (the tests use it).
-
-    Returns
-    -------
-    tuple of option strings; part of the program memo key.
-    """
+    ``subgroup``: the required sub-group width, 0 for the device's choice. The others are
+    :func:`lassm.backends.clplan.defines`'s; the options are part of the program memo key."""
     return ("-cl-std=CL3.0",) + clplan.defines(protocol, f"-DLASSM_SUBGROUP={int(subgroup)}", key64, fp64,
                                                max_walk, qual_offset, test_kernels)
 
@@ -264,9 +281,6 @@ def launch_geometry(n_ends: int, block_subgroups: int, width: int) -> tuple[int,
     return blocks * threads, threads
 
 
-workspace_bytes = clplan.workspace_bytes
-
-
 # ---------------------------------------------------------------------------------------------
 # Launch
 
@@ -285,24 +299,6 @@ def _download(mem, out: np.ndarray) -> None:
         mem.copy_to_host(out.view(np.uint8).reshape(-1))
 
 
-def _finish(out: SideResult, q, t0: float, events: list, results: list, outputs: list, resident: int) -> None:
-    """Waits for the queue, copies the outputs back into ``out`` and records each launch's event
-    time (the wall time since ``t0`` where the queue has no profiling) and the device bytes in use."""
-    q.wait()
-    wall = time.perf_counter() - t0
-    for arr, mem in zip(results, outputs):
-        _download(mem, arr)
-    if q.has_enable_profiling:
-        for rec, ev in zip(out.extra["launches"], events):
-            rec["seconds"] = (ev.profiling_info_end - ev.profiling_info_start) * 1e-9
-        out.kernel_seconds = float(sum(rec["seconds"] for rec in out.extra["launches"]))
-        out.extra["timer"] = "event profiling"
-    else:
-        out.kernel_seconds, out.extra["timer"] = wall, "wall clock"
-    out.extra["wall_seconds"] = wall
-    out.extra["mem_high_water_bytes"] = int(resident)
-
-
 def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
                 params: config.Params, protocol: str = DEFAULT_PROTOCOL, subgroup: int | None = None,
                 block_subgroups: int = DEFAULT_BLOCK_SUBGROUPS, max_bytes: int | None = None,
@@ -310,183 +306,51 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
                 key_bits: int | None = None) -> SideResult:
     """Walks one side of every contig whose ``run_mask`` is set, on the SYCL device.
 
-    Parameters
-    ----------
-    ctg_seqs, ctg_off : oriented contig bases (uint8) and int64 offsets.
-    depths : float64 contig depths (the kernel uses ``int(depth)``).
-    reads : the side's :class:`~lassm.workloads.local_assembly.dataset.Reads`.
-    run_mask : bool per contig; the others keep an empty walk (bin 0 is not launched).
-    params : start k, walk limit, quality offset.
-    protocol : collision protocol of the table inserts, one of :data:`PROTOCOLS`.
-    subgroup : sub-group width, one of the device's ``sub_group_sizes`` (built with
-        ``intel_reqd_sub_group_size``); None: the device's choice, read back from the kernel.
-    block_subgroups : sub-groups (contig ends) per work-group.
-    max_bytes : device bytes the table workspace of one launch may use (default: a share of the
-        device memory); small values force slicing.
-    bin_counts : read count per contig that picks its bin and table size; MetaHipMer uses the
-        larger side's count. Default: this side's count.
-    fp64 : vote in double precision (None: when the device has fp64) or in exact integers.
-    key_bits : 64 (CAS on 64-bit keys) or 32; None: 64 where the device has 64-bit atomics.
-
-    Returns
-    -------
-    SideResult
-        ``kernel_seconds`` sums the launches' profiled times (wall clock without profiling);
-        ``extra`` records device, driver, sub-group width, protocol, build options and launches.
+    The parameters and the result are every OpenCL C host's (:mod:`lassm.backends.clhost`), and
+    this host's lanes: ``subgroup``, the sub-group width, one of the device's ``sub_group_sizes``
+    (built with ``intel_reqd_sub_group_size``; None: the device's choice, read back from the
+    kernel); ``block_subgroups``, sub-groups (contig ends) per work-group.
     """
     dev = _device()
-    n = clplan.check_inputs(ctg_seqs, ctg_off, depths, reads, run_mask, protocol, PROTOCOLS)
+    clplan.check_inputs(ctg_seqs, ctg_off, depths, reads, run_mask, protocol, PROTOCOLS)
+    side = clhost.Side(ctg_seqs, ctg_off, depths, reads, np.ascontiguousarray(run_mask, dtype=np.bool_), params,
+                       bin_counts)
+    choices = clhost.Choices(protocol, max_bytes, fp64, key_bits)
     if subgroup is not None and int(subgroup) not in dev.subgroup_sizes:
         raise ValueError(f"sub-group width {subgroup} is not one of {dev.name}'s {list(dev.subgroup_sizes)}")
-    if int(block_subgroups) < 1:
+    blocks = int(block_subgroups)
+    if blocks < 1:
         raise ValueError(f"block_subgroups must be positive, not {block_subgroups}")
     if protocol == clplan.FAST:
-        if int(block_subgroups) != 1:
+        if blocks != 1:
             raise ValueError("protocol fast runs one sub-group per work-group: block_subgroups must be 1")
-        return _extend_fast(ctg_seqs, ctg_off, depths, reads, run_mask, params, subgroup, max_bytes, bin_counts,
-                            fp64, key_bits)
-    use_fp64 = clplan.choose_fp64(dev.fp64, fp64, dev.name)
-    key64 = clplan.choose_key64(dev.key64, key_bits, len(reads.seqs), dev.name)
+        width = int(subgroup) if subgroup else (DEFAULT_FAST_SUBGROUP if DEFAULT_FAST_SUBGROUP in dev.subgroup_sizes
+                                                else int(dev.subgroup_sizes[0]))
 
-    max_walk = int(params.max_walk)
-    out = SideResult.empty(n, max_walk)
-    run_mask = np.ascontiguousarray(run_mask, dtype=np.bool_)
-    options = build_options(protocol, subgroup or 0, key64, use_fp64, max_walk, params.qual_offset)
-    t0 = time.perf_counter()
-    kernel = program(options).get_sycl_kernel(ENTRY)
-    build_seconds = time.perf_counter() - t0
-    width = int(subgroup) if subgroup else int(kernel.max_sub_group_size)
+        def fast(lanes: int, use_fp64: bool):
+            options = build_options(clplan.FAST, lanes, True, use_fp64, int(params.max_walk), params.qual_offset)
+            return options, program(options, FAST_KERNEL).get_sycl_kernel(ENTRY)
 
-    key_bytes = 8 if key64 else 4
-    if max_bytes is None:
-        budget = int(min(int(dev.device.global_mem_size) * MEMORY_FRACTION, int(dev.device.max_mem_alloc_size)))
-    else:
-        budget = int(max_bytes)
-    plan = clplan.plan(reads, run_mask, bin_counts, max_walk, key_bytes, budget)
-    out.extra = {"backend": "sycl", "device": dev.name, "driver": str(dev.device.driver_version),
-                 "dpctl": dpctl.__version__, "subgroup": width, "warp_size": width,
-                 "block_subgroups": int(block_subgroups), "protocol": protocol, "key_bits": 8 * key_bytes,
-                 "fp64": use_fp64, "options": list(options), "build_seconds": build_seconds,
-                 "budget_bytes": budget, "launches": [], "mem_high_water_bytes": 0}
-    if not plan.launches:
-        return out
+        lanes = {"dpctl": dpctl.__version__, "subgroup": width, "warp_size": width, "block_subgroups": 1}
+        return clhost.extend_fast(dev, side, choices, (width, None), fast, lanes)
 
-    q = dev.queue
-    inputs = [_upload(q, a) for a in clplan.input_arrays(ctg_seqs, ctg_off, depths, reads)]
-    results = clplan.output_arrays(out)
-    outputs = [_upload(q, a) for a in results]
-    # One workspace, sized for the largest launch, reused by every launch (the queue is in order).
-    scratch = [dpmem.MemoryUSMDevice(max(nb, 1), queue=q) for nb in plan.scratch_bytes(key_bytes, max_walk)]
-    resident = sum(m.nbytes for m in inputs + outputs + scratch)
+    def build(key64: bool, use_fp64: bool):
+        options = build_options(protocol, subgroup or 0, key64, use_fp64, int(params.max_walk), params.qual_offset)
+        kernel = program(options).get_sycl_kernel(ENTRY)
+        return options, kernel, int(subgroup) if subgroup else int(kernel.max_sub_group_size)
 
-    events, per_launch = [], []
-    t0 = time.perf_counter()
-    for label, idx, number in plan.launches:
-        ends = [_upload(q, a) for a in plan.ends(idx)]
-        per_launch.append(ends)  # alive until the queue has run
-        gsize, lsize = launch_geometry(len(idx), int(block_subgroups), width)
-        args = inputs + [ends[0], ctypes.c_int32(len(idx)), ends[1]] + scratch + [
-            ctypes.c_int32(int(params.k))] + outputs
-        events.append(q.submit_async(kernel, args, [gsize], [lsize]))
-        out.extra["launches"].append({"bin": label, "slice": number, "contigs": int(len(idx)),
-                                      "slots": int(plan.slots[idx].sum()), "bytes": int(plan.nbytes[idx].sum()),
-                                      "global": gsize, "local": lsize})
-    _finish(out, q, t0, events, results, outputs, resident)
-    return out
+    return clhost.extend_bins(dev, side, choices, build,
+                              lambda width: ({"dpctl": dpctl.__version__, "subgroup": width, "warp_size": width,
+                                              "block_subgroups": blocks}, (blocks, width)))
 
 
-def _extend_fast(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
-                 params: config.Params, subgroup: int | None, max_bytes: int | None, bin_counts: np.ndarray | None,
-                 fp64: bool | None, key_bits: int | None) -> SideResult:
-    """:func:`extend_side` for ``fast_subgroup.cl``: per slice of the plan (:func:`clplan.fast_plan`,
-    no wide teams), the keys zeroed, then one launch of one sub-group per end."""
-    dev = _device()
-    clplan.check_fast(dev.key64, key_bits, int(params.max_walk), dev.name)
-    width = int(subgroup) if subgroup else (DEFAULT_FAST_SUBGROUP if DEFAULT_FAST_SUBGROUP in dev.subgroup_sizes
-                                            else int(dev.subgroup_sizes[0]))
-    use_fp64 = clplan.choose_fp64(dev.fp64, fp64, dev.name)
-    max_walk = int(params.max_walk)
-    out = SideResult.empty(len(ctg_off) - 1, max_walk)
-    options = build_options(clplan.FAST, width, True, use_fp64, max_walk, params.qual_offset)
-    t0 = time.perf_counter()
-    kernel = program(options, FAST_KERNEL).get_sycl_kernel(ENTRY)
-    budget = int(min(int(dev.device.global_mem_size) * MEMORY_FRACTION, int(dev.device.max_mem_alloc_size))
-                 if max_bytes is None else max_bytes)
-    plan = clplan.fast_plan(reads, run_mask, bin_counts, budget, wide_teams=False)
-    out.extra = {"backend": "sycl", "device": dev.name, "driver": str(dev.device.driver_version),
-                 "dpctl": dpctl.__version__, "subgroup": width, "warp_size": width, "block_subgroups": 1,
-                 "protocol": clplan.FAST, "key_bits": 64, "fp64": use_fp64, "options": list(options),
-                 "build_seconds": time.perf_counter() - t0, "budget_bytes": budget, "launches": [],
-                 "mem_high_water_bytes": 0}
-    if not plan.slices:
-        return out
-    q = dev.queue
-    host_in = clplan.input_arrays(ctg_seqs, ctg_off, depths, reads)
-    host_in[3] = clplan.padded_reads(reads)  # fast's word loads run past a k-mer's end
-    inputs = [_upload(q, a) for a in host_in]
-    results = clplan.output_arrays(out)
-    outputs = [_upload(q, a) for a in results]
-    slots = plan.most_slots()
-    keys, votes = dpmem.MemoryUSMDevice(8 * slots, queue=q), dpmem.MemoryUSMDevice(32 * slots, queue=q)
-    events, alive = [], []
-    t0 = time.perf_counter()
-    for number, (idx, _) in enumerate(plan.slices):
-        ends = [_upload(q, a) for a in plan.ends(idx)]
-        alive.append(ends)  # alive until the queue has run
-        q.wait()  # the previous slice is done with the table
-        keys.memset(0)  # epoch 0: every slot empty
-        args = inputs + [ends[0], ctypes.c_int32(len(idx)), ctypes.c_int32(0), ends[1], keys, votes,
-                         ctypes.c_int32(int(params.k))] + outputs
-        events.append(q.submit_async(kernel, args, [len(idx) * width], [width]))
-        out.extra["launches"].append({"bin": "all", "slice": number, "contigs": int(len(idx)),
-                                      "slots": int(plan.slots[idx].sum()), "bytes": int(plan.nbytes[idx].sum()),
-                                      "global": len(idx) * width, "local": width})
-    _finish(out, q, t0, events, results, outputs, sum(m.nbytes for m in inputs + outputs + [keys, votes]))
-    return out
-
-
-def one_launch(protocol: str) -> bool:
-    """Whether ``protocol`` walks both sides at once (:func:`extend_sides`): ``fast`` does."""
-    return protocol == clplan.FAST
-
-
-def extend_sides(right_ctgs: np.ndarray, left_ctgs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray,
-                 right_reads, left_reads, run_mask: np.ndarray, params: config.Params, protocol: str = clplan.FAST,
-                 **options) -> tuple[SideResult, SideResult]:
-    """Both sides of every contig at once (fast's one launch ordered by work, :func:`clplan.both_sides`): same
-    parameters as :func:`extend_side`; returns ``(right, left)``."""
-    return clplan.both_sides(extend_side, right_ctgs, left_ctgs, ctg_off, depths, right_reads, left_reads, run_mask,
-                             params, protocol=protocol, **options)
+#: Whether a protocol walks both sides at once (``fast``), and the call that does.
+one_launch = clplan.one_launch
+extend_sides = clplan.sides_of(extend_side)
 
 
 def vote(votes: np.ndarray, depths: np.ndarray, fp64: bool | None = None) -> np.ndarray:
-    """The kernel's ``set_ext`` on many vote vectors, so that the vote can be checked on its own.
-
-    Parameters
-    ----------
-    votes : uint32, ``(n, 8)``: votes of A C G T (q >= MIN_QUAL), then high-quality votes.
-    depths : int64, ``n``: ``int(depth)`` of each.
-    fp64 : double-precision vote (None: when the device has fp64) or the exact integer one.
-
-    Returns
-    -------
-    uint8 array of extensions: a base, ``X`` or ``F``.
-    """
+    """The kernel's ``set_ext`` on many vote vectors (:func:`lassm.backends.clhost.vote`)."""
     dev = _device()
-    votes = np.ascontiguousarray(votes, dtype=np.uint32).reshape(-1, 8)
-    depths = np.ascontiguousarray(depths, dtype=np.int64)
-    if len(depths) != len(votes):
-        raise ValueError(f"{len(votes)} vote vectors but {len(depths)} depths")
-    use_fp64 = dev.fp64 if fp64 is None else bool(fp64)
-    options = build_options(DEFAULT_PROTOCOL, 0, False, use_fp64, config.DEFAULT_MAX_WALK,
-                            config.DEFAULT_QUAL_OFFSET, test_kernels=True)
-    kernel = program(options).get_sycl_kernel("set_ext_kernel")
-    out = np.zeros(len(votes), dtype=np.uint8)
-    if len(votes):
-        q = dev.queue
-        bufs = [_upload(q, votes.reshape(-1)), _upload(q, depths), _upload(q, out)]
-        local = 64
-        q.submit_async(kernel, bufs + [ctypes.c_int32(len(votes))], [launch.ceil_div(len(votes), local) * local],
-                       [local]).wait()
-        _download(bufs[2], out)
-    return out
+    return clhost.vote(dev, votes, depths, fp64,
+                       (build_options, 0, lambda options: program(options).get_sycl_kernel("set_ext_kernel")))

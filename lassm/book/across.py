@@ -21,7 +21,7 @@ Efficiencies, per point:
 - ``eff``, the headline: ``arch eff`` where counters exist, else ``app eff``
   (``eff_kind`` says which).
 
-PP (:func:`lassm.analysis.metrics.pp`, doi:10.1016/j.future.2017.08.007) is the harmonic mean of an
+PP (:func:`lassm.analysis.portability.pp`, doi:10.1016/j.future.2017.08.007) is the harmonic mean of an
 efficiency over a platform set H, and 0 when the variant did not run on a platform of H.
 """
 from __future__ import annotations
@@ -31,7 +31,8 @@ import pandas as pd
 from . import best
 from . import machines as mach
 from .prose import span
-from ..analysis import metrics, paper
+from ..analysis import paper
+from ..analysis import portability as pp_metrics
 
 #: The kernel variants compared across platforms: the faithful kernel and the optimized one.
 VARIANTS: tuple[str, ...] = ("casptr", "fast")
@@ -247,7 +248,7 @@ def _pp(rows: pd.DataFrame, column: str, H: list[str]) -> float:
     """PP of one (variant, dataset) over H; ``column``'s values, whatever efficiency they are."""
     frame = pd.DataFrame({"problem": "p", "application": "a", "platform": rows["platform"],
                           "app eff": rows[column].astype(float)})
-    return float(metrics.pp(frame, platforms=H)["app pp"].iloc[0])
+    return float(pp_metrics.pp(frame, platforms=H)["app pp"].iloc[0])
 
 
 #: The datasets PP is computed on by default: the real sample and the four Table II-sized ones.

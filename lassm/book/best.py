@@ -2,7 +2,7 @@
 """Efficiency against the best measured: the original programs among the references.
 
 An application efficiency is the fastest time measured on a platform over a build's
-(:func:`lassm.analysis.metrics.application_efficiency`), and the fastest may be an original:
+(:func:`lassm.analysis.portability.application_efficiency`), and the fastest may be an original:
 MetaHipMer's ``ht_loc`` for local assembly, LOGAN's kernel for X-drop, HeCBench's programs for
 the suite. Each chapter lists every implementation it measured on a platform as rows of
 :data:`COLUMNS`; this module gives them efficiencies and says, in words, where an original is
@@ -20,7 +20,7 @@ import math
 
 import pandas as pd
 
-from ..analysis import metrics
+from ..analysis import portability as pp_metrics
 from .prose import span
 
 #: The rows a chapter hands to :func:`efficiency`: the problem (kernel, dataset, (set, X)), the
@@ -59,7 +59,7 @@ def efficiency(rows: pd.DataFrame) -> pd.DataFrame:
     rows = rows.reset_index(drop=True)
     if rows.empty:
         return pd.DataFrame(columns=[*COLUMNS, "reference", "reference time", "app eff", "reference_ours"])
-    out = metrics.application_efficiency(rows, time="seconds")
+    out = pp_metrics.application_efficiency(rows, time="seconds")
     names = rows.drop_duplicates(["problem", "platform", "implementation"])
     ours = dict(zip(zip(names["problem"], names["platform"], names["implementation"]), names["ours"].astype(bool)))
     out["reference_ours"] = [ours.get((p, q, r), False) for p, q, r in zip(out["problem"], out["platform"],
@@ -76,7 +76,7 @@ def portability(eff: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for problem, part in eff.groupby("problem", sort=False):
         H = list(dict.fromkeys(part["platform"]))
-        pp = metrics.pp(part[["problem", "platform", "application", "app eff"]], platforms=H)
+        pp = pp_metrics.pp(part[["problem", "platform", "application", "app eff"]], platforms=H)
         for r in pp.to_dict("records"):
             ran = part.loc[(part["application"] == r["application"]) & part["app eff"].notna(), "platform"]
             rows.append({"problem": problem, "application": r["application"],

@@ -21,7 +21,7 @@ import pandas as pd
 
 from .. import paths
 from ..errors import LassmError
-from ..runs.account import latest, measured_by, read_entries
+from ..runs.account import PART_ACCOUNTS, latest, measured_by, read_entries
 
 #: Run ids of records that are not points of the study (``lassm scale``); their chapter is the
 #: scaling one.
@@ -46,7 +46,7 @@ def chapter_titles(names: list[str]) -> dict[str, str]:
     seen = pd.Series(list(labels.values())).value_counts()
     return {name: (f"{label} ({name})" if seen[label] > 1 else label) for name, label in labels.items()}
 #: The campaign's account of a machine folder (:mod:`lassm.runs.account`).
-CAMPAIGN_FILE = "campaign.json"
+CAMPAIGN_FILE = PART_ACCOUNTS["local-assembly"]
 
 
 def results_root() -> Path:
@@ -121,12 +121,8 @@ def _record(folder: Path, run_id: str | None) -> dict:
 
 
 def records(machine: str) -> pd.DataFrame:
-    """Every study record of ``machine`` (scaling records aside), one row each, with its repeats.
-
-    Parameters
-    ----------
-    machine : str
-        A folder under the results root.
+    """Every study record of ``machine`` (a folder under the results root; scaling records aside),
+    one row each, with its repeats.
 
     Returns
     -------
@@ -314,10 +310,9 @@ def inventory(machine: str) -> dict:
 def campaign_lacks(machine: str) -> list[str]:
     """The ``lacks`` lines of the newest account of ``lassm run``'s parts in the folder: the
     local-assembly campaign's (``campaign.json``), then the original programs' (``originals.json``)."""
-    from ..campaign.originals import ACCOUNT_FILE as ORIGINALS_FILE
 
     out = list((campaign(machine) or {}).get("lacks", []))
-    out += (latest(read_entries(paths.results_dir(machine) / ORIGINALS_FILE)) or {}).get("lacks", [])
+    out += (latest(read_entries(paths.results_dir(machine) / PART_ACCOUNTS["originals"])) or {}).get("lacks", [])
     return out
 
 

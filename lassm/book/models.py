@@ -20,7 +20,7 @@ import pandas as pd
 from . import best
 from . import machines as mach
 from .. import paths
-from ..analysis import metrics
+from ..analysis import portability as pp_metrics
 from ..errors import LassmError
 from .prose import span
 
@@ -222,7 +222,7 @@ def portability(platforms: dict[str, str], models: dict[str, tuple[str, ...]], v
     """
     eff = best.efficiency(implementations(platforms, models, variant, datasets))
     df = eff.assign(ms=eff["seconds"] * 1e3)
-    pp = metrics.pp(df[["problem", "platform", "application", "app eff"]], list(platforms)) if len(df) else \
+    pp = pp_metrics.pp(df[["problem", "platform", "application", "app eff"]], list(platforms)) if len(df) else \
         pd.DataFrame(columns=["problem", "application", "app pp"])
     wide = df.pivot_table(index=["problem", "application"], columns="platform", values=["ms", "app eff"])
     wide.columns = [f"{plat} {what}" for what, plat in wide.columns]

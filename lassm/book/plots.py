@@ -21,7 +21,7 @@ from typing import Sequence
 
 import pandas as pd
 
-from ..analysis.metrics import _require_columns
+from ..analysis.columns import require_columns
 
 #: Plot width and height, in pixels: with its axes and a legend below, a chart fits the book's
 #: text column (about 690 px at a 1280 px window); the book's style sheet scales it down below that.
@@ -179,6 +179,24 @@ def _legend_field(df: pd.DataFrame, field: str | None, alt, kind: str = "N"):
             else alt.Shape(f"{field}:N", title=title_of(field)))
 
 
+
+def _points(points: pd.DataFrame, xy: tuple[str, str], tips: tuple[str, ...], marks: tuple[str | None, str | None],
+            scales: tuple) -> object:
+    """The points' layer of a roofline or speed-up chart: ``xy`` columns on ``scales``, the
+    ``tips`` columns (and the ``marks``' columns) in the tooltip, color and shape by ``marks``."""
+    alt = _alt()
+    color, shape = marks
+    pts = points.copy()
+    enc = {"x": alt.X(f"{xy[0]}:Q", scale=scales[0]), "y": alt.Y(f"{xy[1]}:Q", scale=scales[1]),
+           "tooltip": [c for c in (*tips, color, shape) if c and c in pts.columns]}
+    if color in pts.columns:
+        enc["color"] = alt.Color(f"{color}:N", title=title_of(color))
+    if shape and shape in pts.columns:
+        pts[shape] = pts[shape].astype(str)
+        enc["shape"] = alt.Shape(f"{shape}:N", title=title_of(shape))
+    return alt.Chart(pts).mark_point(filled=True, size=MARKER_PX).encode(**enc)
+
+
 def roofline(roofs: pd.DataFrame, points: pd.DataFrame, *, color: str = "roof", shape: str | None = "k",
              title: str = "", x_title: str = "INTOP intensity (integer ops / HBM byte)",
              y_title: str = "GINTOP/s") -> "altair.LayerChart":  # noqa: F821
@@ -207,7 +225,7 @@ def roofline(roofs: pd.DataFrame, points: pd.DataFrame, *, color: str = "roof", 
     from ..analysis.roofline import roofline_table
 
     alt = _alt()
-    _require_columns(points, ["label", "ii", "gintops"])
+    require_columns(points, ["label", "ii", "gintops"])
     table = roofline_table(roofs, points, margin=MARGIN)
     lines = table[table["kind"] == "roof"].rename(columns={"series": "roof"})
     x_scale = alt.Scale(type="log", domain=[float(table["x"].min()), float(table["x"].max())])
@@ -223,15 +241,7 @@ def roofline(roofs: pd.DataFrame, points: pd.DataFrame, *, color: str = "roof", 
     ridge = base.transform_filter(alt.datum.label == "ridge").mark_point(shape="triangle-up", filled=False).encode(
         x="x:Q", y="y:Q", color="roof:N",
         tooltip=[alt.Tooltip("roof:N"), alt.Tooltip("x:Q", title="machine balance", format=".3g")])
-    pts = points.copy()
-    enc = {"x": alt.X("ii:Q", scale=x_scale), "y": alt.Y("gintops:Q", scale=y_scale),
-           "tooltip": [c for c in ("label", "ii", "gintops", color, shape) if c and c in pts.columns]}
-    if color in pts.columns:
-        enc["color"] = alt.Color(f"{color}:N", title=title_of(color))
-    if shape and shape in pts.columns:
-        pts[shape] = pts[shape].astype(str)
-        enc["shape"] = alt.Shape(f"{shape}:N", title=title_of(shape))
-    point_layer = alt.Chart(pts).mark_point(filled=True, size=MARKER_PX).encode(**enc)
+    point_layer = _points(points, ("ii", "gintops"), ("label", "ii", "gintops"), (color, shape), (x_scale, y_scale))
     return alt.layer(roof_layer, ridge, point_layer).properties(
         width=WIDTH_PX, height=HEIGHT_PX, title=title).resolve_scale(color="shared")
 
@@ -265,7 +275,7 @@ def potential_speedup(points: pd.DataFrame, speedups: Sequence[float] = SPEEDUPS
     from ..analysis.roofline import speedup_table
 
     alt = _alt()
-    _require_columns(points, ["label", "x", "y"])
+    require_columns(points, ["label", "x", "y"])
     table = speedup_table(points, speedups=speedups)
     iso = table[table["kind"] == "iso"]
     lo = float(min(iso["x"].min(), iso["y"].min(), points["x"].min(), points["y"].min()))
@@ -279,15 +289,7 @@ def potential_speedup(points: pd.DataFrame, speedups: Sequence[float] = SPEEDUPS
     ends = iso.sort_values("x").groupby("series", as_index=False).first()
     labels = alt.Chart(ends).mark_text(align="left", dx=3, dy=-4, color="gray").encode(
         x=alt.X("x:Q", scale=x_scale), y=alt.Y("y:Q", scale=y_scale), text="series:N")
-    pts = points.copy()
-    enc = {"x": alt.X("x:Q", scale=x_scale), "y": alt.Y("y:Q", scale=y_scale),
-           "tooltip": [c for c in ("label", "x", "y", "speedup", color, shape) if c and c in pts.columns]}
-    if color in pts.columns:
-        enc["color"] = alt.Color(f"{color}:N", title=title_of(color))
-    if shape and shape in pts.columns:
-        pts[shape] = pts[shape].astype(str)
-        enc["shape"] = alt.Shape(f"{shape}:N", title=title_of(shape))
-    point_layer = alt.Chart(pts).mark_point(filled=True, size=MARKER_PX).encode(**enc)
+    point_layer = _points(points, ("x", "y"), ("label", "x", "y", "speedup"), (color, shape), (x_scale, y_scale))
     return alt.layer(curves, labels, point_layer).properties(width=WIDTH_PX, height=HEIGHT_PX, title=title)
 
 
@@ -321,7 +323,7 @@ def kernel_times(df: pd.DataFrame, *, x: str = "k", y: str = "kernel_ms", color:
 
     alt = _alt()
     keys = [x, color] + ([row] if row else [])
-    _require_columns(df, keys + [y])
+    require_columns(df, keys + [y])
     dup = df[df.duplicated(keys, keep=False)]
     if len(dup):
         raise ChartError(f"{len(dup)} rows share a bar of {keys}: one row per bar (the chart would show their sum)")
@@ -369,7 +371,7 @@ def correlation(df: pd.DataFrame, x: str, y: str, *, label: str = "k", log: bool
         The diagonal and the points.
     """
     alt = _alt()
-    _require_columns(df, [x, y, label])
+    require_columns(df, [x, y, label])
     data = df[[x, y, label]].copy()
     data[label] = data[label].astype(str)
     both = pd.concat([pd.to_numeric(data[x]), pd.to_numeric(data[y])])
@@ -390,7 +392,7 @@ def cascade(df: pd.DataFrame, eff: str, by: str = "problem") -> pd.DataFrame:
     """The table behind a performance-portability cascade plot.
 
     For each group, platforms are sorted by decreasing efficiency; row ``n`` carries the PP of
-    the ``n`` most efficient platforms (:func:`lassm.analysis.metrics.pp`, harmonic mean).
+    the ``n`` most efficient platforms (:func:`lassm.analysis.portability.pp`, harmonic mean).
 
     Parameters
     ----------
@@ -406,9 +408,9 @@ def cascade(df: pd.DataFrame, eff: str, by: str = "problem") -> pd.DataFrame:
     pandas.DataFrame
         ``by``, ``rank`` (1 = best), ``platform``, ``eff``, ``pp`` (PP of platforms 1..rank).
     """
-    from ..analysis.metrics import pp
+    from ..analysis.portability import pp
 
-    _require_columns(df, ["platform", by, eff])
+    require_columns(df, ["platform", by, eff])
     rows = []
     for group, part in df.groupby(by, sort=True):
         part = part.sort_values(eff, ascending=False).reset_index(drop=True)

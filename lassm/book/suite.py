@@ -42,12 +42,8 @@ SPLIT: dict[str, tuple[str, str, str]] = {
 #: same kernel in OpenCL on CUDA's stream, then on OpenCL's queue): the split recomputed best
 #: against best.
 BEST_SPLIT: dict[str, tuple[str, str, str]] = {
-    "all_pairs": ("tiles", "tiles", "tiles"),
-    "epistasis": ("margins", "margins", "margins"),
-    "cmap": ("fused", "fused", "fused"),
-    "nw": ("strips", "strips", "strips"),
-    "minkowski": ("tiles", "tiles", "tiles"),
-}
+    kernel: (shape,) * 3 for kernel, shape in
+    {"all_pairs": "tiles", "epistasis": "margins", "cmap": "fused", "nw": "strips", "minkowski": "tiles"}.items()}
 #: Kernels whose original prints only its whole processing time (cm-cuda): without Nsight
 #: Compute's time of its kernels it is not set beside our kernel time.
 WHOLE_TIMES: frozenset[str] = frozenset({"cmap"})

@@ -2,13 +2,13 @@
 """How long each part of ``lassm run`` should take here, from the accounts of earlier runs (``--dry-run``).
 
 Why: before giving a machine to ``lassm run`` one wants to know whether it takes a minute or an
-hour. Each part's account (:data:`ACCOUNTS`) keeps, per run, its seconds and its rows, measured
-or skipped. Seconds per unit of work, pooled over the runs that measured something, times the
-units a run would measure now (a point already recorded is skipped, as the run itself decides:
-:func:`lassm.runs.sweep.recorded`, :func:`lassm.campaign.xdrop_run.groups_todo`,
-:func:`lassm.campaign.suite.todo`, :func:`lassm.campaign.originals.todo`) is the estimate. A unit
-is a point, except where points differ much in cost: the sweep counts its runs (a ``x20``
-dataset's point weighs 20 of them, as its progress bar does) and X-drop its pairs.
+hour. Each part's account (:attr:`lassm.campaign.part.Part.account`) keeps, per run, its seconds
+and its rows, measured or skipped. Seconds per unit of work, pooled over the runs that measured
+something, times the units a run would measure now (each part's
+:meth:`~lassm.campaign.part.Part.work`: a point already recorded is skipped, as the run itself
+decides) is the estimate. A unit is a point, except where points differ much in cost: the sweep
+counts its runs (a ``x20`` dataset's point weighs 20 of them, as its progress bar does) and
+X-drop its pairs (:meth:`~lassm.campaign.part.Part.units`).
 
 The accounts are the machine's own folder's where they measured something, else the nearest
 device's, committed or under ``LASSM_RESULTS``: of the same kind (GPU, or CPU: ``cpu-*``), the
@@ -23,20 +23,10 @@ import os
 from pathlib import Path
 from typing import Sequence
 
-#: Each part's account, in a machine's folder.
-ACCOUNTS: dict[str, str] = {"local-assembly": "campaign.json", "xdrop": "xdrop/campaign.json",
-                            "suite": "suite/campaign.json", "originals": "originals.json"}
+from .part import Part, Where, Work
+
 #: First words of a GPU's folder name (a CPU's is ``cpu-<model>``).
 GPU_WORDS = frozenset({"nvidia", "amd", "intel", "radeon", "instinct", "geforce", "tesla", "quadro", "apple", "gpu"})
-
-
-@dataclasses.dataclass(frozen=True)
-class Work:
-    """What a run of one part would measure: its points, of the plan's total, and their units of work."""
-
-    points: int
-    total: int
-    units: float
 
 
 @dataclasses.dataclass(frozen=True)
@@ -111,44 +101,16 @@ def shown(path: Path) -> str:
 # ---------------------------------------------------------------- the accounts' rates
 
 
-def measured(row: dict) -> bool:
-    """A row whose point took the run's time: timed (ok or differing) or refused by the device."""
-    status = str(row.get("status", ""))
-    return status in ("ok", "MISMATCH") or status.startswith("refused")
-
-
-def _plan_points(plan: dict) -> list[str]:
-    """The datasets of a recorded local-assembly plan's points, one per point (as :meth:`Plan.points`)."""
-    skip = plan.get("skip") or {}
-    protocols = plan.get("protocols") or {}
-    return [d for d in plan.get("datasets") or [] for _k in plan.get("ks") or [None]
-            for b in plan.get("backends") or [] if d not in skip.get(b, [])
-            for _p in protocols.get(b, ["none"])]
-
-
-def row_units(part: str, row: dict, plan: dict) -> float:
-    """A row's units of work: the sweep's runs of its point, X-drop's pairs, else 1."""
-    if part == "local-assembly":
-        from ..runs.sweep import weight
-
-        return weight(str(row.get("dataset", "")), int(plan.get("repeats") or 1), int(plan.get("warmup") or 0))
-    if part == "xdrop":
-        return float((plan.get("sizes") or {}).get(row.get("dataset"), 1) or 1)
-    return 1.0
-
-
 def entry_units(part: str, entry: dict) -> float:
-    """The units of work an account's entry measured. A local-assembly entry's seconds cover its
-    whole sweep, whose points may be filed in other folders (a GPU run's CPU points): there the
-    plan's points count, in the share this folder's rows measured."""
-    rows = entry.get("rows") or []
-    plan = entry.get("plan") or {}
-    done = [r for r in rows if measured(r)]
-    if part == "local-assembly" and rows:
-        every = _plan_points(plan)
-        if len(every) > len(rows):
-            return sum(row_units(part, {"dataset": d}, plan) for d in every) * len(done) / len(rows)
-    return sum(row_units(part, r, plan) for r in done)
+    """The units of work an entry of part ``part``'s account measured
+    (:meth:`lassm.campaign.part.Part.entry_units`)."""
+    return _part(part).entry_units(entry)
+
+
+def _part(key: str) -> Part:
+    from .whole import part
+
+    return part(key)
 
 
 def rate(part: str, folder: Path) -> Rate | None:
@@ -156,7 +118,7 @@ def rate(part: str, folder: Path) -> Rate | None:
     where there are none (no account, or one whose runs found everything recorded)."""
     from ..runs.account import read_entries
 
-    path = folder / ACCOUNTS[part]
+    path = folder / _part(part).account
     try:
         entries = read_entries(path)
     except Exception:  # noqa: BLE001  an unreadable account prices nothing; the run itself names it
@@ -164,7 +126,7 @@ def rate(part: str, folder: Path) -> Rate | None:
     seconds = units = 0.0
     runs = 0
     for entry in entries:
-        got = entry_units(part, entry)
+        got = _part(part).entry_units(entry)
         if got > 0 and isinstance(entry.get("seconds"), (int, float)):
             seconds, units, runs = seconds + float(entry["seconds"]), units + got, runs + 1
     return Rate(seconds, units, runs, path) if runs else None
@@ -219,92 +181,20 @@ def default_roots() -> list[Path]:
 # ---------------------------------------------------------------- what a run would measure
 
 
-def _folder_of(backend: str, targets: dict[str, dict] | None = None) -> str:
-    """The folder a run files ``backend``'s points under; a CUDA GPU's name from the driver already
-    asked for the plan, without importing CuPy; the AMD GPU's name rocminfo gives where a dry run
-    plans hip without its runtime (``targets``: :attr:`lassm.campaign.plan.Plan.targets`)."""
-    from .. import paths
-    from ..runs.records import default_machine, machine_for_backend
-
-    try:
-        if backend == "cuda" and not paths.env_machine():
-            from ..backends import cudadrv
-
-            return paths.slug(cudadrv.context().facts.name)
-        return machine_for_backend(backend)
-    except Exception:  # noqa: BLE001  a backend that cannot name its device: the CPU's folder
-        target = (targets or {}).get(backend)
-        return paths.slug(target["device"]) if target else default_machine()
-
-
 def device(plan) -> tuple[str, str]:
     """(folder, kind) of this machine's device: the first GPU backend's among the plan's parts (the
     folder a whole run's ``runs.json`` goes to), else the CPU's, ``cpu``."""
     from .. import backends as la
+    from ..runs.folders import folder_of
     from ..runs.records import default_machine
     from .plan import is_gpu
 
-    names = [*(plan.local.backends if plan.local is not None else ()),
-             *(plan.xdrop.backends if plan.xdrop is not None else ()),
-             *(plan.suite.backends if plan.suite is not None else ())]
-    unrun = plan.local.unrun if plan.local is not None else {}
-    for backend in dict.fromkeys(names):
+    local = plan.of("local-assembly")
+    unrun = local.unrun if local is not None else {}
+    for backend in plan.backends():
         if backend in la.BACKENDS and backend != "cpu" and (is_gpu(backend) or backend in unrun):
-            return _folder_of(backend, plan.local.targets if plan.local is not None else None), "gpu"
+            return folder_of(backend, targets=local.targets if local is not None else None, dry=True), "gpu"
     return default_machine(), "cpu"
-
-
-def local_work(plan, machine: str | None, force: bool) -> Work:
-    """The sweep's points not recorded in their folder, weighed in runs."""
-    from .. import paths
-    from ..runs.sweep import recorded, weight
-    from ..workloads.local_assembly.datasets import named_k
-
-    folders = {b: paths.machine_slug(machine) if machine else _folder_of(b, plan.targets) for b in plan.backends}
-
-    def done(d: str, k: int | None, b: str, p: str) -> bool:
-        known = k or named_k(d)  # a file's k is inside it: its point counts as to measure
-        return bool(known) and recorded(folders[b], d, known, b, p)
-
-    points = plan.points()
-    todo = [(d, k, b, p) for d, k, b, p in points if force or not done(d, k, b, p)]
-    return Work(len(todo), len(points), sum(weight(d, plan.repeats, plan.warmup) for d, *_ in todo))
-
-
-def xdrop_work(plan, folder: str, sha: str, force: bool) -> Work:
-    """The (set, X, backend) of groups not recorded at ``sha``, weighed in pairs."""
-    from ..runs import xdrop as rec
-    from .xdrop_run import groups_todo
-
-    todo = groups_todo(plan, rec.read_rows(rec.folder(folder) / rec.TIMES_FILE, rec.TIMES_COLUMNS), sha, force)
-    rows = [(d, b) for d, xs in todo.items() for _x in xs for b in plan.backends_for(d)]
-    total = sum(len(plan.backends_for(d)) for d, _x in plan.groups())
-    return Work(len(rows), total, float(sum(plan.sizes.get(d, 1) or 1 for d, _b in rows)))
-
-
-def suite_work(plan, folder: str, sha: str, force: bool) -> Work:
-    """The variants without a row at ``sha``."""
-    from . import suite
-
-    todo = suite.todo(plan, {b: folder for b in plan.backends}, sha, force)
-    return Work(len(todo), len(plan.points()), float(len(todo)))
-
-
-def originals_work(plan, folder: str, sha: str, force: bool) -> Work:
-    """The rows (one per program and input) not recorded at ``sha``."""
-    from . import originals
-
-    todo = originals.todo(plan, folder, sha, force)
-    total = (2 * len(plan.ht_loc_datasets) + (2 * len(plan.xdrops) if plan.logan_dataset else 0)
-             + len([k for k in plan.suite_kernels if k in _hecbench_programs()]))
-    rows = sum(originals.ROWS_PER_ITEM[key] * len(items) for key, items in todo.items())
-    return Work(rows, total, float(rows))
-
-
-def _hecbench_programs() -> dict:
-    from .originals.hecbench import PROGRAMS
-
-    return PROGRAMS
 
 
 def estimate_part(part: str, part_plan, *, target: str, device_name: str, kind: str, machine: str | None = None,
@@ -314,11 +204,7 @@ def estimate_part(part: str, part_plan, *, target: str, device_name: str, kind: 
     part (:func:`candidates`)."""
     from ..runs.records import git_sha
 
-    if part == "local-assembly":
-        work = local_work(part_plan, machine, force)
-    else:
-        make = {"xdrop": xdrop_work, "suite": suite_work, "originals": originals_work}[part]
-        work = make(part_plan, target, git_sha(), force)
+    work = _part(part).work(part_plan, Where(target, git_sha(), force, machine))
     roots = list(roots) if roots is not None else default_roots()
     for i, folder in enumerate(candidates(target, device_name, kind, roots)):
         found = rate(part, folder)
@@ -332,13 +218,12 @@ def estimate_whole(plan, *, machine: str | None = None, force: bool = False,
     """Each planned part's estimate (``plan``: :func:`lassm.campaign.whole.make_whole_plan`'s;
     ``machine``: ``--machine``, else the device names the folder)."""
     from .. import paths
-    from .whole import PARTS, part_of
 
     name, kind = device(plan)
     target = paths.machine_slug(machine) if machine else name
-    return {key: estimate_part(key, part_of(plan, key), target=target, device_name=name, kind=kind,
-                               machine=machine, force=force, roots=roots)
-            for key, _label in PARTS if part_of(plan, key) is not None}
+    return {p.key: estimate_part(p.key, part_plan, target=target, device_name=name, kind=kind, machine=machine,
+                                 force=force, roots=roots)
+            for p, part_plan in plan.planned()}
 
 
 def dry_run(plan, *, machine: str | None = None, force: bool = False,
@@ -346,10 +231,9 @@ def dry_run(plan, *, machine: str | None = None, force: bool = False,
     """What ``lassm run --dry-run`` adds to the plan: each part's ``estimate`` line, and the total
     (with how long a whole run from scratch took here, where ``runs.json`` says)."""
     from .. import paths
-    from .whole import PARTS
 
     estimates = estimate_whole(plan, machine=machine, force=force, roots=roots)
-    tail = [total_line(estimates, dict(PARTS))]
+    tail = [total_line(estimates, {p.key: p.label for p in plan.parts})]
     folder = next(iter(estimates.values())).folder if estimates else ""
     scratch = from_scratch_line(paths.results_dir(folder)) if folder else None
     return {k: e.line() for k, e in estimates.items()}, "\n".join(tail + ([scratch] if scratch else []))
@@ -380,6 +264,5 @@ def from_scratch_line(folder: Path) -> str | None:
             f"({shown(folder / runs_account.RUNS_FILE)}, {str(whole.get('created', ''))[:10]})")
 
 
-__all__ = ["ACCOUNTS", "Estimate", "Rate", "Work", "candidates", "default_roots", "device", "dry_run", "duration",
-           "entry_units", "estimate_part", "estimate_whole", "from_scratch_line", "kind_of", "measured",
-           "rate", "total_line"]
+__all__ = ["Estimate", "Rate", "candidates", "default_roots", "device", "dry_run", "duration", "entry_units",
+           "estimate_part", "estimate_whole", "from_scratch_line", "kind_of", "rate", "total_line"]

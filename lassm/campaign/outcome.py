@@ -6,6 +6,8 @@ which writes several machine folders at once, keeps its per-folder :class:`lassm
 """
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,4 +30,18 @@ class PartOutcome:
         return [r for r in self.rows if r["status"] not in ("ok", SKIPPED)]
 
 
-__all__ = ["PartOutcome"]
+def print_report(lines: Iterable[str], files: dict[str, Path], lacks: Iterable[str] = ()) -> None:
+    """A part's closing lines on standard error: one per row, then its files, then what this
+    machine lacks (where anything)."""
+    for line in lines:
+        print(line, file=sys.stderr)
+    for key, path in files.items():
+        print(f"{key}: {path}", file=sys.stderr)
+    lacks = list(lacks)
+    if lacks:
+        print("lacks:", file=sys.stderr)
+        for line in lacks:
+            print(f"  {line}", file=sys.stderr)
+
+
+__all__ = ["PartOutcome", "print_report"]

@@ -138,18 +138,8 @@ class Plan:
 
 
 def timed_protocols(backend: str) -> tuple[str, ...]:
-    """A backend's protocols, ``fast`` included, without the ``fast-*`` ablation builds.
-
-    Parameters
-    ----------
-    backend : str
-        A key of :data:`lassm.backends.BACKENDS`.
-
-    Returns
-    -------
-    tuple of str
-        ``("none",)`` for ``cpu``.
-    """
+    """The protocols of ``backend`` (a key of :data:`lassm.backends.BACKENDS`), ``fast`` included,
+    without the ``fast-*`` ablation builds; ``("none",)`` for ``cpu``."""
     from .. import backends
 
     return tuple(p for p in backends.protocols(backend) if not p.startswith("fast-"))

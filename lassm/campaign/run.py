@@ -18,12 +18,15 @@ from pathlib import Path
 
 from .. import paths
 from ..runs.repeat_rule import describe as describe_repeats
-from ..runs.records import command_line, cpu_model, git_sha, machine_for_backend, run_id_for, versions
+from ..runs.account import PART_ACCOUNTS
+from ..runs.folders import folder_of
+from ..runs.records import command_line, cpu_model, git_sha, run_id_for, versions
 from . import steps
+from .part import Ask, How, LeftOut, Part, Where, Work
 from .plan import CPU_SKIPS_REPLICATED, NO_GPU_PROTOCOLS, Plan, is_gpu, present_backends
 
 #: File name of a machine folder's campaign account.
-CAMPAIGN_FILE = "campaign.json"
+CAMPAIGN_FILE = PART_ACCOUNTS["local-assembly"]
 #: Keys of ``campaign.json`` (the machine chapters read them).
 CAMPAIGN_KEYS: tuple[str, ...] = ("machine", "device", "driver", "plan", "rows", "steps", "lacks", "git_sha",
                                   "versions", "command", "created", "seconds")
@@ -93,10 +96,6 @@ def _hip_lines(plan: Plan) -> list[str]:
     return lines
 
 
-def _folder_of(backend: str, machine: str | None) -> str:
-    return paths.machine_slug(machine) if machine else machine_for_backend(backend)
-
-
 def _summary(machine: str, row: dict) -> dict:
     """The recorded ``summary.json`` of a row's point, or ``{}``."""
     if row.get("k") is None:
@@ -163,19 +162,19 @@ def _run_campaign(plan: Plan, bar, *, machine: str | None, force: bool, progress
     say(f"sweep: {len(rows)} points in {sweep_s:.0f} s")
     summaries: dict[int, dict] = {}
     for i, row in enumerate(rows):
-        row.setdefault("machine", _folder_of(row["backend"], machine))
+        row.setdefault("machine", folder_of(row["backend"], machine))
         summaries[i] = _summary(row["machine"], row)
         row["kernel_seconds"] = summaries[i].get("kernel_seconds", row.get("kernel_seconds"))
         row["matches_oracle"] = summaries[i].get("matches_cpu")
         row["run_id"] = summaries[i].get("run_id")
         row["shared_device"] = bool(summaries[i].get("shared_device", False))  # older records: not shared
     _, absent = present_backends()
-    folders = list(dict.fromkeys([_folder_of(b, machine) for b in plan.backends] + [r["machine"] for r in rows]))
+    folders = list(dict.fromkeys([folder_of(b, machine) for b in plan.backends] + [r["machine"] for r in rows]))
     outcome = Outcome(rows=rows)
     for folder in folders:
         lacks = list(absent) + list(also_lacks)
         timing = {"sweep": round(sweep_s, 3)}
-        gpus = [b for b in plan.backends if _folder_of(b, machine) == folder and is_gpu(b)]
+        gpus = [b for b in plan.backends if folder_of(b, machine) == folder and is_gpu(b)]
         for i, backend in enumerate(gpus):  # ceilings and metrics are the folder's: once, after all counters
             lacks += _gpu_steps(plan, backend, folder, force, command, timing, say,
                                 machine_steps=gpus[0] if i == len(gpus) - 1 else None, bar=bar)
@@ -271,4 +270,74 @@ def report(outcome: Outcome, console=None) -> None:
             console.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
 
 
-__all__ = ["CAMPAIGN_FILE", "CAMPAIGN_KEYS", "Outcome", "ROW_KEYS", "describe", "report", "run_campaign"]
+class LocalAssembly(Part):
+    """The local-assembly campaign as a part of ``lassm run`` (:mod:`lassm.campaign.part`)."""
+
+    key, label, account = "local-assembly", "local assembly", CAMPAIGN_FILE
+
+    def needs(self, ask: Ask, planned: dict) -> LeftOut | None:
+        from .. import backends
+
+        if ask.datasets_of(xdrop=False) == []:
+            return LeftOut("no local-assembly dataset among --datasets")
+        if ask.backends_among(backends.BACKENDS) == []:
+            return LeftOut("no local-assembly backend among --backends")
+        return None
+
+    def plan(self, ask: Ask, planned: dict) -> Plan:
+        from .. import backends
+        from .plan import make_plan
+
+        return make_plan(ask.quick, backends=ask.backends_among(backends.BACKENDS),
+                         datasets=ask.datasets_of(xdrop=False), protocols=ask.protocols, ks=ask.ks,
+                         repeats=ask.repeats, warmup=ask.warmup, profile=ask.profile, ceilings=ask.ceilings,
+                         dry=ask.dry)
+
+    def describe(self, plan: Plan) -> str:
+        return describe(plan)
+
+    def work(self, plan: Plan, where: Where) -> Work:
+        """The sweep's points not recorded in their folder (each backend's, unless ``--machine``),
+        weighed in runs."""
+        from ..runs.sweep import recorded, weight
+        from ..workloads.local_assembly.datasets import named_k
+
+        folders = {b: folder_of(b, where.machine, plan.targets, dry=True) for b in plan.backends}
+
+        def done(d: str, k: int | None, b: str, p: str) -> bool:
+            known = k or named_k(d)  # a file's k is inside it: its point counts as to measure
+            return bool(known) and recorded(folders[b], d, known, b, p)
+
+        points = plan.points()
+        todo = [(d, k, b, p) for d, k, b, p in points if where.force or not done(d, k, b, p)]
+        return Work(len(todo), len(points), sum(weight(d, plan.repeats, plan.warmup) for d, *_ in todo))
+
+    def units(self, row: dict, plan: dict) -> float:
+        """The sweep's runs of the row's point (a ``x20`` dataset's weighs 20, as the progress bar does)."""
+        from ..runs.sweep import weight
+
+        return weight(str(row.get("dataset", "")), int(plan.get("repeats") or 1), int(plan.get("warmup") or 0))
+
+    def entry_units(self, entry: dict) -> float:
+        """An entry's seconds cover its whole sweep, whose points may be filed in other folders (a
+        GPU run's CPU points): there the plan's points count, in the share this folder's rows measured."""
+        rows, plan = entry.get("rows") or [], entry.get("plan") or {}
+        skip, protocols = plan.get("skip") or {}, plan.get("protocols") or {}
+        every = [d for d in plan.get("datasets") or [] for _k in plan.get("ks") or [None]
+                 for b in plan.get("backends") or [] if d not in skip.get(b, [])
+                 for _p in protocols.get(b, ["none"])]  # as Plan.points
+        if rows and len(every) > len(rows):
+            done = sum(1 for r in rows if self.priced(r))
+            return sum(self.units({"dataset": d}, plan) for d in every) * done / len(rows)
+        return super().entry_units(entry)
+
+    def run(self, plan: Plan, how: How) -> Outcome:
+        return run_campaign(plan, machine=how.machine, force=how.force, progress=how.progress,
+                            notebooks=how.notebooks, cluster=how.cluster, also_lacks=how.lacks)
+
+    def report(self, outcome: Outcome, say) -> None:
+        report(outcome)
+
+
+__all__ = ["CAMPAIGN_FILE", "CAMPAIGN_KEYS", "LocalAssembly", "Outcome", "ROW_KEYS", "describe", "report",
+           "run_campaign"]

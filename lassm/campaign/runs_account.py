@@ -12,35 +12,27 @@ from __future__ import annotations
 import datetime as _dt
 from pathlib import Path
 
-from ..runs.account import append_entry, read_entries
+from ..runs.account import RUNS_ACCOUNT, append_entry, read_entries, status_kind
 
 #: The file, in the machine's folder.
-RUNS_FILE = "runs.json"
+RUNS_FILE = RUNS_ACCOUNT
 
 
 def counts(outcome) -> dict[str, int]:
     """A part's rows as ``measured`` (timed: ok or differing), ``skipped`` (recorded before) and
-    ``failed`` (anything else: refused, failed)."""
+    ``failed`` (anything else: refused, failed), by :func:`lassm.runs.account.status_kind`."""
     out = {"measured": 0, "skipped": 0, "failed": 0}
     for row in getattr(outcome, "rows", None) or []:
-        status = str(row.get("status", ""))
-        key = "skipped" if status.startswith("skipped") else \
-            "measured" if status in ("ok", "MISMATCH") else "failed"
-        out[key] += 1
+        kind = status_kind(row)
+        out["measured" if kind == "timed" else "skipped" if kind == "skipped" else "failed"] += 1
     return out
 
 
-def entry(parts: dict[str, object | None], seconds: dict[str, float], left_out: dict[str, str], *, total: float,
-          sha: str, command: str) -> dict:
-    """The account of one whole run: per part its seconds and counts, or why it was left out."""
-    described = {}
-    for key, outcome in parts.items():
-        if outcome is None:
-            described[key] = {"left_out": left_out.get(key, "")}
-        else:
-            described[key] = {"seconds": round(float(seconds.get(key, 0.0)), 3), **counts(outcome)}
+def entry(parts: dict[str, dict], *, total: float, sha: str, command: str) -> dict:
+    """The account of one whole run: per part its entry (:meth:`lassm.campaign.part.Part.entry`:
+    its seconds and counts), or ``{"left_out": why}``."""
     return {"created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "git_sha": sha,
-            "command": command, "seconds": round(float(total), 3), "parts": described}
+            "command": command, "seconds": round(float(total), 3), "parts": parts}
 
 
 def append(folder: Path, account: dict) -> Path:

@@ -12,7 +12,6 @@ row with its refusal, not a failure.
 from __future__ import annotations
 
 import statistics
-import sys
 import time
 from dataclasses import asdict, dataclass
 from typing import Callable
@@ -20,8 +19,11 @@ from typing import Callable
 from ..runs.repeat_rule import describe as describe_repeats
 from ..runs import suite as rec
 from ..runs import tables
+from ..runs.account import PART_ACCOUNTS
+from ..runs.folders import folder_of
 from . import suite_counters
-from .outcome import PartOutcome
+from .outcome import PartOutcome, print_report
+from .part import Ask, How, LeftOut, Part, Where, Work
 
 #: Timed runs of a variant and untimed runs before them, where a GPU runs the suite; on a CPU
 #: device each variant is timed once after its warm-up.
@@ -115,13 +117,6 @@ class SuiteOutcome(PartOutcome):
         return [r for r in super().failed if not r["status"].startswith("refused")]
 
 
-def _folder(backend: str, machine: str | None) -> str:
-    from .. import paths
-    from ..runs.records import machine_for_backend
-
-    return paths.machine_slug(machine) if machine else machine_for_backend(backend)
-
-
 def _measure(mod, backend: str, inp, variant: str, ref, plan: SuitePlan) -> dict:
     """Warm-up, timed runs (:mod:`lassm.runs.repeat_rule`), check of the first: the row's measured columns."""
     from ..backends.suite.common import unchecked_run
@@ -203,7 +198,7 @@ def _run_suite(plan: SuitePlan, bar, *, machine: str | None, force: bool, say: C
     start = time.perf_counter()
     sha = git_sha()
     command = command_line()
-    folders = {b: _folder(b, machine) for b in plan.backends}
+    folders = {b: folder_of(b, machine) for b in plan.backends}
     measured = todo(plan, folders, sha, force)
     shown = Step(bar, "suite", len(plan.points()))
 
@@ -330,18 +325,54 @@ def write_ptx(plan: SuitePlan, folders: dict[str, str], arch: str | None = None)
 def _write_account(folder: str, plan: SuitePlan, out: SuiteOutcome, sha: str, command: str):
     from ..runs.account import append_part
 
-    return append_part(rec.folder(folder) / "campaign.json", {"part": "suite", "machine": folder, "plan": plan.as_dict()},
+    from .. import paths
+
+    return append_part(paths.results_dir(folder) / SuitePart.account, {"part": "suite", "machine": folder, "plan": plan.as_dict()},
                        out, sha, command, out.steps.get("suite", 0.0))
 
 
 def report(out: SuiteOutcome) -> None:
     """One line per point, then the files (standard error)."""
-    for r in out.rows:
+    def line(r: dict) -> str:
         shown = f"{r['seconds'] * 1e3:.3f} ms" if isinstance(r.get("seconds"), float) else "-"
-        print(f"{r['kernel']:10s} {r['backend']:7s} {r['variant']:16s} {shown:>12s}  {r['status']}", file=sys.stderr)
-    for key, path in out.files.items():
-        print(f"{key}: {path}", file=sys.stderr)
+        return f"{r['kernel']:10s} {r['backend']:7s} {r['variant']:16s} {shown:>12s}  {r['status']}"
+
+    print_report(map(line, out.rows), out.files)
 
 
-__all__ = ["SLOW_REFERENCES", "reference_of", "references_started", "run_order", "CPU_REPEATS", "PTX_MIX_FILE", "REPEATS", "WARMUP", "SuiteOutcome", "SuitePlan", "describe", "make_plan",
+class SuitePart(Part):
+    """Jin and Vetter's kernels as a part of ``lassm run`` (:mod:`lassm.campaign.part`)."""
+
+    key, label, account = "suite", "Jin and Vetter's kernels", PART_ACCOUNTS["suite"]
+    #: The suite's backends among ``--backends``.
+    NAMES = ("cuda", "opencl")
+
+    def needs(self, ask: Ask, planned: dict) -> LeftOut | None:
+        if ask.datasets:
+            return LeftOut("--datasets names no suite kernel")
+        if ask.backends_among(self.NAMES) == []:
+            return LeftOut("no suite backend (cuda, opencl) among --backends")
+        return None
+
+    def plan(self, ask: Ask, planned: dict) -> SuitePlan | LeftOut:
+        plan = make_plan(ask.quick, backends=ask.backends_among(self.NAMES), repeats=ask.repeats, warmup=ask.warmup,
+                         all_counters=ask.all_counters)
+        return plan if plan.backends else LeftOut("no suite backend (cuda, opencl) can run here")
+
+    def describe(self, plan: SuitePlan) -> str:
+        return describe(plan)
+
+    def work(self, plan: SuitePlan, where: Where) -> Work:
+        """The variants without a row at ``where.sha``."""
+        left = todo(plan, {b: where.folder for b in plan.backends}, where.sha, where.force)
+        return Work(len(left), len(plan.points()), float(len(left)))
+
+    def run(self, plan: SuitePlan, how: How) -> SuiteOutcome:
+        return run_suite(plan, machine=how.machine, force=how.force, say=how.say, progress=how.progress)
+
+    def report(self, outcome: SuiteOutcome, say) -> None:
+        report(outcome)
+
+
+__all__ = ["SuitePart", "SLOW_REFERENCES", "reference_of", "references_started", "run_order", "CPU_REPEATS", "PTX_MIX_FILE", "REPEATS", "WARMUP", "SuiteOutcome", "SuitePlan", "describe", "make_plan",
            "present_backends", "report", "run_suite", "todo", "write_ptx"]

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""``lassm run`` without ``--kernel``: the whole study on this machine, in four parts, one after the other.
+"""``lassm run`` without ``--kernel``: the whole study on this machine, a loop over the ordered list of its parts.
+
+:data:`PARTS` lists them in run order, each a :class:`lassm.campaign.part.Part`:
 
 1. the local-assembly campaign (:mod:`.plan`, :mod:`.run`);
 2. the X-drop campaign (:mod:`.xdrop_plan`, :mod:`.xdrop_run`);
@@ -9,223 +11,143 @@
 The options name what they narrow: ``--datasets`` goes to the part whose kind each name is
 (``xdrop-*`` names to X-drop, the others to local assembly), and a part none of whose datasets
 is named is left out (the suite has none: ``--datasets`` leaves it out); ``--backends`` keeps,
-in each part, the backends it names that the part has. A part that is left out, or cannot run here, is one line, and the others go on.
+in each part, the backends it names that the part has. A part that is left out, or cannot run
+here, is one line, and the others go on.
 """
 from __future__ import annotations
 
-import sys
+import dataclasses
 import time
-from dataclasses import dataclass, field
+from typing import Any
 
-from . import originals as orig
-from . import plan as local
-from . import suite as suite_plan
-from . import xdrop_plan
+from .originals import OriginalsPart
+from .part import Ask, How, LeftOut, Part
+from .run import LocalAssembly
+from .suite import SuitePart
+from .xdrop_run import XdropPart
 
-#: The parts in run order, with the label ``--dry-run`` prints.
-PARTS: tuple[tuple[str, str], ...] = (("local-assembly", "local assembly"), ("xdrop", "X-drop"),
-                                      ("suite", "Jin and Vetter's kernels"), ("originals", "the original programs"))
-#: The plan's and the outcome's attribute of each part.
-_FIELD = {"local-assembly": "local", "xdrop": "xdrop", "suite": "suite", "originals": "originals"}
+#: The parts of ``lassm run``, in run order: a fifth kernel family is one more line here.
+PARTS: tuple[Part, ...] = (LocalAssembly(), XdropPart(), SuitePart(), OriginalsPart())
 
 
-@dataclass
+def part(key: str) -> Part:
+    """The part named ``key`` (``--kernel``'s name)."""
+    for p in PARTS:
+        if p.key == key:
+            return p
+    raise KeyError(key)
+
+
+@dataclasses.dataclass
 class WholePlan:
-    """The three parts' plans; a part that does not run has None and a line in ``left_out``."""
+    """The plans of the parts that run, by key in run order; a part that does not run has a line
+    in ``left_out``. ``lacks``: lines for the local-assembly account (why the originals cannot run)."""
 
-    local: local.Plan | None
-    xdrop: xdrop_plan.XdropPlan | None
-    originals: orig.OriginalsPlan | None
-    left_out: dict[str, str] = field(default_factory=dict)
-    suite: suite_plan.SuitePlan | None = None
-    #: Lines for the local-assembly account's ``lacks``: why the originals cannot run here.
-    lacks: list[str] = field(default_factory=list)
+    plans: dict[str, Any]
+    left_out: dict[str, str] = dataclasses.field(default_factory=dict)
+    lacks: list[str] = dataclasses.field(default_factory=list)
+    parts: tuple[Part, ...] = PARTS
 
-    def only(self, part: str) -> None:
-        """Leaves every part but ``part`` (a key of :data:`PARTS`) out, as ``--kernel <part>`` asks."""
-        for key, _label in PARTS:
-            if key != part:
-                setattr(self, _FIELD[key], None)
-                self.left_out[key] = f"--kernel {part}"
+    def of(self, key: str) -> Any:
+        """The plan of part ``key``, None where it is left out."""
+        return self.plans.get(key)
 
+    def only(self, key: str) -> None:
+        """Leaves every part but ``key`` out, as ``--kernel <key>`` asks."""
+        for p in self.parts:
+            if p.key != key:
+                self.plans.pop(p.key, None)
+                self.left_out[p.key] = f"--kernel {key}"
 
-def part_of(plan: WholePlan, key: str):
-    """The plan of part ``key`` (a key of :data:`PARTS`), None where it is left out."""
-    return getattr(plan, _FIELD[key])
+    def planned(self) -> list[tuple[Part, Any]]:
+        """(part, its plan) of each part that runs, in run order."""
+        return [(p, self.plans[p.key]) for p in self.parts if p.key in self.plans]
 
-
-def split_backends(names: list[str] | None) -> tuple[list[str] | None, list[str] | None]:
-    """``--backends`` as (local assembly's, X-drop's): each part keeps the names it has; None where none was given."""
-    if names is None:
-        return None, None
-    from .. import backends
-    from ..backends.xdrop import XDROP_BACKENDS
-
-    return [n for n in names if n in backends.BACKENDS], [n for n in names if n in XDROP_BACKENDS]
+    def backends(self) -> list[str]:
+        """Every backend the planned parts run, once each, in run order."""
+        return list(dict.fromkeys(b for p, plan in self.planned() for b in p.backends(plan)))
 
 
-def make_whole_plan(quick: bool = False, *, backends: list[str] | None = None, datasets: list[str] | None = None,
-                    protocols: list[str] | None = None, ks: list[int] | None = None, xdrops: list[int] | None = None,
-                    repeats: int | None = None, warmup: int | None = None, profile: bool = True,
-                    ceilings: bool = True, originals: bool = True, originals_folder: str | None = None,
-                    all_counters: bool = False, dry: bool = False) -> WholePlan:
-    """The four parts for this machine; the arguments are ``lassm run``'s (see the module's rules);
-    ``dry``: for ``--dry-run`` (:func:`lassm.campaign.plan.make_plan`'s)."""
-    la_backends, xd_backends = split_backends(backends)
-    la_sets = [d for d in datasets if not d.startswith("xdrop-")] if datasets else None
-    xd_sets = [d for d in datasets if d.startswith("xdrop-")] if datasets else None
-    left: dict[str, str] = {}
-    la = xd = None
-    if la_sets == [] or la_backends == []:
-        left["local-assembly"] = ("no local-assembly dataset among --datasets" if la_sets == []
-                                  else "no local-assembly backend among --backends")
-    else:
-        la = local.make_plan(quick, backends=la_backends, datasets=la_sets, protocols=protocols, ks=ks,
-                             repeats=repeats, warmup=warmup, profile=profile, ceilings=ceilings, dry=dry)
-    if xd_sets == [] or xd_backends == []:
-        left["xdrop"] = ("no X-drop set (xdrop-*) among --datasets" if xd_sets == []
-                         else "no X-drop backend among --backends")
-    else:
-        xd = xdrop_plan.make_plan(quick, backends=xd_backends, datasets=xd_sets, xdrops=xdrops, repeats=repeats,
-                                  warmup=warmup, profile=profile)
-        if not xd.backends:
-            left["xdrop"], xd = "no X-drop backend can run here", None
-    su = None
-    su_backends = [b for b in backends if b in ("cuda", "opencl")] if backends is not None else None
-    if datasets:
-        left["suite"] = "--datasets names no suite kernel"
-    elif su_backends == []:
-        left["suite"] = "no suite backend (cuda, opencl) among --backends"
-    else:
-        su = suite_plan.make_plan(quick, backends=su_backends, repeats=repeats, warmup=warmup,
-                                  all_counters=all_counters)
-        if not su.backends:
-            left["suite"], su = "no suite backend (cuda, opencl) can run here", None
-    og = None
-    blocked = orig.blocked() if originals and (la is not None or xd is not None or su is not None) else []
-    if not originals:
-        left["originals"] = "left out (--no-originals)"
-    elif la is None and xd is None and su is None:
-        left["originals"] = "left out: no kernel's part runs"
-    elif blocked:
-        left["originals"] = "cannot run here: " + "; ".join(line.split("not run: ", 1)[-1] for line in blocked)
-    else:
-        from .originals import ht_loc, logan
-
-        chosen = la.datasets if la is not None and la_sets else tuple(
-            d for d in (la.datasets if la is not None else ()) if d in ht_loc.DATASETS)
-        target = None
-        if xd is not None:
-            target = logan.DATASET if logan.DATASET in xd.datasets and not xd_sets else (
-                max(xd.datasets, key=lambda d: xd.sizes.get(d, 0)) if xd.datasets else None)
-        og = orig.OriginalsPlan(ht_loc_datasets=tuple(chosen), logan_dataset=target,
-                                xdrops=xd.xdrops if xd is not None else (), profile=profile and not quick,
-                                folder=originals_folder, suite_kernels=su.kernels if su is not None else ())
-    return WholePlan(la, xd, og, left, lacks=blocked, suite=su)
+def make_whole_plan(ask: Ask, parts: tuple[Part, ...] = PARTS) -> WholePlan:
+    """Each part's plan, in order (a part may build on the plans before it, as the originals do),
+    or why it is left out (:meth:`lassm.campaign.part.Part.needs`, :meth:`~lassm.campaign.part.Part.plan`)."""
+    out = WholePlan({}, parts=parts)
+    for p in parts:
+        got = p.needs(ask, dict(out.plans))
+        if got is None:
+            got = p.plan(ask, dict(out.plans))
+        if isinstance(got, LeftOut):
+            out.left_out[p.key] = got.reason
+            out.lacks += got.lacks
+        else:
+            out.plans[p.key] = got
+    return out
 
 
 def describe_whole(plan: WholePlan, notes: dict[str, str] | None = None) -> str:
     """Each part's plan under its heading (``lassm run --dry-run``), or why it is left out; ``notes``
     adds a line under a planned part's block (its estimated time, :mod:`.estimate`)."""
-    from .run import describe
-
     blocks = []
-    for key, label in PARTS:
-        part = getattr(plan, _FIELD[key])
-        if part is None:
-            blocks.append(f"== {label}: left out: {plan.left_out.get(key, 'not planned')}")
+    for p in plan.parts:
+        if p.key not in plan.plans:
+            blocks.append(f"== {p.label}: left out: {plan.left_out.get(p.key, 'not planned')}")
             continue
-        if key == "local-assembly":
-            text = describe(part)
-        elif key == "xdrop":
-            text = xdrop_plan.describe(part)
-        elif key == "suite":
-            text = suite_plan.describe(part)
-        else:
-            text = orig.describe(part)
-        note = (notes or {}).get(key)
-        blocks.append(f"== {label}\n{text}" + (f"\n{note}" if note else ""))
+        note = (notes or {}).get(p.key)
+        blocks.append(f"== {p.label}\n{p.describe(plan.plans[p.key])}" + (f"\n{note}" if note else ""))
     return "\n\n".join(blocks)
 
 
-@dataclass
+@dataclasses.dataclass
 class WholeOutcome:
-    """Each part's outcome (None where it did not run) and their seconds."""
+    """Each part's outcome, by key (the parts that ran), and their seconds."""
 
-    local: object | None = None
-    xdrop: object | None = None
-    originals: orig.OriginalsOutcome | None = None
-    seconds: dict[str, float] = field(default_factory=dict)
-    suite: suite_plan.SuiteOutcome | None = None
+    outcomes: dict[str, Any] = dataclasses.field(default_factory=dict)
+    seconds: dict[str, float] = dataclasses.field(default_factory=dict)
 
     @property
     def failed(self) -> list[dict]:
         """Every part's failed rows."""
-        return [r for part in (self.local, self.xdrop, self.suite, self.originals) if part is not None
-                for r in part.failed]
+        return [r for outcome in self.outcomes.values() for r in outcome.failed]
 
 
-def run_whole(plan: WholePlan, *, machine: str | None = None, force: bool = False, progress: bool = True,
-              notebooks: bool = False, cluster: str | None = None) -> WholeOutcome:
-    """Runs the planned parts in order; a part that raises is named and the next one still runs."""
-    from .run import report, run_campaign
-    from .xdrop_run import report as xdrop_report, run_xdrop_campaign
-
-    say = (lambda text: print(text, file=sys.stderr, flush=True)) if progress else (lambda text: None)
+def run_whole(plan: WholePlan, how: How = How()) -> WholeOutcome:
+    """Runs the planned parts in order, then appends the run's entry to ``runs.json``. A part may
+    start work while the part before it runs (:meth:`lassm.campaign.part.Part.behind`: the
+    originals' builds while the suite is timed)."""
+    how = dataclasses.replace(how, lacks=(*how.lacks, *plan.lacks))
     out = WholeOutcome()
     start = time.perf_counter()
-    building = None  # the originals' programs, built while the suite is timed (orig.build_behind)
-    for key, label in PARTS:
-        part = getattr(plan, _FIELD[key])
-        if part is None:
-            say(f"== {label}: left out: {plan.left_out.get(key, '')}")
+    behind: dict[str, Any] = {}
+    for i, p in enumerate(plan.parts):
+        if p.key not in plan.plans:
+            how.say(f"== {p.label}: left out: {plan.left_out.get(p.key, '')}")
             continue
-        if key == "suite" and plan.originals is not None:
-            building = orig.build_behind(plan.originals)
-        if key == "originals" and building is not None:
-            building.join()
-        say(f"== {label}")
+        following = plan.parts[i + 1] if i + 1 < len(plan.parts) else None
+        if following is not None and following.key in plan.plans:
+            behind[following.key] = following.behind(plan.plans[following.key])
+        if behind.get(p.key) is not None:
+            behind[p.key].join()
+        how.say(f"== {p.label}")
         t0 = time.perf_counter()
-        if key == "local-assembly":
-            out.local = run_campaign(part, machine=machine, force=force, progress=progress, notebooks=notebooks,
-                                     cluster=cluster, also_lacks=plan.lacks)
-            report(out.local)
-        elif key == "xdrop":
-            out.xdrop = run_xdrop_campaign(part, machine=machine, force=force, progress=progress)
-            xdrop_report(out.xdrop)
-        elif key == "suite":
-            out.suite = suite_plan.run_suite(part, machine=machine, force=force, say=say, progress=progress)
-            suite_plan.report(out.suite)
-        else:
-            out.originals = orig.run_originals(part, machine=machine, force=force, say=say, progress=progress)
-            orig.report(out.originals)
-            for line in out.originals.lacks:
-                say(f"  {line}")
-        out.seconds[key] = round(time.perf_counter() - t0, 3)
-        say(f"== {label}: {out.seconds[key]:.0f} s")
-    _account(plan, out, machine, time.perf_counter() - start)
+        out.outcomes[p.key] = p.run(plan.plans[p.key], how)
+        p.report(out.outcomes[p.key], how.say)
+        out.seconds[p.key] = round(time.perf_counter() - t0, 3)
+        how.say(f"== {p.label}: {out.seconds[p.key]:.0f} s")
+    _account(plan, out, how.machine, time.perf_counter() - start)
     return out
 
 
 def _account(plan: WholePlan, out: WholeOutcome, machine: str | None, seconds: float) -> None:
-    """Appends the run's entry to ``runs.json`` of the machine's folder (the GPU's, as the
-    local-assembly part names it, else the CPU's)."""
+    """Appends the run's entry to ``runs.json`` of the run's folder (:func:`lassm.runs.folders.run_folder`)."""
     from .. import paths
-    from ..runs.records import command_line, default_machine, git_sha, machine_for_backend
+    from ..runs.folders import run_folder
+    from ..runs.records import command_line, git_sha
     from . import runs_account
 
-    if machine:
-        name = paths.machine_slug(machine)
-    else:
-        gpus = [b for b in (plan.local.backends if plan.local is not None else ()) if b != "cpu"]
-        try:
-            name = machine_for_backend(gpus[0]) if gpus else default_machine()
-        except Exception:  # noqa: BLE001 - a backend that cannot name its device: the CPU's folder
-            name = default_machine()
-    parts = {key: getattr(out, _FIELD[key]) for key, _label in PARTS}
-    runs_account.append(paths.results_dir(name), runs_account.entry(
-        parts, out.seconds, plan.left_out, total=seconds, sha=git_sha(), command=command_line()))
+    parts = {p.key: p.entry(out.outcomes[p.key], out.seconds.get(p.key, 0.0)) if p.key in out.outcomes
+             else {"left_out": plan.left_out.get(p.key, "")} for p in plan.parts}
+    folder = paths.results_dir(run_folder(plan.backends(), machine))
+    runs_account.append(folder, runs_account.entry(parts, total=seconds, sha=git_sha(), command=command_line()))
 
 
-__all__ = ["PARTS", "WholeOutcome", "WholePlan", "describe_whole", "make_whole_plan", "part_of", "run_whole",
-           "split_backends"]
+__all__ = ["PARTS", "WholeOutcome", "WholePlan", "describe_whole", "make_whole_plan", "part", "run_whole"]

@@ -19,12 +19,13 @@ from pathlib import Path
 from .. import paths
 from ..errors import LassmError
 from ..runs import xdrop as rec
-from ..runs.records import command_line, cpu_model, default_machine, git_sha, slug
+from ..runs.account import PART_ACCOUNTS
+from ..runs.folders import run_folder
+from ..runs.records import command_line, cpu_model, git_sha
 from ..workloads.xdrop.config import Scoring
-from .outcome import PartOutcome
+from .outcome import PartOutcome, print_report
+from .part import Ask, How, LeftOut, Part, Where, Work
 from .xdrop_plan import CPU_BACKENDS, XdropPlan, present_backends
-
-CAMPAIGN_FILE = "campaign.json"
 
 
 @dataclass
@@ -32,23 +33,6 @@ class XdropOutcome(PartOutcome):
     """What an X-drop campaign did: one status per (set, X, backend), the files, the steps' seconds."""
 
     machine: str = ""
-
-
-def machine_name(backends: tuple[str, ...]) -> str:
-    """The results folder: ``LASSM_MACHINE``, else the GPU's name, else the CPU's (as local assembly files it)."""
-    if (name := paths.env_machine()):
-        return name
-    from .. import backends as la
-
-    for name in ("cuda", "opencl"):
-        if name in backends:
-            try:
-                mod = la.get(name)
-                if getattr(mod, "device_kind", lambda: "gpu")() != "cpu":
-                    return slug(mod.device_name())
-            except la.BackendUnavailable:
-                continue
-    return default_machine()
 
 
 def _device(backend: str, result) -> tuple[str, str]:
@@ -164,7 +148,7 @@ def run_xdrop_campaign(plan: XdropPlan, *, machine: str | None = None, force: bo
     Parameters
     ----------
     plan : :func:`lassm.campaign.xdrop_plan.make_plan`'s.
-    machine : the results folder (default: :func:`machine_name`).
+    machine : the results folder (default: :func:`lassm.runs.folders.run_folder`'s).
     force : measure again what is recorded at this commit.
     progress : show the progress (:func:`lassm.runs.progress.bar`: the points, then the counters, each
         a task with time elapsed and left) and say a line per measurement and step.
@@ -189,7 +173,7 @@ def _run_xdrop_campaign(plan: XdropPlan, bar, *, machine: str | None, force: boo
     say = log or ((lambda text: print(text, file=sys.stderr, flush=True)) if progress else (lambda text: None))
     command = command_line()
     sha = git_sha()
-    name = paths.machine_slug(machine) if machine else machine_name(plan.backends)
+    name = run_folder(plan.backends, machine)
     out = XdropOutcome(machine=name)
     out.lacks = present_backends()[1] + list(plan.left_out)
     where = rec.folder(name)
@@ -251,29 +235,71 @@ def _run_xdrop_campaign(plan: XdropPlan, bar, *, machine: str | None, force: boo
         out.lacks.append("counters: none: the counters step profiles the cuda backend, absent here")
     else:
         out.lacks.append("counters: not collected (--no-profile or --quick)")
-    out.files["campaign"] = _write_account(where, plan, out, sha, command, time.perf_counter() - start)
+    out.files["campaign"] = _write_account(plan, out, sha, command, time.perf_counter() - start)
     return out
 
 
-def _write_account(where: Path, plan: XdropPlan, out: XdropOutcome, sha: str, command: str, seconds: float) -> Path:
+def _write_account(plan: XdropPlan, out: XdropOutcome, sha: str, command: str, seconds: float) -> Path:
     """Appends this run's account (the plan, one row per point, steps, lacks) to ``xdrop/campaign.json``."""
     from ..runs.account import append_part
 
-    return append_part(where / CAMPAIGN_FILE, {"kernel": rec.KERNEL, "machine": out.machine, "plan": plan.as_dict()},
+    return append_part(paths.results_dir(out.machine) / XdropPart.account, {"kernel": rec.KERNEL, "machine": out.machine, "plan": plan.as_dict()},
                        out, sha, command, seconds)
 
 
 def report(out: XdropOutcome) -> None:
-    """The final lines: one per point, then what this machine lacks."""
-    for r in out.rows:
+    """The final lines: one per point, then the files and what this machine lacks."""
+    def line(r: dict) -> str:
         s = f"{r['seconds']:.4f} s" if isinstance(r.get("seconds"), float) else "-"
-        print(f"{r['dataset']:24s} X={r['xdrop']:<5d} {r['backend']:7s} {s:>12s}  {r['status']}", file=sys.stderr)
-    for key, path in out.files.items():
-        print(f"{key}: {path}", file=sys.stderr)
-    if out.lacks:
-        print("lacks:", file=sys.stderr)
-        for line in out.lacks:
-            print(f"  {line}", file=sys.stderr)
+        return f"{r['dataset']:24s} X={r['xdrop']:<5d} {r['backend']:7s} {s:>12s}  {r['status']}"
+
+    print_report(map(line, out.rows), out.files, out.lacks)
 
 
-__all__ = ["CAMPAIGN_FILE", "XdropOutcome", "machine_name", "report", "run_group", "run_xdrop_campaign", "warm_up"]
+class XdropPart(Part):
+    """The X-drop campaign as a part of ``lassm run`` (:mod:`lassm.campaign.part`)."""
+
+    key, label, account = "xdrop", "X-drop", PART_ACCOUNTS["xdrop"]
+
+    def needs(self, ask: Ask, planned: dict) -> LeftOut | None:
+        from ..backends.xdrop import XDROP_BACKENDS
+
+        if ask.datasets_of(xdrop=True) == []:
+            return LeftOut("no X-drop set (xdrop-*) among --datasets")
+        if ask.backends_among(XDROP_BACKENDS) == []:
+            return LeftOut("no X-drop backend among --backends")
+        return None
+
+    def plan(self, ask: Ask, planned: dict) -> XdropPlan | LeftOut:
+        from ..backends.xdrop import XDROP_BACKENDS
+        from .xdrop_plan import make_plan
+
+        plan = make_plan(ask.quick, backends=ask.backends_among(XDROP_BACKENDS), datasets=ask.datasets_of(xdrop=True),
+                         xdrops=ask.xdrops, repeats=ask.repeats, warmup=ask.warmup, profile=ask.profile)
+        return plan if plan.backends else LeftOut("no X-drop backend can run here")
+
+    def describe(self, plan: XdropPlan) -> str:
+        from .xdrop_plan import describe
+
+        return describe(plan)
+
+    def work(self, plan: XdropPlan, where: Where) -> Work:
+        """The (set, X, backend) of groups not recorded at ``where.sha``, weighed in pairs."""
+        todo = groups_todo(plan, rec.read_rows(rec.folder(where.folder) / rec.TIMES_FILE, rec.TIMES_COLUMNS),
+                           where.sha, where.force)
+        rows = [(d, b) for d, xs in todo.items() for _x in xs for b in plan.backends_for(d)]
+        total = sum(len(plan.backends_for(d)) for d, _x in plan.groups())
+        return Work(len(rows), total, float(sum(plan.sizes.get(d, 1) or 1 for d, _b in rows)))
+
+    def units(self, row: dict, plan: dict) -> float:
+        """The row's set's pairs."""
+        return float((plan.get("sizes") or {}).get(row.get("dataset"), 1) or 1)
+
+    def run(self, plan: XdropPlan, how: How) -> XdropOutcome:
+        return run_xdrop_campaign(plan, machine=how.machine, force=how.force, progress=how.progress)
+
+    def report(self, outcome: XdropOutcome, say) -> None:
+        report(outcome)
+
+
+__all__ = ["XdropOutcome", "XdropPart", "report", "run_group", "run_xdrop_campaign", "warm_up"]

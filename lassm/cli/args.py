@@ -95,65 +95,42 @@ def odd_k_list(text: str) -> str:
     return text
 
 
-def count(text: str) -> int:
-    """A positive integer: a number of threads, repeats, bytes, warps, lanes, bases."""
-    n = _int(text)
-    if n < 1:
-        _fail(f"{n} must be at least 1")
-    return n
+def _bounded(name: str, parse, ok, why: str, doc: str):
+    """A type that parses a value with ``parse`` and refuses it, saying ``why`` (``{v}``: the
+    value, ``{text}``: as given), where ``ok`` says no: one shape for every bounded number."""
+    def check(text: str):
+        val = parse(text)
+        if not ok(val):
+            _fail(why.format(v=val, text=repr(text)))
+        return val
+
+    check.__name__, check.__qualname__, check.__doc__ = name, name, doc
+    return check
 
 
-def natural(text: str) -> int:
-    """A non-negative integer (a seed, a standard deviation)."""
-    n = _int(text)
-    if n < 0:
-        _fail(f"{n} must not be negative")
-    return n
+#: The bounded numbers: name, how the text is read, what it must satisfy, what a refusal says, what it is.
+_BOUNDED = (
+    ("count", _int, lambda n: n >= 1, "{v} must be at least 1",
+     "A positive integer: a number of threads, repeats, bytes, warps, lanes, bases."),
+    ("natural", _int, lambda n: n >= 0, "{v} must not be negative",
+     "A non-negative integer (a seed, a standard deviation)."),
+    ("negative", _int, lambda n: n < 0, "{v} must be below 0",
+     "A negative integer (a mismatch or gap score)."),
+    ("qual_offset", _int, lambda n: 0 <= n <= 127, "{v} is outside 0..127",
+     "A Phred quality offset, 0..127 (ASCII)."),
+    ("positive_real", _real, lambda v: v > 0, "{text} must be above 0",
+     "A finite number above 0 (a scale, a coverage, seconds)."),
+    ("nonneg_real", _real, lambda v: v >= 0, "{text} must not be negative",
+     "A finite number, 0 or above (a spread)."),
+    ("fraction", _real, lambda v: 0 <= v <= 1, "{text} is outside 0..1",
+     "A share, 0 to 1 (an error rate, a share of pairs)."),
+)
+count, natural, negative, qual_offset, positive_real, nonneg_real, fraction = (_bounded(*b) for b in _BOUNDED)
 
 
 def integer(text: str) -> int:
     """Any integer (a shift that may be negative)."""
     return _int(text)
-
-
-def negative(text: str) -> int:
-    """A negative integer (a mismatch or gap score)."""
-    n = _int(text)
-    if n >= 0:
-        _fail(f"{n} must be below 0")
-    return n
-
-
-def qual_offset(text: str) -> int:
-    """A Phred quality offset, 0..127 (ASCII)."""
-    n = _int(text)
-    if not 0 <= n <= 127:
-        _fail(f"{n} is outside 0..127")
-    return n
-
-
-def positive_real(text: str) -> float:
-    """A finite number above 0 (a scale, a coverage, seconds)."""
-    val = _real(text)
-    if val <= 0:
-        _fail(f"{text!r} must be above 0")
-    return val
-
-
-def nonneg_real(text: str) -> float:
-    """A finite number, 0 or above (a spread)."""
-    val = _real(text)
-    if val < 0:
-        _fail(f"{text!r} must not be negative")
-    return val
-
-
-def fraction(text: str) -> float:
-    """A share, 0 to 1 (an error rate, a share of pairs)."""
-    val = _real(text)
-    if not 0 <= val <= 1:
-        _fail(f"{text!r} is outside 0..1")
-    return val
 
 
 def lane_width(text: str) -> int:

@@ -59,19 +59,8 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 
 def add_subcommands(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """Adds ``lassm counters collect|parse`` to the ``lassm`` command line.
-
-    Parameters
-    ----------
-    subparsers : argparse._SubParsersAction
-        The object ``ArgumentParser.add_subparsers()`` returned for the ``lassm`` parser.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        The ``counters`` parser. Each leaf parser sets ``func`` (``args.func(args) -> int``)
-        and raises :class:`~lassm.errors.LassmError` for errors a user can fix.
-    """
+    """Adds ``lassm counters collect|parse`` to the ``lassm`` command line; returns its parser (``subparsers``: what ``add_subparsers()`` returned), each
+    leaf setting ``func`` as every subcommand does (:mod:`lassm.cli`)."""
     p = subparsers.add_parser("counters", help="hardware counters: collect (profile) and parse (tidy table)")
     sub = p.add_subparsers(dest="counters_command", required=True)
 

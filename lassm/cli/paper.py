@@ -6,7 +6,8 @@ import argparse
 import json
 from typing import Any
 
-from ..analysis.paper import _pct, platforms, tables
+from ..analysis.paper import percent, tables
+from ..analysis.paper_data import platforms
 from ..errors import LassmError
 
 
@@ -31,7 +32,7 @@ def _print_tables(data: dict[str, Any]) -> None:
         for c in ["k", *plats, "P", "paper P"]:
             t.add_column(c, justify="right")
         for r in data[key]:
-            t.add_row(str(r["k"]), *[_pct(r[p]) for p in plats], _pct(r["P"]), _pct(r["published_P"]))
+            t.add_row(str(r["k"]), *[percent(r[p]) for p in plats], percent(r["P"]), percent(r["published_P"]))
         console.print(t)
     t = Table(title="Errata", show_lines=True)
     for c in ("what", "published", "recomputed"):
@@ -54,18 +55,8 @@ def _cmd_tables(args: argparse.Namespace) -> int:
 
 
 def add_subcommands(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """Adds ``lassm paper tables [--json]`` to the ``lassm`` command line.
-
-    Parameters
-    ----------
-    subparsers : argparse._SubParsersAction
-        The object ``ArgumentParser.add_subparsers()`` returned for the ``lassm`` parser.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        The ``paper`` parser; its leaf sets ``func`` (``args.func(args) -> int``).
-    """
+    """Adds ``lassm paper tables [--json]`` to the ``lassm`` command line; returns its parser (``subparsers``: what ``add_subparsers()`` returned), each
+    leaf setting ``func`` as every subcommand does (:mod:`lassm.cli`)."""
     p = subparsers.add_parser("paper", help="the paper's tables recomputed from its published data")
     sub = p.add_subparsers(dest="paper_command", required=True)
     t = sub.add_parser("tables", help="Tables IV-VII recomputed, with errata")

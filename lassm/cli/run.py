@@ -23,6 +23,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.kernel == "local-assembly":
         return _run_local(args)
     _check_run_options(args)
+    from ..campaign.part import Ask, How
     from ..campaign.whole import describe_whole, make_whole_plan, run_whole
 
     if args.kernel == "originals" and args.no_originals:
@@ -32,12 +33,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         if once and given is not None:
             raise LassmError(f"{option}: {'--notebooks' if args.notebooks else '--cluster'} runs each point once; "
                              f"drop one of them")
-    plan = make_whole_plan(args.quick, backends=args.backends, datasets=args.datasets, protocols=args.protocols,
-                           ks=args.ks, xdrops=args.xdrops, repeats=1 if once else args.repeats,
-                           warmup=0 if once else args.warmup,
-                           profile=not args.no_profile, ceilings=not args.no_ceilings, originals=not args.no_originals,
-                           originals_folder=args.originals, all_counters=getattr(args, "all_counters", False),
-                           dry=args.dry_run)
+    plan = make_whole_plan(Ask(args.quick, backends=args.backends, datasets=args.datasets, protocols=args.protocols,
+                               ks=args.ks, xdrops=args.xdrops, repeats=1 if once else args.repeats,
+                               warmup=0 if once else args.warmup, profile=not args.no_profile,
+                               ceilings=not args.no_ceilings, originals=not args.no_originals,
+                               originals_folder=args.originals, all_counters=getattr(args, "all_counters", False),
+                               dry=args.dry_run))
     if args.kernel in ("originals", "suite"):  # one part alone (the originals beside the default plans' inputs)
         plan.only(args.kernel)
     if args.dry_run:
@@ -47,11 +48,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(describe_whole(plan, notes))
         print(f"\n{total}")
         return 0
-    _check_results(args, plan.local.backends if plan.local is not None else ())
+    _check_results(args, plan.backends())
     _check_cluster(args)
-    _check_hip(args, plan.local)
-    outcome = run_whole(plan, machine=args.machine, force=args.force, progress=not args.quiet,
-                        notebooks=args.notebooks, cluster=args.cluster)
+    _check_hip(args, plan.of("local-assembly"))
+    outcome = run_whole(plan, How(machine=args.machine, force=args.force, progress=not args.quiet,
+                                  notebooks=args.notebooks, cluster=args.cluster))
     return 1 if outcome.failed else 0
 
 
@@ -91,14 +92,14 @@ def _check_hip(args: argparse.Namespace, plan) -> None:
     if plan is None or "hip" not in plan.backends or args.cluster:
         return
     from .. import paths
+    from ..runs.folders import folder_of
     from ..runs.hip_check import before_timing
-    from ..runs.records import machine_for_backend
 
     target = plan.targets.get("hip")
     if not target or not target.get("wavefront"):  # hip.target() answers wherever hip runs
         raise LassmError("hip check: the AMD GPU's wavefront is unknown (neither its runtime nor rocminfo says), "
                          "so hip-cpu cannot be run at it; nothing was timed")
-    folder = paths.results_dir(paths.machine_slug(args.machine) if args.machine else machine_for_backend("hip"))
+    folder = paths.results_dir(folder_of("hip", args.machine))
     before_timing(plan.protocols["hip"], folder, str(target["device"]), int(target["wavefront"]),
                   say=lambda line: print(line, file=sys.stderr))
 
@@ -142,8 +143,7 @@ def _run_local(args: argparse.Namespace) -> int:
         from ..campaign.estimate import dry_run
         from ..campaign.whole import WholePlan
 
-        notes, _total = dry_run(WholePlan(local=plan, xdrop=None, originals=None), machine=args.machine,
-                                force=args.force)
+        notes, _total = dry_run(WholePlan({"local-assembly": plan}), machine=args.machine, force=args.force)
         print(f"{describe(plan)}\n{notes['local-assembly']}")
         return 0
     _check_results(args, plan.backends)
@@ -156,21 +156,12 @@ def _run_local(args: argparse.Namespace) -> int:
 
 
 def _check_results(args: argparse.Namespace, backends) -> None:
-    """The results folders this run will write, checked before it measures anything
-    (:func:`lassm.runs.preflight.check_results`): ``--machine``'s, else each backend's and the CPU's."""
+    """The results folders this run will write (:func:`lassm.runs.folders.machine_folders`), checked
+    before it measures anything (:func:`lassm.runs.preflight.check_results`)."""
+    from ..runs.folders import machine_folders
     from ..runs.preflight import check_results
-    from ..runs.records import default_machine, machine_for_backend
 
-    if args.machine:
-        names = [args.machine]
-    else:
-        names = [default_machine()]
-        for name in backends:
-            try:
-                names.append(machine_for_backend(name))
-            except LassmError:
-                continue  # a backend that cannot run here is named by the run itself
-    check_results(names)
+    check_results(machine_folders(backends, args.machine))
 
 
 def _local_names(args: argparse.Namespace) -> None:

@@ -169,17 +169,25 @@ def run_campaign(args: argparse.Namespace) -> int:
         from ..campaign.estimate import dry_run
         from ..campaign.whole import WholePlan
 
-        notes, _total = dry_run(WholePlan(local=None, xdrop=plan, originals=None), machine=args.machine,
-                                force=args.force)
+        notes, _total = dry_run(WholePlan({"xdrop": plan}), machine=args.machine, force=args.force)
         print(f"{describe(plan)}\n{notes['xdrop']}")
         return 0
-    from ..campaign.xdrop_run import machine_name
+    from ..runs.folders import run_folder
     from ..runs.preflight import check_results
 
-    check_results([args.machine or machine_name(plan.backends)])
+    check_results([run_folder(plan.backends, args.machine)])
     outcome = run_xdrop_campaign(plan, machine=args.machine, force=args.force, progress=not args.quiet)
     report(outcome)
     return 1 if outcome.failed else 0
+
+
+def _pair_set_options(p: argparse.ArgumentParser, seed_help: str) -> None:
+    """The options every maker of a pair set takes: the seed k-mer's length, the random seed,
+    the set's label and its output file."""
+    p.add_argument("--seed-length", type=t.count, default=DEFAULT_SEED_LENGTH, help="seed k-mer length (default %(default)s)")
+    p.add_argument("--seed", type=t.natural, default=0, help=seed_help)
+    p.add_argument("--name", type=t.label, default=None, help="label recorded with the pairs")
+    p.add_argument("--out", type=t.output_file, required=True, help=".parquet or .tsv (the SeqAn driver's input)")
 
 
 def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
@@ -193,11 +201,8 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
     g.add_argument("--max-length", type=t.count, default=7500, help="longest H read (default %(default)s)")
     g.add_argument("--error-rate", type=t.fraction, default=0.15, help="errors per base between the reads (default %(default)s)")
     g.add_argument("--indel-share", type=t.fraction, default=0.5, help="share of errors that are indels (default %(default)s)")
-    g.add_argument("--seed-length", type=t.count, default=DEFAULT_SEED_LENGTH, help="seed k-mer length (default %(default)s)")
     g.add_argument("--unrelated", type=t.fraction, default=0.0, help="share of pairs whose reads are unrelated (default 0)")
-    g.add_argument("--seed", type=t.natural, default=0, help="random seed (default 0)")
-    g.add_argument("--name", type=t.label, default=None, help="label recorded with the pairs")
-    g.add_argument("--out", type=t.output_file, required=True, help=".parquet or .tsv (the SeqAn driver's input)")
+    _pair_set_options(g, "random seed (default 0)")
     g.set_defaults(func=_cmd_generate)
 
     r = sub.add_parser("real", help="overlapping long-read pairs simulated from a genome FASTA by pbsim, seeded by shared k-mers")
@@ -212,10 +217,7 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--accuracy-mean", type=t.fraction, default=0.925, help="pbsim's mean read accuracy (default %(default)s)")
     r.add_argument("--accuracy-sd", type=t.fraction, default=0.02, help="its standard deviation (default %(default)s)")
     r.add_argument("--min-overlap", type=t.count, default=1000, help="genome bases two reads must share (default %(default)s)")
-    r.add_argument("--seed-length", type=t.count, default=DEFAULT_SEED_LENGTH, help="seed k-mer length (default %(default)s)")
-    r.add_argument("--seed", type=t.natural, default=0, help="pbsim's --seed and the pair draw's (default 0)")
-    r.add_argument("--name", type=t.label, default=None, help="label recorded with the pairs")
-    r.add_argument("--out", type=t.output_file, required=True, help=".parquet or .tsv (the SeqAn driver's input)")
+    _pair_set_options(r, "pbsim's --seed and the pair draw's (default 0)")
     r.set_defaults(func=_cmd_real)
 
     a = sub.add_parser("align", help="extend every pair's seed both ways (SeqAn's extendSeed, GappedXDrop)")

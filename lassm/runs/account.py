@@ -24,6 +24,13 @@ from ..errors import LassmError
 
 #: The key of the file's list of entries.
 ENTRIES = "entries"
+#: Each part's account file, relative to the machine's folder (the parts of ``lassm run``, by key).
+PART_ACCOUNTS: dict[str, str] = {"local-assembly": "campaign.json", "xdrop": "xdrop/campaign.json",
+                                 "suite": "suite/campaign.json", "originals": "originals.json"}
+#: The whole run's account (:mod:`lassm.campaign.runs_account`), in the machine's folder.
+RUNS_ACCOUNT = "runs.json"
+#: Every account file a run appends to.
+ACCOUNTS: tuple[str, ...] = (*PART_ACCOUNTS.values(), RUNS_ACCOUNT)
 #: A row's status when the run found the point already recorded and measured nothing.
 SKIPPED = "skipped (recorded)"
 #: The columns that name a local-assembly point in a row.
@@ -109,9 +116,20 @@ def latest(entries: list[dict]) -> dict | None:
     return entries[-1] if entries else None
 
 
+def status_kind(row: dict) -> str:
+    """A row's status, in four kinds: ``timed`` (ok, or a mismatch), ``skipped`` (recorded before),
+    ``refused`` (the device refused the point) or ``failed`` (anything else)."""
+    status = str(row.get("status", ""))
+    if status.startswith("skipped"):
+        return "skipped"
+    if status in ("ok", "MISMATCH"):
+        return "timed"
+    return "refused" if status.startswith("refused") else "failed"
+
+
 def measured(row: dict) -> bool:
     """Whether a row's run measured its point (ok, a mismatch, a failure), rather than skipping it."""
-    return not str(row.get("status", "")).startswith("skipped")
+    return status_kind(row) != "skipped"
 
 
 def measured_by(entries: list[dict], key: tuple[str, ...] = POINT) -> list[dict]:
@@ -146,4 +164,5 @@ def measured_by(entries: list[dict], key: tuple[str, ...] = POINT) -> list[dict]
     return list(out.values())
 
 
-__all__ = ["ENTRIES", "POINT", "SKIPPED", "append_entry", "append_part", "latest", "measured", "measured_by", "read_entries"]
+__all__ = ["ACCOUNTS", "ENTRIES", "PART_ACCOUNTS", "POINT", "RUNS_ACCOUNT", "SKIPPED", "append_entry", "append_part",
+           "latest", "measured", "measured_by", "read_entries", "status_kind"]

@@ -13,11 +13,8 @@ from pathlib import Path
 
 from .. import paths
 from ..errors import LassmError
-from .account import read_entries
+from .account import ACCOUNTS, read_entries
 
-#: The account files a run appends to, relative to the machine's folder.
-ACCOUNTS: tuple[str, ...] = ("campaign.json", "runs.json", "originals.json", "xdrop/campaign.json",
-                             "suite/campaign.json")
 #: The folders a run writes into below the machine's folder (records, counters, parts): a file by
 #: one of these names failed the run at its first write there, after the points before it.
 SUBFOLDERS: tuple[str, ...] = ("counters", "xdrop", "xdrop/counters", "suite")
@@ -82,4 +79,4 @@ def _check_account(path: Path) -> None:
     read_entries(path)  # a file that cannot be read, or is not an account, raises, naming it
 
 
-__all__ = ["ACCOUNTS", "SUBFOLDERS", "check_results", "check_root"]
+__all__ = ["SUBFOLDERS", "check_results", "check_root"]

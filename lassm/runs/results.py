@@ -113,12 +113,8 @@ def study_rows(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def bench_table(machine: str) -> pd.DataFrame:
-    """The benchmark records of a machine, in milliseconds, with the CPU and reference ratios.
-
-    Parameters
-    ----------
-    machine : str
-        A folder under ``data/results/``.
+    """The benchmark records of ``machine`` (a folder under ``data/results/``), in milliseconds,
+    with the CPU and reference ratios.
 
     Returns
     -------

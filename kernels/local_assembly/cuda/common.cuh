@@ -140,4 +140,44 @@ struct alignas(16) ht_slot {
 };
 static_assert(sizeof(ht_slot) == LASSM_SLOT_BYTES, "the host sizes tables with LASSM_SLOT_BYTES");
 
+// ---------------------------------------------------------------------------------------------
+// The end of one k's walk, as every CUDA kernel takes it: count the walk's steps, keep the
+// longest walk (ties keep the earlier k; `walked` holds the k-mer then the walk), then the spec's
+// Step 3, k_shift: a dead end ('X') down-shifts, a fork or a repeat up-shifts, and a shift that
+// turns back sets `stop`. A macro, not a device function: a device function changes the
+// faithful PTX, whose digests are recorded (tests/test_kernel_sources.py).
+// ---------------------------------------------------------------------------------------------
+#define LASSM_END_OF_K(t, wl, walked, k, best, best_len, best_k, best_term, n_steps, last_term, shift, stop) \
+    {                                                                                      \
+        n_steps += wl;                                                                     \
+        last_term = t;                                                                     \
+        if (wl > best_len) {                                                               \
+            for (int i = 0; i < wl; ++i) best[i] = walked[k + i];                          \
+            best_len = wl;                                                                 \
+            best_k = k;                                                                    \
+            best_term = t;                                                                 \
+        }                                                                                  \
+        if (t == 'X') {                                                                    \
+            if (shift == LASSM_SHIFT_SIZE) stop = 1;                                       \
+            shift = -LASSM_SHIFT_SIZE;                                                     \
+        } else {                                                                           \
+            if (shift == -LASSM_SHIFT_SIZE) stop = 1;                                      \
+            shift = LASSM_SHIFT_SIZE;                                                      \
+        }                                                                                  \
+    }
+
+// The results of contig end `e` after its last k, as every CUDA kernel writes them: from the
+// walk state each keeps under these names (best_len, best_k, best_term, last_term, nk, n_steps,
+// n_ins, start_ins) into the kernel's output arrays of the same names as the host's SideResult.
+#define LASSM_WRITE_END(e)                                       \
+    {                                                            \
+        walk_len[e] = best_len;                                  \
+        final_k[e] = best_k;                                     \
+        term[e] = (u8)(best_len > 0 ? best_term : last_term);    \
+        n_k[e] = nk;                                             \
+        steps[e] = n_steps;                                      \
+        insertions[e] = n_ins;                                   \
+        start_insertions[e] = start_ins;                         \
+    }
+
 #endif  // LASSM_COMMON_CUH

@@ -158,35 +158,12 @@ extern "C" __global__ void iterative_walks_kernel(
             for (int i = 0; i < k; ++i) wbuf[i] = ctg[clen - k + i];
             int wl = 0;
             const u8 t = walk_mers(table, size, seen, max_walk, wbuf, k, &wl);
-            n_steps += wl;
-            last_term = t;
-            if (wl > best_len) {  // ties keep the earlier k
-                for (int i = 0; i < wl; ++i) best[i] = wbuf[k + i];
-                best_len = wl;
-                best_k = k;
-                best_term = t;
-            }
-            // k_shift (the spec's Step 3), inline: a device function changes the faithful PTX.
-            if (t == 'X') {  // dead end: down-shift, unless we were up-shifting
-                if (shift == LASSM_SHIFT_SIZE) stop = 1;
-                shift = -LASSM_SHIFT_SIZE;
-            } else {  // fork or repeat: up-shift, unless we were down-shifting
-                if (shift == -LASSM_SHIFT_SIZE) stop = 1;
-                shift = LASSM_SHIFT_SIZE;
-            }
+            LASSM_END_OF_K(t, wl, wbuf, k, best, best_len, best_k, best_term, n_steps, last_term, shift, stop);
         }
         shift = LASSM_SHFL(shift, 0);
         stop = LASSM_SHFL(stop, 0);
         LASSM_SYNCWARP();  // lane 0's reads of the tables come before the next reset
         if (stop) break;
     }
-    if (lane == 0) {
-        walk_len[warp] = best_len;
-        final_k[warp] = best_k;
-        term[warp] = (u8)(best_len > 0 ? best_term : last_term);
-        n_k[warp] = nk;
-        steps[warp] = n_steps;
-        insertions[warp] = n_ins;
-        start_insertions[warp] = start_ins;
-    }
+    if (lane == 0) LASSM_WRITE_END(warp);
 }

@@ -578,38 +578,14 @@ __device__ void fast_end(const Team<BLOCK>& team, i64 e, FastShared sh, const u8
 #endif
         }
         int stop = 0;
-        if (tid == 0) {
-            n_steps += wl;
-            last_term = t;
-            if (wl > best_len) {  // ties keep the earlier k
-                for (int i = 0; i < wl; ++i) best[i] = wbuf[k + i];
-                best_len = wl;
-                best_k = k;
-                best_term = t;
-            }
-            // k_shift (the spec's Step 3), inline as in faithful.cu, whose PTX a device function changes.
-            if (t == 'X') {  // dead end: down-shift, unless we were up-shifting
-                if (shift == LASSM_SHIFT_SIZE) stop = 1;
-                shift = -LASSM_SHIFT_SIZE;
-            } else {  // fork or repeat: up-shift, unless we were down-shifting
-                if (shift == -LASSM_SHIFT_SIZE) stop = 1;
-                shift = LASSM_SHIFT_SIZE;
-            }
-        }
+        if (tid == 0)
+            LASSM_END_OF_K(t, wl, wbuf, k, best, best_len, best_k, best_term, n_steps, last_term, shift, stop);
         shift = team.bcast(shift);
         stop = team.bcast(stop);
         team.sync();  // thread 0's reads of the table and the walk buffer before the next k's writes
         if (stop) break;
     }
-    if (tid == 0) {
-        walk_len[e] = best_len;
-        final_k[e] = best_k;
-        term[e] = (u8)(best_len > 0 ? best_term : last_term);
-        n_k[e] = nk;
-        steps[e] = n_steps;
-        insertions[e] = n_ins;
-        start_insertions[e] = start_ins;
-    }
+    if (tid == 0) LASSM_WRITE_END(e);
 }
 
 #include "fast_lanes.cuh"  // lane walks: after fast_end, whose pieces it calls

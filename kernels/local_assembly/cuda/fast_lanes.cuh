@@ -158,35 +158,13 @@ __device__ void fast_lane_ends(const Team<false>& team, i64 e0, int n, const u8*
                 t = fast_walk(my.table, mask, rd_seqs, (u64)epoch << 48, epoch, my.seen, vslots, max_walk, my.wbuf, k,
                               my.depth, wl, &wl);
             int stop = 0;
-            n_steps += wl;
-            last_term = t;
-            if (wl > best_len) {  // ties keep the earlier k
-                for (int i = 0; i < wl; ++i) best[i] = my.wbuf[k + i];
-                best_len = wl;
-                best_k = k;
-                best_term = t;
-            }
-            if (t == 'X') {  // dead end: down-shift, unless we were up-shifting
-                if (shift == LASSM_SHIFT_SIZE) stop = 1;
-                shift = -LASSM_SHIFT_SIZE;
-            } else {  // fork or repeat: up-shift, unless we were down-shifting
-                if (shift == -LASSM_SHIFT_SIZE) stop = 1;
-                shift = LASSM_SHIFT_SIZE;
-            }
+            LASSM_END_OF_K(t, wl, my.wbuf, k, best, best_len, best_k, best_term, n_steps, last_term, shift, stop);
             k += shift;
             going = !stop && k >= LASSM_MIN_KMER_LEN && k <= max_k;
         }
         team.sync();  // every lane's reads of its table and walk buffer before the next round's writes
     }
-    if (mine) {
-        walk_len[e] = best_len;
-        final_k[e] = best_k;
-        term[e] = (u8)(best_len > 0 ? best_term : last_term);
-        n_k[e] = nk;
-        steps[e] = n_steps;
-        insertions[e] = n_ins;
-        start_insertions[e] = start_ins;
-    }
+    if (mine) LASSM_WRITE_END(e);
 }
 #endif  // LASSM_FAST_LANE_WALKS
 

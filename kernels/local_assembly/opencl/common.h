@@ -108,4 +108,17 @@ typedef volatile __global lassm_key *key_ptr;
 typedef volatile __global uint *vote_ptr;
 #endif
 
+// ---- the kernels' arguments -------------------------------------------------------------------
+// Every build's first arguments (the contigs, their depths, the reads, the launch's ends) and its
+// last (the results, in the layout of lassm's SideResult), in the order the hosts set them.
+#define LASSM_END_INPUTS                                                                           \
+    __global const uchar *ctg_seqs, __global const long *ctg_off, __global const long *depths,      \
+    __global const uchar *rseqs, __global const uchar *rquals, __global const long *roff,           \
+    __global const long *rctg_off, __global const int *ends
+#define LASSM_END_INPUT_NAMES ctg_seqs, ctg_off, depths, rseqs, rquals, roff, rctg_off, ends
+#define LASSM_END_RESULTS                                                                          \
+    __global uchar *walks, __global int *walk_len, __global int *final_k, __global uchar *term,     \
+    __global int *n_k, __global long *steps, __global long *insertions, __global long *start_insertions
+#define LASSM_END_RESULT_NAMES walks, walk_len, final_k, term, n_k, steps, insertions, start_insertions
+
 #endif  // LASSM_COMMON_H

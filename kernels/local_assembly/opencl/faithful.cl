@@ -44,32 +44,8 @@
 // One sub-group per contig end `ends[e]` (contig ids of this launch); walks.h's extend_end does
 // the work. Work-groups hold any number of sub-groups; the host launches one sub-group per
 // work-group by default.
-__kernel LASSM_REQD_SUBGROUP void iterative_walks_kernel(
-    __global const uchar *ctg_seqs, __global const long *ctg_off, __global const long *depths,
-    __global const uchar *rseqs, __global const uchar *rquals, __global const long *roff,
-    __global const long *rctg_off, __global const int *ends, const int n_ends,
-    __global const long *ht_off, key_ptr keys, vote_ptr votes, __global uchar *exts,
-    __global uint *visited, __global uchar *wbufs, const int start_k, __global uchar *walks,
-    __global int *walk_len, __global int *final_k, __global uchar *term, __global int *n_k,
-    __global long *steps, __global long *insertions, __global long *start_insertions) {
+__kernel LASSM_REQD_SUBGROUP void iterative_walks_kernel(LASSM_END_INPUTS, const int n_ends, LASSM_END_WORK) {
     const int e = (int)(get_group_id(0) * get_num_sub_groups() + get_sub_group_id());
     if (e >= n_ends) return;  // the whole sub-group leaves together
-    extend_end(e, 0, ctg_seqs, ctg_off, depths, rseqs, rquals, roff, rctg_off, ends, ht_off, keys,
-               votes, exts, visited, wbufs, start_k, walks, walk_len, final_k, term, n_k, steps,
-               insertions, start_insertions);
+    extend_end(e, 0, LASSM_END_NAMES);
 }
-
-#if LASSM_TEST_KERNELS
-// set_ext of n vote vectors (8 counts each: nv A C G T, hq A C G T) at depths[i]: for the tests.
-__kernel void set_ext_kernel(__global const uint *votes, __global const long *depths,
-                             __global uchar *out, const int n) {
-    const int i = (int)get_global_id(0);
-    if (i >= n) return;
-    uint nv[4], hq[4];
-    for (int b = 0; b < 4; ++b) {
-        nv[b] = votes[8 * i + b];
-        hq[b] = votes[8 * i + 4 + b];
-    }
-    out[i] = set_ext(nv, hq, depths[i]);
-}
-#endif

@@ -71,13 +71,7 @@
 // with its LASSM_TEAM work-items: the host launches the wide teams' ends and the narrow teams' ends
 // of one slice as two ranges of the same ends. keys must arrive zeroed; votes need not (a claim
 // zeroes them).
-__kernel LASSM_REQD_TEAM void iterative_walks_kernel(
-    __global const uchar *ctg_seqs, __global const long *ctg_off, __global const long *depths,
-    __global const uchar *rseqs, __global const uchar *rquals, __global const long *roff,
-    __global const long *rctg_off, __global const int *ends, const int n_ends, const int first,
-    __global const long *ht_off, __global ulong *keys, __global uint *votes, const int start_k,
-    __global uchar *walks, __global int *walk_len, __global int *final_k, __global uchar *term,
-    __global int *n_k, __global long *steps, __global long *insertions, __global long *start_insertions) {
+__kernel LASSM_REQD_TEAM void iterative_walks_kernel(LASSM_END_INPUTS, const int n_ends, const int first, LASSM_FAST_WORK) {
     __local ulong scratch[LASSM_TEAM];
     __local int group_m[LASSM_TEAM], group_incl[LASSM_TEAM];
     __local uint counts[8 * LASSM_TEAM + 8];
@@ -90,6 +84,5 @@ __kernel LASSM_REQD_TEAM void iterative_walks_kernel(
     t.m = group_m;
     t.incl = group_incl;
     t.counts = counts;
-    fast_end(e, t, seen, wwords, ctg_seqs, ctg_off, depths, rseqs, rquals, roff, rctg_off, ends, ht_off, keys,
-             votes, start_k, walks, walk_len, final_k, term, n_k, steps, insertions, start_insertions);
+    fast_end(e, t, seen, wwords, LASSM_FAST_NAMES);
 }

@@ -5,12 +5,8 @@
 // OpenCL CPU driver (built and launched through dpctl by lassm/backends/sycl.py, protocol "fast").
 // It matches the numba oracle (lassm/backends/cpu.py) bit for bit, as faithful.cl does.
 //
-// Read it next to the paper (its Algorithms 1 and 2), fast.cl and faithful.cl:
-//   the hash insert   fast_insert      (fast_table.h), in rounds of fast_insert_round (fast_walks.h)
-//   the vote          set_ext          (set_ext.h), on the walk's demand (votes on demand)
-//   Algorithm 1       fast_count_mers  (fast_walks.h)
-//   the walk          fast_walk        (fast_walks.h; the first steps by fast_scan_ext, table-free)
-//   the k-shift       k_shift          (k_shift.h), called by fast_end's loop (fast_walks.h)
+// Read it next to the paper (its Algorithms 1 and 2) with fast.cl's guide: the paper's steps are
+// the same functions of the same headers.
 //
 // The walks are fast.cl's (fast_walks.h); the collectives are sub-group functions (subgroup.h,
 // fast_subgroup.h), as a warp's are in fast.cu: a scan for the flat inserts, a reduction for the
@@ -53,13 +49,7 @@
 // ids, heaviest first; the ends below n_ends), with fast.cl's arguments. keys must arrive zeroed;
 // votes need not (a claim zeroes them).
 __kernel LASSM_REQD_SUBGROUP __attribute__((reqd_work_group_size(LASSM_SUBGROUP, 1, 1)))
-void iterative_walks_kernel(
-    __global const uchar *ctg_seqs, __global const long *ctg_off, __global const long *depths,
-    __global const uchar *rseqs, __global const uchar *rquals, __global const long *roff,
-    __global const long *rctg_off, __global const int *ends, const int n_ends, const int first,
-    __global const long *ht_off, __global ulong *keys, __global uint *votes, const int start_k,
-    __global uchar *walks, __global int *walk_len, __global int *final_k, __global uchar *term,
-    __global int *n_k, __global long *steps, __global long *insertions, __global long *start_insertions) {
+void iterative_walks_kernel(LASSM_END_INPUTS, const int n_ends, const int first, LASSM_FAST_WORK) {
     __local int group_m[LASSM_SUBGROUP], group_incl[LASSM_SUBGROUP];
     __local uint wwords[LASSM_FAST_WALK_WORDS];
     __local ushort seen[LASSM_FAST_VSLOTS];
@@ -70,6 +60,5 @@ void iterative_walks_kernel(
     t.m = group_m;
     t.incl = group_incl;
     t.counts = 0;
-    fast_end(e, t, seen, wwords, ctg_seqs, ctg_off, depths, rseqs, rquals, roff, rctg_off, ends, ht_off, keys,
-             votes, start_k, walks, walk_len, final_k, term, n_k, steps, insertions, start_insertions);
+    fast_end(e, t, seen, wwords, LASSM_FAST_NAMES);
 }

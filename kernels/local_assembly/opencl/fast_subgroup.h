@@ -18,15 +18,9 @@
 // The team's width, as fast_walks.h reads it.
 #define LASSM_FAST_WIDTH LASSM_SUBGROUP
 
-// The sub-group's __local memory: a group's k-mer counts and their inclusive prefix sums
-// (LASSM_SUBGROUP each), for the flat positions' binary search; `counts` is fast_team.h's and
-// unused here (the sums are reductions).
-typedef struct {
-    lanes_t lanes;
-    __local int *m;
-    __local int *incl;
-    __local uint *counts;
-} fast_team;
+// The team's handle (fast_team_t.h): its m and incl hold LASSM_SUBGROUP counts each, for the flat
+// positions' binary search; its counts go unused here.
+#include "fast_team_t.h"
 
 // Orders the sub-group's __local writes (walk buffer, visited set) before its reads.
 void fast_local_sync(fast_team t) { sub_group_barrier(CLK_LOCAL_MEM_FENCE); }

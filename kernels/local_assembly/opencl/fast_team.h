@@ -15,14 +15,9 @@
 // The team's width, as fast_walks.h reads it.
 #define LASSM_FAST_WIDTH LASSM_TEAM
 
-// The team's __local memory beyond team.h's one word per lane: a group's k-mer counts and their
-// inclusive prefix sums (LASSM_TEAM each), and the scan's counters (8 per lane, then 8 sums).
-typedef struct {
-    lanes_t lanes;
-    __local int *m;
-    __local int *incl;
-    __local uint *counts;
-} fast_team;
+// The team's handle (fast_team_t.h): its __local memory beyond team.h's one word per lane, m and
+// incl of LASSM_TEAM entries each, and the scan's counters.
+#include "fast_team_t.h"
 
 // Orders the team's __local writes (walk buffer, visited set) before its reads.
 void fast_local_sync(fast_team t) { barrier(CLK_LOCAL_MEM_FENCE); }

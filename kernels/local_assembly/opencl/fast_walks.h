@@ -157,13 +157,13 @@ uchar fast_scan_ext(fast_team t, __global const uint *rwords, __global const uch
 // One contig end (contig id ends[e]), walked by the team: the k-shift loop of portable.cl with the
 // changes above. Per end: table slots ht_off[e] .. ht_off[e+1]-1 (keys, 8 votes each), a power of
 // two; results at the contig id, in the layout of lassm.result.SideResult.
-void fast_end(int e, fast_team t, __local ushort *seen, __local uint *wwords, __global const uchar *ctg_seqs,
-              __global const long *ctg_off, __global const long *depths, __global const uchar *rseqs,
-              __global const uchar *rquals, __global const long *roff, __global const long *rctg_off,
-              __global const int *ends, __global const long *ht_off, __global ulong *keys, __global uint *votes,
-              const int start_k, __global uchar *walks, __global int *walk_len, __global int *final_k,
-              __global uchar *term, __global int *n_k, __global long *steps, __global long *insertions,
-              __global long *start_insertions) {
+//
+// Its arguments after the team's are the kernel's (fast.cl, fast_subgroup.cl) but the launch's
+// n_ends and first: the inputs (common.h), then the table, the start k and the results.
+#define LASSM_FAST_WORK \
+    __global const long *ht_off, __global ulong *keys, __global uint *votes, const int start_k, LASSM_END_RESULTS
+#define LASSM_FAST_NAMES LASSM_END_INPUT_NAMES, ht_off, keys, votes, start_k, LASSM_END_RESULT_NAMES
+void fast_end(int e, fast_team t, __local ushort *seen, __local uint *wwords, LASSM_END_INPUTS, LASSM_FAST_WORK) {
     const int lane = lane_id(t.lanes);
     __global const uint *rwords = (__global const uint *)rseqs;
     __local uchar *wbuf = (__local uchar *)wwords;
@@ -229,27 +229,12 @@ void fast_end(int e, fast_team t, __local ushort *seen, __local uint *wwords, __
             code = (uchar)lanes_broadcast(t.lanes, (uint)code, 0);
             fast_local_sync(t);  // lane 0's walk buffer before the others copy it
         }
-        n_steps += wl;
-        last_term = code;
-        if (wl > best_len) {  // strictly longer: ties keep the earlier k
-            for (int i = lane; i < wl; i += LASSM_FAST_WIDTH) best[i] = wbuf[k + i];
-            best_len = wl;
-            best_k = k;
-            best_term = code;
-        }
+        LASSM_KEEP_WALK(lane, LASSM_FAST_WIDTH, wl, k, code, wbuf, best);
         lanes_sync(t.lanes);  // the walk buffer's readers before the next k's writes
         fast_local_sync(t);
         if (k_shift(code, &shift)) break;
     }
-    if (lane == 0) {
-        walk_len[cid] = best_len;
-        final_k[cid] = best_k;
-        term[cid] = best_len == 0 ? last_term : best_term;
-        n_k[cid] = nk;
-        steps[cid] = n_steps;
-        insertions[cid] = n_ins;
-        start_insertions[cid] = start_ins;
-    }
+    if (lane == 0) LASSM_WRITE_END(cid, nk);
 }
 
 #endif  // LASSM_FAST_WALKS_H

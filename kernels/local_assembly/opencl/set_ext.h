@@ -79,4 +79,20 @@ uchar set_ext(const uint nv[4], const uint hq[4], long depth) {
     return nv[b0] > nv[b1] ? chars[b0] : chars[b1];
 }
 
+#if LASSM_TEST_KERNELS
+// set_ext of n vote vectors (8 counts each: nv A C G T, hq A C G T) at depths[i]: for the tests,
+// which build faithful.cl and portable.cl with LASSM_TEST_KERNELS=1.
+__kernel void set_ext_kernel(__global const uint *votes, __global const long *depths,
+                             __global uchar *out, const int n) {
+    const int i = (int)get_global_id(0);
+    if (i >= n) return;
+    uint nv[4], hq[4];
+    for (int b = 0; b < 4; ++b) {
+        nv[b] = votes[8 * i + b];
+        hq[b] = votes[8 * i + 4 + b];
+    }
+    out[i] = set_ext(nv, hq, depths[i]);
+}
+#endif
+
 #endif  // LASSM_SET_EXT_H

@@ -109,14 +109,15 @@ int walk_mers(key_ptr keys, __global const uchar *exts, ulong size, __global con
 // ht_off[e+1]-1 (keys, 8 vote counters, ext byte), visited slots e*LASSM_MAX_WALK.., walk buffer
 // e*(LASSM_MAX_KMER_LEN + LASSM_MAX_WALK)... Results are written at the contig id, in the layout
 // of lassm.result.SideResult. Every lane of the end calls; loops are uniform over the lanes.
-void extend_end(int e, lanes_t lanes, __global const uchar *ctg_seqs, __global const long *ctg_off,
-                __global const long *depths, __global const uchar *rseqs, __global const uchar *rquals,
-                __global const long *roff, __global const long *rctg_off, __global const int *ends,
-                __global const long *ht_off, key_ptr keys, vote_ptr votes, __global uchar *exts,
-                __global uint *visited, __global uchar *wbufs, const int start_k,
-                __global uchar *walks, __global int *walk_len, __global int *final_k,
-                __global uchar *term, __global int *n_k, __global long *steps,
-                __global long *insertions, __global long *start_insertions) {
+//
+// Its arguments are the kernel's (faithful.cl, portable.cl) but the launch's n_ends: the inputs
+// (common.h), then the workspace, the start k and the results.
+#define LASSM_END_WORK                                                                             \
+    __global const long *ht_off, key_ptr keys, vote_ptr votes, __global uchar *exts,                \
+    __global uint *visited, __global uchar *wbufs, const int start_k, LASSM_END_RESULTS
+#define LASSM_END_NAMES \
+    LASSM_END_INPUT_NAMES, ht_off, keys, votes, exts, visited, wbufs, start_k, LASSM_END_RESULT_NAMES
+void extend_end(int e, lanes_t lanes, LASSM_END_INPUTS, LASSM_END_WORK) {
     const int lane = lane_id(lanes);
     const int width = lane_count(lanes);
 
@@ -155,25 +156,10 @@ void extend_end(int e, lanes_t lanes, __global const uchar *ctg_seqs, __global c
         code = (uchar)lanes_broadcast(lanes, (uint)code, 0);
         lanes_sync(lanes);
 
-        n_steps += wl;
-        last_term = code;
-        if (wl > best_len) {  // strictly longer: ties keep the earlier k
-            for (int t = lane; t < wl; t += width) best[t] = wbuf[k + t];
-            best_len = wl;
-            best_k = k;
-            best_term = code;
-        }
+        LASSM_KEEP_WALK(lane, width, wl, k, code, wbuf, best);
         if (k_shift(code, &shift)) break;
     }
-    if (lane == 0) {
-        walk_len[cid] = best_len;
-        final_k[cid] = best_k;
-        term[cid] = best_len == 0 ? last_term : best_term;
-        n_k[cid] = n_tried;
-        steps[cid] = n_steps;
-        insertions[cid] = n_ins;
-        start_insertions[cid] = start_ins;
-    }
+    if (lane == 0) LASSM_WRITE_END(cid, n_tried);
 }
 
 #endif  // LASSM_WALKS_H

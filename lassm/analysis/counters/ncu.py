@@ -91,10 +91,7 @@ def extend_command(dataset: str | os.PathLike, *, k: int, protocol: str, out: st
     python : str, optional
         Interpreter (default: the running one).
 
-    Returns
-    -------
-    list of str
-        The argument vector.
+    Returns the argument vector (a list of str).
     """
     return [python or sys.executable, "-m", "lassm.cli", "extend", str(dataset), "--backend", backend,
             "--k", str(int(k)), "--protocol", str(protocol), "--out", str(out)]
@@ -130,10 +127,7 @@ def build_command(target: Sequence[str], *, log_file: str | os.PathLike | None =
         ``--replay-mode`` (``application``: the whole target runs once per pass, so that a kernel
         writing much memory is not saved and restored at each of many launches).
 
-    Returns
-    -------
-    list of str
-        The argument vector.
+    Returns the argument vector (a list of str).
     """
     if not target:
         raise ValueError("no target command to profile")

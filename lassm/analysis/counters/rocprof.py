@@ -83,10 +83,7 @@ def build_command(target: Sequence[str], *, input_file: str | os.PathLike, out_d
     rocprof : str, optional
         Executable (default ``rocprofv3`` or ``rocprof``).
 
-    Returns
-    -------
-    list of str
-        The argument vector.
+    Returns the argument vector (a list of str).
     """
     if not target:
         raise ValueError("no target command to profile")

@@ -362,18 +362,8 @@ def write_sidecars(raw: str | Path, version_text: str, meta: dict) -> None:
 
 
 def read_meta(raw: str | Path) -> dict:
-    """The labels stored beside a raw CSV (empty when there is no sidecar).
-
-    Parameters
-    ----------
-    raw : str or pathlib.Path
-        The raw CSV.
-
-    Returns
-    -------
-    dict
-        The ``.meta.json`` content, or ``{}``.
-    """
+    """The labels stored beside the raw CSV ``raw``: its ``.meta.json`` content, or ``{}`` when
+    there is no sidecar."""
     _, mpath = sidecar_paths(raw)
     if not mpath.exists():
         return {}

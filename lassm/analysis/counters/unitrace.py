@@ -46,10 +46,7 @@ def build_command(target: Sequence[str], *, out_file: str | os.PathLike, group: 
     unitrace : str, default "unitrace"
         Executable.
 
-    Returns
-    -------
-    list of str
-        The argument vector.
+    Returns the argument vector (a list of str).
     """
     if not target:
         raise ValueError("no target command to profile")

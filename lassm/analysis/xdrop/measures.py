@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .. import metrics
+from .. import columns, metrics
 from ..derive import potential_speedups
 
 #: Backends of ``times.csv`` that compute on the CPU (the baselines of the speed-ups).
@@ -57,23 +57,23 @@ def gcups(times: pd.DataFrame) -> pd.DataFrame:
         Missing columns, values out of range, or two rows for one key.
     """
     key = ["machine", "dataset", "xdrop"] + (["scoring"] if "scoring" in times.columns else [])
-    metrics._require_columns(times, key + ["backend", "seconds", "wall_seconds", "cells"])
+    columns.require_columns(times, key + ["backend", "seconds", "wall_seconds", "cells"])
     out = times.copy()
     if out.empty:
         for col in ("gcups", "speedup_vs_seqan", "speedup_vs_cpu", "wall_speedup_vs_seqan"):
             out[col] = pd.Series(dtype="float64")
         return out
-    metrics._check(out, positive=["seconds", "wall_seconds"])
-    metrics._require_numeric(out, ["cells"])
-    metrics._require_range(out, "cells", 0.0, allow_nan=True)  # no cell count: no GCUPS, the speed-ups stand
+    columns.check(out, positive=["seconds", "wall_seconds"])
+    columns.require_numeric(out, ["cells"])
+    columns.require_range(out, "cells", 0.0, allow_nan=True)  # no cell count: no GCUPS, the speed-ups stand
     if out.duplicated(key + ["backend"]).any():
         raise ValueError(f"two rows for one {key + ['backend']}")
-    out["gcups"] = metrics._numeric(out, "cells") / metrics._numeric(out, "seconds") / 1e9
+    out["gcups"] = columns.numeric(out, "cells") / columns.numeric(out, "seconds") / 1e9
     for base, col, seconds in ((SEQAN, "speedup_vs_seqan", "seconds"), (ORACLE, "speedup_vs_cpu", "seconds"),
                                (SEQAN, "wall_speedup_vs_seqan", "wall_seconds")):
         ref = out.loc[out["backend"] == base, key + [seconds]].rename(columns={seconds: "_ref"})
         merged = out[key].merge(ref, on=key, how="left")
-        out[col] = merged["_ref"].to_numpy() / metrics._numeric(out, seconds).to_numpy()
+        out[col] = merged["_ref"].to_numpy() / columns.numeric(out, seconds).to_numpy()
     return out
 
 
@@ -110,7 +110,7 @@ def counter_metrics(counters: pd.DataFrame, ceilings: dict, times: pd.DataFrame 
     df = metrics.throughput(df)
     df = metrics.architectural_efficiency(df)
     df = metrics.predication_ratio(df)
-    df["warp_gips"] = df["gintops"] / metrics._numeric(df, "simd_width")
+    df["warp_gips"] = df["gintops"] / columns.numeric(df, "simd_width")
     if times is None or times.empty:
         return df
     bases = times.drop_duplicates("dataset")[["dataset", "bases"]].rename(columns={"bases": "ideal_bytes"})

@@ -28,6 +28,8 @@ from ...workloads.xdrop.result import Alignments
 LEFT, RIGHT = 0, 1
 #: The steps every X-drop kernel shares (``#include "xdrop_steps.h"``), CUDA's and OpenCL's alike.
 STEPS_HEADER = "xdrop/xdrop_steps.h"
+#: LOGAN's block per direction, the one body of ``cuda/xdrop.cu`` and ``opencl/xdrop.cl``.
+BLOCK_HEADER = "xdrop/xdrop_block.h"
 #: Work-items (threads) per task by default: LOGAN gives a block 128 threads for X = 100.
 DEFAULT_GROUP = 128
 #: Lanes per task the CUDA lanes kernel builds for (``XDROP_LANES``); 0 names LOGAN's block layout.
@@ -118,7 +120,7 @@ def batches(t: Tasks, max_bytes: int) -> list[tuple[int, int]]:
 
 
 def include_options() -> tuple[str, ...]:
-    """``-I`` of the shared header's folder, and its digest as an unused ``-D``: the compilers see
+    """``-I`` of the shared headers' folder, and their digest as an unused ``-D``: the compilers see
     a kernel as a string, and CuPy's, pyopencl's and the driver's caches key on the source and
     the options alone, so a changed header must change the options to be built again."""
     import hashlib
@@ -126,7 +128,7 @@ def include_options() -> tuple[str, ...]:
     from ...paths import kernel_source
 
     header = kernel_source(STEPS_HEADER)
-    digest = hashlib.sha256(header.read_bytes()).hexdigest()[:16]
+    digest = hashlib.sha256(header.read_bytes() + kernel_source(BLOCK_HEADER).read_bytes()).hexdigest()[:16]
     folder = str(header.parent)
     return (f'-I"{folder}"' if any(c.isspace() for c in folder) else f"-I{folder}", f"-DXDROP_STEPS_SHA256={digest}")
 

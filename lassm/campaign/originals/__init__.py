@@ -13,7 +13,6 @@ the campaign goes on.
 from __future__ import annotations
 
 import contextlib
-import sys
 import tempfile
 import threading
 import time
@@ -21,14 +20,16 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
 
-from ..outcome import PartOutcome
+from ...runs.account import PART_ACCOUNTS
+from ..outcome import PartOutcome, print_report
+from ..part import Ask, How, LeftOut, Part, Where, Work
 from . import build, sources
 from .sources import SOURCES, SourceUnavailable
 
 #: Timed whole runs of each program per dataset (ht_loc) and per X (LOGAN), after one untimed run.
 HT_LOC_REPEATS, LOGAN_REPEATS = 3, 1
 #: The part's account in the machine's folder: plan, rows, steps, lacks, provenance.
-ACCOUNT_FILE = "originals.json"
+ACCOUNT_FILE = PART_ACCOUNTS["originals"]
 
 
 @dataclass(frozen=True)
@@ -324,13 +325,73 @@ def _write_account(machine: str, plan: OriginalsPlan, out: OriginalsOutcome, sha
 
 def report(outcome: OriginalsOutcome) -> None:
     """One line per program and input, then the files (standard error)."""
-    for r in outcome.rows:
+    def line(r: dict) -> str:
         where = r["dataset"] + (f" X={r['xdrop']}" if "xdrop" in r else "")
         whole = f"{r['whole_seconds']:.3f} s" if isinstance(r.get("whole_seconds"), float) else "-"
-        print(f"{where:28s} {r.get('program', ''):24s} {whole:>10s}  {r['status']}", file=sys.stderr)
-    for key, path in outcome.files.items():
-        print(f"{key}: {path}", file=sys.stderr)
+        return f"{where:28s} {r.get('program', ''):24s} {whole:>10s}  {r['status']}"
+
+    print_report(map(line, outcome.rows), outcome.files)
 
 
-__all__ = ["build_behind", "ACCOUNT_FILE", "LABELS", "OriginalsOutcome", "OriginalsPlan", "ROWS_PER_ITEM", "blocked", "describe",
+class OriginalsPart(Part):
+    """The original programs beside ours, as the last part of ``lassm run`` (:mod:`lassm.campaign.part`):
+    on the inputs the kernels' parts planned."""
+
+    key, label, account = "originals", "the original programs", ACCOUNT_FILE
+
+    def needs(self, ask: Ask, planned: dict) -> LeftOut | None:
+        if not ask.originals:
+            return LeftOut("left out (--no-originals)")
+        if not planned:
+            return LeftOut("left out: no kernel's part runs")
+        why = blocked()
+        if why:
+            return LeftOut("cannot run here: " + "; ".join(line.split("not run: ", 1)[-1] for line in why), tuple(why))
+        return None
+
+    def plan(self, ask: Ask, planned: dict) -> OriginalsPlan:
+        """ht_loc on the local-assembly datasets (those it has, unless named), LOGAN on LOGAN's set
+        (else the largest X-drop set, unless named), HeCBench on the suite's kernels."""
+        from . import ht_loc, logan
+
+        la, xd, su = planned.get("local-assembly"), planned.get("xdrop"), planned.get("suite")
+        chosen = la.datasets if la is not None and ask.datasets_of(xdrop=False) else tuple(
+            d for d in (la.datasets if la is not None else ()) if d in ht_loc.DATASETS)
+        target = None
+        if xd is not None:
+            target = logan.DATASET if logan.DATASET in xd.datasets and not ask.datasets_of(xdrop=True) else (
+                max(xd.datasets, key=lambda d: xd.sizes.get(d, 0)) if xd.datasets else None)
+        return OriginalsPlan(ht_loc_datasets=tuple(chosen), logan_dataset=target,
+                             xdrops=xd.xdrops if xd is not None else (), profile=ask.profile and not ask.quick,
+                             folder=ask.originals_folder, suite_kernels=su.kernels if su is not None else ())
+
+    def describe(self, plan: OriginalsPlan) -> str:
+        return describe(plan)
+
+    def backends(self, plan: OriginalsPlan) -> tuple[str, ...]:
+        return ("cuda",)
+
+    def work(self, plan: OriginalsPlan, where: Where) -> Work:
+        """The rows (one per program and input) not recorded at ``where.sha``."""
+        from .hecbench import PROGRAMS
+
+        left = todo(plan, where.folder, where.sha, where.force)
+        total = (2 * len(plan.ht_loc_datasets) + (2 * len(plan.xdrops) if plan.logan_dataset else 0)
+                 + len([k for k in plan.suite_kernels if k in PROGRAMS]))
+        rows = sum(ROWS_PER_ITEM[key] * len(items) for key, items in left.items())
+        return Work(rows, total, float(rows))
+
+    def behind(self, plan: OriginalsPlan) -> threading.Thread:
+        return build_behind(plan)
+
+    def run(self, plan: OriginalsPlan, how: How) -> OriginalsOutcome:
+        return run_originals(plan, machine=how.machine, force=how.force, say=how.say, progress=how.progress)
+
+    def report(self, outcome: OriginalsOutcome, say) -> None:
+        report(outcome)
+        for line in outcome.lacks:
+            say(f"  {line}")
+
+
+__all__ = ["OriginalsPart", "build_behind", "ACCOUNT_FILE", "LABELS", "OriginalsOutcome", "OriginalsPlan", "ROWS_PER_ITEM", "blocked", "describe",
            "report", "run_originals", "tables_of", "todo"]

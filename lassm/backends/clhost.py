@@ -1,0 +1,316 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The one host of the OpenCL C kernels: what pyopencl (:mod:`.opencl`) and dpctl (:mod:`.sycl`) do alike, once.
+
+Why: the two hosts repeated the memory budget, the launch loops, the wait, the copy back, the
+vote and the docs of their parameters. Each now keeps only what its runtime differs in: how it
+finds a device, builds a program, and allocates, launches and times (a :class:`Runtime`), and
+its lanes' knob (pyopencl's work-group ``team``, dpctl's ``subgroup``). The plan of launches is
+:mod:`.clplan`'s.
+
+The parameters every host's ``extend_side`` shares, in the registry's order (:class:`Side`,
+:class:`Choices`):
+
+ctg_seqs, ctg_off : oriented contig bases (uint8) and int64 offsets.
+depths : float64 contig depths (the kernel uses ``int(depth)``).
+reads : the side's :class:`~lassm.workloads.local_assembly.dataset.Reads`.
+run_mask : bool per contig; the others keep an empty walk (bin 0 is not launched).
+params : start k, walk limit, quality offset.
+protocol : collision protocol of the table inserts, one of the host's ``PROTOCOLS``.
+max_bytes : device bytes the table workspace of one launch may use (default: a share,
+    :data:`MEMORY_FRACTION`, of the device memory); small values force slicing.
+bin_counts : read count per contig that picks its bin and table size; MetaHipMer uses the larger
+    side's count. Default: this side's count.
+fp64 : vote in double precision (None: when the device has fp64) or in exact integers.
+key_bits : 64 (CAS on 64-bit keys) or 32; None: 64 where the device has 64-bit atomics.
+
+The result's ``kernel_seconds`` sums the launches' profiled times (the wall clock where the
+queue cannot profile); its ``extra`` records device, driver, lanes, protocol, build options and
+launches.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..workloads.local_assembly import config
+from ..workloads.local_assembly.result import SideResult
+from . import clplan, launch
+
+#: Share of the device's global memory one extend_side call may use by default.
+MEMORY_FRACTION = 0.25
+
+
+@dataclass(frozen=True)
+class Side:
+    """The arrays of one side and the run parameters (the module's parameters)."""
+
+    ctg_seqs: np.ndarray
+    ctg_off: np.ndarray
+    depths: np.ndarray
+    reads: Any
+    run_mask: np.ndarray
+    params: config.Params
+    bin_counts: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class Choices:
+    """What a caller chooses of a build besides its lanes (the module's parameters)."""
+
+    protocol: str
+    max_bytes: int | None = None
+    fp64: bool | None = None
+    key_bits: int | None = None
+
+
+class Runtime:
+    """What an OpenCL C host differs in: its device's facts, its buffers, its launches, its clock.
+    A host's chosen device is one (``_Device`` in :mod:`.opencl` and :mod:`.sycl`)."""
+
+    #: ``extra["backend"]``.
+    backend = ""
+    #: ``extra["timer"]``: what times the launches.
+    timer = "event profiling"
+    #: 64-bit atomics; fp64.
+    key64: bool
+    fp64: bool
+
+    @property
+    def name(self) -> str:
+        """The device's name and where it answers."""
+        raise NotImplementedError
+
+    @property
+    def driver(self) -> str:
+        return str(self.device.driver_version)
+
+    def memory(self) -> tuple[int, int]:
+        """(global memory, the largest allocation), bytes."""
+        return int(self.device.global_mem_size), int(self.device.max_mem_alloc_size)
+
+    @property
+    def profiling(self) -> bool:
+        """Whether launch events carry profiled times."""
+        return True
+
+    def upload(self, arr: np.ndarray) -> Any:
+        """A device copy of ``arr`` (at least one byte, so that empty arrays have a buffer)."""
+        raise NotImplementedError
+
+    def alloc(self, nbytes: int) -> Any:
+        """A device buffer of ``nbytes`` (at least one)."""
+        raise NotImplementedError
+
+    def size(self, buf: Any) -> int:
+        """A buffer's bytes."""
+        return int(buf.nbytes)
+
+    def int32(self, value: int) -> Any:
+        """A 32-bit integer kernel argument."""
+        return np.int32(value)
+
+    def launch(self, kernel: Any, args: list, gsize: int, lsize: int) -> Any:
+        """Enqueues ``kernel`` on ``args`` over ``gsize`` work-items in groups of ``lsize``; its event."""
+        raise NotImplementedError
+
+    def zero(self, buf: Any, nbytes: int) -> None:
+        """Zeroes the first ``nbytes`` of ``buf``, in queue order."""
+        raise NotImplementedError
+
+    def wait(self) -> None:
+        """Waits for the queue."""
+        raise NotImplementedError
+
+    def download(self, buf: Any, arr: np.ndarray) -> None:
+        """Copies ``buf`` back into ``arr`` (nothing for an empty array)."""
+        raise NotImplementedError
+
+    def event_seconds(self, event: Any) -> float:
+        """A launch's profiled time."""
+        raise NotImplementedError
+
+
+def budget(rt: Runtime, max_bytes: int | None) -> int:
+    """``max_bytes``, else :data:`MEMORY_FRACTION` of the device memory (at most one allocation)."""
+    if max_bytes is not None:
+        return int(max_bytes)
+    memory, most = rt.memory()
+    return int(min(memory * MEMORY_FRACTION, most))
+
+
+def extra(rt: Runtime, lanes: dict, choices: Choices, key_bits: int, use_fp64: bool, options, build_seconds: float,
+          budget_bytes: int) -> dict:
+    """A result's ``extra`` before its launches: device, driver, ``lanes`` (the runtime's version
+    and the lane widths, as the host names them), protocol, keys, vote, build and budget."""
+    return {"backend": rt.backend, "device": rt.name, "driver": rt.driver, **lanes, "protocol": choices.protocol,
+            "key_bits": key_bits, "fp64": use_fp64, "options": list(options), "build_seconds": build_seconds,
+            "budget_bytes": budget_bytes, "launches": [], "mem_high_water_bytes": 0}
+
+
+def extend_bins(rt: Runtime, side: Side, choices: Choices, build: Callable, lanes: Callable) -> SideResult:
+    """One side through a protocol of ``ht_insert`` (bins by read count, sliced: :func:`clplan.plan`).
+
+    ``build(key64, fp64)`` gives the host's ``(options, kernel, width)`` of the variant (``width``:
+    lanes per contig end); ``lanes(width)`` the result's ``extra`` entries of the runtime and its
+    lanes, and ``(contig ends per work-group, width)``."""
+    use_fp64 = clplan.choose_fp64(rt.fp64, choices.fp64, rt.name)
+    key64 = clplan.choose_key64(rt.key64, choices.key_bits, len(side.reads.seqs), rt.name)
+    out = SideResult.empty(len(side.ctg_off) - 1, int(side.params.max_walk))
+    t0 = time.perf_counter()
+    options, kernel, width = build(key64, use_fp64)
+    build_seconds = time.perf_counter() - t0
+    key_bytes = 8 if key64 else 4
+    room = budget(rt, choices.max_bytes)
+    plan = clplan.plan(side.reads, side.run_mask, side.bin_counts, int(side.params.max_walk), key_bytes, room)
+    named, group = lanes(width)
+    out.extra = extra(rt, named, choices, 8 * key_bytes, use_fp64, options, build_seconds, room)
+    if not plan.launches:
+        return out
+    return run_bins(rt, kernel, side, out, plan, key_bytes, group)
+
+
+def extend_fast(rt: Runtime, side: Side, choices: Choices, widths: tuple[int, int | None], build: Callable,
+                lanes: dict) -> SideResult:
+    """One side (or both, stacked) through ``fast``: every end at once in work order
+    (:func:`clplan.fast_plan`), ``widths`` = (team, the wide teams' width; None: none);
+    ``build(width, fp64)`` gives the host's ``(options, kernel)``; ``lanes``, the ``extra`` entries
+    of the runtime and its lanes."""
+    clplan.check_fast(rt.key64, choices.key_bits, int(side.params.max_walk), rt.name)
+    use_fp64 = clplan.choose_fp64(rt.fp64, choices.fp64, rt.name)
+    out = SideResult.empty(len(side.ctg_off) - 1, int(side.params.max_walk))
+    room = budget(rt, choices.max_bytes)
+    team, block = widths
+    plan = clplan.fast_plan(side.reads, side.run_mask, side.bin_counts, room,
+                            wide_teams=block is not None and block != team)
+    wanted = sorted({team} | ({block} if any(wide for _, wide in plan.slices) else set()))
+    t0 = time.perf_counter()
+    built = {w: build(w, use_fp64) for w in wanted}
+    out.extra = extra(rt, lanes, choices, 64, use_fp64, built[team][0], time.perf_counter() - t0, room)
+    if not plan.slices:
+        return out
+    return run_fast(rt, {w: kernel for w, (_o, kernel) in built.items()}, side, out, plan, widths)
+
+
+def run_bins(rt: Runtime, kernel: Any, side: Side, out: SideResult, plan: clplan.Plan, key_bytes: int,
+             group: tuple[int, int]) -> SideResult:
+    """Every launch of ``plan`` (bins by read count, sliced), ``group`` = (contig ends per
+    work-group, lanes per end), on one workspace sized for the largest launch: the queue is in order."""
+    max_walk = int(side.params.max_walk)
+    inputs = [rt.upload(a) for a in clplan.input_arrays(side.ctg_seqs, side.ctg_off, side.depths, side.reads)]
+    results = clplan.output_arrays(out)
+    outputs = [rt.upload(a) for a in results]
+    scratch = [rt.alloc(max(nb, 1)) for nb in plan.scratch_bytes(key_bytes, max_walk)]
+    resident = sum(rt.size(b) for b in inputs + outputs + scratch)
+    events, alive = [], []
+    t0 = time.perf_counter()
+    for label, idx, number in plan.launches:
+        ends = [rt.upload(a) for a in plan.ends(idx)]
+        alive.append(ends)  # alive until the queue has run
+        (blocks,), (threads,) = launch.geometry(len(idx), *group)
+        args = [*inputs, ends[0], rt.int32(len(idx)), ends[1], *scratch, rt.int32(int(side.params.k)), *outputs]
+        events.append(rt.launch(kernel, args, blocks * threads, threads))
+        out.extra["launches"].append({"bin": label, "slice": number, "contigs": int(len(idx)),
+                                      "slots": int(plan.slots[idx].sum()), "bytes": int(plan.nbytes[idx].sum()),
+                                      "global": blocks * threads, "local": threads})
+    return finish(rt, out, t0, events, results, outputs, resident)
+
+
+def run_fast(rt: Runtime, kernels: dict[int, Any], side: Side, out: SideResult, plan: clplan.FastPlan,
+             widths: tuple[int, int | None]) -> SideResult:
+    """Every slice of ``fast``'s plan: the keys zeroed (epoch 0: every slot empty), then one launch
+    of ``kernels[block]``-wide teams for the slice's heaviest ends and one of ``kernels[team]``-wide
+    teams for the others, ``widths`` = (team, block; None: no wide teams and no ``block_teams``
+    in the launch records)."""
+    team, block = widths
+    host_in = clplan.input_arrays(side.ctg_seqs, side.ctg_off, side.depths, side.reads)
+    host_in[3] = clplan.padded_reads(side.reads)  # fast's word loads run past a k-mer's end
+    inputs = [rt.upload(a) for a in host_in]
+    results = clplan.output_arrays(out)
+    outputs = [rt.upload(a) for a in results]
+    slots = plan.most_slots()
+    keys, votes = rt.alloc(max(8 * slots, 8)), rt.alloc(max(32 * slots, 32))
+    events, alive = [], []
+    t0 = time.perf_counter()
+    for number, (idx, n_wide) in enumerate(plan.slices):
+        ends = [rt.upload(a) for a in plan.ends(idx)]
+        alive.append(ends)  # alive until the queue has run
+        rt.zero(keys, 8 * max(int(plan.slots[idx].sum()), 1))
+        for first, stop, width in ((0, n_wide, block), (n_wide, len(idx), team)):
+            if stop <= first:
+                continue
+            args = [*inputs, ends[0], rt.int32(stop), rt.int32(first), ends[1], keys, votes,
+                    rt.int32(int(side.params.k)), *outputs]
+            events.append(rt.launch(kernels[width], args, (stop - first) * width, width))
+            record = {"bin": "all", "slice": number, "contigs": stop - first,
+                      "block_teams": stop - first if first < n_wide else 0,
+                      "slots": int(plan.slots[idx[first:stop]].sum()),
+                      "bytes": int(plan.nbytes[idx[first:stop]].sum()),
+                      "global": (stop - first) * width, "local": width}
+            if block is None:
+                del record["block_teams"]
+            out.extra["launches"].append(record)
+    return finish(rt, out, t0, events, results, outputs, sum(rt.size(b) for b in inputs + outputs + [keys, votes]))
+
+
+def finish(rt: Runtime, out: SideResult, t0: float, events: list, results: list, outputs: list,
+           resident: int) -> SideResult:
+    """Waits for the queue, copies the outputs back into ``out`` and records each launch's
+    profiled time (the wall time since ``t0`` where the queue cannot profile) and the device
+    bytes in use (``resident``)."""
+    rt.wait()
+    wall = time.perf_counter() - t0
+    for arr, buf in zip(results, outputs):
+        rt.download(buf, arr)
+    rt.wait()
+    if rt.profiling:
+        for rec, ev in zip(out.extra["launches"], events):
+            rec["seconds"] = rt.event_seconds(ev)
+        out.kernel_seconds = float(sum(rec["seconds"] for rec in out.extra["launches"]))
+        out.extra["timer"] = rt.timer
+    else:
+        out.kernel_seconds, out.extra["timer"] = wall, "wall clock"
+    out.extra.update(wall_seconds=wall, mem_high_water_bytes=int(resident))
+    return out
+
+
+def vote(rt: Runtime, votes: np.ndarray, depths: np.ndarray, fp64: bool | None, build: tuple) -> np.ndarray:
+    """The kernel's ``set_ext`` on many vote vectors, so that the vote can be checked on its own.
+
+    Parameters
+    ----------
+    rt : the host's device.
+    votes : uint32, ``(n, 8)``: votes of A C G T (q >= MIN_QUAL), then high-quality votes.
+    depths : int64, ``n``: ``int(depth)`` of each.
+    fp64 : double-precision vote (None: when the device has fp64) or the exact integer one.
+    build : the host's ``(build_options, its default lanes' knob, kernel_of)``, ``kernel_of(options)``
+        giving the ``set_ext_kernel`` of a test build.
+
+    Returns
+    -------
+    uint8 array of extensions: a base, ``X`` or ``F``.
+    """
+    build_options, lanes, kernel_of = build
+    votes = np.ascontiguousarray(votes, dtype=np.uint32).reshape(-1, 8)
+    depths = np.ascontiguousarray(depths, dtype=np.int64)
+    if len(depths) != len(votes):
+        raise ValueError(f"{len(votes)} vote vectors but {len(depths)} depths")
+    use_fp64 = clplan.choose_fp64(rt.fp64, fp64, rt.name)
+    kernel = kernel_of(build_options(clplan.DEFAULT_PROTOCOL, lanes, False, use_fp64, config.DEFAULT_MAX_WALK,
+                                     config.DEFAULT_QUAL_OFFSET, test_kernels=True))
+    out = np.zeros(len(votes), dtype=np.uint8)
+    if len(votes):
+        bufs = [rt.upload(votes.reshape(-1)), rt.upload(depths), rt.upload(out)]
+        local = 64
+        rt.launch(kernel, bufs + [rt.int32(len(votes))], launch.ceil_div(len(votes), local) * local, local)
+        rt.wait()
+        rt.download(bufs[2], out)
+        rt.wait()
+    return out
+
+
+__all__ = ["MEMORY_FRACTION", "Choices", "Runtime", "Side", "budget", "extend_bins", "extend_fast", "extra", "finish",
+           "run_bins", "run_fast", "vote"]

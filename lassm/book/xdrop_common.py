@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""What the X-drop chapter's two modules (:mod:`.xdrop`, :mod:`.xdrop_lanes`) read alike: the times, the kernel's device, the missing value's word.
+
+Why apart: the layouts' section (:mod:`.xdrop_lanes`) and the rest of the chapter both read
+``times.csv`` and print numbers the same way; neither may import the other's module whole
+(the chapter's facts gather the layouts' facts), so what both need sits here.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from ..analysis.xdrop import measures, records
+
+#: The GPU backends of ``times.csv`` (the rows a speed-up is reported for).
+GPU_BACKENDS = ("cuda", "opencl")
+#: What the sentences say where the records lack a value.
+NOT_MEASURED = "not measured"
+
+
+def times(machine: str) -> pd.DataFrame:
+    """``times.csv`` of ``machine`` with GCUPS and the speed-ups (empty where there is none)."""
+    return measures.gcups(records.load(machine, "times"))
+
+
+def fmt(value, fmt: str) -> str:
+    """``value`` formatted, or :data:`NOT_MEASURED` where there is none."""
+    return NOT_MEASURED if value is None or pd.isna(value) else f"{value:{fmt}}"
+
+
+def kernel_device(t: pd.DataFrame) -> str | None:
+    """The device that ran our GPU kernel in ``times`` rows: CUDA's, else the first GPU backend's,
+    without its runtime's tag (the CPU rows of SeqAn and the oracle name the host instead)."""
+    from .machines import device_label
+
+    for backends in (("cuda",), GPU_BACKENDS):
+        rows = t[t["backend"].isin(backends)] if len(t) else t
+        if len(rows):
+            return device_label(rows["device"].iloc[0])
+    return None
+
+
+__all__ = ["GPU_BACKENDS", "NOT_MEASURED", "fmt", "kernel_device", "times"]

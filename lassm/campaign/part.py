@@ -1,0 +1,175 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""What ``lassm run`` asks of each of its parts: one small interface, so that the main job is a loop.
+
+Why: the four parts (local assembly, X-drop, Jin and Vetter's kernels, the original programs)
+were planned, described, estimated, run and accounted through four calls of different shapes,
+with the same ``if key == ...`` choice written out at each step. Each part is now a
+:class:`Part` that answers the same six questions, and :data:`lassm.campaign.whole.PARTS` lists
+them in run order: a fifth kernel family is one module with one :class:`Part` and one line there.
+"""
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from ..runs.account import status_kind
+
+
+@dataclasses.dataclass(frozen=True)
+class Ask:
+    """``lassm run``'s options, as every part reads them; None where an option was not given.
+
+    ``datasets`` go to the part whose kind each name is (``xdrop-*`` to X-drop, the others to
+    local assembly: :meth:`datasets_of`); ``backends`` keeps, in each part, the names it has
+    (:meth:`backends_among`); ``dry`` is ``--dry-run``."""
+
+    quick: bool = False
+    backends: Sequence[str] | None = None
+    datasets: Sequence[str] | None = None
+    protocols: Sequence[str] | None = None
+    ks: Sequence[int] | None = None
+    xdrops: Sequence[int] | None = None
+    repeats: int | None = None
+    warmup: int | None = None
+    profile: bool = True
+    ceilings: bool = True
+    originals: bool = True
+    originals_folder: str | None = None
+    all_counters: bool = False
+    dry: bool = False
+
+    def datasets_of(self, xdrop: bool) -> list[str] | None:
+        """``--datasets``' X-drop sets (``xdrop``) or local-assembly datasets; None where none were named."""
+        if not self.datasets:
+            return None
+        return [d for d in self.datasets if d.startswith("xdrop-") == xdrop]
+
+    def backends_among(self, names: Iterable[str]) -> list[str] | None:
+        """``--backends``' names that are among ``names`` (a part's backends); None where none were named."""
+        if self.backends is None:
+            return None
+        have = set(names)
+        return [b for b in self.backends if b in have]
+
+
+@dataclasses.dataclass(frozen=True)
+class How:
+    """How the planned parts run: ``lassm run``'s options after the plan.
+
+    ``machine`` is ``--machine`` (one folder for everything); ``notebooks`` and ``cluster`` run the
+    local-assembly points another way; ``lacks`` are lines every local-assembly account adds (why
+    the original programs cannot run here)."""
+
+    machine: str | None = None
+    force: bool = False
+    progress: bool = True
+    notebooks: bool = False
+    cluster: str | None = None
+    lacks: tuple[str, ...] = ()
+
+    def say(self, text: str) -> None:
+        """One line on standard error, where ``progress``."""
+        if self.progress:
+            print(text, file=sys.stderr, flush=True)
+
+
+@dataclasses.dataclass(frozen=True)
+class LeftOut:
+    """Why a part does not run (its one line in ``--dry-run`` and ``runs.json``), and lines for
+    the local-assembly account's ``lacks``."""
+
+    reason: str
+    lacks: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class Work:
+    """What a run of one part would measure: its points, of the plan's total, and their units of work."""
+
+    points: int
+    total: int
+    units: float
+
+
+@dataclasses.dataclass(frozen=True)
+class Where:
+    """Where an estimated run would write, as :meth:`Part.work` reads it: ``folder`` (the run's),
+    ``sha`` (the commit it records at), ``force`` and ``--machine``."""
+
+    folder: str
+    sha: str
+    force: bool = False
+    machine: str | None = None
+
+
+class Part:
+    """One part of ``lassm run``. A subclass sets :attr:`key`, :attr:`label` and :attr:`account`
+    and answers, in order: what it needs (:meth:`needs`), its plan (:meth:`plan`,
+    :meth:`describe`, :meth:`backends`), its estimate (:meth:`work`), running it (:meth:`run`,
+    :meth:`report`) and its entry in the whole run's account (:meth:`entry`)."""
+
+    #: Its name on the command line (``--kernel``) and in ``runs.json``.
+    key: str = ""
+    #: Its heading in ``--dry-run`` and the progress lines.
+    label: str = ""
+    #: Its own account file, relative to the machine's folder (:data:`lassm.runs.account.PART_ACCOUNTS`).
+    account: str = ""
+
+    def needs(self, ask: Ask, planned: dict[str, Any]) -> LeftOut | None:
+        """Why the options (or this machine) leave the part out before it is planned, else None.
+        ``planned``: the plans of the parts before it, by key."""
+        return None
+
+    def plan(self, ask: Ask, planned: dict[str, Any]) -> Any:
+        """The part's plan, or a :class:`LeftOut` where it comes out empty (no backend here)."""
+        raise NotImplementedError
+
+    def describe(self, plan: Any) -> str:
+        """The plan's block in ``--dry-run``."""
+        raise NotImplementedError
+
+    def backends(self, plan: Any) -> tuple[str, ...]:
+        """The backends the plan runs: they name the machine folders the run writes
+        (:func:`lassm.runs.folders.machine_folders`)."""
+        return tuple(getattr(plan, "backends", ()))
+
+    def work(self, plan: Any, where: Where) -> Work:
+        """What a run would measure now (what is recorded is skipped), for ``--dry-run``'s estimate."""
+        raise NotImplementedError
+
+    def units(self, row: dict, plan: dict) -> float:
+        """The units of work of a row of the part's account (``plan``: that entry's plan): 1 a point."""
+        return 1.0
+
+    @staticmethod
+    def priced(row: dict) -> bool:
+        """A row whose point took the run's time: timed (ok or differing) or refused by the device."""
+        return status_kind(row) in ("timed", "refused")
+
+    def entry_units(self, entry: dict) -> float:
+        """The units of work an entry of the part's account measured (its rows that took time)."""
+        plan = entry.get("plan") or {}
+        return sum(self.units(r, plan) for r in entry.get("rows") or [] if self.priced(r))
+
+    def behind(self, plan: Any) -> Any:
+        """Work to start in the background while the part before it runs (a thread, joined before
+        this part runs), or None."""
+        return None
+
+    def run(self, plan: Any, how: How) -> Any:
+        """Runs the plan; returns its outcome (``rows`` with a ``status`` each, ``failed``)."""
+        raise NotImplementedError
+
+    def report(self, outcome: Any, say: Callable[[str], None]) -> None:
+        """The outcome's table after the run."""
+
+    def entry(self, outcome: Any, seconds: float) -> dict:
+        """The part's entry in the whole run's ``runs.json``: its seconds and its rows' counts."""
+        from .runs_account import counts
+
+        return {"seconds": round(float(seconds), 3), **counts(outcome)}
+
+
+__all__ = ["Ask", "How", "LeftOut", "Part", "Where", "Work"]
