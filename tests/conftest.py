@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -38,6 +41,7 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
+    _note_modules_that_share_a_fixture(config, items)
     gpu_items = [item for item in items if item.get_closest_marker("gpu")]
     if not gpu_items:
         return
@@ -48,6 +52,87 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+# --- several workers (pytest-xdist: `make test` runs -n auto) ------------------------------------
+#
+# The tests are dealt to the workers one by one, except those of a module that sets up a fixture
+# of its own once for the module (a dataset, a cluster, a built pipeline, the one-node Slurm):
+# split across workers, each worker would set it up again, so such a module goes to one worker
+# whole. The workers find those modules as they collect and write them to a folder the run shares
+# (the controller names it to them); the controller's scheduler reads it once every worker has
+# collected. (pytest-xdist's own ``--dist loadgroup`` renames test ids, which pytest 9.2's ids no
+# longer allow; the scheduler below needs no rename.)
+
+_SHARED_KEY = "lassm_run_folder"
+#: The run's shared folder, on the controller (made when the first worker is configured).
+_CONTROLLER_FOLDER: Path | None = None
+_GROUPED = "modules-sharing-a-fixture.txt"
+
+
+def _shared_folder(config) -> Path | None:
+    """The folder this run's controller and workers share; None without pytest-xdist."""
+    if hasattr(config, "workerinput"):
+        return Path(config.workerinput[_SHARED_KEY])
+    return _CONTROLLER_FOLDER
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    global _CONTROLLER_FOLDER
+    if _CONTROLLER_FOLDER is None:
+        _CONTROLLER_FOLDER = Path(tempfile.mkdtemp(prefix="lassm-tests-"))
+    node.workerinput[_SHARED_KEY] = str(_CONTROLLER_FOLDER)
+
+
+def pytest_unconfigure(config):
+    if _CONTROLLER_FOLDER is not None and not hasattr(config, "workerinput"):
+        shutil.rmtree(_CONTROLLER_FOLDER, ignore_errors=True)
+
+
+def _note_modules_that_share_a_fixture(config, items) -> None:
+    """On a worker: the modules whose tests use a module- or class-scoped fixture the module
+    defines itself, one per line, into the run's folder (every worker writes the same lines)."""
+    folder = _shared_folder(config)
+    if folder is None or not hasattr(config, "workerinput"):
+        return
+    shared = set()
+    for item in items:
+        module = item.nodeid.split("::")[0]
+        info = getattr(item, "_fixtureinfo", None)
+        for defs in (info.name2fixturedefs.values() if info else ()):
+            if any(d.scope in ("module", "class") and d.baseid == module for d in defs):
+                shared.add(module)
+    from lassm.atomic import atomic_path
+
+    with atomic_path(folder / _GROUPED) as tmp:
+        tmp.write_text("".join(f"{m}\n" for m in sorted(shared)), encoding="utf-8")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``-n`` with ``--dist load`` (its default) or ``loadgroup``: one test a unit, a module that
+    shares a fixture one unit (largest units first); another ``--dist`` gets pytest-xdist's own."""
+    if config.getoption("dist") not in ("load", "loadgroup"):
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModulesThatShare(LoadScopeScheduling):
+        grouped: set[str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self.grouped is None:  # read once every worker has collected (scheduling starts then)
+                path = _CONTROLLER_FOLDER / _GROUPED if _CONTROLLER_FOLDER else None
+                self.grouped = set(path.read_text(encoding="utf-8").split()) if path and path.is_file() else set()
+            module = nodeid.split("::")[0]
+            return module if module in self.grouped else nodeid
+
+    return ModulesThatShare(config, log)
+
+
+@pytest.fixture(scope="session")
+def run_folder(request, tmp_path_factory) -> Path:
+    """A folder every worker of this run shares, and no other run (without pytest-xdist, one in
+    the session's own temporary folder)."""
+    return _shared_folder(request.config) or tmp_path_factory.mktemp("run")
 # --- what ran where (lassm.book.ran_where): evidence the book's table reads ---------------------
 
 _RAN: dict[tuple[str, str], set[str]] = {}
@@ -81,9 +166,13 @@ def pytest_sessionfinish(session, exitstatus):
     """Adds this session's evidence to the notes file (a partial run adds to a whole one's)."""
     if not _RAN:
         return
+    from lassm.atomic import locked
     from lassm.book import ran_where as rw
 
-    merged = rw.from_tests()
-    for key, tests in _RAN.items():
-        merged.setdefault(key, set()).update(tests)
-    rw.write_notes(merged)
+    notes = rw.notes_file()
+    notes.parent.mkdir(parents=True, exist_ok=True)
+    with locked(notes):  # the workers of one run end together: each adds its evidence in turn
+        merged = rw.from_tests()
+        for key, tests in _RAN.items():
+            merged.setdefault(key, set()).update(tests)
+        rw.write_notes(merged)
