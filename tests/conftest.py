@@ -9,6 +9,7 @@ they import nothing GPU-specific there; this hook is the safety net.)
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import shutil
 import tempfile
@@ -133,6 +134,46 @@ def run_folder(request, tmp_path_factory) -> Path:
     """A folder every worker of this run shares, and no other run (without pytest-xdist, one in
     the session's own temporary folder)."""
     return _shared_folder(request.config) or tmp_path_factory.mktemp("run")
+@pytest.fixture(scope="session")
+def nvrtc_once(run_folder):
+    """NVRTC's compile (``lassm.backends.nvrtc._compile``) that compiles each source and options
+    once per run, whichever worker asks first: the image and the log are kept in the run's folder
+    under a digest of what was compiled, written whole (a rename) under a lock, so that a second
+    worker asking meanwhile waits and reads them. A compile that fails is never kept: each caller
+    gets NVRTC's own error. The compile tests and the PTX digests build the same programs (every
+    architecture and protocol); NVRTC is deterministic, so each assertion sees NVRTC's output."""
+    from lassm.atomic import atomic_path, locked
+    from lassm.backends import nvrtc
+
+    compile_ = nvrtc._compile
+    folder = run_folder / "nvrtc"
+    folder.mkdir(exist_ok=True)
+
+    def once(source: str, options, name: str, what: str) -> tuple[bytes, str]:
+        key = hashlib.sha256(repr((what, name, tuple(options), source)).encode()).hexdigest()[:32]
+        image, log = folder / f"{key}.{what.lower()}", folder / f"{key}.log"
+        with locked(image):
+            if not image.is_file():
+                made, text = compile_(source, options, name, what)
+                with atomic_path(log) as tmp:
+                    tmp.write_text(text, encoding="utf-8")
+                with atomic_path(image) as tmp:
+                    tmp.write_bytes(made)
+        return image.read_bytes(), log.read_text(encoding="utf-8")
+
+    return once
+
+
+@pytest.fixture(scope="module")
+def nvrtc_compiled_once(nvrtc_once):
+    """This module's NVRTC compiles go through :func:`nvrtc_once` (and only this module's)."""
+    from lassm.backends import nvrtc
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(nvrtc, "_compile", nvrtc_once)
+        yield
+
+
 # --- what ran where (lassm.book.ran_where): evidence the book's table reads ---------------------
 
 _RAN: dict[tuple[str, str], set[str]] = {}
