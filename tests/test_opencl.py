@@ -23,8 +23,7 @@ import pytest
 from lassm.book import ran_where as rw
 from lassm import Params, extend, paths
 from lassm.backends import opencl
-from lassm.workloads.local_assembly import formats
-from lassm.workloads.local_assembly.generate import generate
+from lassm.workloads.local_assembly import datasets, formats
 
 from .helpers import hang_guard, opencl_devices, random_dataset
 
@@ -57,8 +56,9 @@ def _oracle(name: str, k: int):
 
 @functools.lru_cache(maxsize=None)
 def _generated(k: int):
-    """The generated dataset at start ``k`` and its oracle result (made once per module)."""
-    ds = generate(k, GEN_SCALE, GEN_SEED)
+    """The generated dataset at start ``k`` (through the generator's cache, so a run makes it once
+    whichever worker asks first) and its oracle result (once per module and worker)."""
+    ds = datasets.generated(k, GEN_SCALE, GEN_SEED)  # generate()'s, from the cache: made once a run
     return ds, extend(ds, Params(k=k), backend="cpu")
 
 
