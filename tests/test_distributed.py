@@ -34,7 +34,7 @@ VOLATILE = {"kernel_seconds", "kernel_seconds_runs", "wall_seconds", "cpu_second
 def client():
     from distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
             Client(cluster) as c:
         c.wait_for_workers(2, timeout=60)
         yield c
@@ -176,7 +176,7 @@ def test_the_only_worker_lost_loses_no_shard(small, tmp_path):
     marker = tmp_path / "killed"
     pool = ThreadPoolExecutor(1)
     try:
-        with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+        with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
                 Client(cluster) as one:
             one.wait_for_workers(1, timeout=60)
             run = pool.submit(distributed.extend_sharded, ds, Params(k=k), "cpu", one, shards=2,
