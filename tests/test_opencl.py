@@ -86,6 +86,21 @@ def test_unknown_device_is_named(monkeypatch):
     assert "drivers named to the loader" in why and all(lib in why for lib in named)
 
 
+def test_one_device_reached_two_ways_runs_its_own_programs(monkeypatch):
+    """The default device and the same device named in ``LASSM_OPENCL_DEVICE`` get a context each:
+    a program built in one refuses the other's buffers (``INVALID_MEM_OBJECT``), so each context
+    builds its own."""
+    if not OK:
+        pytest.skip(f"needs pyopencl and an OpenCL device ({opencl.INSTALL}): {WHY}")
+    monkeypatch.delenv(opencl.DEVICE_ENV, raising=False)
+    ref = _oracle("k21", 21)
+    first = extend(_sample("k21"), Params(k=21), backend="opencl", protocol="fast", team=32)
+    monkeypatch.setenv(opencl.DEVICE_ENV, opencl._label(opencl.devices()[0]))
+    second = extend(_sample("k21"), Params(k=21), backend="opencl", protocol="fast", team=32)
+    assert first.right.extra["device"] == second.right.extra["device"]
+    assert first.compare(ref) == [] and second.compare(ref) == []
+
+
 def test_build_options_are_opencl_1_2_with_a_team():
     opts = opencl.build_options("barrier", 7, True, False, 613, 33)
     assert opts[0] == "-cl-std=CL1.2" and "-DLASSM_TEAM=7" in opts
