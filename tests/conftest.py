@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
 import shutil
 import tempfile
@@ -58,15 +59,17 @@ def pytest_collection_modifyitems(config, items):
 # The tests are dealt to the workers one by one, except those of a module that sets up a fixture
 # of its own once for the module (a dataset, a cluster, a built pipeline, the one-node Slurm):
 # split across workers, each worker would set it up again, so such a module goes to one worker
-# whole. The workers find those modules as they collect and write them to a folder the run shares
-# (the controller names it to them); the controller's scheduler reads it once every worker has
-# collected. (pytest-xdist's own ``--dist loadgroup`` renames test ids, which pytest 9.2's ids no
-# longer allow; the scheduler below needs no rename.)
+# whole; and the tests marked ``xdist_group(name)``, which go to one worker together (a module
+# whose tests build the same programs in memory, as test_sycl's). The workers find both as they
+# collect and write them to a folder the run shares (the controller names it to them); the
+# controller's scheduler reads it once every worker has collected. (pytest-xdist's own
+# ``--dist loadgroup`` renames test ids, which pytest 9.2's ids no longer allow; the scheduler
+# below needs no rename.)
 
 _SHARED_KEY = "lassm_run_folder"
 #: The run's shared folder, on the controller (made when the first worker is configured).
 _CONTROLLER_FOLDER: Path | None = None
-_GROUPED = "modules-sharing-a-fixture.txt"
+_GROUPED = "groups.json"
 
 
 def _shared_folder(config) -> Path | None:
@@ -90,43 +93,53 @@ def pytest_unconfigure(config):
 
 
 def _note_modules_that_share_a_fixture(config, items) -> None:
-    """On a worker: the modules whose tests use a module- or class-scoped fixture the module
-    defines itself, one per line, into the run's folder (every worker writes the same lines)."""
+    """On a worker: which tests go to one worker together, into the run's folder (every worker
+    writes the same): each module whose tests use a module- or class-scoped fixture the module
+    defines itself, and each test marked ``xdist_group(name)`` (a module marks all its tests with
+    ``pytestmark``), by its group's name."""
     folder = _shared_folder(config)
     if folder is None or not hasattr(config, "workerinput"):
         return
-    shared = set()
+    modules, tests = set(), {}
     for item in items:
         module = item.nodeid.split("::")[0]
+        mark = item.get_closest_marker("xdist_group")
+        if mark is not None:
+            tests[item.nodeid] = str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
         info = getattr(item, "_fixtureinfo", None)
         for defs in (info.name2fixturedefs.values() if info else ()):
             if any(d.scope in ("module", "class") and d.baseid == module for d in defs):
-                shared.add(module)
+                modules.add(module)
     from lassm.atomic import atomic_path
 
     with atomic_path(folder / _GROUPED) as tmp:
-        tmp.write_text("".join(f"{m}\n" for m in sorted(shared)), encoding="utf-8")
+        tmp.write_text(json.dumps({"modules": sorted(modules), "tests": tests}), encoding="utf-8")
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """``-n`` with ``--dist load`` (its default) or ``loadgroup``: one test a unit, a module that
-    shares a fixture one unit (largest units first); another ``--dist`` gets pytest-xdist's own."""
+    """``-n`` with ``--dist load`` (its default) or ``loadgroup``: one test a unit, a group or a
+    module that shares a fixture one unit (largest units first); another ``--dist`` gets
+    pytest-xdist's own."""
     if config.getoption("dist") not in ("load", "loadgroup"):
         return None
     from xdist.scheduler import LoadScopeScheduling
 
-    class ModulesThatShare(LoadScopeScheduling):
-        grouped: set[str] | None = None
+    class Groups(LoadScopeScheduling):
+        groups: dict | None = None
 
         def _split_scope(self, nodeid: str) -> str:
-            if self.grouped is None:  # read once every worker has collected (scheduling starts then)
+            if self.groups is None:  # read once every worker has collected (scheduling starts then)
                 path = _CONTROLLER_FOLDER / _GROUPED if _CONTROLLER_FOLDER else None
-                self.grouped = set(path.read_text(encoding="utf-8").split()) if path and path.is_file() else set()
+                self.groups = (json.loads(path.read_text(encoding="utf-8")) if path and path.is_file()
+                               else {"modules": [], "tests": {}})
+                self.groups["modules"] = set(self.groups["modules"])
+            if nodeid in self.groups["tests"]:
+                return "group " + self.groups["tests"][nodeid]
             module = nodeid.split("::")[0]
-            return module if module in self.grouped else nodeid
+            return module if module in self.groups["modules"] else nodeid
 
-    return ModulesThatShare(config, log)
+    return Groups(config, log)
 
 
 @pytest.fixture(scope="session")

@@ -29,6 +29,10 @@ from lassm.workloads.local_assembly import datasets, formats
 
 from .helpers import random_dataset
 
+#: One worker runs them all: the programs, built in memory (dpctl keeps no cache on disk), are
+#: shared by the cases of a protocol and width, and Intel's runtime already keeps both cores busy.
+pytestmark = pytest.mark.xdist_group("sycl")
+
 OK, WHY = sycl.available()
 needs_device = pytest.mark.skipif(not OK, reason=f"needs dpctl and an OpenCL device: {WHY}")
 SUBGROUPS = (16, 32)
