@@ -40,6 +40,15 @@ def client():
         yield c
 
 
+@pytest.fixture(autouse=True)
+def whole_cluster(request):
+    """Each test that takes the module's cluster finds both its workers: a test before it may have
+    killed one (``fail_marker``), which its nanny starts again in its own time, and longer on a
+    loaded machine; a test that counts the workers would otherwise see one."""
+    if "client" in request.fixturenames:
+        request.getfixturevalue("client").wait_for_workers(2, timeout=120)
+
+
 @pytest.fixture(scope="module")
 def small():
     """A sample-k77 subset with every bin present, and the k = 21 generator at 5 %."""
