@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
-#   make test         the test suite (GPU tests skip themselves without a GPU)
+#   make test         the test suite on every core (GPU tests skip themselves without a GPU)
 #   make book         the main job (lassm run: the campaign), then the Jupyter Book into _build/html,
 #                     then its print view (_build/html/print.html and _build/lassm-book.pdf)
 #   make deps         the Debian packages the tests use, installed where root or sudo allows
@@ -52,6 +52,10 @@ STAMP    := $(VENV)/.lassm-installed-$(subst $(comma),-,$(EXTRAS))
 
 # Extra pytest arguments, e.g. `make test PYTEST_ARGS="-m 'not slow'"`.
 PYTEST_ARGS ?=
+# The suite runs on every core (pytest-xdist, -n auto): a module whose tests share a fixture set
+# up once per module goes to one worker whole, the other tests are dealt one by one
+# (tests/conftest.py's scheduler). PYTEST_WORKERS=0 runs it in one process.
+PYTEST_WORKERS ?= auto
 # Arguments of the main job, e.g. `make book RUN_ARGS="--quick"` (the sample alone) or "--backends cpu".
 # `lassm run` is the campaign: every dataset, backend and protocol this machine can run, timed,
 # checked against the CPU oracle, then counters, ceilings and metrics; resumable (a second run
@@ -98,7 +102,7 @@ extras:
 
 # pytest's exit code 5 (no test collected) is a failure like any other.
 test: deps slurm $(STAMP) hip-cpu
-	status=0; $(BIN)/python -m pytest -q $(PYTEST_ARGS) || status=$$?; \
+	status=0; $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) $(PYTEST_ARGS) || status=$$?; \
 	if [ $$status -eq 5 ]; then echo "make test: pytest collected no test (exit code 5)" >&2; fi; \
 	exit $$status
 

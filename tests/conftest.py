@@ -9,7 +9,12 @@ they import nothing GPU-specific there; this hook is the safety net.)
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import os
+import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -38,6 +43,7 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
+    _note_modules_that_share_a_fixture(config, items)
     gpu_items = [item for item in items if item.get_closest_marker("gpu")]
     if not gpu_items:
         return
@@ -46,6 +52,139 @@ def pytest_collection_modifyitems(config, items):
         skip = pytest.mark.skip(reason=f"needs an NVIDIA GPU: {reason}")
         for item in gpu_items:
             item.add_marker(skip)
+
+
+# --- several workers (pytest-xdist: `make test` runs -n auto) ------------------------------------
+#
+# The tests are dealt to the workers one by one, except those of a module that sets up a fixture
+# of its own once for the module (a dataset, a cluster, a built pipeline, the one-node Slurm):
+# split across workers, each worker would set it up again, so such a module goes to one worker
+# whole; and the tests marked ``xdist_group(name)``, which go to one worker together (a module
+# whose tests build the same programs in memory, as test_sycl's). The workers find both as they
+# collect and write them to a folder the run shares (the controller names it to them); the
+# controller's scheduler reads it once every worker has collected. (pytest-xdist's own
+# ``--dist loadgroup`` renames test ids, which pytest 9.2's ids no longer allow; the scheduler
+# below needs no rename.)
+
+_SHARED_KEY = "lassm_run_folder"
+#: The run's shared folder, on the controller (made when the first worker is configured).
+_CONTROLLER_FOLDER: Path | None = None
+_GROUPED = "groups.json"
+
+
+def _shared_folder(config) -> Path | None:
+    """The folder this run's controller and workers share; None without pytest-xdist."""
+    if hasattr(config, "workerinput"):
+        return Path(config.workerinput[_SHARED_KEY])
+    return _CONTROLLER_FOLDER
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    global _CONTROLLER_FOLDER
+    if _CONTROLLER_FOLDER is None:
+        _CONTROLLER_FOLDER = Path(tempfile.mkdtemp(prefix="lassm-tests-"))
+    node.workerinput[_SHARED_KEY] = str(_CONTROLLER_FOLDER)
+
+
+def pytest_unconfigure(config):
+    if _CONTROLLER_FOLDER is not None and not hasattr(config, "workerinput"):
+        shutil.rmtree(_CONTROLLER_FOLDER, ignore_errors=True)
+
+
+def _note_modules_that_share_a_fixture(config, items) -> None:
+    """On a worker: which tests go to one worker together, into the run's folder (every worker
+    writes the same): each module whose tests use a module- or class-scoped fixture the module
+    defines itself, and each test marked ``xdist_group(name)`` (a module marks all its tests with
+    ``pytestmark``), by its group's name."""
+    folder = _shared_folder(config)
+    if folder is None or not hasattr(config, "workerinput"):
+        return
+    modules, tests = set(), {}
+    for item in items:
+        module = item.nodeid.split("::")[0]
+        mark = item.get_closest_marker("xdist_group")
+        if mark is not None:
+            tests[item.nodeid] = str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+        info = getattr(item, "_fixtureinfo", None)
+        for defs in (info.name2fixturedefs.values() if info else ()):
+            if any(d.scope in ("module", "class") and d.baseid == module for d in defs):
+                modules.add(module)
+    from lassm.atomic import atomic_path
+
+    with atomic_path(folder / _GROUPED) as tmp:
+        tmp.write_text(json.dumps({"modules": sorted(modules), "tests": tests}), encoding="utf-8")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``-n`` with ``--dist load`` (its default) or ``loadgroup``: one test a unit, a group or a
+    module that shares a fixture one unit (largest units first); another ``--dist`` gets
+    pytest-xdist's own."""
+    if config.getoption("dist") not in ("load", "loadgroup"):
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Groups(LoadScopeScheduling):
+        groups: dict | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self.groups is None:  # read once every worker has collected (scheduling starts then)
+                path = _CONTROLLER_FOLDER / _GROUPED if _CONTROLLER_FOLDER else None
+                self.groups = (json.loads(path.read_text(encoding="utf-8")) if path and path.is_file()
+                               else {"modules": [], "tests": {}})
+                self.groups["modules"] = set(self.groups["modules"])
+            if nodeid in self.groups["tests"]:
+                return "group " + self.groups["tests"][nodeid]
+            module = nodeid.split("::")[0]
+            return module if module in self.groups["modules"] else nodeid
+
+    return Groups(config, log)
+
+
+@pytest.fixture(scope="session")
+def run_folder(request, tmp_path_factory) -> Path:
+    """A folder every worker of this run shares, and no other run (without pytest-xdist, one in
+    the session's own temporary folder)."""
+    return _shared_folder(request.config) or tmp_path_factory.mktemp("run")
+@pytest.fixture(scope="session")
+def nvrtc_once(run_folder):
+    """NVRTC's compile (``lassm.backends.nvrtc._compile``) that compiles each source and options
+    once per run, whichever worker asks first: the image and the log are kept in the run's folder
+    under a digest of what was compiled, written whole (a rename) under a lock, so that a second
+    worker asking meanwhile waits and reads them. A compile that fails is never kept: each caller
+    gets NVRTC's own error. The compile tests and the PTX digests build the same programs (every
+    architecture and protocol); NVRTC is deterministic, so each assertion sees NVRTC's output."""
+    from lassm.atomic import atomic_path, locked
+    from lassm.backends import nvrtc
+
+    compile_ = nvrtc._compile
+    folder = run_folder / "nvrtc"
+    folder.mkdir(exist_ok=True)
+
+    def once(source: str, options, name: str, what: str) -> tuple[bytes, str]:
+        key = hashlib.sha256(repr((what, name, tuple(options), source)).encode()).hexdigest()[:32]
+        image, log = folder / f"{key}.{what.lower()}", folder / f"{key}.log"
+        with locked(image):
+            if not image.is_file():
+                made, text = compile_(source, options, name, what)
+                with atomic_path(log) as tmp:
+                    tmp.write_text(text, encoding="utf-8")
+                with atomic_path(image) as tmp:
+                    tmp.write_bytes(made)
+        return image.read_bytes(), log.read_text(encoding="utf-8")
+
+    return once
+
+
+@pytest.fixture(scope="module")
+def nvrtc_compiled_once(nvrtc_once):
+    """This module's NVRTC compiles go through :func:`nvrtc_once` (and only this module's)."""
+    from lassm.backends import nvrtc
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(nvrtc, "_compile", nvrtc_once)
+        yield
 
 
 # --- what ran where (lassm.book.ran_where): evidence the book's table reads ---------------------
@@ -81,9 +220,13 @@ def pytest_sessionfinish(session, exitstatus):
     """Adds this session's evidence to the notes file (a partial run adds to a whole one's)."""
     if not _RAN:
         return
+    from lassm.atomic import locked
     from lassm.book import ran_where as rw
 
-    merged = rw.from_tests()
-    for key, tests in _RAN.items():
-        merged.setdefault(key, set()).update(tests)
-    rw.write_notes(merged)
+    notes = rw.notes_file()
+    notes.parent.mkdir(parents=True, exist_ok=True)
+    with locked(notes):  # the workers of one run end together: each adds its evidence in turn
+        merged = rw.from_tests()
+        for key, tests in _RAN.items():
+            merged.setdefault(key, set()).update(tests)
+        rw.write_notes(merged)

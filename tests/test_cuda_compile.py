@@ -17,6 +17,10 @@ from lassm.backends import launch
 from lassm.errors import BackendUnavailable
 from lassm.paths import kernel_source
 
+#: Each NVRTC compile once per run (tests/conftest.py): this module and the other compile tests
+#: ask for the same builds.
+pytestmark = pytest.mark.usefixtures("nvrtc_compiled_once")
+
 needs_nvrtc = pytest.mark.skipif(
     nvrtc.find_library() is None,
     reason="NVRTC is not installed (pip install nvidia-cuda-nvrtc-cu12, part of the 'test' extra)",

@@ -34,10 +34,19 @@ VOLATILE = {"kernel_seconds", "kernel_seconds_runs", "wall_seconds", "cpu_second
 def client():
     from distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
             Client(cluster) as c:
         c.wait_for_workers(2, timeout=60)
         yield c
+
+
+@pytest.fixture(autouse=True)
+def whole_cluster(request):
+    """Each test that takes the module's cluster finds both its workers: a test before it may have
+    killed one (``fail_marker``), which its nanny starts again in its own time, and longer on a
+    loaded machine; a test that counts the workers would otherwise see one."""
+    if "client" in request.fixturenames:
+        request.getfixturevalue("client").wait_for_workers(2, timeout=120)
 
 
 @pytest.fixture(scope="module")
@@ -176,7 +185,7 @@ def test_the_only_worker_lost_loses_no_shard(small, tmp_path):
     marker = tmp_path / "killed"
     pool = ThreadPoolExecutor(1)
     try:
-        with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+        with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
                 Client(cluster) as one:
             one.wait_for_workers(1, timeout=60)
             run = pool.submit(distributed.extend_sharded, ds, Params(k=k), "cpu", one, shards=2,

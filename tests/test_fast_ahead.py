@@ -9,6 +9,7 @@ test is skipped. The GPU checks the whole kernel against the CPU oracle (tests/t
 """
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -50,7 +51,13 @@ def _build(tmp_path: Path, spec: int) -> Path:
 @pytest.mark.parametrize("spec", [1, 2])
 def test_walk_ahead_takes_fast_walks_steps(tmp_path: Path, spec: int) -> None:
     exe = _build(tmp_path, spec)
-    done = subprocess.run([str(exe), "3", "400"], capture_output=True, text=True, timeout=600)
+    # The 32 lane threads on one CPU (each case on another where there are several): they meet at
+    # a barrier at every step, and spread over the CPUs each woken lane waited behind whatever
+    # else ran there (another test beside it took a 12 s run to 100 s). The lanes still run as
+    # threads, preempted anywhere between their barriers.
+    cpus = sorted(os.sched_getaffinity(0))
+    done = subprocess.run([str(exe), "3", "400", str(cpus[spec % len(cpus)])], capture_output=True, text=True,
+                          timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     counts = dict(re.findall(r"([XFR]) (\d+)", done.stdout))
     assert done.stdout.startswith("agree 400 trials") and all(int(counts[t]) > 0 for t in "XFR"), done.stdout

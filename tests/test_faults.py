@@ -440,6 +440,27 @@ def test_a_signal_at_any_moment_leaves_nothing(moment: str, sig: int, where: dic
     assert signal.getsignal(signal.SIGTERM) is not None  # the handlers put back (this process goes on)
 
 
+def test_ctrl_c_is_interrupted_whatever_handler_a_library_set(where: dict[str, str], tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture) -> None:
+    """A library imported earlier in the process may have made SIGINT its own (dask-jobqueue's
+    runner ends the process with ``sys.exit()``): a command still ends "interrupted", and the
+    library's handler is back once it is done."""
+    def library(*_):
+        sys.exit()
+
+    previous = signal.signal(signal.SIGINT, library)
+    try:
+        function, after, argv = MOMENTS["reading the input"]
+        _self_signal(monkeypatch, function, signal.SIGINT, after)
+        before = tree(tmp_path)
+        assert refused([a.format(**where) for a in argv], capsys, code=130) == "lassm: error: interrupted"
+        assert tree(tmp_path) == before
+        assert signal.getsignal(signal.SIGINT) is library
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_real_process_stopped_while_it_writes(sig: int, where: dict[str, str]) -> None:
     """A process stopped from outside while its temporary grows: one line, 130 or 143, nothing left."""

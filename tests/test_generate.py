@@ -178,7 +178,12 @@ def test_needs_only_numpy() -> None:
 
 @pytest.fixture(scope="module")
 def table2_datasets() -> dict[int, Dataset]:
-    return {k: generate(k=k, scale=1.0, seed=0) for k in KS}
+    """The generator's sets at scale 1, through its cache (:func:`.datasets.generated`: the file
+    holds generate()'s output bit for bit, keyed by the generator's source), so that the suite
+    makes them once, here or in the chapters that read them, and a second run not at all."""
+    from lassm.workloads.local_assembly import datasets
+
+    return {k: datasets.generated(k, 1.0, 0) for k in KS}
 
 
 @pytest.fixture(scope="module")

@@ -23,8 +23,7 @@ import pytest
 from lassm.book import ran_where as rw
 from lassm import Params, extend, paths
 from lassm.backends import opencl
-from lassm.workloads.local_assembly import formats
-from lassm.workloads.local_assembly.generate import generate
+from lassm.workloads.local_assembly import datasets, formats
 
 from .helpers import hang_guard, opencl_devices, random_dataset
 
@@ -57,8 +56,9 @@ def _oracle(name: str, k: int):
 
 @functools.lru_cache(maxsize=None)
 def _generated(k: int):
-    """The generated dataset at start ``k`` and its oracle result (made once per module)."""
-    ds = generate(k, GEN_SCALE, GEN_SEED)
+    """The generated dataset at start ``k`` (through the generator's cache, so a run makes it once
+    whichever worker asks first) and its oracle result (once per module and worker)."""
+    ds = datasets.generated(k, GEN_SCALE, GEN_SEED)  # generate()'s, from the cache: made once a run
     return ds, extend(ds, Params(k=k), backend="cpu")
 
 
@@ -84,6 +84,21 @@ def test_unknown_device_is_named(monkeypatch):
     assert not ok and opencl.DEVICE_ENV in why and "devices seen" in why
     named = opencl.loader_libraries()  # what the loader was told, so that a missing driver shows
     assert "drivers named to the loader" in why and all(lib in why for lib in named)
+
+
+def test_one_device_reached_two_ways_runs_its_own_programs(monkeypatch):
+    """The default device and the same device named in ``LASSM_OPENCL_DEVICE`` get a context each:
+    a program built in one refuses the other's buffers (``INVALID_MEM_OBJECT``), so each context
+    builds its own."""
+    if not OK:
+        pytest.skip(f"needs pyopencl and an OpenCL device ({opencl.INSTALL}): {WHY}")
+    monkeypatch.delenv(opencl.DEVICE_ENV, raising=False)
+    ref = _oracle("k21", 21)
+    first = extend(_sample("k21"), Params(k=21), backend="opencl", protocol="fast", team=32)
+    monkeypatch.setenv(opencl.DEVICE_ENV, opencl._label(opencl.devices()[0]))
+    second = extend(_sample("k21"), Params(k=21), backend="opencl", protocol="fast", team=32)
+    assert first.right.extra["device"] == second.right.extra["device"]
+    assert first.compare(ref) == [] and second.compare(ref) == []
 
 
 def test_build_options_are_opencl_1_2_with_a_team():

@@ -71,6 +71,19 @@ def _worker_jobs(job_ids: set[str]) -> None:
         assert job["JobState"] in ("COMPLETED", "CANCELLED", "COMPLETING", "RUNNING"), job
 
 
+def test_dask_jobqueue_is_imported_without_taking_ctrl_c() -> None:
+    """dask-jobqueue's runner sets a SIGINT handler of its own at import (``sys.exit()``: a run
+    stopped with Ctrl-C would leave with exit 0 and no line); lassm imports it keeping the
+    process's. A fresh interpreter, so that the import is a first one."""
+    code = ("import signal; before = signal.getsignal(signal.SIGINT)\n"
+            "from lassm.runs import slurm; slurm._slurm_cluster_class()\n"
+            "assert signal.getsignal(signal.SIGINT) is before, signal.getsignal(signal.SIGINT)\n"
+            "import dask_jobqueue.runner  # the module that sets it: imported, not run again\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
 def test_bad_slurm_specs_are_one_error_line(slurm_conf, capsys) -> None:
     for spec in ("slurm:debug:0", "slurm:debug,gpus=0", "slurm:debug,nope=1", "slurm:debug,walltime=1h",
                  "slurm:debug,gpus=2,processes=2", "slurm:a b"):

@@ -6,8 +6,9 @@ driver from PyPI (``pip install 'lassm[intel]'``), which runs the same kernel wi
 sub-groups. Elsewhere every test that needs the device is skipped with the reason.
 
 Generated data (:func:`lassm.workloads.local_assembly.generate.generate`, calibrated to the paper's Table II) at
-k = 21, 33, 55 and 77 runs through every protocol at both sub-group widths; each dataset and its
-oracle result are made once per module (about 15 s in all at :data:`GEN_SCALE`).
+k = 21, 33, 55 and 77 runs through every protocol at both sub-group widths; each dataset is made
+once (the generator's cache) and its oracle result once per module (about 15 s in all at
+:data:`GEN_SCALE` where the cache is empty).
 
 ``LASSM_SYCL_DATASETS`` may name a folder of ``.dat``/``.parquet`` datasets to check too (start k:
 the one recorded in the file, else a ``-<k>`` / ``k<k>`` in its name, else 21).
@@ -23,11 +24,14 @@ import numpy as np
 import pytest
 
 from lassm import Params, extend, paths
-from lassm.workloads.local_assembly import formats
 from lassm.backends import sycl
-from lassm.workloads.local_assembly.generate import generate
+from lassm.workloads.local_assembly import datasets, formats
 
 from .helpers import random_dataset
+
+#: One worker runs them all: the programs, built in memory (dpctl keeps no cache on disk), are
+#: shared by the cases of a protocol and width, and Intel's runtime already keeps both cores busy.
+pytestmark = pytest.mark.xdist_group("sycl")
 
 OK, WHY = sycl.available()
 needs_device = pytest.mark.skipif(not OK, reason=f"needs dpctl and an OpenCL device: {WHY}")
@@ -53,8 +57,9 @@ def _oracle(name: str, k: int, max_walk: int = 613):
 
 @functools.lru_cache(maxsize=None)
 def _generated(k: int):
-    """The generated dataset at start ``k`` and its oracle result (made once per module)."""
-    ds = generate(k, GEN_SCALE, GEN_SEED)
+    """The generated dataset at start ``k`` (through the generator's cache, so a run makes it once
+    whichever worker asks first) and its oracle result (once per module and worker)."""
+    ds = datasets.generated(k, GEN_SCALE, GEN_SEED)  # generate()'s, from the cache: made once a run
     return ds, extend(ds, Params(k=k), backend="cpu")
 
 

@@ -47,7 +47,7 @@ def capped(data):
 
     ds, _ = data
     cap = memory.need_bytes(ds.nbytes, "cpu") // 8
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
                       env={memory.ENV: str(cap)}) as cluster, Client(cluster) as client:
         client.wait_for_workers(2, timeout=60)
         yield client, cap

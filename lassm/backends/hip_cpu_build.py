@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from ..atomic import atomic_path
+from ..atomic import atomic_path, locked
 from ..errors import BackendUnavailable, LassmError
 from ..paths import cache_dir, kernel_source
 from .pinned import Source, SourceUnavailable, locate
@@ -201,18 +201,27 @@ def build(kernel: str, options: Sequence[str], include: Sequence[str]) -> Path:
     sources = [driver, *sorted(p for d in folders for p in d.iterdir() if p.is_file())]
     stamp = repr((FLAGS, tuple(options), HIP_CPU.label, compiler_version(cxx), sys.platform))
     exe = cache_dir() / "hip-cpu" / "build" / f"{kernel}-{_digest(sources, stamp)}"
-    if exe.is_file():
+    if _built(exe):
         return exe
     tree = source()
     cmd = [cxx, *FLAGS, f"-I{tree / 'include'}", *(f"-I{d}" for d in folders), *options, str(driver)]
-    with atomic_path(exe) as tmp:
-        done = subprocess.run([*cmd, "-o", str(tmp), "-ltbb", "-lpthread"], capture_output=True, text=True,
-                              timeout=BUILD_TIMEOUT, check=False)
-        if done.returncode != 0:
-            raise BackendUnavailable(f"building {driver} for HIP-CPU failed ({' '.join(options)}):\n"
-                                     f"{done.stderr[-3000:]}")
-    exe.chmod(exe.stat().st_mode | 0o111)  # published with the umask's file mode: made executable
+    exe.parent.mkdir(parents=True, exist_ok=True)
+    with locked(exe):  # a process building the same driver now (a second run, a test worker): wait, then take it
+        if _built(exe):
+            return exe
+        with atomic_path(exe) as tmp:
+            done = subprocess.run([*cmd, "-o", str(tmp), "-ltbb", "-lpthread"], capture_output=True, text=True,
+                                  timeout=BUILD_TIMEOUT, check=False)
+            if done.returncode != 0:
+                raise BackendUnavailable(f"building {driver} for HIP-CPU failed ({' '.join(options)}):\n"
+                                         f"{done.stderr[-3000:]}")
+        exe.chmod(exe.stat().st_mode | 0o111)  # published with the umask's file mode: made executable
     return exe
+
+
+def _built(exe: Path) -> bool:
+    """The driver is in the cache, whole and executable (its mode is set just after the rename)."""
+    return exe.is_file() and os.access(exe, os.X_OK)
 
 
 def run(exe: Path, args: Sequence[object], timeout: float, what: str) -> dict[str, float]:

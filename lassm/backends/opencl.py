@@ -271,7 +271,7 @@ def program(options: tuple[str, ...], kernel: str = KERNEL):
         When the device's compiler rejects the source; the message holds the options and the log.
     """
     dev = _device()
-    key = (dev.device.int_ptr, kernel, options)
+    key = (dev.context.int_ptr, kernel, options)  # a program serves its own context's buffers only
     if key not in _PROGRAMS:
         src = kernel_source(kernel).read_text(encoding="utf-8")
         try:

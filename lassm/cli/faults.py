@@ -68,16 +68,19 @@ class _NamedStdout:
 
 @contextlib.contextmanager
 def guarded() -> Iterator[None]:
-    """While a command runs: SIGTERM raised as :class:`~lassm.errors.Terminated`, SIGXFSZ
-    ignored, standard output's faults named; all put back after it (tests and notebooks call
-    commands in their own process). Only the main thread may set handlers: elsewhere the
-    signals are left as they are."""
+    """While a command runs: SIGINT raised as ``KeyboardInterrupt`` (Python's own handler),
+    SIGTERM as :class:`~lassm.errors.Terminated`, SIGXFSZ ignored, standard output's faults
+    named; all put back after it (tests and notebooks call commands in their own process). Only
+    the main thread may set handlers: elsewhere the signals are left as they are."""
     stdout = sys.stdout
     if stdout is not None:
         sys.stdout = _NamedStdout(stdout)
     before = {}
     if threading.current_thread() is threading.main_thread():
-        before = {signal.SIGTERM: signal.signal(signal.SIGTERM, _terminate),
+        # SIGINT too: a library imported earlier in the process may have set its own (dask-jobqueue's
+        # ends it with sys.exit(): exit 0 and no line), where the command needs KeyboardInterrupt.
+        before = {signal.SIGINT: signal.signal(signal.SIGINT, signal.default_int_handler),
+                  signal.SIGTERM: signal.signal(signal.SIGTERM, _terminate),
                   signal.SIGXFSZ: signal.signal(signal.SIGXFSZ, signal.SIG_IGN)}
     try:
         yield

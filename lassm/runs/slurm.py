@@ -44,9 +44,11 @@ import math
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -297,12 +299,26 @@ def job_ids(cluster: Any) -> list[str]:
     return [str(job.job_id) for job in cluster.workers.values() if getattr(job, "job_id", None)]
 
 
+def _slurm_cluster_class():
+    """dask-jobqueue's ``SLURMCluster``, imported with this process's SIGINT handler kept: its
+    ``runner`` module sets one at import that ends the process with ``sys.exit()``, so that
+    Ctrl-C during a run would leave with exit 0 and no line instead of "interrupted"."""
+    main = threading.current_thread() is threading.main_thread()
+    before = signal.getsignal(signal.SIGINT) if main else None
+    try:
+        from dask_jobqueue import SLURMCluster
+    finally:
+        if before is not None:
+            signal.signal(signal.SIGINT, before)
+    return SLURMCluster
+
+
 @contextlib.contextmanager
 def start(spec: SlurmSpec, say: Callable[[str], None] | None = None) -> Iterator[Any]:
     """A Dask client of workers started as Slurm jobs; the jobs are cancelled on exit."""
     say = say or (lambda text: print(text, file=sys.stderr, flush=True))
     try:
-        from dask_jobqueue import SLURMCluster
+        SLURMCluster = _slurm_cluster_class()
         from distributed import Client
     except ImportError:
         raise LassmError("--cluster slurm needs dask-jobqueue: pip install 'lassm[dask]'") from None

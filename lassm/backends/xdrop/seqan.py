@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...atomic import atomic_path
+from ...atomic import atomic_path, locked
 from ...errors import BackendUnavailable
 from ...paths import kernel_source
 from ...workloads.xdrop.config import Scoring
@@ -88,16 +88,19 @@ def build() -> Path:
     stamp = repr((FLAGS, str(INCLUDE), compiler_version(cxx))).encode()
     key = hashlib.sha256(source.read_bytes() + stamp).hexdigest()[:16]
     exe = cache_dir() / f"seqan_driver-{key}"
-    if exe.is_file():
+    if exe.is_file() and os.access(exe, os.X_OK):
         return exe
     exe.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_path(exe) as tmp:
-        done = subprocess.run([cxx, *FLAGS, f"-I{INCLUDE}", str(source), "-o", str(tmp)],
-                              capture_output=True, text=True)
-        if done.returncode != 0:
-            raise BackendUnavailable(f"building {source} failed:\n{done.stderr[-2000:]}")
-        os.chmod(tmp, 0o755)
-    exe.chmod(exe.stat().st_mode | 0o111)
+    with locked(exe):  # a process building it now (a second run, a test worker): wait, then take it
+        if exe.is_file() and os.access(exe, os.X_OK):
+            return exe
+        with atomic_path(exe) as tmp:
+            done = subprocess.run([cxx, *FLAGS, f"-I{INCLUDE}", str(source), "-o", str(tmp)],
+                                  capture_output=True, text=True)
+            if done.returncode != 0:
+                raise BackendUnavailable(f"building {source} failed:\n{done.stderr[-2000:]}")
+            os.chmod(tmp, 0o755)
+        exe.chmod(exe.stat().st_mode | 0o111)
     return exe
 
 
