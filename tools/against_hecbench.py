@@ -4,7 +4,7 @@
 originals part, after the suite): the same code, :mod:`lassm.campaign.originals.hecbench`.
 
 The programs are built from the pinned commit (``--source``: a copy of zjin-lcf/HeCBench holding at
-least the five programs' folders; else the cache or a download) for this GPU and run at the seed's
+least the five programs' folders; else the cache or a download) for this GPU and run at Jin and Vetter's
 sizes; rows go to ``data/results/<machine>/suite/originals.csv`` and the part's account to
 ``originals.json``. Exit 0 when every program ran and passed its own check, 1 otherwise.
 

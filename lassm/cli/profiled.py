@@ -7,9 +7,9 @@ the interpreter's start and the imports twenty times. Here the commands run one 
 one process, the very code path each would take alone (:func:`lassm.cli.main`), each followed by
 the boundary kernel (:mod:`lassm.analysis.counters.batch`) at which the session's raw CSV is cut. After each command the
 device memory CuPy's pool keeps is given back: a replayed kernel's pass saves and restores the
-memory the process holds. An earlier session of twenty points, which called ``extend`` directly
-and kept the pool, took 96 s against 53 s for twenty processes; this one took 27 s for the
-campaign's twenty points on the H200 (which of the two changes mattered was not isolated).
+memory the process holds. An earlier form of this step, which called ``extend`` directly and kept
+the pool, was slower than twenty processes; this form is faster than both (which of the two
+changes mattered was not isolated).
 
 In the command-line stage because it runs lassm's command line. Usage:
 ``python -m lassm.cli.profiled JSON STATUS`` with JSON a list of argument
