@@ -47,7 +47,7 @@ def test_two_rows_under_one_bar_are_refused():
     Vega-Lite stacked into their sum."""
     rows = pd.DataFrame({"k": [21, 21, 21], "platform": ["NVIDIA H200, casptr"] * 3, "kernel_ms": [9.87, 10.98, 11.10]})
     with pytest.raises(chart_audit.ChartError, match="share a bar"):
-        plots.kernel_times(rows)
+        plots.to_svg(plots.kernel_times(rows))
     import altair as alt
 
     summed = alt.Chart(rows).mark_bar().encode(x="k:N", y="kernel_ms:Q", color="platform:N")

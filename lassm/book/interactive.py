@@ -5,16 +5,15 @@
 loads Vega, Vega-Lite and Vega-Embed from ``_static/vega-bundle.js`` (bundled offline by
 vl-convert, served with the book, never fetched from a CDN); the notebook shows that page in an
 iframe, so its script never meets Sphinx's. The chart gets the book's style and checks
-(:func:`lassm.book.plots.styled`, :func:`lassm.book.chart_audit.check`) like a static one.
+(:func:`lassm.book.plots.book_spec`) like a static one.
 """
 from __future__ import annotations
 
 import html
 import json
-import re
 from pathlib import Path
 
-from .plots import FRAME_PAD_PX, HEIGHT_PX, static_dir, styled
+from .plots import FRAME_PAD_PX, HEIGHT_PX, book_spec, static_dir, static_file
 
 #: The Vega bundle's file name under the book's static folder.
 VEGA_BUNDLE = "vega-bundle.js"
@@ -74,25 +73,21 @@ def to_interactive(chart, name: str, title: str = "", folder: Path | None = None
     -------
     InteractiveChart
     """
-    if not re.fullmatch(r"[A-Za-z0-9_-]+", name):
-        raise ValueError(f"chart name {name!r} must be letters, digits, '-' or '_'")
     from ..atomic import atomic_open
 
     folder = folder or static_dir()
+    path, src = static_file("charts", name, ".html", folder=folder, page_depth=page_depth)
+    spec_dict = book_spec(chart)
     write_vega_bundle(folder)
-    from .chart_audit import check
-
-    check(chart.to_dict())
-    spec_dict = styled(chart).to_dict()
     spec = json.dumps(spec_dict).replace("</", "<\\/")
     page = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title or name)}</title>'
             f'<script src="../{VEGA_BUNDLE}"></script></head>\n<body><div id="chart"></div>\n'
             f'<script>vegaEmbed("#chart", {spec}, {{"actions": false}});</script></body></html>\n')
-    with atomic_open(folder / "charts" / f"{name}.html") as fh:
+    with atomic_open(path) as fh:
         fh.write(page)
     height = spec_dict.get("height")
     height = (height if isinstance(height, int) else HEIGHT_PX) + FRAME_PAD_PX
-    return InteractiveChart("../" * page_depth + f"_static/charts/{name}.html", title or name, height)
+    return InteractiveChart(src, title or name, height)
 
 
 __all__ = ["InteractiveChart", "VEGA_BUNDLE", "to_interactive", "write_vega_bundle"]

@@ -16,6 +16,7 @@ Sphinx's own scripts.
 from __future__ import annotations
 
 import html
+import re
 from pathlib import Path
 from typing import Sequence
 
@@ -52,11 +53,10 @@ LEGEND_SYMBOL_PX = 40
 
 #: Names a reader sees for the records' column names, on axes and legends.
 TITLES: dict[str, str] = {
-    "k": "k", "kernel_ms": "kernel time (ms)", "platform": "platform", "build": "backend and protocol",
+    "k": "k", "kernel_ms": "kernel time (ms)", "platform": "platform",
     "protocol": "protocol", "backend": "backend", "dataset": "dataset", "roof": "roof", "label": "point",
     "gintops": "GINTOP/s", "ii": "INTOP intensity (integer ops / HBM byte)", "gpus": "GPUs",
-    "speedup": "speed-up", "speedup_wall": "speed-up, whole command", "speedup_compute": "speed-up, workers' part",
-    "speedup_kernel": "speed-up, kernels", "parallel_efficiency": "parallel efficiency", "measure": "measure",
+    "speedup": "speed-up", "measure": "measure",
     "bytes_per_insertion": "DRAM bytes per insertion", "program": "program", "kernel": "kernel",
     "arch eff": "architectural efficiency", "alg eff": "algorithm efficiency", "app eff": "application efficiency",
     "gcups": "GCUPS", "xdrop": "X", "variant": "variant", "device": "device", "machine": "machine",
@@ -119,20 +119,32 @@ def _legend_columns(spec: dict) -> int:
     return max(1, min(4, int(WIDTH_PX // widest)))
 
 
-def styled(chart):
-    """The book's one style: legends below the plot in as many columns as fit, no label cut short.
+def book_spec(chart) -> dict:
+    """The chart's Vega-Lite specification in the book's one style, after checking what it draws.
 
+    The style: legends below the plot in as many columns as fit, no label cut short, and one font.
     Vega-Lite's defaults put the legend beside the plot and cut labels at 160 px, so a long
     platform name ("NVIDIA H100 80GB HBM3, fast") lost its end and pushed the chart past the column;
     and text laid out for a narrower font than the browser's ran past the chart's edge
-    (:data:`FONT`).
+    (:data:`FONT`). The specification, data included, is built once: it is the costly part.
+
+    Raises
+    ------
+    lassm.book.chart_audit.ChartError
+        The chart would misstate its data (:func:`lassm.book.chart_audit.check`).
     """
+    from .chart_audit import check
+
     spec = chart.to_dict()
-    return (chart.configure(font=FONT, padding=8).configure_legend(orient="bottom", columns=_legend_columns(spec), columnPadding=28,
-                                   gridAlign="all", labelLimit=0, titleLimit=0, symbolLimit=0)
-            .configure_axis(labelLimit=0, titleLimit=0)
-            .configure_title(limit=0, fontSize=13, anchor="start")
-            .configure_view(continuousWidth=WIDTH_PX, continuousHeight=HEIGHT_PX))
+    check(spec)
+    config = spec.setdefault("config", {})
+    config.update(font=FONT, padding=8)
+    config.setdefault("legend", {}).update(orient="bottom", columns=_legend_columns(spec), columnPadding=28,
+                                           gridAlign="all", labelLimit=0, titleLimit=0, symbolLimit=0)
+    config.setdefault("axis", {}).update(labelLimit=0, titleLimit=0)
+    config.setdefault("title", {}).update(limit=0, fontSize=13, anchor="start")
+    config.setdefault("view", {}).update(continuousWidth=WIDTH_PX, continuousHeight=HEIGHT_PX)
+    return spec
 
 
 def to_svg(chart, title: str = "") -> StaticChart:
@@ -141,7 +153,7 @@ def to_svg(chart, title: str = "") -> StaticChart:
     Parameters
     ----------
     chart : altair.TopLevelMixin
-        Any Altair chart, not yet configured (the book's style is added here).
+        Any Altair chart, not yet configured (the book's style is added here, :func:`book_spec`).
     title : str, default ""
         A label for the figure element (accessibility); the chart's own title is kept.
 
@@ -157,12 +169,8 @@ def to_svg(chart, title: str = "") -> StaticChart:
     """
     import vl_convert as vlc
 
-    from .chart_audit import check
-
-    check(chart.to_dict())
-    spec = styled(chart).to_dict()
-    svg = vlc.vegalite_to_svg(spec)
-    return StaticChart(svg, title, spec)
+    spec = book_spec(chart)
+    return StaticChart(vlc.vegalite_to_svg(spec), title, spec)
 
 
 def static_dir() -> Path:
@@ -172,12 +180,26 @@ def static_dir() -> Path:
     return REPO / "_static"
 
 
+def static_file(sub: str, name: str, suffix: str, *, folder: Path | None = None,
+                page_depth: int = 1) -> tuple[Path, str]:
+    """Where a page's companion file (an interactive chart, a whole table) goes under the static
+    folder's ``sub`` folder, and its address from a page ``page_depth`` folders below the root.
+
+    Raises
+    ------
+    ValueError
+        ``name`` is not letters, digits, ``-`` and ``_`` (it becomes a file name and a URL).
+    """
+    if not re.fullmatch(r"[A-Za-z0-9_-]+", name):
+        raise ValueError(f"{name!r}: a file name under _static/{sub}/ must be letters, digits, '-' or '_'")
+    return (folder or static_dir()) / sub / f"{name}{suffix}", "../" * page_depth + f"_static/{sub}/{name}{suffix}"
+
+
 def _legend_field(df: pd.DataFrame, field: str | None, alt, kind: str = "N"):
     if field is None or field not in df.columns:
         return alt.Undefined
     return (alt.Color(f"{field}:{kind}", title=title_of(field)) if kind == "N"
             else alt.Shape(f"{field}:N", title=title_of(field)))
-
 
 
 def _points(points: pd.DataFrame, xy: tuple[str, str], tips: tuple[str, ...], marks: tuple[str | None, str | None],
@@ -299,7 +321,8 @@ def kernel_times(df: pd.DataFrame, *, x: str = "k", y: str = "kernel_ms", color:
     """Kernel time per k, grouped bars by platform (the paper's Fig. 5).
 
     Each bar is one row of ``df``: two rows with the same ``x``, ``color`` (and ``row``) would be
-    stacked into their sum by Vega-Lite, so they are refused (:func:`lassm.book.chart_audit.check`).
+    stacked into their sum by Vega-Lite, so drawing them is refused (:func:`to_svg`, through
+    :func:`lassm.book.chart_audit.check`).
 
     Parameters
     ----------
@@ -319,14 +342,9 @@ def kernel_times(df: pd.DataFrame, *, x: str = "k", y: str = "kernel_ms", color:
     altair.Chart
         Grouped bar chart, faceted by ``row`` where given.
     """
-    from .chart_audit import ChartError
-
     alt = _alt()
     keys = [x, color] + ([row] if row else [])
     require_columns(df, keys + [y])
-    dup = df[df.duplicated(keys, keep=False)]
-    if len(dup):
-        raise ChartError(f"{len(dup)} rows share a bar of {keys}: one row per bar (the chart would show their sum)")
     data = df[keys + [y] + [c for c in df.columns if c not in keys + [y]]].copy()
     data[x] = data[x].astype(str)
     chart = alt.Chart(data).mark_bar().encode(
@@ -465,4 +483,4 @@ def pp_cascade(df: pd.DataFrame, *, eff: str = "arch eff", by: str = "k", title:
 
 
 __all__ = ["MARGIN", "SPEEDUPS", "StaticChart", "TITLES", "cascade", "correlation", "kernel_times", "potential_speedup",
-           "pp_cascade", "roofline", "static_dir", "styled", "title_of", "to_svg"]
+           "book_spec", "pp_cascade", "roofline", "static_dir", "static_file", "title_of", "to_svg"]

@@ -9,7 +9,6 @@ the book, written atomically), and the page links it.
 from __future__ import annotations
 
 import html
-import re
 from pathlib import Path
 
 import pandas as pd
@@ -50,15 +49,12 @@ def long_table(table, name: str, *, folder: Path | None = None, page_depth: int 
     The table itself, or a :class:`LongTable`.
     """
     from ..atomic import atomic_open
-    from .plots import static_dir
+    from .plots import static_file
 
     frame = table.data if isinstance(getattr(table, "data", None), pd.DataFrame) else table
     if not isinstance(frame, pd.DataFrame) or len(frame) <= MAX_ROWS:
         return table
-    if not re.fullmatch(r"[A-Za-z0-9_-]+", name):
-        raise ValueError(f"table name {name!r} must be letters, digits, '-' or '_'")
-    path = (folder or static_dir()) / "tables" / f"{name}.csv"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path, src = static_file("tables", name, ".csv", folder=folder, page_depth=page_depth)
     with atomic_open(path) as fh:
         frame.to_csv(fh, index=not isinstance(frame.index, pd.RangeIndex))
     head = frame.head(HEAD_ROWS)
@@ -66,7 +62,7 @@ def long_table(table, name: str, *, folder: Path | None = None, page_depth: int 
     styled = head.style.format("{:.4g}", subset=floats, na_rep="")
     if isinstance(frame.index, pd.RangeIndex):
         styled = styled.hide(axis="index")
-    return LongTable(styled, len(frame), "../" * page_depth + f"_static/tables/{name}.csv", name)
+    return LongTable(styled, len(frame), src, name)
 
 
 __all__ = ["HEAD_ROWS", "LongTable", "MAX_ROWS", "long_table"]

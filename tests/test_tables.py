@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""A long table shows its head on the page and is offered whole as CSV; a short one is shown whole."""
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from lassm.book import tables
+
+
+def test_a_long_table_shows_its_head_and_writes_itself_whole(tmp_path):
+    frame = pd.DataFrame({"dataset": [f"d{i}" for i in range(40)], "ms": [i / 3 for i in range(40)]})
+    shown = tables.long_table(frame.style, "t-long", folder=tmp_path)
+    assert isinstance(shown, tables.LongTable) and shown.total == 40
+    back = pd.read_csv(tmp_path / "tables" / "t-long.csv")
+    pd.testing.assert_frame_equal(back, frame)
+    page = shown._repr_html_()
+    assert page.count("<tr") == tables.HEAD_ROWS + 1 and "d9" in page and "d10" not in page
+    assert 'href="../_static/tables/t-long.csv"' in page and "of 40 rows" in page
+
+
+def test_a_short_table_and_a_note_pass_through(tmp_path):
+    frame = pd.DataFrame({"x": range(tables.MAX_ROWS)})
+    assert tables.long_table(frame, "t-short", folder=tmp_path) is frame
+    assert tables.long_table("no records here", "t-note", folder=tmp_path) == "no records here"
+    assert not (tmp_path / "tables").exists()
+
+
+def test_a_name_that_is_no_file_name_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="letters, digits"):
+        tables.long_table(pd.DataFrame({"x": range(30)}), "../escape", folder=tmp_path)
