@@ -13,18 +13,13 @@ import pandas as pd
 
 from . import machines as mach
 from . import machine_records, plots, xdrop
+from .prose import count, note
 from .. import paths
 from ..analysis import paper
 from ..runs import results
 
 #: Datasets named ``gen-k<k>`` are generated to the sizes of the paper's Table II.
 GENERATED = "gen-k"
-
-
-def _note(text: str):
-    from IPython.display import Markdown
-
-    return Markdown(text)
 
 
 def shown(table):
@@ -39,10 +34,6 @@ def shown(table):
 def _range(values: pd.Series, fmt: str, unit: str = "") -> str:
     lo, hi = float(values.min()), float(values.max())
     return f"{lo:{fmt}}{unit}" if f"{lo:{fmt}}" == f"{hi:{fmt}}" else f"{lo:{fmt}}{unit} to {hi:{fmt}}{unit}"
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n:d} {word}" + ("" if n == 1 else "s")
 
 
 def _kernel_rows(machine: str) -> pd.DataFrame:
@@ -73,7 +64,7 @@ def inventory_table(machine: str) -> pd.DataFrame:
 def lacks_note(machine: str):
     """The folder's :func:`lassm.book.machines.lacks` as a Markdown list (or that it lacks nothing)."""
     lines = mach.lacks(machine)
-    return _note("\n".join(f"- {line}" for line in lines) if lines else "- Nothing: every step of the campaign ran.")
+    return note("\n".join(f"- {line}" for line in lines) if lines else "- Nothing: every step of the campaign ran.")
 
 
 def time_table(machine: str) -> pd.DataFrame:
@@ -107,7 +98,7 @@ def time_chart(machine: str):
     """Kernel time per dataset: one panel per backend, one bar per protocol, each bar one record."""
     t = main_protocols(_kernel_rows(machine))
     if t.empty:
-        return _note("No kernel variant ran here, only the CPU oracle: there is no kernel time to plot.")
+        return note("No kernel variant ran here, only the CPU oracle: there is no kernel time to plot.")
     return plots.to_svg(plots.kernel_times(t, x="dataset", color="protocol", row="backend",
                                            title=f"Kernel time per dataset on the {mach.device(machine)}"),
                         "kernel time per dataset, one panel per backend")
@@ -140,7 +131,7 @@ def published_chart(machine: str):
     """Fig. 5 style: our times on the generated datasets beside the published ports, per k."""
     rows = published_rows(machine)
     if (rows["source"] == "published").all():
-        return _note("No generated Table II-sized dataset (`gen-k21` ... `gen-k77`) ran a kernel variant here, "
+        return note("No generated Table II-sized dataset (`gen-k21` ... `gen-k77`) ran a kernel variant here, "
                      "so there is nothing to set beside the published times.")
     return plots.to_svg(plots.kernel_times(rows, title="Kernel time per k, beside the published ports"),
                         "kernel times per k, beside the published ports")
@@ -151,7 +142,7 @@ def reference_table(machine: str):
     ref = results.reference_timings()
     ref = ref[ref["machine"] == machine]
     if ref.empty:
-        return _note("`data/reference-timings.csv` holds no time of another program on this machine.")
+        return note("`data/reference-timings.csv` holds no time of another program on this machine.")
     t = _kernel_rows(machine).merge(ref[["dataset", "kernel_seconds", "program"]], on="dataset")
     t["reference_ms"] = t.pop("kernel_seconds") * 1e3
     t["reference_over_ours"] = t["reference_ms"] / t["kernel_ms"]
@@ -180,7 +171,7 @@ def originals_table(machine: str):
             "ours kernel [ms]": lg["ours_kernel_s"] * 1e3, "kernel: ours / original": lg["kernel_ratio"],
             "outputs equal": lg["scores_equal"]}))
     if not parts:
-        return _note(f"No original program ran beside ours here: {_originals_absent(machine)}.")
+        return note(f"No original program ran beside ours here: {_originals_absent(machine)}.")
     return pd.concat(parts, ignore_index=True).round(3)
 
 
@@ -197,7 +188,7 @@ def _originals_fact(machine: str) -> str:
     ht = results.against_original(machine)
     if ht is not None and len(ht):
         equal = bool(ht["outputs_equal"].all())
-        said.append(f"MetaHipMer's ht_loc on {_count(len(ht), 'dataset')} ("
+        said.append(f"MetaHipMer's ht_loc on {count(len(ht), 'dataset')} ("
                     + ("outputs equal on every one" if equal else "outputs DIFFER on some")
                     + f"; lassm extend's whole command {_range(ht['whole_ratio'], '.2f', '×')} the original's"
                     + (f", its kernels {_range(ht['kernel_ratio'].dropna(), '.2f', '×')}"
@@ -238,7 +229,7 @@ def roofline_chart(machine: str, level: str = "lane"):
     """The profiled points on the measured roof (and the datasheet roof where the device is known)."""
     pts = _metrics_points(machine)
     if pts is None:
-        return _note("No roofline: it needs the profiler's counters and the measured ceilings "
+        return note("No roofline: it needs the profiler's counters and the measured ceilings "
                      "(`counters/`, `ceilings.json`, then `lassm metrics derive`).")
     name = mach.device_label(mach.device(machine))
     return plots.to_svg(plots.roofline(machine_roofs(machine, level), main_protocols(pts), color="protocol",
@@ -250,7 +241,7 @@ def speedup_chart(machine: str):
     """This machine's points on the potential-speedup plot, beside the published ports'."""
     pts = _metrics_points(machine)
     if pts is None:
-        return _note("No potential-speedup points: they need the counters and ceilings (see the roofline above).")
+        return note("No potential-speedup points: they need the counters and ceilings (see the roofline above).")
     inside = main_protocols(pts[~pts["beyond_model"].astype(bool) & pts["x"].notna()]).copy()
     name = mach.device_label(mach.device(machine))
     inside["platform"] = name + ", " + inside["protocol"]
@@ -267,7 +258,7 @@ def counters_table(machine: str):
     """The profiled points: operations, bytes, II and predication ratio."""
     m = mach.metrics(machine)
     if m is None:
-        return _note("No counters: no profiler ran on this machine (Nsight Compute on NVIDIA, rocprofv3 on AMD, "
+        return note("No counters: no profiler ran on this machine (Nsight Compute on NVIDIA, rocprofv3 on AMD, "
                      "unitrace on Intel), or `lassm metrics derive` was not run.")
     cols = ["dataset", "k", "protocol", "launches", "int_ops", "dram_bytes", "ii", "predication_ratio", "arch eff",
             "alg eff"]
@@ -288,7 +279,7 @@ def facts(machine: str) -> dict[str, str]:
     out = {"mc_machine": machine, "mc_device": mach.device_label(inv["device"]), "mc_records": f"{inv['records']:d}",
            "mc_datasets": f"{len(inv['datasets']):d}", "mc_backends": ", ".join(inv["backends"]),
            "mc_repeats": "once" if inv["repeats"] == 1 else f"{inv['repeats']:d} times",
-           "mc_lacks": _count(len(mach.lacks(machine)), "item")}
+           "mc_lacks": count(len(mach.lacks(machine)), "item")}
     if kernel.empty:
         out["mc_fastest"] = "not measured: no kernel variant ran here, only the CPU oracle"
         out["mc_oracle_ratio"] = "not measured"
@@ -350,7 +341,7 @@ def suite_table(machine: str):
 
     g = suite.gaps(machine)
     if g.empty:
-        return _note(f"No suite records here: {_suite_fact(machine)}.")
+        return note(f"No suite records here: {_suite_fact(machine)}.")
     return g[["kernel", "published", "ported_ratio", "best_ratio", "cuda_best", "opencl_best"]].round(3)
 
 

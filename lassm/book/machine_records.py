@@ -13,17 +13,8 @@ import re
 import pandas as pd
 
 from . import machines as mach
+from .prose import count, note
 from .. import paths
-
-
-def _note(text: str):
-    from IPython.display import Markdown
-
-    return Markdown(text)
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n:d} {word}" + ("" if n == 1 else "s")
 
 
 #: The compiler line NVRTC and nvcc write at the top of a PTX file.
@@ -75,7 +66,7 @@ def campaign_runs(machine: str):
 
     entries = mach.campaign_entries(machine)
     if not entries:
-        return _note("No `campaign.json`: this folder was not written by `lassm run`'s campaign.")
+        return note("No `campaign.json`: this folder was not written by `lassm run`'s campaign.")
     rows = [{"run": i + 1, "created": e.get("created"), "command": e.get("command"),
              "commit": str(e.get("git_sha") or "")[:10], "seconds": e.get("seconds"),
              "points measured": sum(measured(r) for r in e.get("rows", [])),
@@ -92,7 +83,7 @@ def whole_runs(machine: str):
 
     entries = runs_account.read(paths.results_dir(machine))
     if not entries:
-        return _note("No `runs.json`: no whole `lassm run` wrote this folder since runs were accounted.")
+        return note("No `runs.json`: no whole `lassm run` wrote this folder since runs were accounted.")
     chosen = {"newest": entries[-1]}
     scratch = runs_account.from_scratch(entries)
     chosen["from scratch"] = scratch if scratch is not None else {}
@@ -116,7 +107,7 @@ def campaign_table(machine: str):
     no entry lists a point), or a note that there is none."""
     entries = mach.campaign_entries(machine)
     if not entries:
-        return _note("No `campaign.json`: this folder was not written by `lassm run`'s campaign.")
+        return note("No `campaign.json`: this folder was not written by `lassm run`'s campaign.")
     pts = mach.campaign_points(machine)
     if len(pts):
         pts["git_sha"] = pts["git_sha"].fillna("").astype(str).str[:10]
@@ -138,18 +129,18 @@ def campaign_fact(machine: str) -> str:
     def phrase(e: dict) -> str:
         plan, steps = e.get("plan", {}), e.get("steps", {})
         repeats, warmup = plan.get("repeats"), plan.get("warmup")
-        timed = _count(int(repeats), "timed repeat") if isinstance(repeats, int) else "timed repeats"
-        warm = _count(int(warmup), "warm-up") if isinstance(warmup, int) else "a warm-up"
-        return (f"{sum(float(v) for v in steps.values()):.0f} s over {_count(len(steps), 'step')}, "
+        timed = count(int(repeats), "timed repeat") if isinstance(repeats, int) else "timed repeats"
+        warm = count(int(warmup), "warm-up") if isinstance(warmup, int) else "a warm-up"
+        return (f"{sum(float(v) for v in steps.values()):.0f} s over {count(len(steps), 'step')}, "
                 f"{timed} after {warm} per point, at commit {str(e.get('git_sha', ''))[:10]}")
 
     if len(measuring) == 1:
         text = phrase(entries[measuring[0]])
     else:
-        text = "; ".join(f"{_count(int((by == i).sum()), 'point')} in {phrase(entries[i])}" for i in measuring)
+        text = "; ".join(f"{count(int((by == i).sum()), 'point')} in {phrase(entries[i])}" for i in measuring)
     idle = len(entries) - len(measuring)
     if idle:
-        text += f" ({_count(idle, 'other run')} of `lassm run` measured none of these points)"
+        text += f" ({count(idle, 'other run')} of `lassm run` measured none of these points)"
     return text
 
 

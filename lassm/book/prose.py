@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Numbers as the chapters' sentences quote them (one formatting for every chapter's facts)."""
+"""Numbers and notes as the chapters' sentences give them (one formatting for every chapter's facts)."""
 from __future__ import annotations
 
 import pandas as pd
@@ -13,3 +13,15 @@ def span(values: pd.Series, fmt: str = ".2f", empty: str = "not defined") -> str
         return empty
     lo, hi = f"{vals.min():{fmt}}", f"{vals.max():{fmt}}"
     return lo if lo == hi else f"{lo} to {hi}"
+
+
+def count(n: int, word: str) -> str:
+    """``n`` and ``word``, plural unless ``n`` is 1: "1 step", "3 steps"."""
+    return f"{n:d} {word}" + ("" if n == 1 else "s")
+
+
+def note(text: str):
+    """A Markdown note a chapter's cell shows where its table or chart has nothing to show."""
+    from IPython.display import Markdown
+
+    return Markdown(text)

@@ -128,11 +128,12 @@ def by_folder(t: pd.DataFrame | None = None) -> pd.DataFrame:
     return out.reset_index()
 
 
-def folders_measured() -> int:
-    """How many results folders hold a record of any family (the table's folders)."""
-    t = table()
-    return int(t["folder"].nunique()) if len(t) else 0
+def facts(t: pd.DataFrame) -> dict[str, str]:
+    """What the appendix's opening says of :func:`table`: its folders, commits and records."""
+    return {"pv_folders": f"{t['folder'].nunique():d}",
+            "pv_commits": f"{t.loc[t['commit'] != '', 'commit'].nunique():d}",
+            "pv_rows": f"{int(t['rows'].sum()):,}"}
 
 
-__all__ = ["COLUMNS", "CSV_FAMILIES", "by_folder", "folders_measured", "program", "table"]
+__all__ = ["COLUMNS", "CSV_FAMILIES", "by_folder", "facts", "program", "table"]
 
