@@ -262,6 +262,33 @@ def test_a_scheduler_file_from_a_users_job_script(slurm_conf, tmp_path, monkeypa
         subprocess.run(["scancel", job_id], timeout=30)
 
 
+def test_a_restart_forgets_the_jobs_of_a_killed_run(slurm_conf) -> None:
+    """Daemons killed with a job on the node (a machine stopped mid-run) come back with the node
+    free: a job the old controller recorded as running would otherwise hold every core until its
+    walltime, and each later worker job would pend on Resources."""
+    env = {**os.environ, "SLURM_CONF": slurm_conf}
+    cores = subprocess.run(["sinfo", "-h", "-N", "-p", PARTITION, "-o", "%c"], capture_output=True,
+                           text=True, env=env, timeout=30).stdout.split()[0]
+    job = subprocess.run(["sbatch", "--parsable", "-p", PARTITION, "-c", cores, "-J", "lassm-stale",
+                          "-o", "/dev/null", "--wrap", "sleep 600"], capture_output=True, text=True, env=env,
+                         timeout=30)
+    assert job.returncode == 0, job.stderr
+    job_id = job.stdout.strip().split(";")[0]
+    deadline = time.monotonic() + 60
+    while _job(job_id)["JobState"] != "RUNNING":
+        assert time.monotonic() < deadline, _job(job_id)
+        time.sleep(0.5)
+    stopped = subprocess.run(["bash", str(SCRIPT), "stop"], capture_output=True, text=True, timeout=60)
+    assert stopped.returncode == 0, stopped.stderr
+    started = subprocess.run(["bash", str(SCRIPT), "start"], capture_output=True, text=True, timeout=300)
+    assert started.returncode == 0, started.stdout + started.stderr
+    queue = subprocess.run(["squeue", "-h", "-o", "%i %T"], capture_output=True, text=True, env=env, timeout=30)
+    assert queue.returncode == 0 and job_id not in queue.stdout.split(), queue.stdout
+    state = subprocess.run(["sinfo", "-h", "-N", "-p", PARTITION, "-o", "%t"], capture_output=True, text=True,
+                           env=env, timeout=30).stdout.strip()
+    assert state == "idle", state
+
+
 def test_the_spec_reads_as_documented() -> None:
     """Counts, defaults and rounding of the spec (no Slurm needed)."""
     spec = slurm.parse("slurm:gpu:6,gpus=4,walltime=2-00:00:00,memory=200GB,account=proj")

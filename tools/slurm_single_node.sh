@@ -38,8 +38,19 @@ say() { echo "slurm_single_node: $*"; }
 cannot() { say "cannot start a Slurm here: $*"; exit 3; }
 failed() { say "Slurm did not come up: $*"; exit 1; }
 alive() { [[ -s $1 ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
-# The node's state as sinfo reports it; nothing (at once, not after sinfo's retries) without our slurmctld.
-answers() { alive "$DIR/slurmctld.pid" && SLURM_CONF=$CONF timeout 10 sinfo -h -N -p "$PARTITION" -o %t 2>/dev/null; }
+# The node's state as sinfo reports it; nothing (at once, not after sinfo's retries) without our
+# slurmctld. A loaded machine (a test suite on every core) may keep a live slurmctld from answering
+# for a while: three tries before the daemons are taken for dead and restarted.
+answers() {
+    local try state
+    alive "$DIR/slurmctld.pid" || return 1
+    for try in 1 2 3; do
+        state=$(SLURM_CONF=$CONF timeout 20 sinfo -h -N -p "$PARTITION" -o %t 2>/dev/null) && [[ -n $state ]] &&
+            { echo "$state"; return 0; }
+        ((try < 3)) && sleep 2
+    done
+    return 1
+}
 
 case ${1:-start} in
 --list)
@@ -151,8 +162,11 @@ fi
 for d in slurmctld slurmd; do
     if alive "$DIR/$d.pid"; then kill "$(cat "$DIR/$d.pid")" 2>/dev/null; sleep 1; fi
 done
-# The configuration file sits beside gres.conf, where both daemons look for it.
-"${ROOT[@]}" env SLURM_CONF="$CONF" slurmctld -f "$CONF" || failed "slurmctld did not start (see $DIR/slurmctld.log)"
+# The configuration file sits beside gres.conf, where both daemons look for it. slurmctld starts
+# with its job state cleared (-c): daemons that are not running belong to no live run, and a job
+# they recorded as running (its run killed with the machine) would hold the node's cores until its
+# walltime, every new worker job pending on Resources meanwhile.
+"${ROOT[@]}" env SLURM_CONF="$CONF" slurmctld -c -f "$CONF" || failed "slurmctld did not start (see $DIR/slurmctld.log)"
 "${ROOT[@]}" env SLURM_CONF="$CONF" slurmd -f "$CONF" || failed "slurmd did not start (see $DIR/slurmd.log)"
 
 for ((i = 0; i < WAIT * 2; i++)); do
