@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .common import (CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_input, opencl_kernel, opencl_queue,
-                     opencl_time, same_variants, sources)
+from .common import (CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_input, opencl_launching, opencl_time,
+                     same_variants, sources)
 
 NAME = "all_pairs"
 CUDA_KERNEL, OPENCL_KERNEL, ENTRY = sources(NAME)
@@ -104,11 +104,7 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
         seconds, host, launches = cuda_time(launch)
         out[...] = cupy.asnumpy(dist)
     else:
-        from .. import opencl as ocl
-
-        cl = ocl.cl
-        kern = opencl_kernel(cl_src, entry, options)
-        queue = opencl_queue()
+        cl, kern, queue = opencl_launching(cl_src, entry, options)
         data = opencl_input(queue, inp.data)
         dist = cl.Buffer(queue.context, cl.mem_flags.WRITE_ONLY, size=out.nbytes)
         kern.set_args(data, dist, np.int32(rows), np.int32(cols))

@@ -318,6 +318,14 @@ def opencl_queue(out_of_order: bool = False):
     return _QUEUES[key]
 
 
+def opencl_launching(relpath: str, entry: str, options: Sequence[str] = ()):
+    """``(pyopencl, the kernel entry built with options, the profiling queue)``: what an OpenCL
+    run of a kernel starts from."""
+    from .. import opencl as ocl
+
+    return ocl.cl, opencl_kernel(relpath, entry, options), opencl_queue()
+
+
 def opencl_input(queue, host: np.ndarray):
     """A read-only buffer on ``queue``'s context holding a copy of ``host``: every kernel's inputs."""
     from .. import opencl as ocl
@@ -368,6 +376,6 @@ def unchecked_run(mod, backend: str, inp, variant: str) -> Run:
 
 
 __all__ = ["BACKENDS", "CUDA_LAUNCHED", "Refused", "Run", "unchecked_run", "available", "cuda_compile_ptx", "cuda_function",
-           "cuda_launched", "cuda_time", "device", "entries", "files", "is_gpu", "opencl_input", "opencl_kernel",
+           "cuda_launched", "cuda_time", "device", "entries", "files", "is_gpu", "opencl_input", "opencl_kernel", "opencl_launching",
            "opencl_kernel_program", "opencl_ptx", "opencl_ptx_function", "opencl_queue", "opencl_span", "opencl_time",
            "profiled", "round_up", "same_variants", "sources"]

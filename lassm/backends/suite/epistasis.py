@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .common import (CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_input, opencl_kernel, opencl_queue,
-                     opencl_time, round_up, same_variants, sources)
+from .common import (CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_input, opencl_kernel,
+                     opencl_launching, opencl_time, round_up, same_variants, sources)
 
 NAME = "epistasis"
 CUDA_KERNEL, OPENCL_KERNEL, ENTRY = sources(NAME)
@@ -186,11 +186,7 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
         seconds, host, launches = cuda_time(launch)
         out[...] = cupy.asnumpy(scores)
     else:
-        from .. import opencl as ocl
-
-        cl = ocl.cl
-        kern = opencl_kernel(cl_src, entry, options)
-        queue = opencl_queue()
+        cl, kern, queue = opencl_launching(cl_src, entry, options)
         mf = cl.mem_flags
         zeros, ones = (opencl_input(queue, p if p.size else np.zeros(2, np.uint32)) for p in inp.packed)
         scores = cl.Buffer(queue.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=out)

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .common import (CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_input, opencl_kernel, opencl_queue,
-                     opencl_time, round_up, sources)
+from .common import (CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_input, opencl_launching, opencl_time,
+                     round_up, sources)
 
 NAME = "minkowski"
 CUDA_KERNEL, OPENCL_KERNEL, ENTRY = sources(NAME)
@@ -155,11 +155,7 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
         seconds, host, launches = cuda_time(launch)
         out[...] = cupy.asnumpy(c)
     else:
-        from .. import opencl as ocl
-
-        cl = ocl.cl
-        kern = opencl_kernel(cl_src, entry, options)
-        queue = opencl_queue()
+        cl, kern, queue = opencl_launching(cl_src, entry, options)
         a, b = opencl_input(queue, inp.a), opencl_input(queue, inp.b)
         planes = [cl.Buffer(queue.context, cl.mem_flags.WRITE_ONLY, size=out[0].nbytes) for _p in inp.powers]
 
