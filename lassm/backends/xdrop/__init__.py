@@ -26,16 +26,6 @@ XDROP_BACKENDS: dict[str, tuple[str, str]] = {
 
 
 def get(name: str) -> ModuleType:
-    """Returns the X-drop backend module ``name``; raises BackendUnavailable when it cannot run here.
-
-    Parameters
-    ----------
-    name : str
-        A key of :data:`XDROP_BACKENDS`.
-
-    Returns
-    -------
-    module
-        With ``align(pairs, scoring, threads=None)``.
-    """
+    """Returns the X-drop backend module ``name`` (a key of :data:`XDROP_BACKENDS`), which has
+    ``align(pairs, scoring, threads=None)``; raises BackendUnavailable when it cannot run here."""
     return load(XDROP_BACKENDS, name, "X-drop backend", "it needs {}")
