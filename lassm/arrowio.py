@@ -154,6 +154,27 @@ def binary_array(data: np.ndarray, offsets: np.ndarray) -> Any:
     return pa.LargeBinaryArray.from_buffers(pa.large_binary(), len(offsets) - 1,
                                             [None, pa.py_buffer(offsets), pa.py_buffer(np.ascontiguousarray(data))])
 
+def require_columns(table: Any, path: str, columns: Sequence[str]) -> None:
+    """Refuses a table that lacks any of ``columns``, naming every one it lacks (every reader of
+    a table of ours says it the same way)."""
+    from .errors import InputError
+
+    missing = [c for c in columns if c not in table.column_names]
+    if missing:
+        raise InputError(path, None, "columns", f"missing {', '.join(missing)}")
+
+
+def whole_table(table: Any, path: str, columns: Sequence[str], rows: str) -> Any:
+    """``table`` in one chunk per column, once it has ``columns`` (:func:`require_columns`) and
+    at least one row; an empty one is refused as ``empty: no <rows>``."""
+    from .errors import InputError
+
+    require_columns(table, path, columns)
+    if table.num_rows == 0:
+        raise InputError(path, None, "file", f"empty: no {rows}")
+    return table.combine_chunks()
+
+
 def read_parquet(path: str, what: str = "parquet file") -> Any:
     """The whole table of the parquet file ``path``, memory-mapped (half the time of a read); a
     file Arrow cannot read raises :class:`lassm.errors.InputError` naming it as ``what``."""

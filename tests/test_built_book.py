@@ -19,6 +19,8 @@ CHROMIUM = Path("/usr/bin/chromium")
 PAGE = HTML / "notebooks" / "roofline.html"
 
 pytestmark = pytest.mark.skipif(not (HTML / "index.html").is_file(), reason="no built book in _build/html")
+needs_chromium = pytest.mark.skipif(not CHROMIUM.exists(),
+                                    reason="needs Debian's chromium (make deps, or apt-get install chromium)")
 
 #: A <script src=...> or a stylesheet <link href=...> that points outside the book.
 _EXTERNAL = [re.compile(r"<script\b[^>]*\bsrc\s*=\s*[\"']?(?:https?:)?//", re.I),
@@ -30,6 +32,16 @@ def _chromium(*args: str, tmp_path: Path) -> subprocess.CompletedProcess:
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
              "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={tmp_path}"]
     return subprocess.run([str(CHROMIUM), *flags, *args], capture_output=True, text=True, timeout=120)
+
+
+def _screenshot(name: str, page: Path, size: str, tmp_path: Path) -> Path:
+    """Chromium's screenshot of ``page`` at ``size``, taken afresh into ``_build/screenshots/<name>.png``
+    (a CI artifact): a stale one from an earlier run cannot pass for it."""
+    png = ROOT / "_build" / "screenshots" / f"{name}.png"
+    png.parent.mkdir(parents=True, exist_ok=True)
+    png.unlink(missing_ok=True)
+    _chromium(f"--screenshot={png}", f"--window-size={size}", page.as_uri(), tmp_path=tmp_path / "shot")
+    return png
 
 
 def test_no_external_scripts_or_stylesheets():
@@ -46,13 +58,9 @@ def test_roofline_page_has_inline_svg_charts():
     assert text.count("<svg") >= 1 and "role-mark" in text
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (make deps, or apt-get install chromium)")
+@needs_chromium
 def test_roofline_page_renders_in_chromium(tmp_path):
-    shots = ROOT / "_build" / "screenshots"
-    shots.mkdir(parents=True, exist_ok=True)
-    png = shots / "roofline.png"
-    png.unlink(missing_ok=True)
-    _chromium(f"--screenshot={png}", "--window-size=1280,2400", PAGE.as_uri(), tmp_path=tmp_path / "shot")
+    png = _screenshot("roofline", PAGE, "1280,2400", tmp_path)
     assert png.is_file() and png.stat().st_size > 10_000
     dom = _chromium("--dump-dom", PAGE.as_uri(), tmp_path=tmp_path / "dom").stdout
     svgs = re.findall(r"<svg\b.*?</svg>", dom, re.S)
@@ -61,7 +69,7 @@ def test_roofline_page_renders_in_chromium(tmp_path):
     assert sum(s.count("<path") for s in charts) > 10
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (make deps, or apt-get install chromium)")
+@needs_chromium
 def test_interactive_chart_runs_on_the_served_bundle(tmp_path):
     """The roofline page frames an interactive chart whose page draws marks from the local bundle."""
     frames = re.findall(r'<iframe[^>]*class="lassm-interactive"[^>]*src="([^"]+)"', PAGE.read_text(encoding="utf-8"))
@@ -77,7 +85,7 @@ def test_interactive_chart_runs_on_the_served_bundle(tmp_path):
     assert png.is_file() and png.stat().st_size > 5_000
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (make deps, or apt-get install chromium)")
+@needs_chromium
 def test_formulas_typeset_from_the_served_mathjax(tmp_path):
     """The method page's formulas are typeset by the MathJax copy shipped in the build, offline."""
     page = HTML / "book" / "method.html"
@@ -106,12 +114,9 @@ def test_intro_lists_the_findings_with_numbers():
         assert "<a " in item, f"a finding without a link: {item[:200]}"
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (make deps, or apt-get install chromium)")
+@needs_chromium
 def test_intro_screenshot_shows_the_findings(tmp_path):
-    png = ROOT / "_build" / "screenshots" / "intro.png"
-    png.parent.mkdir(parents=True, exist_ok=True)
-    png.unlink(missing_ok=True)
-    _chromium(f"--screenshot={png}", "--window-size=1280,1600", INTRO.as_uri(), tmp_path=tmp_path / "shot")
+    png = _screenshot("intro", INTRO, "1280,1600", tmp_path)
     assert png.is_file() and png.stat().st_size > 10_000
     dom = _chromium("--dump-dom", INTRO.as_uri(), tmp_path=tmp_path / "dom").stdout
     assert "Findings at a glance" in dom and "bit-exact" in dom
@@ -140,17 +145,14 @@ def test_print_view_holds_every_page_and_every_chart():
     assert text.count("role-mark") > 100
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (make deps, or apt-get install chromium)")
+@needs_chromium
 def test_print_view_renders_in_chromium(tmp_path):
     """The page is drawn, not blank: the theme's styles hide a bare bd-main, for one."""
-    png = ROOT / "_build" / "screenshots" / "print.png"
-    png.parent.mkdir(parents=True, exist_ok=True)
-    png.unlink(missing_ok=True)
-    _chromium(f"--screenshot={png}", "--window-size=1000,1400", PRINT.as_uri(), tmp_path=tmp_path / "shot")
+    png = _screenshot("print", PRINT, "1000,1400", tmp_path)
     assert png.is_file() and png.stat().st_size > 50_000, "the print view renders blank"
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (make deps, or apt-get install chromium)")
+@needs_chromium
 def test_pdf_of_the_book_has_its_pages_and_figures():
     assert PDF.is_file(), "no PDF: make book (or make print) writes _build/lassm-book.pdf where Chromium is"
     data = PDF.read_bytes()
@@ -161,7 +163,7 @@ def test_pdf_of_the_book_has_its_pages_and_figures():
     assert len(re.findall(rb"/S\s*/Figure\b", data)) > 0, "no figure tagged in the PDF"
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (make deps, or apt-get install chromium)")
+@needs_chromium
 def test_pdf_has_bookmarks_a_title_and_no_code_stubs():
     """A 270-page PDF without an outline cannot be navigated; its title was "Print view" and it
     held a "Show code cell source" stub per folded cell."""

@@ -268,26 +268,19 @@ def test_without_ncu_the_counters_step_says_so(results: Path, monkeypatch: pytes
 
 # --- the command line -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("argv, words", [
-    (["--protocols", "casptr"], "--protocols: a local-assembly option"),
-    (["--ks", "21"], "--ks: a local-assembly option"),
-    (["--datasets", "sample-k21"], "--datasets sample-k21: not an X-drop pair set"),
-    (["--backends", "sycl"], "--backends sycl: not an X-drop backend"),
+@pytest.mark.parametrize("kernel, argv, words", [
+    ("xdrop", ["--protocols", "casptr"], "--protocols: a local-assembly option"),
+    ("xdrop", ["--ks", "21"], "--ks: a local-assembly option"),
+    ("xdrop", ["--datasets", "sample-k21"], "--datasets sample-k21: not an X-drop pair set"),
+    ("xdrop", ["--backends", "sycl"], "--backends sycl: not an X-drop backend"),
+    ("local-assembly", ["--xdrops", "10"], "--xdrops: X is the xdrop kernel's"),
+    ("local-assembly", ["--backends", "seqan"], "--backends seqan: an X-drop backend"),
+    ("local-assembly", ["--datasets", "xdrop-sim-20k"], "--datasets xdrop-sim-20k: an X-drop pair set"),
 ])
-def test_run_kernel_xdrop_refuses_local_assembly_options(argv: list[str], words: str, results: Path,
-                                                         capsys: pytest.CaptureFixture) -> None:
-    assert main(["run", "--kernel", "xdrop", "--dry-run", *argv]) == 2
-    assert words in capsys.readouterr().err
-
-
-@pytest.mark.parametrize("argv, words", [
-    (["--xdrops", "10"], "--xdrops: X is the xdrop kernel's"),
-    (["--backends", "seqan"], "--backends seqan: an X-drop backend"),
-    (["--datasets", "xdrop-sim-20k"], "--datasets xdrop-sim-20k: an X-drop pair set"),
-])
-def test_local_assembly_refuses_the_xdrop_names(argv: list[str], words: str, results: Path,
-                                                capsys: pytest.CaptureFixture) -> None:
-    assert main(["run", "--kernel", "local-assembly", "--dry-run", *argv]) == 2
+def test_each_kernel_refuses_the_other_kernels_names(kernel: str, argv: list[str], words: str, results: Path,
+                                                     capsys: pytest.CaptureFixture) -> None:
+    """``lassm run --kernel K`` refuses the options and names that belong to the other kernel."""
+    assert main(["run", "--kernel", kernel, "--dry-run", *argv]) == 2
     assert words in capsys.readouterr().err
 
 

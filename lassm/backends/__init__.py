@@ -24,21 +24,29 @@ BACKENDS: dict[str, tuple[str, str]] = {
 }
 
 
-def get(name: str) -> ModuleType:
-    """Returns the backend module ``name``; raises BackendUnavailable when it cannot run here."""
-    if name not in BACKENDS:
-        raise BackendUnavailable(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
-    module_name, extra = BACKENDS[name]
+def load(registry: dict[str, tuple[str, str]], name: str, what: str, missing: str) -> ModuleType:
+    """The module ``registry`` names for ``name``, imported and asked whether it can run here; the
+    one way both registries (this one and the X-drop kernel's) resolve a name.
+
+    ``what`` names the kind in messages (``backend``); ``missing`` says what to install, with
+    ``{}`` standing for the registry's second field. Raises BackendUnavailable otherwise.
+    """
+    if name not in registry:
+        raise BackendUnavailable(f"unknown {what} {name!r}; choose one of {', '.join(registry)}")
+    module_name, needs = registry[name]
     try:
         mod = importlib.import_module(module_name)
     except ImportError as exc:
-        raise BackendUnavailable(
-            f"backend {name!r} is not installed ({exc}); install it with: pip install 'lassm[{extra}]'"
-        ) from None
+        raise BackendUnavailable(f"{what} {name!r} is not installed ({exc}); {missing.format(needs)}") from None
     ok, why = mod.available()
     if not ok:
-        raise BackendUnavailable(f"backend {name!r} cannot run here: {why}")
+        raise BackendUnavailable(f"{what} {name!r} cannot run here: {why}")
     return mod
+
+
+def get(name: str) -> ModuleType:
+    """Returns the backend module ``name``; raises BackendUnavailable when it cannot run here."""
+    return load(BACKENDS, name, "backend", "install it with: pip install 'lassm[{}]'")
 
 
 #: Where each backend's builds are listed (the module and its name for them), the same list as

@@ -70,37 +70,35 @@ def _same(a, ia, b, ib, k):
     return True
 
 
-@njit(cache=True)
-def ht_insert(keys, key_buf, reads, pos, k):
-    """Insert-or-find the k-mer ``reads[pos:pos+k]``; returns its slot (keys point into ``reads``)."""
+@njit(cache=True, inline="always")
+def _probe(keys, key_buf, buf, pos, k):
+    """The slot holding the k-mer ``buf[pos:pos+k]``, else the empty slot where linear probing
+    from its hash stops: the one walk that both insert and find take."""
     size = len(keys)
-    slot = murmur_hash2(reads, pos, k, size)
+    slot = murmur_hash2(buf, pos, k, size)
     while True:
         kp = keys[slot]
-        if kp < 0:
-            keys[slot] = pos
-            return slot
-        if _same(key_buf, kp, reads, pos, k):
+        if kp < 0 or _same(key_buf, kp, buf, pos, k):
             return slot
         slot += 1
         if slot == size:
             slot = 0
+
+
+@njit(cache=True)
+def ht_insert(keys, key_buf, reads, pos, k):
+    """Insert-or-find the k-mer ``reads[pos:pos+k]``; returns its slot (keys point into ``reads``)."""
+    slot = _probe(keys, key_buf, reads, pos, k)
+    if keys[slot] < 0:
+        keys[slot] = pos
+    return slot
 
 
 @njit(cache=True)
 def ht_find(keys, key_buf, buf, pos, k):
     """Slot of the k-mer ``buf[pos:pos+k]``, or -1 when absent."""
-    size = len(keys)
-    slot = murmur_hash2(buf, pos, k, size)
-    while True:
-        kp = keys[slot]
-        if kp < 0:
-            return -1
-        if _same(key_buf, kp, buf, pos, k):
-            return slot
-        slot += 1
-        if slot == size:
-            slot = 0
+    slot = _probe(keys, key_buf, buf, pos, k)
+    return slot if keys[slot] >= 0 else -1
 
 
 @njit(cache=True)

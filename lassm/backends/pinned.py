@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import os
 import shutil
 import tarfile
@@ -89,6 +90,13 @@ class Source:
     def cached(self) -> Path:
         """Where the cache keeps this source's tree: ``<cache root>/<name>-<commit, 12 hex digits>``."""
         return self.cache_root() / f"{self.name}-{self.commit[:12]}"
+
+
+def file_pins(table: Path, name: str) -> dict[str, str]:
+    """Source ``name``'s pinned files (path -> SHA-256) from ``table``, a JSON file of
+    ``{name: {path: sha256}}``: the hashes are data, kept apart from the code and one format for
+    every pinned source, so that refreshing a pin rewrites data, never code."""
+    return json.loads(table.read_text(encoding="utf-8"))[name]
 
 
 def differences(source: Source, tree: Path) -> list[str]:

@@ -82,9 +82,16 @@ def k_value(text: str) -> int:
     return k
 
 
-def k_list(text: str) -> list[int]:
-    """Comma-separated start k values, each 21..121."""
-    return [k_value(t) for t in _items(text)]
+def _listed(one, name: str, doc: str):
+    """The type of a comma list whose every item ``one`` reads: one shape for every such list."""
+    def parse(text: str) -> list:
+        return [one(t) for t in _items(text)]
+
+    parse.__name__, parse.__qualname__, parse.__doc__ = name, name, doc
+    return parse
+
+
+k_list = _listed(k_value, "k_list", "Comma-separated start k values, each 21..121.")
 
 
 def odd_k_list(text: str) -> str:
@@ -141,9 +148,7 @@ def lane_width(text: str) -> int:
     return n
 
 
-def lane_width_list(text: str) -> list[int]:
-    """Comma-separated lane widths."""
-    return [lane_width(t) for t in _items(text)]
+lane_width_list = _listed(lane_width, "lane_width_list", "Comma-separated lane widths.")
 
 
 # ------------------------------------------------------------------------------ names
@@ -157,9 +162,7 @@ def backend_name(text: str) -> str:
     return text
 
 
-def backend_list(text: str) -> list[str]:
-    """Comma-separated backend names."""
-    return [backend_name(t) for t in _items(text)]
+backend_list = _listed(backend_name, "backend_list", "Comma-separated backend names.")
 
 
 def protocol_name(text: str) -> str:
@@ -172,9 +175,7 @@ def protocol_name(text: str) -> str:
     return text
 
 
-def protocol_list(text: str) -> list[str]:
-    """Comma-separated protocol names."""
-    return [protocol_name(t) for t in _items(text)]
+protocol_list = _listed(protocol_name, "protocol_list", "Comma-separated protocol names.")
 
 
 @_role("input")
@@ -469,8 +470,6 @@ def output_folder(text: str) -> str:
 
 def arch_list(text: str) -> list[str]:
     """``sm_90`` or ``sm_80,sm_90``: real GPU architectures to build cubins for."""
-    import re
-
     archs = text.split(",")
     if not text or not all(re.fullmatch(r"sm_[0-9]{2,3}[a-z]?", a) for a in archs):
         raise argparse.ArgumentTypeError(f"{text!r}: name real architectures such as sm_90 or sm_80,sm_90")

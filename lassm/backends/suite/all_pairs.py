@@ -17,28 +17,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .common import CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_kernel, opencl_queue, opencl_time
+from .common import (CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_input, opencl_launching, opencl_time,
+                     same_variants, sources)
 
 NAME = "all_pairs"
-CUDA_KERNEL = "suite/cuda/all_pairs.cu"
-OPENCL_KERNEL = "suite/opencl/all_pairs.cl"
-ENTRY = "all_pairs"
+CUDA_KERNEL, OPENCL_KERNEL, ENTRY = sources(NAME)
 #: Variants that are kernels of their own: (CUDA source, OpenCL source, entry).
-OWN_SOURCES: dict[str, tuple[str, str, str]] = {
-    "tiles": ("suite/cuda/all_pairs_tiles.cu", "suite/opencl/all_pairs_tiles.cl", "all_pairs_tiles")}
+OWN_SOURCES: dict[str, tuple[str, str, str]] = {"tiles": sources("all_pairs_tiles")}
 #: ``tiles``: pairs along a tile's side, and work-items per pair (``APT_TILE``, ``APT_SPLIT``).
 TILE, SPLIT = 8, 4
 #: Threads (work-items) per block: the original's THREADS.
 THREADS = 128
 #: (instances, attributes) per size class: Jin and Vetter's on a GPU, small on a CPU (attributes a multiple of 4).
 SIZES: dict[str, tuple[int, int]] = {"gpu": (224, 4096), "cpu": (64, 1024), "tiny": (5, 24)}
-#: Variants: build options per model (vector loads or bytes).
-VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
-    "cuda": {"char4": ("-DAPD_VECTOR=1",), "bytes": ("-DAPD_VECTOR=0",), "tiles": ()},
-    "opencl": {"char4": ("-DAPD_VECTOR=1",), "bytes": ("-DAPD_VECTOR=0",), "tiles": ()},
-}
-#: ``opencl-ptx`` builds what ``opencl`` builds (its PTX, launched by CUDA).
-VARIANTS["opencl-ptx"] = dict(VARIANTS["opencl"])
+#: Variants: build options (vector loads or bytes), the same in every model.
+VARIANTS: dict[str, dict[str, tuple[str, ...]]] = same_variants(
+    {"char4": ("-DAPD_VECTOR=1",), "bytes": ("-DAPD_VECTOR=0",), "tiles": ()})
 
 
 @dataclass(frozen=True)
@@ -110,14 +104,9 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
         seconds, host, launches = cuda_time(launch)
         out[...] = cupy.asnumpy(dist)
     else:
-        from .. import opencl as ocl
-
-        cl = ocl.cl
-        kern = opencl_kernel(cl_src, entry, options)
-        queue = opencl_queue()
-        mf = cl.mem_flags
-        data = cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=inp.data)
-        dist = cl.Buffer(queue.context, mf.WRITE_ONLY, size=out.nbytes)
+        cl, kern, queue = opencl_launching(cl_src, entry, options)
+        data = opencl_input(queue, inp.data)
+        dist = cl.Buffer(queue.context, cl.mem_flags.WRITE_ONLY, size=out.nbytes)
         kern.set_args(data, dist, np.int32(rows), np.int32(cols))
         size, local = ((grid[0] * threads,), (threads,)) if len(grid) == 1 else ((rows * threads, rows), (threads, 1))
         seconds, host, launches = opencl_time(queue, lambda: [cl.enqueue_nd_range_kernel(queue, kern, size, local)])

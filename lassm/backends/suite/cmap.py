@@ -22,14 +22,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .common import (CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_kernel, opencl_queue,
-                     opencl_time, round_up)
+from .common import (CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_input, opencl_kernel, opencl_queue,
+                     opencl_time, round_up, sources)
 
 NAME = "cmap"
-CUDA_KERNEL = "suite/cuda/cmap.cu"
-OPENCL_KERNEL = "suite/opencl/cmap.cl"
-#: The kernel that scores the signatures (the sources also hold cmap_uniforms and cmap_count).
-ENTRY = "cmap_scores"
+#: The sources, and the kernel that scores the signatures (they also hold cmap_uniforms and cmap_count).
+CUDA_KERNEL, OPENCL_KERNEL, ENTRY = sources(NAME, "cmap_scores")
 #: Every kernel of a run, in launch order: the draw (ours), the scores, the count.
 ENTRIES: tuple[str, ...] = ("cmap_uniforms", "cmap_scores", "cmap_count")
 #: Genes of the reference profile: the Affymetrix U133A array's probes, as cudaMap's U133AArrayLength.
@@ -232,7 +230,7 @@ def run(backend: str, inp: Inputs, variant: str, *, fetch: bool = True) -> Run:
         kern = {e: opencl_kernel(OPENCL_KERNEL, e, build_options(backend, variant))
                 for e in ENTRIES}
         mf = cl.mem_flags
-        profile = cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=inp.profile)
+        profile = opencl_input(queue, inp.profile)
         sums = cl.Buffer(queue.context, mf.READ_WRITE, size=8 * n)
         partial = cl.Buffer(queue.context, mf.READ_WRITE, size=4 * COUNT_BLOCKS)
         uniforms = None if variant == "clrandom" else cl.Buffer(queue.context, mf.READ_WRITE, size=4 * draws)
@@ -322,7 +320,7 @@ def _fused(backend: str, inp: Inputs, variant: str) -> Run:
         kern = opencl_kernel(cl_src, entry, options)
         blocks = FUSED_BLOCKS_PER_UNIT * int(queue.device.max_compute_units)
         mf = cl.mem_flags
-        profile = cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=profile16)
+        profile = opencl_input(queue, profile16)
         sums = cl.Buffer(queue.context, mf.READ_WRITE, size=8 * n)
         partial = cl.Buffer(queue.context, mf.READ_WRITE, size=4 * blocks)
         kern.set_args(profile, sums, partial, *args)

@@ -114,6 +114,19 @@ def opencl_ptx_function(relpath: str, entry: str, options: Sequence[str] = ()):
     return _PTX_FUNCTIONS[key]
 
 
+def sources(stem: str, entry: str = "") -> tuple[str, str, str]:
+    """``(CUDA source, OpenCL source, entry)`` of the suite's kernel ``stem``: every kernel keeps its
+    two sources as ``suite/cuda/<stem>.cu`` and ``suite/opencl/<stem>.cl``; the entry is ``stem``
+    unless named."""
+    return f"suite/cuda/{stem}.cu", f"suite/opencl/{stem}.cl", entry or stem
+
+
+def same_variants(options: dict[str, tuple[str, ...]]) -> dict[str, dict[str, tuple[str, ...]]]:
+    """The variants of a kernel whose every model builds the same ones (``opencl-ptx`` builds what
+    ``opencl`` builds): one copy of ``options`` per backend."""
+    return {backend: dict(options) for backend in BACKENDS}
+
+
 def files(mod, variant: str) -> tuple[str, str, str]:
     """(CUDA source, OpenCL source, entry) of a kernel module's ``variant``: the variant's own where
     it is a kernel of another shape (the module's ``OWN_SOURCES``), else the module's."""
@@ -305,6 +318,22 @@ def opencl_queue(out_of_order: bool = False):
     return _QUEUES[key]
 
 
+def opencl_launching(relpath: str, entry: str, options: Sequence[str] = ()):
+    """``(pyopencl, the kernel entry built with options, the profiling queue)``: what an OpenCL
+    run of a kernel starts from."""
+    from .. import opencl as ocl
+
+    return ocl.cl, opencl_kernel(relpath, entry, options), opencl_queue()
+
+
+def opencl_input(queue, host: np.ndarray):
+    """A read-only buffer on ``queue``'s context holding a copy of ``host``: every kernel's inputs."""
+    from .. import opencl as ocl
+
+    mf = ocl.cl.mem_flags
+    return ocl.cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=host)
+
+
 def opencl_time(queue, enqueue: Callable[[], Sequence], resident: Sequence = ()) -> tuple[float, float, int]:
     """Runs ``enqueue`` (it enqueues its kernels on ``queue`` and returns their events) once the
     queue is idle, and waits for them: (device span, host wall time to completion, launches).
@@ -347,6 +376,6 @@ def unchecked_run(mod, backend: str, inp, variant: str) -> Run:
 
 
 __all__ = ["BACKENDS", "CUDA_LAUNCHED", "Refused", "Run", "unchecked_run", "available", "cuda_compile_ptx", "cuda_function",
-           "cuda_launched", "cuda_time", "device", "entries", "files", "is_gpu", "opencl_kernel",
+           "cuda_launched", "cuda_time", "device", "entries", "files", "is_gpu", "opencl_input", "opencl_kernel", "opencl_launching",
            "opencl_kernel_program", "opencl_ptx", "opencl_ptx_function", "opencl_queue", "opencl_span", "opencl_time",
-           "profiled", "round_up"]
+           "profiled", "round_up", "same_variants", "sources"]

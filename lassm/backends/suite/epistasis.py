@@ -19,16 +19,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .common import (CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_kernel, opencl_queue,
-                     opencl_time, round_up)
+from .common import (CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_input, opencl_kernel,
+                     opencl_launching, opencl_time, round_up, same_variants, sources)
 
 NAME = "epistasis"
-CUDA_KERNEL = "suite/cuda/epistasis.cu"
-OPENCL_KERNEL = "suite/opencl/epistasis.cl"
-ENTRY = "epistasis"
+CUDA_KERNEL, OPENCL_KERNEL, ENTRY = sources(NAME)
 #: Variants that are kernels of their own: (CUDA source, OpenCL source, entry of the pairs).
-OWN_SOURCES: dict[str, tuple[str, str, str]] = {
-    "margins": ("suite/cuda/epistasis_margins.cu", "suite/opencl/epistasis_margins.cl", "epistasis_pairs")}
+OWN_SOURCES: dict[str, tuple[str, str, str]] = {"margins": sources("epistasis_margins", "epistasis_pairs")}
 #: The margins' kernel that ``margins`` launches first, and its threads per block.
 MARGINS_ENTRY, MARGINS_THREADS = "epistasis_margins", 256
 #: Every entry the variants launch.
@@ -39,13 +36,9 @@ BLOCK = 16
 SIZES: dict[str, tuple[int, int]] = {"gpu": (4096, 8192), "cpu": (256, 1024), "tiny": (13, 70)}
 #: A score's largest error, relative to the sum of its 27 terms' sizes (single-precision logs and sums).
 TOLERANCE = 1e-5
-#: Variants: build options per model (the unroll asked for or not).
-VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
-    "cuda": {"auto": ("-DEPI_UNROLL=0",), "unroll": ("-DEPI_UNROLL=1",), "margins": ()},
-    "opencl": {"auto": ("-DEPI_UNROLL=0",), "unroll": ("-DEPI_UNROLL=1",), "margins": ()},
-}
-#: ``opencl-ptx`` builds what ``opencl`` builds (its PTX, launched by CUDA).
-VARIANTS["opencl-ptx"] = dict(VARIANTS["opencl"])
+#: Variants: build options (the unroll asked for or not), the same in every model.
+VARIANTS: dict[str, dict[str, tuple[str, ...]]] = same_variants(
+    {"auto": ("-DEPI_UNROLL=0",), "unroll": ("-DEPI_UNROLL=1",), "margins": ()})
 
 
 @dataclass(frozen=True)
@@ -193,14 +186,9 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
         seconds, host, launches = cuda_time(launch)
         out[...] = cupy.asnumpy(scores)
     else:
-        from .. import opencl as ocl
-
-        cl = ocl.cl
-        kern = opencl_kernel(cl_src, entry, options)
-        queue = opencl_queue()
+        cl, kern, queue = opencl_launching(cl_src, entry, options)
         mf = cl.mem_flags
-        zeros, ones = (cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR,
-                                 hostbuf=p if p.size else np.zeros(2, np.uint32)) for p in inp.packed)
+        zeros, ones = (opencl_input(queue, p if p.size else np.zeros(2, np.uint32)) for p in inp.packed)
         scores = cl.Buffer(queue.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=out)
         if own:
             margins_kern = opencl_kernel(cl_src, MARGINS_ENTRY, options)

@@ -18,16 +18,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .common import (CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_kernel, opencl_queue,
-                     opencl_time, round_up)
+from .common import (CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_input, opencl_launching, opencl_time,
+                     round_up, sources)
 
 NAME = "minkowski"
-CUDA_KERNEL = "suite/cuda/minkowski.cu"
-OPENCL_KERNEL = "suite/opencl/minkowski.cl"
-ENTRY = "minkowski"
+CUDA_KERNEL, OPENCL_KERNEL, ENTRY = sources(NAME)
 #: Variants that are kernels of their own: (CUDA source, OpenCL source, entry).
-OWN_SOURCES: dict[str, tuple[str, str, str]] = {
-    "tiles": ("suite/cuda/minkowski_tiles.cu", "suite/opencl/minkowski_tiles.cl", "minkowski_tiles")}
+OWN_SOURCES: dict[str, tuple[str, str, str]] = {"tiles": sources("minkowski_tiles")}
 #: ``tiles``: outputs along a block's tile's side (16 x 16 threads, 4 x 4 outputs each).
 TILE = 64
 #: Threads (work-items) per block along each of its two dimensions.
@@ -158,15 +155,9 @@ def run(backend: str, inp: Inputs, variant: str) -> Run:
         seconds, host, launches = cuda_time(launch)
         out[...] = cupy.asnumpy(c)
     else:
-        from .. import opencl as ocl
-
-        cl = ocl.cl
-        kern = opencl_kernel(cl_src, entry, options)
-        queue = opencl_queue()
-        mf = cl.mem_flags
-        a = cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=inp.a)
-        b = cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=inp.b)
-        planes = [cl.Buffer(queue.context, mf.WRITE_ONLY, size=out[0].nbytes) for _p in inp.powers]
+        cl, kern, queue = opencl_launching(cl_src, entry, options)
+        a, b = opencl_input(queue, inp.a), opencl_input(queue, inp.b)
+        planes = [cl.Buffer(queue.context, cl.mem_flags.WRITE_ONLY, size=out[0].nbytes) for _p in inp.powers]
 
         def enqueue() -> list:
             events = []

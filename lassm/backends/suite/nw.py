@@ -26,16 +26,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .common import (CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_kernel, opencl_queue, opencl_span,
-                     opencl_time)
+from .common import (CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_input, opencl_kernel, opencl_queue,
+                     opencl_span, opencl_time, sources)
 
 NAME = "nw"
-CUDA_KERNEL = "suite/cuda/nw.cu"
-OPENCL_KERNEL = "suite/opencl/nw.cl"
-ENTRY = "nw_tiles"
+CUDA_KERNEL, OPENCL_KERNEL, ENTRY = sources(NAME, "nw_tiles")
 #: Variants that are kernels of their own: (CUDA source, OpenCL source, entry).
-OWN_SOURCES: dict[str, tuple[str, str, str]] = {
-    "strips": ("suite/cuda/nw_strips.cu", "suite/opencl/nw_strips.cl", "nw_strips")}
+OWN_SOURCES: dict[str, tuple[str, str, str]] = {"strips": sources("nw_strips")}
 #: ``strips``: rows of a strip, threads (work-items) of its block.
 STRIP = 32
 #: ``strips``: each byte of a strip's edge row before the strip writes it (``NWS_EMPTY``).
@@ -258,7 +255,7 @@ def run(backend: str, inp: Inputs, variant: str, *, fetch: bool = True) -> Run:
             recording = Recording(queue)  # refused, with the reason, on a device without command buffers
         mf = cl.mem_flags
         score = _opencl_start(cl, queue, inp)
-        ref = cl.Buffer(queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=inp.ref)
+        ref = opencl_input(queue, inp.ref)
         if variant in OWN_SOURCES:
             ticket = cl.Buffer(queue.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.zeros(1, np.int32))
             edge = cl.Buffer(queue.context, mf.READ_WRITE | mf.COPY_HOST_PTR,

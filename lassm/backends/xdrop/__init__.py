@@ -11,10 +11,9 @@ install, never an import crash.
 """
 from __future__ import annotations
 
-import importlib
 from types import ModuleType
 
-from ...errors import BackendUnavailable
+from .. import load
 
 #: name -> (module, what provides its runtime).
 XDROP_BACKENDS: dict[str, tuple[str, str]] = {
@@ -27,26 +26,6 @@ XDROP_BACKENDS: dict[str, tuple[str, str]] = {
 
 
 def get(name: str) -> ModuleType:
-    """Returns the X-drop backend module ``name``; raises BackendUnavailable when it cannot run here.
-
-    Parameters
-    ----------
-    name : str
-        A key of :data:`XDROP_BACKENDS`.
-
-    Returns
-    -------
-    module
-        With ``align(pairs, scoring, threads=None)``.
-    """
-    if name not in XDROP_BACKENDS:
-        raise BackendUnavailable(f"unknown X-drop backend {name!r}; choose one of {', '.join(XDROP_BACKENDS)}")
-    module_name, needs = XDROP_BACKENDS[name]
-    try:
-        mod = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise BackendUnavailable(f"X-drop backend {name!r} is not installed ({exc}); it needs {needs}") from None
-    ok, why = mod.available()
-    if not ok:
-        raise BackendUnavailable(f"X-drop backend {name!r} cannot run here: {why}")
-    return mod
+    """Returns the X-drop backend module ``name`` (a key of :data:`XDROP_BACKENDS`), which has
+    ``align(pairs, scoring, threads=None)``; raises BackendUnavailable when it cannot run here."""
+    return load(XDROP_BACKENDS, name, "X-drop backend", "it needs {}")

@@ -203,19 +203,9 @@ def _offsets(lengths: np.ndarray) -> np.ndarray:
 
 
 def scan(raw: bytes) -> dict | None:
-    """Reads a well-formed ``.dat`` file's bytes; the same answer as :func:`.dat_bulk.scan`.
-
-    Parameters
-    ----------
-    raw : bytes
-        The whole file.
-
-    Returns
-    -------
-    dict or None
-        The columns (see :func:`.dat_bulk.scan`), or None when this scanner does not prove the
-        file well formed.
-    """
+    """Reads a well-formed ``.dat`` file's bytes (``raw``, the whole file): the same columns as
+    :func:`.dat_bulk.scan`, whose parameters and return this shares, or None when this scanner does
+    not prove the file well formed."""
     buf = np.frombuffer(raw, dtype=np.uint8)
     n = len(buf)
     # Capacities no well-formed file exceeds (a read takes 6 bytes or more), but for records;

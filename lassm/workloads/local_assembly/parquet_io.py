@@ -71,12 +71,7 @@ def table_dataset(table, path: str) -> Dataset:
     """A table of :func:`parquet_table`'s columns (a whole file, or some of its row groups) as a
     checked :class:`Dataset`; ``path`` names the file in an error."""
     need = ["cid", "seq", "depth"] + [f"{s}_{c}" for s in ("left", "right") for c in ("ids", "seqs", "quals")]
-    missing = [c for c in need if c not in table.column_names]
-    if missing:
-        raise InputError(path, None, "columns", f"missing {', '.join(missing)}")
-    if table.num_rows == 0:
-        raise InputError(path, None, "file", "empty: no contig rows")
-    table = table.combine_chunks()
+    table = arrowio.whole_table(table, path, need, "contig rows")
     check_schema(path, table)
     meta = table.schema.metadata or {}
 

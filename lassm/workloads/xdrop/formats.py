@@ -219,12 +219,7 @@ def read_pairs_parquet(path: str | os.PathLike) -> Pairs:
     if meta.get(b"lassm.format") != _FORMAT:
         raise InputError(path, None, "lassm.format", f"not an X-drop pairs file (format "
                          f"{meta.get(b'lassm.format', b'absent').decode(errors='replace')!r}, want {_FORMAT.decode()!r})")
-    missing = [c for c in PAIR_COLUMNS if c not in table.column_names]
-    if missing:
-        raise InputError(path, None, "columns", f"missing {', '.join(missing)}")
-    if table.num_rows == 0:
-        raise InputError(path, None, "file", "empty: no pairs")
-    table = table.combine_chunks()
+    table = arrowio.whole_table(table, path, PAIR_COLUMNS, "pairs")
     for c in PAIR_COLUMNS:
         if table.column(c).null_count:
             row = int(np.flatnonzero(table.column(c).is_null().to_numpy(zero_copy_only=False))[0]) + 1
@@ -361,7 +356,5 @@ def read_alignments_table(path: str | os.PathLike) -> dict[str, np.ndarray]:
             table = pacsv.read_csv(path, parse_options=pacsv.ParseOptions(delimiter="\t"))
         except (pa.ArrowInvalid, OSError) as exc:
             raise InputError(path, None, "file", f"not a readable result table ({exc})") from None
-    missing = [c for c in COLUMNS + ("score",) if c not in table.column_names]
-    if missing:
-        raise InputError(path, None, "columns", f"missing {', '.join(missing)}")
+    arrowio.require_columns(table, path, COLUMNS + ("score",))
     return {c: arrowio.numbers(table.column(c)) for c in COLUMNS + ("score",)}

@@ -46,18 +46,10 @@ def batch_steps(k: int) -> int:
 
 def simulate_batch(rng: np.random.Generator, ref_bases: int, prof: Profile, k: int, steps: Steps) -> Batch:
     """Community, reads, graph, earlier rounds' extension and read selection."""
-    steps.stage(f"community ({ref_bases / 1e3:,.0f} kb of genomes)")
-    com = make_community(rng, ref_bases, prof)
-    steps.advance()
-    steps.stage(f"reads ({len(com.genome) / 1e6:.1f} Mb of strains)")
-    reads = sequence_reads(rng, com, prof)
-    steps.advance()
-    steps.stage(f"de Bruijn graph at k={k}")
-    utg = find_unitigs(com, reads, k)
-    steps.advance()
-    steps.stage(f"bases and qualities ({len(reads.start):,} reads)")
-    rb = read_bases(rng, com, reads)
-    steps.advance()
+    com = steps.step(f"community ({ref_bases / 1e3:,.0f} kb of genomes)", make_community, rng, ref_bases, prof)
+    reads = steps.step(f"reads ({len(com.genome) / 1e6:.1f} Mb of strains)", sequence_reads, rng, com, prof)
+    utg = steps.step(f"de Bruijn graph at k={k}", find_unitigs, com, reads, k)
+    rb = steps.step(f"bases and qualities ({len(reads.start):,} reads)", read_bases, rng, com, reads)
     n_c = len(utg.first_occ)
     p, e = utg.occ_start, utg.occ_end
     seeds = seed_index(com, reads, rb, k)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Iterator
+from typing import Callable, Iterator, TypeVar
+
+T = TypeVar("T")
 
 
 class Steps:
@@ -38,6 +40,14 @@ class Steps:
     def advance(self, steps: int = 1) -> None:
         if self._bar is not None:
             self._bar.advance(self._task, steps)
+
+    def step(self, text: str, work: Callable[..., T], *args) -> T:
+        """``work(*args)`` as one step shown as ``text``: the stage named, the work done, the bar
+        advanced, the work's result returned (the shape of every one-call stage)."""
+        self.stage(text)
+        out = work(*args)
+        self.advance()
+        return out
 
     def add_total(self, steps: int) -> None:
         if self._bar is not None:
