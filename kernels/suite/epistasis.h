@@ -100,4 +100,27 @@ EPI_FN float epi_score(const unsigned *table) {
     return score == 0.0f ? EPI_FLT_MAX : score;
 }
 
+// The score of SNPs i and j, their genotypes' bits in zeros and ones (each phenotype's last word's
+// valid samples in mask_zeros and mask_ones): Jin and Vetter's nine counts per word.
+EPI_FN float epi_pair(EPI_MEM const unsigned *EPI_RESTRICT zeros, EPI_MEM const unsigned *EPI_RESTRICT ones, int i,
+                      int j, int snps, int words_zeros, int words_ones, unsigned mask_zeros, unsigned mask_ones) {
+    unsigned table[18];
+    EPI_LOOP
+    for (int c = 0; c < 18; ++c) table[c] = 0;
+    epi_count(zeros, i, j, snps, words_zeros, mask_zeros, table);
+    epi_count(ones, i, j, snps, words_ones, mask_ones, table + 9);
+    return epi_score(table);
+}
+
+// The score of SNPs i and j from the margins (margins[phenotype * snps + snp]) and each
+// phenotype's samples: four counts per word.
+EPI_FN float epi_pair_from_margins(EPI_MEM const uint2 *EPI_RESTRICT zeros, EPI_MEM const uint2 *EPI_RESTRICT ones,
+                                   EPI_MEM const uint2 *EPI_RESTRICT margins, int i, int j, int snps,
+                                   int words_zeros, int words_ones, unsigned samples_zeros, unsigned samples_ones) {
+    unsigned table[18];
+    epi_table(zeros, margins[i], margins[j], samples_zeros, i, j, snps, words_zeros, table);
+    epi_table(ones, margins[snps + i], margins[snps + j], samples_ones, i, j, snps, words_ones, table + 9);
+    return epi_score(table);
+}
+
 #endif  // LASSM_SUITE_EPISTASIS_H

@@ -24,30 +24,26 @@
 #define MINKOWSKI_MEM __global
 #define MINKOWSKI_RESTRICT restrict
 #define MINKOWSKI_FABS fabs
-
-inline float minkowski_pow(float x, float p) {
 #if MINKOWSKI_POW == 2
-    return native_powr(x, p);
+#define MINKOWSKI_POWER native_powr
 #elif MINKOWSKI_POW == 1
-    return powr(x, p);
+#define MINKOWSKI_POWER powr
 #else
-    return pow(x, p);
+#define MINKOWSKI_POWER pow
 #endif
-}
 #else
 #define MINKOWSKI_FN __device__ __forceinline__
 #define MINKOWSKI_MEM
 #define MINKOWSKI_RESTRICT __restrict__
 #define MINKOWSKI_FABS fabsf
-
-__device__ __forceinline__ float minkowski_pow(float x, float p) {
 #if MINKOWSKI_POW == 1
-    return __powf(x, p);
+#define MINKOWSKI_POWER __powf
 #else
-    return powf(x, p);
+#define MINKOWSKI_POWER powf
 #endif
-}
 #endif
+
+MINKOWSKI_FN float minkowski_pow(float x, float p) { return MINKOWSKI_POWER(x, p); }
 
 // c[row][col] of the m x k result, a being m x n and b n x k.
 MINKOWSKI_FN float minkowski_at(MINKOWSKI_MEM const float *MINKOWSKI_RESTRICT a,

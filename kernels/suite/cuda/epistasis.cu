@@ -17,10 +17,5 @@ epistasis(const unsigned *__restrict__ zeros, const unsigned *__restrict__ ones,
     const int j = blockIdx.x * blockDim.x + threadIdx.x;
     const int i = blockIdx.y * blockDim.y + threadIdx.y;
     if (i >= snps || j >= snps || j <= i) return;
-    unsigned table[18];
-    EPI_LOOP
-    for (int c = 0; c < 18; ++c) table[c] = 0;
-    epi_count(zeros, i, j, snps, words_zeros, mask_zeros, table);
-    epi_count(ones, i, j, snps, words_ones, mask_ones, table + 9);
-    scores[(long long)i * snps + j] = epi_score(table);
+    scores[(long long)i * snps + j] = epi_pair(zeros, ones, i, j, snps, words_zeros, words_ones, mask_zeros, mask_ones);
 }

@@ -36,8 +36,6 @@ epistasis_pairs(const uint2 *__restrict__ zeros, const uint2 *__restrict__ ones,
     const int j = blockIdx.x * blockDim.x + threadIdx.x;
     const int i = blockIdx.y * blockDim.y + threadIdx.y;
     if (i >= snps || j >= snps || j <= i) return;
-    unsigned table[18];
-    epi_table(zeros, margins[i], margins[j], samples_zeros, i, j, snps, words_zeros, table);
-    epi_table(ones, margins[snps + i], margins[snps + j], samples_ones, i, j, snps, words_ones, table + 9);
-    scores[(long long)i * snps + j] = epi_score(table);
+    scores[(long long)i * snps + j] =
+        epi_pair_from_margins(zeros, ones, margins, i, j, snps, words_zeros, words_ones, samples_zeros, samples_ones);
 }

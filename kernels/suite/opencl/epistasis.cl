@@ -11,10 +11,5 @@ void epistasis(__global const uint *restrict zeros, __global const uint *restric
     const int j = get_global_id(0);
     const int i = get_global_id(1);
     if (i >= snps || j >= snps || j <= i) return;
-    uint table[18];
-    EPI_LOOP
-    for (int c = 0; c < 18; ++c) table[c] = 0;
-    epi_count(zeros, i, j, snps, words_zeros, mask_zeros, table);
-    epi_count(ones, i, j, snps, words_ones, mask_ones, table + 9);
-    scores[(long)i * snps + j] = epi_score(table);
+    scores[(long)i * snps + j] = epi_pair(zeros, ones, i, j, snps, words_zeros, words_ones, mask_zeros, mask_ones);
 }

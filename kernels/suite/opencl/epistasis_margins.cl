@@ -28,8 +28,6 @@ void epistasis_pairs(__global const uint2 *restrict zeros, __global const uint2 
     const int j = get_global_id(0);
     const int i = get_global_id(1);
     if (i >= snps || j >= snps || j <= i) return;
-    uint table[18];
-    epi_table(zeros, margins[i], margins[j], samples_zeros, i, j, snps, words_zeros, table);
-    epi_table(ones, margins[snps + i], margins[snps + j], samples_ones, i, j, snps, words_ones, table + 9);
-    scores[(long)i * snps + j] = epi_score(table);
+    scores[(long)i * snps + j] =
+        epi_pair_from_margins(zeros, ones, margins, i, j, snps, words_zeros, words_ones, samples_zeros, samples_ones);
 }
