@@ -4,22 +4,9 @@
 // c[r][q] = (sum_i |a[r][i] - b[i][q]|^p)^(1/p) for the m rows of a (m x n) and the k columns of
 // b (n x k), one thread per output, blocks of MINKOWSKI_BLOCK x MINKOWSKI_BLOCK threads. Jin
 // and Vetter's finding is about the power: CUDA's powf under --use_fast_math becomes lg2, mul, ex2,
-// while the portable model's pow did not. MINKOWSKI_POW picks it: 0 powf (fast math, when asked
-// for, applies to it), 1 __powf (the intrinsic, with or without fast math).
-#ifndef MINKOWSKI_POW
-#define MINKOWSKI_POW 0
-#endif
-#ifndef MINKOWSKI_BLOCK
-#define MINKOWSKI_BLOCK 16
-#endif
-
-__device__ __forceinline__ float minkowski_pow(float x, float p) {
-#if MINKOWSKI_POW == 1
-    return __powf(x, p);
-#else
-    return powf(x, p);
-#endif
-}
+// while the portable model's pow did not. The output and the power (MINKOWSKI_POW) are
+// ../minkowski.h's, shared with opencl/minkowski.cl.
+#include "minkowski.h"
 
 extern "C" __global__ void __launch_bounds__(MINKOWSKI_BLOCK * MINKOWSKI_BLOCK)
 minkowski(const float *__restrict__ a, const float *__restrict__ b, float *__restrict__ c, const int m,
@@ -27,7 +14,5 @@ minkowski(const float *__restrict__ a, const float *__restrict__ b, float *__res
     const int col = blockIdx.x * blockDim.x + threadIdx.x;
     const int row = blockIdx.y * blockDim.y + threadIdx.y;
     if (row >= m || col >= k) return;
-    float sum = 0.0f;
-    for (int i = 0; i < n; ++i) sum += minkowski_pow(fabsf(a[row * n + i] - b[i * k + col]), p);
-    c[row * k + col] = minkowski_pow(sum, one_over_p);
+    c[row * k + col] = minkowski_at(a, b, row, col, n, k, p, one_over_p);
 }

@@ -81,6 +81,26 @@ def is_gpu(backend: str) -> bool:
     return backend in CUDA_LAUNCHED or ocl.device_kind() == "gpu"
 
 
+#: Where the headers that a kernel's CUDA and OpenCL sources share lie (``#include "epistasis.h"``).
+HEADER_DIR = "suite"
+
+
+def include_options() -> tuple[str, ...]:
+    """``-I`` of the shared headers' folder, and their digest as an unused ``-D``: the compilers see
+    a kernel as a string, and CuPy's, pyopencl's and the driver's caches key on the source and
+    the options alone, so a changed header must change the options to be built again. Kept out of
+    the kernels' ``build_options``, which runs record, so that no machine's path lands there."""
+    import hashlib
+
+    folder = kernel_source(HEADER_DIR)
+    digest = hashlib.sha256()
+    for path in sorted(folder.glob("*.h")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    where = str(folder)
+    return (f'-I"{where}"' if any(c.isspace() for c in where) else f"-I{where}",
+            f"-DLASSM_SUITE_HEADERS_SHA256={digest.hexdigest()[:16]}")
+
+
 # --- CUDA ---------------------------------------------------------------------------------------
 
 @functools.lru_cache(maxsize=None)
@@ -92,7 +112,7 @@ def _cuda_function(code: str, options: tuple[str, ...], entry: str):
 
 def cuda_function(relpath: str, entry: str, options: Sequence[str] = ()):
     """``entry`` of ``kernels/<relpath>`` compiled by CuPy with ``options`` (once per source and options)."""
-    return _cuda_function(kernel_source(relpath).read_text(encoding="utf-8"), tuple(options), entry)
+    return _cuda_function(kernel_source(relpath).read_text(encoding="utf-8"), (*options, *include_options()), entry)
 
 
 _PTX_FUNCTIONS: dict[tuple, object] = {}
@@ -152,7 +172,8 @@ def cuda_compile_ptx(relpath: str, options: Sequence[str] = (), arch: str = "com
     from .. import nvrtc
 
     path = kernel_source(relpath)
-    return nvrtc.compile_ptx(path.read_text(encoding="utf-8"), [*options, f"--gpu-architecture={arch}"],
+    return nvrtc.compile_ptx(path.read_text(encoding="utf-8"),
+                             [*options, *include_options(), f"--gpu-architecture={arch}"],
                              name=path.name)
 
 
@@ -253,7 +274,7 @@ def opencl_kernel_program(relpath: str, options: Sequence[str] = ()):
     from .. import opencl as ocl
 
     dev = ocl._device()
-    opts = (ocl.CL_STD, *options)
+    opts = (ocl.CL_STD, *options, *include_options())
     key = (dev.context.int_ptr, relpath, opts)
     if key not in _PROGRAMS:
         src = kernel_source(relpath).read_text(encoding="utf-8")
