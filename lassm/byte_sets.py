@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Whether a column of bytes holds only allowed bytes, and where it first does not.
+"""Whether a flat column of bytes is sound: only allowed bytes, offsets that cut it into records.
 
 Why: every sequence and quality column a Parquet input brings (a dataset's reads, an X-drop set's
 pairs) is checked whole before it is used, and at millions of reads that check was a fifth of
@@ -51,3 +51,12 @@ def all_inside(values: np.ndarray, allowed: np.ndarray) -> bool:
             return False
     return True
 
+
+def check_offsets(name: str, offsets: np.ndarray, total: int) -> None:
+    """Refuses ``offsets`` that do not cut a flat column of ``total`` bytes into records (int64,
+    rising from 0 to ``total``): a reads set and an X-drop pairs set keep their sequences so, and a
+    wrong cut would read past a record's end in every kernel."""
+    if offsets.dtype != np.int64 or offsets.ndim != 1 or len(offsets) < 1:
+        raise TypeError(f"{name} must be a 1-D int64 array, got {offsets.dtype} {offsets.shape}")
+    if offsets[0] != 0 or offsets[-1] != total or np.any(np.diff(offsets) < 0):
+        raise ValueError(f"{name} must rise from 0 to {total}")

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...byte_sets import check_offsets
+
 #: Bytes a read's id takes in a process (a short Python string and its list slot), for :attr:`Dataset.nbytes`.
 ID_BYTES = 64
 
@@ -23,13 +25,6 @@ for _a, _b in zip(b"ACGTNacgtn", b"TGCANtgcan"):
 def revcomp(seq: np.ndarray) -> np.ndarray:
     """Returns the reverse complement of a ``uint8`` base array (N stays N)."""
     return _COMPLEMENT[seq[::-1]]
-
-
-def _check_offsets(name: str, offsets: np.ndarray, total: int) -> None:
-    if offsets.dtype != np.int64 or offsets.ndim != 1 or len(offsets) < 1:
-        raise TypeError(f"{name} must be a 1-D int64 array, got {offsets.dtype} {offsets.shape}")
-    if offsets[0] != 0 or offsets[-1] != total or np.any(np.diff(offsets) < 0):
-        raise ValueError(f"{name} must rise from 0 to {total}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -58,8 +53,8 @@ class Reads:
                 raise TypeError(f"Reads.{name} must be a 1-D uint8 array")
         if len(self.seqs) != len(self.quals):
             raise ValueError("Reads.seqs and Reads.quals differ in length")
-        _check_offsets("Reads.offsets", self.offsets, len(self.seqs))
-        _check_offsets("Reads.contig_offsets", self.contig_offsets, len(self.offsets) - 1)
+        check_offsets("Reads.offsets", self.offsets, len(self.seqs))
+        check_offsets("Reads.contig_offsets", self.contig_offsets, len(self.offsets) - 1)
         if self.ids and len(self.ids) != self.n_reads:
             raise ValueError("Reads.ids must name every read")
 
@@ -146,7 +141,7 @@ class Dataset:
         if self.seqs.dtype != np.uint8:
             raise TypeError("Dataset.seqs must be uint8")
         n = len(self.cids)
-        _check_offsets("Dataset.offsets", self.offsets, len(self.seqs))
+        check_offsets("Dataset.offsets", self.offsets, len(self.seqs))
         if len(self.offsets) != n + 1 or len(self.depths) != n:
             raise ValueError("Dataset arrays disagree on the number of contigs")
         for side in (self.left, self.right):

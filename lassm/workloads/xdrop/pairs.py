@@ -12,15 +12,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...byte_sets import check_offsets
+
 #: The bases a read may hold (SeqAn's Dna5: anything else would silently become N).
 BASES = b"ACGTN"
-
-
-def _check_offsets(name: str, offsets: np.ndarray, total: int) -> None:
-    if offsets.dtype != np.int64 or offsets.ndim != 1 or len(offsets) < 1:
-        raise TypeError(f"{name} must be a 1-D int64 array, got {offsets.dtype} {offsets.shape}")
-    if offsets[0] != 0 or offsets[-1] != total or np.any(np.diff(offsets) < 0):
-        raise ValueError(f"{name} must rise from 0 to {total}")
 
 
 def _flat(seqs: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
@@ -58,8 +53,8 @@ class Pairs:
             arr = getattr(self, name)
             if arr.dtype != np.uint8 or arr.ndim != 1:
                 raise TypeError(f"Pairs.{name} must be a 1-D uint8 array")
-        _check_offsets("Pairs.offsets_h", self.offsets_h, len(self.seqs_h))
-        _check_offsets("Pairs.offsets_v", self.offsets_v, len(self.seqs_v))
+        check_offsets("Pairs.offsets_h", self.offsets_h, len(self.seqs_h))
+        check_offsets("Pairs.offsets_v", self.offsets_v, len(self.seqs_v))
         n = len(self.offsets_h) - 1
         if len(self.offsets_v) - 1 != n:
             raise ValueError(f"Pairs: {n} H reads but {len(self.offsets_v) - 1} V reads")
