@@ -20,7 +20,7 @@ from lassm.errors import LassmError  # noqa: E402
 from lassm.runs import distributed, shard_files, shard_plan  # noqa: E402
 from lassm.workloads.local_assembly.config import Params  # noqa: E402
 from lassm.runs.extend import extend  # noqa: E402
-from lassm.runs.sweep import main_job  # noqa: E402
+from lassm.runs.sweep import Choice, SweepOptions, Via, main_job  # noqa: E402
 
 #: Summary keys that legitimately differ between two runs of the same point (``versions`` lists
 #: the modules a process happens to have imported; its core entries are compared below).
@@ -133,9 +133,10 @@ POINTS = [("sample-k77", None, "cpu", "none"), ("gen-k21-s0.05", None, "cpu", "n
 
 def test_sweep_on_cluster_writes_the_same_records(client, tmp_path):
     names = ["sample-k77", "gen-k21-s0.05"]
-    local = main_job(machine="t", backend_names=["cpu"], dataset_names=names, progress=False, root=tmp_path / "a")
-    remote = main_job(machine="t", backend_names=["cpu"], dataset_names=names, progress=False, root=tmp_path / "b",
-                      client=client)
+    points = Choice(backends=["cpu"], datasets=names)
+    local = main_job(machine="t", points=points, progress=False, options=SweepOptions(root=tmp_path / "a"))
+    remote = main_job(machine="t", points=points, progress=False, options=SweepOptions(root=tmp_path / "b"),
+                      via=Via(client=client))
     assert [r["status"] for r in local] == [r["status"] for r in remote] == ["ok", "ok"]
     a, b = _records(tmp_path / "a"), _records(tmp_path / "b")
     assert sorted(a) == sorted(b) and len(a) == 2
@@ -144,8 +145,8 @@ def test_sweep_on_cluster_writes_the_same_records(client, tmp_path):
                {key: v for key, v in b[run_id].items() if key not in VOLATILE}
         for mod in ("lassm", "numba", "numpy"):
             assert a[run_id]["versions"][mod] == b[run_id]["versions"][mod]
-    again = main_job(machine="t", backend_names=["cpu"], dataset_names=names, progress=False, client=client,
-                     root=tmp_path / "b")
+    again = main_job(machine="t", points=points, progress=False, via=Via(client=client),
+                     options=SweepOptions(root=tmp_path / "b"))
     assert [r["status"] for r in again] == ["skipped (recorded)"] * 2  # resumable
 
 
