@@ -284,9 +284,32 @@ def workers_and_plan(ds: Dataset | ShardFolder, client: Any, shards: int | Seque
     return workers, plan
 
 
-def extend_sharded(ds: Dataset, params: Params, backend: str, client: Any,
-                   shards: int | Sequence[np.ndarray] | None = None, *, workers: Sequence[str] | None = None,
-                   source: tuple[str, int] | None = None, retries: int = 1, fail_marker: str | None = None,
+@dataclass(frozen=True)
+class Sharding:
+    """How an extension is cut into shards and spread over a cluster's workers: the same for
+    :func:`extend_sharded` and :func:`lassm.runs.shard_files.extend_to_files`, which hands it on
+    to the former for a plan whose shards are not ranges.
+
+    Attributes
+    ----------
+    shards : a count (default: one per worker) or the index arrays themselves.
+    workers : the workers to use, shard ``i`` on ``workers[i % len]`` (default: all). The placement
+        is loose: a shard whose worker is lost runs on another.
+    source : ``(dataset name, k)`` that the dataset was loaded from: workers then load it themselves
+        (once per process) and cut their shard, and only indices travel; otherwise each shard's
+        data travels inside its task, which keeps it retryable.
+    retries : extra attempts for a shard that raises (a lost worker is retried by the scheduler).
+    fail_marker : fault injection for tests (the first shard to finish kills its worker).
+    """
+
+    shards: int | Sequence[np.ndarray] | None = None
+    workers: Sequence[str] | None = None
+    source: tuple[str, int] | None = None
+    retries: int = 1
+    fail_marker: str | None = None
+
+
+def extend_sharded(ds: Dataset, params: Params, backend: str, client: Any, sharding: Sharding = Sharding(),
                    **options) -> Extension:
     """Extends ``ds`` as shards on the cluster's workers; equal, bit for bit, to one :func:`extend`.
 
@@ -295,14 +318,7 @@ def extend_sharded(ds: Dataset, params: Params, backend: str, client: Any,
     ds : the dataset (the parent plans the shards from it and merges the walks into it).
     params, backend, options : as for :func:`lassm.runs.extend.extend`.
     client : a ``distributed.Client``.
-    shards : a count (default: one per worker) or the index arrays themselves.
-    workers : the workers to use, shard ``i`` on ``workers[i % len]`` (default: all). The placement
-        is loose: a shard whose worker is lost runs on another.
-    source : ``(dataset name, k)`` that ``ds`` was loaded from: workers then load it themselves
-        (once per process) and cut their shard, and only indices travel; otherwise each shard's
-        data travels inside its task, which keeps it retryable.
-    retries : extra attempts for a shard that raises (a lost worker is retried by the scheduler).
-    fail_marker : fault injection for tests (the first shard to finish kills its worker).
+    sharding : the shards, their workers, where they read the data, retries (:class:`Sharding`).
 
     Returns
     -------
@@ -310,8 +326,9 @@ def extend_sharded(ds: Dataset, params: Params, backend: str, client: Any,
     ``right.extra`` records the sum (``kernel_seconds_sum``, the work), per-shard figures, ``gpus``
     and the plan's balance.
     """
+    source, retries, fail_marker = sharding.source, sharding.retries, sharding.fail_marker
     t0 = time.perf_counter()
-    workers, plan = workers_and_plan(ds, client, shards, workers, plan_shards)
+    workers, plan = workers_and_plan(ds, client, sharding.shards, sharding.workers, plan_shards)
     t_plan = time.perf_counter()
     futures = []
     for number, index in enumerate(plan):
