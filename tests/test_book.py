@@ -242,11 +242,12 @@ def fresh_cpu_record(tmp_path_factory) -> Path:
     """A CPU run record of ``sample-k21`` written now, the way ``lassm run`` writes one (outside a
     Slurm job, whose id a record inside one keeps: ``slurm_job``)."""
     from lassm.runs import point
+    from lassm.runs.records import RunOptions
 
     with pytest.MonkeyPatch.context() as mp:
         mp.delenv("SLURM_JOB_ID", raising=False)
         folder, _ = point.run_one("sample-k21", None, "cpu", "none", "contract-test",
-                                  root=tmp_path_factory.mktemp("results"))
+                                  run=RunOptions(root=tmp_path_factory.mktemp("results")))
     return folder
 
 

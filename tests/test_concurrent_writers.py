@@ -127,11 +127,11 @@ def test_a_point_recorded_meanwhile_counts_as_recorded(tmp_path: Path, monkeypat
         return real(summary, ext, root=root, run_id=run_id, replace=replace)
 
     monkeypatch.setattr(records, "write_record", other_first)
-    rows = sweep.main_job(machine="m", backend_names=["cpu"], dataset_names=["sample-k21"], progress=False)
+    only = sweep.Choice(backends=["cpu"], datasets=["sample-k21"])
+    rows = sweep.main_job(machine="m", points=only, progress=False)
     assert [r["status"] for r in rows] == [SKIPPED]
     assert json.loads((tmp_path / "m" / RUN_ID / "summary.json").read_text())["writer"] == "other"
-    forced = sweep.main_job(machine="m", backend_names=["cpu"], dataset_names=["sample-k21"], progress=False,
-                            force=True)
+    forced = sweep.main_job(machine="m", points=only, progress=False, options=sweep.SweepOptions(force=True))
     assert [r["status"] for r in forced] == ["ok"]  # --force replaces, as before
     assert "writer" not in json.loads((tmp_path / "m" / RUN_ID / "summary.json").read_text())
 
@@ -142,10 +142,10 @@ def test_a_killed_writers_lock_file_goes_with_the_next_run(tmp_path: Path, monke
     from lassm.runs import sweep
 
     monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
-    assert [r["status"] for r in sweep.main_job(machine="m", backend_names=["cpu"], dataset_names=["sample-k21"],
-                                                progress=False)] == ["ok"]
+    only = sweep.Choice(backends=["cpu"], datasets=["sample-k21"])
+    assert [r["status"] for r in sweep.main_job(machine="m", points=only, progress=False)] == ["ok"]
     (tmp_path / "m" / f".{RUN_ID}.lock").touch()
-    rows = sweep.main_job(machine="m", backend_names=["cpu"], dataset_names=["sample-k21"], progress=False)
+    rows = sweep.main_job(machine="m", points=only, progress=False)
     assert [r["status"] for r in rows] == [SKIPPED]
     assert sorted(p.name for p in (tmp_path / "m").iterdir()) == [RUN_ID]
 

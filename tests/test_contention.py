@@ -38,12 +38,13 @@ import sys
 from pathlib import Path
 from lassm.runs.extend import extend
 from lassm.runs.point import run_one
+from lassm.runs.records import RunOptions
 from lassm.workloads.local_assembly import datasets
 from lassm.workloads.local_assembly.config import Params
 ds, k = datasets.load("sample-k21")
 extend(ds, Params(k=k), backend="cpu")
 print("ready", flush=True)
-run_one("sample-k21", k, "cpu", "none", "contention-test", ds=ds, root=Path(sys.argv[1]), repeats=2)
+run_one("sample-k21", k, "cpu", "none", "contention-test", ds=ds, run=RunOptions(root=Path(sys.argv[1]), repeats=2))
 """
 
 RUN_ID = "sample-k21__k21__cpu__none"

@@ -18,9 +18,10 @@ pytest.importorskip("distributed", reason="needs Dask: pip install 'lassm[dask]'
 from lassm.workloads.local_assembly import datasets  # noqa: E402
 from lassm.errors import LassmError  # noqa: E402
 from lassm.runs import distributed, shard_files, shard_plan  # noqa: E402
+from lassm.runs.distributed import Sharding  # noqa: E402
 from lassm.workloads.local_assembly.config import Params  # noqa: E402
 from lassm.runs.extend import extend  # noqa: E402
-from lassm.runs.sweep import main_job  # noqa: E402
+from lassm.runs.sweep import Choice, SweepOptions, Via, main_job  # noqa: E402
 
 #: Summary keys that legitimately differ between two runs of the same point (``versions`` lists
 #: the modules a process happens to have imported; its core entries are compared below).
@@ -65,7 +66,7 @@ def _same(a, b) -> None:
 def test_sharded_equals_single(client, small, name):
     ds, k = small[name]
     single = extend(ds, Params(k=k), backend="cpu")
-    ext = distributed.extend_sharded(ds, Params(k=k), "cpu", client, shards=3)
+    ext = distributed.extend_sharded(ds, Params(k=k), "cpu", client, sharding=Sharding(shards=3))
     _same(ext, single)
     extra = ext.right.extra
     assert extra["shards"] == 3 and len(extra["shard_kernel_seconds"]) == 3
@@ -77,7 +78,7 @@ def test_sharded_equals_single(client, small, name):
 def test_sharded_from_source_on_workers(client, small):
     """Workers load the named dataset themselves and cut their shard: only indices travel."""
     ds, k = small["gen"]
-    ext = distributed.extend_sharded(ds, Params(k=k), "cpu", client, source=("gen-k21-s0.05", k))
+    ext = distributed.extend_sharded(ds, Params(k=k), "cpu", client, sharding=Sharding(source=("gen-k21-s0.05", k)))
     _same(ext, extend(ds, Params(k=k), backend="cpu"))
     assert ext.right.extra["shards"] == 2
 
@@ -90,7 +91,7 @@ def test_out_of_order_plan_writes_the_single_runs_bytes(client, small, tmp_path)
     ds, k = small["gen"]
     idx = np.arange(ds.n_contigs, dtype=np.int64)
     plan = [idx[1::3][::-1], idx[2::3], idx[0::3][::-1]]
-    ext = distributed.extend_sharded(ds, Params(k=k), "cpu", client, plan)
+    ext = distributed.extend_sharded(ds, Params(k=k), "cpu", client, sharding=Sharding(shards=plan))
     single = extend(ds, Params(k=k), backend="cpu")
     for name, write in (("out.txt", formats.write_extended), ("ends.tsv", formats.write_ends)):
         write(single, tmp_path / f"single-{name}")
@@ -133,9 +134,10 @@ POINTS = [("sample-k77", None, "cpu", "none"), ("gen-k21-s0.05", None, "cpu", "n
 
 def test_sweep_on_cluster_writes_the_same_records(client, tmp_path):
     names = ["sample-k77", "gen-k21-s0.05"]
-    local = main_job(machine="t", backend_names=["cpu"], dataset_names=names, progress=False, root=tmp_path / "a")
-    remote = main_job(machine="t", backend_names=["cpu"], dataset_names=names, progress=False, root=tmp_path / "b",
-                      client=client)
+    points = Choice(backends=["cpu"], datasets=names)
+    local = main_job(machine="t", points=points, progress=False, options=SweepOptions(root=tmp_path / "a"))
+    remote = main_job(machine="t", points=points, progress=False, options=SweepOptions(root=tmp_path / "b"),
+                      via=Via(client=client))
     assert [r["status"] for r in local] == [r["status"] for r in remote] == ["ok", "ok"]
     a, b = _records(tmp_path / "a"), _records(tmp_path / "b")
     assert sorted(a) == sorted(b) and len(a) == 2
@@ -144,8 +146,8 @@ def test_sweep_on_cluster_writes_the_same_records(client, tmp_path):
                {key: v for key, v in b[run_id].items() if key not in VOLATILE}
         for mod in ("lassm", "numba", "numpy"):
             assert a[run_id]["versions"][mod] == b[run_id]["versions"][mod]
-    again = main_job(machine="t", backend_names=["cpu"], dataset_names=names, progress=False, client=client,
-                     root=tmp_path / "b")
+    again = main_job(machine="t", points=points, progress=False, via=Via(client=client),
+                     options=SweepOptions(root=tmp_path / "b"))
     assert [r["status"] for r in again] == ["skipped (recorded)"] * 2  # resumable
 
 
@@ -167,7 +169,8 @@ def test_lost_worker_loses_no_shard(client, small, tmp_path):
     client.wait_for_workers(2, timeout=60)  # the worker the test before killed is back
     ds, k = small["gen"]
     marker = tmp_path / "killed"
-    ext = distributed.extend_sharded(ds, Params(k=k), "cpu", client, shards=4, fail_marker=str(marker))
+    ext = distributed.extend_sharded(ds, Params(k=k), "cpu", client,
+                                     sharding=Sharding(shards=4, fail_marker=str(marker)))
     assert marker.exists()
     _same(ext, extend(ds, Params(k=k), backend="cpu"))
     assert len(ext.right.extra["shard_kernel_seconds"]) == 4
@@ -188,8 +191,8 @@ def test_the_only_worker_lost_loses_no_shard(small, tmp_path):
         with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
                 Client(cluster) as one:
             one.wait_for_workers(1, timeout=60)
-            run = pool.submit(distributed.extend_sharded, ds, Params(k=k), "cpu", one, shards=2,
-                              fail_marker=str(marker))
+            run = pool.submit(distributed.extend_sharded, ds, Params(k=k), "cpu", one,
+                              sharding=Sharding(shards=2, fail_marker=str(marker)))
             ext = run.result(timeout=60)  # a hang fails here (closing the client ends the wait)
     finally:
         pool.shutdown(wait=False)
@@ -245,7 +248,7 @@ def test_workers_write_the_single_runs_bytes(client, small, single_files, tmp_pa
     """Each worker writes its range's lines and ends; joined, they are the plain run's files."""
     ds, k = small["gen"]
     stats = shard_files.extend_to_files(ds, Params(k=k), "cpu", client, tmp_path / "out.txt",
-                                        tmp_path / f"ends{suffix}", shards=shards)
+                                        tmp_path / f"ends{suffix}", sharding=Sharding(shards=shards))
     out, ends = single_files[suffix]
     assert (tmp_path / "out.txt").read_bytes() == out
     assert (tmp_path / f"ends{suffix}").read_bytes() == ends
@@ -275,14 +278,15 @@ def test_a_pipe_or_a_device_is_written_in_place_not_replaced(client, small, sing
                for n, p in pipes.items()]
     for r in readers:
         r.start()
-    shard_files.extend_to_files(ds, Params(k=k), "cpu", client, pipes["out.txt"], pipes["ends.tsv"], shards=3)
+    shard_files.extend_to_files(ds, Params(k=k), "cpu", client, pipes["out.txt"], pipes["ends.tsv"],
+                                sharding=Sharding(shards=3))
     for r in readers:
         r.join(timeout=60)
     assert all(stat.S_ISFIFO(os.stat(p).st_mode) for p in pipes.values())
     assert got == {"out.txt": single_files[".tsv"][0], "ends.tsv": single_files[".tsv"][1]}
     assert list(work.iterdir()) == [] and sorted(p.name for p in tmp_path.iterdir()) == ["ends.tsv", "out.txt", "work"]
     before = os.stat("/dev/null")
-    shard_files.extend_to_files(ds, Params(k=k), "cpu", client, "/dev/null", shards=2)
+    shard_files.extend_to_files(ds, Params(k=k), "cpu", client, "/dev/null", sharding=Sharding(shards=2))
     after = os.stat("/dev/null")
     assert stat.S_ISCHR(after.st_mode) and (after.st_ino, after.st_rdev) == (before.st_ino, before.st_rdev)
 
@@ -295,7 +299,8 @@ def test_out_of_order_ranges_and_an_empty_shard(client, small, single_files, tmp
     plan = [np.arange(n // 3, n), np.arange(0), np.arange(0, n // 3)]
     for suffix in (".tsv", ".parquet"):
         stats = shard_files.extend_to_files(ds, Params(k=k), "cpu", client, tmp_path / "out.txt",
-                                            tmp_path / f"ends{suffix}", shards=plan, source=("gen-k21-s0.05", k))
+                                            tmp_path / f"ends{suffix}",
+                                            sharding=Sharding(shards=plan, source=("gen-k21-s0.05", k)))
         assert (tmp_path / "out.txt").read_bytes() == single_files[suffix][0]
         assert (tmp_path / f"ends{suffix}").read_bytes() == single_files[suffix][1]
         assert stats["shard_bytes"][1]["out"] == 0 and stats["written_by"] == "workers"
@@ -307,7 +312,7 @@ def test_interleaved_plan_is_written_by_the_parent(client, small, single_files, 
     ds, k = small["gen"]
     idx = np.arange(ds.n_contigs, dtype=np.int64)
     stats = shard_files.extend_to_files(ds, Params(k=k), "cpu", client, tmp_path / "out.txt", tmp_path / "ends.tsv",
-                                        shards=[idx[1::2], idx[0::2]])
+                                        sharding=Sharding(shards=[idx[1::2], idx[0::2]]))
     assert stats["written_by"] == "parent"
     assert (tmp_path / "out.txt").read_bytes() == single_files[".tsv"][0]
     assert (tmp_path / "ends.tsv").read_bytes() == single_files[".tsv"][1]
@@ -337,7 +342,7 @@ def test_a_retried_shard_replaces_its_parts(client, small, single_files, tmp_pat
     marker = tmp_path / "killed"
     dest = tmp_path / "files"
     stats = shard_files.extend_to_files(ds, Params(k=k), "cpu", client, dest / "out.txt", dest / "ends.tsv",
-                                        shards=4, fail_marker=str(marker))
+                                        sharding=Sharding(shards=4, fail_marker=str(marker)))
     assert marker.exists()
     assert (dest / "out.txt").read_bytes() == single_files[".tsv"][0]
     assert (dest / "ends.tsv").read_bytes() == single_files[".tsv"][1]
@@ -361,8 +366,8 @@ def test_a_failed_shard_leaves_the_destination_alone(small, tmp_path):
             Client(cluster) as c:
         c.wait_for_workers(2, timeout=60)
         with pytest.raises(Exception, match="KilledWorker|died|lost"):
-            shard_files.extend_to_files(ds, Params(k=k), "cpu", c, dest / "out.txt", dest / "ends.tsv", shards=3,
-                                        retries=0, fail_marker=str(tmp_path / "killed"))
+            shard_files.extend_to_files(ds, Params(k=k), "cpu", c, dest / "out.txt", dest / "ends.tsv",
+                                        sharding=Sharding(shards=3, retries=0, fail_marker=str(tmp_path / "killed")))
     assert (tmp_path / "killed").exists()
     assert (dest / "out.txt").read_bytes() == b"the previous output\n"
     _only(dest, {"out.txt"})
@@ -519,7 +524,7 @@ def test_a_shard_folder_is_extended_from_its_manifest(client, small, single_file
     folder = stream.ShardFolder.open(tmp_path / "shards")
     parent_reads.clear()
     stats = shard_files.extend_to_files(folder, Params(k=k), "cpu", client, tmp_path / "files" / "out.txt",
-                                        tmp_path / "files" / f"ends{suffix}", shards=3)
+                                        tmp_path / "files" / f"ends{suffix}", sharding=Sharding(shards=3))
     assert (tmp_path / "files" / "out.txt").read_bytes() == single_files[suffix][0]
     assert (tmp_path / "files" / f"ends{suffix}").read_bytes() == single_files[suffix][1]
     assert parent_reads == ([] if suffix == ".tsv" else [("read_range", f"{folder.path} 0 {ds.n_contigs}")] +
@@ -542,12 +547,13 @@ def test_a_range_read_piece_by_piece_writes_the_same_bytes(client, small, single
     stream.write_shards("gen-k21-s0.05", tmp_path / "shards", 2, rows=max(1, ds.n_contigs // 16))
     folder = stream.ShardFolder.open(tmp_path / "shards")
     # this box's workers have too few threads to read ahead: one piece a range
-    stats = shard_files.extend_to_files(folder, Params(k=k), "cpu", client, tmp_path / "out.txt", shards=2)
+    stats = shard_files.extend_to_files(folder, Params(k=k), "cpu", client, tmp_path / "out.txt",
+                                        sharding=Sharding(shards=2))
     assert stats["shard_read_pieces"] == [1, 1] or distributed.host_cores() >= 2 * shard_files.READ_AHEAD_MIN_THREADS
     client.run(lambda: setattr(shard_files, "READ_AHEAD_MIN_THREADS", 1))  # as a worker with threads to spare
     try:
         stats = shard_files.extend_to_files(folder, Params(k=k), "cpu", client, tmp_path / "out.txt",
-                                            tmp_path / f"ends{suffix}", shards=2)
+                                            tmp_path / f"ends{suffix}", sharding=Sharding(shards=2))
     finally:
         original = shard_files.READ_AHEAD_MIN_THREADS
         client.run(lambda: setattr(shard_files, "READ_AHEAD_MIN_THREADS", original))
@@ -571,8 +577,8 @@ def test_a_runs_workers_split_their_hosts_cpus(client, small, single_files, tmp_
     folder = stream.ShardFolder.open(tmp_path / "shards")
     workers = distributed.workers_of(client)
     for used, threads in ((workers[:1], cores), (workers, cores // 2)):
-        stats = shard_files.extend_to_files(folder, Params(k=k), "cpu", client, tmp_path / "out.txt", shards=2,
-                                            workers=used)
+        stats = shard_files.extend_to_files(folder, Params(k=k), "cpu", client, tmp_path / "out.txt",
+                                            sharding=Sharding(shards=2, workers=used))
         assert stats["shard_threads"] == [threads, threads], (used, stats["shard_threads"])
         assert (tmp_path / "out.txt").read_bytes() == single_files[".tsv"][0]
 
@@ -598,7 +604,7 @@ def test_a_shard_folder_without_weights_is_planned_from_its_data(client, small, 
     stream.write_shards("gen-k21-s0.05", tmp_path / "new", 2)
     for path in (old, tmp_path / "new"):
         stats = shard_files.extend_to_files(stream.ShardFolder.open(path), Params(k=k), "cpu", client,
-                                            tmp_path / "i.txt", shards=[idx[1::2], idx[0::2]])
+                                            tmp_path / "i.txt", sharding=Sharding(shards=[idx[1::2], idx[0::2]]))
         assert stats["written_by"] == "parent" and (tmp_path / "i.txt").read_bytes() == single_files[".tsv"][0]
 
 

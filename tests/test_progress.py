@@ -88,11 +88,11 @@ def test_the_sweep_says_its_points_on_standard_error_when_it_is_no_terminal(resu
     record = results / "box" / "sample-k21__k21__cpu__none"  # recorded: skipped, no kernel runs
     record.mkdir(parents=True)
     (record / "summary.json").write_text("{}")
-    rows = sweep.main_job(machine="box", backend_names=["cpu"], dataset_names=["sample-k21", "sample-k21"],
-                          progress=True)
+    twice = sweep.Choice(backends=["cpu"], datasets=["sample-k21", "sample-k21"])
+    rows = sweep.main_job(machine="box", points=twice, progress=True)
     assert [r["status"] for r in rows] == ["skipped (recorded)"] * 2
     err = capsys.readouterr().err.splitlines()
     assert err[0] == "sweep: 0/2 points (0%), 0:00:00 elapsed, ETA ?"
     assert err[-1].startswith("sweep sample-k21 k=- cpu/none: 2/2 points (100%), ") and err[-1].endswith(", done")
-    sweep.main_job(machine="box", backend_names=["cpu"], dataset_names=["sample-k21"], progress=False)
+    sweep.main_job(machine="box", points=sweep.Choice(backends=["cpu"], datasets=["sample-k21"]), progress=False)
     assert capsys.readouterr().err == ""

@@ -44,8 +44,9 @@ def results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def _sweep(datasets: list[str], **kw) -> list[dict]:
-    return sweep.main_job(backend_names=["cpu"], dataset_names=datasets, progress=False, **kw)
+def _sweep(datasets: list[str], force: bool = False, **via) -> list[dict]:
+    return sweep.main_job(points=sweep.Choice(backends=["cpu"], datasets=datasets), progress=False,
+                          options=sweep.SweepOptions(force=force), via=sweep.Via(**via))
 
 
 def _leftovers(root: Path) -> list[str]:

@@ -16,6 +16,7 @@ pytest.importorskip("distributed", reason="needs Dask: pip install 'lassm[dask]'
 
 from lassm.errors import LassmError  # noqa: E402
 from lassm.runs import distributed, memory, shard_files  # noqa: E402
+from lassm.runs.distributed import Sharding  # noqa: E402
 from lassm.runs.extend import extend  # noqa: E402
 from lassm.workloads.local_assembly import datasets, formats, stream  # noqa: E402
 from lassm.workloads.local_assembly.config import Params  # noqa: E402
@@ -58,7 +59,7 @@ def test_a_shard_over_the_budget_runs_in_pieces_with_the_same_bytes(capped, data
     client, cap = capped
     ds, k = data
     stats = shard_files.extend_to_files(ds, Params(k=k), "cpu", client, tmp_path / "out.txt", tmp_path / f"ends{suffix}",
-                                        shards=2)
+                                        sharding=Sharding(shards=2))
     assert (tmp_path / "out.txt").read_bytes() == single["out.txt"]
     assert (tmp_path / f"ends{suffix}").read_bytes() == single[f"ends{suffix}"]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["out.txt", f"ends{suffix}"])  # no piece left
@@ -74,8 +75,8 @@ def test_named_and_shard_folder_sources_run_in_pieces_too(capped, data, single, 
     ds, k = data
     doc = stream.write_shards(NAME, tmp_path / "shards", 2, rows=500)
     for source in ((NAME, k), (str(tmp_path / "shards"), k)):
-        stats = shard_files.extend_to_files(ds, Params(k=k), "cpu", client, tmp_path / "out.txt", None, shards=2,
-                                            source=source)
+        stats = shard_files.extend_to_files(ds, Params(k=k), "cpu", client, tmp_path / "out.txt", None,
+                                            sharding=Sharding(shards=2, source=source))
         assert (tmp_path / "out.txt").read_bytes() == single["out.txt"], source
         assert all(n >= 3 for n in stats["shard_pieces"]), (source, stats["shard_pieces"])
     assert stats["shard_input_bytes"] == pytest.approx([p["data_bytes"] for p in doc["shards"]], rel=1e-6)
@@ -101,7 +102,7 @@ def test_the_in_memory_merge_runs_in_pieces(capped, data):
     equal one process's, bit for bit."""
     client, _ = capped
     ds, k = data
-    ext = distributed.extend_sharded(ds, Params(k=k), "cpu", client, shards=3)
+    ext = distributed.extend_sharded(ds, Params(k=k), "cpu", client, sharding=Sharding(shards=3))
     assert ext.compare(extend(ds, Params(k=k), backend="cpu")) == []
     extra = ext.right.extra
     assert all(n >= 2 for n in extra["shard_pieces"]) and len(extra["shard_pieces"]) == 3
@@ -121,7 +122,8 @@ def test_without_a_cap_a_shard_runs_whole(data, tmp_path, single):
     """``--cluster local`` (no cap; the workers' own memory limits are far above these shards)."""
     ds, k = data
     with distributed.connect("local:2") as client:
-        stats = shard_files.extend_to_files(ds, Params(k=k), "cpu", client, tmp_path / "out.txt", shards=2)
+        stats = shard_files.extend_to_files(ds, Params(k=k), "cpu", client, tmp_path / "out.txt",
+                                            sharding=Sharding(shards=2))
     assert stats["shard_pieces"] == [1, 1] and stats["budget_source"] == ["Dask worker memory limit"]
     assert (tmp_path / "out.txt").read_bytes() == single["out.txt"]
 

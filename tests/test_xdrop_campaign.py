@@ -262,7 +262,7 @@ def test_without_ncu_the_counters_step_says_so(results: Path, monkeypatch: pytes
     plan = _plan(backends=("cuda", "cpu"), profile=True, datasets=("xdrop-sim-2k",), sizes={"xdrop-sim-2k": 2_000})
     assert plan.profiled() == [("xdrop-sim-2k", 5), ("xdrop-sim-2k", 40)]
     monkeypatch.setattr(xdrop_counters, "find_ncu", lambda: None)
-    (line,) = xdrop_counters.collect(plan, "box", sha="s", command="c")
+    (line,) = xdrop_counters.collect(plan, "box", sha="s")
     assert line.startswith("counters: ncu not found") and not results.exists()
 
 

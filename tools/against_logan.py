@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 
 from lassm.campaign.originals import build, logan, sources
-from lassm.campaign.originals.timing import gpu_device
+from lassm.campaign.originals.timing import Measuring, gpu_device
 from lassm.campaign.steps import find_ncu
 from lassm.runs import xdrop as rec
 from lassm.runs.records import cpu_model, git_sha
@@ -97,9 +97,9 @@ def main(argv: list[str] | None = None) -> int:
     status: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="lassm-vs-logan-") as tmp:
         if todo:
-            status, failed = logan.run_all(built, pairs, name, todo, table, Path(tmp), repeats=args.repeats, ncu=ncu,
-                                           context=context, backend=args.backend,
-                                           say=lambda text: print(text, flush=True))
+            how = Measuring(context, repeats=args.repeats, ncu=ncu, backend=args.backend,
+                            say=lambda text: print(text, flush=True))
+            status, failed = logan.run_all(built, pairs, name, todo, table, Path(tmp), how)
         k = logan.write_logan_input(pairs, Path(tmp) / "pairs.txt")
         for x in counted:
             raw = rec.folder(args.machine) / "counters" / f"ncu__{name}__x{x}__logan.csv"

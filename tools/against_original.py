@@ -24,7 +24,7 @@ from pathlib import Path
 from lassm import paths
 from lassm.campaign.originals import build, sources
 from lassm.campaign.originals.ht_loc import run_all, todo
-from lassm.campaign.originals.timing import gpu_device
+from lassm.campaign.originals.timing import Measuring, gpu_device
 from lassm.campaign.steps import find_ncu
 from lassm.runs.records import git_sha
 from lassm.runs.results import AGAINST_ORIGINAL_FILE
@@ -53,9 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     context = {"machine": args.machine, "device": device[0], "driver": device[1],
                "original_source": sources.HT_LOC.label, "nvcc": built.nvcc, "git_sha": sha}
     with tempfile.TemporaryDirectory(prefix="lassm-vs-original-") as tmp:
-        status, failed = run_all(names, table, built, Path(tmp), repeats=args.repeats,
-                                 ncu=None if args.no_ncu else find_ncu(), context=context,
-                                 say=lambda text: print(text, flush=True))
+        how = Measuring(context, repeats=args.repeats, ncu=None if args.no_ncu else find_ncu(),
+                        say=lambda text: print(text, flush=True))
+        status, failed = run_all(names, table, built, Path(tmp), how)
     print(f"-> {table}")
     return 1 if failed or any(r["status"] != "ok" for r in status) else 0
 

@@ -150,11 +150,11 @@ def main() -> None:
         for g in gpu_counts:
             plan = P.plan_shards(ds, g)
             # Untimed pass: each worker cuts its shard once (cached) and the output is checked.
-            ext = D.extend_sharded(ds, params, "cuda", client, plan, workers=workers[:g], source=(name, k), protocol=PROTOCOL)
+            ext = D.extend_sharded(ds, params, "cuda", client, D.Sharding(plan, workers=workers[:g], source=(name, k)), protocol=PROTOCOL)
             walls, kernels, crit, writes = [], [], [], []
             phases = {key: [] for key in ("plan_seconds", "compute_wall_seconds", "merge_seconds")}
             for _ in range(repeat):
-                ext = D.extend_sharded(ds, params, "cuda", client, plan, workers=workers[:g], source=(name, k),
+                ext = D.extend_sharded(ds, params, "cuda", client, D.Sharding(plan, workers=workers[:g], source=(name, k)),
                                        protocol=PROTOCOL)
                 fresh(sharded_out)
                 t0 = time.perf_counter()
@@ -168,10 +168,10 @@ def main() -> None:
             # The path of `lassm extend DIR --cluster`: the parent plans from the shard folder's weights,
             # each worker reads its range, extends it and writes its block of the output, this process
             # joins the parts; timed whole, the file included.
-            F.extend_to_files(shard_folder, params, "cuda", client, files_out, workers=workers[:g],
+            F.extend_to_files(shard_folder, params, "cuda", client, files_out, sharding=D.Sharding(workers=workers[:g]),
                               protocol=PROTOCOL)  # untimed: the workers' first read of the folder
-            files = [F.extend_to_files(shard_folder, params, "cuda", client, fresh(files_out), workers=workers[:g],
-                                       protocol=PROTOCOL) for _ in range(repeat)]
+            files = [F.extend_to_files(shard_folder, params, "cuda", client, fresh(files_out),
+                                       sharding=D.Sharding(workers=workers[:g]), protocol=PROTOCOL) for _ in range(repeat)]
             files_walls = [f["wall_seconds"] for f in files]
             diffs = ext.compare(oracle)
             out_digest = records.output_digest(ext)

@@ -151,13 +151,14 @@ def run_campaign(plan: Plan, *, machine: str | None = None, force: bool = False,
 def _run_campaign(plan: Plan, bar, *, machine: str | None, force: bool, progress: bool, notebooks: bool,
                   cluster: str | None, log, also_lacks) -> Outcome:
     """:func:`run_campaign` inside its progress display ``bar``."""
-    from ..runs.sweep import main_job
+    from ..runs.sweep import SweepOptions, Via, main_job
 
     say = log or ((lambda text: print(text, file=sys.stderr, flush=True)) if progress else (lambda text: None))
     command = command_line()
     start = time.perf_counter()
-    rows = main_job(machine=machine, points=plan.points(), repeats=plan.repeats, warmup=plan.warmup, force=force,
-                    progress=progress, notebooks=notebooks, cluster=cluster, bar=bar)
+    rows = main_job(machine=machine, points=plan.points(),
+                    options=SweepOptions(force=force, repeats=plan.repeats, warmup=plan.warmup),
+                    via=Via(notebooks=notebooks, cluster=cluster), progress=progress, bar=bar)
     sweep_s = time.perf_counter() - start
     say(f"sweep: {len(rows)} points in {sweep_s:.0f} s")
     summaries: dict[int, dict] = {}

@@ -132,8 +132,8 @@ def collect(points: list[tuple[str, str, str]], size: str, machine: str, *, sha:
     with _importable_here():
         for (kernel, backend, replay), variants in groups.items():
             try:
-                lacks += _count_group(kernel, backend, variants, size, machine, sha=sha, exe=exe,
-                                      timeout=timeout * len(variants), say=say, replay=replay)
+                lacks += _count_group((kernel, backend, replay), variants, size, machine, sha=sha, exe=exe,
+                                      timeout=timeout * len(variants), say=say)
             except Exception as exc:  # a process that cannot be counted is named; the others go on
                 if any(marker in str(exc) for marker in _MACHINE_WIDE):
                     return lacks + [f"suite counters: {_one_line(exc)}"]
@@ -142,11 +142,14 @@ def collect(points: list[tuple[str, str, str]], size: str, machine: str, *, sha:
     return lacks
 
 
-def _count_group(kernel: str, backend: str, variants: list[str], size: str, machine: str, *, sha: str, exe: str,
-                 timeout: float, say, replay: bool = False) -> list[str]:
-    """One profiled process for ``variants`` (:mod:`lassm.analysis.counters.batch`; the whole process
-    replayed per pass where ``replay``); a row per variant."""
+def _count_group(group: tuple[str, str, bool], variants: list[str], size: str, machine: str, *, sha: str, exe: str,
+                 timeout: float, say) -> list[str]:
+    """One profiled process for ``variants`` of ``group``, :func:`collect`'s (kernel, backend, replay)
+    (:mod:`lassm.analysis.counters.batch`; the whole process replayed per pass where ``replay``);
+    a row per variant."""
     from ..analysis.counters import batch
+
+    kernel, backend, replay = group
 
     listed = ",".join(variants)
     shown = (f"ncu --profile-from-start off{' --replay-mode application' if replay else ''} --metrics "

@@ -96,7 +96,7 @@ def count(pairs_file: Path, dataset: str, xdrop: int, scoring: tuple[int, int, i
     return row
 
 
-def collect(plan: XdropPlan, machine: str, *, sha: str, command: str, force: bool = False, say=lambda t: None,
+def collect(plan: XdropPlan, machine: str, *, sha: str, force: bool = False, say=lambda t: None,
             ncu_exe: str | None = None, timeout: float = NCU_TIMEOUT, tick=lambda n: None) -> list[str]:
     """Counters of the plan's profiled (set, X) into ``counters.csv``; returns what it could not count.
 

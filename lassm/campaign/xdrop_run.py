@@ -225,8 +225,7 @@ def _run_xdrop_campaign(plan: XdropPlan, bar, *, machine: str | None, force: boo
         from . import xdrop_counters
 
         counting = Step(bar, "counters (X-drop)", len(plan.profiled()))
-        out.lacks += xdrop_counters.collect(plan, name, sha=sha, command=command, force=force, say=say,
-                                            tick=counting.advance)
+        out.lacks += xdrop_counters.collect(plan, name, sha=sha, force=force, say=say, tick=counting.advance)
         counting.end()
         out.steps["counters"] = round(time.perf_counter() - t0, 3)
         out.files["counters"] = where / rec.COUNTERS_FILE

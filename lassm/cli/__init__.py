@@ -93,12 +93,12 @@ def cmd_extend(args: argparse.Namespace) -> int:
     if args.protocol and args.backend != "cpu":
         options["protocol"] = args.protocol
     if args.cluster:  # the workers write their blocks of the files; this process joins them
-        from ..runs.distributed import connect
+        from ..runs.distributed import Sharding, connect
         from ..runs.shard_files import extend_to_files
 
         with connect(args.cluster) as client, together():  # --out and --ends appear together, or neither
             stats = extend_to_files(ds, params, args.backend, client, args.out, args.ends,
-                                    source=source and (source, params.k), **options)
+                                    Sharding(source=source and (source, params.k)), **options)
         _err(f"extended {ds.n_contigs} contigs with {args.backend} at k = {params.k} on {stats['shards']} shards "
              f"in {stats['wall_seconds']:.3f} s, files included -> {args.out}")
         return 0

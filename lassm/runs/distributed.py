@@ -32,8 +32,9 @@ import subprocess
 import sys
 import time
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -283,9 +284,32 @@ def workers_and_plan(ds: Dataset | ShardFolder, client: Any, shards: int | Seque
     return workers, plan
 
 
-def extend_sharded(ds: Dataset, params: Params, backend: str, client: Any,
-                   shards: int | Sequence[np.ndarray] | None = None, *, workers: Sequence[str] | None = None,
-                   source: tuple[str, int] | None = None, retries: int = 1, fail_marker: str | None = None,
+@dataclass(frozen=True)
+class Sharding:
+    """How an extension is cut into shards and spread over a cluster's workers: the same for
+    :func:`extend_sharded` and :func:`lassm.runs.shard_files.extend_to_files`, which hands it on
+    to the former for a plan whose shards are not ranges.
+
+    Attributes
+    ----------
+    shards : a count (default: one per worker) or the index arrays themselves.
+    workers : the workers to use, shard ``i`` on ``workers[i % len]`` (default: all). The placement
+        is loose: a shard whose worker is lost runs on another.
+    source : ``(dataset name, k)`` that the dataset was loaded from: workers then load it themselves
+        (once per process) and cut their shard, and only indices travel; otherwise each shard's
+        data travels inside its task, which keeps it retryable.
+    retries : extra attempts for a shard that raises (a lost worker is retried by the scheduler).
+    fail_marker : fault injection for tests (the first shard to finish kills its worker).
+    """
+
+    shards: int | Sequence[np.ndarray] | None = None
+    workers: Sequence[str] | None = None
+    source: tuple[str, int] | None = None
+    retries: int = 1
+    fail_marker: str | None = None
+
+
+def extend_sharded(ds: Dataset, params: Params, backend: str, client: Any, sharding: Sharding = Sharding(),
                    **options) -> Extension:
     """Extends ``ds`` as shards on the cluster's workers; equal, bit for bit, to one :func:`extend`.
 
@@ -294,14 +318,7 @@ def extend_sharded(ds: Dataset, params: Params, backend: str, client: Any,
     ds : the dataset (the parent plans the shards from it and merges the walks into it).
     params, backend, options : as for :func:`lassm.runs.extend.extend`.
     client : a ``distributed.Client``.
-    shards : a count (default: one per worker) or the index arrays themselves.
-    workers : the workers to use, shard ``i`` on ``workers[i % len]`` (default: all). The placement
-        is loose: a shard whose worker is lost runs on another.
-    source : ``(dataset name, k)`` that ``ds`` was loaded from: workers then load it themselves
-        (once per process) and cut their shard, and only indices travel; otherwise each shard's
-        data travels inside its task, which keeps it retryable.
-    retries : extra attempts for a shard that raises (a lost worker is retried by the scheduler).
-    fail_marker : fault injection for tests (the first shard to finish kills its worker).
+    sharding : the shards, their workers, where they read the data, retries (:class:`Sharding`).
 
     Returns
     -------
@@ -309,8 +326,9 @@ def extend_sharded(ds: Dataset, params: Params, backend: str, client: Any,
     ``right.extra`` records the sum (``kernel_seconds_sum``, the work), per-shard figures, ``gpus``
     and the plan's balance.
     """
+    source, retries, fail_marker = sharding.source, sharding.retries, sharding.fail_marker
     t0 = time.perf_counter()
-    workers, plan = workers_and_plan(ds, client, shards, workers, plan_shards)
+    workers, plan = workers_and_plan(ds, client, sharding.shards, sharding.workers, plan_shards)
     t_plan = time.perf_counter()
     futures = []
     for number, index in enumerate(plan):
@@ -364,11 +382,32 @@ def merge(ds: Dataset, plan: Sequence[np.ndarray], parts: Sequence[dict], backen
 
 # ---------------------------------------------------------------- sweep points
 
-def _point_task(point: tuple, machine: str | None, force: bool, command: str, results_base: str,
-                root: str | None = None, fail_marker: str | None = None) -> dict:
+@dataclass(frozen=True)
+class PointJob:
+    """What every sweep point's task shares, sent to the workers with each point.
+
+    Attributes
+    ----------
+    machine : the records' folder name (default: each backend's device names its own).
+    force : re-run points already recorded.
+    command : the command line recorded.
+    results_base : the parent's results root, the workers' default (a shared file system across nodes).
+    root : the records' folder instead of ``<results_base>/<machine>``.
+    fail_marker : fault injection for tests (the first point to finish kills its worker).
+    """
+
+    machine: str | None
+    force: bool
+    command: str
+    results_base: str
+    root: str | None = None
+    fail_marker: str | None = None
+
+
+def _point_task(point: tuple, job: PointJob) -> dict:
     """Runs one sweep point on this worker and writes its record there (resumable, atomic)."""
     from .account import SKIPPED
-    from .records import AlreadyRecorded, clear_leftovers, machine_for_backend, run_id_for
+    from .records import AlreadyRecorded, RunOptions, clear_leftovers, machine_for_backend, run_id_for
     from .point import run_one
 
     dname, k, bname, proto = point
@@ -376,19 +415,19 @@ def _point_task(point: tuple, machine: str | None, force: bool, command: str, re
     try:
         ds, start_k = _load(dname, k)
         row["k"] = start_k
-        mname = machine or machine_for_backend(bname)
-        folder = Path(root) if root else Path(results_base) / mname
-        if not force and (folder / run_id_for(dname, start_k, bname, proto) / "summary.json").exists():
+        mname = job.machine or machine_for_backend(bname)
+        folder = Path(job.root) if job.root else Path(job.results_base) / mname
+        if not job.force and (folder / run_id_for(dname, start_k, bname, proto) / "summary.json").exists():
             row["status"] = SKIPPED
             clear_leftovers(folder, run_id_for(dname, start_k, bname, proto))
         else:
             t0 = time.perf_counter()
-            folder, summary = run_one(dname, start_k, bname, proto, mname, ds=ds, command=command,
-                                      root=folder, replace=force)
+            folder, summary = run_one(dname, start_k, bname, proto, mname, ds=ds,
+                                      run=RunOptions(command=job.command, root=folder, replace=job.force))
             row.update(status="ok" if summary["matches_cpu"] is not False else "MISMATCH", folder=str(folder),
                        kernel_seconds=summary["kernel_seconds"], seconds=time.perf_counter() - t0,
                        shared_device=bool(summary.get("shared_device", False)))
-            _fail_once(fail_marker)
+            _fail_once(job.fail_marker)
     except AlreadyRecorded:  # another run (or a lost worker's first attempt) recorded it meanwhile
         row["status"] = SKIPPED
     except Exception as exc:  # a failing point is reported, the sweep goes on (as in lassm run)
@@ -398,29 +437,29 @@ def _point_task(point: tuple, machine: str | None, force: bool, command: str, re
 
 
 def run_points(client: Any, points: Sequence[tuple], machine: str | None = None, force: bool = False,
-               command: str = "", root: Path | None = None, bar: Any = None, task: Any = None,
+               command: str = "", root: Path | None = None, on_row: Callable[[dict], None] | None = None,
                fail_marker: str | None = None) -> list[dict]:
     """Runs sweep points as Dask tasks (one worker, one GPU each); returns rows in point order.
 
     Records land in ``root`` if given (as :func:`lassm.runs.sweep.main_job`), else under this process's
     results root (``data/results`` or ``LASSM_RESULTS``) ``/<machine>/``; across nodes that must be a
-    shared file system.
+    shared file system. ``on_row`` is called with each row as it lands (the sweep's progress).
     """
     import distributed
 
     machine = machine or paths.env_machine()
     base = str(paths.results_dir("x").parent.resolve())
     direct = str(Path(root).resolve()) if root is not None else None
-    futures = [client.submit(_point_task, tuple(p), machine, force, command, base, direct, fail_marker, pure=False,
-                             key=f"lassm-point-{i}-{os.urandom(6).hex()}") for i, p in enumerate(points)]
+    job = PointJob(machine, force, command, base, direct, fail_marker)
+    futures = [client.submit(_point_task, tuple(p), job, pure=False, key=f"lassm-point-{i}-{os.urandom(6).hex()}")
+               for i, p in enumerate(points)]
     order = {f.key: i for i, f in enumerate(futures)}
     rows: list[dict | None] = [None] * len(futures)
     for fut in distributed.as_completed(futures):
         row = fut.result()
         rows[order[fut.key]] = row
-        if bar is not None:
-            bar.update(task, description=f"{row['dataset']} k={row['k'] or '-'} {row['backend']}/{row['protocol']}")
-            bar.advance(task)
+        if on_row is not None:
+            on_row(row)
         if row.get("traceback"):
             print(row.pop("traceback"), file=sys.stderr, flush=True)
     return [r for r in rows if r is not None]

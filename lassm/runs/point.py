@@ -8,16 +8,15 @@ In a module of its own so that the sweep (:mod:`lassm.runs.sweep`) and the Dask 
 from __future__ import annotations
 
 import shlex
+from dataclasses import replace
 from pathlib import Path
-from typing import Callable
 
 from .. import backends, paths
 from ..errors import LassmError
 from ..workloads.local_assembly import datasets
 from ..workloads.local_assembly.config import Params
 from ..workloads.local_assembly.dataset import Dataset
-from ..workloads.local_assembly.result import Extension
-from .records import machine_for_backend, run_point
+from .records import Checks, RunOptions, machine_for_backend, run_point
 
 
 def protocols_of(backend: str) -> tuple[str, ...]:
@@ -37,9 +36,8 @@ def point_command(dataset: str, k: int, backend: str, protocol: str, machine: st
 
 
 def run_one(dataset: str, k: int | None, backend: str, protocol: str, machine: str | None = None, *,
-            ds: Dataset | None = None, command: str | None = None, root: Path | None = None,
-            repeats: int = 1, warmup: int = 0, cpu_ext: Extension | None = None,
-            keep_output: Callable[[Extension], None] | None = None, replace: bool = True) -> tuple[Path, dict]:
+            ds: Dataset | None = None, run: RunOptions = RunOptions(),
+            checks: Checks = Checks()) -> tuple[Path, dict]:
     """Runs and records one sweep point; the one code path of ``lassm run`` and ``run.ipynb``.
 
     Its positional parameters are the parameter vocabulary: the ``parameters`` cell of
@@ -59,19 +57,15 @@ def run_one(dataset: str, k: int | None, backend: str, protocol: str, machine: s
         Results folder name (default: derived from the device).
     ds : Dataset, optional
         The dataset already loaded (the sweep loads each one once); ``k`` must then be set.
-    command : str, optional
-        The command line to record (default: :func:`point_command`).
-    root : Path, optional
-        Folder to write the record into instead of ``data/results/<machine>/``.
-    repeats, warmup : int
-        Timed and untimed runs of the point (:func:`lassm.runs.records.run_point`).
-    cpu_ext : Extension, optional
-        The CPU oracle's output for this dataset and k, when the caller already has it.
-    keep_output : callable, optional
-        Receives the first timed output (the sweep keeps the CPU's as the dataset's oracle).
-    replace : bool
-        Replace the record should another process write it meanwhile; false raises
-        :class:`lassm.runs.records.AlreadyRecorded` instead (a sweep without ``force``).
+    run : RunOptions
+        Repeats, warm-up runs, the command line to record (default: :func:`point_command`),
+        the folder to write the record into instead of ``data/results/<machine>/``, and whether
+        to replace the record should another process write it meanwhile (false raises
+        :class:`lassm.runs.records.AlreadyRecorded` instead: a sweep without ``force``).
+    checks : Checks
+        The CPU oracle's output for this dataset and k, when the caller already has it, and the
+        hook that receives the first timed output (the sweep keeps the CPU's as the dataset's
+        oracle). The reference checked is the dataset's own (MetaHipMer's output, where known).
 
     Returns
     -------
@@ -84,7 +78,6 @@ def run_one(dataset: str, k: int | None, backend: str, protocol: str, machine: s
         ds, k = datasets.load(dataset, k)
     mname = paths.machine_slug(machine) if machine else machine_for_backend(backend)
     options = {"protocol": protocol} if backend != "cpu" else {}
-    return run_point(ds, dataset, Params(k=k), backend, command or point_command(dataset, k, backend, protocol, mname),
-                     machine=mname, root=root, reference=datasets.reference_output(dataset),
-                     repeats=repeats, warmup=warmup, cpu_ext=cpu_ext, keep_output=keep_output, replace=replace,
-                     **options)
+    run = replace(run, command=run.command or point_command(dataset, k, backend, protocol, mname))
+    checks = replace(checks, reference=datasets.reference_output(dataset))
+    return run_point(ds, dataset, Params(k=k), backend, machine=mname, run=run, checks=checks, **options)

@@ -21,6 +21,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -303,37 +304,72 @@ def run_id_for(dataset: str, k: int, backend: str, protocol: str) -> str:
     return f"{slug(dataset)}__k{int(k)}__{slug(backend)}__{slug(protocol)}"
 
 
-def run_point(ds: Dataset, dataset: str, params: Params, backend: str, command: str,
-              machine: str | None = None, root: Path | None = None, check_cpu: bool = True,
-              cpu_ext: Extension | None = None, reference: dict[int, str] | None = None,
-              repeats: int = 1, warmup: int = 0, keep_output: Callable[[Extension], None] | None = None,
-              replace: bool = True, **options) -> tuple[Path, dict]:
+@dataclass(frozen=True)
+class RunOptions:
+    """How a point is run and recorded: the same for every point of a sweep, so the sweep (or a
+    Dask worker) hands one of these through :func:`lassm.runs.point.run_one` to :func:`run_point`.
+
+    Attributes
+    ----------
+    repeats : int
+        Timed runs at most (:mod:`lassm.runs.repeat_rule`: three where they agree within 5 %);
+        ``kernel_seconds`` is their median, each is kept in ``kernel_seconds_runs``.
+    warmup : int
+        Untimed runs before them (compilation, caches, clocks).
+    command : str, optional
+        The command line to record (:func:`lassm.runs.point.run_one`: the point's own by default).
+    root : Path, optional
+        Folder to write the record into instead of ``data/results/<machine>/``.
+    replace : bool
+        Replace a record another process wrote meanwhile (else :class:`AlreadyRecorded`;
+        :func:`write_record`).
+    """
+
+    repeats: int = 1
+    warmup: int = 0
+    command: str | None = None
+    root: Path | None = None
+    replace: bool = True
+
+
+@dataclass(frozen=True)
+class Checks:
+    """What a point's output is checked against; a sweep computes the CPU oracle's output once per
+    dataset and k and hands it (and the hook that keeps it) to every point of that dataset.
+
+    Attributes
+    ----------
+    cpu : bool
+        Check a GPU backend's output against the CPU oracle.
+    cpu_ext : Extension, optional
+        The oracle's output for this dataset and k, already computed; computed when needed and not given.
+    reference : dict, optional
+        MetaHipMer's own output, contig id -> extended sequence (``matches_reference``).
+    keep_output : callable, optional
+        Called with the first timed run's output (the sweep keeps the CPU's as the oracle).
+    """
+
+    cpu: bool = True
+    cpu_ext: Extension | None = None
+    reference: dict[int, str] | None = None
+    keep_output: Callable[[Extension], None] | None = None
+
+
+def run_point(ds: Dataset, dataset: str, params: Params, backend: str, machine: str | None = None,
+              run: RunOptions = RunOptions(), checks: Checks = Checks(), **options) -> tuple[Path, dict]:
     """Runs one sweep point, checks it against the CPU oracle in the same run, records it.
 
     Parameters
     ----------
-    ds, dataset, params, backend, command, machine, root
-        The point, its name, its kernel parameters and where its record goes.
-    check_cpu : bool
-        Check a GPU backend's output against the CPU oracle.
-    cpu_ext : Extension, optional
-        The oracle's output for this dataset and k, already computed (a sweep runs it once per
-        dataset); computed here when needed and not given.
-    reference : dict, optional
-        MetaHipMer's own output, contig id -> extended sequence (``matches_reference``).
-    repeats : int
-        Timed runs at most (:mod:`lassm.runs.repeat_rule`: three where they agree within 5 %);
-        ``kernel_seconds`` is their median, each is kept in ``kernel_seconds_runs``.
-        Every repeat's output is checked: against the oracle, or on the CPU against the first.
-    warmup : int
-        Untimed runs before them (compilation, caches, clocks).
-        Warm-up and timed runs hold the device's lock (:func:`lassm.runs.device_lock.hold_device`):
-        where another process held it past the wait, the record says ``shared_device``.
-    keep_output : callable, optional
-        Called with the first timed run's output (the sweep keeps the CPU's as the oracle).
-    replace : bool
-        Replace a record another process wrote meanwhile (else :class:`AlreadyRecorded`;
-        :func:`write_record`).
+    ds, dataset, params, backend, machine
+        The point, its name, its kernel parameters and its results folder's name.
+    run : RunOptions
+        Repeats, warm-up runs, the command recorded and where the record goes. Every repeat's
+        output is checked: against the oracle, or on the CPU against the first. Warm-up and
+        timed runs hold the device's lock (:func:`lassm.runs.device_lock.hold_device`): where
+        another process held it past the wait, the record says ``shared_device``.
+    checks : Checks
+        The CPU oracle and MetaHipMer's output to check against.
     **options
         Passed to the backend (``protocol``...).
 
@@ -346,6 +382,7 @@ def run_point(ds: Dataset, dataset: str, params: Params, backend: str, command: 
     from .extend import extend
     from .repeat_rule import enough
 
+    repeats, warmup, check_cpu, cpu_ext = run.repeats, run.warmup, checks.cpu, checks.cpu_ext
     if repeats < 1 or warmup < 0:
         raise ValueError(f"repeats = {repeats} must be at least 1 and warmup = {warmup} not negative")
     if backend != "cpu" and check_cpu and cpu_ext is None:
@@ -361,8 +398,8 @@ def run_point(ds: Dataset, dataset: str, params: Params, backend: str, command: 
             times.append(float(ext.kernel_seconds))
             if first is None:
                 first = ext
-                if keep_output is not None:
-                    keep_output(ext)
+                if checks.keep_output is not None:
+                    checks.keep_output(ext)
             if backend == "cpu":
                 diffs += ext.compare(first)  # it is the oracle: its repeats must agree
             elif check_cpu:
@@ -375,8 +412,8 @@ def run_point(ds: Dataset, dataset: str, params: Params, backend: str, command: 
         extra["cpu_differences"] = sorted(set(diffs))
     if backend != "cpu" and check_cpu:
         extra["cpu_seconds"] = cpu_ext.wall_seconds
-    if reference is not None:
+    if checks.reference is not None:
         mine = {int(c): ext.extended(i).decode() for i, c in enumerate(ds.cids)}
-        extra["matches_reference"] = mine == reference
-    summary = summarize(ext, dataset, matches, command, machine=machine, extra=extra)
-    return write_record(summary, ext, root=root, replace=replace), summary
+        extra["matches_reference"] = mine == checks.reference
+    summary = summarize(ext, dataset, matches, run.command, machine=machine, extra=extra)
+    return write_record(summary, ext, root=run.root, replace=run.replace), summary

@@ -16,6 +16,7 @@ import os
 import shutil
 import tempfile
 import time
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -32,7 +33,7 @@ from ..workloads.local_assembly.stream import ShardFolder, in_row_groups, is_sha
 from .dask_settings import sharing, take_share
 from .memory import MEMORY_KEYS
 from .part_join import concat_parts, join, parts_folder
-from .distributed import _fail_once, _load, _where, extend_sharded, workers_and_plan
+from .distributed import Sharding, _fail_once, _load, _where, extend_sharded, workers_and_plan
 from .shard_plan import balance, plan_balance, work_estimate
 
 
@@ -123,12 +124,35 @@ PIPELINE_PIECES = 4
 READ_AHEAD_MIN_THREADS = 8
 
 
-def _part_task(number: int, bounds: tuple[int, int], data: Dataset | None, source: tuple[str, int] | None,
-               params: dict, backend: str, options: dict, out_dir: str, ends_dir: str | None, ends_tsv: bool,
-               header: bool, fail_marker: str | None = None, share: int = 0) -> dict:
+@dataclass(frozen=True)
+class PartJob:
+    """What every range's task of one run shares, sent to the workers with each range.
+
+    Attributes
+    ----------
+    source : ``(dataset name or shard folder, k)`` the workers read, or None (each range's data travels).
+    params, backend, options : the extension's (``params`` as :meth:`Params.as_dict`).
+    out_dir : the output's parts folder.
+    ends_dir : the ends table's parts folder, or None for no ends table.
+    ends_tsv : the ends table is TSV (else parquet).
+    fail_marker : fault injection for tests (the first range to finish kills its worker).
+    """
+
+    source: tuple[str, int] | None
+    params: dict
+    backend: str
+    options: dict
+    out_dir: str
+    ends_dir: str | None
+    ends_tsv: bool
+    fail_marker: str | None = None
+
+
+def _part_task(job: PartJob, number: int, bounds: tuple[int, int], data: Dataset | None, header: bool,
+               share: int = 0) -> dict:
     """Extends the contigs ``bounds`` on this worker and writes its block of the output files.
 
-    The output lines go to ``out_dir``; the ends as two TSV blocks (right, left; ``header``: the
+    The output lines go to ``job.out_dir``; the ends as two TSV blocks (right, left; ``header``: the
     first block of the file) or, for a parquet destination, as their per-contig figures
     (``.npz``: a parquet file cannot be put together from byte blocks, so the parent writes it).
     A range whose estimated memory exceeds what this worker may use (:mod:`lassm.runs.memory`)
@@ -151,6 +175,7 @@ def _part_task(number: int, bounds: tuple[int, int], data: Dataset | None, sourc
 
     with contextlib.suppress(ImportError):  # numba's writer: a worker pays its import once, not per part
         from ..workloads.local_assembly import extended_jit  # noqa: F401  (formats writes with it once loaded)
+    source, backend, options, out_dir, ends_dir = job.source, job.backend, job.options, job.out_dir, job.ends_dir
     t0 = time.perf_counter()
     threads = take_share(share) if share else None
     peak_source = memory.start_peak()
@@ -165,7 +190,7 @@ def _part_task(number: int, bounds: tuple[int, int], data: Dataset | None, sourc
         ranges = within_files(source[0], ranges)  # each piece read as views of one file, none copied together
         if count == 1 and arrowio.threads() >= READ_AHEAD_MIN_THREADS:
             ranges, ahead_too = in_row_groups(source[0], ranges, PIPELINE_PIECES), True
-    kinds = [f"ends-{side}" for side in SIDES] if ends_dir is not None and ends_tsv else \
+    kinds = [f"ends-{side}" for side in SIDES] if ends_dir is not None and job.ends_tsv else \
         ["ends.npz"] if ends_dir is not None else []
     files: dict[str, list[Path]] = {kind: [] for kind in kinds}
     fields: list[dict] = []
@@ -181,7 +206,7 @@ def _part_task(number: int, bounds: tuple[int, int], data: Dataset | None, sourc
                 t1 = time.perf_counter()
                 if ahead_too and j + 1 < len(ranges):
                     ahead = reader.submit(piece_of, *ranges[j + 1])
-                ext = extend(piece, Params(**params), backend=backend, **options)
+                ext = extend(piece, Params(**job.params), backend=backend, **options)
                 t2 = time.perf_counter()
                 timing["prep"] += t1 - tp
                 timing["wall"] += t2 - t1
@@ -215,7 +240,7 @@ def _part_task(number: int, bounds: tuple[int, int], data: Dataset | None, sourc
             for path in paths[1:]:
                 path.unlink()
         sizes[kind.replace(".npz", "")] = (folder / part_name(kind, number)).stat().st_size
-    _fail_once(fail_marker)
+    _fail_once(job.fail_marker)
     device = memory.device_peak(*extras["right"], *extras["left"])
     return {"number": number, "bounds": (a, b), "sizes": sizes, "work": work, "kernel": tuple(kernel),
             "right_extra": memory.joined_extra(extras["right"]), "left_extra": memory.joined_extra(extras["left"]),
@@ -274,9 +299,7 @@ def _save_fields(fields: dict[str, np.ndarray], path: Path) -> None:
 # ---------------------------------------------------------------- sharded extension, written by the workers
 
 def extend_to_files(ds: Dataset | ShardFolder, params: Params, backend: str, client: Any, out: str | os.PathLike,
-                    ends: str | os.PathLike | None = None, shards: int | Sequence[np.ndarray] | None = None, *,
-                    workers: Sequence[str] | None = None, source: tuple[str, int] | None = None, retries: int = 1,
-                    fail_marker: str | None = None, **options) -> dict:
+                    ends: str | os.PathLike | None = None, sharding: Sharding = Sharding(), **options) -> dict:
     """Extends ``ds`` as shards whose workers write their own blocks of ``out`` (and ``ends``).
 
     What ``lassm extend --cluster`` runs: the files are byte for byte those of one
@@ -299,18 +322,17 @@ def extend_to_files(ds: Dataset | ShardFolder, params: Params, backend: str, cli
 
     ``ds`` may be a shard folder (:class:`ShardFolder`) instead of its data: this process then
     plans from the weights the folder saved and reads no contig (its workers read their ranges;
-    ``source`` defaults to the folder). Three cases read the whole set here all the same: a folder
+    ``sharding.source`` defaults to the folder). Three cases read the whole set here all the same: a folder
     written without weights (planned from its data), an interleaved plan (merged here) and a
     parquet ends table (written here from the dataset's ids and read counts and the shards' figures).
 
     Parameters
     ----------
-    ds, params, backend, client, workers, source, retries, fail_marker, options : as for :func:`extend_sharded`.
+    ds, params, backend, client, options : as for :func:`extend_sharded`.
     out : the output file (MetaHipMer's ``cid extended_sequence``).
     ends : the ends table (``.tsv``: TSV, else parquet), or None.
-    shards : a count (default: one per worker; the plan is :func:`plan_ranges`) or the index
-        arrays themselves. A plan whose shards are not contiguous ranges is run by
-        :func:`extend_sharded` and written here.
+    sharding : as for :func:`extend_sharded`; a count of shards plans :func:`plan_ranges`. A plan
+        whose shards are not contiguous ranges is run by :func:`extend_sharded` and written here.
 
     Returns
     -------
@@ -321,17 +343,18 @@ def extend_to_files(ds: Dataset | ShardFolder, params: Params, backend: str, cli
     from ..workloads.local_assembly import formats
 
     t0 = time.perf_counter()
+    source, retries = sharding.source, sharding.retries
     if isinstance(ds, ShardFolder):
         source = source or (ds.path, params.k)
         if ds.weights_file is None:  # written before the folders held their weights: planned from the data
             ds = ds.load()
-    workers, plan = workers_and_plan(ds, client, shards, workers, plan_ranges)
+    workers, plan = workers_and_plan(ds, client, sharding.shards, sharding.workers, plan_ranges)
     ranges = as_ranges(plan)
     if ranges is None:  # interleaved shards: no shard's lines are one block of the file
         if source and is_shard_folder(source[0]):  # extend_sharded's workers load a source by name, not a folder
             source = None
-        return _written_by_parent(_loaded(ds), params, backend, client, plan, out, ends, t0, workers=workers,
-                                  source=source, retries=retries, fail_marker=fail_marker, **options)
+        return _written_by_parent(_loaded(ds), params, backend, client, out, ends, t0,
+                                  replace(sharding, shards=plan, workers=workers, source=source), **options)
     out = Path(out)
     tsv = ends is not None and formats.is_tsv(ends)
     order = sorted(range(len(ranges)), key=lambda i: ranges[i])
@@ -346,11 +369,12 @@ def extend_to_files(ds: Dataset | ShardFolder, params: Params, backend: str, cli
             folders.append(ends_dir)
         t_plan = time.perf_counter()
         shares = sharing({workers[i % len(workers)] for i in range(len(ranges))})
+        job = PartJob(source, params.as_dict(), backend, options, str(out_dir),
+                      None if ends_dir is None else str(ends_dir), tsv, sharding.fail_marker)
         for number, (a, b) in enumerate(ranges):
             data = None if source else ds.slice(a, b)  # views: only the range's bytes are pickled
             futures.append(client.submit(
-                _part_task, number, (a, b), data, source, params.as_dict(), backend, options, str(out_dir),
-                None if ends_dir is None else str(ends_dir), tsv, number == order[0], fail_marker,
+                _part_task, job, number, (a, b), data, number == order[0],
                 shares[workers[number % len(workers)]], workers=[workers[number % len(workers)]],
                 allow_other_workers=True, retries=retries, pure=False, key=f"lassm-part-{number}-{os.urandom(6).hex()}"))
         parts = sorted(client.gather(futures), key=lambda p: p["number"])
@@ -451,13 +475,13 @@ def _part_stats(ds: Dataset | ShardFolder, plan: Sequence[np.ndarray], parts: Se
     }
 
 
-def _written_by_parent(ds: Dataset, params: Params, backend: str, client: Any, plan: Sequence[np.ndarray],
-                       out: str | os.PathLike, ends: str | os.PathLike | None, t0: float, **kw) -> dict:
-    """An interleaved plan: the in-memory merge (:func:`extend_sharded`), written by this process."""
+def _written_by_parent(ds: Dataset, params: Params, backend: str, client: Any, out: str | os.PathLike,
+                       ends: str | os.PathLike | None, t0: float, sharding: Sharding, **options) -> dict:
+    """An interleaved plan (``sharding.shards``): the in-memory merge (:func:`extend_sharded`), written by this process."""
     from ..workloads.local_assembly import formats
     from ..workloads.local_assembly.stats import work_counts
 
-    ext = extend_sharded(ds, params, backend, client, plan, **kw)
+    ext = extend_sharded(ds, params, backend, client, sharding, **options)
     t_merged = time.perf_counter()
     formats.write_extended(ext, out)
     t_out = time.perf_counter()

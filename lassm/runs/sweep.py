@@ -22,7 +22,9 @@ import re
 import sys
 import tempfile
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 from .. import backends, paths
 from ..workloads.local_assembly import datasets
@@ -33,7 +35,8 @@ from ..workloads.local_assembly.dataset import Dataset
 from ..workloads.local_assembly.result import Extension
 from .point import protocols_of, run_one
 from .account import SKIPPED
-from .records import AlreadyRecorded, clear_leftovers, command_line, machine_for_backend, run_id_for
+from .records import (AlreadyRecorded, Checks, RunOptions, clear_leftovers, command_line, machine_for_backend,
+                      run_id_for)
 
 #: The notebook that ``lassm run --notebooks`` executes for each point (a checkout's file).
 RUN_NOTEBOOK = paths.REPO / "notebooks" / "run.ipynb"
@@ -42,56 +45,97 @@ RUN_NOTEBOOK = paths.REPO / "notebooks" / "run.ipynb"
 NOTEBOOK_NAME = "run.ipynb"
 
 
-def main_job(machine: str | None = None, backend_names: list[str] | None = None,
-             dataset_names: list[str] | None = None, protocols: list[str] | None = None,
-             ks: list[int] | None = None, force: bool = False, progress: bool = True,
-             root: Path | None = None, notebooks: bool = False, template: Path | None = None,
-             cluster: str | None = None, client: object | None = None,
-             points: list[tuple] | None = None, repeats: int = 1, warmup: int = 0,
+@dataclass(frozen=True)
+class Choice:
+    """Which points a sweep runs: the product of its axes, each defaulted from what is here.
+
+    Attributes
+    ----------
+    backends : default: the best backend present, plus ``cpu`` (the oracle) if different.
+    datasets : names understood by :func:`lassm.workloads.local_assembly.datasets.load` (default: ``sample-k77``).
+    protocols : GPU insert protocols (default: every one the backend has).
+    ks : start k values (default: each dataset's own).
+    """
+
+    backends: Sequence[str] | None = None
+    datasets: Sequence[str] | None = None
+    protocols: Sequence[str] | None = None
+    ks: Sequence[int] | None = None
+
+    def points(self) -> list[tuple]:
+        """The (dataset, k, backend, protocol) tuples, a dataset's points together."""
+        best = backends.best()
+        backend_names = self.backends or ([best, "cpu"] if best != "cpu" else ["cpu"])
+        return [(dname, k, bname, proto) for dname in self.datasets or ["sample-k77"] for k in self.ks or [None]
+                for bname in backend_names
+                for proto in (protocols_of(bname) if not self.protocols or bname == "cpu" else self.protocols)]
+
+
+@dataclass(frozen=True)
+class SweepOptions:
+    """What holds for every point of a sweep.
+
+    Attributes
+    ----------
+    force : re-run points already recorded.
+    repeats, warmup : timed and untimed runs per point on the direct path
+        (:func:`lassm.runs.records.run_point`); the notebook and cluster paths run each point once.
+    root : write records here instead of ``data/results/<machine>/`` (direct and cluster paths).
+    """
+
+    force: bool = False
+    repeats: int = 1
+    warmup: int = 0
+    root: Path | None = None
+
+
+@dataclass(frozen=True)
+class Via:
+    """Where the points run: in this process (the default), through Papermill, or as Dask tasks.
+
+    Attributes
+    ----------
+    notebooks : execute ``template`` with Papermill per point and keep it in the record.
+    template : the notebook to execute (default :data:`RUN_NOTEBOOK`).
+    cluster : a ``--cluster`` value (:func:`lassm.runs.distributed.connect`): each point becomes a Dask
+        task on a worker (one GPU each), which writes the point's record itself.
+    client : a ``distributed.Client`` already connected (instead of ``cluster``).
+    """
+
+    notebooks: bool = False
+    template: Path | None = None
+    cluster: str | None = None
+    client: object | None = None
+
+
+def main_job(machine: str | None = None, points: Choice | Sequence[tuple] | None = None, *,
+             options: SweepOptions = SweepOptions(), via: Via = Via(), progress: bool = True,
              bar: object | None = None) -> list[dict]:
     """Runs the sweep; returns one status row per point.
 
     Parameters
     ----------
     machine : results folder name (default: derived from the device).
-    backend_names : default: the best backend present, plus ``cpu`` (the oracle) if different.
-    dataset_names : names understood by :func:`lassm.workloads.local_assembly.datasets.load` (default: ``sample-k77``).
-    protocols : GPU insert protocols (default: every one the backend has).
-    ks : start k values (default: each dataset's own).
-    force : re-run points already recorded.
-    root : write records here instead of ``data/results/<machine>/`` (direct path only).
-    notebooks : execute ``template`` with Papermill per point and keep it in the record.
-    template : the notebook to execute (default :data:`RUN_NOTEBOOK`).
-    cluster : a ``--cluster`` value (:func:`lassm.runs.distributed.connect`): each point becomes a Dask
-        task on a worker (one GPU each), which writes the point's record itself.
-    client : a ``distributed.Client`` already connected (instead of ``cluster``).
-    points : (dataset, k, backend, protocol) tuples to run instead of the product of the lists
-        above (the campaign's plan, :mod:`lassm.campaign`).
-    repeats, warmup : timed and untimed runs per point on the direct path
-        (:func:`lassm.runs.records.run_point`); the notebook and cluster paths run each point once.
+    points : (dataset, k, backend, protocol) tuples (the campaign's plan, :mod:`lassm.campaign`), or the
+        :class:`Choice` whose product they are (default: ``Choice()``).
+    options : force, repeats, warm-up runs, records' folder (:class:`SweepOptions`).
+    via : Papermill or Dask instead of this process (:class:`Via`).
     bar : a :class:`rich.progress.Progress` already shown (the campaign's, :func:`lassm.runs.progress.bar`)
         to add the sweep's task to; default: one of its own, shown when ``progress``.
     """
-    if notebooks:
-        _check_notebook_tools(template or RUN_NOTEBOOK)
+    force, root, repeats, warmup = options.force, options.root, options.repeats, options.warmup
+    if via.notebooks:
+        _check_notebook_tools(via.template or RUN_NOTEBOOK)
         if root is not None:
             raise LassmError("notebooks=True writes records under data/results/<machine>/ (LASSM_RESULTS); drop root")
     command = command_line()
-    if points is None:
-        best = backends.best()
-        backend_names = backend_names or ([best, "cpu"] if best != "cpu" else ["cpu"])
-        dataset_names = dataset_names or ["sample-k77"]
-        points = []
-        for dname in dataset_names:
-            for k in ks or [None]:
-                for bname in backend_names:
-                    for proto in protocols_of(bname) if not protocols or bname == "cpu" else protocols:
-                        points.append((dname, k, bname, proto))
+    points = (points or Choice()).points() if points is None or isinstance(points, Choice) else list(points)
     machine_name = paths.machine_slug(machine) if machine else None
-    if cluster or client is not None:
-        if notebooks:
+    if via.cluster or via.client is not None:
+        if via.notebooks:
             raise LassmError("--notebooks runs each point in this process; drop --cluster or --notebooks")
-        return _main_job_on_cluster(points, cluster, client, machine_name, force, command, root, progress, bar)
+        return _main_job_on_cluster(points, via, machine_name, options, command, progress, bar)
+    run = RunOptions(repeats=repeats, warmup=warmup, command=command, root=root, replace=force)
     rows: list[dict] = []
     loaded: dict = {}
     oracles: dict = {}  # (dataset, k) -> the CPU's output, run once per dataset and k
@@ -116,16 +160,15 @@ def main_job(machine: str | None = None, backend_names: list[str] | None = None,
                     row["status"] = SKIPPED
                     clear_leftovers(paths.results_dir(mname), run_id)
                 else:
-                    if notebooks:
-                        folder, summary = run_notebook(dname, start_k, bname, proto, mname, template=template)
+                    if via.notebooks:
+                        folder, summary = run_notebook(dname, start_k, bname, proto, mname, template=via.template)
                     else:
                         key = (dname, k)
                         if bname != "cpu" and key not in oracles:
                             oracles[key] = _oracle(ds, start_k)
                         keep = (lambda ext, key=key: oracles.setdefault(key, ext)) if bname == "cpu" else None
-                        folder, summary = run_one(dname, start_k, bname, proto, mname, ds=ds, command=command,
-                                                  root=root, repeats=repeats, warmup=warmup,
-                                                  cpu_ext=oracles.get(key), keep_output=keep, replace=force)
+                        folder, summary = run_one(dname, start_k, bname, proto, mname, ds=ds, run=run,
+                                                  checks=Checks(cpu_ext=oracles.get(key), keep_output=keep))
                     row["status"] = "ok" if summary["matches_cpu"] is not False else "MISMATCH"
                     row["folder"] = str(folder)
                     row["kernel_seconds"] = summary["kernel_seconds"]
@@ -161,19 +204,24 @@ def weight(dataset: str, repeats: int, warmup: int) -> float:
     return (repeats + warmup) * (int(m[1]) if m and not dataset.endswith((".dat", ".parquet")) else 1)
 
 
-def _main_job_on_cluster(points: list[tuple], cluster: str | None, client: object | None, machine: str | None,
-                         force: bool, command: str, root: Path | None, progress: bool,
-                         bar: object | None = None) -> list[dict]:
+def _main_job_on_cluster(points: list[tuple], via: Via, machine: str | None, options: SweepOptions, command: str,
+                         progress: bool, bar: object | None = None) -> list[dict]:
     """The sweep's points as Dask tasks (``lassm.runs.distributed``): same records, same resumability."""
     from . import distributed
 
     with contextlib.ExitStack() as stack:
+        client = via.client
         if client is None:
-            client = stack.enter_context(distributed.connect(cluster, quiet=not progress))
+            client = stack.enter_context(distributed.connect(via.cluster, quiet=not progress))
         with _shown(bar, progress) as bar:
             task = bar.add_task("sweep", total=len(points))
-            return distributed.run_points(client, points, machine=machine, force=force, command=command,
-                                          root=root, bar=bar, task=task)
+
+            def shown(row: dict) -> None:
+                bar.update(task, description=f"{row['dataset']} k={row['k'] or '-'} {row['backend']}/{row['protocol']}")
+                bar.advance(task)
+
+            return distributed.run_points(client, points, machine=machine, force=options.force, command=command,
+                                          root=options.root, on_row=shown)
 
 
 def run_notebook(dataset: str, k: int, backend: str, protocol: str, machine: str,

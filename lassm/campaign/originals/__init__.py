@@ -16,7 +16,7 @@ import contextlib
 import tempfile
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -225,7 +225,7 @@ def _run_originals(plan: OriginalsPlan, bar, *, machine: str | None, force: bool
     from ...runs.records import cpu_model, git_sha, machine_for_backend
     from ..steps import find_ncu
     from . import ht_loc, logan
-    from .timing import gpu_device
+    from .timing import Measuring, gpu_device
 
     out = OriginalsOutcome()
     start = time.perf_counter()
@@ -284,12 +284,12 @@ def _run_originals(plan: OriginalsPlan, bar, *, machine: str | None, force: bool
                 continue
             context = _context(SOURCES[key], built, name, device, sha)
             shown = Step(bar, LABELS[key], len(wanted[key]))
+            how = Measuring(context, ncu=ncu, backend=backend, say=say, tick=shown.advance)
             if key == "hecbench":
-                rows, failed = hecbench.run_all(built, wanted[key], tables[key], context=context, say=say, ncu=ncu,
-                                                started=started, tick=shown.advance)
+                rows, failed = hecbench.run_all(built, wanted[key], tables[key], how, started=started)
             elif key == "ht_loc":
-                rows, failed = ht_loc.run_all(wanted[key], tables[key], built, work, repeats=plan.ht_loc_repeats,
-                                              ncu=ncu, context=context, backend=backend, say=say, tick=shown.advance)
+                rows, failed = ht_loc.run_all(wanted[key], tables[key], built, work,
+                                              replace(how, repeats=plan.ht_loc_repeats))
             else:
                 from ...workloads.xdrop import datasets as xsets
 
@@ -300,8 +300,7 @@ def _run_originals(plan: OriginalsPlan, bar, *, machine: str | None, force: bool
                     shown.end()
                     continue
                 rows, failed = logan.run_all(built, pairs, plan.logan_dataset, wanted[key], tables[key], work,
-                                             repeats=plan.logan_repeats, ncu=ncu, context=context,
-                                             backend=backend, say=say, tick=shown.advance)
+                                             replace(how, repeats=plan.logan_repeats))
             shown.end()
             out.rows += rows
             out.lacks += failed

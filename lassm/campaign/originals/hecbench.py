@@ -44,7 +44,7 @@ from .build import Built, _cached, _run
 from . import cmap_data
 from .hecbench_outputs import CAPTURE_TIMEOUT, SHIM, capture, compare
 from .sources import HECBENCH
-from .timing import installed_env, run as _timed_run
+from .timing import Measuring, installed_env, run as _timed_run
 from ...errors import LassmError
 
 #: The Makefiles' flags (the architecture added).
@@ -343,14 +343,14 @@ def start_behind(built: Built, kernels: Sequence[str], stack) -> dict[str, tuple
     return started
 
 
-def run_all(built: Built, kernels: Sequence[str], table: Path, *, context: dict,
-            say: Callable[[str], None] = lambda text: None, ncu: str | None = None,
-            started: dict[str, tuple[Path, Callable[[], str]]] | None = None,
-            tick: Callable[[], None] = lambda: None) -> tuple[list[dict], list[str]]:
-    """Each program once at Jin and Vetter's sizes, and once more under Nsight Compute where ``ncu`` is
+def run_all(built: Built, kernels: Sequence[str], table: Path, how: Measuring, *,
+            started: dict[str, tuple[Path, Callable[[], str]]] | None = None) -> tuple[list[dict], list[str]]:
+    """Each program once at Jin and Vetter's sizes, and once more under Nsight Compute where ``how.ncu`` is
     given; a row each, upserted as it lands. The programs of :data:`CHECKED_BEHIND` start first
     (or were started by the caller, ``started``: :func:`start_behind`), each alone on the GPU until
-    it prints its time, and are joined last (:data:`ENDED_AFTER_COPY`: once their result is copied back). ``tick`` after each program (the part's progress)."""
+    it prints its time, and are joined last (:data:`ENDED_AFTER_COPY`: once their result is copied back).
+    ``how.tick`` after each program (the part's progress); ``how.repeats`` and ``how.backend`` are not
+    used (each program runs once, beside our CUDA kernel's output)."""
     import contextlib
 
     status, failed = [], []
@@ -358,12 +358,12 @@ def run_all(built: Built, kernels: Sequence[str], table: Path, *, context: dict,
         started = started if started is not None else start_behind(built, kernels, stack)
         for kernel in [k for k in kernels if k not in started]:
             with tempfile.TemporaryDirectory(prefix=f"lassm-capture-{kernel}-") as tmp:
-                _one(built, kernel, Path(tmp), None, table, context, ncu, say, status, failed)
-            tick()
+                _one(built, kernel, Path(tmp), None, table, how, status, failed)
+            how.tick()
         for kernel in [k for k in kernels if k in started]:
             tmp, output = started[kernel]
-            _one(built, kernel, tmp, output, table, context, ncu, say, status, failed)
-            tick()
+            _one(built, kernel, tmp, output, table, how, status, failed)
+            how.tick()
     return status, failed
 
 
@@ -373,10 +373,11 @@ def _raiser(exc: BaseException) -> Callable[[], str]:
     return again
 
 
-def _one(built: Built, kernel: str, tmp: Path, output: Callable[[], str] | None, table: Path, context: dict,
-         ncu: str | None, say: Callable[[str], None], status: list[dict], failed: list[str]) -> None:
+def _one(built: Built, kernel: str, tmp: Path, output: Callable[[], str] | None, table: Path, how: Measuring,
+         status: list[dict], failed: list[str]) -> None:
     """One program's row: its run (``output`` when it was started already, else run here), its
     check, its output beside ours, then its profiled run; appended to ``status`` and ``failed``."""
+    context, ncu, say = how.context, how.ncu, how.say
     prog = PROGRAMS[kernel]
     argv = prog.args
     try:

@@ -24,7 +24,7 @@ from typing import Callable, Sequence
 from ...runs import tables
 from ...runs.results import AGAINST_ORIGINAL_COLUMNS, AGAINST_ORIGINAL_KEY
 from .build import Built
-from .timing import interleaved, kernel_times, lassm_kernel_times
+from .timing import Measuring, interleaved, kernel_times, lassm_kernel_times
 
 #: The two programs' labels in the table (ours names its build: :func:`ours_label`).
 ORIGINAL, OURS = "original ht_loc", "lassm extend fast"
@@ -61,8 +61,8 @@ def ours_command(dat: Path, k: int, out: Path, backend: str = "cuda") -> list[st
     return cmd + (["--protocol", "fast"] if backend != "cpu" else []) + ["--out", str(out)]
 
 
-def side_by_side(program: Path, dataset: str, work: Path, *, repeats: int, ncu: str | None,
-                 context: dict, backend: str = "cuda", ours_later: bool = False) -> list[dict]:
+def side_by_side(program: Path, dataset: str, work: Path, how: Measuring, *,
+                 ours_later: bool = False) -> list[dict]:
     """Both programs on one dataset: two rows of :data:`AGAINST_ORIGINAL_COLUMNS`.
 
     Parameters
@@ -70,14 +70,14 @@ def side_by_side(program: Path, dataset: str, work: Path, *, repeats: int, ncu: 
     program : the built ``ht_loc``.
     dataset : a name :func:`lassm.workloads.local_assembly.datasets.load` understands.
     work : a scratch folder (the ``.dat`` and both outputs are written there).
-    repeats : timed whole runs of each, after one untimed run.
-    ncu : Nsight Compute, or None for no kernel times.
-    context : the columns every row shares (machine, device, driver, original_source, nvcc, git_sha).
+    how : the rows' shared columns, timed whole runs of each (after one untimed run), Nsight
+        Compute (None: no kernel times) and our backend (:class:`.timing.Measuring`).
     ours_later : leave our row's kernel columns for :func:`ours_kernels` (one profiled process for
         every dataset's command, ``run_all``); the ``.dat`` is then kept, its path in ``work``.
     """
     from ...workloads.local_assembly import datasets, formats
 
+    repeats, ncu, context, backend = how.repeats, how.ncu, how.context, how.backend
     ds, k = datasets.load(dataset)
     work = work / dataset if ours_later else work
     work.mkdir(parents=True, exist_ok=True)
@@ -121,24 +121,22 @@ def todo(names: Sequence[str], table: Path, sha: str, force: bool, backend: str 
                                                  for p in (ORIGINAL, ours_label(backend)))]
 
 
-def run_all(names: Sequence[str], table: Path, built: Built, work: Path, *, repeats: int, ncu: str | None,
-            context: dict, backend: str = "cuda",
-            say: Callable[[str], None] = lambda text: None,
-            tick: Callable[[], None] = lambda: None) -> tuple[list[dict], list[str]]:
+def run_all(names: Sequence[str], table: Path, built: Built, work: Path,
+            how: Measuring) -> tuple[list[dict], list[str]]:
     """:func:`side_by_side` on each dataset, each pair of rows upserted into ``table`` as it lands;
-    ``tick`` after each dataset (the part's progress).
+    ``how.tick`` after each dataset (the part's progress).
 
     Returns
     -------
     (list of dict, list of str)
         A status row per dataset and program, and one line per dataset that failed.
     """
+    ncu, backend, say, tick = how.ncu, how.backend, how.say, how.tick
     status, failed = [], []
     ours: list[dict] = []  # our rows, their kernel columns measured in one profiled process at the end
     for name in names:
         try:
-            rows = side_by_side(built["ht_loc"], name, work, repeats=repeats, ncu=ncu, context=context,
-                                backend=backend, ours_later=ncu is not None)
+            rows = side_by_side(built["ht_loc"], name, work, how, ours_later=ncu is not None)
         except Exception as exc:  # one dataset that fails is named; the others go on
             line = " ".join(str(exc).split())[:400]
             failed.append(f"originals: ht_loc on {name}: {type(exc).__name__}: {line}")

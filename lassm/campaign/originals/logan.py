@@ -30,7 +30,7 @@ import numpy as np
 from ...runs import xdrop as rec
 from ...workloads.xdrop.pairs import Pairs
 from .build import Built
-from .timing import interleaved, kernel_times, lassm_kernel_times, run
+from .timing import Measuring, interleaved, kernel_times, lassm_kernel_times, run
 
 #: LOGAN's kernel and ours, for ncu's ``--kernel-name``.
 LOGAN_KERNEL = "extendSeedLGappedXDropOneDirectionGlobal"
@@ -110,15 +110,17 @@ def ours_scores(path: Path) -> np.ndarray:
     return np.asarray(read_alignments_table(path)["score"], dtype=np.int64)
 
 
-def side_by_side(built: Built, pairs: Pairs, name: str, xdrop: int, work: Path, *, repeats: int,
-                 ncu: str | None, context: dict, backend: str = "cuda", ours_later: bool = False) -> list[dict]:
+def side_by_side(built: Built, pairs: Pairs, name: str, xdrop: int, work: Path, how: Measuring, *,
+                 ours_later: bool = False) -> list[dict]:
     """LOGAN's demo and ours at one X: two rows of :data:`lassm.runs.xdrop.AGAINST_LOGAN_COLUMNS`.
 
-    ``work`` must hold ``pairs.txt`` (:func:`write_logan_input`) and ``pairs.parquet``; ``context``
-    holds the columns every row shares (machine, device, driver, original_source, nvcc, git_sha).
+    ``work`` must hold ``pairs.txt`` (:func:`write_logan_input`) and ``pairs.parquet``; ``how``
+    holds the columns every row shares (machine, device, driver, original_source, nvcc, git_sha),
+    the timed runs, Nsight Compute and our backend (:class:`.timing.Measuring`).
     ``ours_later``: our row's kernel columns are left for :func:`ours_kernels` (``run_all``: one
     profiled process for every X).
     """
+    repeats, ncu, context, backend = how.repeats, how.ncu, how.context, how.backend
     logan_in, ours_in, ours_out = work / "pairs.txt", work / "pairs.parquet", work / "ours.parquet"
     k = seed_length(pairs)
     ours = ours_label(backend)
@@ -163,12 +165,10 @@ def todo(name: str, xdrops: Sequence[int], table: Path, sha: str, force: bool, b
                                                   for p in (LOGAN_PROGRAM, ours_label(backend)))]
 
 
-def run_all(built: Built, pairs: Pairs, name: str, xdrops: Sequence[int], table: Path, work: Path, *, repeats: int,
-            ncu: str | None, context: dict, backend: str = "cuda",
-            say: Callable[[str], None] = lambda text: None,
-            tick: Callable[[], None] = lambda: None) -> tuple[list[dict], list[str]]:
-    """:func:`side_by_side` at each X, rows upserted into ``table`` after each; ``tick`` after each X
-    (the part's progress).
+def run_all(built: Built, pairs: Pairs, name: str, xdrops: Sequence[int], table: Path, work: Path,
+            how: Measuring) -> tuple[list[dict], list[str]]:
+    """:func:`side_by_side` at each X, rows upserted into ``table`` after each; ``how.tick`` after
+    each X (the part's progress).
 
     Returns
     -------
@@ -177,6 +177,7 @@ def run_all(built: Built, pairs: Pairs, name: str, xdrops: Sequence[int], table:
     """
     from ...workloads.xdrop.formats import write_pairs_parquet
 
+    ncu, backend, say, tick = how.ncu, how.backend, how.say, how.tick
     k = write_logan_input(pairs, work / "pairs.txt")
     write_pairs_parquet(pairs, work / "pairs.parquet")
     cmds = ([str(built["demo"]), str(work / "pairs.txt"), str(k), str(xdrops[0]), "1"],
@@ -194,8 +195,7 @@ def run_all(built: Built, pairs: Pairs, name: str, xdrops: Sequence[int], table:
     ours: list[dict] = []  # our rows, their kernel columns measured in one profiled process at the end
     for x in xdrops:
         try:
-            rows = side_by_side(built, pairs, name, x, work, repeats=repeats, ncu=ncu, context=context,
-                                backend=backend, ours_later=ncu is not None)
+            rows = side_by_side(built, pairs, name, x, work, how, ours_later=ncu is not None)
         except Exception as exc:  # one X that fails is named; the others go on
             line = " ".join(str(exc).split())[:400]
             failed.append(f"originals: LOGAN on {name} at X={x}: {type(exc).__name__}: {line}")

@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 import subprocess
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from ...errors import LassmError
 
@@ -14,6 +15,37 @@ from ...errors import LassmError
 RUN_TIMEOUT = 600.0
 #: The metrics of a kernel-time run (one ncu pass): time, and thread instructions as a check of the work.
 TIME_METRICS = ("gpu__time_duration.sum", "smsp__thread_inst_executed.sum")
+
+
+def _silent(text: str) -> None:
+    """Says nothing: the default of a caller that shows no lines."""
+
+
+def _untimed() -> None:
+    """Counts nothing: the default of a caller without a progress display."""
+
+
+@dataclass(frozen=True)
+class Measuring:
+    """How a part sets an original beside ours, the same for each of its inputs: handed from the
+    part's ``run_all`` to each input's run unchanged.
+
+    Attributes
+    ----------
+    context : the columns every row shares (machine, device, driver, original_source, nvcc, git_sha).
+    repeats : timed whole runs of each program.
+    ncu : Nsight Compute, or None for no kernel times.
+    backend : ours (``cuda``, ``cpu``...).
+    say : where each row's line and each failure go.
+    tick : called after each input (the part's progress).
+    """
+
+    context: dict
+    repeats: int = 1
+    ncu: str | None = None
+    backend: str = "cuda"
+    say: Callable[[str], None] = _silent
+    tick: Callable[[], None] = _untimed
 
 
 def gpu_device() -> tuple[str, str]:
