@@ -143,6 +143,7 @@ def test_x_text_lists_x_that_are_not_a_run():
 
 
 def test_chart_marks_the_plan(lanes_results):
+    pytest.importorskip("altair", reason="needs altair: pip install 'lassm[book]'")
     spec = book_lanes.lanes_chart(MACHINE).to_dict()
     assert len(spec["layer"]) == 3
     assert book_lanes.show_lanes(MACHINE).marks() > 0
