@@ -473,14 +473,22 @@ def test_the_whole_plan_routes_names_to_their_part(monkeypatch: pytest.MonkeyPat
     assert only.of("xdrop") is None and "no X-drop set" in only.left_out["xdrop"]
     full = whole.make_whole_plan(Ask(backends=["cpu"]))
     assert full.of("originals").ht_loc_datasets == ht_loc.DATASETS
-    assert whole.make_whole_plan(Ask(backends=["cpu"], originals=False)).left_out["originals"] == "left out (--no-originals)"
+    assert whole.make_whole_plan(Ask(backends=["cpu"], originals=False)).left_out["originals"] == "--no-originals"
     monkeypatch.setattr(originals, "blocked", lambda backend="cuda": ["originals: not run: no nvcc in this test"])
     off = whole.make_whole_plan(Ask(backends=["cpu"], datasets=["sample-k21"]))
     assert off.of("originals") is None and off.lacks == ["originals: not run: no nvcc in this test"]
     assert off.left_out["originals"] == "cannot run here: no nvcc in this test"
 
 
-def test_dry_run_names_all_three_parts(results: Path, capsys: pytest.CaptureFixture) -> None:
+def test_a_part_left_out_says_so_once(results: Path, capsys: pytest.CaptureFixture) -> None:
+    from lassm.cli import main
+
+    assert main(["run", "--dry-run", "--backends", "cpu", "--datasets", "sample-k21", "--no-originals"]) == 0
+    line, = (ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("== the original programs"))
+    assert line == "== the original programs: left out: --no-originals"
+
+
+def test_dry_run_names_every_part(results: Path, capsys: pytest.CaptureFixture) -> None:
     from lassm.cli import main
 
     assert main(["run", "--dry-run", "--backends", "cpu", "--datasets", "sample-k21,xdrop-short-5",

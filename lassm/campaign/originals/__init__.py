@@ -340,9 +340,9 @@ class OriginalsPart(Part):
 
     def needs(self, ask: Ask, planned: dict) -> LeftOut | None:
         if not ask.originals:
-            return LeftOut("left out (--no-originals)")
+            return LeftOut("--no-originals")
         if not planned:
-            return LeftOut("left out: no kernel's part runs")
+            return LeftOut("no kernel's part runs")
         why = blocked()
         if why:
             return LeftOut("cannot run here: " + "; ".join(line.split("not run: ", 1)[-1] for line in why), tuple(why))
