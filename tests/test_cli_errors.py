@@ -339,7 +339,7 @@ def test_a_subgroup_width_the_device_does_not_have(where: dict[str, str], monkey
     assert "--subgroup 32: test device builds sub-groups of 8, 16 lanes only" in line, line
 
 
-def test_the_issue_example_as_a_user_runs_it(where: dict[str, str]) -> None:
+def test_an_ablation_protocol_on_sycl_as_a_user_runs_it(where: dict[str, str]) -> None:
     """``lassm extend one.dat --k 77 --backend sycl --protocol fast-bins`` (an ablation build, CUDA's
     and HIP's only; sycl builds ``fast`` itself), in a fresh process."""
     res = subprocess.run([sys.executable, "-m", "lassm.cli", "extend", where["data"], "--k", "77", "--backend", "sycl",

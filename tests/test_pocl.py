@@ -64,7 +64,7 @@ def test_backends_names_pocl() -> None:
 
 @pytest.mark.parametrize("protocol", opencl.PROTOCOLS)
 def test_extend_on_pocl_writes_metahipmers_output(pocl, protocol: str, tmp_path: Path, ran_where) -> None:
-    """The issue's check: ``lassm extend`` on the sample, ``--backend opencl``, on PoCL."""
+    """A user's check: ``lassm extend`` on the sample, ``--backend opencl``, on PoCL."""
     out = tmp_path / "out.dat"
     argv = ["extend", str(paths.sample("k77")), "--k", "77", "--backend", "opencl", "--protocol", protocol,
             "--out", str(out)]

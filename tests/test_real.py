@@ -452,7 +452,7 @@ def test_cli_parser(tmp_path, monkeypatch):
     assert args.megahit_options == "--min-count 1 --no-local"
     with pytest.raises(SystemExit):
         parser.parse_args(["real", "--out", "x"])  # a preset or genomes are required
-    # The spelling: --genomes with several files, --k with the list; --genome repeats too.
+    # Both spellings: --genomes with several files, --k with the list; --genome repeats too.
     args = parser.parse_args(["real", "--genomes", "a.fa", "b.fa.gz", "--k", "21,77", "--out", "x"])
     assert args.genome == ["a.fa", "b.fa.gz"] and args.k_list == "21,77" and args.preset is None
     args = parser.parse_args(["real", "--genome", "a.fa", "--genome", "b.fa", "--out", "x"])

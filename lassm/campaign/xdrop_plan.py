@@ -20,7 +20,7 @@ from ..runs.repeat_rule import describe as describe_repeats
 
 #: LOGAN's X values (the tables of Zeni et al.).
 XDROPS: tuple[int, ...] = (10, 20, 50, 100, 500, 1000, 5000)
-#: A GPU machine's sets: every backend on the 2k sets, the GPU backends on the issue's 20k set.
+#: A GPU machine's sets: every backend on the 2k sets, the GPU backends on the 20k set too.
 GPU_DATASETS: tuple[str, ...] = ("xdrop-sim-2k", "xdrop-sim-20k", "xdrop-real-lambda-2k")
 #: A machine without a GPU: 200 LOGAN-sized pairs, every backend.
 CPU_DATASETS: tuple[str, ...] = ("xdrop-sim-200",)

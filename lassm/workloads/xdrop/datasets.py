@@ -3,7 +3,7 @@
 
 * ``xdrop-sim-<N>[-seed<S>]``: ``N`` synthetic pairs like LOGAN's (2.5-7.5 kb, 15 % errors, one
   17-mer seed each; :mod:`.generate`), ``N`` in digits with an optional ``k`` (thousands):
-  ``xdrop-sim-20k`` is the issue's set, ``xdrop-sim-100k`` LOGAN's size.
+  ``xdrop-sim-20k`` is the GPU campaign's large set, ``xdrop-sim-100k`` LOGAN's size.
 * ``xdrop-short-<N>[-seed<S>]``: the same with reads ten times shorter (250-750 bases), for CI.
 * ``xdrop-real-<genome>-<N>``: ``N`` pairs of pbsim long reads of a genome the project already
   uses (:data:`GENOMES`, from Debian example packages; :mod:`.real`).
