@@ -154,6 +154,7 @@ def binary_array(data: np.ndarray, offsets: np.ndarray) -> Any:
     return pa.LargeBinaryArray.from_buffers(pa.large_binary(), len(offsets) - 1,
                                             [None, pa.py_buffer(offsets), pa.py_buffer(np.ascontiguousarray(data))])
 
+
 def require_columns(table: Any, path: str, columns: Sequence[str]) -> None:
     """Refuses a table that lacks any of ``columns``, naming every one it lacks (every reader of
     a table of ours says it the same way)."""

@@ -83,12 +83,14 @@ def defines(protocol: str, lanes: str, key64: bool, fp64: bool, max_walk: int, q
 def include_options(kernel: str) -> tuple[str, ...]:
     """``-I`` of the kernel's folder, where its ``#include "x.h"`` headers are: the compiler gets
     the source as a string, not a file. Kept out of :func:`defines`, which runs record.
-    A folder with a space is double-quoted (Intel's OpenCL compiler reads that; single quotes fail)."""
+    A folder with a space is double-quoted (:func:`lassm.backends.headers.include_flag`)."""
+    from .headers import include_flag
+
     folder = str(kernel_source(kernel).parent)
     if '"' in folder:
         raise BackendUnavailable(f"the OpenCL headers' folder {folder!r} holds a double quote, "
                                  "which OpenCL build options cannot carry")
-    return (f'-I"{folder}"' if any(c.isspace() for c in folder) else f"-I{folder}",)
+    return (include_flag(folder),)
 
 
 def workspace_bytes(slots: np.ndarray, max_walk: int, key_bytes: int) -> np.ndarray:

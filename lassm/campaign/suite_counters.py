@@ -150,7 +150,6 @@ def _count_group(group: tuple[str, str, bool], variants: list[str], size: str, m
     from ..analysis.counters import batch
 
     kernel, backend, replay = group
-
     listed = ",".join(variants)
     shown = (f"ncu --profile-from-start off{' --replay-mode application' if replay else ''} --metrics "
              f"<data/metric-names.csv> -- python -m {__name__} {kernel} {backend} {listed} {size}")

@@ -129,7 +129,9 @@ def main_job(machine: str | None = None, points: Choice | Sequence[tuple] | None
         if root is not None:
             raise LassmError("notebooks=True writes records under data/results/<machine>/ (LASSM_RESULTS); drop root")
     command = command_line()
-    points = (points or Choice()).points() if points is None or isinstance(points, Choice) else list(points)
+    if points is None:
+        points = Choice()
+    points = points.points() if isinstance(points, Choice) else list(points)
     machine_name = paths.machine_slug(machine) if machine else None
     if via.cluster or via.client is not None:
         if via.notebooks:

@@ -86,19 +86,12 @@ HEADER_DIR = "suite"
 
 
 def include_options() -> tuple[str, ...]:
-    """``-I`` of the shared headers' folder, and their digest as an unused ``-D``: the compilers see
-    a kernel as a string, and CuPy's, pyopencl's and the driver's caches key on the source and
-    the options alone, so a changed header must change the options to be built again. Kept out of
-    the kernels' ``build_options``, which runs record, so that no machine's path lands there."""
-    import hashlib
+    """``-I`` of the shared headers' folder and their digest (:mod:`lassm.backends.headers`). Kept
+    out of the kernels' ``build_options``, which runs record, so that no machine's path lands there."""
+    from ..headers import digest_define, include_flag
 
     folder = kernel_source(HEADER_DIR)
-    digest = hashlib.sha256()
-    for path in sorted(folder.glob("*.h")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    where = str(folder)
-    return (f'-I"{where}"' if any(c.isspace() for c in where) else f"-I{where}",
-            f"-DLASSM_SUITE_HEADERS_SHA256={digest.hexdigest()[:16]}")
+    return include_flag(folder), digest_define("LASSM_SUITE_HEADERS_SHA256", sorted(folder.glob("*.h")))
 
 
 # --- CUDA ---------------------------------------------------------------------------------------

@@ -120,17 +120,12 @@ def batches(t: Tasks, max_bytes: int) -> list[tuple[int, int]]:
 
 
 def include_options() -> tuple[str, ...]:
-    """``-I`` of the shared headers' folder, and their digest as an unused ``-D``: the compilers see
-    a kernel as a string, and CuPy's, pyopencl's and the driver's caches key on the source and
-    the options alone, so a changed header must change the options to be built again."""
-    import hashlib
-
+    """``-I`` of the shared headers' folder and their digest (:mod:`lassm.backends.headers`)."""
     from ...paths import kernel_source
+    from ..headers import digest_define, include_flag
 
     header = kernel_source(STEPS_HEADER)
-    digest = hashlib.sha256(header.read_bytes() + kernel_source(BLOCK_HEADER).read_bytes()).hexdigest()[:16]
-    folder = str(header.parent)
-    return (f'-I"{folder}"' if any(c.isspace() for c in folder) else f"-I{folder}", f"-DXDROP_STEPS_SHA256={digest}")
+    return include_flag(header.parent), digest_define("XDROP_STEPS_SHA256", (header, kernel_source(BLOCK_HEADER)))
 
 
 def scoring_args(scoring: Scoring) -> tuple[np.int32, np.int32, np.int32, np.int32]:
