@@ -336,7 +336,7 @@ def sidecar_paths(raw: str | Path) -> tuple[Path, Path]:
     return raw.with_name(raw.name + ".version.txt"), raw.with_name(raw.name + ".meta.json")
 
 
-def write_sidecars(raw: str | Path, version_text: str, meta: dict) -> None:
+def write_sidecars(raw: str | Path, version_text: str, meta: dict, launches: int | None = None) -> None:
     """Writes the profiler's ``--version`` text and the run's labels beside a raw CSV.
 
     Parameters
@@ -348,11 +348,19 @@ def write_sidecars(raw: str | Path, version_text: str, meta: dict) -> None:
     meta : dict
         Labels of the run (dataset, k, protocol, device, command, tool, vendor, tool_version);
         the commit (``git_sha``, :func:`lassm.runs.records.git_sha`) is added unless given.
+    launches : int, optional
+        The launches the raw CSV holds, recorded with its SHA-256 (``raw_sha256``) so that a copy
+        cut at a line end, or changed, is refused when it is parsed
+        (:func:`lassm.analysis.counters.refuse_unlike_record`).
     """
     from ...atomic import atomic_open
     from ...runs.records import git_sha
 
-    meta = {"git_sha": git_sha(), **meta}  # the tree the counted kernel was built from
+    from ...digests import sha256
+
+    meta = {"git_sha": git_sha(), **meta, "raw_sha256": sha256(raw)}  # git_sha: the tree the counted kernel was built from
+    if launches is not None:
+        meta["launches"] = int(launches)
     vpath, mpath = sidecar_paths(raw)
     with atomic_open(vpath) as fh:
         fh.write(version_text if version_text.endswith("\n") else version_text + "\n")
