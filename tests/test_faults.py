@@ -668,7 +668,7 @@ def test_a_dry_run_names_an_unusable_results_root(tmp_path: Path, monkeypatch: p
     for kernel in ([], ["--kernel", "xdrop"], ["--kernel", "local-assembly"]):
         line = refused(["run", "--quick", "--dry-run", *kernel], capsys)
         root = tmp_path / "file" / "results"
-        assert f"{tmp_path / 'file'}: not a folder, on the way to {root} (LASSM_RESULTS)" in line
+        assert f"LASSM_RESULTS={str(root)!r}: {tmp_path / 'file'}: not a folder, on the way to {root}" in line
 
 
 def test_accented_machine_names_keep_their_letters(capsys: pytest.CaptureFixture) -> None:

@@ -22,7 +22,8 @@ PACKAGE = Path(__file__).resolve().parent.parent
 STAGES = ("foundation", "workloads", "backends", "runs", "analysis", "campaign", "book", "cli", "front door")
 #: The foundation: single modules at the top of ``lassm/`` that any stage may use.
 FOUNDATION = frozenset({"lassm.arrowio", "lassm.atomic", "lassm.byte_sets", "lassm.compressed", "lassm.datafiles", "lassm.digests",
-                        "lassm.errors", "lassm.fits", "lassm.outputs", "lassm.paths", "lassm.terminal", "lassm.timeline",
+                        "lassm.errors", "lassm.fits", "lassm.outputs", "lassm.paths", "lassm.settings", "lassm.terminal",
+                        "lassm.timeline",
                         "lassm.version"})
 #: Where the picture is written, from the repository's root.
 PICTURE = Path("_static") / "stages.svg"
