@@ -110,3 +110,64 @@ def test_a_failed_run_leaves_no_new_machine_folder(fault: str, tmp_path: Path, m
     _failed_run(monkeypatch, "old", fault)
     main(["run", "--quick", "--kernel", "suite", "--machine", "old"])
     assert (tmp_path / "results" / "old" / "campaign.json").is_file()
+
+
+# ------------------------------------------------------------------------------ tracebacks become one line
+
+def _gzip_genome(path: Path, flip_at: int) -> Path:
+    """A gzip'ed FASTA with one byte of its deflate stream changed: the decoder's ``zlib.error``."""
+    import gzip
+
+    data = bytearray(gzip.compress((">g\n" + "ACGTTGCAAC" * 400 + "\n").encode()))
+    data[flip_at] ^= 0x10
+    path.write_bytes(bytes(data))
+    return path
+
+
+@pytest.mark.parametrize("flip_at", [12, 14, 20])
+def test_a_corrupt_gzip_genome_is_one_line(flip_at: int, tmp_path: Path) -> None:
+    """A flipped bit in a ``.fa.gz`` genome was ``zlib.error``'s traceback in ``data real`` and in
+    ``xdrop real``; both readers now name the file."""
+    from lassm.workloads.local_assembly.real_genomes.sequence_files import read_fasta
+    from lassm.workloads.xdrop.real import read_genome
+
+    bad = _gzip_genome(tmp_path / "g.fa.gz", flip_at)
+    for read in (lambda p: list(read_fasta(p)), read_genome):
+        with pytest.raises(LassmError, match=r"g.fa.gz: file: not a readable FASTA file"):
+            read(bad)
+
+
+@pytest.mark.parametrize("k", [b"abc", b"-5", b"0", b"21.5", b"9" * 40, b"\xff"])
+def test_a_parquet_start_k_that_is_no_number_is_one_line(k: bytes, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture) -> None:
+    """A Parquet dataset whose ``lassm.k`` metadata is ``"abc"`` was ``int()``'s traceback."""
+    import pyarrow.parquet as pq
+
+    from lassm.workloads.local_assembly import formats
+    from tests.helpers import random_dataset
+
+    good = tmp_path / "good.parquet"
+    formats.write_dataset(random_dataset(3, n=4, k=21), good)
+    table = pq.read_table(good)
+    pq.write_table(table.replace_schema_metadata({**table.schema.metadata, b"lassm.k": k}), tmp_path / "bad.parquet")
+    code = main(["extend", str(tmp_path / "bad.parquet"), "--out", str(tmp_path / "o.txt")])
+    line = _one_line(capsys.readouterr().err)
+    assert code == 2 and "bad.parquet: lassm.k: " in line and "is no start k" in line, line
+    assert not (tmp_path / "o.txt").exists()
+
+
+@pytest.mark.parametrize("blocks", [20, 30])
+def test_a_file_size_limit_during_data_shard_is_one_line(blocks: int, tmp_path: Path) -> None:
+    """``ulimit -f``: NumPy reports a short write without an errno ("3296 requested and 2544
+    written"), which was a traceback; it is a write the file system refused, and nothing is left."""
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (blocks * 1024, resource.RLIM_INFINITY))
+
+    out = tmp_path / "S"
+    proc = subprocess.run([sys.executable, "-m", "lassm", "data", "shard", "sample-k77", "--shards", "3", "--out",
+                           str(out)], cwd=REPO, capture_output=True, text=True, preexec_fn=limit)
+    line = _one_line(proc.stderr)
+    assert proc.returncode == 2 and "nothing of it was kept" in line, line
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

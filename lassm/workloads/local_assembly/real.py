@@ -61,6 +61,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from ...atomic import atomic_open
+from ...compressed import open_text
 from ...errors import InputError, LassmError
 from ...paths import REPO
 from .real_genomes.contigs import canonical_contigs, contigs_at
@@ -68,7 +69,7 @@ from .real_genomes.external_tools import check_tools, dpkg_version, run_tool, to
 from .real_genomes.merging import MIN_MERGE_OVERLAP, merge_reads
 from .real_genomes.presets import DEFAULT_KS, INSERT_MEAN, INSERT_SD, PRESETS, READ_LEN, Preset
 from .real_genomes.selection import make_dataset
-from .real_genomes.sequence_files import open_text, read_fasta, read_fastq, windowed, write_fastq
+from .real_genomes.sequence_files import read_fasta, read_fastq, windowed, write_fastq
 
 #: ART's HiSeq 2500 profile.
 ART_PROFILE = "HS25"
