@@ -369,16 +369,30 @@ def write_sidecars(raw: str | Path, version_text: str, meta: dict, launches: int
         fh.write("\n")
 
 
+#: The sidecar's labels that are text, each checked as such before it labels a launch.
+_TEXT_LABELS = ("dataset", "protocol", "device", "tool_version", "vendor", "tool", "kernel_name", "raw_file")
+
+
 def read_meta(raw: str | Path) -> dict:
     """The labels stored beside the raw CSV ``raw``: its ``.meta.json`` content, or ``{}`` when
-    there is no sidecar."""
+    there is no sidecar; refused in one line naming it where it is no JSON object, or a label is
+    of another type (a list for a dataset was pandas' traceback when the launches were summed)."""
     _, mpath = sidecar_paths(raw)
     if not mpath.exists():
         return {}
     try:
-        return json.loads(mpath.read_text())
-    except json.JSONDecodeError as exc:
+        meta = json.loads(mpath.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
         raise LassmError(f"{mpath}: not valid JSON ({exc})") from None
+    if not isinstance(meta, dict):
+        raise LassmError(f"{mpath}: not a JSON object of labels")
+    for key in _TEXT_LABELS:
+        if meta.get(key) is not None and not isinstance(meta[key], str):
+            raise LassmError(f"{mpath}: {key}: {meta[key]!r} is no label (text)")
+    k = meta.get("k")
+    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 0):  # 0: the suite's kernels, no k
+        raise LassmError(f"{mpath}: k: {k!r} is no k (a whole number, 0 or more)")
+    return meta
 
 
 __all__ = ["COUNTER_COLUMNS", "ID_COLUMNS", "QUANTITY_COLUMNS", "PEAK_COLUMNS", "POINT_KEYS", "TOOLS",

@@ -33,6 +33,7 @@ from ...atomic import atomic_folder, atomic_open, atomic_path, refuse_foreign_fo
 from ...digests import matches, sha256
 from ...errors import LassmError
 from .dataset import Dataset, Reads
+from .shard_manifest import check_manifest
 
 #: Contigs per parquet row group and per streamed block: pyarrow's default largest row group,
 #: so that a streamed file has the row groups, and so the bytes, of one written whole.
@@ -319,15 +320,17 @@ def is_shard_folder(path: str | os.PathLike) -> bool:
 
 
 def manifest(folder: str | os.PathLike) -> dict:
-    """A shard folder's manifest (refused when it is missing or of another format)."""
+    """A shard folder's manifest (refused when it is missing, of another format, or of another
+    form: :func:`.shard_manifest.check_manifest`)."""
     path = Path(folder) / MANIFEST
     try:
         doc = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
         raise LassmError(f"{folder}: not a finished shard folder (no readable {MANIFEST}: {exc})") from None
-    if doc.get("format") != MANIFEST_FORMAT:
-        raise LassmError(f"{path}: format {doc.get('format')!r}, this lassm reads {MANIFEST_FORMAT}")
-    return doc
+    if not isinstance(doc, dict) or doc.get("format") != MANIFEST_FORMAT:
+        found = doc.get("format") if isinstance(doc, dict) else doc
+        raise LassmError(f"{path}: format {found!r}, this lassm reads {MANIFEST_FORMAT}")
+    return check_manifest(path, doc)
 
 
 def listed_part(folder: str | os.PathLike, part: dict) -> Path:
@@ -441,7 +444,7 @@ class ShardFolder:
         """The folder at ``path``, from its manifest (refused as :func:`manifest` refuses it)."""
         doc = manifest(path)
         saved = doc.get("weights")
-        return cls(str(path), doc["name"], doc["k"], int(doc["contigs"]), saved["file"] if saved else None,
+        return cls(str(path), doc["name"], doc.get("k"), int(doc["contigs"]), saved["file"] if saved else None,
                    saved.get("sha256") if saved else None)
 
     def weights(self) -> np.ndarray | None:
