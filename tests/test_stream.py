@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lassm import atomic, digests
+from lassm import atomic, readback
 from lassm.cli import main
 from lassm.errors import LassmError
 from lassm.workloads.local_assembly import datasets, formats, stream
@@ -141,7 +141,7 @@ def test_a_shard_folder_plans_from_its_weights_as_from_its_data(tmp_path: Path) 
                                                                                   stream.WEIGHTS)
         weights = folder.weights()
         assert weights.dtype == expected.dtype and np.array_equal(weights, expected)
-        assert doc["weights"]["sha256"] == digests.sha256(tmp_path / str(shards) / stream.WEIGHTS)
+        assert doc["weights"]["sha256"] == readback.sha256(tmp_path / str(shards) / stream.WEIGHTS)
         assert stream.manifest(folder.path) == json.loads(json.dumps(doc))
         own = [(p["start"], p["stop"]) for p in doc["shards"]]
         assert own == shard_files.as_ranges(shard_files.plan_ranges(folder, shards))
@@ -259,8 +259,8 @@ def test_a_part_is_hashed_once_per_process(tmp_path: Path, monkeypatch: pytest.M
     folder = tmp_path / "s"
     stream.write_shards("sample-k77", folder, 2, rows=300)
     hashed: list[str] = []
-    real = digests.sha256
-    monkeypatch.setattr(digests, "sha256", lambda p: hashed.append(Path(p).name) or real(p))
+    real = readback.sha256
+    monkeypatch.setattr(readback, "sha256", lambda p: hashed.append(Path(p).name) or real(p))
     n = stream.manifest(folder)["contigs"]
     for a, b in stream.in_row_groups(folder, stream.within_files(folder, [(0, n)]), 6):
         stream.read_range(folder, a, b)

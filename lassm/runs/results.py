@@ -13,6 +13,7 @@ import pandas as pd
 
 from .. import paths
 from ..errors import LassmError
+from ..readback import json_object
 from .records import KERNEL as LOCAL_ASSEMBLY
 
 #: Columns every record table has, whatever its records hold.
@@ -22,18 +23,6 @@ RECORD_COLUMNS: tuple[str, ...] = ("kernel", "machine", "run_id", "device", "bac
 
 def _results_root() -> Path:
     return paths.results_dir("_").parent
-
-
-def read_summary(path: Path) -> dict:
-    """A record's ``summary.json``, refused in one line naming it where it is no JSON object (cut
-    short, damaged, not UTF-8): read as it was, it was a traceback far from the file."""
-    try:
-        rec = json.loads(path.read_bytes().decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise LassmError(f"{path}: not a whole run record ({exc}); run the point again") from None
-    if not isinstance(rec, dict):
-        raise LassmError(f"{path}: not a run record (a JSON {type(rec).__name__}, not an object); run the point again")
-    return rec
 
 
 def load_records(machine: str | None = None, *, benchmark: bool | None = None) -> pd.DataFrame:
@@ -64,7 +53,7 @@ def load_records(machine: str | None = None, *, benchmark: bool | None = None) -
         for summary in sorted(folder.glob("*/summary.json")):
             if summary.parent.name.startswith("."):  # a record still being written, or left by a kill
                 continue
-            rec = read_summary(summary)
+            rec = json_object(summary, "run record (run the point again)")
             row = {k: v for k, v in rec.items() if not isinstance(v, (list, dict))}
             row.setdefault("kernel", LOCAL_ASSEMBLY)  # records written before the key existed
             row.setdefault("machine", folder.name)
@@ -343,7 +332,7 @@ def against_published(ours: pd.DataFrame, published: pd.DataFrame) -> pd.DataFra
                 "beyond the model"]].sort_values("k").reset_index(drop=True)
 
 
-__all__ = ["AGAINST_ORIGINAL_COLUMNS", "AGAINST_ORIGINAL_FILE", "AGAINST_ORIGINAL_KEY", "RECORD_COLUMNS", "read_summary",
+__all__ = ["AGAINST_ORIGINAL_COLUMNS", "AGAINST_ORIGINAL_FILE", "AGAINST_ORIGINAL_KEY", "RECORD_COLUMNS",
            "ablation_costs", "against_original", "against_published", "bench_table", "load_metrics", "load_records",
            "reference_timings", "scaling_table", "contention_bound", "shard_contention", "study_rows", "sweep_timings"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from ...digests import sha256
+from ...readback import sha256
 from .tidy import parse_number, read_meta, sidecar_paths
 
 

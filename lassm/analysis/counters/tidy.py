@@ -74,6 +74,7 @@ from typing import Any, Iterable
 
 from ...datafiles import data_csv, read_data_csv
 from ...errors import LassmError
+from ...readback import json_object, sha256
 
 #: Label columns of the tidy counter table, in order.
 ID_COLUMNS: tuple[str, ...] = ("vendor", "tool", "tool_version", "device", "dataset", "k", "protocol",
@@ -356,7 +357,6 @@ def write_sidecars(raw: str | Path, version_text: str, meta: dict, launches: int
     from ...atomic import atomic_open
     from ...runs.records import git_sha
 
-    from ...digests import sha256
 
     meta = {"git_sha": git_sha(), **meta, "raw_sha256": sha256(raw)}  # git_sha: the tree the counted kernel was built from
     if launches is not None:
@@ -380,12 +380,7 @@ def read_meta(raw: str | Path) -> dict:
     _, mpath = sidecar_paths(raw)
     if not mpath.exists():
         return {}
-    try:
-        meta = json.loads(mpath.read_bytes().decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise LassmError(f"{mpath}: not valid JSON ({exc})") from None
-    if not isinstance(meta, dict):
-        raise LassmError(f"{mpath}: not a JSON object of labels")
+    meta = json_object(mpath, "sidecar of labels")
     for key in _TEXT_LABELS:
         if meta.get(key) is not None and not isinstance(meta[key], str):
             raise LassmError(f"{mpath}: {key}: {meta[key]!r} is no label (text)")

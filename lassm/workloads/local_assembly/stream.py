@@ -30,7 +30,7 @@ from typing import Iterator, Sequence, Union
 import numpy as np
 
 from ...atomic import atomic_folder, atomic_open, atomic_path, refuse_foreign_folder
-from ...digests import matches, sha256
+from ...readback import matches, sha256
 from ...errors import LassmError
 from .dataset import Dataset, Reads
 from .shard_manifest import check_manifest
@@ -338,7 +338,7 @@ def listed_part(folder: str | os.PathLike, part: dict) -> Path:
     where it is missing, or its size or SHA-256 is not the one recorded: a part deleted, replaced
     or changed by a byte since the folder was written would otherwise be read as it is, and a
     changed byte that still parses gives other contigs that look right. The digest is taken once
-    per process and file (:func:`lassm.digests.matches`), before the file is first read."""
+    per process and file (:func:`lassm.readback.matches`), before the file is first read."""
     path = Path(folder) / part["file"]
     try:
         size = path.stat().st_size
