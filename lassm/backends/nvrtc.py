@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from .. import settings
 from ..workloads.local_assembly import config
 from ..paths import kernel_source
 
@@ -251,9 +252,9 @@ def kernel_options(protocol: str, warp_size: int, published: bool = False, scale
 
 
 def _candidates() -> list[Path]:
-    env = os.environ.get("LASSM_NVRTC")
-    if env:
-        return [Path(env)]
+    named = settings.value("LASSM_NVRTC")
+    if named is not None:
+        return [named]
     roots = list(site.getsitepackages()) + [site.getusersitepackages()] + list(sys.path)
     names = ("libnvrtc.so.12", "libnvrtc.so.13", "libnvrtc.so", "nvrtc64_120_0.dll")
     out = []
