@@ -111,3 +111,27 @@ def test_every_committed_row_has_a_layout():
         for name in records.FILES:
             t = records.load(machine, name)
             assert t["layout"].astype(str).str.len().gt(0).all(), (machine, name)
+
+
+def test_no_ratio_or_carry_across_two_layouts(tmp_path, monkeypatch):
+    """The fixture's CUDA row at X = 100 made a lanes row: OpenCL (block) has no twin there, and
+    LOGAN, timed beside the block, is not carried onto the lanes kernel's clock."""
+    import shutil
+
+    from lassm.book import suite, xdrop
+
+    from .test_xdrop_book import FIXTURES, MACHINE
+
+    shutil.copytree(FIXTURES / MACHINE, tmp_path / MACHINE)
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
+    assert xdrop.facts(MACHINE)["xd_opencl_points"] == "1"
+    path = tmp_path / MACHINE / "xdrop" / "times.csv"
+    lines = path.read_text().splitlines()
+    lines = [ln.replace(",block", ",lanes-16") if ",100,\"1,-1,-1\",cuda," in ln else ln for ln in lines]
+    path.write_text("\n".join(lines) + "\n")
+    f = xdrop.facts(MACHINE)
+    assert f["xd_opencl_points"] == "0" and f["xd_opencl_share"] == "not measured"
+    assert f["xd_layouts"] == "LOGAN's block layout at X = 10 and the lanes kernel at X = 100"
+    rows = xdrop.implementations().set_index(["problem", "implementation"])["seconds"]
+    assert rows[("fixture-pairs, X=100", "LOGAN")] == 0.05  # Nsight Compute's clock, not carried
+    assert not any("X-drop" == k for k in suite.distribution(MACHINE)["kernel"])

@@ -24,8 +24,9 @@ from .. import paths
 from ..analysis import derive
 from ..analysis.machine import load_machines
 from ..analysis.xdrop import measures, published, records
+from ..analysis.xdrop.layouts import family
 from ..errors import LassmError
-from .xdrop_common import GPU_BACKENDS, NOT_MEASURED, fmt, kernel_device, times
+from .xdrop_common import GPU_BACKENDS, NOT_MEASURED, fmt, kernel_device, layouts_text, times
 from .xdrop_lanes import LANES_PROGRAM, lanes_facts
 
 #: Our kernel's program name in ``counters.csv``, and LOGAN's.
@@ -43,8 +44,10 @@ def all_times() -> pd.DataFrame:
 
 
 def across_table() -> pd.DataFrame:
-    """Every machine's X-drop times in one table: device, dataset, X, backend, seconds, GCUPS, speed-ups."""
-    cols = ["machine", "device", "dataset", "xdrop", "backend", "seconds", "gcups", "speedup_vs_seqan", "speedup_vs_cpu"]
+    """Every machine's X-drop times in one table: device, dataset, X, backend, the kernel's layout
+    (two machines' rows compare kernels only where it is the same), seconds, GCUPS, speed-ups."""
+    cols = ["machine", "device", "dataset", "xdrop", "backend", "layout", "seconds", "gcups", "speedup_vs_seqan",
+            "speedup_vs_cpu"]
     t = all_times()
     return t[cols].assign(xdrop=t["xdrop"].astype(int)) if len(t) else t[cols]
 
@@ -163,13 +166,14 @@ def gcups_chart(machine: str):
     t = times(machine)
     if t.empty:
         return None
+    t = t.assign(build=t["backend"] + " (" + t["layout"].map(family) + ")")  # one line per kernel that ran
     alt = plots._alt()
     return alt.Chart(t).mark_line(point=True).encode(
         x=alt.X("xdrop:Q", scale=alt.Scale(type="log"), title="X"),
         y=alt.Y("gcups:Q", scale=alt.Scale(type="log"), title="GCUPS"),
-        color=alt.Color("backend:N", title="backend"),
+        color=alt.Color("build:N", title="backend (layout)"),
         strokeDash=alt.StrokeDash("dataset:N", title="dataset", legend=alt.Legend(symbolType="stroke", symbolStrokeColor="black")),
-        tooltip=["dataset", "xdrop", "backend", alt.Tooltip("gcups:Q", format=".3g")],
+        tooltip=["dataset", "xdrop", "backend", "layout", alt.Tooltip("gcups:Q", format=".3g")],
     ).properties(width=plots.WIDTH_PX, height=plots.HEIGHT_PX, title=f"GCUPS per X on the {kernel_device(t) or machine}")
 
 
@@ -259,8 +263,9 @@ def implementations(names: list[str] | None = None) -> pd.DataFrame:
     (:data:`IMPLEMENTATIONS`) and LOGAN's kernel from ``against-logan.csv``.
 
     LOGAN and our CUDA kernel are timed side by side by Nsight Compute; ``times.csv`` by events.
-    Where ``times.csv`` has our CUDA kernel at the point, LOGAN is carried onto its clock through it
-    (:func:`lassm.book.best.carried`, at the side-by-side ratio); elsewhere the side-by-side pair
+    Where ``times.csv`` has our CUDA kernel at the point, in the layout that ran beside LOGAN, LOGAN
+    is carried onto its clock through it (:func:`lassm.book.best.carried`, at the side-by-side
+    ratio); elsewhere (no such row, or a row of the other layout) the side-by-side pair
     stands on Nsight Compute's clock, our kernel's time with it. A device's folders are pooled:
     per implementation, the folder with the least time.
     """
@@ -277,11 +282,11 @@ def implementations(names: list[str] | None = None) -> pd.DataFrame:
             continue
         device = str(records.load(machine, "against")["device"].iloc[0])
         cuda = t[t["backend"] == "cuda"] if len(t) else t
-        anchor = {(str(d), int(float(x))): float(s) for d, x, s in zip(cuda.get("dataset", []), cuda.get("xdrop", []),
-                                                                      cuda.get("seconds", []))}
+        anchor = {(str(d), int(float(x)), str(lay)): float(s) for d, x, lay, s in
+                  zip(cuda.get("dataset", []), cuda.get("xdrop", []), cuda.get("layout", []), cuda.get("seconds", []))}
         for r in side.itertuples():
             base = {"problem": _problem(r.dataset, r.xdrop), "device": device, "folder": machine}
-            there = anchor.get((str(r.dataset), int(r.xdrop)))
+            there = anchor.get((str(r.dataset), int(r.xdrop), str(r.layout)))  # carried only onto the same kernel
             if there is None:
                 rows.append({**base, "application": OUR_PROGRAM, "implementation": OUR_PROGRAM, "ours": True,
                              "seconds": float(r.ours_kernel_s)})
@@ -364,9 +369,10 @@ def _published_facts() -> dict[str, str]:
 
 
 def opencl_share(gpu: pd.DataFrame) -> pd.Series:
-    """The OpenCL build's GCUPS over the CUDA build's, one value per (dataset, X, scoring) both ran
-    on this machine (the portability cost of the second programming model on one GPU)."""
-    key = [c for c in ("dataset", "xdrop", "scoring") if c in gpu.columns]
+    """The OpenCL build's GCUPS over the CUDA build's, one value per (dataset, X, scoring, layout)
+    both ran on this machine (the portability cost of the second programming model on one GPU);
+    a point where the two ran different kernels (the lanes kernel on CUDA) is no such cost, and left out."""
+    key = [c for c in ("dataset", "xdrop", "scoring", "layout") if c in gpu.columns]
     if gpu.empty:
         return pd.Series(dtype="float64")
     by = gpu.pivot_table(index=key, columns="backend", values="gcups", aggfunc="first")
@@ -402,6 +408,7 @@ def facts(machine: str) -> dict[str, str]:
     gpu = t[t["backend"].isin(GPU_BACKENDS)] if len(t) else t
     cuda = gpu[gpu["backend"] == "cuda"] if len(gpu) else gpu
     f["xd_device"] = kernel_device(t) or machine
+    f["xd_layouts"] = layouts_text(cuda)
     f["xd_host"] = host_device(t) or NOT_MEASURED
     f["xd_points"] = f"{len(t):d}"
     f["xd_x_values"] = ", ".join(str(int(x)) for x in sorted(t["xdrop"].unique())) if len(t) else "none"
