@@ -15,6 +15,20 @@ def span(values: pd.Series, fmt: str = ".2f", empty: str = "not defined") -> str
     return lo if lo == hi else f"{lo} to {hi}"
 
 
+def faster_or_slower(ratio: pd.Series, fmt: str = ".1f") -> str:
+    """How many times faster ``ratio`` (theirs over ours, > 1: ours faster) says ours is, in the
+    word that is true: "2.0× to 3.1× faster", "20× to 40× slower", or "0.50× to 2.0× the speed of"
+    where it is both. Why: a ratio below 1 printed as "faster" reads as the opposite of the data."""
+    vals = ratio.dropna()
+    if vals.empty:
+        return "not measured"
+    if (vals >= 1).all():
+        return span(vals, fmt).replace(" to ", "× to ") + "× faster"
+    if (vals < 1).all():
+        return span(1 / vals, fmt).replace(" to ", "× to ") + "× slower"
+    return span(vals, ".2f").replace(" to ", "× to ") + "× the speed"
+
+
 def count(n: int, word: str) -> str:
     """``n`` and ``word``, plural unless ``n`` is 1: "1 step", "3 steps"."""
     return f"{n:d} {word}" + ("" if n == 1 else "s")
