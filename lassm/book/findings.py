@@ -105,12 +105,15 @@ def measured_here(rec: pd.DataFrame) -> Finding:
     gpus, cpus = _gpus_and_cpus(rec, platforms)
     vendors = {v for v in ("NVIDIA", "AMD", "Intel") if any(g.upper().startswith(v.upper()) for g in gpus)}
     absent = [v for v in ("AMD", "Intel") if v not in vendors]
+    on_gpu = platforms.isin(gpus)
+    ports = rec["backend"].astype(str) != mach.ORACLE
+    cpu_only = sorted(set(rec.loc[ports, "backend"].astype(str)) - set(rec.loc[ports & on_gpu, "backend"].astype(str)))
     numbers = {"n_gpus": len(gpus), "gpus": ", ".join(gpus) or "none", "n_cpus": len(cpus),
                "cpus": ", ".join(cpus) or "none", "absent": " or ".join(absent) or "no",
-               "paper": ", ".join(paper_gpus())}
+               "paper": ", ".join(paper_gpus()), "cpu_only": ", ".join(cpu_only) or "none"}
     text = ("Measured on hardware: {n_gpus:d} GPUs ({gpus}) and {n_cpus:d} CPUs ({cpus}). No {absent} GPU ran: "
-            "what the book says of the paper's GPUs ({paper}) comes from the paper's published data, and the HIP and "
-            "SYCL ports were run here only on CPU runtimes." if absent else
+            "what the book says of the paper's GPUs ({paper}) comes from the paper's published data; the backends "
+            "that ran on CPU runtimes only: {cpu_only}." if absent else
             "Measured on hardware: {n_gpus:d} GPUs ({gpus}) and {n_cpus:d} CPUs ({cpus}).")
     return Finding("measured_here", text, "book/method", True, numbers, _scope(rec, platforms),
                    "measured: data/results/*/*/summary.json", float(len(gpus)))
