@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from lassm.book import findings as fi
 from lassm.analysis.xdrop import records
 from lassm.book import xdrop, xdrop_common
 
@@ -145,7 +144,7 @@ def test_speedup_plot_without_points_is_a_note(empty_results):
 
 def test_portability_over_one_machine_is_its_efficiency(fixture_results):
     pp = xdrop.portability().set_index(["problem", "application"])
-    assert pp.loc[("fixture-pairs, X=100", "lassm cuda"), "arch pp"] == pytest.approx(0.5)
+    assert pp.loc[("fixture-pairs, X=100", "lassm cuda (block)"), "arch pp"] == pytest.approx(0.5)
     assert pp.loc[("fixture-pairs, X=100", "LOGAN"), "arch pp"] == pytest.approx(0.4)
     assert xdrop.facts(MACHINE)["xd_pp"] == "20.0% to 50.0%"
 
@@ -168,8 +167,8 @@ def test_portability_is_zero_where_a_device_has_no_point(tmp_path, monkeypatch):
     _second_folder(tmp_path, "OTHER GPU")
     monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
     pp = xdrop.portability().set_index(["problem", "application"])
-    assert pp.loc[("fixture-pairs, X=10", "lassm cuda"), "arch pp"] == 0.0  # did not run on the other device
-    assert pp.loc[("fixture-pairs, X=100", "lassm cuda"), "arch pp"] == pytest.approx(0.5)  # 2 / (1/0.5 + 1/0.5)
+    assert pp.loc[("fixture-pairs, X=10", "lassm cuda (block)"), "arch pp"] == 0.0  # did not run on the other device
+    assert pp.loc[("fixture-pairs, X=100", "lassm cuda (block)"), "arch pp"] == pytest.approx(0.5)  # 2 / (1/0.5 + 1/0.5)
 
 
 def test_two_folders_of_one_device_are_one_platform(tmp_path, monkeypatch):
@@ -179,9 +178,9 @@ def test_two_folders_of_one_device_are_one_platform(tmp_path, monkeypatch):
     monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
     one = xdrop.portability([MACHINE]).set_index(["problem", "application"])
     pp = xdrop.portability().set_index(["problem", "application"])
-    alone = one.loc[("fixture-pairs, X=10", "lassm cuda"), "arch pp"]
-    assert alone > 0 and pp.loc[("fixture-pairs, X=10", "lassm cuda"), "arch pp"] == pytest.approx(alone)
-    assert pp.loc[("fixture-pairs, X=100", "lassm cuda"), "arch pp"] == pytest.approx(1.0)  # half the time: twice 0.5
+    alone = one.loc[("fixture-pairs, X=10", "lassm cuda (block)"), "arch pp"]
+    assert alone > 0 and pp.loc[("fixture-pairs, X=10", "lassm cuda (block)"), "arch pp"] == pytest.approx(alone)
+    assert pp.loc[("fixture-pairs, X=100", "lassm cuda (block)"), "arch pp"] == pytest.approx(1.0)  # half the time: twice 0.5
     assert pp.loc[("fixture-pairs, X=100", "LOGAN"), "arch pp"] == pytest.approx(0.4)
 
 
@@ -212,13 +211,17 @@ def test_int32_cores_from_the_datasheet():
 
 
 def test_finding_per_machine_with_xdrop_times(fixture_results):
-    found = fi.xdrop_kernel()
+    from lassm.book import findings_beyond
+
+    found = findings_beyond.xdrop_kernel()
     assert [f.key for f in found] == [f"xdrop_{MACHINE}"] and found[0].measured
     assert "100.0 to 200.0 times SeqAn" in found[0].sentence and found[0].link == "notebooks/xdrop"
 
 
 def test_finding_without_xdrop_times(empty_results):
-    found = fi.xdrop_kernel()
+    from lassm.book import findings_beyond
+
+    found = findings_beyond.xdrop_kernel()
     assert len(found) == 1 and not found[0].measured and found[0].link == "notebooks/xdrop"
     assert re.search(r"\d", found[0].sentence)  # the book's intro test wants a number in every finding
 

@@ -220,7 +220,7 @@ def portability(names: list[str] | None = None) -> pd.DataFrame:
     """Pennycook's PP of the architectural efficiency over the machines with X-drop counters.
 
     The first study's view (:func:`lassm.analysis.portability.pp`) with problem = (dataset, X),
-    application = the program (ours or LOGAN's), platform = the device, its folders pooled
+    application = the program (ours, named with its layout, or LOGAN's), platform = the device, its folders pooled
     (:func:`lassm.book.machines.pool_by_device`: per point, the folder with the shortest kernel).
     Points above their roof (arch eff > 1, a counting convention the roof does not share) are
     left out, as they are not efficiencies.
@@ -237,7 +237,7 @@ def portability(names: list[str] | None = None) -> pd.DataFrame:
         m = roofline_metrics(machine)
         if len(m):
             frames.append(pd.DataFrame({"problem": m["dataset"].astype(str) + ", X=" + m["xdrop"].astype(int).astype(str),
-                                        "application": m["program"], "folder": machine,
+                                        "application": _by_layout(m["program"], m["layout"]), "folder": machine,
                                         "device": m["device"] if "device" in m else machine,
                                         "duration_s": m["duration_s"], "arch eff": m["arch eff"]}))
     df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
@@ -245,6 +245,13 @@ def portability(names: list[str] | None = None) -> pd.DataFrame:
         return pd.DataFrame(columns=["problem", "application", "arch pp"])
     pooled = pool_by_device(df[df["arch eff"] <= 1.0], ["problem", "application"], "duration_s")
     return pp_metrics.pp(pooled[["problem", "application", "platform", "arch eff"]])
+
+
+def _by_layout(programs: pd.Series, layout: pd.Series) -> pd.Series:
+    """Our kernel's program named with the kernel that ran (``lassm cuda (block)``), so that no PP
+    pools two layouts as one application; other programs (LOGAN's, a forced layout's) as they are."""
+    ours = programs.astype(str) == OUR_PROGRAM
+    return programs.astype(str).where(~ours, programs.astype(str) + " (" + layout.map(family) + ")")
 
 
 #: ``times.csv``'s backends as the efficiency tables name them; SeqAn is the one not ours.
@@ -458,7 +465,8 @@ def facts(machine: str) -> dict[str, str]:
                       if "beyond_model" in ours and len(ours) else NOT_MEASURED)
     pp = portability()
     f["xd_pp_platforms"] = f"{sum(1 for name in records.machines() if len(roofline_metrics(name))):d}"
-    f["xd_pp"] = span(pp.loc[pp["application"] == OUR_PROGRAM, "arch pp"], ".1%", NOT_MEASURED) if len(pp) else NOT_MEASURED
+    ours_pp = pp["application"].astype(str).str.startswith(OUR_PROGRAM + " (") if len(pp) else []
+    f["xd_pp"] = span(pp.loc[ours_pp, "arch pp"], ".1%", NOT_MEASURED) if len(pp) else NOT_MEASURED
     f["xd_alg_eff"] = (span(ours["alg eff"], ".2f", NOT_MEASURED) if "alg eff" in ours and len(ours) else NOT_MEASURED)
     logan = m[m["program"] == LOGAN_PROGRAM] if len(m) else m
     f["xd_logan_arch_eff"] = span(logan["arch eff"], ".1%", NOT_MEASURED) if len(logan) else NOT_MEASURED
