@@ -259,6 +259,13 @@ IMPLEMENTATIONS: dict[str, str] = {"cuda": OUR_PROGRAM, "opencl": "lassm opencl"
                                    measures.ORACLE: "lassm numba (oracle)", measures.SEQAN: "SeqAn"}
 
 
+def _implementation(backend: str, layout: object) -> str:
+    """An implementation as the efficiency tables name it: our GPU builds with the kernel that ran
+    (``lassm cuda (lanes)``), so that a table never shows two kernels under one name."""
+    name = IMPLEMENTATIONS[backend]
+    return f"{name} ({family(layout)})" if backend in GPU_BACKENDS and pd.notna(layout) else name
+
+
 def _problem(dataset: object, x: object) -> str:
     """A (set, X) as the PP tables name it."""
     return f"{dataset}, X={int(float(x))}"
@@ -282,7 +289,7 @@ def implementations(names: list[str] | None = None) -> pd.DataFrame:
         if len(t):
             t = t[t["matches_oracle"].fillna(False).astype(bool) & t["backend"].isin(list(IMPLEMENTATIONS))]
         rows += [{"problem": _problem(r.dataset, r.xdrop), "device": r.device, "application": IMPLEMENTATIONS[r.backend],
-                  "implementation": IMPLEMENTATIONS[r.backend], "ours": r.backend != measures.SEQAN,
+                  "implementation": _implementation(r.backend, r.layout), "ours": r.backend != measures.SEQAN,
                   "seconds": float(r.seconds), "folder": machine} for r in t.itertuples()]
         side = against(machine)
         if side.empty:
@@ -295,8 +302,8 @@ def implementations(names: list[str] | None = None) -> pd.DataFrame:
             base = {"problem": _problem(r.dataset, r.xdrop), "device": device, "folder": machine}
             there = anchor.get((str(r.dataset), int(r.xdrop), str(r.layout)))  # carried only onto the same kernel
             if there is None:
-                rows.append({**base, "application": OUR_PROGRAM, "implementation": OUR_PROGRAM, "ours": True,
-                             "seconds": float(r.ours_kernel_s)})
+                rows.append({**base, "application": OUR_PROGRAM, "implementation": _implementation("cuda", r.layout),
+                             "ours": True, "seconds": float(r.ours_kernel_s)})
                 logan = float(r.logan_kernel_s)
             else:
                 logan = best.carried(there, float(r.kernel_ratio))
@@ -319,7 +326,8 @@ def efficiency_table(names: list[str] | None = None) -> pd.DataFrame:
         return pd.DataFrame(columns=["platform", "problem", "reference"])
     wide = eff.pivot_table(index=["platform", "problem", "reference"], columns="implementation", values="app eff",
                            aggfunc="max", sort=False)
-    order = [c for c in [*IMPLEMENTATIONS.values(), LOGAN_PROGRAM] if c in wide.columns]
+    order = [c for name in [*IMPLEMENTATIONS.values(), LOGAN_PROGRAM] for c in sorted(wide.columns)
+             if c == name or str(c).startswith(name + " (")]
     return wide[order].reset_index().rename_axis(columns=None)
 
 
