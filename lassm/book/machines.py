@@ -309,11 +309,24 @@ def inventory(machine: str) -> dict:
 
 def campaign_lacks(machine: str) -> list[str]:
     """The ``lacks`` lines of the newest account of ``lassm run``'s parts in the folder: the
-    local-assembly campaign's (``campaign.json``), then the original programs' (``originals.json``)."""
+    local-assembly campaign's (``campaign.json``), then the original programs' (``originals.json``),
+    each in a reader's words (:func:`reader_words`)."""
 
     out = list((campaign(machine) or {}).get("lacks", []))
     out += (latest(read_entries(paths.results_dir(machine) / PART_ACCOUNTS["originals"])) or {}).get("lacks", [])
-    return out
+    return [reader_words(line) for line in out]
+
+
+#: A runtime's absence as the command line words it for the person who can install it: its name,
+#: the import error in parentheses, then what to install.
+_ABSENT = re.compile(r"(?P<what>[\w.+-]+) is not installed(?: \((?:[^()]|\([^()]*\))*\))?"
+                     r"(?:; (?:install it with|for AMD GPUs install)[^;()]*(?:\([^()]*\))?)?")
+
+
+def reader_words(line: str) -> str:
+    """A ``lacks`` line as a book's reader needs it: which runtime was absent on the machine, not
+    how to install it (the install page says that once). The record keeps the command's words."""
+    return _ABSENT.sub(lambda m: f"{m['what']} was absent on this machine", line)
 
 
 def lacks(machine: str) -> list[str]:
