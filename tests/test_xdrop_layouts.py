@@ -106,13 +106,6 @@ def test_the_rule_agrees_with_the_times_of_both_layouts():
     assert seen, "no committed CUDA row lies beside the ablation's times"
 
 
-def test_every_committed_row_has_a_layout():
-    for machine in records.machines():
-        for name in records.FILES:
-            t = records.load(machine, name)
-            assert t["layout"].astype(str).str.len().gt(0).all(), (machine, name)
-
-
 def test_no_ratio_or_carry_across_two_layouts(tmp_path, monkeypatch):
     """The fixture's CUDA row at X = 100 made a lanes row: OpenCL (block) has no twin there, and
     LOGAN, timed beside the block, is not carried onto the lanes kernel's clock."""
@@ -135,3 +128,20 @@ def test_no_ratio_or_carry_across_two_layouts(tmp_path, monkeypatch):
     rows = xdrop.implementations().set_index(["problem", "implementation"])["seconds"]
     assert rows[("fixture-pairs, X=100", "LOGAN")] == 0.05  # Nsight Compute's clock, not carried
     assert not any("X-drop" == k for k in suite.distribution(MACHINE)["kernel"])
+
+
+def test_every_record_file_names_its_variant():
+    """Local assembly's records name their protocol, the suite's tables their variant, and every
+    X-drop table its layout (the column, or the reader's rule): no record leaves open which kernel ran."""
+    import json
+
+    for p in RESULTS.glob("*/*/summary.json"):
+        assert json.loads(p.read_text()).get("protocol"), p
+    for p in [*RESULTS.glob("*/suite/times.csv"), *RESULTS.glob("*/suite/counters.csv")]:
+        t = pd.read_csv(p, dtype=str, keep_default_na=False)
+        assert "variant" in t and t["variant"].ne("").all(), p
+    for p in RESULTS.glob("*/suite/originals.csv"):
+        assert pd.read_csv(p, dtype=str, keep_default_na=False)["ours_variant"].ne("").all(), p
+    for machine in records.machines():
+        for name in records.FILES:
+            assert records.load(machine, name)["layout"].astype(str).str.len().gt(0).all(), (machine, name)
