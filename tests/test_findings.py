@@ -75,10 +75,11 @@ def test_one_number_per_fact_the_side_by_side_record_wins(committed):
 
 def test_markdown_lists_every_sentence_with_its_link_and_scope(committed):
     md = fi.markdown(committed)
-    items = md.split("\n- ")
-    assert len(items) == len(committed)
-    for f, item in zip(committed, items):
-        assert f.sentence in item and f"{{doc}}`/{f.link}`" in item and f"Scope: {f.scope.text()}." in item
+    lines = md.splitlines()
+    assert len(lines) == len(committed)
+    for f, line in zip(committed, lines):
+        assert line.startswith(f"- {f.sentence} ({{doc}}`/{f.link}`; {{abbr}}`scope (")
+        assert line.endswith(f"{f.scope.text()})`)")
     assert list(fi.table(committed)["key"]) == [f.key for f in committed]
 
 

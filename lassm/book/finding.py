@@ -5,7 +5,7 @@ Why a value: a sentence assembled from other chapters' formatted text cannot be 
 reach cannot be read off it. Here the numbers are numbers (a test re-derives each from the record
 files by a second path), the scope lists what they cover (devices, datasets, backends, variants,
 record files, commits), and :func:`render` is the one way a finding becomes a sentence; the
-findings page shows each scope under its sentence (:func:`markdown`).
+findings page shows each scope on hover (:func:`markdown`).
 """
 from __future__ import annotations
 
@@ -81,17 +81,24 @@ def render(f: Finding) -> str:
 
 
 def markdown(items: list[Finding]) -> str:
-    """A MyST bullet list: each sentence with a link to its chapter, its scope in a second line.
+    """A MyST bullet list: each sentence, a link to its chapter, and its scope on hover.
 
-    Why a line and not a footnote: the list is glued into more than one page, and a line of the
-    item itself travels with it to the print view and the PDF.
+    The scope is an ``{abbr}`` (HTML's ``<abbr title=...>``): the word "scope" after the link,
+    the whole scope in its title, so that a reader checks a finding's reach where it stands
+    without a second list to keep in step with the first.
 
     Returns
     -------
     str
-        Per finding: ``- sentence ({doc}`/link`)`` and the indented line ``*Scope: ...*``.
+        One ``- sentence ({doc}`/link`; {abbr}`scope (...)`)`` line per finding.
     """
-    return "\n".join(f"- {f.sentence} ({{doc}}`/{f.link}`)\\\n  *Scope: {f.scope.text()}.*" for f in items)
+    return "\n".join(f"- {f.sentence} ({{doc}}`/{f.link}`; {{abbr}}`scope ({_role_text(f.scope.text())})`)"
+                     for f in items)
+
+
+def _role_text(text: str) -> str:
+    """Text safe inside a role's backticks."""
+    return text.replace("`", "'")
 
 
 __all__ = ["Finding", "Number", "Scope", "markdown", "render"]
