@@ -215,7 +215,7 @@ def test_finding_per_machine_with_xdrop_times(fixture_results):
 
     found = findings_beyond.xdrop_kernel()
     assert [f.key for f in found] == [f"xdrop_{MACHINE}"] and found[0].measured
-    assert "100.0 to 200.0 times SeqAn" in found[0].sentence and found[0].link == "notebooks/xdrop"
+    assert "where SeqAn ran beside it" in found[0].sentence and "it is 100.0 to 200.0 times as fast" in found[0].sentence and found[0].link == "notebooks/xdrop"
 
 
 def test_finding_without_xdrop_times(empty_results):
