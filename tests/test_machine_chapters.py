@@ -272,3 +272,19 @@ def test_slower_is_said_where_slower():
         said = mc.facts(machine)["mc_published"]
         ratio, _ = mc.published_ratio(machine)
         assert "0.0×" not in said and ("slower" in said) == bool(len(ratio) and (ratio < 1).all()), (machine, said)
+
+
+def test_no_captioned_figure_without_data(book):
+    """A folder without counters (the laptop's) gets no roofline caption over a note: each captioned
+    figure of a written chapter is one its folder has data for."""
+    from lassm.book import machines
+
+    seen = {}
+    for name in (GPU_MACHINE, LAPTOP):
+        nb = json.loads((book / machines.CHAPTERS / f"{name}.ipynb").read_text())
+        names = [c["metadata"]["mystnb"]["figure"]["name"].removesuffix(f"-{name}") for c in nb["cells"]
+                 if c.get("metadata", {}).get("mystnb", {}).get("figure")]
+        has = machines.figure_data(name)
+        assert names == [n for n in has if has[n] and n in names] and all(has[n] for n in names), (name, names)
+        seen[name] = set(names)
+    assert "fig-machine-roofline" not in seen[LAPTOP] and seen[GPU_MACHINE] > seen[LAPTOP]

@@ -97,9 +97,8 @@ def time_table(machine: str) -> pd.DataFrame:
     return wide.round(2).reset_index()
 
 
-#: The protocols a machine chapter plots: the four faithful ones and ``fast`` (its ablation builds
-#: have their own chapter, so the colours stay within the palette).
-CHAPTER_PROTOCOLS = ("casptr", "matchany", "doneflag", "barrier", "fast")
+#: The protocols a machine chapter plots (:data:`lassm.book.machines.CHAPTER_PROTOCOLS`).
+CHAPTER_PROTOCOLS = mach.CHAPTER_PROTOCOLS
 
 
 def main_protocols(t: pd.DataFrame) -> pd.DataFrame:
@@ -110,7 +109,7 @@ def main_protocols(t: pd.DataFrame) -> pd.DataFrame:
 def time_chart(machine: str):
     """Kernel time per dataset: one panel per backend, one bar per protocol, each bar one record."""
     t = main_protocols(_kernel_rows(machine))
-    if t.empty:
+    if not mach.figure_data(machine)["fig-machine-times"]:
         return note("No kernel variant ran here, only the CPU oracle: there is no kernel time to plot.")
     return plots.to_svg(plots.kernel_times(t, x="dataset", color="protocol", row="backend",
                                            title=f"Kernel time per dataset on the {mach.device(machine)}"),
@@ -143,7 +142,7 @@ def published_rows(machine: str) -> pd.DataFrame:
 def published_chart(machine: str):
     """Fig. 5 style: our times on the generated datasets beside the published ports, per k."""
     rows = published_rows(machine)
-    if (rows["source"] == "published").all():
+    if not mach.figure_data(machine)["fig-machine-published"]:
         return note("No generated Table II-sized dataset (`gen-k21` ... `gen-k77`) ran a kernel variant here, "
                      "so there is nothing to set beside the published times.")
     return plots.to_svg(plots.kernel_times(rows, title="Kernel time per k, beside the published ports"),
@@ -241,7 +240,7 @@ def machine_roofs(machine: str, level: str = "lane") -> pd.DataFrame:
 def roofline_chart(machine: str, level: str = "lane"):
     """The profiled points on the measured roof (and the datasheet roof where the device is known)."""
     pts = _metrics_points(machine)
-    if pts is None:
+    if pts is None or not mach.figure_data(machine)["fig-machine-roofline"]:
         return note("No roofline: it needs the profiler's counters and the measured ceilings "
                      "(`counters/`, `ceilings.json`, then `lassm metrics derive`).")
     name = mach.device_label(mach.device(machine))
@@ -253,7 +252,7 @@ def roofline_chart(machine: str, level: str = "lane"):
 def speedup_chart(machine: str):
     """This machine's points on the potential-speedup plot, beside the published ports'."""
     pts = _metrics_points(machine)
-    if pts is None:
+    if pts is None or not mach.figure_data(machine)["fig-machine-speedup"]:
         return note("No potential-speedup points: they need the counters and ceilings (see the roofline above).")
     inside = main_protocols(pts[~pts["beyond_model"].astype(bool) & pts["x"].notna()]).copy()
     name = mach.device_label(mach.device(machine))

@@ -2,6 +2,8 @@
 """Numbers and notes as the chapters' sentences give them (one formatting for every chapter's facts)."""
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 
@@ -32,6 +34,18 @@ def faster_or_slower(ratio: pd.Series, fmt: str = ".1f") -> str:
 def count(n: int, word: str) -> str:
     """``n`` and ``word``, plural unless ``n`` is 1: "1 step", "3 steps"."""
     return f"{n:d} {word}" + ("" if n == 1 else "s")
+
+
+#: A runtime's absence as the command line words it for the person who can install it: its name,
+#: the import error in parentheses, then what to install.
+_ABSENT = re.compile(r"(?P<what>[\w.+-]+) is not installed(?: \((?:[^()]|\([^()]*\))*\))?"
+                     r"(?:; (?:install it with|for AMD GPUs install)[^;()]*(?:\([^()]*\))?)?")
+
+
+def reader_words(line: str) -> str:
+    """A campaign's ``lacks`` line as a book's reader needs it: which runtime was absent on the machine, not
+    how to install it (the install page says that once). The record keeps the command's words."""
+    return _ABSENT.sub(lambda m: f"{m['what']} was absent on this machine", line)
 
 
 def note(text: str):
