@@ -128,13 +128,13 @@ def test_one_roofline_for_both_kernels(fixture_results):
     assert set(points["roof"]) <= set(roofs["roof"])
     assert set(points["kernel"]) == {"local assembly", "X-drop"}
     assert set(points.loc[points["kernel"] == "local assembly", "program"]) == {"lassm fast", "lassm casptr"}
-    assert {"lassm cuda", "LOGAN", "LOGAN on V100 (published)"} <= set(points["program"])
+    assert {"lassm cuda (block)", "LOGAN", "LOGAN on V100 (published)"} <= set(points["program"])
 
 
 def test_speedup_points_keep_only_points_within_the_model(fixture_results):
     pts = xdrop.speedup_points(MACHINE)
     # LOGAN's point (alg eff 2.5) is beyond the model; the fixture's metrics.csv has no x, y columns
-    assert sorted(pts["label"]) == ["X-drop lassm cuda, X=10", "X-drop lassm cuda, X=100"]
+    assert sorted(pts["label"]) == ["X-drop lassm cuda (block), X=10", "X-drop lassm cuda (block), X=100"]
     assert pts["speedup"].tolist() == [pytest.approx(5.0), pytest.approx(4.0)]
 
 

@@ -143,9 +143,10 @@ def roofline_data(machine: str) -> tuple[pd.DataFrame, pd.DataFrame]:
         m = roofline_metrics(machine)
         m = m[~m["program"].astype(str).str.startswith(LANES_PROGRAM)] if len(m) else m  # the layouts: own chart
         if len(m):
-            frames.append(pd.DataFrame({"label": "X-drop " + m["program"] + ", X=" + m["xdrop"].astype(int).astype(str),
+            program = _by_layout(m["program"], m["layout"])  # one colour per kernel that ran
+            frames.append(pd.DataFrame({"label": "X-drop " + program + ", X=" + m["xdrop"].astype(int).astype(str),
                                         "ii": m["ii"], "gintops": m["gintops"], "kernel": "X-drop",
-                                        "program": m["program"], "roof": measured}))
+                                        "program": program, "roof": measured}))
     v = published.v100_roofline()
     frames.append(pd.DataFrame({"label": "LOGAN (published), X=" + v["xdrop"].astype(str), "ii": v["ii"],
                                 "gintops": v["gintops"], "kernel": "X-drop", "program": "LOGAN on V100 (published)",
@@ -190,9 +191,10 @@ def speedup_points(machine: str) -> pd.DataFrame:
     m = roofline_metrics(machine)
     m = m[~m["program"].astype(str).str.startswith(LANES_PROGRAM)] if len(m) else m  # the layouts: own chart
     if len(m) and "x" in m:
-        frames.append(pd.DataFrame({"label": "X-drop " + m["program"] + ", X=" + m["xdrop"].astype(int).astype(str),
+        program = _by_layout(m["program"], m["layout"])
+        frames.append(pd.DataFrame({"label": "X-drop " + program + ", X=" + m["xdrop"].astype(int).astype(str),
                                     "x": m["x"], "y": m["y"], "speedup": m["speedup"], "kernel": "X-drop",
-                                    "program": m["program"]}))
+                                    "program": program}))
     path = paths.results_dir(machine) / "metrics.csv"
     if path.is_file():
         la = pd.read_csv(path)
