@@ -540,7 +540,8 @@ def claims(machine: str) -> pd.DataFrame:
         ("roofline: near the (adapted) ceiling", f"{f['xd_pub_roof_share']} of P in its own data",
          f["xd_arch_eff"], f["xd_near_verdict"]),
     ]
-    return pd.DataFrame(rows, columns=["claim", "LOGAN (published)", f"ours ({machine})", "on our machine"])
+    return pd.DataFrame(rows, columns=["claim", "LOGAN (published)", f"ours ({machine}; CUDA: {f['xd_layouts']})",
+                                       "on our machine"])
 
 
 __all__ = ["IMPLEMENTATIONS", "LA_PROTOCOLS", "NEAR_OPTIMAL", "across_table", "against", "all_times", "app_portability", "ceilings", "claims", "efficiency_table", "facts", "gcups_chart", "gcups_table", "implementations", "int32_cores", "portability", "published_table", "roofline_chart", "roofline_data", "roofline_metrics", "show_gcups", "show_speedup", "speedup_points"]
