@@ -40,7 +40,7 @@ def logan_counters(demo_cmd: list[str], raw: Path, *, dataset: str, xdrop: int, 
     nsight.collect(demo_cmd, raw, dataset=dataset, k=xdrop, protocol="LOGAN", kernel_name=f"regex:{logan.LOGAN_KERNEL}",
                    ncu=ncu, timeout=600)
     return row_from_raw(raw, dataset=dataset, xdrop=xdrop, program="LOGAN", machine=machine, git_sha=sha,
-                        command=command)
+                        command=command, layout=rec.LOGAN)
 
 
 def _int_list(text: str) -> list[int]:
