@@ -164,6 +164,7 @@ BUILT = """<html><head><title>Exercises</title><link href="../_static/a.css" rel
 <details class="sd-sphinx-override sd-dropdown sd-card"><summary>What a solution shows</summary><p>ANSWER</p></details>
 </section></section>
 <section id="lab-2-the-roofline"><h2>Lab 2</h2><section id="x"><h3>5. Compute</h3><p>goal five</p></section></section>
+<section id="what-this-shows"><h2>What this shows</h2><p>closing words</p></section>
 </section></article></body></html>"""
 
 
@@ -173,7 +174,19 @@ def test_handout_holds_one_lab_without_its_solutions(tmp_path):
     page = handout.write(tmp_path, 1).read_text()
     assert "goal one" in page and "ANSWER" not in page and "sd-dropdown" not in page
     assert "goal five" not in page, "the handout of lab 1 holds lab 2"
+    last = handout.write(tmp_path, 2).read_text()
+    assert "goal five" in last and "closing words" not in last and "goal one" not in last
     assert 'href="_static/a.css"' in page and "<title>Lab 1</title>" in page
     with pytest.raises(FileNotFoundError, match="no section for lab 9"):
         handout.write(tmp_path, 9)
     assert handout.main(["--html", str(tmp_path / "absent"), "--pdf-dir", ""]) == 2
+
+
+def test_no_solution_asks_for_a_gpu():
+    """Each lab runs on a CPU-only laptop: no solution names a backend that needs a GPU (they read
+    the GPUs' records instead); tests/test_notebooks.py executes them on the CPU box."""
+    gpu_only = ("cuda", "hip", "opencl-ptx")
+    for n, cell in _solution_cells().items():
+        src = "".join(cell["source"])
+        named = set(re.findall(r"backend=\"([\w-]+)\"", src)) | set(re.findall(r"get\(\"([\w-]+)\"\)", src))
+        assert not named & set(gpu_only), f"exercise {n} runs {named & set(gpu_only)}"

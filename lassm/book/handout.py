@@ -24,20 +24,18 @@ from .course import LABS
 EXERCISES = "book/exercises"
 #: A sphinx-design dropdown: what a solution shows.
 _DROPDOWN = re.compile(r"<details\b[^>]*\bsd-dropdown\b[^>]*>.*?</details>", re.I | re.S)
-_SECTION = re.compile(r"<(/?)section\b[^>]*>", re.I)
+#: The first of the page's top sections: each lab, then the closing one.
+_TOP = re.compile(r"<section\b[^>]*\bid=\"(?:lab-\d+|what-this-shows)\b[^\"]*\"[^>]*>", re.I)
 
 
 def lab_section(page: str, number: int) -> str:
-    """The ``<section>`` of lab ``number`` in a built exercises page ('' where there is none)."""
+    """The ``<section>`` of lab ``number`` in a built exercises page ('' where there is none): from
+    its opening tag to the next lab's, or to the page's closing section (the labs are siblings)."""
     start = re.search(rf"<section\b[^>]*\bid=\"lab-{number}\b[^\"]*\"[^>]*>", page, re.I)
     if not start:
         return ""
-    depth = 0
-    for tag in _SECTION.finditer(page, start.start()):
-        depth += -1 if tag.group(1) else 1
-        if depth == 0:
-            return page[start.start():tag.end()]
-    return page[start.start():]
+    after = _TOP.search(page, start.end())
+    return page[start.start():after.start() if after else len(page)]
 
 
 def without_solutions(fragment: str) -> str:
