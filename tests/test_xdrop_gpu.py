@@ -320,3 +320,65 @@ def test_lanes_is_refused_off_cuda(tmp_path, capsys) -> None:
     lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
     assert len(lines) == 1 and "only the cuda backend" in lines[0]
     assert not (tmp_path / "a.tsv").exists()
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("arch", nvrtc.ARCHS)
+@pytest.mark.parametrize("group,stride", ((32, 8), (plan.DEFAULT_GROUP, 1024), (256, plan.WIDE_STRIDE)))
+def test_warps_kernel_compiles_alone(arch: str, group: int, stride: int) -> None:
+    """The wide-band block builds alone: warp shuffles, and barriers only where its two attempts
+    (shared, then global scratch) start and where each anti-diagonal's reduction meets."""
+    ptx, log = xcuda.compile_ptx(arch, group, stride=stride)
+    assert f".entry {xcuda.WARPS_ENTRY}" in ptx and "warning" not in log.lower(), log
+    assert "shfl.sync.bfly" in ptx and len(re.findall(r"\bbar(rier)?\.sync", ptx)) == 4
+    with pytest.raises(ValueError, match="multiple of 32"):
+        xcuda.warps_options(48, stride)
+
+
+def test_layout_switch_and_work_order(monkeypatch) -> None:
+    """``LASSM_XDROP_LAYOUT`` picks the plan (a wrong name is one error), ``warps`` runs the tasks
+    longest first and the outputs land in the tasks' own places."""
+    from lassm.errors import LassmError
+
+    monkeypatch.delenv(plan.LAYOUT_ENV, raising=False)
+    assert plan.layout() == plan.DEFAULT_LAYOUT == "logan" and plan.layout("warps") == "warps"
+    monkeypatch.setenv(plan.LAYOUT_ENV, "warps")
+    assert plan.layout() == "warps"
+    assert xcuda.choose(100, None, None, None) == (plan.lanes_for(100), 0)
+    assert xcuda.choose(500, None, None, None) == (0, 1024) and xcuda.choose(5000, None, None, None) == (0, 2048)
+    assert xcuda.choose(5000, None, "logan", None) == (0, 0) and xcuda.choose(10, 16, None, 8) == (0, 8)
+    monkeypatch.setenv(plan.LAYOUT_ENV, "fast")
+    with pytest.raises(LassmError, match="LASSM_XDROP_LAYOUT = 'fast': use one of logan, warps"):
+        plan.layout()
+    t = plan.tasks(logan_like())
+    order = plan.work_order(t)
+    work = (t.q_len.astype(np.int64) + t.d_len)[order]
+    assert sorted(order) == list(range(t.n)) and np.all(np.diff(work) <= 0)
+    ties = np.flatnonzero(np.diff(work) == 0)
+    assert np.all(order[ties] < order[ties + 1])  # stable: one order for every run
+    ran = t.permuted(order)
+    assert np.array_equal(ran.q_start, t.q_start[order]) and np.array_equal(ran.direction, t.direction[order])
+    out = plan.Outputs.empty(t.n)
+    half = t.n // 2
+    for lo, hi in ((0, half), (half, t.n)):  # two launches, each writing the task it ran as its score
+        got = {name: np.zeros(hi - lo, getattr(out, name).dtype) for name in plan.OUTPUT_NAMES}
+        got["score"] = order[lo:hi].astype(np.int32)
+        out.put(lo, hi, order, got)
+    assert np.array_equal(out.score, np.arange(t.n))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("xdrop", XS)
+@pytest.mark.parametrize("scheme", SCHEMES, ids=lambda s: "m{}x{}g{}".format(*s))
+def test_warps_layout_equals_the_oracle(scheme, xdrop: int) -> None:
+    """The ``warps`` plan on CUDA: its plan at X, and the wide-band block at every X with one to
+    eight warps, its anti-diagonals in shared memory and, with a stride of 8, moved to global
+    scratch when a band outgrows it."""
+    ok, why = xcuda.available()
+    if not ok:
+        pytest.skip(f"needs CuPy and a CUDA GPU: {why}")
+    scoring = Scoring(*scheme, xdrop=xdrop)
+    for pairs in (logan_like(), random_pairs(), edge_cases()):
+        _same(functools.partial(xcuda.align, layout="warps"), pairs, scoring)
+        for group, stride in ((32, 8), (128, 8), (256, plan.shared_stride_for(xdrop))):
+            _same(functools.partial(xcuda.align, layout="warps", stride=stride), pairs, scoring, group=group)

@@ -39,6 +39,52 @@ LANES = (8, 16, 32)
 LANES_BY_X = ((50, 8), (200, 16), (1000, 32))
 
 
+#: The switch between the CUDA backend's two plans, read at each alignment: ``logan`` (the default)
+#: runs the tasks in their order, the lanes kernel up to X = 1000 and LOGAN's block above (:func:`lanes_for`);
+#: ``warps`` runs them longest first (:func:`work_order`), the lanes kernel up to :data:`WARPS_FROM_X` and
+#: above it the wide-band block (``cuda/xdrop_warps.cu``: one barrier an anti-diagonal, the
+#: anti-diagonals in shared memory). Both are bit for bit the oracle; the switch lets one GPU
+#: session time them side by side.
+LAYOUT_ENV = "LASSM_XDROP_LAYOUT"
+LAYOUTS = ("logan", "warps")
+DEFAULT_LAYOUT = "logan"
+#: The ``warps`` plan's largest X for the lanes kernel; a larger X takes the wide-band block.
+WARPS_FROM_X = 200
+#: Lanes of a warp on NVIDIA: the wide-band block's threads are a multiple of it.
+WARP = 32
+#: The wide-band block's shared ints per anti-diagonal, ``(largest X, stride)`` in order, else
+#: :data:`WIDE_STRIDE`: a band of LOGAN-like pairs holds about 0.7 X cells up to X = 1000 and
+#: under 2,000 at X = 5000; a band that outgrows it reruns on its global scratch.
+SHARED_STRIDE_BY_X = ((1000, 1024),)
+WIDE_STRIDE = 2048
+
+
+def layout(name: str | None = None) -> str:
+    """The plan to run: ``name``, else :data:`LAYOUT_ENV`, else :data:`DEFAULT_LAYOUT`.
+
+    Raises
+    ------
+    LassmError
+        For a name outside :data:`LAYOUTS` (one line; the command exits 2).
+    """
+    import os
+
+    from ...errors import LassmError
+
+    chosen = name if name is not None else os.environ.get(LAYOUT_ENV, "") or DEFAULT_LAYOUT
+    if chosen not in LAYOUTS:
+        raise LassmError(f"{LAYOUT_ENV} = {chosen!r}: use one of {', '.join(LAYOUTS)}")
+    return chosen
+
+
+def shared_stride_for(xdrop: int) -> int:
+    """Shared ints per anti-diagonal of the wide-band block at X (:data:`SHARED_STRIDE_BY_X`)."""
+    for largest, stride in SHARED_STRIDE_BY_X:
+        if xdrop <= largest:
+            return stride
+    return WIDE_STRIDE
+
+
 def lanes_for(xdrop: int) -> int:
     """Lanes per task for X: narrow bands (small X) share a warp, wide ones get LOGAN's block.
 
@@ -71,6 +117,23 @@ class Tasks:
         """Tasks ``lo..hi-1``, for one launch."""
         return Tasks(*(np.ascontiguousarray(a[lo:hi]) for a in
                        (self.q_start, self.q_len, self.d_start, self.d_len, self.direction)))
+
+    def permuted(self, order: np.ndarray) -> "Tasks":
+        """The tasks in ``order`` (task ``order[i]`` runs as task ``i``)."""
+        return Tasks(*(np.ascontiguousarray(a[order]) for a in
+                       (self.q_start, self.q_len, self.d_start, self.d_len, self.direction)))
+
+
+def work_order(t: Tasks) -> np.ndarray:
+    """The tasks longest first: a launch's blocks start in their order, so the longest tasks start
+    at once instead of ending the launch alone, and the tasks a warp of the lanes kernel shares
+    end together.
+
+    Why by ``q_len + d_len``: an extension that holds to the ends of both sides, as a true seed's
+    does, takes that many anti-diagonals, and its band is about X wide at every one of them. Ties
+    keep their order (a stable sort), so the order is one for every run.
+    """
+    return np.argsort(-(t.q_len.astype(np.int64) + t.d_len), kind="stable")
 
 
 def tasks(pairs: Pairs) -> Tasks:
@@ -147,6 +210,17 @@ class Outputs:
     def empty(n: int) -> "Outputs":
         return Outputs(np.zeros(n, np.int32), np.zeros(n, np.int32), np.zeros(n, np.int32),
                        np.zeros(n, np.int64), np.zeros(n, np.int32))
+
+    def put(self, lo: int, hi: int, order: np.ndarray | None, got: dict[str, np.ndarray]) -> None:
+        """One launch's outputs (``got[name]`` for tasks ``lo..hi-1`` as they ran) into their
+        tasks' places: ``order`` is the launch order (:func:`work_order`), None for the tasks' own."""
+        where = slice(lo, hi) if order is None else order[lo:hi]
+        for name in OUTPUT_NAMES:
+            getattr(self, name)[where] = got[name]
+
+
+#: What each task writes, in the kernels' argument order.
+OUTPUT_NAMES = ("score", "ext_col", "ext_row", "cells", "status")
 
 
 def gcups(cells: int, seconds: float) -> float:

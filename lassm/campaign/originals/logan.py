@@ -34,14 +34,26 @@ from .timing import Measuring, interleaved, kernel_times, lassm_kernel_times, ru
 
 #: LOGAN's kernel and ours, for ncu's ``--kernel-name``.
 LOGAN_KERNEL = "extendSeedLGappedXDropOneDirectionGlobal"
-OUR_KERNEL = "xdrop_(lanes_)?kernel"  # a regular expression: both layouts
+OUR_KERNEL = "xdrop_(lanes_|warps_)?kernel"  # a regular expression: every layout
 #: The two programs' labels in the table (ours names its backend: :func:`ours_label`).
 LOGAN_PROGRAM, OURS = "LOGAN demo", "lassm xdrop align cuda"
 
 
+def layout_env() -> str:
+    """``LASSM_XDROP_LAYOUT=<plan>`` as this process runs ours: what a row's command names."""
+    from ...backends.xdrop import plan
+
+    return f"{plan.LAYOUT_ENV}={plan.layout()}"
+
+
 def ours_label(backend: str) -> str:
-    """Our program's label in the table: ``lassm xdrop align <backend>``."""
-    return f"lassm xdrop align {backend}"
+    """Our program's label in the table: ``lassm xdrop align <backend>``, and for CUDA the plan
+    where it is not the default (``LASSM_XDROP_LAYOUT``), so that both plans' rows stand side by side."""
+    from ...backends.xdrop import plan
+
+    label = f"lassm xdrop align {backend}"
+    chosen = plan.layout() if backend == "cuda" else plan.DEFAULT_LAYOUT
+    return label if chosen == plan.DEFAULT_LAYOUT else f"{label} ({chosen} layout)"
 
 #: The set LOGAN runs on in the campaign: the 20,000 LOGAN-like pairs of LOGAN's paper.
 DATASET = "xdrop-sim-20k"
@@ -127,8 +139,9 @@ def side_by_side(built: Built, pairs: Pairs, name: str, xdrop: int, work: Path, 
     cmds = {LOGAN_PROGRAM: [str(built["demo"]), str(logan_in), str(k), str(xdrop), "1"],
             ours: [sys.executable, "-m", "lassm", "xdrop", "align", str(ours_in), "--backend", backend,
                    "--xdrop", str(xdrop), "--out", str(ours_out)]}
+    env = "" if ours == f"lassm xdrop align {backend}" else f"{layout_env()} "  # a plan not the default
     shown = {LOGAN_PROGRAM: f"demo {name}.txt {k} {xdrop} 1",
-             ours: f"lassm xdrop align {name}.parquet --backend {backend} --xdrop {xdrop}"}
+             ours: f"{env}lassm xdrop align {name}.parquet --backend {backend} --xdrop {xdrop}"}
     runs = interleaved(cmds, repeats, warm=False)  # in turns; no untimed run first, as before
     _s, printed = run([str(built["logan_scores"]), str(logan_in), str(k), str(xdrop)])
     equal = bool(np.array_equal(parse_scores(printed, pairs.n_pairs), ours_scores(ours_out)))
