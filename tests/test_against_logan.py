@@ -65,3 +65,22 @@ def test_a_dry_run_writes_the_table_and_resumes(tmp_path: Path, monkeypatch: pyt
     capsys.readouterr()
     assert tool.main(argv) == 0
     assert "X to run: none" in capsys.readouterr().out and len(calls.read_text().splitlines()) == 3
+
+
+def test_layouts_name_one_row_each(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    """``--layouts logan,warps``: ours runs once per CUDA plan (``--layout``), each its own row label
+    (the default plan keeps the old one); a wrong name, a repeat or another backend is refused."""
+    from lassm.campaign.originals import logan
+
+    monkeypatch.delenv("LASSM_XDROP_LAYOUT", raising=False)
+    assert logan.ours_programs("cuda", ("logan", "warps")) == {
+        "lassm xdrop align cuda": "logan", "lassm xdrop align cuda (warps layout)": "warps"}
+    assert logan.ours_programs("cuda") == {"lassm xdrop align cuda": None}
+    monkeypatch.setenv("LASSM_XDROP_LAYOUT", "warps")  # no plan named: the environment's, in the label
+    assert logan.ours_programs("cuda") == {"lassm xdrop align cuda (warps layout)": None}
+    assert logan.ours_label("cpu") == "lassm xdrop align cpu" and logan.layout_env() == "LASSM_XDROP_LAYOUT=warps"
+    for bad in (["--layouts", "logan,fast"], ["--layouts", "warps,warps"], ["--layouts", "warps", "--backend", "cpu"]):
+        with pytest.raises(SystemExit) as exc:
+            tool.main(["--machine", "box", *bad])
+        assert exc.value.code == 2
+    assert "want distinct names of logan, warps" in capsys.readouterr().err

@@ -240,11 +240,14 @@ def test_cuda_and_opencl_kernels_are_one_algorithm() -> None:
     ``xdrop_block.h``, whose barriers are the languages' only other difference."""
     assert _entry(xopencl.KERNEL) == _entry(xcuda.KERNEL)
     assert "xdrop_block(XDROP_TASK_NAMES, red_best, red_min, red_max" in _entry(xcuda.KERNEL)
-    for relpath in (xopencl.KERNEL, xcuda.KERNEL):
+    for relpath in (xopencl.KERNEL, xcuda.KERNEL, xcuda.WARPS_KERNEL):
         assert "while" not in kernel_source(relpath).read_text()  # the algorithm is the header's alone
     block = kernel_source("xdrop/xdrop_block.h").read_text()
-    body = block[block.index("XDROP_FN void xdrop_block("):]
+    body = block[block.index("XDROP_FN void xdrop_tree_reduce("):]
     assert len(re.findall(r"XDROP_SYNC_\w+\(\);", body)) == 3  # the start, after the cells, in the tree
+    assert "xdrop_extend(" in body[body.index("XDROP_FN void xdrop_block("):]
+    warps = kernel_source(xcuda.WARPS_KERNEL).read_text()  # the wide-band block: the same loop, its own reduction
+    assert "#define XDROP_GROUP_REDUCE warps_reduce" in warps and warps.count("xdrop_extend(") == 2
 
 
 def test_an_absent_gpu_is_one_error_line(monkeypatch, tmp_path, capsys) -> None:
@@ -382,3 +385,18 @@ def test_warps_layout_equals_the_oracle(scheme, xdrop: int) -> None:
         _same(functools.partial(xcuda.align, layout="warps"), pairs, scoring)
         for group, stride in ((32, 8), (128, 8), (256, plan.shared_stride_for(xdrop))):
             _same(functools.partial(xcuda.align, layout="warps", stride=stride), pairs, scoring, group=group)
+
+
+def test_layout_is_refused_off_cuda(tmp_path, capsys) -> None:
+    """``--layout`` names the CUDA backend's plan: asked of another backend it is one error, exit 2."""
+    from lassm import cli
+
+    pairs = str(tmp_path / "pairs.tsv")
+    assert cli.main(["xdrop", "generate", "--n-pairs", "2", "--min-length", "50", "--max-length", "60",
+                     "--out", pairs]) == 0
+    capsys.readouterr()
+    assert cli.main(["xdrop", "align", pairs, "--backend", "cpu", "--layout", "warps",
+                     "--out", str(tmp_path / "a.tsv")]) == 2
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "only the cuda backend has the two plans" in lines[0]
+    assert not (tmp_path / "a.tsv").exists()

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // X-drop seed extension for wide bands: one block of XDROP_GROUP threads per alignment direction
 // (a "task"), as LOGAN's (../xdrop_block.h), with two changes where a wide band spends its time.
-// The algorithm is the same SeqAn 2 _extendSeedGappedXDropOneDirection, step for step the shared
-// steps of xdrop_steps.h, bit for bit the numba oracle (lassm/backends/xdrop/cpu.py).
+// The algorithm is the same SeqAn 2 _extendSeedGappedXDropOneDirection, the same loop
+// (xdrop_block.h's xdrop_extend, over the shared steps of xdrop_steps.h), bit for bit the numba
+// oracle (lassm/backends/xdrop/cpu.py); only its reduction and where its anti-diagonals live differ.
 //
 // 1. One barrier per anti-diagonal. LOGAN's block reduces the anti-diagonal's best score and its
 //    two band ends with a shared-memory tree: a barrier per level, eight for 128 threads. Here
 //    each warp reduces its lanes with xor shuffles, its first lane leaves the warp's three values
 //    in shared memory, and after one barrier every thread reads the few warps' values. That one
 //    barrier also orders the anti-diagonal's cells before the next one reads them. Two sets of
-//    the warps' values, by parity, let a thread write one anti-diagonal's while a slower one
+//    the warps' values, by parity, let a thread write one anti-diagonal's as a slower one
 //    still reads the last one's.
 // 2. The three anti-diagonals in shared memory. A band holds far fewer cells than the shorter
 //    side (XDROP_SHARED_STRIDE ints an anti-diagonal, a few KB), so the cells a thread writes
@@ -40,8 +41,6 @@
 #error "XDROP_SHARED_STRIDE must hold an anti-diagonal's first three cells"
 #endif
 
-#include "xdrop_steps.h"  // the shared steps, the constants and wrap_add
-
 #if defined(__HIP__) || defined(__HIPCC__)
 #define XDROP_SHFL_XOR(v, m) __shfl_xor((v), (m), XDROP_WARP)
 #else
@@ -52,88 +51,40 @@
 #endif
 
 // The block's maximum, minimum and maximum of three values, every thread getting the results:
-// xor shuffles within each warp, then the warps' values through shared memory (set `set` of
-// two) after the anti-diagonal's one barrier.
-__device__ __forceinline__ void group_reduce(int &best, int &lo, int &hi, int *red, int set, int lid) {
+// xor shuffles within each warp, then the warps' values through shared memory (red_*: two sets of
+// XDROP_WARPS ints each, by the anti-diagonal's parity) after the anti-diagonal's one barrier.
+__device__ __forceinline__ void warps_reduce(int *anti_best, int *new_min, int *new_max, int *red_best, int *red_min,
+                                             int *red_max, const int anti, const int lid) {
+    int best = *anti_best, lo = *new_min, hi = *new_max;
 #pragma unroll
     for (int span = XDROP_WARP / 2; span > 0; span >>= 1) {
         best = max(best, XDROP_SHFL_XOR(best, span));
         lo = min(lo, XDROP_SHFL_XOR(lo, span));
         hi = max(hi, XDROP_SHFL_XOR(hi, span));
     }
-    int *mine = red + set * 3 * XDROP_WARPS;
+    const int set = (anti & 1) * XDROP_WARPS;
     if (lid % XDROP_WARP == 0) {
-        const int w = lid / XDROP_WARP;
-        mine[w] = best; mine[XDROP_WARPS + w] = lo; mine[2 * XDROP_WARPS + w] = hi;
+        const int w = set + lid / XDROP_WARP;
+        red_best[w] = best; red_min[w] = lo; red_max[w] = hi;
     }
     __syncthreads();  // the anti-diagonal's cells and the warps' values, for every thread
 #pragma unroll
-    for (int w = 0; w < XDROP_WARPS; ++w) {
-        best = max(best, mine[w]);
-        lo = min(lo, mine[XDROP_WARPS + w]);
-        hi = max(hi, mine[2 * XDROP_WARPS + w]);
+    for (int w = set; w < set + XDROP_WARPS; ++w) {
+        best = max(best, red_best[w]);
+        lo = min(lo, red_min[w]);
+        hi = max(hi, red_max[w]);
     }
+    *anti_best = best; *new_min = lo; *new_max = hi;
 }
 
-// One task's extension on three anti-diagonals of `stride` ints at `base` (shared or global):
-// xdrop_block's loop, its reductions group_reduce's. Returns XDROP_BAND_OVERFLOW, having written
-// nothing, when the band outgrows `stride` and `retry` says the caller starts again elsewhere;
-// otherwise lane 0 writes the task's outputs (status included) and the state is returned.
-__device__ __forceinline__ int extend_on(const unsigned char *q, const unsigned char *d, int cols, int rows,
-                                         int right, int match, int mismatch, int gap, int xdrop, int undef,
-                                         int *base, int stride, int retry, int *red, int task, int lid,
-                                         int *score, int *ext_col_out, int *ext_row_out, long long *cells_out,
-                                         int *status) {
-    // three anti-diagonals, rotated: p1 two back, p2 the last, p3 the one computed
-    int *p1 = base, *p2 = base + stride, *p3 = base + 2 * stride, *pt;
-    int len1 = 0, len2 = 1, len3 = 2, off1 = 0, off2 = 0, off3 = 0;
-    if (lid == 0) xdrop_init_antidiags(p2, p3, gap, xdrop, undef);  // _initAntiDiags
-    int min_col = 1, max_col = 2, anti = 1, best = 0, state = XDROP_OK;
-    long long cells = 0;
-    __syncthreads();  // the first two anti-diagonals; and the last reads of an earlier attempt
+#define XDROP_GROUP_REDUCE warps_reduce
+#include "xdrop_block.h"  // the task's extension (xdrop_extend), over the shared steps of xdrop_steps.h
 
-    while (min_col < max_col) {
-        ++anti;
-        pt = p1; p1 = p2; p2 = p3; p3 = pt;
-        len1 = len2; len2 = len3; off1 = off2; off2 = off3;
-        off3 = min_col - 1;
-        len3 = max_col + 1 - off3;
-        if (max_col - off3 >= stride) { state = XDROP_BAND_OVERFLOW; break; }  // uniform
-        const int edge = anti * gap;
-        // SeqAn's two trimming loops as reductions, as in xdrop_block.h: the first column from
-        // min_col that stays and the last from max_col down; min_col - 1 and max_col + 1 stop them.
-        int new_min = max_col + 1, new_max = off3;
-        if (lid == 0)  // _initAntiDiag3
-            xdrop_band_edges(p2, p3, anti, min_col, max_col, off2, off3, len2, edge, best, xdrop, undef, &new_min,
-                             &new_max);
-        int anti_best = edge;
-        const int floor_score = best - xdrop;
-        for (int col = min_col + lid; col < max_col; col += XDROP_GROUP) {
-            xdrop_cell(q, d, p1, p2, p3, col, anti, cols, rows, right, off1, off2, off3, match, mismatch, gap,
-                       floor_score, undef, &anti_best, &new_min, &new_max);
-        }
-        group_reduce(anti_best, new_min, new_max, red, anti & 1, lid);
-        cells += max_col - min_col;
-        best = max(best, anti_best);
-        min_col = max(new_min, anti + 2 - rows);  // the end of H reached
-        max_col = min(new_max + 1, cols);         // the end of V reached
-    }
-    if (state == XDROP_BAND_OVERFLOW && retry) return state;
-    if (lid == 0)
-        xdrop_report_end(p1, p2, p3, len1, len2, len3, off1, off2, off3, anti, undef, cells, state, task, score,
-                         ext_col_out, ext_row_out, cells_out, status);
-    return state;
-}
-
-extern "C" __global__ void __launch_bounds__(XDROP_GROUP, XDROP_MIN_BLOCKS)
-xdrop_warps_kernel(const unsigned char *__restrict__ seqs_q, const unsigned char *__restrict__ seqs_d,
-                   const long long *__restrict__ q_start, const int *__restrict__ q_len,
-                   const long long *__restrict__ d_start, const int *__restrict__ d_len,
-                   const unsigned char *__restrict__ direction, const long long *__restrict__ scratch_off,
-                   int *scratch, const int match, const int mismatch_in, const int gap_in, const int xdrop,
-                   int *score, int *ext_col_out, int *ext_row_out, long long *cells_out, int *status) {
+extern "C" __global__ void __launch_bounds__(XDROP_GROUP, XDROP_MIN_BLOCKS) xdrop_warps_kernel(XDROP_TASK_ARGS) {
     __shared__ int antidiags[3 * XDROP_SHARED_STRIDE];
-    __shared__ int red[2 * 3 * XDROP_WARPS];
+    __shared__ int red_best[2 * XDROP_WARPS];
+    __shared__ int red_min[2 * XDROP_WARPS];
+    __shared__ int red_max[2 * XDROP_WARPS];
     const int task = (int)blockIdx.x, lid = (int)threadIdx.x;
     const int cols = q_len[task] + 1;  // V, the query, along the columns
     const int rows = d_len[task] + 1;  // H, the database, along the rows
@@ -149,11 +100,11 @@ xdrop_warps_kernel(const unsigned char *__restrict__ seqs_q, const unsigned char
     const unsigned char *d = seqs_d + d_start[task];
     int gap, mismatch, undef;
     xdrop_scheme(cols, rows, gap_in, mismatch_in, &gap, &mismatch, &undef);
-    const int stride = min(cols, rows) + 2;  // a band never holds more cells
+    const int stride = min(cols, rows) + 2;          // a band never holds more cells
     const int fits = stride <= XDROP_SHARED_STRIDE;  // then the shared anti-diagonals never overflow
-    if (extend_on(q, d, cols, rows, right, match, mismatch, gap, xdrop, undef, antidiags,
-                  fits ? stride : XDROP_SHARED_STRIDE, !fits, red, task, lid, score, ext_col_out, ext_row_out,
-                  cells_out, status) == XDROP_BAND_OVERFLOW && !fits)
-        extend_on(q, d, cols, rows, right, match, mismatch, gap, xdrop, undef, scratch + scratch_off[task], stride,
-                  0, red, task, lid, score, ext_col_out, ext_row_out, cells_out, status);
+    if (xdrop_extend(q, d, cols, rows, right, match, mismatch, gap, xdrop, undef, antidiags,
+                     fits ? stride : XDROP_SHARED_STRIDE, !fits, red_best, red_min, red_max, task, lid, score,
+                     ext_col_out, ext_row_out, cells_out, status) == XDROP_BAND_OVERFLOW && !fits)
+        xdrop_extend(q, d, cols, rows, right, match, mismatch, gap, xdrop, undef, scratch + scratch_off[task], stride,
+                     0, red_best, red_min, red_max, task, lid, score, ext_col_out, ext_row_out, cells_out, status);
 }

@@ -124,12 +124,13 @@ def kernel(group: int, lanes: int = 0, stride: int = 0):
     return _kernel(options, kernel_source(name).read_text(), entry, name.rsplit("/", 1)[-1])
 
 
-def warm_up(xdrop: int | None = None, lanes: int | None = None) -> None:
-    """Makes the context and loads the kernel that ``align`` will use for X (or ``lanes``), compiled
-    once, then from CuPy's disk cache: start-up that ``lassm xdrop align`` overlaps with reading."""
+def warm_up(xdrop: int | None = None, lanes: int | None = None, layout: str | None = None) -> None:
+    """Makes the context and loads the kernel that ``align`` will use for X (or ``lanes``) and the
+    plan ``layout``, compiled once, then from CuPy's disk cache: start-up that ``lassm xdrop
+    align`` overlaps with reading."""
     stride = 0
     if lanes is None:
-        lanes, stride = choose(xdrop, None, None, None) if xdrop is not None else (0, 0)
+        lanes, stride = choose(xdrop, None, layout, None) if xdrop is not None else (0, 0)
     rt = cu.lean_runtime()
     if cu.is_driver(rt):  # the other layouts' cubins, built beside this one where none is cached
         for other in (0, *plan.LANES):
