@@ -310,18 +310,20 @@ def test_lanes_are_checked_and_planned_by_x() -> None:
     assert widths == sorted(widths) and not any(planned[planned.index(0):])  # past the first block, blocks only
 
 
-def test_lanes_is_refused_off_cuda(tmp_path, capsys) -> None:
-    """``--lanes`` names the CUDA kernel's layout: asked of another backend it is one error, exit 2."""
+@pytest.mark.parametrize("option,said", ((["--lanes", "8"], "only the cuda backend has the lanes kernel"),
+                                         (["--layout", "warps"], "only the cuda backend has the two plans")))
+def test_cuda_options_are_refused_off_cuda(tmp_path, capsys, option: list[str], said: str) -> None:
+    """``--lanes`` and ``--layout`` name the CUDA kernel's layout and plan: asked of another backend
+    either is one error, exit 2."""
     from lassm import cli
 
     pairs = str(tmp_path / "pairs.tsv")
     assert cli.main(["xdrop", "generate", "--n-pairs", "2", "--min-length", "50", "--max-length", "60",
                      "--out", pairs]) == 0
     capsys.readouterr()
-    assert cli.main(["xdrop", "align", pairs, "--backend", "cpu", "--lanes", "8",
-                     "--out", str(tmp_path / "a.tsv")]) == 2
+    assert cli.main(["xdrop", "align", pairs, "--backend", "cpu", *option, "--out", str(tmp_path / "a.tsv")]) == 2
     lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
-    assert len(lines) == 1 and "only the cuda backend" in lines[0]
+    assert len(lines) == 1 and said in lines[0]
     assert not (tmp_path / "a.tsv").exists()
 
 
@@ -386,17 +388,3 @@ def test_warps_layout_equals_the_oracle(scheme, xdrop: int) -> None:
         for group, stride in ((32, 8), (128, 8), (256, plan.shared_stride_for(xdrop))):
             _same(functools.partial(xcuda.align, layout="warps", stride=stride), pairs, scoring, group=group)
 
-
-def test_layout_is_refused_off_cuda(tmp_path, capsys) -> None:
-    """``--layout`` names the CUDA backend's plan: asked of another backend it is one error, exit 2."""
-    from lassm import cli
-
-    pairs = str(tmp_path / "pairs.tsv")
-    assert cli.main(["xdrop", "generate", "--n-pairs", "2", "--min-length", "50", "--max-length", "60",
-                     "--out", pairs]) == 0
-    capsys.readouterr()
-    assert cli.main(["xdrop", "align", pairs, "--backend", "cpu", "--layout", "warps",
-                     "--out", str(tmp_path / "a.tsv")]) == 2
-    lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
-    assert len(lines) == 1 and "only the cuda backend has the two plans" in lines[0]
-    assert not (tmp_path / "a.tsv").exists()
