@@ -329,7 +329,7 @@ def test_cuda_options_are_refused_off_cuda(tmp_path, capsys, option: list[str], 
 
 @needs_nvrtc
 @pytest.mark.parametrize("arch", nvrtc.ARCHS)
-@pytest.mark.parametrize("group,stride", ((32, 8), (plan.DEFAULT_GROUP, 1024), (256, plan.WIDE_STRIDE)))
+@pytest.mark.parametrize("group,stride", ((32, 8), (plan.DEFAULT_GROUP, 1024), (256, plan.WARPS_PLAN[-1][3])))
 def test_warps_kernel_compiles_alone(arch: str, group: int, stride: int) -> None:
     """The wide-band block builds alone: warp shuffles, and barriers only where its two attempts
     (shared, then global scratch) start and where each anti-diagonal's reduction meets."""
@@ -349,9 +349,12 @@ def test_layout_switch_and_work_order(monkeypatch) -> None:
     assert plan.layout() == plan.DEFAULT_LAYOUT == "logan" and plan.layout("warps") == "warps"
     monkeypatch.setenv(plan.LAYOUT_ENV, "warps")
     assert plan.layout() == "warps"
-    assert xcuda.choose(100, None, None, None) == (plan.lanes_for(100), 0)
-    assert xcuda.choose(500, None, None, None) == (0, 1024) and xcuda.choose(5000, None, None, None) == (0, 2048)
-    assert xcuda.choose(5000, None, "logan", None) == (0, 0) and xcuda.choose(10, 16, None, 8) == (0, 8)
+    assert xcuda.choose(100, None, None, None) == (16, plan.DEFAULT_GROUP, 0)  # the lanes kernel's plan
+    assert xcuda.choose(500, None, None, None) == (0, 128, 1024) and xcuda.choose(5000, None, None, None)[2] == 2048
+    assert xcuda.choose(5000, None, "logan", None) == (0, plan.DEFAULT_GROUP, 0) == xcuda.choose(5000, 0, None, None)
+    assert xcuda.choose(10, 16, None, 8) == (0, 32, 8) and xcuda.choose(10, None, None, 8, 64) == (0, 64, 8)
+    assert [plan.warps_plan(x) for x in (50, 51, 1000, 1001)] == [row[1:] for row in plan.WARPS_PLAN]
+    assert plan.warps_plan(10**9) == plan.WARPS_PLAN[-1][1:]
     monkeypatch.setenv(plan.LAYOUT_ENV, "fast")
     with pytest.raises(LassmError, match="LASSM_XDROP_LAYOUT = 'fast': use one of logan, warps"):
         plan.layout()
@@ -385,6 +388,6 @@ def test_warps_layout_equals_the_oracle(scheme, xdrop: int) -> None:
     scoring = Scoring(*scheme, xdrop=xdrop)
     for pairs in (logan_like(), random_pairs(), edge_cases()):
         _same(functools.partial(xcuda.align, layout="warps"), pairs, scoring)
-        for group, stride in ((32, 8), (128, 8), (256, plan.shared_stride_for(xdrop))):
+        for group, stride in ((32, 8), (128, 8), (256, plan.warps_plan(xdrop)[2])):
             _same(functools.partial(xcuda.align, layout="warps", stride=stride), pairs, scoring, group=group)
 

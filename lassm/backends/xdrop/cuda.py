@@ -6,8 +6,8 @@ alignment direction, its threads over the anti-diagonal (``xdrop.cu``), and the 
 a few lanes of a warp per direction (``xdrop_lanes.cu``: several directions per warp, warp
 shuffles for block barriers); both keep the three anti-diagonals in global memory. The ``warps``
 plan (:data:`plan.LAYOUT_ENV`) runs the tasks longest first and, above
-:data:`plan.WARPS_FROM_X`, the wide-band block (``xdrop_warps.cu``: one barrier an anti-diagonal,
-the anti-diagonals in shared memory). CuPy's probe and device facts are the local-assembly CUDA
+wide bands, the wide-band block (``xdrop_warps.cu``: one barrier an anti-diagonal, the
+anti-diagonals in shared memory), as :data:`plan.WARPS_PLAN` says. CuPy's probe and device facts are the local-assembly CUDA
 backend's (:mod:`lassm.backends.cuda`, imported, not copied); the source compiles alone with
 NVRTC, so :func:`compile_ptx` checks it on machines without a GPU with the very options the
 backend passes to CuPy (:func:`build_options`). Host preparation is :mod:`.plan`'s, shared with
@@ -82,17 +82,20 @@ def _source(lanes: int, group: int = plan.DEFAULT_GROUP, stride: int = 0) -> tup
     return LANES_KERNEL, lanes_options(lanes), LANES_ENTRY
 
 
-def choose(xdrop: int, lanes: int | None, layout: str | None, stride: int | None) -> tuple[int, int]:
-    """(lanes, shared stride) of a run: a ``stride`` above 0 names the wide-band block at any X,
-    ``lanes`` the lanes kernel (0: LOGAN's block); else the plan's (:func:`plan.layout`) for X."""
+def choose(xdrop: int, lanes: int | None, layout: str | None, stride: int | None,
+           group: int | None = None) -> tuple[int, int, int]:
+    """(lanes, group, shared stride) of a run: a ``stride`` above 0 names the wide-band block at any
+    X, ``lanes`` the lanes kernel (0: LOGAN's block); else the plan's (:func:`plan.layout`) for X.
+    ``group`` (threads of a block) where given, else the plan's: LOGAN's 128, or the ``warps`` plan's."""
     wide = plan.layout(layout) == "warps"
+    planned_lanes, planned_group, planned_stride = plan.warps_plan(xdrop)
     if stride:  # asked for by name, at any X
-        return 0, int(stride)
-    if lanes is not None:
-        return int(lanes), 0
-    if wide and xdrop > plan.WARPS_FROM_X:
-        return 0, plan.shared_stride_for(xdrop)
-    return plan.lanes_for(xdrop), 0
+        return 0, int(group or planned_group), int(stride)
+    if lanes is None and wide:
+        lanes, stride = planned_lanes, 0 if planned_lanes else planned_stride
+        return lanes, int(group or (plan.DEFAULT_GROUP if lanes else planned_group)), stride
+    lanes = plan.lanes_for(xdrop) if lanes is None else int(lanes)
+    return lanes, int(group or plan.DEFAULT_GROUP), 0
 
 
 def compile_ptx(arch: str = "compute_90", group: int = plan.DEFAULT_GROUP, lanes: int = 0,
@@ -128,16 +131,16 @@ def warm_up(xdrop: int | None = None, lanes: int | None = None, layout: str | No
     """Makes the context and loads the kernel that ``align`` will use for X (or ``lanes``) and the
     plan ``layout``, compiled once, then from CuPy's disk cache: start-up that ``lassm xdrop
     align`` overlaps with reading."""
-    stride = 0
+    group, stride = plan.DEFAULT_GROUP, 0
     if lanes is None:
-        lanes, stride = choose(xdrop, None, layout, None) if xdrop is not None else (0, 0)
+        lanes, group, stride = choose(xdrop, None, layout, None) if xdrop is not None else (0, group, 0)
     rt = cu.lean_runtime()
     if cu.is_driver(rt):  # the other layouts' cubins, built beside this one where none is cached
         for other in (0, *plan.LANES):
             if other != lanes:
                 name, options, _entry = _source(other)
                 rt.prebuild(kernel_source(name).read_text(), options, name.rsplit("/", 1)[-1])
-    kernel(plan.DEFAULT_GROUP, lanes, stride)
+    kernel(group, lanes, stride)
 
 
 def _budget(rt) -> int:
@@ -145,7 +148,7 @@ def _budget(rt) -> int:
     return max(int(free * MEMORY_FRACTION), 1)
 
 
-def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int = plan.DEFAULT_GROUP,
+def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int | None = None,
           max_bytes: int | None = None, lanes: int | None = None, layout: str | None = None,
           stride: int | None = None) -> Alignments:
     """Extends every pair's seed both ways on the GPU, bit for bit as the oracle.
@@ -155,14 +158,15 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int
     pairs : the read pairs and their seeds.
     scoring : match, mismatch, gap and X.
     threads : ignored (the GPU decides); kept for the backends' one signature.
-    group : threads per block of LOGAN's layout (``XDROP_GROUP``).
+    group : threads per block of LOGAN's layout or the wide-band block (``XDROP_GROUP``); default
+        the plan's (:func:`choose`).
     max_bytes : scratch bytes of one launch (default: half the free device memory).
     lanes : threads per direction: 0 for LOGAN's block layout, 8, 16 or 32 for the lanes kernel;
         None (default) for X's plan (:func:`choose`).
     layout : ``logan`` or ``warps`` (:data:`plan.LAYOUTS`); None (default): :data:`plan.LAYOUT_ENV`.
     stride : run the wide-band block, at any X, with this many shared ints per anti-diagonal (a
-        small one makes bands overflow into global scratch); None (default): the plan's, X's
-        (:func:`plan.shared_stride_for`) where the ``warps`` plan runs that block.
+        small one makes bands overflow into global scratch); None (default): the plan's
+        (:data:`plan.WARPS_PLAN`) where the ``warps`` plan runs that block.
 
     Returns
     -------
@@ -172,8 +176,8 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int
     """
     cupy = cu.lean_runtime()  # the driver through ctypes where it can build, else CuPy: one interface
     chosen = plan.layout(layout)
-    lanes, stride = choose(scoring.xdrop, lanes, chosen, stride)
-    kern = kernel(int(group), lanes, stride)
+    lanes, group, stride = choose(scoring.xdrop, lanes, chosen, stride, group)
+    kern = kernel(group, lanes, stride)
     start_wall = time.perf_counter()
     t = plan.tasks(pairs)
     out = plan.Outputs.empty(t.n)
@@ -198,7 +202,7 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int
         if lanes:
             kern((-(-sub.n * lanes // LANES_BLOCK),), (LANES_BLOCK,), (*args, np.int32(sub.n)))
         else:
-            kern((sub.n,), (int(group),), args)
+            kern((sub.n,), (group,), args)
         end.record()
         end.synchronize()
         kernel_seconds += cupy.cuda.get_elapsed_time(start, end) / 1000.0
@@ -208,5 +212,5 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int
     device = cu.driver_info()["device"] if cu.is_driver(cupy) else cu.device_name()
     return plan.assemble(pairs, scoring, out, "cuda", wall, kernel_seconds,
                          {"device": device, "launches": len(ranges),
-                          "group": LANES_BLOCK if lanes else int(group), "lanes": lanes, "layout": chosen,
+                          "group": LANES_BLOCK if lanes else group, "lanes": lanes, "layout": chosen,
                           "shared_stride": stride})

@@ -86,7 +86,7 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int
     del threads
     chosen = plan.layout(layout)
     wide = chosen == "warps"
-    stride = (int(stride) if stride else plan.shared_stride_for(scoring.xdrop)) if wide else 0
+    stride = (int(stride) if stride else plan.warps_plan(scoring.xdrop)[2]) if wide else 0
     group = int(group) if group else (int(warp) if wide else plan.DEFAULT_GROUP)
     exe = driver(group, int(warp) if wide else 0, stride)
     start = time.perf_counter()

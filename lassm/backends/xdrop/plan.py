@@ -41,22 +41,21 @@ LANES_BY_X = ((50, 8), (200, 16), (1000, 32))
 
 #: The switch between the CUDA backend's two plans, read at each alignment: ``logan`` (the default)
 #: runs the tasks in their order, the lanes kernel up to X = 1000 and LOGAN's block above (:func:`lanes_for`);
-#: ``warps`` runs them longest first (:func:`work_order`), the lanes kernel up to :data:`WARPS_FROM_X` and
-#: above it the wide-band block (``cuda/xdrop_warps.cu``: one barrier an anti-diagonal, the
-#: anti-diagonals in shared memory). Both are bit for bit the oracle; the switch lets one GPU
-#: session time them side by side.
+#: ``warps`` runs them longest first (:func:`work_order`) as :data:`WARPS_PLAN` says: the lanes kernel
+#: for narrow bands, the wide-band block (``cuda/xdrop_warps.cu``: one barrier an anti-diagonal, the
+#: anti-diagonals in shared memory) for wide ones. Both are bit for bit the oracle; the switch lets
+#: one GPU session time them side by side.
 LAYOUT_ENV = "LASSM_XDROP_LAYOUT"
 LAYOUTS = ("logan", "warps")
 DEFAULT_LAYOUT = "logan"
-#: The ``warps`` plan's largest X for the lanes kernel; a larger X takes the wide-band block.
-WARPS_FROM_X = 200
 #: Lanes of a warp on NVIDIA: the wide-band block's threads are a multiple of it.
 WARP = 32
-#: The wide-band block's shared ints per anti-diagonal, ``(largest X, stride)`` in order, else
-#: :data:`WIDE_STRIDE`: a band of LOGAN-like pairs holds about 0.7 X cells up to X = 1000 and
-#: under 2,000 at X = 5000; a band that outgrows it reruns on its global scratch.
-SHARED_STRIDE_BY_X = ((1000, 1024),)
-WIDE_STRIDE = 2048
+#: The ``warps`` plan, ``(largest X, lanes, group, stride)`` in order, the last for every larger X:
+#: lanes > 0 runs the lanes kernel, 0 the wide-band block of ``group`` threads with ``stride``
+#: shared ints per anti-diagonal (the block's group and stride wherever it runs at that X). A band
+#: of LOGAN-like pairs holds about 0.7 X cells up to X = 1000 and under 2,000 at X = 5000; one that
+#: outgrows the stride reruns on its global scratch.
+WARPS_PLAN = ((50, 8, 32, 256), (200, 16, 32, 512), (1000, 0, 128, 1024), (2**31 - 1, 0, 128, 2048))
 
 
 def layout(name: str | None = None) -> str:
@@ -77,12 +76,12 @@ def layout(name: str | None = None) -> str:
     return chosen
 
 
-def shared_stride_for(xdrop: int) -> int:
-    """Shared ints per anti-diagonal of the wide-band block at X (:data:`SHARED_STRIDE_BY_X`)."""
-    for largest, stride in SHARED_STRIDE_BY_X:
+def warps_plan(xdrop: int) -> tuple[int, int, int]:
+    """``(lanes, group, stride)`` of the ``warps`` plan at X (:data:`WARPS_PLAN`)."""
+    for largest, lanes, group, stride in WARPS_PLAN:
         if xdrop <= largest:
-            return stride
-    return WIDE_STRIDE
+            return lanes, group, stride
+    return WARPS_PLAN[-1][1:]
 
 
 def lanes_for(xdrop: int) -> int:
