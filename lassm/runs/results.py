@@ -13,6 +13,7 @@ import pandas as pd
 
 from .. import paths
 from ..errors import LassmError
+from ..readback import json_object
 from .records import KERNEL as LOCAL_ASSEMBLY
 
 #: Columns every record table has, whatever its records hold.
@@ -52,7 +53,7 @@ def load_records(machine: str | None = None, *, benchmark: bool | None = None) -
         for summary in sorted(folder.glob("*/summary.json")):
             if summary.parent.name.startswith("."):  # a record still being written, or left by a kill
                 continue
-            rec = json.loads(summary.read_text())
+            rec = json_object(summary, "run record (run the point again)")
             row = {k: v for k, v in rec.items() if not isinstance(v, (list, dict))}
             row.setdefault("kernel", LOCAL_ASSEMBLY)  # records written before the key existed
             row.setdefault("machine", folder.name)
