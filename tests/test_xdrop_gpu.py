@@ -356,8 +356,10 @@ def test_layout_switch_and_work_order(monkeypatch) -> None:
     assert [plan.warps_plan(x) for x in (50, 51, 1000, 1001)] == [row[1:] for row in plan.WARPS_PLAN]
     assert plan.warps_plan(10**9) == plan.WARPS_PLAN[-1][1:]
     monkeypatch.setenv(plan.LAYOUT_ENV, "fast")
-    with pytest.raises(LassmError, match="LASSM_XDROP_LAYOUT = 'fast': use one of logan, warps"):
+    with pytest.raises(LassmError, match="LASSM_XDROP_LAYOUT='fast': want logan or warps"):
         plan.layout()
+    with pytest.raises(LassmError, match="layout 'fast': use one of logan, warps"):
+        plan.layout("fast")
     t = plan.tasks(logan_like())
     order = plan.work_order(t)
     work = (t.q_len.astype(np.int64) + t.d_len)[order]

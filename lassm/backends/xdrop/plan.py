@@ -59,20 +59,20 @@ WARPS_PLAN = ((50, 8, 32, 256), (200, 16, 32, 512), (1000, 0, 128, 1024), (2**31
 
 
 def layout(name: str | None = None) -> str:
-    """The plan to run: ``name``, else :data:`LAYOUT_ENV`, else :data:`DEFAULT_LAYOUT`.
+    """The plan to run: ``name``, else :data:`LAYOUT_ENV` (checked by :mod:`lassm.settings`), else
+    :data:`DEFAULT_LAYOUT`.
 
     Raises
     ------
     LassmError
         For a name outside :data:`LAYOUTS` (one line; the command exits 2).
     """
-    import os
-
     from ...errors import LassmError
+    from ...settings import value
 
-    chosen = name if name is not None else os.environ.get(LAYOUT_ENV, "") or DEFAULT_LAYOUT
+    chosen = name if name is not None else value(LAYOUT_ENV) or DEFAULT_LAYOUT
     if chosen not in LAYOUTS:
-        raise LassmError(f"{LAYOUT_ENV} = {chosen!r}: use one of {', '.join(LAYOUTS)}")
+        raise LassmError(f"layout {chosen!r}: use one of {', '.join(LAYOUTS)}")
     return chosen
 
 
