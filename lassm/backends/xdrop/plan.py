@@ -53,9 +53,10 @@ WARP = 32
 #: The ``warps`` plan, ``(largest X, lanes, group, stride)`` in order, the last for every larger X:
 #: lanes > 0 runs the lanes kernel, 0 the wide-band block of ``group`` threads with ``stride``
 #: shared ints per anti-diagonal (the block's group and stride wherever it runs at that X). A band
-#: of LOGAN-like pairs holds about 0.7 X cells up to X = 1000 and under 2,000 at X = 5000; one that
-#: outgrows the stride reruns on its global scratch.
-WARPS_PLAN = ((50, 8, 32, 256), (200, 16, 32, 512), (1000, 0, 128, 1024), (2**31 - 1, 0, 128, 2048))
+#: of LOGAN-like pairs holds about 0.7 X cells up to X = 1000 and under 2,000 at X = 5000; a false
+#: seed's, nearly two X before it dies. One that outgrows the stride reruns on its global scratch.
+#: 2,048 ints (24 KB) still lets an SM hold the eight blocks its registers allow.
+WARPS_PLAN = ((50, 8, 32, 512), (200, 16, 32, 1024), (2**31 - 1, 0, 128, 2048))
 
 
 def layout(name: str | None = None) -> str:
