@@ -342,7 +342,7 @@ def test_warps_kernel_compiles_alone(arch: str, group: int, stride: int) -> None
 
 def test_layout_switch_and_work_order(monkeypatch) -> None:
     """``LASSM_XDROP_LAYOUT`` picks the plan (a wrong name is one error), ``warps`` runs the tasks
-    longest first and the outputs land in the tasks' own places."""
+    longest first, those whose seed looks false last, and the outputs land in the tasks' own places."""
     from lassm.errors import LassmError
 
     monkeypatch.delenv(plan.LAYOUT_ENV, raising=False)
@@ -360,11 +360,15 @@ def test_layout_switch_and_work_order(monkeypatch) -> None:
         plan.layout()
     with pytest.raises(LassmError, match="layout 'fast': use one of logan, warps"):
         plan.layout("fast")
-    t = plan.tasks(logan_like())
-    order = plan.work_order(t)
+    pairs = logan_like()  # a fifth of them unrelated: false seeds
+    t = plan.tasks(pairs)
+    order = plan.work_order(t, pairs.seqs_v, pairs.seqs_h)
+    looks = plan.seeds_that_extend(t, pairs.seqs_v, pairs.seqs_h)[order]
     work = (t.q_len.astype(np.int64) + t.d_len)[order]
-    assert sorted(order) == list(range(t.n)) and np.all(np.diff(work) <= 0)
-    ties = np.flatnonzero(np.diff(work) == 0)
+    assert sorted(order) == list(range(t.n)) and looks[0] and not looks[-1] and np.all(np.diff(looks.astype(int)) <= 0)
+    same = np.diff(looks.astype(int)) == 0  # within the seeds that look true, and within the rest
+    assert np.all(np.diff(work)[same] <= 0)
+    ties = np.flatnonzero(same & (np.diff(work) == 0))
     assert np.all(order[ties] < order[ties + 1])  # stable: one order for every run
     ran = t.permuted(order)
     assert np.array_equal(ran.q_start, t.q_start[order]) and np.array_equal(ran.direction, t.direction[order])
@@ -375,6 +379,22 @@ def test_layout_switch_and_work_order(monkeypatch) -> None:
         got["score"] = order[lo:hi].astype(np.int32)
         out.put(lo, hi, order, got)
     assert np.array_equal(out.score, np.arange(t.n))
+
+
+@pytest.mark.parametrize("lengths", ((250, 750), (2500, 7500)))
+@pytest.mark.parametrize("errors", (0.06, 0.15, 0.2))
+def test_the_seed_probe_tells_true_seeds_from_false(lengths: tuple[int, int], errors: float) -> None:
+    """The launch order's guess: nearly every seed of related reads looks true, nearly none of
+    unrelated ones, from 6 to 20 % errors; an empty side and a side shorter than the probe are
+    guessed too (no work there to order)."""
+    shares = []
+    for unrelated in (0.0, 1.0):
+        pairs = generate(PairKnobs(n_pairs=150, min_length=lengths[0], max_length=lengths[1], error_rate=errors,
+                                   unrelated=unrelated, seed=7))
+        shares.append(plan.seeds_that_extend(plan.tasks(pairs), pairs.seqs_v, pairs.seqs_h).mean())
+    assert shares[0] >= 0.9 and shares[1] <= 0.05, shares
+    corners = edge_cases()
+    assert len(plan.seeds_that_extend(plan.tasks(corners), corners.seqs_v, corners.seqs_h)) == 2 * corners.n_pairs
 
 
 @pytest.mark.gpu

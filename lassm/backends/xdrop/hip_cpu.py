@@ -92,7 +92,7 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int
     start = time.perf_counter()
     t = plan.tasks(pairs)
     out = plan.Outputs.empty(t.n)
-    order = plan.work_order(t) if wide else None
+    order = plan.work_order(t, pairs.seqs_v, pairs.seqs_h) if wide else None
     if order is not None:
         t = t.permuted(order)
     seqs_q = pairs.seqs_v if len(pairs.seqs_v) else np.zeros(1, np.uint8)
