@@ -41,10 +41,10 @@ LANES_BY_X = ((50, 8), (200, 16), (1000, 32))
 
 #: The switch between the CUDA backend's two plans, read at each alignment: ``logan`` (the default)
 #: runs the tasks in their order, the lanes kernel up to X = 1000 and LOGAN's block above (:func:`lanes_for`);
-#: ``warps`` runs them longest first (:func:`work_order`) as :data:`WARPS_PLAN` says: the lanes kernel
-#: for narrow bands, the wide-band block (``cuda/xdrop_warps.cu``: one barrier an anti-diagonal, the
-#: anti-diagonals in shared memory) for wide ones. Both are bit for bit the oracle; the switch lets
-#: one GPU session time them side by side.
+#: ``warps`` runs them longest first, seeds that look false last (:func:`work_order`), on the kernel
+#: :data:`WARPS_PLAN` names: the lanes kernel for narrow bands, the wide-band block
+#: (``cuda/xdrop_warps.cu``: one barrier an anti-diagonal, the anti-diagonals in shared memory) for
+#: wide ones. Both are bit for bit the oracle; the switch lets one GPU session time them side by side.
 LAYOUT_ENV = "LASSM_XDROP_LAYOUT"
 LAYOUTS = ("logan", "warps")
 DEFAULT_LAYOUT = "logan"
