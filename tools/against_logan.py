@@ -12,7 +12,7 @@ cache, or a download. Rows go to ``data/results/<machine>/xdrop/against-logan.cs
 score agreed, 1 otherwise, 2 on bad usage.
 
 ``--layouts logan,warps`` runs ours once per CUDA plan (``lassm xdrop align --layout``) beside one
-LOGAN run, a row each.
+LOGAN run, a row each. A pairs file (``--dataset FILE``) is recorded under the set's own name.
 
 Usage (GPU node, repository root):
     PYTHONPATH=$PWD python3 tools/against_logan.py --source .baselines/LOGAN --machine nvidia-h100-80gb-hbm3 \\
@@ -93,7 +93,10 @@ def main(argv: list[str] | None = None) -> int:
     ncu = None if args.no_ncu else find_ncu()
     table = rec.folder(args.machine) / rec.AGAINST_LOGAN_FILE
     counters = rec.folder(args.machine) / rec.COUNTERS_FILE
-    name = args.dataset
+    name, pairs = args.dataset, None
+    if Path(name).is_file():  # a pairs file: its rows carry the set's own name (``lassm xdrop generate --name``)
+        pairs = pairs if pairs is not None else datasets.load(name)
+        name = pairs.name or name
     todo = logan.todo(name, args.xdrops, table, sha, args.force, args.backend, args.layouts)
     counted = [x for x in args.counters_xdrops if ncu and (args.force or not rec.recorded(
         rec.read_rows(counters, rec.COUNTER_COLUMNS), sha, dataset=name, xdrop=x, program="LOGAN"))]
@@ -110,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     device = gpu_device() if args.backend != "cpu" else (cpu_model(), "")
     context = {"machine": args.machine, "device": device[0], "driver": device[1],
                "original_source": sources.LOGAN.label, "nvcc": built.nvcc, "git_sha": sha}
-    pairs = datasets.load(name)
+    pairs = pairs if pairs is not None else datasets.load(name)
     failed: list[str] = []
     status: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="lassm-vs-logan-") as tmp:
