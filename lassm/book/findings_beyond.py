@@ -15,6 +15,7 @@ from .finding import Finding, Scope
 from .. import paths
 from ..analysis.xdrop import measures, records as xrec
 from ..analysis.xdrop.layouts import family
+from .xdrop_common import LAYOUT_WORDS
 from ..errors import LassmError
 from ..runs import results
 
@@ -97,10 +98,6 @@ def _layouts_words(rows: pd.DataFrame) -> str:
     return layouts_text(rows)
 
 
-#: A layout family as the X-drop finding names it.
-FAMILY_WORDS = {"block": "LOGAN's block layout", "lanes": "the lanes kernel"}
-
-
 def xdrop_kernel() -> list[Finding]:
     """The second kernel: our X-drop GPU kernel's GCUPS per kernel layout (the block and the lanes
     kernel are not one measurement), and its speed-up over SeqAn on its host where SeqAn ran
@@ -117,7 +114,7 @@ def xdrop_kernel() -> list[Finding]:
             xs = rows["xdrop"].astype(int)
             numbers.update({f"{fam}_lo": float(rows["gcups"].min()), f"{fam}_hi": float(rows["gcups"].max()),
                             f"{fam}_x": f"{xs.min():,d}" + ("" if xs.min() == xs.max() else f" to {xs.max():,d}"),
-                            f"{fam}_words": FAMILY_WORDS.get(fam, fam)})
+                            f"{fam}_words": LAYOUT_WORDS.get(fam, fam)})
             parts.append(f"{{{fam}_lo:.1f}} to {{{fam}_hi:.1f}} GCUPS with {{{fam}_words}} (X = {{{fam}_x}})")
         base, col = (measures.SEQAN, "speedup_vs_seqan") if cuda["speedup_vs_seqan"].notna().any() else \
             (measures.ORACLE, "speedup_vs_cpu")

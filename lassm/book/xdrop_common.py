@@ -27,6 +27,11 @@ def fmt(value, fmt: str) -> str:
     return NOT_MEASURED if value is None or pd.isna(value) else f"{value:{fmt}}"
 
 
+#: A layout family (:func:`lassm.analysis.xdrop.layouts.family`) in words.
+LAYOUT_WORDS: dict[str, str] = {"block": "LOGAN's block layout", "lanes": "the lanes kernel",
+                                "wide-block": "the wide-band block", "scalar": "one pair per CPU thread"}
+
+
 def layouts_text(rows: pd.DataFrame) -> str:
     """Which kernels ``times`` rows ran, in words, with the X of each: "the block layout" or "the
     lanes kernel at X = 10 to 1,000 and the block layout at X = 5,000" (:mod:`lassm.analysis.xdrop.layouts`)."""
@@ -35,7 +40,7 @@ def layouts_text(rows: pd.DataFrame) -> str:
     if rows.empty:
         return NOT_MEASURED
     fam = rows["layout"].map(family)
-    words = {"block": "LOGAN's block layout", "lanes": "the lanes kernel", "scalar": "one pair per CPU thread"}
+    words = LAYOUT_WORDS
     if fam.nunique() == 1:
         return words.get(fam.iloc[0], fam.iloc[0])
     parts = []

@@ -22,8 +22,8 @@ from .xdrop_plan import XdropPlan
 
 #: The program label of our CUDA kernel's rows (LOGAN's are ``LOGAN``).
 PROGRAM = "lassm cuda"
-#: The X-drop kernels' entry points: LOGAN's block layout and the lanes kernel X's plan may pick.
-KERNEL_NAME = "regex:^xdrop_(lanes_)?kernel$"
+#: The X-drop kernels' entry points: LOGAN's block layout, the lanes kernel and the wide-band block.
+KERNEL_NAME = "regex:^xdrop_(lanes_|warps_)?kernel$"
 #: Seconds one profiled run may take.
 NCU_TIMEOUT = 300.0
 #: ncu refusals that hold for every run: the step stops at the first.

@@ -61,6 +61,9 @@ KERNEL = "xdrop"
 #: kernels of one algorithm differ eightfold in time, and a ratio of two rows is only a ratio of
 #: programming models or machines where both ran the same layout.
 BLOCK, SCALAR, LOGAN = "block", "scalar", "logan"
+#: The wide-band block of the ``warps`` plan (``cuda/xdrop_warps.cu``: one barrier an anti-diagonal,
+#: the anti-diagonals in shared memory).
+WIDE_BLOCK = "wide-block"
 #: The backends that align on the CPU, one pair per thread.
 CPU_SIDE: tuple[str, ...] = ("cpu", "seqan")
 
@@ -77,18 +80,26 @@ def layout_of(backend: str, extra: dict) -> str:
         return str(extra["layout"])
     if backend in CPU_SIDE:
         return SCALAR
+    if int(extra.get("shared_stride") or 0) and not int(extra.get("lanes") or 0):
+        return WIDE_BLOCK
     return layout_name(int(extra.get("lanes") or 0))
 
 
-def planned_layout(backend: str, xdrop: int) -> str:
-    """The layout ``lassm xdrop align --backend <backend> --xdrop X`` launches without ``--lanes``:
-    X's plan (:func:`lassm.backends.xdrop.plan.lanes_for`) on CUDA, the block elsewhere on a GPU.
+def planned_layout(backend: str, xdrop: int, plan_name: str | None = None) -> str:
+    """The layout ``lassm xdrop align --backend <backend> --xdrop X [--layout plan_name]`` launches
+    without ``--lanes``: on CUDA, X's row of the plan (:func:`lassm.backends.xdrop.plan.lanes_for`,
+    or :func:`~lassm.backends.xdrop.plan.warps_plan` for ``warps``), the block elsewhere on a GPU.
     For the rows of a run in another process (Nsight Compute's, LOGAN's side by side)."""
     from ..backends.xdrop import plan
 
     if backend in CPU_SIDE:
         return SCALAR
-    return layout_name(plan.lanes_for(int(xdrop)) if backend == "cuda" else 0)
+    if backend != "cuda":
+        return BLOCK
+    if plan.layout(plan_name) == "warps":
+        lanes = plan.warps_plan(int(xdrop))[0]
+        return layout_name(lanes) if lanes else WIDE_BLOCK
+    return layout_name(plan.lanes_for(int(xdrop)))
 
 
 def folder(machine: str) -> Path:
