@@ -95,3 +95,38 @@ def test_layouts_name_one_row_each(monkeypatch: pytest.MonkeyPatch, capsys: pyte
             tool.main(["--machine", "box", *bad])
         assert exc.value.code == 2
     assert "want distinct names of logan, warps" in capsys.readouterr().err
+
+
+def test_under_nsight_compute_each_program_gets_its_kernel_times(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture) -> None:
+    """With a profiler, LOGAN's kernels are timed one process per X and ours, of every plan, in one
+    profiled process at the end: each row gets its own kernel columns (a stand-in profiler gives
+    LOGAN 0.25 s and ours 0.125 s a launch)."""
+    from lassm.campaign.originals import logan
+
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setenv("LASSM_XDROP_DATA", str(tmp_path / "cache"))
+    monkeypatch.setenv("PYTHONPATH", str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    built = tmp_path / "built"
+    built.mkdir()
+    _exe(built / "demo", '#!/bin/sh\nprintf "GPU only time:\\t\\t0.5\\nTotal Execution time:\\t2\\n"\n')
+    _exe(built / "logan_scores", SCORES)
+    profiled: list[str] = []
+
+    def theirs(cmd, ncu, out, **kw):
+        profiled.append(kw["kernel"])
+        return [("logan", 0.25, 0), ("logan", 0.25, 1)]
+
+    monkeypatch.setattr(tool, "find_ncu", lambda: "ncu")
+    monkeypatch.setattr(logan, "kernel_times", theirs)
+    monkeypatch.setattr(logan, "lassm_kernel_times", lambda cmds, ncu, out, **kw: [[("ours", 0.125, 0)]] * len(cmds))
+    argv = ["--program", str(built), "--machine", "box", "--dataset", "xdrop-short-6", "--xdrops", "5,40",
+            "--backend", "cpu"]
+    assert tool.main(argv) == 0, capsys.readouterr()
+    with open(tmp_path / "results" / "box" / "xdrop" / "against-logan.csv", newline="") as fh:
+        rows = {(r["xdrop"], r["program"]): r for r in csv.DictReader(fh)}
+    assert profiled == [logan.LOGAN_KERNEL] * 2
+    for x in ("5", "40"):
+        assert (rows[x, "LOGAN demo"]["kernel_seconds"], rows[x, "LOGAN demo"]["kernel_launches"]) == ("0.5", "2")
+        ours = rows[x, "lassm xdrop align cpu"]
+        assert (ours["kernel_seconds"], ours["kernel_launches"]) == ("0.125", "1")

@@ -329,7 +329,8 @@ def test_cuda_options_are_refused_off_cuda(tmp_path, capsys, option: list[str], 
 
 @needs_nvrtc
 @pytest.mark.parametrize("arch", nvrtc.ARCHS)
-@pytest.mark.parametrize("group,stride", ((32, 8), (plan.DEFAULT_GROUP, 1024), (256, plan.WARPS_PLAN[-1][3])))
+@pytest.mark.parametrize("group,stride", ((32, 8), (plan.DEFAULT_GROUP, 1024), (256, 2048),
+                                          *((g, s) for _x, lanes, g, s in plan.WARPS_PLAN if not lanes and s)))
 def test_warps_kernel_compiles_alone(arch: str, group: int, stride: int) -> None:
     """The wide-band block builds alone: warp shuffles, and barriers only where its two attempts
     (shared, then global scratch) start and where each anti-diagonal's reduction meets."""
@@ -350,10 +351,11 @@ def test_layout_switch_and_work_order(monkeypatch) -> None:
     monkeypatch.setenv(plan.LAYOUT_ENV, "warps")
     assert plan.layout() == "warps"
     assert xcuda.choose(100, None, None, None) == (16, plan.DEFAULT_GROUP, 0)  # the lanes kernel's plan
-    assert xcuda.choose(500, None, None, None) == (0, 128, 2048) == xcuda.choose(5000, None, None, None)
+    assert xcuda.choose(500, None, None, None) == (0, 64, 1024) == xcuda.choose(2000, None, None, None)  # the wide block
+    assert xcuda.choose(5000, None, None, None) == (0, plan.DEFAULT_GROUP, 0)  # LOGAN's block, in the plan's order
     assert xcuda.choose(5000, None, "logan", None) == (0, plan.DEFAULT_GROUP, 0) == xcuda.choose(5000, 0, None, None)
     assert xcuda.choose(10, 16, None, 8) == (0, 32, 8) and xcuda.choose(10, None, None, 8, 64) == (0, 64, 8)
-    assert [plan.warps_plan(x) for x in (50, 51, 201)] == [row[1:] for row in plan.WARPS_PLAN]
+    assert [plan.warps_plan(x) for x in (50, 51, 201, 2001)] == [row[1:] for row in plan.WARPS_PLAN]
     assert plan.warps_plan(10**9) == plan.WARPS_PLAN[-1][1:]
     monkeypatch.setenv(plan.LAYOUT_ENV, "fast")
     with pytest.raises(LassmError, match="LASSM_XDROP_LAYOUT='fast': want logan or warps"):

@@ -47,6 +47,12 @@ def test_the_backend_says_what_it_launched():
     for x in (10, 100, 1000, 5000):
         assert rec.planned_layout("cuda", x) == rec.layout_name(plan.lanes_for(x))
         assert rec.planned_layout("opencl", x) == rec.BLOCK
+    # the warps plan: its lanes kernel, its wide-band block (a shared stride), LOGAN's block (none)
+    assert rec.layout_of("cuda", {"lanes": 0, "shared_stride": 1024, "plan": "warps"}) == rec.WIDE_BLOCK
+    for x, (lanes, _group, stride) in ((x, plan.warps_plan(x)) for x in (10, 100, 1000, 5000)):
+        want = rec.layout_name(lanes) if lanes else rec.WIDE_BLOCK if stride else rec.BLOCK
+        assert rec.planned_layout("cuda", x, "warps") == want
+    assert [rec.planned_layout("cuda", x, "warps") for x in (100, 1000, 5000)] == ["lanes-16", rec.WIDE_BLOCK, rec.BLOCK]
 
 
 def test_a_recorded_layout_is_kept_and_an_empty_one_follows_the_rule(tmp_path):

@@ -97,8 +97,8 @@ def planned_layout(backend: str, xdrop: int, plan_name: str | None = None) -> st
     if backend != "cuda":
         return BLOCK
     if plan.layout(plan_name) == "warps":
-        lanes = plan.warps_plan(int(xdrop))[0]
-        return layout_name(lanes) if lanes else WIDE_BLOCK
+        lanes, _group, stride = plan.warps_plan(int(xdrop))
+        return layout_name(lanes) if lanes or not stride else WIDE_BLOCK
     return layout_name(plan.lanes_for(int(xdrop)))
 
 

@@ -51,12 +51,14 @@ DEFAULT_LAYOUT = "logan"
 #: Lanes of a warp on NVIDIA: the wide-band block's threads are a multiple of it.
 WARP = 32
 #: The ``warps`` plan, ``(largest X, lanes, group, stride)`` in order, the last for every larger X:
-#: lanes > 0 runs the lanes kernel, 0 the wide-band block of ``group`` threads with ``stride``
-#: shared ints per anti-diagonal (the block's group and stride wherever it runs at that X). A band
-#: of LOGAN-like pairs holds about 0.7 X cells up to X = 1000 and under 2,000 at X = 5000; a false
+#: lanes > 0 runs the lanes kernel; lanes 0 the wide-band block of ``group`` threads with ``stride``
+#: shared ints per anti-diagonal, or with stride 0 LOGAN's block of ``group`` threads. A band of
+#: LOGAN-like pairs holds about 0.7 X cells up to X = 1000 and under 2,000 at X = 5000; a false
 #: seed's, nearly two X before it dies. One that outgrows the stride reruns on its global scratch.
-#: 2,048 ints (24 KB) still lets an SM hold the eight blocks its registers allow.
-WARPS_PLAN = ((50, 8, 32, 512), (200, 16, 32, 1024), (2**31 - 1, 0, 128, 2048))
+#: The rows above X = 200 follow a sweep of the block's threads and shared ints on the H200
+#: (xdrop-sim-20k and a set of half false seeds, X = 100 to 5000): 64 threads and 1,024 ints were
+#: fastest or near it on both up to X = 1000, and at X = 5000 LOGAN's block beat every wide one.
+WARPS_PLAN = ((50, 8, 32, 512), (200, 16, 32, 1024), (2000, 0, 64, 1024), (2**31 - 1, 0, 128, 0))
 
 
 def layout(name: str | None = None) -> str:

@@ -167,7 +167,7 @@ def side_by_side(built: Built, pairs: Pairs, name: str, xdrop: int, work: Path, 
     for prog, cmd in cmds.items():
         gpu_only = [parse_logan_output(out)[0] for _t, out in runs[prog]] if prog == LOGAN_PROGRAM else []
         kernel, launches = None, None
-        if ncu and not (ours_later and prog == ours):
+        if ncu and not (ours_later and prog != LOGAN_PROGRAM):
             got = kernel_times(cmd, ncu, work / "ncu.csv", clock_control="none",
                                kernel=LOGAN_KERNEL if prog == LOGAN_PROGRAM else OUR_KERNEL)
             kernel, launches = sum(s for _n, s, _i in got), len(got)
