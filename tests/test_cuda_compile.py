@@ -359,3 +359,17 @@ def test_the_sorted_build_refuses_what_it_cannot_run() -> None:
     for bad in (("-DLASSM_FAST_GLOBAL_WALK=1",), ("-DLASSM_FAST_SPEC_WALK=1",), ("-DLASSM_FAST_TEAM_LANES=16",)):
         with pytest.raises(nvrtc.NvrtcError, match="sorted table"):
             nvrtc.compile_build("fast-sorted", "compute_90", extra=bad)
+
+
+def test_the_many_ends_build_sorts_one_word_records_only() -> None:
+    """The register-capped build for launches of many ends sorts up to SCALE_SORT_MAX_K (one-word
+    records); the uncapped one every k; a build that names its own largest k keeps it."""
+    scaled = nvrtc.kernel_options("fast-sorted", 32, scaled=True)
+    assert f"-DLASSM_SORT_MAX_K={nvrtc.SCALE_SORT_MAX_K}" in scaled and nvrtc.SCALE_SORT_MAX_K <= 30
+    assert not any("LASSM_SORT_MAX_K" in o for o in nvrtc.kernel_options("fast-sorted", 32))
+    assert not any("LASSM_SORT_MAX_K" in o for o in nvrtc.kernel_options("fast", 32, scaled=True))
+    own = dataclasses.replace(nvrtc.VARIANTS["fast-sorted"], defines=("-DLASSM_SORT_MAX_K=121",))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(nvrtc.VARIANTS, "fast-sorted", own)
+        assert [o for o in nvrtc.kernel_options("fast-sorted", 32, scaled=True) if "SORT_MAX_K" in o] == \
+            ["-DLASSM_SORT_MAX_K=121"]

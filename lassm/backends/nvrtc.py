@@ -68,6 +68,10 @@ class Variant:
     #: The sorted table: bytes of shared memory each warp team has for an end's sorted k-mer records
     #: (``-DLASSM_FAST_SORTED=1 -DLASSM_FAST_SORT_BYTES=...``); None for the hash table alone.
     sort_bytes: int | None = None
+    #: The largest k the many-ends build sorts (``-DLASSM_SORT_MAX_K``; None: the source's, every k):
+    #: a sorted-table build's records of several words cost the register-capped build more than
+    #: they save at scale.
+    scale_sort_max_k: int | None = None
     #: The build a launch at a start k of at most :data:`SORT_MAX_K` runs instead (fast's
     #: ``fast-sorted``, the sorted table; :func:`launch_build`); None for this build at every k.
     small_k_build: str | None = None
@@ -105,6 +109,10 @@ SORT_BYTES = 2048
 #: sorts (``LASSM_SORT_MAX_K`` in fast_sorted.cuh: records of one to four words, so every k up to
 #: the kernel's largest).
 SORT_MAX_K = config.MAX_KMER_LEN
+#: The largest k the register-capped build for launches of many ends sorts: one-word records. On
+#: the H200, sorting every k there made ``sample-k77x20``'s kernel several times slower, while the
+#: same k-mers sorted faster in the uncapped build (``sorted-rule.csv``).
+SCALE_SORT_MAX_K = 30
 
 #: Optimized variants, built like a protocol (``-DLASSM_PROTOCOL=...``). Measured on CUDA; the HIP
 #: backend builds them too, compile-checked only (no AMD GPU has run them). Each ablation keeps
@@ -139,7 +147,7 @@ VARIANTS: dict[str, Variant] = {
                                undoes="nothing: adds early votes, an insert's vote loaded before its claim"),
     "fast-packed": replace(_FAST, defines=("-DLASSM_FAST_PACKED_KEYS=1",),
                            undoes="nothing: adds packed keys, keys holding a k-mer of at most 23 bases itself"),
-    "fast-sorted": replace(_FAST, sort_bytes=SORT_BYTES,
+    "fast-sorted": replace(_FAST, sort_bytes=SORT_BYTES, scale_sort_max_k=SCALE_SORT_MAX_K,
                            undoes="nothing: adds the sorted table, built by sorting in shared memory where it fits"),
 }
 for _w in (8, 32):  # lane walks: the lanes of a warp walk 8 or 32 ends at once (global walk buffers)
@@ -236,6 +244,8 @@ def kernel_options(protocol: str, warp_size: int, published: bool = False, scale
             extra += (f"-DLASSM_FAST_TEAM_LANES={int(variant.team_lanes)}",)
         if variant.sort_bytes is not None:
             extra += ("-DLASSM_FAST_SORTED=1", f"-DLASSM_FAST_SORT_BYTES={int(variant.sort_bytes)}")
+            if scaled and variant.scale_sort_max_k is not None and not any("LASSM_SORT_MAX_K" in d for d in extra):
+                extra += (f"-DLASSM_SORT_MAX_K={int(variant.scale_sort_max_k)}",)
     return extra + (
         f"-DLASSM_PROTOCOL={BUILDS[protocol]}",
         f"-DWARP_SIZE={int(warp_size)}",
