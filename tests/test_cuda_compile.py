@@ -216,7 +216,8 @@ def test_added_builds_add_a_change() -> None:
         v = nvrtc.VARIANTS[name]
         assert v == dataclasses.replace(nvrtc.VARIANTS["fast"], defines=v.defines, undoes=v.undoes,
                                         shared_walk=v.shared_walk, lane_walks=v.lane_walks,
-                                        sort_bytes=v.sort_bytes, small_k_build=None), name
+                                        sort_bytes=v.sort_bytes, scale_sort_max_k=v.scale_sort_max_k,
+                                        small_k_build=None), name
         # only the lane walks move the walk buffers to global memory, as their source needs
         assert v.shared_walk == (v.lane_walks is None), name
     for bad in (("-DLASSM_FAST_SPEC_WALK=3",), ("-DLASSM_FAST_SPEC_WALK=1", "-DLASSM_FAST_SCAN=1"),
@@ -347,6 +348,10 @@ def test_fast_launches_its_sorted_build_at_every_k_metahipmer_uses() -> None:
     of up to four words), and no ablation's: each undoes its optimization against the hash table."""
     assert all(nvrtc.launch_build("fast", k) == "fast-sorted" for k in (21, 33, 55, 77, 99, nvrtc.SORT_MAX_K))
     assert nvrtc.launch_build("fast", nvrtc.SORT_MAX_K + 4) == "fast"
+    # a launch of many ends sorts where the start k's records are one word, else hashes
+    assert nvrtc.launch_build("fast", 21, many_ends=True) == "fast-sorted"
+    assert nvrtc.launch_build("fast", nvrtc.SCALE_SORT_MAX_K + 1, many_ends=True) == "fast"
+    assert nvrtc.launch_build("fast-sorted", 77, many_ends=True) == "fast-sorted"
     assert all(nvrtc.launch_build(name, 21) == name for name in nvrtc.BUILDS if name != "fast")
     options = nvrtc.kernel_options("fast-sorted", 32)
     assert "-DLASSM_FAST_SORTED=1" in options and f"-DLASSM_FAST_SORT_BYTES={nvrtc.SORT_BYTES}" in options

@@ -11,6 +11,8 @@ wavefronts (:mod:`lassm.backends.hip`).
 """
 from __future__ import annotations
 
+import dataclasses
+
 import functools
 import time
 
@@ -245,6 +247,9 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
     high_water = 0
     run = SliceRun(ctg_seqs, ctg_off, depths, reads, params, int(block_warps), ws, variant=variant, hip=hip,
                    resident=resident, rt=cupy)
+    # A launch of many ends runs the capped build of the build launch_build names for it.
+    scale_build = launch_build(protocol, params.k, many_ends=True)
+    scale_run = run if scale_build == build else dataclasses.replace(run, variant=VARIANTS.get(scale_build))
     for label, idx in groups:
         if not len(idx):
             continue
@@ -255,12 +260,14 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
                       and launch.many_ends(len(index) - n_team, int(info["multiprocessors"])))
             per_warp = 1 if variant is None else variant.ends_per_warp(ws)
             scratch = launch_scratch(variant, len(index), int(block_warps), int(params.max_walk), ws, per_warp)
-            part, seconds, used, clock = run_slice(run, kernel(build, ws, as_published, True, rt=cupy) if scaled
-                                                   else kern, index, slots_all[index], scratch, n_team=n_team)
+            ran = scale_build if scaled else build
+            part, seconds, used, clock = run_slice(scale_run if scaled else run,
+                                                   kernel(ran, ws, as_published, True, rt=cupy) if scaled else kern,
+                                                   index, slots_all[index], scratch, n_team=n_team)
             parts.append((index, part))
             high_water = max(high_water, used)
             launches.append({"bin": label, "slice": number, "contigs": int(len(index)), "seconds": seconds,
-                             "bytes": int(nbytes[index].sum()), "block_teams": n_team,
+                             "bytes": int(nbytes[index].sum()), "block_teams": n_team, "build": ran,
                              "max_registers": variant.scale_registers if scaled else None, **clock})
     # Ragged: the walked bases end to end (a dense result of 2.7 million ends would be 1.7 GB of host
     # memory, nearly all zeros, touched page by page), each launch's placed by one copy.
