@@ -56,7 +56,7 @@ def _workers(c) -> set[str]:
 
 class SharedCluster:
     """The module's cluster, for the tests that leave its workers alone. One that lost a worker
-    (a test killed it, or it died) is never lent again: the next test gets a fresh cluster rather
+    (a test killed it, or it died) serves no later test: the next test gets a fresh cluster rather
     than waiting for a nanny to start the lost worker again."""
 
     def __init__(self) -> None:
