@@ -21,6 +21,7 @@ import pytest
 from lassm.atomic import atomic_path, locked
 from lassm.backends import hipcc, nvrtc
 from lassm.backends import hip
+from lassm.backends.headers import folder_digest
 from lassm.paths import cache_dir
 
 HIPCC = hipcc.find()
@@ -86,9 +87,7 @@ def _compile_key(version: str, cmd: list[str], out: Path) -> str:
     for word in cmd:
         digest.update((out.name if word == str(out) else word).encode() + b"\0")
     source = Path(next(word for word in cmd if word.endswith(".cu")))
-    for path in sorted(source.parent.iterdir()):
-        if path.is_file():
-            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    digest.update(folder_digest(source.parent).encode())
     return digest.hexdigest()[:32]
 
 

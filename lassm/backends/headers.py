@@ -31,24 +31,23 @@ def include_flag(folder: str | Path) -> str:
     return f'-I"{folder}"' if any(c.isspace() for c in folder) else f"-I{folder}"
 
 
+def files_digest(paths: Iterable[Path], prefix: bytes = b"") -> str:
+    """SHA-256 (hex) over ``prefix``, then each file's name and bytes, in the order given: what
+    keys a build on the sources it reads, wherever they lie."""
+    digest = hashlib.sha256(prefix)
+    for path in paths:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def folder_digest(folder: Path) -> str:
+    """:func:`files_digest` of every file of ``folder`` (not its subfolders), by name."""
+    return files_digest(sorted(path for path in Path(folder).iterdir() if path.is_file()))
+
+
 def digest_define(name: str, headers: Iterable[Path]) -> str:
     """``-D<name>=<digest>``: the first 16 hex digits of the SHA-256 over each header's name and bytes."""
-    digest = hashlib.sha256()
-    for path in headers:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return f"-D{name}={digest.hexdigest()[:16]}"
-
-
-def _files(folder: Path) -> list[Path]:
-    return sorted(path for path in folder.iterdir() if path.is_file())
-
-
-def _digest(folder: Path, names: Iterable[str]) -> str:
-    """SHA-256 over each named file of ``folder``: its name and bytes."""
-    digest = hashlib.sha256()
-    for name in names:
-        digest.update(name.encode() + b"\0" + (folder / name).read_bytes() + b"\0")
-    return digest.hexdigest()[:32]
+    return f"-D{name}={files_digest(headers)[:16]}"
 
 
 def staged_folder(folder: str | Path) -> Path:
@@ -57,11 +56,11 @@ def staged_folder(folder: str | Path) -> Path:
     A copy found there is checked against its name before it is used (one that fails is made
     again); where the cache cannot be written, ``folder`` itself."""
     folder = Path(folder)
-    names = [path.name for path in _files(folder)]
-    key = _digest(folder, names)
+    files = sorted(path for path in folder.iterdir() if path.is_file())
+    key = folder_digest(folder)[:32]
     target = cache_dir() / STAGED / key
     try:
-        if target.is_dir() and _digest(target, names) == key:
+        if target.is_dir() and folder_digest(target)[:32] == key:
             return target
     except OSError:  # a file missing from a copy cut short: made again below
         pass
@@ -69,8 +68,8 @@ def staged_folder(folder: str | Path) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=target.parent))
         try:
-            for name in names:
-                shutil.copyfile(folder / name, tmp / name)
+            for path in files:
+                shutil.copyfile(path, tmp / path.name)
             os.chmod(tmp, 0o755)
             if target.is_dir():  # a damaged copy: replaced whole
                 shutil.rmtree(target, ignore_errors=True)
@@ -80,6 +79,6 @@ def staged_folder(folder: str | Path) -> Path:
                 pass
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-        return target if _digest(target, names) == key else folder
+        return target if folder_digest(target)[:32] == key else folder
     except OSError:
         return folder
