@@ -26,7 +26,6 @@ import pytest
 from lassm import Params, cli, extend, paths
 from lassm.backends import hip_cpu, hip_cpu_build, launch, nvrtc, pinned
 from lassm.backends.cuda import TEAM_MIN_BASES
-from lassm.backends.xdrop import cpu as xcpu
 from lassm.backends.xdrop import hip_cpu as xhip
 from lassm.book import ran_where as rw
 from lassm.errors import LassmError
@@ -217,11 +216,11 @@ def test_what_hip_cpu_cannot_schedule_never_finishes(protocol: str, warp_size: i
 @needs_hip_cpu
 def test_xdrop_matches_the_oracle(ran_where) -> None:
     """LOGAN's pairs (scaled) with LOGAN's block of 128 threads: two of HIP-CPU's wavefronts."""
-    from .test_xdrop_gpu import logan_like
+    from .test_xdrop_gpu import logan_like, oracle
 
     pairs, scoring = logan_like(), Scoring(xdrop=20)
     got = xhip.align(pairs, scoring)
-    assert not xcpu.align(pairs, scoring).differences(got)
+    assert not oracle(pairs, scoring).differences(got)
     assert got.extra["device"] == "HIP-CPU (wavefront 64)" and got.extra["kernel_seconds"] > 0
     ran_where("xdrop-cuda", rw.platform_of("hip-cpu", got.extra["device"]))
 
@@ -230,11 +229,11 @@ def test_xdrop_matches_the_oracle(ran_where) -> None:
 def test_xdrop_edge_cases_odd_blocks_and_slices_match_the_oracle() -> None:
     """Short pairs and every corner (empty reads and seeds, seeds at the ends), in blocks of 7
     threads (a part of a wavefront), whole and sliced into several launches."""
-    from .test_xdrop_gpu import edge_cases, random_pairs
+    from .test_xdrop_gpu import edge_cases, oracle, random_pairs
 
     for pairs, scoring in ((random_pairs(), Scoring(2, -3, -2, xdrop=10)), (edge_cases(), Scoring(xdrop=3))):
         whole, split = xhip.align(pairs, scoring, group=7), xhip.align(pairs, scoring, group=7, max_bytes=1_000)
-        assert not xcpu.align(pairs, scoring).differences(whole) and not whole.differences(split)
+        assert not oracle(pairs, scoring).differences(whole) and not whole.differences(split)
         assert split.extra["launches"] > whole.extra["launches"] == 1
 
 
