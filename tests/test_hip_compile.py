@@ -9,6 +9,7 @@ the install command.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -29,7 +30,7 @@ needs_hipcc = pytest.mark.skipif(
     HIPCC is None, reason="hipcc is not installed (Debian 12: apt-get install hipcc; or ROCm's /opt/rocm/bin)")
 
 
-@pytest.fixture(scope="module", autouse=True)
+@pytest.fixture(autouse=True)
 def hipcc_kept():
     """Each hipcc compile of this module runs once per compiler and sources, not once a run: a
     compile that succeeded is kept in ``LASSM_CACHE/tests/hipcc`` under the SHA-256 of hipcc's
@@ -37,7 +38,8 @@ def hipcc_kept():
     kernel folder (the source and the headers it may include), with the output's own digest,
     checked before the kept output is used. A compile that fails is never kept: each test gets
     hipcc's own error. Why: hipcc is deterministic and nothing of its output changes unless one of
-    those does, and its compiles were a fifth of the suite's CPU time."""
+    those does, and its compiles were a fifth of the suite's CPU time. (Set up per test, not per
+    module: a module fixture would send the whole module to one worker, tests/conftest.py.)"""
     if HIPCC is None:
         yield
         return
@@ -46,6 +48,7 @@ def hipcc_kept():
         yield
 
 
+@functools.lru_cache(maxsize=1)
 def _compiler() -> str:
     """Which hipcc, which clang behind it and which device libraries: hipcc's path and every line
     of its ``--version``, and each bitcode library's name, size and time (Debian's and ROCm's)."""
