@@ -68,6 +68,32 @@ def _line(proc: subprocess.Popen) -> str:
     return line
 
 
+#: How long the holder keeps the lock once the point waits for it: the least wait the point records.
+HELD_SECONDS = 0.5
+#: The longest a point may take from its ``ready`` line to opening the lock file (its data are
+#: loaded and its kernel compiled by then): a bound for a hung point, not a wait.
+OPEN_BOUND_SECONDS = 60
+
+
+def _wait_until_it_opens(proc: subprocess.Popen, lock: Path) -> None:
+    """Returns once ``proc`` holds ``lock`` open (its wait for the lock has begun: the device lock
+    opens the file before its first try), so that the test releases the lock after a wait of
+    the point's, whatever the box's load made of the time before it."""
+    fds = Path(f"/proc/{proc.pid}/fd")
+    deadline = time.monotonic() + OPEN_BOUND_SECONDS
+    lock = lock.resolve()
+    while not any(_points_at(fd, lock) for fd in fds.iterdir()):
+        assert proc.poll() is None and time.monotonic() < deadline, "the point never opened the device's lock"
+        time.sleep(0.01)
+
+
+def _points_at(fd: Path, target: Path) -> bool:
+    try:
+        return Path(os.readlink(fd)) == target
+    except OSError:  # the descriptor closed meanwhile
+        return False
+
+
 def _finish(proc: subprocess.Popen) -> None:
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err[-3000:]
@@ -116,7 +142,8 @@ def test_a_point_waits_for_a_holder_that_lets_go_in_time_and_is_not_shared(tmp_p
     point = _start(POINT, _env(tmp_path, 60), str(tmp_path / "records"))
     try:
         assert _line(point) == "ready"
-        time.sleep(1.0)  # the point is waiting for the lock now
+        _wait_until_it_opens(point, next((tmp_path / "locks").glob("*.lock")))
+        time.sleep(HELD_SECONDS)  # the point is waiting for the lock now: the wait it records
         assert point.poll() is None, "the point did not run while the device was held"
         holder.stdin.write("release\n")
         holder.stdin.flush()
@@ -128,7 +155,7 @@ def test_a_point_waits_for_a_holder_that_lets_go_in_time_and_is_not_shared(tmp_p
             point.wait(timeout=30)
     rec = _record(tmp_path)
     assert rec["shared_device"] is False
-    assert 0.5 <= rec["device_wait_seconds"] < 60, "it waited for the holder, then took the lock"
+    assert HELD_SECONDS <= rec["device_wait_seconds"] < 60, "it waited for the holder, then took the lock"
 
 
 def test_the_book_leaves_shared_points_out_of_its_times_and_counts_them(tmp_path: Path, monkeypatch) -> None:

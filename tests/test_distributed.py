@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -31,23 +32,87 @@ VOLATILE = {"kernel_seconds", "kernel_seconds_runs", "wall_seconds", "cpu_second
             "command", "git_sha", "versions"}
 
 
-@pytest.fixture(scope="module")
-def client():
+#: The longest a test waits for a cluster's workers to register: a check more than a wait, since
+#: ``LocalCluster`` returns once its workers have started; on a loaded box a process start takes a
+#: few seconds, so a cluster missing a worker after this is broken, not slow.
+WORKERS_BOUND = 30
+
+
+@contextmanager
+def _cluster(workers: int = 2):
+    """A client of a fresh CPU LocalCluster of ``workers`` processes, closed on exit."""
     from distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
             Client(cluster) as c:
-        c.wait_for_workers(2, timeout=60)
+        c.wait_for_workers(workers, timeout=WORKERS_BOUND)
+        yield c
+
+
+def _workers(c) -> set[str]:
+    """The addresses of the workers the scheduler knows now (a restarted worker has a new one)."""
+    return set(c.scheduler_info()["workers"])
+
+
+class SharedCluster:
+    """The module's cluster, for the tests that leave its workers alone. One that lost a worker
+    (a test killed it, or it died) serves no later test: the next test gets a fresh cluster rather
+    than waiting for a nanny to start the lost worker again."""
+
+    def __init__(self) -> None:
+        self._stack: ExitStack | None = None
+        self._client = None
+        self._found: set[str] = set()
+
+    def client(self):
+        """The cluster's client, with the workers it started with (else a fresh cluster's)."""
+        if self._stack is None or self.lost():
+            self.close()
+            self._stack = ExitStack()
+            self._client = self._stack.enter_context(_cluster())
+            self._found = _workers(self._client)
+        return self._client
+
+    def lost(self) -> bool:
+        """Whether a worker the cluster started with is gone (or replaced)."""
+        return self._stack is not None and _workers(self._client) != self._found
+
+    def close(self) -> None:
+        if self._stack is not None:
+            self._stack.close()
+        self._stack = None
+
+
+@pytest.fixture(scope="module")
+def shared_cluster():
+    shared = SharedCluster()
+    yield shared
+    shared.close()
+
+
+@pytest.fixture
+def client(shared_cluster):
+    """The module's cluster, all its workers there."""
+    return shared_cluster.client()
+
+
+@pytest.fixture
+def own_client():
+    """A cluster of this test's own, for a test that kills a worker on purpose (``fail_marker``):
+    the killed worker's nanny starts a new one in its own time, and no other test may wait on
+    it. Closed with the test, whatever its workers are doing."""
+    with _cluster() as c:
         yield c
 
 
 @pytest.fixture(autouse=True)
-def whole_cluster(request):
-    """Each test that takes the module's cluster finds both its workers: a test before it may have
-    killed one (``fail_marker``), which its nanny starts again in its own time, and longer on a
-    loaded machine; a test that counts the workers would otherwise see one."""
+def workers_left_alone(request):
+    """A test that took the module's cluster and lost a worker of it fails here, by name (a test
+    that kills one takes ``own_client``); the tests after it get a fresh cluster."""
+    yield
     if "client" in request.fixturenames:
-        request.getfixturevalue("client").wait_for_workers(2, timeout=120)
+        assert not request.getfixturevalue("shared_cluster").lost(), \
+            "a worker of the module's cluster was lost; a test that kills one takes own_client"
 
 
 @pytest.fixture(scope="module")
@@ -151,11 +216,10 @@ def test_sweep_on_cluster_writes_the_same_records(client, tmp_path):
     assert [r["status"] for r in again] == ["skipped (recorded)"] * 2  # resumable
 
 
-def test_lost_worker_loses_no_point(client, tmp_path):
+def test_lost_worker_loses_no_point(own_client, tmp_path):
     """The first point to write its record kills its worker; Dask re-runs it elsewhere."""
-    client.wait_for_workers(2, timeout=60)  # a worker an earlier test killed is back
     marker = tmp_path / "killed"
-    rows = distributed.run_points(client, POINTS, machine="t", root=tmp_path / "rec", fail_marker=str(marker))
+    rows = distributed.run_points(own_client, POINTS, machine="t", root=tmp_path / "rec", fail_marker=str(marker))
     assert marker.exists()
     # The killed attempt had written its record (atomically) before dying, so the re-run finds it.
     assert sorted(r["status"] for r in rows) in (["ok"] * 3, ["ok", "ok", "skipped (recorded)"])
@@ -165,11 +229,10 @@ def test_lost_worker_loses_no_point(client, tmp_path):
     assert all(rec["matches_cpu"] for rec in _records(tmp_path / "rec").values())
 
 
-def test_lost_worker_loses_no_shard(client, small, tmp_path):
-    client.wait_for_workers(2, timeout=60)  # the worker the test before killed is back
+def test_lost_worker_loses_no_shard(own_client, small, tmp_path):
     ds, k = small["gen"]
     marker = tmp_path / "killed"
-    ext = distributed.extend_sharded(ds, Params(k=k), "cpu", client,
+    ext = distributed.extend_sharded(ds, Params(k=k), "cpu", own_client,
                                      sharding=Sharding(shards=4, fail_marker=str(marker)))
     assert marker.exists()
     _same(ext, extend(ds, Params(k=k), backend="cpu"))
@@ -182,15 +245,11 @@ def test_the_only_worker_lost_loses_no_shard(small, tmp_path):
     they run on the restart."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from distributed import Client, LocalCluster
-
     ds, k = small["gen"]
     marker = tmp_path / "killed"
     pool = ThreadPoolExecutor(1)
     try:
-        with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
-                Client(cluster) as one:
-            one.wait_for_workers(1, timeout=60)
+        with _cluster(1) as one:
             run = pool.submit(distributed.extend_sharded, ds, Params(k=k), "cpu", one,
                               sharding=Sharding(shards=2, fail_marker=str(marker)))
             ext = run.result(timeout=60)  # a hang fails here (closing the client ends the wait)
@@ -335,13 +394,13 @@ def test_ranges_are_contiguous_and_balanced(small, shards):
     assert shard_files.as_ranges([np.array([0, 2]), np.array([1])]) is None
 
 
-def test_a_retried_shard_replaces_its_parts(client, small, single_files, tmp_path):
+def test_a_retried_shard_replaces_its_parts(own_client, small, single_files, tmp_path):
     """The first shard to have written its parts kills its worker; Dask runs it again elsewhere,
     and that run's parts replace the first's: nothing doubled, nothing left."""
     ds, k = small["gen"]
     marker = tmp_path / "killed"
     dest = tmp_path / "files"
-    stats = shard_files.extend_to_files(ds, Params(k=k), "cpu", client, dest / "out.txt", dest / "ends.tsv",
+    stats = shard_files.extend_to_files(ds, Params(k=k), "cpu", own_client, dest / "out.txt", dest / "ends.tsv",
                                         sharding=Sharding(shards=4, fail_marker=str(marker)))
     assert marker.exists()
     assert (dest / "out.txt").read_bytes() == single_files[".tsv"][0]
@@ -355,16 +414,12 @@ def test_a_failed_shard_leaves_the_destination_alone(small, tmp_path):
     stays as it was, no ends file appears, and the parts the other shards (and the killed one)
     wrote are gone."""
     import dask
-    from distributed import Client, LocalCluster
 
     ds, k = small["gen"]
     dest = tmp_path / "files"
     dest.mkdir()
     (dest / "out.txt").write_bytes(b"the previous output\n")
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
-            LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
-            Client(cluster) as c:
-        c.wait_for_workers(2, timeout=60)
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), _cluster() as c:
         with pytest.raises(Exception, match="KilledWorker|died|lost"):
             shard_files.extend_to_files(ds, Params(k=k), "cpu", c, dest / "out.txt", dest / "ends.tsv",
                                         sharding=Sharding(shards=3, retries=0, fail_marker=str(tmp_path / "killed")))
@@ -423,7 +478,7 @@ def test_lassms_own_workers_run_without_the_sampling_profiler() -> None:
 
     before = dask.config.get("distributed.worker.profile.enabled")
     with distributed.connect("local:1") as c:
-        c.wait_for_workers(1, timeout=60)
+        c.wait_for_workers(1, timeout=WORKERS_BOUND)
         seen = c.run(lambda dask_worker: (dask.config.get("distributed.worker.profile.enabled"),
                                           "profile" in dask_worker.periodic_callbacks))
         threads = list(c.run(_threads).values())
@@ -453,7 +508,7 @@ def test_local_cuda_past_the_gpus_shares_them_in_turn(monkeypatch) -> None:
     # Dask's NVML diagnostics would look for the made-up GPU "1" on a node with one GPU
     monkeypatch.setitem(dask.config.config["distributed"]["diagnostics"], "nvml", False)
     with distributed.connect("local-cuda:3", quiet=True) as c:
-        c.wait_for_workers(3, timeout=60)
+        c.wait_for_workers(3, timeout=WORKERS_BOUND)
         seen = sorted(c.run(lambda: (os.environ["CUDA_VISIBLE_DEVICES"], os.environ["LASSM_GPU_INDEX"])).values())
         limits = list(c.run(lambda dask_worker: dask_worker.memory_manager.memory_limit).values())
         threads = list(c.run(_threads).values())
@@ -462,7 +517,7 @@ def test_local_cuda_past_the_gpus_shares_them_in_turn(monkeypatch) -> None:
     # the host's memory split between the three, not a core's share each (Dask's "auto" for one thread)
     assert all(abs(limit - system.MEMORY_LIMIT / 3) <= 1 for limit in limits), (limits, system.MEMORY_LIMIT)
     with distributed.connect("local-cuda:1", quiet=True) as c:
-        c.wait_for_workers(1, timeout=60)
+        c.wait_for_workers(1, timeout=WORKERS_BOUND)
         assert list(c.run(lambda: os.environ["CUDA_VISIBLE_DEVICES"]).values()) == ["0"]
 
 

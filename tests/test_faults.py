@@ -479,8 +479,9 @@ def test_a_real_process_stopped_while_it_writes(sig: int, where: dict[str, str])
     out = Path(where["tmp"]) / "w.dat"
     proc = subprocess.Popen([sys.executable, "-m", "lassm", "data", "write", "sample-k77x400", "--out", str(out)],
                             stderr=subprocess.PIPE, text=True, env=ENV)
-    deadline = time.monotonic() + 120
-    while not any(p.stat().st_size for p in Path(where["tmp"]).iterdir()) and time.monotonic() < deadline:
+    deadline = time.monotonic() + 120  # a bound for a process that never writes, not a wait
+    while not any(p.stat().st_size for p in Path(where["tmp"]).iterdir()):  # the signal comes mid-write
+        assert time.monotonic() < deadline and proc.poll() is None, "its temporary never grew"
         time.sleep(0.05)
     proc.send_signal(sig)
     err = proc.stderr.read()

@@ -683,20 +683,20 @@ def test_the_ncu_columns_read_thousands_separators(tmp_path: Path) -> None:
 def test_a_program_checked_behind_frees_the_gpu_once_it_prints_its_time(tmp_path: Path) -> None:
     """epistasis-cuda's minutes of CPU check run while the next programs are measured: the start
     returns at its time line, the output waits for the rest, and a failure still raises."""
-    import time
-
     from lassm.campaign.originals import hecbench
     from lassm.errors import LassmError
 
     slow = tmp_path / "slow-check"
-    slow.write_text("#!/bin/sh\necho setting up\necho 'Average kernel execution time: 0.005 (s)'\nsleep 2\necho PASS\n")
+    go = tmp_path / "go"  # the check ends once the test says so, not after a time that a busy box may exceed
+    slow.write_text("#!/bin/sh\necho setting up\necho 'Average kernel execution time: 0.005 (s)'\n"
+                    f"while [ ! -e '{go}' ]; do sleep 0.01; done\necho PASS\n")
     slow.chmod(0o755)
-    t0 = time.monotonic()
     run = hecbench._Started(slow, (), tmp_path / "none.so", tmp_path, 30.0)
-    assert time.monotonic() - t0 < 1.5  # back before the check ends
+    assert run.proc.poll() is None  # back before the check ends: it cannot end before the go
+    go.touch()
     text = run.output()
-    assert time.monotonic() - t0 >= 2.0 and text.splitlines() == ["setting up", "Average kernel execution time: 0.005 (s)",
-                                                                   "PASS"]
+    assert run.proc.returncode == 0 and text.splitlines() == ["setting up", "Average kernel execution time: 0.005 (s)",
+                                                              "PASS"]
     assert hecbench.PROGRAMS["epistasis"].seconds(text) == 0.005
     bad = tmp_path / "bad"
     bad.write_text("#!/bin/sh\necho 'Average kernel execution time: 0.005 (s)'\necho broken >&2\nexit 3\n")

@@ -38,6 +38,22 @@ say() { echo "slurm_single_node: $*"; }
 cannot() { say "cannot start a Slurm here: $*"; exit 3; }
 failed() { say "Slurm did not come up: $*"; exit 1; }
 alive() { [[ -s $1 ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
+# Stops the daemon of a pid file and returns once it has exited (its port and state files free
+# for the next start), not after a guessed sleep: SIGTERM, then SIGKILL after STOP_WAIT seconds.
+STOP_WAIT=${LASSM_SLURM_STOP_WAIT:-10}
+stop_daemon() {
+    local pid i
+    alive "$1" || return 0
+    pid=$(cat "$1")
+    kill "$pid" 2>/dev/null
+    for ((i = 0; i < STOP_WAIT * 10; i++)); do
+        kill -0 "$pid" 2>/dev/null || return 0
+        sleep 0.1
+    done
+    kill -9 "$pid" 2>/dev/null
+    for ((i = 0; i < 50; i++)); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+    return 1
+}
 # The node's state as sinfo reports it; nothing (at once, not after sinfo's retries) without our
 # slurmctld. A loaded machine (a test suite on every core) may keep a live slurmctld from answering
 # for a while: three tries before the daemons are taken for dead and restarted.
@@ -63,10 +79,10 @@ status)
     exit 1 ;;
 stop)
     for d in slurmd slurmctld; do
-        if alive "$DIR/$d.pid"; then kill "$(cat "$DIR/$d.pid")" && say "stopped $d"; fi
+        if alive "$DIR/$d.pid"; then stop_daemon "$DIR/$d.pid" && say "stopped $d" || failed "$d did not exit"; fi
     done
     if [[ -f $DIR/munged.started ]] && alive /run/munge/munged.pid; then
-        kill "$(cat /run/munge/munged.pid)" && say "stopped munged"
+        stop_daemon /run/munge/munged.pid && say "stopped munged" || failed "munged did not exit"
         rm -f "$DIR/munged.started"
     fi
     exit 0 ;;
@@ -160,7 +176,7 @@ fi
 { munge -n | unmunge; } >/dev/null 2>&1 || failed "munged does not answer (munge -n | unmunge)"
 
 for d in slurmctld slurmd; do
-    if alive "$DIR/$d.pid"; then kill "$(cat "$DIR/$d.pid")" 2>/dev/null; sleep 1; fi
+    stop_daemon "$DIR/$d.pid" || failed "the old $d (pid $(cat "$DIR/$d.pid")) did not exit"
 done
 # The configuration file sits beside gres.conf, where both daemons look for it. slurmctld starts
 # with its job state cleared (-c): daemons that are not running belong to no live run, and a job
@@ -169,14 +185,16 @@ done
 "${ROOT[@]}" env SLURM_CONF="$CONF" slurmctld -c -f "$CONF" || failed "slurmctld did not start (see $DIR/slurmctld.log)"
 "${ROOT[@]}" env SLURM_CONF="$CONF" slurmd -f "$CONF" || failed "slurmd did not start (see $DIR/slurmd.log)"
 
-for ((i = 0; i < WAIT * 2; i++)); do
+# WAIT seconds by the clock (a slow sinfo counts too), not a number of tries.
+started=$SECONDS
+while ((SECONDS - started < WAIT)); do
     state=$(answers)
     if [[ $state == idle* ]]; then
-        say "up: node $host idle in partition $PARTITION after $((i / 2)) s; SLURM_CONF=$CONF"
+        say "up: node $host idle in partition $PARTITION after $((SECONDS - started)) s; SLURM_CONF=$CONF"
         echo "SLURM_CONF=$CONF"
         exit 0
     fi
-    if [[ $state =~ ^(down|drain|fail) && $i -gt 10 ]]; then
+    if [[ $state =~ ^(down|drain|fail) ]] && ((SECONDS - started > 5)); then
         SLURM_CONF=$CONF "${ROOT[@]}" scontrol update nodename="$host" state=resume >/dev/null 2>&1
     fi
     sleep 0.5

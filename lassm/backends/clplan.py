@@ -82,11 +82,13 @@ def defines(protocol: str, lanes: str, key64: bool, fp64: bool, max_walk: int, q
 
 def include_options(kernel: str) -> tuple[str, ...]:
     """``-I`` of the kernel's folder, where its ``#include "x.h"`` headers are: the compiler gets
-    the source as a string, not a file. Kept out of :func:`defines`, which runs record.
+    the source as a string, not a file. Kept out of :func:`defines`, which runs record. The
+    folder is its staged copy (:func:`lassm.backends.headers.staged_folder`: a path the headers'
+    digest names, so the same headers build from every clone's cache, and a changed one anew).
     A folder with a space is double-quoted (:func:`lassm.backends.headers.include_flag`)."""
-    from .headers import include_flag
+    from .headers import include_flag, staged_folder
 
-    folder = str(kernel_source(kernel).parent)
+    folder = str(staged_folder(kernel_source(kernel).parent))
     if '"' in folder:
         raise BackendUnavailable(f"the OpenCL headers' folder {folder!r} holds a double quote, "
                                  "which OpenCL build options cannot carry")

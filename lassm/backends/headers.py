@@ -4,13 +4,24 @@
 Why: every runtime here (CuPy, NVRTC, pyopencl, NVIDIA's driver) takes a kernel as a string, so
 its ``#include "x.h"`` needs the headers' folder as ``-I``; and their caches key on the source and
 the options alone, so a header that changed must change the options too: its digest rides along
-as a ``-D`` no kernel reads.
+as a ``-D`` no kernel reads. The ``-I`` itself names a copy of the folder whose path is its
+contents' digest (:func:`staged_folder`), not the clone's own folder: the caches (pyopencl's,
+PoCL's) key on that path too, and a clone at another path would otherwise build every program
+again, which on a CPU driver costs minutes.
 """
 from __future__ import annotations
 
 import hashlib
+import os
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Iterable
+
+from ..paths import cache_dir
+
+#: Where the staged header folders live, under ``LASSM_CACHE``.
+STAGED = "kernel-headers"
 
 
 def include_flag(folder: str | Path) -> str:
@@ -20,9 +31,54 @@ def include_flag(folder: str | Path) -> str:
     return f'-I"{folder}"' if any(c.isspace() for c in folder) else f"-I{folder}"
 
 
+def files_digest(paths: Iterable[Path], prefix: bytes = b"") -> str:
+    """SHA-256 (hex) over ``prefix``, then each file's name and bytes, in the order given: what
+    keys a build on the sources it reads, wherever they lie."""
+    digest = hashlib.sha256(prefix)
+    for path in paths:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def folder_digest(folder: Path) -> str:
+    """:func:`files_digest` of every file of ``folder`` (not its subfolders), by name."""
+    return files_digest(sorted(path for path in Path(folder).iterdir() if path.is_file()))
+
+
 def digest_define(name: str, headers: Iterable[Path]) -> str:
     """``-D<name>=<digest>``: the first 16 hex digits of the SHA-256 over each header's name and bytes."""
-    digest = hashlib.sha256()
-    for path in headers:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return f"-D{name}={digest.hexdigest()[:16]}"
+    return f"-D{name}={files_digest(headers)[:16]}"
+
+
+def staged_folder(folder: str | Path) -> Path:
+    """A copy of ``folder``'s files (not its subfolders) at ``LASSM_CACHE/kernel-headers/<digest>``,
+    the digest of their names and bytes: the same headers have the same path from every clone.
+    A copy found there is checked against its name before it is used (one that fails is made
+    again); where the cache cannot be written, ``folder`` itself."""
+    folder = Path(folder)
+    files = sorted(path for path in folder.iterdir() if path.is_file())
+    key = folder_digest(folder)[:32]
+    target = cache_dir() / STAGED / key
+    try:
+        if target.is_dir() and folder_digest(target)[:32] == key:
+            return target
+    except OSError:  # a file missing from a copy cut short: made again below
+        pass
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=target.parent))
+        try:
+            for path in files:
+                shutil.copyfile(path, tmp / path.name)
+            os.chmod(tmp, 0o755)
+            if target.is_dir():  # a damaged copy: replaced whole
+                shutil.rmtree(target, ignore_errors=True)
+            try:
+                os.rename(tmp, target)
+            except OSError:  # another process put the same copy there first
+                pass
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return target if folder_digest(target)[:32] == key else folder
+    except OSError:
+        return folder

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import ctypes.util
 import functools
-import hashlib
 import os
 import shutil
 import subprocess
@@ -112,10 +111,9 @@ def available() -> tuple[bool, str]:
 
 
 def _digest(paths: Sequence[Path], extra: str) -> str:
-    h = hashlib.sha256(extra.encode())
-    for p in paths:
-        h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
-    return h.hexdigest()[:16]
+    from .headers import files_digest
+
+    return files_digest(paths, extra.encode())[:16]
 
 
 def build(kernel: str, options: Sequence[str], include: Sequence[str]) -> Path:

@@ -12,7 +12,6 @@ they pass plus :func:`include_options` (the folder of the ``.cuh`` headers).
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import os
 import site
 import sys
@@ -204,11 +203,9 @@ def sources_digest() -> str:
     """SHA-256 over every file of :data:`KERNEL_DIR` (name and text): CuPy's on-disk cache keys on
     the source string and the options, never on included headers, so the CUDA backend passes this
     along to recompile after a header changes."""
-    digest = hashlib.sha256()
-    for path in sorted(kernel_source(KERNEL_DIR).iterdir()):
-        if path.is_file():
-            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
+    from .headers import folder_digest
+
+    return folder_digest(kernel_source(KERNEL_DIR))
 
 
 class NvrtcError(RuntimeError):

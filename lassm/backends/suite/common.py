@@ -88,10 +88,10 @@ HEADER_DIR = "suite"
 def include_options() -> tuple[str, ...]:
     """``-I`` of the shared headers' folder and their digest (:mod:`lassm.backends.headers`). Kept
     out of the kernels' ``build_options``, which runs record, so that no machine's path lands there."""
-    from ..headers import digest_define, include_flag
+    from ..headers import digest_define, include_flag, staged_folder
 
     folder = kernel_source(HEADER_DIR)
-    return include_flag(folder), digest_define("LASSM_SUITE_HEADERS_SHA256", sorted(folder.glob("*.h")))
+    return include_flag(staged_folder(folder)), digest_define("LASSM_SUITE_HEADERS_SHA256", sorted(folder.glob("*.h")))
 
 
 # --- CUDA ---------------------------------------------------------------------------------------

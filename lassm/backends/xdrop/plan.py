@@ -222,10 +222,11 @@ def batches(t: Tasks, max_bytes: int) -> list[tuple[int, int]]:
 def include_options() -> tuple[str, ...]:
     """``-I`` of the shared headers' folder and their digest (:mod:`lassm.backends.headers`)."""
     from ...paths import kernel_source
-    from ..headers import digest_define, include_flag
+    from ..headers import digest_define, include_flag, staged_folder
 
     header = kernel_source(STEPS_HEADER)
-    return include_flag(header.parent), digest_define("XDROP_STEPS_SHA256", (header, kernel_source(BLOCK_HEADER)))
+    return (include_flag(staged_folder(header.parent)),
+            digest_define("XDROP_STEPS_SHA256", (header, kernel_source(BLOCK_HEADER))))
 
 
 def scoring_args(scoring: Scoring) -> tuple[np.int32, np.int32, np.int32, np.int32]:
