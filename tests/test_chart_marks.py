@@ -130,6 +130,6 @@ def test_colours_are_counted_over_the_layers_that_share_a_scale():
     """Roofs and points shared one legend of 13 colours while each layer held at most ten."""
     roofs = pd.DataFrame({"roof": [f"roof {i}" for i in range(6)], "peak": [1000.0] * 6, "bandwidth": [100.0] * 6})
     pts = pd.DataFrame({"label": [f"p{i}" for i in range(6)], "ii": [1.0] * 6, "gintops": [10.0] * 6,
-                        "program": [f"program {i}" for i in range(6)]})
+                        "roof": [f"point roof {i}" for i in range(6)]})
     with pytest.raises(chart_audit.ChartError, match="12 categories"):
-        plots.to_svg(plots.roofline(roofs, pts, color="program", shape=None))
+        plots.to_svg(plots.roofline(roofs, pts, color="roof", shape=None))
