@@ -85,7 +85,7 @@ def test_a_roofline_coloured_by_protocol_draws_its_roofs_grey():
     chart = plots.to_svg(plots.roofline(roofs, points, color="protocol"))
     fills = _fills(chart.svg)
     assert {palette.PROTOCOL_COLOURS["casptr"], palette.PROTOCOL_COLOURS["fast"]} <= fills
-    assert re.search(rf'stroke="{plots.ROOF_GREY}"', chart.svg), "the roof is not drawn grey"
+    assert re.search(rf'stroke="{palette.GREY}"', chart.svg), "the roof is not drawn grey"
 
 
 def test_every_chart_is_rendered_through_the_one_gate():
@@ -99,3 +99,16 @@ def test_every_chart_is_rendered_through_the_one_gate():
         if renders and path.name != "plots.py" and "book_spec(" not in text:
             called.append(path.relative_to(ROOT).as_posix())
     assert called == [], f"charts rendered past lassm.book.plots.book_spec: {called}"
+
+
+def test_a_dash_legend_shows_its_dashes():
+    """The X-drop chart's dataset legend drew 10 px symbols without a stroke: no dash showed."""
+    import altair as alt
+
+    rows = pd.DataFrame({"x": [1.0, 2.0, 1.0, 2.0], "y": [1.0, 2.0, 2.0, 3.0], "dataset": ["a", "a", "b", "b"],
+                         "backend": ["cuda", "cuda", "cuda", "cuda"]})
+    chart = plots.to_svg(alt.Chart(rows).mark_line(point=True).encode(
+        x="x:Q", y="y:Q", color="backend:N", strokeDash=alt.StrokeDash("dataset:N", legend=palette.dash_legend())))
+    legend = chart.svg[chart.svg.index("legend titled 'dataset'"):]
+    samples = re.findall(r'role-legend-symbol"[^>]*><path [^>]*d="M(-?[\d.]+),0L([\d.]+),0"[^>]*stroke="black"', legend)
+    assert len(samples) == 2 and all(float(b) - float(a) >= palette.DASH_SAMPLE_PX for a, b in samples)

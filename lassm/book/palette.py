@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""One colour per protocol, backend and vendor, the same in every chart of the book.
+"""One colour per protocol, backend and vendor, the same in every chart of the book, and the
+line samples of a legend of dashes.
 
 Why: Vega-Lite colours a field's values in the order they come, so the same protocol was orange
 in one chart and teal in the next, and a reader comparing two figures read the colours wrong.
@@ -31,6 +32,11 @@ BACKEND_COLOURS: dict[str, str] = {
 }
 #: GPU and CPU makers, in their own colours.
 VENDOR_COLOURS: dict[str, str] = {"NVIDIA": "#76b900", "AMD": "#ed1c24", "Intel": "#0071c5"}
+
+#: Lines that stand beside coloured marks without being one of them (a roofline's roofs).
+GREY = "#555555"
+#: Length of a line sample in a legend of dashes, in pixels.
+DASH_SAMPLE_PX = 24
 
 #: Field name -> its colours. A chart whose colour channel reads one of these fields takes them.
 PALETTE: dict[str, dict[str, str]] = {
@@ -108,6 +114,15 @@ def with_palette(spec: dict) -> dict:
     return spec
 
 
+def dash_legend(colour: str = "black", **extra) -> "altair.Legend":  # noqa: F821
+    """A legend of line dashes whose samples show: Vega drew a dash legend's symbols 10 px long
+    and without a stroke, so no dash showed; these are stroked and long enough for a dash."""
+    import altair as alt
+
+    return alt.Legend(symbolType="stroke", symbolStrokeWidth=2, symbolSize=DASH_SAMPLE_PX ** 2,
+                      symbolStrokeColor=colour, symbolFillColor=colour, **extra)
+
+
 def held(spec: dict) -> list[str]:
     """What in a chart breaks the palette: a colour channel on a palette field whose scale is not
     the palette's colours for its domain (empty when none)."""
@@ -125,5 +140,5 @@ def held(spec: dict) -> list[str]:
     return bad
 
 
-__all__ = ["BACKEND_COLOURS", "PALETTE", "PROTOCOL_COLOURS", "PaletteError", "VENDOR_COLOURS", "colour_encodings", "held",
+__all__ = ["BACKEND_COLOURS", "DASH_SAMPLE_PX", "GREY", "PALETTE", "PROTOCOL_COLOURS", "PaletteError", "VENDOR_COLOURS", "colour_encodings", "dash_legend", "held",
            "scale", "with_palette"]

@@ -50,8 +50,6 @@ FONT = "DejaVu Sans, Verdana, sans-serif"
 #: Width of a legend entry per character of its label, and of its symbol and gap, in pixels.
 LEGEND_CHAR_PX = 7.0
 LEGEND_SYMBOL_PX = 40
-#: The roofs' colour where the points' colours stand for something else (a protocol, a backend).
-ROOF_GREY = "#555555"
 
 #: Names a reader sees for the records' column names, on axes and legends.
 TITLES: dict[str, str] = {
@@ -253,6 +251,7 @@ def roofline(roofs: pd.DataFrame, points: pd.DataFrame, *, color: str = "roof", 
         Roof lines, ridge markers and points.
     """
     from ..analysis.roofline import roofline_table
+    from . import palette
 
     alt = _alt()
     require_columns(points, ["label", "ii", "gintops"])
@@ -266,15 +265,14 @@ def roofline(roofs: pd.DataFrame, points: pd.DataFrame, *, color: str = "roof", 
     # for it: the roofs are then grey, told apart by their dashes.
     by_roof = color == "roof"
     roof_key = (alt.Color("roof:N", title="roof") if by_roof
-                else alt.StrokeDash("roof:N", title="roof", legend=alt.Legend(symbolType="stroke", symbolStrokeWidth=2, columns=1,
-                                                                                 symbolStrokeColor=ROOF_GREY)))
-    roof_layer = base.mark_line(**({} if by_roof else {"color": ROOF_GREY})).encode(
+                else alt.StrokeDash("roof:N", title="roof", legend=palette.dash_legend(palette.GREY, columns=1)))
+    roof_layer = base.mark_line(**({} if by_roof else {"color": palette.GREY})).encode(
         x=alt.X("x:Q", scale=x_scale, title=x_title),
         y=alt.Y("y:Q", scale=y_scale, title=y_title),
         detail="roof:N", **{"color" if by_roof else "strokeDash": roof_key},
     )
     ridge = base.transform_filter(alt.datum.label == "ridge").mark_point(
-        shape="triangle-up", filled=False, **({} if by_roof else {"color": ROOF_GREY})).encode(
+        shape="triangle-up", filled=False, **({} if by_roof else {"color": palette.GREY})).encode(
         x="x:Q", y="y:Q", **({"color": "roof:N"} if by_roof else {}),
         tooltip=[alt.Tooltip("roof:N"), alt.Tooltip("x:Q", title="machine balance", format=".3g")])
     point_layer = _points(points, ("ii", "gintops"), ("label", "ii", "gintops"), (color, shape), (x_scale, y_scale))
