@@ -84,6 +84,8 @@ def time_table(machine: str) -> pd.DataFrame:
     return wide.round(2).reset_index()
 
 
+#: Longest line of a chart's subtitle, in characters: it fits the chart's width.
+SUBTITLE_CHARS = 90
 #: The protocols a machine chapter plots: the four faithful ones and ``fast`` (its ablation builds
 #: have their own chapter, so the colours stay within the palette).
 CHAPTER_PROTOCOLS = ("casptr", "matchany", "doneflag", "barrier", "fast")
@@ -250,8 +252,19 @@ def speedup_chart(machine: str):
     published["platform"] = published["platform"] + " (published)"
     cols = ["platform", "k", "label", "x", "y", "speedup"]
     both = pd.concat([published[cols], inside[cols]], ignore_index=True)
-    return plots.to_svg(plots.potential_speedup(both, title=f"Potential speedup: the {name} and the published ports"),
-                        "potential speedup plot")
+    title = f"Potential speedup: the {name} and the published ports"
+    left = main_protocols(pts[pts["beyond_model"].astype(bool) | pts["x"].isna()])
+    if len(left):  # said on the chart, not dropped in silence
+        import textwrap
+
+        import altair as alt
+
+        title = alt.TitleParams(title, subtitle=[
+            f"Not drawn: {len(left)} of {len(main_protocols(pts))} profiled points, whose algorithm efficiency exceeds 1",
+            "(fewer operations than the model counts: no potential speedup is defined):",
+            *textwrap.wrap(", ".join(f"{r.protocol} {r.dataset}" for r in left.itertuples()), SUBTITLE_CHARS,
+                           break_on_hyphens=False)])
+    return plots.to_svg(plots.potential_speedup(both, title=title), "potential speedup plot")
 
 
 def counters_table(machine: str):
