@@ -23,12 +23,14 @@ GENERATED = "gen-k"
 
 
 def shown(table):
-    """A table as the chapter shows it: pandas' row numbers hidden (a RangeIndex names no row) and
-    floats to four significant digits; an indexed table or a note passes through as it is."""
+    """A table as the chapter shows it: pandas' row numbers hidden (a RangeIndex names no row),
+    counts as integers and measured values to four significant digits (:func:`.tables.styled`);
+    an indexed table or a note passes through as it is."""
     if not isinstance(table, pd.DataFrame) or not isinstance(table.index, pd.RangeIndex):
         return table
-    floats = list(table.select_dtypes("float").columns)
-    return table.style.format("{:.4g}", subset=floats, na_rep="").hide(axis="index")
+    from .tables import styled
+
+    return styled(table)
 
 
 def _range(values: pd.Series, fmt: str, unit: str = "") -> str:
