@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import importlib.util
 import os
 import stat
@@ -35,10 +36,12 @@ def _exe(path: Path, text: str) -> None:
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
 
 
+@pytest.mark.parametrize("from_file", (False, True), ids=("named-set", "pairs-file"))
 def test_a_dry_run_writes_the_table_and_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                capsys: pytest.CaptureFixture) -> None:
+                                                capsys: pytest.CaptureFixture, from_file: bool) -> None:
     """The whole script without a GPU: a stand-in demo (it checks its input and prints LOGAN's
-    lines), stand-in scores, our cpu backend, no ncu; a second call finds every row recorded."""
+    lines), stand-in scores, our cpu backend, no ncu; a second call finds every row recorded. A
+    pairs file's rows carry the set's own name."""
     monkeypatch.setenv("LASSM_RESULTS", str(tmp_path / "results"))
     monkeypatch.setenv("LASSM_XDROP_DATA", str(tmp_path / "cache"))
     monkeypatch.setenv("LASSM_GIT_SHA", "sha-x")
@@ -49,7 +52,14 @@ def test_a_dry_run_writes_the_table_and_resumes(tmp_path: Path, monkeypatch: pyt
     _exe(built / "demo", f'#!/bin/sh\necho "$2 $3 $4 $(wc -l < "$1")" >> {calls}\n'
                          'printf "GPU only time:\\t\\t0.5\\nTotal Execution time:\\t2\\n"\n')
     _exe(built / "logan_scores", SCORES)
-    argv = ["--program", str(built), "--machine", "box", "--dataset", "xdrop-short-6", "--xdrops", "5,40",
+    dataset, name = "xdrop-short-6", "xdrop-short-6"
+    if from_file:
+        from lassm.workloads.xdrop import datasets
+        from lassm.workloads.xdrop.formats import write_pairs
+
+        dataset, name = str(tmp_path / "six.parquet"), "six-of-them"
+        write_pairs(dataclasses.replace(datasets.load("xdrop-short-6"), name=name), dataset)
+    argv = ["--program", str(built), "--machine", "box", "--dataset", dataset, "--xdrops", "5,40",
             "--backend", "cpu", "--no-ncu"]
     assert tool.main(argv) == 0
     assert calls.read_text().splitlines() == ["17 5 1 6"] * 2 + ["17 40 1 6"]  # one untimed run before the first X
@@ -61,7 +71,27 @@ def test_a_dry_run_writes_the_table_and_resumes(tmp_path: Path, monkeypatch: pyt
     assert [r["logan_gpu_seconds"] for r in rows] == ["0.5", ""] * 2
     assert all(r["kernel_seconds"] == "" and float(r["whole_seconds"]) > 0 and r["n_pairs"] == "6"
                and r["scores_equal"] == "True" for r in rows)
-    assert rows[0]["command"] == "demo xdrop-short-6.txt 17 5 1" and rows[0]["git_sha"] == "sha-x"
+    assert rows[0]["command"] == f"demo {name}.txt 17 5 1" and rows[0]["git_sha"] == "sha-x"
+    assert {r["dataset"] for r in rows} == {name}
     capsys.readouterr()
     assert tool.main(argv) == 0
     assert "X to run: none" in capsys.readouterr().out and len(calls.read_text().splitlines()) == 3
+
+
+def test_layouts_name_one_row_each(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    """``--layouts logan,warps``: ours runs once per CUDA plan (``--layout``), each its own row label
+    (the default plan keeps the old one); a wrong name, a repeat or another backend is refused."""
+    from lassm.campaign.originals import logan
+
+    monkeypatch.delenv("LASSM_XDROP_LAYOUT", raising=False)
+    assert logan.ours_programs("cuda", ("logan", "warps")) == {
+        "lassm xdrop align cuda": "logan", "lassm xdrop align cuda (warps layout)": "warps"}
+    assert logan.ours_programs("cuda") == {"lassm xdrop align cuda": None}
+    monkeypatch.setenv("LASSM_XDROP_LAYOUT", "warps")  # no plan named: the environment's, in the label
+    assert logan.ours_programs("cuda") == {"lassm xdrop align cuda (warps layout)": None}
+    assert logan.ours_label("cpu") == "lassm xdrop align cpu" and logan.layout_env() == "LASSM_XDROP_LAYOUT=warps"
+    for bad in (["--layouts", "logan,fast"], ["--layouts", "warps,warps"], ["--layouts", "warps", "--backend", "cpu"]):
+        with pytest.raises(SystemExit) as exc:
+            tool.main(["--machine", "box", *bad])
+        assert exc.value.code == 2
+    assert "want distinct names of logan, warps" in capsys.readouterr().err

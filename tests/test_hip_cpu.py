@@ -243,6 +243,40 @@ def test_xdrop_edge_cases_odd_blocks_and_slices_match_the_oracle() -> None:
 
 
 @needs_hip_cpu
+@pytest.mark.parametrize("warp,group", ((64, 64), (32, 32), (32, 64)))
+def test_xdrop_warps_layout_matches_the_oracle(warp: int, group: int) -> None:
+    """The wide-band block of the ``warps`` plan, its tasks longest first: one 64-lane wavefront,
+    one 32-lane warp, and two 32-lane warps whose values meet in shared memory; its anti-diagonals
+    in shared memory, and with a stride of 8 started again on global scratch when a band outgrows
+    it. Scores, ends and cells are the oracle's."""
+    from .test_xdrop_gpu import edge_cases, random_pairs
+
+    cases = [(random_pairs(), Scoring(2, -3, -2, xdrop=10)), (edge_cases(), Scoring(xdrop=3)),
+             (random_pairs(), Scoring(1, -2, -1, xdrop=5))]  # the last one wraps around, as the oracle does
+    for pairs, scoring in cases:
+        want = xcpu.align(pairs, scoring)
+        for stride in (None, 8):
+            got = xhip.align(pairs, scoring, layout="warps", warp=warp, group=group, stride=stride)
+            assert not want.differences(got) and got.extra["cells"] == want.extra["cells"], (scoring, stride)
+            assert got.extra["plan"] == "warps" and got.extra["warp"] == warp
+
+
+@needs_hip_cpu
+def test_xdrop_warps_layout_on_wide_bands_matches_the_oracle() -> None:
+    """LOGAN's pairs (scaled) at X = 1000, bands of hundreds of cells: in shared memory, and started
+    again on global scratch from a stride of 64, in two 32-lane warps."""
+    from .test_xdrop_gpu import logan_like
+
+    pairs, scoring = logan_like(), Scoring(xdrop=1000)
+    want = xcpu.align(pairs, scoring)
+    for stride in (None, 64):
+        got = xhip.align(pairs, scoring, layout="warps", warp=32, group=64, stride=stride)
+        assert not want.differences(got) and got.extra["cells"] == want.extra["cells"]
+    with pytest.raises(ValueError, match="at most 64"):
+        xhip.driver(128, 64, 1024)
+
+
+@needs_hip_cpu
 def test_a_failing_driver_says_why(tmp_path: Path) -> None:
     """A driver refuses buffers that disagree, and the backend shows its message."""
     exe = hip_cpu.driver("casptr", 64)

@@ -240,11 +240,14 @@ def test_cuda_and_opencl_kernels_are_one_algorithm() -> None:
     ``xdrop_block.h``, whose barriers are the languages' only other difference."""
     assert _entry(xopencl.KERNEL) == _entry(xcuda.KERNEL)
     assert "xdrop_block(XDROP_TASK_NAMES, red_best, red_min, red_max" in _entry(xcuda.KERNEL)
-    for relpath in (xopencl.KERNEL, xcuda.KERNEL):
+    for relpath in (xopencl.KERNEL, xcuda.KERNEL, xcuda.WARPS_KERNEL):
         assert "while" not in kernel_source(relpath).read_text()  # the algorithm is the header's alone
     block = kernel_source("xdrop/xdrop_block.h").read_text()
-    body = block[block.index("XDROP_FN void xdrop_block("):]
+    body = block[block.index("XDROP_FN void xdrop_tree_reduce("):]
     assert len(re.findall(r"XDROP_SYNC_\w+\(\);", body)) == 3  # the start, after the cells, in the tree
+    assert "xdrop_extend(" in body[body.index("XDROP_FN void xdrop_block("):]
+    warps = kernel_source(xcuda.WARPS_KERNEL).read_text()  # the wide-band block: the same loop, its own reduction
+    assert "#define XDROP_GROUP_REDUCE warps_reduce" in warps and warps.count("xdrop_extend(") == 2
 
 
 def test_an_absent_gpu_is_one_error_line(monkeypatch, tmp_path, capsys) -> None:
@@ -307,16 +310,106 @@ def test_lanes_are_checked_and_planned_by_x() -> None:
     assert widths == sorted(widths) and not any(planned[planned.index(0):])  # past the first block, blocks only
 
 
-def test_lanes_is_refused_off_cuda(tmp_path, capsys) -> None:
-    """``--lanes`` names the CUDA kernel's layout: asked of another backend it is one error, exit 2."""
+@pytest.mark.parametrize("option,said", ((["--lanes", "8"], "only the cuda backend has the lanes kernel"),
+                                         (["--layout", "warps"], "only the cuda backend has the two plans")))
+def test_cuda_options_are_refused_off_cuda(tmp_path, capsys, option: list[str], said: str) -> None:
+    """``--lanes`` and ``--layout`` name the CUDA kernel's layout and plan: asked of another backend
+    either is one error, exit 2."""
     from lassm import cli
 
     pairs = str(tmp_path / "pairs.tsv")
     assert cli.main(["xdrop", "generate", "--n-pairs", "2", "--min-length", "50", "--max-length", "60",
                      "--out", pairs]) == 0
     capsys.readouterr()
-    assert cli.main(["xdrop", "align", pairs, "--backend", "cpu", "--lanes", "8",
-                     "--out", str(tmp_path / "a.tsv")]) == 2
+    assert cli.main(["xdrop", "align", pairs, "--backend", "cpu", *option, "--out", str(tmp_path / "a.tsv")]) == 2
     lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
-    assert len(lines) == 1 and "only the cuda backend" in lines[0]
+    assert len(lines) == 1 and said in lines[0]
     assert not (tmp_path / "a.tsv").exists()
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("arch", nvrtc.ARCHS)
+@pytest.mark.parametrize("group,stride", ((32, 8), (plan.DEFAULT_GROUP, 1024), (256, plan.WARPS_PLAN[-1][3])))
+def test_warps_kernel_compiles_alone(arch: str, group: int, stride: int) -> None:
+    """The wide-band block builds alone: warp shuffles, and barriers only where its two attempts
+    (shared, then global scratch) start and where each anti-diagonal's reduction meets."""
+    ptx, log = xcuda.compile_ptx(arch, group, stride=stride)
+    assert f".entry {xcuda.WARPS_ENTRY}" in ptx and "warning" not in log.lower(), log
+    assert "shfl.sync.bfly" in ptx and len(re.findall(r"\bbar(rier)?\.sync", ptx)) == 4
+    with pytest.raises(ValueError, match="multiple of 32"):
+        xcuda.warps_options(48, stride)
+
+
+def test_layout_switch_and_work_order(monkeypatch) -> None:
+    """``LASSM_XDROP_LAYOUT`` picks the plan (a wrong name is one error), ``warps`` runs the tasks
+    longest first, those whose seed looks false last, and the outputs land in the tasks' own places."""
+    from lassm.errors import LassmError
+
+    monkeypatch.delenv(plan.LAYOUT_ENV, raising=False)
+    assert plan.layout() == plan.DEFAULT_LAYOUT == "logan" and plan.layout("warps") == "warps"
+    monkeypatch.setenv(plan.LAYOUT_ENV, "warps")
+    assert plan.layout() == "warps"
+    assert xcuda.choose(100, None, None, None) == (16, plan.DEFAULT_GROUP, 0)  # the lanes kernel's plan
+    assert xcuda.choose(500, None, None, None) == (0, 128, 2048) == xcuda.choose(5000, None, None, None)
+    assert xcuda.choose(5000, None, "logan", None) == (0, plan.DEFAULT_GROUP, 0) == xcuda.choose(5000, 0, None, None)
+    assert xcuda.choose(10, 16, None, 8) == (0, 32, 8) and xcuda.choose(10, None, None, 8, 64) == (0, 64, 8)
+    assert [plan.warps_plan(x) for x in (50, 51, 201)] == [row[1:] for row in plan.WARPS_PLAN]
+    assert plan.warps_plan(10**9) == plan.WARPS_PLAN[-1][1:]
+    monkeypatch.setenv(plan.LAYOUT_ENV, "fast")
+    with pytest.raises(LassmError, match="LASSM_XDROP_LAYOUT='fast': want logan or warps"):
+        plan.layout()
+    with pytest.raises(LassmError, match="layout 'fast': use one of logan, warps"):
+        plan.layout("fast")
+    pairs = logan_like()  # a fifth of them unrelated: false seeds
+    t = plan.tasks(pairs)
+    order = plan.work_order(t, pairs.seqs_v, pairs.seqs_h)
+    looks = plan.seeds_that_extend(t, pairs.seqs_v, pairs.seqs_h)[order]
+    work = (t.q_len.astype(np.int64) + t.d_len)[order]
+    assert sorted(order) == list(range(t.n)) and looks[0] and not looks[-1] and np.all(np.diff(looks.astype(int)) <= 0)
+    same = np.diff(looks.astype(int)) == 0  # within the seeds that look true, and within the rest
+    assert np.all(np.diff(work)[same] <= 0)
+    ties = np.flatnonzero(same & (np.diff(work) == 0))
+    assert np.all(order[ties] < order[ties + 1])  # stable: one order for every run
+    ran = t.permuted(order)
+    assert np.array_equal(ran.q_start, t.q_start[order]) and np.array_equal(ran.direction, t.direction[order])
+    out = plan.Outputs.empty(t.n)
+    half = t.n // 2
+    for lo, hi in ((0, half), (half, t.n)):  # two launches, each writing the task it ran as its score
+        got = {name: np.zeros(hi - lo, getattr(out, name).dtype) for name in plan.OUTPUT_NAMES}
+        got["score"] = order[lo:hi].astype(np.int32)
+        out.put(lo, hi, order, got)
+    assert np.array_equal(out.score, np.arange(t.n))
+
+
+@pytest.mark.parametrize("lengths", ((250, 750), (2500, 7500)))
+@pytest.mark.parametrize("errors", (0.06, 0.15, 0.2))
+def test_the_seed_probe_tells_true_seeds_from_false(lengths: tuple[int, int], errors: float) -> None:
+    """The launch order's guess: nearly every seed of related reads looks true, nearly none of
+    unrelated ones, from 6 to 20 % errors; an empty side and a side shorter than the probe are
+    guessed too (no work there to order)."""
+    shares = []
+    for unrelated in (0.0, 1.0):
+        pairs = generate(PairKnobs(n_pairs=150, min_length=lengths[0], max_length=lengths[1], error_rate=errors,
+                                   unrelated=unrelated, seed=7))
+        shares.append(plan.seeds_that_extend(plan.tasks(pairs), pairs.seqs_v, pairs.seqs_h).mean())
+    assert shares[0] >= 0.9 and shares[1] <= 0.05, shares
+    corners = edge_cases()
+    assert len(plan.seeds_that_extend(plan.tasks(corners), corners.seqs_v, corners.seqs_h)) == 2 * corners.n_pairs
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("xdrop", XS)
+@pytest.mark.parametrize("scheme", SCHEMES, ids=lambda s: "m{}x{}g{}".format(*s))
+def test_warps_layout_equals_the_oracle(scheme, xdrop: int) -> None:
+    """The ``warps`` plan on CUDA: its plan at X, and the wide-band block at every X with one to
+    eight warps, its anti-diagonals in shared memory and, with a stride of 8, moved to global
+    scratch when a band outgrows it."""
+    ok, why = xcuda.available()
+    if not ok:
+        pytest.skip(f"needs CuPy and a CUDA GPU: {why}")
+    scoring = Scoring(*scheme, xdrop=xdrop)
+    for pairs in (logan_like(), random_pairs(), edge_cases()):
+        _same(functools.partial(xcuda.align, layout="warps"), pairs, scoring)
+        for group, stride in ((32, 8), (128, 8), (256, plan.warps_plan(xdrop)[2])):
+            _same(functools.partial(xcuda.align, layout="warps", stride=stride), pairs, scoring, group=group)
+

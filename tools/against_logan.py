@@ -11,6 +11,9 @@ cache, or a download. Rows go to ``data/results/<machine>/xdrop/against-logan.cs
 (rows recorded at this commit are skipped unless ``--force``). Exit 0 when every X ran and every
 score agreed, 1 otherwise, 2 on bad usage.
 
+``--layouts logan,warps`` runs ours once per CUDA plan (``lassm xdrop align --layout``) beside one
+LOGAN run, a row each. A pairs file (``--dataset FILE``) is recorded under the set's own name.
+
 Usage (GPU node, repository root):
     PYTHONPATH=$PWD python3 tools/against_logan.py --source .baselines/LOGAN --machine nvidia-h100-80gb-hbm3 \\
         --dataset xdrop-sim-20k --xdrops 10,20,50,100,500,1000,5000 --counters-xdrops 100,1000
@@ -25,6 +28,8 @@ from pathlib import Path
 from lassm.campaign.originals import build, logan, sources
 from lassm.campaign.originals.timing import Measuring, gpu_device
 from lassm.campaign.steps import find_ncu
+from lassm.errors import InputError
+from lassm.runs import tables
 from lassm.runs import xdrop as rec
 from lassm.runs.records import cpu_model, git_sha
 
@@ -38,7 +43,7 @@ def logan_counters(demo_cmd: list[str], raw: Path, *, dataset: str, xdrop: int, 
     nsight.collect(demo_cmd, raw, dataset=dataset, k=xdrop, protocol="LOGAN", kernel_name=f"regex:{logan.LOGAN_KERNEL}",
                    ncu=ncu, timeout=600)
     return row_from_raw(raw, dataset=dataset, xdrop=xdrop, program="LOGAN", machine=machine, git_sha=sha,
-                        command=command)
+                        command=command, layout=rec.LOGAN)
 
 
 def _int_list(text: str) -> list[int]:
@@ -49,6 +54,16 @@ def _int_list(text: str) -> list[int]:
     if any(v < 0 for v in values):
         raise argparse.ArgumentTypeError(f"{text!r}: X values are 0 or more")
     return values
+
+
+def _layouts(text: str) -> tuple[str, ...]:
+    from lassm.backends.xdrop import plan
+
+    names = tuple(t.strip() for t in text.split(",") if t.strip())
+    bad = [n for n in names if n not in plan.LAYOUTS]
+    if not names or bad or len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError(f"{text!r}: want distinct names of {', '.join(plan.LAYOUTS)}")
+    return names
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,18 +80,26 @@ def main(argv: list[str] | None = None) -> int:
                     help="X values at which LOGAN also runs under the study's whole metric list (counters.csv)")
     ap.add_argument("--backend", default="cuda", choices=("cuda", "opencl", "cpu"),
                     help="our backend (default cuda; cpu for a dry run of this script without a GPU)")
+    ap.add_argument("--layouts", type=_layouts, default=(),
+                    help="cuda: the X-drop plans to run ours with, a comma list of logan,warps, one row each beside "
+                         "one LOGAN run (default: the environment's LASSM_XDROP_LAYOUT, one row)")
     ap.add_argument("--force", action="store_true", help="measure again rows recorded at this commit")
     args = ap.parse_args(argv)
     if args.repeats < 1:
         ap.error("--repeats must be at least 1")
+    if args.layouts and args.backend != "cuda":
+        ap.error("--layouts names plans of the cuda backend only")
     from lassm.workloads.xdrop import datasets
 
     sha = git_sha()
     ncu = None if args.no_ncu else find_ncu()
     table = rec.folder(args.machine) / rec.AGAINST_LOGAN_FILE
     counters = rec.folder(args.machine) / rec.COUNTERS_FILE
-    name = args.dataset
-    todo = logan.todo(name, args.xdrops, table, sha, args.force, args.backend)
+    name, pairs = args.dataset, None
+    if Path(name).is_file():  # a pairs file: its rows carry the set's own name (``lassm xdrop generate --name``)
+        pairs = pairs if pairs is not None else datasets.load(name)
+        name = pairs.name or name
+    todo = logan.todo(name, args.xdrops, table, sha, args.force, args.backend, args.layouts)
     counted = [x for x in args.counters_xdrops if ncu and (args.force or not rec.recorded(
         rec.read_rows(counters, rec.COUNTER_COLUMNS), sha, dataset=name, xdrop=x, program="LOGAN"))]
     print(f"{name}: X to run: {todo or 'none (recorded at this commit)'}"
@@ -84,20 +107,25 @@ def main(argv: list[str] | None = None) -> int:
     if not todo and not counted:
         print(f"-> {table}")
         return 0
+    device = gpu_device() if args.backend != "cpu" else (cpu_model(), "")
+    try:
+        tables.same_device(table, rec.AGAINST_LOGAN_COLUMNS, device[0])
+    except InputError as exc:
+        print(f"against_logan: {exc}", file=sys.stderr)
+        return 2
     if args.program:
         built = build.Built({"demo": args.program / "demo", "logan_scores": args.program / "logan_scores"},
                             sources.LOGAN, args.arch or "", "")
     else:
         built = build.build_logan(sources.locate(sources.LOGAN, args.source), args.arch or build.gpu_arch())
-    device = gpu_device() if args.backend != "cpu" else (cpu_model(), "")
     context = {"machine": args.machine, "device": device[0], "driver": device[1],
                "original_source": sources.LOGAN.label, "nvcc": built.nvcc, "git_sha": sha}
-    pairs = datasets.load(name)
+    pairs = pairs if pairs is not None else datasets.load(name)
     failed: list[str] = []
     status: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="lassm-vs-logan-") as tmp:
         if todo:
-            how = Measuring(context, repeats=args.repeats, ncu=ncu, backend=args.backend,
+            how = Measuring(context, repeats=args.repeats, ncu=ncu, backend=args.backend, layouts=args.layouts,
                             say=lambda text: print(text, flush=True))
             status, failed = logan.run_all(built, pairs, name, todo, table, Path(tmp), how)
         k = logan.write_logan_input(pairs, Path(tmp) / "pairs.txt")

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The steps of SeqAn 2's _extendSeedGappedXDropOneDirection that every X-drop kernel takes alike,
 // in the C that both CUDA C++ and OpenCL C read: the first two anti-diagonals, the band's two
-// edge cells, one cell, and the choice of the reported end. Included (through -I kernels/xdrop)
+// edge cells, one cell, one thread's share of an anti-diagonal, and the choice of the reported end. Included (through -I kernels/xdrop)
 // by cuda/xdrop.cu and opencl/xdrop.cl (LOGAN's block per direction) and cuda/xdrop_lanes.cu (a
 // few lanes per direction); the kernels differ only in how their threads share an anti-diagonal.
 // Bit for bit the numba oracle (lassm/backends/xdrop/cpu.py).
@@ -78,6 +78,40 @@ XDROP_FN void xdrop_cell(const XDROP_MEM XDROP_U8 *q, const XDROP_MEM XDROP_U8 *
     p3[col - off3] = tmp;
     if (!(tmp == undef && up == undef)) *new_min = min(*new_min, col);
     if (!(tmp == undef && left == undef)) *new_max = max(*new_max, col + 1);
+}
+
+// The next anti-diagonal: the three rotated (p1 two back, p2 the last, p3 the one to compute,
+// with their lengths and first columns' offsets) and p3 placed on the band [min_col, max_col)
+// with its two edge cells. Returns 0 when the band outgrows `stride` ints (uniform in a group).
+XDROP_FN int xdrop_next_antidiag(XDROP_MEM int **p1, XDROP_MEM int **p2, XDROP_MEM int **p3, int *len1, int *len2,
+                                 int *len3, int *off1, int *off2, int *off3, int min_col, int max_col, int stride) {
+    XDROP_MEM int *pt = *p1;
+    *p1 = *p2; *p2 = *p3; *p3 = pt;
+    *len1 = *len2; *len2 = *len3; *off1 = *off2; *off2 = *off3;
+    *off3 = min_col - 1;
+    *len3 = max_col + 1 - *off3;
+    return max_col - *off3 < stride;
+}
+
+// One thread's share of anti-diagonal `anti`: the band's edge cells (thread 0, _initAntiDiag3)
+// and the cells of columns min_col + lid, then every `threads` columns. Out: the share's best
+// score (from the edge score up) and its ends of the trimmed band, SeqAn's two trimming loops as
+// a minimum and a maximum (from max_col + 1 and off3, which stop them) that the group reduces.
+XDROP_FN void xdrop_antidiag_share(const XDROP_MEM XDROP_U8 *q, const XDROP_MEM XDROP_U8 *d, const XDROP_MEM int *p1,
+                                   const XDROP_MEM int *p2, XDROP_MEM int *p3, int anti, int min_col, int max_col,
+                                   int cols, int rows, int right, int off1, int off2, int off3, int len2, int match,
+                                   int mismatch, int gap, int best, int xdrop, int undef, int lid, int threads,
+                                   int *anti_best, int *new_min, int *new_max) {
+    const int edge = anti * gap;
+    *new_min = max_col + 1;
+    *new_max = off3;
+    if (lid == 0)
+        xdrop_band_edges(p2, p3, anti, min_col, max_col, off2, off3, len2, edge, best, xdrop, undef, new_min, new_max);
+    *anti_best = edge;
+    const int floor_score = best - xdrop;
+    for (int col = min_col + lid; col < max_col; col += threads)
+        xdrop_cell(q, d, p1, p2, p3, col, anti, cols, rows, right, off1, off2, off3, match, mismatch, gap, floor_score,
+                   undef, anti_best, new_min, new_max);
 }
 
 // The longest extension: both ends reached, else the end of V, else of H, else the first

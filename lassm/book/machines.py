@@ -22,6 +22,7 @@ import pandas as pd
 from .. import paths
 from ..errors import LassmError
 from ..runs.account import PART_ACCOUNTS, latest, measured_by, read_entries
+from .prose import reader_words
 
 #: Run ids of records that are not points of the study (``lassm scale``); their chapter is the
 #: scaling one.
@@ -309,11 +310,14 @@ def inventory(machine: str) -> dict:
 
 def campaign_lacks(machine: str) -> list[str]:
     """The ``lacks`` lines of the newest account of ``lassm run``'s parts in the folder: the
-    local-assembly campaign's (``campaign.json``), then the original programs' (``originals.json``)."""
+    local-assembly campaign's (``campaign.json``), then the original programs' (``originals.json``),
+    each in a reader's words (:func:`reader_words`)."""
 
     out = list((campaign(machine) or {}).get("lacks", []))
     out += (latest(read_entries(paths.results_dir(machine) / PART_ACCOUNTS["originals"])) or {}).get("lacks", [])
-    return out
+    return [reader_words(line) for line in out]
+
+
 
 
 def lacks(machine: str) -> list[str]:
@@ -348,6 +352,21 @@ def lacks(machine: str) -> list[str]:
     if inv["counters"] and inv["ceilings"] and not inv["metrics"]:
         out.append(f"No metrics.csv: run `lassm metrics derive --machine {machine}`.")
     return list(dict.fromkeys(out))
+
+
+#: The protocols a machine chapter plots: the four faithful ones and ``fast`` (its ablation builds
+#: have their own chapter, so the colours stay within the palette).
+CHAPTER_PROTOCOLS = ("casptr", "matchany", "doneflag", "barrier", "fast")
+
+
+def figure_data(machine: str) -> dict[str, bool]:
+    """Which of the machine chapter's captioned figures (by name) the folder has data for. Why:
+    a figure without data is a note, and :func:`write_chapters` leaves its caption out."""
+    t = times(machine)
+    kernel = t[(t["backend"] != ORACLE) & t["protocol"].isin(CHAPTER_PROTOCOLS)]
+    profiled = metrics(machine) is not None and (paths.results_dir(machine) / "ceilings.json").is_file()
+    return {"fig-machine-times": not kernel.empty, "fig-machine-roofline": profiled, "fig-machine-speedup": profiled,
+            "fig-machine-published": bool((kernel["dataset"] == "gen-k" + kernel["k"].astype(str)).any())}
 
 
 def metrics(machine: str) -> pd.DataFrame | None:
@@ -417,6 +436,7 @@ def write_chapters(book: str | Path = paths.REPO, *, machines: list[str] | None 
         papermill.execute_notebook(str(paths.REPO / TEMPLATE), str(out), parameters={"machine": name},
                                    prepare_only=True, kernel_name="python3", progress_bar=False)
         nb = json.loads(out.read_text(encoding="utf-8"))
+        has = figure_data(name)
         for cell in nb["cells"]:
             tags = cell.get("metadata", {}).get("tags", [])
             if "injected-parameters" in tags and "hide-input" not in tags:
@@ -425,7 +445,9 @@ def write_chapters(book: str | Path = paths.REPO, *, machines: list[str] | None 
                 src = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
                 cell["source"] = src.replace(TITLE_PLACEHOLDER, titles[name])
             figure = cell.get("metadata", {}).get("mystnb", {}).get("figure")
-            if figure:  # captions name the device, targets the folder (unique per chapter)
+            if figure and not has.get(figure["name"], True):  # no data: the cell's note stands uncaptioned
+                del cell["metadata"]["mystnb"]["figure"]
+            elif figure:  # captions name the device, targets the folder (unique per chapter)
                 figure["caption"] = figure["caption"].replace(DEVICE_PLACEHOLDER, titles[name])
                 figure["name"] = f"{figure['name']}-{name}"
         out.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -122,6 +122,7 @@ def run_group(plan: XdropPlan, pairs, dataset: str, xdrop: int, *, machine: str,
             "seconds": seconds, "wall_seconds": t.median_wall,
             "repeats": len(t.seconds), "cells": cells, "gcups": rec.gcups(cells, seconds) if cells else None,
             "matches_oracle": same, "git_sha": sha, "command": command, "checked_pairs": checked,
+            "layout": rec.layout_of(b, t.result.extra),
         })
         gc = rows[-1]["gcups"]
         say(f"{dataset} X={xdrop} {b}: {seconds:.4f} s" + (f", {gc:.2f} GCUPS" if gc else "")

@@ -278,7 +278,7 @@ def _err(msg: str) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``lassm`` argument parser (also read by the tests that keep notebooks in step)."""
-    parser = Parser(prog="lassm", description="MetaHipMer local assembly, measured on every GPU.")
+    parser = Parser(prog="lassm", description="MetaHipMer local assembly, measured on GPUs.")
     parser.add_argument("--version", action="version", version=f"lassm {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 

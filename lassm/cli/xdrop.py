@@ -107,10 +107,14 @@ def _cmd_align(args: argparse.Namespace) -> int:
     # a pairs file is read; its failure, naming what to install, is raised once it is. A named set
     # may first be built (minutes): the backend is waited for before that, so no mistake is found
     # after the work.
-    lanes = {} if args.lanes == "auto" else {"lanes": int(args.lanes)}
-    if lanes and args.backend != "cuda":
+    kernel = {} if args.lanes == "auto" else {"lanes": int(args.lanes)}  # the CUDA kernel's layout and plan
+    if kernel and args.backend != "cuda":
         raise LassmError(f"--lanes {args.lanes}: only the cuda backend has the lanes kernel")
-    warm = (scoring.xdrop, lanes.get("lanes")) if args.backend == "cuda" else ()
+    if args.layout is not None:
+        if args.backend != "cuda":
+            raise LassmError(f"--layout {args.layout}: only the cuda backend has the two plans")
+        kernel["layout"] = args.layout
+    warm = (scoring.xdrop, kernel.get("lanes"), kernel.get("layout")) if args.backend == "cuda" else ()
     ready = in_background(lambda: get(args.backend), *warm, name=args.backend)
     if named:
         from ..workloads.xdrop.datasets import load
@@ -122,7 +126,7 @@ def _cmd_align(args: argparse.Namespace) -> int:
             pairs = read_pairs(args.input)
         finally:
             backend = ready()
-    result = backend.align(pairs, scoring, threads=args.threads, **lanes)
+    result = backend.align(pairs, scoring, threads=args.threads, **kernel)
     write_alignments(result, args.out, input_name=pairs.name)
     _err(f"aligned {pairs.n_pairs} pairs with {args.backend} at X = {scoring.xdrop} "
          f"in {result.wall_seconds:.3f} s -> {args.out}")
@@ -232,6 +236,10 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
     a.add_argument("--lanes", choices=("auto", "0", "8", "16", "32"), default="auto",
                    help="cuda: threads per direction, 0 for LOGAN's one block per direction, 8/16/32 for "
                         "several directions per warp (default auto: chosen by X)")
+    a.add_argument("--layout", choices=("logan", "warps"), default=None,
+                   help="cuda: the plan; logan runs the tasks in order, the lanes kernel up to X = 1000 and LOGAN's "
+                        "block above; warps runs them longest first (seeds that look false last), the lanes kernel "
+                        "up to X = 200 and the wide-band block above (default: LASSM_XDROP_LAYOUT, else logan)")
     a.add_argument("--against", choices=BACKEND_NAMES, default=None,
                    help="also run this backend and compare pair for pair (exit 1 on a difference)")
     a.add_argument("--out", type=t.output_file, required=True, help="results, .parquet or .tsv")

@@ -73,10 +73,27 @@ def upsert(path: str | os.PathLike, columns: Sequence[str], key: Sequence[str], 
         write_rows(path, columns, kept + list(new.values()))
 
 
+def same_device(path: str | os.PathLike, columns: Sequence[str], device: str) -> None:
+    """Refuses to add ``device``'s rows to a table whose rows name another device: a machine
+    folder is one device's, and a GPU node handed another model than asked for must not file its
+    times under the wrong name.
+
+    Raises
+    ------
+    InputError
+        Naming the table, the device of its rows and this one.
+    """
+    others = sorted({r["device"] for r in read_rows(path, columns) if r.get("device") and r["device"] != device})
+    if others:
+        raise InputError(str(path), None, "device",
+                         f"its rows were measured on {', '.join(others)}, not on this {device}: name this "
+                         f"device's own results folder")
+
+
 def recorded(rows: Sequence[dict], git_sha: str, **where) -> bool:
     """Whether ``rows`` hold a row measured at ``git_sha`` whose columns equal ``where``."""
     want = {k: _cell(v) for k, v in where.items()}
     return any(r.get("git_sha") == git_sha and all(r.get(k) == v for k, v in want.items()) for r in rows)
 
 
-__all__ = ["read_rows", "recorded", "upsert", "write_rows"]
+__all__ = ["read_rows", "recorded", "same_device", "upsert", "write_rows"]

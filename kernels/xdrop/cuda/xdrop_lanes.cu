@@ -68,7 +68,7 @@ xdrop_lanes_kernel(const unsigned char *__restrict__ seqs_q, const unsigned char
 
     // three anti-diagonals, rotated: p1 two back, p2 the last, p3 the one computed
     int *base = scratch + (active ? scratch_off[task] : 0);
-    int *p1 = base, *p2 = base + stride, *p3 = base + 2 * stride, *pt;
+    int *p1 = base, *p2 = base + stride, *p3 = base + 2 * stride;
     int len1 = 0, len2 = 1, len3 = 2, off1 = 0, off2 = 0, off3 = 0;
     if (active && lid == 0) xdrop_init_antidiags(p2, p3, gap, xdrop, undef);  // _initAntiDiags
     int min_col = 1, max_col = 2, anti = 1, best = 0;
@@ -79,11 +79,8 @@ xdrop_lanes_kernel(const unsigned char *__restrict__ seqs_q, const unsigned char
         int anti_best = XDROP_INT_MIN, new_min = 0x7fffffff, new_max = XDROP_INT_MIN;
         if (active) {
             ++anti;
-            pt = p1; p1 = p2; p2 = p3; p3 = pt;
-            len1 = len2; len2 = len3; off1 = off2; off2 = off3;
-            off3 = min_col - 1;
-            len3 = max_col + 1 - off3;
-            if (max_col - off3 >= stride) {  // uniform in the group: reported, and the task ends
+            if (!xdrop_next_antidiag(&p1, &p2, &p3, &len1, &len2, &len3, &off1, &off2, &off3, min_col, max_col,
+                                     stride)) {  // uniform in the group: reported, and the task ends
                 if (lid == 0) {
                     score[task] = 0; ext_col_out[task] = 0; ext_row_out[task] = 0;
                     cells_out[task] = cells; status[task] = XDROP_BAND_OVERFLOW;
@@ -92,20 +89,11 @@ xdrop_lanes_kernel(const unsigned char *__restrict__ seqs_q, const unsigned char
             }
         }
         if (active) {
-            const int edge = anti * gap;
             // SeqAn's two trimming loops as reductions, as in xdrop.cu: the first column from
             // min_col that stays and the last from max_col down; min_col - 1 and max_col + 1 stop them.
-            new_min = max_col + 1;
-            new_max = off3;
-            if (lid == 0)  // _initAntiDiag3
-                xdrop_band_edges(p2, p3, anti, min_col, max_col, off2, off3, len2, edge, best, xdrop, undef, &new_min,
+            xdrop_antidiag_share(q, d, p1, p2, p3, anti, min_col, max_col, cols, rows, right, off1, off2, off3, len2,
+                                 match, mismatch, gap, best, xdrop, undef, lid, XDROP_LANES, &anti_best, &new_min,
                                  &new_max);
-            anti_best = edge;
-            const int floor_score = best - xdrop;
-            for (int col = min_col + lid; col < max_col; col += XDROP_LANES) {
-                xdrop_cell(q, d, p1, p2, p3, col, anti, cols, rows, right, off1, off2, off3, match, mismatch, gap,
-                           floor_score, undef, &anti_best, &new_min, &new_max);
-            }
         }
         __syncwarp(XDROP_FULL_WARP);  // this anti-diagonal's cells, for the next one's reads
         group_reduce(anti_best, new_min, new_max);

@@ -1,17 +1,27 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
-// The hip-cpu backend's driver for the X-drop kernel (lassm/backends/xdrop/hip_cpu.py runs it):
-// ../cuda/xdrop.cu, LOGAN's block per alignment direction, compiled unchanged by g++ against ROCm's
-// HIP-CPU runtime with -DXDROP_GROUP=<threads per block>. Its threads meet only at __syncthreads,
-// which every thread of a block reaches alike, and its shared memory is static, so it runs there as
-// it is. (../cuda/xdrop_lanes.cu, the narrow-band layout, is CUDA only: it shuffles and votes with
+// The hip-cpu backend's driver for the X-drop kernels (lassm/backends/xdrop/hip_cpu.py runs it):
+// ../cuda/xdrop.cu, LOGAN's block per alignment direction, or with -DXDROP_WARPS_LAYOUT
+// ../cuda/xdrop_warps.cu, the wide-band block (warp shuffles, one barrier an anti-diagonal, the
+// anti-diagonals in shared memory), compiled unchanged by g++ against ROCm's HIP-CPU runtime with
+// -DXDROP_GROUP=<threads per block> (and XDROP_WARP, XDROP_SHARED_STRIDE). Their threads meet only
+// at __syncthreads and shuffles, which every thread of a block reaches alike, and their shared
+// memory is static, so they run there as they are; a shuffle there spans one 64-lane wavefront,
+// so a block of the wide-band kernel is one wavefront, or one or two 32-lane warps in it.
+// (../cuda/xdrop_lanes.cu, the narrow-band layout, is CUDA only: it shuffles and votes with
 // *_sync masks on 32-lane warps, which HIP has not.) One run is one launch over the tasks the host
 // wrote as raw files into one folder (lassm.backends.xdrop.plan); the outputs go beside them, and
 // the launch's wall seconds to standard output.
 //
 //   driver DIR match mismatch gap xdrop scratch_ints
 #include "hip_cpu.h"
+#ifdef XDROP_WARPS_LAYOUT
+#include "xdrop_warps.cu"
+#define XDROP_ENTRY xdrop_warps_kernel
+#else
 #include "xdrop.cu"
+#define XDROP_ENTRY xdrop_kernel
+#endif
 
 int main(int argc, char** argv)
 {
@@ -41,7 +51,7 @@ int main(int argc, char** argv)
     std::vector<int> scratch((size_t)scratch_ints, 0), score(n, 0), ext_col(n, 0), ext_row(n, 0), status(n, 0);
     std::vector<long long> cells(n, 0);
     const auto t0 = lassm_clock();
-    hipLaunchKernelGGL(xdrop_kernel, dim3((unsigned)n), dim3(XDROP_GROUP), 0, nullptr, seqs_q.data(), seqs_d.data(),
+    hipLaunchKernelGGL(XDROP_ENTRY, dim3((unsigned)n), dim3(XDROP_GROUP), 0, nullptr, seqs_q.data(), seqs_d.data(),
                        q_start.data(), q_len.data(), d_start.data(), d_len.data(), direction.data(),
                        scratch_off.data(), scratch.data(), match, mismatch, gap, xdrop, score.data(), ext_col.data(),
                        ext_row.data(), cells.data(), status.data());

@@ -6,8 +6,11 @@ LOGAN's block per alignment direction compiles unchanged as HIP (its threads mee
 (:mod:`lassm.backends.hip_cpu_build`); each launch is one run of that program over the tasks of
 :mod:`.plan`, the host side the CUDA and OpenCL backends share. Bit for bit the oracle, like them.
 The kernel has no warp width: a block of ``group`` threads is ``group / 64`` of HIP-CPU's 64-lane
-wavefronts, all of which reach every barrier. The narrow-band layout (``xdrop_lanes.cu``) is CUDA
-only (``*_sync`` shuffles and votes on 32-lane warps) and is not built here.
+wavefronts, all of which reach every barrier. The wide-band block of the ``warps`` plan
+(``xdrop_warps.cu``, :data:`plan.LAYOUT_ENV`) shuffles within warps of ``warp`` lanes: a shuffle
+on HIP-CPU spans one 64-lane wavefront (a block's threads 64 apart share its slot), so its block is
+one wavefront of 64, or one or two warps of 32 in its halves. The narrow-band layout
+(``xdrop_lanes.cu``) is CUDA only (``*_sync`` shuffles and votes on 32-lane warps) and is not built here.
 """
 from __future__ import annotations
 
@@ -36,11 +39,19 @@ def available() -> tuple[bool, str]:
     return hip_cpu_build.available()
 
 
-def driver(group: int = plan.DEFAULT_GROUP) -> Path:
-    """The driver built for blocks of ``group`` threads (from the cache after the first build)."""
+def driver(group: int = plan.DEFAULT_GROUP, warp: int = 0, stride: int = 0) -> Path:
+    """The driver built for blocks of ``group`` threads (from the cache after the first build):
+    LOGAN's block, or with ``warp`` lanes a warp the wide-band block with ``stride`` shared ints
+    per anti-diagonal."""
     if not 1 <= int(group) <= MAX_GROUP:
         raise ValueError(f"group = {group} must be in 1..{MAX_GROUP}")
-    return hip_cpu_build.build("xdrop", (f"-DXDROP_GROUP={int(group)}",), ("xdrop", "xdrop/cuda"))
+    options = [f"-DXDROP_GROUP={int(group)}"]
+    if warp:
+        if int(warp) not in (32, WAVEFRONT) or group % warp or group > WAVEFRONT or stride < 3:
+            raise ValueError(f"the wide-band block on HIP-CPU: warp = {warp} (32 or {WAVEFRONT}), group = {group} "
+                             f"(warps of it, at most {WAVEFRONT}), stride = {stride} (3 or more)")
+        options += ["-DXDROP_WARPS_LAYOUT", f"-DXDROP_WARP={int(warp)}", f"-DXDROP_SHARED_STRIDE={int(stride)}"]
+    return hip_cpu_build.build("xdrop", tuple(options), ("xdrop", "xdrop/cuda"))
 
 
 def warm_up() -> None:
@@ -48,8 +59,9 @@ def warm_up() -> None:
     driver()
 
 
-def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int = plan.DEFAULT_GROUP,
-          max_bytes: int | None = None, timeout: float | None = None) -> Alignments:
+def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int | None = None,
+          max_bytes: int | None = None, timeout: float | None = None, layout: str | None = None,
+          warp: int = WAVEFRONT, stride: int | None = None) -> Alignments:
     """Extends every pair's seed both ways on HIP-CPU, bit for bit as the oracle.
 
     Parameters
@@ -57,20 +69,32 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int
     pairs : the read pairs and their seeds.
     scoring : match, mismatch, gap and X.
     threads : ignored (HIP-CPU runs blocks on every core TBB gives it); kept for the one signature.
-    group : threads per block (``XDROP_GROUP``).
+    group : threads per block (``XDROP_GROUP``); default LOGAN's 128, or one warp of the wide-band block.
     max_bytes : scratch bytes of one launch (default :data:`DEFAULT_BUDGET`); small values slice.
     timeout : seconds one launch may run (default ``LASSM_HIP_CPU_TIMEOUT``, else 600).
+    layout : ``logan`` or ``warps`` (:data:`plan.LAYOUTS`); None (default): :data:`plan.LAYOUT_ENV`.
+        ``warps`` runs the tasks longest first on the wide-band block at every X.
+    warp : the wide-band block's warp width, 64 (HIP-CPU's wavefront) or 32.
+    stride : the wide-band block's shared ints per anti-diagonal (default X's).
 
     Returns
     -------
     Alignments
-        With ``extra``: device, cells, kernel_seconds (the driver's wall clock), gcups, launches, group.
+        With ``extra``: device, cells, kernel_seconds (the driver's wall clock), gcups, launches,
+        group, layout, warp, shared_stride.
     """
     del threads
-    exe = driver(int(group))
+    chosen = plan.layout(layout)
+    wide = chosen == "warps"
+    stride = (int(stride) if stride else plan.warps_plan(scoring.xdrop)[2]) if wide else 0
+    group = int(group) if group else (int(warp) if wide else plan.DEFAULT_GROUP)
+    exe = driver(group, int(warp) if wide else 0, stride)
     start = time.perf_counter()
     t = plan.tasks(pairs)
     out = plan.Outputs.empty(t.n)
+    order = plan.work_order(t, pairs.seqs_v, pairs.seqs_h) if wide else None
+    if order is not None:
+        t = t.permuted(order)
     seqs_q = pairs.seqs_v if len(pairs.seqs_v) else np.zeros(1, np.uint8)
     seqs_d = pairs.seqs_h if len(pairs.seqs_h) else np.zeros(1, np.uint8)
     ranges = plan.batches(t, int(max_bytes or DEFAULT_BUDGET)) if t.n else []
@@ -86,11 +110,11 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int
                 np.ascontiguousarray(arr, dtype=dtype).tofile(os.path.join(tmp, f"{name}.bin"))
             said = hip_cpu_build.run(exe, (tmp, *(int(a) for a in plan.scoring_args(scoring)), max(int(offs[-1]), 1)),
                                      limit, f"the X-drop launch of {sub.n} tasks")
-            for name, dtype in (("score", np.int32), ("ext_col", np.int32), ("ext_row", np.int32),
-                                ("cells", np.int64), ("status", np.int32)):
-                getattr(out, name)[lo:hi] = np.fromfile(os.path.join(tmp, f"{name}.bin"), dtype=dtype)
+            out.put(lo, hi, order, {k: np.fromfile(os.path.join(tmp, f"{k}.bin"), dtype=getattr(out, k).dtype)
+                                    for k in plan.OUTPUT_NAMES})
         kernel_seconds += said["seconds"]
     wall = time.perf_counter() - start
     return plan.assemble(pairs, scoring, out, "hip-cpu", wall, kernel_seconds,
                          {"device": f"HIP-CPU (wavefront {WAVEFRONT})", "launches": len(ranges), "group": int(group),
-                          "hip_cpu": hip_cpu_build.HIP_CPU.label, "timer": "driver wall clock"})
+                          "hip_cpu": hip_cpu_build.HIP_CPU.label, "timer": "driver wall clock", "plan": chosen,
+                          "warp": int(warp) if wide else 0, "shared_stride": stride})

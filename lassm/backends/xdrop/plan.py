@@ -39,6 +39,52 @@ LANES = (8, 16, 32)
 LANES_BY_X = ((50, 8), (200, 16), (1000, 32))
 
 
+#: The switch between the CUDA backend's two plans, read at each alignment: ``logan`` (the default)
+#: runs the tasks in their order, the lanes kernel up to X = 1000 and LOGAN's block above (:func:`lanes_for`);
+#: ``warps`` runs them longest first, seeds that look false last (:func:`work_order`), on the kernel
+#: :data:`WARPS_PLAN` names: the lanes kernel for narrow bands, the wide-band block
+#: (``cuda/xdrop_warps.cu``: one barrier an anti-diagonal, the anti-diagonals in shared memory) for
+#: wide ones. Both are bit for bit the oracle; the switch lets one GPU session time them side by side.
+LAYOUT_ENV = "LASSM_XDROP_LAYOUT"
+LAYOUTS = ("logan", "warps")
+DEFAULT_LAYOUT = "logan"
+#: Lanes of a warp on NVIDIA: the wide-band block's threads are a multiple of it.
+WARP = 32
+#: The ``warps`` plan, ``(largest X, lanes, group, stride)`` in order, the last for every larger X:
+#: lanes > 0 runs the lanes kernel, 0 the wide-band block of ``group`` threads with ``stride``
+#: shared ints per anti-diagonal (the block's group and stride wherever it runs at that X). A band
+#: of LOGAN-like pairs holds about 0.7 X cells up to X = 1000 and under 2,000 at X = 5000; a false
+#: seed's, nearly two X before it dies. One that outgrows the stride reruns on its global scratch.
+#: 2,048 ints (24 KB) still lets an SM hold the eight blocks its registers allow.
+WARPS_PLAN = ((50, 8, 32, 512), (200, 16, 32, 1024), (2**31 - 1, 0, 128, 2048))
+
+
+def layout(name: str | None = None) -> str:
+    """The plan to run: ``name``, else :data:`LAYOUT_ENV` (checked by :mod:`lassm.settings`), else
+    :data:`DEFAULT_LAYOUT`.
+
+    Raises
+    ------
+    LassmError
+        For a name outside :data:`LAYOUTS` (one line; the command exits 2).
+    """
+    from ...errors import LassmError
+    from ...settings import value
+
+    chosen = name if name is not None else value(LAYOUT_ENV) or DEFAULT_LAYOUT
+    if chosen not in LAYOUTS:
+        raise LassmError(f"layout {chosen!r}: use one of {', '.join(LAYOUTS)}")
+    return chosen
+
+
+def warps_plan(xdrop: int) -> tuple[int, int, int]:
+    """``(lanes, group, stride)`` of the ``warps`` plan at X (:data:`WARPS_PLAN`)."""
+    for largest, lanes, group, stride in WARPS_PLAN:
+        if xdrop <= largest:
+            return lanes, group, stride
+    return WARPS_PLAN[-1][1:]
+
+
 def lanes_for(xdrop: int) -> int:
     """Lanes per task for X: narrow bands (small X) share a warp, wide ones get LOGAN's block.
 
@@ -71,6 +117,58 @@ class Tasks:
         """Tasks ``lo..hi-1``, for one launch."""
         return Tasks(*(np.ascontiguousarray(a[lo:hi]) for a in
                        (self.q_start, self.q_len, self.d_start, self.d_len, self.direction)))
+
+    def permuted(self, order: np.ndarray) -> "Tasks":
+        """The tasks in ``order`` (task ``order[i]`` runs as task ``i``)."""
+        return Tasks(*(np.ascontiguousarray(a[order]) for a in
+                       (self.q_start, self.q_len, self.d_start, self.d_len, self.direction)))
+
+
+#: Bases next to the seed, in the direction of the extension, whose shared 4-mers tell a seed that
+#: extends from one that dies (a false seed): random windows of 32 share about 3 of their 29
+#: 4-mers, windows 15 % apart about 17.
+PROBE, PROBE_K, PROBE_SHARED = 32, 4, 8
+_CODE = np.zeros(256, np.int64)
+_CODE[np.frombuffer(b"CGT", np.uint8)] = (1, 2, 3)  # A and anything else 0: a probe, not a score
+
+
+def _probe_kmers(seqs: np.ndarray, start: np.ndarray, length: np.ndarray, direction: np.ndarray) -> np.ndarray:
+    """Which 4-mers (one row of 256 per task) the :data:`PROBE` bases next to each task's seed hold."""
+    n = len(length)
+    width = np.minimum(length.astype(np.int64), PROBE)
+    first = np.where(direction == RIGHT, start, start + length - width)
+    at = np.arange(PROBE)
+    held = at[None, :] < width[:, None]
+    idx = np.where(held, first[:, None] + at[None, :], 0)
+    codes = _CODE[seqs[idx]] if len(seqs) else np.zeros((n, PROBE), np.int64)
+    kmers = sum(codes[:, i:PROBE - PROBE_K + 1 + i] << (2 * (PROBE_K - 1 - i)) for i in range(PROBE_K))
+    whole = held[:, PROBE_K - 1:]
+    present = np.zeros((n, 4 ** PROBE_K), bool)
+    rows = np.broadcast_to(np.arange(n)[:, None], kmers.shape)
+    present[rows[whole], kmers[whole]] = True
+    return present
+
+
+def seeds_that_extend(t: Tasks, seqs_q: np.ndarray, seqs_d: np.ndarray) -> np.ndarray:
+    """Per task, whether its seed looks true: the windows next to it on both sides share at least
+    :data:`PROBE_SHARED` 4-mers. A guess for the launch order only; no result depends on it."""
+    shared = (_probe_kmers(seqs_q, t.q_start, t.q_len, t.direction)
+              & _probe_kmers(seqs_d, t.d_start, t.d_len, t.direction)).sum(axis=1)
+    return shared >= PROBE_SHARED
+
+
+def work_order(t: Tasks, seqs_q: np.ndarray, seqs_d: np.ndarray) -> np.ndarray:
+    """The tasks longest first, those whose seed looks false (:func:`seeds_that_extend`) after the
+    rest: a launch's blocks start in their order, so the longest tasks start at once instead of
+    ending the launch alone, and the tasks a warp of the lanes kernel shares end together (a
+    false seed's dies within a few X anti-diagonals; beside a true one, its lanes would idle).
+
+    Why by ``q_len + d_len``: an extension that holds to the ends of both sides, as a true seed's
+    does, takes that many anti-diagonals, and its band is about X wide at every one of them. Ties
+    keep their order (a stable sort), so the order is one for every run.
+    """
+    work = t.q_len.astype(np.int64) + t.d_len
+    return np.lexsort((-work, ~seeds_that_extend(t, seqs_q, seqs_d)))
 
 
 def tasks(pairs: Pairs) -> Tasks:
@@ -147,6 +245,17 @@ class Outputs:
     def empty(n: int) -> "Outputs":
         return Outputs(np.zeros(n, np.int32), np.zeros(n, np.int32), np.zeros(n, np.int32),
                        np.zeros(n, np.int64), np.zeros(n, np.int32))
+
+    def put(self, lo: int, hi: int, order: np.ndarray | None, got: dict[str, np.ndarray]) -> None:
+        """One launch's outputs (``got[name]`` for tasks ``lo..hi-1`` as they ran) into their
+        tasks' places: ``order`` is the launch order (:func:`work_order`), None for the tasks' own."""
+        where = slice(lo, hi) if order is None else order[lo:hi]
+        for name in OUTPUT_NAMES:
+            getattr(self, name)[where] = got[name]
+
+
+#: What each task writes, in the kernels' argument order.
+OUTPUT_NAMES = ("score", "ext_col", "ext_row", "cells", "status")
 
 
 def gcups(cells: int, seconds: float) -> float:

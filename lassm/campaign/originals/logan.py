@@ -34,14 +34,36 @@ from .timing import Measuring, interleaved, kernel_times, lassm_kernel_times, ru
 
 #: LOGAN's kernel and ours, for ncu's ``--kernel-name``.
 LOGAN_KERNEL = "extendSeedLGappedXDropOneDirectionGlobal"
-OUR_KERNEL = "xdrop_(lanes_)?kernel"  # a regular expression: both layouts
+OUR_KERNEL = "xdrop_(lanes_|warps_)?kernel"  # a regular expression: every layout
 #: The two programs' labels in the table (ours names its backend: :func:`ours_label`).
 LOGAN_PROGRAM, OURS = "LOGAN demo", "lassm xdrop align cuda"
 
 
-def ours_label(backend: str) -> str:
-    """Our program's label in the table: ``lassm xdrop align <backend>``."""
-    return f"lassm xdrop align {backend}"
+def ours_label(backend: str, layout: str | None = None) -> str:
+    """Our program's label in the table: ``lassm xdrop align <backend>``, and for CUDA the plan
+    (``layout``, else ``LASSM_XDROP_LAYOUT``) where it is not the default, so that both plans'
+    rows stand side by side."""
+    from ...backends.xdrop import plan
+
+    label = f"lassm xdrop align {backend}"
+    chosen = plan.layout(layout) if backend == "cuda" else plan.DEFAULT_LAYOUT
+    return label if chosen == plan.DEFAULT_LAYOUT else f"{label} ({chosen} layout)"
+
+
+def ours_programs(backend: str, layouts: Sequence[str] = ()) -> dict[str, str | None]:
+    """Our programs of one run, label -> the plan its command names (``--layout``): one per plan
+    of ``layouts``; none named (the environment's) where ``layouts`` is empty."""
+    if not layouts:
+        return {ours_label(backend): None}
+    return {ours_label(backend, layout): layout for layout in layouts}
+
+
+def layout_env() -> str:
+    """``LASSM_XDROP_LAYOUT=<plan>`` as this process runs ours: what a row's command names."""
+    from ...backends.xdrop import plan
+
+    return f"{plan.LAYOUT_ENV}={plan.layout()}"
+
 
 #: The set LOGAN runs on in the campaign: the 20,000 LOGAN-like pairs of LOGAN's paper.
 DATASET = "xdrop-sim-20k"
@@ -112,7 +134,9 @@ def ours_scores(path: Path) -> np.ndarray:
 
 def side_by_side(built: Built, pairs: Pairs, name: str, xdrop: int, work: Path, how: Measuring, *,
                  ours_later: bool = False) -> list[dict]:
-    """LOGAN's demo and ours at one X: two rows of :data:`lassm.runs.xdrop.AGAINST_LOGAN_COLUMNS`.
+    """LOGAN's demo and ours at one X: a row of :data:`lassm.runs.xdrop.AGAINST_LOGAN_COLUMNS` for
+    LOGAN and one for each of our programs (:func:`ours_programs`: one per plan ``how.layouts``
+    names), each ours with its own scores' check, LOGAN's true where all of them agree.
 
     ``work`` must hold ``pairs.txt`` (:func:`write_logan_input`) and ``pairs.parquet``; ``how``
     holds the columns every row shares (machine, device, driver, original_source, nvcc, git_sha),
@@ -121,17 +145,24 @@ def side_by_side(built: Built, pairs: Pairs, name: str, xdrop: int, work: Path, 
     profiled process for every X).
     """
     repeats, ncu, context, backend = how.repeats, how.ncu, how.context, how.backend
-    logan_in, ours_in, ours_out = work / "pairs.txt", work / "pairs.parquet", work / "ours.parquet"
+    logan_in, ours_in = work / "pairs.txt", work / "pairs.parquet"
     k = seed_length(pairs)
-    ours = ours_label(backend)
-    cmds = {LOGAN_PROGRAM: [str(built["demo"]), str(logan_in), str(k), str(xdrop), "1"],
-            ours: [sys.executable, "-m", "lassm", "xdrop", "align", str(ours_in), "--backend", backend,
-                   "--xdrop", str(xdrop), "--out", str(ours_out)]}
-    shown = {LOGAN_PROGRAM: f"demo {name}.txt {k} {xdrop} 1",
-             ours: f"lassm xdrop align {name}.parquet --backend {backend} --xdrop {xdrop}"}
+    programs = ours_programs(backend, how.layouts)
+    outs = {prog: work / f"ours-{i}.parquet" for i, prog in enumerate(programs)}
+    cmds = {LOGAN_PROGRAM: [str(built["demo"]), str(logan_in), str(k), str(xdrop), "1"]}
+    shown = {LOGAN_PROGRAM: f"demo {name}.txt {k} {xdrop} 1"}
+    for prog, layout in programs.items():
+        named = ["--layout", layout] if layout else []
+        cmds[prog] = [sys.executable, "-m", "lassm", "xdrop", "align", str(ours_in), "--backend", backend,
+                      "--xdrop", str(xdrop), *named, "--out", str(outs[prog])]
+        env = f"{layout_env()} " if not layout and prog != f"lassm xdrop align {backend}" else ""  # not the default
+        shown[prog] = f"{env}lassm xdrop align {name}.parquet --backend {backend} --xdrop {xdrop} {' '.join(named)}"
+        shown[prog] = shown[prog].rstrip()
     runs = interleaved(cmds, repeats, warm=False)  # in turns; no untimed run first, as before
     _s, printed = run([str(built["logan_scores"]), str(logan_in), str(k), str(xdrop)])
-    equal = bool(np.array_equal(parse_scores(printed, pairs.n_pairs), ours_scores(ours_out)))
+    theirs = parse_scores(printed, pairs.n_pairs)
+    equal = {prog: bool(np.array_equal(theirs, ours_scores(out))) for prog, out in outs.items()}
+    equal[LOGAN_PROGRAM] = all(equal.values())
     rows = []
     for prog, cmd in cmds.items():
         gpu_only = [parse_logan_output(out)[0] for _t, out in runs[prog]] if prog == LOGAN_PROGRAM else []
@@ -143,8 +174,9 @@ def side_by_side(built: Built, pairs: Pairs, name: str, xdrop: int, work: Path, 
         rows.append({**context, "dataset": name, "n_pairs": pairs.n_pairs, "xdrop": xdrop, "program": prog,
                      "kernel_seconds": kernel, "kernel_launches": launches,
                      "logan_gpu_seconds": statistics.median(gpu_only) if gpu_only else None,
-                     "whole_seconds": statistics.median(t for t, _out in runs[prog]), "scores_equal": equal,
-                     "command": shown[prog], "_command": cmd})
+                     "whole_seconds": statistics.median(t for t, _out in runs[prog]), "scores_equal": equal[prog],
+                     "command": shown[prog], "_command": cmd,
+                     "layout": rec.LOGAN if prog == LOGAN_PROGRAM else rec.planned_layout(backend, xdrop, programs[prog])})
     return rows
 
 
@@ -158,11 +190,13 @@ def ours_kernels(rows: Sequence[dict], ncu: str, work: Path) -> None:
             row["kernel_seconds"], row["kernel_launches"] = sum(s for _n, s, _i in launches), len(launches)
 
 
-def todo(name: str, xdrops: Sequence[int], table: Path, sha: str, force: bool, backend: str = "cuda") -> list[int]:
-    """The X values whose two rows are not both recorded at ``sha`` (all of them when ``force``)."""
+def todo(name: str, xdrops: Sequence[int], table: Path, sha: str, force: bool, backend: str = "cuda",
+         layouts: Sequence[str] = ()) -> list[int]:
+    """The X values whose rows (LOGAN's, ours of each plan of ``layouts``) are not all recorded at
+    ``sha`` (all of them when ``force``)."""
     rows = rec.read_rows(table, rec.AGAINST_LOGAN_COLUMNS)
     return [x for x in xdrops if force or not all(rec.recorded(rows, sha, dataset=name, xdrop=x, program=p)
-                                                  for p in (LOGAN_PROGRAM, ours_label(backend)))]
+                                                  for p in (LOGAN_PROGRAM, *ours_programs(backend, layouts)))]
 
 
 def run_all(built: Built, pairs: Pairs, name: str, xdrops: Sequence[int], table: Path, work: Path,
@@ -181,8 +215,9 @@ def run_all(built: Built, pairs: Pairs, name: str, xdrops: Sequence[int], table:
     k = write_logan_input(pairs, work / "pairs.txt")
     write_pairs_parquet(pairs, work / "pairs.parquet")
     cmds = ([str(built["demo"]), str(work / "pairs.txt"), str(k), str(xdrops[0]), "1"],
-            [sys.executable, "-m", "lassm", "xdrop", "align", str(work / "pairs.parquet"), "--backend", backend,
-             "--xdrop", str(xdrops[0]), "--out", str(work / "ours.parquet")])
+            *([sys.executable, "-m", "lassm", "xdrop", "align", str(work / "pairs.parquet"), "--backend", backend,
+               "--xdrop", str(xdrops[0]), *(["--layout", layout] if layout else []), "--out", str(work / "ours.parquet")]
+              for layout in ours_programs(backend, how.layouts).values()))
     status, failed = [], []
     try:
         for cmd in cmds:  # CUDA's context, CuPy's kernel cache, the file system's cache: untimed
@@ -200,7 +235,7 @@ def run_all(built: Built, pairs: Pairs, name: str, xdrops: Sequence[int], table:
             line = " ".join(str(exc).split())[:400]
             failed.append(f"originals: LOGAN on {name} at X={x}: {type(exc).__name__}: {line}")
             status += [{"part": "logan", "dataset": name, "xdrop": x, "program": p, "status": f"failed: {line}"}
-                       for p in (LOGAN_PROGRAM, ours_label(backend))]
+                       for p in (LOGAN_PROGRAM, *ours_programs(backend, how.layouts))]
             say(failed[-1])
             tick()
             continue
@@ -233,6 +268,7 @@ def _said(r: dict, status: list[dict], say: Callable[[str], None]) -> None:
     say(f"{r['dataset']} X={r['xdrop']} {r['program']}: whole {r['whole_seconds']:.3f} s{kern}, scores equal: {ok}")
 
 
-__all__ = ["DATASET", "LOGAN_KERNEL", "LOGAN_PROGRAM", "OURS", "OUR_KERNEL", "ours_label", "parse_logan_output",
+__all__ = ["DATASET", "LOGAN_KERNEL", "LOGAN_PROGRAM", "OURS", "OUR_KERNEL", "layout_env", "ours_label",
+           "ours_programs", "parse_logan_output",
            "parse_scores",
            "ours_kernels", "run_all", "seed_length", "side_by_side", "todo", "write_logan_input"]

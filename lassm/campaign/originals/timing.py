@@ -36,6 +36,8 @@ class Measuring:
     repeats : timed whole runs of each program.
     ncu : Nsight Compute, or None for no kernel times.
     backend : ours (``cuda``, ``cpu``...).
+    layouts : the X-drop CUDA plans to run ours with, one row each (``--layout``); none: the
+        environment's (``LASSM_XDROP_LAYOUT``), one row.
     say : where each row's line and each failure go.
     tick : called after each input (the part's progress).
     """
@@ -44,6 +46,7 @@ class Measuring:
     repeats: int = 1
     ncu: str | None = None
     backend: str = "cuda"
+    layouts: tuple[str, ...] = ()
     say: Callable[[str], None] = _silent
     tick: Callable[[], None] = _untimed
 

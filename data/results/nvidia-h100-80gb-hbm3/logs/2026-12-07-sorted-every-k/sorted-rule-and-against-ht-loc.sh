@@ -1,11 +1,11 @@
 #!/bin/bash
-# fast's sorted table at every k (records of one to four words) on the H200: the GPU tests of the
+# fast's sorted table at every k (records of one to four words) on one GPU: the GPU tests of the
 # sorted build; the rule, timed by tools/fast_explore.py with the sorted build sorting up to k = 30
 # (one-word records, the hash table beyond: the earlier rule) and up to k = 121 (every k); then
 # tools/against_original.py beside MetaHipMer's ht_loc (same GPU, same call, kernel times from
 # Nsight Compute) on the real mock community at k = 21, 33, 55, 77 and on gen-k21x20.
 # Usage (repository root of the GPU node, ht_loc's pinned source in .baselines/gpu_local_ht):
-#   bash data/results/nvidia-h200/logs/2026-12-07-sorted-every-k/sorted-rule-and-against-ht-loc.sh
+#   bash data/results/nvidia-h100-80gb-hbm3/logs/2026-12-07-sorted-every-k/sorted-rule-and-against-ht-loc.sh
 set -u
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1 LASSM_NO_DEPS=1
 unset PYTHONDONTWRITEBYTECODE
