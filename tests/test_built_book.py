@@ -7,7 +7,9 @@ needs Debian's ``chromium`` at /usr/bin/chromium; its screenshot goes to
 """
 from __future__ import annotations
 
+import html
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -197,3 +199,123 @@ def test_built_pages_speak_of_the_study_alone():
         text = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)  # folded code is not prose
         found += [f"{page.relative_to(HTML)}: {h}" for h in hits(re.sub(r"<[^>]+>", " ", text), prose=True)]
     assert not found, "\n".join(found[:20])
+
+
+# --- the PDF read back: its bookmarks, its margins, its tables ------------------------------
+
+needs_pdftotext = pytest.mark.skipif(not shutil.which("pdftotext"),
+                                     reason="needs pdftotext (Debian's poppler-utils: make deps)")
+needs_pdf = pytest.mark.skipif(not PDF.is_file(), reason="no PDF: make book (or make print) writes it where Chromium is")
+
+
+def _outline(node, depth: int = 0) -> list[tuple[int, str]]:
+    """``(depth, title)`` of every bookmark, in reading order."""
+    out = []
+    for item in node:
+        if isinstance(item, list):
+            out += _outline(item, depth + 1)
+        else:
+            out.append((depth, str(item.title)))
+    return out
+
+
+@needs_pdf
+def test_pdf_bookmarks_are_the_chapter_titles():
+    """Chromium wrote "1. 1. Local assembly on a de Bruijn graphLocal assembly on a de Bruijn graph"
+    for chapter 1 and "The The fast kernel kernel" elsewhere: every bookmark must read as its heading."""
+    pypdf = pytest.importorskip("pypdf", reason="the book extra installs pypdf")
+    from lassm.book import printview
+
+    marks = _outline(pypdf.PdfReader(str(PDF)).outline)
+    chapters = [next(t for level, t in printview.headings(printview.article((HTML / f"{d}.html").read_text(
+        encoding="utf-8"))) if level == 1) for d in printview.page_order(ROOT / "_toc.yml", ROOT)]
+    assert [t for depth, t in marks if depth == 0] == chapters
+    heads = {t for _, t in printview.headings(PRINT.read_text(encoding="utf-8"))}
+    assert [t for _, t in marks if t not in heads] == [], "bookmarks that are no heading of the book"
+
+
+def _pdftotext(*args: str) -> str:
+    return subprocess.run(["pdftotext", *args, str(PDF), "-"], capture_output=True, text=True, check=True).stdout
+
+
+def _words() -> list[tuple[int, float, float, float, str]]:
+    """``(page, page width, xMin, xMax, word)`` of every word pdftotext finds in the PDF."""
+    out = _pdftotext("-bbox")
+    words = []
+    for number, page in enumerate(re.split(r"<page ", out)[1:], 1):
+        width = float(re.search(r'width="([\d.]+)"', page).group(1))
+        words += [(number, width, float(a), float(b), html.unescape(w)) for a, b, w in
+                  re.findall(r'<word xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)</word>', page)]
+    return words
+
+
+@needs_pdf
+@needs_pdftotext
+def test_no_pdf_line_runs_past_the_margins():
+    """About 35 pages had a table or a line cut at the right edge: every word lies inside the
+    print style's margins (the page's width less the side margin, and a point of slack)."""
+    from lassm.book import printview
+
+    side_mm = float(re.search(r"@page\s*\{[^}]*margin:\s*[\d.]+mm\s+([\d.]+)mm", printview.PRINT_CSS).group(1))
+    side = side_mm / 25.4 * 72
+    words = _words()
+    assert len(words) > 10_000
+    out = [f"p. {p}: {w!r} at x = {x0:.0f}-{x1:.0f} of {width:.0f}" for p, width, x0, x1, w in words
+           if x1 > width - side + 1 or x0 < side - 1]
+    assert not out, f"{len(out)} words past the margins:\n" + "\n".join(out[:20])
+
+
+def _visible(page: str) -> str:
+    """A page's HTML without what is not printed as text (scripts, styles, charts' SVG)."""
+    return re.sub(r"<(script|style|svg)\b.*?</\1>", " ", page, flags=re.S)
+
+
+@needs_pdf
+@needs_pdftotext
+def test_every_table_and_listing_word_is_in_the_pdf():
+    """A table or a listing wider than the page was cut at the right edge ("wa" for its last column's
+    name), and only the open tab of a tab set printed: every word of the print view's table cells
+    and code listings must be in the PDF's text (in content order, where a wrapped word's two
+    pieces meet again once the spaces are gone)."""
+    pdf = "".join(_pdftotext("-raw").split())
+    words = set()
+    for _, cell in re.findall(r"<(td|th|pre)\b[^>]*>(.*?)</\1>", _visible(PRINT.read_text(encoding="utf-8")), re.S):
+        words |= set(html.unescape(re.sub(r"<[^>]+>", "", cell)).split())
+    assert len(words) > 1000
+    missing = sorted(w for w in words if w not in pdf)
+    assert not missing, f"{len(missing)} words of tables and listings are not in the PDF: {missing[:20]}"
+
+
+@needs_pdf
+@needs_pdftotext
+def test_pdf_table_columns_stay_apart():
+    """Cells had no gap between them, so "5000" and "638.38" printed as "5000638.38": no two
+    neighbouring numeric cells of a table read as one word in the PDF's text, unless the
+    book itself holds that word."""
+    text = PRINT.read_text(encoding="utf-8")
+    own = set(re.sub(r"<[^>]+>", " ", text).split())
+    pdf_words = set(_pdftotext("-raw").split())
+    number = re.compile(r"-?[\d][\d,.]*%?")
+    glued, pairs = [], 0
+    for row in re.findall(r"<tr\b.*?</tr>", text, re.S):
+        cells = [html.unescape(re.sub(r"<[^>]+>", "", c)).strip()
+                 for c in re.findall(r"<t[dh]\b[^>]*>(.*?)</t[dh]>", row, re.S)]
+        for a, b in zip(cells, cells[1:]):
+            if number.fullmatch(a) and number.fullmatch(b) and min(len(a), len(b)) >= 2 and len(a + b) >= 5:
+                pairs += 1
+                if a + b in pdf_words and a + b not in own:
+                    glued.append(f"{a} | {b}")
+    assert pairs > 100
+    assert not glued, f"{len(glued)} neighbouring cells print as one word: {glued[:10]}"
+
+
+def test_print_view_shows_no_interactive_frame():
+    """An interactive chart printed as a copy of the static one above it, under a caption that
+    promised zoom: on paper a note says what the figure is instead."""
+    from lassm.book import printview
+
+    text = PRINT.read_text(encoding="utf-8")
+    frames = sum(len(re.findall(r'<iframe\b[^>]*class="lassm-interactive"', (HTML / f"{d}.html").read_text(encoding="utf-8")))
+                 for d in printview.page_order(ROOT / "_toc.yml", ROOT))
+    assert frames > 0 and "<iframe" not in text
+    assert text.count(printview.FRAME_NOTE) == frames

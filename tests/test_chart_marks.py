@@ -115,6 +115,24 @@ def test_roofline_and_speedup_charts_are_legible(machine):
             _legible(chart)
 
 
+@pytest.mark.parametrize("machine", [m for m in mach.chapter_machines() if mach.metrics(m) is not None])
+def test_speedup_chart_draws_or_names_every_point(machine):
+    """Fig. 16.4 drew 1 of the H200's 5 `fast` points and said nothing of the other 4 (their
+    algorithm efficiency exceeds 1): every profiled point is drawn or named on the chart."""
+    chart = mc.speedup_chart(machine)
+    if not hasattr(chart, "spec"):
+        return
+    pts = mc.main_protocols(mc._metrics_points(machine))
+    name = mach.device_label(mach.device(machine))
+    drawn = {r["label"] for v in chart_audit.views(chart.spec) if "label" in v.rows.columns
+             for r in v.rows.to_dict("records") if str(r.get("platform", "")).startswith(name + ", ")}
+    title = chart.spec.get("title", {})
+    named = " ".join(title.get("subtitle", [])) if isinstance(title, dict) else ""
+    for r in pts.itertuples():
+        assert r.label in drawn or f"{r.protocol} {r.dataset}" in named, f"{r.label}: neither drawn nor named"
+    assert (f"{len(pts) - len(drawn)} of {len(pts)}" in named) == (len(drawn) < len(pts))
+
+
 def test_cascade_labels_platforms_in_a_legend_not_beside_points():
     """The cascade printed each platform's name beside its point, and points that share a place
     printed their names over each other; now no text mark is drawn."""
@@ -130,6 +148,6 @@ def test_colours_are_counted_over_the_layers_that_share_a_scale():
     """Roofs and points shared one legend of 13 colours while each layer held at most ten."""
     roofs = pd.DataFrame({"roof": [f"roof {i}" for i in range(6)], "peak": [1000.0] * 6, "bandwidth": [100.0] * 6})
     pts = pd.DataFrame({"label": [f"p{i}" for i in range(6)], "ii": [1.0] * 6, "gintops": [10.0] * 6,
-                        "program": [f"program {i}" for i in range(6)]})
+                        "roof": [f"point roof {i}" for i in range(6)]})
     with pytest.raises(chart_audit.ChartError, match="12 categories"):
-        plots.to_svg(plots.roofline(roofs, pts, color="program", shape=None))
+        plots.to_svg(plots.roofline(roofs, pts, color="roof", shape=None))

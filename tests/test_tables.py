@@ -29,3 +29,14 @@ def test_a_short_table_and_a_note_pass_through(tmp_path):
 def test_a_name_that_is_no_file_name_is_refused(tmp_path):
     with pytest.raises(ValueError, match="letters, digits"):
         tables.long_table(pd.DataFrame({"x": range(30)}), "../escape", folder=tmp_path)
+
+
+def test_counts_print_as_integers_and_measures_to_four_digits():
+    """Counts in a column with a gap are floats in pandas and printed "13.0" or "3.091e+09"."""
+    from lassm.book.tables import number, styled
+
+    assert [number(v) for v in (13.0, 2752836288.0, 0.1234567, 5088.25, float("nan"), None, "x")] == \
+        ["13", "2,752,836,288", "0.1235", "5088", "", "", "x"]
+    frame = pd.DataFrame({"dataset": ["a", "b"], "launches": [13.0, None], "kernel_ms": [1.23456, 20.5]})
+    shown = styled(frame).to_html()
+    assert ">13<" in shown and "13.0" not in shown and ">1.235<" in shown and ">20.5<" in shown

@@ -19,6 +19,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/apt.sh"
 PACKAGES=(
     "hipcc:tests/test_hip_compile.py: the CUDA kernel compiled for AMD GPUs"
     "chromium:tests/test_built_book.py: the built book opened in a browser"
+    "poppler-utils:tests/test_built_book.py: pdftotext, which reads back where the PDF's words lie"
     "libseqan2-dev:tests/test_xdrop_seqan.py: SeqAn 2, the X-drop oracle's reference (lassm xdrop align --backend seqan)"
     "libtbb-dev:tests/test_hip_cpu.py: TBB, which ROCm's HIP-CPU runs blocks on (the hip-cpu backend)"
     "pocl-opencl-icd:tests/test_pocl.py: PoCL, a second OpenCL implementation for the opencl backend (LASSM_OPENCL_DEVICE=pocl)"

@@ -138,8 +138,14 @@ def check(spec: dict) -> None:
     ChartError
         A bar drawn from more than one row (Vega-Lite would stack them into a sum), or a colour
         scale with more than :data:`MAX_COLOURS` categories over the layers that share it (the
-        palette would repeat).
+        palette would repeat), or a colour channel on a protocol, backend or vendor whose colours
+        are not the book's palette's (:func:`lassm.book.palette.held`).
     """
+    from .palette import held
+
+    off = held(spec)
+    if off:
+        raise ChartError("colours not from the book's palette (lassm.book.palette.with_palette): " + "; ".join(off))
     for part in _panels(spec):
         shown = sorted({c for view in views(part) if not view.rows.empty for c in colours(view)})
         if len(shown) > MAX_COLOURS:

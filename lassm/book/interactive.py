@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from pathlib import Path
 
 from .plots import FRAME_PAD_PX, HEIGHT_PX, book_spec, static_dir, static_file
 
 #: The Vega bundle's file name under the book's static folder.
 VEGA_BUNDLE = "vega-bundle.js"
+#: Room below the drawn chart in its frame, in pixels (the body's margin and the embed's).
+FRAME_MARGIN_PX = 24
 
 
 def write_vega_bundle(folder: Path | None = None) -> Path:
@@ -85,9 +88,19 @@ def to_interactive(chart, name: str, title: str = "", folder: Path | None = None
             f'<script>vegaEmbed("#chart", {spec}, {{"actions": false}});</script></body></html>\n')
     with atomic_open(path) as fh:
         fh.write(page)
-    height = spec_dict.get("height")
-    height = (height if isinstance(height, int) else HEIGHT_PX) + FRAME_PAD_PX
-    return InteractiveChart(src, title or name, height)
+    return InteractiveChart(src, title or name, frame_height(spec_dict))
 
 
-__all__ = ["InteractiveChart", "VEGA_BUNDLE", "to_interactive", "write_vega_bundle"]
+def frame_height(spec: dict) -> int:
+    """The frame's height in pixels: the chart's own, drawn once offline, and a margin. The plot's
+    height and a fixed pad fell short of a chart with its legends stacked below it, and cut them."""
+    import vl_convert as vlc
+
+    drawn = re.search(r'<svg\b[^>]*\bheight="([\d.]+)"', vlc.vegalite_to_svg(spec))
+    if not drawn:
+        height = spec.get("height")
+        return (height if isinstance(height, int) else HEIGHT_PX) + FRAME_PAD_PX
+    return int(float(drawn.group(1))) + FRAME_MARGIN_PX
+
+
+__all__ = ["FRAME_MARGIN_PX", "InteractiveChart", "VEGA_BUNDLE", "frame_height", "to_interactive", "write_vega_bundle"]

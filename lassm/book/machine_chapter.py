@@ -23,12 +23,14 @@ GENERATED = "gen-k"
 
 
 def shown(table):
-    """A table as the chapter shows it: pandas' row numbers hidden (a RangeIndex names no row) and
-    floats to four significant digits; an indexed table or a note passes through as it is."""
+    """A table as the chapter shows it: pandas' row numbers hidden (a RangeIndex names no row),
+    counts as integers and measured values to four significant digits (:func:`.tables.styled`);
+    an indexed table or a note passes through as it is."""
     if not isinstance(table, pd.DataFrame) or not isinstance(table.index, pd.RangeIndex):
         return table
-    floats = list(table.select_dtypes("float").columns)
-    return table.style.format("{:.4g}", subset=floats, na_rep="").hide(axis="index")
+    from .tables import styled
+
+    return styled(table)
 
 
 def _range(values: pd.Series, fmt: str, unit: str = "") -> str:
@@ -97,6 +99,8 @@ def time_table(machine: str) -> pd.DataFrame:
     return wide.round(2).reset_index()
 
 
+#: Longest line of a chart's subtitle, in characters: it fits the chart's width.
+SUBTITLE_CHARS = 90
 #: The protocols a machine chapter plots (:data:`lassm.book.machines.CHAPTER_PROTOCOLS`).
 CHAPTER_PROTOCOLS = mach.CHAPTER_PROTOCOLS
 
@@ -262,8 +266,19 @@ def speedup_chart(machine: str):
     published["platform"] = published["platform"] + " (published)"
     cols = ["platform", "k", "label", "x", "y", "speedup"]
     both = pd.concat([published[cols], inside[cols]], ignore_index=True)
-    return plots.to_svg(plots.potential_speedup(both, title=f"Potential speedup: the {name} and the published ports"),
-                        "potential speedup plot")
+    title = f"Potential speedup: the {name} and the published ports"
+    left = main_protocols(pts[pts["beyond_model"].astype(bool) | pts["x"].isna()])
+    if len(left):  # said on the chart, not dropped in silence
+        import textwrap
+
+        import altair as alt
+
+        title = alt.TitleParams(title, subtitle=[
+            f"Not drawn: {len(left)} of {len(main_protocols(pts))} profiled points, whose algorithm efficiency exceeds 1",
+            "(fewer operations than the model counts: no potential speedup is defined):",
+            *textwrap.wrap(", ".join(f"{r.protocol} {r.dataset}" for r in left.itertuples()), SUBTITLE_CHARS,
+                           break_on_hyphens=False)])
+    return plots.to_svg(plots.potential_speedup(both, title=title), "potential speedup plot")
 
 
 def counters_table(machine: str):

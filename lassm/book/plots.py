@@ -122,25 +122,31 @@ def _legend_columns(spec: dict) -> int:
 def book_spec(chart) -> dict:
     """The chart's Vega-Lite specification in the book's one style, after checking what it draws.
 
-    The style: legends below the plot in as many columns as fit, no label cut short, and one font.
+    The style: legends below the plot in as many columns as fit, one legend under the other (side
+    by side, two legends made a chart wider than the page), no label cut short, and one font.
     Vega-Lite's defaults put the legend beside the plot and cut labels at 160 px, so a long
     platform name ("NVIDIA H100 80GB HBM3, fast") lost its end and pushed the chart past the column;
     and text laid out for a narrower font than the browser's ran past the chart's edge
-    (:data:`FONT`). The specification, data included, is built once: it is the costly part.
+    (:data:`FONT`). Protocols, backends and vendors take their colours from the book's one palette
+    (:mod:`lassm.book.palette`). The specification, data included, is built once: it is the costly part.
 
     Raises
     ------
     lassm.book.chart_audit.ChartError
         The chart would misstate its data (:func:`lassm.book.chart_audit.check`).
+    lassm.book.palette.PaletteError
+        It shows a protocol, backend or vendor the palette has no colour for.
     """
     from .chart_audit import check
+    from .palette import with_palette
 
-    spec = chart.to_dict()
+    spec = with_palette(chart.to_dict())
     check(spec)
     config = spec.setdefault("config", {})
     config.update(font=FONT, padding=8)
     config.setdefault("legend", {}).update(orient="bottom", columns=_legend_columns(spec), columnPadding=28,
-                                           gridAlign="all", labelLimit=0, titleLimit=0, symbolLimit=0)
+                                           gridAlign="all", labelLimit=0, titleLimit=0, symbolLimit=0,
+                                           layout={"bottom": {"direction": "vertical", "anchor": "start"}})
     config.setdefault("axis", {}).update(labelLimit=0, titleLimit=0)
     config.setdefault("title", {}).update(limit=0, fontSize=13, anchor="start")
     config.setdefault("view", {}).update(continuousWidth=WIDTH_PX, continuousHeight=HEIGHT_PX)
@@ -245,6 +251,7 @@ def roofline(roofs: pd.DataFrame, points: pd.DataFrame, *, color: str = "roof", 
         Roof lines, ridge markers and points.
     """
     from ..analysis.roofline import roofline_table
+    from . import palette
 
     alt = _alt()
     require_columns(points, ["label", "ii", "gintops"])
@@ -254,14 +261,19 @@ def roofline(roofs: pd.DataFrame, points: pd.DataFrame, *, color: str = "roof", 
     y_min = float(pd.concat([lines["y"], pd.to_numeric(points["gintops"])]).min())
     y_scale = alt.Scale(type="log", domain=[y_min, float(lines["y"].max())], nice=True)
     base = alt.Chart(lines)
-    roof_layer = base.mark_line().encode(
+    # Points coloured by something else than their roof (a protocol, a backend) keep the colours
+    # for it: the roofs are then grey, told apart by their dashes.
+    by_roof = color == "roof"
+    roof_key = (alt.Color("roof:N", title="roof") if by_roof
+                else alt.StrokeDash("roof:N", title="roof", legend=palette.dash_legend(palette.GREY, columns=1)))
+    roof_layer = base.mark_line(**({} if by_roof else {"color": palette.GREY})).encode(
         x=alt.X("x:Q", scale=x_scale, title=x_title),
         y=alt.Y("y:Q", scale=y_scale, title=y_title),
-        color=alt.Color("roof:N", title="roof"),
-        detail="roof:N",
+        detail="roof:N", **{"color" if by_roof else "strokeDash": roof_key},
     )
-    ridge = base.transform_filter(alt.datum.label == "ridge").mark_point(shape="triangle-up", filled=False).encode(
-        x="x:Q", y="y:Q", color="roof:N",
+    ridge = base.transform_filter(alt.datum.label == "ridge").mark_point(
+        shape="triangle-up", filled=False, **({} if by_roof else {"color": palette.GREY})).encode(
+        x="x:Q", y="y:Q", **({"color": "roof:N"} if by_roof else {}),
         tooltip=[alt.Tooltip("roof:N"), alt.Tooltip("x:Q", title="machine balance", format=".3g")])
     point_layer = _points(points, ("ii", "gintops"), ("label", "ii", "gintops"), (color, shape), (x_scale, y_scale))
     return alt.layer(roof_layer, ridge, point_layer).properties(

@@ -13,6 +13,11 @@ from pathlib import Path
 
 import pandas as pd
 
+#: Significant digits of a measured (non-integral) value in a table.
+DIGITS = 4
+#: Below this magnitude an integral float prints as an integer; above, a float's digits are noise.
+EXACT = 2 ** 53
+
 #: The most rows a page prints whole; a longer table shows its first :data:`HEAD_ROWS`.
 MAX_ROWS = 25
 HEAD_ROWS = 10
@@ -28,6 +33,25 @@ class LongTable:
         shown = self.head.to_html() if hasattr(self.head, "to_html") else str(self.head)
         return (f"{shown}\n<p class=\"lassm-long-table\">The first {HEAD_ROWS} of {self.total:,} rows. "
                 f"<a href=\"{html.escape(self.src)}\" download>The whole table as CSV ({html.escape(self.name)}.csv)</a>.</p>")
+
+
+def number(value) -> str:
+    """A table cell's number as the book prints it: a count as an integer with thousands
+    separators ("2,752,836,288", not "2752836288.0" or "2.753e+09"), a measured value to
+    :data:`DIGITS` significant digits, a missing one as nothing. Integer columns that hold a gap
+    are floats in pandas, so their counts printed as "13.0"."""
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    if isinstance(value, (int, float)) and float(value).is_integer() and abs(value) < EXACT:
+        return f"{int(value):,}"
+    return f"{value:.{DIGITS}g}" if isinstance(value, float) else str(value)
+
+
+def styled(frame: pd.DataFrame):
+    """``frame`` as a Styler: every float cell through :func:`number`, row numbers hidden where the
+    index is pandas' own (a RangeIndex names no row)."""
+    out = frame.style.format(number, subset=list(frame.select_dtypes("float").columns))
+    return out.hide(axis="index") if isinstance(frame.index, pd.RangeIndex) else out
 
 
 def long_table(table, name: str, *, folder: Path | None = None, page_depth: int = 1):
@@ -57,12 +81,7 @@ def long_table(table, name: str, *, folder: Path | None = None, page_depth: int 
     path, src = static_file("tables", name, ".csv", folder=folder, page_depth=page_depth)
     with atomic_open(path) as fh:
         frame.to_csv(fh, index=not isinstance(frame.index, pd.RangeIndex))
-    head = frame.head(HEAD_ROWS)
-    floats = list(head.select_dtypes("float").columns)
-    styled = head.style.format("{:.4g}", subset=floats, na_rep="")
-    if isinstance(frame.index, pd.RangeIndex):
-        styled = styled.hide(axis="index")
-    return LongTable(styled, len(frame), src, name)
+    return LongTable(styled(frame.head(HEAD_ROWS)), len(frame), src, name)
 
 
-__all__ = ["HEAD_ROWS", "LongTable", "MAX_ROWS", "long_table"]
+__all__ = ["DIGITS", "EXACT", "HEAD_ROWS", "LongTable", "MAX_ROWS", "long_table", "number", "styled"]

@@ -17,7 +17,7 @@ import json
 
 import pandas as pd
 
-from . import best, plots
+from . import best, palette, plots
 from .machines import platform_of, pool_by_device, spec_row
 from .prose import span
 from .. import paths
@@ -173,7 +173,7 @@ def gcups_chart(machine: str):
         x=alt.X("xdrop:Q", scale=alt.Scale(type="log"), title="X"),
         y=alt.Y("gcups:Q", scale=alt.Scale(type="log"), title="GCUPS"),
         color=alt.Color("build:N", title="backend (layout)"),
-        strokeDash=alt.StrokeDash("dataset:N", title="dataset", legend=alt.Legend(symbolType="stroke", symbolStrokeColor="black")),
+        strokeDash=alt.StrokeDash("dataset:N", title="dataset", legend=palette.dash_legend()),
         tooltip=["dataset", "xdrop", "backend", "layout", alt.Tooltip("gcups:Q", format=".3g")],
     ).properties(width=plots.WIDTH_PX, height=plots.HEIGHT_PX, title=f"GCUPS per X on the {kernel_device(t) or machine}")
 
