@@ -72,6 +72,28 @@ def test_two_hosts_of_one_model_get_two_sets_of_records(results: Path, monkeypat
     assert _files(folder_a) == before
 
 
+def test_the_book_shows_both_hosts_of_one_model(results: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from datetime import datetime, timezone
+
+    from lassm.book import hosts, machine_chapter, machines
+
+    model = records.default_machine()
+    _as_host(monkeypatch, "host-a")
+    _sweep()
+    second = _as_host(monkeypatch, "host-b")
+    [row] = _sweep()
+    today = datetime.now(timezone.utc).date().isoformat()  # the records' date (a run across midnight aside)
+    assert hosts.whose(row["machine"]) == f"here, {today}"
+    assert hosts.whose(model).startswith("on host ") and hosts.whose(model).endswith(today)
+    assert hosts.siblings(row["machine"]) == [model, row["machine"]]
+    table = hosts.side_by_side(model)
+    assert list(table.columns) == [*hosts.POINT, hosts.host_label(model), f"host {second['id'][:8]}", "spread %"]
+    assert len(table) == 1 and table["spread %"].iloc[0] >= 0
+    assert "2 hosts of its model are recorded" in machine_chapter.facts(model)["mc_hosts"]
+    titles = machines.chapter_titles([model, row["machine"]])
+    assert titles[row["machine"]] == f"{titles[model]}, host {second['id'][:8]}"
+
+
 def test_a_folder_without_host_is_its_first_hosts(results: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Records written before records named their host stay byte-identical; this host files beside them."""
     model = records.default_machine()

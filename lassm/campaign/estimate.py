@@ -235,11 +235,12 @@ def dry_run(plan, *, machine: str | None = None, force: bool = False,
     from .. import paths
 
     estimates = estimate_whole(plan, machine=machine, force=force, roots=roots)
-    tail = [total_line(estimates, {p.key: p.label for p in plan.parts}),
-            *records_lines(plan, machine, [e.folder for e in estimates.values()])]
+    tail = [total_line(estimates, {p.key: p.label for p in plan.parts})]
     folder = next(iter(estimates.values())).folder if estimates else ""
     scratch = from_scratch_line(paths.results_dir(folder)) if folder else None
-    return {k: e.line() for k, e in estimates.items()}, "\n".join(tail + ([scratch] if scratch else []))
+    tail += [scratch] if scratch else []
+    tail += records_lines(plan, machine, [e.folder for e in estimates.values()])
+    return {k: e.line() for k, e in estimates.items()}, "\n".join(tail)
 
 
 def records_lines(plan, machine: str | None, folders: Sequence[str] = ()) -> list[str]:

@@ -153,6 +153,18 @@ def owner(folder: str | os.PathLike) -> Owner:
                                  "before records named their host")
 
 
+def model_of(machine: str) -> str:
+    """The device model's folder of a machine folder: ``<model>`` of ``<model>-host-<id>``, else itself."""
+    head, sep, tail = machine.rpartition(SEPARATOR)
+    return head if sep and tail.isalnum() and len(tail) >= SHORT else machine
+
+
+def host_suffix(machine: str) -> str:
+    """The short host id a second host's folder name ends with (``<model>-host-<id>``), else empty."""
+    model = model_of(machine)
+    return machine[len(model) + len(SEPARATOR):] if model != machine else ""
+
+
 def check_mine(folder: str | os.PathLike) -> None:
     """Refuses, in one line, a machine folder that is not this host's (:func:`owner`): a run never
     takes another host's records as done, replaces them or adds to them. Only a name given by hand
@@ -186,10 +198,8 @@ def resume_line(name: str) -> str:
     folder = paths.results_dir(name)
     found = owner(folder)
     verb = {"mine": "resumes", "new": "starts fresh"}.get(found.state, "refused")
-    why = found.why
-    suffix = f"{SEPARATOR}{host_id()[:SHORT]}"
-    if name.endswith(suffix) and found.writable:  # why not the model's own folder
-        model = name[:-len(suffix)]
+    why, model = found.why, model_of(name)
+    if model != name and found.writable:  # why not the model's own folder
         why = f"{model}/ is not this host's ({owner(paths.results_dir(model)).why}); {name}/: {why}"
     return f"== records of this host ({host_id()[:SHORT]}): {folder}/ {verb}: {why}"
 
@@ -217,5 +227,5 @@ def claim(path: str | os.PathLike) -> None:
             fh.write("\n")
 
 
-__all__ = ["HOST_FILE", "Owner", "check_mine", "claim", "describe", "fingerprint", "host_id", "owner", "place",
-           "resume_line"]
+__all__ = ["HOST_FILE", "Owner", "check_mine", "claim", "describe", "fingerprint", "host_id", "host_suffix",
+           "model_of", "owner", "place", "resume_line"]
