@@ -180,3 +180,30 @@ def test_another_hosts_record_is_not_done(results: Path, monkeypatch: pytest.Mon
     record = results / row["machine"] / POINT
     _as_host(monkeypatch, "host-z")
     assert "another host" in record_check.problem(record)
+
+
+@pytest.mark.parametrize("seconds, host_of_row, done", [
+    ("0.5", "mine", True), ("fast", "mine", False), ("", "mine", False), ("-1", "mine", False),
+    ("nan", "mine", False), ("0.5", "other", False), ("0.5", "", False)])
+def test_an_xdrop_row_counts_only_whole_and_of_this_host(seconds: str, host_of_row: str, done: bool) -> None:
+    """An X-drop group is measured again where a row's time is no time, or the row is another host's
+    (or names none: a table written before rows named their host)."""
+    from lassm.campaign.xdrop_plan import XdropPlan
+    from lassm.campaign.xdrop_run import groups_todo
+
+    plan = XdropPlan(datasets=("xdrop-sim-200",), xdrops=(10,), backends=("cpu",), sizes={"xdrop-sim-200": 200})
+    row = {"dataset": "xdrop-sim-200", "xdrop": "10", "scoring": "1,-1,-1", "backend": "cpu", "git_sha": "sha",
+           "seconds": seconds, "host": {"mine": host.host_id(), "other": "0123456789abcdef", "": ""}[host_of_row]}
+    assert groups_todo(plan, [row], "sha", force=False) == ({} if done else {"xdrop-sim-200": [10]})
+
+
+def test_the_fingerprint_names_no_host_or_user() -> None:
+    import getpass
+    import socket
+
+    facts = host.fingerprint()
+    assert set(facts) == {"id", "cpu", "cpus", "gpus", "pci", "machine_sha", "driver"}
+    text = json.dumps(facts)
+    for name in {socket.gethostname(), getpass.getuser()}:
+        assert len(name) < 4 or name not in text  # a name of a few letters may be part of a model's
+    assert len(host.host_id()) == 16 and facts["cpus"] >= 1
