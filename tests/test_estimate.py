@@ -17,6 +17,8 @@ from lassm.campaign.xdrop_plan import XdropPlan
 from lassm.cli import main
 from lassm.runs.host import host_id
 
+from .helpers import whole_record
+
 
 @pytest.fixture
 def results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -120,34 +122,16 @@ def test_points_already_recorded_are_not_counted(results: Path) -> None:
 
     assert work() == Work(2, 2, 6.0)
     record = results / "box" / "sample-k21__k21__cpu__none"
-    _record(record, "sample-k21", 21)
+    whole_record(record, "sample-k21", 21)
     assert work() == Work(1, 2, 3.0)
     assert work(force=True) == Work(2, 2, 6.0)  # --force measures it again
     (record / "summary.json").write_text("{}")  # a damaged record is measured again
     assert work() == Work(2, 2, 6.0)
-    _record(record, "sample-k21", 21)
-    _record(record.parent / "sample-k77__k77__cpu__none", "sample-k77", 77)
+    whole_record(record, "sample-k21", 21)
+    whole_record(record.parent / "sample-k77__k77__cpu__none", "sample-k77", 77)
     done = estimate.estimate_part("local-assembly", plan, target="box", device_name="box", kind="cpu",
                                   machine="box", roots=[results])
     assert done.seconds == 0.0 and done.line().startswith("estimate  nothing to measure: 2 of 2 points recorded")
-
-
-def _record(folder: Path, dataset: str, k: int) -> None:
-    """A whole record of this host for the point (``lassm.runs.record_check`` finds nothing wrong)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from lassm.runs.host import fingerprint
-    from lassm.runs.record_check import ENDS_COLUMNS, problem
-    from lassm.runs.records import SUMMARY_KEYS
-
-    folder.mkdir(parents=True, exist_ok=True)
-    summary = {key: "x" for key in SUMMARY_KEYS}
-    summary.update(backend="cpu", dataset=dataset, k=k, contig_ends=2, hash_insertions=1, kernel_seconds=1.0,
-                   wall_seconds=1.0, matches_cpu=True, host=fingerprint())
-    (folder / "summary.json").write_text(json.dumps(summary))
-    pq.write_table(pa.table({c: [0] for c in ENDS_COLUMNS}), folder / "ends.parquet")
-    assert problem(folder) is None
 
 
 def test_the_total_adds_the_parts_and_names_those_without_an_estimate() -> None:
@@ -165,7 +149,7 @@ def test_the_total_adds_the_parts_and_names_those_without_an_estimate() -> None:
 def test_dry_run_prints_each_parts_estimate_and_the_total(results: Path, capsys: pytest.CaptureFixture) -> None:
     from lassm.runs.host import claim
 
-    claim(results / "box")  # this host's folder: the run resumes there
+    claim(results / "box" / "campaign.json")  # this host's folder: the run resumes there
     _account(results / "box", "campaign.json", _local_entry(8.0, ["ok", "ok", "ok", "ok"]))  # 2 s a run
     _account(results / "box", "xdrop/campaign.json",
              {"seconds": 10.0, "plan": {"sizes": {"xdrop-short-5": 5}},

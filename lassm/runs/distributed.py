@@ -418,12 +418,12 @@ def _point_task(point: tuple, job: PointJob) -> dict:
         row["k"] = start_k
         mname = job.machine or machine_for_backend(bname)
         folder = Path(job.root) if job.root else Path(job.results_base) / mname
-        found = None if job.force else problem(folder / run_id_for(dname, start_k, bname, proto))
-        if not job.force and found is None:
+        found = ABSENT if job.force else problem(folder / run_id_for(dname, start_k, bname, proto))
+        if found is None:
             row["status"] = SKIPPED
             clear_leftovers(folder, run_id_for(dname, start_k, bname, proto))
         else:
-            if found != ABSENT:  # a damaged record, or another host's: measured again, and said so
+            if found != ABSENT:  # a damaged record: measured again, and said so
                 row["note"] = f"{folder / run_id_for(dname, start_k, bname, proto)}: {found}; measured again"
             t0 = time.perf_counter()
             folder, summary = run_one(dname, start_k, bname, proto, mname, ds=ds,

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .. import paths
-from .records import default_machine, host_folder, machine_for_backend
+from .host import place
+from .records import default_machine, machine_for_backend
 
 
 def folder_of(backend: str, machine: str | None = None, targets: dict[str, dict] | None = None,
@@ -35,7 +36,7 @@ def folder_of(backend: str, machine: str | None = None, targets: dict[str, dict]
     -------
     str
         The folder's name: this host's folder of the device, else of the CPU (``LASSM_MACHINE``
-        where set; :func:`lassm.runs.records.host_folder`).
+        where set; :func:`lassm.runs.host.place`).
     """
     if machine:
         return paths.machine_slug(machine)
@@ -47,11 +48,11 @@ def folder_of(backend: str, machine: str | None = None, targets: dict[str, dict]
         if dry and backend == "cuda" and not paths.env_machine():
             from ..backends import cudadrv
 
-            return host_folder(paths.slug(cudadrv.context().facts.name))
+            return place(paths.slug(cudadrv.context().facts.name))
         return machine_for_backend(backend)
     except Exception:  # noqa: BLE001  a backend that cannot name its device: the plan's target, else the CPU's
         target = (targets or {}).get(backend)
-        return host_folder(paths.slug(target["device"])) if target else default_machine()
+        return place(paths.slug(target["device"])) if target else default_machine()
 
 
 def run_folder(backends: Iterable[str], machine: str | None = None, targets: dict[str, dict] | None = None,

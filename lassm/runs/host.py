@@ -102,10 +102,8 @@ def host_id() -> str:
     return fingerprint()["id"]
 
 
-def describe(host: dict | None) -> str:
-    """A host in words for a chapter or a message: its GPUs' models (else its CPU) and its short id."""
-    if not host:
-        return "the host that recorded it first (its records name no host)"
+def describe(host: dict) -> str:
+    """A host in words for a chapter or a message: its short id and its GPUs' models (else its CPU)."""
     gpus = [g.get("model") for g in host.get("gpus") or [] if g.get("model")]
     what = ", ".join(gpus) if gpus else f"{host.get('cpu', '?')} x{host.get('cpus', '?')}"
     return f"host {str(host.get('id', '?'))[:SHORT]} ({what})"
@@ -175,20 +173,16 @@ def check_mine(folder: str | os.PathLike) -> None:
                          f"records: leave --machine (and LASSM_MACHINE) out, and this host's folder is chosen")
 
 
-def place(model: str) -> tuple[str, Owner]:
-    """The folder this host files ``model``'s records under, and whose it is now.
-
-    The model's own folder where it is new or this host's; else ``<model>-host-<short id>`` (the whole
-    id, should the short one be another host's).
-    """
-    first = owner(paths.results_dir(model))
-    if first.writable:
-        return model, first
+def place(model: str) -> str:
+    """The folder this host files ``model``'s records under: the model's own folder where it is new
+    or this host's; else ``<model>-host-<short id>`` (the whole id, should the short one be another
+    host's). Nothing is written: the first writer claims the folder (:func:`claim`)."""
+    if owner(paths.results_dir(model)).writable:
+        return model
     for n in (SHORT, len(host_id())):
         name = f"{model}{SEPARATOR}{host_id()[:n]}"
-        mine = owner(paths.results_dir(name))
-        if mine.writable:
-            return name, mine
+        if owner(paths.results_dir(name)).writable:
+            return name
     raise AssertionError(f"{model}: no folder of this host")  # a digest's collision of 64 bits
 
 
@@ -205,23 +199,34 @@ def resume_line(name: str) -> str:
 
 
 def claim(path: str | os.PathLike) -> None:
-    """Marks the machine folder that ``path`` lies in (under the results root) as this host's,
-    where it holds no ``host.json`` yet and nothing else: called by every writer before it writes.
-    A path outside the results root (a caller's own ``root``) is left alone."""
+    """Marks the machine folder that ``path`` (a file or folder inside it) lies in, under the results
+    root, as this host's where it holds no ``host.json`` yet and nothing else: called by every
+    writer before it writes. A path outside the results root (a caller's own ``root``) is left alone.
+
+    Raises
+    ------
+    LassmError
+        Where the folder is another host's (:func:`check_mine`): the last guard, should a caller
+        have named such a folder without the pre-run check.
+    """
     root = paths.results_root().resolve()
     try:
         rel = Path(path).resolve().relative_to(root)
     except ValueError:
         return
-    if not rel.parts:
+    if len(rel.parts) < 2:  # the root itself, or a file directly in it: no machine folder
         return
     folder = root / rel.parts[0]
+    check_mine(folder)
     if (folder / HOST_FILE).is_file():
+        if (folder / f".{HOST_FILE}.lock").exists():  # a writer killed while claiming: taken, it goes
+            with locked(folder / HOST_FILE):
+                pass
         return
     folder.mkdir(parents=True, exist_ok=True)
     with locked(folder / HOST_FILE):
         if owner(folder).state != "new":
-            return  # another writer claimed it meanwhile, or it is a first host's folder
+            return  # another writer of this host claimed it meanwhile
         with atomic_open(folder / HOST_FILE) as fh:
             json.dump(fingerprint(), fh, indent=2, sort_keys=True)
             fh.write("\n")

@@ -106,13 +106,7 @@ def default_machine(ext: Extension | None = None) -> str:
     if (name := paths.env_machine()):
         return name
     device = (ext.right.extra.get("device") if ext is not None else None) or ""
-    return host_folder(slug(device) if device else slug("cpu " + cpu_model()))
-
-
-def host_folder(model: str) -> str:
-    """The folder this host files the records of device model ``model`` under: the model's own
-    where it is free or this host's, else one beside it (:func:`lassm.runs.host.place`)."""
-    return place(model)[0]
+    return place(slug(device) if device else slug("cpu " + cpu_model()))
 
 
 def machine_for_backend(backend: str) -> str:
@@ -125,7 +119,7 @@ def machine_for_backend(backend: str) -> str:
     if getattr(mod, "device_kind", lambda: "gpu")() == "cpu":  # e.g. SYCL on the OpenCL CPU driver
         return default_machine()
     name = getattr(mod, "device_name", lambda: "")()
-    return host_folder(slug(name)) if name else default_machine()
+    return place(slug(name)) if name else default_machine()
 
 
 def output_digest(ext: Extension) -> str:
@@ -260,7 +254,7 @@ def write_record(summary: dict, ext: Extension, root: Path | None = None, run_id
     """
     root = Path(root) if root is not None else paths.results_dir(summary["machine"])
     run_id = run_id or run_id_for(summary["dataset"], summary["k"], summary["backend"], summary["protocol"])
-    claim(root)
+    claim(root / run_id)
     root.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=temp_prefix(run_id), dir=root))
     try:

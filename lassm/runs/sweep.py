@@ -143,7 +143,7 @@ def main_job(machine: str | None = None, points: Choice | Sequence[tuple] | None
     run = RunOptions(repeats=repeats, warmup=warmup, command=command, root=root, replace=force)
     rows: list[dict] = []
     loaded: dict = {}
-    owners: dict[str, None] = {}  # the machine folders found this host's
+    owners: set[str] = set()  # the machine folders found this host's
     oracles: dict = {}  # (dataset, k) -> the CPU's output, run once per dataset and k
     with _shown(bar, progress) as bar:
         # the bar counts runs (a x20 dataset's point weighs 20 of its runs), so its ETA is fair; it shows points
@@ -164,12 +164,13 @@ def main_job(machine: str | None = None, points: Choice | Sequence[tuple] | None
                 run_id = run_id_for(dname, start_k, bname, proto)
                 if root is None:
                     _check_owner(mname, owners)
-                found = record_problem(mname, dname, start_k, bname, proto) if mname and not force else None
-                if mname and not force and found is None:
+                found = record_problem(mname, dname, start_k, bname, proto) if mname and not force else ABSENT
+                damaged = found not in (None, ABSENT)  # measured again, and replaced
+                if found is None:
                     row["status"] = SKIPPED
                     clear_leftovers(paths.results_dir(mname), run_id)
                 else:
-                    if found and found != ABSENT:  # measured again: the damaged record is replaced
+                    if damaged:
                         print(f"{paths.results_dir(mname) / run_id}: {found}; measuring it again", file=sys.stderr)
                     if via.notebooks:
                         folder, summary = run_notebook(dname, start_k, bname, proto, mname, template=via.template)
@@ -178,7 +179,7 @@ def main_job(machine: str | None = None, points: Choice | Sequence[tuple] | None
                         if bname != "cpu" and key not in oracles:
                             oracles[key] = _oracle(ds, start_k)
                         keep = (lambda ext, key=key: oracles.setdefault(key, ext)) if bname == "cpu" else None
-                        again = replace(run, replace=True) if found and found != ABSENT else run
+                        again = replace(run, replace=True) if damaged else run
                         folder, summary = run_one(dname, start_k, bname, proto, mname, ds=ds, run=again,
                                                   checks=Checks(cpu_ext=oracles.get(key), keep_output=keep))
                     row["status"] = "ok" if summary["matches_cpu"] is not False else "MISMATCH"
@@ -210,11 +211,11 @@ def record_problem(machine: str, dataset: str, k: int, backend: str, protocol: s
     return problem(paths.results_dir(machine) / run_id_for(dataset, k, backend, protocol))
 
 
-def _check_owner(machine: str, owners: dict[str, None]) -> None:
+def _check_owner(machine: str, owners: set[str]) -> None:
     """Refuses a machine folder that is not this host's (:func:`lassm.runs.host.check_mine`), once a folder."""
     if machine not in owners:
         check_mine(paths.results_dir(machine))
-        owners[machine] = None
+        owners.add(machine)
 
 
 def _oracle(ds: Dataset, k: int) -> Extension:
