@@ -117,16 +117,20 @@ chapters: $(STAMP)
 html: chapters
 	$(BIN)/jupyter-book build . $(JB_ARGS)
 	$(BIN)/python -m lassm.book.printview
+	$(BIN)/python -m lassm.book.handout
 
-# The whole book as one page and as a PDF, from _build/html (no notebook is executed again).
+# The whole book as one page and as a PDF, and each lab's handout, from _build/html (no notebook
+# is executed again).
 print: $(STAMP)
 	$(BIN)/python -m lassm.book.printview
+	$(BIN)/python -m lassm.book.handout
 
 book: deps $(STAMP) hip-cpu
 	$(BIN)/lassm run $(RUN_ARGS)
 	$(BIN)/python -m lassm.book.machines
 	$(BIN)/jupyter-book build . $(JB_ARGS)
 	$(BIN)/python -m lassm.book.printview
+	$(BIN)/python -m lassm.book.handout
 
 # --------------------------------------------------------------------------------------------
 # Wheelhouse: every wheel a GPU node without internet needs, built here for its Python and

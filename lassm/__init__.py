@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""lassm: MetaHipMer's de Bruijn-graph local-assembly kernel, re-run and measured on every GPU.
+"""lassm: MetaHipMer's de Bruijn-graph local-assembly kernel, re-run and measured on GPUs.
 
 This module is the package's front door only: it re-exports the few names a notebook or a user
 starts from. Modules inside lassm never import it (they import the module that defines a name),

@@ -45,7 +45,7 @@ import threading
 from pathlib import Path
 from typing import IO, Iterator
 
-from .errors import WRITE_FAULTS, LassmError, OutputFault
+from .errors import LassmError, OutputFault, write_refused
 
 #: Paths written in place whatever they resolve to: the process's own descriptors.
 _IN_PLACE = re.compile(r"^/(proc/(self|\d+)/fd/\d+|dev/fd/\d+|dev/std(in|out|err))$")
@@ -262,12 +262,12 @@ def _publish_all(staged: list[tuple[Path, Path]]) -> None:
 
 @contextlib.contextmanager
 def _faults_named(shown: str) -> Iterator[None]:
-    """Turns a write the file system refused (:data:`~lassm.errors.WRITE_FAULTS`) into an
+    """Turns a write the file system refused (:func:`~lassm.errors.write_refused`) into an
     :class:`~lassm.errors.OutputFault` naming ``shown``; any other error goes on as it is."""
     try:
         yield
     except OSError as exc:
-        if exc.errno not in WRITE_FAULTS:
+        if not write_refused(exc):
             raise
         raise OutputFault(shown, exc) from None
 
@@ -281,7 +281,7 @@ def _temporary(path: Path, shown: str, folder: bool = False) -> Path:
             return Path(tempfile.mkdtemp(prefix=temp_prefix(path.name), dir=path.parent))
         fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path.name), suffix=".tmp", dir=path.parent)
     except OSError as exc:
-        if exc.errno in WRITE_FAULTS:
+        if write_refused(exc):
             raise OutputFault(shown, exc) from None
         raise LassmError(f"{shown}: {exc.strerror}") from None
     os.close(fd)
@@ -424,9 +424,9 @@ def atomic_folder(path: str | os.PathLike, maker: str) -> Iterator[Path]:
         except OutputFault as exc:
             inside = Path(exc.path)
             named = folder / inside.relative_to(tmp) if inside.is_relative_to(tmp) else folder
-            raise OutputFault(str(named), OSError(exc.errno, os.strerror(exc.errno))) from None
+            raise OutputFault(str(named), exc.cause) from None
         except OSError as exc:
-            if exc.errno not in WRITE_FAULTS:
+            if not write_refused(exc):
                 raise
             raise OutputFault(str(path), exc) from None
         aside = None

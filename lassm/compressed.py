@@ -6,7 +6,12 @@ says nothing of what to do; named as compressed input, with the command that und
 """
 from __future__ import annotations
 
+import bz2
+import gzip
+import lzma
 import os
+import zlib
+from typing import IO
 
 #: First bytes of each compressed format, and the command that decompresses it, keeping the file.
 MAGIC: tuple[tuple[bytes, str, str], ...] = (
@@ -40,4 +45,19 @@ def compressed_input(path: str | os.PathLike, head: bytes | None = None) -> str 
     return f"compressed input ({name}): decompress it first ({undo} {path}) and give the file it makes"
 
 
-__all__ = ["MAGIC", "compressed_input", "compression"]
+#: What the decoders raise on a damaged or mislabelled archive (a flipped bit: ``zlib.error``, not
+#: an OSError), beside a read's own faults: the readers of compressed text catch them all.
+DECODE_ERRORS: tuple[type[BaseException], ...] = (OSError, EOFError, UnicodeDecodeError, lzma.LZMAError, zlib.error)
+
+
+def open_text(path: str | os.PathLike) -> IO[str]:
+    """A text handle on a plain, ``.gz``, ``.xz`` or ``.bz2`` file, by its name's suffix (Debian
+    ships genomes in all three)."""
+    name = str(path)
+    for suffix, opener in ((".gz", gzip.open), (".xz", lzma.open), (".bz2", bz2.open)):
+        if name.endswith(suffix):
+            return opener(path, "rt")
+    return open(path, "r")
+
+
+__all__ = ["DECODE_ERRORS", "MAGIC", "compressed_input", "compression", "open_text"]

@@ -14,21 +14,15 @@ from __future__ import annotations
 import math
 import os
 
+from . import settings
 from .errors import LassmError
 
 
 def memory_bytes() -> int:
     """This machine's memory in bytes: ``LASSM_MEMORY_BYTES``, else its physical pages (0: unknown)."""
-    given = os.environ.get("LASSM_MEMORY_BYTES")
-    if given:
-        try:
-            value = float(given)
-        except ValueError:
-            value = math.nan
-        if not math.isfinite(value) or value < 1:
-            raise LassmError(f"LASSM_MEMORY_BYTES={given!r}: not a number of bytes (a whole number, 1 or more; "
-                             "unset it for this machine's memory)")
-        return int(value)
+    given = settings.value("LASSM_MEMORY_BYTES")
+    if given is not None:
+        return given
     try:
         return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
     except (ValueError, OSError, AttributeError):  # a system that does not say: no bound

@@ -8,7 +8,8 @@ An output (a file, or a folder replaced whole) is refused, before any work, wher
   holding an input: replacing the folder would remove it;
 * a file of a results folder the command reads (``metrics derive`` reads
   ``data/results/<machine>/``: its ``ceilings.json``, its raw counters, its append-only
-  ``campaign.json``), other than the files the command itself writes there;
+  ``campaign.json``), other than the files the command itself writes there, whether or not
+  it exists yet: a new CSV among the raw counters would be read as one by every later run;
 * another output of the same command.
 
 Paths are compared once resolved through links (a dangling link by the name it would create).
@@ -84,7 +85,7 @@ def refuse_clashes(outputs: Mapping[str, str | None], inputs: Iterable[str],
                 raise LassmError(f"{option} {out}: {why}")
         for folder, own in read_folders:
             base = _real(folder)
-            if not real.is_relative_to(base) or not (os.path.lexists(out) or real.exists()):
+            if not real.is_relative_to(base):  # a new file there too: a later read would take it for its own
                 continue
             inside = real.relative_to(base).as_posix()
             if not any(fnmatch.fnmatch(inside, pattern) for pattern in own):

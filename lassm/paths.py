@@ -11,6 +11,7 @@ import re
 import unicodedata
 from pathlib import Path
 
+from . import settings
 from .errors import LassmError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -46,7 +47,7 @@ def kernel_source(relpath: str) -> Path:
 
 def data_dir() -> Path:
     """The project's ``data/`` folder (override with ``LASSM_DATA``)."""
-    return Path(os.environ.get("LASSM_DATA", REPO / "data"))
+    return settings.value("LASSM_DATA") or REPO / "data"
 
 
 def sample(name: str = "k77") -> Path:
@@ -74,7 +75,7 @@ def results_dir(machine: str) -> Path:
 
 def cache_dir() -> Path:
     """``LASSM_CACHE``, else ``$XDG_CACHE_HOME/lassm``, else ``~/.cache/lassm``: what lassm keeps between runs."""
-    return Path(os.environ.get("LASSM_CACHE") or os.path.join(
+    return settings.value("LASSM_CACHE") or Path(os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "lassm"))
 
 
@@ -123,7 +124,7 @@ def machine_slug(text: str) -> str:
 
 def env_machine() -> str | None:
     """``LASSM_MACHINE`` under :func:`machine_slug`'s rule, or None where it is unset or empty."""
-    text = os.environ.get("LASSM_MACHINE")
+    text = settings.value("LASSM_MACHINE")
     if not text:
         return None
     try:
@@ -140,5 +141,4 @@ def machine_dir(text: str) -> Path:
 
 def results_root() -> Path:
     """``data/results/``, or ``LASSM_RESULTS`` (tests write to a temporary folder)."""
-    root = os.environ.get("LASSM_RESULTS")
-    return Path(root) if root else data_dir() / "results"
+    return settings.value("LASSM_RESULTS") or data_dir() / "results"

@@ -17,6 +17,8 @@ import time
 ENV = "LASSM_TIMELINE"
 
 _FD: int | None = None
+#: Why the stamps could not be written (the file could not be opened, a full disk), once one failed.
+_FAULT: str | None = None
 
 
 def enabled() -> bool:
@@ -26,13 +28,21 @@ def enabled() -> bool:
 
 def mark(step: str) -> None:
     """Appends the clock and ``step`` (one line, no spaces needed) when :func:`enabled`."""
-    global _FD
+    global _FD, _FAULT
     path = os.environ.get(ENV)
-    if not path:
+    if not path or _FAULT is not None:
         return
-    if _FD is None:
-        _FD = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    os.write(_FD, f"{time.monotonic_ns()} {step}\n".encode())
+    try:
+        if _FD is None:
+            _FD = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        os.write(_FD, f"{time.monotonic_ns()} {step}\n".encode())
+    except OSError as exc:  # said by the command line (lassm.settings.check_timeline), not here:
+        _FAULT = exc.strerror or str(exc)  # a mark may come before any of its error handling
+
+
+def fault() -> str | None:
+    """Why a stamp could not be written, or None: a timeline with a stamp missing is no timeline."""
+    return _FAULT
 
 
 def read(path: str) -> list[tuple[int, str]]:
@@ -60,4 +70,4 @@ def median_offsets(runs: list[dict[str, float]]) -> list[tuple[str, float]]:
     return sorted(((s, statistics.median(r[s] for r in runs)) for s in steps), key=lambda item: item[1])
 
 
-__all__ = ["ENV", "enabled", "mark", "median_offsets", "offsets", "read"]
+__all__ = ["ENV", "enabled", "fault", "mark", "median_offsets", "offsets", "read"]

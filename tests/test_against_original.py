@@ -1,13 +1,18 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """lassm.runs.results.against_original: the side-by-side table, from a hand-made CSV (the runs that
-write it: tests/test_originals.py)."""
+write it: tests/test_originals.py); the tools that add rows refuse a folder of another device."""
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import pytest
 
-from lassm.runs import results
+from lassm.errors import InputError
+from lassm.runs import results, tables, xdrop
+from lassm.runs.results import AGAINST_ORIGINAL_COLUMNS
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_ratios_per_dataset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -32,3 +37,41 @@ def test_the_walk_kernel_apart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
         "d,21,original ht_loc,2.0,0.10,0.10,True\nd,21,lassm extend fast,1.0,0.02,0.005,True\n")
     t = results.against_original("m").set_index("dataset")
     assert t.loc["d", "kernel_ratio"] == pytest.approx(0.2) and t.loc["d", "walk_kernel_ratio"] == pytest.approx(0.05)
+
+
+def _tool(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("name", ["against_original", "against_logan"])
+def test_a_folder_of_another_device_is_refused(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """A node handed another GPU than the folder's is refused before it measures: its rows would
+    carry that GPU's times under the folder's name."""
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
+    tool = _tool(name)
+    columns = AGAINST_ORIGINAL_COLUMNS if name == "against_original" else xdrop.AGAINST_LOGAN_COLUMNS
+    table = tmp_path / "nvidia-h200" / ("against-original.csv" if name == "against_original" else "xdrop/against-logan.csv")
+    tables.upsert(table, columns, ("dataset", "program"), [{"device": "NVIDIA H200", "dataset": "d", "program": "p"}])
+    before = table.read_bytes()
+    monkeypatch.setattr(tool, "gpu_device", lambda: ("NVIDIA H100 80GB HBM3", "580"))
+    monkeypatch.setattr(tool.build, "build_ht_loc" if name == "against_original" else "build_logan",
+                        lambda *a, **k: pytest.fail("built before the device was checked"), raising=True)
+    monkeypatch.setattr(tool.sources, "locate", lambda *a, **k: tmp_path)
+    args = ["--machine", "nvidia-h200", "--source", str(tmp_path)]
+    assert tool.main(args + (["--datasets", "sample-k77"] if name == "against_original" else [])) == 2
+    err = capsys.readouterr().err
+    assert "measured on NVIDIA H200, not on this NVIDIA H100 80GB HBM3" in err and len(err.strip().splitlines()) == 1
+    assert table.read_bytes() == before
+
+
+def test_rows_of_the_same_device_pass(tmp_path: Path) -> None:
+    table = tmp_path / "t.csv"
+    tables.upsert(table, AGAINST_ORIGINAL_COLUMNS, ("dataset", "program"), [{"device": "NVIDIA H200", "dataset": "d"}])
+    tables.same_device(table, AGAINST_ORIGINAL_COLUMNS, "NVIDIA H200")
+    tables.same_device(tmp_path / "absent.csv", AGAINST_ORIGINAL_COLUMNS, "NVIDIA H200")
+    with pytest.raises(InputError, match="device"):
+        tables.same_device(table, AGAINST_ORIGINAL_COLUMNS, "NVIDIA H100 80GB HBM3")

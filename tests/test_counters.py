@@ -400,3 +400,59 @@ def test_cli_collect_without_ncu_is_a_lassm_error(tmp_path: Path, monkeypatch: p
     with pytest.raises(SystemExit):  # an --ncu that is no program is refused as it is parsed
         _cli().parse_args(["counters", "collect", str(data), "--k", "21", "--ncu", "no-such-ncu-here",
                            "--out", str(tmp_path / "raw.csv")])
+
+
+# ----------------------------------------------------------------------------------------------
+# A profile whole, and once
+
+
+def test_the_same_profile_given_twice_is_refused(tmp_path: Path, capsys) -> None:
+    """``counters parse a.csv a.csv`` counted every launch twice and doubled every sum; a copy
+    under another name did the same. Both are one line now; two different files are still summed."""
+    raw = FIX / "ncu_raw_h200_lassm_k77_casptr_measured.csv"
+    copy = tmp_path / "copy.csv"
+    copy.write_bytes(raw.read_bytes())
+    for twice, said in (([raw, raw], "the same file as"), ([raw, copy], "the same bytes as")):
+        args = _cli().parse_args(["counters", "parse", *map(str, twice), "--tool", "ncu", "--aggregate"])
+        with pytest.raises(LassmError, match=f"{said} .*given already: one profile counted twice"):
+            args.func(args)
+    other = FIX / "ncu_raw_h100_measured.csv"
+    assert len(counters.parse([raw, other], "ncu")) == len(ncu.parse(raw)) + len(ncu.parse(other))
+    capsys.readouterr()
+
+
+def test_a_collected_profile_cut_at_a_line_end_is_refused(tmp_path: Path) -> None:
+    """A raw file cut exactly at a line end still parses, as the metrics of 3 launches of 4:
+    ``collect`` records the launches and the file's SHA-256 beside it, and ``parse`` holds the
+    file to them; the file as collected still parses."""
+    exe = _fake_ncu(tmp_path, (FIX / "ncu_raw_h200_lassm_k77_casptr_measured.csv").read_text())
+    raw = ncu.collect(["python", "-c", "pass"], tmp_path / "raw.csv", dataset="sample-k77", k=77,
+                      protocol="casptr", ncu=exe)
+    meta = json.loads(counters.sidecar_paths(raw)[1].read_text())
+    assert meta["launches"] == 4 and len(counters.parse([raw], "ncu")) == 4
+    whole = raw.read_text()
+    raw.write_text("".join(whole.splitlines(keepends=True)[:-1]))
+    with pytest.raises(ValueError, match=r"raw.csv: its SHA-256 is not the one its raw.csv.meta.json records"):
+        counters.parse([raw], "ncu")
+    meta.pop("raw_sha256")
+    counters.sidecar_paths(raw)[1].write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match=r"raw.csv: 3 launches, where its raw.csv.meta.json records 4"):
+        counters.parse([raw], "ncu")
+
+
+def test_a_profile_short_of_a_launch_or_a_metric_is_refused(tmp_path: Path) -> None:
+    """Without a record, what the file holds: a details page whose last launch lacks a metric, a
+    raw page with a launch's row gone from the middle, rocprofv3 passes one dispatch short."""
+    details = (FIX / "ncu_details_h100_measured.csv").read_text().splitlines(keepends=True)
+    (tmp_path / "d.csv").write_text("".join(details[:-1]))
+    with pytest.raises(ValueError, match=r"d.csv: launch 1: 3 of the 4 metrics"):
+        counters.parse([tmp_path / "d.csv"], "ncu")
+    lines = (FIX / "ncu_raw_h200_lassm_k77_casptr_measured.csv").read_text().splitlines(keepends=True)
+    gap = [ln for ln in lines if not ln.startswith('"1",')]
+    (tmp_path / "g.csv").write_text("".join(gap))
+    with pytest.raises(ValueError, match=r"g.csv: launch 2 follows launch 0"):
+        counters.parse([tmp_path / "g.csv"], "ncu", simd_width=32)
+    pass2 = (FIX / "rocprofv3_pass2_handwritten.csv").read_text().splitlines(keepends=True)
+    (tmp_path / "p2.csv").write_text("".join(pass2[:-1]))
+    with pytest.raises(ValueError, match=r"dispatch 2 lacks .*a pass cut short"):
+        counters.parse([FIX / "rocprofv3_pass1_handwritten.csv", tmp_path / "p2.csv"], "rocprof", simd_width=64)

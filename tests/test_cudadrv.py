@@ -18,6 +18,7 @@ import pytest
 
 from lassm.backends import cuda, cuda_runtime, cudadrv, nvrtc
 from lassm.paths import kernel_source
+from lassm.errors import LassmError
 
 needs_nvrtc = pytest.mark.skipif(nvrtc.find_library() is None, reason="NVRTC is not installed")
 SEGMENTS = kernel_source("local_assembly/cuda/segments.cu").read_text()
@@ -75,7 +76,7 @@ def test_the_runtime_follows_the_protocol_and_the_variable(monkeypatch) -> None:
     monkeypatch.setenv(cuda.RUNTIME_ENV, "driver")
     assert cuda.runtime_for("casptr") is cudadrv
     monkeypatch.setenv(cuda.RUNTIME_ENV, "nvcc")
-    with pytest.raises(ValueError, match="want driver or cupy"):
+    with pytest.raises(LassmError, match="want driver or cupy"):
         cuda.runtime_for("fast")
     monkeypatch.delenv(cuda.RUNTIME_ENV)
     monkeypatch.setattr(cuda_runtime, "nvrtc_found", lambda: False)  # no NVRTC: no cubins, CuPy builds

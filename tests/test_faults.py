@@ -175,6 +175,18 @@ def test_an_output_aimed_into_a_results_folder_it_reads_is_refused(path: tuple[s
     assert tree(box) == before
 
 
+@pytest.mark.parametrize("name", ["counters/mine.csv", "mine.csv"])
+def test_a_new_file_in_a_results_folder_it_reads_is_refused(name: str, where: dict[str, str],
+                                                             capsys: pytest.CaptureFixture) -> None:
+    """A file that is not there yet is refused too: a new CSV among the raw counters was written,
+    and every later ``metrics derive`` of the machine read it as a profile and failed."""
+    box = _machine_with_counters(where)
+    before = tree(box)
+    line = refused(["metrics", "derive", "--machine", where["machine"], "--out", str(box / name)], capsys)
+    assert f"--out {box / name}: is {name} of the results folder" in line, line
+    assert tree(box) == before
+
+
 def test_its_own_file_in_the_results_folder_may_be_named(where: dict[str, str], tmp_path: Path,
                                                         capsys: pytest.CaptureFixture) -> None:
     """``metrics derive --out <machine>/metrics.csv`` writes what it writes there by default."""
@@ -656,7 +668,7 @@ def test_a_dry_run_names_an_unusable_results_root(tmp_path: Path, monkeypatch: p
     for kernel in ([], ["--kernel", "xdrop"], ["--kernel", "local-assembly"]):
         line = refused(["run", "--quick", "--dry-run", *kernel], capsys)
         root = tmp_path / "file" / "results"
-        assert f"{tmp_path / 'file'}: not a folder, on the way to {root} (LASSM_RESULTS)" in line
+        assert f"LASSM_RESULTS={str(root)!r}: {tmp_path / 'file'}: not a folder, on the way to {root}" in line
 
 
 def test_accented_machine_names_keep_their_letters(capsys: pytest.CaptureFixture) -> None:

@@ -173,6 +173,16 @@ def test_matches_the_oracle(name: str, protocol: str, warp_size: int, ran_where)
 
 
 @needs_hip_cpu
+@pytest.mark.parametrize("warp_size", hip_cpu.WARP_SIZES)
+def test_the_sorted_table_of_two_word_records_matches_the_oracle(warp_size: int) -> None:
+    """fast at k = 33 sorts records of two words (k-mers past 30 bases), and its walks take them."""
+    ds, k = _data("mock5-k33")
+    got = extend(ds, Params(k=k), backend="hip-cpu", protocol="fast", warp_size=warp_size)
+    assert got.right.extra["build"] == "fast-sorted"
+    assert got.compare(_oracle("mock5-k33")) == [] and got.lines() == _oracle("mock5-k33").lines()
+
+
+@needs_hip_cpu
 def test_extend_with_fast_gives_metahipmers_output(tmp_path: Path) -> None:
     """The whole sample from the command line equals MetaHipMer's own output, byte for byte."""
     out = tmp_path / "extended.txt"

@@ -239,3 +239,52 @@ def test_a_folder_whose_portable_backends_ran_on_the_cpu_is_no_gpu() -> None:
                                     "gfx90a (AMD APP)", "NVIDIA H200", "x"],
                          "device_kind": ["", "", "", "", "", "cpu"]})
     assert list(mach.device_kinds(recs)) == ["cpu", "cpu", "cpu", "gpu", "gpu", "cpu"]
+
+
+# --- what a machine chapter says in its reader's words ----------------------------------------
+
+def test_an_absent_runtime_is_named_not_installed_by_the_chapter():
+    from lassm.book import machines as mach
+
+    line = ("gpu: no CUDA or HIP backend can run here (cuda: CuPy is not installed (No module named 'cupy'); install "
+            "it with: pip install 'lassm[cuda12]' (cupy-cuda12x); hip: CuPy is not installed (No module named "
+            "'cupy'); for AMD GPUs install CuPy for ROCm (cupy-rocm-7-0))")
+    assert mach.reader_words(line) == ("gpu: no CUDA or HIP backend can run here (cuda: CuPy was absent on this "
+                                       "machine; hip: CuPy was absent on this machine)")
+    assert mach.reader_words("sycl: cannot run here: dpctl is not installed (No module named 'dpctl'); install it "
+                             "with: pip install 'lassm[intel]'") == "sycl: cannot run here: dpctl was absent on this machine"
+    for machine in mach.chapter_machines():
+        for line in mach.lacks(machine):
+            assert "not installed" not in line and "install it with" not in line, (machine, line)
+
+
+def test_slower_is_said_where_slower():
+    import pandas as pd
+
+    from lassm.book import machine_chapter as mc
+    from lassm.book import machines as mach
+    from lassm.book.prose import faster_or_slower
+
+    assert faster_or_slower(pd.Series([2.0, 3.14])) == "2.0× to 3.1× faster"
+    assert faster_or_slower(pd.Series([0.05, 0.025])) == "20.0× to 40.0× slower"
+    assert faster_or_slower(pd.Series([0.5, 2.0])) == "0.50× to 2.00× the speed"
+    for machine in mach.chapter_machines():
+        said = mc.facts(machine)["mc_published"]
+        ratio, _ = mc.published_ratio(machine)
+        assert "0.0×" not in said and ("slower" in said) == bool(len(ratio) and (ratio < 1).all()), (machine, said)
+
+
+def test_no_captioned_figure_without_data(book):
+    """A folder without counters (the laptop's) gets no roofline caption over a note: each captioned
+    figure of a written chapter is one its folder has data for."""
+    from lassm.book import machines
+
+    seen = {}
+    for name in (GPU_MACHINE, LAPTOP):
+        nb = json.loads((book / machines.CHAPTERS / f"{name}.ipynb").read_text())
+        names = [c["metadata"]["mystnb"]["figure"]["name"].removesuffix(f"-{name}") for c in nb["cells"]
+                 if c.get("metadata", {}).get("mystnb", {}).get("figure")]
+        has = machines.figure_data(name)
+        assert names == [n for n in has if has[n] and n in names] and all(has[n] for n in names), (name, names)
+        seen[name] = set(names)
+    assert "fig-machine-roofline" not in seen[LAPTOP] and seen[GPU_MACHINE] > seen[LAPTOP]

@@ -68,7 +68,7 @@ def _setup(case: str, root: Path) -> None:
 
 @pytest.mark.parametrize("case, says", [
     ("machine folder is a file", "box: not a folder"),
-    ("results root is a file", "the results root is not a folder"),
+    ("results root is a file", "not a folder; unset it for the default"),
     ("campaign.json is not JSON", "campaign.json: not JSON"),
     ("campaign.json is a folder", "campaign.json: not a file"),
     ("xdrop folder is a file", "xdrop: not a folder"),

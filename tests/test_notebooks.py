@@ -13,9 +13,10 @@ from .test_book import ROOT, _rel, _toc_notebooks
 papermill = pytest.importorskip("papermill", reason="needs papermill: pip install 'lassm[book]'")
 pytest.importorskip("ipykernel", reason="needs ipykernel: pip install 'lassm[book]'")
 
-#: Parameters overriding a notebook's defaults to keep this test fast (none needed so far:
-#: every chapter reads recorded data, the datasets chapter runs the CPU backend on the sample).
-TINY: dict[str, dict] = {}
+#: Parameters overriding a notebook's defaults to keep this test fast: every chapter reads recorded
+#: data, the datasets chapter runs the CPU backend on the sample; the solutions run the kernel on
+#: each CPU runtime present with one protocol rather than two (each is a compile).
+TINY: dict[str, dict] = {"solutions": {"runtime_protocols": ["casptr"]}}
 
 
 @pytest.mark.parametrize("path", _toc_notebooks(), ids=_rel)

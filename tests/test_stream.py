@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lassm import atomic
+from lassm import atomic, readback
 from lassm.cli import main
 from lassm.errors import LassmError
 from lassm.workloads.local_assembly import datasets, formats, stream
@@ -141,7 +141,7 @@ def test_a_shard_folder_plans_from_its_weights_as_from_its_data(tmp_path: Path) 
                                                                                   stream.WEIGHTS)
         weights = folder.weights()
         assert weights.dtype == expected.dtype and np.array_equal(weights, expected)
-        assert doc["weights"]["sha256"] == stream._sha256(tmp_path / str(shards) / stream.WEIGHTS)
+        assert doc["weights"]["sha256"] == readback.sha256(tmp_path / str(shards) / stream.WEIGHTS)
         assert stream.manifest(folder.path) == json.loads(json.dumps(doc))
         own = [(p["start"], p["stop"]) for p in doc["shards"]]
         assert own == shard_files.as_ranges(shard_files.plan_ranges(folder, shards))
@@ -218,3 +218,54 @@ def test_the_scaling_names_are_planned_and_a_count_too_large_is_refused(monkeypa
     with pytest.raises(LassmError, match=r"blocks of 1,048,576 contigs: .* at most 1,000,000 fits"):
         stream.check_name("gen-k21x80")
     assert stream.check_name("gen-k21x80", stream.SHARD_ROW_GROUP) == "gen-k21x80"
+
+
+def _flip(path: Path, byte: int, bit: int) -> None:
+    data = bytearray(path.read_bytes())
+    data[byte] ^= 1 << bit
+    path.write_bytes(bytes(data))
+
+
+def test_a_part_changed_by_one_bit_is_refused_before_it_is_read(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture) -> None:
+    """Single-bit flips spread over a part, header to footer: each is refused by its SHA-256 before
+    the part is read (some flips still parse, and gave other contigs with exit 0), naming the part;
+    the same flip in the planning weights is refused too; ``lassm extend`` says it in one line."""
+    folder = tmp_path / "s"
+    stream.write_shards("sample-k77", folder, 3)
+    doc = stream.manifest(folder)
+    part = folder / doc["shards"][1]["file"]
+    size, mid = part.stat().st_size, (doc["shards"][1]["start"], doc["shards"][1]["stop"])
+    for byte in sorted({4, size // 7, size // 3, size // 2, 2 * size // 3, size - 40, size - 9}):
+        _flip(part, byte, byte % 8)
+        with pytest.raises(LassmError, match=f"{part.name}: its SHA-256 is not the one shards.json records"):
+            stream.read_range(folder, *mid)
+        _flip(part, byte, byte % 8)
+    _same(stream.read_range(folder, *mid), datasets.load("sample-k77")[0].slice(*mid))
+    _flip(part, size // 2, 3)
+    assert main(["extend", str(folder), "--k", "77", "--out", str(tmp_path / "o.txt")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and part.name in err[0] and "SHA-256" in err[0], err
+    assert not (tmp_path / "o.txt").exists()
+    _flip(part, size // 2, 3)
+    _flip(folder / stream.WEIGHTS, 200, 0)
+    with pytest.raises(LassmError, match=f"{stream.WEIGHTS}: its SHA-256"):
+        stream.ShardFolder.open(folder).weights()
+
+
+def test_a_part_is_hashed_once_per_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker reads its range piece by piece: each part is hashed on its first read only, and
+    again once it is written anew."""
+    folder = tmp_path / "s"
+    stream.write_shards("sample-k77", folder, 2, rows=300)
+    hashed: list[str] = []
+    real = readback.sha256
+    monkeypatch.setattr(readback, "sha256", lambda p: hashed.append(Path(p).name) or real(p))
+    n = stream.manifest(folder)["contigs"]
+    for a, b in stream.in_row_groups(folder, stream.within_files(folder, [(0, n)]), 6):
+        stream.read_range(folder, a, b)
+    assert sorted(hashed) == [stream.part_file(0), stream.part_file(1)]
+    part = folder / stream.part_file(0)
+    part.write_bytes(part.read_bytes())  # the same bytes, written again: another file on disk
+    stream.read_range(folder, 0, 5)
+    assert hashed[-1] == stream.part_file(0) and len(hashed) == 3

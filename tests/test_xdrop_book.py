@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from lassm.book import findings as fi
 from lassm.analysis.xdrop import records
 from lassm.book import xdrop, xdrop_common
 
@@ -129,13 +128,13 @@ def test_one_roofline_for_both_kernels(fixture_results):
     assert set(points["roof"]) <= set(roofs["roof"])
     assert set(points["kernel"]) == {"local assembly", "X-drop"}
     assert set(points.loc[points["kernel"] == "local assembly", "program"]) == {"lassm fast", "lassm casptr"}
-    assert {"lassm cuda", "LOGAN", "LOGAN on V100 (published)"} <= set(points["program"])
+    assert {"lassm cuda (block)", "LOGAN", "LOGAN on V100 (published)"} <= set(points["program"])
 
 
 def test_speedup_points_keep_only_points_within_the_model(fixture_results):
     pts = xdrop.speedup_points(MACHINE)
     # LOGAN's point (alg eff 2.5) is beyond the model; the fixture's metrics.csv has no x, y columns
-    assert sorted(pts["label"]) == ["X-drop lassm cuda, X=10", "X-drop lassm cuda, X=100"]
+    assert sorted(pts["label"]) == ["X-drop lassm cuda (block), X=10", "X-drop lassm cuda (block), X=100"]
     assert pts["speedup"].tolist() == [pytest.approx(5.0), pytest.approx(4.0)]
 
 
@@ -145,7 +144,7 @@ def test_speedup_plot_without_points_is_a_note(empty_results):
 
 def test_portability_over_one_machine_is_its_efficiency(fixture_results):
     pp = xdrop.portability().set_index(["problem", "application"])
-    assert pp.loc[("fixture-pairs, X=100", "lassm cuda"), "arch pp"] == pytest.approx(0.5)
+    assert pp.loc[("fixture-pairs, X=100", "lassm cuda (block)"), "arch pp"] == pytest.approx(0.5)
     assert pp.loc[("fixture-pairs, X=100", "LOGAN"), "arch pp"] == pytest.approx(0.4)
     assert xdrop.facts(MACHINE)["xd_pp"] == "20.0% to 50.0%"
 
@@ -168,8 +167,8 @@ def test_portability_is_zero_where_a_device_has_no_point(tmp_path, monkeypatch):
     _second_folder(tmp_path, "OTHER GPU")
     monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
     pp = xdrop.portability().set_index(["problem", "application"])
-    assert pp.loc[("fixture-pairs, X=10", "lassm cuda"), "arch pp"] == 0.0  # did not run on the other device
-    assert pp.loc[("fixture-pairs, X=100", "lassm cuda"), "arch pp"] == pytest.approx(0.5)  # 2 / (1/0.5 + 1/0.5)
+    assert pp.loc[("fixture-pairs, X=10", "lassm cuda (block)"), "arch pp"] == 0.0  # did not run on the other device
+    assert pp.loc[("fixture-pairs, X=100", "lassm cuda (block)"), "arch pp"] == pytest.approx(0.5)  # 2 / (1/0.5 + 1/0.5)
 
 
 def test_two_folders_of_one_device_are_one_platform(tmp_path, monkeypatch):
@@ -179,9 +178,9 @@ def test_two_folders_of_one_device_are_one_platform(tmp_path, monkeypatch):
     monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
     one = xdrop.portability([MACHINE]).set_index(["problem", "application"])
     pp = xdrop.portability().set_index(["problem", "application"])
-    alone = one.loc[("fixture-pairs, X=10", "lassm cuda"), "arch pp"]
-    assert alone > 0 and pp.loc[("fixture-pairs, X=10", "lassm cuda"), "arch pp"] == pytest.approx(alone)
-    assert pp.loc[("fixture-pairs, X=100", "lassm cuda"), "arch pp"] == pytest.approx(1.0)  # half the time: twice 0.5
+    alone = one.loc[("fixture-pairs, X=10", "lassm cuda (block)"), "arch pp"]
+    assert alone > 0 and pp.loc[("fixture-pairs, X=10", "lassm cuda (block)"), "arch pp"] == pytest.approx(alone)
+    assert pp.loc[("fixture-pairs, X=100", "lassm cuda (block)"), "arch pp"] == pytest.approx(1.0)  # half the time: twice 0.5
     assert pp.loc[("fixture-pairs, X=100", "LOGAN"), "arch pp"] == pytest.approx(0.4)
 
 
@@ -212,13 +211,17 @@ def test_int32_cores_from_the_datasheet():
 
 
 def test_finding_per_machine_with_xdrop_times(fixture_results):
-    found = fi.xdrop_kernel()
+    from lassm.book import findings_beyond
+
+    found = findings_beyond.xdrop_kernel()
     assert [f.key for f in found] == [f"xdrop_{MACHINE}"] and found[0].measured
-    assert "100.0 to 200.0 times SeqAn" in found[0].sentence and found[0].link == "notebooks/xdrop"
+    assert "where SeqAn ran beside it" in found[0].sentence and "it is 100.0 to 200.0 times as fast" in found[0].sentence and found[0].link == "notebooks/xdrop"
 
 
 def test_finding_without_xdrop_times(empty_results):
-    found = fi.xdrop_kernel()
+    from lassm.book import findings_beyond
+
+    found = findings_beyond.xdrop_kernel()
     assert len(found) == 1 and not found[0].measured and found[0].link == "notebooks/xdrop"
     assert re.search(r"\d", found[0].sentence)  # the book's intro test wants a number in every finding
 
@@ -249,15 +252,16 @@ def test_efficiency_against_the_best_measured_names_logan_where_it_is_the_fastes
     t = xdrop.efficiency_table().set_index("problem")
     x100, x10 = t.loc["fixture-pairs, X=100"], t.loc["fixture-pairs, X=10"]
     assert x100["reference"] == "LOGAN" and x100["LOGAN"] == 1.0
-    assert x100["lassm cuda"] == pytest.approx(1 / 1.2) and x100["lassm opencl"] == pytest.approx(0.04 / 1.2 / 0.05)
-    assert x10["reference"] == "lassm cuda" and x10["LOGAN"] == pytest.approx(1 / 3)
+    assert x100["lassm cuda (block)"] == pytest.approx(1 / 1.2)
+    assert x100["lassm opencl (block)"] == pytest.approx(0.04 / 1.2 / 0.05)
+    assert x10["reference"] == "lassm cuda (block)" and x10["LOGAN"] == pytest.approx(1 / 3)
     assert x10["SeqAn"] == pytest.approx(0.01 / 1.0) and x10["lassm numba (oracle)"] == pytest.approx(0.01 / 0.5)
     effs = t.drop(columns=["platform", "reference"]).stack().dropna()
     assert ((effs > 0) & (effs <= 1.0)).all()
     said = xdrop.facts(MACHINE)["xd_reference"]
     assert said.startswith("On the SYNTHETIC GPU, a program other than ours is the fastest measured for 1 of the "
                            "2 points (fixture-pairs, X=100: LOGAN), and our fastest build reaches 0.83 of its speed")
-    assert "ours is the fastest measured for the other 1 point (fixture-pairs, X=10: lassm cuda)" in said
+    assert "ours is the fastest measured for the other 1 point (fixture-pairs, X=10: lassm cuda (block))" in said
 
 
 def test_logan_without_our_kernel_in_times_stands_on_nsight_computes_clock(tmp_path, monkeypatch):
@@ -268,7 +272,7 @@ def test_logan_without_our_kernel_in_times_stands_on_nsight_computes_clock(tmp_p
     (tmp_path / MACHINE / "xdrop" / "times.csv").unlink()
     monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
     rows = xdrop.implementations().set_index(["problem", "implementation"])["seconds"]
-    assert rows[("fixture-pairs, X=100", "LOGAN")] == 0.05 and rows[("fixture-pairs, X=100", "lassm cuda")] == 0.06
+    assert rows[("fixture-pairs, X=100", "LOGAN")] == 0.05 and rows[("fixture-pairs, X=100", "lassm cuda (block)")] == 0.06
     pp = xdrop.app_portability().set_index("problem")
     assert pp.loc["fixture-pairs, X=100", "lassm cuda"] == pytest.approx(0.05 / 0.06)
     assert pp.loc["fixture-pairs, X=100", "LOGAN"] == 1.0 and pp.loc["fixture-pairs, X=100", "devices"] == "1"

@@ -25,6 +25,8 @@ from pathlib import Path
 from lassm.campaign.originals import build, logan, sources
 from lassm.campaign.originals.timing import Measuring, gpu_device
 from lassm.campaign.steps import find_ncu
+from lassm.errors import InputError
+from lassm.runs import tables
 from lassm.runs import xdrop as rec
 from lassm.runs.records import cpu_model, git_sha
 
@@ -38,7 +40,7 @@ def logan_counters(demo_cmd: list[str], raw: Path, *, dataset: str, xdrop: int, 
     nsight.collect(demo_cmd, raw, dataset=dataset, k=xdrop, protocol="LOGAN", kernel_name=f"regex:{logan.LOGAN_KERNEL}",
                    ncu=ncu, timeout=600)
     return row_from_raw(raw, dataset=dataset, xdrop=xdrop, program="LOGAN", machine=machine, git_sha=sha,
-                        command=command)
+                        command=command, layout=rec.LOGAN)
 
 
 def _int_list(text: str) -> list[int]:
@@ -84,12 +86,17 @@ def main(argv: list[str] | None = None) -> int:
     if not todo and not counted:
         print(f"-> {table}")
         return 0
+    device = gpu_device() if args.backend != "cpu" else (cpu_model(), "")
+    try:
+        tables.same_device(table, rec.AGAINST_LOGAN_COLUMNS, device[0])
+    except InputError as exc:
+        print(f"against_logan: {exc}", file=sys.stderr)
+        return 2
     if args.program:
         built = build.Built({"demo": args.program / "demo", "logan_scores": args.program / "logan_scores"},
                             sources.LOGAN, args.arch or "", "")
     else:
         built = build.build_logan(sources.locate(sources.LOGAN, args.source), args.arch or build.gpu_arch())
-    device = gpu_device() if args.backend != "cpu" else (cpu_model(), "")
     context = {"machine": args.machine, "device": device[0], "driver": device[1],
                "original_source": sources.LOGAN.label, "nvcc": built.nvcc, "git_sha": sha}
     pairs = datasets.load(name)

@@ -27,7 +27,9 @@ from lassm.campaign.originals.ht_loc import run_all, todo
 from lassm.campaign.originals.timing import Measuring, gpu_device
 from lassm.campaign.steps import find_ncu
 from lassm.runs.records import git_sha
-from lassm.runs.results import AGAINST_ORIGINAL_FILE
+from lassm.errors import InputError
+from lassm.runs import tables
+from lassm.runs.results import AGAINST_ORIGINAL_COLUMNS, AGAINST_ORIGINAL_FILE
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,12 +46,17 @@ def main(argv: list[str] | None = None) -> int:
     sha = git_sha()
     table = paths.results_dir(args.machine) / AGAINST_ORIGINAL_FILE
     names = todo(args.datasets.split(","), table, sha, args.force)
+    device = gpu_device()
+    try:
+        tables.same_device(table, AGAINST_ORIGINAL_COLUMNS, device[0])
+    except InputError as exc:
+        print(f"against_original: {exc}", file=sys.stderr)
+        return 2
     if args.program:
         built = build.Built({"ht_loc": args.program}, sources.HT_LOC, args.arch or "", "")
     else:
         tree = args.source.parent if args.source and (args.source / "main.cpp").is_file() else args.source
         built = build.build_ht_loc(sources.locate(sources.HT_LOC, tree), args.arch or build.gpu_arch())
-    device = gpu_device()
     context = {"machine": args.machine, "device": device[0], "driver": device[1],
                "original_source": sources.HT_LOC.label, "nvcc": built.nvcc, "git_sha": sha}
     with tempfile.TemporaryDirectory(prefix="lassm-vs-original-") as tmp:

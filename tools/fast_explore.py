@@ -82,6 +82,9 @@ def main() -> None:
                     help="ends to a warp to try on the lane-walk builds (lane walks; default: the build's)")
     ap.add_argument("--sort-bytes", default="",
                     help="shared bytes per warp team for the sorted records to try on sorted-table builds")
+    ap.add_argument("--sort-max-k", default="",
+                    help="largest k the sorted-table builds sort (LASSM_SORT_MAX_K), values to try: 30 keeps "
+                         "one-word records, the hash table beyond")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--ht-loc", default="", help="an against-original.csv: adds each time's ratio to ht_loc's kernel")
     args = ap.parse_args()
@@ -91,15 +94,17 @@ def main() -> None:
     widths = [int(n) for n in args.team_lanes.split(",")] if args.team_lanes else [-1]
     walks = [int(n) for n in args.lane_walks.split(",")] if args.lane_walks else [None]
     sorts = [int(n) for n in args.sort_bytes.split(",")] if args.sort_bytes else [None]
+    sort_ks = [int(n) for n in args.sort_max_k.split(",")] if args.sort_max_k else [None]
     base = dict(nvrtc.VARIANTS)
     loaded = {name: datasets.load(name) for name in args.datasets}
     oracle = {name: extend(ds, Params(k=k), backend="cpu") for name, (ds, k) in loaded.items()}
     rows = []
     for proto in args.protocols.split(","):
-        grid = [(c, n, t, w, lw, sb) for c in caps for n in steps for t in teams for w in widths
+        sorting = proto in base and base[proto].sort_bytes
+        grid = [(c, n, t, w, lw, sb, sk) for c in caps for n in steps for t in teams for w in widths
                 for lw in (walks if proto in base and base[proto].lane_walks else [None])
-                for sb in (sorts if proto in base and base[proto].sort_bytes else [None])]
-        for cap, n, tb, lanes, lw, sb in grid if proto in base else [(BUILT, None, None, None, None, None)]:
+                for sb in (sorts if sorting else [None]) for sk in (sort_ks if sorting else [None])]
+        for cap, n, tb, lanes, lw, sb, sk in grid if proto in base else [(BUILT,) + (None,) * 6]:
             cuda.TEAM_MIN_BASES = tb if tb is not None else teams[0]
             if proto in base:
                 extra = () if n is None else (f"-DLASSM_FAST_SCAN_STEPS={n}",)
@@ -110,6 +115,8 @@ def main() -> None:
                         d for d in variant.defines if "LANE_WALKS" not in d) + (f"-DLASSM_FAST_LANE_WALKS={lw}",))
                 if sb is not None:  # the sorted table's region per warp team
                     variant = dataclasses.replace(variant, sort_bytes=sb)
+                if sk is not None:  # the largest k the sorted table takes
+                    variant = dataclasses.replace(variant, defines=variant.defines + (f"-DLASSM_SORT_MAX_K={sk}",))
                 if cap is not None:  # one build at every launch size (no scale build): a row's cap is the one timed
                     variant = dataclasses.replace(variant, max_registers=cap or None, scale_registers=None)
                 nvrtc.VARIANTS[proto] = variant
@@ -119,13 +126,14 @@ def main() -> None:
             label = (f"cap={cap if cap is not None else BUILT!s:5s} steps={n!s:4s} team>={tb!s:6s} lanes={shown!s:4s}"
                      + (f" walks={walked}" if walked else "")
                      + (f" sort={nvrtc.VARIANTS[proto].sort_bytes}" if proto in base and nvrtc.VARIANTS[proto].sort_bytes
-                        else ""))
+                        else "")
+                     + (f" sort_max_k={sk}" if sk is not None else ""))
             regs = f"regs={kern.num_regs:3d} local={kern.local_size_bytes:4d}B"
             scale = nvrtc.VARIANTS[proto].scale_registers if proto in base else None
             if cap is None and scale is not None:
                 big = cuda.kernel(proto, 32, scaled=True)
                 regs += f" (at scale {big.num_regs:3d} local={big.local_size_bytes:4d}B)"
-            row = {"protocol": proto, "label": label, "knobs": (cap, n, tb, shown), "ms": {}, "equal": {}}
+            row = {"protocol": proto, "label": label, "knobs": (cap, n, tb, shown, sk), "ms": {}, "equal": {}}
             cells = [f"{proto:16s} {label} {regs}"]
             for name, (ds, k) in loaded.items():
                 ext = extend(ds, Params(k=k), backend="cuda", protocol=proto)

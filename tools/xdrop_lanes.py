@@ -104,7 +104,8 @@ def counters(machine: str, name: str, pairs, xdrops: list[int], sha: str, force:
                                               program=program):
                     continue
                 row = xc.count(source, name, x, (scheme.match, scheme.mismatch, scheme.gap), Path(tmp),
-                               machine=machine, sha=sha, ncu_exe=exe, program=program, extra=("--lanes", str(lanes)))
+                               machine=machine, sha=sha, ncu_exe=exe, program=program, extra=("--lanes", str(lanes)),
+                               layout=rec.layout_name(lanes))
                 print(f"counters {name} X={x} lanes={lanes}: {row['duration_s'] * 1e3:.2f} ms, "
                       f"{row['warp_inst']:.3g} warp instructions", flush=True)
 

@@ -11,10 +11,10 @@ records were measured with. Both answer the same calls, so the host routines tak
 from __future__ import annotations
 
 import functools
-import os
 import platform
 from typing import Any
 
+from .. import settings
 from .nvrtc import VARIANTS
 
 #: ``LASSM_CUDA_RUNTIME``: ``driver`` or ``cupy`` for every CUDA run; unset, the fast kernels
@@ -111,10 +111,7 @@ def device_name() -> str:
 
 def choice() -> str:
     """``LASSM_CUDA_RUNTIME``'s value: ``driver``, ``cupy`` or ``""`` (the default choice)."""
-    value = os.environ.get(RUNTIME_ENV, "").strip().lower()
-    if value not in ("", "driver", "cupy"):
-        raise ValueError(f"{RUNTIME_ENV}={value!r}: want driver or cupy")
-    return value
+    return settings.value(RUNTIME_ENV) or ""
 
 
 @functools.lru_cache(maxsize=1)

@@ -56,7 +56,8 @@ def wanted(argv: Sequence[str]) -> bool:
     command with ``--backend cuda`` (not on a cluster: a driver started before the cluster forks
     its processes is one they must not inherit), unless CuPy is asked for."""
     args = list(argv)
-    if not one_shot(args) or os.environ.get("LASSM_CUDA_RUNTIME", "") == "cupy":
+    # read here, raw (lassm.settings checks it once the command line starts): nothing more is imported yet
+    if not one_shot(args) or os.environ.get("LASSM_CUDA_RUNTIME", "").strip().lower() == "cupy":
         return False
     return any(a == "--backend=cuda" or (a == "--backend" and b == "cuda") for a, b in zip(args, args[1:] + [""]))
 

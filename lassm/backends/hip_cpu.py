@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import settings
 from ..workloads.local_assembly import config
 from ..workloads.local_assembly.result import SideResult
 from . import hip_cpu_build, launch
@@ -108,7 +109,7 @@ def warm_up(protocol: str | None = None) -> None:
 
 def launch_timeout(timeout: float | None = None) -> float:
     """Seconds one launch may run: ``timeout``, else ``LASSM_HIP_CPU_TIMEOUT``, else :data:`DEFAULT_TIMEOUT`."""
-    return float(timeout if timeout is not None else os.environ.get(TIMEOUT_ENV) or DEFAULT_TIMEOUT)
+    return float(timeout if timeout is not None else settings.value(TIMEOUT_ENV) or DEFAULT_TIMEOUT)
 
 
 def launch_ends(exe: Path, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots: np.ndarray,

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from .. import settings
 from .nvrtc import BUILDS, ENTRY, VARIANTS, kernel_file, kernel_options
 from ..paths import kernel_source
 
@@ -45,9 +46,9 @@ class HipccError(RuntimeError):
 
 def find() -> Path | None:
     """Path of ``hipcc`` (``LASSM_HIPCC``, else the PATH, else ``/opt/rocm/bin``), or None."""
-    env = os.environ.get("LASSM_HIPCC")
-    if env:
-        return Path(env) if Path(env).is_file() else None
+    named = settings.value("LASSM_HIPCC")
+    if named is not None:
+        return named
     found = shutil.which("hipcc")
     if found:
         return Path(found)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from .. import settings
 from ..workloads.local_assembly import config
 from ..paths import kernel_source
 
@@ -100,8 +101,10 @@ SCALE_REGISTERS = 72
 #: gen-k21x20 of 2, 4, 6, 8 and 12 KiB, 4 KiB a few percent faster on the smaller k = 21 sets
 #: (``tools/fast_explore.py``).
 SORT_BYTES = 2048
-#: The largest k whose packed k-mer fits a sorted record (``LASSM_SORT_MAX_K`` in fast_sorted.cuh).
-SORT_MAX_K = 29
+#: The largest start k at which ``fast`` launches its sorted build, and the largest k that build
+#: sorts (``LASSM_SORT_MAX_K`` in fast_sorted.cuh: records of one to four words, so every k up to
+#: the kernel's largest).
+SORT_MAX_K = config.MAX_KMER_LEN
 
 #: Optimized variants, built like a protocol (``-DLASSM_PROTOCOL=...``). Measured on CUDA; the HIP
 #: backend builds them too, compile-checked only (no AMD GPU has run them). Each ablation keeps
@@ -170,8 +173,7 @@ def kernel_file(protocol: str) -> str:
 
 def launch_build(protocol: str, k: int) -> str:
     """The build a launch of ``protocol`` at start k runs: ``fast-sorted`` for ``fast`` where k is at
-    most :data:`SORT_MAX_K` (the sorted table, measured faster there on the H200, and slower at
-    k = 77 where no k of a walk reaches it), else ``protocol``'s own."""
+    most :data:`SORT_MAX_K` (the sorted table), else ``protocol``'s own."""
     variant = VARIANTS.get(protocol)
     if variant is not None and variant.small_k_build is not None and int(k) <= SORT_MAX_K:
         return variant.small_k_build
@@ -250,9 +252,9 @@ def kernel_options(protocol: str, warp_size: int, published: bool = False, scale
 
 
 def _candidates() -> list[Path]:
-    env = os.environ.get("LASSM_NVRTC")
-    if env:
-        return [Path(env)]
+    named = settings.value("LASSM_NVRTC")
+    if named is not None:
+        return [named]
     roots = list(site.getsitepackages()) + [site.getusersitepackages()] + list(sys.path)
     names = ("libnvrtc.so.12", "libnvrtc.so.13", "libnvrtc.so", "nvrtc64_120_0.dll")
     out = []

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import settings
 from ..errors import BackendUnavailable
 from ..paths import kernel_source
 from ..workloads.local_assembly import config
@@ -204,7 +205,7 @@ def _device() -> _Device:
     GPU, else the first device (chosen once per value of the variable)."""
     if cl is None:
         raise BackendUnavailable(_IMPORT_ERROR)
-    chosen = os.environ.get(DEVICE_ENV, "").strip()
+    chosen = (settings.value(DEVICE_ENV) or "").strip()
     if chosen not in _DEVICES:
         try:
             found = devices()

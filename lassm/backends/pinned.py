@@ -34,6 +34,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import settings
 from ..errors import LassmError
 from ..paths import cache_dir
 
@@ -80,7 +81,7 @@ class Source:
 
     def url(self) -> str:
         """The tarball of the pinned commit."""
-        base = os.environ.get(URL_ENV, DEFAULT_URL).rstrip("/")
+        base = (settings.value(URL_ENV) or DEFAULT_URL).rstrip("/")
         return f"{base}/{self.repo}/tar.gz/{self.commit}"
 
     def cache_root(self) -> Path:
@@ -193,7 +194,7 @@ def locate(source: Source, folder: str | os.PathLike | None = None, *, fetch: bo
     SourceUnavailable
         With one line saying why and what to do.
     """
-    folder = folder or os.environ.get(source.folder_env) or None
+    folder = folder or settings.value(source.folder_env) or None
     if folder:
         root = Path(folder).expanduser()
         if not root.is_dir():

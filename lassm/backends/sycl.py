@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import settings
 from ..workloads.local_assembly import config
 from ..errors import BackendUnavailable
 from ..paths import kernel_source
@@ -65,7 +66,7 @@ DEFAULT_BLOCK_SUBGROUPS = 1
 
 def _point_icd_loader_at_this_environment() -> None:
     """Name Intel's OpenCL CPU driver of this environment to the ICD loader, before dpctl loads."""
-    if "dpctl" in sys.modules or os.environ.get("LASSM_SYCL_KEEP_ICD", "") not in ("", "0"):
+    if "dpctl" in sys.modules or settings.value("LASSM_SYCL_KEEP_ICD"):
         return
     lib = icd.env_intel_driver()
     if lib is not None:
@@ -166,7 +167,7 @@ def _has_usm(dev) -> bool:
 
 def _candidates() -> list:
     """Usable devices, best first: Intel GPUs (through OpenCL), then OpenCL CPUs, Intel's first."""
-    chosen = os.environ.get(DEVICE_ENV, "").strip()
+    chosen = (settings.value(DEVICE_ENV) or "").strip()
     if chosen:
         return [dpctl.SyclDevice(chosen)]
     out = []

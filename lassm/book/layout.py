@@ -21,8 +21,9 @@ PACKAGE = Path(__file__).resolve().parent.parent
 #: The stages, lowest first: a module may import its own stage or one listed before it.
 STAGES = ("foundation", "workloads", "backends", "runs", "analysis", "campaign", "book", "cli", "front door")
 #: The foundation: single modules at the top of ``lassm/`` that any stage may use.
-FOUNDATION = frozenset({"lassm.arrowio", "lassm.atomic", "lassm.byte_sets", "lassm.compressed", "lassm.datafiles",
-                        "lassm.errors", "lassm.fits", "lassm.outputs", "lassm.paths", "lassm.terminal", "lassm.timeline",
+FOUNDATION = frozenset({"lassm.arrowio", "lassm.atomic", "lassm.byte_sets", "lassm.compressed", "lassm.datafiles", "lassm.readback",
+                        "lassm.errors", "lassm.fits", "lassm.outputs", "lassm.paths", "lassm.settings", "lassm.terminal",
+                        "lassm.timeline",
                         "lassm.version"})
 #: Where the picture is written, from the repository's root.
 PICTURE = Path("_static") / "stages.svg"

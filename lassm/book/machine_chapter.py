@@ -13,7 +13,7 @@ import pandas as pd
 
 from . import machines as mach
 from . import hosts, machine_records, plots, xdrop
-from .prose import count, note
+from .prose import count, faster_or_slower, note
 from .. import paths
 from ..analysis import paper
 from ..runs import results
@@ -43,6 +43,19 @@ def _kernel_rows(machine: str) -> pd.DataFrame:
 
 def _generated(t: pd.DataFrame) -> pd.DataFrame:
     return t[t["dataset"] == GENERATED + t["k"].astype(str)]
+
+
+def published_ratio(machine: str) -> tuple[pd.Series, list[str]]:
+    """Per k, the fastest published port's time (the paper's measured data) over the fastest
+    faithful build here on the dataset generated to Table II's size (> 1: ours faster), and the
+    builds (``backend protocol``) that were fastest; empty where no such run is recorded."""
+    kernel = _kernel_rows(machine)
+    gen = results.study_rows(_generated(kernel)) if len(kernel) else kernel
+    if gen.empty:
+        return pd.Series(dtype="float64"), []
+    pub = paper.measured().groupby("k")["duration_s"].min() * 1e3
+    best = gen.loc[gen.groupby("k")["kernel_ms"].idxmin()]
+    return (pub / best.set_index("k")["kernel_ms"]).dropna(), sorted(set(best["backend"] + " " + best["protocol"]))
 
 
 def _metrics_points(machine: str) -> pd.DataFrame | None:
@@ -84,9 +97,8 @@ def time_table(machine: str) -> pd.DataFrame:
     return wide.round(2).reset_index()
 
 
-#: The protocols a machine chapter plots: the four faithful ones and ``fast`` (its ablation builds
-#: have their own chapter, so the colours stay within the palette).
-CHAPTER_PROTOCOLS = ("casptr", "matchany", "doneflag", "barrier", "fast")
+#: The protocols a machine chapter plots (:data:`lassm.book.machines.CHAPTER_PROTOCOLS`).
+CHAPTER_PROTOCOLS = mach.CHAPTER_PROTOCOLS
 
 
 def main_protocols(t: pd.DataFrame) -> pd.DataFrame:
@@ -97,7 +109,7 @@ def main_protocols(t: pd.DataFrame) -> pd.DataFrame:
 def time_chart(machine: str):
     """Kernel time per dataset: one panel per backend, one bar per protocol, each bar one record."""
     t = main_protocols(_kernel_rows(machine))
-    if t.empty:
+    if not mach.figure_data(machine)["fig-machine-times"]:
         return note("No kernel variant ran here, only the CPU oracle: there is no kernel time to plot.")
     return plots.to_svg(plots.kernel_times(t, x="dataset", color="protocol", row="backend",
                                            title=f"Kernel time per dataset on the {mach.device(machine)}"),
@@ -130,7 +142,7 @@ def published_rows(machine: str) -> pd.DataFrame:
 def published_chart(machine: str):
     """Fig. 5 style: our times on the generated datasets beside the published ports, per k."""
     rows = published_rows(machine)
-    if (rows["source"] == "published").all():
+    if not mach.figure_data(machine)["fig-machine-published"]:
         return note("No generated Table II-sized dataset (`gen-k21` ... `gen-k77`) ran a kernel variant here, "
                      "so there is nothing to set beside the published times.")
     return plots.to_svg(plots.kernel_times(rows, title="Kernel time per k, beside the published ports"),
@@ -228,7 +240,7 @@ def machine_roofs(machine: str, level: str = "lane") -> pd.DataFrame:
 def roofline_chart(machine: str, level: str = "lane"):
     """The profiled points on the measured roof (and the datasheet roof where the device is known)."""
     pts = _metrics_points(machine)
-    if pts is None:
+    if pts is None or not mach.figure_data(machine)["fig-machine-roofline"]:
         return note("No roofline: it needs the profiler's counters and the measured ceilings "
                      "(`counters/`, `ceilings.json`, then `lassm metrics derive`).")
     name = mach.device_label(mach.device(machine))
@@ -240,7 +252,7 @@ def roofline_chart(machine: str, level: str = "lane"):
 def speedup_chart(machine: str):
     """This machine's points on the potential-speedup plot, beside the published ports'."""
     pts = _metrics_points(machine)
-    if pts is None:
+    if pts is None or not mach.figure_data(machine)["fig-machine-speedup"]:
         return note("No potential-speedup points: they need the counters and ceilings (see the roofline above).")
     inside = main_protocols(pts[~pts["beyond_model"].astype(bool) & pts["x"].notna()]).copy()
     name = mach.device_label(mach.device(machine))
@@ -292,17 +304,13 @@ def facts(machine: str) -> dict[str, str]:
     out["mc_all_match"] = "yes, every point" if bad == 0 else f"no: {bad} points differ"
     out["mc_match_sentence"] = ("every output equals the CPU oracle's, byte for byte" if bad == 0
                                 else f"{bad:d} of {len(t):d} outputs differ from the CPU oracle's")
-    gen = results.study_rows(_generated(kernel)) if len(kernel) else kernel
-    if gen.empty:
+    ratio, builds = published_ratio(machine)
+    if not builds:
         out["mc_published"] = "not comparable: no faithful protocol ran on a Table II-sized dataset here"
         out["mc_published_by"] = "none"
     else:
-        pub = paper.measured().groupby("k")["duration_s"].min() * 1e3
-        best = gen.loc[gen.groupby("k")["kernel_ms"].idxmin()]
-        ours = best.set_index("k")["kernel_ms"]
-        ratio = (pub / ours).dropna()
-        out["mc_published"] = _range(ratio, ".1f", "×") if len(ratio) else "not comparable"
-        out["mc_published_by"] = " and ".join(sorted(set(best["backend"] + " " + best["protocol"])))
+        out["mc_published"] = faster_or_slower(ratio) if len(ratio) else "not comparable"
+        out["mc_published_by"] = " and ".join(builds)
     pts = _metrics_points(machine)
     if pts is None:
         out["mc_roofline"] = "not drawn: no counters or no measured ceilings"

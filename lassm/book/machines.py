@@ -22,6 +22,7 @@ import pandas as pd
 from .. import paths
 from ..errors import LassmError
 from ..runs.account import PART_ACCOUNTS, latest, measured_by, read_entries
+from .prose import reader_words
 
 #: Run ids of records that are not points of the study (``lassm scale``); their chapter is the
 #: scaling one.
@@ -39,15 +40,13 @@ DEVICE_PLACEHOLDER = "DEVICE"
 
 
 def chapter_titles(names: list[str]) -> dict[str, str]:
-    """Each folder's chapter title: its device's name as a reader knows it ("NVIDIA H200"), with
-    the host where a second host of the model recorded it ("NVIDIA H200, host 2fdb70f9",
-    :mod:`lassm.runs.host`), and the folder added where two folders still name the same device, so
-    that no two chapters share a title."""
+    """Each folder's chapter title: its device's name as a reader knows it ("NVIDIA H200"), with a
+    second host's id ("NVIDIA H200, host 2fdb70f9", :mod:`lassm.runs.host`), and the folder added
+    where two folders still name the same device, so that no two chapters share a title."""
     from ..runs.host import host_suffix
 
-    labels = {name: device_label(device(name)).replace("(R)", "").replace("(TM)", "") for name in names}
-    labels = {name: " ".join(label.split()) + (f", host {host_suffix(name)}" if host_suffix(name) else "")
-              for name, label in labels.items()}
+    labels = {name: " ".join(device_label(device(name)).replace("(R)", "").replace("(TM)", "").split())
+              + (f", host {host_suffix(name)}" if host_suffix(name) else "") for name in names}
     seen = pd.Series(list(labels.values())).value_counts()
     return {name: (f"{label} ({name})" if seen[label] > 1 else label) for name, label in labels.items()}
 #: The campaign's account of a machine folder (:mod:`lassm.runs.account`).
@@ -137,9 +136,7 @@ def records(machine: str) -> pd.DataFrame:
         ``repeats`` (1 for a record without repeats), ``matches_oracle`` (the record's
         ``matches_cpu``; True for the oracle itself), ``cpu_seconds`` (a bench record's own
         oracle time, else NaN), ``shared_device`` (timed while another process held the device;
-        false for a record without the field, written before the device lock), ``created`` (when,
-        ISO 8601; empty where the record does not say) and ``host`` (the measuring host's id;
-        empty for a record written before records named their host).
+        false for a record without the field, written before the device lock), ``created`` (ISO 8601).
 
     Raises
     ------
@@ -161,9 +158,7 @@ def records(machine: str) -> pd.DataFrame:
                      "repeats": int(rec.get("repeats") or len(runs) or 1),
                      "matches_oracle": bool(rec.get("matches_cpu", rec.get("backend") == ORACLE)),
                      "cpu_seconds": float(rec.get("cpu_seconds") or float("nan")),
-                     "shared_device": bool(rec.get("shared_device", False)),
-                     "created": str(rec.get("created") or ""),
-                     "host": str((rec.get("host") or {}).get("id", "")) if isinstance(rec.get("host"), dict) else ""})
+                     "shared_device": bool(rec.get("shared_device", False)), "created": str(rec.get("created") or "")})
     if not rows:
         raise LassmError(f"{paths.results_dir(machine)}: no run record of the study")
     return pd.DataFrame(rows)
@@ -318,11 +313,14 @@ def inventory(machine: str) -> dict:
 
 def campaign_lacks(machine: str) -> list[str]:
     """The ``lacks`` lines of the newest account of ``lassm run``'s parts in the folder: the
-    local-assembly campaign's (``campaign.json``), then the original programs' (``originals.json``)."""
+    local-assembly campaign's (``campaign.json``), then the original programs' (``originals.json``),
+    each in a reader's words (:func:`reader_words`)."""
 
     out = list((campaign(machine) or {}).get("lacks", []))
     out += (latest(read_entries(paths.results_dir(machine) / PART_ACCOUNTS["originals"])) or {}).get("lacks", [])
-    return out
+    return [reader_words(line) for line in out]
+
+
 
 
 def lacks(machine: str) -> list[str]:
@@ -357,6 +355,21 @@ def lacks(machine: str) -> list[str]:
     if inv["counters"] and inv["ceilings"] and not inv["metrics"]:
         out.append(f"No metrics.csv: run `lassm metrics derive --machine {machine}`.")
     return list(dict.fromkeys(out))
+
+
+#: The protocols a machine chapter plots: the four faithful ones and ``fast`` (its ablation builds
+#: have their own chapter, so the colours stay within the palette).
+CHAPTER_PROTOCOLS = ("casptr", "matchany", "doneflag", "barrier", "fast")
+
+
+def figure_data(machine: str) -> dict[str, bool]:
+    """Which of the machine chapter's captioned figures (by name) the folder has data for. Why:
+    a figure without data is a note, and :func:`write_chapters` leaves its caption out."""
+    t = times(machine)
+    kernel = t[(t["backend"] != ORACLE) & t["protocol"].isin(CHAPTER_PROTOCOLS)]
+    profiled = metrics(machine) is not None and (paths.results_dir(machine) / "ceilings.json").is_file()
+    return {"fig-machine-times": not kernel.empty, "fig-machine-roofline": profiled, "fig-machine-speedup": profiled,
+            "fig-machine-published": bool((kernel["dataset"] == "gen-k" + kernel["k"].astype(str)).any())}
 
 
 def metrics(machine: str) -> pd.DataFrame | None:
@@ -426,6 +439,7 @@ def write_chapters(book: str | Path = paths.REPO, *, machines: list[str] | None 
         papermill.execute_notebook(str(paths.REPO / TEMPLATE), str(out), parameters={"machine": name},
                                    prepare_only=True, kernel_name="python3", progress_bar=False)
         nb = json.loads(out.read_text(encoding="utf-8"))
+        has = figure_data(name)
         for cell in nb["cells"]:
             tags = cell.get("metadata", {}).get("tags", [])
             if "injected-parameters" in tags and "hide-input" not in tags:
@@ -434,7 +448,9 @@ def write_chapters(book: str | Path = paths.REPO, *, machines: list[str] | None 
                 src = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
                 cell["source"] = src.replace(TITLE_PLACEHOLDER, titles[name])
             figure = cell.get("metadata", {}).get("mystnb", {}).get("figure")
-            if figure:  # captions name the device, targets the folder (unique per chapter)
+            if figure and not has.get(figure["name"], True):  # no data: the cell's note stands uncaptioned
+                del cell["metadata"]["mystnb"]["figure"]
+            elif figure:  # captions name the device, targets the folder (unique per chapter)
                 figure["caption"] = figure["caption"].replace(DEVICE_PLACEHOLDER, titles[name])
                 figure["name"] = f"{figure['name']}-{name}"
         out.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 from pathlib import Path
 
-from .. import paths
+from .. import paths, settings
 
 #: The kernel builds, in the table's order: (key, what it is).
 BUILDS: tuple[tuple[str, str], ...] = (
@@ -48,7 +47,7 @@ NOTES_ENV = "LASSM_RAN_WHERE"
 
 def notes_file() -> Path:
     """The test suite's notes: ``LASSM_RAN_WHERE``, else ``_build/ran-where.json`` in the repository."""
-    return Path(os.environ.get(NOTES_ENV) or paths.REPO / "_build" / "ran-where.json")
+    return settings.value(NOTES_ENV) or paths.REPO / "_build" / "ran-where.json"
 
 
 def build_of(kernel: str, backend: str, variant: str = "") -> str | None:

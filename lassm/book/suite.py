@@ -194,8 +194,8 @@ def causes(machine: str) -> pd.DataFrame:
 
 def distribution(machine: str) -> pd.DataFrame:
     """OpenCL's time over CUDA's on one GPU for every kernel of the study: local assembly (each
-    dataset and protocol of the campaign), X-drop (each set and X) and the suite (each kernel, as
-    ported and best against best). One row per comparison: ``kernel``, ``point``, ``ratio``."""
+    dataset and protocol of the campaign), X-drop (each set and X where both ran one layout) and
+    the suite (each kernel, as ported and best against best). One row per comparison: ``kernel``, ``point``, ``ratio``."""
     from ..analysis.xdrop.records import load as xdrop_load
     from . import models
 
@@ -208,11 +208,13 @@ def distribution(machine: str) -> pd.DataFrame:
         pass
     xd = xdrop_load(machine, "times")
     if len(xd):
-        pivot = xd.pivot_table(index=["dataset", "xdrop"], columns="backend", values="seconds", aggfunc="first")
+        # one kernel in both models: a CUDA row of the lanes kernel has no OpenCL twin
+        pivot = xd.pivot_table(index=["dataset", "xdrop", "layout"], columns="backend", values="seconds",
+                               aggfunc="first")
         if {"cuda", "opencl"} <= set(pivot.columns):
             both = pivot.dropna(subset=["cuda", "opencl"])
-            rows += [{"kernel": "X-drop", "point": f"{d} X={int(x)}", "ratio": o / c}
-                     for (d, x), c, o in zip(both.index, both["cuda"], both["opencl"])]
+            rows += [{"kernel": "X-drop", "point": f"{d} X={int(x)} ({lay})", "ratio": o / c}
+                     for (d, x, lay), c, o in zip(both.index, both["cuda"], both["opencl"])]
     g = gaps(machine)
     for r in g.itertuples():
         rows.append({"kernel": r.kernel, "point": "as ported", "ratio": r.ported_ratio})

@@ -24,8 +24,9 @@ from .. import paths
 from ..analysis import derive
 from ..analysis.machine import load_machines
 from ..analysis.xdrop import measures, published, records
+from ..analysis.xdrop.layouts import family
 from ..errors import LassmError
-from .xdrop_common import GPU_BACKENDS, NOT_MEASURED, fmt, kernel_device, times
+from .xdrop_common import GPU_BACKENDS, NOT_MEASURED, fmt, kernel_device, layouts_text, times
 from .xdrop_lanes import LANES_PROGRAM, lanes_facts
 
 #: Our kernel's program name in ``counters.csv``, and LOGAN's.
@@ -43,8 +44,10 @@ def all_times() -> pd.DataFrame:
 
 
 def across_table() -> pd.DataFrame:
-    """Every machine's X-drop times in one table: device, dataset, X, backend, seconds, GCUPS, speed-ups."""
-    cols = ["machine", "device", "dataset", "xdrop", "backend", "seconds", "gcups", "speedup_vs_seqan", "speedup_vs_cpu"]
+    """Every machine's X-drop times in one table: device, dataset, X, backend, the kernel's layout
+    (two machines' rows compare kernels only where it is the same), seconds, GCUPS, speed-ups."""
+    cols = ["machine", "device", "dataset", "xdrop", "backend", "layout", "seconds", "gcups", "speedup_vs_seqan",
+            "speedup_vs_cpu"]
     t = all_times()
     return t[cols].assign(xdrop=t["xdrop"].astype(int)) if len(t) else t[cols]
 
@@ -140,9 +143,10 @@ def roofline_data(machine: str) -> tuple[pd.DataFrame, pd.DataFrame]:
         m = roofline_metrics(machine)
         m = m[~m["program"].astype(str).str.startswith(LANES_PROGRAM)] if len(m) else m  # the layouts: own chart
         if len(m):
-            frames.append(pd.DataFrame({"label": "X-drop " + m["program"] + ", X=" + m["xdrop"].astype(int).astype(str),
+            program = _by_layout(m["program"], m["layout"])  # one colour per kernel that ran
+            frames.append(pd.DataFrame({"label": "X-drop " + program + ", X=" + m["xdrop"].astype(int).astype(str),
                                         "ii": m["ii"], "gintops": m["gintops"], "kernel": "X-drop",
-                                        "program": m["program"], "roof": measured}))
+                                        "program": program, "roof": measured}))
     v = published.v100_roofline()
     frames.append(pd.DataFrame({"label": "LOGAN (published), X=" + v["xdrop"].astype(str), "ii": v["ii"],
                                 "gintops": v["gintops"], "kernel": "X-drop", "program": "LOGAN on V100 (published)",
@@ -163,13 +167,14 @@ def gcups_chart(machine: str):
     t = times(machine)
     if t.empty:
         return None
+    t = t.assign(build=t["backend"] + " (" + t["layout"].map(family) + ")")  # one line per kernel that ran
     alt = plots._alt()
     return alt.Chart(t).mark_line(point=True).encode(
         x=alt.X("xdrop:Q", scale=alt.Scale(type="log"), title="X"),
         y=alt.Y("gcups:Q", scale=alt.Scale(type="log"), title="GCUPS"),
-        color=alt.Color("backend:N", title="backend"),
+        color=alt.Color("build:N", title="backend (layout)"),
         strokeDash=alt.StrokeDash("dataset:N", title="dataset", legend=alt.Legend(symbolType="stroke", symbolStrokeColor="black")),
-        tooltip=["dataset", "xdrop", "backend", alt.Tooltip("gcups:Q", format=".3g")],
+        tooltip=["dataset", "xdrop", "backend", "layout", alt.Tooltip("gcups:Q", format=".3g")],
     ).properties(width=plots.WIDTH_PX, height=plots.HEIGHT_PX, title=f"GCUPS per X on the {kernel_device(t) or machine}")
 
 
@@ -186,9 +191,10 @@ def speedup_points(machine: str) -> pd.DataFrame:
     m = roofline_metrics(machine)
     m = m[~m["program"].astype(str).str.startswith(LANES_PROGRAM)] if len(m) else m  # the layouts: own chart
     if len(m) and "x" in m:
-        frames.append(pd.DataFrame({"label": "X-drop " + m["program"] + ", X=" + m["xdrop"].astype(int).astype(str),
+        program = _by_layout(m["program"], m["layout"])
+        frames.append(pd.DataFrame({"label": "X-drop " + program + ", X=" + m["xdrop"].astype(int).astype(str),
                                     "x": m["x"], "y": m["y"], "speedup": m["speedup"], "kernel": "X-drop",
-                                    "program": m["program"]}))
+                                    "program": program}))
     path = paths.results_dir(machine) / "metrics.csv"
     if path.is_file():
         la = pd.read_csv(path)
@@ -216,7 +222,7 @@ def portability(names: list[str] | None = None) -> pd.DataFrame:
     """Pennycook's PP of the architectural efficiency over the machines with X-drop counters.
 
     The first study's view (:func:`lassm.analysis.portability.pp`) with problem = (dataset, X),
-    application = the program (ours or LOGAN's), platform = the device, its folders pooled
+    application = the program (ours, named with its layout, or LOGAN's), platform = the device, its folders pooled
     (:func:`lassm.book.machines.pool_by_device`: per point, the folder with the shortest kernel).
     Points above their roof (arch eff > 1, a counting convention the roof does not share) are
     left out, as they are not efficiencies.
@@ -233,7 +239,7 @@ def portability(names: list[str] | None = None) -> pd.DataFrame:
         m = roofline_metrics(machine)
         if len(m):
             frames.append(pd.DataFrame({"problem": m["dataset"].astype(str) + ", X=" + m["xdrop"].astype(int).astype(str),
-                                        "application": m["program"], "folder": machine,
+                                        "application": _by_layout(m["program"], m["layout"]), "folder": machine,
                                         "device": m["device"] if "device" in m else machine,
                                         "duration_s": m["duration_s"], "arch eff": m["arch eff"]}))
     df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
@@ -243,9 +249,23 @@ def portability(names: list[str] | None = None) -> pd.DataFrame:
     return pp_metrics.pp(pooled[["problem", "application", "platform", "arch eff"]])
 
 
+def _by_layout(programs: pd.Series, layout: pd.Series) -> pd.Series:
+    """Our kernel's program named with the kernel that ran (``lassm cuda (block)``), so that no PP
+    pools two layouts as one application; other programs (LOGAN's, a forced layout's) as they are."""
+    ours = programs.astype(str) == OUR_PROGRAM
+    return programs.astype(str).where(~ours, programs.astype(str) + " (" + layout.map(family) + ")")
+
+
 #: ``times.csv``'s backends as the efficiency tables name them; SeqAn is the one not ours.
 IMPLEMENTATIONS: dict[str, str] = {"cuda": OUR_PROGRAM, "opencl": "lassm opencl",
                                    measures.ORACLE: "lassm numba (oracle)", measures.SEQAN: "SeqAn"}
+
+
+def _implementation(backend: str, layout: object) -> str:
+    """An implementation as the efficiency tables name it: our GPU builds with the kernel that ran
+    (``lassm cuda (lanes)``), so that a table never shows two kernels under one name."""
+    name = IMPLEMENTATIONS[backend]
+    return f"{name} ({family(layout)})" if backend in GPU_BACKENDS and pd.notna(layout) else name
 
 
 def _problem(dataset: object, x: object) -> str:
@@ -259,8 +279,9 @@ def implementations(names: list[str] | None = None) -> pd.DataFrame:
     (:data:`IMPLEMENTATIONS`) and LOGAN's kernel from ``against-logan.csv``.
 
     LOGAN and our CUDA kernel are timed side by side by Nsight Compute; ``times.csv`` by events.
-    Where ``times.csv`` has our CUDA kernel at the point, LOGAN is carried onto its clock through it
-    (:func:`lassm.book.best.carried`, at the side-by-side ratio); elsewhere the side-by-side pair
+    Where ``times.csv`` has our CUDA kernel at the point, in the layout that ran beside LOGAN, LOGAN
+    is carried onto its clock through it (:func:`lassm.book.best.carried`, at the side-by-side
+    ratio); elsewhere (no such row, or a row of the other layout) the side-by-side pair
     stands on Nsight Compute's clock, our kernel's time with it. A device's folders are pooled:
     per implementation, the folder with the least time.
     """
@@ -270,21 +291,21 @@ def implementations(names: list[str] | None = None) -> pd.DataFrame:
         if len(t):
             t = t[t["matches_oracle"].fillna(False).astype(bool) & t["backend"].isin(list(IMPLEMENTATIONS))]
         rows += [{"problem": _problem(r.dataset, r.xdrop), "device": r.device, "application": IMPLEMENTATIONS[r.backend],
-                  "implementation": IMPLEMENTATIONS[r.backend], "ours": r.backend != measures.SEQAN,
+                  "implementation": _implementation(r.backend, r.layout), "ours": r.backend != measures.SEQAN,
                   "seconds": float(r.seconds), "folder": machine} for r in t.itertuples()]
         side = against(machine)
         if side.empty:
             continue
         device = str(records.load(machine, "against")["device"].iloc[0])
         cuda = t[t["backend"] == "cuda"] if len(t) else t
-        anchor = {(str(d), int(float(x))): float(s) for d, x, s in zip(cuda.get("dataset", []), cuda.get("xdrop", []),
-                                                                      cuda.get("seconds", []))}
+        anchor = {(str(d), int(float(x)), str(lay)): float(s) for d, x, lay, s in
+                  zip(cuda.get("dataset", []), cuda.get("xdrop", []), cuda.get("layout", []), cuda.get("seconds", []))}
         for r in side.itertuples():
             base = {"problem": _problem(r.dataset, r.xdrop), "device": device, "folder": machine}
-            there = anchor.get((str(r.dataset), int(r.xdrop)))
+            there = anchor.get((str(r.dataset), int(r.xdrop), str(r.layout)))  # carried only onto the same kernel
             if there is None:
-                rows.append({**base, "application": OUR_PROGRAM, "implementation": OUR_PROGRAM, "ours": True,
-                             "seconds": float(r.ours_kernel_s)})
+                rows.append({**base, "application": OUR_PROGRAM, "implementation": _implementation("cuda", r.layout),
+                             "ours": True, "seconds": float(r.ours_kernel_s)})
                 logan = float(r.logan_kernel_s)
             else:
                 logan = best.carried(there, float(r.kernel_ratio))
@@ -307,7 +328,8 @@ def efficiency_table(names: list[str] | None = None) -> pd.DataFrame:
         return pd.DataFrame(columns=["platform", "problem", "reference"])
     wide = eff.pivot_table(index=["platform", "problem", "reference"], columns="implementation", values="app eff",
                            aggfunc="max", sort=False)
-    order = [c for c in [*IMPLEMENTATIONS.values(), LOGAN_PROGRAM] if c in wide.columns]
+    order = [c for name in [*IMPLEMENTATIONS.values(), LOGAN_PROGRAM] for c in sorted(wide.columns)
+             if c == name or str(c).startswith(name + " (")]
     return wide[order].reset_index().rename_axis(columns=None)
 
 
@@ -364,9 +386,10 @@ def _published_facts() -> dict[str, str]:
 
 
 def opencl_share(gpu: pd.DataFrame) -> pd.Series:
-    """The OpenCL build's GCUPS over the CUDA build's, one value per (dataset, X, scoring) both ran
-    on this machine (the portability cost of the second programming model on one GPU)."""
-    key = [c for c in ("dataset", "xdrop", "scoring") if c in gpu.columns]
+    """The OpenCL build's GCUPS over the CUDA build's, one value per (dataset, X, scoring, layout)
+    both ran on this machine (the portability cost of the second programming model on one GPU);
+    a point where the two ran different kernels (the lanes kernel on CUDA) is no such cost, and left out."""
+    key = [c for c in ("dataset", "xdrop", "scoring", "layout") if c in gpu.columns]
     if gpu.empty:
         return pd.Series(dtype="float64")
     by = gpu.pivot_table(index=key, columns="backend", values="gcups", aggfunc="first")
@@ -402,6 +425,7 @@ def facts(machine: str) -> dict[str, str]:
     gpu = t[t["backend"].isin(GPU_BACKENDS)] if len(t) else t
     cuda = gpu[gpu["backend"] == "cuda"] if len(gpu) else gpu
     f["xd_device"] = kernel_device(t) or machine
+    f["xd_layouts"] = layouts_text(cuda)
     f["xd_host"] = host_device(t) or NOT_MEASURED
     f["xd_points"] = f"{len(t):d}"
     f["xd_x_values"] = ", ".join(str(int(x)) for x in sorted(t["xdrop"].unique())) if len(t) else "none"
@@ -451,7 +475,8 @@ def facts(machine: str) -> dict[str, str]:
                       if "beyond_model" in ours and len(ours) else NOT_MEASURED)
     pp = portability()
     f["xd_pp_platforms"] = f"{sum(1 for name in records.machines() if len(roofline_metrics(name))):d}"
-    f["xd_pp"] = span(pp.loc[pp["application"] == OUR_PROGRAM, "arch pp"], ".1%", NOT_MEASURED) if len(pp) else NOT_MEASURED
+    ours_pp = pp["application"].astype(str).str.startswith(OUR_PROGRAM + " (") if len(pp) else []
+    f["xd_pp"] = span(pp.loc[ours_pp, "arch pp"], ".1%", NOT_MEASURED) if len(pp) else NOT_MEASURED
     f["xd_alg_eff"] = (span(ours["alg eff"], ".2f", NOT_MEASURED) if "alg eff" in ours and len(ours) else NOT_MEASURED)
     logan = m[m["program"] == LOGAN_PROGRAM] if len(m) else m
     f["xd_logan_arch_eff"] = span(logan["arch eff"], ".1%", NOT_MEASURED) if len(logan) else NOT_MEASURED
@@ -515,7 +540,8 @@ def claims(machine: str) -> pd.DataFrame:
         ("roofline: near the (adapted) ceiling", f"{f['xd_pub_roof_share']} of P in its own data",
          f["xd_arch_eff"], f["xd_near_verdict"]),
     ]
-    return pd.DataFrame(rows, columns=["claim", "LOGAN (published)", f"ours ({machine})", "on our machine"])
+    return pd.DataFrame(rows, columns=["claim", "LOGAN (published)", f"ours ({machine}; CUDA: {f['xd_layouts']})",
+                                       "on our machine"])
 
 
 __all__ = ["IMPLEMENTATIONS", "LA_PROTOCOLS", "NEAR_OPTIMAL", "across_table", "against", "all_times", "app_portability", "ceilings", "claims", "efficiency_table", "facts", "gcups_chart", "gcups_table", "implementations", "int32_cores", "portability", "published_table", "roofline_chart", "roofline_data", "roofline_metrics", "show_gcups", "show_speedup", "speedup_points"]

@@ -27,6 +27,24 @@ def fmt(value, fmt: str) -> str:
     return NOT_MEASURED if value is None or pd.isna(value) else f"{value:{fmt}}"
 
 
+def layouts_text(rows: pd.DataFrame) -> str:
+    """Which kernels ``times`` rows ran, in words, with the X of each: "the block layout" or "the
+    lanes kernel at X = 10 to 1,000 and the block layout at X = 5,000" (:mod:`lassm.analysis.xdrop.layouts`)."""
+    from ..analysis.xdrop.layouts import family
+
+    if rows.empty:
+        return NOT_MEASURED
+    fam = rows["layout"].map(family)
+    words = {"block": "LOGAN's block layout", "lanes": "the lanes kernel", "scalar": "one pair per CPU thread"}
+    if fam.nunique() == 1:
+        return words.get(fam.iloc[0], fam.iloc[0])
+    parts = []
+    for name, xs in rows.groupby(fam, sort=False)["xdrop"]:
+        lo, hi = int(xs.min()), int(xs.max())
+        parts.append(f"{words.get(name, name)} at X = {lo:,d}" + ("" if lo == hi else f" to {hi:,d}"))
+    return " and ".join(parts)
+
+
 def kernel_device(t: pd.DataFrame) -> str | None:
     """The device that ran our GPU kernel in ``times`` rows: CUDA's, else the first GPU backend's,
     without its runtime's tag (the CPU rows of SeqAn and the oracle name the host instead)."""
@@ -39,4 +57,4 @@ def kernel_device(t: pd.DataFrame) -> str | None:
     return None
 
 
-__all__ = ["GPU_BACKENDS", "NOT_MEASURED", "fmt", "kernel_device", "times"]
+__all__ = ["GPU_BACKENDS", "NOT_MEASURED", "fmt", "kernel_device", "layouts_text", "times"]

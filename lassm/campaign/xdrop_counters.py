@@ -45,7 +45,7 @@ def align_command(pairs_file: str | Path, xdrop: int, scoring: tuple[int, int, i
 
 
 def row_from_raw(raw: str | Path, *, dataset: str, xdrop: int, program: str, machine: str, git_sha: str,
-                 command: str) -> dict:
+                 command: str, layout: str | None = None) -> dict:
     """One ``counters.csv`` row: ncu's raw CSV of one run, its launches summed.
 
     Parameters
@@ -53,6 +53,8 @@ def row_from_raw(raw: str | Path, *, dataset: str, xdrop: int, program: str, mac
     raw : the raw file (``ncu --csv --page raw --print-units base``), or its text.
     dataset, xdrop, program : the row's labels.
     machine, git_sha, command : its provenance.
+    layout : the kernel that ran (:data:`lassm.runs.xdrop.BLOCK` ...); default: what ``lassm xdrop
+        align --backend cuda`` launches at X (:func:`lassm.runs.xdrop.planned_layout`).
 
     Returns
     -------
@@ -69,7 +71,8 @@ def row_from_raw(raw: str | Path, *, dataset: str, xdrop: int, program: str, mac
     _tidy, p = ncu.one_point(raw, dataset=dataset, k=int(xdrop), protocol=program)
     row = {c: p[c] for c in ("device", "simd_width", "duration_s", "int_lane_ops", "warp_inst", "thread_inst",
                              "dram_read_bytes", "dram_write_bytes", "dram_bytes", "l2_bytes", "l1_bytes", "launches")}
-    row.update(dataset=dataset, xdrop=int(xdrop), program=program, machine=machine, git_sha=git_sha, command=command)
+    row.update(dataset=dataset, xdrop=int(xdrop), program=program, machine=machine, git_sha=git_sha, command=command,
+               layout=layout or rec.planned_layout("cuda", xdrop))
     row["launches"] = int(row["launches"])
     for c in ("simd_width", "duration_s", "int_lane_ops", "warp_inst", "thread_inst", "dram_read_bytes",
               "dram_write_bytes", "dram_bytes", "l2_bytes", "l1_bytes"):
@@ -79,9 +82,10 @@ def row_from_raw(raw: str | Path, *, dataset: str, xdrop: int, program: str, mac
 
 def count(pairs_file: Path, dataset: str, xdrop: int, scoring: tuple[int, int, int], workdir: Path, *,
           machine: str, sha: str, ncu_exe: str, program: str = PROGRAM, extra: Sequence[str] = (),
-          timeout: float = NCU_TIMEOUT) -> dict:
+          timeout: float = NCU_TIMEOUT, layout: str | None = None) -> dict:
     """One profiled ``lassm xdrop align`` of ``pairs_file`` (with ``extra`` options, e.g. a
-    ``--lanes``), its raw file kept, its row upserted into ``counters.csv`` and returned."""
+    ``--lanes``, and then its ``layout``), its raw file kept, its row upserted into ``counters.csv``
+    and returned."""
     from ..analysis.counters import ncu
 
     target = [*align_command(pairs_file, xdrop, scoring, workdir / "aligned.parquet"), *extra]
@@ -91,7 +95,7 @@ def count(pairs_file: Path, dataset: str, xdrop: int, scoring: tuple[int, int, i
     shown = f"ncu --metrics <data/metric-names.csv> --kernel-name {KERNEL_NAME} -- lassm xdrop align " \
             f"{dataset}.parquet --backend cuda --xdrop {xdrop}" + "".join(f" {a}" for a in extra)
     row = row_from_raw(raw, dataset=dataset, xdrop=xdrop, program=program, machine=machine, git_sha=sha,
-                       command=shown)
+                       command=shown, layout=layout)
     rec.upsert(rec.folder(machine) / rec.COUNTERS_FILE, rec.COUNTER_COLUMNS, rec.COUNTERS_KEY, [row])
     return row
 

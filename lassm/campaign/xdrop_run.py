@@ -122,7 +122,8 @@ def run_group(plan: XdropPlan, pairs, dataset: str, xdrop: int, *, machine: str,
             "backend": b, "threads": (t.result.extra.get("threads", plan.threads) if b in CPU_BACKENDS else None),
             "seconds": seconds, "wall_seconds": t.median_wall,
             "repeats": len(t.seconds), "cells": cells, "gcups": rec.gcups(cells, seconds) if cells else None,
-            "matches_oracle": same, "git_sha": sha, "command": command, "checked_pairs": checked, "host": host_id(),
+            "matches_oracle": same, "git_sha": sha, "command": command, "checked_pairs": checked,
+            "layout": rec.layout_of(b, t.result.extra), "host": host_id(),
         })
         gc = rows[-1]["gcups"]
         say(f"{dataset} X={xdrop} {b}: {seconds:.4f} s" + (f", {gc:.2f} GCUPS" if gc else "")

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from .. import timeline
+from .. import paths, settings, timeline
 from ..version import __version__
 from . import args as t
 from .run import KERNELS, cmd_run
@@ -278,7 +278,7 @@ def _err(msg: str) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``lassm`` argument parser (also read by the tests that keep notebooks in step)."""
-    parser = Parser(prog="lassm", description="MetaHipMer local assembly, measured on every GPU.")
+    parser = Parser(prog="lassm", description="MetaHipMer local assembly, measured on GPUs.")
     parser.add_argument("--version", action="version", version=f"lassm {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -435,8 +435,11 @@ def main(argv: list[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
     try:
         with faults.guarded():
+            settings.check_all()  # every LASSM_* variable set, checked before any work
+            paths.env_machine()
             guard.check(parser, args)
             code = int(args.func(args) or 0)
+            settings.check_timeline()
             faults.flush_stdout()
             return code
     except LassmError as exc:  # one line, whatever a library's message it quotes holds

@@ -27,7 +27,7 @@ import sys
 import threading
 from typing import Iterator
 
-from ..errors import WRITE_FAULTS, Terminated
+from ..errors import Terminated, fault_reason, write_refused
 
 #: Exit codes of a command a signal ended, as a shell reports them (128 + the signal's number).
 INTERRUPTED, TERMINATED = 128 + signal.SIGINT, 128 + signal.SIGTERM
@@ -122,10 +122,10 @@ def describe(exc: OSError) -> str | None:
     output, :class:`_NamedStdout`) is named; a write the file system refused elsewhere is said
     without a name rather than as a traceback.
     """
-    reason = os.strerror(exc.errno) if exc.errno else str(exc)
+    reason = fault_reason(exc)
     if exc.filename is not None:
         return f"{exc.filename}: {exc.strerror or reason}"
-    if exc.errno in WRITE_FAULTS or exc.errno == errno.EIO:
+    if write_refused(exc) or exc.errno == errno.EIO:
         return f"a write failed: {reason}"
     return None
 

@@ -12,6 +12,16 @@ KERNELS = ("local-assembly", "xdrop", "suite", "originals")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """``lassm run``; a failed run leaves no new machine folder without a measurement in it."""
+    from ..runs.folders import dropped_unless_done
+
+    with dropped_unless_done() as done:
+        code = _cmd_run(args)
+        done["ok"] = code == 0
+    return code
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
     if args.dry_run:  # a plan says first what the run would stop on: a results root it cannot write
         from ..runs.preflight import check_root
 

@@ -12,10 +12,9 @@ default (``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT`` or a Dask config file), e
 from __future__ import annotations
 
 import json
-import math
-import os
 from pathlib import Path
 
+from .. import settings
 from ..errors import LassmError
 
 #: Seconds to wait for a running scheduler to answer: short, so that a wrong address fails fast.
@@ -59,14 +58,8 @@ def address_of(spec: str) -> str:
 
 def connect_timeout() -> float:
     """Seconds to wait for the scheduler (see the module's docstring for where it comes from)."""
-    text = os.environ.get(TIMEOUT_ENV, "").strip()
-    if text:
-        try:
-            seconds = float(text)
-        except ValueError:
-            seconds = math.nan
-        if not math.isfinite(seconds) or seconds <= 0:
-            raise LassmError(f"{TIMEOUT_ENV}={text!r}: expected seconds, a positive number")
+    seconds = settings.value(TIMEOUT_ENV)
+    if seconds is not None:
         return seconds
     import dask
     from dask.utils import parse_timedelta

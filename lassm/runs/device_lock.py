@@ -15,6 +15,8 @@ killed holder's lock is released by the kernel.
 """
 from __future__ import annotations
 
+from .. import settings
+
 import contextlib
 import fcntl
 import os
@@ -49,24 +51,17 @@ class Hold:
 
 def wait_seconds() -> float:
     """:data:`DEVICE_WAIT_SECONDS`, or ``LASSM_DEVICE_WAIT`` where set (seconds, not negative)."""
-    value = os.environ.get(WAIT_ENV, "").strip()
-    if not value:
-        return DEVICE_WAIT_SECONDS
-    try:
-        seconds = float(value)
-    except ValueError:
-        raise ValueError(f"{WAIT_ENV}={value!r}: want a number of seconds") from None
-    if seconds < 0 or seconds != seconds:
-        raise ValueError(f"{WAIT_ENV}={value!r}: want a number of seconds, 0 or more")
-    return seconds
+    seconds = settings.value(WAIT_ENV)
+    return DEVICE_WAIT_SECONDS if seconds is None else seconds
 
 
 def lock_dir() -> Path:
     """``LASSM_LOCK_DIR``, else ``$XDG_RUNTIME_DIR/lassm-devices``, else ``<tmp>/lassm-devices-<uid>``.
 
     A folder of this host and this user: never the results tree, which other hosts may share."""
-    if os.environ.get(LOCK_DIR_ENV):
-        folder = Path(os.environ[LOCK_DIR_ENV])
+    named = settings.value(LOCK_DIR_ENV)
+    if named is not None:
+        folder = named
     elif os.environ.get("XDG_RUNTIME_DIR") and os.access(os.environ["XDG_RUNTIME_DIR"], os.W_OK):
         folder = Path(os.environ["XDG_RUNTIME_DIR"]) / "lassm-devices"
     else:

@@ -38,6 +38,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
+from .. import settings
 from .. import paths
 from ..backends.launch import transfer_seconds
 from . import dask_address
@@ -219,7 +220,7 @@ def _fail_once(marker: str | None) -> None:
 def _where() -> dict:
     """Where a task ran: host, process, GPU, and the Slurm job of its worker (empty outside one)."""
     return {"host": platform.node(), "pid": os.getpid(),
-            "gpu": os.environ.get("LASSM_GPU_INDEX") or os.environ.get("CUDA_VISIBLE_DEVICES", ""),
+            "gpu": settings.value("LASSM_GPU_INDEX") or os.environ.get("CUDA_VISIBLE_DEVICES", ""),
             "slurm_job": os.environ.get("SLURM_JOB_ID", "")}
 
 

@@ -8,10 +8,13 @@ run as a whole) or :func:`machine_folders` (everything a run may write).
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+import shutil
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 from .. import paths
-from .host import place
+from .host import HOST_FILE, place
 from .records import default_machine, machine_for_backend
 
 
@@ -83,3 +86,38 @@ def machine_folders(backends: Iterable[str], machine: str | None = None) -> list
 
 
 __all__ = ["folder_of", "machine_folders", "run_folder"]
+
+
+def _holds_no_measure(folder: Path) -> bool:
+    """Whether ``folder`` holds nothing but accounts (their rows of failures), its host's fingerprint
+    (:data:`lassm.runs.host.HOST_FILE`), locks and temporaries."""
+    from .account import ACCOUNTS
+
+    for path in folder.rglob("*"):
+        rel = path.relative_to(folder).as_posix()
+        if path.is_dir() or rel in ACCOUNTS or rel == HOST_FILE or path.name.startswith("."):
+            continue
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def dropped_unless_done() -> Iterator[dict[str, bool]]:
+    """Removes, after a failed run, the machine folders it made that hold no measurement.
+
+    Why: a run that failed (a full results disk, a backend that cannot start) left a new machine
+    folder holding only its account's failed rows, or nothing, which the book then takes for a
+    machine of the study. A folder that existed before the run is never touched, nor one holding
+    any record. The caller sets ``done["ok"]`` once the run succeeded; an exception is a failure.
+    """
+    root = paths.results_root()
+    before = {p.name for p in root.iterdir()} if root.is_dir() else set()
+    done = {"ok": False}
+    try:
+        yield done
+    finally:
+        if not done["ok"] and root.is_dir():
+            for folder in root.iterdir():
+                if folder.name not in before and folder.is_dir() and not folder.is_symlink() \
+                        and _holds_no_measure(folder):
+                    shutil.rmtree(folder, ignore_errors=True)

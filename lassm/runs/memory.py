@@ -20,7 +20,6 @@ records must say what each worker's peak was.
 """
 from __future__ import annotations
 
-import os
 import re
 import resource
 import time
@@ -28,7 +27,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..errors import LassmError
+from .. import settings
 from ..workloads.local_assembly.dataset import Dataset
 
 #: The cap on a shard's extension, in bytes, on every worker that sees it.
@@ -84,16 +83,7 @@ def need_bytes(data_bytes: int, backend: str) -> int:
 
 
 def _env_cap() -> int | None:
-    given = os.environ.get(ENV)
-    if not given:
-        return None
-    try:
-        cap = int(float(given))
-    except ValueError:
-        raise LassmError(f"{ENV}={given!r}: not a number of bytes") from None
-    if cap < 1:
-        raise LassmError(f"{ENV}={given!r}: must be at least 1 byte")
-    return cap
+    return settings.value(ENV)
 
 
 def _worker_left() -> int | None:

@@ -8,9 +8,11 @@ such precondition is checked first, with one line that names the path.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from .. import settings
 from .. import paths
 from ..errors import LassmError
 from .account import ACCOUNTS, read_entries
@@ -42,15 +44,25 @@ def _check_makeable(folder: Path, named: str = "") -> None:
     base = _writable_ancestor(folder)
     if not base.is_dir():
         raise LassmError(f"{base}: not a folder, on the way to {folder}{named}")
-    if not os.access(base, os.W_OK | os.X_OK):
+    if not os.access(base, os.W_OK | os.X_OK) or not _makes_folders(base):
         raise LassmError(f"{base}: not writable, so {folder}{named} cannot be recorded")
+
+
+def _makes_folders(base: Path) -> bool:
+    """Whether a folder can be made in ``base``, tried (and removed): ``os.access`` answers yes to
+    root for any folder, ``/proc`` too, where the run's first record would then fail."""
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".lassm-check-", dir=base))
+    except OSError:
+        return False
+    return True
 
 
 def check_root() -> Path:
     """The results root, a folder or a path where one can be made, that can be written; else one
     line naming it (and ``LASSM_RESULTS``, where that is what named it)."""
     root = paths.results_root()
-    named = " (LASSM_RESULTS)" if os.environ.get("LASSM_RESULTS") else ""
+    named = " (LASSM_RESULTS)" if settings.value("LASSM_RESULTS") else ""
     if root.exists() and not root.is_dir():
         raise LassmError(f"{root}: the results root is not a folder{named}")
     _check_makeable(root, named)

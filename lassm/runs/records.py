@@ -27,6 +27,7 @@ from typing import Callable
 
 import numpy as np
 
+from .. import settings
 from ..version import __version__
 from .. import paths
 from .devices import cpu_model, device_kind
@@ -67,8 +68,9 @@ def git_sha() -> str:
 
     ``LASSM_GIT_SHA`` wins: a GPU node gets a copy of the tree without its ``.git``.
     """
-    if os.environ.get("LASSM_GIT_SHA"):
-        return os.environ["LASSM_GIT_SHA"]
+    named = settings.value("LASSM_GIT_SHA")
+    if named is not None:
+        return named
     return _checkout_sha(str(paths.REPO))
 
 

@@ -13,6 +13,7 @@ import pandas as pd
 
 from .. import paths
 from ..errors import LassmError
+from ..readback import json_object
 from .records import KERNEL as LOCAL_ASSEMBLY
 
 #: Columns every record table has, whatever its records hold.
@@ -52,7 +53,7 @@ def load_records(machine: str | None = None, *, benchmark: bool | None = None) -
         for summary in sorted(folder.glob("*/summary.json")):
             if summary.parent.name.startswith("."):  # a record still being written, or left by a kill
                 continue
-            rec = json.loads(summary.read_text())
+            rec = json_object(summary, "run record (run the point again)")
             row = {k: v for k, v in rec.items() if not isinstance(v, (list, dict))}
             row.setdefault("kernel", LOCAL_ASSEMBLY)  # records written before the key existed
             row.setdefault("machine", folder.name)
@@ -332,8 +333,8 @@ def against_published(ours: pd.DataFrame, published: pd.DataFrame) -> pd.DataFra
 
 
 __all__ = ["AGAINST_ORIGINAL_COLUMNS", "AGAINST_ORIGINAL_FILE", "AGAINST_ORIGINAL_KEY", "RECORD_COLUMNS",
-           "ablation_costs", "against_original", "against_published", "bench_table", "load_metrics", "load_records",
-           "reference_timings", "scaling_table", "contention_bound", "shard_contention", "study_rows", "sweep_timings"]
+           "SORTED_RULE_COLUMNS", "SORTED_RULE_FILE", "ablation_costs", "against_original", "against_published", "bench_table", "load_metrics", "load_records",
+           "reference_timings", "scaling_table", "contention_bound", "shard_contention", "sorted_rule", "study_rows", "sweep_timings"]
 
 
 #: MetaHipMer's ``ht_loc`` beside ``lassm extend`` (:mod:`lassm.campaign.originals.ht_loc`): one row per
@@ -355,7 +356,8 @@ def against_original(machine: str) -> pd.DataFrame | None:
     pandas.DataFrame or None
         ``dataset``, ``k``, ``original_whole_s``, ``lassm_whole_s``, ``whole_ratio``,
         ``original_kernel_s``, ``lassm_kernel_s``, ``kernel_ratio`` (every kernel of each run),
-        ``walk_kernel_ratio`` (the local-assembly kernel alone; NaN where not recorded), ``outputs_equal``.
+        ``walk_kernel_ratio`` (the local-assembly kernel alone; NaN where not recorded), ``outputs_equal``,
+        and ``git_sha`` (the commits of the two rows) where recorded.
     """
     path = paths.results_dir(machine) / AGAINST_ORIGINAL_FILE
     if not path.is_file():
@@ -375,6 +377,31 @@ def against_original(machine: str) -> pd.DataFrame | None:
     else:  # recorded before the walk kernel was timed apart
         out["walk_kernel_ratio"] = float("nan")
     out["outputs_equal"] = df.groupby(["dataset", "k"])["outputs_equal"].all()
+    if "git_sha" in df:  # which code ran: a row of an earlier commit ran an earlier kernel
+        out["git_sha"] = df.groupby(["dataset", "k"])["git_sha"].agg(lambda s: ",".join(sorted(set(map(str, s)))))
+    return out.reset_index()
+
+
+#: fast's sorted build timed sorting up to two values of k (``tools/fast_explore.py --sort-max-k``).
+SORTED_RULE_FILE = "sorted-rule.csv"
+SORTED_RULE_COLUMNS: tuple[str, ...] = ("machine", "device", "driver", "dataset", "build", "sort_max_k", "kernel_ms",
+                                        "outputs_equal", "git_sha", "command")
+
+
+def sorted_rule(machine: str) -> pd.DataFrame | None:
+    """``sorted-rule.csv`` of ``machine`` as one row per dataset (None where absent): the median
+    kernel ms at the smallest and the largest ``sort_max_k`` timed, and their ratio (below 1: sorting
+    to the larger k pays). Every output must have equalled the oracle's; a row that did not is refused."""
+    path = paths.results_dir(machine) / SORTED_RULE_FILE
+    if not path.is_file():
+        return None
+    df = pd.read_csv(path)
+    if tuple(df.columns) != SORTED_RULE_COLUMNS or not df["outputs_equal"].astype(bool).all():
+        raise LassmError(f"{path}: not a sorted-rule table whose outputs all equal the oracle's")
+    lo, hi = int(df["sort_max_k"].min()), int(df["sort_max_k"].max())
+    wide = df.pivot_table(index="dataset", columns="sort_max_k", values="kernel_ms", aggfunc="median")
+    out = pd.DataFrame({"low_k": lo, "high_k": hi, "low_ms": wide[lo], "high_ms": wide[hi]})
+    out["ratio"] = out["high_ms"] / out["low_ms"]
     return out.reset_index()
 
 

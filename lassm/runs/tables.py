@@ -77,6 +77,23 @@ def upsert(path: str | os.PathLike, columns: Sequence[str], key: Sequence[str], 
         write_rows(path, columns, kept + list(new.values()))
 
 
+def same_device(path: str | os.PathLike, columns: Sequence[str], device: str) -> None:
+    """Refuses to add ``device``'s rows to a table whose rows name another device: a machine
+    folder is one device's, and a GPU node handed another model than asked for must not file its
+    times under the wrong name.
+
+    Raises
+    ------
+    InputError
+        Naming the table, the device of its rows and this one.
+    """
+    others = sorted({r["device"] for r in read_rows(path, columns) if r.get("device") and r["device"] != device})
+    if others:
+        raise InputError(str(path), None, "device",
+                         f"its rows were measured on {', '.join(others)}, not on this {device}: name this "
+                         f"device's own results folder")
+
+
 def recorded(rows: Sequence[dict], git_sha: str, timed: str | None = None, **where) -> bool:
     """Whether ``rows`` hold a row measured at ``git_sha`` whose columns equal ``where`` and, where
     ``timed`` names a column, whose value there is a time (a finite number, not negative): a row
@@ -94,4 +111,4 @@ def _is_time(text: str | None) -> bool:
     return math.isfinite(value) and value >= 0
 
 
-__all__ = ["read_rows", "recorded", "upsert", "write_rows"]
+__all__ = ["read_rows", "recorded", "same_device", "upsert", "write_rows"]

@@ -26,25 +26,25 @@ FOLDER = "xdrop"
 TIMES_FILE, COUNTERS_FILE, AGAINST_LOGAN_FILE = "times.csv", "counters.csv", "against-logan.csv"
 #: ``times.csv``: one row per (dataset, xdrop, backend); ``checked_pairs`` (the pairs compared
 #: with the oracle: all of them, or the head of a set too large for the CPU) follows the contract's columns,
-#: then ``host`` (the id of the host that timed the row, :func:`lassm.runs.host.host_id`; empty in a
+#: then ``layout`` (which kernel ran) and ``host`` (the id of the host that timed the row, :func:`lassm.runs.host.host_id`; empty in a
 #: table written before rows named their host).
 TIMES_COLUMNS: tuple[str, ...] = (
     "machine", "device", "driver", "kernel", "dataset", "n_pairs", "bases", "xdrop", "scoring", "backend", "threads",
     "seconds", "wall_seconds", "repeats", "cells", "gcups", "matches_oracle", "git_sha", "command", "checked_pairs",
-    "host")
+    "layout", "host")
 TIMES_KEY: tuple[str, ...] = ("dataset", "xdrop", "scoring", "backend")
 #: ``counters.csv``: the local-assembly counter quantities, summed over a run's launches.
 COUNTER_COLUMNS: tuple[str, ...] = (
     "device", "dataset", "xdrop", "program", "simd_width", "duration_s", "int_lane_ops", "warp_inst", "thread_inst",
     "dram_read_bytes", "dram_write_bytes", "dram_bytes", "l2_bytes", "l1_bytes", "launches", "machine", "git_sha",
-    "command")
+    "command", "layout")
 COUNTERS_KEY: tuple[str, ...] = ("dataset", "xdrop", "program")
 #: ``against-logan.csv``: LOGAN's demo and ``lassm xdrop align --backend cuda`` on the same pairs and X;
 #: ``scores_equal`` (LOGAN's score equals ours for every pair), ``original_source`` and ``nvcc`` were
 #: added at the end, so older tables read with them empty.
 AGAINST_LOGAN_COLUMNS: tuple[str, ...] = (
     "machine", "device", "driver", "dataset", "n_pairs", "xdrop", "program", "kernel_seconds", "kernel_launches",
-    "logan_gpu_seconds", "whole_seconds", "git_sha", "command", "scores_equal", "original_source", "nvcc")
+    "logan_gpu_seconds", "whole_seconds", "git_sha", "command", "scores_equal", "original_source", "nvcc", "layout")
 AGAINST_LOGAN_KEY: tuple[str, ...] = ("dataset", "xdrop", "program")
 #: ``lanes.csv``: the CUDA kernel's layouts side by side (the ablation of X's plan): one row per
 #: (dataset, xdrop, lanes), lanes 0 being LOGAN's one block per direction; ``equal_to_block``: every
@@ -56,6 +56,41 @@ LANES_COLUMNS: tuple[str, ...] = (
 LANES_KEY: tuple[str, ...] = ("dataset", "xdrop", "lanes")
 #: The kernel label of X-drop rows (run records of local assembly say ``local-assembly``).
 KERNEL = "xdrop"
+#: ``layout``, the last column of ``times.csv``, ``counters.csv`` and ``against-logan.csv``: which
+#: kernel ran. LOGAN's one block per alignment direction (``block``), a few lanes of a warp per
+#: direction (``lanes-8``, ``lanes-16``, ``lanes-32``: the CUDA lanes kernel), one alignment per CPU
+#: thread (``scalar``: the oracle and SeqAn) or LOGAN's own program (``logan``). Why a column: two
+#: kernels of one algorithm differ eightfold in time, and a ratio of two rows is only a ratio of
+#: programming models or machines where both ran the same layout.
+BLOCK, SCALAR, LOGAN = "block", "scalar", "logan"
+#: The backends that align on the CPU, one pair per thread.
+CPU_SIDE: tuple[str, ...] = ("cpu", "seqan")
+
+
+def layout_name(lanes: int) -> str:
+    """The ``layout`` cell of a GPU run with ``lanes`` threads per direction (0: LOGAN's block)."""
+    return BLOCK if not int(lanes) else f"lanes-{int(lanes)}"
+
+
+def layout_of(backend: str, extra: dict) -> str:
+    """The layout a backend reports it launched: its own ``layout``, else its ``lanes`` (the CUDA
+    backend's; a GPU backend without them runs the block layout), ``scalar`` on the CPU."""
+    if "layout" in extra:
+        return str(extra["layout"])
+    if backend in CPU_SIDE:
+        return SCALAR
+    return layout_name(int(extra.get("lanes") or 0))
+
+
+def planned_layout(backend: str, xdrop: int) -> str:
+    """The layout ``lassm xdrop align --backend <backend> --xdrop X`` launches without ``--lanes``:
+    X's plan (:func:`lassm.backends.xdrop.plan.lanes_for`) on CUDA, the block elsewhere on a GPU.
+    For the rows of a run in another process (Nsight Compute's, LOGAN's side by side)."""
+    from ..backends.xdrop import plan
+
+    if backend in CPU_SIDE:
+        return SCALAR
+    return layout_name(plan.lanes_for(int(xdrop)) if backend == "cuda" else 0)
 
 
 def folder(machine: str) -> Path:

@@ -62,9 +62,9 @@
 //     its own key, two bits a base (fast_packed.cuh), so a find compares the key word alone.
 // 14. LASSM_FAST_LANE_WALKS=W (fast-lanes*): W contig ends to a warp, which inserts and scans for
 //     each in turn; then its lanes walk their ends with the table at once (fast_lanes.cuh).
-// 15. LASSM_FAST_SORTED=1 (the build fast launches at a start k of at most 29): an end's table built
-//     by a counting sort of packed (k-mer, vote) records, in shared memory where they fit, up to
-//     k = 29 (fast_sorted.cuh).
+// 15. LASSM_FAST_SORTED=1 (the build fast launches): an end's table built by a counting sort of
+//     packed (k-mer, vote) records of one to four words, in shared memory where they fit, at every
+//     k up to LASSM_SORT_MAX_K (fast_sorted.cuh).
 // (None of 11 to 14 made fast faster at k = 21 and scale, book/fast-kernel.md; nor did warp teams
 // of fewer lanes, LASSM_FAST_TEAM_LANES in fast_team.cuh, a knob that is off.)
 //
@@ -527,7 +527,7 @@ __device__ void fast_end(const Team<BLOCK>& team, i64 e, FastShared sh, const u8
         // The first steps by scanning the reads (team-uniform: every thread holds wl and t) ...
         int wl = 0;
         u8 t = 0;
-#if LASSM_FAST_SORTED  // the sorted table up to k = 29 (then t is set, no scan)
+#if LASSM_FAST_SORTED  // the sorted table up to LASSM_SORT_MAX_K (then t is set, no scan)
         u8* const region = sort_region(team, sh.sort, sh.sort_bytes, table, cap, ins, k, wbuf, &dirty);
         const bool sorted = region != nullptr;
         if (sorted)

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
-// fast.cu's sorted table (LASSM_FAST_SORTED=1, the build `fast` launches where the start k is at most
-// LASSM_SORT_MAX_K): a contig end's k-mer table built by sorting instead of hashing at every k up
-// to LASSM_SORT_MAX_K, in the team's shared memory where the end's records fit, else in the end's
-// own table memory (sort_region).
+// fast.cu's sorted table (LASSM_FAST_SORTED=1, the build `fast` launches): a contig end's k-mer
+// table built by sorting instead of hashing at every k up to LASSM_SORT_MAX_K, in the team's shared
+// memory where the end's records fit, else in the end's own table memory (sort_region).
+//
+// A record is W = sort_words(k) 64-bit words: the k-mer, two bits a base, the newest base lowest,
+// in words 0 .. W-1 (SortKey<W>), and its vote, (base << 1) | (quality >= LASSM_MIN_HI_QUAL), in
+// the top three bits of word W-1. One word holds k <= 30, two k <= 62, three k <= 94 and four
+// k <= 126, so every k MetaHipMer uses (21, 33, 55, 77, 99) sorts; each W is a template instance.
 //
 //   sort_count_mers   Algorithm 1 by a counting sort: every (k-mer, vote) of the end's reads
-//                     packed into one word, two bits a base, and bucketed by a hash digit of the
+//                     packed into one record, and bucketed by a hash digit of the
 //                     k-mer, so that the votes of one k-mer lie in one bucket. Two passes over the
 //                     reads: the first counts each bucket's records, a scan turns the counts into
 //                     bucket starts, the second places each record. No slot is claimed and no key
@@ -16,7 +20,7 @@
 //   sorted_walk       Algorithm 2 with the sorted records: a k-mer's votes are the records of its
 //                     bucket whose key is the k-mer, counted by the whole warp (the warp's
 //                     reduction unit on CUDA, ballots on HIP); the next k-mer is the last one
-//                     shifted two bits. The visited set is one bit per record (the first record of
+//                     shifted two bits, carried from word to word (sort_key_push). The visited set is one bit per record (the first record of
 //                     the k-mer in its bucket).
 //   sort_vote         the vote, set_ext's rules on integer thresholds.
 //
@@ -26,7 +30,7 @@
 // Every k-mer the walk then meets is made of those four letters (set_ext appends nothing else),
 // so it never equals a k-mer with another letter, and a k-mer of the hash table whose votes are
 // all zero votes 'X' there, as an absent one does here. Two packed k-mers are equal exactly when
-// their bases are. A k-mer the walk meets that has no record was never visited (the walk stops at
+// their bases are, in one word or in several (every word of a record compared). A k-mer the walk meets that has no record was never visited (the walk stops at
 // the first such k-mer), so looking it up before the visited test changes nothing.
 #ifndef LASSM_FAST_SORTED_CUH
 #define LASSM_FAST_SORTED_CUH
@@ -36,8 +40,19 @@
 #include "bytes.cuh"
 #include "fast_team.cuh"
 
-// The largest k whose packed k-mer and 3 vote bits fit one 64-bit record.
-#define LASSM_SORT_MAX_K 29
+// The largest k the sorted table takes; beyond it, the hash table. Four words hold a 121-mer.
+#ifndef LASSM_SORT_MAX_K
+#define LASSM_SORT_MAX_K LASSM_MAX_KMER_LEN
+#endif
+#define LASSM_SORT_MAX_WORDS 4
+#if LASSM_SORT_MAX_K > 64 * LASSM_SORT_MAX_WORDS / 2 - 2
+#error "LASSM_SORT_MAX_K: a k-mer and its 3 vote bits must fit LASSM_SORT_MAX_WORDS words"
+#endif
+// Words of a record at k: 2k key bits and 3 vote bits.
+__device__ __forceinline__ int sort_words(int k) { return (2 * k + 3 + 63) / 64; }
+// The vote's bits in a record's last word.
+#define LASSM_SORT_VOTE_SHIFT 61
+#define LASSM_SORT_KEY_BITS ((1ull << LASSM_SORT_VOTE_SHIFT) - 1ull)
 // Bytes of shared memory each warp team has for its records (the host passes it: the Variant's
 // sort_bytes); a block team has its warps' regions together. The visited set of the hash path
 // lives in the same region, which is therefore at least its size.
@@ -73,6 +88,60 @@ __device__ __forceinline__ u32 sort_popc(lane_mask m) { return (u32)__popc(m); }
 __device__ __forceinline__ int sort_first(lane_mask m) { return __ffs((int)m) - 1; }
 #endif
 
+// A packed k-mer of W words, word 0 the newest 32 bases, and the mask of each word's key bits at k.
+template <int W>
+struct SortKey {
+    u64 w[W];
+};
+
+template <int W>
+__device__ __forceinline__ void sort_key_clear(SortKey<W>& key)
+{
+#pragma unroll
+    for (int j = 0; j < W; ++j) key.w[j] = 0ull;
+}
+
+template <int W>
+__device__ __forceinline__ SortKey<W> sort_key_masks(int k)
+{
+    SortKey<W> m;
+#pragma unroll
+    for (int j = 0; j < W; ++j) {
+        const int bits = 2 * k - 64 * j;
+        m.w[j] = bits >= 64 ? ~0ull : bits > 0 ? (1ull << bits) - 1ull : 0ull;
+    }
+    return m;
+}
+
+// The k-mer one base later: every word shifted two bits, the top base of each word carried into
+// the next, base c (0 .. 3) into word 0, the oldest base masked away.
+template <int W>
+__device__ __forceinline__ void sort_key_push(SortKey<W>& key, const SortKey<W>& mask, u32 c)
+{
+#pragma unroll
+    for (int j = W - 1; j > 0; --j) key.w[j] = ((key.w[j] << 2) | (key.w[j - 1] >> 62)) & mask.w[j];
+    key.w[0] = ((key.w[0] << 2) | (u64)c) & mask.w[0];
+}
+
+template <int W>
+__device__ __forceinline__ bool sort_key_eq(const SortKey<W>& a, const SortKey<W>& b)
+{
+    bool eq = true;
+#pragma unroll
+    for (int j = 0; j < W; ++j) eq &= a.w[j] == b.w[j];
+    return eq;
+}
+
+// Whether the record at rec (W words) holds the k-mer key.
+template <int W>
+__device__ __forceinline__ bool sort_record_is(const u64* rec, const SortKey<W>& key)
+{
+    bool eq = (rec[W - 1] & LASSM_SORT_KEY_BITS) == key.w[W - 1];
+#pragma unroll
+    for (int j = 0; j < W - 1; ++j) eq &= rec[j] == key.w[j];
+    return eq;
+}
+
 // The layout of a team's region for n records at most: bucket heads (start << 16 | count), the
 // visited bits, the records. Buckets: a power of two, at least 2, about a quarter of the records
 // (a k-mer's records share its bucket, and most k-mers have several).
@@ -94,19 +163,28 @@ __device__ __forceinline__ SortLayout sort_layout(i64 n)
     return l;
 }
 
-// Bytes the layout of n records takes.
-__device__ __forceinline__ u64 sort_bytes(i64 n) { return (u64)sort_layout(n).record_at + 8ull * (u64)n; }
+// Bytes the layout of n records of `words` words takes.
+__device__ __forceinline__ u64 sort_bytes(i64 n, int words)
+{
+    return (u64)sort_layout(n).record_at + 8ull * (u64)words * (u64)n;
+}
 
 // Whether the records of `ins` k-mer positions at k fit `bytes` (the 16-bit bucket starts and
 // counts bound them too).
 __device__ __forceinline__ bool sort_fits(i64 ins, int k, u64 bytes)
 {
-    return k <= LASSM_SORT_MAX_K && ins < 0xFFFF && sort_bytes(ins) <= bytes;
+    return k <= LASSM_SORT_MAX_K && ins < 0xFFFF && sort_bytes(ins, sort_words(k)) <= bytes;
 }
 
-__device__ __forceinline__ u32 sort_bucket(u64 key, u32 log_buckets)
+// A k-mer's bucket: its words folded into one (a multiply-xorshift step per further word), then
+// Fibonacci hashing; one word is hashed as it is.
+template <int W>
+__device__ __forceinline__ u32 sort_bucket(const SortKey<W>& key, u32 log_buckets)
 {
-    return (u32)((key * 0x9E3779B97F4A7C15ull) >> (64u - log_buckets));  // Fibonacci hashing
+    u64 h = key.w[0];
+#pragma unroll
+    for (int j = 1; j < W; ++j) h = ((h ^ (h >> 29)) * 0xBF58476D1CE4E5B9ull) ^ key.w[j];
+    return (u32)((h * 0x9E3779B97F4A7C15ull) >> (64u - log_buckets));
 }
 
 // base_index without branches: A 0, C 1, G 2, T 3 ((c >> 1 ^ c >> 2) & 3 of their codes), -1 else.
@@ -197,9 +275,9 @@ __device__ __forceinline__ u32 sort_vote(const SortVote& v, const u32* low, cons
     return low0 > low1 ? base0 : base1;
 }
 
-// Shifts the n <= N bases at p into key (two bits a base) and run (the A, C, G or T bases ending
-// there): the aligned words they span loaded at once, their bytes taken in order. N is known when
-// compiling, so a call whose n is N too takes no predicated steps.
+// Shifts the n <= N bases at p into a one-word key (two bits a base) and run (the A, C, G or T
+// bases ending there): the aligned words they span loaded at once, their bytes taken in order. N is
+// known when compiling, so a call whose n is N too takes no predicated steps.
 template <int N>
 __device__ __forceinline__ void sort_shift_in(const u8* p, int n, u64 kmask, u64* key, int* run)
 {
@@ -223,20 +301,52 @@ __device__ __forceinline__ void sort_shift_in(const u8* p, int n, u64 kmask, u64
     *run = rr;
 }
 
+// The first k - 1 bases of the k-mer at p, shifted into key and run: one word's by sort_shift_in
+// (MetaHipMer's first k, 21, unrolled exactly), several words' a base at a time.
+template <int W>
+__device__ __forceinline__ void sort_start(const u8* p, int k, const SortKey<W>& mask, SortKey<W>& key, int* run)
+{
+    sort_key_clear(key);
+    *run = 0;
+    if (W == 1) {
+        if (k == 21)
+            sort_shift_in<20>(p, 20, mask.w[0], &key.w[0], run);
+        else
+            sort_shift_in<30 - 1>(p, k - 1, mask.w[0], &key.w[0], run);
+        return;
+    }
+    int rr = 0;
+    for (int i = 0; i < k - 1; ++i) {
+        const int c = sort_code(p[i]);
+        sort_key_push(key, mask, (u32)(c & 3));
+        rr = c >= 0 ? rr + 1 : 0;
+    }
+    *run = rr;
+}
+
+// Stores the record of k-mer key with vote v (3 bits) at rec.
+template <int W>
+__device__ __forceinline__ void sort_put(u64* rec, const SortKey<W>& key, u64 v)
+{
+#pragma unroll
+    for (int j = 0; j < W - 1; ++j) rec[j] = key.w[j];
+    rec[W - 1] = key.w[W - 1] | (v << LASSM_SORT_VOTE_SHIFT);
+}
+
 // One pass over the k-mer positions of reads r0 .. r1-1: each thread of the team takes a run of
 // consecutive positions (a group of LANES reads at a time, flat across their boundaries, as
-// fast_count_mers), packing its k-mers by shifting one base in per position. A record is
-// (k-mer << 3) | (base << 1) | (quality >= LASSM_MIN_HI_QUAL). PLACE false: count each record in
-// its bucket, and add the votes of the k-mer `start` to this thread's votes[8] (low_q[4], hi_q[4]);
-// true: put each record at its bucket's start plus the count so far.
-template <bool PLACE, bool BLOCK>
+// fast_count_mers), packing its k-mers by shifting one base in per position. A record's vote is
+// (base << 1) | (quality >= LASSM_MIN_HI_QUAL). PLACE false: count each record in its bucket, and
+// add the votes of the k-mer `start` to this thread's votes[8] (low_q[4], hi_q[4]); true: put each
+// record at its bucket's start plus the count so far.
+template <bool PLACE, bool BLOCK, int W>
 __device__ void sort_pass(const Team<BLOCK>& team, u32* heads, u64* records, u32 log_buckets, const u8* seqs,
-                          const u8* quals, const i64* rd_off, i64 r0, i64 r1, int k, int qual_offset, u64 start,
-                          u32* votes)
+                          const u8* quals, const i64* rd_off, i64 r0, i64 r1, int k, int qual_offset,
+                          const SortKey<W>& start, u32* votes)
 {
     constexpr int G = Team<BLOCK>::LANES;
     const int lane = team.tid % G, T = team.size();
-    const u64 kmask = (1ull << (2 * k)) - 1ull;
+    const SortKey<W> mask = sort_key_masks<W>(k);
     for (i64 g = r0; g < r1; g += G) {
         int m;
         const int incl = fast_group_prefix(team, rd_off, g, r1, k, lane, &m);
@@ -247,7 +357,8 @@ __device__ void sort_pass(const Team<BLOCK>& team, u32* heads, u64* records, u32
         int r = fast_flat_read(team, incl, m, x0 < total ? x0 : 0, &s);  // every lane: it shuffles
         i64 a = 0;
         int len = 0;  // k-mer positions of read r
-        u64 key = 0ull;
+        SortKey<W> key;
+        sort_key_clear(key);
         int run = 0;  // A, C, G or T bases ending at the packed key
         int c = 0;  // the next base to shift in (the last position's extension base)
         for (int x = x0; x < x1; ++x, ++s) {
@@ -262,15 +373,10 @@ __device__ void sort_pass(const Team<BLOCK>& team, u32* heads, u64* records, u32
                     if (s < len) break;
                     ++r;  // a read too short for a k-mer; a later one of the group holds x
                 }
-                key = 0ull;
-                run = 0;
-                if (k == 21)  // the start k of MetaHipMer's first round: its 20 bases unrolled exactly
-                    sort_shift_in<20>(seqs + a + s, 20, kmask, &key, &run);
-                else
-                    sort_shift_in<LASSM_SORT_MAX_K - 1>(seqs + a + s, k - 1, kmask, &key, &run);
+                sort_start(seqs + a + s, k, mask, key, &run);
                 c = sort_code(seqs[a + s + k - 1]);
             }
-            key = ((key << 2) | (u64)(c & 3)) & kmask;  // the k-mer at s
+            sort_key_push(key, mask, (u32)(c & 3));  // the k-mer at s
             run = c >= 0 ? run + 1 : 0;
             const int b = sort_code(seqs[a + s + k]);  // its extension, the next k-mer's last base
             c = b;
@@ -279,10 +385,11 @@ __device__ void sort_pass(const Team<BLOCK>& team, u32* heads, u64* records, u32
             const u32 bucket = sort_bucket(key, log_buckets);
             if (PLACE) {
                 const u32 at = atomicAdd(&heads[bucket], 1u);
-                records[(at >> 16) + (at & 0xFFFFu)] = (key << 3) | ((u64)b << 1) | (q >= LASSM_MIN_HI_QUAL ? 1ull : 0ull);
+                const u64 v = ((u64)b << 1) | (q >= LASSM_MIN_HI_QUAL ? 1ull : 0ull);
+                sort_put(records + (u64)W * ((at >> 16) + (at & 0xFFFFu)), key, v);
             } else {
                 atomicAdd(&heads[bucket], 1u);
-                if (key == start) {
+                if (sort_key_eq(key, start)) {
                     votes[b] += 1u;
                     votes[4 + b] += q >= LASSM_MIN_HI_QUAL ? 1u : 0u;
                 }
@@ -317,10 +424,10 @@ __device__ __forceinline__ void sort_scan(u32* heads, u32 buckets)
 // votes of the walk's start k-mer (packed: start), and returns its extension in every thread:
 // where that is 'X' (none, or no k-mer) or 'F', the walk is over at its first step, and the
 // records are never placed.
-template <bool BLOCK>
+template <bool BLOCK, int W>
 __device__ u32 sort_count_mers(const Team<BLOCK>& team, u8* region, const SortLayout& l, const u8* seqs,
                                const u8* quals, const i64* rd_off, i64 r0, i64 r1, int k, int qual_offset,
-                               u64 start, const SortVote& vote)
+                               const SortKey<W>& start, const SortVote& vote)
 {
     u32* heads = (u32*)region;
     u64* records = (u64*)(region + l.record_at);
@@ -342,30 +449,32 @@ __device__ u32 sort_count_mers(const Team<BLOCK>& team, u8* region, const SortLa
 // from the start k-mer wbuf[0, k) (packed: start; vote: the end's thresholds): returns the
 // termination, and the walk's length in *walk_len, in every lane. Lane 0 alone touches the walk
 // buffer and the visited bits.
-__device__ u8 sorted_walk(const u8* region, const SortLayout& l, int max_walk, u8* wbuf, int k, u64 start,
-                          const SortVote& vote, int* walk_len)
+template <int W>
+__device__ u8 sorted_walk(const u8* region, const SortLayout& l, int max_walk, u8* wbuf, int k,
+                          const SortKey<W>& start, const SortVote& vote, int* walk_len)
 {
     const u32* heads = (const u32*)region;
     u32* visited = (u32*)region + l.buckets;
     const u64* records = (const u64*)(region + l.record_at);
     const int lane = (int)(threadIdx.x % WARP_SIZE);
-    const u64 kmask = (1ull << (2 * k)) - 1ull;
-    u64 key = start;
+    const SortKey<W> mask = sort_key_masks<W>(k);
+    SortKey<W> key = start;
     int wl = 0;
     u8 t = 'X';
     while (wl < max_walk) {
         const u32 head = heads[sort_bucket(key, l.log_buckets)];
-        const u32 start = head >> 16, count = head & 0xFFFFu;
+        const u32 from = head >> 16, count = head & 0xFFFFu;
         u32 low[4] = {0u, 0u, 0u, 0u}, high[4] = {0u, 0u, 0u, 0u};
         int first = -1;
         for (u32 c0 = 0u; c0 < count; c0 += WARP_SIZE) {  // warp-uniform
             const u32 j = c0 + (u32)lane;
-            const u64 rec = j < count ? records[start + j] : 0ull;
-            const bool match = j < count && (rec >> 3) == key;
+            const u64* rec = records + (u64)W * (from + j);
+            const bool match = j < count && sort_record_is(rec, key);
+            const u32 v = j < count ? (u32)(rec[W - 1] >> LASSM_SORT_VOTE_SHIFT) : 0u;
             const lane_mask mm = sort_ballot(match);
             if (first < 0 && mm) first = (int)c0 + sort_first(mm);
-            const int b = (int)(rec >> 1) & 3;
-            const bool hq = (rec & 1ull) != 0ull;
+            const int b = (int)(v >> 1) & 3;
+            const bool hq = (v & 1u) != 0u;
 #if LASSM_HIP
 #pragma unroll
             for (int i = 0; i < 4; ++i) {
@@ -386,7 +495,7 @@ __device__ u8 sorted_walk(const u8* region, const SortLayout& l, int max_walk, u
         if (first < 0) break;  // no record: 'X' (never visited: the walk stops at the first)
         int seen = 0;  // lane 0 alone reads and sets the visited bit: no lane reads what another writes
         if (lane == 0) {
-            const u32 at = start + (u32)first, word = visited[at >> 5], bit = 1u << (at & 31u);
+            const u32 at = from + (u32)first, word = visited[at >> 5], bit = 1u << (at & 31u);
             seen = (word & bit) != 0u;
             visited[at >> 5] = word | bit;
         }
@@ -400,7 +509,7 @@ __device__ u8 sorted_walk(const u8* region, const SortLayout& l, int max_walk, u
             break;
         }
         if (lane == 0) wbuf[wl + k] = (u8)ext;
-        key = ((key << 2) | (u64)sort_code(ext)) & kmask;
+        sort_key_push(key, mask, (u32)sort_code(ext));
         ++wl;
     }
     *walk_len = wl;
@@ -410,8 +519,9 @@ __device__ u8 sorted_walk(const u8* region, const SortLayout& l, int max_walk, u
 // Where one k of an end sorts, team-uniform: the team's shared region where the records fit, else
 // the end's own table in global memory (its slots hold the records several times over); nullptr
 // where the hash table serves this k (a start k-mer with another letter, k past
-// LASSM_SORT_MAX_K). Records in the table would read as keys of the hash path's epochs, so before
-// the hash path runs there, the team zeroes the *dirty bytes the records took.
+// LASSM_SORT_MAX_K, or records too many for the table). Records in the table would read as keys
+// of the hash path's epochs, so before the hash path runs there, the team zeroes the *dirty bytes
+// the records took.
 template <bool BLOCK>
 __device__ u8* sort_region(const Team<BLOCK>& team, u8* shared, u32 shared_bytes, ht_slot* table, u64 cap, i64 ins,
                            int k, const u8* wbuf, u64* dirty)
@@ -422,7 +532,7 @@ __device__ u8* sort_region(const Team<BLOCK>& team, u8* shared, u32 shared_bytes
         else if (sort_fits(ins, k, cap * LASSM_SLOT_BYTES)) region = (u8*)table;
     }
     if (region == (u8*)table) {
-        const u64 used = sort_bytes(ins);
+        const u64 used = sort_bytes(ins, sort_words(k));
         if (used > *dirty) *dirty = used;
     } else if (region == nullptr && *dirty > 0ull) {
         for (u64 i = (u64)team.tid; i < *dirty / 8ull; i += (u64)team.size()) ((u64*)table)[i] = 0ull;
@@ -440,16 +550,17 @@ __device__ __forceinline__ u32 fast_sort_region(u32 vslots)
     return ((seen > (u32)LASSM_FAST_SORT_BYTES ? seen : (u32)LASSM_FAST_SORT_BYTES) + 15u) & ~15u;
 }
 
-// One k of a contig end by sorting, team-wide: the build, then warp 0's walk. Returns the
-// termination, and the walk's length in *walk_len, in every thread of the team.
-template <bool BLOCK>
-__device__ u8 sort_walk_k(const Team<BLOCK>& team, u8* region, i64 ins, const u8* seqs, const u8* quals,
-                          const i64* rd_off, i64 r0, i64 r1, int k, int qual_offset, int depth, int max_walk,
-                          u8* wbuf, int* walk_len)
+// One k of a contig end by sorting with records of W words, team-wide: the build, then warp 0's walk.
+template <bool BLOCK, int W>
+__device__ u8 sort_walk_words(const Team<BLOCK>& team, u8* region, i64 ins, const u8* seqs, const u8* quals,
+                              const i64* rd_off, i64 r0, i64 r1, int k, int qual_offset, int depth, int max_walk,
+                              u8* wbuf, int* walk_len)
 {
     const SortLayout l = sort_layout(ins);
-    u64 start = 0ull;
-    for (int i = 0; i < k; ++i) start = (start << 2) | (u64)sort_code(wbuf[i]);
+    const SortKey<W> mask = sort_key_masks<W>(k);
+    SortKey<W> start;
+    sort_key_clear(start);
+    for (int i = 0; i < k; ++i) sort_key_push(start, mask, (u32)sort_code(wbuf[i]));
     const SortVote vote = sort_vote_of(depth);
     const u32 first = sort_count_mers(team, region, l, seqs, quals, rd_off, r0, r1, k, qual_offset, start, vote);
     if (first == 'X' || first == 'F') {  // no step: the walk would stop at its start k-mer
@@ -460,6 +571,39 @@ __device__ u8 sort_walk_k(const Team<BLOCK>& team, u8* region, i64 ins, const u8
     if (team.warp() == 0) t = sorted_walk(region, l, max_walk, wbuf, k, start, vote, &wl);
     *walk_len = team.bcast(wl);
     return (u8)team.bcast(t);
+}
+
+// One k of a contig end by sorting, team-wide, with records of as many words as k needs. Returns
+// the termination, and the walk's length in *walk_len, in every thread of the team.
+template <bool BLOCK>
+__device__ u8 sort_walk_k(const Team<BLOCK>& team, u8* region, i64 ins, const u8* seqs, const u8* quals,
+                          const i64* rd_off, i64 r0, i64 r1, int k, int qual_offset, int depth, int max_walk,
+                          u8* wbuf, int* walk_len)
+{
+    switch (sort_words(k)) {
+    case 1:
+        return sort_walk_words<BLOCK, 1>(team, region, ins, seqs, quals, rd_off, r0, r1, k, qual_offset, depth,
+                                         max_walk, wbuf, walk_len);
+#if LASSM_SORT_MAX_K > 30
+    case 2:
+        return sort_walk_words<BLOCK, 2>(team, region, ins, seqs, quals, rd_off, r0, r1, k, qual_offset, depth,
+                                         max_walk, wbuf, walk_len);
+#endif
+#if LASSM_SORT_MAX_K > 62
+    case 3:
+        return sort_walk_words<BLOCK, 3>(team, region, ins, seqs, quals, rd_off, r0, r1, k, qual_offset, depth,
+                                         max_walk, wbuf, walk_len);
+#endif
+#if LASSM_SORT_MAX_K > 94
+    default:
+        return sort_walk_words<BLOCK, 4>(team, region, ins, seqs, quals, rd_off, r0, r1, k, qual_offset, depth,
+                                         max_walk, wbuf, walk_len);
+#else
+    default:  // not reached: sort_fits refuses k past LASSM_SORT_MAX_K
+        *walk_len = 0;
+        return (u8)'X';
+#endif
+    }
 }
 
 #endif  // LASSM_FAST_SORTED_CUH

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ...errors import LassmError
+from .complete import refuse_cut_short, refuse_twice, refuse_unlike_record
 from .tidy import (
     COUNTER_COLUMNS,
     ID_COLUMNS,
@@ -31,25 +32,6 @@ from .tidy import (
 )
 
 
-def refuse_cut_short(path: str | Path) -> None:
-    """Refuses a profiler file whose last line has no line break: every profiler ends its CSV with
-    one, so the file was cut (a copy stopped by a full disk, a kill) and its last launch, or its
-    header, is incomplete; read as it is, a launch would be silently missing.
-
-    Raises
-    ------
-    ValueError
-        Without the file's name (:func:`parse` adds it).
-    """
-    with open(path, "rb") as fh:
-        fh.seek(0, 2)
-        if fh.tell() == 0:
-            raise ValueError("empty: no profiler output")
-        fh.seek(-1, 2)
-        if fh.read(1) != b"\n":
-            raise ValueError("cut short: its last line has no line break (a truncated copy?)")
-
-
 def _named(where: str | Path | Sequence[str | Path], reader, *args: Any, **labels: Any):
     """``reader(*args)``, a fault raised with the file's name (of several inputs, which): a reader
     that names the file at fault itself (``where`` lists its inputs) is left as it is, else the
@@ -61,6 +43,8 @@ def _named(where: str | Path | Sequence[str | Path], reader, *args: Any, **label
         table = reader(*args, **labels)
         if len(table) == 0:
             raise ValueError("no launch rows after its header: cut short (a truncated copy?)")
+        if len(files) == 1:
+            refuse_unlike_record(files[0], len(table))
         return table
     except ValueError as exc:
         text = str(exc)
@@ -85,6 +69,10 @@ def parse(paths: Sequence[str | Path], tool: str, **labels: Any):
     pandas.DataFrame
         The tidy counter table, one row per launch.
     """
+    try:
+        refuse_twice(paths)
+    except OSError as exc:
+        raise LassmError(f"{exc.filename}: unreadable ({exc.strerror})") from None
     if tool == "ncu":
         from . import ncu
 
@@ -106,5 +94,5 @@ def parse(paths: Sequence[str | Path], tool: str, **labels: Any):
 
 __all__ = ["COUNTER_COLUMNS", "ID_COLUMNS", "PEAK_COLUMNS", "POINT_KEYS", "QUANTITY_COLUMNS", "TOOLS",
            "aggregate", "convert", "load_metric_names", "parse", "parse_number", "read_data_csv", "read_meta",
-           "refuse_cut_short",
+           "refuse_cut_short", "refuse_twice", "refuse_unlike_record",
            "sidecar_paths", "tidy_frame", "write_sidecars"]

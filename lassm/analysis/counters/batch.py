@@ -160,7 +160,8 @@ def collect(target: Sequence[str], names: Sequence[str], raws: Sequence[Path], l
             raw.parent.mkdir(parents=True, exist_ok=True)
             with atomic_open(raw) as fh:
                 fh.write(parts[i])
-            write_sidecars(raw, version_text, {**meta, **label, "raw_file": raw.name})
+            write_sidecars(raw, version_text, {**meta, **label, "raw_file": raw.name},
+                           launches=len(nsight.read_raw(raw)[0]))
     return missing
 
 

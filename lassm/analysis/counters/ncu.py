@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ...errors import LassmError
+from .complete import refuse_gaps, refuse_partial_launches
 from .tidy import convert, fill_derived, load_metric_names, parse_number, read_meta, tidy_frame, write_sidecars
 
 #: The kernel the study profiles (MetaHipMer's walk kernel).
@@ -298,7 +299,7 @@ def collect(target: Sequence[str], raw_path: str | os.PathLike, *, dataset: str,
             "command": [str(c) for c in cmd]}
     if device is not None:
         meta["device"] = device
-    write_sidecars(raw, vtext, meta)
+    write_sidecars(raw, vtext, meta, launches=len(read_raw(raw)[0]))
     return raw
 
 
@@ -366,6 +367,7 @@ def read_raw(source: str | os.PathLike):
     df = pd.DataFrame(rows, columns=header, dtype="object")
     units: dict[str, str] = {}
     if all(c in df.columns for c in _DETAIL_COLUMNS):
+        refuse_partial_launches(df)
         keep = [c for c in ("ID", "Kernel Name", "Device", "CC") if c in df.columns]
         wide = df.pivot_table(index=keep, columns="Metric Name", values="Metric Value",
                               aggfunc="first").reset_index()
@@ -410,6 +412,7 @@ def parse(source: str | os.PathLike, *, dataset: str | None = None, k: int | Non
         On a malformed file, an unknown unit, or a warp width that is nowhere to be found.
     """
     wide, units = read_raw(source)
+    refuse_gaps(list(wide["ID"]))
     rows = load_metric_names(tool="ncu") if metric_rows is None else metric_rows
     is_file = not (isinstance(source, str) and "\n" in source)
     meta = read_meta(source) if is_file else {}

@@ -29,6 +29,7 @@ import os
 from pathlib import Path
 from typing import Any, Sequence
 
+from .complete import refuse_partial_dispatches
 from .tidy import fill_derived, load_metric_names, parse_number, read_meta, tidy_frame
 
 #: Bytes of a small and a large TCC-EA request (the sizes in the counter names ``_32B``, ``_64B``).
@@ -226,6 +227,8 @@ def parse(paths: Sequence[str | os.PathLike] | str | os.PathLike, *, dataset: st
                         d["width"] = parse_number(r["wave_size"])
         except (ValueError, KeyError) as exc:  # of several passes, the one at fault
             raise _in_file(path, exc) from None
+    if tool == "rocprofv3":
+        refuse_partial_dispatches(dispatches)
     records = []
     for did in sorted(dispatches):
         d = dispatches[did]

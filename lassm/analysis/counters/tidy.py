@@ -74,6 +74,7 @@ from typing import Any, Iterable
 
 from ...datafiles import data_csv, read_data_csv
 from ...errors import LassmError
+from ...readback import json_object, sha256
 
 #: Label columns of the tidy counter table, in order.
 ID_COLUMNS: tuple[str, ...] = ("vendor", "tool", "tool_version", "device", "dataset", "k", "protocol",
@@ -336,7 +337,7 @@ def sidecar_paths(raw: str | Path) -> tuple[Path, Path]:
     return raw.with_name(raw.name + ".version.txt"), raw.with_name(raw.name + ".meta.json")
 
 
-def write_sidecars(raw: str | Path, version_text: str, meta: dict) -> None:
+def write_sidecars(raw: str | Path, version_text: str, meta: dict, launches: int | None = None) -> None:
     """Writes the profiler's ``--version`` text and the run's labels beside a raw CSV.
 
     Parameters
@@ -348,11 +349,18 @@ def write_sidecars(raw: str | Path, version_text: str, meta: dict) -> None:
     meta : dict
         Labels of the run (dataset, k, protocol, device, command, tool, vendor, tool_version);
         the commit (``git_sha``, :func:`lassm.runs.records.git_sha`) is added unless given.
+    launches : int, optional
+        The launches the raw CSV holds, recorded with its SHA-256 (``raw_sha256``) so that a copy
+        cut at a line end, or changed, is refused when it is parsed
+        (:func:`lassm.analysis.counters.refuse_unlike_record`).
     """
     from ...atomic import atomic_open
     from ...runs.records import git_sha
 
-    meta = {"git_sha": git_sha(), **meta}  # the tree the counted kernel was built from
+
+    meta = {"git_sha": git_sha(), **meta, "raw_sha256": sha256(raw)}  # git_sha: the tree the counted kernel was built from
+    if launches is not None:
+        meta["launches"] = int(launches)
     vpath, mpath = sidecar_paths(raw)
     with atomic_open(vpath) as fh:
         fh.write(version_text if version_text.endswith("\n") else version_text + "\n")
@@ -361,16 +369,25 @@ def write_sidecars(raw: str | Path, version_text: str, meta: dict) -> None:
         fh.write("\n")
 
 
+#: The sidecar's labels that are text, each checked as such before it labels a launch.
+_TEXT_LABELS = ("dataset", "protocol", "device", "tool_version", "vendor", "tool", "kernel_name", "raw_file")
+
+
 def read_meta(raw: str | Path) -> dict:
     """The labels stored beside the raw CSV ``raw``: its ``.meta.json`` content, or ``{}`` when
-    there is no sidecar."""
+    there is no sidecar; refused in one line naming it where it is no JSON object, or a label is
+    of another type (a list for a dataset was pandas' traceback when the launches were summed)."""
     _, mpath = sidecar_paths(raw)
     if not mpath.exists():
         return {}
-    try:
-        return json.loads(mpath.read_text())
-    except json.JSONDecodeError as exc:
-        raise LassmError(f"{mpath}: not valid JSON ({exc})") from None
+    meta = json_object(mpath, "sidecar of labels")
+    for key in _TEXT_LABELS:
+        if meta.get(key) is not None and not isinstance(meta[key], str):
+            raise LassmError(f"{mpath}: {key}: {meta[key]!r} is no label (text)")
+    k = meta.get("k")
+    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 0):  # 0: the suite's kernels, no k
+        raise LassmError(f"{mpath}: k: {k!r} is no k (a whole number, 0 or more)")
+    return meta
 
 
 __all__ = ["COUNTER_COLUMNS", "ID_COLUMNS", "QUANTITY_COLUMNS", "PEAK_COLUMNS", "POINT_KEYS", "TOOLS",

@@ -137,12 +137,12 @@ def against_logan(rows: pd.DataFrame) -> pd.DataFrame:
         ``machine, dataset, n_pairs, xdrop, logan_kernel_s, ours_kernel_s, kernel_ratio``
         (ours / LOGAN's: below 1 is faster), ``logan_whole_s, ours_whole_s, whole_ratio``,
         ``logan_gpu_s`` (LOGAN's own "GPU only time"), ``goal_met`` (ours at most LOGAN's
-        kernel time) and ``scores_equal`` (LOGAN's score equals ours for every pair; missing in
-        rows recorded before the scores were compared). A (dataset, X) with only one program is
-        left out.
+        kernel time), ``scores_equal`` (LOGAN's score equals ours for every pair; missing in
+        rows recorded before the scores were compared) and ``layout`` (our kernel's, where the rows
+        name it). A (dataset, X) with only one program is left out.
     """
     cols = ["machine", "dataset", "n_pairs", "xdrop", "logan_kernel_s", "ours_kernel_s", "kernel_ratio",
-            "logan_whole_s", "ours_whole_s", "whole_ratio", "logan_gpu_s", "goal_met", "scores_equal"]
+            "logan_whole_s", "ours_whole_s", "whole_ratio", "logan_gpu_s", "goal_met", "scores_equal", "layout"]
     if rows.empty:
         return pd.DataFrame(columns=cols)
     key = ["machine", "dataset", "n_pairs", "xdrop"]
@@ -160,6 +160,7 @@ def against_logan(rows: pd.DataFrame) -> pd.DataFrame:
     out["goal_met"] = out["ours_kernel_s"] <= out["logan_kernel_s"]
     flags = logan.loc[both, "scores_equal"] if "scores_equal" in logan.columns else pd.Series("", index=both)
     out["scores_equal"] = flags.map(lambda v: {"true": True, "false": False}.get(str(v).strip().lower())).astype("boolean")
+    out["layout"] = ours.loc[both, "layout"] if "layout" in ours.columns else pd.NA
     return out.reset_index()[cols].sort_values(["machine", "dataset", "xdrop"]).reset_index(drop=True)
 
 

@@ -17,6 +17,7 @@ import pandas as pd
 
 from ... import paths
 from ...errors import LassmError
+from . import layouts
 
 #: The folder of a machine's X-drop records.
 FOLDER = "xdrop"
@@ -94,7 +95,8 @@ def read(file: Path, name: str) -> pd.DataFrame:
     -------
     pandas.DataFrame
         The file's rows, numeric columns as floats (an empty cell is NaN), the :data:`FLAGS`
-        columns as nullable booleans where present (an empty cell: not checked).
+        columns as nullable booleans where present (an empty cell: not checked), and ``layout``
+        (which kernel ran: the record's own cell, else :func:`.layouts.fill`'s rule).
 
     Raises
     ------
@@ -132,14 +134,14 @@ def read(file: Path, name: str) -> pd.DataFrame:
     if repeated.any():
         i = int(repeated.to_numpy().nonzero()[0][0])
         raise LassmError(f"{file}:{i + 2}: a second row for {dict(df.loc[df.index[i], list(key)])}")
-    return df
+    return layouts.fill(df, name)  # which kernel ran: the record's cell, else the stated rule
 
 
 def load(machine: str, name: str) -> pd.DataFrame:
     """Record ``name`` of ``machine``, or an empty table with its columns when the file is absent."""
     file = path(machine, name)
     if not file.is_file():
-        return pd.DataFrame(columns=list(FILES[name][1]))
+        return pd.DataFrame(columns=[*FILES[name][1], "layout"])
     df = read(file, name)
     df["machine"] = machine  # the folder names the machine, as for every other record
     return df
@@ -149,7 +151,7 @@ def load_all(name: str, names: list[str] | None = None) -> pd.DataFrame:
     """Record ``name`` of every machine (:func:`machines`) in one table; empty when none has it."""
     frames = [load(m, name) for m in (machines() if names is None else names)]
     frames = [f for f in frames if len(f)]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(FILES[name][1]))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*FILES[name][1], "layout"])
 
 
 __all__ = ["FILES", "FLAGS", "FOLDER", "load", "load_all", "machines", "path", "read", "results_root"]

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ... import paths, settings
 from ...atomic import atomic_path, locked
 from ...errors import BackendUnavailable
 from ...paths import kernel_source
@@ -35,7 +36,7 @@ from ...workloads.xdrop.result import COLUMNS, Alignments
 SOURCE = "xdrop/seqan/seqan_driver.cpp"
 #: The Debian package that holds SeqAn 2's headers.
 PACKAGE = "libseqan2-dev"
-INCLUDE = Path(os.environ.get("LASSM_SEQAN_INCLUDE", "/usr/include"))
+INCLUDE = settings.value("LASSM_SEQAN_INCLUDE") or Path("/usr/include")
 FLAGS = ("-O2", "-std=c++17")
 
 
@@ -67,9 +68,7 @@ def available() -> tuple[bool, str]:
 
 def cache_dir() -> Path:
     """Where built drivers are kept: ``LASSM_CACHE``, else ``$XDG_CACHE_HOME/lassm``, else ``~/.cache/lassm``."""
-    root = os.environ.get("LASSM_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "lassm")
-    return Path(root) / "xdrop-seqan"
+    return paths.cache_dir() / "xdrop-seqan"
 
 
 def build() -> Path:

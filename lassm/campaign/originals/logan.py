@@ -144,7 +144,8 @@ def side_by_side(built: Built, pairs: Pairs, name: str, xdrop: int, work: Path, 
                      "kernel_seconds": kernel, "kernel_launches": launches,
                      "logan_gpu_seconds": statistics.median(gpu_only) if gpu_only else None,
                      "whole_seconds": statistics.median(t for t, _out in runs[prog]), "scores_equal": equal,
-                     "command": shown[prog], "_command": cmd})
+                     "command": shown[prog], "_command": cmd,
+                     "layout": rec.LOGAN if prog == LOGAN_PROGRAM else rec.planned_layout(backend, xdrop)})
     return rows
 
 

@@ -22,6 +22,7 @@ from typing import IO, Iterator, Sequence
 
 import numpy as np
 
+from ... import settings
 from ... import arrowio
 from ...compressed import compressed_input
 from ...atomic import atomic_open, atomic_path
@@ -339,7 +340,7 @@ def extended_into(ext: Extension, fh: IO[bytes]) -> int:
     elsewhere (and wherever ``LASSM_PY_WRITER`` is set); both write the same bytes.
     """
     blocks = None
-    if os.environ.get("LASSM_PY_WRITER") is None and ("numba" in sys.modules
+    if settings.value("LASSM_PY_WRITER") is None and ("numba" in sys.modules
                                                       or ext.dataset.n_contigs >= EXTENDED_JIT_MIN_CONTIGS):
         try:
             from . import extended_jit

@@ -90,7 +90,7 @@ def table_dataset(table, path: str) -> Dataset:
         return Reads(seqs, quals, roff, coff, ids)
 
     seqs, off = copied["seq"]
-    k_text = meta.get(b"lassm.k", b"").decode()
+    k = _metadata_k(path, meta.get(b"lassm.k", b""))
     cids = arrowio.numbers(table.column("cid"), np.int64)
     depths = arrowio.numbers(table.column("depth"), np.float64)
     left, right = side("left"), side("right")
@@ -103,6 +103,17 @@ def table_dataset(table, path: str) -> Dataset:
         depths=depths,
         left=left,
         right=right,
-        name=meta.get(b"lassm.name", Path(path).stem.encode()).decode(),
-        k=int(k_text) if k_text else None,
+        name=meta.get(b"lassm.name", Path(path).stem.encode()).decode("utf-8", "replace"),
+        k=k,
     )
+
+
+def _metadata_k(path: str | os.PathLike, raw: bytes) -> int | None:
+    """The start k a file's ``lassm.k`` metadata records: empty (none), or a whole number of bases,
+    1 or more; anything else is refused naming the field (it was ``int()``'s traceback)."""
+    text = raw.decode("utf-8", "replace").strip()
+    if not text:
+        return None
+    if not (text.isascii() and text.isdigit()) or int(text) < 1 or len(text) > 9:
+        raise InputError(str(path), None, "lassm.k", f"{text[:40]!r} is no start k (a whole number of bases, 1 or more)")
+    return int(text)

@@ -61,6 +61,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from ...atomic import atomic_open
+from ...compressed import open_text
 from ...errors import InputError, LassmError
 from ...paths import REPO
 from .real_genomes.contigs import canonical_contigs, contigs_at
@@ -68,7 +69,7 @@ from .real_genomes.external_tools import check_tools, dpkg_version, run_tool, to
 from .real_genomes.merging import MIN_MERGE_OVERLAP, merge_reads
 from .real_genomes.presets import DEFAULT_KS, INSERT_MEAN, INSERT_SD, PRESETS, READ_LEN, Preset
 from .real_genomes.selection import make_dataset
-from .real_genomes.sequence_files import open_text, read_fasta, read_fastq, windowed, write_fastq
+from .real_genomes.sequence_files import read_fasta, read_fastq, windowed, write_fastq
 
 #: ART's HiSeq 2500 profile.
 ART_PROFILE = "HS25"
@@ -79,8 +80,12 @@ MEGAHIT_OPTIONS = ("--min-count", "2", "--keep-tmp-files", "-t", str(THREADS))
 
 
 def _genomes_of(genomes: list[Path] | list[str] | str) -> tuple[str, list[tuple[str, Path]], Preset | None]:
-    """(label, [(name, fasta)], preset) of a preset name or a list of FASTA files."""
-    if isinstance(genomes, str) and not os.path.exists(genomes):
+    """(label, [(name, fasta)], preset) of a preset name or a list of FASTA files.
+
+    A string is a preset's name, never a path: a file or folder of that name in the working
+    folder is not read in its place (FASTA files come as a list, or as a :class:`~pathlib.Path`).
+    """
+    if isinstance(genomes, str):
         if genomes not in PRESETS:
             raise LassmError(f"unknown preset {genomes!r}; choose one of {', '.join(PRESETS)} or pass FASTA files")
         preset = PRESETS[genomes]
@@ -90,7 +95,7 @@ def _genomes_of(genomes: list[Path] | list[str] | str) -> tuple[str, list[tuple[
             raise LassmError(f"preset {genomes!r} needs {', '.join(g.path for g in missing)}; "
                              f"install with `apt-get install {pkgs}` (Debian)")
         return genomes, [(g.name, Path(g.path)) for g in preset.genomes], preset
-    files = [Path(genomes)] if isinstance(genomes, (str, os.PathLike)) else [Path(g) for g in genomes]
+    files = [Path(genomes)] if isinstance(genomes, os.PathLike) else [Path(g) for g in genomes]
     if not files:
         raise LassmError("no genomes given")
     for f in files:
@@ -140,8 +145,8 @@ def build(genomes: list[Path] | str, k_list: Iterable[int] = DEFAULT_KS, seed: i
         raise LassmError(f"k list {ks}: every k must be odd and in 21..121 (the kernel's range)")
     # The arguments are checked before the machine: a wrong argument is named the same way
     # whether or not the tools and genome packages are installed here.
-    preset = PRESETS.get(genomes) if isinstance(genomes, str) and not os.path.exists(genomes) else None
-    if isinstance(genomes, str) and not os.path.exists(genomes) and preset is None:
+    preset = PRESETS.get(genomes) if isinstance(genomes, str) else None
+    if isinstance(genomes, str) and preset is None:
         raise LassmError(f"unknown preset {genomes!r}; choose one of {', '.join(PRESETS)} or pass FASTA files")
     ins_mean = int(insert_mean if insert_mean is not None else (preset.insert_mean if preset else INSERT_MEAN))
     ins_sd = int(insert_sd if insert_sd is not None else (preset.insert_sd if preset else INSERT_SD))

@@ -20,7 +20,6 @@ time, never the whole set:
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
@@ -31,8 +30,10 @@ from typing import Iterator, Sequence, Union
 import numpy as np
 
 from ...atomic import atomic_folder, atomic_open, atomic_path, refuse_foreign_folder
+from ...readback import matches, sha256
 from ...errors import LassmError
 from .dataset import Dataset, Reads
+from .shard_manifest import check_manifest
 
 #: Contigs per parquet row group and per streamed block: pyarrow's default largest row group,
 #: so that a streamed file has the row groups, and so the bytes, of one written whole.
@@ -298,13 +299,13 @@ def _write_shards(name: str, src: Source, start_k: int | None, folder: Path, sha
     with atomic_open(folder / WEIGHTS, "wb") as fh:
         np.save(fh, weights, allow_pickle=False)
     saved = {"file": WEIGHTS, "dtype": str(weights.dtype), "bytes": (folder / WEIGHTS).stat().st_size,
-             "sha256": _sha256(folder / WEIGHTS)}
+             "sha256": sha256(folder / WEIGHTS)}
     parts = []
     for number, (a, b) in enumerate(range_bounds(weights, shards)):
         path = folder / part_file(number)
         figures = _write_parquet(src, a, b, path, rows)
         parts.append({"file": path.name, "start": a, "stop": b, "work": float(weights[a:b].sum()),
-                      "sha256": _sha256(path), **figures})
+                      "sha256": sha256(path), **figures})
     manifest = {"format": MANIFEST_FORMAT, "name": name, "k": start_k, "contigs": int(src.n_contigs),
                 "reads": sum(p["reads"] for p in parts), "row_group": rows, "shards": parts, "weights": saved,
                 "seconds": time.perf_counter() - t0}
@@ -313,35 +314,31 @@ def _write_shards(name: str, src: Source, start_k: int | None, folder: Path, sha
     return manifest
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 22), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def is_shard_folder(path: str | os.PathLike) -> bool:
     """Whether ``path`` is a folder :func:`write_shards` finished."""
     return (Path(path) / MANIFEST).is_file()
 
 
 def manifest(folder: str | os.PathLike) -> dict:
-    """A shard folder's manifest (refused when it is missing or of another format)."""
+    """A shard folder's manifest (refused when it is missing, of another format, or of another
+    form: :func:`.shard_manifest.check_manifest`)."""
     path = Path(folder) / MANIFEST
     try:
         doc = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
         raise LassmError(f"{folder}: not a finished shard folder (no readable {MANIFEST}: {exc})") from None
-    if doc.get("format") != MANIFEST_FORMAT:
-        raise LassmError(f"{path}: format {doc.get('format')!r}, this lassm reads {MANIFEST_FORMAT}")
-    return doc
+    if not isinstance(doc, dict) or doc.get("format") != MANIFEST_FORMAT:
+        found = doc.get("format") if isinstance(doc, dict) else doc
+        raise LassmError(f"{path}: format {found!r}, this lassm reads {MANIFEST_FORMAT}")
+    return check_manifest(path, doc)
 
 
 def listed_part(folder: str | os.PathLike, part: dict) -> Path:
-    """The file of ``part`` (an entry of the manifest's ``shards``), refused where it is missing
-    or its size is not the one recorded: a part deleted or replaced since the folder was written
-    would otherwise be read as it is (or blamed for what it holds, a contig id twice)."""
+    """The file of ``part`` (an entry of the manifest's ``shards``, or its ``weights``), refused
+    where it is missing, or its size or SHA-256 is not the one recorded: a part deleted, replaced
+    or changed by a byte since the folder was written would otherwise be read as it is, and a
+    changed byte that still parses gives other contigs that look right. The digest is taken once
+    per process and file (:func:`lassm.readback.matches`), before the file is first read."""
     path = Path(folder) / part["file"]
     try:
         size = path.stat().st_size
@@ -351,16 +348,10 @@ def listed_part(folder: str | os.PathLike, part: dict) -> Path:
     if "bytes" in part and size != int(part["bytes"]):
         raise LassmError(f"{path}: {size:,} bytes, where {MANIFEST} records {int(part['bytes']):,}: changed since "
                          f"{SHARD_MAKER} wrote it (write the folder again)")
-    return path
-
-
-def refuse_changed(folder: str | os.PathLike, part: dict) -> None:
-    """Refuses a part whose SHA-256 is not the manifest's: asked once reading it failed, so the
-    line names a part changed since it was written rather than what the change made it hold."""
-    path = Path(folder) / part["file"]
-    if part.get("sha256") and path.is_file() and _sha256(path) != part["sha256"]:
+    if part.get("sha256") and not matches(path, str(part["sha256"])):
         raise LassmError(f"{path}: its SHA-256 is not the one {MANIFEST} records: changed since {SHARD_MAKER} "
                          "wrote it (write the folder again)")
+    return path
 
 
 def within_files(folder: str | os.PathLike, ranges: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -418,15 +409,11 @@ def read_range(folder: str | os.PathLike, a: int, b: int) -> Dataset:
         if lo >= hi:
             continue
         path = listed_part(folder, part)
-        try:
-            with pq.ParquetFile(path, memory_map=True) as pf:
-                starts = np.cumsum([0] + [pf.metadata.row_group(g).num_rows for g in range(pf.num_row_groups)])
-                groups = [g for g in range(pf.num_row_groups)
-                          if starts[g] < hi - part["start"] and starts[g + 1] > lo - part["start"]]
-                ds = table_dataset(pf.read_row_groups(groups), str(path))
-        except (LassmError, OSError, ValueError):  # a fault of the file: first, whether it is the one written
-            refuse_changed(folder, part)
-            raise
+        with pq.ParquetFile(path, memory_map=True) as pf:
+            starts = np.cumsum([0] + [pf.metadata.row_group(g).num_rows for g in range(pf.num_row_groups)])
+            groups = [g for g in range(pf.num_row_groups)
+                      if starts[g] < hi - part["start"] and starts[g + 1] > lo - part["start"]]
+            ds = table_dataset(pf.read_row_groups(groups), str(path))
         first = part["start"] + int(starts[groups[0]])
         pieces.append(ds.slice(lo - first, hi - first))
     if len(pieces) == 1:  # a range within one file (a worker's own, as planned): its views, not a copy
@@ -450,19 +437,21 @@ class ShardFolder:
     k: int | None
     n_contigs: int
     weights_file: str | None = None
+    weights_sha256: str | None = None
 
     @classmethod
     def open(cls, path: str | os.PathLike) -> "ShardFolder":
         """The folder at ``path``, from its manifest (refused as :func:`manifest` refuses it)."""
         doc = manifest(path)
         saved = doc.get("weights")
-        return cls(str(path), doc["name"], doc["k"], int(doc["contigs"]), saved["file"] if saved else None)
+        return cls(str(path), doc["name"], doc.get("k"), int(doc["contigs"]), saved["file"] if saved else None,
+                   saved.get("sha256") if saved else None)
 
     def weights(self) -> np.ndarray | None:
         """Each contig's planning weight (:func:`contig_weights`), memory-mapped; None without them."""
         if self.weights_file is None:
             return None
-        path = Path(self.path) / self.weights_file
+        path = listed_part(self.path, {"file": self.weights_file, "sha256": self.weights_sha256})
         try:
             weights = np.load(path, mmap_mode="r", allow_pickle=False)
         except (OSError, ValueError) as exc:
@@ -478,5 +467,5 @@ class ShardFolder:
 
 __all__ = ["MANIFEST", "ROW_GROUP", "SHARD_MAKER", "SHARD_ROW_GROUP", "WEIGHTS", "Replicas", "ShardFolder",
            "check_name", "concat", "contig_weights", "is_shard_folder", "least_bytes", "listed_part", "manifest",
-           "part_file", "range_bounds", "read_range", "refuse_changed", "source", "within_files", "write",
+           "part_file", "range_bounds", "read_range", "source", "within_files", "write",
            "write_shards"]

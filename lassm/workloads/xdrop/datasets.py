@@ -22,12 +22,11 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ... import paths
+from ... import paths, settings
 from ...errors import LassmError
 from .pairs import Pairs
 
@@ -173,11 +172,7 @@ def n_pairs(name: str) -> int:
 def cache_dir() -> Path:
     """Where built sets are kept: ``LASSM_XDROP_DATA``, else ``LASSM_CACHE/xdrop-datasets``, else
     ``$XDG_CACHE_HOME/lassm/xdrop-datasets`` (``~/.cache`` by default)."""
-    if os.environ.get("LASSM_XDROP_DATA"):
-        return Path(os.environ["LASSM_XDROP_DATA"])
-    root = os.environ.get("LASSM_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "lassm")
-    return Path(root) / "xdrop-datasets"
+    return settings.value("LASSM_XDROP_DATA") or paths.cache_dir() / "xdrop-datasets"
 
 
 def cache_key(s: Spec) -> str:

@@ -14,15 +14,13 @@ drawn with the same seed, so the same genome, options and seed give the same pai
 """
 from __future__ import annotations
 
-import bz2
-import gzip
-import lzma
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
+from ...compressed import DECODE_ERRORS, open_text
 from ...errors import InputError, LassmError
 from .config import DEFAULT_SEED_LENGTH
 from .pairs import Pairs
@@ -120,11 +118,10 @@ def revcomp(seq: bytes) -> bytes:
 def read_genome(path: Path) -> list[tuple[str, bytes]]:
     """``(header, sequence)`` of every record of a FASTA file (plain, ``.gz``, ``.xz``, ``.bz2``),
     upper case, every byte but A, C, G, T turned to N (the bases a pair may hold)."""
-    opener = {".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}.get(path.suffix, open)
     records: list[tuple[str, bytes]] = []
     name, parts = None, []
     try:
-        with opener(path, "rt") as fh:
+        with open_text(path) as fh:
             for line in fh:
                 line = line.strip()
                 if line.startswith(">"):
@@ -133,7 +130,7 @@ def read_genome(path: Path) -> list[tuple[str, bytes]]:
                     name, parts = line[1:], []
                 elif line:
                     parts.append(line)
-    except (OSError, EOFError, UnicodeDecodeError, lzma.LZMAError) as exc:
+    except DECODE_ERRORS as exc:
         raise InputError(str(path), None, "file", f"not a readable FASTA file ({exc})") from None
     if name is not None:
         records.append((name, "".join(parts).upper().encode().translate(_TO_N)))

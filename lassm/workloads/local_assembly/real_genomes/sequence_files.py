@@ -4,12 +4,10 @@ and the reverse complement.
 """
 from __future__ import annotations
 
-import bz2
-import gzip
-import lzma
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from ....compressed import DECODE_ERRORS, open_text
 from ....errors import InputError, LassmError
 
 _RC = bytes.maketrans(b"ACGTNacgtn", b"TGCANtgcan")
@@ -21,15 +19,6 @@ _IUPAC = bytes.maketrans(b"RYKMSWBDHVU", b"ACGACACAAAT")
 def revcomp(seq: bytes) -> bytes:
     """Reverse complement of a base string (N stays N)."""
     return seq.translate(_RC)[::-1]
-
-
-def open_text(path: Path):
-    """A text handle on a plain, ``.gz``, ``.xz`` or ``.bz2`` file (Debian ships all three)."""
-    name = str(path)
-    for suffix, opener in ((".gz", gzip.open), (".xz", lzma.open), (".bz2", bz2.open)):
-        if name.endswith(suffix):
-            return opener(path, "rt")
-    return open(path, "r")
 
 
 def read_fasta(path: Path) -> Iterator[tuple[str, bytes]]:
@@ -49,7 +38,7 @@ def read_fasta(path: Path) -> Iterator[tuple[str, bytes]]:
                     name, parts = line[1:], []
                 elif line:
                     parts.append(line)
-    except (OSError, EOFError, UnicodeDecodeError, lzma.LZMAError) as exc:
+    except DECODE_ERRORS as exc:
         raise InputError(str(path), None, "file", f"not a readable FASTA file ({exc})") from None
     if name is not None:
         yield name, "".join(parts).upper().encode().translate(_IUPAC)

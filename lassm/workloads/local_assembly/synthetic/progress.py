@@ -9,7 +9,8 @@ T = TypeVar("T")
 
 
 class Steps:
-    """A rich progress bar over the generator's stages, or nothing (rich absent / not wanted)."""
+    """A rich progress bar over the generator's stages, on standard error, or nothing (rich absent /
+    not wanted)."""
 
     def __init__(self, enabled: bool, total: int, label: str) -> None:
         self._bar = None
@@ -17,12 +18,15 @@ class Steps:
         if not enabled:
             return
         try:
+            from rich.console import Console
             from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
         except ImportError:
             return
+        # On standard error: standard output is what a user pipes (a bar there met a closed pipe
+        # and ended the command with exit 1 and nothing said).
         self._bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
                              TextColumn("{task.completed}/{task.total}"), TextColumn("{task.fields[stage]}"),
-                             TimeElapsedColumn(), transient=False)
+                             TimeElapsedColumn(), transient=False, console=Console(stderr=True))
         self._task = self._bar.add_task(label, total=total, stage="")
 
     @contextlib.contextmanager
