@@ -207,3 +207,19 @@ def test_the_fingerprint_names_no_host_or_user() -> None:
     for name in {socket.gethostname(), getpass.getuser()}:
         assert len(name) < 4 or name not in text  # a name of a few letters may be part of a model's
     assert len(host.host_id()) == 16 and facts["cpus"] >= 1
+
+
+def test_a_failed_runs_new_folder_with_only_its_host_goes(results: Path) -> None:
+    """A failed run's new folder holding its host's fingerprint and an account of failures is no
+    machine of the study: it goes, as one holding only the account does."""
+    from lassm.runs.account import append_entry
+    from lassm.runs.folders import dropped_unless_done
+
+    with dropped_unless_done():
+        append_entry(results / "fresh" / "campaign.json", {"rows": [{"status": "failed: no disk"}]})
+        assert (results / "fresh" / host.HOST_FILE).is_file()
+    assert not (results / "fresh").exists()
+    with dropped_unless_done() as done:  # a run that measured keeps it
+        append_entry(results / "kept" / "campaign.json", {"rows": []})
+        done["ok"] = True
+    assert (results / "kept" / host.HOST_FILE).is_file()
