@@ -51,8 +51,13 @@ def summary_problem(summary: object) -> str | None:
 
 
 def _table_problem(path: Path, columns: tuple[str, ...], rows: int | None) -> str | None:
-    """What is wrong with a Parquet table of the record, or None."""
-    import pyarrow.parquet as pq
+    """What is wrong with a Parquet table of the record, or None (also where pyarrow is absent, a
+    bare GPU node: its records hold TSV tables, which :func:`lassm.runs.records.normalize_records`
+    turns into Parquet where pyarrow is)."""
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        return None
 
     try:
         table = pq.read_table(path)
