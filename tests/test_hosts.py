@@ -150,8 +150,10 @@ def _no_ends(record: Path) -> None:
     (record / "ends.parquet").unlink()
 
 
-DAMAGE = {"cut in half": (_cut_summary, "does not read"), "empty object": (_damage_summary("{}"), "lacks"),
-          "a list": (_damage_summary("[]"), "not a record"),
+DAMAGE = {"cut in half": (_cut_summary, "not a whole run record in summary.json"),
+          "empty object": (_damage_summary("{}"), "lacks"),
+          "a list": (_damage_summary("[]"), "not a run record in summary.json (a JSON list"),
+          "not UTF-8": (lambda record: (record / "summary.json").write_bytes(b"\xff\xfe{}"), "not a whole run record"),
           "time as text": (_time("fast"), "not a time"), "negative time": (_time(-1.0), "not a time"),
           "garbage ends": (_garbage_ends, "ends.parquet does not read"),
           "no ends": (_no_ends, "no ends.parquet")}

@@ -27,6 +27,7 @@ from pathlib import Path
 from .. import paths
 from ..atomic import atomic_open, locked
 from ..errors import LassmError
+from ..readback import json_object
 from .devices import cpu_model
 
 #: The file of a machine folder that names the host writing it.
@@ -137,10 +138,10 @@ def owner(folder: str | os.PathLike) -> Owner:
     path = folder / HOST_FILE
     if path.is_file():
         try:
-            host = json.loads(path.read_text())
-        except (OSError, ValueError) as exc:
+            host = json_object(path, "host's fingerprint")
+        except (OSError, LassmError) as exc:
             return Owner("damaged", None, f"{path} does not read ({exc})")
-        if not isinstance(host, dict) or not isinstance(host.get("id"), str) or not host["id"]:
+        if not isinstance(host.get("id"), str) or not host["id"]:
             return Owner("damaged", None, f"{path} names no host id")
         if host["id"] == host_id():
             return Owner("mine", host, f"{HOST_FILE} names this host ({host['id'][:SHORT]})")

@@ -8,9 +8,11 @@ thing wrong in one clause; a run measures such a point again and says so.
 """
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
+
+from ..errors import LassmError
+from ..readback import json_object
 
 from .host import SHORT, host_id
 from .records import SUMMARY_KEYS
@@ -89,9 +91,11 @@ def problem(folder: str | Path) -> str | None:
     if not path.is_file():
         return ABSENT
     try:
-        summary = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        return f"summary.json does not read ({type(exc).__name__})"
+        summary = json_object(path, "run record")
+    except OSError as exc:
+        return f"summary.json does not read ({exc.strerror})"
+    except LassmError as exc:  # not UTF-8, not JSON, cut short, or no object
+        return str(exc).removeprefix(f"{path}: ").replace("run record", "run record in summary.json", 1)
     found = summary_problem(summary)
     if found:
         return found
