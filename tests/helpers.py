@@ -281,3 +281,28 @@ def stand_in(folder, name: str, stdout: str, rc: int = 0):
     path.write_text(f"#!/bin/sh\n{body}exit {rc}\n")
     path.chmod(0o755)
     return path
+
+
+def whole_record(folder, dataset: str, k: int) -> None:
+    """A whole record of this host for the point at ``folder`` (``<results>/<machine>/<run-id>``),
+    its machine folder claimed for this host: ``lassm.runs.record_check`` finds nothing wrong with it,
+    so a run counts the point as done."""
+    import json
+    from pathlib import Path
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from lassm.runs.host import claim, fingerprint
+    from lassm.runs.record_check import ENDS_COLUMNS, problem
+    from lassm.runs.records import SUMMARY_KEYS
+
+    folder = Path(folder)
+    claim(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    summary = {key: "x" for key in SUMMARY_KEYS}
+    summary.update(backend="cpu", dataset=dataset, k=k, contig_ends=2, hash_insertions=1, kernel_seconds=1.0,
+                   wall_seconds=1.0, matches_cpu=True, host=fingerprint())
+    (folder / "summary.json").write_text(json.dumps(summary))
+    pq.write_table(pa.table({c: [0] for c in ENDS_COLUMNS}), folder / "ends.parquet")
+    assert problem(folder) is None

@@ -24,6 +24,8 @@ from lassm.campaign.run import CAMPAIGN_FILE, CAMPAIGN_KEYS, ROW_KEYS
 from lassm.campaign.runs_account import RUNS_FILE
 from lassm.cli import main
 from lassm.runs.account import read_entries
+from lassm.runs.host import HOST_FILE, host_id
+from lassm.runs.records import default_machine
 from lassm.workloads.local_assembly import datasets
 
 MACHINE = "box"
@@ -161,8 +163,11 @@ def test_dry_run_prints_the_plan_and_runs_nothing(results: Path, capsys: pytest.
                  "--repeats", "2"]) == 0
     out = capsys.readouterr().out
     assert "sample-k21, gen-k21-s0.02" in out and "1 warm-up + 2 timed runs" in out
-    assert out.strip().splitlines()[-2] == "2 points"  # then its estimated time (tests/test_estimate.py)
-    assert out.strip().splitlines()[-1].startswith("estimate  ")
+    assert out.strip().splitlines()[-3] == "2 points"  # then its estimated time (tests/test_estimate.py)
+    assert out.strip().splitlines()[-2].startswith("estimate  ")
+    # then the folder it writes, and why it starts fresh there
+    assert out.strip().splitlines()[-1] == (f"== records of this host ({host_id()[:8]}): {results / default_machine()}/ "
+                                            f"starts fresh: nothing is recorded there yet")
     assert not results.exists()
 
 
@@ -173,7 +178,7 @@ def test_tiny_campaign_records_repeats_and_its_account(results: Path, capsys: py
     err = capsys.readouterr().err
     assert "lacks:" in err and "counters: " in err
     folder = results / MACHINE
-    assert {p.name for p in folder.iterdir()} == POINTS | {CAMPAIGN_FILE, RUNS_FILE}
+    assert {p.name for p in folder.iterdir()} == POINTS | {CAMPAIGN_FILE, RUNS_FILE, HOST_FILE}
     for run_id in POINTS:
         s = _summary(results, run_id)
         assert s["repeats"] == 3 and s["warmup"] == 1 and len(s["kernel_seconds_runs"]) == 3
@@ -321,7 +326,7 @@ def test_a_killed_campaign_loses_nothing_and_a_rerun_completes_it(tmp_path: Path
     res = _lassm(RUN, results, kill_at, nth)
     assert res.returncode == -signal.SIGKILL, res.stderr
     folder = results / MACHINE
-    assert {p.name for p in folder.iterdir() if not p.name.startswith(".")} == recorded
+    assert {p.name for p in folder.iterdir() if not p.name.startswith(".")} == recorded | {HOST_FILE}
     assert not (folder / CAMPAIGN_FILE).exists()
     created = {rid: json.loads((folder / rid / "summary.json").read_text())["created"] for rid in recorded}
     res = _lassm(RUN, results)

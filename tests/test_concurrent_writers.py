@@ -22,6 +22,7 @@ import pytest
 from lassm import paths
 from lassm.runs import account, tables
 from lassm.runs.account import SKIPPED
+from lassm.runs.host import HOST_FILE
 
 #: Writes one record ``n`` times (``replace``, as ``--force`` does) once every writer is ready;
 #: argv[5] == "0" drops the record's lock. The rename into place is slowed by a millisecond, as
@@ -147,7 +148,7 @@ def test_a_killed_writers_lock_file_goes_with_the_next_run(tmp_path: Path, monke
     (tmp_path / "m" / f".{RUN_ID}.lock").touch()
     rows = sweep.main_job(machine="m", points=only, progress=False)
     assert [r["status"] for r in rows] == [SKIPPED]
-    assert sorted(p.name for p in (tmp_path / "m").iterdir()) == [RUN_ID]
+    assert sorted(p.name for p in (tmp_path / "m").iterdir()) == sorted([RUN_ID, HOST_FILE])
 
 
 #: Adds 15 rows of its own to one table (``tables.upsert``), once every writer is ready.
@@ -199,5 +200,5 @@ def test_two_campaigns_on_one_folder_both_finish_and_keep_their_accounts(tmp_pat
         assert hidden == []
         assert {"sample-k21__k21__cpu__none", "sample-k21x2__k21__cpu__none"} <= set(visible)
         for name in visible:
-            if name != "campaign.json":
+            if name not in ("campaign.json", HOST_FILE):
                 assert json.loads((results / "shared" / name / "summary.json").read_text())["run_id"] == name

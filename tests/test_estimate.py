@@ -15,6 +15,9 @@ from lassm.campaign.plan import Plan
 from lassm.campaign.whole import part
 from lassm.campaign.xdrop_plan import XdropPlan
 from lassm.cli import main
+from lassm.runs.host import host_id
+
+from .helpers import whole_record
 
 
 @pytest.fixture
@@ -119,12 +122,13 @@ def test_points_already_recorded_are_not_counted(results: Path) -> None:
 
     assert work() == Work(2, 2, 6.0)
     record = results / "box" / "sample-k21__k21__cpu__none"
-    record.mkdir(parents=True)
-    (record / "summary.json").write_text("{}")
+    whole_record(record, "sample-k21", 21)
     assert work() == Work(1, 2, 3.0)
     assert work(force=True) == Work(2, 2, 6.0)  # --force measures it again
-    (record.parent / "sample-k77__k77__cpu__none").mkdir()
-    (record.parent / "sample-k77__k77__cpu__none" / "summary.json").write_text("{}")
+    (record / "summary.json").write_text("{}")  # a damaged record is measured again
+    assert work() == Work(2, 2, 6.0)
+    whole_record(record, "sample-k21", 21)
+    whole_record(record.parent / "sample-k77__k77__cpu__none", "sample-k77", 77)
     done = estimate.estimate_part("local-assembly", plan, target="box", device_name="box", kind="cpu",
                                   machine="box", roots=[results])
     assert done.seconds == 0.0 and done.line().startswith("estimate  nothing to measure: 2 of 2 points recorded")
@@ -143,6 +147,9 @@ def test_the_total_adds_the_parts_and_names_those_without_an_estimate() -> None:
 # --- the command --------------------------------------------------------------------------------
 
 def test_dry_run_prints_each_parts_estimate_and_the_total(results: Path, capsys: pytest.CaptureFixture) -> None:
+    from lassm.runs.host import claim
+
+    claim(results / "box" / "campaign.json")  # this host's folder: the run resumes there
     _account(results / "box", "campaign.json", _local_entry(8.0, ["ok", "ok", "ok", "ok"]))  # 2 s a run
     _account(results / "box", "xdrop/campaign.json",
              {"seconds": 10.0, "plan": {"sizes": {"xdrop-short-5": 5}},
@@ -154,15 +161,16 @@ def test_dry_run_prints_each_parts_estimate_and_the_total(results: Path, capsys:
     assert "1 points\nestimate  about 2 s for 1 of 1 points, at the pace of this machine's account" in out
     assert "box/campaign.json (8 s over 1 run that measured)" in out
     assert "estimate  about 5 s for 1 of 1 points" in out and "box/xdrop/campaign.json" in out
-    assert out.rstrip().endswith("== estimated total: about 7 s (local assembly 2 s, X-drop 5 s)")
+    assert "\n== estimated total: about 7 s (local assembly 2 s, X-drop 5 s)\n== records of this host" in out
+    assert out.rstrip().splitlines()[-1].endswith(f"{results / 'box'}/ resumes: host.json names this host ({host_id()[:8]})")
     _account(results / "box", "runs.json", {"seconds": 754.0, "created": "2026-11-29T00:00:00+00:00",
                                             "parts": {"local-assembly": {"seconds": 700.0, "measured": 4, "skipped": 0}}})
     assert main(argv) == 0
-    assert capsys.readouterr().out.rstrip().endswith(
+    assert capsys.readouterr().out.rstrip().splitlines()[-2].endswith(
         "   a whole run from scratch took 12 min 34 s here (" + str(results / "box" / "runs.json") + ", 2026-11-29)")
     assert main(["run", "--kernel", "local-assembly", "--dry-run", "--machine", "box", "--backends", "cpu",
                  "--datasets", "sample-k21", "--repeats", "1", "--warmup", "0"]) == 0
-    assert capsys.readouterr().out.rstrip().splitlines()[-1].startswith("estimate  about 2 s for 1 of 1 points")
+    assert capsys.readouterr().out.rstrip().splitlines()[-2].startswith("estimate  about 2 s for 1 of 1 points")
 
 
 def test_dry_run_says_plainly_when_nothing_prices_a_part(results: Path, monkeypatch: pytest.MonkeyPatch,
@@ -171,5 +179,6 @@ def test_dry_run_says_plainly_when_nothing_prices_a_part(results: Path, monkeypa
     assert main(["run", "--kernel", "local-assembly", "--dry-run", "--machine", "cpu-nowhere", "--backends", "cpu",
                  "--datasets", "sample-k21"]) == 0
     out = capsys.readouterr().out
-    assert out.rstrip().endswith("estimate  none: neither cpu-nowhere's accounts nor another cpu device's measured "
-                                 "this part")
+    assert out.rstrip().splitlines()[-2] == ("estimate  none: neither cpu-nowhere's accounts nor another cpu device's "
+                                             "measured this part")
+    assert out.rstrip().splitlines()[-1].endswith("cpu-nowhere/ starts fresh: nothing is recorded there yet")

@@ -25,6 +25,7 @@ from lassm.runs import results
 from lassm.campaign import CAMPAIGN_FILE
 from lassm.campaign.runs_account import RUNS_FILE
 from lassm.errors import LassmError
+from lassm.runs.host import HOST_FILE
 from lassm.runs.records import SUMMARY_KEYS
 
 #: Runs ``lassm`` with ``MODULE.NAME`` replaced by a SIGKILL of the process itself.
@@ -60,8 +61,8 @@ def _lassm(args: list[str], root: Path, kill_at: str | None = None) -> subproces
     return subprocess.run(cmd, env=_env(root), capture_output=True, text=True, timeout=300)
 
 
-#: The folder's account files beside its record folders.
-ACCOUNTS = (CAMPAIGN_FILE, RUNS_FILE)
+#: The folder's account files and its host's fingerprint beside its record folders.
+ACCOUNTS = (CAMPAIGN_FILE, RUNS_FILE, HOST_FILE)
 
 
 def whole_records(machine_dir: Path, run_ids: set[str], clean: bool = False) -> set[str]:

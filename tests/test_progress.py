@@ -11,6 +11,8 @@ import pytest
 
 from lassm.runs import progress, sweep
 
+from .helpers import whole_record
+
 
 class Clock:
     """A clock the test moves by hand."""
@@ -85,9 +87,7 @@ def results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_the_sweep_says_its_points_on_standard_error_when_it_is_no_terminal(results: Path,
                                                                            capsys: pytest.CaptureFixture) -> None:
-    record = results / "box" / "sample-k21__k21__cpu__none"  # recorded: skipped, no kernel runs
-    record.mkdir(parents=True)
-    (record / "summary.json").write_text("{}")
+    whole_record(results / "box" / "sample-k21__k21__cpu__none", "sample-k21", 21)  # skipped, no kernel runs
     twice = sweep.Choice(backends=["cpu"], datasets=["sample-k21", "sample-k21"])
     rows = sweep.main_job(machine="box", points=twice, progress=True)
     assert [r["status"] for r in rows] == ["skipped (recorded)"] * 2

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 
 from . import machines as mach
-from . import machine_records, plots, xdrop
+from . import hosts, machine_records, plots, xdrop
 from .prose import count, faster_or_slower, note
 from .. import paths
 from ..analysis import paper
@@ -343,6 +343,8 @@ def facts(machine: str) -> dict[str, str]:
     out["mc_originals"] = _originals_fact(machine)
     out["mc_suite"] = _suite_fact(machine)
     out["mc_campaign"] = machine_records.campaign_fact(machine)
+    out["mc_whose"] = hosts.whose(machine)
+    out["mc_hosts"] = hosts.hosts_fact(machine)
     return out
 
 

@@ -40,10 +40,13 @@ DEVICE_PLACEHOLDER = "DEVICE"
 
 
 def chapter_titles(names: list[str]) -> dict[str, str]:
-    """Each folder's chapter title: its device's name as a reader knows it ("NVIDIA H200"), with
-    the folder added where two folders name the same device, so that no two chapters share a title."""
-    labels = {name: device_label(device(name)).replace("(R)", "").replace("(TM)", "") for name in names}
-    labels = {name: " ".join(label.split()) for name, label in labels.items()}
+    """Each folder's chapter title: its device's name as a reader knows it ("NVIDIA H200"), with a
+    second host's id ("NVIDIA H200, host 2fdb70f9", :mod:`lassm.runs.host`), and the folder added
+    where two folders still name the same device, so that no two chapters share a title."""
+    from ..runs.host import host_suffix
+
+    labels = {name: " ".join(device_label(device(name)).replace("(R)", "").replace("(TM)", "").split())
+              + (f", host {host_suffix(name)}" if host_suffix(name) else "") for name in names}
     seen = pd.Series(list(labels.values())).value_counts()
     return {name: (f"{label} ({name})" if seen[label] > 1 else label) for name, label in labels.items()}
 #: The campaign's account of a machine folder (:mod:`lassm.runs.account`).
@@ -133,7 +136,7 @@ def records(machine: str) -> pd.DataFrame:
         ``repeats`` (1 for a record without repeats), ``matches_oracle`` (the record's
         ``matches_cpu``; True for the oracle itself), ``cpu_seconds`` (a bench record's own
         oracle time, else NaN), ``shared_device`` (timed while another process held the device;
-        false for a record without the field, written before the device lock).
+        false for a record without the field, written before the device lock), ``created`` (ISO 8601).
 
     Raises
     ------
@@ -155,7 +158,7 @@ def records(machine: str) -> pd.DataFrame:
                      "repeats": int(rec.get("repeats") or len(runs) or 1),
                      "matches_oracle": bool(rec.get("matches_cpu", rec.get("backend") == ORACLE)),
                      "cpu_seconds": float(rec.get("cpu_seconds") or float("nan")),
-                     "shared_device": bool(rec.get("shared_device", False))})
+                     "shared_device": bool(rec.get("shared_device", False)), "created": str(rec.get("created") or "")})
     if not rows:
         raise LassmError(f"{paths.results_dir(machine)}: no run record of the study")
     return pd.DataFrame(rows)

@@ -229,14 +229,29 @@ def estimate_whole(plan, *, machine: str | None = None, force: bool = False,
 def dry_run(plan, *, machine: str | None = None, force: bool = False,
             roots: Sequence[Path] | None = None) -> tuple[dict[str, str], str]:
     """What ``lassm run --dry-run`` adds to the plan: each part's ``estimate`` line, and the total
-    (with how long a whole run from scratch took here, where ``runs.json`` says)."""
+    (with how long a whole run from scratch took here, where ``runs.json`` says), then each folder
+    the run writes, and whether it resumes there or starts fresh, and why
+    (:func:`lassm.runs.host.resume_line`)."""
     from .. import paths
 
     estimates = estimate_whole(plan, machine=machine, force=force, roots=roots)
     tail = [total_line(estimates, {p.key: p.label for p in plan.parts})]
     folder = next(iter(estimates.values())).folder if estimates else ""
     scratch = from_scratch_line(paths.results_dir(folder)) if folder else None
-    return {k: e.line() for k, e in estimates.items()}, "\n".join(tail + ([scratch] if scratch else []))
+    tail += [scratch] if scratch else []
+    tail += records_lines(plan, machine, [e.folder for e in estimates.values()])
+    return {k: e.line() for k, e in estimates.items()}, "\n".join(tail)
+
+
+def records_lines(plan, machine: str | None, folders: Sequence[str] = ()) -> list[str]:
+    """Each folder a run of ``plan`` writes (``folders``, and each local-assembly backend's), with
+    whether it resumes there or starts fresh, and why (:func:`lassm.runs.host.resume_line`)."""
+    from ..runs.folders import folder_of
+    from ..runs.host import resume_line
+
+    local = plan.of("local-assembly")
+    written = [*folders, *(folder_of(b, machine, local.targets, dry=True) for b in (local.backends if local else []))]
+    return [resume_line(name) for name in dict.fromkeys(written)]
 
 
 def total_line(estimates: dict[str, Estimate], labels: dict[str, str]) -> str:

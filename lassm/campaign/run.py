@@ -29,7 +29,7 @@ from .plan import CPU_SKIPS_REPLICATED, NO_GPU_PROTOCOLS, Plan, is_gpu, present_
 CAMPAIGN_FILE = PART_ACCOUNTS["local-assembly"]
 #: Keys of ``campaign.json`` (the machine chapters read them).
 CAMPAIGN_KEYS: tuple[str, ...] = ("machine", "device", "driver", "plan", "rows", "steps", "lacks", "git_sha",
-                                  "versions", "command", "created", "seconds")
+                                  "versions", "command", "created", "seconds", "host")
 #: Keys of each row of ``campaign.json``.
 ROW_KEYS: tuple[str, ...] = ("dataset", "k", "backend", "protocol", "status", "kernel_seconds", "matches_oracle",
                              "run_id", "shared_device")

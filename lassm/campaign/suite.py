@@ -16,11 +16,13 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Callable
 
+from .. import paths
 from ..runs.repeat_rule import describe as describe_repeats
 from ..runs import suite as rec
 from ..runs import tables
 from ..runs.account import PART_ACCOUNTS
 from ..runs.folders import folder_of
+from ..runs.host import check_mine, host_id
 from . import suite_counters
 from .outcome import PartOutcome, print_report
 from .part import Ask, How, LeftOut, Part, Where, Work
@@ -170,11 +172,12 @@ def references_started(kernels: list[str], size: str):
 
 
 def todo(plan: SuitePlan, folders: dict[str, str], sha: str, force: bool = False) -> list[tuple[str, str, str]]:
-    """The (kernel, backend, variant) a run measures: those without a row at ``sha`` and the plan's size
-    in their backend's folder (``folders``), all of them with ``force``."""
+    """The (kernel, backend, variant) a run measures: those without a row of this host at ``sha`` and
+    the plan's size in their backend's folder (``folders``), all of them with ``force``."""
     before = {f: tables.read_rows(rec.folder(f) / rec.TIMES_FILE, rec.COLUMNS) for f in set(folders.values())}
     return [(k, b, v) for k, b, v in plan.points()
-            if force or not tables.recorded(before[folders[b]], sha, kernel=k, backend=b, variant=v, size=plan.size)]
+            if force or not tables.recorded(before[folders[b]], sha, kernel=k, backend=b, variant=v, size=plan.size,
+                                            host=host_id())]
 
 
 def run_suite(plan: SuitePlan, *, machine: str | None = None, force: bool = False,
@@ -199,6 +202,8 @@ def _run_suite(plan: SuitePlan, bar, *, machine: str | None, force: bool, say: C
     sha = git_sha()
     command = command_line()
     folders = {b: folder_of(b, machine) for b in plan.backends}
+    for name in set(folders.values()):
+        check_mine(paths.results_dir(name))
     measured = todo(plan, folders, sha, force)
     shown = Step(bar, "suite", len(plan.points()))
 
@@ -228,7 +233,7 @@ def _run_suite(plan: SuitePlan, bar, *, machine: str | None, force: bool, say: C
             f"{', the reference computed beside the kernels before it' if kernel in refs else ''})")
         for backend, variant in chosen:
             row = {"machine": folders[backend], "kernel": kernel, "backend": backend, "variant": variant,
-                   "size": plan.size, "git_sha": sha, "command": command}
+                   "size": plan.size, "git_sha": sha, "command": command, "host": host_id()}
             try:
                 row.update(_measure(mod, backend, inp, variant, ref, plan))
             except suite.Refused as exc:
@@ -324,8 +329,6 @@ def write_ptx(plan: SuitePlan, folders: dict[str, str], arch: str | None = None)
 
 def _write_account(folder: str, plan: SuitePlan, out: SuiteOutcome, sha: str, command: str):
     from ..runs.account import append_part
-
-    from .. import paths
 
     return append_part(paths.results_dir(folder) / SuitePart.account, {"part": "suite", "machine": folder, "plan": plan.as_dict()},
                        out, sha, command, out.steps.get("suite", 0.0))

@@ -21,6 +21,7 @@ from ..errors import LassmError
 from ..runs import xdrop as rec
 from ..runs.account import PART_ACCOUNTS
 from ..runs.folders import run_folder
+from ..runs.host import check_mine, host_id
 from ..runs.records import command_line, cpu_model, git_sha
 from ..workloads.xdrop.config import Scoring
 from .outcome import PartOutcome, print_report
@@ -122,7 +123,7 @@ def run_group(plan: XdropPlan, pairs, dataset: str, xdrop: int, *, machine: str,
             "seconds": seconds, "wall_seconds": t.median_wall,
             "repeats": len(t.seconds), "cells": cells, "gcups": rec.gcups(cells, seconds) if cells else None,
             "matches_oracle": same, "git_sha": sha, "command": command, "checked_pairs": checked,
-            "layout": rec.layout_of(b, t.result.extra),
+            "layout": rec.layout_of(b, t.result.extra), "host": host_id(),
         })
         gc = rows[-1]["gcups"]
         say(f"{dataset} X={xdrop} {b}: {seconds:.4f} s" + (f", {gc:.2f} GCUPS" if gc else "")
@@ -131,11 +132,13 @@ def run_group(plan: XdropPlan, pairs, dataset: str, xdrop: int, *, machine: str,
 
 
 def groups_todo(plan: XdropPlan, rows: list[dict], sha: str, force: bool) -> dict[str, list[int]]:
-    """Per set, the X values whose group is not wholly recorded at ``sha`` (what a run measures)."""
+    """Per set, the X values whose group is not wholly recorded at ``sha`` by this host with a time
+    (what a run measures)."""
     label = ",".join(map(str, plan.scoring))
     todo: dict[str, list[int]] = {}
     for d, x in plan.groups():
-        done = all(rec.recorded(rows, sha, dataset=d, xdrop=x, backend=b, scoring=label)
+        done = all(rec.recorded(rows, sha, timed="seconds", dataset=d, xdrop=x, backend=b, scoring=label,
+                                host=host_id())
                    for b in plan.backends_for(d))
         if force or not done:
             todo.setdefault(d, []).append(x)
@@ -175,6 +178,7 @@ def _run_xdrop_campaign(plan: XdropPlan, bar, *, machine: str | None, force: boo
     command = command_line()
     sha = git_sha()
     name = run_folder(plan.backends, machine)
+    check_mine(paths.results_dir(name))
     out = XdropOutcome(machine=name)
     out.lacks = present_backends()[1] + list(plan.left_out)
     where = rec.folder(name)

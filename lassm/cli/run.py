@@ -150,11 +150,12 @@ def _run_local(args: argparse.Namespace) -> int:
             raise LassmError(f"--protocols {','.join(unbuilt)}: no backend of this run builds it (backends here: "
                              f"{', '.join(plan.backends)}{'' if gpus else '; the cpu backend has no protocol'})")
     if args.dry_run:
-        from ..campaign.estimate import dry_run
+        from ..campaign.estimate import dry_run, records_lines
         from ..campaign.whole import WholePlan
 
-        notes, _total = dry_run(WholePlan({"local-assembly": plan}), machine=args.machine, force=args.force)
-        print(f"{describe(plan)}\n{notes['local-assembly']}")
+        whole = WholePlan({"local-assembly": plan})
+        notes, _total = dry_run(whole, machine=args.machine, force=args.force)
+        print("\n".join([describe(plan), notes["local-assembly"], *records_lines(whole, args.machine)]))
         return 0
     _check_results(args, plan.backends)
     _check_cluster(args)

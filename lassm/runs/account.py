@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ..atomic import atomic_open, locked
 from ..errors import LassmError
+from . import host
 
 #: The key of the file's list of entries.
 ENTRIES = "entries"
@@ -79,7 +80,8 @@ def append_entry(path: str | os.PathLike, account: dict) -> Path:
     path : str or PathLike
         The ``campaign.json`` to extend; a file in the one-account format becomes its first entry.
     account : dict
-        What this run writes (``lassm.campaign.run.CAMPAIGN_KEYS`` for the local-assembly campaign).
+        What this run writes (``lassm.campaign.run.CAMPAIGN_KEYS`` for the local-assembly campaign);
+        ``host``, this host's fingerprint (:func:`lassm.runs.host.fingerprint`), is added.
 
     Returns
     -------
@@ -87,9 +89,10 @@ def append_entry(path: str | os.PathLike, account: dict) -> Path:
         ``path``.
     """
     path = Path(path)
+    host.claim(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with locked(path):
-        entries = read_entries(path) + [account]
+        entries = read_entries(path) + [{**account, "host": account.get("host") or host.fingerprint()}]
         with atomic_open(path) as fh:
             json.dump({ENTRIES: entries}, fh, indent=2, default=str)
             fh.write("\n")

@@ -410,6 +410,7 @@ def _point_task(point: tuple, job: PointJob) -> dict:
     from .account import SKIPPED
     from .records import AlreadyRecorded, RunOptions, clear_leftovers, machine_for_backend, run_id_for
     from .point import run_one
+    from .record_check import ABSENT, problem
 
     dname, k, bname, proto = point
     row: dict = {"dataset": dname, "k": k, "backend": bname, "protocol": proto, **_where()}
@@ -418,13 +419,17 @@ def _point_task(point: tuple, job: PointJob) -> dict:
         row["k"] = start_k
         mname = job.machine or machine_for_backend(bname)
         folder = Path(job.root) if job.root else Path(job.results_base) / mname
-        if not job.force and (folder / run_id_for(dname, start_k, bname, proto) / "summary.json").exists():
+        found = ABSENT if job.force else problem(folder / run_id_for(dname, start_k, bname, proto))
+        if found is None:
             row["status"] = SKIPPED
             clear_leftovers(folder, run_id_for(dname, start_k, bname, proto))
         else:
+            if found != ABSENT:  # a damaged record: measured again, and said so
+                row["note"] = f"{folder / run_id_for(dname, start_k, bname, proto)}: {found}; measured again"
             t0 = time.perf_counter()
             folder, summary = run_one(dname, start_k, bname, proto, mname, ds=ds,
-                                      run=RunOptions(command=job.command, root=folder, replace=job.force))
+                                      run=RunOptions(command=job.command, root=folder,
+                                                     replace=job.force or found != ABSENT))
             row.update(status="ok" if summary["matches_cpu"] is not False else "MISMATCH", folder=str(folder),
                        kernel_seconds=summary["kernel_seconds"], seconds=time.perf_counter() - t0,
                        shared_device=bool(summary.get("shared_device", False)))
@@ -463,4 +468,6 @@ def run_points(client: Any, points: Sequence[tuple], machine: str | None = None,
             on_row(row)
         if row.get("traceback"):
             print(row.pop("traceback"), file=sys.stderr, flush=True)
+        if row.get("note"):
+            print(row.pop("note"), file=sys.stderr, flush=True)
     return [r for r in rows if r is not None]

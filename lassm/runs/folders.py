@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from .. import paths
+from .host import HOST_FILE, place
 from .records import default_machine, machine_for_backend
 
 
@@ -37,7 +38,8 @@ def folder_of(backend: str, machine: str | None = None, targets: dict[str, dict]
     Returns
     -------
     str
-        The folder's name: the device's, else the CPU's (``LASSM_MACHINE`` where set).
+        The folder's name: this host's folder of the device, else of the CPU (``LASSM_MACHINE``
+        where set; :func:`lassm.runs.host.place`).
     """
     if machine:
         return paths.machine_slug(machine)
@@ -49,11 +51,11 @@ def folder_of(backend: str, machine: str | None = None, targets: dict[str, dict]
         if dry and backend == "cuda" and not paths.env_machine():
             from ..backends import cudadrv
 
-            return paths.slug(cudadrv.context().facts.name)
+            return place(paths.slug(cudadrv.context().facts.name))
         return machine_for_backend(backend)
     except Exception:  # noqa: BLE001  a backend that cannot name its device: the plan's target, else the CPU's
         target = (targets or {}).get(backend)
-        return paths.slug(target["device"]) if target else default_machine()
+        return place(paths.slug(target["device"])) if target else default_machine()
 
 
 def run_folder(backends: Iterable[str], machine: str | None = None, targets: dict[str, dict] | None = None,
@@ -87,12 +89,13 @@ __all__ = ["folder_of", "machine_folders", "run_folder"]
 
 
 def _holds_no_measure(folder: Path) -> bool:
-    """Whether ``folder`` holds nothing but accounts (their rows of failures), locks and temporaries."""
+    """Whether ``folder`` holds nothing but accounts (their rows of failures), its host's fingerprint
+    (:data:`lassm.runs.host.HOST_FILE`), locks and temporaries."""
     from .account import ACCOUNTS
 
     for path in folder.rglob("*"):
         rel = path.relative_to(folder).as_posix()
-        if path.is_dir() or rel in ACCOUNTS or path.name.startswith("."):
+        if path.is_dir() or rel in ACCOUNTS or rel == HOST_FILE or path.name.startswith("."):
             continue
         return False
     return True

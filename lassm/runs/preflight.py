@@ -16,6 +16,7 @@ from .. import settings
 from .. import paths
 from ..errors import LassmError
 from .account import ACCOUNTS, read_entries
+from .host import check_mine
 
 #: The folders a run writes into below the machine's folder (records, counters, parts): a file by
 #: one of these names failed the run at its first write there, after the points before it.
@@ -71,7 +72,7 @@ def check_root() -> Path:
 def check_results(machines: Iterable[str], accounts: bool = True) -> None:
     """Raises one :class:`LassmError` where a run into ``machines``' folders could not record:
     the results root, a machine folder or one of its :data:`SUBFOLDERS` that is not a folder, a
-    folder that cannot be written, an account that cannot be read (where ``accounts``: a bench
+    folder that cannot be written, another host's folder (:func:`lassm.runs.host.owner`), an account that cannot be read (where ``accounts``: a bench
     writes records and no account). Called before the first point is measured, so a refused run
     measures nothing and writes nothing."""
     check_root()
@@ -82,6 +83,7 @@ def check_results(machines: Iterable[str], accounts: bool = True) -> None:
             _check_folder(folder / sub, f"the machine {name!r} records its {sub}")
         for account in ACCOUNTS if accounts else ():
             _check_account(folder / account)
+        check_mine(folder)
 
 
 def _check_account(path: Path) -> None:

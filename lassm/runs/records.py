@@ -31,6 +31,8 @@ from .. import settings
 from ..version import __version__
 from .. import paths
 from .devices import cpu_model, device_kind
+from . import host
+from .host import claim, place
 from ..atomic import atomic_path, locked, publish, remove_stale, temp_prefix
 from ..workloads.local_assembly.config import Params
 from ..workloads.local_assembly.dataset import Dataset
@@ -101,11 +103,12 @@ def versions() -> dict:
 
 
 def default_machine(ext: Extension | None = None) -> str:
-    """``LASSM_MACHINE`` if set, else the GPU's name for GPU runs, else the CPU model."""
+    """``LASSM_MACHINE`` if set, else this host's folder (:func:`lassm.runs.host.place`) of the GPU's
+    name for GPU runs, else of the CPU model."""
     if (name := paths.env_machine()):
         return name
     device = (ext.right.extra.get("device") if ext is not None else None) or ""
-    return slug(device) if device else slug("cpu " + cpu_model())
+    return place(slug(device) if device else slug("cpu " + cpu_model()))
 
 
 def machine_for_backend(backend: str) -> str:
@@ -118,7 +121,7 @@ def machine_for_backend(backend: str) -> str:
     if getattr(mod, "device_kind", lambda: "gpu")() == "cpu":  # e.g. SYCL on the OpenCL CPU driver
         return default_machine()
     name = getattr(mod, "device_name", lambda: "")()
-    return slug(name) if name else default_machine()
+    return place(slug(name)) if name else default_machine()
 
 
 def output_digest(ext: Extension) -> str:
@@ -163,6 +166,7 @@ def summarize(ext: Extension, dataset: str, matches_cpu: bool | None, command: s
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "gpus": int(info.get("gpus", 1 if ext.backend != "cpu" else 0)),
         "device_kind": device_kind(ext.backend),
+        "host": host.fingerprint(),
     }
     if os.environ.get("SLURM_JOB_ID"):  # written inside a Slurm job: which one (a worker of --cluster slurm)
         summary["slurm_job"] = os.environ["SLURM_JOB_ID"]
@@ -252,6 +256,7 @@ def write_record(summary: dict, ext: Extension, root: Path | None = None, run_id
     """
     root = Path(root) if root is not None else paths.results_dir(summary["machine"])
     run_id = run_id or run_id_for(summary["dataset"], summary["k"], summary["backend"], summary["protocol"])
+    claim(root / run_id)
     root.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=temp_prefix(run_id), dir=root))
     try:

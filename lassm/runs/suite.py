@@ -11,10 +11,11 @@ from .. import paths
 #: The folder of a machine's suite records, under its results folder.
 FOLDER = "suite"
 TIMES_FILE = "times.csv"
-#: ``times.csv``'s columns.
+#: ``times.csv``'s columns; ``host``: the id of the host that timed the row (:func:`lassm.runs.host.host_id`),
+#: empty in a table written before rows named their host.
 COLUMNS: tuple[str, ...] = (
     "machine", "device", "driver", "kernel", "backend", "variant", "size", "seconds", "host_seconds", "launches",
-    "repeats", "matches_reference", "max_error", "status", "git_sha", "command")
+    "repeats", "matches_reference", "max_error", "status", "git_sha", "command", "host")
 #: What names a row.
 KEY: tuple[str, ...] = ("kernel", "backend", "variant", "size")
 

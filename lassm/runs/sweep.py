@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The main job: every sweep point (dataset x k x backend x protocol) on this machine.
 
-Resumable: a point whose ``summary.json`` exists is skipped (``force`` re-runs it); each point
+Resumable: a point whose record is whole and this host's is skipped (``force`` re-runs it; a
+damaged record is named on stderr and measured again, :mod:`lassm.runs.record_check`); each point
 is written atomically, so a killed sweep loses nothing already recorded; a failing point is
 reported and the rest goes on.
 
@@ -22,7 +23,7 @@ import re
 import sys
 import tempfile
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -35,6 +36,8 @@ from ..workloads.local_assembly.dataset import Dataset
 from ..workloads.local_assembly.result import Extension
 from .point import protocols_of, run_one
 from .account import SKIPPED
+from .host import check_mine
+from .record_check import ABSENT, problem
 from .records import (AlreadyRecorded, Checks, RunOptions, clear_leftovers, command_line, machine_for_backend,
                       run_id_for)
 
@@ -140,6 +143,7 @@ def main_job(machine: str | None = None, points: Choice | Sequence[tuple] | None
     run = RunOptions(repeats=repeats, warmup=warmup, command=command, root=root, replace=force)
     rows: list[dict] = []
     loaded: dict = {}
+    owners: set[str] = set()  # the machine folders found this host's
     oracles: dict = {}  # (dataset, k) -> the CPU's output, run once per dataset and k
     with _shown(bar, progress) as bar:
         # the bar counts runs (a x20 dataset's point weighs 20 of its runs), so its ETA is fair; it shows points
@@ -158,10 +162,16 @@ def main_job(machine: str | None = None, points: Choice | Sequence[tuple] | None
                 mname = machine_name or machine_for_backend(bname)
                 row["machine"] = mname
                 run_id = run_id_for(dname, start_k, bname, proto)
-                if mname and not force and recorded(mname, dname, start_k, bname, proto):
+                if root is None:
+                    _check_owner(mname, owners)
+                found = record_problem(mname, dname, start_k, bname, proto) if mname and not force else ABSENT
+                damaged = found not in (None, ABSENT)  # measured again, and replaced
+                if found is None:
                     row["status"] = SKIPPED
                     clear_leftovers(paths.results_dir(mname), run_id)
                 else:
+                    if damaged:
+                        print(f"{paths.results_dir(mname) / run_id}: {found}; measuring it again", file=sys.stderr)
                     if via.notebooks:
                         folder, summary = run_notebook(dname, start_k, bname, proto, mname, template=via.template)
                     else:
@@ -169,7 +179,8 @@ def main_job(machine: str | None = None, points: Choice | Sequence[tuple] | None
                         if bname != "cpu" and key not in oracles:
                             oracles[key] = _oracle(ds, start_k)
                         keep = (lambda ext, key=key: oracles.setdefault(key, ext)) if bname == "cpu" else None
-                        folder, summary = run_one(dname, start_k, bname, proto, mname, ds=ds, run=run,
+                        again = replace(run, replace=True) if damaged else run
+                        folder, summary = run_one(dname, start_k, bname, proto, mname, ds=ds, run=again,
                                                   checks=Checks(cpu_ext=oracles.get(key), keep_output=keep))
                     row["status"] = "ok" if summary["matches_cpu"] is not False else "MISMATCH"
                     row["folder"] = str(folder)
@@ -189,8 +200,22 @@ def main_job(machine: str | None = None, points: Choice | Sequence[tuple] | None
 
 
 def recorded(machine: str, dataset: str, k: int, backend: str, protocol: str) -> bool:
-    """Whether the point's record is whole in the machine's folder: a run skips it (``--force`` aside)."""
-    return (paths.results_dir(machine) / run_id_for(dataset, k, backend, protocol) / "summary.json").exists()
+    """Whether the point's record is whole and this host's in the machine's folder: a run skips it
+    (``--force`` aside)."""
+    return record_problem(machine, dataset, k, backend, protocol) is None
+
+
+def record_problem(machine: str, dataset: str, k: int, backend: str, protocol: str) -> str | None:
+    """What keeps the point's record in the machine's folder from counting as done
+    (:func:`lassm.runs.record_check.problem`: :data:`ABSENT` where there is none), or None."""
+    return problem(paths.results_dir(machine) / run_id_for(dataset, k, backend, protocol))
+
+
+def _check_owner(machine: str, owners: set[str]) -> None:
+    """Refuses a machine folder that is not this host's (:func:`lassm.runs.host.check_mine`), once a folder."""
+    if machine not in owners:
+        check_mine(paths.results_dir(machine))
+        owners.add(machine)
 
 
 def _oracle(ds: Dataset, k: int) -> Extension:

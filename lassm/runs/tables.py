@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..atomic import atomic_open, locked
 from ..errors import InputError
+from .host import claim
 
 
 def read_rows(path: str | os.PathLike, columns: Sequence[str]) -> list[dict[str, str]]:
@@ -50,6 +52,7 @@ def _cell(value) -> str:
 
 def write_rows(path: str | os.PathLike, columns: Sequence[str], rows: Iterable[dict]) -> None:
     """Writes the whole table atomically, ``columns`` in order (absent values empty)."""
+    claim(path)  # a table under the results root marks its machine folder as this host's
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(columns)
@@ -67,6 +70,7 @@ def upsert(path: str | os.PathLike, columns: Sequence[str], key: Sequence[str], 
     rows to one table at once both keep theirs (unlocked, the last rewrite dropped the other's).
     """
     new = {tuple(_cell(r.get(k)) for k in key): r for r in rows}
+    claim(path)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with locked(path):
         kept = [r for r in read_rows(path, columns) if tuple(r.get(k, "") for k in key) not in new]
@@ -90,10 +94,21 @@ def same_device(path: str | os.PathLike, columns: Sequence[str], device: str) ->
                          f"device's own results folder")
 
 
-def recorded(rows: Sequence[dict], git_sha: str, **where) -> bool:
-    """Whether ``rows`` hold a row measured at ``git_sha`` whose columns equal ``where``."""
+def recorded(rows: Sequence[dict], git_sha: str, timed: str | None = None, **where) -> bool:
+    """Whether ``rows`` hold a row measured at ``git_sha`` whose columns equal ``where`` and, where
+    ``timed`` names a column, whose value there is a time (a finite number, not negative): a row
+    damaged in that column is measured again."""
     want = {k: _cell(v) for k, v in where.items()}
-    return any(r.get("git_sha") == git_sha and all(r.get(k) == v for k, v in want.items()) for r in rows)
+    return any(r.get("git_sha") == git_sha and all(r.get(k) == v for k, v in want.items())
+               and (timed is None or _is_time(r.get(timed))) for r in rows)
+
+
+def _is_time(text: str | None) -> bool:
+    try:
+        value = float(text or "")
+    except ValueError:
+        return False
+    return math.isfinite(value) and value >= 0
 
 
 __all__ = ["read_rows", "recorded", "same_device", "upsert", "write_rows"]

@@ -25,11 +25,13 @@ from .tables import read_rows, recorded, upsert, write_rows  # noqa: F401  (this
 FOLDER = "xdrop"
 TIMES_FILE, COUNTERS_FILE, AGAINST_LOGAN_FILE = "times.csv", "counters.csv", "against-logan.csv"
 #: ``times.csv``: one row per (dataset, xdrop, backend); ``checked_pairs`` (the pairs compared
-#: with the oracle: all of them, or the head of a set too large for the CPU) follows the contract's columns.
+#: with the oracle: all of them, or the head of a set too large for the CPU) follows the contract's columns,
+#: then ``layout`` (which kernel ran) and ``host`` (the id of the host that timed the row, :func:`lassm.runs.host.host_id`; empty in a
+#: table written before rows named their host).
 TIMES_COLUMNS: tuple[str, ...] = (
     "machine", "device", "driver", "kernel", "dataset", "n_pairs", "bases", "xdrop", "scoring", "backend", "threads",
     "seconds", "wall_seconds", "repeats", "cells", "gcups", "matches_oracle", "git_sha", "command", "checked_pairs",
-    "layout")
+    "layout", "host")
 TIMES_KEY: tuple[str, ...] = ("dataset", "xdrop", "scoring", "backend")
 #: ``counters.csv``: the local-assembly counter quantities, summed over a run's launches.
 COUNTER_COLUMNS: tuple[str, ...] = (
