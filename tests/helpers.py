@@ -306,3 +306,15 @@ def whole_record(folder, dataset: str, k: int) -> None:
     (folder / "summary.json").write_text(json.dumps(summary))
     pq.write_table(pa.table({c: [0] for c in ENDS_COLUMNS}), folder / "ends.parquet")
     assert problem(folder) is None
+
+
+def this_hosts(folder) -> None:
+    """Marks a copied machine folder as this host's (its ``host.json``), as a run on this host would
+    have left it: a writer adds rows only to its own host's folder."""
+    import json
+    from pathlib import Path
+
+    from lassm.runs import host
+
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    (Path(folder) / host.HOST_FILE).write_text(json.dumps(host.fingerprint(), indent=2, sort_keys=True) + "\n")

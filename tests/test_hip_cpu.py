@@ -26,6 +26,7 @@ import pytest
 from lassm import Params, cli, extend, paths
 from lassm.backends import hip_cpu, hip_cpu_build, launch, nvrtc, pinned
 from lassm.backends.cuda import TEAM_MIN_BASES
+from lassm.backends.xdrop import cpu as xcpu
 from lassm.backends.xdrop import hip_cpu as xhip
 from lassm.book import ran_where as rw
 from lassm.errors import LassmError

@@ -58,7 +58,7 @@ def test_a_damaged_copy_is_made_again(tmp_path: Path, cache: Path) -> None:
 def test_without_a_writable_cache_the_folder_itself(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("")
-    monkeypatch.setenv("LASSM_CACHE", str(blocker / "cache"))  # under a file: no folder can be made
+    monkeypatch.setattr(headers, "cache_dir", lambda: blocker / "cache")  # under a file: no folder can be made
     folder = _clone(tmp_path, "one")
     assert headers.staged_folder(folder) == folder
 

@@ -75,10 +75,10 @@ def test_xdrop_align_warms_the_backend_while_reading(tmp_path: Path, pairs: Path
     out = tmp_path / "a.tsv"
     assert cli.main(["xdrop", "align", str(pairs), "--backend", "cuda", "--xdrop", "30", "--out", str(out)]) == 0
     # the kernel warmed is the one X's plan (or --lanes) picks
-    assert events == [("lassm-cuda-warm-up", (30, None)), ("align", {})] and out.exists()
+    assert events == [("lassm-cuda-warm-up", (30, None, None)), ("align", {})] and out.exists()
     events.clear()
     assert cli.main(["xdrop", "align", str(pairs), "--backend", "cuda", "--lanes", "8", "--out", str(out)]) == 0
-    assert [e[1] for e in events] == [(100, 8), {"lanes": 8}]
+    assert [e[1] for e in events] == [(100, 8, None), {"lanes": 8}]
 
 
 def test_xdrop_align_names_a_missing_backend_after_reading(tmp_path: Path, pairs: Path,

@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from . import helpers
 from lassm.book import suite
 
 H100 = Path(__file__).resolve().parent.parent / "data" / "results" / "nvidia-h100-80gb-hbm3" / "suite"
@@ -20,6 +21,7 @@ def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         pytest.skip("no committed H100 suite records")
     monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
     shutil.copytree(H100, tmp_path / "m" / "suite")
+    helpers.this_hosts(tmp_path / "m")
     return tmp_path / "m" / "suite"
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from . import helpers
 from lassm.backends.xdrop import plan
 from lassm.book import xdrop, xdrop_common
 from lassm.book import xdrop_lanes as book_lanes
@@ -67,6 +68,7 @@ COUNTERS = [(10, 0, 0.2, 4e9), (10, plan.lanes_for(10), 0.025, 1e9),
 def lanes_results(tmp_path, monkeypatch):
     """The X-drop fixture folder with ``lanes.csv`` added."""
     shutil.copytree(FIXTURES / MACHINE, tmp_path / MACHINE)
+    helpers.this_hosts(tmp_path / MACHINE)
     rec.upsert(tmp_path / MACHINE / "xdrop" / rec.LANES_FILE, rec.LANES_COLUMNS, rec.LANES_KEY, _lanes_rows())
     monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
     return tmp_path
