@@ -12,7 +12,6 @@ wavefronts (:mod:`lassm.backends.hip`).
 from __future__ import annotations
 
 import dataclasses
-
 import functools
 import time
 

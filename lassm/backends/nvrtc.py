@@ -109,8 +109,8 @@ SORT_BYTES = 2048
 #: the kernel's largest).
 SORT_MAX_K = config.MAX_KMER_LEN
 #: The largest k the register-capped build for launches of many ends sorts: one-word records. On
-#: the H200, sorting every k there made ``sample-k77x20``'s kernel several times slower, while the
-#: same k-mers sorted faster in the uncapped build (``sorted-rule.csv``).
+#: the H100, sorting every k in that build made ``sample-k77x20``'s kernel more than twice as slow,
+#: while the uncapped build sorted every k faster (``sorted-rule.csv``).
 SCALE_SORT_MAX_K = 30
 
 #: Optimized variants, built like a protocol (``-DLASSM_PROTOCOL=...``). Measured on CUDA; the HIP

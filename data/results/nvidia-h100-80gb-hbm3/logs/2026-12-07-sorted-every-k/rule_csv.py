@@ -19,17 +19,17 @@ LOGS = {here / "sorted-rule-and-against-ht-loc.log":
         "--sort-max-k 30,121 --repeat 3"}
 rows = []
 for log, command in LOGS.items():
-  lines = log.read_text().splitlines()
-  device, driver = (s.strip() for s in lines[0].split(","))
-  sha = lines[1].split()[1].rstrip(";")
-  for line in lines:
-    m = re.match(r"fast-sorted .* sort_max_k=(\d+) regs=", line)
-    if not m or " ms" not in line:
-        continue
-    for name, ms, differs in re.findall(r"(\S+)\s+([\d.]+) ms(?: \(capped\))?( DIFFERS)?", line):
-        rows.append({"machine": here.parents[1].name, "device": device, "driver": driver, "dataset": name,
-                     "build": "fast-sorted", "sort_max_k": int(m.group(1)), "kernel_ms": float(ms),
-                     "outputs_equal": not differs, "git_sha": sha, "command": command})
+    lines = log.read_text().splitlines()
+    device, driver = (s.strip() for s in lines[0].split(","))
+    sha = lines[1].split()[1].rstrip(";")
+    for line in lines:
+        m = re.match(r"fast-sorted .* sort_max_k=(\d+) regs=", line)
+        if not m or " ms" not in line:
+            continue
+        for name, ms, differs in re.findall(r"(\S+)\s+([\d.]+) ms(?: \(capped\))?( DIFFERS)?", line):
+            rows.append({"machine": here.parents[1].name, "device": device, "driver": driver, "dataset": name,
+                         "build": "fast-sorted", "sort_max_k": int(m.group(1)), "kernel_ms": float(ms),
+                         "outputs_equal": not differs, "git_sha": sha, "command": command})
 assert len(rows) == 20, len(rows)
 out = here.parents[1] / "sorted-rule.csv"
 with out.open("w", newline="") as fh:
