@@ -267,6 +267,23 @@ def test_many_ends_counts_ends_per_sm() -> None:
         launch.many_ends(10, 0)
 
 
+def test_a_launch_of_many_ends_gives_block_teams_to_fewer_ends() -> None:
+    """Block teams start at TEAM_MIN_BASES read bases, and at TEAM_MIN_BASES_SCALE in a launch of
+    many ends (the capped build's); without block teams or a capped build, neither changes."""
+    from lassm.backends import cuda
+
+    low, high = cuda.TEAM_MIN_BASES, cuda.TEAM_MIN_BASES_SCALE
+    assert low < high
+    between = [high + 1, high, high - 1, low, low - 1]  # work order: the most bases first
+    few = np.array(between + [10] * 20)
+    many = np.array(between + [10] * 400)
+    assert cuda.launch_teams(few, 1, True, True) == (4, False)
+    assert cuda.launch_teams(many, 1, True, True) == (2, True)
+    assert cuda.launch_teams(many, 1, True, False) == (4, False)  # no capped build: no scale rule
+    assert cuda.launch_teams(many, 1, False, True) == (0, True)
+    assert cuda.launch_teams(many, 2, True, True) == (4, False)  # 401 warp ends on 2 SMs: not many
+
+
 @needs_nvrtc
 @pytest.mark.parametrize("lanes", [16, 8, 4])
 def test_fast_warp_teams_compile_and_size(lanes: int, monkeypatch) -> None:

@@ -77,6 +77,8 @@ def main() -> None:
     ap.add_argument("--protocols", default="casptr,fast", help="builds timed at every cap (fast*) or once")
     ap.add_argument("--steps", default="", help="LASSM_FAST_SCAN_STEPS values to try on fast builds (default: the source's)")
     ap.add_argument("--team-bases", default="", help="TEAM_MIN_BASES values to try (default: the module's)")
+    ap.add_argument("--scale-team-bases", default="",
+                    help="TEAM_MIN_BASES_SCALE values to try: block teams' threshold in a launch of many ends")
     ap.add_argument("--team-lanes", default="", help="warp-team widths to try, 0 for a whole warp (default: the build's)")
     ap.add_argument("--lane-walks", default="",
                     help="ends to a warp to try on the lane-walk builds (lane walks; default: the build's)")
@@ -91,6 +93,8 @@ def main() -> None:
     caps = [None if c == BUILT else int(c) for c in args.caps.split(",")]
     steps = [int(n) for n in args.steps.split(",")] if args.steps else [None]
     teams = [int(n) for n in args.team_bases.split(",")] if args.team_bases else [cuda.TEAM_MIN_BASES]
+    if args.scale_team_bases:  # the scale threshold swept in place of the other (negative here: told apart)
+        teams = [-int(n) for n in args.scale_team_bases.split(",")]
     widths = [int(n) for n in args.team_lanes.split(",")] if args.team_lanes else [-1]
     walks = [int(n) for n in args.lane_walks.split(",")] if args.lane_walks else [None]
     sorts = [int(n) for n in args.sort_bytes.split(",")] if args.sort_bytes else [None]
@@ -105,7 +109,10 @@ def main() -> None:
                 for lw in (walks if proto in base and base[proto].lane_walks else [None])
                 for sb in (sorts if sorting else [None]) for sk in (sort_ks if sorting else [None])]
         for cap, n, tb, lanes, lw, sb, sk in grid if proto in base else [(BUILT,) + (None,) * 6]:
-            cuda.TEAM_MIN_BASES = tb if tb is not None else teams[0]
+            if tb is not None and tb < 0:
+                cuda.TEAM_MIN_BASES_SCALE = -tb
+            else:
+                cuda.TEAM_MIN_BASES = tb if tb is not None else teams[0]
             if proto in base:
                 extra = () if n is None else (f"-DLASSM_FAST_SCAN_STEPS={n}",)
                 width = base[proto].team_lanes if lanes == -1 else (lanes or None)
@@ -123,7 +130,7 @@ def main() -> None:
             kern = cuda.kernel(proto, 32)
             shown = nvrtc.VARIANTS[proto].team_lanes if proto in base else None
             walked = nvrtc.VARIANTS[proto].lane_walks if proto in base else None
-            label = (f"cap={cap if cap is not None else BUILT!s:5s} steps={n!s:4s} team>={tb!s:6s} lanes={shown!s:4s}"
+            label = (f"cap={cap if cap is not None else BUILT!s:5s} steps={n!s:4s} {'team' if tb is None or tb >= 0 else 'scale-team'}>={abs(tb) if tb is not None else tb!s:6s} lanes={shown!s:4s}"
                      + (f" walks={walked}" if walked else "")
                      + (f" sort={nvrtc.VARIANTS[proto].sort_bytes}" if proto in base and nvrtc.VARIANTS[proto].sort_bytes
                         else "")

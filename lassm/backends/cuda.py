@@ -58,6 +58,11 @@ TEAM_SCRATCH_BYTES = launch.team_scratch_bytes(32)
 #: Read bases from which a contig end gets a block team instead of a warp: about ten reads, the
 #: size MetaHipMer's larger bin starts at.
 TEAM_MIN_BASES = 1536
+#: The same threshold in a launch of many ends per SM (:func:`lassm.backends.launch.many_ends`): there
+#: the warps of the other ends keep every SM busy, and a block team's end waits on its team's
+#: barriers. On the H100, gen-k21x20's walk kernel took 11.57 ms with block teams from 3072 bases,
+#: 11.90 ms from 1536 and 13.42 ms from 768 (``tools/fast_explore.py --team-bases``).
+TEAM_MIN_BASES_SCALE = 3072
 
 
 def fast_sort_region(max_walk: int, sort_bytes: int) -> int:
@@ -108,6 +113,19 @@ def team_count(read_bases: np.ndarray, min_bases: int | None = None) -> int:
     bases = np.asarray(read_bases, dtype=np.int64)
     small = np.flatnonzero(bases < (TEAM_MIN_BASES if min_bases is None else int(min_bases)))
     return int(small[0]) if len(small) else len(bases)
+
+
+def launch_teams(read_bases: np.ndarray, multiprocessors: int, teams: bool, capped: bool) -> tuple[int, bool]:
+    """(block-team ends, whether the launch is of many ends) of a launch whose ends, in work order,
+    have ``read_bases``: ends of at least :data:`TEAM_MIN_BASES` bases get a block team (none
+    without ``teams``); a launch whose other ends fill the device many times over (``capped``: the
+    variant has a build for it) runs that build, and its block teams start at
+    :data:`TEAM_MIN_BASES_SCALE` bases."""
+    n_team = team_count(read_bases) if teams else 0
+    many = capped and launch.many_ends(len(read_bases) - n_team, int(multiprocessors))
+    if many and teams:
+        n_team = team_count(read_bases, TEAM_MIN_BASES_SCALE)
+    return n_team, many
 
 
 def _cupy():
@@ -254,9 +272,9 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
             continue
         for number, (a, b) in enumerate(launch.slices(nbytes[idx], budget)):
             index = idx[a:b]
-            n_team = team_count(rd_bytes[index]) if variant is not None and variant.block_teams else 0
-            scaled = (variant is not None and variant.scale_registers is not None and not hip
-                      and launch.many_ends(len(index) - n_team, int(info["multiprocessors"])))
+            n_team, scaled = launch_teams(rd_bytes[index], int(info["multiprocessors"]),
+                                          variant is not None and variant.block_teams,
+                                          variant is not None and variant.scale_registers is not None and not hip)
             per_warp = 1 if variant is None else variant.ends_per_warp(ws)
             scratch = launch_scratch(variant, len(index), int(block_warps), int(params.max_walk), ws, per_warp)
             ran = scale_build if scaled else build
