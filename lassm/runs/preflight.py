@@ -10,12 +10,12 @@ run will not refuse.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
 from .. import settings
 from .. import paths
+from ..atomic import write_fault
 from ..errors import LassmError, fault_reason, write_refused
 from .account import ACCOUNTS, read_entries
 from .host import check_mine
@@ -47,33 +47,11 @@ def _check_makeable(folder: Path, named: str = "") -> None:
     if not base.is_dir():
         raise LassmError(f"{base}: not a folder, on the way to {folder}{named}")
     fault = None if os.access(base, os.W_OK | os.X_OK) else PermissionError()
-    fault = fault or _write_fault(base)
+    fault = fault or write_fault(base)
     if fault is not None and write_refused(fault):
         raise LassmError(f"{base}: {fault_reason(fault)}, so {folder}{named} cannot be recorded; nothing was measured")
     if fault is not None:
         raise LassmError(f"{base}: not writable, so {folder}{named} cannot be recorded")
-
-
-def _write_fault(base: Path) -> OSError | None:
-    """Why a folder holding a file of a few bytes cannot be made in ``base``, tried (and removed),
-    or None: ``os.access`` answers yes to root for any folder, ``/proc`` too, and a full disk
-    still makes folders (a folder takes no data block on tmpfs): the run's first record would
-    then fail, after its first point was measured."""
-    try:
-        probe = Path(tempfile.mkdtemp(prefix=".lassm-check-", dir=base))
-    except OSError as exc:
-        return exc
-    try:
-        with open(probe / "probe", "wb") as fh:
-            fh.write(b"lassm\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-    except OSError as exc:
-        return exc
-    finally:
-        (probe / "probe").unlink(missing_ok=True)
-        os.rmdir(probe)
-    return None
 
 
 def check_root() -> Path:
