@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import resource
 import shutil
 import subprocess
@@ -129,6 +130,22 @@ def test_a_damaged_account_is_one_line_naming_its_entry(damage: str, dry: bool, 
     assert sorted(p.name for p in folder.iterdir()) == ["campaign.json", "host.json"]
 
 
+@pytest.mark.parametrize("text, said", [("[" * 100_000, "not JSON: maximum recursion depth"),
+                                        ('{"entries": [{"rows": [', "not JSON: "),
+                                        ("\udcff", "not JSON: ")],
+                         ids=["nested past the stack", "cut in half", "not UTF-8"])
+def test_an_account_that_is_no_json_is_one_line(text: str, said: str, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path / "results"))
+    folder = tmp_path / "results" / "box"
+    host.claim(folder / "campaign.json")
+    (folder / "campaign.json").write_bytes(text.encode("utf-8", "surrogateescape"))
+    for dry in ([], ["--dry-run"]):
+        assert main([*QUICK, "--machine", "box", *dry]) == 2
+        line = _one_line(capsys.readouterr().err)
+        assert f"{folder / 'campaign.json'}: {said}" in line, line
+
+
 def test_a_whole_account_still_reads() -> None:
     """Every committed account reads (the check refuses none the study wrote)."""
     from lassm.runs.account import ACCOUNTS, read_entries
@@ -164,6 +181,6 @@ def test_a_dry_run_refuses_what_the_run_refuses(case, said: str, tmp_path: Path,
     lines = []
     for dry in ([], ["--dry-run"]):
         assert main([*argv, *dry]) == 2
-        lines.append(_one_line(capsys.readouterr().err))
+        lines.append(re.sub(r" \(last: [^)]*\)", "", _one_line(capsys.readouterr().err)))  # the wait's last try
     assert lines[0] == lines[1] and said in lines[0], lines
     assert not (tmp_path / "results").exists()

@@ -64,7 +64,7 @@ def read_entries(path: str | os.PathLike) -> list[dict]:
         data = json.loads(path.read_text())
     except OSError as exc:  # no read permission: one line, not a traceback
         raise LassmError(f"{path}: cannot be read: {exc.strerror}") from None
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested past Python's stack
         raise LassmError(f"{path}: not JSON: {exc}") from None
     if isinstance(data, dict) and isinstance(data.get(ENTRIES), list):
         entries = list(data[ENTRIES])
