@@ -288,6 +288,26 @@ def _temporary(path: Path, shown: str, folder: bool = False) -> Path:
     return Path(tmp)
 
 
+def write_fault(folder: str | os.PathLike, data: bytes = b"lassm\n") -> OSError | None:
+    """Why a file holding ``data`` cannot be written in ``folder``, tried (made, written, removed),
+    or None. Why tried: ``os.access`` answers yes to root for any folder, ``/proc`` too, which then
+    refuses the file (``ENOENT``, read as a missing folder); a full disk still makes names, and
+    only a write of ``data`` says it is full (``b""``: whether a file can be made at all)."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=temp_prefix("write-check"), suffix=".tmp", dir=folder)
+    except OSError as exc:
+        return exc
+    try:
+        if data:
+            os.write(fd, data)
+    except OSError as exc:
+        return exc
+    finally:
+        os.close(fd)
+        os.unlink(tmp)
+    return None
+
+
 @contextlib.contextmanager
 def atomic_paths(*paths: str | os.PathLike) -> Iterator[list[Path]]:
     """Yields a temporary beside each of ``paths``; renames them over ``paths`` only on success.

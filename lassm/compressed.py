@@ -1,8 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Which compressor made a file, by its first bytes: an input no reader takes as it is.
+"""What a text input really is, by its first bytes: compressed, or text in a wide encoding.
 
 Why: a gzip'ed dataset read as text fails on its second byte ("byte 0x8b is not ASCII"), which
 says nothing of what to do; named as compressed input, with the command that undoes it, it does.
+Text saved as UTF-16 (an editor's "Unicode") is the same case: every other byte is zero, so a
+reader blamed a field (``'\x007\x002\x00' is not a non-negative integer``) or its last line
+(``\n\x00`` ends with no line break: "a truncated copy?"); named by its encoding, with the
+``iconv`` line that converts it, the user knows what to do.
 """
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ import gzip
 import lzma
 import os
 import zlib
+from pathlib import Path
 from typing import IO
 
 #: First bytes of each compressed format, and the command that decompresses it, keeping the file.
@@ -45,6 +50,51 @@ def compressed_input(path: str | os.PathLike, head: bytes | None = None) -> str 
     return f"compressed input ({name}): decompress it first ({undo} {path}) and give the file it makes"
 
 
+#: Byte-order marks of the wide encodings (UTF-32's first: UTF-16 LE's is its start).
+BYTE_ORDER_MARKS: tuple[tuple[bytes, str], ...] = (
+    (b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"),
+)
+
+
+def wide_encoding(head: bytes) -> str | None:
+    """``UTF-16`` or ``UTF-32`` for text starting with ``head`` in one with a byte-order mark;
+    ``UTF-16LE`` or ``UTF-16BE`` for ASCII with zero bytes between, and no mark; else None."""
+    for mark, name in BYTE_ORDER_MARKS:
+        if head.startswith(mark):
+            return name
+    pairs = head[: len(head) // 2 * 2]
+    if len(pairs) >= 4:
+        even, odd = pairs[0::2], pairs[1::2]
+        for zeros, text, order in ((odd, even, "LE"), (even, odd, "BE")):
+            if not zeros.strip(b"\x00") and all(0x09 <= b < 0x7f for b in text):
+                return f"UTF-16{order}"  # iconv needs the byte order where no mark says it
+    return None
+
+
+def unreadable_text(path: str | os.PathLike, head: bytes | None = None) -> str | None:
+    """The line (after the file's name) saying a text input is compressed
+    (:func:`compressed_input`) or in a wide encoding, and what to do; None for a file that is
+    neither. ``head``: its first bytes, where already read."""
+    head = _head(path) if head is None else head
+    return compressed_input(path, head[:8]) or wide_text(path, head)
+
+
+def wide_text(path: str | os.PathLike, head: bytes | None = None) -> str | None:
+    """The line (after the file's name) saying a file is text in a wide encoding
+    (:func:`wide_encoding`) and how to convert it, or None. A reader whose decoder failed asks
+    it, rather than quoting the decoder (``'utf-8' codec can't decode byte 0xff``)."""
+    encoding = wide_encoding((_head(path) if head is None else head)[:64])
+    if encoding is None:
+        return None
+    return (f"text in {encoding}, not UTF-8 or ASCII: convert it first (iconv -f {encoding} -t UTF-8 {path} "
+            f"> {Path(path).stem}-utf8{Path(path).suffix}) and give the file it makes")
+
+
+def _head(path: str | os.PathLike) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read(64)
+
+
 #: What the decoders raise on a damaged or mislabelled archive (a flipped bit: ``zlib.error``, not
 #: an OSError), beside a read's own faults: the readers of compressed text catch them all.
 DECODE_ERRORS: tuple[type[BaseException], ...] = (OSError, EOFError, UnicodeDecodeError, lzma.LZMAError, zlib.error)
@@ -52,12 +102,17 @@ DECODE_ERRORS: tuple[type[BaseException], ...] = (OSError, EOFError, UnicodeDeco
 
 def open_text(path: str | os.PathLike) -> IO[str]:
     """A text handle on a plain, ``.gz``, ``.xz`` or ``.bz2`` file, by its name's suffix (Debian
-    ships genomes in all three)."""
+    ships genomes in all three); a plain file in UTF-16 or UTF-32 raises ``UnicodeDecodeError``
+    at once (a reader's :data:`DECODE_ERRORS`), whose reader then names it (:func:`wide_text`)."""
     name = str(path)
     for suffix, opener in ((".gz", gzip.open), (".xz", lzma.open), (".bz2", bz2.open)):
         if name.endswith(suffix):
             return opener(path, "rt")
+    head = _head(path)
+    if wide_encoding(head):  # UTF-16 without a mark decodes as UTF-8, a NUL between every letter
+        raise UnicodeDecodeError("utf-8", head, 0, 1, "text in a wide encoding (lassm.compressed.wide_text)")
     return open(path, "r")
 
 
-__all__ = ["DECODE_ERRORS", "MAGIC", "compressed_input", "compression", "open_text"]
+__all__ = ["BYTE_ORDER_MARKS", "DECODE_ERRORS", "MAGIC", "compressed_input", "compression", "open_text",
+           "unreadable_text", "wide_encoding", "wide_text"]

@@ -57,7 +57,7 @@ def json_object(path: str | os.PathLike, what: str) -> dict:
     whole ``what`` (not UTF-8, not JSON, cut short, or another JSON value)."""
     try:
         doc = json.loads(Path(path).read_bytes().decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # RecursionError: nested past the stack
         raise LassmError(f"{path}: not a whole {what} ({exc})") from None
     if not isinstance(doc, dict):
         raise LassmError(f"{path}: not a {what} (a JSON {type(doc).__name__}, not an object)")

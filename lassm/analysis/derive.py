@@ -57,9 +57,48 @@ def load_counters(machine: str, backend: str = "cuda") -> pd.DataFrame:
         raise LassmError(f"{folder}: no {backend} counter files; run 'lassm counters collect' on that machine first")
     try:
         points = aggregate(parse(files, "ncu"))
+        for path in files:
+            refuse_fewer_than_recorded(path)
     except ValueError as exc:  # a file cut short or damaged: named, never left out
         raise LassmError(f"{exc}; collect it again, or restore it") from None
     return points[["device", "dataset", "k", "protocol", "simd_width", *_SUMS, "launches"]]
+
+
+def refuse_fewer_than_recorded(path: Path) -> None:
+    """Refuses a raw ncu file of a machine folder whose launches are not those its point's run
+    record counts (``launches`` of ``<machine>/<run-id>/summary.json``, or of its
+    ``bench__<run-id>``): the file profiles one ``extend`` of that point, which launches the
+    kernel as many times as each timed run did.
+
+    Why: a raw CSV cut exactly at a row end reads as a whole one (one row per launch, the IDs
+    still consecutive), and the files collected before their sidecar recorded its launch count
+    and SHA-256 (:func:`lassm.analysis.counters.refuse_unlike_record`) have nothing else to be
+    checked against. A point with no record, or a record without a count, is not checked.
+
+    Raises
+    ------
+    ValueError
+        Naming the file and the record.
+    """
+    from ..readback import json_object
+    from ..runs.records import run_id_for
+    from .counters import read_meta
+    from .counters.ncu import read_raw
+
+    meta = read_meta(path)
+    if not all(meta.get(key) is not None for key in ("dataset", "k", "protocol")):
+        return
+    run_id = run_id_for(meta["dataset"], meta["k"], counter_backend(path), meta["protocol"])
+    folder = path.parent.parent
+    launches = None
+    for record in (folder / run_id / "summary.json", folder / f"bench__{run_id}" / "summary.json"):
+        recorded = json_object(record, "run record").get("launches") if record.is_file() else None
+        if not isinstance(recorded, int) or isinstance(recorded, bool):
+            continue
+        launches = len(read_raw(path)[0]) if launches is None else launches
+        if launches != recorded:
+            raise ValueError(f"{path}: {launches} launches, where its point's record {record} counts {recorded} "
+                             "in a run: cut short (a truncated copy?)")
 
 
 def load_ceilings(machine: str) -> dict:

@@ -14,6 +14,7 @@ The types of paths say what a path is to its command (:func:`_role`), so that
 from __future__ import annotations
 
 import argparse
+import errno
 import math
 import os
 import re
@@ -400,6 +401,12 @@ def pairs_input(text: str) -> str:
 
 
 def _writable_parent(p: Path, text: str) -> None:
+    """The nearest existing folder above ``p`` takes a new file (:func:`lassm.atomic.write_fault`):
+    ``/proc/version`` was "No such file or directory" once the command had run. (A full disk
+    still takes a name: its write says so, naming the output, :class:`lassm.errors.OutputFault`.)"""
+    from ..atomic import write_fault
+    from ..errors import fault_reason
+
     parent = p.absolute().parent
     while not _exists(parent):
         parent = parent.parent
@@ -407,6 +414,12 @@ def _writable_parent(p: Path, text: str) -> None:
         _fail(f"{text}: {parent} is not a folder")
     if not os.access(parent, os.W_OK | os.X_OK):
         _fail(f"{text}: cannot write in {parent}")
+    fault = write_fault(parent, b"")
+    if fault is not None and fault.errno in (errno.ENOENT, errno.EPERM, errno.EACCES, errno.EROFS):
+        why = "" if fault.errno == errno.ENOENT else f" ({fault_reason(fault)})"  # ENOENT: not that it is missing
+        _fail(f"{text}: cannot be written: {parent} takes no new file{why}")
+    if fault is not None:
+        _fail(f"{text}: {fault_reason(fault)}: no file can be written in {parent}")
 
 
 @_role("output")

@@ -22,10 +22,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    if args.dry_run:  # a plan says first what the run would stop on: a results root it cannot write
-        from ..runs.preflight import check_root
-
-        check_root()
     if args.kernel == "xdrop":
         from .xdrop import run_campaign as run_xdrop
 
@@ -51,6 +47,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                                dry=args.dry_run))
     if args.kernel in ("originals", "suite"):  # one part alone (the originals beside the default plans' inputs)
         plan.only(args.kernel)
+    _check_run(args, plan.backends(), plan.of("local-assembly"))
     if args.dry_run:
         from ..campaign.estimate import dry_run
 
@@ -58,8 +55,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(describe_whole(plan, notes))
         print(f"\n{total}")
         return 0
-    _check_results(args, plan.backends())
-    _check_cluster(args)
     _check_hip(args, plan.of("local-assembly"))
     outcome = run_whole(plan, How(machine=args.machine, force=args.force, progress=not args.quiet,
                                   notebooks=args.notebooks, cluster=args.cluster))
@@ -114,15 +109,6 @@ def _check_hip(args: argparse.Namespace, plan) -> None:
                   say=lambda line: print(line, file=sys.stderr))
 
 
-def _check_cluster(args: argparse.Namespace) -> None:
-    """A ``--cluster`` naming a running scheduler must answer before the first point is measured
-    (a dry run asks nothing: it starts nothing and waits for nothing)."""
-    if args.cluster:
-        from ..runs.dask_address import check
-
-        check(args.cluster)
-
-
 def _run_local(args: argparse.Namespace) -> int:
     """``lassm run --kernel local-assembly``: the local-assembly campaign alone."""
     from ..campaign import describe, make_plan, report, run_campaign
@@ -149,6 +135,7 @@ def _run_local(args: argparse.Namespace) -> int:
             gpus = [b for b in plan.backends if b != "cpu"]
             raise LassmError(f"--protocols {','.join(unbuilt)}: no backend of this run builds it (backends here: "
                              f"{', '.join(plan.backends)}{'' if gpus else '; the cpu backend has no protocol'})")
+    _check_run(args, plan.backends, plan)
     if args.dry_run:
         from ..campaign.estimate import dry_run, records_lines
         from ..campaign.whole import WholePlan
@@ -157,8 +144,6 @@ def _run_local(args: argparse.Namespace) -> int:
         notes, _total = dry_run(whole, machine=args.machine, force=args.force)
         print("\n".join([describe(plan), notes["local-assembly"], *records_lines(whole, args.machine)]))
         return 0
-    _check_results(args, plan.backends)
-    _check_cluster(args)
     _check_hip(args, plan)
     outcome = run_campaign(plan, machine=args.machine, force=args.force, progress=not args.quiet,
                            notebooks=args.notebooks, cluster=args.cluster)
@@ -166,13 +151,19 @@ def _run_local(args: argparse.Namespace) -> int:
     return 1 if outcome.failed else 0
 
 
-def _check_results(args: argparse.Namespace, backends) -> None:
-    """The results folders this run will write (:func:`lassm.runs.folders.machine_folders`), checked
-    before it measures anything (:func:`lassm.runs.preflight.check_results`)."""
+def _check_run(args: argparse.Namespace, backends, local) -> None:
+    """What the run checks before it measures anything, and its dry run alike
+    (:func:`lassm.runs.preflight.check_run`): the results folders it will write
+    (:func:`lassm.runs.folders.machine_folders`; ``local``, the local-assembly plan, names the
+    devices a dry run plans for without their runtime), the dataset files that plan reads, and
+    ``--cluster``'s scheduler. Only hip's check against hip-cpu (:func:`_check_hip`) is the real
+    run's alone: it builds and runs the kernels, which a dry run never does."""
     from ..runs.folders import machine_folders
-    from ..runs.preflight import check_results
+    from ..runs.preflight import check_run
 
-    check_results(machine_folders(backends, args.machine))
+    folders = machine_folders(backends, args.machine, targets=local.targets if local is not None else None,
+                              dry=args.dry_run)
+    check_run(folders, datasets=local.datasets if local is not None else (), cluster=args.cluster)
 
 
 def _local_names(args: argparse.Namespace) -> None:

@@ -169,6 +169,10 @@ def run_campaign(args: argparse.Namespace) -> int:
             get(name)  # fails now, naming what to install
     plan = make_plan(args.quick, backends=args.backends, datasets=args.datasets, xdrops=args.xdrops,
                      repeats=args.repeats, warmup=args.warmup, profile=not args.no_profile)
+    from ..runs.folders import run_folder
+    from ..runs.preflight import check_run
+
+    check_run([run_folder(plan.backends, args.machine, dry=args.dry_run)])  # the run's checks, its dry run's too
     if args.dry_run:
         from ..campaign.estimate import dry_run
         from ..campaign.whole import WholePlan
@@ -176,10 +180,6 @@ def run_campaign(args: argparse.Namespace) -> int:
         notes, _total = dry_run(WholePlan({"xdrop": plan}), machine=args.machine, force=args.force)
         print(f"{describe(plan)}\n{notes['xdrop']}")
         return 0
-    from ..runs.folders import run_folder
-    from ..runs.preflight import check_results
-
-    check_results([run_folder(plan.backends, args.machine)])
     outcome = run_xdrop_campaign(plan, machine=args.machine, force=args.force, progress=not args.quiet)
     report(outcome)
     return 1 if outcome.failed else 0

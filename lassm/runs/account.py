@@ -16,6 +16,7 @@ their entries.
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 
@@ -63,13 +64,75 @@ def read_entries(path: str | os.PathLike) -> list[dict]:
         data = json.loads(path.read_text())
     except OSError as exc:  # no read permission: one line, not a traceback
         raise LassmError(f"{path}: cannot be read: {exc.strerror}") from None
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested past Python's stack
         raise LassmError(f"{path}: not JSON: {exc}") from None
     if isinstance(data, dict) and isinstance(data.get(ENTRIES), list):
-        return list(data[ENTRIES])
-    if isinstance(data, dict) and ENTRIES not in data:
-        return [data]
-    raise LassmError(f"{path}: neither {{'{ENTRIES}': [...]}} nor one campaign account")
+        entries = list(data[ENTRIES])
+    elif isinstance(data, dict) and ENTRIES not in data:
+        entries = [data]
+    else:
+        raise LassmError(f"{path}: neither {{'{ENTRIES}': [...]}} nor one campaign account")
+    for i, entry in enumerate(entries, start=1):
+        fault = entry_problem(entry)
+        if fault:
+            raise LassmError(f"{path}: entry {i} of {len(entries)}: {fault}; restore the file, or move it aside "
+                             "and run again")
+    return entries
+
+
+#: The fields an entry may hold, by the JSON type each must have where present (what every part's
+#: account writes: :func:`append_part`, ``lassm.campaign.run.CAMPAIGN_KEYS``, the whole run's).
+_FIELDS: dict[str, tuple[type, ...]] = {
+    "rows": (list,), "plan": (dict,), "steps": (dict,), "versions": (dict,), "parts": (dict,), "sources": (dict,),
+    "lacks": (list,), "command": (str,), "created": (str,), "machine": (str,), "device": (str,), "driver": (str,),
+    "part": (str,), "kernel": (str,), "git_sha": (str, type(None)),
+}
+#: A row's fields that are seconds, where present (None: not timed).
+_ROW_SECONDS: tuple[str, ...] = ("kernel_seconds", "seconds", "whole_seconds")
+
+
+def _seconds(value: object, untimed: bool = False) -> bool:
+    """A number of seconds: a real number (not a bool), finite and 0 or more (NaN too, where
+    ``untimed``: a row's time of a point that was not timed)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    return (untimed and math.isnan(value)) or (math.isfinite(value) and value >= 0)
+
+
+def entry_problem(entry: object) -> str | None:
+    """What keeps one entry of an account from being read as one, in a clause, or None.
+
+    Why: every reader of an account (the dry run's estimate, the book's machine chapters, the run
+    appending its own) takes its entries for objects with rows of objects; a string for an
+    entry, a number for its rows or for its seconds was a traceback far from the file, or a
+    sum of wrong seconds. Checked here once, for every reader.
+    """
+    if not isinstance(entry, dict):
+        return f"a JSON {type(entry).__name__}, not an account (an object)"
+    for key, kinds in _FIELDS.items():
+        if key in entry and not isinstance(entry[key], kinds):
+            return f"{key}: a JSON {type(entry[key]).__name__}, not {_json_kinds(kinds)}"
+    if "seconds" in entry and not _seconds(entry["seconds"]):
+        return f"seconds: {entry['seconds']!r} is no number of seconds"
+    for step, value in (entry.get("steps") or {}).items():
+        if not _seconds(value):
+            return f"steps: {step}: {value!r} is no number of seconds"
+    if any(not isinstance(line, str) for line in entry.get("lacks") or []):
+        return "lacks: not a list of lines (text)"
+    for n, row in enumerate(entry.get("rows") or [], start=1):
+        if not isinstance(row, dict):
+            return f"row {n}: a JSON {type(row).__name__}, not a row (an object)"
+        if "status" in row and not isinstance(row["status"], str):
+            return f"row {n}: status: {row['status']!r} is no status (text)"
+        for key in _ROW_SECONDS:
+            if row.get(key) is not None and not _seconds(row[key], untimed=True):
+                return f"row {n}: {key}: {row[key]!r} is no number of seconds"
+    return None
+
+
+def _json_kinds(kinds: tuple[type, ...]) -> str:
+    names = {list: "a list", dict: "an object", str: "text", type(None): "null"}
+    return " or ".join(names[k] for k in kinds)
 
 
 def append_entry(path: str | os.PathLike, account: dict) -> Path:
@@ -168,4 +231,4 @@ def measured_by(entries: list[dict], key: tuple[str, ...] = POINT) -> list[dict]
 
 
 __all__ = ["ACCOUNTS", "ENTRIES", "PART_ACCOUNTS", "POINT", "RUNS_ACCOUNT", "SKIPPED", "append_entry", "append_part",
-           "latest", "measured", "measured_by", "read_entries", "status_kind"]
+           "entry_problem", "latest", "measured", "measured_by", "read_entries", "status_kind"]

@@ -9,6 +9,7 @@ run as a whole) or :func:`machine_folders` (everything a run may write).
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -77,12 +78,14 @@ def run_folder(backends: Iterable[str], machine: str | None = None, targets: dic
     return cpu
 
 
-def machine_folders(backends: Iterable[str], machine: str | None = None) -> list[str]:
+def machine_folders(backends: Iterable[str], machine: str | None = None, targets: dict[str, dict] | None = None,
+                    dry: bool = False) -> list[str]:
     """Every folder a run over ``backends`` may write, once each: ``--machine``'s alone, else the
-    CPU's (where a CPU backend, and a part's lacks, file) and each backend's device's."""
+    CPU's (where a CPU backend, and a part's lacks, file) and each backend's device's (``targets``
+    and ``dry`` as :func:`folder_of` takes them)."""
     if machine:
         return [paths.machine_slug(machine)]
-    return list(dict.fromkeys([default_machine(), *(folder_of(b) for b in backends)]))
+    return list(dict.fromkeys([default_machine(), *(folder_of(b, targets=targets, dry=dry) for b in backends)]))
 
 
 __all__ = ["folder_of", "machine_folders", "run_folder"]
@@ -108,9 +111,11 @@ def dropped_unless_done() -> Iterator[dict[str, bool]]:
     Why: a run that failed (a full results disk, a backend that cannot start) left a new machine
     folder holding only its account's failed rows, or nothing, which the book then takes for a
     machine of the study. A folder that existed before the run is never touched, nor one holding
-    any record. The caller sets ``done["ok"]`` once the run succeeded; an exception is a failure.
+    any record; the results root the run made goes too, where it is left empty. The caller sets
+    ``done["ok"]`` once the run succeeded; an exception is a failure.
     """
     root = paths.results_root()
+    made_root = not os.path.lexists(root)
     before = {p.name for p in root.iterdir()} if root.is_dir() else set()
     done = {"ok": False}
     try:
@@ -121,3 +126,6 @@ def dropped_unless_done() -> Iterator[dict[str, bool]]:
                 if folder.name not in before and folder.is_dir() and not folder.is_symlink() \
                         and _holds_no_measure(folder):
                     shutil.rmtree(folder, ignore_errors=True)
+            if made_root:
+                with contextlib.suppress(OSError):  # not empty: it holds what the run measured
+                    root.rmdir()

@@ -1,20 +1,22 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""What a measuring command checks of the results tree before it measures anything.
+"""What a measuring command checks before it measures anything: the results tree, its inputs.
 
-Why: a run whose machine folder turned out to be a file, whose results root was a file, or whose
-account could not be read measured its first point and only then failed, on the write. Every
-such precondition is checked first, with one line that names the path.
+Why: a run whose machine folder turned out to be a file, whose results root was a file or a full
+disk, or whose account could not be read measured its first point and only then failed, on the
+write. Every such precondition is checked first, with one line that names the path; and
+``lassm run --dry-run`` checks the same (:func:`check_run`), so that a plan it shows is one the
+run will not refuse.
 """
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
 from .. import settings
 from .. import paths
-from ..errors import LassmError
+from ..atomic import write_fault
+from ..errors import LassmError, fault_reason, write_refused
 from .account import ACCOUNTS, read_entries
 from .host import check_mine
 
@@ -44,18 +46,12 @@ def _check_makeable(folder: Path, named: str = "") -> None:
     base = _writable_ancestor(folder)
     if not base.is_dir():
         raise LassmError(f"{base}: not a folder, on the way to {folder}{named}")
-    if not os.access(base, os.W_OK | os.X_OK) or not _makes_folders(base):
+    fault = None if os.access(base, os.W_OK | os.X_OK) else PermissionError()
+    fault = fault or write_fault(base)
+    if fault is not None and write_refused(fault):
+        raise LassmError(f"{base}: {fault_reason(fault)}, so {folder}{named} cannot be recorded; nothing was measured")
+    if fault is not None:
         raise LassmError(f"{base}: not writable, so {folder}{named} cannot be recorded")
-
-
-def _makes_folders(base: Path) -> bool:
-    """Whether a folder can be made in ``base``, tried (and removed): ``os.access`` answers yes to
-    root for any folder, ``/proc`` too, where the run's first record would then fail."""
-    try:
-        os.rmdir(tempfile.mkdtemp(prefix=".lassm-check-", dir=base))
-    except OSError:
-        return False
-    return True
 
 
 def check_root() -> Path:
@@ -86,6 +82,36 @@ def check_results(machines: Iterable[str], accounts: bool = True) -> None:
         check_mine(folder)
 
 
+def check_datasets(names: Iterable[str]) -> None:
+    """Reads each of ``names`` that is a file (a dataset given by its path, ``--datasets``): a file
+    no reader takes is one line naming its line and field now, not a failed point after the
+    points before it (a name of the study's, ``sample-k77``, is the study's own and read when run)."""
+    from ..workloads.local_assembly.formats import read_dataset
+
+    for name in dict.fromkeys(names):
+        if Path(name).is_file():
+            read_dataset(name)
+
+
+def check_run(machines: Iterable[str], *, datasets: Iterable[str] = (), cluster: str | None = None) -> None:
+    """What ``lassm run`` checks before it measures anything, and what its dry run checks alike:
+    the results folders it writes (:func:`check_results`, accounts included), the dataset files it
+    reads (:func:`check_datasets`) and ``--cluster``'s scheduler, which must answer
+    (:func:`lassm.runs.dask_address.check`).
+
+    Raises
+    ------
+    LassmError
+        One line, naming the path, the file's line and field, or the ``--cluster`` value.
+    """
+    check_results(machines)
+    check_datasets(datasets)
+    if cluster:
+        from .dask_address import check
+
+        check(cluster)
+
+
 def _check_account(path: Path) -> None:
     """An account the run will append to: absent, or a file that reads as one (:func:`read_entries`)."""
     if path.exists() and not path.is_file():
@@ -93,4 +119,4 @@ def _check_account(path: Path) -> None:
     read_entries(path)  # a file that cannot be read, or is not an account, raises, naming it
 
 
-__all__ = ["SUBFOLDERS", "check_results", "check_root"]
+__all__ = ["SUBFOLDERS", "check_datasets", "check_results", "check_root", "check_run"]

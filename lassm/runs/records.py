@@ -34,6 +34,7 @@ from .devices import cpu_model, device_kind
 from . import host
 from .host import claim, place
 from ..atomic import atomic_path, locked, publish, remove_stale, temp_prefix
+from ..errors import OutputFault, write_refused
 from ..workloads.local_assembly.config import Params
 from ..workloads.local_assembly.dataset import Dataset
 from ..workloads.local_assembly.result import Extension
@@ -253,10 +254,23 @@ def write_record(summary: dict, ext: Extension, root: Path | None = None, run_id
     AlreadyRecorded
         When ``replace`` is false and the record exists by the time this one is ready: another
         process wrote it since the caller looked (a sweep without ``force``).
+    OutputFault
+        When the file system refuses a write (a full disk): naming the record's folder, of which
+        nothing was kept (the writers' own errors, pyarrow's among them, name no file).
     """
     root = Path(root) if root is not None else paths.results_dir(summary["machine"])
     run_id = run_id or run_id_for(summary["dataset"], summary["k"], summary["backend"], summary["protocol"])
     claim(root / run_id)
+    try:
+        return _write_record(summary, ext, root, run_id, replace)
+    except OSError as exc:
+        if not write_refused(exc):
+            raise
+        raise OutputFault(str(root / run_id), exc) from None
+
+
+def _write_record(summary: dict, ext: Extension, root: Path, run_id: str, replace: bool) -> Path:
+    """:func:`write_record`'s writing, once the folder is claimed."""
     root.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=temp_prefix(run_id), dir=root))
     try:

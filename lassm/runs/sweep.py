@@ -30,7 +30,7 @@ from typing import Sequence
 from .. import backends, paths
 from ..workloads.local_assembly import datasets
 from ..atomic import publish, temp_prefix
-from ..errors import LassmError
+from ..errors import LassmError, OutputFault, write_refused
 from ..workloads.local_assembly.config import Params
 from ..workloads.local_assembly.dataset import Dataset
 from ..workloads.local_assembly.result import Extension
@@ -188,9 +188,13 @@ def main_job(machine: str | None = None, points: Choice | Sequence[tuple] | None
                     row["shared_device"] = bool(summary.get("shared_device", False))
             except AlreadyRecorded:  # another run on this folder recorded the point meanwhile
                 row["status"] = SKIPPED
+            except OutputFault:  # a full disk fails every point after it, each once measured: the run ends
+                raise
             except LassmError as exc:
                 row["status"] = f"failed: {exc}"
             except Exception as exc:  # a failing point is reported, the sweep goes on
+                if isinstance(exc, OSError) and write_refused(exc):  # a full disk, unnamed: as above
+                    raise
                 row["status"] = f"failed: {_describe(exc)}"
                 if not _is_notebook_error(exc):  # the notebook's traceback is in the error itself
                     traceback.print_exc(file=sys.stderr)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ...errors import LassmError
-from .complete import refuse_cut_short, refuse_twice, refuse_unlike_record
+from .complete import refuse_cut_short, refuse_twice, refuse_unlike_record, refuse_unreadable_text
 from .tidy import (
     COUNTER_COLUMNS,
     ID_COLUMNS,
@@ -39,6 +39,7 @@ def _named(where: str | Path | Sequence[str | Path], reader, *args: Any, **label
     files = [str(w) for w in where] if isinstance(where, (list, tuple)) else [str(where)]
     try:
         for name in files:
+            refuse_unreadable_text(name)
             refuse_cut_short(name)
         table = reader(*args, **labels)
         if len(table) == 0:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
+from ...compressed import unreadable_text
 from ...readback import sha256
 from .tidy import parse_number, read_meta, sidecar_paths
 
@@ -31,6 +32,21 @@ def refuse_cut_short(path: str | Path) -> None:
         fh.seek(-1, 2)
         if fh.read(1) != b"\n":
             raise ValueError("cut short: its last line has no line break (a truncated copy?)")
+
+
+def refuse_unreadable_text(path: str | Path) -> None:
+    """Refuses a profiler file that is compressed or in UTF-16 (saved so by an editor): every
+    other byte zero, its last line seemed to end without a line break, and the file was called
+    cut short (:func:`lassm.compressed.unreadable_text`).
+
+    Raises
+    ------
+    ValueError
+        Without the file's name (:func:`parse` adds it).
+    """
+    why = unreadable_text(path)
+    if why:
+        raise ValueError(why)
 
 
 def refuse_twice(paths: Sequence[str | Path]) -> None:
@@ -107,5 +123,5 @@ def refuse_partial_dispatches(dispatches: dict[int, dict[str, Any]]) -> None:
                              "dispatches have: a pass cut short (a truncated copy?)")
 
 
-__all__ = ["refuse_cut_short", "refuse_gaps", "refuse_partial_dispatches", "refuse_partial_launches", "refuse_twice",
+__all__ = ["refuse_cut_short", "refuse_gaps", "refuse_unreadable_text", "refuse_partial_dispatches", "refuse_partial_launches", "refuse_twice",
            "refuse_unlike_record"]

@@ -336,6 +336,16 @@ def read_raw(source: str | os.PathLike):
     it are skipped. Both ``--page raw`` (metrics as columns, units row under the header) and
     ``--page details`` (one row per metric) are accepted.
 
+    What the CSV alone can show of a copy cut short is checked as it is parsed: a row of fewer
+    fields, a details launch with fewer metrics than another, a launch ID missing between two
+    others. A raw-page file cut exactly at a row end cannot be told from a whole one by its text: each
+    launch is one whole row, and the IDs left still run on one by one. Such a cut is caught
+    against what was recorded beside the file instead: its sidecar's launch count and SHA-256
+    where lassm collected it (:func:`lassm.analysis.counters.refuse_unlike_record`), else, for
+    the files of a machine folder collected before the sidecar held them, its point's run
+    record (:func:`lassm.analysis.derive.refuse_fewer_than_recorded`). A file given alone, with
+    neither, is read as it is.
+
     Parameters
     ----------
     source : str or os.PathLike

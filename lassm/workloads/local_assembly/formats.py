@@ -24,7 +24,7 @@ import numpy as np
 
 from ... import settings
 from ... import arrowio
-from ...compressed import compressed_input
+from ...compressed import unreadable_text
 from ...atomic import atomic_open, atomic_path
 from . import dat_bulk
 from .dataset import Dataset, Reads
@@ -156,7 +156,7 @@ def _refuse_not_text(path: str, raw: bytes) -> None:
     if bad is None:
         return
     at = bad.start()
-    if at < 8 and (why := compressed_input(path, raw[:8])):
+    if at < 8 and (why := unreadable_text(path, raw[:64])):
         raise InputError(path, None, "file", why)
     line = raw.count(b"\n", 0, at) + 1
     column = at - (raw.rfind(b"\n", 0, at) + 1) + 1
@@ -166,6 +166,11 @@ def _refuse_not_text(path: str, raw: bytes) -> None:
     name = _CONTROL_NAMES.get(byte, "a control byte")
     raise InputError(path, line, "encoding", f"control byte 0x{byte:02x} ({name}) at column {column}: a .dat file "
                      "holds printable text, spaces, tabs and line breaks only")
+
+
+#: The fewest bytes a read takes in a ``.dat`` file: a one-letter id, one base, one quality and
+#: their three separators (``r A I``).
+READ_BYTES_MIN = 6
 
 
 def _read_dat_careful(path: str, raw: bytes, name: str | None, k: int | None) -> Dataset:
@@ -195,6 +200,11 @@ def _read_dat_careful(path: str, raw: bytes, name: str | None, k: int | None) ->
                     bad = 3 if not _is_int(words[3]) else 4
                     field = "n_left" if bad == 3 else "n_right"
                     raise InputError(path, lineno, field, f"{words[bad]!r} is not a non-negative integer read count")
+                for field, count in (("n_left", words[3]), ("n_right", words[4])):
+                    if int(count) > len(raw) // READ_BYTES_MIN:  # said so, not as a file that ends too soon
+                        raise InputError(path, lineno, f"contig {words[0]} {field}",
+                                         f"{count} is out of range: a file of {len(raw):,} bytes holds at most "
+                                         f"{len(raw) // READ_BYTES_MIN:,} reads")
                 expected = 5 + 3 * (int(words[3]) + int(words[4]))
             toks.extend((w, lineno) for w in words)
             if len(toks) > expected:
@@ -284,7 +294,7 @@ def read_dataset(path: str | os.PathLike, k: int | None = None) -> Dataset:
     if p.suffix.lower() in WRITE_ONLY:
         raise InputError(str(p), None, "file", f"a {p.suffix} file is written by 'lassm data convert', not read; "
                                                "give a .dat or .parquet dataset")
-    if p.is_file() and (why := compressed_input(p)):
+    if p.is_file() and (why := unreadable_text(p)):
         raise InputError(str(p), None, "file", why)
     if p.suffix == ".parquet":
         ds = read_parquet(p)

@@ -30,6 +30,7 @@ from ... import arrowio
 from ...atomic import atomic_open, atomic_path
 from ...errors import InputError
 from ...byte_sets import first_outside
+from ...compressed import unreadable_text
 from .pairs import BASES, Pairs
 from .result import COLUMNS, Alignments
 
@@ -92,6 +93,8 @@ def read_pairs_tsv(path: str | os.PathLike, name: str | None = None) -> Pairs:
         except (ValueError, OSError):  # an empty file, or one that cannot be mapped (a pipe)
             data = fh.read()
     pairs = _scan_tsv(data, name or Path(path).stem)
+    if pairs is None and (why := unreadable_text(path, bytes(data[:64]))):  # compressed, or UTF-16: not a field's fault
+        raise InputError(path, None, "file", why)
     return pairs if pairs is not None else _read_pairs_tsv_careful(path, data[:], name)
 
 

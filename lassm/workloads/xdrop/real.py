@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...compressed import DECODE_ERRORS, open_text
+from ...compressed import DECODE_ERRORS, open_text, wide_text
 from ...errors import InputError, LassmError
 from .config import DEFAULT_SEED_LENGTH
 from .pairs import Pairs
@@ -131,7 +131,7 @@ def read_genome(path: Path) -> list[tuple[str, bytes]]:
                 elif line:
                     parts.append(line)
     except DECODE_ERRORS as exc:
-        raise InputError(str(path), None, "file", f"not a readable FASTA file ({exc})") from None
+        raise InputError(str(path), None, "file", wide_text(path) or f"not a readable FASTA file ({exc})") from None
     if name is not None:
         records.append((name, "".join(parts).upper().encode().translate(_TO_N)))
     return records

@@ -9,7 +9,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from ....errors import LassmError
+from ....atomic import write_fault
+from ....errors import LassmError, OutputFault, write_refused
 from .presets import PRESETS
 
 #: tool executable -> (Debian package, bioconda package).
@@ -73,7 +74,13 @@ def _self_reported_version(tool: str) -> str:
 
 
 def run_tool(cmd: list[str], log: Path, stdout: Path | None = None) -> None:
-    """Runs a tool; on failure raises a LassmError quoting the end of its log."""
+    """Runs a tool; on failure raises a LassmError quoting the end of its log.
+
+    A tool that meets a full disk may say nothing and exit 0 (ART does: its reads files end
+    where the disk did, with fewer pairs, or mates of unequal counts): so once it has run, the
+    folder of its log is asked whether it still takes a write (:func:`lassm.atomic.write_fault`),
+    and a full disk is said as such, naming that folder, before the tool's own exit is looked at.
+    """
     with open(log, "ab") as err:
         err.write((" ".join(cmd) + "\n").encode())
         err.flush()
@@ -83,6 +90,9 @@ def run_tool(cmd: list[str], log: Path, stdout: Path | None = None) -> None:
         finally:
             if stdout:
                 out.close()
+    fault = write_fault(log.parent)
+    if fault is not None and write_refused(fault):
+        raise OutputFault(str(log.parent), fault)
     if proc.returncode != 0:
         tail = log.read_text(errors="replace").splitlines()[-15:]
         raise LassmError(f"{cmd[0]} failed (exit {proc.returncode}); end of {log}:\n" + "\n".join(tail))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from ....compressed import DECODE_ERRORS, open_text
+from ....compressed import DECODE_ERRORS, open_text, wide_text
 from ....errors import InputError, LassmError
 
 _RC = bytes.maketrans(b"ACGTNacgtn", b"TGCANtgcan")
@@ -39,7 +39,7 @@ def read_fasta(path: Path) -> Iterator[tuple[str, bytes]]:
                 elif line:
                     parts.append(line)
     except DECODE_ERRORS as exc:
-        raise InputError(str(path), None, "file", f"not a readable FASTA file ({exc})") from None
+        raise InputError(str(path), None, "file", wide_text(path) or f"not a readable FASTA file ({exc})") from None
     if name is not None:
         yield name, "".join(parts).upper().encode().translate(_IUPAC)
 
