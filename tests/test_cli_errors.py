@@ -89,6 +89,14 @@ BASE: dict[tuple[str, ...], dict[str, str]] = {
     ("xdrop", "generate"): {"--n-pairs": "2", "--min-length": "50", "--max-length": "60", "--out": "{tmp}/pairs.tsv"},
     ("xdrop", "real"): {"--genome": "{file}", "--pairs": "2", "--out": "{tmp}/real.parquet"},
     ("xdrop", "align"): {"input": "{pairs}", "--out": "{tmp}/aligned.tsv"},
+    ("xdrop", "lanes"): {"--machine": "box"},
+    ("measure", "published-race"): {"--machine": "box"},
+    ("measure", "floor"): {"--machine": "box"},
+    ("measure", "first-call"): {"--machine": "box"},
+    ("measure", "ptx"): {},
+    ("measure", "shard-contention"): {"dataset": "sample-k21x2"},
+    ("measure", "command-time"): {"--command": "true"},
+    ("merge-results",): {"new": "{dir}", "into": "{dir}"},
 }
 
 

@@ -24,8 +24,7 @@ _THREAD: threading.Thread | None = None
 #: The driver's hardware work queues per context (CUDA's default: 8). ``lassm`` launches on one
 #: stream, so one queue serves it, and a context with one is quicker to make and to tear down:
 #: on the H100 node 0.18 s instead of 0.22 s to make and 0.06 s instead of 0.12 s for the
-#: process to end (``tools/driver_start_exit.py``). A value the user set
-#: is kept.
+#: process to end. A value the user set is kept.
 CONNECTIONS_ENV = "CUDA_DEVICE_MAX_CONNECTIONS"
 
 

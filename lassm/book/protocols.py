@@ -26,7 +26,7 @@ NOT_MEASURED = "not measured"
 
 
 def race_records(machine: str = MACHINE) -> pd.DataFrame:
-    """``published-race.csv``: each run of a fixed and a published build (``tools/published_race.py``)."""
+    """``published-race.csv``: each run of a fixed and a published build (``lassm measure published-race``)."""
     path = paths.results_dir(machine) / "published-race.csv"
     return pd.read_csv(path) if path.is_file() else pd.DataFrame()
 

@@ -51,7 +51,7 @@ WEIGHTS = "weights.npy"
 
 #: A streamed block's peak memory per contig, beside the base's: ``gen-k21x20``, ``x40`` and
 #: ``x80`` written in blocks of :data:`ROW_GROUP` contigs each peak at 0.8 GB, 0.55 kB a contig
-#: past the base's 0.23 GB (``tools/scale_data_cost.py``); rounded up.
+#: past the base's 0.23 GB (each in a fresh process); rounded up.
 BLOCK_BYTES_PER_CONTIG = 1_000
 #: What :func:`write_shards` holds per contig of the whole set: its planning weight and the
 #: running sum :func:`range_bounds` cuts (two float64).
