@@ -27,6 +27,7 @@ BAD: dict = {
     t.k_list: ["21,x", "21,,33", "200", ""],
     t.odd_k_list: ["22", "21,x", "19", ""],
     t.count: ["0", "-3", "x", "1.5"],
+    t.count_list: ["1,0", "x", "", "2,,4"],
     t.natural: ["-1", "x", "1.5"],
     t.integer: ["x", "1.5"],
     t.qual_offset: ["-1", "128", "x"],
@@ -96,6 +97,7 @@ BASE: dict[tuple[str, ...], dict[str, str]] = {
     ("measure", "ptx"): {},
     ("measure", "shard-contention"): {"dataset": "sample-k21x2"},
     ("measure", "command-time"): {"--command": "true"},
+    ("measure", "scaling"): {"--machine": "box"},
     ("merge-results",): {"new": "{dir}", "into": "{dir}"},
 }
 

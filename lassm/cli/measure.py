@@ -102,6 +102,36 @@ def _cmd_command_time(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_scaling(args: argparse.Namespace) -> int:
+    from ..runs import strong_scaling
+    from ..runs.distributed import gpu_devices
+
+    gpus = args.gpus or len(gpu_devices())
+    if gpus < 1:
+        raise LassmError("no GPU seen here (CUDA_VISIBLE_DEVICES, nvidia-smi, CuPy); give --gpus")
+    counts = args.gpu_counts or list(range(1, gpus + 1))
+    if max(counts) > gpus:
+        raise LassmError(f"--gpu-counts {','.join(map(str, counts))}: more than the {gpus} GPUs of --gpus")
+    machine = args.machine or _this_machine()
+    if not args.no_scaling:
+        command = _line(["lassm", "measure", "scaling"], args, {"--dataset": "dataset", "--gpus": "gpus",
+                                                              "--gpu-counts": "gpu_counts", "--repeat": "repeat",
+                                                              "--protocol": "protocol"})
+        strong_scaling.measure(args.dataset, gpus, counts, args.repeat, args.protocol, machine, command)
+    for g in [] if args.no_sweep else args.sweep_gpus or [gpus]:
+        print(f"-> {strong_scaling.sweep(machine, g, args.sweep, args.protocol)}")
+    return 0
+
+
+def _this_machine() -> str:
+    """This node's results folder: ``LASSM_MACHINE``, else the CUDA device's name."""
+    from .. import paths
+    from ..backends import cuda
+    from ..runs import records
+
+    return paths.env_machine() or records.slug(cuda.device_name())
+
+
 def _cmd_lanes(args: argparse.Namespace) -> int:
     from ..backends.xdrop import cuda
     from ..campaign import xdrop_lanes
@@ -197,6 +227,21 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--top", type=t.count, default=8, help="heaviest top-level imports to list (default %(default)s)")
     p.add_argument("--json", type=t.output_file, default=None, help="also write the figures to this file")
     p.set_defaults(func=_cmd_command_time)
+
+    p = m.add_parser("scaling", help="strong scaling of the sharded extension on this node's GPUs, and the sweep "
+                                     "with and without Dask")
+    p.add_argument("--dataset", type=t.stream_name, default="gen-k21x20", help="the set (default %(default)s)")
+    p.add_argument("--gpus", type=t.count, default=None, help="workers of local-cuda (default: every GPU seen)")
+    p.add_argument("--gpu-counts", type=t.count_list, default=None, help="GPU counts to measure (default 1..--gpus)")
+    p.add_argument("--repeat", type=t.count, default=3, help="timed runs per GPU count (default %(default)s)")
+    p.add_argument("--protocol", type=t.protocol_name, default="casptr")
+    p.add_argument("--machine", type=t.machine_name, default=None, help="results folder name (default: this GPU's)")
+    p.add_argument("--sweep", type=t.dataset_list, default=["gen-k21", "gen-k33", "gen-k55", "gen-k77"],
+                   help="datasets of the sweep timed with and without --cluster")
+    p.add_argument("--sweep-gpus", type=t.count_list, default=None, help="the sweep's worker counts (default --gpus)")
+    p.add_argument("--no-scaling", action="store_true", help="leave out the strong scaling")
+    p.add_argument("--no-sweep", action="store_true", help="leave out the sweep")
+    p.set_defaults(func=_cmd_scaling)
 
     p = sub.add_parser("merge-results", help="lay a from-scratch run's machine folder onto the committed one")
     p.add_argument("new", type=t.input_dir, help="the new run's machine folder")
