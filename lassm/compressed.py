@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Which compressor made a file, by its first bytes: an input no reader takes as it is.
 
-Why: a gzip'ed dataset read as text fails on its second byte ("byte 0x8b is not ASCII"), which
-says nothing of what to do; named as compressed input, with the command that undoes it, it does.
+A compressed dataset read as text would fail on its second byte ("byte 0x8b is not ASCII"),
+which says nothing of what to do; named as compressed input, with the command that undoes it, it
+does.
 """
 from __future__ import annotations
 

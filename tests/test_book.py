@@ -369,7 +369,7 @@ def test_notebook_code_is_folded(path):
 
 #: Pages of the book that are reference, not chapters: no objectives or closing paragraph.
 NOT_TAUGHT = {"book/intro", "book/data-contract", "book/promises", "book/architecture", "book/cite", "book/glossary",
-              "notebooks/provenance", "book/install"}
+              "notebooks/provenance", "book/install", "book/design-notes"}
 
 
 def _chapter_texts() -> list[tuple[str, str]]:

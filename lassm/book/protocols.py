@@ -1,9 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The tables and numbers of the protocols page (``book/kernel-protocols.ipynb``), from the records.
 
-Why: the page's "What it costs" tables were typed in once and drifted from the records that
-later measured the same thing (the published ``doneflag`` race in ``published-race.csv``); every
-number there now comes from the machine's records, as in the chapters.
+Every number of the page's "What it costs" tables comes from the machine's records (the
+published ``doneflag`` race in ``published-race.csv``), as in the chapters.
 """
 from __future__ import annotations
 

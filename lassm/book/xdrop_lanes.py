@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The X-drop chapter's layouts section: LOGAN's block per direction against a few lanes of a warp per direction.
 
-Why apart from :mod:`.xdrop`: the ablation has its own records (``lanes.csv`` and the layouts'
-rows of ``counters.csv``, ``lassm xdrop lanes``), tables, chart and facts; the chapter's
-:func:`lassm.book.xdrop.facts` gathers its facts (:func:`lanes_facts`).
+The ablation has its own records (``lanes.csv`` and the layouts' rows of ``counters.csv``,
+``lassm xdrop lanes``), tables, chart and facts; the chapter's :func:`lassm.book.xdrop.facts`
+gathers its facts (:func:`lanes_facts`).
 """
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What a measuring command checks of the results tree before it measures anything.
 
-Why: a run whose machine folder turned out to be a file, whose results root was a file, or whose
-account could not be read measured its first point and only then failed, on the write. Every
-such precondition is checked first, with one line that names the path.
+Every precondition of a run's writes (its machine folder and the results root are folders, its
+account reads) is checked before the first point is measured, with one line that names the
+path.
 """
 from __future__ import annotations
 
