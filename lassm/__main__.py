@@ -1,13 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The ``lassm`` command (and ``python -m lassm``): the process around :func:`lassm.cli.main`.
 
-Why a module of its own: two costs of a whole command sit outside the command line's code.
-The CUDA driver's start (about a quarter of a second) begins here, before ``lassm.cli``'s own
-imports, so that they overlap it. And a command that ran to the end leaves by ``os._exit``
-once its output is written and its streams are flushed: the interpreter's clean-up of every
-module and the driver's tear-down of the context add a tenth of a second or more to a command
-that is otherwise done (``book/fast-kernel-history.md``: what a whole command pays). Only here, never in
-:func:`lassm.cli.main`, which tests and notebooks call in their own process.
+The CUDA driver's start begins here, before ``lassm.cli``'s own imports, so that they overlap
+it; and a command that ran to the end leaves by ``os._exit`` once its output is written and its
+streams are flushed, without the interpreter's clean-up and the driver's tear-down. Only here,
+never in :func:`lassm.cli.main`, which tests and notebooks call in their own process.
 """
 from __future__ import annotations
 

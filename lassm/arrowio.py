@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """NumPy arrays to and from Arrow columns through their buffers, without pandas.
 
-Why: pyarrow imports pandas (a quarter of a second on a 2-core CPU, more on a GPU node) the
-first time it converts a NumPy array or a Python list (``pa.array``, ``pa.table`` of arrays)
-or an Arrow array to NumPy (``to_numpy``, ``np.asarray``), to check for pandas objects. The
-commands that read and write parquet (``lassm extend`` on a parquet dataset, ``lassm xdrop
-align``) need none of it: these helpers wrap and read the columns' buffers directly, with the
-same values. A column of another type (or with nulls) falls back to pyarrow's own conversion.
+pyarrow imports pandas the first time it converts a NumPy array or a Python list (``pa.array``,
+``pa.table`` of arrays) or an Arrow array to NumPy (``to_numpy``, ``np.asarray``), to check for
+pandas objects. The commands that read and write parquet (``lassm extend`` on a parquet
+dataset, ``lassm xdrop align``) need none of it: these helpers wrap and read the columns'
+buffers directly, with the same values. A column of another type (or with nulls) falls back to
+pyarrow's own conversion.
 
 pyarrow is imported by each function, not here, so that importing this module costs nothing.
 """

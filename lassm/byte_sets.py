@@ -1,10 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Whether a flat column of bytes is sound: only allowed bytes, offsets that cut it into records.
 
-Why: every sequence and quality column a Parquet input brings (a dataset's reads, an X-drop set's
-pairs) is checked whole before it is used, and at millions of reads that check was a fifth of
-reading a shard; here it is a few vectorized comparisons a cache-sized block at a time, and only a
-failing column is searched byte by byte to name the fault.
+Every sequence and quality column a Parquet input brings (a dataset's reads, an X-drop set's
+pairs) is checked whole before it is used, in a few vectorized comparisons a cache-sized block at
+a time; only a failing column is searched byte by byte to name the fault.
 """
 from __future__ import annotations
 

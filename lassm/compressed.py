@@ -1,12 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What a text input really is, by its first bytes: compressed, or text in a wide encoding.
 
-Why: a gzip'ed dataset read as text fails on its second byte ("byte 0x8b is not ASCII"), which
-says nothing of what to do; named as compressed input, with the command that undoes it, it does.
-Text saved as UTF-16 (an editor's "Unicode") is the same case: every other byte is zero, so a
-reader blamed a field (``'\x007\x002\x00' is not a non-negative integer``) or its last line
-(``\n\x00`` ends with no line break: "a truncated copy?"); named by its encoding, with the
-``iconv`` line that converts it, the user knows what to do.
+A compressed dataset, or text saved in a wide encoding (UTF-16 or UTF-32), is named as such with
+the command that undoes it (``gunzip``, ``iconv``), instead of failing on a byte or a field that
+says nothing of what to do.
 """
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Every ``LASSM_*`` environment variable lassm reads: its type, its range, and the one check.
 
-Why one module: each variable used to be read where it was used, some checked and some not, so
-that ``LASSM_DEVICE_WAIT=abc`` or ``LASSM_LOCK_DIR=/dev/null`` ended a run in a traceback, late,
-after work was done. Here each one is declared once (:data:`SETTINGS`: name, kind, default,
+Each variable is declared once (:data:`SETTINGS`: name, kind, default,
 what it does), :func:`value` reads and checks it wherever it is used, and :func:`check_all`
 checks every one that is set when a command starts, so that a bad value is one line naming the
 variable before any work. The book's install page lists the same table

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Rich's console for lassm's tables, leaving a closed pipe to the command line.
 
-Why: Rich answers a reader that stopped reading (``lassm paper tables | head -1``) by exiting
-the process itself, with code 1; lassm's command line ends such a command quietly with code 0,
-like its other output (:mod:`lassm.cli.faults`), so the fault is handed back to it.
+Rich answers a reader that stopped reading (``lassm paper tables | head -1``) by exiting the
+process itself, with code 1; here the fault is handed back to lassm's command line, which ends
+such a command quietly with code 0, like its other output (:mod:`lassm.cli.faults`).
 """
 from __future__ import annotations
 

@@ -4,9 +4,8 @@ of where a ``lassm extend`` spends the time its kernel does not.
 
 Set ``LASSM_TIMELINE`` to a file and each :func:`mark` appends ``<CLOCK_MONOTONIC ns> <step>``
 to it as it happens (one ``write``, so the stamps survive a process that ends without its
-interpreter's clean-up). The harness (``tools/profile_extend.py --timeline-only``) stamps the same
-clock before it starts the command and after it ends, so the gaps between the stamps are the
-command's critical path. Unset, a mark costs one dictionary lookup. This module imports only
+interpreter's clean-up). A harness that stamps the same clock before it starts the command and
+after it ends sees the command's critical path in the gaps between the stamps. Unset, a mark costs one dictionary lookup. This module imports only
 ``os`` and ``time``: the entry point marks before any other import.
 """
 from __future__ import annotations

@@ -323,7 +323,7 @@ def test_every_promise_section_names_a_test():
 
 # --- a reader's book: code folded, results shown --------------------------------------------
 
-#: Tags that keep a cell's code out of a reader's way (myst-nb); tools/fold_cells.py adds them.
+#: Tags that keep a cell's code out of a reader's way (myst-nb); lassm.book.folds adds them.
 FOLDS = ("hide-input", "remove-input", "remove-cell", "hide-cell")
 
 
@@ -354,7 +354,7 @@ def test_notebook_import_cells_are_not_shown(path):
     imports = {i for i, c in enumerate(cells) if c["cell_type"] == "code" and _is_import_cell(c)}
     imports |= set(_imports_section_cells(cells))
     shown = [i for i in sorted(imports) if not set(cells[i].get("metadata", {}).get("tags", [])) & set(FOLDS)]
-    assert not shown, f"{_rel(path)}: import cells {shown} are shown; run tools/fold_cells.py"
+    assert not shown, f"{_rel(path)}: import cells {shown} are shown; run python -m lassm.book.folds"
 
 
 @pytest.mark.parametrize("path", _book_notebooks(), ids=_rel)
@@ -362,14 +362,14 @@ def test_notebook_code_is_folded(path):
     """Code a reader does not need is folded (exercises stay open): results and charts stay."""
     shown = [i for i, c in enumerate(_cells(path)) if c["cell_type"] == "code"
              and not set(c.get("metadata", {}).get("tags", [])) & (set(FOLDS) | {"exercise"})]
-    assert not shown, f"{_rel(path)}: code cells {shown} are shown unfolded; run tools/fold_cells.py"
+    assert not shown, f"{_rel(path)}: code cells {shown} are shown unfolded; run python -m lassm.book.folds"
 
 
 # --- teaching: objectives at the top, "What this shows" at the end --------------------------
 
 #: Pages of the book that are reference, not chapters: no objectives or closing paragraph.
 NOT_TAUGHT = {"book/intro", "book/data-contract", "book/promises", "book/architecture", "book/cite", "book/glossary",
-              "notebooks/provenance", "book/install"}
+              "notebooks/provenance", "book/install", "book/design-notes"}
 
 
 def _chapter_texts() -> list[tuple[str, str]]:

@@ -27,6 +27,7 @@ BAD: dict = {
     t.k_list: ["21,x", "21,,33", "200", ""],
     t.odd_k_list: ["22", "21,x", "19", ""],
     t.count: ["0", "-3", "x", "1.5"],
+    t.count_list: ["1,0", "x", "", "2,,4"],
     t.natural: ["-1", "x", "1.5"],
     t.integer: ["x", "1.5"],
     t.qual_offset: ["-1", "128", "x"],
@@ -89,6 +90,15 @@ BASE: dict[tuple[str, ...], dict[str, str]] = {
     ("xdrop", "generate"): {"--n-pairs": "2", "--min-length": "50", "--max-length": "60", "--out": "{tmp}/pairs.tsv"},
     ("xdrop", "real"): {"--genome": "{file}", "--pairs": "2", "--out": "{tmp}/real.parquet"},
     ("xdrop", "align"): {"input": "{pairs}", "--out": "{tmp}/aligned.tsv"},
+    ("xdrop", "lanes"): {"--machine": "box"},
+    ("measure", "published-race"): {"--machine": "box"},
+    ("measure", "floor"): {"--machine": "box"},
+    ("measure", "first-call"): {"--machine": "box"},
+    ("measure", "ptx"): {},
+    ("measure", "shard-contention"): {"dataset": "sample-k21x2"},
+    ("measure", "command-time"): {"--command": "true"},
+    ("measure", "scaling"): {"--machine": "box"},
+    ("merge-results",): {"new": "{dir}", "into": "{dir}"},
 }
 
 

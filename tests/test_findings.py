@@ -124,17 +124,14 @@ def test_without_a_race_run_the_race_is_not_claimed_as_measured():
 
 
 def test_race_tool_counts_the_ends_that_differ():
-    """tools/published_race.py's comparison: zero against itself, one per changed end."""
+    """``lassm measure published-race``'s comparison: zero against itself, one per changed end."""
     import copy
-    import importlib.util
 
+    from lassm.campaign import published_race as tool
     from lassm.runs.extend import extend
     from lassm.workloads.local_assembly import datasets
     from lassm.workloads.local_assembly.config import Params
 
-    spec = importlib.util.spec_from_file_location("published_race", ROOT / "tools" / "published_race.py")
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
     ds, k = datasets.load("sample-k21")
     oracle = extend(ds, Params(k=k), backend="cpu")
     assert tool.wrong_ends(oracle, oracle) == 0

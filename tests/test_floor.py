@@ -1,9 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The floor of ``fast`` (lassm.analysis.floor) and its measuring tool (tools/fast_floor.py), on
+"""The floor of ``fast`` (lassm.analysis.floor) and its measurement (``lassm measure floor``), on
 small hand-made inputs whose expected values are worked out by hand here."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 from pathlib import Path
@@ -12,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from lassm import cli
 from lassm.analysis import floor
 from lassm.errors import LassmError
 from lassm.workloads.local_assembly.dataset import Dataset, Reads
@@ -78,7 +78,7 @@ def test_one_end_keeps_that_side_only():
 def _row(**over) -> dict:
     row = {"dataset": "tiny", "k": 21, "contig": 10, "side": "right", "reads": 2, "read_bases": 7,
            "kernel_seconds": 2.5e-4, "repeats": 5, "matches_oracle": True, "device": "GPU", "driver": "1.0",
-           "git_sha": "abc", "command": "python3 tools/fast_floor.py"}
+           "git_sha": "abc", "command": "lassm measure floor"}
     row.update(over)
     return row
 
@@ -173,13 +173,6 @@ def test_machine_floor_reads_the_machine_folder(tmp_path, monkeypatch, critical)
         assert row["binding"] == "integer work" and row["fast_over_floor"] == pytest.approx(1e-6 / 300e-9)
 
 
-def _tool():
-    spec = importlib.util.spec_from_file_location("fast_floor", ROOT / "tools" / "fast_floor.py")
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    return tool
-
-
 def test_tool_times_the_heaviest_end_and_writes_the_file(tmp_path, monkeypatch):
     """The tool's plumbing with the GPU faked: the end it picks, the median, the row it writes."""
     from lassm.backends import cuda
@@ -205,15 +198,15 @@ def test_tool_times_the_heaviest_end_and_writes_the_file(tmp_path, monkeypatch):
     monkeypatch.setattr(datasets, "load", lambda name, k=None: (_tiny(), 21))
     monkeypatch.setattr(extend_mod, "extend", fake_extend)
     monkeypatch.setattr(cuda, "device_info", lambda: {"device": "Fake GPU", "driver": "9.9"})
-    assert _tool().main(["tiny", "--machine", "m", "--repeats", "3"]) == 0
+    assert cli.main(["measure", "floor", "--datasets", "sample-k21", "--machine", "m", "--repeats", "3"]) == 0
     assert launched[0] == ("cpu", 1, 2, 0) and all(l[1:] == (1, 2, 0) for l in launched)
     back = floor.read_critical_path(tmp_path / "m" / floor.CRITICAL_FILE)
     row = back.iloc[0]
-    assert (row["dataset"], row["k"], row["contig"], row["side"], row["read_bases"]) == ("tiny", 21, 10, "right", 7)
+    assert (row["dataset"], row["k"], row["contig"], row["side"], row["read_bases"]) == ("sample-k21", 21, 10, "right", 7)
     assert row["kernel_seconds"] == pytest.approx(2e-3) and row["repeats"] == 3
     assert (row["device"], str(row["driver"]), row["git_sha"]) == ("Fake GPU", "9.9", "feed")
     assert "--repeats 3" in row["command"]
-    assert _tool().main(["tiny", "--machine", "m", "--repeats", "0"]) == 2
+    assert cli.main(["measure", "floor", "--datasets", "sample-k21", "--machine", "m", "--repeats", "0"]) == 2
 
 
 def test_data_contract_lists_the_critical_path_columns():

@@ -3,7 +3,7 @@
 
 It runs on every OpenCL device pyopencl sees here: in CI Intel's OpenCL CPU driver (from
 ``lassm[intel]``) and PoCL (Debian's ``pocl-opencl-icd``, which ``make deps`` installs), two CPU
-implementations; on a GPU node NVIDIA's OpenCL (``tools/opencl_gpu_check.sh``). Each device-bound
+implementations; on a GPU node NVIDIA's OpenCL. Each device-bound
 test runs once per device (``LASSM_OPENCL_DEVICE`` set to its name, PoCL's case to ``pocl``; set it
 beforehand to test one device only). Without pyopencl or a device every such test is skipped with
 the reason; without PoCL its cases are, naming the package.

@@ -235,21 +235,21 @@ def test_every_instruction_line_of_nvrtc_ptx_is_counted_once():
 
 
 # ----------------------------------------------------------------------------------------------
-# tools/ptx_dump.py, its compilers replaced by the fixtures
+# lassm measure ptx, its compilers replaced by the fixtures
 
 
-def _dump_tool():
-    import importlib.util
+def _dump_tool(tmp_path: Path, monkeypatch):
+    """The dump's module, writing under ``tmp_path/m/ptx``, and the command line that runs it."""
+    from lassm import cli
+    from lassm.campaign import ptx_dump
 
-    path = Path(__file__).resolve().parent.parent / "tools" / "ptx_dump.py"
-    spec = importlib.util.spec_from_file_location("ptx_dump", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
+    return ptx_dump, lambda *argv: cli.main(["measure", "ptx", "--machine", "m", *argv])
 
 
 def test_dump_writes_ptx_mix_comparison_and_provenance(tmp_path, monkeypatch, capsys):
-    tool = _dump_tool()
+    tool, main = _dump_tool(tmp_path, monkeypatch)
+    out = tmp_path / "m" / "ptx"
     monkeypatch.setattr(tool, "_cupy_device", lambda: {})
     monkeypatch.setattr(tool, "cuda_ptx", lambda build, arch: (CUDA.read_text(), {"arch": arch}))
 
@@ -259,18 +259,18 @@ def test_dump_writes_ptx_mix_comparison_and_provenance(tmp_path, monkeypatch, ca
         return OPENCL.read_text(), {"team": team}
 
     monkeypatch.setattr(tool, "opencl_ptx", opencl_ptx)
-    assert tool.main(["--out", str(tmp_path), "--builds", "casptr,fast"]) == 0
-    names = sorted(p.name for p in tmp_path.iterdir())
+    assert main("--builds", "casptr,fast") == 0
+    names = sorted(p.name for p in out.iterdir())
     assert names == ["compare-casptr.csv", "cuda-casptr.ptx", "cuda-fast.ptx", "mix.csv", "opencl-casptr.ptx",
                      "provenance.json", "summary.csv"]
-    summary = pd.read_csv(tmp_path / "summary.csv").set_index(["backend", "protocol"])
+    summary = pd.read_csv(out / "summary.csv").set_index(["backend", "protocol"])
     assert summary.loc[("cuda", "casptr"), "instructions"] == 51
     assert summary.loc[("opencl", "casptr"), "instructions"] == 41
-    side = pd.read_csv(tmp_path / "compare-casptr.csv").set_index("category")
+    side = pd.read_csv(out / "compare-casptr.csv").set_index("category")
     assert side.loc["int64_addr", "opencl/cuda"] == 1.25
     import json
 
-    prov = json.loads((tmp_path / "provenance.json").read_text())
+    prov = json.loads((out / "provenance.json").read_text())
     assert prov["arch"] == "compute_90" and prov["problems"] == []
     statuses = {(r["backend"], r["protocol"]): r["status"] for r in prov["builds"]}
     assert statuses[("opencl", "fast")].startswith("skipped: ") and statuses[("cuda", "fast")] == "ok"
@@ -278,7 +278,8 @@ def test_dump_writes_ptx_mix_comparison_and_provenance(tmp_path, monkeypatch, ca
 
 
 def test_dump_says_what_is_missing_and_writes_the_rest(tmp_path, monkeypatch, capsys):
-    tool = _dump_tool()
+    tool, main = _dump_tool(tmp_path, monkeypatch)
+    out = tmp_path / "m" / "ptx"
     monkeypatch.setattr(tool, "_cupy_device", lambda: {})
     monkeypatch.setattr(tool, "cuda_ptx", lambda build, arch: (CUDA.read_text(), {}))
 
@@ -286,18 +287,19 @@ def test_dump_says_what_is_missing_and_writes_the_rest(tmp_path, monkeypatch, ca
         raise tool.Missing("pyopencl is not installed")
 
     monkeypatch.setattr(tool, "opencl_ptx", no_opencl)
-    assert tool.main(["--out", str(tmp_path), "--builds", "casptr"]) == 2
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["cuda-casptr.ptx", "mix.csv", "provenance.json",
+    assert main("--builds", "casptr") == 2
+    assert sorted(p.name for p in out.iterdir()) == ["cuda-casptr.ptx", "mix.csv", "provenance.json",
                                                          "summary.csv"]
     err = capsys.readouterr().err
-    assert "ptx_dump: opencl casptr: pyopencl is not installed" in err and "Traceback" not in err
+    assert "lassm measure ptx: opencl casptr: pyopencl is not installed" in err and "Traceback" not in err
 
 
 def test_dump_keeps_a_ptx_it_cannot_parse(tmp_path, monkeypatch, capsys):
-    tool = _dump_tool()
+    tool, main = _dump_tool(tmp_path, monkeypatch)
+    out = tmp_path / "m" / "ptx"
     monkeypatch.setattr(tool, "_cupy_device", lambda: {})
     monkeypatch.setattr(tool, "cuda_ptx", lambda build, arch: (".entry k()\n{\n\tret;\n", {}))
     monkeypatch.setattr(tool, "opencl_ptx", lambda build, team, extra: (OPENCL.read_text(), {}))
-    assert tool.main(["--out", str(tmp_path), "--builds", "casptr"]) == 2
-    assert (tmp_path / "cuda-casptr.ptx").is_file() and (tmp_path / "mix.csv").is_file()
+    assert main("--builds", "casptr") == 2
+    assert (out / "cuda-casptr.ptx").is_file() and (out / "mix.csv").is_file()
     assert "cuda-casptr.ptx written, not parsed: cuda-casptr.ptx: brace:" in capsys.readouterr().err

@@ -135,7 +135,7 @@ def test_scaling_other_datasets_are_told_apart() -> None:
 
 
 def test_shard_contention_reads_the_tools_figures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The bare shards' bound (tools/shard_contention.py's JSON): the whole over the slowest shard
+    """The bare shards' bound (lassm measure shard-contention's JSON): the whole over the slowest shard
     at once, and a sentence quoting it; a machine without the file says so."""
     import json
 

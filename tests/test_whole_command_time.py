@@ -1,19 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""tools/whole_command_time.py reads ``-X importtime`` and times a command; the timings themselves
+"""``lassm measure command-time`` reads ``-X importtime`` and times a command; the timings themselves
 are a measurement to log, never checked here."""
 from __future__ import annotations
 
-import importlib.util
 import json
+import shlex
 import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("whole_command_time", ROOT / "tools" / "whole_command_time.py")
-tool = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(tool)
+from lassm import cli
+from lassm.campaign.originals import timing as tool
 
 TRACE = """import time: self [us] | cumulative | imported package
 import time:       100 |        100 |     _io
@@ -33,14 +31,15 @@ def test_import_times_sum_the_top_level_imports() -> None:
 
 def test_a_command_is_timed_in_fresh_processes(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     out = tmp_path / "t.json"
-    assert tool.main(["--repeat", "2", "--warmup", "0", "--json", str(out), "--", sys.executable, "-c",
-                      "import json"]) == 0
+    assert cli.main(["measure", "command-time", "--repeat", "2", "--warmup", "0", "--json", str(out), "--command",
+                     shlex.join([sys.executable, "-c", "import json"])]) == 0
     figures = json.loads(out.read_text())
     assert len(figures["wall_seconds"]) == 2 and figures["median_seconds"] > 0
     assert figures["import_seconds"] > 0 and "json" in [t["module"] for t in figures["top_imports"]]
     assert "python -c pass" in capsys.readouterr().out
 
 
-def test_a_failing_command_is_no_measurement() -> None:
-    with pytest.raises(SystemExit, match="exited 3"):
-        tool.main(["--repeat", "1", "--warmup", "0", "--", sys.executable, "-c", "raise SystemExit(3)"])
+def test_a_failing_command_is_no_measurement(capsys: pytest.CaptureFixture) -> None:
+    assert cli.main(["measure", "command-time", "--repeat", "1", "--warmup", "0", "--command",
+                     shlex.join([sys.executable, "-c", "raise SystemExit(3)"])]) == 2
+    assert "exited 3" in capsys.readouterr().err

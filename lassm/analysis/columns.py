@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The column checks every metric, roofline and chart makes of the frame it is given, written once.
 
-Why: a frame with a missing column, a column of text, or a value out of range failed deep in
-pandas arithmetic; each formula (:mod:`.metrics`, :mod:`.portability`, :mod:`.roofline`,
-:mod:`lassm.book.plots`) now checks its input first, with one of these, and names the column.
+Each formula (:mod:`.metrics`, :mod:`.portability`, :mod:`.roofline`, :mod:`lassm.book.plots`)
+checks its input first with one of these: a missing column, a column of text or a value out of
+range is an error that names the column, never a failure deep in pandas arithmetic.
 """
 from __future__ import annotations
 

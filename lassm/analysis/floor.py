@@ -13,7 +13,7 @@ Three lower bounds per dataset, each in seconds, each from a measurement of this
   that point) over the measured INT32 peak (the dependent-IMAD rate the roofline uses).
 * **critical path**: the kernel time of the single contig end with the most work (most read
   bases on its side) launched alone (:func:`heaviest_ends`, :func:`one_end`), measured by
-  ``tools/fast_floor.py`` into ``data/results/<machine>/floor-critical-path.csv``. No launch can
+  :func:`measure_ends` (``lassm measure floor``) into ``data/results/<machine>/floor-critical-path.csv``. No launch can
   end before its slowest end does, and alone that end has the GPU to itself.
 
 The floor is the largest of the three; ``fast``'s measured kernel time over it says how far
@@ -37,6 +37,9 @@ from ..workloads.local_assembly.dataset import Dataset, Reads
 
 #: File name of the critical-path measurements in a machine folder.
 CRITICAL_FILE = "floor-critical-path.csv"
+#: The campaign's datasets (campaign.json's plan on the H100).
+DEFAULT_DATASETS = ("sample-k77", "gen-k21", "gen-k33", "gen-k55", "gen-k77", "sample-k77x20",
+                    "real-mock5-k21", "real-mock5-k33", "real-mock5-k55", "real-mock5-k77")
 #: Columns of that file, in order (``contig`` is the contig id, ``side`` right or left).
 CRITICAL_COLUMNS: tuple[str, ...] = ("dataset", "k", "contig", "side", "reads", "read_bases", "kernel_seconds",
                                      "repeats", "matches_oracle", "device", "driver", "git_sha", "command")
@@ -149,6 +152,38 @@ def one_end(ds: Dataset, index: int, side: str) -> Dataset:
     one = ds.subset(np.array([index], dtype=np.int64))
     other = "left" if side == "right" else "right"
     return replace(one, **{other: _no_reads()})
+
+
+def measure_ends(name: str, top: int, repeats: int, provenance: dict) -> list[dict]:
+    """The ``top`` heaviest ends of dataset ``name``, each run alone with ``fast`` on CUDA: one
+    warm-up, then ``repeats`` timed runs, each compared with the CPU oracle; one row of
+    :data:`CRITICAL_COLUMNS` per end (``provenance``: device, driver, git SHA, command)."""
+    import statistics
+    import sys
+
+    from ..runs import extend as run
+    from ..workloads.local_assembly import datasets
+    from ..workloads.local_assembly.config import Params
+
+    ds, k = datasets.load(name)
+    params = Params(k=k)
+    rows = []
+    for end in heaviest_ends(ds, top).itertuples():
+        one = one_end(ds, int(end.index), end.side)
+        oracle = run.extend(one, params, backend="cpu")
+        diffs = run.extend(one, params, backend="cuda", protocol="fast").compare(oracle)  # compile + warm-up
+        times = []
+        for _ in range(repeats):
+            ext = run.extend(one, params, backend="cuda", protocol="fast")
+            times.append(ext.kernel_seconds)
+            diffs += ext.compare(oracle)
+        med = statistics.median(times)
+        rows.append({"dataset": name, "k": k, "contig": int(end.contig), "side": end.side, "reads": int(end.reads),
+                     "read_bases": int(end.read_bases), "kernel_seconds": med, "repeats": repeats,
+                     "matches_oracle": not diffs, **provenance})
+        print(f"{name} k={k}: contig {end.contig} {end.side} ({end.read_bases} read bases) "
+              f"{med * 1e3:.3f} ms median of {repeats}, equal={not diffs}", file=sys.stderr, flush=True)
+    return rows
 
 
 def write_critical_path(rows: list[dict], path: str | Path) -> Path:
@@ -320,7 +355,7 @@ def machine_floor(machine: str, dataset_names: list[str] | None = None) -> pd.Da
             why.append("integer work: no Nsight Compute counters of this point")
         if pd.isna(row["critical_seconds"]):
             why.append(f"critical path: not measured ({CRITICAL_FILE} "
-                       + ("lacks this dataset)" if crit_path.exists() else "absent; run tools/fast_floor.py)"))
+                       + ("lacks this dataset)" if crit_path.exists() else "absent; run lassm measure floor)"))
         notes.append("; ".join(why))
     df["note"] = notes
     return bounds(df)

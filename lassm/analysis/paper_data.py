@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The paper's published files, loaded and checked: what every recomputation of :mod:`.paper` reads.
 
-Why apart: the loaders are the one place that knows the files' columns and units (the authors'
-raw data in ``data/paper-artifacts/``, the printed tables in ``data/paper-tables.csv``, the
-paper's devices in ``data/machines.csv``); the tables and errata (:mod:`.paper`) only compute.
+The loaders are the one place that knows the files' columns and units (the authors' raw data in
+``data/paper-artifacts/``, the printed tables in ``data/paper-tables.csv``, the paper's devices
+in ``data/machines.csv``); the tables and errata (:mod:`.paper`) only compute.
 """
 from __future__ import annotations
 

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Performance portability (Pennycook, Sewall & Lee) and application efficiency: one program across platforms.
 
-Why apart from :mod:`.metrics`: those formulas score one run against its machine's roofs; these
-compare runs across platforms and programs, and are what the chapters' PP tables call. The
-"did not run" rule of :func:`pp`: a platform of the set H without a row for an (application,
-problem), or whose efficiency is NaN or 0, makes P 0 ("not portable to H"); several rows for one
-(problem, application, platform) keep the best efficiency.
+:mod:`.metrics` scores one run against its machine's roofs; these formulas compare runs across
+platforms and programs, and are what the chapters' PP tables call. The "did not run" rule of
+:func:`pp`: a platform of the set H without a row for an (application, problem), or whose
+efficiency is NaN or 0, makes P 0 ("not portable to H"); several rows for one (problem,
+application, platform) keep the best efficiency.
 """
 from __future__ import annotations
 

@@ -1,11 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The one host of the OpenCL C kernels: what pyopencl (:mod:`.opencl`) and dpctl (:mod:`.sycl`) do alike, once.
 
-Why: the two hosts repeated the memory budget, the launch loops, the wait, the copy back, the
-vote and the docs of their parameters. Each now keeps only what its runtime differs in: how it
-finds a device, builds a program, and allocates, launches and times (a :class:`Runtime`), and
-its lanes' knob (pyopencl's work-group ``team``, dpctl's ``subgroup``). The plan of launches is
-:mod:`.clplan`'s.
+The memory budget, the launch loops, the wait, the copy back and the vote are written here once;
+each host keeps only what its runtime differs in: how it finds a device, builds a program, and
+allocates, launches and times (a :class:`Runtime`), and its lanes' knob (pyopencl's work-group
+``team``, dpctl's ``subgroup``). The plan of launches is :mod:`.clplan`'s.
 
 The parameters every host's ``extend_side`` shares, in the registry's order (:class:`Side`,
 :class:`Choices`):

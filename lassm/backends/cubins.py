@@ -1,13 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Every cubin the default GPU commands load through the CUDA driver, built before their first use.
 
-Why: with an empty cache, the first ``lassm extend --backend cuda`` or ``lassm xdrop align``
-compiles its kernels with NVRTC, seconds that MetaHipMer's ``ht_loc`` and LOGAN paid when
-``nvcc`` built them (the aim: a first call at most 1.5 times a warm one). ``lassm build-kernels``,
-which ``make venv`` runs, builds them once per machine, side by side in threads (NVRTC lets go of
-the GIL while it compiles), for this GPU's architecture or for the ones named, into the disk cache
-that :func:`lassm.backends.cudadrv.load` reads. Nothing is committed: a cubin is a build product of
-the sources, the options, the architecture and this machine's NVRTC.
+``lassm build-kernels``, which ``make venv`` runs, builds the GPU commands' kernels once per
+machine, side by side in threads (NVRTC lets go of the GIL while it compiles), for this GPU's
+architecture or for the ones named, into the disk cache that :func:`lassm.backends.cudadrv.load`
+reads, so that a first ``lassm extend --backend cuda`` or ``lassm xdrop align`` need not compile
+(the aim: a first call at most 1.5 times a warm one). Nothing is committed: a cubin is a build
+product of the sources, the options, the architecture and this machine's NVRTC.
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 """Which runtime allocates, copies and launches a CUDA run (CuPy, or the driver through ctypes),
 and what CuPy says of the device.
 
-Why a choice: CuPy's import costs a command more than the fast kernels and their transfers
+CuPy's import costs a command more than the fast kernels and their transfers
 together, so the commands timed against the C++ originals (the fast extension, the
 X-drop kernels) run on :mod:`.cudadrv`; the faithful protocols keep CuPy, the runtime their
 records were measured with. Both answer the same calls, so the host routines take either.

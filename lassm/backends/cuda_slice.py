@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """One slice of a CUDA or HIP launch of the local-assembly kernel: its buffers up, one launch, its results back.
 
-Why apart from :mod:`.cuda`: the backend module plans a run (builds, bins, slices, budget) and
-this one does what every slice does alike, on CuPy or on :mod:`.cudadrv`, which both answer its
-calls: a newcomer reads the plan without the buffers, and the buffers without the plan.
+The backend module (:mod:`.cuda`) plans a run (builds, bins, slices, budget); this one does what
+every slice does alike, on CuPy or on :mod:`.cudadrv`, which both answer its calls: the plan
+reads without the buffers, and the buffers without the plan.
 """
 from __future__ import annotations
 

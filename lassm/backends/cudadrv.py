@@ -1,11 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The CUDA driver API through ctypes: the few calls one launch of a kernel needs, without CuPy.
 
-Why: a whole ``lassm extend`` on a small input spent more on CuPy's import (about 0.25 s on the
-H100 node) than on its kernels and transfers together, while MetaHipMer's ``ht_loc`` pays only
-the driver's initialisation and context. ``libcuda`` is on every machine with an NVIDIA driver;
-the kernels come from NVRTC as cubins, cached on disk (:func:`module_image`), so a warm command
-neither imports CuPy nor compiles.
+``libcuda`` is on every machine with an NVIDIA driver; the kernels come from NVRTC as cubins,
+cached on disk (:func:`module_image`), so a warm command neither imports CuPy nor compiles, and
+pays, as MetaHipMer's ``ht_loc`` does, only the driver's initialisation and context.
 
 The objects mimic the part of CuPy's interface that :func:`lassm.backends.cuda_slice.run_slice`
 uses (``asarray``, ``zeros``, ``empty``, ``asnumpy``, events, a raw kernel called with grid,

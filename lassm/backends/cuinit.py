@@ -1,14 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The CUDA driver's start (``cuInit`` and the primary context) begun first thing, in a thread.
 
-Why: a GPU command pays about 0.23 s for the driver's start on the H100 node, as MetaHipMer's
-``ht_loc`` does; but where ``ht_loc`` then reads its input in C++, Python first spends a tenth of
-a second on its interpreter and NumPy. Begun before those imports, the start runs while they
-do (ctypes lets go of the GIL for the call), so the command's critical path loses it. This
-module imports nothing but ctypes, threading and :mod:`lassm.timeline`, so that it can be the
-first thing ``lassm`` does (:mod:`lassm.__main__`, before the command line's imports);
-:class:`lassm.backends.cudadrv.Context` waits for it and then makes its own (now cheap) calls, so
-a failure here changes nothing but the time: the error is reported there.
+Begun before the command line's imports, the driver's start runs while they do (ctypes lets go
+of the GIL for the call), off the command's critical path. This module imports nothing but
+ctypes, threading and :mod:`lassm.timeline`, so that it can be the first thing ``lassm`` does
+(:mod:`lassm.__main__`); :class:`lassm.backends.cudadrv.Context` waits for it and then makes its
+own (now cheap) calls, so a failure here changes nothing but the time: the error is reported
+there.
 """
 from __future__ import annotations
 
@@ -24,8 +22,7 @@ _THREAD: threading.Thread | None = None
 #: The driver's hardware work queues per context (CUDA's default: 8). ``lassm`` launches on one
 #: stream, so one queue serves it, and a context with one is quicker to make and to tear down:
 #: on the H100 node 0.18 s instead of 0.22 s to make and 0.06 s instead of 0.12 s for the
-#: process to end (``tools/driver_start_exit.py``). A value the user set
-#: is kept.
+#: process to end. A value the user set is kept.
 CONNECTIONS_ENV = "CUDA_DEVICE_MAX_CONNECTIONS"
 
 

@@ -2,10 +2,9 @@
 """The contigs' reverse complement, a launch's gather and its walks packed, on the GPU
 (``kernels/local_assembly/cuda/segments.cu``).
 
-Why: on the host these per-base copies need a compiled loop, and importing numba to get one
-costs a whole ``lassm extend --backend cuda`` more than its kernel. The GPU backends
-upload a dataset's bases once and cut each launch's buffers out of them on the device; only the
-per-segment offsets (one int64 per read) are computed on the host
+The GPU backends upload a dataset's bases once and cut each launch's buffers out of them on the
+device, so that no per-base copy needs a compiled loop (and numba's import) on the host; only
+the per-segment offsets (one int64 per read) are computed on the host
 (:mod:`lassm.workloads.local_assembly.segment_index`).
 """
 from __future__ import annotations

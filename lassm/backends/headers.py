@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Build options that lead a compiler to a kernel's headers.
 
-Why: every runtime here (CuPy, NVRTC, pyopencl, NVIDIA's driver) takes a kernel as a string, so
-its ``#include "x.h"`` needs the headers' folder as ``-I``; and their caches key on the source and
+Every runtime here (CuPy, NVRTC, pyopencl, NVIDIA's driver) takes a kernel as a string, so its
+``#include "x.h"`` needs the headers' folder as ``-I``; and their caches key on the source and
 the options alone, so a header that changed must change the options too: its digest rides along
 as a ``-D`` no kernel reads. The ``-I`` itself names a copy of the folder whose path is its
 contents' digest (:func:`staged_folder`), not the clone's own folder: the caches (pyopencl's,
 PoCL's) key on that path too, and a clone at another path would otherwise build every program
-again, which on a CPU driver costs minutes.
+again.
 """
 from __future__ import annotations
 

@@ -2,8 +2,7 @@
 """The OpenCL kernel's own PTX, launched by the CUDA driver, so that Nsight Compute can count it.
 
 Nsight Compute 2025.3 profiles no OpenCL launch: under ``ncu`` the ``opencl`` backend runs and
-ncu says "No kernels were profiled", with or without a kernel filter
-(``data/results/nvidia-h100-80gb-hbm3/logs/opencl-ncu-*``). NVIDIA's OpenCL compiler emits PTX
+ncu says "No kernels were profiled", with or without a kernel filter. NVIDIA's OpenCL compiler emits PTX
 (the program binary is PTX text), and the CUDA driver loads PTX from any compiler. This backend
 builds ``portable.cl`` with NVIDIA's OpenCL exactly as :mod:`lassm.backends.opencl` does (same
 options, same device), takes the binary, loads it with CuPy and launches it with the same

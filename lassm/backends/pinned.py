@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Public sources pinned to one commit each and checked file by file: the machinery.
 
-Why here, in the backends stage: the original programs (:mod:`lassm.campaign.originals.sources`)
+In the backends stage because the original programs (:mod:`lassm.campaign.originals.sources`)
 and ROCm's HIP-CPU runtime (:mod:`lassm.backends.hip_cpu_build`, which the ``hip-cpu`` backend
-builds against) are both third-party code that is never committed here, and both are had the same
-way. A :class:`Source` names the repository, the commit and the SHA-256 of every file the build
-reads; :func:`locate` finds that tree in one of three places, tried in this order:
+builds against) are both third-party code that is never committed here, and both are had the
+same way. A :class:`Source` names the repository, the commit and the SHA-256 of every file the
+build reads; :func:`locate` finds that tree in one of three places, tried in this order:
 
 1. a folder the user names (the source's :attr:`Source.folder_env`, or an argument such as
    ``lassm run --originals DIR``), for nodes without internet: ``DIR/<name>``, ``DIR/<owner>+<name>``

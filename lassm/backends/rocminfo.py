@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The AMD GPUs ``rocminfo`` lists: their gfx architecture, name and wavefront width.
 
-Why: the hip backend needs CuPy for ROCm to ask its device anything, but what it will build for
-(a gfx target and a wavefront of 64 lanes on CDNA, 32 on RDNA) is known before that runtime is
+The hip backend needs CuPy for ROCm to ask its device anything, but what it will build for (a
+gfx target and a wavefront of 64 lanes on CDNA, 32 on RDNA) is known before that runtime is
 installed: ROCm's ``rocminfo`` prints it for every agent. ``lassm run --dry-run`` reads it so that
 an AMD machine's plan names its target even where no HIP runtime can run yet, and a run's
 ``lacks`` line names the GPU it saw but could not use.

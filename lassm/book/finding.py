@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A finding as a value: its numbers, its scope, and one template that makes it a sentence.
 
-Why a value: a sentence assembled from other chapters' formatted text cannot be checked, and its
-reach cannot be read off it. Here the numbers are numbers (a test re-derives each from the record
+A sentence assembled from other chapters' formatted text could not be checked, nor its reach
+read off it. Here the numbers are numbers (a test re-derives each from the record
 files by a second path), the scope lists what they cover (devices, datasets, backends, variants,
 record files, commits), and :func:`render` is the one way a finding becomes a sentence; the
 findings page shows each scope on hover (:func:`markdown`).

@@ -124,7 +124,7 @@ def paper_gpus() -> list[str]:
     return sorted(set(paper.measured()["machine"].astype(str))) if "machine" in paper.measured() else []
 
 
-#: Written by tools/published_race.py: the published protocols' runs against the fixed ones.
+#: Written by ``lassm measure published-race``: the published protocols' runs against the fixed ones.
 RACE_FILE = "published-race.csv"
 
 
@@ -160,7 +160,7 @@ def doneflag_race(rec: pd.DataFrame, race: pd.DataFrame | None = None) -> Findin
     if published.empty:
         text = ("The published `{racy}` protocol of the HIP port, written for lock-step wavefronts, is racy under "
                 "NVIDIA's independent thread scheduling; " + fixed + ". No run of its published build is recorded "
-                "yet (tools/published_race.py), so its error rate is not measured here.")
+                "yet (`lassm measure published-race`), so its error rate is not measured here.")
         return Finding("doneflag_race", text, "book/kernel-protocols", False, numbers, _scope(runs))
     wrong = published[published["wrong_ends"] > 0]
     per_set = published.groupby("dataset").agg(lo=("wrong_ends", "min"), hi=("wrong_ends", "max"),

@@ -2,9 +2,9 @@
 """The findings beyond the paper's question: two programming models on one GPU, several GPUs,
 and the other kernels (LOGAN's X-drop, Jin and Vetter's suite) beside their own programs.
 
-Why apart from :mod:`.findings`: these read the chapters' own record files (the X-drop tables,
-the suite's ``originals.csv``, the scaling records), each finding a :class:`.finding.Finding`
-whose scope names exactly the rows it quotes.
+These read the chapters' own record files (the X-drop tables, the suite's ``originals.csv``, the
+scaling records), each finding a :class:`.finding.Finding` whose scope names exactly the rows it
+quotes.
 """
 from __future__ import annotations
 

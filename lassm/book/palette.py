@@ -2,12 +2,11 @@
 """One colour per protocol, backend and vendor, the same in every chart of the book, and the
 line samples of a legend of dashes.
 
-Why: Vega-Lite colours a field's values in the order they come, so the same protocol was orange
-in one chart and teal in the next, and a reader comparing two figures read the colours wrong.
 Every chart passes through :func:`lassm.book.plots.book_spec`, which calls :func:`with_palette`:
 a colour channel on a field of :data:`PALETTE` gets the palette's colours for the values it
-shows, and a value the palette does not know is refused (add it here), never given a colour of
-its own.
+shows, so a value has one colour in every chart (Vega-Lite alone colours values in the order they
+come); a value the palette does not know is refused (add it here), never given a colour of its
+own.
 :func:`held` is what :func:`lassm.book.chart_audit.check` asks of every chart.
 """
 from __future__ import annotations

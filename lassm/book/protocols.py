@@ -1,9 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The tables and numbers of the protocols page (``book/kernel-protocols.ipynb``), from the records.
 
-Why: the page's "What it costs" tables were typed in once and drifted from the records that
-later measured the same thing (the published ``doneflag`` race in ``published-race.csv``); every
-number there now comes from the machine's records, as in the chapters.
+Every number of the page's "What it costs" tables comes from the machine's records (the
+published ``doneflag`` race in ``published-race.csv``), as in the chapters.
 """
 from __future__ import annotations
 
@@ -26,7 +25,7 @@ NOT_MEASURED = "not measured"
 
 
 def race_records(machine: str = MACHINE) -> pd.DataFrame:
-    """``published-race.csv``: each run of a fixed and a published build (``tools/published_race.py``)."""
+    """``published-race.csv``: each run of a fixed and a published build (``lassm measure published-race``)."""
     path = paths.results_dir(machine) / "published-race.csv"
     return pd.read_csv(path) if path.is_file() else pd.DataFrame()
 

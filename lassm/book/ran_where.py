@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What ran where: every kernel build against every place it has executed, from the evidence alone.
 
-Why: the study is about GPUs of every vendor, and a reader should see, not be told, which builds
-have executed where and which have only compiled. Two kinds of evidence count:
+The study is about GPUs of every vendor: a reader sees, not is told, which builds have executed
+where and which have only compiled. Two kinds of evidence count:
 
 * the records under ``data/results/`` (a local-assembly record's ``summary.json``, X-drop's and the
   suite's ``times.csv``): a backend on a device, the output checked there;

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What the X-drop chapter's two modules (:mod:`.xdrop`, :mod:`.xdrop_lanes`) read alike: the times, the kernel's device, the missing value's word.
 
-Why apart: the layouts' section (:mod:`.xdrop_lanes`) and the rest of the chapter both read
-``times.csv`` and print numbers the same way; neither may import the other's module whole
-(the chapter's facts gather the layouts' facts), so what both need sits here.
+The layouts' section (:mod:`.xdrop_lanes`) and the rest of the chapter both read ``times.csv``
+and print numbers the same way; neither may import the other's module whole (the chapter's facts
+gather the layouts' facts), so what both need sits here.
 """
 from __future__ import annotations
 

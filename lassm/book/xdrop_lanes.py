@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The X-drop chapter's layouts section: LOGAN's block per direction against a few lanes of a warp per direction.
 
-Why apart from :mod:`.xdrop`: the ablation has its own records (``lanes.csv`` and the layouts'
-rows of ``counters.csv``, ``tools/xdrop_lanes.py``), tables, chart and facts; the chapter's
-:func:`lassm.book.xdrop.facts` gathers its facts (:func:`lanes_facts`).
+The ablation has its own records (``lanes.csv`` and the layouts' rows of ``counters.csv``,
+``lassm xdrop lanes``), tables, chart and facts; the chapter's :func:`lassm.book.xdrop.facts`
+gathers its facts (:func:`lanes_facts`).
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from ..campaign import xdrop_lanes
 from .prose import span
 from .xdrop_common import NOT_MEASURED, fmt, kernel_device, times
 
-#: ``counters.csv``'s program of one forced layout (``tools/xdrop_lanes.py --counters-xdrops``).
+#: ``counters.csv``'s program of one forced layout (``lassm xdrop lanes --counters-xdrops``).
 LANES_PROGRAM = "lassm cuda lanes="
 #: The lanes value of LOGAN's layout, one block per direction: the ablation's reference.
 BLOCK = 0

@@ -1,9 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """How long each part of ``lassm run`` should take here, from the accounts of earlier runs (``--dry-run``).
 
-Why: before giving a machine to ``lassm run`` one wants to know whether it takes a minute or an
-hour. Each part's account (:attr:`lassm.campaign.part.Part.account`) keeps, per run, its seconds
-and its rows, measured or skipped. Seconds per unit of work, pooled over the runs that measured
+Each part's account (:attr:`lassm.campaign.part.Part.account`) keeps, per run, its seconds and
+its rows, measured or skipped. Seconds per unit of work, pooled over the runs that measured
 something, times the units a run would measure now (each part's
 :meth:`~lassm.campaign.part.Part.work`: a point already recorded is skipped, as the run itself
 decides) is the estimate. A unit is a point, except where points differ much in cost: the sweep

@@ -1,11 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What ``lassm run`` asks of each of its parts: one small interface, so that the main job is a loop.
 
-Why: the four parts (local assembly, X-drop, Jin and Vetter's kernels, the original programs)
-were planned, described, estimated, run and accounted through four calls of different shapes,
-with the same ``if key == ...`` choice written out at each step. Each part is now a
-:class:`Part` that answers the same six questions, and :data:`lassm.campaign.whole.PARTS` lists
-them in run order: a fifth kernel family is one module with one :class:`Part` and one line there.
+Each of the four parts (local assembly, X-drop, Jin and Vetter's kernels, the original
+programs) is a :class:`Part` that answers the same six questions, and
+:data:`lassm.campaign.whole.PARTS` lists them in run order: a fifth kernel family is one module
+with one :class:`Part` and one line there.
 """
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``<machine>/runs.json``: one entry per whole ``lassm run``, whatever its parts wrote.
 
-Why: each part keeps its own account (``campaign.json``, ``xdrop/campaign.json``, ...), so how long a
-whole run took, and which of its parts measured rather than skipped, was nowhere. A reader's first
-question ("how long does it take from scratch?") is answered by the entry whose parts skipped
-nothing. Entries are appended under the folder's lock like the parts' accounts
+Each part keeps its own account (``campaign.json``, ``xdrop/campaign.json``, ...); this one keeps
+the whole run's: how long it took and which of its parts measured rather than skipped, so that
+"how long does it take from scratch?" is the entry whose parts skipped nothing. Entries are
+appended under the folder's lock like the parts' accounts
 (:func:`lassm.runs.account.append_entry`).
 """
 from __future__ import annotations

@@ -1,15 +1,16 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The ablation of the X-drop kernel's layouts: LOGAN's block per direction against the lanes kernel.
 
-Why: X's plan (:func:`lassm.backends.xdrop.plan.lanes_for`) gives narrow bands a few lanes of a
-warp each and wide ones LOGAN's block; this measures every layout at each X in one run, on the
-same GPU and pairs, so the plan and the chapter's account of it rest on one table
-(``xdrop/lanes.csv``). Each layout's result must equal the block layout's pair for pair: a
-layout that differs is recorded as such and never counts as faster.
+Every layout at each X in one run, on the same GPU and pairs (``lassm xdrop lanes``), into one
+table, ``xdrop/lanes.csv``, on which the plan (:func:`lassm.backends.xdrop.plan.lanes_for`) and the
+chapter rest; with counters, every layout's ``counters.csv`` rows too. Each layout's result must
+equal the block layout's pair for pair: one that differs is recorded as such and never counts as
+faster. Rows recorded at this commit are skipped unless forced; each X's rows are upserted whole.
 """
 from __future__ import annotations
 
 import statistics
+import sys
 from typing import Callable, Sequence
 
 from ..backends.xdrop import plan
@@ -71,4 +72,65 @@ def best(table: Sequence[dict]) -> dict[tuple[str, int], int]:
     return {k: v[1] for k, v in fastest.items()}
 
 
-__all__ = ["LAYOUTS", "best", "rows"]
+def measure(machine: str, dataset: str, xdrops: Sequence[int], repeats: int, force: bool, command: str) -> bool:
+    """Every layout at each X on ``dataset``'s pairs, upserted into the machine's ``lanes.csv``
+    after each X; True when every layout's result equalled the block's."""
+    from ..backends.xdrop import cuda
+    from ..runs.records import git_sha
+    from ..workloads.xdrop import datasets
+
+    sha = git_sha()
+    table = rec.folder(machine) / rec.LANES_FILE
+    pairs = datasets.load(dataset)
+    facts = cuda.cu.device_info()
+    context = {"machine": machine, "device": facts.get("device", ""), "driver": facts.get("driver", ""),
+               "git_sha": sha, "command": command}
+    agreed = True
+    for x in xdrops:
+        if not force and rec.recorded(rec.read_rows(table, rec.LANES_COLUMNS), sha, dataset=dataset, xdrop=x, lanes=0):
+            print(f"{dataset} X={x}: recorded at this commit, skipped", file=sys.stderr)
+            continue
+        got = rows(cuda.align, pairs, dataset, Scoring(xdrop=x), repeats=repeats, context=context)
+        rec.upsert(table, rec.LANES_COLUMNS, rec.LANES_KEY, got)
+        for r in got:
+            agreed &= bool(r["equal_to_block"])
+            print(f"{dataset} X={x} lanes={r['lanes']:>2}: {r['kernel_seconds'] * 1e3:9.3f} ms "
+                  f"{r['gcups']:8.2f} GCUPS equal={r['equal_to_block']}{'  (planned)' if r['planned'] else ''}",
+                  file=sys.stderr, flush=True)
+    return agreed
+
+
+def counters(machine: str, name: str, xdrops: Sequence[int], force: bool) -> None:
+    """Every layout under the study's metric list at each X: ``counters.csv`` rows whose program
+    is ``lassm cuda lanes=N`` (N = 0: LOGAN's block), raw files beside them."""
+    import tempfile
+    from pathlib import Path
+
+    from ..runs.records import git_sha
+    from ..workloads.xdrop import datasets
+    from ..workloads.xdrop.formats import write_pairs_parquet
+    from . import xdrop_counters as xc
+    from .steps import find_ncu
+
+    exe = find_ncu()
+    if exe is None:
+        print("lassm xdrop lanes: no ncu here, no counters", file=sys.stderr)
+        return
+    sha, table, scheme = git_sha(), rec.folder(machine) / rec.COUNTERS_FILE, Scoring()
+    with tempfile.TemporaryDirectory(prefix="lassm-lanes-ncu-") as tmp:
+        source = Path(tmp) / "pairs.parquet"
+        write_pairs_parquet(datasets.load(name), source)
+        for x in xdrops:
+            for lanes in LAYOUTS:
+                program = f"lassm cuda lanes={lanes}"
+                if not force and rec.recorded(rec.read_rows(table, rec.COUNTER_COLUMNS), sha, dataset=name, xdrop=x,
+                                              program=program):
+                    continue
+                row = xc.count(source, name, x, (scheme.match, scheme.mismatch, scheme.gap), Path(tmp),
+                               machine=machine, sha=sha, ncu_exe=exe, program=program, extra=("--lanes", str(lanes)),
+                               layout=rec.layout_name(lanes))
+                print(f"counters {name} X={x} lanes={lanes}: {row['duration_s'] * 1e3:.2f} ms, "
+                      f"{row['warp_inst']:.3g} warp instructions", file=sys.stderr, flush=True)
+
+
+__all__ = ["LAYOUTS", "best", "counters", "measure", "rows"]

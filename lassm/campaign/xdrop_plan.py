@@ -10,7 +10,7 @@ on its first :data:`CHECK_PAIRS` pairs (for a synthetic set, the smaller set of 
 ``times.csv`` says how many pairs were checked. Without a GPU the plan is one small set that
 every backend runs whole, and the OpenCL backend, answering from a CPU device, is timed as the
 CPU backends are (:data:`NO_GPU_REPEATS`). The sets and limits are chosen so that the whole
-plan stays within a few minutes of a 16-core GPU node (``tools/xdrop_h100.sh``).
+plan stays within a few minutes of a 16-core GPU node.
 """
 from __future__ import annotations
 

@@ -396,12 +396,14 @@ def build_parser() -> argparse.ArgumentParser:
     from .paper import add_subcommands as add_paper
     from .kernels import add_subcommands as add_kernels
     from .xdrop import add_subcommands as add_xdrop
+    from .measure import add_subcommands as add_measure
 
     add_counters(sub)
     add_metrics(sub)
     add_paper(sub)
     add_kernels(sub)
     add_xdrop(sub)
+    add_measure(sub)
 
     p = sub.add_parser("backends", help="which backends can run here")
     p.set_defaults(func=cmd_backends)

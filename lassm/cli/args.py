@@ -134,6 +134,7 @@ _BOUNDED = (
      "A share, 0 to 1 (an error rate, a share of pairs)."),
 )
 count, natural, negative, qual_offset, positive_real, nonneg_real, fraction = (_bounded(*b) for b in _BOUNDED)
+count_list = _listed(count, "count_list", "Comma-separated positive integers (GPU counts).")
 
 
 def integer(text: str) -> int:

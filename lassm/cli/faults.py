@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The environment's faults in one line: signals, full disks, closed and broken standard output.
 
-Why a module of its own: what the machine does to a command (Ctrl-C, a ``kill``, a full disk, a
-reader that stops reading) is no bug of lassm's and no mistake in the user's input, but the
-user still needs one line saying what happened, and nothing half-written left behind:
+What the machine does to a command (Ctrl-C, a ``kill``, a full disk, a reader that stops
+reading) is no bug of lassm's and no mistake in the user's input, but the user still needs one
+line saying what happened, and nothing half-written left behind:
 
 * SIGINT (Ctrl-C) is ``KeyboardInterrupt``, SIGTERM is made :class:`~lassm.errors.Terminated`:
   both unwind the command, so the ``finally`` clauses of :mod:`lassm.atomic` remove its

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The output rule (:mod:`lassm.outputs`) applied to every command from its options' roles.
 
-Why here and not in each command: a command added later, or an option added to one, is
-guarded as soon as its argument types say what its paths are (``role`` in
-:mod:`lassm.cli.args`): its outputs are checked against its inputs, the results folders it
-reads and each other, and an output folder must be new, empty or one this command made, all
-before the command's own code runs.
+Applied here, not in each command: a command added later, or an option added to one, is guarded
+as soon as its argument types say what its paths are (``role`` in :mod:`lassm.cli.args`): its
+outputs are checked against its inputs, the results folders it reads and each other, and an
+output folder must be new, empty or one this command made, all before the command's own code
+runs.
 """
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A backend made ready in a thread while the command reads its input.
 
-Why: on a GPU node a backend's start-up (its runtime imported, the device's context made, the
-kernel loaded from the on-disk cache: its ``warm_up``) costs as much as reading a large input;
-run side by side the two overlap instead of adding (the runtime's calls and the reading's file
-and NumPy work release the GIL). ``lassm extend`` and ``lassm xdrop align`` both use it.
+A backend's start-up (its runtime imported, the device's context made, the kernel loaded from
+the on-disk cache: its ``warm_up``) and the reading of the input run side by side, so that they
+overlap instead of adding (the runtime's calls and the reading's file and NumPy work release the
+GIL). ``lassm extend`` and ``lassm xdrop align`` both use it.
 """
 from __future__ import annotations
 

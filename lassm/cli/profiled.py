@@ -1,15 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Several ``lassm`` commands in one profiled process: each run by lassm's own ``main`` in turn.
 
-Why: Nsight Compute costs about 1.7 s per profiled process on an H200's node (ht_loc: 0.33 s
-alone, 2.0 s under ncu), before a kernel is counted; a counters step of twenty points paid it,
-the interpreter's start and the imports twenty times. Here the commands run one after another in
-one process, the very code path each would take alone (:func:`lassm.cli.main`), each followed by
-the boundary kernel (:mod:`lassm.analysis.counters.batch`) at which the session's raw CSV is cut. After each command the
-device memory CuPy's pool keeps is given back: a replayed kernel's pass saves and restores the
-memory the process holds. An earlier form of this step, which called ``extend`` directly and kept
-the pool, was slower than twenty processes; this form is faster than both (which of the two
-changes mattered was not isolated).
+The commands run one after another in one process, the very code path each would take alone
+(:func:`lassm.cli.main`), each followed by the boundary kernel
+(:mod:`lassm.analysis.counters.batch`) at which the session's raw CSV is cut, so that Nsight
+Compute's cost per profiled process, the interpreter's start and the imports are paid once.
+After each command the device memory CuPy's pool keeps is given back: a replayed kernel's pass
+saves and restores the memory the process holds.
 
 In the command-line stage because it runs lassm's command line. Usage:
 ``python -m lassm.cli.profiled JSON STATUS`` with JSON a list of argument

@@ -195,7 +195,7 @@ def _pair_set_options(p: argparse.ArgumentParser, seed_help: str) -> None:
 
 
 def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
-    """``lassm xdrop generate``, ``lassm xdrop real`` and ``lassm xdrop align``."""
+    """``lassm xdrop generate``, ``real``, ``align`` and ``lanes``."""
     p = subparsers.add_parser("xdrop", help="LOGAN's X-drop alignment kernel: synthetic pairs, alignment, SeqAn")
     sub = p.add_subparsers(dest="xdrop_command", required=True)
 
@@ -244,3 +244,7 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
                    help="also run this backend and compare pair for pair (exit 1 on a difference)")
     a.add_argument("--out", type=t.output_file, required=True, help="results, .parquet or .tsv")
     a.set_defaults(func=_cmd_align)
+
+    from .measure import add_lanes
+
+    add_lanes(sub)

@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The device lock: a point's timed runs hold the device they time, or say they shared it.
 
-Why: two campaigns on one machine both timed their points at once, and each point then took
-two to four times its time alone, recorded with no mark. A campaign now holds an exclusive
-``flock`` on a lock file named for the device (:func:`device_identity`) around a point's runs
-(:func:`hold_device`). A process that finds the lock held waits for it, up to
-:data:`DEVICE_WAIT_SECONDS` (``LASSM_DEVICE_WAIT``); if it still cannot take it, it times the
-point anyway and its record says ``shared_device``: the book keeps such points out of its figures.
+A campaign holds an exclusive ``flock`` on a lock file named for the device
+(:func:`device_identity`) around a point's runs (:func:`hold_device`), so that two campaigns on
+one machine never time their points at once. A process that finds the lock held waits for it,
+up to :data:`DEVICE_WAIT_SECONDS` (``LASSM_DEVICE_WAIT``); if it still cannot take it, it times
+the point anyway and its record says ``shared_device``: the book keeps such points out of its
+figures.
 
 The lock files live in a per-user runtime folder (:func:`lock_dir`), not in the results tree: a
 results folder may be shared by several hosts, whose devices are not this one. Being per user,

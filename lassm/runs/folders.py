@@ -1,10 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Which machine folders a run writes: one rule, for the pre-run check, the parts and the whole run's account.
 
-Why: the folder of a run was worked out in several places (the whole run's account took the
-first GPU backend's device, the pre-run check every backend's, each part its own), and they
-drifted apart. Every caller now asks :func:`folder_of` (one backend), :func:`run_folder` (the
-run as a whole) or :func:`machine_folders` (everything a run may write).
+The folder of a run is worked out here alone: every caller asks :func:`folder_of` (one backend),
+:func:`run_folder` (the run as a whole) or :func:`machine_folders` (everything a run may write).
 """
 from __future__ import annotations
 

@@ -2,13 +2,13 @@
 """Before ``lassm run`` times the hip backend on an AMD GPU: its output on the sample, checked
 against hip-cpu's.
 
-Why: no AMD GPU has run these builds. The hip-cpu backend runs the same HIP sources, at the same
+No AMD GPU has run these builds. The hip-cpu backend runs the same HIP sources, at the same
 wavefront, on the CPU (ROCm's HIP-CPU), and equals the CPU oracle there (``tests/test_hip_cpu.py``).
 So the first run on an AMD GPU runs each build hip is timed with on MetaHipMer's sample, on the GPU
 and on hip-cpu, and stops before it times anything when the two differ, naming the build and the
-contigs: an hour of timings of a kernel that computes something else is worth nothing, and a
-difference from hip-cpu (rather than from the oracle alone) points at the GPU's side of the HIP
-code, not at the kernel's logic. Every point is still checked against the oracle as it is timed.
+contigs: a difference from hip-cpu (rather than from the oracle alone) points at the GPU's side
+of the HIP code, not at the kernel's logic. Every point is still checked against the oracle as
+it is timed.
 
 The check is made once: its record, ``hip-check.json`` in the machine's results folder, holds the
 device, the wavefront, the kernels' sources digest and HIP-CPU's commit, with each build's result;

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Which host made a record, and which machine folder is this host's.
 
-Why: a machine folder is named from the device model, so two hosts with one model (a reader's
-H100 and ours) would share it, and a run would take the other host's records as its own. Every
-record now carries this host's fingerprint (:func:`fingerprint`), every folder written since says
-whose it is (``host.json``), and a run writes only a folder of its own host: the model's folder
-where it is free or already this host's, else ``<model>-host-<host id>`` beside it.
+A machine folder is named from the device model, so two hosts with one model (a reader's H100
+and ours) would share it. Every record carries this host's fingerprint (:func:`fingerprint`),
+every folder says whose it is (``host.json``), and a run writes only a folder of its own host:
+the model's folder where it is free or already this host's, else ``<model>-host-<host id>``
+beside it.
 
 The fingerprint names hardware, never a person: the GPUs' PCI ids and bus places and a digest of
 their UUIDs, the CPU's model and count, a digest of the system's machine id, and the GPU driver.

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A worker's memory: its peak while a shard runs, and into how many pieces a shard is cut to fit.
 
-Why: at ``gen-k21x80`` a shard is a quarter of 5.5 million contigs; a worker whose
-host or device memory cannot take it whole must cut it further and run the pieces one after
-another (every contig end is walked on its own, so the output is the same bytes), and the
-records must say what each worker's peak was.
+A worker whose host or device memory cannot take its shard whole (at ``gen-k21x80`` a quarter of
+5.5 million contigs) cuts it further and runs the pieces one after another (every contig end is
+walked on its own, so the output is the same bytes), and the records say what each worker's
+peak was.
 
 * **Host peak**: the process's ``VmHWM`` (``/proc/self/status``), reset when the shard starts by
   writing ``5`` to ``/proc/self/clear_refs`` (Linux 4.0 on), so it is the shard's own peak

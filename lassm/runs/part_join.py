@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Where a sharded run's workers leave their parts of an output file, and how the parts become it.
 
-Why a module: the join was a serial copy in the parent that did not shrink with the GPUs (a
-tenth of the 4-GPU run of ``gen-k21x80``), and it must never replace what the destination is.
+The workers join the parts side by side, and the join never replaces what the destination is.
 A regular file is written through a temporary beside it: with one part, a rename; with more, the
 temporary is sized once and each worker copies its own parts into it at their offsets
 (:func:`place_task`, side by side), then it replaces the destination. A character device or a

@@ -1,11 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What a measuring command checks before it measures anything: the results tree, its inputs.
 
-Why: a run whose machine folder turned out to be a file, whose results root was a file or a full
-disk, or whose account could not be read measured its first point and only then failed, on the
-write. Every such precondition is checked first, with one line that names the path; and
-``lassm run --dry-run`` checks the same (:func:`check_run`), so that a plan it shows is one the
-run will not refuse.
+Every precondition of a run's writes (its machine folder and the results root are folders with
+room, its account reads) and of its inputs (the dataset files given, the cluster's scheduler) is
+checked before the first point is measured, with one line that names the path; ``lassm run
+--dry-run`` checks the same (:func:`check_run`), so that a plan it shows is one the run will not refuse.
 """
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The progress of ``lassm run``'s parts and steps: points done of the total, time spent, time left.
 
-Why: a part runs for minutes to an hour; the reader should see how far it is and what is left.
-On a terminal each task is a live rich bar on standard error; where standard error is no
-terminal (a CI log, a file) a live display cannot redraw, so the same tasks print a plain line
-when they start, now and then (:data:`INTERVAL`) and when they end. ``--quiet`` shows neither.
+How far a part is and what is left: on a terminal each task is a live rich bar on standard
+error; where standard error is no terminal (a CI log, a file) a live display cannot redraw, so
+the same tasks print a plain line when they start, now and then (:data:`INTERVAL`) and when they
+end. ``--quiet`` shows neither.
 
 Every caller uses rich's own :class:`rich.progress.Progress` calls (``add_task``, ``update``,
 ``advance``); a task whose bar counts another unit than points (the sweep counts runs, so that

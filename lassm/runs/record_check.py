@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Whether a record folder is whole and this host's, before a run counts its point as done.
 
-Why: a run asked only whether ``summary.json`` existed, so a summary cut in half, ``{}``, a
-time that is no number or an ``ends.parquet`` of garbage counted as measured, and so did another
-host's record of the same device model. :func:`problem` reads the record back and names the first
-thing wrong in one clause; a run measures such a point again and says so.
+A point counts as measured only when its record reads back whole: :func:`problem` names the
+first thing wrong in one clause (a summary cut in half, ``{}``, a time that is no number, an
+``ends.parquet`` of garbage, another host's record of the same device model); a run measures
+such a point again and says so.
 """
 from __future__ import annotations
 

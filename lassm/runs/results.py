@@ -237,7 +237,7 @@ def scaling_others_sentence(machine: str, main: str = "gen-k21x20") -> str:
 
 
 def shard_contention(machine: str, dataset: str = "gen-k21x20") -> dict | None:
-    """What ``tools/shard_contention.py`` measured of ``dataset`` on ``machine``, or None where it
+    """What ``lassm measure shard-contention`` measured of ``dataset`` on ``machine``, or None where it
     did not run: the whole input extended and written in one process (``whole_seconds``), and the
     slowest of its shards, each in a process of its own on a GPU of its own, without Dask, alone
     (``alone_seconds``) and all at once (``together_seconds``). ``bare_speedup``, the whole over the
@@ -405,7 +405,7 @@ def sorted_rule(machine: str) -> pd.DataFrame | None:
     return out.reset_index()
 
 
-#: A GPU command's first call against its warm calls (``tools/first_call.py``), per machine.
+#: A GPU command's first call against its warm calls (``lassm measure first-call``), per machine.
 FIRST_CALL_FILE = "first-call.csv"
 
 

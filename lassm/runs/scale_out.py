@@ -2,10 +2,10 @@
 """The larger inputs' scaling records as the scaling chapter reads them: where each shard's time
 goes, and weak scaling.
 
-Why a module of its own: :mod:`.results` projects the records' scalar fields; these tables read
-the per-shard lists a sharded run records on the path of ``lassm extend DIR --cluster``
-(``files_shard_*``: each worker reads its range of a shard folder, extends it and writes its block
-of the output; the parent joins the blocks), which a record table leaves out.
+:mod:`.results` projects the records' scalar fields; these tables read the per-shard lists a
+sharded run records on the path of ``lassm extend DIR --cluster`` (``files_shard_*``: each worker
+reads its range of a shard folder, extends it and writes its block of the output; the parent
+joins the blocks), which a record table leaves out.
 """
 from __future__ import annotations
 

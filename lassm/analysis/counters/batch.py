@@ -1,13 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Several points counted in one Nsight Compute session: one profiled process, cut apart afterwards.
 
-Why: profiling one point per process pays, per point, the profiler's start, the interpreter's,
-the imports, the CUDA context and the inputs: seconds each, most of a campaign's counters step on
-kernels of milliseconds. Here one process runs every point of a group (the same backend, or the
-same kernel and backend) one after another, and after each point it launches the empty kernel
-:data:`BOUNDARY`. ncu profiles launches in the order they happen, so its raw CSV is cut at those
-rows (:func:`split_at`) into one raw file per point, with the labels
-of that point beside it, which every reader of a single run's file reads unchanged.
+One process runs every point of a group (the same backend, or the same kernel and backend) one
+after another, and after each point it launches the empty kernel :data:`BOUNDARY`, so that the
+profiler's start, the interpreter's, the imports and the CUDA context are paid once per group,
+not once per point. ncu profiles launches in the order they happen, so its raw CSV is cut at
+those rows (:func:`split_at`) into one raw file per point, with the labels of that point beside
+it, which every reader of a single run's file reads unchanged.
 
 A point that fails in the profiled process is named in a status file (JSON, name -> one line)
 and its part is dropped; the boundary is still launched, so the parts after it stay aligned.

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Whether a profiler's file is whole: the checks every counter file passes before it is counted.
 
-Why: a profile cut at a line end, or given twice, still parses, and its metrics are then of
-fewer launches, or of twice as many, with nothing to show for it. Each check raises a
-ValueError without the file's name; :func:`lassm.analysis.counters.parse` adds it.
+A profile cut at a line end, or given twice, would still parse, its metrics then of fewer
+launches or of twice as many; these checks refuse it. Each raises a ValueError without the
+file's name; :func:`lassm.analysis.counters.parse` adds it.
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@
 Four files (their columns: ``book/data-contract.md`` and the producer, ``lassm xdrop``):
 ``times.csv`` (one row per dataset, X and backend), ``counters.csv`` (Nsight Compute, one row
 per dataset, X and program), ``against-logan.csv`` (LOGAN's demo beside our kernel) and
-``lanes.csv`` (the kernel's layouts side by side, ``tools/xdrop_lanes.py``). A
+``lanes.csv`` (the kernel's layouts side by side, ``lassm xdrop lanes``). A
 machine may hold any of them or none; a missing file reads as an empty table with the file's
 columns, so that every consumer (the chapter, the findings) works on a fresh clone. A file that
 is there but wrong stops with one error naming the file, the line and the field.

@@ -35,7 +35,7 @@ DEFAULT_GROUP = 128
 #: Lanes per task the CUDA lanes kernel builds for (``XDROP_LANES``); 0 names LOGAN's block layout.
 LANES = (8, 16, 32)
 #: X's plan, ``(largest X, lanes)`` in order; a larger X takes LOGAN's block layout (lanes 0).
-#: Chosen from the ablation ``tools/xdrop_lanes.py`` records in ``xdrop/lanes.csv``.
+#: Chosen from the ablation ``lassm xdrop lanes`` records in ``xdrop/lanes.csv``.
 LANES_BY_X = ((50, 8), (200, 16), (1000, 32))
 
 

@@ -1,9 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""What both side-by-side runs share: the GPU's name, whole-command timing, kernel times from Nsight Compute."""
+"""What both side-by-side runs share: the GPU's name, whole-command timing, kernel times from Nsight Compute.
+
+Also a whole command timed as a user pays it, start-up and imports included
+(:func:`command_time`, ``lassm measure command-time``).
+"""
 from __future__ import annotations
 
 import os
+import re
+import shlex
+import statistics
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -169,4 +177,53 @@ def _launches(text: str) -> list[tuple[str, float, float]]:
             for _, r in wide.iterrows()]
 
 
-__all__ = ["RUN_TIMEOUT", "TIME_METRICS", "gpu_device", "installed_env", "kernel_times", "lassm_kernel_times", "run"]
+
+
+#: ``import time: self [us] | cumulative | imported package`` (a nested import is indented).
+_IMPORT_LINE = re.compile(r"^import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)\s*$")
+
+
+def _stderr_run(argv: Sequence[str], env: dict[str, str] | None = None) -> tuple[float, str]:
+    """Wall seconds of one run of ``argv`` and its stderr; a failure raises (its time says nothing)."""
+    t0 = time.perf_counter()
+    done = subprocess.run(list(argv), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    seconds = time.perf_counter() - t0
+    if done.returncode != 0:
+        tail = " | ".join(done.stderr.strip().splitlines()[-4:])
+        raise LassmError(f"{Path(argv[0]).name} exited {done.returncode}: {tail}")
+    return seconds, done.stderr
+
+
+def import_times(stderr: str) -> tuple[float, list[tuple[float, str]]]:
+    """The seconds spent importing (the sum of every top-level import's cumulative time, over all
+    Python processes of the run) and the top-level imports, heaviest first."""
+    top: list[tuple[float, str]] = []
+    for line in stderr.splitlines():
+        m = _IMPORT_LINE.match(line)
+        if m and len(m[3]) <= 1:  # one space after the bar: a top-level import
+            top.append((int(m[2]) / 1e6, m[4]))
+    top.sort(reverse=True)
+    return sum(s for s, _ in top), top
+
+
+def command_time(command: Sequence[str], repeat: int, warmup: int, top: int) -> dict:
+    """A whole command in fresh processes: the median, best and worst wall time of ``repeat`` runs
+    after ``warmup`` untimed ones (which fill on-disk caches), then one run under
+    ``PYTHONPROFILEIMPORTTIME=1`` (every Python process of the command honours it: the imports of
+    every thread summed, which can pass the wall time they cost) and ``python -c pass`` for the
+    interpreter's own start-up."""
+    for _ in range(warmup):
+        _stderr_run(command)
+    walls = [_stderr_run(command)[0] for _ in range(repeat)]
+    traced_wall, stderr = _stderr_run(command, env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"})
+    imports, heaviest = import_times(stderr)
+    bare = statistics.median(_stderr_run([sys.executable, "-c", "pass"])[0] for _ in range(repeat))
+    return {"command": shlex.join(command), "repeat": repeat, "warmup": warmup,
+            "median_seconds": statistics.median(walls), "min_seconds": min(walls), "max_seconds": max(walls),
+            "wall_seconds": walls, "import_seconds": imports, "traced_wall_seconds": traced_wall,
+            "python_seconds": bare, "python": sys.executable,
+            "top_imports": [{"module": name, "seconds": s} for s, name in heaviest[:top]]}
+
+
+__all__ = ["RUN_TIMEOUT", "TIME_METRICS", "command_time", "gpu_device", "import_times", "installed_env", "kernel_times",
+           "lassm_kernel_times", "run"]

@@ -41,7 +41,7 @@ _BASES = b"ACGTN"
 _MAX_DIGITS = 18
 #: Files (and datasets) of this size or more are read (and written) by :mod:`.dat_jit` where
 #: numba is installed: importing numba costs a fresh process a fixed time (0.7-1.0 s on a GPU
-#: node, ``nvidia-h100-80gb-hbm3/logs/startup-b01408d.log``) that only a very large file wins back.
+#: node) that only a very large file wins back.
 JIT_MIN_BYTES = 256 * 2**20
 #: Bytes per slice when finding the blanks: its mask stays in the cache, and slices are few.
 _SLICE = 1 << 20

@@ -180,7 +180,7 @@ def check_name(name: str) -> str:
 REPLICA_BYTES_PER_FILE_BYTE = 8
 #: A replicated generated set's peak memory per replica, per contig of Table II's row (the
 #: generator's scale 1): ``gen-k21x20``, ``x40`` and ``x80`` loaded and written whole peak at
-#: 0.98, 1.63 and 2.89 GB (``tools/scale_data_cost.py``), 2.2 kB a contig and replica; rounded up
+#: 0.98, 1.63 and 2.89 GB (each in a fresh process), 2.2 kB a contig and replica; rounded up
 #: to leave room for the extension. The replicas are copies, not generator runs: the
 #: generator's own bound (:data:`.generate.PEAK_BYTES_PER_CONTIG`) holds for the base alone.
 REPLICA_BYTES_PER_CONTIG = 4_000

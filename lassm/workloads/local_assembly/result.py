@@ -88,7 +88,7 @@ class SideResult:
 
         Dense rows are indexed by one int64 per walked base, not masked over every row's
         ``max_walk`` slots: most walks are a few bases long, and the mask cost the x20 generated
-        set's writer 2.6 s of an H100 node's CPU (``nvidia-h100-80gb-hbm3/logs/profile-extend-x20-b01408d.log``).
+        set's writer 2.6 s of an H100 node's CPU.
         """
         b = len(self.walk_len) if b is None else b
         lens = self.walk_len[a:b].astype(np.int64)

@@ -1,11 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The form of a shard folder's manifest (``shards.json``), checked field by field before it is used.
 
-Why: the parts are checked against the digests the manifest records, but the manifest itself is
-a file that can be edited or damaged; a field of another type or out of range (a ``contigs`` of
-``null``, a part's range past the end, a file name with a ``/``) was a traceback far from the
-file, or a read of the wrong rows. Every field a reader takes is checked here, once, and a
-fault is one line naming the manifest and the field.
+The parts are checked against the digests the manifest records, and the manifest itself, a file
+that can be edited or damaged, is checked here, once: every field a reader takes (a ``contigs``
+of ``null``, a part's range past the end, a file name with a ``/`` are refused), a fault one line
+naming the manifest and the field.
 """
 from __future__ import annotations
 

@@ -1,13 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Replicated datasets written a block of contigs at a time, and sharded into parquet files.
 
-Why: the scaling study's inputs (``gen-k21x20``, ``gen-k21x40``, ``gen-k21x80``: 1.4, 2.7 and
-5.5 million contigs) are replicas of one generated set, and :func:`.datasets.load` builds the
-whole replicated set in memory (3 GB at x80, before any file is written). Here a name's
-:class:`Replicas` cuts any range of contigs of the replicated set from its base (held once:
-30 MB at k = 21), and the writers put one block after another into the file (parquet row
-groups of :data:`ROW_GROUP` contigs, or ``.dat`` text), so that a process holds one block at a
-time, never the whole set:
+The scaling study's inputs (``gen-k21x20``, ``gen-k21x40``, ``gen-k21x80``: 1.4, 2.7 and 5.5
+million contigs) are replicas of one generated set, which :func:`.datasets.load` builds whole in
+memory (3 GB at x80, before any file is written). Here a name's :class:`Replicas` cuts any range
+of contigs of the replicated set from its base (held once: 30 MB at k = 21), and the writers put
+one block after another into the file (parquet row groups of :data:`ROW_GROUP` contigs, or
+``.dat`` text), so that a process holds one block at a time, never the whole set:
 
 * :func:`write` writes a name as one file, byte for byte the file that writing
   ``datasets.load(name)`` whole makes (the blocks are pyarrow's own row groups);
@@ -51,7 +50,7 @@ WEIGHTS = "weights.npy"
 
 #: A streamed block's peak memory per contig, beside the base's: ``gen-k21x20``, ``x40`` and
 #: ``x80`` written in blocks of :data:`ROW_GROUP` contigs each peak at 0.8 GB, 0.55 kB a contig
-#: past the base's 0.23 GB (``tools/scale_data_cost.py``); rounded up.
+#: past the base's 0.23 GB (each in a fresh process); rounded up.
 BLOCK_BYTES_PER_CONTIG = 1_000
 #: What :func:`write_shards` holds per contig of the whole set: its planning weight and the
 #: running sum :func:`range_bounds` cuts (two float64).

@@ -2,7 +2,7 @@
 """The least room a replicated dataset takes on disk: the size bound of ``lassm data write`` and
 ``lassm data shard`` (:func:`lassm.fits.refuse_beyond`, the rule ``run --dry-run`` applies).
 
-Why a lower bound: a size is refused only where it cannot fit, never where it might, so the
+A lower bound: a size is refused only where it cannot fit, never where it might, so the
 bound is what the file takes at the very least, without writing it.
 """
 from __future__ import annotations

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Where the test suite's time goes: a pytest plugin that records it, and a summary of the record.
 
-Record (a pytest plugin, loaded with ``-p``; ``tools/`` on ``PYTHONPATH``)::
+Record (a pytest plugin, loaded with ``-p`` from the repository root)::
 
-    PYTHONPATH=tools:. python -m pytest -q -p test_timings --timings-out DIR/timings.jsonl
+    python -m pytest -q -p tests.timings --timings-out DIR/timings.jsonl
 
 writes one JSON line per test phase (``{"kind": "phase", "nodeid", "when", "duration", "outcome",
 "worker"}``), one per test with the CPU seconds it took (``"kind": "cpu"``: the worker's own and
@@ -13,7 +13,7 @@ up first). Under pytest-xdist each worker appends its own lines to the same file
 
 Summarise::
 
-    python tools/test_timings.py DIR/timings.jsonl [--top 15]
+    python -m tests.timings DIR/timings.jsonl [--top 15]
 
 prints the seconds per file (set-up, call and tear-down of its tests together), per fixture and
 the slowest tests, plus the passed and skipped counts and the sum over all phases.

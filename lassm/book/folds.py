@@ -1,12 +1,11 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Fold the code a reader does not need: tags every code cell of the book's notebooks.
+"""Folds the code a reader does not need: tags every code cell of the book's notebooks.
 
-Run once after adding a notebook (``python tools/fold_cells.py``); tests/test_book.py fails on a
-notebook whose code is shown. Import cells get ``remove-input`` (they print nothing); every other
-code cell, the ``parameters`` cell included, gets ``hide-input``: its result stays, its code is
-one click away. Cells tagged ``exercise`` stay open (a reader works on them), and a cell that
-already carries a folding tag is left as it is. Other tags (``parameters``) are kept.
+Import cells get ``remove-input`` (they print nothing); every other code cell, the ``parameters``
+cell included, gets ``hide-input``: its result stays, its code is one click away. Cells tagged
+``exercise`` stay open, a cell that already carries a folding tag is left as it is, and other
+tags are kept. Run ``python -m lassm.book.folds [NOTEBOOK...]`` after adding a notebook (default:
+every notebook of the book); the book's tests fail on a notebook whose code is shown.
 """
 from __future__ import annotations
 
@@ -15,7 +14,10 @@ import json
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from ..atomic import atomic_open
+from ..paths import REPO
+
+#: The tags that fold a cell (myst-nb's).
 FOLDS = ("hide-input", "remove-input", "remove-cell", "hide-cell")
 
 
@@ -34,7 +36,7 @@ def is_import_cell(cell: dict) -> bool:
 
 
 def fold(path: Path) -> int:
-    """Tag the unfolded code cells of one notebook; returns how many changed."""
+    """Tags the unfolded code cells of one notebook, rewritten whole; returns how many changed."""
     nb = json.loads(path.read_text(encoding="utf-8"))
     changed = 0
     for cell in nb["cells"]:
@@ -46,16 +48,21 @@ def fold(path: Path) -> int:
         tags.append("remove-input" if is_import_cell(cell) else "hide-input")
         changed += 1
     if changed:
-        path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        with atomic_open(path, "w") as fh:
+            fh.write(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
     return changed
 
 
 def main(argv: list[str]) -> int:
-    paths = [Path(a) for a in argv] or sorted((ROOT / "notebooks").glob("*.ipynb")) + [ROOT / "book" / "intro.ipynb"]
-    for path in paths:
+    """Folds the notebooks named (default: the book's), one line each."""
+    books = [Path(a) for a in argv] or sorted((REPO / "notebooks").glob("*.ipynb")) + [REPO / "book" / "intro.ipynb"]
+    for path in books:
         print(f"{path}: {fold(path)} cells folded")
     return 0
 
 
 if __name__ == "__main__":
     raise SystemExit(main(sys.argv[1:]))
+
+
+__all__ = ["FOLDS", "fold", "is_import_cell", "main"]

@@ -1,32 +1,28 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """How often the published (racy) insert protocols give wrong contig ends, against the fixed ones.
 
-book/kernel-protocols describes the races of the published `doneflag` and `matchany`; this
-measures them. Each dataset is extended by the CPU oracle once, then by every protocol's
-published build (``as_published=True``, ``-DLASSM_PUBLISHED=1``) and its fixed build, ``--runs``
-times each; every run's contig ends are compared with the oracle's, walk bytes included. The
-rows go to ``data/results/<machine>/published-race.csv`` (written atomically; a second call
-replaces the file), which the introduction's findings read (lassm.book.findings.doneflag_race).
-
-Usage (NVIDIA GPU node, repository root):
-    python3 tools/published_race.py --machine nvidia-h100-80gb-hbm3 --datasets sample-k77x20,gen-k21
+Each dataset is extended by the CPU oracle once, then by every protocol's published build
+(``as_published=True``) and its fixed build, ``runs`` times each; every run's contig ends are
+compared with the oracle's, walk bytes included. :func:`write` replaces
+``data/results/<machine>/published-race.csv`` whole, which the protocols page and the
+introduction's findings read (``lassm measure published-race``).
 """
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 
 import numpy as np
 
-from lassm import paths
-from lassm.atomic import atomic_open
-from lassm.runs.extend import extend
-from lassm.runs.records import git_sha
-from lassm.workloads.local_assembly import datasets
-from lassm.workloads.local_assembly.config import Params
+from .. import paths
+from ..atomic import atomic_open
+from ..runs.extend import extend
+from ..runs.records import git_sha
+from ..workloads.local_assembly import datasets
+from ..workloads.local_assembly.config import Params
 
+#: The file, under a machine's results folder.
+FILE = "published-race.csv"
 #: Per-end fields compared with the oracle's (the walk's bytes are compared too).
 FIELDS = ("walk_len", "final_k", "term", "n_k", "steps", "insertions", "start_insertions")
 #: Columns of published-race.csv (book/data-contract.md).
@@ -50,7 +46,9 @@ def wrong_ends(ours, oracle) -> int:
 
 
 def measure(names: list[str], protocols: list[str], runs: int, machine: str, backend: str = "cuda") -> list[dict]:
-    """Every (dataset, protocol, build, run) as a row of :data:`COLUMNS`."""
+    """Every (dataset, protocol, build, run) as a row of :data:`COLUMNS`; progress on stderr."""
+    import sys
+
     rows = []
     sha = git_sha()
     for name in names:
@@ -67,13 +65,13 @@ def measure(names: list[str], protocols: list[str], runs: int, machine: str, bac
                                  "build": build, "run": run, "contig_ends": ends, "wrong_ends": wrong_ends(ext, oracle),
                                  "kernel_seconds": ext.kernel_seconds, "git_sha": sha})
                     print(f"{name} {protocol} {build} run {run}: {rows[-1]['wrong_ends']} wrong ends of {ends}, "
-                          f"{ext.kernel_seconds * 1e3:.2f} ms", flush=True)
+                          f"{ext.kernel_seconds * 1e3:.2f} ms", file=sys.stderr, flush=True)
     return rows
 
 
 def write(rows: list[dict], machine: str) -> str:
-    """``data/results/<machine>/published-race.csv``, atomically."""
-    out = paths.results_dir(machine) / "published-race.csv"
+    """``data/results/<machine>/published-race.csv``, whole or not at all."""
+    out = paths.results_dir(machine) / FILE
     out.parent.mkdir(parents=True, exist_ok=True)
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
@@ -84,16 +82,4 @@ def write(rows: list[dict], machine: str) -> str:
     return str(out)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--machine", required=True, help="the folder under data/results/ for this GPU")
-    ap.add_argument("--datasets", default="sample-k77x20,gen-k21")
-    ap.add_argument("--protocols", default="doneflag,matchany")
-    ap.add_argument("--runs", type=int, default=5)
-    args = ap.parse_args()
-    rows = measure(args.datasets.split(","), args.protocols.split(","), args.runs, args.machine)
-    print(f"-> {write(rows, args.machine)}")
-
-
-if __name__ == "__main__":
-    main()
+__all__ = ["COLUMNS", "FIELDS", "FILE", "measure", "wrong_ends", "write"]

@@ -1,26 +1,23 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Lays a from-scratch run's machine folder onto the committed one, keeping what it did not redo.
+"""A from-scratch run's machine folder laid onto the committed one, keeping what it did not redo.
 
-A whole ``lassm run`` from a clone with no records for the machine writes a complete
-folder at one commit. The committed folder also holds what other commands wrote (scaling records,
-logs, older accounts). Merged: account files (``{"entries": [...]}``) get the new run's entries
-after the old ones; the tables whose rows have a key get the new rows upserted by it (the same
-writer ``lassm run`` uses); every other file (record folders, raw counters, ceilings, metrics) is
-the new run's.
-
-Usage: merge_results.py NEW_FOLDER COMMITTED_FOLDER
+A whole ``lassm run`` from a clone with no records for the machine writes a complete folder at one
+commit; the committed folder also holds what other commands wrote (scaling records, logs, older
+accounts). :func:`merge` appends the new run's account entries (``{"entries": [...]}``) after the
+old ones, upserts the keyed tables' rows by their key (the writer ``lassm run`` uses), and takes
+every other file (record folders, raw counters, ceilings, metrics) from the new run
+(``lassm merge-results``).
 """
 from __future__ import annotations
 
 import csv
 import shutil
-import sys
 from pathlib import Path
 
-from lassm.campaign.originals import hecbench
-from lassm.campaign import suite_counters
-from lassm.runs import account, results, suite, tables, xdrop
+from ..atomic import atomic_path
+from ..runs import account, results, suite, tables, xdrop
+from . import suite_counters
+from .originals import hecbench
 
 #: Tables kept row by row: their path in a machine folder, and their key.
 KEYED: dict[str, tuple[str, ...]] = {
@@ -54,19 +51,10 @@ def merge(new: Path, into: Path) -> list[str]:
             tables.upsert(dst, columns, KEYED[rel], rows)
             done.append(f"{rel}: {len(rows)} rows upserted")
         else:
-            shutil.copy2(src, dst)
+            with atomic_path(dst) as tmp:  # whole or absent, as every output
+                shutil.copy2(src, tmp)
             done.append(f"{rel}: copied")
     return done
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
-        return 2
-    for line in merge(Path(argv[0]), Path(argv[1])):
-        print(line)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+__all__ = ["KEYED", "merge"]

@@ -1,42 +1,35 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Writes the PTX of the CUDA and the OpenCL builds of the kernel, and their instruction mixes.
+"""The PTX of the CUDA and the OpenCL builds of the kernel, and their instruction mixes.
 
-CUDA: NVRTC's PTX of ``faithful.cu`` (casptr) and ``fast.cu`` (fast), built as the backends build
-them (:func:`lassm.backends.nvrtc.compile_build`: same options, ``--gpu-architecture`` of this
-GPU). NVRTC is the ``nvidia-cuda-nvrtc-cu12`` wheel when installed, else the library CuPy loaded.
-OpenCL: the program binary of ``portable.cl`` (and of ``fast.cl`` where that file exists) built by
-NVIDIA's OpenCL compiler with the options of :func:`lassm.backends.opencl.build_options`; on
-NVIDIA that binary is PTX text, the very PTX the ``opencl-ptx`` backend launches under ncu. The
-backend finds NVIDIA's OpenCL driver itself (:mod:`lassm.backends.icd`): no ``.icd`` to register.
+CUDA: NVRTC's PTX of each build, built as the backends build it
+(:func:`lassm.backends.nvrtc.compile_build`: same options, this GPU's architecture); NVRTC is the
+``nvidia-cuda-nvrtc-cu12`` wheel when installed, else the library CuPy loaded. OpenCL: the program
+binary of ``portable.cl`` (``fast.cl`` for ``fast``) built by NVIDIA's OpenCL compiler with the
+``opencl`` backend's options; on NVIDIA that binary is PTX text, the very PTX the ``opencl-ptx``
+backend launches.
 
-Writes into ``--out`` (default ``data/results/<machine>/ptx/``): ``<backend>-<build>.ptx``,
-``mix.csv`` (the tidy mix of :mod:`lassm.analysis.ptx` with ``backend``, ``protocol`` and
-``file`` columns), ``summary.csv`` (per build), ``compare-<build>.csv`` (CUDA vs OpenCL by
-category, where both exist) and ``provenance.json`` (devices, drivers, compilers, options, git SHA,
-command, each file's SHA-256). What cannot be built is said in one line each on stderr, the rest
-is still written, and the exit code is 2.
-
-Usage (repository root, GPU node): PYTHONPATH=$PWD python3 tools/ptx_dump.py --out "$OUT/ptx"
+:func:`dump` writes, each file whole, into ``data/results/<machine>/ptx/``:
+``<backend>-<build>.ptx``, ``mix.csv`` (:mod:`lassm.analysis.ptx`'s tidy mix), ``summary.csv``,
+``compare-<build>.csv`` (CUDA against OpenCL where both exist) and ``provenance.json``. What
+cannot be built is one line on stderr; the rest is still written (``lassm measure ptx``).
 """
 from __future__ import annotations
 
-import argparse
 import datetime
 import hashlib
 import json
 import os
 import platform
-import shlex
 import sys
 from pathlib import Path
 
-from lassm import paths
-from lassm.analysis import ptx
-from lassm.atomic import atomic_open
-from lassm.backends import nvrtc
-from lassm.errors import LassmError
-from lassm.runs.records import git_sha, slug
-from lassm.workloads.local_assembly import config
+from .. import paths
+from ..analysis import ptx
+from ..atomic import atomic_open
+from ..backends import nvrtc
+from ..errors import LassmError
+from ..runs.records import git_sha, slug
+from ..workloads.local_assembly import config
 
 OPENCL_FAST = "local_assembly/opencl/fast.cl"
 
@@ -101,7 +94,7 @@ def cuda_ptx(build: str, arch: str) -> tuple[str, dict]:
 def opencl_ptx(build: str, team: int, extra: tuple[str, ...]) -> tuple[str, dict]:
     """The program binary of one OpenCL build (PTX text on NVIDIA), and what made it."""
     os.environ.setdefault("LASSM_OPENCL_DEVICE", "NVIDIA")
-    from lassm.backends import clplan, opencl
+    from ..backends import clplan, opencl
 
     if build != "fast" and build not in clplan.PROTOCOL_MACROS:
         raise Skipped(f"{build} has no OpenCL build")
@@ -132,51 +125,39 @@ def opencl_ptx(build: str, team: int, extra: tuple[str, ...]) -> tuple[str, dict
     return text, info
 
 
-# ---------------------------------------------------------------------------------------------- main
-
 def _write(path: Path, text: str) -> None:
     with atomic_open(path) as fh:
         fh.write(text)
 
 
-def _default_out(device: dict) -> Path:
-    machine = os.environ.get("LASSM_MACHINE") or device.get("device") or "unknown-gpu"
-    return paths.results_dir(slug(machine)) / "ptx"
+def _say(line: str) -> None:
+    print(f"lassm measure ptx: {line}", file=sys.stderr, flush=True)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, help="output folder (default data/results/<machine>/ptx)")
-    ap.add_argument("--builds", default="casptr,fast", help="builds to dump (default %(default)s); on OpenCL, "
-                    "fast is fast.cl and the others portable.cl with that protocol")
-    ap.add_argument("--arch", help="NVRTC virtual architecture (default: this GPU's, else compute_90)")
-    ap.add_argument("--team", type=int, default=32, help="OpenCL work-items per contig end (default %(default)s)")
-    ap.add_argument("--opencl-fast-options", default="", help="extra build options for fast.cl")
-    args = ap.parse_args(argv)
-    builds = [b for b in args.builds.split(",") if b]
-    unknown = [b for b in builds if b not in nvrtc.BUILDS]
-    if unknown:
-        ap.error(f"unknown build(s) {unknown}; choose among {', '.join(nvrtc.BUILDS)}")
+def dump(machine: str | None, builds: list[str], arch: str | None, team: int, fast_options: tuple[str, ...],
+         command: str) -> int:
+    """Writes every build's PTX, the mixes and the provenance into ``machine``'s ``ptx/`` (default:
+    ``LASSM_MACHINE``, else this GPU's name); 0 when everything was built and parsed, 2 when a part
+    is missing (said on stderr, the rest written)."""
     device = _cupy_device()
-    arch = args.arch or (f"compute_{device['compute_capability']}" if device else "compute_90")
+    machine = machine or paths.env_machine() or slug(str(device.get("device") or "unknown-gpu"))
+    out = paths.results_dir(machine) / "ptx"
+    arch = arch or (f"compute_{device['compute_capability']}" if device else "compute_90")
     if not device:
-        print(f"ptx_dump: no CUDA device seen through CuPy; NVRTC builds for {arch}", file=sys.stderr)
-    out = args.out or _default_out(device)
+        _say(f"no CUDA device seen through CuPy; NVRTC builds for {arch}")
     out.mkdir(parents=True, exist_ok=True)
-
     records, mixes, problems = [], [], []
     jobs = [("cuda", b, lambda b=b: cuda_ptx(b, arch)) for b in builds]
-    jobs += [("opencl", b, lambda b=b: opencl_ptx(b, args.team, tuple(args.opencl_fast_options.split())
-                                                 if b == "fast" else ())) for b in builds]
+    jobs += [("opencl", b, lambda b=b: opencl_ptx(b, team, fast_options if b == "fast" else ())) for b in builds]
     for backend, build, make in jobs:
         record = {"backend": backend, "protocol": build}
         try:
             text, info = make()
         except (Missing, Skipped) as exc:
-            print(f"ptx_dump: {backend} {build}: {'skipped: ' if isinstance(exc, Skipped) else ''}{exc}",
-                  file=sys.stderr, flush=True)
-            problems += [f"{backend} {build}: {exc}"] if isinstance(exc, Missing) else []
-            records.append({**record, "status": ("skipped: " if isinstance(exc, Skipped) else "") + str(exc)})
+            skipped = isinstance(exc, Skipped)
+            _say(f"{backend} {build}: {'skipped: ' if skipped else ''}{exc}")
+            problems += [] if skipped else [f"{backend} {build}: {exc}"]
+            records.append({**record, "status": ("skipped: " if skipped else "") + str(exc)})
             continue
         name = f"{backend}-{build}.ptx"
         _write(out / name, text)
@@ -185,13 +166,12 @@ def main(argv: list[str] | None = None) -> int:
             mixes.append(ptx.mix(text, name, backend=backend, protocol=build, file=name))
         except LassmError as exc:  # a PTX construct the parser does not know: the file stays
             problems.append(f"{backend} {build}: {name} written, not parsed: {exc}")
-            print(f"ptx_dump: {problems[-1]}", file=sys.stderr, flush=True)
+            _say(problems[-1])
             records.append({**record, "status": f"not parsed: {exc}"})
             continue
         records.append({**record, "status": "ok"})
         total = int(ptx.summary(mixes[-1], by=("file",))["instructions"].sum())
-        print(f"{name}: {len(text.splitlines())} lines, {total} instructions", flush=True)
-
+        print(f"{name}: {len(text.splitlines())} lines, {total} instructions", file=sys.stderr, flush=True)
     if mixes:
         import pandas as pd
 
@@ -203,8 +183,8 @@ def main(argv: list[str] | None = None) -> int:
             if len(a) and len(b):
                 _write(out / f"compare-{build}.csv", ptx.compare(a, b).to_csv(index=False))
     provenance = {
-        "tool": "tools/ptx_dump.py", "command": shlex.join([Path(sys.executable).name, *sys.argv]),
-        "git_sha": git_sha(), "written_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "tool": "lassm measure ptx", "command": command, "git_sha": git_sha(),
+        "written_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "host": platform.node(), "python": platform.python_version(), "cuda_device": device, "arch": arch,
         "builds": records, "problems": problems}
     _write(out / "provenance.json", json.dumps(provenance, indent=2) + "\n")
@@ -212,5 +192,4 @@ def main(argv: list[str] | None = None) -> int:
     return 2 if problems else 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+__all__ = ["Missing", "Skipped", "cuda_ptx", "dump", "opencl_ptx"]

@@ -1,0 +1,252 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``lassm measure ...``, ``lassm xdrop lanes`` and ``lassm merge-results``: the measurements the
+chapters read beside ``lassm run``'s parts, each a thin call into its stage's module."""
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+
+from . import args as t
+from ..errors import LassmError
+
+
+def _line(words: list[str], args: argparse.Namespace, options: dict[str, str]) -> str:
+    """The command as given, for the rows' provenance: ``words`` then each option set."""
+    shown = [*words]
+    for option, dest in options.items():
+        value = getattr(args, dest)
+        if value not in (None, False, "", []):
+            shown += [option] if value is True else [option, ",".join(map(str, value)) if isinstance(value, list)
+                                                     else str(value)]
+    return shlex.join(shown)
+
+
+def _cmd_published_race(args: argparse.Namespace) -> int:
+    from ..campaign import published_race
+
+    rows = published_race.measure(args.datasets, args.protocols, args.runs, args.machine)
+    print(f"-> {published_race.write(rows, args.machine)}")
+    return 0
+
+
+def _cmd_floor(args: argparse.Namespace) -> int:
+    from .. import paths
+    from ..analysis import floor
+    from ..backends import cuda
+    from ..runs.records import git_sha
+
+    info = cuda.device_info()
+    command = _line(["lassm", "measure", "floor", "--datasets", ",".join(args.datasets)], args,
+                    {"--machine": "machine", "--repeats": "repeats", "--top": "top"})
+    provenance = {"device": info["device"], "driver": str(info["driver"]), "git_sha": git_sha(), "command": command}
+    rows = [row for name in args.datasets for row in floor.measure_ends(name, args.top, args.repeats, provenance)]
+    print(f"-> {floor.write_critical_path(rows, paths.results_dir(args.machine) / floor.CRITICAL_FILE)}")
+    return 0 if all(r["matches_oracle"] for r in rows) else 1
+
+
+def _cmd_first_call(args: argparse.Namespace) -> int:
+    from ..campaign import first_call
+
+    rows = [row for name in args.datasets
+            for row in first_call.measure(args.machine, name, args.pairs, args.xdrop, args.repeats)]
+    print(f"-> {first_call.write(rows, args.machine)}")
+    return 0
+
+
+def _cmd_ptx(args: argparse.Namespace) -> int:
+    from ..campaign import ptx_dump
+
+    command = _line(["lassm", "measure", "ptx"], args, {"--machine": "machine", "--builds": "builds", "--arch": "arch",
+                                                       "--team": "team", "--opencl-fast-options": "opencl_fast_options"})
+    return ptx_dump.dump(args.machine, args.builds, args.arch, args.team, tuple(shlex.split(args.opencl_fast_options)),
+                         command)
+
+
+def _cmd_shard_contention(args: argparse.Namespace) -> int:
+    from ..runs import contention, results
+
+    if args.devices and args.machine:
+        raise LassmError("--devices shares GPUs between shards: its figures are not the machine's scaling; "
+                         "drop --machine")
+    devices = args.devices.split(",") if args.devices else [str(i) for i in range(args.gpus)]
+    doc = contention.measure(args.dataset, args.gpus, args.backend, args.protocol, args.repeat, devices)
+    if args.machine:
+        command = _line(["lassm", "measure", "shard-contention", args.dataset], args,
+                        {"--gpus": "gpus", "--protocol": "protocol", "--repeat": "repeat", "--backend": "backend",
+                         "--machine": "machine"})
+        print(f"-> {contention.write(doc, args.machine, command)}", file=sys.stderr)
+    bound = results.contention_bound(doc)
+    print(f"whole / slowest shard together: {bound['bare_speedup']:.2f}x; "
+          f"whole / slowest shard alone: {bound['alone_speedup']:.2f}x")
+    return 0
+
+
+def _cmd_command_time(args: argparse.Namespace) -> int:
+    from ..atomic import atomic_open
+    from ..campaign.originals.timing import command_time
+
+    f = command_time(shlex.split(args.command), args.repeat, args.warmup, args.top)
+    print(f"{f['command']}\n"
+          f"  wall: median {f['median_seconds']:.3f} s, best {f['min_seconds']:.3f} s, worst {f['max_seconds']:.3f} s "
+          f"over {args.repeat} fresh processes ({args.warmup} warm-up)\n"
+          f"  imports: {f['import_seconds']:.3f} s (one run under -X importtime, {f['traced_wall_seconds']:.3f} s wall "
+          f"with the tracing)\n"
+          f"  python -c pass: median {f['python_seconds']:.3f} s ({f['python']})")
+    for imp in f["top_imports"]:
+        print(f"    {imp['seconds']:7.3f} s  {imp['module']}")
+    if args.json:
+        with atomic_open(args.json) as fh:
+            fh.write(json.dumps(f, indent=2) + "\n")
+    return 0
+
+
+def _cmd_scaling(args: argparse.Namespace) -> int:
+    from ..runs import strong_scaling
+    from ..runs.distributed import gpu_devices
+
+    gpus = args.gpus or len(gpu_devices())
+    if gpus < 1:
+        raise LassmError("no GPU seen here (CUDA_VISIBLE_DEVICES, nvidia-smi, CuPy); give --gpus")
+    counts = args.gpu_counts or list(range(1, gpus + 1))
+    if max(counts) > gpus:
+        raise LassmError(f"--gpu-counts {','.join(map(str, counts))}: more than the {gpus} GPUs of --gpus")
+    machine = args.machine or _this_machine()
+    if not args.no_scaling:
+        command = _line(["lassm", "measure", "scaling"], args, {"--dataset": "dataset", "--gpus": "gpus",
+                                                              "--gpu-counts": "gpu_counts", "--repeat": "repeat",
+                                                              "--protocol": "protocol"})
+        strong_scaling.measure(args.dataset, gpus, counts, args.repeat, args.protocol, machine, command)
+    for g in [] if args.no_sweep else args.sweep_gpus or [gpus]:
+        print(f"-> {strong_scaling.sweep(machine, g, args.sweep, args.protocol)}")
+    return 0
+
+
+def _this_machine() -> str:
+    """This node's results folder: ``LASSM_MACHINE``, else the CUDA device's name."""
+    from .. import paths
+    from ..backends import cuda
+    from ..runs import records
+
+    return paths.env_machine() or records.slug(cuda.device_name())
+
+
+def _cmd_lanes(args: argparse.Namespace) -> int:
+    from ..backends.xdrop import cuda
+    from ..campaign import xdrop_lanes
+
+    ok, why = cuda.available()
+    if not ok:
+        raise LassmError(f"the CUDA backend cannot run here: {why}")
+    command = _line(["lassm", "xdrop", "lanes"], args, {"--machine": "machine", "--dataset": "dataset",
+                                                      "--xdrops": "xdrops", "--repeats": "repeats", "--force": "force"})
+    agreed = xdrop_lanes.measure(args.machine, args.dataset, args.xdrops, args.repeats, args.force, command)
+    if args.counters_xdrops:
+        xdrop_lanes.counters(args.machine, args.dataset, args.counters_xdrops, args.force)
+    return 0 if agreed else 1
+
+
+def _cmd_merge(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ..campaign.merge import merge
+
+    for line in merge(Path(args.new), Path(args.into)):
+        print(line)
+    return 0
+
+
+def add_lanes(xdrop: argparse._SubParsersAction) -> None:
+    """``lassm xdrop lanes``: the layouts' ablation (:mod:`lassm.campaign.xdrop_lanes`)."""
+    p = xdrop.add_parser("lanes", help="the kernel's layouts side by side on this GPU: xdrop/lanes.csv")
+    p.add_argument("--machine", type=t.machine_name, required=True, help="results folder name")
+    p.add_argument("--dataset", type=t.pairs_input, default="xdrop-sim-20k", help="an X-drop set (default %(default)s)")
+    p.add_argument("--xdrops", type=t.xdrop_list, default=[10, 20, 50, 100, 500, 1000, 5000], help="comma list of X")
+    p.add_argument("--repeats", type=t.count, default=3, help="timed runs per layout (default 3)")
+    p.add_argument("--force", action="store_true", help="measure again rows recorded at this commit")
+    p.add_argument("--counters-xdrops", type=t.xdrop_list, default=[],
+                   help="X at which every layout also runs under Nsight Compute (xdrop/counters.csv)")
+    p.set_defaults(func=_cmd_lanes)
+
+
+def add_subcommands(sub: argparse._SubParsersAction) -> None:
+    """``lassm measure ...`` and ``lassm merge-results``."""
+    group = sub.add_parser("measure", help="measurements the chapters read beside lassm run's parts")
+    m = group.add_subparsers(dest="measure_command", required=True)
+
+    p = m.add_parser("published-race", help="the published (racy) protocols' wrong ends against the fixed builds")
+    p.add_argument("--machine", type=t.machine_name, required=True, help="results folder name")
+    p.add_argument("--datasets", type=t.dataset_list, default=["sample-k77x20", "gen-k21"])
+    p.add_argument("--protocols", type=t.protocol_list, default=["doneflag", "matchany"])
+    p.add_argument("--runs", type=t.count, default=5, help="runs of each build (default %(default)s)")
+    p.set_defaults(func=_cmd_published_race)
+
+    from ..analysis.floor import DEFAULT_DATASETS
+
+    p = m.add_parser("floor", help="fast's critical path: each dataset's heaviest contig end launched alone")
+    p.add_argument("--machine", type=t.machine_name, required=True, help="results folder name")
+    p.add_argument("--datasets", type=t.dataset_list, default=list(DEFAULT_DATASETS))
+    p.add_argument("--repeats", type=t.count, default=5, help="timed runs per end, after one warm-up (default 5)")
+    p.add_argument("--top", type=t.count, default=1, help="the heaviest ends to time per dataset (default 1)")
+    p.set_defaults(func=_cmd_floor)
+
+    p = m.add_parser("first-call", help="a GPU command's first call against its warm calls")
+    p.add_argument("--machine", type=t.machine_name, required=True, help="results folder name")
+    p.add_argument("--datasets", type=t.dataset_list, default=["gen-k77"], help="local-assembly datasets")
+    p.add_argument("--pairs", type=t.pairs_input, default="xdrop-sim-20k", help="an X-drop set")
+    p.add_argument("--xdrop", type=t.count, default=100, help="X of the X-drop command (default %(default)s)")
+    p.add_argument("--repeats", type=t.count, default=5, help="warm calls (default %(default)s)")
+    p.set_defaults(func=_cmd_first_call)
+
+    p = m.add_parser("ptx", help="the PTX of the CUDA and OpenCL builds and their instruction mixes")
+    p.add_argument("--machine", type=t.machine_name, default=None, help="results folder name (default: this GPU's)")
+    p.add_argument("--builds", type=t.protocol_list, default=["casptr", "fast"],
+                   help="builds to dump; on OpenCL, fast is fast.cl and the others portable.cl")
+    p.add_argument("--arch", type=t.label, default=None, help="NVRTC virtual architecture (default: this GPU's)")
+    p.add_argument("--team", type=t.count, default=32, help="OpenCL work-items per contig end (default %(default)s)")
+    p.add_argument("--opencl-fast-options", type=t.shell_words, default="", help="extra build options for fast.cl")
+    p.set_defaults(func=_cmd_ptx)
+
+    p = m.add_parser("shard-contention", help="whether a sharded extend's shards slow each other down without Dask")
+    p.add_argument("dataset", type=t.stream_name)
+    p.add_argument("--gpus", type=t.count, default=4, help="shards, one process and GPU each (default 4)")
+    p.add_argument("--protocol", type=t.protocol_name, default="casptr")
+    p.add_argument("--repeat", type=t.count, default=3)
+    p.add_argument("--backend", type=t.backend_name, default="cuda", help="cuda, or cpu to try it without a GPU")
+    p.add_argument("--machine", type=t.machine_name, default=None,
+                   help="also write the machine's shard-contention__DATASET.json")
+    p.add_argument("--devices", type=t.label, default=None,
+                   help="comma list of GPUs the shards' processes take in turn (default: shard i on GPU i)")
+    p.set_defaults(func=_cmd_shard_contention)
+
+    p = m.add_parser("command-time", help="a whole command's wall time in fresh processes, start-up and imports included")
+    p.add_argument("--command", type=t.shell_words, required=True, help="the command, quoted as one argument")
+    p.add_argument("--repeat", type=t.count, default=5, help="timed runs (default %(default)s)")
+    p.add_argument("--warmup", type=t.natural, default=1, help="untimed runs first (default %(default)s)")
+    p.add_argument("--top", type=t.count, default=8, help="heaviest top-level imports to list (default %(default)s)")
+    p.add_argument("--json", type=t.output_file, default=None, help="also write the figures to this file")
+    p.set_defaults(func=_cmd_command_time)
+
+    p = m.add_parser("scaling", help="strong scaling of the sharded extension on this node's GPUs, and the sweep "
+                                     "with and without Dask")
+    p.add_argument("--dataset", type=t.stream_name, default="gen-k21x20", help="the set (default %(default)s)")
+    p.add_argument("--gpus", type=t.count, default=None, help="workers of local-cuda (default: every GPU seen)")
+    p.add_argument("--gpu-counts", type=t.count_list, default=None, help="GPU counts to measure (default 1..--gpus)")
+    p.add_argument("--repeat", type=t.count, default=3, help="timed runs per GPU count (default %(default)s)")
+    p.add_argument("--protocol", type=t.protocol_name, default="casptr")
+    p.add_argument("--machine", type=t.machine_name, default=None, help="results folder name (default: this GPU's)")
+    p.add_argument("--sweep", type=t.dataset_list, default=["gen-k21", "gen-k33", "gen-k55", "gen-k77"],
+                   help="datasets of the sweep timed with and without --cluster")
+    p.add_argument("--sweep-gpus", type=t.count_list, default=None, help="the sweep's worker counts (default --gpus)")
+    p.add_argument("--no-scaling", action="store_true", help="leave out the strong scaling")
+    p.add_argument("--no-sweep", action="store_true", help="leave out the sweep")
+    p.set_defaults(func=_cmd_scaling)
+
+    p = sub.add_parser("merge-results", help="lay a from-scratch run's machine folder onto the committed one")
+    p.add_argument("new", type=t.input_dir, help="the new run's machine folder")
+    p.add_argument("into", type=t.input_dir, help="the committed machine folder, updated in place")
+    p.set_defaults(func=_cmd_merge)
+
+
+__all__ = ["add_lanes", "add_subcommands"]
