@@ -14,6 +14,7 @@ from __future__ import annotations
 import pandas as pd
 
 from . import best
+from ..analysis.portability import SIZE
 from . import machines as mach
 from .. import paths
 from ..datafiles import read_data_csv
@@ -232,23 +233,28 @@ def machines() -> list[str]:
 
 def implementations(machine: str) -> pd.DataFrame:
     """Every implementation of the five kernels measured on ``machine``, as :data:`lassm.book.best.COLUMNS`
-    rows: each variant of each model that matches the reference (device span), and each of
-    HeCBench's programs that ran, carried onto that clock through the CUDA build it ran beside
-    (:func:`lassm.book.best.carried` with :func:`originals`' ``ours_over_original``)."""
+    rows with ``size`` (the size class: part of the problem, so a CPU's small inputs and a GPU's
+    large ones are never one problem): each variant of each model that matches the reference
+    (device span), and each of HeCBench's programs that ran, carried onto that clock through the
+    CUDA build it ran beside (:func:`lassm.book.best.carried` with :func:`originals`'
+    ``ours_over_original``), at that build's size."""
+    cols = [*best.COLUMNS, SIZE]
     t = times(machine)
     if t.empty:
-        return pd.DataFrame(columns=list(best.COLUMNS))
+        return pd.DataFrame(columns=cols)
     platform = mach.device_label(t["device"].iloc[0])
     ok = t[t["kernel"].isin(ORDER) & t["backend"].isin(list(MODELS)) & t["matches_reference"]]
     rows = [{"problem": r.kernel, "platform": platform, "application": MODELS[r.backend],
-             "implementation": f"{r.backend} {r.variant}", "ours": True, "seconds": r.ms / 1e3}
+             "implementation": f"{r.backend} {r.variant}", "ours": True, "seconds": r.ms / 1e3, SIZE: r.size}
             for r in ok.itertuples()]
+    size = {(r.kernel, r.variant): r.size for r in ok[ok["backend"] == "cuda"].itertuples()}
     o = originals(machine)
     o = o[o["ours_over_original"].notna() & o["ours_ms"].notna()]
     rows += [{"problem": r.kernel, "platform": platform, "application": ORIGINAL_APPLICATION,
               "implementation": ORIGINAL_PREFIX + r.program, "ours": False,
-              "seconds": best.carried(r.ours_ms, r.ours_over_original) / 1e3} for r in o.itertuples()]
-    return pd.DataFrame(rows, columns=list(best.COLUMNS))
+              "seconds": best.carried(r.ours_ms, r.ours_over_original) / 1e3,
+              SIZE: size[(r.kernel, r.ours_variant)]} for r in o.itertuples()]
+    return pd.DataFrame(rows, columns=cols)
 
 
 def efficiency(machine: str) -> pd.DataFrame:
@@ -287,13 +293,20 @@ def efficiency(machine: str) -> pd.DataFrame:
     return out
 
 
+#: Where each application can run at all: CUDA and HeCBench's CUDA programs on NVIDIA GPUs only;
+#: OpenCL (not listed) anywhere. A platform outside these scores 0; one inside without a
+#: measurement is "not measured".
+RUNS_ON: dict[str, frozenset[str]] = {"CUDA": frozenset({best.NVIDIA}), ORIGINAL_APPLICATION: frozenset({best.NVIDIA})}
+
+
 def portability(names: list[str] | None = None) -> pd.DataFrame:
-    """Pennycook's PP per kernel of CUDA, OpenCL and HeCBench's programs over every platform with
-    suite records (:func:`machines`), application efficiency against the fastest measured on each."""
+    """Pennycook's PP per (kernel, size class) of CUDA, OpenCL and HeCBench's programs over every
+    platform with suite records of that size (:func:`machines`), application efficiency against
+    the fastest measured on each; 0 where one cannot run (:data:`RUNS_ON`), NaN where not measured."""
     frames = [implementations(m) for m in (machines() if names is None else names)]
     frames = [f for f in frames if len(f)]
-    rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(best.COLUMNS))
-    return best.portability(best.efficiency(rows)).rename(columns={"problem": "kernel"})
+    rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*best.COLUMNS, SIZE])
+    return best.portability(best.efficiency(rows), RUNS_ON).rename(columns={"problem": "kernel"})
 
 
 def distribution_chart(dist: pd.DataFrame):
