@@ -40,6 +40,16 @@ def problem_keys(df: pd.DataFrame) -> list[str]:
     return ["problem", SIZE] if SIZE in df.columns else ["problem"]
 
 
+def require_one_size(df: pd.DataFrame, by: str) -> None:
+    """Raise ValueError where a group of ``by`` holds several sizes (a ``size`` column): a mean
+    or a cascade over such a group would pool unlike problems."""
+    if SIZE in df.columns and by != SIZE:
+        mixed = df.groupby(by)[SIZE].nunique()
+        if (mixed > 1).any():
+            raise ValueError(f"PP pools like problems only: {by} {list(mixed[mixed > 1].index)} holds several "
+                             f"sizes; make the size part of {by!r}")
+
+
 def application_efficiency(df: pd.DataFrame, time: str = "seconds") -> pd.DataFrame:
     r"""Application efficiency against the fastest implementation measured on each platform.
 
@@ -190,4 +200,4 @@ def described(value: float, fmt: str = ".2f") -> str:
 
 
 __all__ = ["EFFICIENCY_COLUMNS", "NOT_MEASURED", "SIZE", "application_efficiency", "described", "hmean", "pp",
-           "problem_keys"]
+           "problem_keys", "require_one_size"]

@@ -28,6 +28,14 @@ from .prose import span
 #: implementation (what a reference is called, e.g. ``cuda tiles``, ``HeCBench nw-cuda``),
 #: whether it is ours, and its time.
 COLUMNS: tuple[str, ...] = ("problem", "platform", "application", "implementation", "ours", "seconds")
+#: The one rule for which implementations form the reference of an application efficiency, as the
+#: book states it (the portability chapter glues it; every other chapter points there).
+REFERENCE_RULE = (
+    "The reference of an application efficiency on a platform is the fastest implementation measured on that "
+    "platform for the problem (a dataset; a kernel at its size class; a set and X) whose output equals the "
+    "oracle's: every build of ours, of every variant and protocol; the CPU oracle where it ran on that platform "
+    "(it implements the same algorithm, and runs on CPUs only); and the original programs (MetaHipMer's ht_loc, "
+    "LOGAN, HeCBench's) where they ran there. It is the same in every chapter.")
 #: The clocks a time comes from, as the tables name them.
 NCU, EVENTS, OWN = "Nsight Compute", "events", "the program's own"
 
@@ -180,5 +188,5 @@ def verdict(eff: pd.DataFrame, unit: str = "point") -> str:
     return " ".join(_platform_verdict(p, part, unit) for p, part in s.groupby("platform", sort=False))
 
 
-__all__ = ["COLUMNS", "CPU", "EVENTS", "NCU", "NVIDIA", "OTHER_GPU", "OWN", "cannot_run", "carried", "clock", "efficiency",
+__all__ = ["COLUMNS", "CPU", "EVENTS", "NCU", "NVIDIA", "OTHER_GPU", "OWN", "REFERENCE_RULE", "cannot_run", "carried", "clock", "efficiency",
            "platform_kind", "portability", "summary", "verdict"]
