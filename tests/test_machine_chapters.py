@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 from pathlib import Path
 
@@ -287,6 +288,9 @@ def test_no_captioned_figure_without_data(book):
         nb = json.loads((book / machines.CHAPTERS / f"{name}.ipynb").read_text())
         names = [c["metadata"]["mystnb"]["figure"]["name"].removesuffix(f"-{name}") for c in nb["cells"]
                  if c.get("metadata", {}).get("mystnb", {}).get("figure")]
+        names = [n for n in names if not n.startswith("tbl-")]  # tables: tests/test_book_tables.py
+        labels = re.findall(r"^:name: (tbl-[\w-]+)$", "\n".join("".join(c["source"]) for c in nb["cells"]), flags=re.M)
+        assert labels and all(label.endswith(f"-{name}") for label in labels), "a table's label names its chapter"
         has = machines.figure_data(name)
         assert names == [n for n in has if has[n] and n in names] and all(has[n] for n in names), (name, names)
         seen[name] = set(names)
