@@ -48,8 +48,23 @@ def test_efficiency_names_the_reference_and_whether_it_is_ours() -> None:
 def test_portability_over_the_platforms_that_measured_a_problem() -> None:
     pp = best.portability(best.efficiency(_rows())).set_index(["problem", "application"])
     assert pp.loc[("p1", "OpenCL"), "PP"] == pytest.approx(2 / (1 / 0.25 + 1 / 1.0))
-    assert pp.loc[("p1", "CUDA"), "PP"] == 0.0 and pp.loc[("p1", "CUDA"), "ran on"] == "1 of 2"
+    # CUDA has no time on C: not measured there, so no PP (a missing point is no 0)
+    assert math.isnan(pp.loc[("p1", "CUDA"), "PP"]) and pp.loc[("p1", "CUDA"), "ran on"] == "1 of 2"
     assert pp.loc[("p2", "CUDA"), "PP"] == 1.0 and pp.loc[("p2", "CUDA"), "ran on"] == "1 of 1"
+
+
+def test_portability_is_zero_only_where_an_application_cannot_run() -> None:
+    """C is a CPU: CUDA cannot run there (0); the original, a GPU program measured on G, is 0 too;
+    OpenCL, which runs anywhere, keeps its mean; a measurement on a kind it "cannot" run on wins."""
+    kinds = {"G": best.NVIDIA, "C": best.CPU}
+    runs_on = {"CUDA": frozenset({best.NVIDIA}), "orig": frozenset({best.NVIDIA}), "OpenCL": frozenset({best.NVIDIA})}
+    pp = best.portability(best.efficiency(_rows()), runs_on, kinds).set_index(["problem", "application"])
+    assert pp.loc[("p1", "CUDA"), "PP"] == 0.0 and pp.loc[("p1", "orig"), "PP"] == 0.0
+    assert pp.loc[("p1", "OpenCL"), "PP"] == pytest.approx(2 / (1 / 0.25 + 1 / 1.0))
+    assert best.cannot_run({"CUDA": frozenset({best.NVIDIA})}, kinds) == {("CUDA", "C")}
+    assert [best.platform_kind(d) for d in ("NVIDIA H200", "AMD EPYC", "AMD Instinct MI250X GCD",
+                                            "Intel(R) Xeon(R) Processor")] == [best.NVIDIA, best.CPU, best.OTHER_GPU,
+                                                                               best.CPU]
 
 
 def test_verdict_says_where_an_original_is_the_fastest_and_where_ours_is() -> None:

@@ -215,6 +215,9 @@ def test_side_by_side_with_the_original_quotes_the_measured_spans(committed):
         t = results.against_original(f.key.removeprefix("fast_side_by_side_"))
         walk = t["walk_kernel_ratio"] if t["walk_kernel_ratio"].notna().all() else t["kernel_ratio"]
         assert f"walk kernel {walk.min():.3f} to {walk.max():.3f} of its kernel time" in f.sentence
+        shas = t["git_sha"].astype(str).str[:7].unique()
+        assert (f"{len(shas):d} commits" if len(shas) > 1 else f"commit {shas[0]}") in f.sentence, "the span's scope"
+        assert set(shas) <= set(f.scope.commits), "every commit of the span is in the finding's scope"
         assert f"takes {t['whole_ratio'].min():.2f} to {t['whole_ratio'].max():.2f} times its whole run" in f.sentence
         assert f"on {int((t['whole_ratio'] <= 1).sum())} of {len(t)} inputs" in f.sentence
     assert side, "data/results/nvidia-h100-80gb-hbm3/against-original.csv is committed: a finding quotes it"
@@ -230,7 +233,13 @@ def test_side_by_side_spans_by_hand() -> None:
     got = side_by_side(t)
     assert got.pop("whole_why").startswith("Where it is behind (`b`)")
     assert got == {"inputs": "2", "kernel": "0.100 to 0.300", "walk": "0.050 to 0.250",
-                   "whole": "0.90 to 2.00", "whole_wins": "1 of 2"}
+                   "whole": "0.90 to 2.00", "whole_wins": "1 of 2", "commits": ""}
+    # a span over rows of several commits names them: it spans several builds of fast
+    t["git_sha"] = ["aaaaaaa", "bbbbbbbccc"]
+    assert side_by_side(t)["commits"] == ("rows measured at 2 commits (1 at aaaaaaa, 1 at bbbbbbb), each with the "
+                                          "`fast` of its commit")
+    assert side_by_side(t.iloc[:1])["commits"] == "measured at commit aaaaaaa"
+    t = t.drop(columns="git_sha")
     assert side_by_side(t.iloc[:1])["whole_why"].startswith("On every input the whole command is done first")
     t["walk_kernel_ratio"] = [float("nan"), 0.25]  # not timed apart everywhere: every kernel is quoted
     assert side_by_side(t)["walk"] == "0.100 to 0.300"
@@ -291,3 +300,20 @@ def test_findings_count_devices_as_the_across_chapter_does():
     names = set(mach.platform_of(ports["machine"], ports["device"].astype(str)))
     sentence = fi.bit_exact(rec).sentence
     assert all(n in sentence for n in names)
+
+
+def test_a_point_timed_by_several_runs_names_each_with_its_commit_and_clock() -> None:
+    """One number per fact: the fast chapter quotes the benchmark's time of `fast` on the ×20
+    sample, and names every other run of that point (the campaign, the run beside ht_loc) with its
+    own time, commit and clock, so that two pages' numbers read as two runs, not one fact."""
+    from lassm.book import machine_records as mr
+
+    runs = mr.point_runs("nvidia-h100-80gb-hbm3", "sample-k77x20", 77, "cuda", "fast")
+    assert {mr.BENCH_RUN, mr.CAMPAIGN_RUN, mr.SIDE_RUN} <= set(runs["run"])
+    assert runs["commit"].str.fullmatch(r"[0-9a-f]{7}").all()
+    said = mr.runs_sentence(runs, mr.BENCH_RUN)
+    for r in runs[runs["run"] != mr.BENCH_RUN].itertuples():
+        assert f"{r.kernel_ms:.2f} ms in {r.run} at commit {r.commit} ({r.clock})" in said
+    bench = runs[runs["run"] == mr.BENCH_RUN]
+    assert f"{bench['kernel_ms'].iloc[0]:.2f} ms in {mr.BENCH_RUN}" not in said
+    assert mr.runs_sentence(bench, mr.BENCH_RUN) == ""

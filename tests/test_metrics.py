@@ -214,14 +214,16 @@ def test_pp_percentages_are_rejected() -> None:
         portability.pp(df.drop(columns=["app eff"]))  # no efficiency column at all
 
 
-def test_pp_did_not_run_is_zero() -> None:
+def test_pp_cannot_run_is_zero_and_not_measured_is_nan() -> None:
     df = pd.DataFrame({"problem": ["t", "t"], "platform": ["A", "B"], "application": ["a", "a"], "arch eff": [0.5, 0.5]})
     assert portability.pp(df)["arch pp"].iloc[0] == pytest.approx(0.5)
-    # platform C is in H but has no row: P = 0
-    assert portability.pp(df, platforms=["A", "B", "C"])["arch pp"].iloc[0] == 0.0
-    # NaN efficiency counts as not run
-    nan = df.assign(**{"arch eff": [0.5, np.nan]})
-    assert portability.pp(nan)["arch pp"].iloc[0] == 0.0
+    # platform C is in H but has no row: not measured, so no PP
+    assert np.isnan(portability.pp(df, platforms=["A", "B", "C"])["arch pp"].iloc[0])
+    # ... unless the application cannot run there: P = 0
+    assert portability.pp(df, platforms=["A", "B", "C"], cannot_run={("a", "C")})["arch pp"].iloc[0] == 0.0
+    # a NaN efficiency is no measurement; an efficiency of 0 is "cannot run"
+    assert np.isnan(portability.pp(df.assign(**{"arch eff": [0.5, np.nan]}))["arch pp"].iloc[0])
+    assert portability.pp(df.assign(**{"arch eff": [0.5, 0.0]}))["arch pp"].iloc[0] == 0.0
 
 
 def test_pp_duplicates_keep_the_best_efficiency() -> None:
@@ -274,7 +276,9 @@ def test_pp_of_application_efficiencies_against_the_best_measured() -> None:
     eff = portability.application_efficiency(_implementations())
     got = portability.pp(eff[["problem", "platform", "application", "app eff"]]).set_index("application")["app pp"]
     assert got["CUDA"] == pytest.approx(2 / (1 / 0.5 + 1 / 1.0))
-    assert got["OpenCL"] == 0.0 and got["original"] == 0.0  # each missing on one platform of H
+    assert np.isnan(got["OpenCL"]) and np.isnan(got["original"])  # neither measured on B
+    both = portability.pp(eff[["problem", "platform", "application", "app eff"]], cannot_run={("original", "B")})
+    assert both.set_index("application").loc["original", "app pp"] == 0.0  # it cannot run on B: not portable
 
 
 # ----------------------------------------------------------------------------------------------

@@ -2,16 +2,26 @@
 """Performance portability (Pennycook, Sewall & Lee) and application efficiency: one program across platforms.
 
 :mod:`.metrics` scores one run against its machine's roofs; these formulas compare runs across
-platforms and programs, and are what the chapters' PP tables call. The "did not run" rule of
-:func:`pp`: a platform of the set H without a row for an (application, problem), or whose
-efficiency is NaN or 0, makes P 0 ("not portable to H"); several rows for one (problem,
-application, platform) keep the best efficiency.
+platforms and programs, and are what the chapters' PP tables call.
+
+Three rules keep a PP as wide as its records:
+
+- **The problem includes its size.** Where the rows carry a ``size`` column (a size class, an input
+  size), (problem, size) is the problem: a small CPU input and a large GPU input of one kernel are
+  two problems, each with its own PP, never one pool.
+- **Cannot run is 0, not measured is NaN.** A platform of H on which the application cannot run
+  at all (an efficiency of 0, or a pair named in ``cannot_run``) makes P 0, Pennycook's "not
+  portable to H"; a platform of H with no measurement (no row, a NaN efficiency) makes P NaN:
+  "not measured", never a 0 that reads as a result.
+- **One efficiency per mean.** Each efficiency column gives its own PP column; no mean takes
+  application and architectural efficiencies together.
+
+Several rows for one (problem, application, platform) keep the best efficiency.
 """
 from __future__ import annotations
 
 import math
-from itertools import product
-from typing import Sequence
+from typing import Collection, Sequence
 
 import pandas as pd
 
@@ -19,6 +29,25 @@ from .columns import numeric, require_columns, require_numeric, require_range
 
 #: Performance-portability column words (P3's plus ``alg eff``).
 EFFICIENCY_COLUMNS: tuple[str, ...] = ("app eff", "arch eff", "alg eff")
+#: The column that, where present, makes the size part of the problem.
+SIZE = "size"
+#: What a sentence or table says for a PP that is NaN because a platform of H has no measurement.
+NOT_MEASURED = "not measured"
+
+
+def problem_keys(df: pd.DataFrame) -> list[str]:
+    """The columns that name a problem: ``problem``, and ``size`` where the rows carry one."""
+    return ["problem", SIZE] if SIZE in df.columns else ["problem"]
+
+
+def require_one_size(df: pd.DataFrame, by: str) -> None:
+    """Raise ValueError where a group of ``by`` holds several sizes (a ``size`` column): a mean
+    or a cascade over such a group would pool unlike problems."""
+    if SIZE in df.columns and by != SIZE:
+        mixed = df.groupby(by)[SIZE].nunique()
+        if (mixed > 1).any():
+            raise ValueError(f"PP pools like problems only: {by} {list(mixed[mixed > 1].index)} holds several "
+                             f"sizes; make the size part of {by!r}")
 
 
 def application_efficiency(df: pd.DataFrame, time: str = "seconds") -> pd.DataFrame:
@@ -37,7 +66,8 @@ def application_efficiency(df: pd.DataFrame, time: str = "seconds") -> pd.DataFr
     df : pandas.DataFrame
         ``problem``, ``platform``, ``application`` and ``time`` (positive, lower is better; NaN:
         did not run); optionally ``implementation``, the name a reference is given (default:
-        the application's).
+        the application's), and ``size`` (part of the problem: only rows of one size are
+        compared).
     time : str
         The time column.
 
@@ -61,54 +91,64 @@ def application_efficiency(df: pd.DataFrame, time: str = "seconds") -> pd.DataFr
     out = df.drop(columns=[c for c in ("app eff", "reference", "reference time") if c in df.columns])
     t = numeric(df, time)
     name = df["implementation"] if "implementation" in df.columns else df["application"]
-    ran = pd.DataFrame({"problem": df["problem"], "platform": df["platform"], "t": t, "name": name})
-    ran = ran.dropna(subset=["t"])
-    fastest = ran.sort_values("t", kind="stable").drop_duplicates(["problem", "platform"])
+    keys = problem_keys(df) + ["platform"]
+    ran = df[keys].assign(t=t, name=name).dropna(subset=["t"])
+    fastest = ran.sort_values("t", kind="stable").drop_duplicates(keys)
     fastest = fastest.rename(columns={"t": "reference time", "name": "reference"})
-    out = out.merge(fastest, on=["problem", "platform"], how="left")
+    out = out.merge(fastest, on=keys, how="left")
     out.index = df.index
     out["app eff"] = out["reference time"] / t
     return out
 
 
 def hmean(values: Sequence[float]) -> float:
-    """Harmonic mean; 0 when any value is 0 (a platform that did not run)."""
+    """Harmonic mean; 0 when any value is 0 (a platform it cannot run on), else NaN when any is NaN
+    (a platform not measured)."""
     vals = [float(v) for v in values]
     if not vals:
         return math.nan
     if any(v == 0.0 for v in vals):
         return 0.0
+    if any(math.isnan(v) for v in vals):
+        return math.nan
     return len(vals) / sum(1.0 / v for v in vals)
 
 
-def pp(df: pd.DataFrame, platforms: Sequence[str] | None = None) -> pd.DataFrame:
+def pp(df: pd.DataFrame, platforms: Sequence[str] | None = None,
+       cannot_run: Collection[tuple[str, str]] = ()) -> pd.DataFrame:
     r"""Pennycook's performance portability of each (problem, application) over platforms H.
 
     .. math::
         \mathcal{P}(a, p, H) =
         \begin{cases}
-          \dfrac{|H|}{\sum_{i \in H} 1 / e_i(a, p)} & \text{if every } i \in H \text{ ran} \\
+          \dfrac{|H|}{\sum_{i \in H} 1 / e_i(a, p)} & \text{if } a \text{ runs on every } i \in H \\
           0 & \text{otherwise}
         \end{cases}
 
     (Pennycook, Sewall & Lee, doi:10.1016/j.future.2017.08.007; arXiv:1611.07409.) Every
     column among ``app eff``, ``arch eff`` and ``alg eff`` present gives one PP column
-    (``app pp``, ``arch pp``, ``alg pp``). Did not run = 0: a platform of H with no row, a NaN
-    efficiency, or an efficiency of 0 makes P = 0. Repeated rows of one (problem, application,
-    platform) keep the best efficiency.
+    (``app pp``, ``arch pp``, ``alg pp``), each the mean of its own efficiency only. P is 0 where
+    the application cannot run on a platform of H (an efficiency of 0, or the pair in
+    ``cannot_run`` and no measurement there), NaN ("not measured") where a platform of H has no
+    measurement of it and it can run there. Repeated rows of one (problem, application, platform) keep the best efficiency.
 
     Parameters
     ----------
     df : pandas.DataFrame
         Needs ``problem``, ``platform``, ``application`` and at least one efficiency column,
-        every efficiency in [0, 1] (fractions, not percentages).
+        every efficiency in [0, 1] (fractions, not percentages); a ``size`` column, where
+        present, is part of the problem (:func:`problem_keys`).
     platforms : sequence of str, optional
         The platform set H (default: every platform in ``df``).
+    cannot_run : collection of (application, platform)
+        The pairs where the application cannot run at all (another vendor's language, a CPU-only
+        program on a GPU): their efficiency is 0, not "not measured".
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``problem``, ``application`` and the PP columns, one row per pair.
+        Columns ``problem`` (and ``size``), ``application`` and the PP columns, one row per
+        (problem, application) measured somewhere.
 
     Raises
     ------
@@ -127,28 +167,37 @@ def pp(df: pd.DataFrame, platforms: Sequence[str] | None = None) -> pd.DataFrame
     H = list(dict.fromkeys(df["platform"])) if platforms is None else list(dict.fromkeys(platforms))
     if not H:
         raise ValueError("the platform set is empty")
-    work = df[["problem", "platform", "application"] + effs].copy()
+    keys = problem_keys(df)
+    work = df[keys + ["platform", "application"]].copy()
     for c in effs:
-        work[c] = numeric(df, c).fillna(0.0)
-    best = work.groupby(["problem", "application", "platform"], sort=False)[effs].max()
+        work[c] = numeric(df, c)
+    # the best measured efficiency per platform; NaN where every row of it is NaN
+    best = work.groupby(keys + ["application", "platform"], sort=False, dropna=False)[effs].max()
+    no = set(map(tuple, cannot_run))
+    pp_cols = [c.replace("eff", "pp") for c in effs]
     rows = []
-    problems = list(dict.fromkeys(df["problem"]))
-    applications = list(dict.fromkeys(df["application"]))
-    for problem, application in product(problems, applications):
-        if not ((df["problem"] == problem) & (df["application"] == application)).any():
-            continue
-        row: dict[str, object] = {"problem": problem, "application": application}
-        for c in effs:
+    for key in dict.fromkeys(zip(*(work[k] for k in keys), work["application"])):
+        *problem, application = key
+        row: dict[str, object] = dict(zip(keys, problem)) | {"application": application}
+        for c, out in zip(effs, pp_cols):
             vals = []
             for plat in H:
-                key = (problem, application, plat)
-                vals.append(float(best.loc[key, c]) if key in best.index else 0.0)
-            row[c.replace("eff", "pp")] = hmean(vals)
+                at = (*problem, application, plat)
+                got = float(best.loc[at, c]) if at in best.index else math.nan
+                # a measurement shows it can run; only where none is does "cannot run" give 0
+                vals.append(0.0 if math.isnan(got) and (application, plat) in no else got)
+            row[out] = hmean(vals)
         rows.append(row)
-    out = pd.DataFrame(rows, columns=["problem", "application"] + [c.replace("eff", "pp") for c in effs])
-    for c in effs:
-        out[c.replace("eff", "pp")] = out[c.replace("eff", "pp")].astype("float64")
+    out = pd.DataFrame(rows, columns=keys + ["application"] + pp_cols)
+    for c in pp_cols:
+        out[c] = out[c].astype("float64")
     return out
 
 
-__all__ = ["EFFICIENCY_COLUMNS", "application_efficiency", "hmean", "pp"]
+def described(value: float, fmt: str = ".2f") -> str:
+    """A PP as a table or sentence gives it: the number, or :data:`NOT_MEASURED` for NaN."""
+    return NOT_MEASURED if math.isnan(value) else f"{value:{fmt}}"
+
+
+__all__ = ["EFFICIENCY_COLUMNS", "NOT_MEASURED", "SIZE", "application_efficiency", "described", "hmean", "pp",
+           "problem_keys", "require_one_size"]

@@ -14,15 +14,16 @@ Efficiencies, per point:
 
 - ``arch eff`` (architectural): GINTOP/s over the measured roof, from ``metrics.csv``; only
   where a profiler ran and ceilings were measured;
-- ``app eff`` (application): the platform's best time on that dataset over all the kernel
-  builds it ran (every protocol, ``fast`` and its ablations) and MetaHipMer's ``ht_loc`` where it
-  ran there, divided by this variant's time; defined wherever the variant ran, the fastest named
-  in ``reference``;
-- ``eff``, the headline: ``arch eff`` where counters exist, else ``app eff``
-  (``eff_kind`` says which).
+- ``app eff`` (application): the reference over this variant's time, the reference being the
+  fastest implementation measured on that platform for the dataset (:data:`lassm.book.best.REFERENCE_RULE`:
+  every kernel build it ran, each protocol, ``fast`` and its ablations, the CPU oracle where it
+  ran on that device, and MetaHipMer's ``ht_loc`` where it ran there); defined wherever the
+  variant ran, the fastest named in ``reference``.
 
-PP (:func:`lassm.analysis.portability.pp`, doi:10.1016/j.future.2017.08.007) is the harmonic mean of an
-efficiency over a platform set H, and 0 when the variant did not run on a platform of H.
+PP (:func:`lassm.analysis.portability.pp`, doi:10.1016/j.future.2017.08.007) is the harmonic mean of
+one efficiency over a platform set H; each PP column takes one kind only, never application and
+architectural efficiencies together. A platform of H without the point is "not measured" (NaN):
+both kernel variants can run on every platform of H.
 """
 from __future__ import annotations
 
@@ -145,17 +146,17 @@ def points(names: list[str] | None = None, variants: tuple[str, ...] = VARIANTS)
     -------
     pandas.DataFrame
         ``platform, folder, device, variant, dataset, k, backend, kernel_ms, repeats,
-        matches_oracle, oracle_ms, ii, arch eff, alg eff, app eff, reference, eff, eff_kind``; ``ii`` and
-        the architectural and algorithm efficiencies are NaN where no counters exist.
+        matches_oracle, oracle_ms, ii, arch eff, alg eff, app eff, reference``; ``ii`` and the
+        architectural and algorithm efficiencies are NaN where no counters exist.
     """
     cols = ["platform", "folder", "device", "variant", "dataset", "k", "backend", "kernel_ms", "repeats",
-            "matches_oracle", "oracle_ms", "ii", "arch eff", "alg eff", "app eff", "reference", "eff", "eff_kind"]
+            "matches_oracle", "oracle_ms", "ii", "arch eff", "alg eff", "app eff", "reference"]
     t = _kernel_times(names)
     if t.empty:
         return pd.DataFrame(columns=cols)
     kernel = mach.pool_by_device(t, ["dataset", "k", "backend", "protocol"], "kernel_ms")
     kernel["device"] = kernel["platform"]
-    fastest = best.efficiency(_candidates(t, kernel)).drop_duplicates(["problem", "platform"])
+    fastest = best.efficiency(_candidates(t, kernel, names)).drop_duplicates(["problem", "platform"])
     fastest = fastest[["problem", "platform", "reference", "reference time"]]
     chosen = (kernel[kernel["protocol"].isin(variants)].sort_values("kernel_ms")
               .drop_duplicates(["platform", "dataset", "k", "protocol"]))
@@ -163,22 +164,39 @@ def points(names: list[str] | None = None, variants: tuple[str, ...] = VARIANTS)
     df = df.rename(columns={"protocol": "variant"})
     df["app eff"] = df.pop("reference time") * 1e3 / df["kernel_ms"]
     df = df.merge(_folder_metrics(df["folder"].unique()), on=["folder", "dataset", "k", "variant"], how="left")
-    has_arch = df["arch eff"].notna()
-    df["eff"] = df["arch eff"].where(has_arch, df["app eff"])
-    df["eff_kind"] = has_arch.map({True: "arch eff", False: "app eff"})
     return df[cols].sort_values(["variant", "dataset", "platform"]).reset_index(drop=True)
 
 
-def _candidates(t: pd.DataFrame, kernel: pd.DataFrame) -> pd.DataFrame:
-    """What an application efficiency is taken against, as :data:`lassm.book.best.COLUMNS` rows
-    (problem = dataset): every build a platform ran (its folders pooled), named ``<backend>
-    <protocol>``, and MetaHipMer's ``ht_loc`` where it ran beside ``lassm extend``
+def _oracle_times(names: list[str] | None) -> pd.DataFrame:
+    """The CPU oracle's times that equal nothing but themselves (it is the oracle), per folder, with
+    the device it ran on: on a CPU folder that device is the platform; a GPU folder's oracle ran
+    on its host, another device."""
+    frames = []
+    for name in mach.chapter_machines() if names is None else names:
+        t = mach.times(name)
+        oracle = t[t["backend"] == mach.ORACLE]
+        if len(oracle):
+            frames.append(oracle.assign(folder=name))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["folder", "device", "dataset",
+                                                                                      "kernel_ms"])
+
+
+def _candidates(t: pd.DataFrame, kernel: pd.DataFrame, names: list[str] | None = None) -> pd.DataFrame:
+    """What an application efficiency is taken against (:data:`lassm.book.best.REFERENCE_RULE`), as
+    :data:`lassm.book.best.COLUMNS` rows (problem = dataset): every build a platform ran (its folders
+    pooled), named ``<backend> <protocol>``, the CPU oracle on the device it ran on, and
+    MetaHipMer's ``ht_loc`` where it ran beside ``lassm extend``
     (:func:`lassm.book.models.original_times`, carried through each folder's own CUDA ``fast`` times)."""
     from . import models
 
     rows = [pd.DataFrame({"problem": kernel["dataset"], "platform": kernel["platform"],
                           "application": kernel["protocol"], "implementation": kernel["backend"] + " " + kernel["protocol"],
                           "ours": True, "seconds": kernel["kernel_ms"].astype(float) / 1e3})]
+    oracle = _oracle_times(names)
+    if len(oracle):
+        rows.append(pd.DataFrame({"problem": oracle["dataset"], "platform": oracle["device"].map(mach.device_label),
+                                  "application": models.ORACLE_MODEL, "implementation": models.ORACLE_MODEL,
+                                  "ours": True, "seconds": oracle["kernel_ms"].astype(float) / 1e3}))
     platform = dict(zip(t["folder"], mach.platform_of(t["folder"], t["device"])))
     backend, protocol = models.ORIGINAL_BESIDE
     for folder, part in t.groupby("folder"):
@@ -198,7 +216,7 @@ def references(names: list[str] | None = None) -> pd.DataFrame:
     if t.empty:
         return best.efficiency(pd.DataFrame(columns=list(best.COLUMNS)))
     kernel = mach.pool_by_device(t, ["dataset", "k", "backend", "protocol"], "kernel_ms")
-    return best.efficiency(_candidates(t, kernel))
+    return best.efficiency(_candidates(t, kernel, names))
 
 
 def published_points(time_source: str = "rate") -> pd.DataFrame:
@@ -245,30 +263,36 @@ def side_by_side(ours: pd.DataFrame, published: pd.DataFrame | None, value: str)
 
 
 def _pp(rows: pd.DataFrame, column: str, H: list[str]) -> float:
-    """PP of one (variant, dataset) over H; ``column``'s values, whatever efficiency they are."""
+    """PP of one (variant, dataset) over H, of one efficiency (``app eff`` or ``arch eff``); NaN
+    where a platform of H has no value (not measured)."""
+    if column not in pp_metrics.EFFICIENCY_COLUMNS:
+        raise ValueError(f"PP takes one kind of efficiency, not {column!r}")
     frame = pd.DataFrame({"problem": "p", "application": "a", "platform": rows["platform"],
-                          "app eff": rows[column].astype(float)})
-    return float(pp_metrics.pp(frame, platforms=H)["app pp"].iloc[0])
+                          column: rows[column].astype(float)})
+    return float(pp_metrics.pp(frame, platforms=H)[column.replace("eff", "pp")].iloc[0])
 
 
 #: The datasets PP is computed on by default: the real sample and the four Table II-sized ones.
 STUDY_DATASETS: tuple[str, ...] = ("sample-k77", "gen-k21", "gen-k33", "gen-k55", "gen-k77")
-#: The PP columns of :func:`portability`, and the efficiency and platform set of each.
-PP_DEFINITIONS: dict[str, str] = {
-    "PP (eff, H)": "headline efficiency (arch eff where counters exist, else app eff) over H",
-    "PP (app eff, H)": "application efficiency over H",
-    "PP (arch eff, H with counters)": "architectural efficiency over the platforms of H with counters",
-    "PP (eff, where it ran)": "headline efficiency over the platforms of H where the variant ran on the dataset",
+#: The PP columns of :func:`portability`: each one efficiency (never two kinds in one mean) over
+#: one platform set.
+PP_DEFINITIONS: dict[str, tuple[str, str]] = {
+    "PP (app eff, H)": ("app eff", "application efficiency over H; not measured where a platform of H lacks the point"),
+    "PP (app eff, where measured)": ("app eff", "application efficiency over the platforms of H that measured the "
+                                                "variant on the dataset"),
+    "PP (arch eff, H with counters)": ("arch eff", "architectural efficiency over the platforms of H with counters; "
+                                                   "not measured where one of them lacks the point"),
 }
 
 
 def definitions_table() -> pd.DataFrame:
     """:data:`PP_DEFINITIONS` as a table: each PP column, its efficiency and its platform set."""
-    return pd.DataFrame({"column": list(PP_DEFINITIONS), "efficiency and platform set": list(PP_DEFINITIONS.values())})
+    return pd.DataFrame({"column": list(PP_DEFINITIONS),
+                         "efficiency and platform set": [text for _eff, text in PP_DEFINITIONS.values()]})
 
 
 def portability(pts: pd.DataFrame, H: list[str], datasets: tuple[str, ...] | None = STUDY_DATASETS) -> pd.DataFrame:
-    """Pennycook's PP per (variant, dataset) over the measured platforms, four ways.
+    """Pennycook's PP per (variant, dataset) over the measured platforms, three ways.
 
     Parameters
     ----------
@@ -283,9 +307,8 @@ def portability(pts: pd.DataFrame, H: list[str], datasets: tuple[str, ...] | Non
     Returns
     -------
     pandas.DataFrame
-        Per (variant, dataset, k): ``ran on`` (platforms with the point), ``efficiency used``
-        (per platform, the headline's kind) and one column per :data:`PP_DEFINITIONS`. PP is 0
-        over a set with a platform that did not run the variant on the dataset.
+        Per (variant, dataset, k): ``ran on`` (platforms with the point) and one column per
+        :data:`PP_DEFINITIONS`, NaN (not measured) over a set with a platform that lacks the point.
     """
     with_counters = sorted(pts.loc[pts["arch eff"].notna(), "platform"].unique())
     with_counters = [p for p in with_counters if p in H]
@@ -293,18 +316,21 @@ def portability(pts: pd.DataFrame, H: list[str], datasets: tuple[str, ...] | Non
     rows = []
     for (variant, dataset, k), part in sel.groupby(["variant", "dataset", "k"], sort=True):
         ran = sorted(part["platform"].unique())
-        row = {"variant": variant, "dataset": dataset, "k": int(k), "ran on": ", ".join(ran),
-               "efficiency used": "; ".join(f"{p}: {kind}" for p, kind in zip(part["platform"], part["eff_kind"]))}
-        for column, (eff, plats) in zip(PP_DEFINITIONS, [("eff", H), ("app eff", H), ("arch eff", with_counters),
-                                                          ("eff", ran)]):
+        row = {"variant": variant, "dataset": dataset, "k": int(k), "ran on": ", ".join(ran)}
+        for column, plats in zip(PP_DEFINITIONS, [H, ran, with_counters]):
+            eff = PP_DEFINITIONS[column][0]
             row[column] = _pp(part, eff, list(plats)) if plats else float("nan")
         rows.append(row)
-    return pd.DataFrame(rows, columns=["variant", "dataset", "k", "ran on", "efficiency used", *PP_DEFINITIONS])
+    return pd.DataFrame(rows, columns=["variant", "dataset", "k", "ran on", *PP_DEFINITIONS])
 
 
 def cascade_frame(pts: pd.DataFrame, published: pd.DataFrame | None = None, *, eff: str = "arch eff",
                   variant: str = "casptr") -> pd.DataFrame:
     """The rows a cascade plot (:func:`lassm.book.plots.pp_cascade`, ``by="dataset"``) needs.
+
+    The paper's points are other problems than ours (its own datasets, against datasheet roofs;
+    ours are generated to like sizes, against measured roofs), so they keep panels of their own,
+    named :func:`published_problem`: a cascade pools like problems only.
 
     Returns
     -------
@@ -312,10 +338,18 @@ def cascade_frame(pts: pd.DataFrame, published: pd.DataFrame | None = None, *, e
         ``platform``, ``dataset``, ``eff`` of one variant, with the published platforms' rows
         where given; rows without that efficiency are dropped.
     """
-    parts = [pts] + ([published] if published is not None else [])
-    both = pd.concat([p[p["variant"] == variant][["platform", "dataset", eff]] for p in parts if eff in p],
-                     ignore_index=True)
+    parts = [pts[pts["variant"] == variant][["platform", "dataset", eff]]] if eff in pts else []
+    if published is not None and eff in published:
+        pub = published[published["variant"] == variant]
+        parts.append(pd.DataFrame({"platform": pub["platform"], "dataset": pub["k"].map(published_problem),
+                                   eff: pub[eff]}))
+    both = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["platform", "dataset", eff])
     return both.dropna(subset=[eff]).reset_index(drop=True)
+
+
+def published_problem(k: int) -> str:
+    """The paper's dataset of k-mer length ``k`` as a cascade panel names it: a problem of its own."""
+    return f"paper's k={int(k):d}"
 
 
 def cascade_chart(pts: pd.DataFrame, published: pd.DataFrame | None = None, *, eff: str = "arch eff",
@@ -365,13 +399,13 @@ def facts(plat: pd.DataFrame, pts: pd.DataFrame, pp_table: pd.DataFrame) -> dict
     out["ac_reference"] = best.verdict(ref[ref["problem"].isin(set(pts["dataset"]))], "dataset")
     for variant in VARIANTS:
         part = pp_table[pp_table["variant"] == variant]
-        out[f"ac_pp_H_{variant}"] = span(part["PP (eff, H)"], ".3f")
-        out[f"ac_pp_ran_{variant}"] = span(part["PP (eff, where it ran)"], ".3f")
-        out[f"ac_pp_arch_{variant}"] = span(part["PP (arch eff, H with counters)"], ".3f")
+        out[f"ac_pp_H_{variant}"] = span(part["PP (app eff, H)"], ".3f", pp_metrics.NOT_MEASURED)
+        out[f"ac_pp_ran_{variant}"] = span(part["PP (app eff, where measured)"], ".3f", pp_metrics.NOT_MEASURED)
+        out[f"ac_pp_arch_{variant}"] = span(part["PP (arch eff, H with counters)"], ".3f", pp_metrics.NOT_MEASURED)
         out[f"ac_eff_{variant}"] = span(pts.loc[pts["variant"] == variant, "arch eff"], ".1%")
     return out
 
 
 __all__ = ["PP_DEFINITIONS", "PUBLISHED", "STUDY_DATASETS", "VARIANTS", "cascade_chart", "cascade_frame", "definitions_table", "facts",
-           "folder_points", "folder_table", "platforms", "points", "pooling_text", "portability", "published_points",
+           "folder_points", "folder_table", "platforms", "points", "pooling_text", "portability", "published_points", "published_problem",
            "references", "side_by_side"]

@@ -28,6 +28,14 @@ from .prose import span
 #: implementation (what a reference is called, e.g. ``cuda tiles``, ``HeCBench nw-cuda``),
 #: whether it is ours, and its time.
 COLUMNS: tuple[str, ...] = ("problem", "platform", "application", "implementation", "ours", "seconds")
+#: The one rule for which implementations form the reference of an application efficiency, as the
+#: book states it (the portability chapter glues it; every other chapter points there).
+REFERENCE_RULE = (
+    "The reference of an application efficiency on a platform is the fastest implementation measured on that "
+    "platform for the problem (a dataset; a kernel at its size class; a set and X) whose output equals the "
+    "oracle's: every build of ours, of every variant and protocol; the CPU oracle where it ran on that platform "
+    "(it implements the same algorithm, and runs on CPUs only); and the original programs (MetaHipMer's ht_loc, "
+    "LOGAN, HeCBench's) where they ran there. It is the same in every chapter.")
 #: The clocks a time comes from, as the tables name them.
 NCU, EVENTS, OWN = "Nsight Compute", "events", "the program's own"
 
@@ -67,19 +75,48 @@ def efficiency(rows: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def portability(eff: pd.DataFrame) -> pd.DataFrame:
+#: The kinds of platform a program may need: a CPU, or a GPU of one vendor.
+CPU, NVIDIA, OTHER_GPU = "cpu", "nvidia gpu", "other gpu"
+_GPU_WORDS = ("gpu", "instinct", "radeon", " gcd", "max 1550")
+
+
+def platform_kind(device: str) -> str:
+    """:data:`CPU`, :data:`NVIDIA` or :data:`OTHER_GPU` for a device's name: what decides whether a
+    program can run there at all (CUDA needs an NVIDIA GPU, a numba program a CPU)."""
+    name = f" {device.casefold()} "
+    if "nvidia" in name:
+        return NVIDIA
+    return OTHER_GPU if any(w in name for w in _GPU_WORDS) else CPU
+
+
+def cannot_run(runs_on: dict[str, frozenset[str]], kinds: dict[str, str]) -> set[tuple[str, str]]:
+    """The (application, platform) pairs where an application cannot run at all: ``runs_on`` gives
+    the platform kinds (:func:`platform_kind`) each application can run on (one not listed runs
+    anywhere), ``kinds`` each platform's kind. Only these score 0 in a PP; a pair outside them
+    without a measurement is "not measured" (:func:`lassm.analysis.portability.pp`)."""
+    return {(app, plat) for app, can in runs_on.items() for plat, kind in kinds.items() if kind not in can}
+
+
+def portability(eff: pd.DataFrame, runs_on: dict[str, frozenset[str]] | None = None,
+                kinds: dict[str, str] | None = None) -> pd.DataFrame:
     """Pennycook's PP of each application per problem over the platforms that measured the
-    problem (0 where the application did not run on one of them), with ``ran on``."""
-    cols = ["problem", "application", "ran on", "PP"]
+    problem, with ``ran on``: 0 where the application cannot run on one of them (``runs_on``, see
+    :func:`cannot_run`; ``kinds`` default to :func:`platform_kind` of each platform's name), NaN
+    where it can but was not measured there. A ``size`` column, where present, is part of the
+    problem."""
+    keys = pp_metrics.problem_keys(eff)
+    cols = [*keys, "application", "ran on", "PP"]
     if eff.empty:
         return pd.DataFrame(columns=cols)
     rows = []
-    for problem, part in eff.groupby("problem", sort=False):
+    for _problem, part in eff.groupby(keys, sort=False):
         H = list(dict.fromkeys(part["platform"]))
-        pp = pp_metrics.pp(part[["problem", "platform", "application", "app eff"]], platforms=H)
+        kind = {p: (kinds or {}).get(p) or platform_kind(str(p)) for p in H}
+        no = cannot_run(runs_on or {}, kind)
+        pp = pp_metrics.pp(part[[*keys, "platform", "application", "app eff"]], platforms=H, cannot_run=no)
         for r in pp.to_dict("records"):
             ran = part.loc[(part["application"] == r["application"]) & part["app eff"].notna(), "platform"]
-            rows.append({"problem": problem, "application": r["application"],
+            rows.append({**{k: r[k] for k in keys}, "application": r["application"],
                          "ran on": f"{ran.nunique():d} of {len(H):d}", "PP": float(r["app pp"])})
     return pd.DataFrame(rows, columns=cols)
 
@@ -151,4 +188,5 @@ def verdict(eff: pd.DataFrame, unit: str = "point") -> str:
     return " ".join(_platform_verdict(p, part, unit) for p, part in s.groupby("platform", sort=False))
 
 
-__all__ = ["COLUMNS", "EVENTS", "NCU", "OWN", "carried", "clock", "efficiency", "portability", "summary", "verdict"]
+__all__ = ["COLUMNS", "CPU", "EVENTS", "NCU", "NVIDIA", "OTHER_GPU", "OWN", "REFERENCE_RULE", "cannot_run", "carried", "clock", "efficiency",
+           "platform_kind", "portability", "summary", "verdict"]

@@ -216,12 +216,14 @@ def fast_vs_original() -> list[Finding]:
         head = side[side["dataset"] == HEADLINE_INPUT]
         row = head.iloc[0] if len(head) else side.iloc[0]
         raw = pd.read_csv(paths.results_dir(machine) / results.AGAINST_ORIGINAL_FILE)
-        numbers = {"device": device, "inputs": len(side), "walk": f["walk"], "whole": f["whole"],
+        numbers = {"device": device, "inputs": len(side), "walk": f["walk"], "commits": f["commits"], "whole": f["whole"],
                    "wins": f["whole_wins"], "input": str(row["dataset"]), "fast_ms": 1e3 * float(row["lassm_kernel_s"]),
                    "orig_ms": 1e3 * float(row["original_kernel_s"]), "ratio": float(row["kernel_ratio"]), "fast": FAST}
         text = ("Run side by side with MetaHipMer's original CUDA program on the {device} (CUDA backend, {inputs:d} "
-                "inputs, one run each), `{fast}`'s kernels take {fast_ms:.2f} ms against its {orig_ms:.1f} ms on "
-                "`{input}` ({ratio:.3f} of its kernel time), its walk kernel {walk} of its kernel time over the inputs; "
+                "inputs, one run each, every kernel timed by Nsight Compute), `{fast}`'s kernels take {fast_ms:.2f} ms "
+                "against its {orig_ms:.1f} ms on "
+                "`{input}` ({ratio:.3f} of its kernel time), its walk kernel {walk} of its kernel time over the inputs "
+                "({commits}); "
                 "the whole `lassm extend` command takes {whole} times its whole run, at most the original's on {wins} "
                 "inputs.")
         out.append(Finding(f"fast_side_by_side_{machine}", text, "notebooks/fast_kernel", True, numbers,
@@ -287,7 +289,21 @@ def side_by_side(side) -> dict[str, str]:
         why = (f"Where it is behind ({behind}), what Python pays before any work (the interpreter's start and "
                "its imports) and the GPU context outweigh the bulk reading, launches and writing.")
     return {"inputs": str(len(side)), "kernel": span(side["kernel_ratio"], ".3f"), "walk": span(side[walk], ".3f"),
-            "whole": span(side["whole_ratio"], ".2f"), "whole_wins": f"{wins} of {len(side)}", "whole_why": why}
+            "whole": span(side["whole_ratio"], ".2f"), "whole_wins": f"{wins} of {len(side)}", "whole_why": why,
+            "commits": commits_phrase(side.get("git_sha", pd.Series(dtype=str)))}
+
+
+def commits_phrase(shas: pd.Series) -> str:
+    """The commits a span's rows were measured at, in words: a span over rows of several commits
+    spans several builds of ``fast``, and its sentence says so (empty where none is recorded)."""
+    named = list(dict.fromkeys(str(x)[:7] for x in shas.dropna() if str(x).strip()))
+    if not named:
+        return ""
+    if len(named) == 1:
+        return f"measured at commit {named[0]}"
+    counts = shas.astype(str).str[:7].value_counts()
+    each = ", ".join(f"{counts[c]:d} at {c}" for c in named)
+    return f"rows measured at {len(named):d} commits ({each}), each with the `fast` of its commit"
 
 
 def against_published() -> list[Finding]:

@@ -144,4 +144,59 @@ def campaign_fact(machine: str) -> str:
     return text
 
 
-__all__ = ["campaign_fact", "campaign_runs", "campaign_table", "versions_table", "whole_runs"]
+#: The clock each kind of run times a point's kernel on, as the sentences name it.
+BENCH_RUN, CAMPAIGN_RUN, SIDE_RUN = "the `lassm bench` run", "the campaign (`lassm run`)", "the run beside `ht_loc`"
+_CLOCKS = {BENCH_RUN: "CUDA events, median of its timed runs", CAMPAIGN_RUN: "CUDA events, median of its timed runs",
+           SIDE_RUN: "Nsight Compute, every kernel of one lassm extend run"}
+
+
+def point_runs(machine: str, dataset: str, k: int, backend: str, protocol: str) -> pd.DataFrame:
+    """Every run of ``machine``'s records that timed one point, each with its clock and commit.
+
+    Why: one point is timed by several runs (a benchmark, the campaign, the run beside the
+    original program), at different commits and on different clocks, and their times differ; a
+    page that quotes one of them names which, so that no fact reads as two numbers.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``run`` (:data:`BENCH_RUN`, :data:`CAMPAIGN_RUN`, :data:`SIDE_RUN`), ``clock``,
+        ``kernel_ms`` and ``commit`` (7 characters), one row per run that has the point.
+    """
+    from ..errors import LassmError
+    from ..runs import results
+
+    rows = []
+    try:
+        bench = results.load_records(machine, benchmark=True)
+    except LassmError:  # no benchmark record on this machine
+        bench = pd.DataFrame(columns=["dataset", "k", "backend", "protocol", "kernel_seconds", "git_sha"])
+    mine = bench[(bench["dataset"] == dataset) & (bench["k"].astype(int) == int(k)) & (bench["backend"] == backend)
+                 & (bench["protocol"] == protocol)]
+    rows += [(BENCH_RUN, float(r.kernel_seconds) * 1e3, r.git_sha) for r in mine.itertuples()]
+    camp = mach.campaign_points(machine) if mach.campaign_entries(machine) else pd.DataFrame()
+    if len(camp):
+        camp = camp[(camp["dataset"] == dataset) & (camp["k"].astype(int) == int(k)) & (camp["backend"] == backend)
+                    & (camp["protocol"] == protocol) & camp["kernel_seconds"].notna()]
+        rows += [(CAMPAIGN_RUN, float(r.kernel_seconds) * 1e3, r.git_sha) for r in camp.itertuples()]
+    side = results.against_original(machine) if (backend, protocol) == ("cuda", "fast") else None
+    if side is not None:
+        rows += [(SIDE_RUN, float(r.lassm_kernel_s) * 1e3, r.git_sha) for r in side.itertuples() if r.dataset == dataset]
+    out = pd.DataFrame(rows, columns=["run", "kernel_ms", "commit"])
+    out["commit"] = out["commit"].astype(str).str[:7]
+    out.insert(1, "clock", out["run"].map(_CLOCKS))
+    return out
+
+
+def runs_sentence(runs: pd.DataFrame, shown: str) -> str:
+    """The runs of :func:`point_runs` other than ``shown`` in words, each time with its run, commit
+    and clock ("" where ``shown`` is the only one)."""
+    other = runs[runs["run"] != shown]
+    if other.empty:
+        return ""
+    each = "; ".join(f"{r.kernel_ms:.2f} ms in {r.run} at commit {r.commit} ({r.clock})" for r in other.itertuples())
+    return f"The same point timed by other runs, each a build of its own commit on its own clock: {each}."
+
+
+__all__ = ["BENCH_RUN", "CAMPAIGN_RUN", "SIDE_RUN", "campaign_fact", "campaign_runs", "campaign_table", "point_runs",
+           "runs_sentence", "versions_table", "whole_runs"]

@@ -444,9 +444,9 @@ def write_chapters(book: str | Path = paths.REPO, *, machines: list[str] | None 
             tags = cell.get("metadata", {}).get("tags", [])
             if "injected-parameters" in tags and "hide-input" not in tags:
                 tags.append("hide-input")  # folded like the template's code
-            if cell["cell_type"] == "markdown":  # the page title names the machine
+            if cell["cell_type"] == "markdown":  # the title names the machine, a table's label the folder
                 src = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-                cell["source"] = src.replace(TITLE_PLACEHOLDER, titles[name])
+                cell["source"] = re.sub(r"^(:name: tbl-[\w-]+)$", rf"\1-{name}", src.replace(TITLE_PLACEHOLDER, titles[name]), flags=re.M)
             figure = cell.get("metadata", {}).get("mystnb", {}).get("figure")
             if figure and not has.get(figure["name"], True):  # no data: the cell's note stands uncaptioned
                 del cell["metadata"]["mystnb"]["figure"]

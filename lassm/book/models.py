@@ -9,9 +9,11 @@ launched by CUDA, since ncu profiles no OpenCL launch), the static instruction m
 each compiler emitted (``data/results/<machine>/ptx/``, :mod:`lassm.analysis.ptx`).
 
 Portability over programming models x platforms follows Pennycook's PP with application
-efficiency: on each platform (a machine folder) the best time any implementation reached on a
-dataset, MetaHipMer's ``ht_loc`` included where it ran (:func:`original_times`), over this
-model's time; a model that did not run on a platform of H scores 0 there.
+efficiency: on each platform (a machine folder) the reference (:data:`lassm.book.best.REFERENCE_RULE`:
+the fastest implementation measured there on the dataset, every variant and protocol, the CPU
+oracle on a CPU and MetaHipMer's ``ht_loc`` where it ran, :func:`original_times`) over this
+model's time. A model that cannot run on a platform of H (:data:`RUNS_ON`) scores 0; one that
+can but was not measured there is "not measured".
 """
 from __future__ import annotations
 
@@ -124,6 +126,15 @@ def ptx_summary(machine: str) -> pd.DataFrame | None:
 
 #: MetaHipMer's local-assembly program as an application of PP and the reference it may be.
 ORIGINAL = "ht_loc (MetaHipMer's original)"
+#: The CPU oracle as a reference names it.
+ORACLE_MODEL = "numba (the CPU oracle)"
+#: The application of builds that only count as a reference (another variant or protocol).
+OTHER_BUILDS = "other builds (reference only)"
+#: Where each backend, and ``ht_loc`` (a CUDA program), can run at all. A backend not listed
+#: (OpenCL C, OpenCL C with sub-groups) may run on any platform with a driver for it: where it
+#: has no time it is "not measured", never 0.
+RUNS_ON: dict[str, frozenset[str]] = {"cuda": frozenset({best.NVIDIA}), "opencl-ptx": frozenset({best.NVIDIA}),
+                                      "cpu": frozenset({best.CPU}), ORIGINAL: frozenset({best.NVIDIA})}
 #: The build of ours ``ht_loc`` ran beside (``lassm extend`` on the GPU, ``fast``): backend, protocol.
 ORIGINAL_BESIDE: tuple[str, str] = ("cuda", "fast")
 
@@ -176,21 +187,29 @@ def _beside_in_campaign(machine: str) -> pd.Series:
 
 def implementations(platforms: dict[str, str], models: dict[str, tuple[str, ...]], variant: str,
                     datasets: tuple[str, ...]) -> pd.DataFrame:
-    """Every implementation of ``variant`` measured on each platform, as :data:`lassm.book.best.COLUMNS`
-    rows (problem = dataset): each model's fastest backend whose output equals the oracle's, and
-    ``ht_loc`` (:data:`ORIGINAL`, :func:`original_times`) where it ran.
+    """Every implementation measured on each platform, as :data:`lassm.book.best.COLUMNS` rows
+    (problem = dataset): each model's fastest backend of ``variant`` whose output equals the
+    oracle's (the CPU oracle, protocol ``none``, stands for the faithful variant); every other
+    build that equals it, as :data:`OTHER_BUILDS` (a reference only, :data:`lassm.book.best.REFERENCE_RULE`);
+    and ``ht_loc`` (:data:`ORIGINAL`, :func:`original_times`) where it ran.
 
     Parameters are those of :func:`portability`.
     """
     rows = []
     for plat, machine in platforms.items():
         t = campaign_times(machine)
-        want = t["protocol"].eq(variant) | (t["backend"].eq("cpu") & (variant == "casptr"))
-        t = t[want & t["dataset"].isin(datasets) & t["matches_oracle"].astype(bool)]
+        t = t[t["dataset"].isin(datasets) & t["matches_oracle"].astype(bool)]
+        want = t["protocol"].eq(variant) | (t["backend"].eq(mach.ORACLE) & (variant == "casptr"))
+        taken = pd.Series(False, index=t.index)
         for model, backends in models.items():
-            mine = t[t["backend"].isin(backends)].groupby("dataset")["kernel_ms"].min()
+            theirs = want & t["backend"].isin(backends)
+            taken |= theirs
+            mine = t[theirs].groupby("dataset")["kernel_ms"].min()
             rows += [{"problem": d, "platform": plat, "application": model, "implementation": model, "ours": True,
                       "seconds": ms / 1e3} for d, ms in mine.items()]
+        rows += [{"problem": r.dataset, "platform": plat, "application": OTHER_BUILDS,
+                  "implementation": ORACLE_MODEL if r.backend == mach.ORACLE else f"{r.backend} {r.protocol}",
+                  "ours": True, "seconds": r.kernel_ms / 1e3} for r in t[~taken].itertuples()]
         rows += [{"problem": r.dataset, "platform": plat, "application": ORIGINAL, "implementation": ORIGINAL,
                   "ours": False, "seconds": r.kernel_ms / 1e3} for r in original_times(machine, datasets).itertuples()]
     return pd.DataFrame(rows, columns=list(best.COLUMNS))
@@ -216,33 +235,57 @@ def portability(platforms: dict[str, str], models: dict[str, tuple[str, ...]], v
     Returns
     -------
     pandas.DataFrame
-        One row per (dataset, model), ``ht_loc`` (:data:`ORIGINAL`) last where it ran anywhere:
-        the time, ``app eff`` and ``reference`` (the fastest there) on each platform (NaN: did
-        not run) and ``PP`` over all of them.
+        One row per (dataset, model) of a model measured somewhere, ``ht_loc`` (:data:`ORIGINAL`)
+        last where it ran anywhere: the time, ``app eff`` and ``reference`` (the fastest there) on
+        each platform (NaN: not measured) and ``PP`` over all of them (0: the model cannot run on
+        one of them, :func:`cannot_run`; NaN: not measured on one it can run on).
     """
     eff = best.efficiency(implementations(platforms, models, variant, datasets))
-    df = eff.assign(ms=eff["seconds"] * 1e3)
-    pp = pp_metrics.pp(df[["problem", "platform", "application", "app eff"]], list(platforms)) if len(df) else \
+    refs = eff.drop_duplicates(["problem", "platform"]).pivot(index="problem", columns="platform", values="reference") \
+        if len(eff) else pd.DataFrame()
+    df = eff[eff["application"] != OTHER_BUILDS]
+    df = df.assign(ms=df["seconds"] * 1e3)
+    pp = pp_metrics.pp(df[["problem", "platform", "application", "app eff"]], list(platforms),
+                       cannot_run(platforms, models)) if len(df) else \
         pd.DataFrame(columns=["problem", "application", "app pp"])
     wide = df.pivot_table(index=["problem", "application"], columns="platform", values=["ms", "app eff"])
     wide.columns = [f"{plat} {what}" for what, plat in wide.columns]
-    refs = df.drop_duplicates(["problem", "platform"]).pivot(index="problem", columns="platform", values="reference")
     out = pp.merge(wide.reset_index(), on=["problem", "application"], how="left")
-    apps = list(models) + ([ORIGINAL] if (df["application"] == ORIGINAL).any() else [])
+    apps = [m for m in [*models, ORIGINAL] if (df["application"] == m).any()]
     full = pd.MultiIndex.from_product([datasets, apps], names=["problem", "application"])
     out = out.set_index(["problem", "application"]).reindex(full).reset_index()
     for plat in platforms:
         if plat in refs.columns:
             out[f"{plat} reference"] = out["problem"].map(refs[plat])
-    out["app pp"] = out["app pp"].astype("float64").fillna(0.0)
+    out["app pp"] = out["app pp"].astype("float64")
     return out.rename(columns={"problem": "dataset", "application": "model", "app pp": "PP"})
+
+
+def _device_or_folder(machine: str) -> str:
+    """The device ``machine``'s run records name, or, where it has a campaign but no run record,
+    its folder's name (``cpu-amd-epyc``, ``nvidia-h100-80gb-hbm3``), which names the device kind too."""
+    try:
+        return mach.device_label(mach.device(machine))
+    except LassmError:
+        return machine
+
+
+def cannot_run(platforms: dict[str, str], models: dict[str, tuple[str, ...]]) -> set[tuple[str, str]]:
+    """The (model, platform) pairs where a model cannot run at all: none of its backends
+    (:data:`RUNS_ON`) runs on the platform's kind (:func:`lassm.book.best.platform_kind` of its
+    device); ``ht_loc`` where no NVIDIA GPU is."""
+    kinds = {plat: best.platform_kind(_device_or_folder(machine)) for plat, machine in platforms.items()}
+    anywhere = frozenset({best.CPU, best.NVIDIA, best.OTHER_GPU})
+    runs_on = {model: frozenset().union(*(RUNS_ON.get(b, anywhere) for b in backends)) for model, backends in models.items()}
+    return best.cannot_run(runs_on | {ORIGINAL: RUNS_ON[ORIGINAL]}, kinds)
 
 
 def reference_sentence(platforms: dict[str, str], models: dict[str, tuple[str, ...]], variant: str,
                        datasets: tuple[str, ...]) -> str:
     """Where ``ht_loc`` is the fastest measured and where one of our builds is, per platform, in
     words (:func:`lassm.book.best.verdict`); the arguments are those of :func:`portability`."""
-    return best.verdict(best.efficiency(implementations(platforms, models, variant, datasets)), "dataset")
+    eff = best.efficiency(implementations(platforms, models, variant, datasets))
+    return best.verdict(eff[eff["application"] != OTHER_BUILDS], "dataset")
 
 
 def ptx_mix(machine: str) -> pd.DataFrame | None:

@@ -427,9 +427,10 @@ def cascade(df: pd.DataFrame, eff: str, by: str = "problem") -> pd.DataFrame:
     Parameters
     ----------
     df : pandas.DataFrame
-        ``platform``, ``by`` and ``eff`` (fractions in [0, 1]); left unchanged.
+        ``platform``, ``by`` and ``eff`` (fractions in [0, 1]); left unchanged. Where a ``size``
+        column is present, each group must hold one size: a cascade pools like problems only.
     eff : str
-        Efficiency column (``arch eff``, ``alg eff`` or ``app eff``).
+        Efficiency column (``arch eff``, ``alg eff`` or ``app eff``): one kind per cascade.
     by : str, default "problem"
         The group column (e.g. ``k``).
 
@@ -438,9 +439,10 @@ def cascade(df: pd.DataFrame, eff: str, by: str = "problem") -> pd.DataFrame:
     pandas.DataFrame
         ``by``, ``rank`` (1 = best), ``platform``, ``eff``, ``pp`` (PP of platforms 1..rank).
     """
-    from ..analysis.portability import pp
+    from ..analysis.portability import pp, require_one_size
 
     require_columns(df, ["platform", by, eff])
+    require_one_size(df, by)
     rows = []
     for group, part in df.groupby(by, sort=True):
         part = part.sort_values(eff, ascending=False).reset_index(drop=True)

@@ -8,6 +8,9 @@ seed's published ratios (``data/paper-artifacts/jin-vetter-gaps.csv``). The "as 
 kernel is the CUDA build and the portable build Jin and Vetter compared (:data:`PORTED`); each model's
 best variant is the fastest that matches the reference. Whether a cause Jin and Vetter named shows
 here is decided from the PTX counts (:func:`causes`), never typed.
+
+This module is over 500 lines because it is the one chapter's whole account: the gaps, causes,
+originals, efficiencies and PP each feed :func:`facts`, the one dict the notebook glues.
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ import pandas as pd
 from . import best
 from . import machines as mach
 from .. import paths
+from ..analysis.portability import SIZE
 from ..datafiles import read_data_csv
 from ..runs import suite as rec
 from .suite_roofline import SECTOR_BYTES, counters, curand_launches, roofline_chart, roofline_data
@@ -232,23 +236,25 @@ def machines() -> list[str]:
 
 def implementations(machine: str) -> pd.DataFrame:
     """Every implementation of the five kernels measured on ``machine``, as :data:`lassm.book.best.COLUMNS`
-    rows: each variant of each model that matches the reference (device span), and each of
-    HeCBench's programs that ran, carried onto that clock through the CUDA build it ran beside
-    (:func:`lassm.book.best.carried` with :func:`originals`' ``ours_over_original``)."""
+    rows with ``size`` (part of the problem): each variant of each model that matches the reference,
+    and each of HeCBench's programs, carried onto that clock through the CUDA build it ran beside
+    (:func:`lassm.book.best.carried`), at that build's size."""
     t = times(machine)
     if t.empty:
-        return pd.DataFrame(columns=list(best.COLUMNS))
+        return pd.DataFrame(columns=[*best.COLUMNS, SIZE])
     platform = mach.device_label(t["device"].iloc[0])
     ok = t[t["kernel"].isin(ORDER) & t["backend"].isin(list(MODELS)) & t["matches_reference"]]
     rows = [{"problem": r.kernel, "platform": platform, "application": MODELS[r.backend],
-             "implementation": f"{r.backend} {r.variant}", "ours": True, "seconds": r.ms / 1e3}
+             "implementation": f"{r.backend} {r.variant}", "ours": True, "seconds": r.ms / 1e3, SIZE: r.size}
             for r in ok.itertuples()]
+    size = {(r.kernel, r.variant): r.size for r in ok[ok["backend"] == "cuda"].itertuples()}
     o = originals(machine)
     o = o[o["ours_over_original"].notna() & o["ours_ms"].notna()]
     rows += [{"problem": r.kernel, "platform": platform, "application": ORIGINAL_APPLICATION,
               "implementation": ORIGINAL_PREFIX + r.program, "ours": False,
-              "seconds": best.carried(r.ours_ms, r.ours_over_original) / 1e3} for r in o.itertuples()]
-    return pd.DataFrame(rows, columns=list(best.COLUMNS))
+              "seconds": best.carried(r.ours_ms, r.ours_over_original) / 1e3, SIZE: size[(r.kernel, r.ours_variant)]}
+             for r in o.itertuples()]
+    return pd.DataFrame(rows, columns=[*best.COLUMNS, SIZE])
 
 
 def efficiency(machine: str) -> pd.DataFrame:
@@ -287,13 +293,17 @@ def efficiency(machine: str) -> pd.DataFrame:
     return out
 
 
+#: Where each application can run at all (OpenCL, not listed: anywhere); elsewhere its PP is 0.
+RUNS_ON: dict[str, frozenset[str]] = {"CUDA": frozenset({best.NVIDIA}), ORIGINAL_APPLICATION: frozenset({best.NVIDIA})}
+
+
 def portability(names: list[str] | None = None) -> pd.DataFrame:
-    """Pennycook's PP per kernel of CUDA, OpenCL and HeCBench's programs over every platform with
-    suite records (:func:`machines`), application efficiency against the fastest measured on each."""
+    """Pennycook's PP per (kernel, size) of each application over the platforms with suite records of
+    that size (:func:`machines`); 0 where it cannot run (:data:`RUNS_ON`), NaN where not measured."""
     frames = [implementations(m) for m in (machines() if names is None else names)]
     frames = [f for f in frames if len(f)]
-    rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(best.COLUMNS))
-    return best.portability(best.efficiency(rows)).rename(columns={"problem": "kernel"})
+    rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*best.COLUMNS, SIZE])
+    return best.portability(best.efficiency(rows), RUNS_ON).rename(columns={"problem": "kernel"})
 
 
 def distribution_chart(dist: pd.DataFrame):
