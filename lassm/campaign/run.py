@@ -14,6 +14,7 @@ import json
 import sys
 import time
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 
 from .. import paths
@@ -22,7 +23,7 @@ from ..runs.account import PART_ACCOUNTS
 from ..runs.folders import folder_of
 from ..runs.records import command_line, cpu_model, git_sha, run_id_for, versions
 from . import steps
-from .part import Ask, How, LeftOut, Part, Where, Work
+from .part import Ask, How, LeftOut, Part, Planned, Where, Work
 from .plan import CPU_SKIPS_REPLICATED, NO_GPU_PROTOCOLS, Plan, is_gpu, present_backends
 
 #: File name of a machine folder's campaign account.
@@ -271,12 +272,12 @@ def report(outcome: Outcome, console=None) -> None:
             console.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
 
 
-class LocalAssembly(Part):
+class LocalAssembly(Part[Plan, Outcome]):
     """The local-assembly campaign as a part of ``lassm run`` (:mod:`lassm.campaign.part`)."""
 
     key, label, account = "local-assembly", "local assembly", CAMPAIGN_FILE
 
-    def needs(self, ask: Ask, planned: dict) -> LeftOut | None:
+    def needs(self, ask: Ask, planned: Planned) -> LeftOut | None:
         from .. import backends
 
         if ask.datasets_of(xdrop=False) == []:
@@ -285,7 +286,7 @@ class LocalAssembly(Part):
             return LeftOut("no local-assembly backend among --backends")
         return None
 
-    def plan(self, ask: Ask, planned: dict) -> Plan:
+    def plan(self, ask: Ask, planned: Planned) -> Plan:
         from .. import backends
         from .plan import make_plan
 
@@ -336,7 +337,7 @@ class LocalAssembly(Part):
         return run_campaign(plan, machine=how.machine, force=how.force, progress=how.progress,
                             notebooks=how.notebooks, cluster=how.cluster, also_lacks=how.lacks)
 
-    def report(self, outcome: Outcome, say) -> None:
+    def report(self, outcome: Outcome, say: Callable[[str], None]) -> None:
         report(outcome)
 
 

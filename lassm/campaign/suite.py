@@ -25,7 +25,7 @@ from ..runs.folders import folder_of
 from ..runs.host import check_mine, host_id
 from . import suite_counters
 from .outcome import PartOutcome, print_report
-from .part import Ask, How, LeftOut, Part, Where, Work
+from .part import Ask, How, LeftOut, Part, Planned, Where, Work
 
 #: Timed runs of a variant and untimed runs before them, where a GPU runs the suite; on a CPU
 #: device each variant is timed once after its warm-up.
@@ -343,21 +343,21 @@ def report(out: SuiteOutcome) -> None:
     print_report(map(line, out.rows), out.files)
 
 
-class SuitePart(Part):
+class SuitePart(Part[SuitePlan, SuiteOutcome]):
     """Jin and Vetter's kernels as a part of ``lassm run`` (:mod:`lassm.campaign.part`)."""
 
     key, label, account = "suite", "Jin and Vetter's kernels", PART_ACCOUNTS["suite"]
     #: The suite's backends among ``--backends``.
     NAMES = ("cuda", "opencl")
 
-    def needs(self, ask: Ask, planned: dict) -> LeftOut | None:
+    def needs(self, ask: Ask, planned: Planned) -> LeftOut | None:
         if ask.datasets:
             return LeftOut("--datasets names no suite kernel")
         if ask.backends_among(self.NAMES) == []:
             return LeftOut("no suite backend (cuda, opencl) among --backends")
         return None
 
-    def plan(self, ask: Ask, planned: dict) -> SuitePlan | LeftOut:
+    def plan(self, ask: Ask, planned: Planned) -> SuitePlan | LeftOut:
         plan = make_plan(ask.quick, backends=ask.backends_among(self.NAMES), repeats=ask.repeats, warmup=ask.warmup,
                          all_counters=ask.all_counters)
         return plan if plan.backends else LeftOut("no suite backend (cuda, opencl) can run here")
@@ -373,7 +373,7 @@ class SuitePart(Part):
     def run(self, plan: SuitePlan, how: How) -> SuiteOutcome:
         return run_suite(plan, machine=how.machine, force=how.force, say=how.say, progress=how.progress)
 
-    def report(self, outcome: SuiteOutcome, say) -> None:
+    def report(self, outcome: SuiteOutcome, say: Callable[[str], None]) -> None:
         report(outcome)
 
 

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from ..errors import LassmError
+
+if TYPE_CHECKING:  # the campaign is imported only when a run is asked for
+    from ..campaign.plan import Plan
 
 #: The parts ``lassm run --kernel`` can run alone; without ``--kernel`` it runs all four in this order.
 KERNELS = ("local-assembly", "xdrop", "suite", "originals")
@@ -34,6 +38,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return _run_local(args)
     _check_run_options(args)
     from ..campaign.part import Ask, How
+    from ..campaign.plan import Plan
     from ..campaign.whole import describe_whole, make_whole_plan, run_whole
 
     if args.kernel == "originals" and args.no_originals:
@@ -60,7 +65,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return 0
     _check_results(args, plan.backends())
     _check_cluster(args)
-    _check_hip(args, plan.of("local-assembly"))
+    _check_hip(args, plan.of("local-assembly", Plan))
     outcome = run_whole(plan, How(machine=args.machine, force=args.force, progress=not args.quiet,
                                   notebooks=args.notebooks, cluster=args.cluster))
     return 1 if outcome.failed else 0
@@ -95,7 +100,7 @@ def _amd_gpu() -> bool:
     return bool(rocminfo.gpus())
 
 
-def _check_hip(args: argparse.Namespace, plan) -> None:
+def _check_hip(args: argparse.Namespace, plan: Plan | None) -> None:
     """Before the first point: hip's output on the sample against hip-cpu's, where the plan times
     hip on this machine (:func:`lassm.runs.hip_check.before_timing`; a cluster's workers have their
     own GPUs, which this machine cannot check)."""
