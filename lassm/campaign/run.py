@@ -254,9 +254,8 @@ def report(outcome: Outcome, console=None) -> None:
 
     console = console or Console(stderr=True)
     table = Table(title="lassm run")
-    for col, just in (("dataset", "left"), ("k", "right"), ("backend", "left"), ("protocol", "left"),
-                      ("ms", "right"), ("matches", "left"), ("status", "left")):
-        table.add_column(col, justify=just)
+    for col in ("dataset", "k", "backend", "protocol", "ms", "matches", "status"):
+        table.add_column(col, justify="right" if col in ("k", "ms") else "left")
     for r in outcome.rows:
         ms = f"{r['kernel_seconds'] * 1e3:.2f}" if isinstance(r.get("kernel_seconds"), (int, float)) else "-"
         if r.get("shared_device") and ms != "-":  # timed beside another process holding the device
@@ -308,7 +307,9 @@ class LocalAssembly(Part[Plan, Outcome]):
 
         def done(d: str, k: int | None, b: str, p: str) -> bool:
             known = k or named_k(d)  # a file's k is inside it: its point counts as to measure
-            return bool(known) and recorded(folders[b], d, known, b, p)
+            if not known:
+                return False
+            return recorded(folders[b], d, known, b, p)
 
         points = plan.points()
         todo = [(d, k, b, p) for d, k, b, p in points if where.force or not done(d, k, b, p)]

@@ -46,6 +46,12 @@ class Run:
     driver: str = ""
     extra: dict = field(default_factory=dict)
 
+    def read_back(self) -> np.ndarray:
+        """Its output; refused for a run that left it on the device (a large output timed alone)."""
+        if self.output is None:
+            raise ValueError(f"{self.kernel} {self.backend} {self.variant}: the output stayed on the device")
+        return self.output
+
 
 class Refused(BackendUnavailable):
     """The device's runtime refuses what a variant asks of it (e.g. an out-of-order queue)."""

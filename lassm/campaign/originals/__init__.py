@@ -293,6 +293,7 @@ def _run_originals(plan: OriginalsPlan, bar, *, machine: str | None, force: bool
             else:
                 from ...workloads.xdrop import datasets as xsets
 
+                assert plan.logan_dataset is not None  # LOGAN wants nothing without its set
                 try:
                     pairs = xsets.load(plan.logan_dataset)
                 except Exception as exc:  # noqa: BLE001  a set that cannot be built here is named
