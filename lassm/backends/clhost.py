@@ -78,6 +78,8 @@ class Runtime:
     #: 64-bit atomics; fp64.
     key64: bool
     fp64: bool
+    #: The runtime's handle of the chosen device.
+    device: Any
 
     @property
     def name(self) -> str:
@@ -186,7 +188,7 @@ def extend_fast(rt: Runtime, side: Side, choices: Choices, widths: tuple[int, in
     team, block = widths
     plan = clplan.fast_plan(side.reads, side.run_mask, side.bin_counts, room,
                             wide_teams=block is not None and block != team)
-    wanted = sorted({team} | ({block} if any(wide for _, wide in plan.slices) else set()))
+    wanted = sorted({team} | ({block} if block is not None and any(wide for _, wide in plan.slices) else set()))
     t0 = time.perf_counter()
     built = {w: build(w, use_fp64) for w in wanted}
     out.extra = extra(rt, lanes, choices, 64, use_fp64, built[team][0], time.perf_counter() - t0, room)
@@ -226,6 +228,7 @@ def run_fast(rt: Runtime, kernels: dict[int, Any], side: Side, out: SideResult, 
     teams for the others, ``widths`` = (team, block; None: no wide teams and no ``block_teams``
     in the launch records)."""
     team, block = widths
+    wide = block if block is not None else team  # without wide teams no slice has any
     host_in = clplan.input_arrays(side.ctg_seqs, side.ctg_off, side.depths, side.reads)
     host_in[3] = clplan.padded_reads(side.reads)  # fast's word loads run past a k-mer's end
     inputs = [rt.upload(a) for a in host_in]
@@ -239,7 +242,7 @@ def run_fast(rt: Runtime, kernels: dict[int, Any], side: Side, out: SideResult, 
         ends = [rt.upload(a) for a in plan.ends(idx)]
         alive.append(ends)  # alive until the queue has run
         rt.zero(keys, 8 * max(int(plan.slots[idx].sum()), 1))
-        for first, stop, width in ((0, n_wide, block), (n_wide, len(idx), team)):
+        for first, stop, width in ((0, n_wide, wide), (n_wide, len(idx), team)):
             if stop <= first:
                 continue
             args = [*inputs, ends[0], rt.int32(stop), rt.int32(first), ends[1], keys, votes,

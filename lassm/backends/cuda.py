@@ -171,7 +171,7 @@ def warm_up(protocol: str | None = None) -> None:
     rt = runtime_for(protocol or "casptr")
     info = driver_info() if is_driver(rt) else device_info()
     variant = VARIANTS.get(protocol or "")
-    if is_driver(rt) and variant is not None and variant.scale_registers is not None:
+    if protocol and is_driver(rt) and variant is not None and variant.scale_registers is not None:
         # a many-ends build loads when used; its cubin is built now, beside the command, where none
         # is cached, so that the first command on a large input finds it (its compile cost seconds)
         name, code, options = _build(protocol, int(info["warp_size"]), False, True)
@@ -267,7 +267,7 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
             high_water = max(high_water, used)
             launches.append({"bin": label, "slice": number, "contigs": int(len(index)), "seconds": seconds,
                              "bytes": int(nbytes[index].sum()), "block_teams": n_team, "build": ran,
-                             "max_registers": variant.scale_registers if scaled else None, **clock})
+                             "max_registers": variant.scale_registers if scaled and variant is not None else None, **clock})
     # Ragged: the walked bases end to end (a dense result of 2.7 million ends would be 1.7 GB of host
     # memory, nearly all zeros, touched page by page), each launch's placed by one copy.
     out = SideResult.gathered(n, int(params.max_walk), parts)

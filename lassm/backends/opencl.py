@@ -32,6 +32,7 @@ import tempfile
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -64,7 +65,8 @@ CL_STD = "-cl-std=CL1.2"
 try:
     import pyopencl as cl
 except ImportError as _exc:  # the registry turns this into a clean "install with" message
-    cl = None
+    if not TYPE_CHECKING:  # the type checker reads pyopencl's types
+        cl = None
     _IMPORT_ERROR = f"pyopencl is not installed ({_exc}); install it with: {INSTALL}"
 else:
     _IMPORT_ERROR = ""
@@ -117,9 +119,9 @@ class _Device(clhost.Runtime):
     """One chosen device with its in-order profiling queue and what the build depends on: the
     runtime calls of the shared host (:class:`lassm.backends.clhost.Runtime`) in pyopencl."""
 
-    device: object
-    context: object
-    queue: object
+    device: cl.Device
+    context: cl.Context
+    queue: cl.CommandQueue
     key64: bool
     fp64: bool
     backend = "opencl"
@@ -156,7 +158,7 @@ class _Device(clhost.Runtime):
 
 
 _DEVICES: dict[str, _Device] = {}
-_PROGRAMS: dict[tuple, object] = {}
+_PROGRAMS: dict[tuple, cl.Program] = {}
 _PLATFORMS: list | None = None
 
 

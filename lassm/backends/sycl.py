@@ -37,6 +37,8 @@ import ctypes
 import os
 import sys
 from dataclasses import dataclass
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -75,7 +77,7 @@ def _point_icd_loader_at_this_environment() -> None:
             os.environ["OCL_ICD_FILENAMES"] = ":".join(current + [str(lib)])
 
 
-def _import_dpctl() -> tuple[object, object, object]:
+def _import_dpctl() -> tuple[ModuleType, ModuleType, ModuleType]:
     """dpctl, its memory and program modules, with :mod:`subprocess`'s process-wide choice of
     vfork left as it was before dpctl's import switched it off (see the traps above)."""
     import subprocess
@@ -98,7 +100,8 @@ _point_icd_loader_at_this_environment()
 try:
     dpctl, dpmem, dpprog = _import_dpctl()
 except ImportError as _exc:  # the registry turns this into a clean "install with" message
-    dpctl = None
+    if not TYPE_CHECKING:  # the type checker reads dpctl's modules
+        dpctl = None
     _IMPORT_ERROR = f"dpctl is not installed ({_exc}); install it with: {INSTALL}"
 else:
     _IMPORT_ERROR = ""
@@ -113,8 +116,8 @@ class _Device(clhost.Runtime):
     """One chosen device with its in-order queue and the capabilities the build depends on: the
     runtime calls of the shared host (:class:`lassm.backends.clhost.Runtime`) in dpctl."""
 
-    device: object
-    queue: object
+    device: Any  # dpctl's SyclDevice and SyclQueue (dpctl has no type information)
+    queue: Any
     key64: bool
     fp64: bool
     subgroup_sizes: tuple[int, ...]
@@ -155,7 +158,7 @@ class _Device(clhost.Runtime):
 
 
 _DEVICE: _Device | None = None
-_PROGRAMS: dict[tuple, object] = {}
+_PROGRAMS: dict[tuple, Any] = {}
 
 
 def _has_usm(dev) -> bool:

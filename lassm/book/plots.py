@@ -89,8 +89,7 @@ class StaticChart:
     """
 
     def __init__(self, svg: str, title: str = "", spec: dict | None = None) -> None:
-        self.svg = svg
-        self.title = title
+        self.svg, self.title = svg, title
         #: The Vega-Lite specification it was drawn from, data included (what the tests read back).
         self.spec = spec or {}
 
@@ -220,7 +219,7 @@ def _points(points: pd.DataFrame, xy: tuple[str, str], tips: tuple[str, ...], ma
     pts = points.copy()
     enc = {"x": alt.X(f"{xy[0]}:Q", scale=scales[0]), "y": alt.Y(f"{xy[1]}:Q", scale=scales[1]),
            "tooltip": [c for c in (*tips, color, shape) if c and c in pts.columns]}
-    if color in pts.columns:
+    if color and color in pts.columns:
         enc["color"] = alt.Color(f"{color}:N", title=title_of(color))
     if shape and shape in pts.columns:
         pts[shape] = pts[shape].astype(str)
@@ -284,7 +283,7 @@ def roofline(roofs: pd.DataFrame, points: pd.DataFrame, *, color: str = "roof", 
 
 
 def potential_speedup(points: pd.DataFrame, speedups: Sequence[float] = SPEEDUPS, *, color: str = "platform",
-                      shape: str | None = "k", title: str = "") -> altair.LayerChart:
+                      shape: str | None = "k", title: str | altair.TitleParams = "") -> altair.LayerChart:
     """Potential-speedup plot: x = algorithm efficiency, y = architectural efficiency.
 
     Iso-speedup curves ``x * y = 1 / S`` for each ``S`` in ``speedups``
