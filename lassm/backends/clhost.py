@@ -7,21 +7,8 @@ finds a device, builds a program, and allocates, launches and times (a :class:`R
 its lanes' knob (pyopencl's work-group ``team``, dpctl's ``subgroup``). The plan of launches is
 :mod:`.clplan`'s.
 
-The parameters every host's ``extend_side`` shares, in the registry's order (:class:`Side`,
-:class:`Choices`):
-
-ctg_seqs, ctg_off : oriented contig bases (uint8) and int64 offsets.
-depths : float64 contig depths (the kernel uses ``int(depth)``).
-reads : the side's :class:`~lassm.workloads.local_assembly.dataset.Reads`.
-run_mask : bool per contig; the others keep an empty walk (bin 0 is not launched).
-params : start k, walk limit, quality offset.
-protocol : collision protocol of the table inserts, one of the host's ``PROTOCOLS``.
-max_bytes : device bytes the table workspace of one launch may use (default: a share,
-    :data:`MEMORY_FRACTION`, of the device memory); small values force slicing.
-bin_counts : read count per contig that picks its bin and table size; MetaHipMer uses the larger
-    side's count. Default: this side's count.
-fp64 : vote in double precision (None: when the device has fp64) or in exact integers.
-key_bits : 64 (CAS on 64-bit keys) or 32; None: 64 where the device has 64-bit atomics.
+Every host walks a :class:`~lassm.backends.sides.Side` as a caller's
+:class:`~lassm.backends.sides.Choices` ask (protocol, budget, vote, key width).
 
 The result's ``kernel_seconds`` sums the launches' profiled times (the wall clock where the
 queue cannot profile); its ``extra`` records device, driver, lanes, protocol, build options and
@@ -30,7 +17,6 @@ launches.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from collections.abc import Callable
 from typing import Any
 
@@ -39,32 +25,10 @@ import numpy as np
 from ..workloads.local_assembly import config
 from ..workloads.local_assembly.result import SideResult
 from . import clplan, launch
+from .sides import Choices, Side
 
 #: Share of the device's global memory one extend_side call may use by default.
 MEMORY_FRACTION = 0.25
-
-
-@dataclass(frozen=True)
-class Side:
-    """The arrays of one side and the run parameters (the module's parameters)."""
-
-    ctg_seqs: np.ndarray
-    ctg_off: np.ndarray
-    depths: np.ndarray
-    reads: Any
-    run_mask: np.ndarray
-    params: config.Params
-    bin_counts: np.ndarray | None = None
-
-
-@dataclass(frozen=True)
-class Choices:
-    """What a caller chooses of a build besides its lanes (the module's parameters)."""
-
-    protocol: str
-    max_bytes: int | None = None
-    fp64: bool | None = None
-    key_bits: int | None = None
 
 
 class Runtime:
@@ -315,5 +279,5 @@ def vote(rt: Runtime, votes: np.ndarray, depths: np.ndarray, fp64: bool | None, 
     return out
 
 
-__all__ = ["MEMORY_FRACTION", "Choices", "Runtime", "Side", "budget", "extend_bins", "extend_fast", "extra", "finish",
+__all__ = ["MEMORY_FRACTION", "Runtime", "budget", "extend_bins", "extend_fast", "extra", "finish",
            "run_bins", "run_fast", "vote"]

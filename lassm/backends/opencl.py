@@ -42,6 +42,7 @@ from ..paths import kernel_source
 from ..workloads.local_assembly import config
 from ..workloads.local_assembly.result import SideResult
 from . import clhost, clplan, icd, launch
+from .sides import Choices, Side
 
 #: What this backend builds: the four protocols of ``portable.cl``, and ``fast`` (``fast.cl``).
 PROTOCOLS = clplan.PROTOCOLS + (clplan.FAST,)
@@ -318,9 +319,9 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
     """
     dev = _device()
     clplan.check_inputs(ctg_seqs, ctg_off, depths, reads, run_mask, protocol, PROTOCOLS)
-    side = clhost.Side(ctg_seqs, ctg_off, depths, reads, np.ascontiguousarray(run_mask, dtype=np.bool_), params,
+    side = Side(ctg_seqs, ctg_off, depths, reads, np.ascontiguousarray(run_mask, dtype=np.bool_), params,
                        bin_counts)
-    choices = clhost.Choices(protocol, max_bytes, fp64, key_bits)
+    choices = Choices(protocol, max_bytes, fp64, key_bits)
     team, block_team = int(team), int(block_team)
     for width in (team, block_team) if protocol == clplan.FAST else (team,):
         if not 1 <= width <= int(dev.device.max_work_group_size):

@@ -27,6 +27,7 @@ import numpy as np
 from ..workloads.local_assembly import config
 from ..workloads.local_assembly.result import SideResult
 from . import clhost, clplan, opencl
+from .sides import Choices, Side
 
 PROTOCOLS = opencl.PROTOCOLS  # portable.cl's four protocols and fast.cl
 DEFAULT_PROTOCOL = opencl.DEFAULT_PROTOCOL
@@ -196,9 +197,9 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
     import cupy
 
     rt = _Cuda(opencl._device())
-    side = clhost.Side(ctg_seqs, ctg_off, depths, reads, np.ascontiguousarray(run_mask, dtype=np.bool_), params,
+    side = Side(ctg_seqs, ctg_off, depths, reads, np.ascontiguousarray(run_mask, dtype=np.bool_), params,
                        bin_counts)
-    choices = clhost.Choices(protocol, max_bytes)
+    choices = Choices(protocol, max_bytes)
     team, block_team = int(team), int(block_team)
     versions = {"pyopencl": opencl.cl.VERSION_TEXT, "cupy": cupy.__version__}
     if protocol == clplan.FAST:

@@ -48,6 +48,7 @@ from ..errors import BackendUnavailable
 from ..paths import kernel_source
 from ..workloads.local_assembly.result import SideResult
 from . import clhost, clplan, icd, launch
+from .sides import Choices, Side
 
 #: What this backend builds: the four protocols of ``faithful.cl``, and ``fast`` (``fast_subgroup.cl``).
 PROTOCOLS = clplan.PROTOCOLS + (clplan.FAST,)
@@ -317,9 +318,9 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
     """
     dev = _device()
     clplan.check_inputs(ctg_seqs, ctg_off, depths, reads, run_mask, protocol, PROTOCOLS)
-    side = clhost.Side(ctg_seqs, ctg_off, depths, reads, np.ascontiguousarray(run_mask, dtype=np.bool_), params,
+    side = Side(ctg_seqs, ctg_off, depths, reads, np.ascontiguousarray(run_mask, dtype=np.bool_), params,
                        bin_counts)
-    choices = clhost.Choices(protocol, max_bytes, fp64, key_bits)
+    choices = Choices(protocol, max_bytes, fp64, key_bits)
     if subgroup is not None and int(subgroup) not in dev.subgroup_sizes:
         raise ValueError(f"sub-group width {subgroup} is not one of {dev.name}'s {list(dev.subgroup_sizes)}")
     blocks = int(block_subgroups)
