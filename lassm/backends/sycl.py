@@ -36,14 +36,13 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .. import settings
-from ..workloads.local_assembly import config
 from ..errors import BackendUnavailable
 from ..paths import kernel_source
 from ..workloads.local_assembly.result import SideResult
@@ -304,22 +303,20 @@ def _download(mem, out: np.ndarray) -> None:
         mem.copy_to_host(out.view(np.uint8).reshape(-1))
 
 
-def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
-                params: config.Params, protocol: str = DEFAULT_PROTOCOL, subgroup: int | None = None,
+def extend_side(side: Side, protocol: str = DEFAULT_PROTOCOL, subgroup: int | None = None,
                 block_subgroups: int = DEFAULT_BLOCK_SUBGROUPS, max_bytes: int | None = None,
-                bin_counts: np.ndarray | None = None, fp64: bool | None = None,
-                key_bits: int | None = None) -> SideResult:
+                fp64: bool | None = None, key_bits: int | None = None) -> SideResult:
     """Walks one side of every contig whose ``run_mask`` is set, on the SYCL device.
 
-    The parameters and the result are every OpenCL C host's (:mod:`lassm.backends.clhost`), and
+    ``side`` is every backend's (:class:`lassm.backends.sides.Side`), the other parameters and the
+    result every OpenCL C host's (:class:`~lassm.backends.sides.Choices`, :mod:`lassm.backends.clhost`), and
     this host's lanes: ``subgroup``, the sub-group width, one of the device's ``sub_group_sizes``
     (built with ``intel_reqd_sub_group_size``; None: the device's choice, read back from the
     kernel); ``block_subgroups``, sub-groups (contig ends) per work-group.
     """
     dev = _device()
-    clplan.check_inputs(ctg_seqs, ctg_off, depths, reads, run_mask, protocol, PROTOCOLS)
-    side = Side(ctg_seqs, ctg_off, depths, reads, np.ascontiguousarray(run_mask, dtype=np.bool_), params,
-                       bin_counts)
+    clplan.check_inputs(side.ctg_seqs, side.ctg_off, side.depths, side.reads, side.run_mask, protocol, PROTOCOLS)
+    side, params = replace(side, run_mask=np.ascontiguousarray(side.run_mask, dtype=np.bool_)), side.params
     choices = Choices(protocol, max_bytes, fp64, key_bits)
     if subgroup is not None and int(subgroup) not in dev.subgroup_sizes:
         raise ValueError(f"sub-group width {subgroup} is not one of {dev.name}'s {list(dev.subgroup_sizes)}")
