@@ -144,22 +144,23 @@ def run_campaign(plan: Plan, *, machine: str | None = None, force: bool = False,
     """
     from ..runs.progress import bar as progress_bar
 
+    how = How(machine=machine, force=force, progress=progress, notebooks=notebooks, cluster=cluster,
+              lacks=tuple(also_lacks))
     with progress_bar(progress) as bar:
-        return _run_campaign(plan, bar, machine=machine, force=force, progress=progress, notebooks=notebooks,
-                             cluster=cluster, log=log, also_lacks=also_lacks)
+        return _run_campaign(plan, bar, how, log)
 
 
-def _run_campaign(plan: Plan, bar, *, machine: str | None, force: bool, progress: bool, notebooks: bool,
-                  cluster: str | None, log, also_lacks) -> Outcome:
-    """:func:`run_campaign` inside its progress display ``bar``."""
+def _run_campaign(plan: Plan, bar, how: How, log: Callable[[str], None] | None) -> Outcome:
+    """:func:`run_campaign` inside its progress display ``bar``, as ``how`` says."""
     from ..runs.sweep import SweepOptions, Via, main_job
 
+    machine, force, progress, also_lacks = how.machine, how.force, how.progress, how.lacks
     say = log or ((lambda text: print(text, file=sys.stderr, flush=True)) if progress else (lambda text: None))
     command = command_line()
     start = time.perf_counter()
     rows = main_job(machine=machine, points=plan.points(),
                     options=SweepOptions(force=force, repeats=plan.repeats, warmup=plan.warmup),
-                    via=Via(notebooks=notebooks, cluster=cluster), progress=progress, bar=bar)
+                    via=Via(notebooks=how.notebooks, cluster=how.cluster), progress=progress, bar=bar)
     sweep_s = time.perf_counter() - start
     say(f"sweep: {len(rows)} points in {sweep_s:.0f} s")
     summaries: dict[int, dict] = {}
