@@ -368,7 +368,8 @@ def together() -> Iterator[None]:
     if getattr(_local, "held", None) is not None:
         yield
         return
-    _local.held = held = []
+    held: list[tuple[Path, Path]] = []
+    _local.held = held
     try:
         yield
         _publish_all(held)

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from lassm.backends import cuda, cuda_runtime, cudadrv, nvrtc
+from lassm.backends.sides import Side
 from lassm.paths import kernel_source
 from lassm.errors import LassmError
 
@@ -134,7 +135,7 @@ def test_a_cupy_protocol_without_cupy_names_what_to_install() -> None:
 
     ds, k = datasets.load("sample-k21")
     with pytest.raises(BackendUnavailable, match="CuPy is not installed.*pip install"):
-        cuda.extend_side_gpu(ds.seqs, ds.offsets, ds.depths, ds.right, ds.with_reads_mask(), Params(k=k),
+        cuda.extend_side_gpu(Side(ds.seqs, ds.offsets, ds.depths, ds.right, ds.with_reads_mask(), Params(k=k)),
                              protocol="casptr")
 
 

@@ -130,7 +130,7 @@ def test_hip_host_routes_fast_like_cuda() -> None:
     assert hip.one_launch("fast") and hip.one_launch("fast-tables")
     assert not hip.one_launch("fast-bins") and not hip.one_launch("casptr") and not hip.one_launch("matchany")
     with pytest.raises(ValueError, match="does not build on HIP"):
-        hip.extend_sides(*([None] * 8), protocol="matchany")
+        hip.extend_sides(None, protocol="matchany")
 
 
 def test_fast_shared_memory_follows_the_wavefront() -> None:

@@ -26,6 +26,7 @@ import pytest
 from lassm import Params, cli, extend, paths
 from lassm.backends import hip_cpu, hip_cpu_build, launch, nvrtc, pinned
 from lassm.backends.cuda import TEAM_MIN_BASES
+from lassm.backends.sides import Side
 from lassm.backends.xdrop import cpu as xcpu
 from lassm.backends.xdrop import hip_cpu as xhip
 from lassm.book import ran_where as rw
@@ -133,7 +134,7 @@ def test_what_cannot_run_is_refused_with_its_reason(protocol: str, warp_size: in
     assert reason in hip_cpu.refused(protocol, warp_size)
     ds = helpers.random_dataset(1, n=3)
     with pytest.raises(ValueError, match="hip-cpu: "):  # before any build: no HIP-CPU needed
-        hip_cpu.extend_side(ds.seqs, ds.offsets, ds.depths, ds.right, ds.with_reads_mask(), Params(k=21),
+        hip_cpu.extend_side(Side(ds.seqs, ds.offsets, ds.depths, ds.right, ds.with_reads_mask(), Params(k=21)),
                             protocol=protocol, warp_size=warp_size)
 
 
@@ -220,8 +221,9 @@ def test_what_hip_cpu_cannot_schedule_never_finishes(protocol: str, warp_size: i
     slots = (launch.fast_table_slots if fast else launch.table_slots)(side.counts.astype(np.int64),
                                                                      int(side.lengths.max()))
     with pytest.raises(hip_cpu_build.LaunchTimeout, match=f"did not finish in {NEVER_SECONDS:g} s"):
-        hip_cpu.launch_ends(hip_cpu.driver(protocol, warp_size), np.array([0]), one.seqs, one.offsets, one.depths,
-                            side, slots, Params(k=77), warp_size, block_warps, fast, protocol, NEVER_SECONDS)
+        hip_cpu.launch_ends(hip_cpu.Driver(hip_cpu.driver(protocol, warp_size), protocol, warp_size, NEVER_SECONDS),
+                            Side(one.seqs, one.offsets, one.depths, side, one.with_reads_mask(), Params(k=77)),
+                            np.array([0]), slots, block_warps, fast)
 
 
 @needs_hip_cpu

@@ -150,8 +150,7 @@ def one_end(ds: Dataset, index: int, side: str) -> Dataset:
     if side not in ("right", "left"):
         raise ValueError(f"side must be 'right' or 'left', got {side!r}")
     one = ds.subset(np.array([index], dtype=np.int64))
-    other = "left" if side == "right" else "right"
-    return replace(one, **{other: _no_reads()})
+    return replace(one, left=_no_reads()) if side == "right" else replace(one, right=_no_reads())
 
 
 def measure_ends(name: str, top: int, repeats: int, provenance: dict) -> list[dict]:

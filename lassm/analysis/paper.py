@@ -25,7 +25,10 @@ re-analysis, in the paper's order.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # imported where used: reading the module stays light
+    import pandas as pd
 
 from .paper_data import k_rows, load_raw, load_theoretical_ai, paper_machines, platforms, published
 

@@ -8,8 +8,12 @@ in ``data/machines.csv``); the tables and errata (:mod:`.paper`) only compute.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import LassmError
+
+if TYPE_CHECKING:  # imported where used: reading the module stays light
+    import pandas as pd
 
 #: Raw-data columns the study published.
 RAW_COLUMNS: tuple[str, ...] = ("platform", "kmer_size", "kernel_time", "integer_operations_by_thread",

@@ -189,10 +189,13 @@ def parse(text: str, source: str = "<ptx>") -> list[dict]:
     order: dict[tuple[str, str], int] = {}
     func: tuple[str, str] | None = None
     header: tuple[str, str] | None = None
-    depth, widths = 0, {}
+    depth = 0
+    widths: dict[str, int] = {}
     for event, stmt, line in _statements(text, source):
         if event == "header":
             m = _HEADER.match(stmt)
+            if m is None:
+                raise InputError(source, line, "header", f"not an .entry or .func header: {stmt[:60]!r}")
             header = (m.group(2), m.group(1))
         elif event == "open":
             if depth == 0:

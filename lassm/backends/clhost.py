@@ -6,21 +6,8 @@ each host keeps only what its runtime differs in: how it finds a device, builds 
 allocates, launches and times (a :class:`Runtime`), and its lanes' knob (pyopencl's work-group
 ``team``, dpctl's ``subgroup``). The plan of launches is :mod:`.clplan`'s.
 
-The parameters every host's ``extend_side`` shares, in the registry's order (:class:`Side`,
-:class:`Choices`):
-
-ctg_seqs, ctg_off : oriented contig bases (uint8) and int64 offsets.
-depths : float64 contig depths (the kernel uses ``int(depth)``).
-reads : the side's :class:`~lassm.workloads.local_assembly.dataset.Reads`.
-run_mask : bool per contig; the others keep an empty walk (bin 0 is not launched).
-params : start k, walk limit, quality offset.
-protocol : collision protocol of the table inserts, one of the host's ``PROTOCOLS``.
-max_bytes : device bytes the table workspace of one launch may use (default: a share,
-    :data:`MEMORY_FRACTION`, of the device memory); small values force slicing.
-bin_counts : read count per contig that picks its bin and table size; MetaHipMer uses the larger
-    side's count. Default: this side's count.
-fp64 : vote in double precision (None: when the device has fp64) or in exact integers.
-key_bits : 64 (CAS on 64-bit keys) or 32; None: 64 where the device has 64-bit atomics.
+Every host walks a :class:`~lassm.backends.sides.Side` as a caller's
+:class:`~lassm.backends.sides.Choices` ask (protocol, budget, vote, key width).
 
 The result's ``kernel_seconds`` sums the launches' profiled times (the wall clock where the
 queue cannot profile); its ``extra`` records device, driver, lanes, protocol, build options and
@@ -29,7 +16,6 @@ launches.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from collections.abc import Callable
 from typing import Any
 
@@ -38,32 +24,10 @@ import numpy as np
 from ..workloads.local_assembly import config
 from ..workloads.local_assembly.result import SideResult
 from . import clplan, launch
+from .sides import Choices, Side
 
 #: Share of the device's global memory one extend_side call may use by default.
 MEMORY_FRACTION = 0.25
-
-
-@dataclass(frozen=True)
-class Side:
-    """The arrays of one side and the run parameters (the module's parameters)."""
-
-    ctg_seqs: np.ndarray
-    ctg_off: np.ndarray
-    depths: np.ndarray
-    reads: Any
-    run_mask: np.ndarray
-    params: config.Params
-    bin_counts: np.ndarray | None = None
-
-
-@dataclass(frozen=True)
-class Choices:
-    """What a caller chooses of a build besides its lanes (the module's parameters)."""
-
-    protocol: str
-    max_bytes: int | None = None
-    fp64: bool | None = None
-    key_bits: int | None = None
 
 
 class Runtime:
@@ -77,6 +41,8 @@ class Runtime:
     #: 64-bit atomics; fp64.
     key64: bool
     fp64: bool
+    #: The runtime's handle of the chosen device.
+    device: Any
 
     @property
     def name(self) -> str:
@@ -185,7 +151,7 @@ def extend_fast(rt: Runtime, side: Side, choices: Choices, widths: tuple[int, in
     team, block = widths
     plan = clplan.fast_plan(side.reads, side.run_mask, side.bin_counts, room,
                             wide_teams=block is not None and block != team)
-    wanted = sorted({team} | ({block} if any(wide for _, wide in plan.slices) else set()))
+    wanted = sorted({team} | ({block} if block is not None and any(wide for _, wide in plan.slices) else set()))
     t0 = time.perf_counter()
     built = {w: build(w, use_fp64) for w in wanted}
     out.extra = extra(rt, lanes, choices, 64, use_fp64, built[team][0], time.perf_counter() - t0, room)
@@ -225,6 +191,7 @@ def run_fast(rt: Runtime, kernels: dict[int, Any], side: Side, out: SideResult, 
     teams for the others, ``widths`` = (team, block; None: no wide teams and no ``block_teams``
     in the launch records)."""
     team, block = widths
+    wide = block if block is not None else team  # without wide teams no slice has any
     host_in = clplan.input_arrays(side.ctg_seqs, side.ctg_off, side.depths, side.reads)
     host_in[3] = clplan.padded_reads(side.reads)  # fast's word loads run past a k-mer's end
     inputs = [rt.upload(a) for a in host_in]
@@ -238,7 +205,7 @@ def run_fast(rt: Runtime, kernels: dict[int, Any], side: Side, out: SideResult, 
         ends = [rt.upload(a) for a in plan.ends(idx)]
         alive.append(ends)  # alive until the queue has run
         rt.zero(keys, 8 * max(int(plan.slots[idx].sum()), 1))
-        for first, stop, width in ((0, n_wide, block), (n_wide, len(idx), team)):
+        for first, stop, width in ((0, n_wide, wide), (n_wide, len(idx), team)):
             if stop <= first:
                 continue
             args = [*inputs, ends[0], rt.int32(stop), rt.int32(first), ends[1], keys, votes,
@@ -311,5 +278,5 @@ def vote(rt: Runtime, votes: np.ndarray, depths: np.ndarray, fp64: bool | None, 
     return out
 
 
-__all__ = ["MEMORY_FRACTION", "Choices", "Runtime", "Side", "budget", "extend_bins", "extend_fast", "extra", "finish",
+__all__ = ["MEMORY_FRACTION", "Runtime", "budget", "extend_bins", "extend_fast", "extra", "finish",
            "run_bins", "run_fast", "vote"]

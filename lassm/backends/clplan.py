@@ -11,6 +11,7 @@ end in work order, wide teams for the heaviest ends.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +23,7 @@ from ..workloads.local_assembly.result import SideResult
 from . import launch
 from .cuda import team_count
 from .launch import fast_table_slots, work_order
+from .sides import Sides
 
 #: Collision protocol name -> macro value of ``-DLASSM_PROTOCOL`` (the CUDA kernel's names).
 PROTOCOL_MACROS: dict[str, str] = {
@@ -298,22 +300,15 @@ def padded_reads(reads) -> np.ndarray:
     return np.concatenate((reads.seqs, np.zeros(launch.PAD_BYTES, dtype=np.uint8)))
 
 
-def both_sides(extend_side, right_ctgs: np.ndarray, left_ctgs: np.ndarray, ctg_off: np.ndarray,
-               depths: np.ndarray, right_reads, left_reads, run_mask: np.ndarray, params: config.Params,
-               bin_counts: np.ndarray | None = None, **options) -> tuple[SideResult, SideResult]:
+def both_sides(extend_side: Callable[..., SideResult], sides: Sides, **options) -> tuple[SideResult, SideResult]:
     """Both sides of every contig at once (fast's one launch ordered by work), through a host's
     ``extend_side``: the right ends (contigs as given) and the left ends (``left_ctgs``,
-    reverse-complemented) stacked into one list of 2n ends, scheduled together by work. Returns
-    ``(right, left)``."""
-    n = len(ctg_off) - 1
-    counts = None if bin_counts is None else np.concatenate((bin_counts, bin_counts))
-    offsets = np.concatenate((ctg_off, int(ctg_off[-1]) + ctg_off[1:]))
-    res = extend_side(np.concatenate((right_ctgs, left_ctgs)), offsets, np.concatenate((depths, depths)),
-                      launch.stack_reads(right_reads, left_reads), np.concatenate((run_mask, run_mask)), params,
-                      bin_counts=counts, **options)
+    reverse-complemented) stacked into one list of 2n ends (:meth:`~lassm.backends.sides.Sides.stacked`),
+    scheduled together by work. Returns ``(right, left)``."""
+    res = extend_side(sides.stacked(), **options)
     for rec in res.extra.get("launches", []):
         rec["side"] = "both"
-    return launch.split_sides(res, n)
+    return launch.split_sides(res, sides.n_contigs)
 
 
 def one_launch(protocol: str) -> bool:
@@ -321,14 +316,11 @@ def one_launch(protocol: str) -> bool:
     return protocol == FAST
 
 
-def sides_of(extend_side):
+def sides_of(extend_side: Callable[..., SideResult]) -> Callable[..., tuple[SideResult, SideResult]]:
     """A host's ``extend_sides``, through its ``extend_side`` (:func:`both_sides`)."""
-    def extend_sides(right_ctgs: np.ndarray, left_ctgs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray,
-                     right_reads, left_reads, run_mask: np.ndarray, params: config.Params, protocol: str = FAST,
-                     **options) -> tuple[SideResult, SideResult]:
+    def extend_sides(sides: Sides, protocol: str = FAST, **options) -> tuple[SideResult, SideResult]:
         """Both sides of every contig at once (fast's one launch ordered by work,
-        :func:`lassm.backends.clplan.both_sides`): same parameters as ``extend_side``; returns ``(right, left)``."""
-        return both_sides(extend_side, right_ctgs, left_ctgs, ctg_off, depths, right_reads, left_reads, run_mask,
-                          params, protocol=protocol, **options)
+        :func:`lassm.backends.clplan.both_sides`): the options of ``extend_side``; returns ``(right, left)``."""
+        return both_sides(extend_side, sides, protocol=protocol, **options)
 
     return extend_sides

@@ -15,8 +15,8 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from ..workloads.local_assembly import config
 from ..workloads.local_assembly.result import SideResult
+from .sides import Side
 from .threads import choose_layer
 
 choose_layer()  # OpenMP, whichever library loaded libtbb first (lassm.backends.threads)
@@ -269,19 +269,17 @@ def _extend_side(ctg_seqs, ctg_off, depths, seqs, quals, offsets, contig_offsets
         steps[i], insertions[i], start_insertions[i] = res[4], res[5], res[6]
 
 
-def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
-                params: config.Params, threads: int | None = None) -> SideResult:
+def extend_side(side: Side, threads: int | None = None) -> SideResult:
     """Walks one side of every contig whose ``run_mask`` is set; contigs arrive already oriented.
 
     Parameters
     ----------
-    ctg_seqs, ctg_off : oriented contig bases (uint8) and int64 offsets.
-    depths : float64 contig depths.
-    reads : the side's :class:`~lassm.workloads.local_assembly.dataset.Reads`.
-    run_mask : bool per contig; others keep an empty walk, as on the GPU (bin 0 is not launched).
-    params : start k, walk limit, quality offset.
+    side : the side's contigs, depths, reads, run mask and parameters (:class:`lassm.backends.sides.Side`;
+        its ``bin_counts`` are unused: the oracle has no bins).
     threads : numba threads (None: all cores).
     """
+    ctg_seqs, ctg_off, depths, reads, run_mask, params = (side.ctg_seqs, side.ctg_off, side.depths, side.reads,
+                                                          side.run_mask, side.params)
     n = len(ctg_off) - 1
     out = SideResult.empty(n, params.max_walk)
     old = numba.get_num_threads()

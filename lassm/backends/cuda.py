@@ -17,16 +17,17 @@ import time
 
 import numpy as np
 
-from ..workloads.local_assembly import config
 from ..errors import BackendUnavailable
 from .nvrtc import BUILDS, VARIANTS, Variant, include_options, kernel_file, kernel_options, launch_build, sources_digest
 from ..paths import kernel_source
+from ..workloads.local_assembly.dataset import Reads
 from ..workloads.local_assembly.result import SideResult
 from . import cuda_runtime, device_segments, launch
 from .cuda_runtime import device_info, driver_info, is_driver, probe
 from .cuda_runtime import RUNTIME_ENV, device_name, lean_runtime  # noqa: F401  (this backend's API, as the registry asks it)
 from .cuda_slice import SliceRun, require_dtype, run_slice
 from .launch import fast_table_slots, work_order
+from .sides import Side, Sides
 
 #: Warps per block unless told otherwise.
 DEFAULT_BLOCK_WARPS = 4
@@ -189,7 +190,7 @@ def warm_up(protocol: str | None = None) -> None:
     rt = runtime_for(protocol or "casptr")
     info = driver_info() if is_driver(rt) else device_info()
     variant = VARIANTS.get(protocol or "")
-    if is_driver(rt) and variant is not None and variant.scale_registers is not None:
+    if protocol and is_driver(rt) and variant is not None and variant.scale_registers is not None:
         # a many-ends build loads when used; its cubin is built now, beside the command, where none
         # is cached, so that the first command on a large input finds it (its compile cost seconds)
         name, code, options = _build(protocol, int(info["warp_size"]), False, True)
@@ -198,7 +199,7 @@ def warm_up(protocol: str | None = None) -> None:
     device_segments.warm_up(rt)
 
 
-def _validate(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray) -> int:
+def _validate(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads: Reads, run_mask: np.ndarray) -> int:
     require_dtype("ctg_seqs", ctg_seqs, np.uint8)
     require_dtype("ctg_off", ctg_off, np.int64)
     require_dtype("depths", depths, np.float64)
@@ -212,11 +213,12 @@ def _validate(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, rea
     return n
 
 
-def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
-                    params: config.Params, protocol: str = "casptr", block_warps: int = DEFAULT_BLOCK_WARPS,
-                    max_bytes: int | None = None, bin_counts: np.ndarray | None = None, hip: bool = False,
-                    warp_size: int | None = None, as_published: bool = False) -> SideResult:
+def extend_side_gpu(side: Side, protocol: str = "casptr", block_warps: int = DEFAULT_BLOCK_WARPS,
+                    max_bytes: int | None = None, hip: bool = False, warp_size: int | None = None,
+                    as_published: bool = False) -> SideResult:
     """The shared CUDA/HIP driver behind :func:`extend_side` (``hip`` picks the platform)."""
+    ctg_seqs, ctg_off, depths, reads, run_mask, params, bin_counts = (
+        side.ctg_seqs, side.ctg_off, side.depths, side.reads, side.run_mask, side.params, side.bin_counts)
     if protocol not in PROTOCOLS:
         raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")
     try:
@@ -285,7 +287,8 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
             high_water = max(high_water, used)
             launches.append({"bin": label, "slice": number, "contigs": int(len(index)), "seconds": seconds,
                              "bytes": int(nbytes[index].sum()), "block_teams": n_team, "build": ran,
-                             "max_registers": variant.scale_registers if scaled else None, **clock})
+                             "max_registers": variant.scale_registers if scaled and variant is not None else None,
+                             **clock})
     # Ragged: the walked bases end to end (a dense result of 2.7 million ends would be 1.7 GB of host
     # memory, nearly all zeros, touched page by page), each launch's placed by one copy.
     out = SideResult.gathered(n, int(params.max_walk), parts)
@@ -312,26 +315,19 @@ def extend_side_gpu(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarra
     return out
 
 
-def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
-                params: config.Params, protocol: str = "casptr", block_warps: int = DEFAULT_BLOCK_WARPS,
-                max_bytes: int | None = None, bin_counts: np.ndarray | None = None,
-                as_published: bool = False) -> SideResult:
+def extend_side(side: Side, protocol: str = "casptr", block_warps: int = DEFAULT_BLOCK_WARPS,
+                max_bytes: int | None = None, as_published: bool = False) -> SideResult:
     """Walks one side of every contig whose ``run_mask`` is set, on the GPU; contigs arrive oriented.
 
     Parameters
     ----------
-    ctg_seqs, ctg_off : oriented contig bases (uint8) and int64 offsets.
-    depths : float64 contig depths.
-    reads : the side's :class:`~lassm.workloads.local_assembly.dataset.Reads`.
-    run_mask : bool per contig; others keep an empty walk (bin 0 is not launched).
-    params : start k, walk limit, quality offset.
+    side : the side's contigs, depths, reads, run mask, parameters and bin counts
+        (:class:`lassm.backends.sides.Side`; MetaHipMer bins by the larger side's read count).
     protocol : collision protocol: ``casptr`` (default), ``matchany``, ``doneflag`` or ``barrier``;
         or ``fast``, the optimized variant (casptr's claim with epoch-tagged, per-k sized tables).
     block_warps : warps (contig ends) per block.
     max_bytes : device bytes one launch may use (default: a share of the free memory); small
         values force slicing.
-    bin_counts : read count per contig that picks its bin and table size; MetaHipMer uses the
-        larger side's count (``max(left, right)``). Default: this side's count.
     as_published : build ``matchany`` or ``doneflag`` as published, races included, to measure
         what the fixes cost (book/kernel-protocols); results may then differ from the oracle.
 
@@ -340,8 +336,7 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
     SideResult, with ``kernel_seconds`` the sum of the launches' CUDA-event times and ``extra``
     describing every launch, the device and the memory high-water mark.
     """
-    return extend_side_gpu(ctg_seqs, ctg_off, depths, reads, run_mask, params, protocol=protocol,
-                           block_warps=block_warps, max_bytes=max_bytes, bin_counts=bin_counts, hip=False,
+    return extend_side_gpu(side, protocol=protocol, block_warps=block_warps, max_bytes=max_bytes, hip=False,
                            as_published=as_published)
 
 
@@ -356,46 +351,34 @@ _stack_reads = launch.stack_reads
 _split = launch.split_sides
 
 
-def extend_sides(right_ctgs: np.ndarray, left_ctgs: np.ndarray | None, ctg_off: np.ndarray, depths: np.ndarray,
-                 right_reads, left_reads, run_mask: np.ndarray, params: config.Params, protocol: str = "fast",
-                 block_warps: int = DEFAULT_BLOCK_WARPS, max_bytes: int | None = None,
-                 bin_counts: np.ndarray | None = None, as_published: bool = False) -> tuple[SideResult, SideResult]:
+def extend_sides(sides: Sides, protocol: str = "fast", block_warps: int = DEFAULT_BLOCK_WARPS,
+                 max_bytes: int | None = None, as_published: bool = False) -> tuple[SideResult, SideResult]:
     """Both sides of every contig in one launch (more only where device memory forces slices):
     the right ends (contigs as given) and the left ends (``left_ctgs``, reverse-complemented;
     ``None``: reverse-complemented on the device, :data:`revcomp_on_device`) are stacked into one list of 2n ends and scheduled together by work, so that neither side's
     longest ends trail alone. Same parameters as :func:`extend_side` (``bin_counts`` still sizes
     the tables); returns ``(right, left)``."""
-    return extend_sides_gpu(right_ctgs, left_ctgs, ctg_off, depths, right_reads, left_reads, run_mask, params,
-                            protocol=protocol, block_warps=block_warps, max_bytes=max_bytes, bin_counts=bin_counts,
+    return extend_sides_gpu(sides, protocol=protocol, block_warps=block_warps, max_bytes=max_bytes,
                             as_published=as_published, hip=False)
 
 
-def extend_sides_gpu(right_ctgs: np.ndarray, left_ctgs: np.ndarray | None, ctg_off: np.ndarray, depths: np.ndarray,
-                     right_reads, left_reads, run_mask: np.ndarray, params: config.Params, protocol: str = "fast",
-                     block_warps: int = DEFAULT_BLOCK_WARPS, max_bytes: int | None = None,
-                     bin_counts: np.ndarray | None = None, as_published: bool = False,
+def extend_sides_gpu(sides: Sides, protocol: str = "fast", block_warps: int = DEFAULT_BLOCK_WARPS,
+                     max_bytes: int | None = None, as_published: bool = False,
                      hip: bool = False) -> tuple[SideResult, SideResult]:
     """The shared CUDA/HIP driver behind :func:`extend_sides` (``hip`` picks the platform, as in
     :func:`extend_side_gpu`)."""
-    n = len(ctg_off) - 1
-    total = int(ctg_off[-1])
-    counts = None if bin_counts is None else np.concatenate((bin_counts, bin_counts))
-    uploaded = 0.0
-    if left_ctgs is not None:
-        ctgs = np.concatenate((right_ctgs, left_ctgs))
-    elif hip:  # the device reverse complement is checked on NVIDIA only (hip sets no revcomp_on_device)
+    n = sides.n_contigs
+    uploaded, ctgs = 0.0, None  # ctgs: both sides' contigs where made on the device, else stacked on the host
+    if sides.left_ctgs is None and hip:  # the device reverse complement is checked on NVIDIA only
         raise ValueError("the hip backend takes left_ctgs: its contigs are reverse-complemented on the host")
-    else:  # the contigs go up once; their reverse complement is made there
+    if sides.left_ctgs is None:  # the contigs go up once; their reverse complement is made there
         t_up = time.perf_counter()
         rt = runtime_for(protocol)
-        d_right = rt.asarray(right_ctgs)
-        ctgs = rt.concatenate((d_right, device_segments.revcomp(d_right, ctg_off, rt=rt)))
+        d_right = rt.asarray(sides.right_ctgs)
+        ctgs = rt.concatenate((d_right, device_segments.revcomp(d_right, sides.ctg_off, rt=rt)))
         uploaded = time.perf_counter() - t_up
-    res = extend_side_gpu(
-        ctgs, np.concatenate((ctg_off, total + ctg_off[1:])),
-        np.concatenate((depths, depths)), _stack_reads(right_reads, left_reads),
-        np.concatenate((run_mask, run_mask)), params, protocol=protocol, block_warps=block_warps,
-        max_bytes=max_bytes, bin_counts=counts, hip=hip, as_published=as_published)
+    res = extend_side_gpu(sides.stacked(ctgs), protocol=protocol, block_warps=block_warps, max_bytes=max_bytes,
+                          hip=hip, as_published=as_published)
     for lc in res.extra.get("launches", []):
         lc["side"] = "both"
     res.extra["resident_upload_seconds"] = res.extra.get("resident_upload_seconds", 0.0) + uploaded

@@ -198,7 +198,7 @@ class Buffer:
             except Exception:  # at interpreter exit the driver may be gone already
                 pass
             self._ctx.allocated -= self.nbytes
-            self.ptr = None
+            self.ptr = ctypes.c_uint64(0)  # freed: no device address
 
 
 def empty(size: int, dtype: Any) -> Buffer:
@@ -271,7 +271,7 @@ class Event:
     def __del__(self) -> None:
         if getattr(self, "handle", None):
             _lib().cuEventDestroy_v2(self.handle)
-            self.handle = None
+            self.handle = ctypes.c_void_p()  # destroyed: a null handle
 
 
 def elapsed_ms(start: Event, end: Event) -> float:

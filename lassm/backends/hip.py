@@ -19,15 +19,13 @@ for, from rocminfo where the runtime is not installed yet. See ``book/hip-backen
 """
 from __future__ import annotations
 
-import numpy as np
-
-from ..workloads.local_assembly import config
 from ..workloads.local_assembly.result import SideResult
 from . import rocminfo
 from .cuda import DEFAULT_BLOCK_WARPS, device_info, extend_side_gpu, extend_sides_gpu
 from .cuda_runtime import probe
 from .cuda import one_launch as _one_launch
 from .nvrtc import VARIANTS
+from .sides import Side, Sides
 
 #: Builds for HIP: the three protocols that need no match-any, then ``fast`` and its ablations.
 PROTOCOLS = ("casptr", "doneflag", "barrier", *VARIANTS)
@@ -70,23 +68,17 @@ def one_launch(protocol: str) -> bool:
     return protocol in PROTOCOLS and _one_launch(protocol)
 
 
-def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
-                params: config.Params, protocol: str = "casptr", block_warps: int = DEFAULT_BLOCK_WARPS,
-                max_bytes: int | None = None, bin_counts: np.ndarray | None = None) -> SideResult:
+def extend_side(side: Side, protocol: str = "casptr", block_warps: int = DEFAULT_BLOCK_WARPS,
+                max_bytes: int | None = None) -> SideResult:
     """Walks one side on an AMD GPU; same parameters and result as :func:`lassm.backends.cuda.extend_side`
     (``block_warps`` counts wavefronts)."""
     _check(protocol)
-    return extend_side_gpu(ctg_seqs, ctg_off, depths, reads, run_mask, params, protocol=protocol,
-                           block_warps=block_warps, max_bytes=max_bytes, bin_counts=bin_counts, hip=True)
+    return extend_side_gpu(side, protocol=protocol, block_warps=block_warps, max_bytes=max_bytes, hip=True)
 
 
-def extend_sides(right_ctgs: np.ndarray, left_ctgs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray,
-                 right_reads, left_reads, run_mask: np.ndarray, params: config.Params, protocol: str = "fast",
-                 block_warps: int = DEFAULT_BLOCK_WARPS, max_bytes: int | None = None,
-                 bin_counts: np.ndarray | None = None) -> tuple[SideResult, SideResult]:
+def extend_sides(sides: Sides, protocol: str = "fast", block_warps: int = DEFAULT_BLOCK_WARPS,
+                 max_bytes: int | None = None) -> tuple[SideResult, SideResult]:
     """Both sides in one launch on an AMD GPU (the ``fast`` builds); same parameters and result as
     :func:`lassm.backends.cuda.extend_sides`."""
     _check(protocol)
-    return extend_sides_gpu(right_ctgs, left_ctgs, ctg_off, depths, right_reads, left_reads, run_mask, params,
-                            protocol=protocol, block_warps=block_warps, max_bytes=max_bytes, bin_counts=bin_counts,
-                            hip=True)
+    return extend_sides_gpu(sides, protocol=protocol, block_warps=block_warps, max_bytes=max_bytes, hip=True)

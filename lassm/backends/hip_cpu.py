@@ -21,16 +21,17 @@ from __future__ import annotations
 
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from .. import settings
-from ..workloads.local_assembly import config
 from ..workloads.local_assembly.result import SideResult
 from . import hip_cpu_build, launch
 from .cuda import launch_scratch, one_launch, team_count  # noqa: F401  one_launch: this backend's API, as CUDA's
 from .nvrtc import VARIANTS, kernel_options, launch_build
+from .sides import Side, Sides
 
 #: What builds on HIP: the protocols without match-any, then fast and its ablation builds (the hip backend's).
 PROTOCOLS: tuple[str, ...] = ("casptr", "doneflag", "barrier", *VARIANTS)
@@ -112,20 +113,32 @@ def launch_timeout(timeout: float | None = None) -> float:
     return float(timeout if timeout is not None else settings.value(TIMEOUT_ENV) or DEFAULT_TIMEOUT)
 
 
-def launch_ends(exe: Path, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, slots: np.ndarray,
-                params: config.Params, warp_size: int, block_warps: int, teams: bool, protocol: str,
-                timeout: float) -> tuple[SideResult, dict]:
-    """One launch of driver ``exe`` over contig ends ``index``: with ``teams`` each of them is a
-    block team of ``block_warps`` warps, else each gets a warp (``ends_per_warp`` to a warp for the
-    lane builds) in a block of one warp. The buffers are the CUDA backend's
+@dataclass(frozen=True)
+class Driver:
+    """A built driver and how its launches run: ``exe`` of build ``protocol`` at the kernel's
+    ``warp_size``, each launch stopped after ``timeout`` seconds."""
+
+    exe: Path
+    protocol: str
+    warp_size: int
+    timeout: float
+
+
+def launch_ends(driven: Driver, side: Side, index: np.ndarray, slots: np.ndarray, block_warps: int,
+                teams: bool) -> tuple[SideResult, dict]:
+    """One launch of ``driven.exe`` over the contig ends ``index`` of ``side``: with ``teams`` each of
+    them is a block team of ``block_warps`` warps, else each gets a warp (``ends_per_warp`` to a warp
+    for the lane builds) in a block of one warp. The buffers are the CUDA backend's
     (:func:`lassm.backends.cuda_slice.run_slice`), written for the driver as files. No check of what
-    HIP-CPU can schedule is made here (:func:`extend_side` plans the launches); ``timeout`` stops it.
+    HIP-CPU can schedule is made here (:func:`extend_side` plans the launches); ``driven.timeout`` stops it.
 
     Returns
     -------
     (SideResult, dict)
         The ends' results, and the launch's record (contigs, seconds, blocks, threads, ...).
     """
+    exe, protocol, warp_size, timeout = driven.exe, driven.protocol, driven.warp_size, driven.timeout
+    ctg_seqs, ctg_off, depths, reads, params = side.ctg_seqs, side.ctg_off, side.depths, side.reads, side.params
     n, max_walk = len(index), int(params.max_walk)
     variant = VARIANTS.get(protocol)
     per_warp = 1 if variant is None else variant.ends_per_warp(warp_size)
@@ -166,15 +179,14 @@ def launch_ends(exe: Path, index: np.ndarray, ctg_seqs, ctg_off, depths, reads, 
     return part, record
 
 
-def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
-                params: config.Params, protocol: str = "casptr", block_warps: int = DEFAULT_BLOCK_WARPS,
-                max_bytes: int | None = None, bin_counts: np.ndarray | None = None, warp_size: int = WAVEFRONT,
-                timeout: float | None = None) -> SideResult:
+def extend_side(side: Side, protocol: str = "casptr", block_warps: int = DEFAULT_BLOCK_WARPS,
+                max_bytes: int | None = None, warp_size: int = WAVEFRONT, timeout: float | None = None) -> SideResult:
     """Walks one side of every contig whose ``run_mask`` is set, on HIP-CPU; contigs arrive oriented.
 
     Parameters
     ----------
-    ctg_seqs, ctg_off, depths, reads, run_mask, params, bin_counts : as :func:`lassm.backends.cuda.extend_side`.
+    side : the side's contigs, depths, reads, run mask, parameters and bin counts, as
+        :func:`lassm.backends.cuda.extend_side` takes them (:class:`lassm.backends.sides.Side`).
     protocol : a name of :data:`PROTOCOLS` that :func:`refused` does not refuse at ``warp_size``.
     block_warps : warps of each of fast's block teams (every other block is one warp).
     max_bytes : bytes one launch's buffers may take (default :data:`DEFAULT_BUDGET`); small values slice.
@@ -186,8 +198,9 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
     SideResult, with ``kernel_seconds`` the launches' wall seconds in the driver, and ``extra``.
     """
     _check(protocol, warp_size)
+    ctg_off, reads, run_mask, params, bin_counts = side.ctg_off, side.reads, side.run_mask, side.params, side.bin_counts
     n = len(ctg_off) - 1
-    if len(depths) != n or len(run_mask) != n or len(reads.contig_offsets) != n + 1:
+    if len(side.depths) != n or len(run_mask) != n or len(reads.contig_offsets) != n + 1:
         raise ValueError("contigs, depths, run_mask and reads disagree on the number of contigs")
     build = launch_build(protocol, params.k)  # fast's sorted build at a small start k, as on CUDA
     exe = driver(build, warp_size)
@@ -203,7 +216,7 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
     else:
         groups = launch.bins(run_mask, counts)
     out = SideResult.empty(n, int(params.max_walk))
-    launches, limit = [], launch_timeout(timeout)
+    launches, driven = [], Driver(exe, build, warp_size, launch_timeout(timeout))
     for label, idx in groups:
         for number, (a, b) in enumerate(launch.slices(nbytes[idx], int(max_bytes or DEFAULT_BUDGET))):
             index = idx[a:b]
@@ -212,9 +225,8 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
             for part_index, teams in ((index[:n_team], True), (index[n_team:], False)):
                 if not len(part_index):
                     continue
-                part, record = launch_ends(exe, part_index, ctg_seqs, ctg_off, depths, reads,
-                                           slots_all[part_index], params, warp_size, warps if teams else 1,
-                                           teams, build, limit)
+                part, record = launch_ends(driven, side, part_index, slots_all[part_index], warps if teams else 1,
+                                           teams)
                 out.scatter(part_index, part)
                 launches.append({"bin": label, "slice": number, **record})
     out.extra = {
@@ -227,22 +239,16 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
     return out
 
 
-def extend_sides(right_ctgs: np.ndarray, left_ctgs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray,
-                 right_reads, left_reads, run_mask: np.ndarray, params: config.Params, protocol: str = "fast",
-                 block_warps: int = DEFAULT_BLOCK_WARPS, max_bytes: int | None = None,
-                 bin_counts: np.ndarray | None = None, warp_size: int = WAVEFRONT,
+def extend_sides(sides: Sides, protocol: str = "fast", block_warps: int = DEFAULT_BLOCK_WARPS,
+                 max_bytes: int | None = None, warp_size: int = WAVEFRONT,
                  timeout: float | None = None) -> tuple[SideResult, SideResult]:
     """Both sides in one launch plan, the right ends then the left ones (reverse-complemented on the
     host), scheduled together by work as on CUDA; same parameters as :func:`extend_side`. Returns
     ``(right, left)``."""
-    if left_ctgs is None:
+    if sides.left_ctgs is None:
         raise ValueError("the hip-cpu backend takes left_ctgs: its contigs are reverse-complemented on the host")
-    n, total = len(ctg_off) - 1, int(ctg_off[-1])
-    counts = None if bin_counts is None else np.concatenate((bin_counts, bin_counts))
-    res = extend_side(np.concatenate((right_ctgs, left_ctgs)), np.concatenate((ctg_off, total + ctg_off[1:])),
-                      np.concatenate((depths, depths)), launch.stack_reads(right_reads, left_reads),
-                      np.concatenate((run_mask, run_mask)), params, protocol=protocol, block_warps=block_warps,
-                      max_bytes=max_bytes, bin_counts=counts, warp_size=warp_size, timeout=timeout)
+    res = extend_side(sides.stacked(), protocol=protocol, block_warps=block_warps, max_bytes=max_bytes,
+                      warp_size=warp_size, timeout=timeout)
     for record in res.extra["launches"]:
         record["side"] = "both"
-    return launch.split_sides(res, n)
+    return launch.split_sides(res, sides.n_contigs)

@@ -140,6 +140,7 @@ def build(kernel: str, options: Sequence[str], include: Sequence[str]) -> Path:
     if not ok:
         raise BackendUnavailable(f"backend 'hip-cpu' cannot run here: {why}")
     cxx = compiler()
+    assert cxx is not None  # available() found one
     driver = kernel_source(f"{kernel}/hip_cpu/driver.cpp")
     folders = [kernel_source("hip_cpu"), *(kernel_source(d) for d in include)]
     sources = [driver, *sorted(p for d in folders for p in d.iterdir() if p.is_file())]

@@ -234,7 +234,7 @@ def kernel_options(protocol: str, warp_size: int, published: bool = False, scale
         raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(BUILDS)}")
     if published and protocol not in PUBLISHED:
         raise ValueError(f"protocol {protocol!r} has no buildable published form; those are {', '.join(PUBLISHED)}")
-    extra = ("-DLASSM_PUBLISHED=1",) if published else ()
+    extra: tuple[str, ...] = ("-DLASSM_PUBLISHED=1",) if published else ()
     variant = VARIANTS.get(protocol)
     if variant is not None:
         extra += variant.defines

@@ -30,17 +30,18 @@ from __future__ import annotations
 import os
 import tempfile
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import settings
 from ..errors import BackendUnavailable
 from ..paths import kernel_source
-from ..workloads.local_assembly import config
 from ..workloads.local_assembly.result import SideResult
 from . import clhost, clplan, icd, launch
+from .sides import Choices, Side
 
 #: What this backend builds: the four protocols of ``portable.cl``, and ``fast`` (``fast.cl``).
 PROTOCOLS = clplan.PROTOCOLS + (clplan.FAST,)
@@ -64,7 +65,8 @@ CL_STD = "-cl-std=CL1.2"
 try:
     import pyopencl as cl
 except ImportError as _exc:  # the registry turns this into a clean "install with" message
-    cl = None
+    if not TYPE_CHECKING:  # the type checker reads pyopencl's types
+        cl = None
     _IMPORT_ERROR = f"pyopencl is not installed ({_exc}); install it with: {INSTALL}"
 else:
     _IMPORT_ERROR = ""
@@ -117,9 +119,9 @@ class _Device(clhost.Runtime):
     """One chosen device with its in-order profiling queue and what the build depends on: the
     runtime calls of the shared host (:class:`lassm.backends.clhost.Runtime`) in pyopencl."""
 
-    device: object
-    context: object
-    queue: object
+    device: cl.Device
+    context: cl.Context
+    queue: cl.CommandQueue
     key64: bool
     fp64: bool
     backend = "opencl"
@@ -156,7 +158,7 @@ class _Device(clhost.Runtime):
 
 
 _DEVICES: dict[str, _Device] = {}
-_PROGRAMS: dict[tuple, object] = {}
+_PROGRAMS: dict[tuple, cl.Program] = {}
 _PLATFORMS: list | None = None
 
 
@@ -303,22 +305,21 @@ def _buffer(ctx, arr: np.ndarray):
     return cl.Buffer(ctx, flags, 1)
 
 
-def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
-                params: config.Params, protocol: str = DEFAULT_PROTOCOL, team: int = DEFAULT_TEAM,
-                max_bytes: int | None = None, bin_counts: np.ndarray | None = None, fp64: bool | None = None,
-                key_bits: int | None = None, block_team: int = DEFAULT_BLOCK_TEAM) -> SideResult:
+def extend_side(side: Side, protocol: str = DEFAULT_PROTOCOL, team: int = DEFAULT_TEAM,
+                max_bytes: int | None = None, fp64: bool | None = None, key_bits: int | None = None,
+                block_team: int = DEFAULT_BLOCK_TEAM) -> SideResult:
     """Walks one side of every contig whose ``run_mask`` is set, on the OpenCL device.
 
-    The parameters and the result are every OpenCL C host's (:mod:`lassm.backends.clhost`), and
+    ``side`` is every backend's (:class:`lassm.backends.sides.Side`), the other parameters and the
+    result every OpenCL C host's (:class:`~lassm.backends.sides.Choices`, :mod:`lassm.backends.clhost`), and
     this host's lanes: ``team``, work-items per contig end and per work-group (``LASSM_TEAM``; 1
     to 64 for matchany); ``block_team``, ``fast`` only: work-items of the wide teams of the
     heaviest ends (equal to ``team``: no wide teams).
     """
     dev = _device()
-    clplan.check_inputs(ctg_seqs, ctg_off, depths, reads, run_mask, protocol, PROTOCOLS)
-    side = clhost.Side(ctg_seqs, ctg_off, depths, reads, np.ascontiguousarray(run_mask, dtype=np.bool_), params,
-                       bin_counts)
-    choices = clhost.Choices(protocol, max_bytes, fp64, key_bits)
+    clplan.check_inputs(side.ctg_seqs, side.ctg_off, side.depths, side.reads, side.run_mask, protocol, PROTOCOLS)
+    side, params = replace(side, run_mask=np.ascontiguousarray(side.run_mask, dtype=np.bool_)), side.params
+    choices = Choices(protocol, max_bytes, fp64, key_bits)
     team, block_team = int(team), int(block_team)
     for width in (team, block_team) if protocol == clplan.FAST else (team,):
         if not 1 <= width <= int(dev.device.max_work_group_size):

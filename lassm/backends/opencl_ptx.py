@@ -19,13 +19,14 @@ Only on an NVIDIA GPU whose OpenCL driver pyopencl finds (``available`` says why
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
-from ..workloads.local_assembly import config
 from ..workloads.local_assembly.result import SideResult
 from . import clhost, clplan, opencl
+from .sides import Choices, Side
 
 PROTOCOLS = opencl.PROTOCOLS  # portable.cl's four protocols and fast.cl
 DEFAULT_PROTOCOL = opencl.DEFAULT_PROTOCOL
@@ -183,10 +184,8 @@ class _Cuda(clhost.Runtime):
         return cupy.cuda.get_elapsed_time(*event) / 1000.0
 
 
-def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
-                params: config.Params, protocol: str = DEFAULT_PROTOCOL, team: int = DEFAULT_TEAM,
-                max_bytes: int | None = None, bin_counts: np.ndarray | None = None,
-                block_team: int = opencl.DEFAULT_BLOCK_TEAM) -> SideResult:
+def extend_side(side: Side, protocol: str = DEFAULT_PROTOCOL, team: int = DEFAULT_TEAM,
+                max_bytes: int | None = None, block_team: int = opencl.DEFAULT_BLOCK_TEAM) -> SideResult:
     """Walks one side as :func:`lassm.backends.opencl.extend_side` does, launched through CUDA.
 
     Parameters and result as there (64-bit keys and the double-precision vote, as NVIDIA's
@@ -195,9 +194,9 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
     import cupy
 
     rt = _Cuda(opencl._device())
-    side = clhost.Side(ctg_seqs, ctg_off, depths, reads, np.ascontiguousarray(run_mask, dtype=np.bool_), params,
-                       bin_counts)
-    choices = clhost.Choices(protocol, max_bytes)
+    given, params = side, side.params
+    side = replace(side, run_mask=np.ascontiguousarray(side.run_mask, dtype=np.bool_))
+    choices = Choices(protocol, max_bytes)
     team, block_team = int(team), int(block_team)
     versions = {"pyopencl": opencl.cl.VERSION_TEXT, "cupy": cupy.__version__}
     if protocol == clplan.FAST:
@@ -208,7 +207,7 @@ def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, r
 
         lanes = {**versions, "team": team, "block_team": block_team, "warp_size": team}
         return clhost.extend_fast(rt, side, choices, (team, block_team), fast, lanes)
-    clplan.check_inputs(ctg_seqs, ctg_off, depths, reads, run_mask, protocol)
+    clplan.check_inputs(given.ctg_seqs, given.ctg_off, given.depths, given.reads, given.run_mask, protocol)
     if not 1 <= team <= 1024:
         raise ValueError(f"team {team} must lie in 1..1024")
 

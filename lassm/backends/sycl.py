@@ -36,16 +36,18 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .. import settings
-from ..workloads.local_assembly import config
 from ..errors import BackendUnavailable
 from ..paths import kernel_source
 from ..workloads.local_assembly.result import SideResult
 from . import clhost, clplan, icd, launch
+from .sides import Choices, Side
 
 #: What this backend builds: the four protocols of ``faithful.cl``, and ``fast`` (``fast_subgroup.cl``).
 PROTOCOLS = clplan.PROTOCOLS + (clplan.FAST,)
@@ -75,7 +77,7 @@ def _point_icd_loader_at_this_environment() -> None:
             os.environ["OCL_ICD_FILENAMES"] = ":".join(current + [str(lib)])
 
 
-def _import_dpctl() -> tuple[object, object, object]:
+def _import_dpctl() -> tuple[ModuleType, ModuleType, ModuleType]:
     """dpctl, its memory and program modules, with :mod:`subprocess`'s process-wide choice of
     vfork left as it was before dpctl's import switched it off (see the traps above)."""
     import subprocess
@@ -98,7 +100,8 @@ _point_icd_loader_at_this_environment()
 try:
     dpctl, dpmem, dpprog = _import_dpctl()
 except ImportError as _exc:  # the registry turns this into a clean "install with" message
-    dpctl = None
+    if not TYPE_CHECKING:  # the type checker reads dpctl's modules
+        dpctl = None
     _IMPORT_ERROR = f"dpctl is not installed ({_exc}); install it with: {INSTALL}"
 else:
     _IMPORT_ERROR = ""
@@ -113,8 +116,8 @@ class _Device(clhost.Runtime):
     """One chosen device with its in-order queue and the capabilities the build depends on: the
     runtime calls of the shared host (:class:`lassm.backends.clhost.Runtime`) in dpctl."""
 
-    device: object
-    queue: object
+    device: Any  # dpctl's SyclDevice and SyclQueue (dpctl has no type information)
+    queue: Any
     key64: bool
     fp64: bool
     subgroup_sizes: tuple[int, ...]
@@ -155,7 +158,7 @@ class _Device(clhost.Runtime):
 
 
 _DEVICE: _Device | None = None
-_PROGRAMS: dict[tuple, object] = {}
+_PROGRAMS: dict[tuple, Any] = {}
 
 
 def _has_usm(dev) -> bool:
@@ -300,23 +303,21 @@ def _download(mem, out: np.ndarray) -> None:
         mem.copy_to_host(out.view(np.uint8).reshape(-1))
 
 
-def extend_side(ctg_seqs: np.ndarray, ctg_off: np.ndarray, depths: np.ndarray, reads, run_mask: np.ndarray,
-                params: config.Params, protocol: str = DEFAULT_PROTOCOL, subgroup: int | None = None,
+def extend_side(side: Side, protocol: str = DEFAULT_PROTOCOL, subgroup: int | None = None,
                 block_subgroups: int = DEFAULT_BLOCK_SUBGROUPS, max_bytes: int | None = None,
-                bin_counts: np.ndarray | None = None, fp64: bool | None = None,
-                key_bits: int | None = None) -> SideResult:
+                fp64: bool | None = None, key_bits: int | None = None) -> SideResult:
     """Walks one side of every contig whose ``run_mask`` is set, on the SYCL device.
 
-    The parameters and the result are every OpenCL C host's (:mod:`lassm.backends.clhost`), and
+    ``side`` is every backend's (:class:`lassm.backends.sides.Side`), the other parameters and the
+    result every OpenCL C host's (:class:`~lassm.backends.sides.Choices`, :mod:`lassm.backends.clhost`), and
     this host's lanes: ``subgroup``, the sub-group width, one of the device's ``sub_group_sizes``
     (built with ``intel_reqd_sub_group_size``; None: the device's choice, read back from the
     kernel); ``block_subgroups``, sub-groups (contig ends) per work-group.
     """
     dev = _device()
-    clplan.check_inputs(ctg_seqs, ctg_off, depths, reads, run_mask, protocol, PROTOCOLS)
-    side = clhost.Side(ctg_seqs, ctg_off, depths, reads, np.ascontiguousarray(run_mask, dtype=np.bool_), params,
-                       bin_counts)
-    choices = clhost.Choices(protocol, max_bytes, fp64, key_bits)
+    clplan.check_inputs(side.ctg_seqs, side.ctg_off, side.depths, side.reads, side.run_mask, protocol, PROTOCOLS)
+    side, params = replace(side, run_mask=np.ascontiguousarray(side.run_mask, dtype=np.bool_)), side.params
+    choices = Choices(protocol, max_bytes, fp64, key_bits)
     if subgroup is not None and int(subgroup) not in dev.subgroup_sizes:
         raise ValueError(f"sub-group width {subgroup} is not one of {dev.name}'s {list(dev.subgroup_sizes)}")
     blocks = int(block_subgroups)

@@ -17,6 +17,7 @@ clock, so every ratio in a table is one measured on one clock.
 from __future__ import annotations
 
 import math
+from typing import SupportsFloat
 
 import pandas as pd
 
@@ -50,7 +51,7 @@ def clock(ncu: object, own: object) -> tuple[float, str]:
 def _seconds(value: object) -> float:
     """A recorded time as a float, NaN where the cell is empty or not a number."""
     try:
-        return float(value)
+        return float(value) if isinstance(value, (SupportsFloat, str)) else math.nan
     except (TypeError, ValueError):
         return math.nan
 

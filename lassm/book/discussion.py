@@ -131,7 +131,7 @@ def synthetic_vs_real(machine: str) -> pd.DataFrame:
     per = derive.per_insertion(machine)
     rows = []
     for k in sorted(per["k"].unique()):
-        row = {"k": int(k)}
+        row: dict[str, float] = {"k": int(k)}
         for v in (FAITHFUL, FAST):
             for kind, prefix in (("gen", GENERATED), ("real", REAL)):
                 p = per[(per["dataset"] == f"{prefix}{k}") & (per["protocol"] == v)]
@@ -185,7 +185,7 @@ def facts(pair: pd.DataFrame, fill_table: pd.DataFrame, synth: pd.DataFrame,
     -------
     dict of str to str
     """
-    out = {}
+    out: dict[str, str] = {}
     if ranks is None or ranks.empty:
         out.update(di_rank="not measured: no GPU ran every faithful protocol on one dataset", di_rank_n="0")
     else:

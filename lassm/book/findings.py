@@ -15,7 +15,7 @@ import pandas as pd
 from . import discussion as di
 from . import machine_chapter as mc
 from . import machines as mach
-from .finding import Finding, Scope, markdown
+from .finding import Finding, Number, Scope, markdown
 from .prose import span
 from .. import paths
 from ..analysis import paper
@@ -83,7 +83,7 @@ def bit_exact(rec: pd.DataFrame) -> Finding:
     sample = rec[rec["dataset"].astype(str).str.startswith(SAMPLE_PREFIX)] if "dataset" in rec else rec.iloc[0:0]
     ref = sample["matches_reference"] if "matches_reference" in sample else pd.Series([], dtype=object)
     checked = ref.dropna().astype(bool)
-    numbers = {"lead": "Every port is bit-exact" if bool(same.all()) else "Not every port is bit-exact",
+    numbers: dict[str, Number] = {"lead": "Every port is bit-exact" if bool(same.all()) else "Not every port is bit-exact",
                "same": int(same.sum()), "ports": len(ports), "n_gpus": len(gpus), "gpus": ", ".join(gpus) or "none",
                "cpus": ", ".join(cpus) or "none", "ref_same": int(checked.sum()), "ref_checked": len(checked),
                "sample": len(sample)}
@@ -108,7 +108,7 @@ def measured_here(rec: pd.DataFrame) -> Finding:
     on_gpu = platforms.isin(gpus)
     ports = rec["backend"].astype(str) != mach.ORACLE
     cpu_only = sorted(set(rec.loc[ports, "backend"].astype(str)) - set(rec.loc[ports & on_gpu, "backend"].astype(str)))
-    numbers = {"n_gpus": len(gpus), "gpus": ", ".join(gpus) or "none", "n_cpus": len(cpus),
+    numbers: dict[str, Number] = {"n_gpus": len(gpus), "gpus": ", ".join(gpus) or "none", "n_cpus": len(cpus),
                "cpus": ", ".join(cpus) or "none", "absent": " or ".join(absent) or "no",
                "paper": ", ".join(paper_gpus()), "cpu_only": ", ".join(cpu_only) or "none"}
     text = ("Measured on hardware: {n_gpus:d} GPUs ({gpus}) and {n_cpus:d} CPUs ({cpus}). No {absent} GPU ran: "
@@ -154,7 +154,7 @@ def doneflag_race(rec: pd.DataFrame, race: pd.DataFrame | None = None) -> Findin
     race = race_runs() if race is None else race
     runs = rec[rec["protocol"].astype(str) == RACY] if len(rec) else rec
     ok = int(runs["matches_cpu"].fillna(False).astype(bool).sum()) if len(runs) else 0
-    numbers = {"racy": RACY, "ok": ok, "runs": len(runs)}
+    numbers: dict[str, Number] = {"racy": RACY, "ok": ok, "runs": len(runs)}
     fixed = "with a warp barrier added, `{racy}` equals the oracle in {ok:d} of {runs:d} recorded runs"
     published = race[(race["protocol"] == RACY) & (race["build"] == "published")] if len(race) else race
     if published.empty:
@@ -191,7 +191,7 @@ def errata(time_source: str = "rate") -> Finding:
     t7 = paper.table7_recomputed(time_source)
     cells = pd.concat([t4["published"] - t4["arch eff"], t7["published"] - t7["alg eff"]], ignore_index=True)
     agree = int((cells.abs() <= paper.PRINT_TOLERANCE).sum())
-    numbers = {"agree": agree, "cells": len(cells), "errata": len(paper.errata())}
+    numbers: dict[str, Number] = {"agree": agree, "cells": len(cells), "errata": len(paper.errata())}
     text = ("Tables IV and VII do not reproduce: recomputed from the study's own raw data, {agree:d} of {cells:d} "
             "printed efficiencies agree to the last printed digit, and the analysis has {errata:d} errata.")
     return Finding("errata", text, "notebooks/errata", True, numbers, Scope.of(files=["data/paper-artifacts/"]),
@@ -216,7 +216,8 @@ def fast_vs_original() -> list[Finding]:
         head = side[side["dataset"] == HEADLINE_INPUT]
         row = head.iloc[0] if len(head) else side.iloc[0]
         raw = pd.read_csv(paths.results_dir(machine) / results.AGAINST_ORIGINAL_FILE)
-        numbers = {"device": device, "inputs": len(side), "walk": f["walk"], "commits": f["commits"], "whole": f["whole"],
+        numbers: dict[str, Number] = {"device": device, "inputs": len(side), "walk": f["walk"], "commits": f["commits"],
+                                      "whole": f["whole"],
                    "wins": f["whole_wins"], "input": str(row["dataset"]), "fast_ms": 1e3 * float(row["lassm_kernel_s"]),
                    "orig_ms": 1e3 * float(row["original_kernel_s"]), "ratio": float(row["kernel_ratio"]), "fast": FAST}
         text = ("Run side by side with MetaHipMer's original CUDA program on the {device} (CUDA backend, {inputs:d} "
@@ -254,7 +255,7 @@ def fast_vs_original() -> list[Finding]:
                 "apart).", "notebooks/fast_kernel", True, numbers,
                 Scope.of(devices=[device], datasets=[row["dataset"]], backends=[row["backend"]], variants=[FAST],
                          files=["data/reference-timings.csv", f"data/results/{machine}/"]),
-                "measured: data/reference-timings.csv", numbers["ratio"]))
+                "measured: data/reference-timings.csv", float(numbers["ratio"])))
     if not out:
         out.append(Finding("fast_vs_original", f"No machine has both a `{FAST}` benchmark and a timing of the "
                            "original MetaHipMer program in the records yet.", "notebooks/fast_kernel", False))
@@ -318,7 +319,7 @@ def against_published() -> list[Finding]:
         device = mach.device_label(mach.device(machine))
         faster = bool((ratio >= 1).all())
         shown = ratio if faster else 1 / ratio
-        numbers = {"device": device, "builds": " and ".join(builds), "lo": float(shown.min()), "hi": float(shown.max()),
+        numbers: dict[str, Number] = {"device": device, "builds": " and ".join(builds), "lo": float(shown.min()), "hi": float(shown.max()),
                    "word": "faster" if faster else "slower", "ks": ", ".join(str(int(k)) for k in ratio.index)}
         text = ("On the {device}, the fastest faithful build ({builds}) runs datasets of Table II's sizes (k = {ks}) "
                 "{lo:.1f}× to {hi:.1f}× {word} than the fastest of the paper's published ports, each on its own GPU "
@@ -353,7 +354,7 @@ def roofline() -> list[Finding]:
         device = mach.device_label(mach.device(machine))
         compute = pts[pts["bound"] == "compute"]
         mem = pts[pts["bound"] == "memory"]
-        numbers = {"device": device, "backends": ", ".join(sorted(set(pts["backend"].astype(str)))),
+        numbers: dict[str, Number] = {"device": device, "backends": ", ".join(sorted(set(pts["backend"].astype(str)))),
                    "mem": len(mem), "points": len(pts), "datasets": pts["dataset"].nunique(),
                    "lo": float(mem["arch eff"].min()) if len(mem) else float("nan"),
                    "hi": float(mem["arch eff"].max()) if len(mem) else float("nan"), "compute": len(compute),
@@ -365,7 +366,7 @@ def roofline() -> list[Finding]:
         out.append(Finding(f"roofline_{machine}", text, f"machines/{machine}", True, numbers,
                            Scope.of(devices=[device], datasets=pts["dataset"], backends=pts["backend"],
                                     variants=pts["protocol"], files=[f"data/results/{machine}/metrics.csv"]),
-                           f"measured: data/results/{machine}/metrics.csv", numbers["hi"]))
+                           f"measured: data/results/{machine}/metrics.csv", float(numbers["hi"])))
     if not out:
         out.append(Finding("roofline", "No machine has counters and measured ceilings in the records yet: no "
                            "point is placed on a roofline.", "notebooks/roofline", False))
@@ -382,7 +383,7 @@ def larger_caches() -> Finding:
                        "notebooks/discussion", False)
     large, small = (mach.device_label(pair[c].iloc[0]) for c in ("larger L2", "smaller L2"))
     f = di.FAITHFUL
-    numbers = {"large": large, "small": small, "l2": float(pair["l2 ratio"].iloc[0]),
+    numbers: dict[str, Number] = {"large": large, "small": small, "l2": float(pair["l2 ratio"].iloc[0]),
                "bw": float(pair["bandwidth ratio"].iloc[0]), "faithful": f,
                "bytes_lo": float(pair[f"{f} B/ins"].min()), "bytes_hi": float(pair[f"{f} B/ins"].max()),
                "ms_lo": float(pair[f"{f} ms"].min()), "ms_hi": float(pair[f"{f} ms"].max())}

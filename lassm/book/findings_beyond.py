@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from . import machines as mach
-from .finding import Finding, Scope
+from .finding import Finding, Number, Scope
 from .. import paths
 from ..analysis.xdrop import measures, records as xrec
 from ..analysis.xdrop.layouts import family
@@ -37,7 +37,7 @@ def opencl_over_cuda() -> list[Finding]:
         if r.empty or set(r["protocol"]) != set(MODEL_PROTOCOLS):
             continue
         device = mach.device_label(mach.device(machine))
-        numbers = {"device": device, "points": len(r), "datasets": r["dataset"].nunique()}
+        numbers: dict[str, Number] = {"device": device, "points": len(r), "datasets": r["dataset"].nunique()}
         for p in MODEL_PROTOCOLS:
             numbers[f"{p}_lo"] = float(r.loc[r["protocol"] == p, "ratio"].min())
             numbers[f"{p}_hi"] = float(r.loc[r["protocol"] == p, "ratio"].max())
@@ -49,7 +49,7 @@ def opencl_over_cuda() -> list[Finding]:
                                     variants=r["protocol"], files=[f"data/results/{machine}/campaign.json",
                                                                    f"data/results/{machine}/"]),
                            f"measured: data/results/{machine}/ (one campaign run per pair)",
-                           numbers["fast_hi"]))
+                           float(numbers["fast_hi"])))
     return out
 
 
@@ -66,7 +66,7 @@ def scaling() -> list[Finding]:
                 continue
             top = t.loc[t["gpus"].idxmax()]
             device = mach.device_label(str(results.load_records(machine)["device"].iloc[0]))
-            numbers = {"device": device, "dataset": dataset, "gpus": int(top["gpus"]),
+            numbers: dict[str, Number] = {"device": device, "dataset": dataset, "gpus": int(top["gpus"]),
                        "wall": float(top["speedup_wall"]), "kernel": float(top["speedup_kernel"]),
                        "match": int(t["matches_cpu"].fillna(False).astype(bool).sum()), "runs": len(t)}
             text = ("Several GPUs: on {gpus:d} {device} GPUs of one node, the sharded extension of `{dataset}` runs "
@@ -78,7 +78,7 @@ def scaling() -> list[Finding]:
                                Scope.of(devices=[device], datasets=[dataset], backends=rec["backend"],
                                         variants=rec["protocol"], files=[f"data/results/{machine}/"],
                                         commits=rec.get("git_sha", [])),
-                               f"measured: data/results/{machine}/scaling__*", numbers["wall"]))
+                               f"measured: data/results/{machine}/scaling__*", float(numbers["wall"])))
     return out
 
 
@@ -133,7 +133,7 @@ def xdrop_kernel() -> list[Finding]:
                                     backends=["cuda", base], variants=cuda["layout"],
                                     files=[f"data/results/{machine}/xdrop/times.csv"],
                                     commits=cuda.get("git_sha", [])),
-                           f"measured: data/results/{machine}/xdrop/times.csv", numbers["hi"]))
+                           f"measured: data/results/{machine}/xdrop/times.csv", float(numbers["hi"])))
     if not out:
         out.append(Finding("xdrop", "None of the {n:d} result folders holds X-drop times of a GPU yet.",
                            "notebooks/xdrop", False, {"n": len(mach.chapter_machines())}))
@@ -151,7 +151,7 @@ def xdrop_logan() -> list[Finding]:
             continue
         device = mach.device_label(raw["device"].iloc[0])
         eq = side["scores_equal"].dropna().astype(bool)
-        numbers = {"device": device, "lo": float(side["kernel_ratio"].min()), "hi": float(side["kernel_ratio"].max()),
+        numbers: dict[str, Number] = {"device": device, "lo": float(side["kernel_ratio"].min()), "hi": float(side["kernel_ratio"].max()),
                    "points": len(side), "equal": int(eq.sum()), "compared": len(eq),
                    "layouts": _layouts_words(side),
                    "datasets": ", ".join(f"`{d}`" for d in sorted(set(side["dataset"])))}
@@ -163,7 +163,7 @@ def xdrop_logan() -> list[Finding]:
                                     variants=[*side["layout"].dropna(), "logan"],
                                     files=[f"data/results/{machine}/xdrop/against-logan.csv"],
                                     commits=raw.get("git_sha", [])),
-                           f"measured: data/results/{machine}/xdrop/against-logan.csv", numbers["hi"]))
+                           f"measured: data/results/{machine}/xdrop/against-logan.csv", float(numbers["hi"])))
     return out
 
 
@@ -179,7 +179,7 @@ def suite_originals() -> list[Finding]:
             continue
         device = mach.device_label(suite.times(machine)["device"].iloc[0])
         faster = o[o["ours_over_original"] <= 1.0]
-        numbers = {"device": device, "n": len(o), "lo": float(o["ours_over_original"].min()),
+        numbers: dict[str, Number] = {"device": device, "n": len(o), "lo": float(o["ours_over_original"].min()),
                    "hi": float(o["ours_over_original"].max()), "faster": len(faster),
                    "kernels": ", ".join(f"`{k}`" for k in o["kernel"])}
         text = ("Against HeCBench's original CUDA programs on the {device} ({kernels}), our fastest CUDA build of "
@@ -189,7 +189,7 @@ def suite_originals() -> list[Finding]:
                            Scope.of(devices=[device], datasets=o["kernel"], backends=["cuda"],
                                     variants=o["ours_variant"], files=[f"data/results/{machine}/suite/originals.csv",
                                                                        f"data/results/{machine}/suite/times.csv"]),
-                           f"measured: data/results/{machine}/suite/originals.csv", numbers["hi"]))
+                           f"measured: data/results/{machine}/suite/originals.csv", float(numbers["hi"])))
     return out
 
 

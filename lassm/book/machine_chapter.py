@@ -8,8 +8,12 @@ so that a chapter of a CPU-only laptop and one of a fully profiled GPU share one
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
 import pandas as pd
+
+if TYPE_CHECKING:  # imported where a chart is drawn
+    import altair
 
 from . import machines as mach
 from . import hosts, machine_records, plots, xdrop
@@ -266,7 +270,7 @@ def speedup_chart(machine: str):
     published["platform"] = published["platform"] + " (published)"
     cols = ["platform", "k", "label", "x", "y", "speedup"]
     both = pd.concat([published[cols], inside[cols]], ignore_index=True)
-    title = f"Potential speedup: the {name} and the published ports"
+    title: str | altair.TitleParams = f"Potential speedup: the {name} and the published ports"
     left = main_protocols(pts[pts["beyond_model"].astype(bool) | pts["x"].isna()])
     if len(left):  # said on the chart, not dropped in silence
         import textwrap

@@ -87,12 +87,12 @@ def whole_runs(machine: str):
     chosen = {"newest": entries[-1]}
     scratch = runs_account.from_scratch(entries)
     chosen["from scratch"] = scratch if scratch is not None else {}
-    rows = []
+    rows: list[dict[str, object]] = []
     for which, e in chosen.items():
         if not e:
             rows.append({"run": which, "created": "none in this folder"})
             continue
-        row = {"run": which, "created": e.get("created"), "commit": str(e.get("git_sha") or "")[:10],
+        row: dict[str, object] = {"run": which, "created": e.get("created"), "commit": str(e.get("git_sha") or "")[:10],
                "seconds": e.get("seconds")}
         for part, p in (e.get("parts") or {}).items():
             row[part] = (f"left out ({p['left_out']})" if "left_out" in p else

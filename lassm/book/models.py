@@ -316,7 +316,7 @@ def jin_vetter_checks(mix: pd.DataFrame, protocol: str = "casptr", base: str = "
     rows = []
     instr = mix[mix["category"] != "pragma"]  # a directive, not an instruction
     mine = {b: instr[(instr["backend"] == b) & (instr["protocol"] == protocol)] for b in (base, other)}
-    checks = (
+    checks: tuple[tuple[str, str, dict[str, object], str], ...] = (
         ("64-bit integer address arithmetic", "add/sub/mul/mad/shl on 64-bit operands",
          {"category": "int64_addr"}, "more"),
         ("shared memory addressed through 64-bit registers", "shared loads and stores with a 64-bit address",

@@ -11,7 +11,10 @@ own.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
+
+if TYPE_CHECKING:  # imported where a chart is drawn
+    import altair
 
 #: The main collision protocols and the fast kernel first (strong colours), the CPU oracle's "none",
 #: then the fast kernel's ablations (lassm.backends.nvrtc.VARIANTS), each its own colour.
@@ -113,7 +116,7 @@ def with_palette(spec: dict) -> dict:
     return spec
 
 
-def dash_legend(colour: str = "black", **extra) -> "altair.Legend":  # noqa: F821
+def dash_legend(colour: str = "black", **extra) -> altair.Legend:
     """A legend of line dashes whose samples show: Vega drew a dash legend's symbols 10 px long
     and without a stroke, so no dash showed; these are stroked and long enough for a dash."""
     import altair as alt

@@ -18,9 +18,12 @@ from __future__ import annotations
 import html
 import re
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import pandas as pd
+
+if TYPE_CHECKING:  # imported where a chart is drawn
+    import altair
 
 from ..analysis.columns import require_columns
 
@@ -86,8 +89,7 @@ class StaticChart:
     """
 
     def __init__(self, svg: str, title: str = "", spec: dict | None = None) -> None:
-        self.svg = svg
-        self.title = title
+        self.svg, self.title = svg, title
         #: The Vega-Lite specification it was drawn from, data included (what the tests read back).
         self.spec = spec or {}
 
@@ -217,7 +219,7 @@ def _points(points: pd.DataFrame, xy: tuple[str, str], tips: tuple[str, ...], ma
     pts = points.copy()
     enc = {"x": alt.X(f"{xy[0]}:Q", scale=scales[0]), "y": alt.Y(f"{xy[1]}:Q", scale=scales[1]),
            "tooltip": [c for c in (*tips, color, shape) if c and c in pts.columns]}
-    if color in pts.columns:
+    if color and color in pts.columns:
         enc["color"] = alt.Color(f"{color}:N", title=title_of(color))
     if shape and shape in pts.columns:
         pts[shape] = pts[shape].astype(str)
@@ -227,7 +229,7 @@ def _points(points: pd.DataFrame, xy: tuple[str, str], tips: tuple[str, ...], ma
 
 def roofline(roofs: pd.DataFrame, points: pd.DataFrame, *, color: str = "roof", shape: str | None = "k",
              title: str = "", x_title: str = "INTOP intensity (integer ops / HBM byte)",
-             y_title: str = "GINTOP/s") -> "altair.LayerChart":  # noqa: F821
+             y_title: str = "GINTOP/s") -> altair.LayerChart:
     """Instruction roofline, log-log: one compute and one memory roof per row of ``roofs``.
 
     Parameters
@@ -281,7 +283,7 @@ def roofline(roofs: pd.DataFrame, points: pd.DataFrame, *, color: str = "roof", 
 
 
 def potential_speedup(points: pd.DataFrame, speedups: Sequence[float] = SPEEDUPS, *, color: str = "platform",
-                      shape: str | None = "k", title: str = "") -> "altair.LayerChart":  # noqa: F821
+                      shape: str | None = "k", title: str | altair.TitleParams = "") -> altair.LayerChart:
     """Potential-speedup plot: x = algorithm efficiency, y = architectural efficiency.
 
     Iso-speedup curves ``x * y = 1 / S`` for each ``S`` in ``speedups``
@@ -329,7 +331,7 @@ def potential_speedup(points: pd.DataFrame, speedups: Sequence[float] = SPEEDUPS
 
 def kernel_times(df: pd.DataFrame, *, x: str = "k", y: str = "kernel_ms", color: str = "platform",
                  title: str = "", y_title: str = "kernel time (ms)", row: str | None = None,
-                 x_title: str | None = None) -> "altair.Chart":  # noqa: F821
+                 x_title: str | None = None) -> altair.Chart:
     """Kernel time per k, grouped bars by platform (the paper's Fig. 5).
 
     Each bar is one row of ``df``: two rows with the same ``x``, ``color`` (and ``row``) would be
@@ -377,7 +379,7 @@ def kernel_times(df: pd.DataFrame, *, x: str = "k", y: str = "kernel_ms", color:
 
 
 def correlation(df: pd.DataFrame, x: str, y: str, *, label: str = "k", log: bool = False,
-                title: str = "") -> "altair.LayerChart":  # noqa: F821
+                title: str = "") -> altair.LayerChart:
     """Head-to-head scatter of one quantity on two platforms, with the diagonal (Figs. 7-8).
 
     Points above the diagonal are larger on ``y``'s platform.
@@ -456,7 +458,7 @@ def cascade(df: pd.DataFrame, eff: str, by: str = "problem") -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[by, "rank", "platform", "eff", "pp"])
 
 
-def pp_cascade(df: pd.DataFrame, *, eff: str = "arch eff", by: str = "k", title: str = "") -> "altair.FacetChart":  # noqa: F821
+def pp_cascade(df: pd.DataFrame, *, eff: str = "arch eff", by: str = "k", title: str = "") -> altair.FacetChart:
     """Cascade plot of performance portability (Pennycook's), one panel per group.
 
     In each panel the markers are the platforms' efficiencies, best first, coloured by platform,

@@ -275,11 +275,11 @@ def retitle_outline(pdf: str | Path, titles: list[tuple[int, str]]) -> int:
     (:func:`_within`); a bookmark without one is left as it is.
     """
     from pypdf import PdfReader, PdfWriter
-    from pypdf.generic import NameObject, TextStringObject
+    from pypdf.generic import DictionaryObject, NameObject, TextStringObject
 
     writer = PdfWriter(clone_from=PdfReader(str(pdf)))
     root = writer.root_object.get("/Outlines")
-    items: list[object] = []
+    items: list[DictionaryObject] = []
 
     def walk(node) -> None:
         node = node.get_object()

@@ -268,7 +268,7 @@ def _implementation(backend: str, layout: object) -> str:
     return f"{name} ({family(layout)})" if backend in GPU_BACKENDS and pd.notna(layout) else name
 
 
-def _problem(dataset: object, x: object) -> str:
+def _problem(dataset: object, x: float | str) -> str:
     """A (set, X) as the PP tables name it."""
     return f"{dataset}, X={int(float(x))}"
 

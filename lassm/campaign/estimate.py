@@ -20,9 +20,12 @@ from __future__ import annotations
 import dataclasses
 import os
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from .part import Part, Where, Work
+from .part import PlanLike, Where, Work
+
+if TYPE_CHECKING:  # whole imports every part; the estimate reads it only when asked
+    from .whole import AnyPart, WholePlan
 
 #: First words of a GPU's folder name (a CPU's is ``cpu-<model>``).
 GPU_WORDS = frozenset({"nvidia", "amd", "intel", "radeon", "instinct", "geforce", "tesla", "quadro", "apple", "gpu"})
@@ -106,7 +109,7 @@ def entry_units(part: str, entry: dict) -> float:
     return _part(part).entry_units(entry)
 
 
-def _part(key: str) -> Part:
+def _part(key: str) -> AnyPart:
     from .whole import part
 
     return part(key)
@@ -180,15 +183,15 @@ def default_roots() -> list[Path]:
 # ---------------------------------------------------------------- what a run would measure
 
 
-def device(plan) -> tuple[str, str]:
+def device(plan: WholePlan) -> tuple[str, str]:
     """(folder, kind) of this machine's device: the first GPU backend's among the plan's parts (the
     folder a whole run's ``runs.json`` goes to), else the CPU's, ``cpu``."""
     from .. import backends as la
     from ..runs.folders import folder_of
     from ..runs.records import default_machine
-    from .plan import is_gpu
+    from .plan import Plan, is_gpu
 
-    local = plan.of("local-assembly")
+    local = plan.of("local-assembly", Plan)
     unrun = local.unrun if local is not None else {}
     for backend in plan.backends():
         if backend in la.BACKENDS and backend != "cpu" and (is_gpu(backend) or backend in unrun):
@@ -196,7 +199,7 @@ def device(plan) -> tuple[str, str]:
     return default_machine(), "cpu"
 
 
-def estimate_part(part: str, part_plan, *, target: str, device_name: str, kind: str, machine: str | None = None,
+def estimate_part(part: str, part_plan: PlanLike, *, target: str, device_name: str, kind: str, machine: str | None = None,
                   force: bool = False, roots: Sequence[Path] | None = None) -> Estimate:
     """One part's estimate: the work a run would do in ``target``'s folder (local assembly: each
     backend's, unless ``machine`` names one), priced by the nearest account that measured the
@@ -212,7 +215,7 @@ def estimate_part(part: str, part_plan, *, target: str, device_name: str, kind: 
     return Estimate(part, work, None, kind=kind, folder=target)
 
 
-def estimate_whole(plan, *, machine: str | None = None, force: bool = False,
+def estimate_whole(plan: WholePlan, *, machine: str | None = None, force: bool = False,
                    roots: Sequence[Path] | None = None) -> dict[str, Estimate]:
     """Each planned part's estimate (``plan``: :func:`lassm.campaign.whole.make_whole_plan`'s;
     ``machine``: ``--machine``, else the device names the folder)."""
@@ -225,7 +228,7 @@ def estimate_whole(plan, *, machine: str | None = None, force: bool = False,
             for p, part_plan in plan.planned()}
 
 
-def dry_run(plan, *, machine: str | None = None, force: bool = False,
+def dry_run(plan: WholePlan, *, machine: str | None = None, force: bool = False,
             roots: Sequence[Path] | None = None) -> tuple[dict[str, str], str]:
     """What ``lassm run --dry-run`` adds to the plan: each part's ``estimate`` line, and the total
     (with how long a whole run from scratch took here, where ``runs.json`` says), then each folder
@@ -242,14 +245,16 @@ def dry_run(plan, *, machine: str | None = None, force: bool = False,
     return {k: e.line() for k, e in estimates.items()}, "\n".join(tail)
 
 
-def records_lines(plan, machine: str | None, folders: Sequence[str] = ()) -> list[str]:
+def records_lines(plan: WholePlan, machine: str | None, folders: Sequence[str] = ()) -> list[str]:
     """Each folder a run of ``plan`` writes (``folders``, and each local-assembly backend's), with
     whether it resumes there or starts fresh, and why (:func:`lassm.runs.host.resume_line`)."""
     from ..runs.folders import folder_of
     from ..runs.host import resume_line
+    from .plan import Plan
 
-    local = plan.of("local-assembly")
-    written = [*folders, *(folder_of(b, machine, local.targets, dry=True) for b in (local.backends if local else []))]
+    local = plan.of("local-assembly", Plan)
+    own = [folder_of(b, machine, local.targets, dry=True) for b in local.backends] if local is not None else []
+    written = [*folders, *own]
     return [resume_line(name) for name in dict.fromkeys(written)]
 
 

@@ -10,8 +10,20 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from ..runs.account import SKIPPED
+
+
+class OutcomeLike(Protocol):
+    """What every part's outcome has: a status row per point, and those that failed."""
+
+    rows: list[dict]
+
+    @property
+    def failed(self) -> list[dict]:
+        """Rows that neither ran clean nor were recorded before (nor are a device's findings)."""
+        ...
 
 
 @dataclass
@@ -44,4 +56,4 @@ def print_report(lines: Iterable[str], files: dict[str, Path], lacks: Iterable[s
             print(f"  {line}", file=sys.stderr)
 
 
-__all__ = ["PartOutcome", "print_report"]
+__all__ = ["OutcomeLike", "PartOutcome", "print_report"]

@@ -10,10 +10,36 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Generic, Protocol, TypeVar
 
 from ..runs.account import status_kind
+from .outcome import OutcomeLike
+
+
+class PlanLike(Protocol):
+    """What every part's plan is: a frozen dataclass that its account stores as a dict."""
+
+    def as_dict(self) -> dict:
+        """The plan as the part's account stores it."""
+        ...
+
+
+#: A part's plan (a frozen dataclass of its own: :class:`lassm.campaign.plan.Plan`, ...).
+PlanT = TypeVar("PlanT", bound=PlanLike)
+#: A part's outcome (a dataclass of its own, with ``rows`` and ``failed``).
+OutcomeT = TypeVar("OutcomeT", bound=OutcomeLike)
+#: Any plan type, for :func:`plan_of`.
+KindT = TypeVar("KindT")
+#: The plans of the parts planned so far, by key (what :meth:`Part.needs` and :meth:`Part.plan` read).
+Planned = Mapping[str, PlanLike]
+
+
+def plan_of(planned: Planned, key: str, kind: type[KindT]) -> KindT | None:
+    """The plan of part ``key`` among ``planned``, where it is a ``kind`` (None where that part is not planned)."""
+    got = planned.get(key)
+    return got if isinstance(got, kind) else None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -103,8 +129,9 @@ class Where:
     machine: str | None = None
 
 
-class Part:
-    """One part of ``lassm run``. A subclass sets :attr:`key`, :attr:`label` and :attr:`account`
+class Part(Generic[PlanT, OutcomeT]):
+    """One part of ``lassm run``, generic over its plan (``PlanT``) and outcome (``OutcomeT``)
+    dataclasses: ``class LocalAssembly(Part[Plan, Outcome])``. A subclass sets :attr:`key`, :attr:`label` and :attr:`account`
     and answers, in order: what it needs (:meth:`needs`), its plan (:meth:`plan`,
     :meth:`describe`, :meth:`backends`), its estimate (:meth:`work`), running it (:meth:`run`,
     :meth:`report`) and its entry in the whole run's account (:meth:`entry`)."""
@@ -116,25 +143,25 @@ class Part:
     #: Its own account file, relative to the machine's folder (:data:`lassm.runs.account.PART_ACCOUNTS`).
     account: str = ""
 
-    def needs(self, ask: Ask, planned: dict[str, Any]) -> LeftOut | None:
+    def needs(self, ask: Ask, planned: Planned) -> LeftOut | None:
         """Why the options (or this machine) leave the part out before it is planned, else None.
         ``planned``: the plans of the parts before it, by key."""
         return None
 
-    def plan(self, ask: Ask, planned: dict[str, Any]) -> Any:
+    def plan(self, ask: Ask, planned: Planned) -> PlanT | LeftOut:
         """The part's plan, or a :class:`LeftOut` where it comes out empty (no backend here)."""
         raise NotImplementedError
 
-    def describe(self, plan: Any) -> str:
+    def describe(self, plan: PlanT) -> str:
         """The plan's block in ``--dry-run``."""
         raise NotImplementedError
 
-    def backends(self, plan: Any) -> tuple[str, ...]:
+    def backends(self, plan: PlanT) -> tuple[str, ...]:
         """The backends the plan runs: they name the machine folders the run writes
         (:func:`lassm.runs.folders.machine_folders`)."""
         return tuple(getattr(plan, "backends", ()))
 
-    def work(self, plan: Any, where: Where) -> Work:
+    def work(self, plan: PlanT, where: Where) -> Work:
         """What a run would measure now (what is recorded is skipped), for ``--dry-run``'s estimate."""
         raise NotImplementedError
 
@@ -152,23 +179,23 @@ class Part:
         plan = entry.get("plan") or {}
         return sum(self.units(r, plan) for r in entry.get("rows") or [] if self.priced(r))
 
-    def behind(self, plan: Any) -> Any:
+    def behind(self, plan: PlanT) -> threading.Thread | None:
         """Work to start in the background while the part before it runs (a thread, joined before
         this part runs), or None."""
         return None
 
-    def run(self, plan: Any, how: How) -> Any:
+    def run(self, plan: PlanT, how: How) -> OutcomeT:
         """Runs the plan; returns its outcome (``rows`` with a ``status`` each, ``failed``)."""
         raise NotImplementedError
 
-    def report(self, outcome: Any, say: Callable[[str], None]) -> None:
+    def report(self, outcome: OutcomeT, say: Callable[[str], None]) -> None:
         """The outcome's table after the run."""
 
-    def entry(self, outcome: Any, seconds: float) -> dict:
+    def entry(self, outcome: OutcomeT, seconds: float) -> dict:
         """The part's entry in the whole run's ``runs.json``: its seconds and its rows' counts."""
         from .runs_account import counts
 
         return {"seconds": round(float(seconds), 3), **counts(outcome)}
 
 
-__all__ = ["Ask", "How", "LeftOut", "Part", "Where", "Work"]
+__all__ = ["Ask", "How", "LeftOut", "OutcomeT", "Part", "PlanLike", "PlanT", "Planned", "Where", "Work", "plan_of"]

@@ -8,6 +8,7 @@ else does.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 #: The full campaign's datasets: the embedded real sample, the four generated Table II datasets,
@@ -215,7 +216,7 @@ def present_backends(dry: bool = False) -> tuple[list[str], list[str]]:
 
 
 def make_plan(quick: bool = False, *, backends: list[str] | None = None, datasets: list[str] | None = None,
-              protocols: list[str] | None = None, ks: list[int] | None = None, repeats: int | None = None,
+              protocols: Sequence[str] | None = None, ks: Sequence[int] | None = None, repeats: int | None = None,
               warmup: int | None = None, profile: bool = True, ceilings: bool = True, dry: bool = False) -> Plan:
     """The campaign for this machine, or its ``quick`` form (the sample alone, no counters or ceilings).
 

@@ -14,6 +14,7 @@ import json
 import sys
 import time
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 
 from .. import paths
@@ -22,7 +23,7 @@ from ..runs.account import PART_ACCOUNTS
 from ..runs.folders import folder_of
 from ..runs.records import command_line, cpu_model, git_sha, run_id_for, versions
 from . import steps
-from .part import Ask, How, LeftOut, Part, Where, Work
+from .part import Ask, How, LeftOut, Part, Planned, Where, Work
 from .plan import CPU_SKIPS_REPLICATED, NO_GPU_PROTOCOLS, Plan, is_gpu, present_backends
 
 #: File name of a machine folder's campaign account.
@@ -143,22 +144,23 @@ def run_campaign(plan: Plan, *, machine: str | None = None, force: bool = False,
     """
     from ..runs.progress import bar as progress_bar
 
+    how = How(machine=machine, force=force, progress=progress, notebooks=notebooks, cluster=cluster,
+              lacks=tuple(also_lacks))
     with progress_bar(progress) as bar:
-        return _run_campaign(plan, bar, machine=machine, force=force, progress=progress, notebooks=notebooks,
-                             cluster=cluster, log=log, also_lacks=also_lacks)
+        return _run_campaign(plan, bar, how, log)
 
 
-def _run_campaign(plan: Plan, bar, *, machine: str | None, force: bool, progress: bool, notebooks: bool,
-                  cluster: str | None, log, also_lacks) -> Outcome:
-    """:func:`run_campaign` inside its progress display ``bar``."""
+def _run_campaign(plan: Plan, bar, how: How, log: Callable[[str], None] | None) -> Outcome:
+    """:func:`run_campaign` inside its progress display ``bar``, as ``how`` says."""
     from ..runs.sweep import SweepOptions, Via, main_job
 
+    machine, force, progress, also_lacks = how.machine, how.force, how.progress, how.lacks
     say = log or ((lambda text: print(text, file=sys.stderr, flush=True)) if progress else (lambda text: None))
     command = command_line()
     start = time.perf_counter()
     rows = main_job(machine=machine, points=plan.points(),
                     options=SweepOptions(force=force, repeats=plan.repeats, warmup=plan.warmup),
-                    via=Via(notebooks=notebooks, cluster=cluster), progress=progress, bar=bar)
+                    via=Via(notebooks=how.notebooks, cluster=how.cluster), progress=progress, bar=bar)
     sweep_s = time.perf_counter() - start
     say(f"sweep: {len(rows)} points in {sweep_s:.0f} s")
     summaries: dict[int, dict] = {}
@@ -253,9 +255,8 @@ def report(outcome: Outcome, console=None) -> None:
 
     console = console or Console(stderr=True)
     table = Table(title="lassm run")
-    for col, just in (("dataset", "left"), ("k", "right"), ("backend", "left"), ("protocol", "left"),
-                      ("ms", "right"), ("matches", "left"), ("status", "left")):
-        table.add_column(col, justify=just)
+    for col in ("dataset", "k", "backend", "protocol", "ms", "matches", "status"):
+        table.add_column(col, justify="right" if col in ("k", "ms") else "left")
     for r in outcome.rows:
         ms = f"{r['kernel_seconds'] * 1e3:.2f}" if isinstance(r.get("kernel_seconds"), (int, float)) else "-"
         if r.get("shared_device") and ms != "-":  # timed beside another process holding the device
@@ -271,12 +272,12 @@ def report(outcome: Outcome, console=None) -> None:
             console.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
 
 
-class LocalAssembly(Part):
+class LocalAssembly(Part[Plan, Outcome]):
     """The local-assembly campaign as a part of ``lassm run`` (:mod:`lassm.campaign.part`)."""
 
     key, label, account = "local-assembly", "local assembly", CAMPAIGN_FILE
 
-    def needs(self, ask: Ask, planned: dict) -> LeftOut | None:
+    def needs(self, ask: Ask, planned: Planned) -> LeftOut | None:
         from .. import backends
 
         if ask.datasets_of(xdrop=False) == []:
@@ -285,7 +286,7 @@ class LocalAssembly(Part):
             return LeftOut("no local-assembly backend among --backends")
         return None
 
-    def plan(self, ask: Ask, planned: dict) -> Plan:
+    def plan(self, ask: Ask, planned: Planned) -> Plan:
         from .. import backends
         from .plan import make_plan
 
@@ -307,7 +308,9 @@ class LocalAssembly(Part):
 
         def done(d: str, k: int | None, b: str, p: str) -> bool:
             known = k or named_k(d)  # a file's k is inside it: its point counts as to measure
-            return bool(known) and recorded(folders[b], d, known, b, p)
+            if not known:
+                return False
+            return recorded(folders[b], d, known, b, p)
 
         points = plan.points()
         todo = [(d, k, b, p) for d, k, b, p in points if where.force or not done(d, k, b, p)]
@@ -336,7 +339,7 @@ class LocalAssembly(Part):
         return run_campaign(plan, machine=how.machine, force=how.force, progress=how.progress,
                             notebooks=how.notebooks, cluster=how.cluster, also_lacks=how.lacks)
 
-    def report(self, outcome: Outcome, say) -> None:
+    def report(self, outcome: Outcome, say: Callable[[str], None]) -> None:
         report(outcome)
 
 

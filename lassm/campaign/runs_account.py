@@ -13,12 +13,13 @@ import datetime as _dt
 from pathlib import Path
 
 from ..runs.account import RUNS_ACCOUNT, append_entry, read_entries, status_kind
+from .outcome import OutcomeLike
 
 #: The file, in the machine's folder.
 RUNS_FILE = RUNS_ACCOUNT
 
 
-def counts(outcome) -> dict[str, int]:
+def counts(outcome: OutcomeLike) -> dict[str, int]:
     """A part's rows as ``measured`` (timed: ok or differing), ``skipped`` (recorded before) and
     ``failed`` (anything else: refused, failed), by :func:`lassm.runs.account.status_kind`."""
     out = {"measured": 0, "skipped": 0, "failed": 0}

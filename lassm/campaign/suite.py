@@ -25,7 +25,7 @@ from ..runs.folders import folder_of
 from ..runs.host import check_mine, host_id
 from . import suite_counters
 from .outcome import PartOutcome, print_report
-from .part import Ask, How, LeftOut, Part, Where, Work
+from .part import Ask, How, LeftOut, Part, Planned, Where, Work
 
 #: Timed runs of a variant and untimed runs before them, where a GPU runs the suite; on a CPU
 #: device each variant is timed once after its warm-up.
@@ -232,7 +232,7 @@ def _run_suite(plan: SuitePlan, bar, *, machine: str | None, force: bool, say: C
         say(f"{kernel}: inputs and reference at size {plan.size} ({time.perf_counter() - t0:.1f} s"
             f"{', the reference computed beside the kernels before it' if kernel in refs else ''})")
         for backend, variant in chosen:
-            row = {"machine": folders[backend], "kernel": kernel, "backend": backend, "variant": variant,
+            row: dict[str, object] = {"machine": folders[backend], "kernel": kernel, "backend": backend, "variant": variant,
                    "size": plan.size, "git_sha": sha, "command": command, "host": host_id()}
             try:
                 row.update(_measure(mod, backend, inp, variant, ref, plan))
@@ -244,7 +244,8 @@ def _run_suite(plan: SuitePlan, bar, *, machine: str | None, force: bool, say: C
             tables.upsert(where, rec.COLUMNS, rec.KEY, [row])  # as it lands: a run cut short keeps what it timed
             out.files[f"times:{folders[backend]}"] = where
             out.rows.append({k: row.get(k) for k in ("kernel", "backend", "variant", "seconds", "status")})
-            took = f"{row['seconds'] * 1e3:.3f} ms" if isinstance(row.get("seconds"), float) else "-"
+            seconds = row.get("seconds")
+            took = f"{seconds * 1e3:.3f} ms" if isinstance(seconds, float) else "-"
             say(f"{kernel} {backend} {variant}: {took}, {row['status']}")
             shown.advance()
     shown.end()
@@ -257,13 +258,13 @@ def _run_suite(plan: SuitePlan, bar, *, machine: str | None, force: bool, say: C
         profiled = [p for p in plan.points() if p[1] in suite_counters.BACKENDS]
         if plan.counters and profiled:
             t0 = time.perf_counter()
-            where = folders[profiled[0][1]]  # cuda and opencl-ptx file under the GPU's one folder
+            gpu_folder = folders[profiled[0][1]]  # cuda and opencl-ptx file under the GPU's one folder
             counting = Step(bar, "counters (suite)", len(profiled))
-            out.lacks += suite_counters.collect(profiled, plan.size, where, sha=sha, force=force, say=say,
+            out.lacks += suite_counters.collect(profiled, plan.size, gpu_folder, sha=sha, force=force, say=say,
                                                 every=plan.all_counters, tick=counting.advance)
             counting.end()
             out.steps["counters"] = round(time.perf_counter() - t0, 3)
-            out.files[f"counters:{where}"] = rec.folder(where) / suite_counters.FILE
+            out.files[f"counters:{gpu_folder}"] = rec.folder(gpu_folder) / suite_counters.FILE
     if pool is not None:
         pool.shutdown(wait=False, cancel_futures=True)
     out.steps["suite"] = round(time.perf_counter() - start, 3)
@@ -287,7 +288,8 @@ def write_ptx(plan: SuitePlan, folders: dict[str, str], arch: str | None = None)
     from ..atomic import atomic_open
     from ..backends import suite
 
-    lacks, mixes = [], {}
+    lacks: list[str] = []
+    mixes: dict[str, list[pd.DataFrame]] = {}
     if "cuda" in plan.backends and arch is None:
         from ..backends import cuda as cu
 
@@ -301,7 +303,7 @@ def write_ptx(plan: SuitePlan, folders: dict[str, str], arch: str | None = None)
                 options = mod.build_options(backend, variant)
                 cu_src, cl_src, _entry = suite.common.files(mod, variant)
                 try:
-                    text = (suite.common.cuda_compile_ptx(cu_src, options, arch)[0] if backend == "cuda"
+                    text = (suite.common.cuda_compile_ptx(cu_src, options, arch or "compute_90")[0] if backend == "cuda"
                             else suite.common.opencl_ptx(cl_src, options))
                 except Exception as exc:  # a PTX that cannot be made is named; the others go on
                     lacks.append(f"suite: PTX of {kernel} {backend} {variant}: {' '.join(str(exc).split())[:200]}")
@@ -343,21 +345,21 @@ def report(out: SuiteOutcome) -> None:
     print_report(map(line, out.rows), out.files)
 
 
-class SuitePart(Part):
+class SuitePart(Part[SuitePlan, SuiteOutcome]):
     """Jin and Vetter's kernels as a part of ``lassm run`` (:mod:`lassm.campaign.part`)."""
 
     key, label, account = "suite", "Jin and Vetter's kernels", PART_ACCOUNTS["suite"]
     #: The suite's backends among ``--backends``.
     NAMES = ("cuda", "opencl")
 
-    def needs(self, ask: Ask, planned: dict) -> LeftOut | None:
+    def needs(self, ask: Ask, planned: Planned) -> LeftOut | None:
         if ask.datasets:
             return LeftOut("--datasets names no suite kernel")
         if ask.backends_among(self.NAMES) == []:
             return LeftOut("no suite backend (cuda, opencl) among --backends")
         return None
 
-    def plan(self, ask: Ask, planned: dict) -> SuitePlan | LeftOut:
+    def plan(self, ask: Ask, planned: Planned) -> SuitePlan | LeftOut:
         plan = make_plan(ask.quick, backends=ask.backends_among(self.NAMES), repeats=ask.repeats, warmup=ask.warmup,
                          all_counters=ask.all_counters)
         return plan if plan.backends else LeftOut("no suite backend (cuda, opencl) can run here")
@@ -373,7 +375,7 @@ class SuitePart(Part):
     def run(self, plan: SuitePlan, how: How) -> SuiteOutcome:
         return run_suite(plan, machine=how.machine, force=how.force, say=how.say, progress=how.progress)
 
-    def report(self, outcome: SuiteOutcome, say) -> None:
+    def report(self, outcome: SuiteOutcome, say: Callable[[str], None]) -> None:
         report(outcome)
 
 

@@ -92,7 +92,7 @@ def row_from_raw(raw: str | Path, *, kernel: str, backend: str, variant: str, si
     tidy, p = ncu.one_point(raw, dataset=kernel, k=0, protocol=f"{backend}:{variant}")
     own = entries(kernel)
     names = [str(n) for n in tidy["kernel"]]
-    row = {c: float(p[c]) for c in _QUANTITIES}
+    row: dict[str, object] = {c: float(p[c]) for c in _QUANTITIES}
     row.update(machine=machine, device=p["device"], kernel=kernel, backend=backend, variant=variant, size=size,
                launches=int(p["launches"]), library_launches=sum(1 for n in names if n not in own),
                kernel_names=";".join(sorted(set(names))), git_sha=git_sha, command=command)

@@ -17,20 +17,27 @@ here, is one line, and the others go on.
 from __future__ import annotations
 
 import dataclasses
+import threading
 import time
-from typing import Any
+from typing import Any, TypeVar, overload
 
 from .originals import OriginalsPart
-from .part import Ask, How, LeftOut, Part
+from .outcome import OutcomeLike
+from .part import Ask, How, LeftOut, Part, PlanLike, plan_of
 from .run import LocalAssembly
 from .suite import SuitePart
 from .xdrop_run import XdropPart
 
+#: A part whatever its plan and outcome types: the loop holds parts of different types side by side,
+#: and hands each part only the plan it made and the outcome it returned.
+AnyPart = Part[Any, Any]
+_KindT = TypeVar("_KindT")
+
 #: The parts of ``lassm run``, in run order: a fifth kernel family is one more line here.
-PARTS: tuple[Part, ...] = (LocalAssembly(), XdropPart(), SuitePart(), OriginalsPart())
+PARTS: tuple[AnyPart, ...] = (LocalAssembly(), XdropPart(), SuitePart(), OriginalsPart())
 
 
-def part(key: str) -> Part:
+def part(key: str) -> AnyPart:
     """The part named ``key`` (``--kernel``'s name)."""
     for p in PARTS:
         if p.key == key:
@@ -43,14 +50,20 @@ class WholePlan:
     """The plans of the parts that run, by key in run order; a part that does not run has a line
     in ``left_out``. ``lacks``: lines for the local-assembly account (why the originals cannot run)."""
 
-    plans: dict[str, Any]
+    plans: dict[str, PlanLike]
     left_out: dict[str, str] = dataclasses.field(default_factory=dict)
     lacks: list[str] = dataclasses.field(default_factory=list)
-    parts: tuple[Part, ...] = PARTS
+    parts: tuple[AnyPart, ...] = PARTS
 
-    def of(self, key: str) -> Any:
-        """The plan of part ``key``, None where it is left out."""
-        return self.plans.get(key)
+    @overload
+    def of(self, key: str) -> PlanLike | None: ...
+
+    @overload
+    def of(self, key: str, kind: type[_KindT]) -> _KindT | None: ...
+
+    def of(self, key: str, kind: type[object] = object) -> object | None:
+        """The plan of part ``key`` (where it is a ``kind``), None where it is left out."""
+        return plan_of(self.plans, key, kind)
 
     def only(self, key: str) -> None:
         """Leaves every part but ``key`` out, as ``--kernel <key>`` asks."""
@@ -59,7 +72,7 @@ class WholePlan:
                 self.plans.pop(p.key, None)
                 self.left_out[p.key] = f"--kernel {key}"
 
-    def planned(self) -> list[tuple[Part, Any]]:
+    def planned(self) -> list[tuple[AnyPart, PlanLike]]:
         """(part, its plan) of each part that runs, in run order."""
         return [(p, self.plans[p.key]) for p in self.parts if p.key in self.plans]
 
@@ -68,12 +81,12 @@ class WholePlan:
         return list(dict.fromkeys(b for p, plan in self.planned() for b in p.backends(plan)))
 
 
-def make_whole_plan(ask: Ask, parts: tuple[Part, ...] = PARTS) -> WholePlan:
+def make_whole_plan(ask: Ask, parts: tuple[AnyPart, ...] = PARTS) -> WholePlan:
     """Each part's plan, in order (a part may build on the plans before it, as the originals do),
     or why it is left out (:meth:`lassm.campaign.part.Part.needs`, :meth:`~lassm.campaign.part.Part.plan`)."""
     out = WholePlan({}, parts=parts)
     for p in parts:
-        got = p.needs(ask, dict(out.plans))
+        got: PlanLike | LeftOut | None = p.needs(ask, dict(out.plans))
         if got is None:
             got = p.plan(ask, dict(out.plans))
         if isinstance(got, LeftOut):
@@ -101,7 +114,7 @@ def describe_whole(plan: WholePlan, notes: dict[str, str] | None = None) -> str:
 class WholeOutcome:
     """Each part's outcome, by key (the parts that ran), and their seconds."""
 
-    outcomes: dict[str, Any] = dataclasses.field(default_factory=dict)
+    outcomes: dict[str, OutcomeLike] = dataclasses.field(default_factory=dict)
     seconds: dict[str, float] = dataclasses.field(default_factory=dict)
 
     @property
@@ -117,7 +130,7 @@ def run_whole(plan: WholePlan, how: How = How()) -> WholeOutcome:
     how = dataclasses.replace(how, lacks=(*how.lacks, *plan.lacks))
     out = WholeOutcome()
     start = time.perf_counter()
-    behind: dict[str, Any] = {}
+    behind: dict[str, threading.Thread | None] = {}
     for i, p in enumerate(plan.parts):
         if p.key not in plan.plans:
             how.say(f"== {p.label}: left out: {plan.left_out.get(p.key, '')}")
@@ -125,8 +138,9 @@ def run_whole(plan: WholePlan, how: How = How()) -> WholeOutcome:
         following = plan.parts[i + 1] if i + 1 < len(plan.parts) else None
         if following is not None and following.key in plan.plans:
             behind[following.key] = following.behind(plan.plans[following.key])
-        if behind.get(p.key) is not None:
-            behind[p.key].join()
+        waiting = behind.get(p.key)
+        if waiting is not None:
+            waiting.join()
         how.say(f"== {p.label}")
         t0 = time.perf_counter()
         out.outcomes[p.key] = p.run(plan.plans[p.key], how)
@@ -150,4 +164,4 @@ def _account(plan: WholePlan, out: WholeOutcome, machine: str | None, seconds: f
     runs_account.append(folder, runs_account.entry(parts, total=seconds, sha=git_sha(), command=command_line()))
 
 
-__all__ = ["PARTS", "WholeOutcome", "WholePlan", "describe_whole", "make_whole_plan", "part", "run_whole"]
+__all__ = ["AnyPart", "PARTS", "WholeOutcome", "WholePlan", "describe_whole", "make_whole_plan", "part", "run_whole"]

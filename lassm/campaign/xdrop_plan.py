@@ -14,6 +14,7 @@ plan stays within a few minutes of a 16-core GPU node.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 from ..runs.repeat_rule import describe as describe_repeats
@@ -160,7 +161,7 @@ def default_threads() -> int:
 
 
 def make_plan(quick: bool = False, *, backends: list[str] | None = None, datasets: list[str] | None = None,
-              xdrops: list[int] | None = None, repeats: int | None = None, warmup: int | None = None,
+              xdrops: Sequence[int] | None = None, repeats: int | None = None, warmup: int | None = None,
               profile: bool = True, gpu: bool | None = None, threads: int | None = None) -> XdropPlan:
     """The X-drop campaign for this machine.
 

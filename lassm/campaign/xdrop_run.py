@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 
 from .. import paths
@@ -25,7 +26,7 @@ from ..runs.host import check_mine, host_id
 from ..runs.records import command_line, cpu_model, git_sha
 from ..workloads.xdrop.config import Scoring
 from .outcome import PartOutcome, print_report
-from .part import Ask, How, LeftOut, Part, Where, Work
+from .part import Ask, How, LeftOut, Part, Planned, Where, Work
 from .xdrop_plan import CPU_BACKENDS, XdropPlan, present_backends
 
 
@@ -260,12 +261,12 @@ def report(out: XdropOutcome) -> None:
     print_report(map(line, out.rows), out.files, out.lacks)
 
 
-class XdropPart(Part):
+class XdropPart(Part[XdropPlan, XdropOutcome]):
     """The X-drop campaign as a part of ``lassm run`` (:mod:`lassm.campaign.part`)."""
 
     key, label, account = "xdrop", "X-drop", PART_ACCOUNTS["xdrop"]
 
-    def needs(self, ask: Ask, planned: dict) -> LeftOut | None:
+    def needs(self, ask: Ask, planned: Planned) -> LeftOut | None:
         from ..backends.xdrop import XDROP_BACKENDS
 
         if ask.datasets_of(xdrop=True) == []:
@@ -274,7 +275,7 @@ class XdropPart(Part):
             return LeftOut("no X-drop backend among --backends")
         return None
 
-    def plan(self, ask: Ask, planned: dict) -> XdropPlan | LeftOut:
+    def plan(self, ask: Ask, planned: Planned) -> XdropPlan | LeftOut:
         from ..backends.xdrop import XDROP_BACKENDS
         from .xdrop_plan import make_plan
 
@@ -302,7 +303,7 @@ class XdropPart(Part):
     def run(self, plan: XdropPlan, how: How) -> XdropOutcome:
         return run_xdrop_campaign(plan, machine=how.machine, force=how.force, progress=how.progress)
 
-    def report(self, outcome: XdropOutcome, say) -> None:
+    def report(self, outcome: XdropOutcome, say: Callable[[str], None]) -> None:
         report(outcome)
 
 

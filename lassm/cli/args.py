@@ -21,6 +21,7 @@ import re
 import shlex
 import shutil
 from pathlib import Path
+from typing import NoReturn
 
 from ..workloads.local_assembly.config import MAX_KMER_LEN, MIN_KMER_LEN
 from ..errors import LassmError
@@ -30,7 +31,7 @@ from ..errors import LassmError
 LANE_WIDTHS = (1, 2, 4, 8, 16, 32, 64, 128)
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     raise argparse.ArgumentTypeError(message)
 
 

@@ -96,7 +96,7 @@ def silence_stdout() -> None:
     device is full), so that the interpreter's last flush at exit does not report it again;
     only where ``sys.stdout`` is the process's own (a test's capture is left alone)."""
     out = sys.stdout
-    if out is None or out is not sys.__stdout__:
+    if out is not sys.__stdout__ or out is None:
         return
     try:
         fd = out.fileno()

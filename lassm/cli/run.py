@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from ..errors import LassmError
+
+if TYPE_CHECKING:  # the campaign is imported only when a run is asked for
+    from ..campaign.plan import Plan
 
 #: The parts ``lassm run --kernel`` can run alone; without ``--kernel`` it runs all four in this order.
 KERNELS = ("local-assembly", "xdrop", "suite", "originals")
@@ -30,6 +34,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return _run_local(args)
     _check_run_options(args)
     from ..campaign.part import Ask, How
+    from ..campaign.plan import Plan
     from ..campaign.whole import describe_whole, make_whole_plan, run_whole
 
     if args.kernel == "originals" and args.no_originals:
@@ -47,7 +52,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                                dry=args.dry_run))
     if args.kernel in ("originals", "suite"):  # one part alone (the originals beside the default plans' inputs)
         plan.only(args.kernel)
-    _check_run(args, plan.backends(), plan.of("local-assembly"))
+    _check_run(args, plan.backends(), plan.of("local-assembly", Plan))
     if args.dry_run:
         from ..campaign.estimate import dry_run
 
@@ -55,7 +60,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(describe_whole(plan, notes))
         print(f"\n{total}")
         return 0
-    _check_hip(args, plan.of("local-assembly"))
+    _check_hip(args, plan.of("local-assembly", Plan))
     outcome = run_whole(plan, How(machine=args.machine, force=args.force, progress=not args.quiet,
                                   notebooks=args.notebooks, cluster=args.cluster))
     return 1 if outcome.failed else 0
@@ -90,7 +95,7 @@ def _amd_gpu() -> bool:
     return bool(rocminfo.gpus())
 
 
-def _check_hip(args: argparse.Namespace, plan) -> None:
+def _check_hip(args: argparse.Namespace, plan: Plan | None) -> None:
     """Before the first point: hip's output on the sample against hip-cpu's, where the plan times
     hip on this machine (:func:`lassm.runs.hip_check.before_timing`; a cluster's workers have their
     own GPUs, which this machine cannot check)."""
@@ -151,7 +156,7 @@ def _run_local(args: argparse.Namespace) -> int:
     return 1 if outcome.failed else 0
 
 
-def _check_run(args: argparse.Namespace, backends, local) -> None:
+def _check_run(args: argparse.Namespace, backends: list[str], local: Plan | None) -> None:
     """What the run checks before it measures anything, and its dry run alike
     (:func:`lassm.runs.preflight.check_run`): the results folders it will write
     (:func:`lassm.runs.folders.machine_folders`; ``local``, the local-assembly plan, names the

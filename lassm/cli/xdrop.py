@@ -126,6 +126,7 @@ def _cmd_align(args: argparse.Namespace) -> int:
             pairs = read_pairs(args.input)
         finally:
             backend = ready()
+    assert backend is not None  # None only while reading's own error is raised
     result = backend.align(pairs, scoring, threads=args.threads, **kernel)
     write_alignments(result, args.out, input_name=pairs.name)
     _err(f"aligned {pairs.n_pairs} pairs with {args.backend} at X = {scoring.xdrop} "

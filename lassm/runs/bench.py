@@ -16,16 +16,18 @@ import numpy as np
 from ..workloads.local_assembly import formats
 from .. import paths
 from ..workloads.local_assembly.config import Params
+from ..workloads.local_assembly.result import Extension
 from .extend import extend
 from ..workloads.local_assembly.stats import work_counts
 
 
-def _best_of(ds, params: Params, threads: int, repeat: int) -> tuple[float, object]:
+def _best_of(ds, params: Params, threads: int, repeat: int) -> tuple[float, Extension]:
     best, ext = float("inf"), None
     for _ in range(max(1, repeat)):
         t0 = time.perf_counter()
         ext = extend(ds, params, backend="cpu", threads=threads)
         best = min(best, time.perf_counter() - t0)
+    assert ext is not None  # at least one run
     return best, ext
 
 

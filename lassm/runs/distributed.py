@@ -156,9 +156,9 @@ def connect(spec: str, quiet: bool = False) -> Iterator[Any]:
         if kind == "local":
             from distributed import LocalCluster
 
-            count = n or min(4, os.cpu_count() or 1)
-            cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                   env=worker_threads(host_cores(), count))
+            workers = n or min(4, os.cpu_count() or 1)
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                   env=worker_threads(host_cores(), workers))
         else:
             cluster = _gpu_cluster(n)
     with cluster, Client(cluster) as client:
@@ -234,6 +234,7 @@ def _shard_task(number: int, index: np.ndarray, data: Dataset | None, source: tu
     t0 = time.perf_counter()
     peak_source = memory.start_peak()
     if data is None:
+        assert source is not None  # a shard comes as its data or as where to load it
         name, k = source
         full, _ = _load(name, k)
         if len(index) == full.n_contigs and np.array_equal(index, np.arange(full.n_contigs)):

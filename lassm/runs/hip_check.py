@@ -96,7 +96,9 @@ def check(protocols: Sequence[str], wavefront: int, *, data: tuple[Dataset, int]
     from ..workloads.local_assembly import datasets
 
     if run is None:
-        from .extend import extend as run
+        from .extend import extend
+
+        run = extend
     ds, k = data if data is not None else datasets.load(DATASET)
     params = Params(k=k)
     out: dict[str, dict] = {}
@@ -136,7 +138,7 @@ def before_timing(protocols: Sequence[str], folder: Path, device: str, wavefront
         return None
     want = key(device, wavefront, DATASET if data is None else data[0].name or "a dataset")
     prior = read(folder)
-    if passed_before(prior, want, protocols):
+    if prior is not None and passed_before(prior, want, protocols):
         say(f"hip check: passed before ({folder / CHECK_FILE}, {prior.get('created', '?')})")
         return prior
     todo = [p for p in protocols if not passed_before(prior, want, (p,))]  # a build that passed is not run again

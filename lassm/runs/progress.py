@@ -111,7 +111,7 @@ class LineProgress(Progress):
         self._say(task_id, first=True)
         return task_id
 
-    def update(self, task_id: TaskID, **changes: Any) -> None:  # type: ignore[override]
+    def update(self, task_id: TaskID, **changes: Any) -> None:
         super().update(task_id, **changes)
         self._say(task_id)
 
@@ -147,7 +147,8 @@ class Step:
     def __init__(self, progress: Progress, description: str, total: float = 1, unit: str = "points") -> None:
         self._progress = progress
         self._total = total
-        self._task = progress.add_task(description, total=total, **({} if unit == "points" else {"unit": unit}))
+        self._task = (progress.add_task(description, total=total) if unit == "points"
+                      else progress.add_task(description, total=total, unit=unit))
         if not total:  # nothing to do: the task ends as it starts
             progress.update(self._task, completed=0)
 

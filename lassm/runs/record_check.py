@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TypeGuard
 
 from ..errors import LassmError
 from ..readback import json_object
@@ -23,7 +24,7 @@ ABSENT = "no summary.json"
 ENDS_COLUMNS: tuple[str, ...] = ("cid", "side", "walk_len", "final_k", "term", "steps", "insertions")
 
 
-def _number(value, low: float = 0.0) -> bool:
+def _number(value: object, low: float = 0.0) -> TypeGuard[float]:
     """A real number (not a bool), finite and at least ``low``."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= low
 
@@ -52,7 +53,7 @@ def summary_problem(summary: object) -> str | None:
     return None
 
 
-def _table_problem(path: Path, columns: tuple[str, ...], rows: int | None) -> str | None:
+def _table_problem(path: Path, columns: tuple[str, ...], rows: float | None) -> str | None:
     """What is wrong with a Parquet table of the record, or None (also where pyarrow is absent, a
     bare GPU node: its records hold TSV tables, which :func:`lassm.runs.records.normalize_records`
     turns into Parquet where pyarrow is)."""

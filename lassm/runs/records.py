@@ -133,7 +133,7 @@ def output_digest(ext: Extension) -> str:
     return h.hexdigest()
 
 
-def summarize(ext: Extension, dataset: str, matches_cpu: bool | None, command: str,
+def summarize(ext: Extension, dataset: str, matches_cpu: bool | None, command: str | None,
               machine: str | None = None, extra: dict | None = None, digest: str | None = None) -> dict:
     """The summary.json record of one run; ``digest``: its :func:`output_digest`, where the caller has it."""
     info = ext.right.extra
@@ -423,7 +423,7 @@ def run_point(ds: Dataset, dataset: str, params: Params, backend: str, machine: 
                     checks.keep_output(ext)
             if backend == "cpu":
                 diffs += ext.compare(first)  # it is the oracle: its repeats must agree
-            elif check_cpu:
+            elif check_cpu and cpu_ext is not None:  # made above where not given
                 diffs += ext.compare(cpu_ext)
     matches: bool | None = not diffs if backend == "cpu" or check_cpu else None
     extra: dict = {"kernel_seconds": float(statistics.median(times)), "kernel_seconds_runs": times,
@@ -431,7 +431,7 @@ def run_point(ds: Dataset, dataset: str, params: Params, backend: str, machine: 
                    "device_wait_seconds": round(hold.waited_seconds, 3)}
     if diffs:
         extra["cpu_differences"] = sorted(set(diffs))
-    if backend != "cpu" and check_cpu:
+    if backend != "cpu" and check_cpu and cpu_ext is not None:
         extra["cpu_seconds"] = cpu_ext.wall_seconds
     if checks.reference is not None:
         mine = {int(c): ext.extended(i).decode() for i, c in enumerate(ds.cids)}

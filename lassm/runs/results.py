@@ -193,7 +193,7 @@ def scaling_facts(table: pd.DataFrame) -> dict:
     plain single-process command, a sentence comparing it with the sharded run and its write."""
     top = table.iloc[-1]
     phases = {name: float(top[col]) for col, name in SCALING_PHASES.items() if col in table}
-    facts = {"largest": max(phases, key=phases.get)}
+    facts = {"largest": max(phases, key=lambda name: phases[name])}
     if "speedup_vs_single_process" in table:
         facts["single_sentence"] = (
             f"A plain single-process lassm extend of the same input takes {top['single_process_seconds']:.2f} s "

@@ -56,7 +56,7 @@ def shard_breakdown(machine: str, dataset: str = "gen-k21x80") -> pd.DataFrame:
                  for name, key in SHARD_PARTS.items()}
         bounds = doc.get("files_shard_bounds") or [[0, 0]] * n
         for i in range(n):
-            row = {"gpus": int(doc["gpus"]), "shard": i, "contigs": int(bounds[i][1] - bounds[i][0])}
+            row: dict[str, float] = {"gpus": int(doc["gpus"]), "shard": i, "contigs": int(bounds[i][1] - bounds[i][0])}
             row.update({name: float(vals[i]) for name, vals in parts.items()})
             row["other_seconds"] = (row["extend_seconds"] - row["kernel_seconds"]
                                     - (0.0 if math.isnan(row["transfer_seconds"]) else row["transfer_seconds"]))

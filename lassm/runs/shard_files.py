@@ -54,10 +54,8 @@ def plan_ranges(ds: Dataset | ShardFolder, shards: int, weights: np.ndarray | No
     the cuts are those of its files too (:func:`range_bounds`, ``lassm data shard``).
     """
     if weights is None:
-        weights = ds.weights() if isinstance(ds, ShardFolder) else \
+        weights = ds.planning_weights() if isinstance(ds, ShardFolder) else \
             work_estimate(ds) + np.diff(ds.offsets).astype(np.float64)
-    if weights is None:
-        raise LassmError(f"{ds.path}: no planning weights saved (written by an older lassm); plan from its data")
     return [np.arange(a, b, dtype=np.int64) for a, b in range_bounds(np.asarray(weights, dtype=np.float64), shards)]
 
 
@@ -195,7 +193,7 @@ def _part_task(job: PartJob, number: int, bounds: tuple[int, int], data: Dataset
     files: dict[str, list[Path]] = {kind: [] for kind in kinds}
     fields: list[dict] = []
     work: dict[str, int] = {}
-    kernel, extras, timing = [0.0, 0.0], {side: [] for side in SIDES}, {"prep": time.perf_counter() - t0, "wall": 0.0}
+    kernel, timing, extras = [0.0, 0.0], {"prep": time.perf_counter() - t0, "wall": 0.0}, {s: list[dict]() for s in SIDES}
     out_tmp = Path(tempfile.mkstemp(prefix=f".{part_name('out', number)}.", suffix=".tmp", dir=out_dir)[1])
     try:
         with open(out_tmp, "wb") as out_fh, ThreadPoolExecutor(1) as reader:
@@ -213,8 +211,8 @@ def _part_task(job: PartJob, number: int, bounds: tuple[int, int], data: Dataset
                 formats.extended_into(ext, out_fh)  # the pieces' lines end to end: the range's block
                 for side in SIDES if "ends-right" in files else ():
                     first = header and side == SIDES[0] and j == 0
-                    files[f"ends-{side}"].append(_written(ends_dir, f"{number:05d}.{j:04d}.ends-{side}",
-                                                 lambda p, side=side, first=first: formats.ends_tsv_into(ext, p, (side,), first)))
+                    files[f"ends-{side}"].append(_written(str(ends_dir), f"{number:05d}.{j:04d}.ends-{side}",
+                                                 lambda p: formats.ends_tsv_into(ext, p, (side,), first)))
                 if "ends.npz" in files:
                     fields.append(_fields_of(ext))
                 for key, val in work_counts(ext).items():
@@ -224,7 +222,7 @@ def _part_task(job: PartJob, number: int, bounds: tuple[int, int], data: Dataset
                     extras[side].append(getattr(ext, side).extra)
                 del ext, piece  # the next piece is made with this one's memory given back
                 if not ahead_too and j + 1 < len(ranges):
-                    ahead = None  # its future held the piece too
+                    del ahead  # its future held the piece too
                     ahead = reader.submit(piece_of, *ranges[j + 1])
         os.replace(out_tmp, Path(out_dir) / part_name("out", number))  # a shard run again replaces its part
     finally:
@@ -232,6 +230,7 @@ def _part_task(job: PartJob, number: int, bounds: tuple[int, int], data: Dataset
             out_tmp.unlink()
     sizes = {"out": (Path(out_dir) / part_name("out", number)).stat().st_size}
     for kind, paths in files.items():
+        assert ends_dir is not None  # files are listed only with an ends table
         folder = Path(ends_dir)
         if kind == "ends.npz":
             paths = [_written(str(folder), part_name(kind, number), lambda p: _save_fields(_joined(fields), p))]
@@ -264,6 +263,7 @@ def _range_reader(data: Dataset | None, source: tuple[str, int] | None, a: int,
 
     if data is not None:
         return (lambda lo, hi: data.slice(lo - a, hi - a)), memory.input_bytes(data)
+    assert source is not None  # a range comes as its data or as where to read it
     name, k = source
     if stream.is_shard_folder(name):
         doc = stream.manifest(name)
@@ -290,7 +290,7 @@ def _joined(pieces: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     return {key: np.concatenate([p[key] for p in pieces]) for key in pieces[0]}
 
 
-def _save_fields(fields: dict[str, np.ndarray], path: Path) -> None:
+def _save_fields(fields: dict[str, Any], path: Path) -> None:
     """The per-contig figures of both sides (what the ends table holds besides the dataset's own columns)."""
     with open(path, "wb") as fh:
         np.savez(fh, **fields)
@@ -368,11 +368,11 @@ def extend_to_files(ds: Dataset | ShardFolder, params: Params, backend: str, cli
         if ends_dir is not None:
             folders.append(ends_dir)
         t_plan = time.perf_counter()
-        shares = sharing({workers[i % len(workers)] for i in range(len(ranges))})
+        shares = sharing(list({workers[i % len(workers)] for i in range(len(ranges))}))
         job = PartJob(source, params.as_dict(), backend, options, str(out_dir),
                       None if ends_dir is None else str(ends_dir), tsv, sharding.fail_marker)
         for number, (a, b) in enumerate(ranges):
-            data = None if source else ds.slice(a, b)  # views: only the range's bytes are pickled
+            data = None if source else _loaded(ds).slice(a, b)  # views: only the range's bytes are pickled
             futures.append(client.submit(
                 _part_task, job, number, (a, b), data, number == order[0],
                 shares[workers[number % len(workers)]], workers=[workers[number % len(workers)]],
@@ -380,16 +380,16 @@ def extend_to_files(ds: Dataset | ShardFolder, params: Params, backend: str, cli
         parts = sorted(client.gather(futures), key=lambda p: p["number"])
         t_gather = time.perf_counter()
         blocks = {out: [(i, "out", out_dir) for i in order]}  # each file's blocks, in its order
-        if ends_dir is not None and tsv:
+        if ends_dir is not None and ends is not None and tsv:
             blocks[Path(ends)] = [(i, f"ends-{side}", ends_dir) for side in SIDES for i in order]
-        jobs, sizes = [[] for _ in parts], {}
+        jobs, sizes = [list[tuple[Path, Path, int]]() for _ in parts], dict[Path, int]()
         for dest, items in blocks.items():
             for i, kind, folder in items:
                 jobs[i].append((folder / part_name(kind, i), dest, sizes.get(dest, 0)))
                 sizes[dest] = sizes.get(dest, 0) + int(parts[i]["sizes"][kind])
         join(client, jobs, sizes, workers, futures, retries)  # each worker copies its parts into place
         t_out = time.perf_counter()
-        if ends_dir is not None and not tsv:
+        if ends_dir is not None and ends is not None and not tsv:
             formats.write_ends(_fields_extension(_loaded(ds), params, backend,
                                                  [ends_dir / part_name("ends.npz", i) for i in order],
                                                  [ranges[i] for i in order]), ends)
@@ -433,7 +433,7 @@ def _fields_extension(ds: Dataset, params: Params, backend: str, parts: Sequence
             loaded.append({key: npz[key] for key in npz.files})
     sides = {}
     for side in SIDES:
-        cols = {name: np.concatenate([p[f"{side}.{name}"] for p in loaded]) for name in FIELDS}
+        cols: dict[str, Any] = {name: np.concatenate([p[f"{side}.{name}"] for p in loaded]) for name in FIELDS}
         sides[side] = SideResult(max_walk=int(params.max_walk), walks=np.zeros(0, dtype=np.uint8), **cols)
     if sum(b - a for a, b in ranges) != ds.n_contigs:
         raise LassmError("the shards' ends figures do not cover the contigs")
@@ -457,7 +457,7 @@ def _part_stats(ds: Dataset | ShardFolder, plan: Sequence[np.ndarray], parts: Se
     places = sorted({(p["host"], p["gpu"]) for p in parts})
     return {
         "contigs": int(ds.n_contigs), "backend": backend, "shards": len(plan),
-        **(range_balance(ds.weights(), plan) if isinstance(ds, ShardFolder) else plan_balance(ds, plan)),
+        **(range_balance(ds.planning_weights(), plan) if isinstance(ds, ShardFolder) else plan_balance(ds, plan)),
         "kernel_seconds": totals[crit] if totals else 0.0, "kernel_seconds_max_shard": float(max(totals, default=0.0)),
         "kernel_seconds_sum": float(sum(totals)), "shard_kernel_seconds": totals,
         "shard_wall_seconds": [float(p["wall_seconds"]) for p in parts],

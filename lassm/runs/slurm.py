@@ -147,9 +147,9 @@ def _positive(text: str, key: str, value: str) -> int:
 def memory_bytes(value: str) -> int:
     """``16GB``, ``500MiB``, ``4G``, ``2000000000``: bytes (decimal units as Dask reads them)."""
     m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([A-Za-z]*)", value.strip())
-    unit = m[2].lower() if m else None
-    if unit not in _UNITS:
+    if m is None or m[2].lower() not in _UNITS:
         raise ValueError(f"memory {value!r}: expected a size such as 16GB or 500MiB")
+    unit = m[2].lower()
     n = int(float(m[1]) * _UNITS[unit])
     if n < 2**20:
         raise ValueError(f"memory {value!r}: less than 1 MiB")

@@ -25,7 +25,7 @@ import tempfile
 import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from .. import backends, paths
 from ..workloads.local_assembly import datasets
@@ -40,6 +40,9 @@ from .host import check_mine
 from .record_check import ABSENT, problem
 from .records import (AlreadyRecorded, Checks, RunOptions, clear_leftovers, command_line, machine_for_backend,
                       run_id_for)
+
+if TYPE_CHECKING:  # rich is imported when a bar is shown
+    from rich.progress import Progress
 
 #: The notebook that ``lassm run --notebooks`` executes for each point (a checkout's file).
 RUN_NOTEBOOK = paths.REPO / "notebooks" / "run.ipynb"
@@ -69,7 +72,8 @@ class Choice:
         """The (dataset, k, backend, protocol) tuples, a dataset's points together."""
         best = backends.best()
         backend_names = self.backends or ([best, "cpu"] if best != "cpu" else ["cpu"])
-        return [(dname, k, bname, proto) for dname in self.datasets or ["sample-k77"] for k in self.ks or [None]
+        ks: Sequence[int | None] = self.ks or [None]
+        return [(dname, k, bname, proto) for dname in self.datasets or ["sample-k77"] for k in ks
                 for bname in backend_names
                 for proto in (protocols_of(bname) if not self.protocols or bname == "cpu" else self.protocols)]
 
@@ -113,7 +117,7 @@ class Via:
 
 def main_job(machine: str | None = None, points: Choice | Sequence[tuple] | None = None, *,
              options: SweepOptions = SweepOptions(), via: Via = Via(), progress: bool = True,
-             bar: object | None = None) -> list[dict]:
+             bar: Progress | None = None) -> list[dict]:
     """Runs the sweep; returns one status row per point.
 
     Parameters
@@ -236,13 +240,14 @@ def weight(dataset: str, repeats: int, warmup: int) -> float:
 
 
 def _main_job_on_cluster(points: list[tuple], via: Via, machine: str | None, options: SweepOptions, command: str,
-                         progress: bool, bar: object | None = None) -> list[dict]:
+                         progress: bool, bar: Progress | None = None) -> list[dict]:
     """The sweep's points as Dask tasks (``lassm.runs.distributed``): same records, same resumability."""
     from . import distributed
 
     with contextlib.ExitStack() as stack:
         client = via.client
         if client is None:
+            assert via.cluster is not None  # the cluster's way is taken for one or the other
             client = stack.enter_context(distributed.connect(via.cluster, quiet=not progress))
         with _shown(bar, progress) as bar:
             task = bar.add_task("sweep", total=len(points))
@@ -308,7 +313,7 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _shown(bar: object | None, enabled: bool):
+def _shown(bar: Progress | None, enabled: bool) -> contextlib.AbstractContextManager[Progress]:
     """``bar`` as it is (its owner shows and ends it), else a progress display of the sweep's own
     (:func:`lassm.runs.progress.bar`: live on a terminal, plain lines elsewhere, silent unless ``enabled``)."""
     if bar is not None:

@@ -172,7 +172,10 @@ def time_backend(align, pairs: Pairs, scoring: Scoring, *, threads: int | None =
         raise ValueError(f"repeats = {repeats} must be at least 1 and warmup = {warmup} not negative")
     for _ in range(warmup):
         align(pairs, scoring, threads=threads)
-    first, seconds, wall, agree = None, [], [], True
+    first: Alignments | None = None
+    seconds: list[float] = []
+    wall: list[float] = []
+    agree = True
     while not enough(seconds, repeats):  # lassm.runs.repeat_rule: 3 runs where they agree
         t0 = time.perf_counter()
         res = align(pairs, scoring, threads=threads)
@@ -182,6 +185,7 @@ def time_backend(align, pairs: Pairs, scoring: Scoring, *, threads: int | None =
             first = res
         elif first.differences(res):
             agree = False
+    assert first is not None  # at least one timed run
     return Timing(first, seconds, wall, agree)
 
 

@@ -103,7 +103,10 @@ def split_at(source: str | os.PathLike, boundary: str) -> list[str]:
     """
     lines, start, header = lines_and_header(source)
     name_at = header.index("Kernel Name")
-    head, parts, current, seen = [lines[start]], [], [], False
+    head = [lines[start]]
+    parts: list[list[str]] = []
+    current: list[str] = []
+    seen = False
     for line in lines[start + 1:]:
         s = line.strip()
         if not s or s.startswith("=="):

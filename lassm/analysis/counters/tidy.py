@@ -68,6 +68,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from pathlib import Path
 from typing import Any, Iterable
@@ -320,7 +321,7 @@ def aggregate(df):
     return out
 
 
-def sidecar_paths(raw: str | Path) -> tuple[Path, Path]:
+def sidecar_paths(raw: str | os.PathLike) -> tuple[Path, Path]:
     """(version file, meta file) written beside a raw profiler CSV.
 
     Parameters
@@ -373,7 +374,7 @@ def write_sidecars(raw: str | Path, version_text: str, meta: dict, launches: int
 _TEXT_LABELS = ("dataset", "protocol", "device", "tool_version", "vendor", "tool", "kernel_name", "raw_file")
 
 
-def read_meta(raw: str | Path) -> dict:
+def read_meta(raw: str | os.PathLike) -> dict:
     """The labels stored beside the raw CSV ``raw``: its ``.meta.json`` content, or ``{}`` when
     there is no sidecar; refused in one line naming it where it is no JSON object, or a label is
     of another type (a list for a dataset was pandas' traceback when the launches were summed)."""

@@ -75,7 +75,7 @@ def read_raw(source: str | os.PathLike) -> tuple[list[dict[str, str]], dict[str,
     lines = [ln for ln in text.splitlines() if ln.strip()]
     for i, line in enumerate(lines):
         cells = [c.strip() for c in next(csv.reader([line]))]
-        names = [(_COLUMN.match(c).group("name") if _COLUMN.match(c) else c) for c in cells]
+        names = [(m.group("name") if (m := _COLUMN.match(c)) else c) for c in cells]
         kcol = next((c for c in _KERNEL_COLUMNS if c in names), None)
         if kcol and "GpuTime" in names:
             units = {}
@@ -129,9 +129,9 @@ def parse(source: str | os.PathLike | Sequence[str | os.PathLike], *, dataset: s
     labels: dict[str, Any] = {"vendor": "intel", "tool": "unitrace", "tool_version": meta.get("tool_version"),
                               "dataset": meta.get("dataset"), "k": meta.get("k"),
                               "protocol": meta.get("protocol"), "device": meta.get("device")}
-    for key, val in (("dataset", dataset), ("k", k), ("protocol", protocol), ("device", device)):
+    for label, val in (("dataset", dataset), ("k", k), ("protocol", protocol), ("device", device)):
         if val is not None:
-            labels[key] = val
+            labels[label] = val
     instances: dict[tuple[str, int], dict[str, float]] = {}
     order: list[tuple[str, int]] = []
     for src in sources:

@@ -23,6 +23,9 @@ Nothing here is measured by this project. Three sources, each cited where its nu
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TypedDict
+
 import pandas as pd
 
 #: Where each table comes from (shown beside the numbers in the book).
@@ -75,9 +78,20 @@ TRANSACTION_BYTES = 32
 #: Threads in a warp, to turn thread-level counts into warp instructions as xdrop.m does.
 WARP = 32
 
+class _Profile(TypedDict):
+    """One X's nvprof metrics (each a (min, max) pair over two invocations) and its time [s]."""
+
+    inst_integer: tuple[int, int]
+    dram_read_transactions: tuple[int, int]
+    dram_write_transactions: tuple[int, int]
+    inst_executed: tuple[int, int]
+    thread_inst_executed: tuple[int, int]
+    time: float
+
+
 #: new_m/xdrop-<X>.csv: per X, the two invocations' values (min, max) of each nvprof metric, and
 #: xdrop.m's ``time`` (seconds) for that X.
-_ROOF = {
+_ROOF: dict[int, _Profile] = {
     100: {"inst_integer": (2973198816372, 2979831484300), "dram_read_transactions": (1702953, 1723845),
           "dram_write_transactions": (1344888, 1476188), "inst_executed": (189052730990, 189463715681),
           "thread_inst_executed": (6022449611296, 6035556858070), "time": 1.70084},
@@ -96,7 +110,7 @@ _ROOF = {
 }
 
 
-def _times(table: dict[str, tuple[float, ...]], baseline: str, source: str) -> pd.DataFrame:
+def _times(table: Mapping[str, tuple[float, ...]], baseline: str, source: str) -> pd.DataFrame:
     df = pd.DataFrame({"xdrop": X_VALUES, **table})
     base = df[baseline]
     for gpu in ("logan_1gpu", "logan_multi"):

@@ -13,7 +13,7 @@ queue does.
 from __future__ import annotations
 
 import ctypes
-from typing import Sequence
+from typing import Callable, Sequence
 
 from .common import Refused
 
@@ -54,7 +54,13 @@ def missing(device) -> str | None:
 
 
 class _Api:
-    """The extension's entry points for one platform."""
+    """The extension's entry points for one platform (each of :data:`_ENTRIES`, set by name)."""
+
+    clCreateCommandBufferKHR: Callable[..., int | None]
+    clCommandNDRangeKernelKHR: Callable[..., int]
+    clFinalizeCommandBufferKHR: Callable[..., int]
+    clEnqueueCommandBufferKHR: Callable[..., int]
+    clReleaseCommandBufferKHR: Callable[..., int]
 
     def __init__(self, platform) -> None:
         lib = _loader()

@@ -16,11 +16,14 @@ import functools
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence, cast
 
 import numpy as np
 
 from ...errors import BackendUnavailable
+
+if TYPE_CHECKING:  # imported by the opencl backend when it runs
+    import pyopencl
 from ...paths import kernel_source
 
 #: The programming models the suite runs on (one source each per kernel), and ``opencl-ptx``: the
@@ -38,13 +41,19 @@ class Run:
     kernel: str
     backend: str
     variant: str
-    output: np.ndarray | None  # None: a run of a LARGE_OUTPUT kernel that left it on the device
+    output: Any  # an array or the kernel's own record (cmap's); None: a LARGE_OUTPUT kernel's, left on the device
     seconds: float
     host_seconds: float
     launches: int
     device: str = ""
     driver: str = ""
     extra: dict = field(default_factory=dict)
+
+    def read_back(self) -> np.ndarray:
+        """Its output; refused for a run that left it on the device (a large output timed alone)."""
+        if self.output is None:
+            raise ValueError(f"{self.kernel} {self.backend} {self.variant}: the output stayed on the device")
+        return self.output
 
 
 class Refused(BackendUnavailable):
@@ -325,8 +334,8 @@ def opencl_queue(out_of_order: bool = False):
     if key not in _QUEUES:
         props = ocl.cl.command_queue_properties
         try:
-            _QUEUES[key] = ocl.cl.CommandQueue(dev.context, dev.device,
-                                               properties=props.PROFILING_ENABLE | props.OUT_OF_ORDER_EXEC_MODE_ENABLE)
+            both = props.PROFILING_ENABLE | props.OUT_OF_ORDER_EXEC_MODE_ENABLE  # an int: pyopencl's flags OR'ed
+            _QUEUES[key] = ocl.cl.CommandQueue(dev.context, dev.device, properties=cast("pyopencl.command_queue_properties", both))
         except ocl.cl.Error as exc:
             raise Refused(f"{dev.name} refuses an out-of-order queue: {exc}") from None
     return _QUEUES[key]

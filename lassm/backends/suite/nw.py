@@ -289,7 +289,7 @@ def run(backend: str, inp: Inputs, variant: str, *, fetch: bool = True) -> Run:
             queue.finish()
             host = time.perf_counter() - t0
             seconds, launches = opencl_span(events), len(events)
-        if fetch:
+        if out is not None:  # fetch
             cl.enqueue_copy(queue, out, score).wait()
     name, driver = device(backend)
     return Run(NAME, backend, variant, out, seconds, host, launches, name, driver,

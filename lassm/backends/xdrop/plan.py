@@ -143,7 +143,7 @@ def _probe_kmers(seqs: np.ndarray, start: np.ndarray, length: np.ndarray, direct
     held = at[None, :] < width[:, None]
     idx = np.where(held, first[:, None] + at[None, :], 0)
     codes = _CODE[seqs[idx]] if len(seqs) else np.zeros((n, PROBE), np.int64)
-    kmers = sum(codes[:, i:PROBE - PROBE_K + 1 + i] << (2 * (PROBE_K - 1 - i)) for i in range(PROBE_K))
+    kmers = np.asarray(sum(codes[:, i:PROBE - PROBE_K + 1 + i] << (2 * (PROBE_K - 1 - i)) for i in range(PROBE_K)))
     whole = held[:, PROBE_K - 1:]
     present = np.zeros((n, 4 ** PROBE_K), bool)
     rows = np.broadcast_to(np.arange(n)[:, None], kmers.shape)

@@ -84,6 +84,7 @@ def build() -> Path:
         raise BackendUnavailable(f"backend 'seqan' cannot run here: {why}")
     source = kernel_source(SOURCE)
     cxx = compiler()
+    assert cxx is not None  # available() found one
     stamp = repr((FLAGS, str(INCLUDE), compiler_version(cxx))).encode()
     key = hashlib.sha256(source.read_bytes() + stamp).hexdigest()[:16]
     exe = cache_dir() / f"seqan_driver-{key}"

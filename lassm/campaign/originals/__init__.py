@@ -22,7 +22,7 @@ from typing import Callable
 
 from ...runs.account import PART_ACCOUNTS
 from ..outcome import PartOutcome, print_report
-from ..part import Ask, How, LeftOut, Part, Where, Work
+from ..part import Ask, How, LeftOut, Part, Planned, Where, Work, plan_of
 from . import build, sources
 from .sources import SOURCES, SourceUnavailable
 
@@ -293,6 +293,7 @@ def _run_originals(plan: OriginalsPlan, bar, *, machine: str | None, force: bool
             else:
                 from ...workloads.xdrop import datasets as xsets
 
+                assert plan.logan_dataset is not None  # LOGAN wants nothing without its set
                 try:
                     pairs = xsets.load(plan.logan_dataset)
                 except Exception as exc:  # noqa: BLE001  a set that cannot be built here is named
@@ -332,13 +333,13 @@ def report(outcome: OriginalsOutcome) -> None:
     print_report(map(line, outcome.rows), outcome.files)
 
 
-class OriginalsPart(Part):
+class OriginalsPart(Part[OriginalsPlan, OriginalsOutcome]):
     """The original programs beside ours, as the last part of ``lassm run`` (:mod:`lassm.campaign.part`):
     on the inputs the kernels' parts planned."""
 
     key, label, account = "originals", "the original programs", ACCOUNT_FILE
 
-    def needs(self, ask: Ask, planned: dict) -> LeftOut | None:
+    def needs(self, ask: Ask, planned: Planned) -> LeftOut | None:
         if not ask.originals:
             return LeftOut("--no-originals")
         if not planned:
@@ -348,12 +349,17 @@ class OriginalsPart(Part):
             return LeftOut("cannot run here: " + "; ".join(line.split("not run: ", 1)[-1] for line in why), tuple(why))
         return None
 
-    def plan(self, ask: Ask, planned: dict) -> OriginalsPlan:
+    def plan(self, ask: Ask, planned: Planned) -> OriginalsPlan:
         """ht_loc on the local-assembly datasets (those it has, unless named), LOGAN on LOGAN's set
         (else the largest X-drop set, unless named), HeCBench on the suite's kernels."""
         from . import ht_loc, logan
 
-        la, xd, su = planned.get("local-assembly"), planned.get("xdrop"), planned.get("suite")
+        from ..plan import Plan
+        from ..suite import SuitePlan
+        from ..xdrop_plan import XdropPlan
+
+        la, xd = plan_of(planned, "local-assembly", Plan), plan_of(planned, "xdrop", XdropPlan)
+        su = plan_of(planned, "suite", SuitePlan)
         chosen = la.datasets if la is not None and ask.datasets_of(xdrop=False) else tuple(
             d for d in (la.datasets if la is not None else ()) if d in ht_loc.DATASETS)
         target = None
@@ -386,7 +392,7 @@ class OriginalsPart(Part):
     def run(self, plan: OriginalsPlan, how: How) -> OriginalsOutcome:
         return run_originals(plan, machine=how.machine, force=how.force, say=how.say, progress=how.progress)
 
-    def report(self, outcome: OriginalsOutcome, say) -> None:
+    def report(self, outcome: OriginalsOutcome, say: Callable[[str], None]) -> None:
         report(outcome)
         for line in outcome.lacks:
             say(f"  {line}")

@@ -240,6 +240,7 @@ def read(folder: str | os.PathLike) -> DataSet:
             probes = got
         elif got != probes:
             raise ValueError(f"{name}: its probes are not those of {files[0]}")
+    assert probes is not None  # files is not empty
     where = {p: i for i, p in enumerate(probes)}
     missing = [n for n in names if n not in where]
     if missing or len(set(names)) != len(names):

@@ -116,6 +116,12 @@ class Program:
     pick: str = "one"  # "one": the only time; "second": the second of three; "sum": the sum of all;
     #                    "whole": its whole processing time (it times no kernel)
     ncu: NcuPlan | None = None
+
+    def profiled(self) -> NcuPlan:
+        """Its :class:`NcuPlan`; refused where it has none (it is never run under Nsight Compute)."""
+        if self.ncu is None:
+            raise ValueError(f"{self.folder} has no Nsight Compute plan")
+        return self.ncu
     also: tuple[str, ...] = ()
     data: bool = False
 
@@ -195,9 +201,7 @@ def ncu_command(prog: Program, ncu: str = "ncu", raw: Path | None = None, progra
     """The Nsight Compute command of ``prog``'s :class:`NcuPlan` (the log file, the binary and, for a
     program that reads a data set, its folder, where given); ``gated``: its skipped launches are
     passed over by :data:`GATE_LIBRARY` (:func:`gate_env`), not by ncu."""
-    plan = prog.ncu
-    if plan is None:
-        raise ValueError(f"{prog.folder} has no Nsight Compute plan")
+    plan = prog.profiled()
     skip = ["--profile-from-start", "off"] if gated and plan.skip else ["--launch-skip", str(plan.skip)]
     cmd = [ncu, "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none", "--metrics",
            "gpu__time_duration.sum", *skip, "--launch-count", str(plan.groups * plan.per_group),
@@ -209,7 +213,7 @@ def ncu_command(prog: Program, ncu: str = "ncu", raw: Path | None = None, progra
 
 def gate_env(prog: Program, gate: Path) -> dict[str, str]:
     """The variables of a gated profiled run: the gate preloaded, starting the range at the plan's skip."""
-    return {"LD_PRELOAD": str(gate), "LASSM_PROFILE_AFTER": str(prog.ncu.skip)}
+    return {"LD_PRELOAD": str(gate), "LASSM_PROFILE_AFTER": str(prog.profiled().skip)}
 
 
 def ncu_columns(raw: Path, prog: Program, gated: bool = False) -> dict:
@@ -221,9 +225,9 @@ def ncu_columns(raw: Path, prog: Program, gated: bool = False) -> dict:
     table, units = ncu_csv.read_raw(raw)
     unit = units.get("gpu__time_duration.sum", "ns")
     durations = [convert(parse_number(v), unit, "second") for v in table["gpu__time_duration.sum"]]
-    seconds, kernels = prog.ncu.seconds(durations, [str(n) for n in table["Kernel Name"]])
+    seconds, kernels = prog.profiled().seconds(durations, [str(n) for n in table["Kernel Name"]])
     shown = ncu_command(prog, gated=gated)
-    if gated and prog.ncu.skip:
+    if gated and prog.profiled().skip:
         shown = [f"{k}={Path(v).name if k == 'LD_PRELOAD' else v}" for k, v in gate_env(prog, Path(GATE_LIBRARY)).items()] + shown
     return {"ncu_seconds": seconds, "ncu_kernels": kernels, "ncu_command": " ".join(shown)}
 
@@ -239,7 +243,7 @@ def ncu_time(program: Path, prog: Program, raw: Path, ncu: str, args: Sequence[s
     gated = gate is not None and prog.ncu.skip > 0
     try:
         _timed_run(ncu_command(prog, ncu, raw, program, args, gated=gated), NCU_TIMEOUT,
-                   env=gate_env(prog, gate) if gated else None)
+                   env=gate_env(prog, gate) if gated and gate is not None else None)
     except LassmError:
         # ``--kill yes`` ends the program once its launches are counted (its CPU check, minutes for
         # epistasis-cuda, is not what is measured here); an exit code that says so is no failure
@@ -286,8 +290,8 @@ class _Started:
         self.proc = subprocess.Popen([str(program), *args], stdout=subprocess.PIPE, stderr=self.err, text=True,
                                      env={**installed_env(), "LD_PRELOAD": str(shim), "LASSM_CAPTURE": str(folder)},
                                      start_new_session=True)  # its children end with it
-        self.head = []
-        for line in self.proc.stdout:  # its timed launches end before this line is printed
+        self.head: list[str] = []
+        for line in self.proc.stdout or ():  # its timed launches end before this line is printed
             self.head.append(line)
             if _TIME.search(line):
                 break
@@ -353,7 +357,8 @@ def run_all(built: Built, kernels: Sequence[str], table: Path, how: Measuring, *
     used (each program runs once, beside our CUDA kernel's output)."""
     import contextlib
 
-    status, failed = [], []
+    status: list[dict] = []
+    failed: list[str] = []
     with contextlib.ExitStack() as stack:
         started = started if started is not None else start_behind(built, kernels, stack)
         for kernel in [k for k in kernels if k not in started]:
@@ -361,8 +366,8 @@ def run_all(built: Built, kernels: Sequence[str], table: Path, how: Measuring, *
                 _one(built, kernel, Path(tmp), None, table, how, status, failed)
             how.tick()
         for kernel in [k for k in kernels if k in started]:
-            tmp, output = started[kernel]
-            _one(built, kernel, tmp, output, table, how, status, failed)
+            folder, output = started[kernel]
+            _one(built, kernel, folder, output, table, how, status, failed)
             how.tick()
     return status, failed
 
@@ -417,7 +422,8 @@ def _one(built: Built, kernel: str, tmp: Path, output: Callable[[], str] | None,
     status.append({"part": "hecbench", "dataset": kernel, "program": prog.folder,
                    "whole_seconds": seconds if whole else None, "kernel_seconds": None if whole else seconds,
                    "status": "MISMATCH" if differ else "ok"})
-    said = {True: "equal to ours", False: "DIFFERS from ours"}.get(row.get("outputs_equal"), row["outputs_compared"])
+    equal = row.get("outputs_equal")
+    said = "equal to ours" if equal is True else "DIFFERS from ours" if equal is False else row["outputs_compared"]
     clock = f", {timed['ncu_seconds'] * 1e3:.3f} ms by Nsight Compute" if timed else ""
     per = "in all (its whole processing)" if whole else "per iteration"
     say(f"HeCBench {prog.folder}: {seconds * 1e3:.3f} ms {per} by its own clock{clock}, its own check: "

@@ -117,7 +117,7 @@ def _epistasis(h2d, d2h, args, variant: str) -> Compared:
             raise ValueError(f"epistasis: the {name} drawn again are not the program's (glibc rand differs?)")
     upper = np.triu(np.ones((snps, snps), dtype=bool), 1)
     theirs = np.where(upper, _shaped(d2h[-1], np.float32, (snps, snps), "epistasis scores"), 0.0)
-    ours = epistasis.run("cuda", inp, variant).output
+    ours = epistasis.run("cuda", inp, variant).read_back()
     ref = epistasis.reference(inp)
     both = epistasis.check(theirs, ref)[0] and epistasis.check(ours, ref)[0]
     diff = np.abs(theirs.astype(np.float64) - ours) / np.maximum(ref[1], 1.0)
@@ -146,7 +146,7 @@ def _minkowski(h2d, d2h, args, variant: str) -> Compared:
     inp = minkowski.Inputs(_shaped(h2d[0], np.float32, (m, n), "minkowski a").copy(),
                            _shaped(h2d[1], np.float32, (n, k), "minkowski b").copy())
     theirs = np.stack([_shaped(c, np.float32, (m, k), "minkowski c") for c in d2h])
-    ours = minkowski.run("cuda", inp, variant).output
+    ours = minkowski.run("cuda", inp, variant).read_back()
     ref = minkowski.reference(inp)
     both = minkowski.check(theirs, ref)[0] and minkowski.check(ours, ref)[0]
     diff = np.abs(theirs.astype(np.float64) - ours) / np.maximum(np.abs(ref), np.finfo(np.float32).tiny)

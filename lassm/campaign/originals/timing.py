@@ -15,7 +15,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from ...errors import LassmError
 
@@ -89,7 +89,7 @@ def run(cmd: Sequence[str], timeout: float = RUN_TIMEOUT, env: dict[str, str] | 
     return seconds, res.stdout
 
 
-def interleaved(cmds: dict[str, Sequence[str]], repeats: int, warm: bool = True) -> dict[str, list[tuple[float, str]]]:
+def interleaved(cmds: Mapping[str, Sequence[str]], repeats: int, warm: bool = True) -> dict[str, list[tuple[float, str]]]:
     """``repeats`` timed runs of each command, after one untimed run of each where ``warm``, taken
     in turns, each round in the reverse order of the round before (A B, B A, A B, ...): whatever
     drifts on the node meanwhile (clocks, caches, another tenant) falls on every program alike,

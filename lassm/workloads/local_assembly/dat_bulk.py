@@ -69,7 +69,7 @@ def _lengths(items: Sequence[bytes]) -> np.ndarray:
     return np.fromiter(map(len, items), dtype=np.int64, count=len(items))
 
 
-def _is_float(token: bytes) -> bool:
+def _is_float(token: bytes | bytearray) -> bool:
     try:
         float(token)
     except ValueError:
@@ -145,7 +145,7 @@ def _fields(buf: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None
     found = _in_threads([partial(_blank_part, buf, a, b) for a, b in zip(cuts[:-1], cuts[1:])])
     if any(part is None for part in found):
         return None
-    bounds = np.concatenate([[-1]] + [pos for part in found for pos in part] + [[n]])
+    bounds = np.concatenate([np.array([-1]), *(pos for part in found if part is not None for pos in part), np.array([n])])
     kind = buf[bounds[1:-1]]
     if not _BLANK[kind].all():
         return None
@@ -235,7 +235,7 @@ def _digit_fields(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> tupl
     digits = _table(buf, starts, width)
     digits -= 48
     digits[~inside] = 0
-    isdigit = (digits <= 9).all(axis=1)
+    isdigit = np.asarray((digits <= 9).all(axis=1))
     values = np.zeros(len(starts), dtype=np.int64)
     for j in range(min(width, _MAX_DIGITS)):
         values = np.where(inside[:, j], values * 10 + digits[:, j], values)
@@ -273,7 +273,7 @@ def _records(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray, newlines: np
     try:
         depths = np.fromiter(map(float, depth_tokens), dtype=np.float64, count=len(depth_tokens))
     except ValueError:  # a line with a non-numeric 3rd field does not look like a header
-        keep = np.fromiter(map(_is_float, depth_tokens), dtype=bool, count=len(depth_tokens))
+        keep = np.fromiter(map(_is_float, depth_tokens), dtype=np.bool_, count=len(depth_tokens))
         head = head[keep]
         looks[looks] = keep
         depths = np.fromiter(map(float, _pick(depth_tokens, np.flatnonzero(keep))), dtype=np.float64,

@@ -52,9 +52,10 @@ def load(name: str, k: int | None = None) -> tuple[Dataset, int]:
             raise LassmError(f"unknown real-genome dataset {name!r}: no {path} (build it with lassm data real)")
         return replace(formats.read_dataset(str(path), k=int(m["k"])), name=name), k or int(m["k"])
     ds = formats.read_dataset(name, k=k)
-    if (k or ds.k) is None:
+    start = k or ds.k
+    if start is None:
         raise LassmError(f"{name}: the start k is not recorded in the file; pass --k")
-    return ds, k or ds.k
+    return ds, start
 
 
 #: Bumped when a cached generated dataset's form changes (part of its key).

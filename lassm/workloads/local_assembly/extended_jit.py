@@ -81,4 +81,4 @@ def extended_blocks(ext, block: int) -> Iterator[memoryview]:
         bound = (b - a) * (_ID_BYTES + 2) + int(offsets[b] - offsets[a]) + int(llen[a:b].sum()) + int(rlen[a:b].sum())
         out = np.empty(bound, dtype=np.uint8)
         pos = _lines(cids, seqs, offsets, left.walks, lstart, llen, right.walks, rstart, rlen, _COMPLEMENT, a, b, out)
-        yield memoryview(out)[:pos]
+        yield out.data[:pos]

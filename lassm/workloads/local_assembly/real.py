@@ -159,11 +159,11 @@ def build(genomes: list[Path] | str, k_list: Iterable[int] = DEFAULT_KS, seed: i
     sigma = cov_sigma if cov_sigma is not None else (preset.cov_sigma if preset else 0.5)
     pair_span = ins_mean + 3 * ins_sd
     extra = list(megahit_options if megahit_options is not None else (preset.megahit_options if preset else ()))
-    base = list(MEGAHIT_OPTIONS)
+    options = list(MEGAHIT_OPTIONS)
     if "--min-count" in extra:  # the preset's own threshold replaces the fixed one
-        i = base.index("--min-count")
-        del base[i : i + 2]
-    mh_options = base + extra
+        i = options.index("--min-count")
+        del options[i : i + 2]
+    mh_options = options + extra
     qshift = int(quality_shift if quality_shift is not None else (preset.quality_shift if preset else 0))
     shift_args = ["-qs", str(qshift), "-qs2", str(qshift)] if qshift else []
     windows = {g.name: g.length for g in preset.genomes} if preset else {}

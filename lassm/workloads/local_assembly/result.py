@@ -122,17 +122,18 @@ class SideResult:
             for name in FIELDS:
                 getattr(out, name)[index] = getattr(part, name)
             out.kernel_seconds += part.kernel_seconds
-        out.offsets = _offsets(out.walk_len.astype(np.int64))
-        out.walks = np.empty(int(out.offsets[-1]), dtype=np.uint8)
+        offsets = out.offsets = _offsets(out.walk_len.astype(np.int64))
+        out.walks = np.empty(int(offsets[-1]), dtype=np.uint8)
         for index, part in parts:
             if not len(index):
                 continue
             a, b = int(index[0]), int(index[-1]) + 1
             if b - a == len(index) and np.array_equal(index, np.arange(a, b)):
-                out.walks[out.offsets[a] : out.offsets[b]] = part.walks
+                out.walks[offsets[a] : offsets[b]] = part.walks
                 continue
             lens = part.walk_len.astype(np.int64)
-            dest = np.repeat(out.offsets[index] - part.offsets[:-1], lens) + np.arange(len(part.walks), dtype=np.int64)
+            assert part.offsets is not None  # compact: ragged
+            dest = np.repeat(offsets[index] - part.offsets[:-1], lens) + np.arange(len(part.walks), dtype=np.int64)
             out.walks[dest] = part.walks
         return out
 
@@ -158,7 +159,7 @@ class SideResult:
         for name in FIELDS:
             a, b = getattr(self, name), getattr(other, name)
             if a.shape != b.shape or not np.array_equal(a, b):
-                bad = np.flatnonzero(a != b) if a.shape == b.shape else []
+                bad = np.flatnonzero(a != b) if a.shape == b.shape else np.zeros(0, dtype=np.int64)
                 diffs.append(f"{name} ({len(bad)} contigs, first at {bad[:5].tolist()})")
         if not diffs:
             (w1, lens), (w2, _) = self.bases(), other.bases()

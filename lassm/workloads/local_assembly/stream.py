@@ -207,8 +207,9 @@ def least_bytes(src: Source, parquet: bool, rows: int) -> float:
     dataset that is no replica of one in memory (bounded there)."""
     from .stream_sizes import least_bytes as least
 
-    whole = isinstance(src, Replicas) and not isinstance(src.base, Replicas)
-    return least(src.base, src.times, parquet, rows) if whole else 0.0
+    if isinstance(src, Replicas) and not isinstance(src.base, Replicas):
+        return least(src.base, src.times, parquet, rows)
+    return 0.0
 
 
 def write(name: str, dest: str | os.PathLike, k: int | None = None, rows: int = ROW_GROUP) -> dict:
@@ -457,6 +458,13 @@ class ShardFolder:
             raise LassmError(f"{path}: unreadable planning weights ({exc})") from None
         if weights.shape != (self.n_contigs,):
             raise LassmError(f"{path}: {weights.shape} weights for {self.n_contigs:,} contigs")
+        return weights
+
+    def planning_weights(self) -> np.ndarray:
+        """:meth:`weights`, refused in one line where the folder saved none (an older lassm wrote it)."""
+        weights = self.weights()
+        if weights is None:
+            raise LassmError(f"{self.path}: no planning weights saved (written by an older lassm); plan from its data")
         return weights
 
     def load(self) -> Dataset:

@@ -160,10 +160,9 @@ def _scan_tsv(data: bytes | mmap.mmap, name: str) -> Pairs | None:
     if np.any(tabs[:, 0] < starts) or np.any(tabs[:, 3] >= ends):
         return None
     fields = ((tabs[:, 0] + 1, tabs[:, 1]), (tabs[:, 2] + 1, tabs[:, 3]), (tabs[:, 3] + 1, ends))
-    nums = [_digits(a, lo, hi) for lo, hi in fields]
-    if any(x is None for x in nums) or digits != sum(int((hi - lo).sum()) for lo, hi in fields):
+    ph, pv, k = (_digits(a, lo, hi) for lo, hi in fields)
+    if ph is None or pv is None or k is None or digits != sum(int((hi - lo).sum()) for lo, hi in fields):
         return None  # a number that is not 1 to 18 digits, or a digit inside a read
-    ph, pv, k = nums
     if np.any(ph + k > tabs[:, 0] - starts) or np.any(pv + k > tabs[:, 2] - tabs[:, 1] - 1):
         return None
     seqs_h, off_h = _segments(a, starts, tabs[:, 0])
@@ -242,11 +241,10 @@ def read_pairs_parquet(path: str | os.PathLike) -> Pairs:
         _check_read(path, row, "row", name, seqs[off[row - 1]:off[row]].tobytes())
     # Copies, so that every array is writable: a read-only one is another type to numba, which
     # would build (or load) the CPU kernel once more for it.
-    nums = {c: arrowio.numbers(table.column(c), np.int64) for c in ("pos_h", "pos_v", "seed_len")}
-    ph, pv, k = nums["pos_h"], nums["pos_v"], nums["seed_len"]
-    bad = np.flatnonzero((ph < 0) | (pv < 0) | (k < 0) | (ph + k > np.diff(off_h)) | (pv + k > np.diff(off_v)))
-    if len(bad):
-        i = int(bad[0])
+    ph, pv, k = (arrowio.numbers(table.column(c), np.int64) for c in ("pos_h", "pos_v", "seed_len"))
+    outside = np.flatnonzero((ph < 0) | (pv < 0) | (k < 0) | (ph + k > np.diff(off_h)) | (pv + k > np.diff(off_v)))
+    if len(outside):
+        i = int(outside[0])
         _check_seed(path, i + 1, "row", seqs_h[off_h[i]:off_h[i + 1]].tobytes(), int(ph[i]),
                     seqs_v[off_v[i]:off_v[i + 1]].tobytes(), int(pv[i]), int(k[i]))
     try:

@@ -119,7 +119,8 @@ def read_genome(path: Path) -> list[tuple[str, bytes]]:
     """``(header, sequence)`` of every record of a FASTA file (plain, ``.gz``, ``.xz``, ``.bz2``),
     upper case, every byte but A, C, G, T turned to N (the bases a pair may hold)."""
     records: list[tuple[str, bytes]] = []
-    name, parts = None, []
+    name: str | None = None
+    parts: list[str] = []
     try:
         with open_text(path) as fh:
             for line in fh:

@@ -84,11 +84,11 @@ def run_tool(cmd: list[str], log: Path, stdout: Path | None = None) -> None:
     with open(log, "ab") as err:
         err.write((" ".join(cmd) + "\n").encode())
         err.flush()
-        out = open(stdout, "wb") if stdout else subprocess.DEVNULL
+        out = open(stdout, "wb") if stdout else None
         try:
-            proc = subprocess.run(cmd, stdout=out, stderr=err)
+            proc = subprocess.run(cmd, stdout=out if out is not None else subprocess.DEVNULL, stderr=err)
         finally:
-            if stdout:
+            if out is not None:
                 out.close()
     fault = write_fault(log.parent)
     if fault is not None and write_refused(fault):

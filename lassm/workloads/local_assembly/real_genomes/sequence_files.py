@@ -27,7 +27,8 @@ def read_fasta(path: Path) -> Iterator[tuple[str, bytes]]:
     A file that is no FASTA text (a binary file, a truncated or mislabelled archive) is refused
     in one line naming it, as ``lassm xdrop real`` refuses it, not by the decoder's traceback.
     """
-    name, parts = None, []
+    name: str | None = None
+    parts: list[str] = []
     try:
         with open_text(path) as fh:
             for line in fh:

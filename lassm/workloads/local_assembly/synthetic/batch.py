@@ -128,7 +128,7 @@ def simulate_batch(rng: np.random.Generator, ref_bases: int, prof: Profile, k: i
     koff = np.zeros(len(kept) + 1, dtype=np.int64)
     np.cumsum(klen, out=koff[1:])
     _, src = ranges(rb.offsets[kept], klen)
-    bases = ReadBases(rb.seqs[src], rb.quals[src], koff)
+    kept_bases = ReadBases(rb.seqs[src], rb.quals[src], koff)
     steps.advance()
     return Batch(ASCII[seq], off, utg.depth, has, sel_c, sel_s, sel_r, reads.frag[kept],
-                  reads.first[kept], int(reads.frag.max(initial=-1)) + 1, bases)
+                  reads.first[kept], int(reads.frag.max(initial=-1)) + 1, kept_bases)

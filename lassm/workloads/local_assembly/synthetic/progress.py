@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Callable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Callable, Iterator, TypeVar
+
+if TYPE_CHECKING:  # rich may be absent: then there is no bar
+    from rich.progress import Progress, TaskID
 
 T = TypeVar("T")
 
@@ -13,8 +16,8 @@ class Steps:
     not wanted)."""
 
     def __init__(self, enabled: bool, total: int, label: str) -> None:
-        self._bar = None
-        self._task = None
+        self._bar: Progress | None = None
+        self._task: TaskID | None = None
         if not enabled:
             return
         try:
@@ -38,11 +41,11 @@ class Steps:
             yield self
 
     def stage(self, text: str) -> None:
-        if self._bar is not None:
+        if self._bar is not None and self._task is not None:
             self._bar.update(self._task, stage=text)
 
     def advance(self, steps: int = 1) -> None:
-        if self._bar is not None:
+        if self._bar is not None and self._task is not None:
             self._bar.advance(self._task, steps)
 
     def step(self, text: str, work: Callable[..., T], *args) -> T:
@@ -54,5 +57,5 @@ class Steps:
         return out
 
     def add_total(self, steps: int) -> None:
-        if self._bar is not None:
-            self._bar.update(self._task, total=self._bar.tasks[0].total + steps)
+        if self._bar is not None and self._task is not None:
+            self._bar.update(self._task, total=(self._bar.tasks[0].total or 0) + steps)
