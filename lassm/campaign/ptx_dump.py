@@ -77,8 +77,8 @@ def _use_cupys_nvrtc() -> str:
 
 def cuda_ptx(build: str, arch: str) -> tuple[str, dict]:
     """NVRTC's PTX of one CUDA build, and what made it."""
-    library = nvrtc.find_library()
-    library = str(library) if library else _use_cupys_nvrtc()
+    found = nvrtc.find_library()
+    library = str(found) if found else _use_cupys_nvrtc()
     path = paths.kernel_source(nvrtc.kernel_file(build))
     try:
         text, log = nvrtc.compile_build(build, arch)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import LassmError
@@ -156,7 +157,7 @@ def _run_local(args: argparse.Namespace) -> int:
     return 1 if outcome.failed else 0
 
 
-def _check_run(args: argparse.Namespace, backends: list[str], local: Plan | None) -> None:
+def _check_run(args: argparse.Namespace, backends: Sequence[str], local: Plan | None) -> None:
     """What the run checks before it measures anything, and its dry run alike
     (:func:`lassm.runs.preflight.check_run`): the results folders it will write
     (:func:`lassm.runs.folders.machine_folders`; ``local``, the local-assembly plan, names the

@@ -45,7 +45,7 @@ def _check_makeable(folder: Path, named: str = "") -> None:
     base = _writable_ancestor(folder)
     if not base.is_dir():
         raise LassmError(f"{base}: not a folder, on the way to {folder}{named}")
-    fault = None if os.access(base, os.W_OK | os.X_OK) else PermissionError()
+    fault: OSError | None = None if os.access(base, os.W_OK | os.X_OK) else PermissionError()
     fault = fault or write_fault(base)
     if fault is not None and write_refused(fault):
         raise LassmError(f"{base}: {fault_reason(fault)}, so {folder}{named} cannot be recorded; nothing was measured")

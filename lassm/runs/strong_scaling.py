@@ -128,7 +128,7 @@ def _measure(name: str, n_gpu: int, gpu_counts: list[int], repeat: int, protocol
         workers = D.workers_of(client)
         t0 = time.perf_counter()
         for w in D.warm(client, params, "cuda", source=(name, k), protocol=protocol):
-            _say("warm", w)
+            _say(f"warm {w}")
         _say(f"warmed {len(workers)} workers in {time.perf_counter() - t0:.1f} s")
         ref = None
         for g in gpu_counts:
@@ -136,7 +136,7 @@ def _measure(name: str, n_gpu: int, gpu_counts: list[int], repeat: int, protocol
             # Untimed pass: each worker cuts its shard once (cached) and the output is checked.
             ext = D.extend_sharded(ds, params, "cuda", client, D.Sharding(plan, workers=workers[:g], source=(name, k)), protocol=protocol)
             walls, kernels, crit, writes = [], [], [], []
-            phases = {key: [] for key in ("plan_seconds", "compute_wall_seconds", "merge_seconds")}
+            phases: dict[str, list[float]] = {key: [] for key in ("plan_seconds", "compute_wall_seconds", "merge_seconds")}
             for _ in range(repeat):
                 ext = D.extend_sharded(ds, params, "cuda", client, D.Sharding(plan, workers=workers[:g], source=(name, k)),
                                        protocol=protocol)
