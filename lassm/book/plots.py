@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Sequence
 
 import pandas as pd
 
+from ..analysis.columns import require_columns
+
 if TYPE_CHECKING:  # imported where a chart is drawn
     import altair
-
-from ..analysis.columns import require_columns
 
 #: Plot width and height, in pixels: with its axes and a legend below, a chart fits the book's
 #: text column (about 690 px at a 1280 px window); the book's style sheet scales it down below that.
@@ -429,8 +429,7 @@ def cascade(df: pd.DataFrame, eff: str, by: str = "problem") -> pd.DataFrame:
     Parameters
     ----------
     df : pandas.DataFrame
-        ``platform``, ``by`` and ``eff`` (fractions in [0, 1]); left unchanged. Where a ``size``
-        column is present, each group must hold one size: a cascade pools like problems only.
+        ``platform``, ``by``, ``eff`` (in [0, 1]), unchanged; a ``size`` column must hold one size per group.
     eff : str
         Efficiency column (``arch eff``, ``alg eff`` or ``app eff``): one kind per cascade.
     by : str, default "problem"
@@ -442,7 +441,6 @@ def cascade(df: pd.DataFrame, eff: str, by: str = "problem") -> pd.DataFrame:
         ``by``, ``rank`` (1 = best), ``platform``, ``eff``, ``pp`` (PP of platforms 1..rank).
     """
     from ..analysis.portability import pp, require_one_size
-
     require_columns(df, ["platform", by, eff])
     require_one_size(df, by)
     rows = []
