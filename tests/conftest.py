@@ -36,10 +36,14 @@ def no_gpu_reason() -> str | None:
 
 
 def pytest_configure(config):
-    """Keeps a copy of stderr for :func:`tests.helpers.hang_guard` (pytest captures the tests')."""
+    """Keeps a copy of stderr for :func:`tests.helpers.hang_guard` (pytest captures the tests'),
+    and names the ``xdist_group`` mark."""
     from . import helpers
 
     helpers.keep_stderr()
+    # Registered here, not only by pytest-xdist: a module that marks its tests still runs under
+    # ``-p no:xdist`` (--strict-markers would refuse the unknown mark).
+    config.addinivalue_line("markers", "xdist_group(name): the tests of one group run on one worker")
 
 
 def pytest_collection_modifyitems(config, items):
