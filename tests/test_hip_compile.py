@@ -34,9 +34,9 @@ needs_hipcc = pytest.mark.skipif(
 def hipcc_kept():
     """Each hipcc compile of this module runs once per compiler and sources, not once a run: a
     compile that succeeded is kept in ``LASSM_CACHE/tests/hipcc`` under the SHA-256 of hipcc's
-    version lines, the command (the output's name, not its temporary folder) and every file of the
-    kernel folder (the source and the headers it may include), with the output's own digest,
-    checked before the kept output is used. A compile that fails is never kept: each test gets
+    version lines, the command (the output's and the source's names, not their folders: a fresh
+    clone finds what an earlier one kept) and every file of the kernel folder (the source and the
+    headers it may include), with the output's own digest, checked before the kept output is used. A compile that fails is never kept: each test gets
     hipcc's own error. Why: hipcc is deterministic and nothing of its output changes unless one of
     those does, and its compiles were a fifth of the suite's CPU time. (Set up per test, not per
     module: a module fixture would send the whole module to one worker, tests/conftest.py.)"""
@@ -85,11 +85,14 @@ def _kept(run, version: str, folder: Path):
 
 
 def _compile_key(version: str, cmd: list[str], out: Path) -> str:
-    """What decides a compile's output: the compiler, the command, the kernel folder's files."""
+    """What decides a compile's output: the compiler, the command, the kernel folder's files. The
+    output and the source count by name, not by path: the folder's digest holds the sources'
+    bytes, and a fresh clone (another path) finds the compiles an earlier clone kept."""
+    source = Path(next(word for word in cmd if word.endswith(".cu")))
+    named = {str(out): out.name, str(source): source.name}
     digest = hashlib.sha256(version.encode() + b"\0")
     for word in cmd:
-        digest.update((out.name if word == str(out) else word).encode() + b"\0")
-    source = Path(next(word for word in cmd if word.endswith(".cu")))
+        digest.update(named.get(word, word).encode() + b"\0")
     digest.update(folder_digest(source.parent).encode())
     return digest.hexdigest()[:32]
 
