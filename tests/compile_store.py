@@ -57,8 +57,12 @@ def kept(where: Path, name: str, suffix: str, make: Callable[[], tuple[bytes, di
     """``make()``'s ``(output, facts)`` for ``name``, made once: kept in ``where`` as the output and
     a JSON of the facts (a log, seconds) with the output's SHA-256, written whole under a lock so
     that a second worker asking meanwhile waits and reads them. An exception of ``make`` passes
-    through and nothing is kept."""
-    where.mkdir(parents=True, exist_ok=True)
+    through and nothing is kept. Where the store cannot be written, every call compiles, as
+    without a store."""
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return make()
     entry, made = where / f"{name}.json", where / f"{name}{suffix}"
     with locked(entry):
         found = _read(entry, made)

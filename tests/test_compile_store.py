@@ -38,6 +38,11 @@ def test_a_failed_compile_keeps_nothing(tmp_path) -> None:
     assert compile_store.kept(tmp_path, "k", ".o", lambda: (b"ok", {}))[0] == b"ok"
 
 
+def test_a_store_that_cannot_be_written_compiles_every_time(tmp_path) -> None:
+    (tmp_path / "file").write_text("")  # a file where the store's folder would be
+    assert compile_store.kept(tmp_path / "file" / "store", "k", ".o", lambda: (b"made", {})) == (b"made", {})
+
+
 def test_the_key_is_of_the_words_and_their_order() -> None:
     assert compile_store.key(["a", "b"]) == compile_store.key(["a", "b"])
     assert compile_store.key(["a", "b"]) != compile_store.key(["b", "a"]) != compile_store.key(["ab"])
