@@ -100,9 +100,12 @@ venv: $(STAMP)
 extras:
 	@echo "$(EXTRAS)"
 
-# pytest's exit code 5 (no test collected) is a failure like any other.
+# pytest's exit code 5 (no test collected) is a failure like any other. Python keeps its bytecode
+# for the suite even where PYTHONDONTWRITEBYTECODE is set: the suite starts many Python processes
+# (command-line runs, notebook kernels, Dask and Slurm workers), and in a fresh clone each would
+# compile lassm's modules again (__pycache__ is ignored by git).
 test: deps slurm $(STAMP) hip-cpu
-	status=0; $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) $(PYTEST_ARGS) || status=$$?; \
+	status=0; env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) $(PYTEST_ARGS) || status=$$?; \
 	if [ $$status -eq 5 ]; then echo "make test: pytest collected no test (exit code 5)" >&2; fi; \
 	exit $$status
 

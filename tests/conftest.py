@@ -9,7 +9,6 @@ they import nothing GPU-specific there; this hook is the safety net.)
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import shutil
@@ -36,10 +35,14 @@ def no_gpu_reason() -> str | None:
 
 
 def pytest_configure(config):
-    """Keeps a copy of stderr for :func:`tests.helpers.hang_guard` (pytest captures the tests')."""
+    """Keeps a copy of stderr for :func:`tests.helpers.hang_guard` (pytest captures the tests'),
+    and names the ``xdist_group`` mark."""
     from . import helpers
 
     helpers.keep_stderr()
+    # Registered here, not only by pytest-xdist: a module that marks its tests still runs under
+    # ``-p no:xdist`` (--strict-markers would refuse the unknown mark).
+    config.addinivalue_line("markers", "xdist_group(name): the tests of one group run on one worker")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -143,36 +146,29 @@ def pytest_xdist_make_scheduler(config, log):
 
 
 @pytest.fixture(scope="session")
-def run_folder(request, tmp_path_factory) -> Path:
-    """A folder every worker of this run shares, and no other run (without pytest-xdist, one in
-    the session's own temporary folder)."""
-    return _shared_folder(request.config) or tmp_path_factory.mktemp("run")
-@pytest.fixture(scope="session")
-def nvrtc_once(run_folder):
+def nvrtc_once():
     """NVRTC's compile (``lassm.backends.nvrtc._compile``) that compiles each source and options
-    once per run, whichever worker asks first: the image and the log are kept in the run's folder
-    under a digest of what was compiled, written whole (a rename) under a lock, so that a second
-    worker asking meanwhile waits and reads them. A compile that fails is never kept: each caller
-    gets NVRTC's own error. The compile tests and the PTX digests build the same programs (every
+    once, whichever run, clone or worker asks first: the image and the log are kept in
+    ``LASSM_CACHE/tests/nvrtc`` (:mod:`tests.compile_store`) under the SHA-256 of NVRTC's version
+    and libraries, the source, its name, the options and the headers' bytes (an ``-I`` folder by
+    its files' digest, not its path). A compile that fails is never kept: each caller gets
+    NVRTC's own error. The compile tests and the PTX digests build the same programs (every
     architecture and protocol); NVRTC is deterministic, so each assertion sees NVRTC's output."""
-    from lassm.atomic import atomic_path, locked
     from lassm.backends import nvrtc
 
+    from . import compile_store
+
     compile_ = nvrtc._compile
-    folder = run_folder / "nvrtc"
-    folder.mkdir(exist_ok=True)
+    where = compile_store.folder("nvrtc")
 
     def once(source: str, options, name: str, what: str) -> tuple[bytes, str]:
-        key = hashlib.sha256(repr((what, name, tuple(options), source)).encode()).hexdigest()[:32]
-        image, log = folder / f"{key}.{what.lower()}", folder / f"{key}.log"
-        with locked(image):
-            if not image.is_file():
-                made, text = compile_(source, options, name, what)
-                with atomic_path(log) as tmp:
-                    tmp.write_text(text, encoding="utf-8")
-                with atomic_path(image) as tmp:
-                    tmp.write_bytes(made)
-        return image.read_bytes(), log.read_text(encoding="utf-8")
+        def make() -> tuple[bytes, dict]:
+            image, log = compile_(source, options, name, what)
+            return image, {"log": log}
+
+        words = [compile_store.nvrtc_identity(), what, name, source, *map(compile_store.by_bytes, options)]
+        image, facts = compile_store.kept(where, compile_store.key(words), f".{what.lower()}", make)
+        return image, str(facts.get("log", ""))
 
     return once
 

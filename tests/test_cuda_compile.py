@@ -17,8 +17,8 @@ from lassm.backends import launch
 from lassm.errors import BackendUnavailable
 from lassm.paths import kernel_source
 
-#: Each NVRTC compile once per run (tests/conftest.py): this module and the other compile tests
-#: ask for the same builds.
+#: Each NVRTC compile once, kept between runs and clones (tests/conftest.py): this module and the
+#: other compile tests ask for the same builds.
 pytestmark = pytest.mark.usefixtures("nvrtc_compiled_once")
 
 needs_nvrtc = pytest.mark.skipif(

@@ -10,8 +10,6 @@ the install command.
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 import os
 import re
 import subprocess
@@ -19,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from lassm.atomic import atomic_path, locked
 from lassm.backends import hipcc, nvrtc
 from lassm.backends import hip
 from lassm.backends.headers import folder_digest
-from lassm.paths import cache_dir
+
+from . import compile_store
 
 HIPCC = hipcc.find()
 needs_hipcc = pytest.mark.skipif(
@@ -32,19 +30,18 @@ needs_hipcc = pytest.mark.skipif(
 
 @pytest.fixture(autouse=True)
 def hipcc_kept():
-    """Each hipcc compile of this module runs once per compiler and sources, not once a run: a
-    compile that succeeded is kept in ``LASSM_CACHE/tests/hipcc`` under the SHA-256 of hipcc's
-    version lines, the command (the output's name, not its temporary folder) and every file of the
-    kernel folder (the source and the headers it may include), with the output's own digest,
-    checked before the kept output is used. A compile that fails is never kept: each test gets
-    hipcc's own error. Why: hipcc is deterministic and nothing of its output changes unless one of
-    those does, and its compiles were a fifth of the suite's CPU time. (Set up per test, not per
-    module: a module fixture would send the whole module to one worker, tests/conftest.py.)"""
+    """Each hipcc compile of this module runs once per compiler and sources, not once a run: kept
+    in ``LASSM_CACHE/tests/hipcc`` (:mod:`tests.compile_store`) under the SHA-256 of hipcc's
+    version lines, the command (the output's and the source's names, not their folders: a fresh
+    clone finds what an earlier one kept) and every file of the kernel folder (the source and the
+    headers it may include). Its compiles were a fifth of the suite's CPU time. (Set up per test,
+    not per module: a module fixture would send the whole module to one worker,
+    tests/conftest.py.)"""
     if HIPCC is None:
         yield
         return
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(hipcc, "_run", _kept(hipcc._run, _compiler(), cache_dir() / "tests" / "hipcc"))
+        mp.setattr(hipcc, "_run", _kept(hipcc._run, _compiler(), compile_store.folder("hipcc")))
         yield
 
 
@@ -60,50 +57,29 @@ def _compiler() -> str:
     return f"{HIPCC.resolve()}\n{out.stdout}{out.stderr}{stats}"
 
 
-def _kept(run, version: str, folder: Path):
+def _kept(run, version: str, where: Path):
     """``hipcc._run`` that reads a kept compile, or runs ``run`` and keeps what it made."""
     def kept(cmd: list[str]) -> tuple[str, float]:
         out = Path(cmd[cmd.index("-o") + 1])
-        key = _compile_key(version, cmd, out)
-        entry, made = folder / f"{key}.json", folder / f"{key}{out.suffix}"
-        folder.mkdir(parents=True, exist_ok=True)
-        with locked(entry):
-            found = _read_kept(entry, made)
-            if found is None:
-                log, seconds = run(cmd)
-                data = out.read_bytes()
-                with atomic_path(made) as tmp:
-                    tmp.write_bytes(data)
-                with atomic_path(entry) as tmp:
-                    tmp.write_text(json.dumps({"log": log, "seconds": seconds,
-                                               "sha256": hashlib.sha256(data).hexdigest()}), encoding="utf-8")
-                return log, seconds
-        out.write_bytes(found[0])
-        return found[1], found[2]
+
+        def make() -> tuple[bytes, dict]:
+            log, seconds = run(cmd)
+            return out.read_bytes(), {"log": log, "seconds": seconds}
+
+        data, facts = compile_store.kept(where, _compile_key(version, cmd, out), out.suffix, make)
+        out.write_bytes(data)
+        return str(facts.get("log", "")), float(facts.get("seconds", 0.0))
 
     return kept
 
 
 def _compile_key(version: str, cmd: list[str], out: Path) -> str:
-    """What decides a compile's output: the compiler, the command, the kernel folder's files."""
-    digest = hashlib.sha256(version.encode() + b"\0")
-    for word in cmd:
-        digest.update((out.name if word == str(out) else word).encode() + b"\0")
+    """What decides a compile's output: the compiler, the command, the kernel folder's files. The
+    output and the source count by name, not by path: the folder's digest holds the sources'
+    bytes, and a fresh clone (another path) finds the compiles an earlier clone kept."""
     source = Path(next(word for word in cmd if word.endswith(".cu")))
-    digest.update(folder_digest(source.parent).encode())
-    return digest.hexdigest()[:32]
-
-
-def _read_kept(entry: Path, made: Path) -> tuple[bytes, str, float] | None:
-    """The kept ``(output, log, seconds)``, or None where nothing whole and matching is kept."""
-    try:
-        meta = json.loads(entry.read_text(encoding="utf-8"))
-        data = made.read_bytes()
-    except (OSError, ValueError):
-        return None
-    if not isinstance(meta, dict) or meta.get("sha256") != hashlib.sha256(data).hexdigest():
-        return None
-    return data, str(meta.get("log", "")), float(meta.get("seconds", 0.0))
+    named = {str(out): out.name, str(source): source.name}
+    return compile_store.key([version, *(named.get(word, word) for word in cmd), folder_digest(source.parent)])
 
 
 def _first_error(log: str) -> str:

@@ -41,8 +41,8 @@ PAPER_NAMES: dict[str, tuple[str, ...]] = {
     "local_assembly/opencl/fast_subgroup.cl": ("fast_insert", "set_ext", "fast_count_mers", "fast_walk", "k_shift"),
 }
 
-#: Each NVRTC compile once per run (tests/conftest.py): this module and the other compile tests
-#: ask for the same builds.
+#: Each NVRTC compile once, kept between runs and clones (tests/conftest.py): this module and the
+#: other compile tests ask for the same builds.
 pytestmark = pytest.mark.usefixtures("nvrtc_compiled_once")
 
 needs_nvrtc = pytest.mark.skipif(

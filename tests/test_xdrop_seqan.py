@@ -2,17 +2,18 @@
 """The X-drop CPU oracle equals SeqAn 2 itself, score for score and end for end.
 
 SeqAn's ``extendSeed(..., EXTEND_BOTH, Score<int, Simple>(match, mismatch, gap), X,
-GappedXDrop())`` runs in the C++ driver (``kernels/xdrop/seqan/seqan_driver.cpp``), built here
-into a scratch cache; the numba oracle (:mod:`lassm.backends.xdrop.cpu`) must give the same
-left and right scores and the same extended seed on every pair: random short pairs (reads of 0
-to 40 bases over alphabets of 1 to 5 letters, identical reads, seeds at either end, empty
-seeds) and pairs like LOGAN's (scaled down), for several X and scoring schemes. The whole
-module skips, naming the package, where SeqAn's headers or g++ are absent.
+GappedXDrop())`` runs in the C++ driver (``kernels/xdrop/seqan/seqan_driver.cpp``), built once
+into ``LASSM_CACHE`` as ``lassm xdrop align --backend seqan`` builds it (keyed by its source,
+flags and compiler: a changed source is built again); the numba oracle
+(:mod:`lassm.backends.xdrop.cpu`) must give the same left and right scores and the same
+extended seed on every pair: random short pairs (reads of 0 to 40 bases over alphabets of 1 to
+5 letters, identical reads, seeds at either end, empty seeds) and pairs like LOGAN's (scaled
+down), for several X and scoring schemes. The whole module skips, naming the package, where
+SeqAn's headers or g++ are absent.
 """
 from __future__ import annotations
 
 import dataclasses
-import os
 import subprocess
 
 import numpy as np
@@ -31,19 +32,6 @@ if not _ok:
 
 XS = (0, 1, 3, 10, 20, 50, 100)
 SCHEMES = ((1, -1, -1), (2, -3, -2), (5, -4, -7), (1, -1, -3))
-
-
-@pytest.fixture(scope="module", autouse=True)
-def scratch_cache(tmp_path_factory):
-    """The driver is built into a scratch cache, once for the module."""
-    old = os.environ.get("LASSM_CACHE")
-    os.environ["LASSM_CACHE"] = str(tmp_path_factory.mktemp("cache"))
-    seqan.build()
-    yield
-    if old is None:
-        os.environ.pop("LASSM_CACHE")
-    else:
-        os.environ["LASSM_CACHE"] = old
 
 
 @pytest.fixture(scope="module")
