@@ -37,6 +37,7 @@ def _cmd_floor(args: argparse.Namespace) -> int:
     from ..backends import cuda
     from ..runs.records import git_sha
 
+    args.datasets = args.datasets or list(floor.DEFAULT_DATASETS)
     info = cuda.device_info()
     command = _line(["lassm", "measure", "floor", "--datasets", ",".join(args.datasets)], args,
                     {"--machine": "machine", "--repeats": "repeats", "--top": "top"})
@@ -182,11 +183,10 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--runs", type=t.count, default=5, help="runs of each build (default %(default)s)")
     p.set_defaults(func=_cmd_published_race)
 
-    from ..analysis.floor import DEFAULT_DATASETS
-
     p = m.add_parser("floor", help="fast's critical path: each dataset's heaviest contig end launched alone")
     p.add_argument("--machine", type=t.machine_name, required=True, help="results folder name")
-    p.add_argument("--datasets", type=t.dataset_list, default=list(DEFAULT_DATASETS))
+    p.add_argument("--datasets", type=t.dataset_list, default=None,
+                   help="default: lassm.analysis.floor.DEFAULT_DATASETS (read when it runs: pandas is not imported to parse)")
     p.add_argument("--repeats", type=t.count, default=5, help="timed runs per end, after one warm-up (default 5)")
     p.add_argument("--top", type=t.count, default=1, help="the heaviest ends to time per dataset (default 1)")
     p.set_defaults(func=_cmd_floor)
