@@ -207,15 +207,15 @@ def fast_vs_original() -> list[Finding]:
     exists (both programs timed in one run); a hand-kept time of the original
     (``data/reference-timings.csv``) only where no such record covers the machine and input."""
     out = []
-    for machine in mach.chapter_machines():
+    for machine in results.against_original_machines():  # a host's folder may hold this table alone
         side = results.against_original(machine)
         if side is None or side.empty:
             continue
         f = side_by_side(side)
-        device = mach.device_label(mach.device(machine))
+        raw = pd.read_csv(paths.results_dir(machine) / results.AGAINST_ORIGINAL_FILE)
+        device = mach.device_label(str(raw["device"].iloc[0]))
         head = side[side["dataset"] == HEADLINE_INPUT]
         row = head.iloc[0] if len(head) else side.iloc[0]
-        raw = pd.read_csv(paths.results_dir(machine) / results.AGAINST_ORIGINAL_FILE)
         numbers: dict[str, Number] = {"device": device, "inputs": len(side), "walk": f["walk"], "commits": f["commits"],
                                       "whole": f["whole"],
                    "wins": f["whole_wins"], "input": str(row["dataset"]), "fast_ms": 1e3 * float(row["lassm_kernel_s"]),

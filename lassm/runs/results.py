@@ -382,6 +382,12 @@ def against_original(machine: str) -> pd.DataFrame | None:
     return out.reset_index()
 
 
+def against_original_machines() -> list[str]:
+    """Results folders that hold an ``against-original.csv``, sorted: a machine chapter's, and a
+    host's folder of a model (:mod:`lassm.runs.host`) that may hold only that table."""
+    return sorted(p.parent.name for p in _results_root().glob(f"*/{AGAINST_ORIGINAL_FILE}"))
+
+
 #: fast's sorted build timed sorting up to two values of k (``tools/fast_explore.py --sort-max-k``).
 SORTED_RULE_FILE = "sorted-rule.csv"
 SORTED_RULE_COLUMNS: tuple[str, ...] = ("machine", "device", "driver", "dataset", "build", "sort_max_k", "kernel_ms",
