@@ -184,3 +184,30 @@ def test_a_dry_run_refuses_what_the_run_refuses(case, said: str, tmp_path: Path,
         lines.append(re.sub(r" \(last: [^)]*\)", "", _one_line(capsys.readouterr().err)))  # the wait's last try
     assert lines[0] == lines[1] and said in lines[0], lines
     assert not (tmp_path / "results").exists()
+
+
+# ------------------------------------------------------------------------------ a GPU bench onto a full disk
+
+def test_a_gpu_bench_onto_a_full_results_disk_leaves_no_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture) -> None:
+    """A bench whose first record finds the disk full left a new machine folder holding only its
+    host's fingerprint, which the book then took for a machine of the study. The disk is a real
+    one; only the GPU is played by the CPU backend (its points, its device's name)."""
+    from lassm import cli
+    from lassm.runs import bench, records
+
+    with _small_disk(tmp_path, 12) as disk:
+        if disk is None:
+            pytest.skip("no tmpfs can be mounted here")
+        cpu_extend = bench.extend
+        monkeypatch.setattr(bench, "extend", lambda ds, params, backend="cpu", protocol=None, **kw:
+                            cpu_extend(ds, params, backend="cpu"))
+        monkeypatch.setattr(records, "machine_for_backend", lambda backend: "a-gpu")
+        monkeypatch.setattr(cli, "_require_backend", lambda name: None)
+        monkeypatch.setattr("lassm.backends.protocols", lambda backend: ("fast",))
+        monkeypatch.setenv("LASSM_RESULTS", str(disk / "results"))
+        code = main(["bench", "--backend", "cuda", "--datasets", "sample-k77", "--protocols", "fast",
+                     "--repeat", "1"])
+        line = _one_line(capsys.readouterr().err)
+        assert code == 2 and "No space left on device" in line and f"{disk / 'results' / 'a-gpu'}/" in line, line
+        assert sorted(p.name for p in disk.iterdir()) == ["filler"]

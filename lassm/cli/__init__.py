@@ -212,22 +212,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
             raise LassmError(f"--subgroup {','.join(map(str, bad))}: {sycl.device_name()} builds sub-groups of "
                              f"{', '.join(map(str, sizes))} lanes only")
     if args.backend != "cpu":
-        if not args.no_record:  # its records' folder, checked before the first point is measured
-            from ..runs.preflight import check_results
-            from ..runs.records import machine_for_backend
+        from ..runs.folders import kept_if_done
 
-            check_results([args.machine or machine_for_backend(args.backend)], accounts=False)
-        options = {key: val for key, val in (("max_bytes", args.max_bytes), ("block_warps", args.block_warps)) if val}
-        rows = []
-        for sg in args.subgroup or [None]:
-            if sg:
-                options["subgroup"] = sg
-            rows += bench.gpu_bench(args.datasets or ["sample-k77x20"], backend=args.backend, k=args.k,
-                                    protocols=args.protocols, repeat=args.repeat, machine=args.machine,
-                                    record=not args.no_record, command=_command_line(), **options)
-        if args.json:
-            print(json.dumps(rows, indent=2, default=str))
-        return 0 if all(r["matches_cpu"] for r in rows) else 1
+        return kept_if_done(lambda: _gpu_bench(args))
     report = bench.cpu_scaling(args.input, k=args.k, repeat=args.repeat, threads=args.threads,
                                max_walk=args.max_walk, qual_offset=args.qual_offset)
     if args.json:
@@ -235,6 +222,28 @@ def cmd_bench(args: argparse.Namespace) -> int:
     else:
         bench.print_report(report)
     return 0
+
+
+def _gpu_bench(args: argparse.Namespace) -> int:
+    """``lassm bench`` on a GPU backend: its records' folder checked, then each sub-group width's points."""
+    from ..runs import bench
+
+    if not args.no_record:  # its records' folder, checked before the first point is measured
+        from ..runs.preflight import check_results
+        from ..runs.records import machine_for_backend
+
+        check_results([args.machine or machine_for_backend(args.backend)], accounts=False)
+    options = {key: val for key, val in (("max_bytes", args.max_bytes), ("block_warps", args.block_warps)) if val}
+    rows = []
+    for sg in args.subgroup or [None]:
+        if sg:
+            options["subgroup"] = sg
+        rows += bench.gpu_bench(args.datasets or ["sample-k77x20"], backend=args.backend, k=args.k,
+                                protocols=args.protocols, repeat=args.repeat, machine=args.machine,
+                                record=not args.no_record, command=_command_line(), **options)
+    if args.json:
+        print(json.dumps(rows, indent=2, default=str))
+    return 0 if all(r["matches_cpu"] for r in rows) else 1
 
 
 def _require_backend(name: str) -> None:

@@ -18,12 +18,9 @@ KERNELS = ("local-assembly", "xdrop", "suite", "originals")
 
 def cmd_run(args: argparse.Namespace) -> int:
     """``lassm run``; a failed run leaves no new machine folder without a measurement in it."""
-    from ..runs.folders import dropped_unless_done
+    from ..runs.folders import kept_if_done
 
-    with dropped_unless_done() as done:
-        code = _cmd_run(args)
-        done["ok"] = code == 0
-    return code
+    return kept_if_done(lambda: _cmd_run(args))
 
 
 def _cmd_run(args: argparse.Namespace) -> int:

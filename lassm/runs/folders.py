@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from .. import paths
@@ -86,7 +86,7 @@ def machine_folders(backends: Iterable[str], machine: str | None = None, targets
     return list(dict.fromkeys([default_machine(), *(folder_of(b, targets=targets, dry=dry) for b in backends)]))
 
 
-__all__ = ["folder_of", "machine_folders", "run_folder"]
+__all__ = ["dropped_unless_done", "folder_of", "kept_if_done", "machine_folders", "run_folder"]
 
 
 def _holds_no_measure(folder: Path) -> bool:
@@ -127,3 +127,13 @@ def dropped_unless_done() -> Iterator[dict[str, bool]]:
             if made_root:
                 with contextlib.suppress(OSError):  # not empty: it holds what the run measured
                     root.rmdir()
+
+
+def kept_if_done(command: Callable[[], int]) -> int:
+    """Runs ``command`` (a measuring command's body, returning its exit status) inside
+    :func:`dropped_unless_done`: done where it returns 0. Why: ``lassm run`` and ``lassm bench``
+    alike leave no new machine folder behind when they fail before anything of it was kept."""
+    with dropped_unless_done() as done:
+        code = command()
+        done["ok"] = code == 0
+    return code
