@@ -186,6 +186,49 @@ def test_a_dry_run_refuses_what_the_run_refuses(case, said: str, tmp_path: Path,
     assert not (tmp_path / "results").exists()
 
 
+#: A pair whose seed matches in both reads, the X-drop reader's smallest whole line.
+PAIR = "ACGTACGTAC\t0\tACGTACGTAC\t0\t4\n"
+
+
+@pytest.mark.parametrize("text, said", [(PAIR + "ACGTACGTAC\tx\tACGTACGTAC\t0\t4\n", "pairs.tsv:2: posH: 'x' is not"),
+                                        (PAIR + "ACGTACGTAC\t0\tACGTACGTAC\n", "pairs.tsv:2: pair: expected 5"),
+                                        (PAIR.encode("utf-16").decode("latin-1"), "pairs.tsv: file: ")],
+                         ids=["a field no number", "a line cut short", "UTF-16"])
+@pytest.mark.parametrize("kernel", [[], ["--kernel", "xdrop"]], ids=["the whole run", "the X-drop part"])
+def test_a_pairs_file_the_xdrop_reader_refuses_is_one_line_before_the_run(
+        text: str, said: str, kernel: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture) -> None:
+    """A pairs file given to ``lassm run --datasets`` is read by the X-drop reader before anything
+    is measured, in the run and its dry run alike: the whole run read it as a local-assembly
+    dataset, blaming a contig's fields it never had."""
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_bytes(text.encode("latin-1"))
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path / "results"))
+    lines = []
+    for dry in ([], ["--dry-run"]):
+        assert main(["run", "--quick", "--quiet", *kernel, "--datasets", str(pairs), *dry]) == 2
+        lines.append(_one_line(capsys.readouterr().err))
+    assert lines[0] == lines[1] and f"{pairs}" in lines[0] and said in lines[0], lines
+    assert not (tmp_path / "results").exists()
+
+
+def test_a_whole_pairs_file_goes_to_the_xdrop_part(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture) -> None:
+    """The whole run's dry run plans a pairs file given by its path into the X-drop part (it was
+    refused by the local-assembly reader), and the pre-run check reads it with the X-drop reader."""
+    from lassm.runs import preflight
+
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text(PAIR)
+    read: list[str] = []
+    check = preflight.check_pairs
+    monkeypatch.setattr(preflight, "check_pairs", lambda names: (read.extend(names), check(names))[1])
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path / "results"))
+    assert main(["run", "--quick", "--quiet", "--datasets", str(pairs), "--dry-run"]) == 0, capsys.readouterr().err
+    assert read == [str(pairs)]
+    assert not (tmp_path / "results").exists()
+
+
 # ------------------------------------------------------------------------------ a GPU bench onto a full disk
 
 def test_a_gpu_bench_onto_a_full_results_disk_leaves_no_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -46,7 +46,7 @@ def plan_of(planned: Planned, key: str, kind: type[KindT]) -> KindT | None:
 class Ask:
     """``lassm run``'s options, as every part reads them; None where an option was not given.
 
-    ``datasets`` go to the part whose kind each name is (``xdrop-*`` to X-drop, the others to
+    ``datasets`` go to the part whose kind each name is (``xdrop-*`` and pairs files to X-drop, the others to
     local assembly: :meth:`datasets_of`); ``backends`` keeps, in each part, the names it has
     (:meth:`backends_among`); ``dry`` is ``--dry-run``."""
 
@@ -67,9 +67,11 @@ class Ask:
 
     def datasets_of(self, xdrop: bool) -> list[str] | None:
         """``--datasets``' X-drop sets (``xdrop``) or local-assembly datasets; None where none were named."""
+        from ..workloads.xdrop.datasets import is_xdrop
+
         if not self.datasets:
             return None
-        return [d for d in self.datasets if d.startswith("xdrop-") == xdrop]
+        return [d for d in self.datasets if is_xdrop(d) == xdrop]
 
     def backends_among(self, names: Iterable[str]) -> list[str] | None:
         """``--backends``' names that are among ``names`` (a part's backends); None where none were named."""

@@ -9,7 +9,7 @@
 4. the original programs beside ours (:mod:`.originals`), where a CUDA GPU and nvcc are here.
 
 The options name what they narrow: ``--datasets`` goes to the part whose kind each name is
-(``xdrop-*`` names to X-drop, the others to local assembly), and a part none of whose datasets
+(``xdrop-*`` names and pairs files to X-drop, the others to local assembly), and a part none of whose datasets
 is named is left out (the suite has none: ``--datasets`` leaves it out); ``--backends`` keeps,
 in each part, the backends it names that the part has. A part that is left out, or cannot run
 here, is one line, and the others go on.

@@ -270,7 +270,7 @@ class XdropPart(Part[XdropPlan, XdropOutcome]):
         from ..backends.xdrop import XDROP_BACKENDS
 
         if ask.datasets_of(xdrop=True) == []:
-            return LeftOut("no X-drop set (xdrop-*) among --datasets")
+            return LeftOut("no X-drop set (xdrop-*, a pairs file) among --datasets")
         if ask.backends_among(XDROP_BACKENDS) == []:
             return LeftOut("no X-drop backend among --backends")
         return None

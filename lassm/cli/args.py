@@ -232,15 +232,15 @@ def run_backend_list(text: str) -> list[str]:
 
 @_role("input")
 def run_dataset_list(text: str) -> list[str]:
-    """Comma-separated dataset names or files of either kernel: ``xdrop-*`` names are X-drop pair
-    sets (:func:`lassm.workloads.xdrop.datasets.check_name`), the others local assembly's."""
+    """Comma-separated dataset names or files of either kernel: ``xdrop-*`` names and pairs files
+    are X-drop pair sets (:func:`lassm.workloads.xdrop.datasets.is_xdrop`), the others local assembly's."""
     from ..workloads.local_assembly.datasets import check_name
-    from ..workloads.xdrop.datasets import check_name as check_xdrop
+    from ..workloads.xdrop.datasets import check_name as check_xdrop, is_xdrop
 
     names = _items(text)
     for name in names:
         try:
-            (check_xdrop if name.startswith("xdrop-") else check_name)(name)
+            (check_xdrop if is_xdrop(name) else check_name)(name)
         except LassmError as exc:
             _fail(str(exc))
     return names

@@ -157,6 +157,15 @@ def spec(name: str) -> Spec:
     return Spec(name, "file", None, {})
 
 
+def is_xdrop(name: str) -> bool:
+    """Whether ``name`` (of ``lassm run --datasets``, which takes both kernels' sets) is an X-drop
+    pair set: an ``xdrop-*`` name or a pairs file (:func:`lassm.workloads.xdrop.formats.is_pairs_file`);
+    any other name is local assembly's."""
+    from .formats import is_pairs_file
+
+    return name.startswith("xdrop-") or is_pairs_file(name)
+
+
 def check_name(name: str) -> str:
     """``name`` when :func:`load` can load it (a registry name or an existing pairs file); else LassmError."""
     spec(name)

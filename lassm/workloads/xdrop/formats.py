@@ -255,6 +255,24 @@ def read_pairs_parquet(path: str | os.PathLike) -> Pairs:
     return Pairs(seqs_h, off_h, seqs_v, off_v, ph, pv, k, name=name, provenance=provenance)
 
 
+def is_pairs_file(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is a file of X-drop pairs by its kind: a ``.tsv``, or a ``.parquet`` whose
+    metadata names the pairs format (only the schema is read). Why: a local-assembly dataset may be
+    a ``.parquet`` too, and a file read by the other kernel's reader is blamed on fields it never had."""
+    p = Path(path)
+    if not p.is_file() or p.suffix not in (".tsv", ".parquet"):
+        return False
+    if p.suffix == ".tsv":
+        return True
+    import pyarrow.parquet as pq
+
+    try:
+        meta = pq.read_schema(p).metadata or {}
+    except (OSError, ValueError):  # no Parquet file: the local-assembly reader, which takes .parquet, names its fault
+        return False
+    return meta.get(b"lassm.format") == _FORMAT
+
+
 def read_pairs(path: str | os.PathLike) -> Pairs:
     """Reads ``.parquet`` or ``.tsv`` pairs, chosen by the file's suffix."""
     suffix = Path(path).suffix
