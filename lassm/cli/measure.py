@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+import shutil
 import sys
 from dataclasses import fields
 from pathlib import Path
@@ -153,8 +154,8 @@ def _cmd_lanes(args: argparse.Namespace) -> int:
 def _cmd_against_original(args: argparse.Namespace) -> int:
     from ..campaign.originals import build, ht_loc
 
-    given = build.Given(args.source and Path(args.source), {"ht_loc": Path(args.program)} if args.program else None,
-                        args.arch)
+    program = shutil.which(args.program) if args.program else None  # a path, or a name on PATH
+    given = build.Given(args.source and Path(args.source), {"ht_loc": Path(program)} if program else None, args.arch)
     table, ok = ht_loc.against(args.datasets, args.machine, given, repeats=args.repeats, profile=not args.no_ncu,
                                force=args.force)
     print(f"-> {table}")
