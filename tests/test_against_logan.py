@@ -1,11 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""tools/against_logan.py without a GPU: the script around :mod:`lassm.campaign.originals.logan`
+"""``lassm measure against-logan`` without a GPU: :func:`lassm.campaign.originals.logan.against`
 (whose pieces tests/test_originals.py checks) with stand-in programs and our cpu backend."""
 from __future__ import annotations
 
 import csv
 import dataclasses
-import importlib.util
 import os
 import stat
 import sys
@@ -13,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from lassm import cli
+from lassm.runs.xdrop import AGAINST_LOGAN_COLUMNS
+
 ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("against_logan", ROOT / "tools" / "against_logan.py")
-tool = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(tool)
+COMMAND = ["measure", "against-logan"]
 
 #: LOGAN's scores as the CPU oracle gives them (our cpu backend's run is the other side).
 SCORES = f"""#!{sys.executable}
@@ -39,7 +39,7 @@ def _exe(path: Path, text: str) -> None:
 @pytest.mark.parametrize("from_file", (False, True), ids=("named-set", "pairs-file"))
 def test_a_dry_run_writes_the_table_and_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                 capsys: pytest.CaptureFixture, from_file: bool) -> None:
-    """The whole script without a GPU: a stand-in demo (it checks its input and prints LOGAN's
+    """The whole command without a GPU: a stand-in demo (it checks its input and prints LOGAN's
     lines), stand-in scores, our cpu backend, no ncu; a second call finds every row recorded. A
     pairs file's rows carry the set's own name."""
     monkeypatch.setenv("LASSM_RESULTS", str(tmp_path / "results"))
@@ -59,13 +59,13 @@ def test_a_dry_run_writes_the_table_and_resumes(tmp_path: Path, monkeypatch: pyt
 
         dataset, name = str(tmp_path / "six.parquet"), "six-of-them"
         write_pairs(dataclasses.replace(datasets.load("xdrop-short-6"), name=name), dataset)
-    argv = ["--program", str(built), "--machine", "box", "--dataset", dataset, "--xdrops", "5,40",
+    argv = [*COMMAND, "--program", str(built), "--machine", "box", "--dataset", dataset, "--xdrops", "5,40",
             "--backend", "cpu", "--no-ncu"]
-    assert tool.main(argv) == 0
+    assert cli.main(argv) == 0
     assert calls.read_text().splitlines() == ["17 5 1 6"] * 2 + ["17 40 1 6"]  # one untimed run before the first X
     with open(tmp_path / "results" / "box" / "xdrop" / "against-logan.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
-    assert list(rows[0]) == list(tool.rec.AGAINST_LOGAN_COLUMNS)
+    assert list(rows[0]) == list(AGAINST_LOGAN_COLUMNS)
     assert [(r["xdrop"], r["program"]) for r in rows] == [(x, p) for x in ("5", "40")
                                                           for p in ("LOGAN demo", "lassm xdrop align cpu")]
     assert [r["logan_gpu_seconds"] for r in rows] == ["0.5", ""] * 2
@@ -74,8 +74,9 @@ def test_a_dry_run_writes_the_table_and_resumes(tmp_path: Path, monkeypatch: pyt
     assert rows[0]["command"] == f"demo {name}.txt 17 5 1" and rows[0]["git_sha"] == "sha-x"
     assert {r["dataset"] for r in rows} == {name}
     capsys.readouterr()
-    assert tool.main(argv) == 0
-    assert "X to run: none" in capsys.readouterr().out and len(calls.read_text().splitlines()) == 3
+    assert cli.main(argv) == 0
+    out, err = capsys.readouterr()
+    assert "X to run: none" in err and out.startswith("-> ") and len(calls.read_text().splitlines()) == 3
 
 
 def test_layouts_name_one_row_each(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
@@ -90,11 +91,13 @@ def test_layouts_name_one_row_each(monkeypatch: pytest.MonkeyPatch, capsys: pyte
     monkeypatch.setenv("LASSM_XDROP_LAYOUT", "warps")  # no plan named: the environment's, in the label
     assert logan.ours_programs("cuda") == {"lassm xdrop align cuda (warps layout)": None}
     assert logan.ours_label("cpu") == "lassm xdrop align cpu" and logan.layout_env() == "LASSM_XDROP_LAYOUT=warps"
-    for bad in (["--layouts", "logan,fast"], ["--layouts", "warps,warps"], ["--layouts", "warps", "--backend", "cpu"]):
-        with pytest.raises(SystemExit) as exc:
-            tool.main(["--machine", "box", *bad])
-        assert exc.value.code == 2
-    assert "want distinct names of logan, warps" in capsys.readouterr().err
+    for bad, why in ((["--layouts", "logan,fast"], "want distinct names of logan, warps"),
+                     (["--layouts", "warps,warps"], "want distinct names of logan, warps"),
+                     (["--layouts", "warps", "--backend", "cpu"], "--layouts names plans of the cuda backend only")):
+        capsys.readouterr()
+        assert cli.main([*COMMAND, "--machine", "box", *bad]) == 2
+        err = capsys.readouterr().err
+        assert why in err and err.startswith("lassm: error: ") and len(err.strip().splitlines()) == 1, err
 
 
 def test_under_nsight_compute_each_program_gets_its_kernel_times(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -102,6 +105,7 @@ def test_under_nsight_compute_each_program_gets_its_kernel_times(tmp_path: Path,
     """With a profiler, LOGAN's kernels are timed one process per X and ours, of every plan, in one
     profiled process at the end: each row gets its own kernel columns (a stand-in profiler gives
     LOGAN 0.25 s and ours 0.125 s a launch)."""
+    from lassm.campaign import steps
     from lassm.campaign.originals import logan
 
     monkeypatch.setenv("LASSM_RESULTS", str(tmp_path / "results"))
@@ -117,12 +121,12 @@ def test_under_nsight_compute_each_program_gets_its_kernel_times(tmp_path: Path,
         profiled.append(kw["kernel"])
         return [("logan", 0.25, 0), ("logan", 0.25, 1)]
 
-    monkeypatch.setattr(tool, "find_ncu", lambda: "ncu")
+    monkeypatch.setattr(steps, "find_ncu", lambda: "ncu")
     monkeypatch.setattr(logan, "kernel_times", theirs)
     monkeypatch.setattr(logan, "lassm_kernel_times", lambda cmds, ncu, out, **kw: [[("ours", 0.125, 0)]] * len(cmds))
-    argv = ["--program", str(built), "--machine", "box", "--dataset", "xdrop-short-6", "--xdrops", "5,40",
+    argv = [*COMMAND, "--program", str(built), "--machine", "box", "--dataset", "xdrop-short-6", "--xdrops", "5,40",
             "--backend", "cpu"]
-    assert tool.main(argv) == 0, capsys.readouterr()
+    assert cli.main(argv) == 0, capsys.readouterr()
     with open(tmp_path / "results" / "box" / "xdrop" / "against-logan.csv", newline="") as fh:
         rows = {(r["xdrop"], r["program"]): r for r in csv.DictReader(fh)}
     assert profiled == [logan.LOGAN_KERNEL] * 2

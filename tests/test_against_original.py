@@ -1,19 +1,18 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """lassm.runs.results.against_original: the side-by-side table, from a hand-made CSV (the runs that
-write it: tests/test_originals.py); the tools that add rows refuse a folder of another device."""
+write it: tests/test_originals.py); ``lassm measure against-original|against-logan``, which add rows,
+refuse a folder of another device."""
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
+from lassm import cli
+from lassm.campaign.originals import build, ht_loc, logan
 from lassm.errors import InputError
 from lassm.runs import results, tables, xdrop
 from lassm.runs.results import AGAINST_ORIGINAL_COLUMNS
-
-ROOT = Path(__file__).resolve().parent.parent
-
 
 def test_ratios_per_dataset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
@@ -39,32 +38,25 @@ def test_the_walk_kernel_apart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert t.loc["d", "kernel_ratio"] == pytest.approx(0.2) and t.loc["d", "walk_kernel_ratio"] == pytest.approx(0.05)
 
 
-def _tool(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-@pytest.mark.parametrize("name", ["against_original", "against_logan"])
+@pytest.mark.parametrize("name", ["against-original", "against-logan"])
 def test_a_folder_of_another_device_is_refused(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                capsys: pytest.CaptureFixture[str]) -> None:
-    """A node handed another GPU than the folder's is refused before it measures: its rows would
-    carry that GPU's times under the folder's name."""
+    """A node handed another GPU than the folder's is refused before it builds or measures: its rows
+    would carry that GPU's times under the folder's name. One ``lassm: error:`` line, exit 2."""
     monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
-    tool = _tool(name)
-    columns = AGAINST_ORIGINAL_COLUMNS if name == "against_original" else xdrop.AGAINST_LOGAN_COLUMNS
-    table = tmp_path / "nvidia-h200" / ("against-original.csv" if name == "against_original" else "xdrop/against-logan.csv")
+    stage = ht_loc if name == "against-original" else logan
+    columns = AGAINST_ORIGINAL_COLUMNS if name == "against-original" else xdrop.AGAINST_LOGAN_COLUMNS
+    table = tmp_path / "nvidia-h200" / ("against-original.csv" if name == "against-original" else "xdrop/against-logan.csv")
     tables.upsert(table, columns, ("dataset", "program"), [{"device": "NVIDIA H200", "dataset": "d", "program": "p"}])
     before = table.read_bytes()
-    monkeypatch.setattr(tool, "gpu_device", lambda: ("NVIDIA H100 80GB HBM3", "580"))
-    monkeypatch.setattr(tool.build, "build_ht_loc" if name == "against_original" else "build_logan",
-                        lambda *a, **k: pytest.fail("built before the device was checked"), raising=True)
-    monkeypatch.setattr(tool.sources, "locate", lambda *a, **k: tmp_path)
-    args = ["--machine", "nvidia-h200", "--source", str(tmp_path)]
-    assert tool.main(args + (["--datasets", "sample-k77"] if name == "against_original" else [])) == 2
+    monkeypatch.setattr(stage, "gpu_device", lambda: ("NVIDIA H100 80GB HBM3", "580"))
+    for maker in ("build_ht_loc", "build_logan", "locate"):
+        monkeypatch.setattr(build, maker, lambda *a, **k: pytest.fail("built before the device was checked"))
+    args = ["measure", name, "--machine", "nvidia-h200", "--source", str(tmp_path)]
+    assert cli.main(args + (["--datasets", "sample-k77"] if name == "against-original" else [])) == 2
     err = capsys.readouterr().err
     assert "measured on NVIDIA H200, not on this NVIDIA H100 80GB HBM3" in err and len(err.strip().splitlines()) == 1
+    assert err.startswith("lassm: error: ")
     assert table.read_bytes() == before
 
 

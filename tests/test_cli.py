@@ -64,13 +64,18 @@ def test_run_records_with_provenance(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert not [p for p in (tmp_path / "testbox").iterdir() if p.name.startswith(".")]
 
 
-def test_run_reports_failing_point_and_goes_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path))
+def test_run_refuses_a_malformed_dataset_before_measuring(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture) -> None:
+    """A dataset file given by path is read by the pre-run check: a bad field is one line naming
+    the file, line and field, exit 2, and nothing is measured, not even the good datasets (a point
+    that fails while measuring is reported and the sweep goes on: tests/test_sweep.py)."""
+    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path / "results"))
     bad = tmp_path / "bad.dat"
     bad.write_text("1 ACGT x 0 0\n")
     code = main(["run", "--machine", "t", "--backends", "cpu", "--datasets", f"{bad},sample-k21", "--ks", "21", "--quiet"])
-    assert code == 1
-    assert (tmp_path / "t" / "sample-k21__k21__cpu__none" / "summary.json").exists()
+    assert code == 2
+    assert f"{bad}:1:" in capsys.readouterr().err
+    assert not (tmp_path / "results").exists()
 
 
 def test_unknown_backend_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

@@ -26,8 +26,10 @@ def _imported(code: str) -> list[str]:
 
 
 @pytest.mark.parametrize("argv", [None, ["--help"], ["data", "--help"], ["extend", "--help"],
-                                  ["bench", "--help"], ["metrics", "derive", "--help"], ["xdrop", "align", "--help"]],
-                         ids=["import", "help", "data help", "extend help", "bench help", "metrics help", "xdrop help"])
+                                  ["bench", "--help"], ["metrics", "derive", "--help"], ["xdrop", "align", "--help"],
+                                  ["measure", "fast-knobs", "--help"]],
+                         ids=["import", "help", "data help", "extend help", "bench help", "metrics help", "xdrop help",
+                              "measure help"])
 def test_the_command_line_imports_no_heavy_stack(argv: list[str] | None) -> None:
     code = "import lassm.cli" if argv is None else \
         f"from lassm.cli import main\ntry:\n    main({argv!r})\nexcept SystemExit:\n    pass"

@@ -62,7 +62,7 @@ TEAM_MIN_BASES = 1536
 #: The same threshold in a launch of many ends per SM (:func:`lassm.backends.launch.many_ends`): there
 #: the warps of the other ends keep every SM busy, and a block team's end waits on its team's
 #: barriers. On the H100, gen-k21x20's walk kernel took 11.57 ms with block teams from 3072 bases,
-#: 11.90 ms from 1536 and 13.42 ms from 768 (``tools/fast_explore.py --team-bases``).
+#: 11.90 ms from 1536 and 13.42 ms from 768 (``lassm measure fast-knobs --team-bases``).
 TEAM_MIN_BASES_SCALE = 3072
 
 

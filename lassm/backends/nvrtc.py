@@ -96,13 +96,13 @@ class Variant:
 #: latency-bound at scale (Nsight Compute on gen-k21x20: 96 registers hold 5 blocks per SM, 23.6 % achieved
 #: occupancy), and 72 registers let more warps hide the latency there (13 % on gen-k21x20, 7 % on
 #: the x20 sample) but slow each warp with spills, which costs a launch of few waves its tail (8 %
-#: on gen-k21), as tools/fast_explore.py measured them. HIP builds one.
+#: on gen-k21), as lassm measure fast-knobs measured them. HIP builds one.
 SCALE_REGISTERS = 72
 #: The sorted table: shared memory per warp team for its records (fast_sorted.cuh), at least the
 #: visited set's (2 KiB at the default walk limit), so fast's shared memory stays as it was; an
 #: end whose records take more sorts them in its table memory. On the H200, 2 KiB was fastest on
 #: gen-k21x20 of 2, 4, 6, 8 and 12 KiB, 4 KiB a few percent faster on the smaller k = 21 sets
-#: (``tools/fast_explore.py``).
+#: (``lassm measure fast-knobs``).
 SORT_BYTES = 2048
 #: The largest start k at which ``fast`` launches its sorted build, and the largest k that build
 #: sorts (``LASSM_SORT_MAX_K`` in fast_sorted.cuh: records of one to four words, so every k up to

@@ -5,7 +5,7 @@ One profiled run per (set, X), with the metric list local assembly uses
 (:func:`lassm.analysis.counters.ncu.metrics`, from ``data/metric-names.csv``), the kernel
 ``xdrop_kernel`` or ``xdrop_lanes_kernel`` only. The raw CSV, ``ncu --version`` and the labels are kept under
 ``xdrop/counters/``; the launches of a run are summed (:func:`lassm.analysis.counters.aggregate`)
-into one ``counters.csv`` row. ``tools/against_logan.py`` turns LOGAN's raw files into rows of
+into one ``counters.csv`` row. ``lassm measure against-logan`` turns LOGAN's raw files into rows of
 the same table with :func:`row_from_raw`.
 """
 from __future__ import annotations

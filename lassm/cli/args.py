@@ -35,6 +35,14 @@ def _fail(message: str) -> NoReturn:
     raise argparse.ArgumentTypeError(message)
 
 
+def _checked(check, *args):
+    """``check(*args)``, a :class:`~lassm.errors.LassmError` it raises turned into argparse's refusal."""
+    try:
+        return check(*args)
+    except LassmError as exc:
+        _fail(str(exc))
+
+
 def _role(role: str, folder: bool = False):
     """Marks a type's paths as ``input`` (read, where they exist: a name is none), ``output`` (a
     file, or a ``folder``, written) or ``results`` (a machine's results folder, read)."""
@@ -136,6 +144,15 @@ _BOUNDED = (
 )
 count, natural, negative, qual_offset, positive_real, nonneg_real, fraction = (_bounded(*b) for b in _BOUNDED)
 count_list = _listed(count, "count_list", "Comma-separated positive integers (GPU counts).")
+natural_list = _listed(natural, "natural_list", "Comma-separated non-negative integers (a knob's values).")
+
+
+def _cap(text: str) -> int | None:
+    return None if text == "built" else natural(text)
+
+
+register_caps = _listed(_cap, "register_caps", "Comma-separated register caps (0: the compiler's choice) or "
+                        "``built`` (as the backend builds it: None).")
 
 
 def integer(text: str) -> int:
@@ -182,17 +199,15 @@ protocol_list = _listed(protocol_name, "protocol_list", "Comma-separated protoco
 
 
 @_role("input")
-def dataset_list(text: str) -> list[str]:
-    """Comma-separated dataset names or files (:func:`lassm.workloads.local_assembly.datasets.check_name`)."""
+def dataset_name(text: str) -> str:
+    """A dataset name or file (:func:`lassm.workloads.local_assembly.datasets.check_name`)."""
     from ..workloads.local_assembly.datasets import check_name
 
-    names = _items(text)
-    for name in names:
-        try:
-            check_name(name)
-        except LassmError as exc:
-            _fail(str(exc))
-    return names
+    _checked(check_name, text)
+    return text
+
+
+dataset_list = _role("input")(_listed(dataset_name, "dataset_list", "Comma-separated dataset names or files."))
 
 
 @_role("input")
@@ -200,10 +215,7 @@ def stream_name(text: str) -> str:
     """A dataset name or file the streamed writers take (:func:`lassm.workloads.local_assembly.stream.check_name`)."""
     from ..workloads.local_assembly.stream import check_name
 
-    try:
-        return check_name(text)
-    except LassmError as exc:
-        _fail(str(exc))
+    return _checked(check_name, text)
 
 
 @_role("input")
@@ -211,10 +223,7 @@ def shard_name(text: str) -> str:
     """A dataset name or file ``lassm data shard`` takes (its blocks are a shard file's row groups)."""
     from ..workloads.local_assembly.stream import SHARD_ROW_GROUP, check_name
 
-    try:
-        return check_name(text, SHARD_ROW_GROUP)
-    except LassmError as exc:
-        _fail(str(exc))
+    return _checked(check_name, text, SHARD_ROW_GROUP)
 
 
 def run_backend_list(text: str) -> list[str]:
@@ -239,10 +248,7 @@ def run_dataset_list(text: str) -> list[str]:
 
     names = _items(text)
     for name in names:
-        try:
-            (check_xdrop if is_xdrop(name) else check_name)(name)
-        except LassmError as exc:
-            _fail(str(exc))
+        _checked(check_xdrop if is_xdrop(name) else check_name, name)
     return names
 
 
@@ -257,16 +263,23 @@ def xdrop_list(text: str) -> list[int]:
     return values
 
 
+def xdrop_layouts(text: str) -> tuple[str, ...]:
+    """Comma-separated plans of the CUDA X-drop kernel (:data:`lassm.backends.xdrop.plan.LAYOUTS`), each once."""
+    from ..backends.xdrop.plan import LAYOUTS
+
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if not names or any(n not in LAYOUTS for n in names) or len(set(names)) != len(names):
+        _fail(f"{text!r}: want distinct names of {', '.join(LAYOUTS)}")
+    return tuple(names)
+
+
 def machine_name(text: str) -> str:
     """A results folder name, read one way by every command (:func:`lassm.paths.machine_slug`):
     slugged, directly under the results root, at most :data:`lassm.paths.MAX_MACHINE_NAME`
     characters; refused here, before any work."""
     from .. import paths
 
-    try:
-        return paths.machine_slug(text)
-    except LassmError as exc:
-        _fail(str(exc))
+    return _checked(paths.machine_slug, text)
 
 
 @_role("results")
@@ -311,10 +324,7 @@ def cluster_spec(text: str) -> str:
     from ..runs.distributed import CLUSTER_HELP
 
     if slurm.is_slurm(text):
-        try:
-            slurm.parse(text)
-        except LassmError as exc:
-            _fail(str(exc))
+        _checked(slurm.parse, text)
         return text
     if "://" in text:
         scheme, _, where = text.partition("://")
@@ -325,10 +335,7 @@ def cluster_spec(text: str) -> str:
         from ..runs.dask_address import read_scheduler_file
 
         input_file(text)
-        try:
-            read_scheduler_file(text)
-        except LassmError as exc:
-            _fail(str(exc))
+        _checked(read_scheduler_file, text)
         return text
     kind, colon, n = text.partition(":")
     if kind not in ("local", "local-cuda"):
@@ -394,10 +401,7 @@ def pairs_input(text: str) -> str:
     if text.startswith("xdrop-") and not _exists(text):
         from ..workloads.xdrop.datasets import check_name
 
-        try:
-            check_name(text)
-        except LassmError as exc:
-            _fail(str(exc))
+        _checked(check_name, text)
         return text
     return input_file(text)
 
@@ -435,10 +439,7 @@ def output_file(text: str) -> str:
         _fail("'': an empty name; give the file to write")
     if text.endswith(os.sep) or (_exists(p) and p.is_dir()):
         _fail(f"{text}: names a folder; give the file to write")
-    try:
-        where, in_place = destination(p)
-    except LassmError as exc:
-        _fail(str(exc))
+    where, in_place = _checked(destination, p)
     if not in_place:
         _writable_parent(where, text)
     return text

@@ -6,7 +6,10 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+import shutil
 import sys
+from dataclasses import fields
+from pathlib import Path
 
 from . import args as t
 from ..errors import LassmError
@@ -148,9 +151,40 @@ def _cmd_lanes(args: argparse.Namespace) -> int:
     return 0 if agreed else 1
 
 
-def _cmd_merge(args: argparse.Namespace) -> int:
-    from pathlib import Path
+def _cmd_against_original(args: argparse.Namespace) -> int:
+    from ..campaign.originals import build, ht_loc
 
+    program = shutil.which(args.program) if args.program else None  # a path, or a name on PATH
+    given = build.Given(args.source and Path(args.source), {"ht_loc": Path(program)} if program else None, args.arch)
+    table, ok = ht_loc.against(args.datasets, args.machine, given, repeats=args.repeats, profile=not args.no_ncu,
+                               force=args.force)
+    print(f"-> {table}")
+    return 0 if ok else 1
+
+
+def _cmd_against_logan(args: argparse.Namespace) -> int:
+    from ..campaign.originals import build, logan
+
+    if args.layouts and args.backend != "cuda":
+        raise LassmError("--layouts names plans of the cuda backend only")
+    programs = {name: Path(args.program) / name for name in ("demo", "logan_scores")} if args.program else None
+    asked = logan.Asked(args.machine, args.dataset, tuple(args.xdrops), tuple(args.counters_xdrops), args.repeats,
+                        args.backend, args.layouts, args.force, not args.no_ncu)
+    table, ok = logan.against(asked, build.Given(args.source and Path(args.source), programs, args.arch))
+    print(f"-> {table}")
+    return 0 if ok else 1
+
+
+def _cmd_fast_knobs(args: argparse.Namespace) -> int:
+    from ..campaign import fast_knobs
+
+    knobs = fast_knobs.Knobs(*(tuple(getattr(args, f.name) or ()) for f in fields(fast_knobs.Knobs)))
+    rows = fast_knobs.explore(args.datasets, args.protocols, knobs, args.repeat)
+    print(fast_knobs.table(rows, args.datasets, fast_knobs.ht_loc_seconds(args.ht_loc)), flush=True)
+    return 0
+
+
+def _cmd_merge(args: argparse.Namespace) -> int:
     from ..campaign.merge import merge
 
     for line in merge(Path(args.new), Path(args.into)):
@@ -169,6 +203,68 @@ def add_lanes(xdrop: argparse._SubParsersAction) -> None:
     p.add_argument("--counters-xdrops", type=t.xdrop_list, default=[],
                    help="X at which every layout also runs under Nsight Compute (xdrop/counters.csv)")
     p.set_defaults(func=_cmd_lanes)
+
+
+def _add_originals(m: argparse._SubParsersAction) -> None:
+    """``measure against-original | against-logan | fast-knobs``: the originals beside ours on inputs
+    the campaign leaves out, and fast's knobs tried."""
+    p = m.add_parser("against-original", help="MetaHipMer's ht_loc beside lassm extend on named datasets: "
+                                              "against-original.csv")
+    p.add_argument("--source", type=t.input_dir, help="the original's tree (or its src/) at the pinned commit "
+                                                      "(default: the cache, or a download)")
+    p.add_argument("--program", type=t.program, help="an ht_loc already built (instead of building it)")
+    p.add_argument("--machine", type=t.machine_name, required=True, help="results folder name")
+    p.add_argument("--datasets", type=t.dataset_list, default=["sample-k77x20", "gen-k21", "gen-k33", "gen-k55", "gen-k77"])
+    p.add_argument("--repeats", type=t.count, default=3, help="timed whole runs of each (default %(default)s)")
+    p.add_argument("--arch", type=t.label, default=None, help="nvcc's sm_XY (default: the GPU's)")
+    p.add_argument("--no-ncu", action="store_true", help="no kernel times from Nsight Compute")
+    p.add_argument("--force", action="store_true", help="measure again datasets recorded at this commit")
+    p.set_defaults(func=_cmd_against_original)
+
+    p = m.add_parser("against-logan", help="LOGAN's demo beside lassm xdrop align on a set and X values: "
+                                           "xdrop/against-logan.csv")
+    p.add_argument("--source", type=t.input_dir, help="LOGAN's tree at the pinned commit (default: the cache, or a download)")
+    p.add_argument("--program", type=t.input_dir, help="a folder holding LOGAN's demo and logan_scores already built")
+    p.add_argument("--machine", type=t.machine_name, required=True, help="results folder name")
+    p.add_argument("--dataset", type=t.pairs_input, default="xdrop-sim-20k", help="an X-drop set (default %(default)s)")
+    p.add_argument("--xdrops", type=t.xdrop_list, default=[10, 20, 50, 100, 500, 1000, 5000], help="comma list of X")
+    p.add_argument("--repeats", type=t.count, default=1, help="timed whole runs per program and X (default 1)")
+    p.add_argument("--arch", type=t.label, default=None, help="nvcc's sm_XY (default: the GPU's)")
+    p.add_argument("--no-ncu", action="store_true", help="no kernel times from Nsight Compute")
+    p.add_argument("--counters-xdrops", type=t.xdrop_list, default=[],
+                   help="X values at which LOGAN also runs under the study's whole metric list (counters.csv)")
+    p.add_argument("--backend", default="cuda", choices=("cuda", "opencl", "cpu"),
+                   help="our backend (default cuda; cpu for a dry run without a GPU)")
+    p.add_argument("--layouts", type=t.xdrop_layouts, default=(),
+                   help="cuda: the X-drop plans to run ours with, a comma list of logan,warps, one row each beside "
+                        "one LOGAN run (default: the environment's LASSM_XDROP_LAYOUT, one row)")
+    p.add_argument("--force", action="store_true", help="measure again rows recorded at this commit")
+    p.set_defaults(func=_cmd_against_logan)
+
+    p = m.add_parser("fast-knobs", help="fast's builds and knobs tried: registers, kernel times, a table against "
+                                        "fast's (nothing recorded)")
+    p.add_argument("datasets", type=t.dataset_name, nargs="+", help="local-assembly datasets (names or files)")
+    p.add_argument("--caps", type=t.register_caps, default=[0, 64, 48, 40, 32],
+                   help="register caps to try (0: the compiler's choice; 'built': as the backend builds it)")
+    p.add_argument("--protocols", type=t.protocol_list, default=["casptr", "fast"],
+                   help="builds timed at every cap (fast*) or once")
+    p.add_argument("--steps", type=t.natural_list, help="LASSM_FAST_SCAN_STEPS values to try on fast builds "
+                                                        "(default: the source's)")
+    p.add_argument("--team-bases", type=t.natural_list, help="TEAM_MIN_BASES values to try (default: the module's)")
+    p.add_argument("--scale-team-bases", type=t.natural_list,
+                   help="TEAM_MIN_BASES_SCALE values to try: block teams' threshold in a launch of many ends")
+    p.add_argument("--team-lanes", type=t.natural_list,
+                   help="warp-team widths to try, 0 for a whole warp (default: the build's)")
+    p.add_argument("--lane-walks", type=t.count_list, help="ends to a warp to try on the lane-walk builds")
+    p.add_argument("--sort-bytes", type=t.count_list,
+                   help="shared bytes per warp team for the sorted records to try on sorted-table builds")
+    p.add_argument("--sort-max-k", type=t.count_list,
+                   help="largest k the sorted-table builds sort (LASSM_SORT_MAX_K), values to try: 30 keeps "
+                        "one-word records, the hash table beyond")
+    p.add_argument("--repeat", type=t.count, default=3, help="timed runs per dataset (default %(default)s)")
+    p.add_argument("--ht-loc", type=t.input_file, default=None,
+                   help="an against-original.csv: adds each time's ratio to ht_loc's kernel")
+    p.set_defaults(func=_cmd_fast_knobs)
 
 
 def add_subcommands(sub: argparse._SubParsersAction) -> None:
@@ -242,6 +338,8 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-scaling", action="store_true", help="leave out the strong scaling")
     p.add_argument("--no-sweep", action="store_true", help="leave out the sweep")
     p.set_defaults(func=_cmd_scaling)
+
+    _add_originals(m)
 
     p = sub.add_parser("merge-results", help="lay a from-scratch run's machine folder onto the committed one")
     p.add_argument("new", type=t.input_dir, help="the new run's machine folder")

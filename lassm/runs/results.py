@@ -388,7 +388,7 @@ def against_original_machines() -> list[str]:
     return sorted(p.parent.name for p in _results_root().glob(f"*/{AGAINST_ORIGINAL_FILE}"))
 
 
-#: fast's sorted build timed sorting up to two values of k (``tools/fast_explore.py --sort-max-k``).
+#: fast's sorted build timed sorting up to two values of k (``lassm measure fast-knobs --sort-max-k``).
 SORTED_RULE_FILE = "sorted-rule.csv"
 SORTED_RULE_COLUMNS: tuple[str, ...] = ("machine", "device", "driver", "dataset", "build", "sort_max_k", "kernel_ms",
                                         "outputs_equal", "git_sha", "command")

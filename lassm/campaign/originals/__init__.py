@@ -105,11 +105,6 @@ def describe(plan: OriginalsPlan, why_not: list[str] | None = None) -> str:
     return "\n".join(lines)
 
 
-def _context(source: sources.Source, built: build.Built, machine: str, device: tuple[str, str], sha: str) -> dict:
-    return {"machine": machine, "device": device[0], "driver": device[1], "original_source": source.label,
-            "nvcc": built.nvcc, "git_sha": sha}
-
-
 def _build(key: str, folder: str | None, arch: str, kernels: tuple[str, ...] = ()) -> tuple[Path, build.Built]:
     """(the pinned source tree of ``key``, found or fetched; its programs built, or taken from the build cache)."""
     tree = sources.locate(SOURCES[key], folder)
@@ -282,7 +277,7 @@ def _run_originals(plan: OriginalsPlan, bar, *, machine: str | None, force: bool
                 out.lacks.append(f"originals: {SOURCES[key].repo} not run: {exc}")
                 say(out.lacks[-1])
                 continue
-            context = _context(SOURCES[key], built, name, device, sha)
+            context = built.context(name, device, sha)
             shown = Step(bar, LABELS[key], len(wanted[key]))
             how = Measuring(context, ncu=ncu, backend=backend, say=say, tick=shown.advance)
             if key == "hecbench":

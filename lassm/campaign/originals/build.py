@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import LassmError
-from .sources import HT_LOC, LOGAN, Source, cache_root
+from .sources import HT_LOC, LOGAN, Source, cache_root, locate
 
 #: Where nvcc is looked for after ``PATH``: ``$CUDA_HOME/bin``, then the toolkit's usual home.
 NVCC_HOMES = ("CUDA_HOME", "CUDA_PATH")
@@ -55,6 +55,30 @@ class Built:
 
     def __getitem__(self, name: str) -> Path:
         return self.programs[name]
+
+    def context(self, machine: str, device: tuple[str, str], sha: str) -> dict:
+        """The columns every row of a side-by-side run shares: the folder, the GPU (name, driver),
+        the pinned source, the compiler and our commit."""
+        return {"machine": machine, "device": device[0], "driver": device[1], "original_source": self.source.label,
+                "nvcc": self.nvcc, "git_sha": sha}
+
+
+@dataclass(frozen=True)
+class Given:
+    """Where a side-by-side command takes an original from: programs already built (``--program``:
+    name -> path), else its pinned tree (``--source``, else the cache, else a download) built for
+    ``arch`` (nvcc's ``sm_XY``; default: the GPU's)."""
+
+    tree: Path | None = None
+    programs: dict[str, Path] | None = None
+    arch: str | None = None
+
+    def built(self, source: Source) -> Built:
+        """The programs of ``source`` (:data:`.sources.HT_LOC` or :data:`.sources.LOGAN`)."""
+        if self.programs:
+            return Built(dict(self.programs), source, self.arch or "", "")
+        make = build_ht_loc if source is HT_LOC else build_logan
+        return make(locate(source, self.tree), self.arch or gpu_arch())
 
 
 def find_nvcc() -> str | None:
@@ -180,5 +204,5 @@ def gpu_arch() -> str:
         raise BuildFailed(f"no CUDA device answers ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})") from None
 
 
-__all__ = ["BuildFailed", "Built", "HT_LOC_FLAGS", "LOGAN_FLAGS", "LOGAN_SOURCES", "SCORES_DRIVER", "build_ht_loc",
+__all__ = ["BuildFailed", "Built", "Given", "HT_LOC_FLAGS", "LOGAN_FLAGS", "LOGAN_SOURCES", "SCORES_DRIVER", "build_ht_loc",
            "build_logan", "find_nvcc", "gpu_arch", "nvcc_version", "require_nvcc"]

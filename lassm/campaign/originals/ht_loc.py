@@ -12,19 +12,23 @@ For each dataset, both programs read the same ``.dat`` and write their output:
 - whether the two outputs are the same lines (sorted), the original's being the reference.
 
 Rows go to ``data/results/<machine>/against-original.csv`` with the device, driver, the
-original's pinned source, nvcc's version, the git SHA and each command.
+original's pinned source, nvcc's version, the git SHA and each command. ``lassm run``'s originals
+part runs this on the campaign's datasets; :func:`against` (``lassm measure against-original``)
+on the datasets one names, such as the scale point ``gen-k21x20`` that the campaign leaves out.
 """
 from __future__ import annotations
 
 import statistics
 import sys
+import tempfile
 from pathlib import Path
 from typing import Callable, Sequence
 
 from ...runs import tables
-from ...runs.results import AGAINST_ORIGINAL_COLUMNS, AGAINST_ORIGINAL_KEY
-from .build import Built
-from .timing import Measuring, interleaved, kernel_times, lassm_kernel_times
+from ...runs.results import AGAINST_ORIGINAL_COLUMNS, AGAINST_ORIGINAL_FILE, AGAINST_ORIGINAL_KEY
+from .build import Built, Given
+from .sources import HT_LOC
+from .timing import Measuring, gpu_device, interleaved, kernel_times, lassm_kernel_times
 
 #: The two programs' labels in the table (ours names its build: :func:`ours_label`).
 ORIGINAL, OURS = "original ht_loc", "lassm extend fast"
@@ -164,6 +168,33 @@ def run_all(names: Sequence[str], table: Path, built: Built, work: Path,
     return status, failed
 
 
+def against(names: Sequence[str], machine: str, given: Given, *, repeats: int = 3, profile: bool = True,
+            force: bool = False) -> tuple[Path, bool]:
+    """``ht_loc`` (from ``given``: its ``tree`` may be the repository or its ``src/``) beside ``lassm
+    extend`` on ``names``, into ``machine``'s ``against-original.csv``; datasets recorded at this
+    commit are skipped unless ``force``; ``profile``: kernel times from Nsight Compute, where it is.
+    Returns the table and whether every dataset ran and every output agreed; raises
+    :class:`~lassm.errors.InputError`, before anything is built, where the folder's rows are of
+    another GPU. Progress goes to stderr."""
+    from ... import paths
+    from ...runs.records import git_sha
+    from ..steps import find_ncu
+
+    sha = git_sha()
+    table = paths.results_dir(machine) / AGAINST_ORIGINAL_FILE
+    wanted = todo(names, table, sha, force)
+    device = gpu_device()
+    tables.same_device(table, AGAINST_ORIGINAL_COLUMNS, device[0])
+    if given.tree is not None and (given.tree / "main.cpp").is_file():  # its src/: the tree is above
+        given = Given(given.tree.parent, given.programs, given.arch)
+    built = given.built(HT_LOC)
+    with tempfile.TemporaryDirectory(prefix="lassm-vs-original-") as tmp:
+        how = Measuring(built.context(machine, device, sha), repeats=repeats, ncu=find_ncu() if profile else None,
+                        say=lambda text: print(text, file=sys.stderr, flush=True))
+        status, failed = run_all(wanted, table, built, Path(tmp), how)
+    return table, not failed and all(r["status"] == "ok" for r in status)
+
+
 def _upsert(table: Path, rows: Sequence[dict]) -> None:
     """The rows into the table (their other keys, such as ``_command``, are not its columns)."""
     tables.upsert(table, AGAINST_ORIGINAL_COLUMNS, AGAINST_ORIGINAL_KEY, rows)
@@ -179,5 +210,5 @@ def _said(r: dict, status: list[dict], say: Callable[[str], None]) -> None:
     say(f"{r['dataset']} k={r['k']} {r['program']}: whole {r['whole_seconds']:.3f} s{kern}, outputs equal: {ok}")
 
 
-__all__ = ["DATASETS", "ORIGINAL", "OURS", "WALK_KERNEL", "ours_command", "ours_kernels", "ours_label", "run_all", "side_by_side", "sorted_lines", "todo",
+__all__ = ["DATASETS", "against", "ORIGINAL", "OURS", "WALK_KERNEL", "ours_command", "ours_kernels", "ours_label", "run_all", "side_by_side", "sorted_lines", "todo",
            "walk_apart"]

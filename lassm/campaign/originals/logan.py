@@ -16,21 +16,28 @@ form (``seqV posV seqH posH strand``, one pair a line; V is SeqAn's query, H its
   ``logan_scores`` (LOGAN's library called as the demo calls it) prints them.
 
 Rows go to ``data/results/<machine>/xdrop/against-logan.csv``, upserted after each X.
+``lassm run``'s originals part runs this on the campaign's 20,000 pairs; :func:`against`
+(``lassm measure against-logan``) on the set one names (``xdrop-sim-100k``), and can also run
+LOGAN's kernels under the study's whole metric list (:func:`counters_row`).
 """
 from __future__ import annotations
 
 import re
 import statistics
 import sys
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
 
+from ...runs import tables
 from ...runs import xdrop as rec
 from ...workloads.xdrop.pairs import Pairs
-from .build import Built
-from .timing import Measuring, interleaved, kernel_times, lassm_kernel_times, run
+from .build import Built, Given
+from .sources import LOGAN
+from .timing import Measuring, gpu_device, interleaved, kernel_times, lassm_kernel_times, run
 
 #: LOGAN's kernel and ours, for ncu's ``--kernel-name``.
 LOGAN_KERNEL = "extendSeedLGappedXDropOneDirectionGlobal"
@@ -258,6 +265,88 @@ def run_all(built: Built, pairs: Pairs, name: str, xdrops: Sequence[int], table:
     return status, failed
 
 
+@dataclass(frozen=True)
+class Asked:
+    """What ``lassm measure against-logan`` measures in the folder ``machine``: its options of the
+    same names (``profile``: not ``--no-ncu``). A pairs file's rows carry the set's own name."""
+
+    machine: str
+    dataset: str = DATASET
+    xdrops: tuple[int, ...] = (10, 20, 50, 100, 500, 1000, 5000)
+    counters_xdrops: tuple[int, ...] = ()
+    repeats: int = 1
+    backend: str = "cuda"
+    layouts: tuple[str, ...] = ()
+    force: bool = False
+    profile: bool = True
+
+
+def counters_row(demo_cmd: list[str], raw: Path, *, dataset: str, xdrop: int, machine: str, sha: str, ncu: str,
+                 command: str) -> dict:
+    """LOGAN's kernels under the study's whole metric list: one ``counters.csv`` row (program ``LOGAN``)."""
+    from ...analysis.counters import ncu as nsight
+    from ..xdrop_counters import row_from_raw
+
+    nsight.collect(demo_cmd, raw, dataset=dataset, k=xdrop, protocol="LOGAN", kernel_name=f"regex:{LOGAN_KERNEL}",
+                   ncu=ncu, timeout=600)
+    return row_from_raw(raw, dataset=dataset, xdrop=xdrop, program="LOGAN", machine=machine, git_sha=sha,
+                        command=command, layout=rec.LOGAN)
+
+
+def against(asked: Asked, given: Given) -> tuple[Path, bool]:
+    """LOGAN's demo beside ``lassm xdrop align`` as ``asked``, LOGAN from ``given``; rows recorded at
+    this commit are skipped unless ``asked.force``. Returns ``against-logan.csv`` and whether every X
+    (and counters run) ran and every score agreed; raises :class:`~lassm.errors.InputError`, before
+    anything is built, where the folder's rows are of another device. Progress goes to stderr."""
+    from ...runs.records import cpu_model, git_sha
+    from ...workloads.xdrop import datasets
+    from ..steps import find_ncu
+
+    def say(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    sha = git_sha()
+    ncu = find_ncu() if asked.profile else None
+    table, counters = (rec.folder(asked.machine) / f for f in (rec.AGAINST_LOGAN_FILE, rec.COUNTERS_FILE))
+    name, pairs = asked.dataset, None
+    if Path(name).is_file():  # a pairs file: its rows carry the set's own name (``lassm xdrop generate --name``)
+        pairs = datasets.load(name)
+        name = pairs.name or name
+    wanted = todo(name, asked.xdrops, table, sha, asked.force, asked.backend, asked.layouts)
+    recorded = rec.read_rows(counters, rec.COUNTER_COLUMNS)
+    counted = [x for x in asked.counters_xdrops if ncu and (asked.force or not rec.recorded(
+        recorded, sha, dataset=name, xdrop=x, program="LOGAN"))]
+    if not wanted and not counted:
+        say(f"{name}: X to run: none (recorded at this commit)")
+        return table, True
+    device = gpu_device() if asked.backend != "cpu" else (cpu_model(), "")
+    tables.same_device(table, rec.AGAINST_LOGAN_COLUMNS, device[0])
+    say(f"{name}: X to run: {wanted or 'none'}" + (f"; LOGAN's counters at X = {counted}" if counted else ""))
+    built = given.built(LOGAN)
+    pairs = pairs if pairs is not None else datasets.load(name)
+    failed: list[str] = []
+    status: list[dict] = []
+    with tempfile.TemporaryDirectory(prefix="lassm-vs-logan-") as tmp:
+        if wanted:
+            how = Measuring(built.context(asked.machine, device, sha), repeats=asked.repeats, ncu=ncu,
+                            backend=asked.backend, layouts=asked.layouts, say=say)
+            status, failed = run_all(built, pairs, name, wanted, table, Path(tmp), how)
+        k = write_logan_input(pairs, Path(tmp) / "pairs.txt")
+        for x in counted:
+            raw = rec.folder(asked.machine) / "counters" / f"ncu__{name}__x{x}__logan.csv"
+            try:
+                row = counters_row([str(built["demo"]), str(Path(tmp) / "pairs.txt"), str(k), str(x), "1"], raw,
+                                   dataset=name, xdrop=x, machine=asked.machine, sha=sha, ncu=str(ncu),
+                                   command=f"ncu --metrics <data/metric-names.csv> -- demo {name}.txt {k} {x} 1")
+            except Exception as exc:  # LOGAN's counters are extra: named, not fatal
+                failed.append(f"counters X={x}: {' '.join(str(exc).split())[:500]}")
+                say(f"counters LOGAN X={x}: failed: {failed[-1]}")
+                continue
+            rec.upsert(counters, rec.COUNTER_COLUMNS, rec.COUNTERS_KEY, [row])
+            say(f"counters LOGAN X={x}: {row['duration_s'] * 1e3:.2f} ms, {row['launches']} launches")
+    return table, not failed and all(r["status"] == "ok" for r in status)
+
+
 def _said(r: dict, status: list[dict], say: Callable[[str], None]) -> None:
     """A row's status line, and its line said."""
     ok = bool(r["scores_equal"])
@@ -268,7 +357,7 @@ def _said(r: dict, status: list[dict], say: Callable[[str], None]) -> None:
     say(f"{r['dataset']} X={r['xdrop']} {r['program']}: whole {r['whole_seconds']:.3f} s{kern}, scores equal: {ok}")
 
 
-__all__ = ["DATASET", "LOGAN_KERNEL", "LOGAN_PROGRAM", "OURS", "OUR_KERNEL", "layout_env", "ours_label",
+__all__ = ["Asked", "DATASET", "against", "counters_row", "LOGAN_KERNEL", "LOGAN_PROGRAM", "OURS", "OUR_KERNEL", "layout_env", "ours_label",
            "ours_programs", "parse_logan_output",
            "parse_scores",
            "ours_kernels", "run_all", "seed_length", "side_by_side", "todo", "write_logan_input"]
