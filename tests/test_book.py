@@ -296,8 +296,14 @@ def test_contract_metrics_columns_equal_the_written_metrics():
 
 
 PROMISES = ROOT / "book" / "promises.md"
-#: ``tests/test_file.py::test_name`` as the promises page names a test.
-_TEST_REF = re.compile(r"`(tests/test_\w+\.py)::(test_\w+)`")
+#: A test as the promises page names it: ``tests/test_file.py::test_name``, or ``test_name`` in
+#: ``tests/test_file.py`` (two code spans, so that a printed line can break between them).
+_TEST_REF = re.compile(r"`(tests/test_\w+\.py)::(test_\w+)`|`(test_\w+)` in `(tests/test_\w+\.py)`")
+
+
+def _named_tests(text: str) -> list[tuple[str, str]]:
+    """(file, test) of every test ``text`` names in either form of :data:`_TEST_REF`."""
+    return [(f or f2, t or t2) for f, t, t2, f2 in _TEST_REF.findall(text)]
 
 
 def _test_functions(path: Path) -> set[str]:
@@ -308,7 +314,7 @@ def _test_functions(path: Path) -> set[str]:
 def test_promises_page_names_tests_that_exist():
     """Every test the promises page names exists, so no promise outlives the test that holds it."""
     text = PROMISES.read_text(encoding="utf-8")
-    named = _TEST_REF.findall(text)
+    named = _named_tests(text)
     assert len(named) >= 20, "book/promises.md names too few tests"
     missing = [f"{f}::{t}" for f, t in named if not (ROOT / f).is_file() or t not in _test_functions(ROOT / f)]
     assert not missing, f"book/promises.md names tests that do not exist: {missing}"
