@@ -215,17 +215,15 @@ def test_a_pairs_file_the_xdrop_reader_refuses_is_one_line_before_the_run(
 def test_a_whole_pairs_file_goes_to_the_xdrop_part(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                    capsys: pytest.CaptureFixture) -> None:
     """The whole run's dry run plans a pairs file given by its path into the X-drop part (it was
-    refused by the local-assembly reader), and the pre-run check reads it with the X-drop reader."""
-    from lassm.runs import preflight
-
+    refused by the local-assembly reader), its pairs counted by the X-drop reader."""
     pairs = tmp_path / "pairs.tsv"
     pairs.write_text(PAIR)
-    read: list[str] = []
-    check = preflight.check_pairs
-    monkeypatch.setattr(preflight, "check_pairs", lambda names: (read.extend(names), check(names))[1])
     monkeypatch.setenv("LASSM_RESULTS", str(tmp_path / "results"))
     assert main(["run", "--quick", "--quiet", "--datasets", str(pairs), "--dry-run"]) == 0, capsys.readouterr().err
-    assert read == [str(pairs)]
+    out = capsys.readouterr().out
+    assert "local assembly: left out: no local-assembly dataset" in out
+    xdrop = out[out.index("== X-drop"):out.index("== Jin and Vetter")]
+    assert re.search(rf"^{re.escape(str(pairs))}\s+1 pairs:", xdrop, flags=re.M), xdrop
     assert not (tmp_path / "results").exists()
 
 

@@ -50,10 +50,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                                dry=args.dry_run))
     if args.kernel in ("originals", "suite"):  # one part alone (the originals beside the default plans' inputs)
         plan.only(args.kernel)
-    from ..campaign.xdrop_plan import XdropPlan
-
-    xdrop = plan.of("xdrop", XdropPlan)
-    _check_run(args, plan.backends(), plan.of("local-assembly", Plan), pairs=xdrop.datasets if xdrop else ())
+    _check_run(args, plan.backends(), plan.of("local-assembly", Plan))
     if args.dry_run:
         from ..campaign.estimate import dry_run
 
@@ -157,13 +154,12 @@ def _run_local(args: argparse.Namespace) -> int:
     return 1 if outcome.failed else 0
 
 
-def _check_run(args: argparse.Namespace, backends: Sequence[str], local: Plan | None,
-               pairs: Sequence[str] = ()) -> None:
+def _check_run(args: argparse.Namespace, backends: Sequence[str], local: Plan | None) -> None:
     """What the run checks before it measures anything, and its dry run alike
     (:func:`lassm.runs.preflight.check_run`): the results folders it will write
     (:func:`lassm.runs.folders.machine_folders`; ``local``, the local-assembly plan, names the
-    devices a dry run plans for without their runtime), the dataset files that plan reads, the
-    X-drop part's pairs files (``pairs``) and ``--cluster``'s scheduler. Only hip's check against
+    devices a dry run plans for without their runtime), the dataset files that plan reads (the
+    X-drop plan has read its pairs files) and ``--cluster``'s scheduler. Only hip's check against
     hip-cpu (:func:`_check_hip`) is the real run's alone: it builds and runs the kernels, which a
     dry run never does."""
     from ..runs.folders import machine_folders
@@ -171,7 +167,7 @@ def _check_run(args: argparse.Namespace, backends: Sequence[str], local: Plan | 
 
     folders = machine_folders(backends, args.machine, targets=local.targets if local is not None else None,
                               dry=args.dry_run)
-    check_run(folders, datasets=local.datasets if local is not None else (), pairs=pairs, cluster=args.cluster)
+    check_run(folders, datasets=local.datasets if local is not None else (), cluster=args.cluster)
 
 
 def _local_names(args: argparse.Namespace) -> None:

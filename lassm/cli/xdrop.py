@@ -173,8 +173,7 @@ def run_campaign(args: argparse.Namespace) -> int:
     from ..runs.folders import run_folder
     from ..runs.preflight import check_run
 
-    check_run([run_folder(plan.backends, args.machine, dry=args.dry_run)],  # the run's checks, its dry run's too
-              pairs=plan.datasets)
+    check_run([run_folder(plan.backends, args.machine, dry=args.dry_run)])  # the run's checks, its dry run's too
     if args.dry_run:
         from ..campaign.estimate import dry_run
         from ..campaign.whole import WholePlan

@@ -92,24 +92,12 @@ def check_datasets(names: Iterable[str]) -> None:
             read_dataset(name)
 
 
-def check_pairs(names: Iterable[str]) -> None:
-    """Reads each of ``names`` that is a file (an X-drop pairs file given by its path, ``--datasets``)
-    with the X-drop reader, as :func:`check_datasets` reads local-assembly files: a file it refuses
-    is one line naming its line and field before anything is measured, not a failed point later
-    (a registry name, ``xdrop-sim-1000``, is built or read when run)."""
-    from ..workloads.xdrop.formats import read_pairs
-
-    for name in dict.fromkeys(names):
-        if Path(name).is_file():
-            read_pairs(name)
-
-
-def check_run(machines: Iterable[str], *, datasets: Iterable[str] = (), pairs: Iterable[str] = (),
-              cluster: str | None = None) -> None:
+def check_run(machines: Iterable[str], *, datasets: Iterable[str] = (), cluster: str | None = None) -> None:
     """What ``lassm run`` checks before it measures anything, and what its dry run checks alike:
     the results folders it writes (:func:`check_results`, accounts included), the local-assembly
-    dataset files (:func:`check_datasets`) and X-drop pairs files (:func:`check_pairs`) it reads,
-    and ``--cluster``'s scheduler, which must answer (:func:`lassm.runs.dask_address.check`).
+    dataset files it reads (:func:`check_datasets`; an X-drop pairs file is read, and refused, by
+    the X-drop plan, which counts its pairs) and ``--cluster``'s scheduler, which must answer
+    (:func:`lassm.runs.dask_address.check`).
 
     Raises
     ------
@@ -118,7 +106,6 @@ def check_run(machines: Iterable[str], *, datasets: Iterable[str] = (), pairs: I
     """
     check_results(machines)
     check_datasets(datasets)
-    check_pairs(pairs)
     if cluster:
         from .dask_address import check
 
@@ -132,4 +119,4 @@ def _check_account(path: Path) -> None:
     read_entries(path)  # a file that cannot be read, or is not an account, raises, naming it
 
 
-__all__ = ["SUBFOLDERS", "check_datasets", "check_pairs", "check_results", "check_root", "check_run"]
+__all__ = ["SUBFOLDERS", "check_datasets", "check_results", "check_root", "check_run"]
