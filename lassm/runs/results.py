@@ -385,7 +385,8 @@ def against_original(machine: str) -> pd.DataFrame | None:
 def against_original_machines() -> list[str]:
     """Results folders that hold an ``against-original.csv``, sorted: a machine chapter's, and a
     host's folder of a model (:mod:`lassm.runs.host`) that may hold only that table."""
-    return sorted(p.parent.name for p in _results_root().glob(f"*/{AGAINST_ORIGINAL_FILE}"))
+    return sorted(p.parent.name for p in _results_root().glob(f"*/{AGAINST_ORIGINAL_FILE}")
+                  if not p.parent.name.startswith("_"))  # as the other listings: "_" folders are scratch
 
 
 #: fast's sorted build timed sorting up to two values of k (``lassm measure fast-knobs --sort-max-k``).
