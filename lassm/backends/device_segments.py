@@ -17,9 +17,11 @@ from ..paths import kernel_source
 from ..workloads.local_assembly.dataset import _COMPLEMENT
 from ..workloads.local_assembly.segment_index import segment_offsets
 
-#: Threads per block of both kernels; a block copies one segment at a time.
+#: Threads per block of both kernels; each of its warps copies one segment at a time.
 BLOCK = 128
-#: Most blocks launched; each strides over the segments past it.
+#: Segments a block copies at once: its warps (``SEG_LANES`` = 32 threads each in the kernels).
+SEGMENTS_PER_BLOCK = BLOCK // 32
+#: Most blocks launched; each warp strides over the segments past it.
 MAX_BLOCKS = 65535
 
 
@@ -57,7 +59,8 @@ def warm_up(rt=None) -> None:
 
 
 def _grid(n: int) -> tuple[int]:
-    return (max(1, min(int(n), MAX_BLOCKS)),)
+    """Blocks for ``n`` segments: a warp for each, up to :data:`MAX_BLOCKS` blocks."""
+    return (max(1, min(-(-int(n) // SEGMENTS_PER_BLOCK), MAX_BLOCKS)),)
 
 
 def gather(d_src, offsets: np.ndarray, index: np.ndarray, pad: int = 0, rt=None):
