@@ -41,7 +41,7 @@ LANES_BY_X = ((50, 8), (200, 16), (1000, 32))
 
 #: The switch between the CUDA backend's two plans, read at each alignment: ``logan`` (the default)
 #: runs the tasks in their order, the lanes kernel up to X = 1000 and LOGAN's block above (:func:`lanes_for`);
-#: ``warps`` runs them longest first, seeds that look false last (:func:`work_order`), on the kernel
+#: ``warps`` runs them by their expected cells, most first (:func:`work_order`), on the kernel
 #: :data:`WARPS_PLAN` names: the lanes kernel for narrow bands, the wide-band block
 #: (``cuda/xdrop_warps.cu``: one barrier an anti-diagonal, the anti-diagonals in shared memory) for
 #: wide ones. Both are bit for bit the oracle; the switch lets one GPU session time them side by side.
@@ -54,7 +54,8 @@ WARP = 32
 #: lanes > 0 runs the lanes kernel; lanes 0 the wide-band block of ``group`` threads with ``stride``
 #: shared ints per anti-diagonal, or with stride 0 LOGAN's block of ``group`` threads. A band of
 #: LOGAN-like pairs holds about 0.7 X cells up to X = 1000 and under 2,000 at X = 5000; a false
-#: seed's, nearly two X before it dies. One that outgrows the stride reruns on its global scratch.
+#: seed's about 3 X up to X = 100 and near 1,000 at X = 1000. One that outgrows the stride reruns on
+#: its global scratch.
 #: The rows above X = 200 follow a sweep of the block's threads and shared ints on the H200
 #: (xdrop-sim-20k and a set of half false seeds, X = 100 to 5000): 64 threads and 1,024 ints were
 #: fastest or near it on both up to X = 1000, and at X = 5000 LOGAN's block beat every wide one.
@@ -159,18 +160,25 @@ def seeds_that_extend(t: Tasks, seqs_q: np.ndarray, seqs_d: np.ndarray) -> np.nd
     return shared >= PROBE_SHARED
 
 
-def work_order(t: Tasks, seqs_q: np.ndarray, seqs_d: np.ndarray) -> np.ndarray:
-    """The tasks longest first, those whose seed looks false (:func:`seeds_that_extend`) after the
-    rest: a launch's blocks start in their order, so the longest tasks start at once instead of
-    ending the launch alone, and the tasks a warp of the lanes kernel shares end together (a
-    false seed's dies within a few X anti-diagonals; beside a true one, its lanes would idle).
+#: How many times a true seed's band a false seed's is, for the launch order: under LOGAN's scores
+#: (1, -1, -1) an extension of unrelated reads runs to their ends as a true one does, on a band of
+#: about 3 X against under 1 X at X <= 100 (the oracle on LOGAN-like pairs; at X >= 1000 both are
+#: bounded by the reads and come close).
+FALSE_SEED_BAND = 3
 
-    Why by ``q_len + d_len``: an extension that holds to the ends of both sides, as a true seed's
-    does, takes that many anti-diagonals, and its band is about X wide at every one of them. Ties
-    keep their order (a stable sort), so the order is one for every run.
+
+def work_order(t: Tasks, seqs_q: np.ndarray, seqs_d: np.ndarray) -> np.ndarray:
+    """The tasks by their expected cells, most first: a launch's blocks start in their order, so
+    the heaviest tasks start at once instead of ending the launch alone, and the tasks a warp of
+    the lanes kernel shares end together.
+
+    A task takes ``q_len + d_len`` anti-diagonals whatever its seed, and one whose seed looks
+    false (:func:`seeds_that_extend`) a band :data:`FALSE_SEED_BAND` times as wide. Ties keep
+    their order (a stable sort), so the order is one for every run.
     """
     work = t.q_len.astype(np.int64) + t.d_len
-    return np.lexsort((-work, ~seeds_that_extend(t, seqs_q, seqs_d)))
+    work[~seeds_that_extend(t, seqs_q, seqs_d)] *= FALSE_SEED_BAND
+    return np.argsort(-work, kind="stable")
 
 
 def tasks(pairs: Pairs) -> Tasks:
