@@ -232,6 +232,25 @@ def facts(machine: str) -> dict[str, str]:
             "toy_differing": str(len(rows) - len(good))}
 
 
+# --- "A new backend", for local assembly: extend_side(side, protocol, ...), its result naming it ----
+# (in the package: lassm/backends/<name>.py, its entry in BACKENDS, its builds in PROTOCOL_LISTS)
+
+def _walks_on_the_oracle(side, protocol: str = "plain", threads: int | None = None):
+    """A backend whose walks are the numba oracle's; its result names the build that ran."""
+    from lassm.backends import cpu
+
+    out = cpu.extend_side(side, threads=threads)
+    out.extra["protocol"] = protocol
+    return out
+
+
+def _walks_cut(side, protocol: str = "plain", threads: int | None = None):
+    """The same, every walk cut to nothing: a backend that differs from the oracle."""
+    out = _walks_on_the_oracle(side, protocol, threads)
+    out.walk_len[:] = 0
+    return out
+
+
 # --- the test's set-up -----------------------------------------------------------------------------
 
 @pytest.fixture
@@ -263,6 +282,22 @@ def expected_sum() -> int:
 
 
 RUN = ["run", "--kernel", "toy", "--machine", "box", "--quiet"]
+
+
+def add_local_assembly_backend(monkeypatch: pytest.MonkeyPatch, extend_side: Callable) -> None:
+    """"A new backend" of local assembly: ``available()``, ``extend_side`` and its ``PROTOCOLS``,
+    an entry in ``BACKENDS`` and its builds' list in ``PROTOCOL_LISTS``."""
+    from lassm import backends
+
+    mod = types.ModuleType("toy_extend")
+    vars(mod).update(available=lambda: (True, ""), extend_side=extend_side, PROTOCOLS=("plain",))
+    monkeypatch.setitem(sys.modules, "toy_extend", mod)
+    monkeypatch.setitem(backends.BACKENDS, "toy", ("toy_extend", "cpu"))
+    monkeypatch.setitem(backends.PROTOCOL_LISTS, "toy", ("toy_extend", "PROTOCOLS"))
+
+
+LOCAL = ["run", "--kernel", "local-assembly", "--backends", "toy,cpu", "--datasets", "sample-k21", "--quick",
+         "--no-profile", "--no-ceilings", "--repeats", "1", "--warmup", "0", "--machine", "box", "--quiet"]
 
 
 def execute_chapter(tmp_path: Path, machine: str) -> dict[str, str]:
@@ -382,6 +417,24 @@ def test_a_damaged_record_is_refused_as_it_is_read_back(listed: ToyPart, results
     table("box").write_text("vector,sum\ntoy-100k,1\n")
     with pytest.raises(LassmError, match="header"):
         facts("box")
+
+
+def test_a_local_assembly_backend_is_one_module_and_its_registry_entries(results: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from lassm.readback import json_object
+
+    add_local_assembly_backend(monkeypatch, _walks_on_the_oracle)
+    assert main(LOCAL) == 0  # the sweep plans it, runs it at its protocol, checks it against the cpu oracle
+    record = results / "box" / "sample-k21__k21__toy__plain" / "summary.json"
+    summary = json_object(record, "record")
+    assert (summary["backend"], summary["protocol"], summary["matches_cpu"]) == ("toy", "plain", True)
+    assert summary["git_sha"] == "sha-toy" and summary["host"]["id"] == host_id()
+    assert main(LOCAL) == 0  # its record is found again: a second run measures nothing
+    rows = read_entries(results / "box" / "campaign.json")[-1]["rows"]
+    assert [(r["backend"], r["status"]) for r in rows] == [("cpu", SKIPPED), ("toy", SKIPPED)]
+    add_local_assembly_backend(monkeypatch, _walks_cut)
+    assert main([*LOCAL, "--force"]) == 1  # a backend whose walks differ fails the run
+    assert json_object(record, "record")["matches_cpu"] is False
 
 
 def test_what_the_recipes_name_exists() -> None:
