@@ -328,9 +328,9 @@ def execute_chapter(tmp_path: Path, machine: str) -> dict[str, str]:
 
 # --- the recipes, followed -------------------------------------------------------------------------
 
-def test_the_recipes_carry_a_vector_sum_from_its_part_to_its_chapter(listed: ToyPart, results: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch,
-                                                                     tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+def test_the_recipes_carry_a_vector_sum_from_its_part_to_its_chapter(
+        listed: ToyPart, results: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture) -> None:
     add_backend(monkeypatch, "blocks", _blocks_sum)
     # the plan: --kernel toy is a choice, the dry run shows the part's block and the new backend in it
     assert main([*RUN, "--dry-run"]) == 0
@@ -460,5 +460,5 @@ def test_what_the_recipes_name_exists() -> None:
     files = {f for f in re.findall(r"`([\w./-]+\.(?:py|ipynb|yml))`", recipes)}
     assert {"lassm/campaign/xdrop_run.py", "notebooks/_template.ipynb", "_toc.yml"} <= files
     assert [f for f in sorted(files) if not (REPO / f).exists()] == []
-    assert all(name in vars(module) for module, name in ((importlib.import_module("lassm.backends"), "PROTOCOL_LISTS"),
-                                                         (importlib.import_module("lassm.cli.args"), "run_backend_list")))
+    for module, name in (("lassm.backends", "PROTOCOL_LISTS"), ("lassm.cli.args", "run_backend_list")):
+        assert name in vars(importlib.import_module(module)), f"the page's recipes name {module}.{name}"

@@ -175,4 +175,5 @@ def _account(plan: WholePlan, out: WholeOutcome, machine: str | None, seconds: f
     runs_account.append(folder, runs_account.entry(parts, total=seconds, sha=git_sha(), command=command_line()))
 
 
-__all__ = ["AnyPart", "PARTS", "accounts", "WholeOutcome", "WholePlan", "describe_whole", "make_whole_plan", "part", "run_whole"]
+__all__ = ["AnyPart", "PARTS", "WholeOutcome", "WholePlan", "accounts", "describe_whole", "make_whole_plan", "part",
+           "run_whole"]

@@ -20,7 +20,7 @@ from typing import Callable
 from .. import paths, settings, timeline
 from ..version import __version__
 from . import args as t
-from .run import cmd_run, part_key
+from .run import cmd_run
 from ..workloads.local_assembly.config import DEFAULT_MAX_WALK, DEFAULT_QUAL_OFFSET, MAX_KMER_LEN, MIN_KMER_LEN, Params
 from ..errors import LassmError, Terminated
 from . import faults, guard
@@ -353,7 +353,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("run", help="the main job: the campaign that measures this machine, recorded under data/results/<machine>/")
-    p.add_argument("--kernel", type=part_key, default=None,
+    p.add_argument("--kernel", type=t.part_key, default=None,
                    help="one part alone, by its key: local-assembly, xdrop (LOGAN's X-drop alignment: results under "
                         "<machine>/xdrop/), suite (Jin and Vetter's kernels on CUDA and OpenCL: <machine>/suite/), "
                         "originals (ht_loc and LOGAN built from their sources beside ours) or any other part of the "

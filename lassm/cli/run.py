@@ -14,17 +14,6 @@ if TYPE_CHECKING:  # the campaign is imported only when a run is asked for
     from ..campaign.plan import Plan
 
 
-def part_key(text: str) -> str:
-    """``--kernel``: the key of a part of :data:`lassm.campaign.whole.PARTS`, a list read only where
-    the option is given, so that a part added to it is a choice without a second list."""
-    from ..campaign.whole import PARTS
-
-    keys = [p.key for p in PARTS]
-    if text not in keys:
-        raise argparse.ArgumentTypeError(f"unknown part {text!r}; choose one of {', '.join(keys)}")
-    return text
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     """``lassm run``; a failed run leaves no new machine folder without a measurement in it (nor
     one holding only the parts' accounts)."""
@@ -198,4 +187,4 @@ def _local_names(args: argparse.Namespace) -> None:
             raise LassmError(f"--datasets {name}: an X-drop pair set; add --kernel xdrop")
 
 
-__all__ = ["cmd_run", "part_key"]
+__all__ = ["cmd_run"]
