@@ -48,6 +48,7 @@ BAD: dict = {
     t.stream_name: ["sample-k99", "gen-k20", "sample-k77x0", "sample-k21x2x0", "{missing}", "{dir}"],
     t.shard_name: ["sample-k99", "gen-k20-s2", "sample-k77x0", "{missing}", "{dir}"],
     t.run_backend_list: ["cpu,nope", "", "cpu,", "CUDA"],
+    t.part_key: ["nope", "", "XDROP"],
     t.run_dataset_list: ["sample-k99", "gen-k20", "sample-k77x0", "xdrop-sim-0", "xdrop-real-mars-10", "xdrop-sim",
                          "{missing}", "{dir}"],
     t.xdrop_list: ["x", "-1", "10,,20", "", "16777217"],

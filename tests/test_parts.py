@@ -14,7 +14,8 @@ from lassm import paths
 from lassm.campaign import estimate, runs_account, whole
 from lassm.campaign.outcome import PartOutcome
 from lassm.campaign.part import Ask, How, LeftOut, Part, Where, Work
-from lassm.cli.run import KERNELS
+from lassm.runs.account import ACCOUNTS
+from lassm.cli import main
 from lassm.runs.host import claim
 
 
@@ -99,7 +100,9 @@ def test_a_part_its_needs_leave_out_is_one_line_everywhere(results: Path) -> Non
     assert plan.left_out["toy"] == "--kernel xdrop"
 
 
-def test_the_command_line_names_the_parts_in_their_order() -> None:
-    assert KERNELS == tuple(p.key for p in whole.PARTS)
+def test_the_command_line_names_the_parts_in_their_order(capsys: pytest.CaptureFixture) -> None:
+    assert main(["run", "--kernel", "nope"]) == 2
+    assert "choose one of local-assembly, xdrop, suite, originals" in capsys.readouterr().err
     assert [p.account for p in whole.PARTS] == ["campaign.json", "xdrop/campaign.json", "suite/campaign.json",
                                                 "originals.json"]
+    assert whole.accounts() == (*(p.account for p in whole.PARTS), "runs.json") == ACCOUNTS

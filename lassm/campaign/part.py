@@ -142,7 +142,8 @@ class Part(Generic[PlanT, OutcomeT]):
     key: str = ""
     #: Its heading in ``--dry-run`` and the progress lines.
     label: str = ""
-    #: Its own account file, relative to the machine's folder (:data:`lassm.runs.account.PART_ACCOUNTS`).
+    #: Its own account file, relative to the machine's folder (the four parts':
+    #: :data:`lassm.runs.account.PART_ACCOUNTS`); the pre-run check reads it before any work.
     account: str = ""
 
     def needs(self, ask: Ask, planned: Planned) -> LeftOut | None:

@@ -21,6 +21,7 @@ import threading
 import time
 from typing import Any, TypeVar, overload
 
+from ..runs.account import RUNS_ACCOUNT
 from .originals import OriginalsPart
 from .outcome import OutcomeLike
 from .part import Ask, How, LeftOut, Part, PlanLike, plan_of
@@ -33,7 +34,9 @@ from .xdrop_run import XdropPart
 AnyPart = Part[Any, Any]
 _KindT = TypeVar("_KindT")
 
-#: The parts of ``lassm run``, in run order: a fifth kernel family is one more line here.
+#: The parts of ``lassm run``, in run order: a fifth kernel family is one more line here. Every
+#: reader takes the list when it is called (``--kernel``'s names, the plan, the accounts the
+#: pre-run check reads), never a copy made at import.
 PARTS: tuple[AnyPart, ...] = (LocalAssembly(), XdropPart(), SuitePart(), OriginalsPart())
 
 
@@ -45,6 +48,12 @@ def part(key: str) -> AnyPart:
     raise KeyError(key)
 
 
+def accounts(parts: tuple[AnyPart, ...] | None = None) -> tuple[str, ...]:
+    """Every account file a run of ``parts`` (default: :data:`PARTS`) appends to, relative to a
+    machine's folder: each part's own, then the whole run's ``runs.json``."""
+    return tuple(dict.fromkeys([*(p.account for p in (PARTS if parts is None else parts)), RUNS_ACCOUNT]))
+
+
 @dataclasses.dataclass
 class WholePlan:
     """The plans of the parts that run, by key in run order; a part that does not run has a line
@@ -53,7 +62,7 @@ class WholePlan:
     plans: dict[str, PlanLike]
     left_out: dict[str, str] = dataclasses.field(default_factory=dict)
     lacks: list[str] = dataclasses.field(default_factory=list)
-    parts: tuple[AnyPart, ...] = PARTS
+    parts: tuple[AnyPart, ...] = dataclasses.field(default_factory=lambda: PARTS)
 
     @overload
     def of(self, key: str) -> PlanLike | None: ...
@@ -81,9 +90,11 @@ class WholePlan:
         return list(dict.fromkeys(b for p, plan in self.planned() for b in p.backends(plan)))
 
 
-def make_whole_plan(ask: Ask, parts: tuple[AnyPart, ...] = PARTS) -> WholePlan:
-    """Each part's plan, in order (a part may build on the plans before it, as the originals do),
-    or why it is left out (:meth:`lassm.campaign.part.Part.needs`, :meth:`~lassm.campaign.part.Part.plan`)."""
+def make_whole_plan(ask: Ask, parts: tuple[AnyPart, ...] | None = None) -> WholePlan:
+    """Each part of ``parts`` (default: :data:`PARTS`) planned, in order (a part may build on the
+    plans before it, as the originals do), or why it is left out
+    (:meth:`lassm.campaign.part.Part.needs`, :meth:`~lassm.campaign.part.Part.plan`)."""
+    parts = PARTS if parts is None else parts
     out = WholePlan({}, parts=parts)
     for p in parts:
         got: PlanLike | LeftOut | None = p.needs(ask, dict(out.plans))
@@ -164,4 +175,5 @@ def _account(plan: WholePlan, out: WholeOutcome, machine: str | None, seconds: f
     runs_account.append(folder, runs_account.entry(parts, total=seconds, sha=git_sha(), command=command_line()))
 
 
-__all__ = ["AnyPart", "PARTS", "WholeOutcome", "WholePlan", "describe_whole", "make_whole_plan", "part", "run_whole"]
+__all__ = ["AnyPart", "PARTS", "WholeOutcome", "WholePlan", "accounts", "describe_whole", "make_whole_plan", "part",
+           "run_whole"]

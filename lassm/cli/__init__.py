@@ -20,7 +20,7 @@ from typing import Callable
 from .. import paths, settings, timeline
 from ..version import __version__
 from . import args as t
-from .run import KERNELS, cmd_run
+from .run import cmd_run
 from ..workloads.local_assembly.config import DEFAULT_MAX_WALK, DEFAULT_QUAL_OFFSET, MAX_KMER_LEN, MIN_KMER_LEN, Params
 from ..errors import LassmError, Terminated
 from . import faults, guard
@@ -232,7 +232,7 @@ def _gpu_bench(args: argparse.Namespace) -> int:
         from ..runs.preflight import check_results
         from ..runs.records import machine_for_backend
 
-        check_results([args.machine or machine_for_backend(args.backend)], accounts=False)
+        check_results([args.machine or machine_for_backend(args.backend)], accounts=())
     options = {key: val for key, val in (("max_bytes", args.max_bytes), ("block_warps", args.block_warps)) if val}
     rows = []
     for sg in args.subgroup or [None]:
@@ -353,11 +353,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("run", help="the main job: the campaign that measures this machine, recorded under data/results/<machine>/")
-    p.add_argument("--kernel", choices=KERNELS, default=None,
-                   help="one part alone: local-assembly, xdrop (LOGAN's X-drop alignment: results under "
-                        "<machine>/xdrop/), suite (Jin and Vetter's kernels on CUDA and OpenCL: <machine>/suite/) "
-                        "or originals (ht_loc and LOGAN built from their sources beside ours); default: all four, "
-                        "in that order")
+    p.add_argument("--kernel", type=t.part_key, default=None,
+                   help="one part alone, by its key: local-assembly, xdrop (LOGAN's X-drop alignment: results under "
+                        "<machine>/xdrop/), suite (Jin and Vetter's kernels on CUDA and OpenCL: <machine>/suite/), "
+                        "originals (ht_loc and LOGAN built from their sources beside ours) or any other part of the "
+                        "main job's list; default: every part, in that order")
     p.add_argument("--machine", type=t.machine_name, default=None, help="results folder name (default: from the device)")
     p.add_argument("--backends", type=t.run_backend_list, default=None,
                    help="comma list (default: the best GPU backend, sycl where it runs, opencl where it finds a GPU, and cpu; "

@@ -226,6 +226,14 @@ def shard_name(text: str) -> str:
     return _checked(check_name, text, SHARD_ROW_GROUP)
 
 
+def part_key(text: str) -> str:
+    """A part of ``lassm run`` by its key: :data:`lassm.campaign.whole.PARTS`, read where ``--kernel`` is given."""
+    from ..campaign.whole import PARTS
+
+    keys = [p.key for p in PARTS]
+    return text if text in keys else _fail(f"unknown part {text!r}; choose one of {', '.join(keys)}")
+
+
 def run_backend_list(text: str) -> list[str]:
     """Comma-separated backend names of either kernel (``lassm run --kernel`` says whose; checked there)."""
     from ..backends import BACKENDS

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""``lassm run``: the main job, its four parts or one of them (``--kernel``), checked before any work."""
+"""``lassm run``: the main job, the parts of :data:`lassm.campaign.whole.PARTS` or one of them
+(``--kernel``, a part's key), checked before any work."""
 from __future__ import annotations
 
 import argparse
@@ -12,15 +13,14 @@ from ..errors import LassmError
 if TYPE_CHECKING:  # the campaign is imported only when a run is asked for
     from ..campaign.plan import Plan
 
-#: The parts ``lassm run --kernel`` can run alone; without ``--kernel`` it runs all four in this order.
-KERNELS = ("local-assembly", "xdrop", "suite", "originals")
-
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """``lassm run``; a failed run leaves no new machine folder without a measurement in it."""
+    """``lassm run``; a failed run leaves no new machine folder without a measurement in it (nor
+    one holding only the parts' accounts)."""
+    from ..campaign.whole import accounts
     from ..runs.folders import kept_if_done
 
-    return kept_if_done(lambda: _cmd_run(args))
+    return kept_if_done(lambda: _cmd_run(args), accounts())
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -33,7 +33,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     _check_run_options(args)
     from ..campaign.part import Ask, How
     from ..campaign.plan import Plan
-    from ..campaign.whole import describe_whole, make_whole_plan, run_whole
+    from ..campaign.whole import accounts, describe_whole, make_whole_plan, run_whole
 
     if args.kernel == "originals" and args.no_originals:
         raise LassmError("--no-originals: --kernel originals runs nothing else; drop one of them")
@@ -48,9 +48,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
                                ceilings=not args.no_ceilings, originals=not args.no_originals,
                                originals_folder=args.originals, all_counters=getattr(args, "all_counters", False),
                                dry=args.dry_run))
-    if args.kernel in ("originals", "suite"):  # one part alone (the originals beside the default plans' inputs)
+    if args.kernel is not None:  # one part alone, planned after the others (the originals beside their inputs)
         plan.only(args.kernel)
-    _check_run(args, plan.backends(), plan.of("local-assembly", Plan))
+    _check_run(args, plan.backends(), plan.of("local-assembly", Plan), accounts(plan.parts))
     if args.dry_run:
         from ..campaign.estimate import dry_run
 
@@ -154,20 +154,24 @@ def _run_local(args: argparse.Namespace) -> int:
     return 1 if outcome.failed else 0
 
 
-def _check_run(args: argparse.Namespace, backends: Sequence[str], local: Plan | None) -> None:
+def _check_run(args: argparse.Namespace, backends: Sequence[str], local: Plan | None,
+               accounts: Sequence[str] | None = None) -> None:
     """What the run checks before it measures anything, and its dry run alike
     (:func:`lassm.runs.preflight.check_run`): the results folders it will write
     (:func:`lassm.runs.folders.machine_folders`; ``local``, the local-assembly plan, names the
-    devices a dry run plans for without their runtime), the dataset files that plan reads (the
+    devices a dry run plans for without their runtime), the ``accounts`` it appends to (default:
+    :data:`lassm.runs.account.ACCOUNTS`), the dataset files that plan reads (the
     X-drop plan has read its pairs files) and ``--cluster``'s scheduler. Only hip's check against
     hip-cpu (:func:`_check_hip`) is the real run's alone: it builds and runs the kernels, which a
     dry run never does."""
+    from ..runs.account import ACCOUNTS
     from ..runs.folders import machine_folders
     from ..runs.preflight import check_run
 
     folders = machine_folders(backends, args.machine, targets=local.targets if local is not None else None,
                               dry=args.dry_run)
-    check_run(folders, datasets=local.datasets if local is not None else (), cluster=args.cluster)
+    check_run(folders, datasets=local.datasets if local is not None else (), cluster=args.cluster,
+              accounts=ACCOUNTS if accounts is None else accounts)
 
 
 def _local_names(args: argparse.Namespace) -> None:
@@ -183,4 +187,4 @@ def _local_names(args: argparse.Namespace) -> None:
             raise LassmError(f"--datasets {name}: an X-drop pair set; add --kernel xdrop")
 
 
-__all__ = ["KERNELS", "cmd_run"]
+__all__ = ["cmd_run"]

@@ -89,22 +89,22 @@ def machine_folders(backends: Iterable[str], machine: str | None = None, targets
 __all__ = ["dropped_unless_done", "folder_of", "kept_if_done", "machine_folders", "run_folder"]
 
 
-def _holds_no_measure(folder: Path) -> bool:
-    """Whether ``folder`` holds nothing but accounts (their rows of failures), its host's fingerprint
+def _holds_no_measure(folder: Path, accounts: Iterable[str]) -> bool:
+    """Whether ``folder`` holds nothing but ``accounts`` (their rows of failures), its host's fingerprint
     (:data:`lassm.runs.host.HOST_FILE`), locks and temporaries."""
-    from .account import ACCOUNTS
-
+    accounts = set(accounts)
     for path in folder.rglob("*"):
         rel = path.relative_to(folder).as_posix()
-        if path.is_dir() or rel in ACCOUNTS or rel == HOST_FILE or path.name.startswith("."):
+        if path.is_dir() or rel in accounts or rel == HOST_FILE or path.name.startswith("."):
             continue
         return False
     return True
 
 
 @contextlib.contextmanager
-def dropped_unless_done() -> Iterator[dict[str, bool]]:
-    """Removes, after a failed run, the machine folders it made that hold no measurement.
+def dropped_unless_done(accounts: Iterable[str] | None = None) -> Iterator[dict[str, bool]]:
+    """Removes, after a failed run, the machine folders it made that hold no measurement (nothing but
+    ``accounts``, the account files a run appends to: default :data:`lassm.runs.account.ACCOUNTS`).
 
     Why: a run that failed (a full results disk, a backend that cannot start) left a new machine
     folder holding only its account's failed rows, or nothing, which the book then takes for a
@@ -112,6 +112,9 @@ def dropped_unless_done() -> Iterator[dict[str, bool]]:
     any record; the results root the run made goes too, where it is left empty. The caller sets
     ``done["ok"]`` once the run succeeded; an exception is a failure.
     """
+    from .account import ACCOUNTS
+
+    kept_apart = tuple(ACCOUNTS if accounts is None else accounts)
     root = paths.results_root()
     made_root = not os.path.lexists(root)
     before = {p.name for p in root.iterdir()} if root.is_dir() else set()
@@ -122,18 +125,18 @@ def dropped_unless_done() -> Iterator[dict[str, bool]]:
         if not done["ok"] and root.is_dir():
             for folder in root.iterdir():
                 if folder.name not in before and folder.is_dir() and not folder.is_symlink() \
-                        and _holds_no_measure(folder):
+                        and _holds_no_measure(folder, kept_apart):
                     shutil.rmtree(folder, ignore_errors=True)
             if made_root:
                 with contextlib.suppress(OSError):  # not empty: it holds what the run measured
                     root.rmdir()
 
 
-def kept_if_done(command: Callable[[], int]) -> int:
+def kept_if_done(command: Callable[[], int], accounts: Iterable[str] | None = None) -> int:
     """Runs ``command`` (a measuring command's body, returning its exit status) inside
-    :func:`dropped_unless_done`: done where it returns 0. Why: ``lassm run`` and ``lassm bench``
-    alike leave no new machine folder behind when they fail before anything of it was kept."""
-    with dropped_unless_done() as done:
+    :func:`dropped_unless_done` (``accounts`` as it takes them): done where it returns 0. Why: ``lassm run``
+    and ``lassm bench`` alike leave no new machine folder behind when they fail before anything of it was kept."""
+    with dropped_unless_done(accounts) as done:
         code = command()
         done["ok"] = code == 0
     return code

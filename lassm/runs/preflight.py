@@ -64,19 +64,23 @@ def check_root() -> Path:
     return root
 
 
-def check_results(machines: Iterable[str], accounts: bool = True) -> None:
+def check_results(machines: Iterable[str], accounts: Iterable[str] = ACCOUNTS) -> None:
     """Raises one :class:`LassmError` where a run into ``machines``' folders could not record:
-    the results root, a machine folder or one of its :data:`SUBFOLDERS` that is not a folder, a
-    folder that cannot be written, another host's folder (:func:`lassm.runs.host.owner`), an account that cannot be read (where ``accounts``: a bench
-    writes records and no account). Called before the first point is measured, so a refused run
-    measures nothing and writes nothing."""
+    the results root, a machine folder, one of its :data:`SUBFOLDERS` or an account's folder that
+    is not a folder, a folder that cannot be written, another host's folder
+    (:func:`lassm.runs.host.owner`), one of ``accounts`` that cannot be read (the files the run
+    appends to, relative to the machine's folder; none for a bench, which writes records and no
+    account). Called before the first point is measured, so a refused run measures nothing and
+    writes nothing."""
     check_root()
+    accounts = tuple(accounts)
+    subs = dict.fromkeys([*SUBFOLDERS, *(str(Path(a).parent) for a in accounts if Path(a).parent != Path("."))])
     for name in dict.fromkeys(machines):
         folder = paths.machine_dir(name)
         _check_folder(folder, f"the machine {name!r} records its results")
-        for sub in SUBFOLDERS:
+        for sub in subs:
             _check_folder(folder / sub, f"the machine {name!r} records its {sub}")
-        for account in ACCOUNTS if accounts else ():
+        for account in accounts:
             _check_account(folder / account)
         check_mine(folder)
 
@@ -92,9 +96,10 @@ def check_datasets(names: Iterable[str]) -> None:
             read_dataset(name)
 
 
-def check_run(machines: Iterable[str], *, datasets: Iterable[str] = (), cluster: str | None = None) -> None:
+def check_run(machines: Iterable[str], *, datasets: Iterable[str] = (), cluster: str | None = None,
+              accounts: Iterable[str] = ACCOUNTS) -> None:
     """What ``lassm run`` checks before it measures anything, and what its dry run checks alike:
-    the results folders it writes (:func:`check_results`, accounts included), the local-assembly
+    the results folders it writes (:func:`check_results`, ``accounts`` included), the local-assembly
     dataset files it reads (:func:`check_datasets`; an X-drop pairs file is read, and refused, by
     the X-drop plan, which counts its pairs) and ``--cluster``'s scheduler, which must answer
     (:func:`lassm.runs.dask_address.check`).
@@ -104,7 +109,7 @@ def check_run(machines: Iterable[str], *, datasets: Iterable[str] = (), cluster:
     LassmError
         One line, naming the path, the file's line and field, or the ``--cluster`` value.
     """
-    check_results(machines)
+    check_results(machines, accounts)
     check_datasets(datasets)
     if cluster:
         from .dask_address import check
