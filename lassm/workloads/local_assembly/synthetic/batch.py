@@ -4,7 +4,7 @@ reads that the extraction draws from.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -69,8 +69,8 @@ def simulate_batch(rng: np.random.Generator, ref_bases: int, prof: Profile, k: i
         p2 = p - llen[utg.occ_contig]
         e2 = e + rlen[utg.occ_contig]
         occ, r = align_reads(reads, rb, seeds, p2, e2, k)
-        so, ss, sr = select_end_reads(reads, occ, r, p2, e2, PAIR_SPAN)
-        length, bases = walk_ext(reads, rb, so, ss, sr, p2, e2, utg.occ_contig, utg.depth, tails, PRE_K)
+        chosen = select_end_reads(reads, occ, r, p2, e2, PAIR_SPAN)
+        length, bases = walk_ext(reads, rb, chosen, replace(utg, occ_start=p2, occ_end=e2), tails, PRE_K)
         tails = new_tails(tails, length, bases)
         is_right = np.repeat(np.arange(2 * n_c) % 2 == 1, length)
         rparts.append((length[1::2], bases[is_right]))
@@ -98,8 +98,8 @@ def simulate_batch(rng: np.random.Generator, ref_bases: int, prof: Profile, k: i
     p2 = p - lshift[utg.occ_contig]
     e2 = e + rshift[utg.occ_contig]
     occ, r = align_reads(reads, rb, seeds, p2, e2, k)
-    so, sel_s, sel_r = select_end_reads(reads, occ, r, p2, e2, PAIR_SPAN)
-    sel_c = utg.occ_contig[so]
+    chosen = select_end_reads(reads, occ, r, p2, e2, PAIR_SPAN)
+    sel_c, sel_s, sel_r = utg.occ_contig[chosen.occ], chosen.side, chosen.read
     nr = len(reads.start)
     key = unique((sel_c * 2 + sel_s) * nr + sel_r)[0]
     sel_c, sel_s, sel_r = key // nr // 2, (key // nr) % 2, key % nr

@@ -7,7 +7,9 @@ from __future__ import annotations
 import numpy as np
 
 from .arrays import ranges, unique
+from .end_reads import EndReads
 from .sequencing import ReadBases, ReadIntervals
+from .unitigs import Unitigs
 
 #: MetaHipMer's k schedule: a dataset at k went through one local-assembly round at every
 #: smaller k of it (see :func:`walk_ext`); the k = 21 dataset is the first round.
@@ -45,22 +47,23 @@ def _choose(nv: np.ndarray, hq: np.ndarray, depth: np.ndarray) -> np.ndarray:
     return out
 
 
-def walk_ext(reads: ReadIntervals, rb: ReadBases, so: np.ndarray, ss: np.ndarray, sr: np.ndarray,
-              p: np.ndarray, e: np.ndarray, contig: np.ndarray, depth: np.ndarray, tails: np.ndarray,
-              k: int) -> tuple[np.ndarray, np.ndarray]:
+def walk_ext(reads: ReadIntervals, rb: ReadBases, selected: EndReads, utg: Unitigs, tails: np.ndarray,
+             k: int) -> tuple[np.ndarray, np.ndarray]:
     """One earlier round of local assembly on every contig end: how far it got, and its bases.
 
     MetaHipMer feeds every round's extended contigs into the next round, so an input contig
     already reaches the point where its end reads stop agreeing. This walks all ends at once,
-    column by column past the end (``so, ss, sr``: the occurrence, side and read of each selected
-    end read; ``tails``: the last k bases of every end, nearest first). As in the kernel, a read
-    votes for column ``j`` when it matches the walk over the k bases before ``j`` (it holds the
-    current k-mer) and its base there has quality >= 10; :func:`_choose` applies the kernel's
-    rating rules. The hash-table details (loops, k iteration) are left out.
+    column by column past the end (``selected``: the end reads; ``utg``: the unitigs, their
+    occurrences' ends where this round sees them; ``tails``: the last k bases of every end,
+    nearest first). As in the kernel, a read votes for column ``j`` when it matches the walk over
+    the k bases before ``j`` (it holds the current k-mer) and its base there has quality >= 10;
+    :func:`_choose` applies the kernel's rating rules. The hash-table details (loops, k iteration) are left out.
 
     Returns (walk length per end ``2 * contig + side``, flat bases in the contigs' forward
     frame, end by end, each ordered away from its contig).
     """
+    so, ss, sr = selected.occ, selected.side, selected.read
+    p, e, contig, depth = utg.occ_start, utg.occ_end, utg.occ_contig, utg.depth
     n_ends = 2 * len(depth)
     right = ss == 1
     a, b = reads.start[sr], reads.end[sr]

@@ -4,6 +4,8 @@ end each read, or its projected mate, goes to, by MetaHipMer's ``localassm`` rul
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .arrays import ranges, unique
@@ -61,9 +63,19 @@ def align_reads(reads: ReadIntervals, rb: ReadBases, seeds: np.ndarray, p: np.nd
     return occ[keep], r[keep]
 
 
+@dataclass(frozen=True)
+class EndReads:
+    """The reads chosen at the contig ends, one entry each: the unitig occurrence, the side
+    (0 = left, 1 = right) and the read, sorted by (occurrence, side, read)."""
+
+    occ: np.ndarray
+    side: np.ndarray
+    read: np.ndarray
+
+
 def select_end_reads(reads: ReadIntervals, occ: np.ndarray, r: np.ndarray, p: np.ndarray, e: np.ndarray, pair_span: int
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(occurrence, side, read) triples, side 0 = left, 1 = right, by MetaHipMer's rules.
+            ) -> EndReads:
+    """The reads of each contig end (:class:`EndReads`), by MetaHipMer's rules.
 
     As in MetaHipMer's ``process_alns``: every read keeps only its best alignment (here the
     longest overlap). The read goes to the end it runs off, its own 5' side first when it runs
@@ -93,4 +105,4 @@ def select_end_reads(reads: ReadIntervals, occ: np.ndarray, r: np.ndarray, p: np
     rr = np.concatenate([r[to_left], r[to_right], mate[proj_l], mate[proj_r]]).astype(np.int64)
     nr = np.int64(len(reads.start))
     key = unique((oo * 2 + ss) * nr + rr)[0]
-    return key // nr // 2, (key // nr) % 2, key % nr
+    return EndReads(key // nr // 2, (key // nr) % 2, key % nr)
