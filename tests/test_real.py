@@ -421,7 +421,7 @@ def test_bad_arguments_are_lassm_errors(tools, tmp_path, monkeypatch):
     with pytest.raises(LassmError, match="unknown preset"):
         real.build("nope", out_dir=tmp_path)
     with pytest.raises(LassmError, match="insert"):
-        real.build("tiny", insert_mean=40, out_dir=tmp_path)
+        real.build("tiny", out_dir=tmp_path, over=presets.Overrides(insert_mean=40))
     if tools == "absent":
         return
     with pytest.raises(LassmError, match="does not exist"):

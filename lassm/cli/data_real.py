@@ -41,17 +41,17 @@ def add_real_parser(data_subparsers) -> None:
 def cmd_real(args) -> int:
     """``lassm data real``: runs :func:`build` and lists what it wrote."""
     from ..workloads.local_assembly.real import build  # the pipeline and NumPy: only for this command
+    from ..workloads.local_assembly.real_genomes.presets import Overrides
 
     try:
         ks = [int(t) for t in args.k_list.split(",") if t.strip()]
     except ValueError:
         raise LassmError(f"--k {args.k_list!r}: expected comma-separated integers") from None
     with atomic_folder(args.out, REAL_MAKER) as built:  # the whole folder, or nothing
-        out = build(args.preset or args.genome, ks, seed=args.seed, out_dir=built, progress=not args.quiet,
-                    cov_median=args.cov_median, cov_sigma=args.cov_sigma,
-                    insert_mean=args.insert_mean, insert_sd=args.insert_sd,
-                    quality_shift=args.quality_shift,
-                    megahit_options=None if args.megahit_options is None else shlex.split(args.megahit_options))
+        over = Overrides(cov_median=args.cov_median, cov_sigma=args.cov_sigma, insert_mean=args.insert_mean,
+                         insert_sd=args.insert_sd, quality_shift=args.quality_shift,
+                         megahit_options=None if args.megahit_options is None else tuple(shlex.split(args.megahit_options)))
+        out = build(args.preset or args.genome, ks, seed=args.seed, out_dir=built, progress=not args.quiet, over=over)
     for k, path in out.items():
         print(f"{k}\t{Path(args.out) / Path(path).name}")
     return 0

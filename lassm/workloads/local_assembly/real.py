@@ -67,7 +67,7 @@ from ...paths import REPO
 from .real_genomes.contigs import canonical_contigs, contigs_at
 from .real_genomes.external_tools import check_tools, dpkg_version, run_tool, tool_versions
 from .real_genomes.merging import MIN_MERGE_OVERLAP, merge_reads
-from .real_genomes.presets import DEFAULT_KS, INSERT_MEAN, INSERT_SD, PRESETS, READ_LEN, Preset
+from .real_genomes.presets import DEFAULT_KS, INSERT_MEAN, INSERT_SD, PRESETS, READ_LEN, Overrides, Preset
 from .real_genomes.selection import make_dataset
 from .real_genomes.sequence_files import read_fasta, read_fastq, windowed, write_fastq
 
@@ -118,9 +118,7 @@ def _sha256(path: Path) -> str:
 
 def build(genomes: list[Path] | str, k_list: Iterable[int] = DEFAULT_KS, seed: int = 0,
           out_dir: str | os.PathLike = "real", progress: bool | Callable[[str], None] = False,
-          cov_median: float | None = None, cov_sigma: float | None = None,
-          insert_mean: int | None = None, insert_sd: int | None = None,
-          megahit_options: Iterable[str] | None = None, quality_shift: int | None = None) -> dict[int, Path]:
+          over: Overrides = Overrides()) -> dict[int, Path]:
     """Runs the pipeline (module docstring) and writes ``<label>-k<k>.parquet`` and ``.dat``.
 
     Parameters
@@ -130,11 +128,12 @@ def build(genomes: list[Path] | str, k_list: Iterable[int] = DEFAULT_KS, seed: i
     seed : seeds the abundances and ART.
     out_dir : output folder; ``work/`` inside it keeps every intermediate file and tool log.
     progress : True prints each stage to stderr; a callable receives the messages instead.
-    cov_median, cov_sigma : the log-normal coverage (default: the preset's, else 8 and 0.5).
-    insert_mean, insert_sd : the fragment size (default: the preset's, else
-        :data:`INSERT_MEAN` and :data:`INSERT_SD`); mates project within mean + 3 sd.
-    megahit_options : MEGAHIT options after :data:`MEGAHIT_OPTIONS` (default: the preset's).
-    quality_shift : ART's ``-qs``/``-qs2`` (default: the preset's, else 0: none).
+    over : what is set over the preset (each None: the preset's, else the default below):
+        ``cov_median``, ``cov_sigma``: the log-normal coverage (8 and 0.5);
+        ``insert_mean``, ``insert_sd``: the fragment size (:data:`INSERT_MEAN` and
+        :data:`INSERT_SD`), mates projecting within mean + 3 sd;
+        ``megahit_options``: MEGAHIT options after :data:`MEGAHIT_OPTIONS` (none);
+        ``quality_shift``: ART's ``-qs``/``-qs2`` (0: none).
 
     Returns
     -------
@@ -148,23 +147,23 @@ def build(genomes: list[Path] | str, k_list: Iterable[int] = DEFAULT_KS, seed: i
     preset = PRESETS.get(genomes) if isinstance(genomes, str) else None
     if isinstance(genomes, str) and preset is None:
         raise LassmError(f"unknown preset {genomes!r}; choose one of {', '.join(PRESETS)} or pass FASTA files")
-    ins_mean = int(insert_mean if insert_mean is not None else (preset.insert_mean if preset else INSERT_MEAN))
-    ins_sd = int(insert_sd if insert_sd is not None else (preset.insert_sd if preset else INSERT_SD))
+    ins_mean = int(over.insert_mean if over.insert_mean is not None else (preset.insert_mean if preset else INSERT_MEAN))
+    ins_sd = int(over.insert_sd if over.insert_sd is not None else (preset.insert_sd if preset else INSERT_SD))
     if not READ_LEN // 2 <= ins_mean <= 2000 or not 0 <= ins_sd <= ins_mean // 4:
         raise LassmError(f"insert {ins_mean} +/- {ins_sd}: want a mean in {READ_LEN // 2}..2000 "
                          "and a sd of at most a quarter of it")
     check_tools()
     label, sources, preset = _genomes_of(genomes)
-    median = cov_median if cov_median is not None else (preset.cov_median if preset else 8.0)
-    sigma = cov_sigma if cov_sigma is not None else (preset.cov_sigma if preset else 0.5)
+    median = over.cov_median if over.cov_median is not None else (preset.cov_median if preset else 8.0)
+    sigma = over.cov_sigma if over.cov_sigma is not None else (preset.cov_sigma if preset else 0.5)
     pair_span = ins_mean + 3 * ins_sd
-    extra = list(megahit_options if megahit_options is not None else (preset.megahit_options if preset else ()))
+    extra = list(over.megahit_options if over.megahit_options is not None else (preset.megahit_options if preset else ()))
     options = list(MEGAHIT_OPTIONS)
     if "--min-count" in extra:  # the preset's own threshold replaces the fixed one
         i = options.index("--min-count")
         del options[i : i + 2]
     mh_options = options + extra
-    qshift = int(quality_shift if quality_shift is not None else (preset.quality_shift if preset else 0))
+    qshift = int(over.quality_shift if over.quality_shift is not None else (preset.quality_shift if preset else 0))
     shift_args = ["-qs", str(qshift), "-qs2", str(qshift)] if qshift else []
     windows = {g.name: g.length for g in preset.genomes} if preset else {}
     # Where a preset's genome comes from: accession, Debian package and its installed version.

@@ -70,6 +70,19 @@ class Preset:
         return tuple(sorted({g.package for g in self.genomes}))
 
 
+@dataclass(frozen=True)
+class Overrides:
+    """What a build sets over its preset's library and assembly (:class:`Preset`'s fields of the
+    same names); None keeps the preset's, or without a preset the library's defaults."""
+
+    cov_median: float | None = None
+    cov_sigma: float | None = None
+    insert_mean: int | None = None
+    insert_sd: int | None = None
+    megahit_options: tuple[str, ...] | None = None
+    quality_shift: int | None = None
+
+
 PRESETS: dict[str, Preset] = {
     # Low coverage, as MetaHipMer's sample (depths 2-12): contigs break where coverage runs out.
     "tiny": Preset(
