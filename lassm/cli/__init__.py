@@ -239,8 +239,9 @@ def _gpu_bench(args: argparse.Namespace) -> int:
         if sg:
             options["subgroup"] = sg
         rows += bench.gpu_bench(args.datasets or ["sample-k77x20"], backend=args.backend, k=args.k,
-                                protocols=args.protocols, repeat=args.repeat, machine=args.machine,
-                                record=not args.no_record, command=_command_line(), **options)
+                                protocols=args.protocols, repeat=args.repeat,
+                                recording=bench.Recording(args.machine, not args.no_record, _command_line()),
+                                **options)
     if args.json:
         print(json.dumps(rows, indent=2, default=str))
     return 0 if all(r["matches_cpu"] for r in rows) else 1

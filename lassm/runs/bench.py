@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import platform
 import time
+from dataclasses import dataclass
 
 import numba
 import numpy as np
@@ -80,12 +81,24 @@ def print_report(report: dict) -> None:
     console().print(f"all cores / one thread speed-up: {report['speedup']:.2f}x (measured in one run)")
 
 
+@dataclass(frozen=True)
+class Recording:
+    """Where a benchmark's points are recorded: ``machine`` (the results folder; None: the one the
+    backend's device names), ``record`` (False: measured and returned, not written) and ``command``
+    (the command line each record names)."""
+
+    machine: str | None = None
+    record: bool = True
+    command: str = ""
+
+
 def gpu_bench(dataset_names: list[str], backend: str = "cuda", protocols: list[str] | None = None,
-              repeat: int = 5, cpu_repeat: int = 3, machine: str | None = None, record: bool = True,
-              command: str = "", k: int | None = None, **options) -> list[dict]:
+              repeat: int = 5, cpu_repeat: int = 3, k: int | None = None, recording: Recording = Recording(),
+              **options) -> list[dict]:
     """Kernel time per protocol next to the CPU backend on the same machine, in one run.
 
     ``k``: the start k of every dataset (``bench --k``), where given; else each one's own.
+    ``recording``: where each point's record goes.
 
     For each dataset: the CPU backend (all cores) best of ``cpu_repeat``, then for each protocol a
     warm-up run checked bit-for-bit against the CPU result, and ``repeat`` timed runs (the sum of the
@@ -133,12 +146,13 @@ def gpu_bench(dataset_names: list[str], backend: str = "cuda", protocols: list[s
             }
             if diffs:
                 extra["cpu_differences"] = sorted(set(diffs))
-            summary = summarize(ext, name, not diffs, command, machine=machine or machine_for_backend(backend), extra=extra)
+            summary = summarize(ext, name, not diffs, recording.command,
+                                machine=recording.machine or machine_for_backend(backend), extra=extra)
             run_id = "bench__" + run_id_for(name, start_k, backend, proto)
             if options.get("subgroup"):
                 run_id += f"__sg{int(options['subgroup'])}"
                 summary["subgroup"] = int(options["subgroup"])
-            if record:
+            if recording.record:
                 summary["folder"] = str(write_record(summary, ext, run_id=run_id))
             rows.append(summary)
             print(f"{name} k={start_k} {backend}/{proto}{'/sg' + str(options['subgroup']) if options.get('subgroup') else ''}: {med * 1e3:.2f} ms median of {len(times)}, "
