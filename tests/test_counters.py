@@ -229,7 +229,8 @@ def test_version_number() -> None:
 
 def test_collect_without_ncu_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(LassmError, match="not on PATH"):
-        ncu.collect(["true"], tmp_path / "raw.csv", dataset="d", k=21, protocol="p", ncu="no-such-ncu-here")
+        ncu.collect(["true"], tmp_path / "raw.csv", dataset="d", k=21, protocol="p",
+                    session=ncu.Session(ncu="no-such-ncu-here"))
     assert not (tmp_path / "raw.csv").exists()
 
 
@@ -253,7 +254,7 @@ def _fake_ncu(tmp_path: Path, log_text: str, rc: int = 0) -> str:
 def test_collect_writes_raw_version_and_meta(tmp_path: Path) -> None:
     exe = _fake_ncu(tmp_path, (FIX / "ncu_raw_a100_k21_handwritten.csv").read_text())
     raw = ncu.collect(["python", "-c", "pass"], tmp_path / "out" / "raw.csv", dataset="gen-k21", k=21,
-                      protocol="matchany", ncu=exe)
+                      protocol="matchany", session=ncu.Session(ncu=exe))
     vfile, mfile = counters.sidecar_paths(raw)
     assert raw.exists() and "2099.1.0.0" in vfile.read_text()
     meta = json.loads(mfile.read_text())
@@ -267,7 +268,8 @@ def test_collect_writes_raw_version_and_meta(tmp_path: Path) -> None:
 def test_collect_refused_profiling_leaves_no_file(tmp_path: Path) -> None:
     exe = _fake_ncu(tmp_path, (FIX / "ncu_err_nvgpuctrperm_handwritten.txt").read_text())
     with pytest.raises(LassmError, match="ERR_NVGPUCTRPERM"):
-        ncu.collect(["python", "-c", "pass"], tmp_path / "raw.csv", dataset="d", k=21, protocol="p", ncu=exe)
+        ncu.collect(["python", "-c", "pass"], tmp_path / "raw.csv", dataset="d", k=21, protocol="p",
+                    session=ncu.Session(ncu=exe))
     assert not (tmp_path / "raw.csv").exists()
     assert not list(tmp_path.glob(".raw.csv*"))
 
@@ -275,7 +277,8 @@ def test_collect_refused_profiling_leaves_no_file(tmp_path: Path) -> None:
 def test_collect_failing_target_is_a_lassm_error(tmp_path: Path) -> None:
     exe = _fake_ncu(tmp_path, "==PROF== Connected\n", rc=3)
     with pytest.raises(LassmError, match="exited 3"):
-        ncu.collect(["python", "-c", "pass"], tmp_path / "raw.csv", dataset="d", k=21, protocol="p", ncu=exe)
+        ncu.collect(["python", "-c", "pass"], tmp_path / "raw.csv", dataset="d", k=21, protocol="p",
+                    session=ncu.Session(ncu=exe))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -427,7 +430,7 @@ def test_a_collected_profile_cut_at_a_line_end_is_refused(tmp_path: Path) -> Non
     file to them; the file as collected still parses."""
     exe = _fake_ncu(tmp_path, (FIX / "ncu_raw_h200_lassm_k77_casptr_measured.csv").read_text())
     raw = ncu.collect(["python", "-c", "pass"], tmp_path / "raw.csv", dataset="sample-k77", k=77,
-                      protocol="casptr", ncu=exe)
+                      protocol="casptr", session=ncu.Session(ncu=exe))
     meta = json.loads(counters.sidecar_paths(raw)[1].read_text())
     assert meta["launches"] == 4 and len(counters.parse([raw], "ncu")) == 4
     whole = raw.read_text()

@@ -152,8 +152,8 @@ def counters(backend: str, machine: str, points: list[tuple[str, int | None, str
         if commands:  # one session for the backend's points (lassm.cli.profiled)
             names = [str(i) for i in range(len(commands))]  # the runner's names: each command's place
             try:
-                missing = batch.collect(batch.commands_target(commands), names, raws, labels, kernel_name=nsight.DEFAULT_KERNEL, ncu=exe,
-                                        timeout=timeout * len(names))
+                missing = batch.collect(batch.commands_target(commands), names, raws, labels,
+                                        session=nsight.Session(nsight.DEFAULT_KERNEL, exe, timeout=timeout * len(names)))
             except Exception as exc:  # the session failed: named once, the campaign goes on
                 return lacks + [f"counters: {_one_line(exc)}"]
             for name, why in missing.items():

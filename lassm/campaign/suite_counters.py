@@ -105,13 +105,14 @@ def left_on_request(points: list[tuple[str, str, str]]) -> list[tuple[str, str, 
 
 
 def collect(points: list[tuple[str, str, str]], size: str, machine: str, *, sha: str, force: bool = False,
-            say=lambda t: None, ncu_exe: str | None = None, timeout: float = NCU_TIMEOUT,
-            every: bool = False, tick=lambda n: None) -> list[str]:
-    """Counters of each (kernel, backend, variant) of ``points`` into ``suite/counters.csv``; returns
-    what it could not count. A point recorded at this commit is skipped unless ``force``; the
-    variants of :data:`ON_REQUEST` are left out (one line says so) unless ``every``. ``tick(n)`` is
-    told of each ``n`` points done with, skipped, left out, counted or not (the step's progress)."""
-    exe = ncu_exe or find_ncu()
+            say=lambda t: None, every: bool = False, tick=lambda n: None) -> list[str]:
+    """Counters of each (kernel, backend, variant) of ``points`` into ``suite/counters.csv``, with
+    the ncu :func:`~lassm.campaign.steps.find_ncu` finds, each variant's run given
+    :data:`NCU_TIMEOUT`; returns what it could not count. A point recorded at this commit is
+    skipped unless ``force``; the variants of :data:`ON_REQUEST` are left out (one line says so)
+    unless ``every``. ``tick(n)`` is told of each ``n`` points done with, skipped, left out,
+    counted or not (the step's progress)."""
+    exe = find_ncu()
     if exe is None:
         return [f"suite counters: ncu not found (not on PATH, nor {NCU_FALLBACK}); install Nsight Compute"]
     table = rec.folder(machine) / FILE
@@ -133,7 +134,7 @@ def collect(points: list[tuple[str, str, str]], size: str, machine: str, *, sha:
         for (kernel, backend, replay), variants in groups.items():
             try:
                 lacks += _count_group((kernel, backend, replay), variants, size, machine, sha=sha, exe=exe,
-                                      timeout=timeout * len(variants), say=say)
+                                      timeout=NCU_TIMEOUT * len(variants), say=say)
             except Exception as exc:  # a process that cannot be counted is named; the others go on
                 if any(marker in str(exc) for marker in _MACHINE_WIDE):
                     return lacks + [f"suite counters: {_one_line(exc)}"]
@@ -148,6 +149,7 @@ def _count_group(group: tuple[str, str, bool], variants: list[str], size: str, m
     (:mod:`lassm.analysis.counters.batch`; the whole process replayed per pass where ``replay``);
     a row per variant."""
     from ..analysis.counters import batch
+    from ..analysis.counters.ncu import Session
 
     kernel, backend, replay = group
     listed = ",".join(variants)
@@ -156,8 +158,8 @@ def _count_group(group: tuple[str, str, bool], variants: list[str], size: str, m
     raws = [raw_file(machine, kernel, backend, v) for v in variants]
     missing = batch.collect(target(kernel, backend, listed, size), variants, raws,
                             [{"dataset": kernel, "k": 0, "protocol": f"{backend}:{v}"} for v in variants],
-                            kernel_name="regex:.", ncu=exe, timeout=timeout, from_start=False,
-                            replay_mode="application" if replay else None)
+                            session=Session("regex:.", exe, timeout=timeout, from_start=False,
+                                            replay_mode="application" if replay else None))
     lacks = [f"suite counters: {kernel} {backend} {v}: {why}" for v, why in missing.items()]
     for variant, raw in zip(variants, raws):
         if variant in missing:

@@ -12,13 +12,17 @@ from __future__ import annotations
 
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING
 
 from ..runs import xdrop as rec
 from ..runs.records import slug
 from .steps import NCU_FALLBACK, _importable_here, _one_line, find_ncu
 from .xdrop_plan import XdropPlan
+
+if TYPE_CHECKING:
+    from ..analysis.counters.ncu import Session
 
 #: The program label of our CUDA kernel's rows (LOGAN's are ``LOGAN``).
 PROGRAM = "lassm cuda"
@@ -80,22 +84,37 @@ def row_from_raw(raw: str | Path, *, dataset: str, xdrop: int, program: str, mac
     return row
 
 
-def count(pairs_file: Path, dataset: str, xdrop: int, scoring: tuple[int, int, int], workdir: Path, *,
-          machine: str, sha: str, ncu_exe: str, program: str = PROGRAM, extra: Sequence[str] = (),
-          timeout: float = NCU_TIMEOUT, layout: str | None = None) -> dict:
-    """One profiled ``lassm xdrop align`` of ``pairs_file`` (with ``extra`` options, e.g. a
-    ``--lanes``, and then its ``layout``), its raw file kept, its row upserted into ``counters.csv``
-    and returned."""
+@dataclass(frozen=True)
+class Program:
+    """What one profiled ``lassm xdrop align`` runs: its rows' program label, the options after
+    the alignment's own (e.g. a ``--lanes``) and the kernel layout they launch (None: the one
+    planned at X, :func:`lassm.runs.xdrop.planned_layout`)."""
+
+    name: str = PROGRAM
+    extra: tuple[str, ...] = ()
+    layout: str | None = None
+
+
+def session(ncu_exe: str, timeout: float = NCU_TIMEOUT) -> Session:
+    """How ncu profiles the X-drop kernels (:data:`KERNEL_NAME`): with ``ncu_exe``, stopped after ``timeout``."""
+    from ..analysis.counters.ncu import Session
+
+    return Session(KERNEL_NAME, ncu_exe, timeout=timeout)
+
+
+def count(pairs_file: Path, dataset: str, xdrop: int, scoring: tuple[int, int, int], *, machine: str, sha: str,
+          ncu_exe: str, program: Program = Program()) -> dict:
+    """One profiled ``lassm xdrop align`` of ``pairs_file`` as ``program`` says (its alignments
+    written beside it), its raw file kept, its row upserted into ``counters.csv`` and returned."""
     from ..analysis.counters import ncu
 
-    target = [*align_command(pairs_file, xdrop, scoring, workdir / "aligned.parquet"), *extra]
-    raw = raw_file(machine, dataset, xdrop, program)
-    ncu.collect(target, raw, dataset=dataset, k=xdrop, protocol=program, kernel_name=KERNEL_NAME, ncu=ncu_exe,
-                timeout=timeout)
+    target = [*align_command(pairs_file, xdrop, scoring, pairs_file.parent / "aligned.parquet"), *program.extra]
+    raw = raw_file(machine, dataset, xdrop, program.name)
+    ncu.collect(target, raw, dataset=dataset, k=xdrop, protocol=program.name, session=session(ncu_exe))
     shown = f"ncu --metrics <data/metric-names.csv> --kernel-name {KERNEL_NAME} -- lassm xdrop align " \
-            f"{dataset}.parquet --backend cuda --xdrop {xdrop}" + "".join(f" {a}" for a in extra)
-    row = row_from_raw(raw, dataset=dataset, xdrop=xdrop, program=program, machine=machine, git_sha=sha,
-                       command=shown, layout=layout)
+            f"{dataset}.parquet --backend cuda --xdrop {xdrop}" + "".join(f" {a}" for a in program.extra)
+    row = row_from_raw(raw, dataset=dataset, xdrop=xdrop, program=program.name, machine=machine, git_sha=sha,
+                       command=shown, layout=program.layout)
     rec.upsert(rec.folder(machine) / rec.COUNTERS_FILE, rec.COUNTER_COLUMNS, rec.COUNTERS_KEY, [row])
     return row
 
@@ -133,7 +152,7 @@ def collect(plan: XdropPlan, machine: str, *, sha: str, force: bool = False, say
                 raws = [raw_file(machine, d, x) for x in xs]
                 missing = batch.collect([*_target(pairs_file, plan.scoring), *names], names, raws,
                                         [{"dataset": d, "k": x, "protocol": PROGRAM} for x in xs],
-                                        kernel_name=KERNEL_NAME, ncu=exe, timeout=timeout * len(xs))
+                                        session=session(exe, timeout * len(xs)))
             except Exception as exc:  # a set that cannot be counted is named; the others go on
                 if any(marker in str(exc) for marker in _MACHINE_WIDE):
                     return lacks + [f"counters: {_one_line(exc)}"]
@@ -178,7 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     return batch.run_points(xs, work, status)
 
 
-__all__ = ["KERNEL_NAME", "PROGRAM", "align_command", "collect", "count", "main", "raw_file", "row_from_raw"]
+__all__ = ["KERNEL_NAME", "PROGRAM", "Program", "align_command", "collect", "count", "main", "raw_file", "row_from_raw",
+           "session"]
 
 
 if __name__ == "__main__":

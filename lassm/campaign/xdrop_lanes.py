@@ -126,9 +126,9 @@ def counters(machine: str, name: str, xdrops: Sequence[int], force: bool) -> Non
                 if not force and rec.recorded(rec.read_rows(table, rec.COUNTER_COLUMNS), sha, dataset=name, xdrop=x,
                                               program=program):
                     continue
-                row = xc.count(source, name, x, (scheme.match, scheme.mismatch, scheme.gap), Path(tmp),
-                               machine=machine, sha=sha, ncu_exe=exe, program=program, extra=("--lanes", str(lanes)),
-                               layout=rec.layout_name(lanes))
+                row = xc.count(source, name, x, (scheme.match, scheme.mismatch, scheme.gap), machine=machine,
+                               sha=sha, ncu_exe=exe,
+                               program=xc.Program(program, ("--lanes", str(lanes)), rec.layout_name(lanes)))
                 print(f"counters {name} X={x} lanes={lanes}: {row['duration_s'] * 1e3:.2f} ms, "
                       f"{row['warp_inst']:.3g} warp instructions", file=sys.stderr, flush=True)
 

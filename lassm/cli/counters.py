@@ -30,8 +30,7 @@ def _cmd_collect(args: argparse.Namespace) -> int:
     target = ncu.extend_command(args.input, k=args.k, protocol=args.protocol, backend=args.backend,
                                 out=with_out.with_name(with_out.name + ".extended.txt"))
     raw = ncu.collect(target, with_out, dataset=args.dataset or Path(args.input).stem, k=args.k,
-                      protocol=args.protocol, kernel_name=args.kernel_name, ncu=args.ncu or "ncu",
-                      timeout=args.timeout)
+                      protocol=args.protocol, session=ncu.Session(args.kernel_name, args.ncu or "ncu", timeout=args.timeout))
     print(raw)
     return 0
 

@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .ncu import lines_and_header
+from .ncu import Session, lines_and_header
 
 #: The empty kernel launched after each point: the cut between points.
 BOUNDARY = "lassm_counters_boundary"
@@ -128,12 +128,14 @@ def split_at(source: str | os.PathLike, boundary: str) -> list[str]:
 
 
 def collect(target: Sequence[str], names: Sequence[str], raws: Sequence[Path], labels: Sequence[dict], *,
-            kernel_name: str, ncu: str, timeout: float, from_start: bool = True,
-            replay_mode: str | None = None) -> dict[str, str]:
-    """Runs ``target`` (given its status file's path as one more argument) once under ncu; writes
-    each point's raw file ``raws[i]`` with ``labels[i]`` (dataset, k, protocol, ...) in its meta
-    sidecar. Returns name -> why, for the points not counted; raises when the session itself fails
-    (no ncu, a refusal, no CSV), as :func:`lassm.analysis.counters.ncu.collect` does."""
+            session: Session) -> dict[str, str]:
+    """Runs ``target`` (given its status file's path as one more argument) once under ncu as
+    ``session`` says (its kernels and :data:`BOUNDARY`); writes each point's raw file ``raws[i]``
+    with ``labels[i]`` (dataset, k, protocol, ...) in its meta sidecar. Returns name -> why, for the
+    points not counted; raises when the session itself fails (no ncu, a refusal, no CSV), as
+    :func:`lassm.analysis.counters.ncu.collect` does."""
+    from dataclasses import replace
+
     from ...atomic import atomic_open
     from . import ncu as nsight
     from .tidy import sidecar_paths, write_sidecars
@@ -145,8 +147,7 @@ def collect(target: Sequence[str], names: Sequence[str], raws: Sequence[Path], l
         first = labels[0] if labels else {}
         nsight.collect([*target, str(status)], whole, dataset=str(first.get("dataset", "")),
                        k=int(first.get("k", 0)), protocol=str(first.get("protocol", "")),
-                       kernel_name=with_boundary(kernel_name), ncu=ncu, timeout=timeout, from_start=from_start,
-                       replay_mode=replay_mode)
+                       session=replace(session, kernel_name=with_boundary(session.kernel_name)))
         errors = json.loads(status.read_text()) if status.is_file() else {}
         version_file, meta_file = sidecar_paths(whole)
         version_text = version_file.read_text()

@@ -26,6 +26,7 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -98,10 +99,30 @@ def extend_command(dataset: str | os.PathLike, *, k: int, protocol: str, out: st
             "--k", str(int(k)), "--protocol", str(protocol), "--out", str(out)]
 
 
+@dataclass(frozen=True)
+class Session:
+    """How ncu profiles a target, the same for every point it counts.
+
+    kernel_name : ``--kernel-name`` filter (``regex:...`` accepted by ncu).
+    ncu : the ncu executable.
+    metric_list : metrics to collect (None: :func:`metrics`).
+    timeout : seconds before the run is stopped (None: no limit).
+    from_start : False: ``--profile-from-start off``, only launches between the target's
+        ``cudaProfilerStart`` and ``cudaProfilerStop`` are profiled.
+    replay_mode : ``--replay-mode`` (``application``: the whole target runs once per pass, so that
+        a kernel writing much memory is not saved and restored at each of many launches).
+    """
+
+    kernel_name: str = DEFAULT_KERNEL
+    ncu: str = "ncu"
+    metric_list: Sequence[str] | None = None
+    timeout: float | None = None
+    from_start: bool = True
+    replay_mode: str | None = None
+
+
 def build_command(target: Sequence[str], *, log_file: str | os.PathLike | None = None,
-                  metric_list: Sequence[str] | None = None, kernel_name: str = DEFAULT_KERNEL,
-                  ncu: str = "ncu", page: str = "raw", clock_control: str = "none",
-                  from_start: bool = True, replay_mode: str | None = None) -> list[str]:
+                  session: Session = Session(), page: str = "raw", clock_control: str = "none") -> list[str]:
     """The ``ncu`` argument vector that profiles ``target``.
 
     Parameters
@@ -111,34 +132,24 @@ def build_command(target: Sequence[str], *, log_file: str | os.PathLike | None =
     log_file : str or os.PathLike, optional
         Where ncu writes its CSV (``--log-file``); without it the CSV goes to standard output,
         mixed with the target's own output.
-    metric_list : sequence of str, optional
-        Metrics to collect (default: :func:`metrics`).
-    kernel_name : str, default :data:`DEFAULT_KERNEL`
-        ``--kernel-name`` filter (``regex:...`` accepted by ncu).
-    ncu : str, default "ncu"
-        The ncu executable.
+    session : Session
+        The executable, kernels, metrics and replay (its timeout is the caller's).
     page : str, default "raw"
         ``--page`` (``raw``: one column per metric; ``details``: one row per metric).
     clock_control : str, default "none"
         ``--clock-control`` (``none`` leaves the GPU's clocks as they run, ``base`` locks them).
-    from_start : bool, default True
-        False: ``--profile-from-start off``, only launches between the target's
-        ``cudaProfilerStart`` and ``cudaProfilerStop`` are profiled.
-    replay_mode : str, optional
-        ``--replay-mode`` (``application``: the whole target runs once per pass, so that a kernel
-        writing much memory is not saved and restored at each of many launches).
 
     Returns the argument vector (a list of str).
     """
     if not target:
         raise ValueError("no target command to profile")
-    mlist = list(metric_list) if metric_list is not None else metrics()
-    cmd = [ncu, "--csv", "--page", page, "--print-units", "base", "--clock-control", clock_control,
-           "--kernel-name", kernel_name, "--metrics", ",".join(mlist)]
-    if not from_start:
+    mlist = list(session.metric_list) if session.metric_list is not None else metrics()
+    cmd = [session.ncu, "--csv", "--page", page, "--print-units", "base", "--clock-control", clock_control,
+           "--kernel-name", session.kernel_name, "--metrics", ",".join(mlist)]
+    if not session.from_start:
         cmd += ["--profile-from-start", "off"]
-    if replay_mode:
-        cmd += ["--replay-mode", replay_mode]
+    if session.replay_mode:
+        cmd += ["--replay-mode", session.replay_mode]
     if log_file is not None:
         cmd += ["--log-file", str(log_file)]
     return cmd + ["--", *[str(t) for t in target]]
@@ -226,9 +237,7 @@ def check_output(text: str) -> None:
 
 
 def collect(target: Sequence[str], raw_path: str | os.PathLike, *, dataset: str, k: int, protocol: str,
-            device: str | None = None, kernel_name: str = DEFAULT_KERNEL, ncu: str = "ncu",
-            metric_list: Sequence[str] | None = None, timeout: float | None = None,
-            from_start: bool = True, replay_mode: str | None = None) -> Path:
+            device: str | None = None, session: Session = Session()) -> Path:
     """Runs ``target`` under ncu; writes the raw CSV, ``ncu --version`` and the labels beside it.
 
     Parameters
@@ -241,18 +250,8 @@ def collect(target: Sequence[str], raw_path: str | os.PathLike, *, dataset: str,
         Labels of the point, stored in the sidecar for :func:`parse`.
     device : str, optional
         Device label (default: what ncu reports).
-    kernel_name : str, default :data:`DEFAULT_KERNEL`
-        Kernel to profile.
-    ncu : str, default "ncu"
-        The ncu executable.
-    metric_list : sequence of str, optional
-        Metrics (default: :func:`metrics`).
-    timeout : float, optional
-        Seconds before the run is stopped.
-    from_start : bool, default True
-        False: only the target's profiler range is profiled (:func:`build_command`).
-    replay_mode : str, optional
-        ``--replay-mode`` (:func:`build_command`).
+    session : Session
+        How ncu runs: the executable, the kernels, metrics, timeout and replay.
 
     Returns
     -------
@@ -264,15 +263,15 @@ def collect(target: Sequence[str], raw_path: str | os.PathLike, *, dataset: str,
     LassmError
         When ncu is missing, profiling is refused, the target fails, or nothing was profiled.
     """
-    exe = _find_ncu(ncu)
+    exe = _find_ncu(session.ncu)
     vtext = version(exe)
+    kernel_name, timeout = session.kernel_name, session.timeout
     raw = Path(raw_path)
     raw.parent.mkdir(parents=True, exist_ok=True)
     tmp = raw.with_name(f".{raw.name}.partial")
     if tmp.exists():
         tmp.unlink()
-    cmd = build_command(target, log_file=tmp, metric_list=metric_list, kernel_name=kernel_name, ncu=exe,
-                        from_start=from_start, replay_mode=replay_mode)
+    cmd = build_command(target, log_file=tmp, session=replace(session, ncu=exe))
     try:
         res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -490,5 +489,5 @@ def one_point(raw: str | os.PathLike, **labels: Any):
     return tidy, points.iloc[0]
 
 
-__all__ = ["DEFAULT_KERNEL", "build_command", "check_output", "collect", "extend_command", "lines_and_header", "metrics",
+__all__ = ["DEFAULT_KERNEL", "Session", "build_command", "check_output", "collect", "extend_command", "lines_and_header", "metrics",
            "one_point", "parse", "read_raw", "version", "version_number"]

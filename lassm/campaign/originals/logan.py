@@ -287,8 +287,8 @@ def counters_row(demo_cmd: list[str], raw: Path, *, dataset: str, xdrop: int, ma
     from ...analysis.counters import ncu as nsight
     from ..xdrop_counters import row_from_raw
 
-    nsight.collect(demo_cmd, raw, dataset=dataset, k=xdrop, protocol="LOGAN", kernel_name=f"regex:{LOGAN_KERNEL}",
-                   ncu=ncu, timeout=600)
+    nsight.collect(demo_cmd, raw, dataset=dataset, k=xdrop, protocol="LOGAN",
+                   session=nsight.Session(f"regex:{LOGAN_KERNEL}", ncu, timeout=600))
     return row_from_raw(raw, dataset=dataset, xdrop=xdrop, program="LOGAN", machine=machine, git_sha=sha,
                         command=command, layout=rec.LOGAN)
 
