@@ -20,6 +20,7 @@ import pytest
 
 from lassm import paths
 from lassm.campaign import FULL_DATASETS, QUICK_DATASETS, make_plan, plan, steps
+from lassm.campaign.part import Ask
 from lassm.campaign.run import CAMPAIGN_FILE, CAMPAIGN_KEYS, ROW_KEYS
 from lassm.campaign.runs_account import RUNS_FILE
 from lassm.cli import main
@@ -58,7 +59,7 @@ def _summary(results: Path, run_id: str) -> dict:
 
 def test_full_plan_on_a_cuda_machine(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(plan, "is_gpu", lambda backend: backend == "cuda")
-    p = make_plan(backends=["cuda", "cpu"])
+    p = make_plan(Ask(backends=["cuda", "cpu"]))
     assert p.datasets == FULL_DATASETS
     assert {"sample-k77", "gen-k21", "gen-k33", "gen-k55", "gen-k77", "sample-k77x20"} <= set(p.datasets)
     assert {f"real-mock5-k{k}" for k in (21, 33, 55, 77)} <= set(p.datasets)
@@ -82,12 +83,12 @@ def test_plan_datasets_exist() -> None:
 
 def test_quick_plan_and_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(plan, "is_gpu", lambda backend: backend == "sycl")  # an Intel GPU: every protocol
-    q = make_plan(quick=True, backends=["sycl", "cpu"])
+    q = make_plan(Ask(quick=True, backends=["sycl", "cpu"]))
     assert q.datasets == QUICK_DATASETS == ("sample-k77",)
     assert not q.profile and not q.ceilings
     assert q.protocols["sycl"] == ("casptr", "matchany", "doneflag", "barrier", "fast")
-    p = make_plan(backends=["cuda", "cpu"], protocols=["casptr", "fast-bins"], repeats=2, warmup=0, ks=[21, 33],
-                  profile=False)
+    p = make_plan(Ask(backends=["cuda", "cpu"], protocols=["casptr", "fast-bins"], repeats=2, warmup=0, ks=[21, 33],
+                      profile=False))
     assert p.protocols["cuda"] == ("casptr", "fast-bins"), "an ablation build is timed when asked by name"
     assert (p.repeats, p.warmup, p.ks, p.profile) == (2, 0, (21, 33), False)
     assert p.profiled("cuda") == []
@@ -98,13 +99,13 @@ def test_quick_plan_and_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_without_a_gpu_points_are_timed_once_and_sycl_skips_the_scale_point(on_gpu: bool,
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(plan, "is_gpu", lambda backend: on_gpu and backend == "sycl")
-    p = make_plan(backends=["sycl", "cpu"])
+    p = make_plan(Ask(backends=["sycl", "cpu"]))
     assert p.repeats == (plan.REPEATS if on_gpu else plan.NO_GPU_REPEATS) and p.warmup == plan.WARMUP
     assert p.skip == ({} if on_gpu else {"sycl": ("sample-k77x20",)})
     on_sycl = {pt[0] for pt in p.points() if pt[2] == "sycl"}
     assert ("sample-k77x20" in on_sycl) is on_gpu
     assert {pt[0] for pt in p.points() if pt[2] == "cpu"} == set(FULL_DATASETS), "the oracle runs everything"
-    assert make_plan(backends=["sycl", "cpu"], repeats=4).repeats == 4
+    assert make_plan(Ask(backends=["sycl", "cpu"], repeats=4)).repeats == 4
 
 
 @pytest.mark.parametrize("on_gpu", [True, False], ids=["intel-gpu", "cpu-driver"])
@@ -116,14 +117,14 @@ def test_without_a_gpu_the_portable_backends_time_the_two_variants_the_chapters_
 
     monkeypatch.setattr(plan, "is_gpu", lambda backend: on_gpu and backend == "sycl")
     every = ("casptr", "matchany", "doneflag", "barrier", "fast")
-    p = make_plan(backends=["sycl", "opencl", "cpu"])
+    p = make_plan(Ask(backends=["sycl", "opencl", "cpu"]))
     assert plan.NO_GPU_PROTOCOLS == VARIANTS == ("casptr", "fast")
     assert p.protocols["sycl"] == (every if on_gpu else plan.NO_GPU_PROTOCOLS)
     assert p.protocols["opencl"] == (plan.timed_protocols("opencl") if on_gpu else
                                      tuple(x for x in plan.timed_protocols("opencl") if x in plan.NO_GPU_PROTOCOLS))
     assert p.protocols["cpu"] == ("none",)
     assert ("the two variants the chapters compare" in describe(p)) is not on_gpu
-    asked = make_plan(backends=["sycl", "cpu"], protocols=["casptr", "barrier"])
+    asked = make_plan(Ask(backends=["sycl", "cpu"], protocols=["casptr", "barrier"]))
     assert asked.protocols["sycl"] == ("casptr", "barrier"), "--protocols still names any protocol"
     assert "the two variants" not in describe(asked)
 
@@ -131,7 +132,7 @@ def test_without_a_gpu_the_portable_backends_time_the_two_variants_the_chapters_
 @pytest.mark.parametrize("on_gpu", [True, False], ids=["nvidia-opencl", "cpu-driver"])
 def test_opencl_skips_the_scale_point_on_a_cpu_only(on_gpu: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(plan, "is_gpu", lambda backend: on_gpu and backend.startswith("opencl"))
-    p = make_plan(backends=["opencl", "cpu"])
+    p = make_plan(Ask(backends=["opencl", "cpu"]))
     assert p.skip == ({} if on_gpu else {"opencl": ("sample-k77x20",)})
     assert ("sample-k77x20" in {pt[0] for pt in p.points() if pt[2] == "opencl"}) is on_gpu
 
@@ -259,7 +260,7 @@ def test_a_gpu_folder_runs_the_steps_and_records_what_they_lack(results: Path, m
                         ["counters: refused in this test"])
     monkeypatch.setattr(steps, "ceilings", lambda b, m, force=False, command="": called.append(("ceilings", b, m)) or [])
     monkeypatch.setattr(steps, "metrics", lambda m: called.append(("metrics", m)) or ["metrics: not derived in this test"])
-    p = make_plan(backends=["cpu"], datasets=["sample-k21"], repeats=1, warmup=0)
+    p = make_plan(Ask(backends=["cpu"], datasets=["sample-k21"], repeats=1, warmup=0))
     out = run.run_campaign(p, machine=MACHINE, progress=False)
     assert [c[0] for c in called] == ["counters", "ceilings", "metrics"]
     acc = _account(results)
@@ -267,7 +268,7 @@ def test_a_gpu_folder_runs_the_steps_and_records_what_they_lack(results: Path, m
     assert set(acc["steps"]) == {"sweep", "counters", "ceilings", "metrics"}
     assert out.lacks[MACHINE] == acc["lacks"] and not out.failed
     called.clear()
-    run.run_campaign(make_plan(backends=["cpu"], datasets=["sample-k21"], profile=False, ceilings=False),
+    run.run_campaign(make_plan(Ask(backends=["cpu"], datasets=["sample-k21"], profile=False, ceilings=False)),
                      machine=MACHINE, progress=False)
     assert [c[0] for c in called] == ["metrics"]
     assert {"counters: not collected (--no-profile or --quick)",
@@ -283,7 +284,7 @@ def test_the_folder_steps_run_once_after_every_backends_counters(monkeypatch: py
     monkeypatch.setattr(steps, "counters", lambda b, m, pts, force=False, **_: called.append(("counters", b)) or [])
     monkeypatch.setattr(steps, "ceilings", lambda b, m, force=False, command="": called.append(("ceilings", b)) or [])
     monkeypatch.setattr(steps, "metrics", lambda m: called.append(("metrics", m)) or [])
-    p = make_plan(backends=["cpu"], datasets=["sample-k21"])
+    p = make_plan(Ask(backends=["cpu"], datasets=["sample-k21"]))
     timing: dict = {}
     run._gpu_steps(p, "cuda", MACHINE, False, "", timing, print, machine_steps=None)
     run._gpu_steps(p, "opencl-ptx", MACHINE, False, "", timing, print, machine_steps="cuda")

@@ -23,6 +23,7 @@ import pytest
 from lassm import Params, extend, paths
 from lassm.backends import hip, hip_cpu_build, rocminfo
 from lassm.campaign import plan as la_plan
+from lassm.campaign.part import Ask
 from lassm.cli import main
 from lassm.errors import LassmError
 from lassm.runs import hip_check
@@ -128,9 +129,9 @@ def test_without_the_stand_in_hip_is_neither_planned_nor_taken(tmp_path: Path, m
 def test_a_real_run_leaves_hip_out_and_names_the_gpu(mi250x: Path) -> None:
     """Without --dry-run hip is not planned (it cannot run), and the lacks line names what rocminfo saw."""
     found, lacks = la_plan.present_backends()
-    assert "hip" not in found and la_plan.make_plan(quick=True).unrun == {}
+    assert "hip" not in found and la_plan.make_plan(Ask(quick=True)).unrun == {}
     assert "(rocminfo lists gfx90a (AMD Instinct MI250X, 110 compute units), wavefront 64)" in lacks[0]
-    dry = la_plan.make_plan(quick=True, dry=True)
+    dry = la_plan.make_plan(Ask(quick=True, dry=True))
     assert dry.backends[0] == "hip" and "CuPy" in dry.unrun["hip"] and dry.targets["hip"]["wavefront"] == 64
     assert "targets" not in dry.as_dict() and "unrun" not in dry.as_dict()  # campaign.json: what was measured
     assert hip.target() == (rocminfo.Agent("gfx90a", "AMD Instinct MI250X", 64, 110), "rocminfo")

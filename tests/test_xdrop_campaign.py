@@ -16,6 +16,7 @@ import pytest
 from lassm.backends import xdrop as registry
 from lassm.backends.xdrop import cpu
 from lassm.campaign import xdrop_counters, xdrop_plan, xdrop_run
+from lassm.campaign.part import Ask
 from lassm.campaign.xdrop_plan import XdropPlan, describe, make_plan
 from lassm.cli import main
 from lassm.errors import BackendUnavailable, InputError
@@ -79,7 +80,7 @@ def test_a_gpu_machine_times_the_cpu_backends_on_the_small_sets_only(monkeypatch
     from lassm.workloads.xdrop import datasets
 
     monkeypatch.setattr(datasets, "unavailable", lambda name: None)  # a machine with pbsim and the genome
-    plan = make_plan(backends=["seqan", "cpu", "cuda"], gpu=True, threads=16)
+    plan = make_plan(Ask(backends=["seqan", "cpu", "cuda"]), gpu=True, threads=16)
     assert plan.backends == ("cuda", "cpu", "seqan") and plan.xdrops == xdrop_plan.XDROPS
     assert plan.datasets == xdrop_plan.GPU_DATASETS and plan.sizes["xdrop-sim-20k"] == 20_000
     assert plan.backends_for("xdrop-sim-2k") == ("cuda", "cpu", "seqan")
@@ -92,22 +93,22 @@ def test_a_gpu_machine_times_the_cpu_backends_on_the_small_sets_only(monkeypatch
 
 
 def test_without_a_gpu_every_backend_runs_every_pair() -> None:
-    plan = make_plan(backends=["cpu", "seqan"], gpu=False, threads=2)
+    plan = make_plan(Ask(backends=["cpu", "seqan"]), gpu=False, threads=2)
     assert plan.datasets == xdrop_plan.CPU_DATASETS and plan.cpu_max_pairs is None and plan.check_pairs is None
     assert plan.backends_for("xdrop-sim-200") == ("cpu", "seqan") and plan.checked_pairs("xdrop-sim-200") == 200
     assert plan.profiled() == []
-    quick = make_plan(True, backends=["cuda", "cpu"], gpu=True, xdrops=[10])
+    quick = make_plan(Ask(True, backends=["cuda", "cpu"], xdrops=[10]), gpu=True)
     assert quick.datasets == xdrop_plan.QUICK_DATASETS and not quick.profile and quick.xdrops == (10,)
 
 
 def test_without_a_gpu_opencl_is_timed_once_per_x_after_one_pair() -> None:
     """OpenCL on a CPU device ran 1 + 5 times per X, 80 of the part's 100 s on 2 cores."""
-    on_cpu = make_plan(backends=["opencl", "cpu", "seqan"], gpu=False, threads=2)
+    on_cpu = make_plan(Ask(backends=["opencl", "cpu", "seqan"]), gpu=False, threads=2)
     assert (on_cpu.repeats, on_cpu.warmup) == (xdrop_plan.NO_GPU_REPEATS, xdrop_plan.NO_GPU_WARMUP) == (1, 0)
     assert "no untimed one (the rule without a GPU)" in describe(on_cpu)
-    asked = make_plan(backends=["opencl", "cpu"], gpu=False, repeats=3, warmup=1)
+    asked = make_plan(Ask(backends=["opencl", "cpu"], repeats=3, warmup=1), gpu=False)
     assert (asked.repeats, asked.warmup) == (3, 1)
-    gpu = make_plan(backends=["cuda", "opencl", "cpu", "seqan"], gpu=True, datasets=["xdrop-short-6"])
+    gpu = make_plan(Ask(backends=["cuda", "opencl", "cpu", "seqan"], datasets=["xdrop-short-6"]), gpu=True)
     assert (gpu.repeats, gpu.warmup) == (xdrop_plan.GPU_REPEATS, xdrop_plan.GPU_WARMUP) == (5, 1)
     assert "GPU 1 warm-up + 3 to 5 timed runs (stopping at 3 when they lie within 5% of their median)" in describe(gpu)
 
@@ -335,10 +336,10 @@ def test_a_default_real_set_this_machine_cannot_build_is_left_out_named(results:
 
     monkeypatch.setitem(datasets.GENOMES, "lambda",
                         dataclasses.replace(datasets.GENOMES["lambda"], path=str(results / "no-such-genome.fa.gz")))
-    plan = make_plan(backends=["cpu"], gpu=True, threads=1)
+    plan = make_plan(Ask(backends=["cpu"]), gpu=True, threads=1)
     assert "xdrop-real-lambda-2k" not in plan.datasets and plan.datasets == ("xdrop-sim-2k", "xdrop-sim-20k")
     assert plan.left_out == (f"xdrop-real-lambda-2k: its genome {results / 'no-such-genome.fa.gz'} is absent "
                              f"(Debian package bowtie2-examples); left out of the X-drop campaign",)
     assert "left out  xdrop-real-lambda-2k: its genome" in describe(plan)
-    named = make_plan(backends=["cpu"], gpu=True, threads=1, datasets=["xdrop-real-lambda-2k"])
+    named = make_plan(Ask(backends=["cpu"], datasets=["xdrop-real-lambda-2k"]), gpu=True, threads=1)
     assert named.datasets == ("xdrop-real-lambda-2k",) and named.left_out == ()

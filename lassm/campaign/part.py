@@ -80,6 +80,11 @@ class Ask:
         have = set(names)
         return [b for b in self.backends if b in have]
 
+    def of_part(self, names: Iterable[str], xdrop: bool) -> Ask:
+        """These options as one part's plan reads them: ``--backends`` among its ``names``
+        (:meth:`backends_among`), ``--datasets`` of its kind (:meth:`datasets_of`)."""
+        return dataclasses.replace(self, backends=self.backends_among(names), datasets=self.datasets_of(xdrop))
+
 
 @dataclasses.dataclass(frozen=True)
 class How:

@@ -8,8 +8,9 @@ else does.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+
+from .part import Ask
 
 #: The full campaign's datasets: the embedded real sample, the four generated Table II datasets,
 #: one replicated scale point and the committed real-genome ``mock5`` set at the same four k.
@@ -215,35 +216,28 @@ def present_backends(dry: bool = False) -> tuple[list[str], list[str]]:
     return found + ["cpu"], lacks
 
 
-def make_plan(quick: bool = False, *, backends: list[str] | None = None, datasets: list[str] | None = None,
-              protocols: Sequence[str] | None = None, ks: Sequence[int] | None = None, repeats: int | None = None,
-              warmup: int | None = None, profile: bool = True, ceilings: bool = True, dry: bool = False) -> Plan:
-    """The campaign for this machine, or its ``quick`` form (the sample alone, no counters or ceilings).
+def make_plan(ask: Ask = Ask()) -> Plan:
+    """The campaign for this machine as ``ask`` says, or its ``quick`` form (the sample alone, no
+    counters or ceilings).
 
     Without a GPU, points are timed :data:`NO_GPU_REPEATS` times unless ``repeats`` says otherwise,
     sycl and opencl on a CPU device skip the replicated datasets (``x<N>``), and, unless
     ``protocols`` names others, they are timed with :data:`NO_GPU_PROTOCOLS` only.
 
-    Parameters
-    ----------
-    quick : bool
-        Today's small job: :data:`QUICK_DATASETS`, timed, without counters and ceilings.
-    backends, datasets, protocols, ks : list, optional
-        Replace the plan's (``protocols`` applies to every GPU backend that builds them).
-    repeats, warmup : int, optional
-        Replace :data:`REPEATS` and :data:`WARMUP`.
-    profile, ceilings : bool
-        Keep the counters and ceilings steps (``quick`` drops both).
-    dry : bool
-        A plan for ``--dry-run`` (:func:`present_backends`): it may hold ``hip`` for the AMD GPU
-        rocminfo lists though its runtime is missing here (:attr:`Plan.unrun` says why).
+    ``ask`` is read as this part's options (:meth:`~lassm.campaign.part.Ask.of_part`):
 
-    Returns
-    -------
-    Plan
+    quick : today's small job: :data:`QUICK_DATASETS`, timed, without counters and ceilings.
+    backends, datasets, protocols, ks : replace the plan's (``protocols`` applies to every GPU
+        backend that builds them).
+    repeats, warmup : replace :data:`REPEATS` and :data:`WARMUP`.
+    profile, ceilings : keep the counters and ceilings steps (``quick`` drops both).
+    dry : a plan for ``--dry-run`` (:func:`present_backends`): it may hold ``hip`` for the AMD GPU
+        rocminfo lists though its runtime is missing here (:attr:`Plan.unrun` says why).
     """
     from .. import backends as _backends
 
+    quick, backends, datasets, protocols, ks = ask.quick, ask.backends, ask.datasets, ask.protocols, ask.ks
+    repeats, warmup, profile, ceilings, dry = ask.repeats, ask.warmup, ask.profile, ask.ceilings, ask.dry
     names = list(backends) if backends else present_backends(dry)[0]
     targets, unrun = hip_facts(names)
     chosen = {}

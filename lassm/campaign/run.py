@@ -290,10 +290,7 @@ class LocalAssembly(Part[Plan, Outcome]):
         from .. import backends
         from .plan import make_plan
 
-        return make_plan(ask.quick, backends=ask.backends_among(backends.BACKENDS),
-                         datasets=ask.datasets_of(xdrop=False), protocols=ask.protocols, ks=ask.ks,
-                         repeats=ask.repeats, warmup=ask.warmup, profile=ask.profile, ceilings=ask.ceilings,
-                         dry=ask.dry)
+        return make_plan(ask.of_part(backends.BACKENDS, xdrop=False))
 
     def describe(self, plan: Plan) -> str:
         return describe(plan)

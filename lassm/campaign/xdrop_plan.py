@@ -14,10 +14,10 @@ plan stays within a few minutes of a 16-core GPU node.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 from ..runs.repeat_rule import describe as describe_repeats
+from .part import Ask
 
 #: LOGAN's X values (the tables of Zeni et al.).
 XDROPS: tuple[int, ...] = (10, 20, 50, 100, 500, 1000, 5000)
@@ -160,27 +160,23 @@ def default_threads() -> int:
     return int(numba.config.NUMBA_NUM_THREADS)
 
 
-def make_plan(quick: bool = False, *, backends: list[str] | None = None, datasets: list[str] | None = None,
-              xdrops: Sequence[int] | None = None, repeats: int | None = None, warmup: int | None = None,
-              profile: bool = True, gpu: bool | None = None, threads: int | None = None) -> XdropPlan:
-    """The X-drop campaign for this machine.
+def make_plan(ask: Ask = Ask(), *, gpu: bool | None = None, threads: int | None = None) -> XdropPlan:
+    """The X-drop campaign for this machine as ``ask`` says, read as this part's options
+    (:meth:`~lassm.campaign.part.Ask.of_part`):
 
-    Parameters
-    ----------
     quick : :data:`QUICK_DATASETS`, no counters.
     backends, datasets, xdrops : replace the plan's (default: what runs here; the machine's sets; :data:`XDROPS`).
     repeats, warmup : the GPU backends' timed and untimed runs (default: :data:`GPU_REPEATS` and
         :data:`GPU_WARMUP` with a GPU, :data:`NO_GPU_REPEATS` and :data:`NO_GPU_WARMUP` without).
     profile : keep the counters step.
-    gpu : whether a GPU is here (default: asked of the backends); decides the sets and the CPU limit.
-    threads : the CPU backends' threads (default: :func:`default_threads`).
 
-    Returns
-    -------
-    XdropPlan
+    ``gpu``: whether a GPU is here (default: asked of the backends); decides the sets and the CPU
+    limit. ``threads``: the CPU backends' threads (default: :func:`default_threads`).
     """
     from ..workloads.xdrop import datasets as registry
 
+    quick, backends, datasets, xdrops = ask.quick, ask.backends, ask.datasets, ask.xdrops
+    repeats, warmup, profile = ask.repeats, ask.warmup, ask.profile
     found, _lacks, has_gpu = present_backends() if backends is None or gpu is None else ([], [], False)
     names = list(backends) if backends else found
     gpu = has_gpu if gpu is None else gpu

@@ -279,8 +279,7 @@ class XdropPart(Part[XdropPlan, XdropOutcome]):
         from ..backends.xdrop import XDROP_BACKENDS
         from .xdrop_plan import make_plan
 
-        plan = make_plan(ask.quick, backends=ask.backends_among(XDROP_BACKENDS), datasets=ask.datasets_of(xdrop=True),
-                         xdrops=ask.xdrops, repeats=ask.repeats, warmup=ask.warmup, profile=ask.profile)
+        plan = make_plan(ask.of_part(XDROP_BACKENDS, xdrop=True))
         return plan if plan.backends else LeftOut("no X-drop backend can run here")
 
     def describe(self, plan: XdropPlan) -> str:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from ..errors import LassmError
 
 if TYPE_CHECKING:  # the campaign is imported only when a run is asked for
+    from ..campaign.part import Ask
     from ..campaign.plan import Plan
 
 
@@ -31,23 +32,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.kernel == "local-assembly":
         return _run_local(args)
     _check_run_options(args)
-    from ..campaign.part import Ask, How
+    from ..campaign.part import How
     from ..campaign.plan import Plan
     from ..campaign.whole import accounts, describe_whole, make_whole_plan, run_whole
 
     if args.kernel == "originals" and args.no_originals:
         raise LassmError("--no-originals: --kernel originals runs nothing else; drop one of them")
-    once = args.notebooks or args.cluster  # the local-assembly part's points, once each, another way
-    for option, given in (("--repeats", args.repeats), ("--warmup", args.warmup)):
-        if once and given is not None:
-            raise LassmError(f"{option}: {'--notebooks' if args.notebooks else '--cluster'} runs each point once; "
-                             f"drop one of them")
-    plan = make_whole_plan(Ask(args.quick, backends=args.backends, datasets=args.datasets, protocols=args.protocols,
-                               ks=args.ks, xdrops=args.xdrops, repeats=1 if once else args.repeats,
-                               warmup=0 if once else args.warmup, profile=not args.no_profile,
-                               ceilings=not args.no_ceilings, originals=not args.no_originals,
-                               originals_folder=args.originals, all_counters=getattr(args, "all_counters", False),
-                               dry=args.dry_run))
+    plan = make_whole_plan(_ask(args))
     if args.kernel is not None:  # one part alone, planned after the others (the originals beside their inputs)
         plan.only(args.kernel)
     _check_run(args, plan.backends(), plan.of("local-assembly", Plan), accounts(plan.parts))
@@ -62,6 +53,22 @@ def _cmd_run(args: argparse.Namespace) -> int:
     outcome = run_whole(plan, How(machine=args.machine, force=args.force, progress=not args.quiet,
                                   notebooks=args.notebooks, cluster=args.cluster))
     return 1 if outcome.failed else 0
+
+
+def _ask(args: argparse.Namespace) -> Ask:
+    """``lassm run``'s options as its parts read them; ``--notebooks`` and ``--cluster`` run each
+    local-assembly point once, another way, so they refuse ``--repeats`` and ``--warmup``."""
+    from ..campaign.part import Ask
+
+    once = args.notebooks or args.cluster
+    for option, given in (("--repeats", args.repeats), ("--warmup", args.warmup)):
+        if once and given is not None:
+            raise LassmError(f"{option}: {'--notebooks' if args.notebooks else '--cluster'} runs each point once; "
+                             f"drop one of them")
+    return Ask(args.quick, backends=args.backends, datasets=args.datasets, protocols=args.protocols, ks=args.ks,
+               xdrops=args.xdrops, repeats=1 if once else args.repeats, warmup=0 if once else args.warmup,
+               profile=not args.no_profile, ceilings=not args.no_ceilings, originals=not args.no_originals,
+               originals_folder=args.originals, all_counters=getattr(args, "all_counters", False), dry=args.dry_run)
 
 
 def _check_run_options(args: argparse.Namespace) -> None:
@@ -122,15 +129,9 @@ def _run_local(args: argparse.Namespace) -> int:
         if given:
             raise LassmError(f"{option}: the original programs are a part of their own; drop --kernel local-assembly")
     _local_names(args)
-    once = args.notebooks or args.cluster
-    for option, given in (("--repeats", args.repeats), ("--warmup", args.warmup)):
-        if once and given is not None:
-            raise LassmError(f"{option}: {'--notebooks' if args.notebooks else '--cluster'} runs each point once; "
-                             f"drop one of them")
+    ask = _ask(args)
     _check_run_options(args)  # the names are local assembly's alone (_local_names)
-    plan = make_plan(args.quick, backends=args.backends, datasets=args.datasets, protocols=args.protocols, ks=args.ks,
-                     repeats=1 if once else args.repeats, warmup=0 if once else args.warmup,
-                     profile=not args.no_profile, ceilings=not args.no_ceilings, dry=args.dry_run)
+    plan = make_plan(ask)
     if args.protocols and not args.backends:
         built = {p for b in plan.backends for p in plan.protocols[b] if b != "cpu"}
         unbuilt = [p for p in args.protocols if p not in built]

@@ -148,6 +148,7 @@ def _cmd_align(args: argparse.Namespace) -> int:
 
 def run_campaign(args: argparse.Namespace) -> int:
     """``lassm run --kernel xdrop``: the X-drop campaign (:mod:`lassm.campaign.xdrop_run`) with ``run``'s flags."""
+    from ..campaign.part import Ask
     from ..campaign.xdrop_plan import describe, make_plan
     from ..campaign.xdrop_run import report, run_xdrop_campaign
 
@@ -168,8 +169,8 @@ def run_campaign(args: argparse.Namespace) -> int:
 
         for name in args.backends:
             get(name)  # fails now, naming what to install
-    plan = make_plan(args.quick, backends=args.backends, datasets=args.datasets, xdrops=args.xdrops,
-                     repeats=args.repeats, warmup=args.warmup, profile=not args.no_profile)
+    plan = make_plan(Ask(args.quick, backends=args.backends, datasets=args.datasets, xdrops=args.xdrops,
+                         repeats=args.repeats, warmup=args.warmup, profile=not args.no_profile))
     from ..runs.folders import run_folder
     from ..runs.preflight import check_run
 
