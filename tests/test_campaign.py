@@ -286,8 +286,9 @@ def test_the_folder_steps_run_once_after_every_backends_counters(monkeypatch: py
     monkeypatch.setattr(steps, "metrics", lambda m: called.append(("metrics", m)) or [])
     p = make_plan(Ask(backends=["cpu"], datasets=["sample-k21"]))
     timing: dict = {}
-    run._gpu_steps(p, "cuda", MACHINE, False, "", timing, print, machine_steps=None)
-    run._gpu_steps(p, "opencl-ptx", MACHINE, False, "", timing, print, machine_steps="cuda")
+    shared = run.FolderSteps(p, MACHINE, False, "", print, timing)
+    run._gpu_steps(shared, "cuda", machine_steps=None)
+    run._gpu_steps(shared, "opencl-ptx", machine_steps="cuda")
     assert called == [("counters", "cuda"), ("counters", "opencl-ptx"), ("ceilings", "cuda"), ("metrics", MACHINE)]
 
 

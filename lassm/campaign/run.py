@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from .. import paths
 from ..runs.repeat_rule import describe as describe_repeats
@@ -178,9 +179,9 @@ def _run_campaign(plan: Plan, bar, how: How, log: Callable[[str], None] | None) 
         lacks = list(absent) + list(also_lacks)
         timing = {"sweep": round(sweep_s, 3)}
         gpus = [b for b in plan.backends if folder_of(b, machine) == folder and is_gpu(b)]
+        shared = FolderSteps(plan, folder, force, command, say, timing, bar)
         for i, backend in enumerate(gpus):  # ceilings and metrics are the folder's: once, after all counters
-            lacks += _gpu_steps(plan, backend, folder, force, command, timing, say,
-                                machine_steps=gpus[0] if i == len(gpus) - 1 else None, bar=bar)
+            lacks += _gpu_steps(shared, backend, machine_steps=gpus[0] if i == len(gpus) - 1 else None)
         if not gpus:
             lacks += steps.cpu_lacks()
         outcome.lacks[folder] = lacks
@@ -191,15 +192,32 @@ def _run_campaign(plan: Plan, bar, how: How, log: Callable[[str], None] | None) 
     return outcome
 
 
-def _gpu_steps(plan: Plan, backend: str, folder: str, force: bool, command: str, timing: dict, say,
-               machine_steps: str | None = "", bar=None) -> list[str]:
+@dataclass(frozen=True)
+class FolderSteps:
+    """What the GPU steps of one machine folder share, backend after backend: the plan, the folder,
+    whether what is recorded is measured again (``force``), the command line the ceilings record,
+    where the step lines go (``say``), the steps' seconds (added to as they run) and the progress
+    display (None: none shown)."""
+
+    plan: Plan
+    folder: str
+    force: bool
+    command: str
+    say: Callable[[str], None]
+    timing: dict
+    bar: Any = None
+
+
+def _gpu_steps(shared: FolderSteps, backend: str, machine_steps: str | None = "") -> list[str]:
     """Counters of one GPU backend, then, unless ``machine_steps`` is None, the folder's ceilings
     (measured through the backend it names, ``backend`` when empty: the first GPU backend of the
     folder, whose runtime has the microbenchmarks) and metrics; returns what it lacks. Each step
-    is a task of ``bar`` (the counters' one counts their points)."""
+    is a task of the progress display (the counters' one counts their points)."""
     from ..runs.progress import Step, bar as progress_bar
 
-    bar = bar if bar is not None else progress_bar(False)
+    plan, folder, force, command, say, timing = (shared.plan, shared.folder, shared.force, shared.command,
+                                                 shared.say, shared.timing)
+    bar = shared.bar if shared.bar is not None else progress_bar(False)
     roofs = machine_steps or backend
     lacks: list[str] = []
     profiled = plan.profiled(backend)

@@ -68,9 +68,20 @@ def warm_up(plan: XdropPlan, backends: tuple[str, ...], scoring: Scoring) -> tup
     return chosen
 
 
-def run_group(plan: XdropPlan, pairs, dataset: str, xdrop: int, *, machine: str, command: str, sha: str,
-              say=lambda text: None, oracles: dict | None = None) -> list[dict]:
-    """Times every backend of ``plan`` on ``pairs`` at ``xdrop``, checks each against the oracle.
+@dataclass(frozen=True)
+class Stamp:
+    """What every ``times.csv`` row of one run records beside its measure: the machine folder, the
+    commit and the command line."""
+
+    machine: str
+    sha: str
+    command: str
+
+
+def run_group(plan: XdropPlan, pairs, dataset: str, xdrop: int, *, stamp: Stamp, say=lambda text: None,
+              oracles: dict | None = None) -> list[dict]:
+    """Times every backend of ``plan`` on ``pairs`` at ``xdrop``, checks each against the oracle;
+    each row carries ``stamp``.
 
     ``oracles`` keeps the oracle's results by input digest and scheme, so the head of a large set
     that is a smaller set already run (``xdrop-sim-20k``'s first 2,000 pairs are ``xdrop-sim-2k``)
@@ -118,12 +129,12 @@ def run_group(plan: XdropPlan, pairs, dataset: str, xdrop: int, *, machine: str,
         device, driver = _device(b, t.result)
         seconds = t.median_seconds
         rows.append({
-            "machine": machine, "device": device, "driver": driver, "kernel": rec.KERNEL, "dataset": dataset,
+            "machine": stamp.machine, "device": device, "driver": driver, "kernel": rec.KERNEL, "dataset": dataset,
             "n_pairs": pairs.n_pairs, "bases": rec.bases(pairs), "xdrop": xdrop, "scoring": rec.scoring_label(scoring),
             "backend": b, "threads": (t.result.extra.get("threads", plan.threads) if b in CPU_BACKENDS else None),
             "seconds": seconds, "wall_seconds": t.median_wall,
             "repeats": len(t.seconds), "cells": cells, "gcups": rec.gcups(cells, seconds) if cells else None,
-            "matches_oracle": same, "git_sha": sha, "command": command, "checked_pairs": checked,
+            "matches_oracle": same, "git_sha": stamp.sha, "command": stamp.command, "checked_pairs": checked,
             "layout": rec.layout_of(b, t.result.extra), "host": host_id(),
         })
         gc = rows[-1]["gcups"]
@@ -191,6 +202,7 @@ def _run_xdrop_campaign(plan: XdropPlan, bar, *, machine: str | None, force: boo
     busy = tuple(b for b in plan.backends if any(b in plan.backends_for(d) for d in todo))
     warm_up(plan, busy, Scoring(*plan.scoring))
     oracles: dict = {}
+    stamp = Stamp(name, sha, command)
     for d in plan.datasets:
         for x in plan.xdrops:
             if x not in todo.get(d, []):
@@ -209,7 +221,7 @@ def _run_xdrop_campaign(plan: XdropPlan, bar, *, machine: str | None, force: boo
             continue
         for x in todo[d]:
             try:
-                got = run_group(plan, pairs, d, x, machine=name, command=command, sha=sha, say=say, oracles=oracles)
+                got = run_group(plan, pairs, d, x, stamp=stamp, say=say, oracles=oracles)
             except Exception as exc:  # a group that cannot run is named; the others go on
                 line = " ".join(str(exc).split())
                 out.rows += [{"dataset": d, "xdrop": x, "backend": b, "status": f"failed: {type(exc).__name__}: {line}"}
@@ -306,4 +318,4 @@ class XdropPart(Part[XdropPlan, XdropOutcome]):
         report(outcome)
 
 
-__all__ = ["XdropOutcome", "XdropPart", "report", "run_group", "run_xdrop_campaign", "warm_up"]
+__all__ = ["Stamp", "XdropOutcome", "XdropPart", "report", "run_group", "run_xdrop_campaign", "warm_up"]
