@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .. import stderr
 from .. import paths
 from ..atomic import atomic_path
 from ..errors import LassmError
@@ -158,7 +159,6 @@ def measure_ends(name: str, top: int, repeats: int, provenance: dict) -> list[di
     warm-up, then ``repeats`` timed runs, each compared with the CPU oracle; one row of
     :data:`CRITICAL_COLUMNS` per end (``provenance``: device, driver, git SHA, command)."""
     import statistics
-    import sys
 
     from ..runs import extend as run
     from ..workloads.local_assembly import datasets
@@ -180,8 +180,8 @@ def measure_ends(name: str, top: int, repeats: int, provenance: dict) -> list[di
         rows.append({"dataset": name, "k": k, "contig": int(end.contig), "side": end.side, "reads": int(end.reads),
                      "read_bases": int(end.read_bases), "kernel_seconds": med, "repeats": repeats,
                      "matches_oracle": not diffs, **provenance})
-        print(f"{name} k={k}: contig {end.contig} {end.side} ({end.read_bases} read bases) "
-              f"{med * 1e3:.3f} ms median of {repeats}, equal={not diffs}", file=sys.stderr, flush=True)
+        stderr.line(f"{name} k={k}: contig {end.contig} {end.side} ({end.read_bases} read bases) "
+                    f"{med * 1e3:.3f} ms median of {repeats}, equal={not diffs}")
     return rows
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 from pathlib import Path
 
+from .. import stderr
 from .. import paths
 from ..atomic import atomic_open
 from . import printview
@@ -82,12 +82,12 @@ def main(argv: list[str] | None = None) -> int:
         try:
             page = write(args.html, lab.number)
         except FileNotFoundError as exc:
-            print(f"handout: {exc}", file=sys.stderr)
+            stderr.line(f"handout: {exc}")
             return 2
-        print(f"lab {lab.number} -> {page}", file=sys.stderr)
+        stderr.line(f"lab {lab.number} -> {page}")
         if browser:
             pdf = printview.to_pdf(page, Path(args.pdf_dir) / f"lassm-lab-{lab.number}.pdf", browser)
-            print(f"pdf -> {pdf}", file=sys.stderr)
+            stderr.line(f"pdf -> {pdf}")
     return 0
 
 

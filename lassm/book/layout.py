@@ -10,10 +10,10 @@ same graph the test checks, and the test fails when the picture is stale.
 from __future__ import annotations
 
 import ast
-import sys
 from html import escape
 from pathlib import Path
 
+from .. import stderr
 from .. import paths
 
 #: The package's folder.
@@ -22,7 +22,7 @@ PACKAGE = Path(__file__).resolve().parent.parent
 STAGES = ("foundation", "workloads", "backends", "runs", "analysis", "campaign", "book", "cli", "front door")
 #: The foundation: single modules at the top of ``lassm/`` that any stage may use.
 FOUNDATION = frozenset({"lassm.arrowio", "lassm.atomic", "lassm.byte_sets", "lassm.compressed", "lassm.datafiles", "lassm.readback",
-                        "lassm.errors", "lassm.fits", "lassm.outputs", "lassm.paths", "lassm.settings", "lassm.terminal",
+                        "lassm.errors", "lassm.fits", "lassm.outputs", "lassm.paths", "lassm.settings", "lassm.stderr", "lassm.terminal",
                         "lassm.timeline",
                         "lassm.version"})
 #: Where the picture is written, from the repository's root.
@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m lassm.book.layout``: writes :data:`PICTURE` under the repository's root."""
     target = paths.REPO / PICTURE
     target.write_text(picture())
-    print(target, file=sys.stderr)
+    stderr.line(str(target))
     return 0
 
 

@@ -17,10 +17,10 @@ import posixpath
 import re
 import shutil
 import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
+from .. import stderr
 from .. import paths
 from ..atomic import atomic_open
 
@@ -331,7 +331,7 @@ def to_pdf(page: str | Path, pdf: str | Path, browser: str, *, budget_ms: int = 
     try:
         retitle_outline(tmp, headings(Path(page).read_text(encoding="utf-8")))
     except ImportError as exc:
-        print(f"pdf: bookmarks left as Chromium wrote them ({exc}; the book extra installs pypdf)", file=sys.stderr)
+        stderr.line(f"pdf: bookmarks left as Chromium wrote them ({exc}; the book extra installs pypdf)")
     tmp.replace(pdf)
     return pdf
 

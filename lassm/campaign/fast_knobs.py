@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 import statistics
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
+
+from .. import stderr
 
 #: A ``caps`` value for the build as the backend makes it (no cap override).
 BUILT = None
@@ -101,7 +102,7 @@ def variant(base, s: Setting):
 
 
 def explore(names: Sequence[str], protocols: Sequence[str], knobs: Knobs, repeat: int,
-            say: Callable[[str], None] = lambda text: print(text, file=sys.stderr, flush=True)) -> list[dict]:
+            say: Callable[[str], None] = stderr.line) -> list[dict]:
     """Each build of ``protocols`` at each of its :func:`settings` on the datasets ``names``: a row
     per setting (``protocol``, ``label``, ``knobs``, ``ms`` and ``equal`` per dataset), its
     registers and times said as it lands. The modules' knobs are put back after."""

@@ -16,6 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .. import stderr
 from .. import paths
 from ..runs import tables
 from ..runs.records import git_sha
@@ -67,8 +68,8 @@ def measure(machine: str, dataset: str, pairs_name: str, xdrop: int, repeats: in
                              "dataset": name, "start": start, "build_seconds": build, "first_seconds": first,
                              "warm_seconds": med, "warm_runs": " ".join(f"{t:.4f}" for t in warm),
                              "first_over_warm": first / med, "git_sha": git_sha(), "command_line": shown})
-                print(f"{label} on {name}, cache {start}: first {first:.3f} s, warm {med:.3f} s ({first / med:.2f}x)"
-                      + (f", build-kernels {build:.1f} s" if build is not None else ""), file=sys.stderr, flush=True)
+                stderr.line(f"{label} on {name}, cache {start}: first {first:.3f} s, warm {med:.3f} s ({first / med:.2f}x)"
+                            + (f", build-kernels {build:.1f} s" if build is not None else ""))
     return rows
 
 

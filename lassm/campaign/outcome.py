@@ -6,12 +6,12 @@ which writes several machine folders at once, keeps its per-folder :class:`lassm
 """
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from .. import stderr
 from ..runs.account import SKIPPED
 
 
@@ -46,14 +46,14 @@ def print_report(lines: Iterable[str], files: dict[str, Path], lacks: Iterable[s
     """A part's closing lines on standard error: one per row, then its files, then what this
     machine lacks (where anything)."""
     for line in lines:
-        print(line, file=sys.stderr)
+        stderr.line(line)
     for key, path in files.items():
-        print(f"{key}: {path}", file=sys.stderr)
+        stderr.line(f"{key}: {path}")
     lacks = list(lacks)
     if lacks:
-        print("lacks:", file=sys.stderr)
+        stderr.line("lacks:")
         for line in lacks:
-            print(f"  {line}", file=sys.stderr)
+            stderr.line(f"  {line}")
 
 
 __all__ = ["OutcomeLike", "PartOutcome", "print_report"]

@@ -9,11 +9,11 @@ with one :class:`Part` and one line there.
 from __future__ import annotations
 
 import dataclasses
-import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Generic, Protocol, TypeVar
 
+from .. import stderr
 from ..runs.account import status_kind
 from .outcome import OutcomeLike
 
@@ -104,7 +104,7 @@ class How:
     def say(self, text: str) -> None:
         """One line on standard error, where ``progress``."""
         if self.progress:
-            print(text, file=sys.stderr, flush=True)
+            stderr.line(text)
 
 
 @dataclasses.dataclass(frozen=True)

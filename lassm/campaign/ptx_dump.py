@@ -20,9 +20,9 @@ import hashlib
 import json
 import os
 import platform
-import sys
 from pathlib import Path
 
+from .. import stderr
 from .. import paths
 from ..analysis import ptx
 from ..atomic import atomic_open
@@ -131,7 +131,7 @@ def _write(path: Path, text: str) -> None:
 
 
 def _say(line: str) -> None:
-    print(f"lassm measure ptx: {line}", file=sys.stderr, flush=True)
+    stderr.line(f"lassm measure ptx: {line}")
 
 
 def dump(machine: str | None, builds: list[str], arch: str | None, team: int, fast_options: tuple[str, ...],
@@ -171,7 +171,7 @@ def dump(machine: str | None, builds: list[str], arch: str | None, team: int, fa
             continue
         records.append({**record, "status": "ok"})
         total = int(ptx.summary(mixes[-1], by=("file",))["instructions"].sum())
-        print(f"{name}: {len(text.splitlines())} lines, {total} instructions", file=sys.stderr, flush=True)
+        stderr.line(f"{name}: {len(text.splitlines())} lines, {total} instructions")
     if mixes:
         import pandas as pd
 

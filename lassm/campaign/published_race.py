@@ -14,6 +14,7 @@ import io
 
 import numpy as np
 
+from .. import stderr
 from .. import paths
 from ..atomic import atomic_open
 from ..runs.extend import extend
@@ -47,8 +48,6 @@ def wrong_ends(ours, oracle) -> int:
 
 def measure(names: list[str], protocols: list[str], runs: int, machine: str, backend: str = "cuda") -> list[dict]:
     """Every (dataset, protocol, build, run) as a row of :data:`COLUMNS`; progress on stderr."""
-    import sys
-
     rows = []
     sha = git_sha()
     for name in names:
@@ -64,8 +63,8 @@ def measure(names: list[str], protocols: list[str], runs: int, machine: str, bac
                     rows.append({"machine": machine, "device": device, "dataset": name, "k": k, "protocol": protocol,
                                  "build": build, "run": run, "contig_ends": ends, "wrong_ends": wrong_ends(ext, oracle),
                                  "kernel_seconds": ext.kernel_seconds, "git_sha": sha})
-                    print(f"{name} {protocol} {build} run {run}: {rows[-1]['wrong_ends']} wrong ends of {ends}, "
-                          f"{ext.kernel_seconds * 1e3:.2f} ms", file=sys.stderr, flush=True)
+                    stderr.line(f"{name} {protocol} {build} run {run}: {rows[-1]['wrong_ends']} wrong ends of {ends}, "
+                                f"{ext.kernel_seconds * 1e3:.2f} ms")
     return rows
 
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import sys
 import time
 from dataclasses import dataclass, field
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .. import stderr
 from .. import paths
 from ..runs.repeat_rule import describe as describe_repeats
 from ..runs.account import PART_ACCOUNTS
@@ -156,7 +156,7 @@ def _run_campaign(plan: Plan, bar, how: How, log: Callable[[str], None] | None) 
     from ..runs.sweep import SweepOptions, Via, main_job
 
     machine, force, progress, also_lacks = how.machine, how.force, how.progress, how.lacks
-    say = log or ((lambda text: print(text, file=sys.stderr, flush=True)) if progress else (lambda text: None))
+    say = log or stderr.sayer(progress)
     command = command_line()
     start = time.perf_counter()
     rows = main_job(machine=machine, points=plan.points(),

@@ -16,6 +16,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Callable
 
+from .. import stderr
 from .. import paths
 from ..runs.repeat_rule import describe as describe_repeats
 from ..runs import suite as rec
@@ -181,7 +182,7 @@ def todo(plan: SuitePlan, folders: dict[str, str], sha: str, force: bool = False
 
 
 def run_suite(plan: SuitePlan, *, machine: str | None = None, force: bool = False,
-              say: Callable[[str], None] = lambda text: None, progress: bool = False) -> SuiteOutcome:
+              say: Callable[[str], None] = stderr.nothing, progress: bool = False) -> SuiteOutcome:
     """Runs the plan; writes ``<machine>/suite/times.csv`` and appends the run's account. ``progress``
     shows the variants, the PTX and the counters as tasks (:func:`lassm.runs.progress.bar`)."""
     from ..runs.progress import bar as progress_bar

@@ -25,6 +25,7 @@ import re
 import sys
 from pathlib import Path
 
+from .. import stderr
 from ..runs import suite as rec
 from ..runs import tables
 from .steps import NCU_FALLBACK, _importable_here, _one_line, find_ncu
@@ -105,7 +106,7 @@ def left_on_request(points: list[tuple[str, str, str]]) -> list[tuple[str, str, 
 
 
 def collect(points: list[tuple[str, str, str]], size: str, machine: str, *, sha: str, force: bool = False,
-            say=lambda t: None, every: bool = False, tick=lambda n: None) -> list[str]:
+            say=stderr.nothing, every: bool = False, tick=lambda n: None) -> list[str]:
     """Counters of each (kernel, backend, variant) of ``points`` into ``suite/counters.csv``, with
     the ncu :func:`~lassm.campaign.steps.find_ncu` finds, each variant's run given
     :data:`NCU_TIMEOUT`; returns what it could not count. A point recorded at this commit is

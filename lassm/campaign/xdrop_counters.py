@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .. import stderr
 from ..runs import xdrop as rec
 from ..runs.records import slug
 from .steps import NCU_FALLBACK, _importable_here, _one_line, find_ncu
@@ -119,7 +120,7 @@ def count(pairs_file: Path, dataset: str, xdrop: int, scoring: tuple[int, int, i
     return row
 
 
-def collect(plan: XdropPlan, machine: str, *, sha: str, force: bool = False, say=lambda t: None,
+def collect(plan: XdropPlan, machine: str, *, sha: str, force: bool = False, say=stderr.nothing,
             ncu_exe: str | None = None, timeout: float = NCU_TIMEOUT, tick=lambda n: None) -> list[str]:
     """Counters of the plan's profiled (set, X) into ``counters.csv``; returns what it could not count.
 

@@ -10,9 +10,9 @@ faster. Rows recorded at this commit are skipped unless forced; each X's rows ar
 from __future__ import annotations
 
 import statistics
-import sys
 from typing import Callable, Sequence
 
+from .. import stderr
 from ..backends.xdrop import plan
 from ..runs import xdrop as rec
 from ..workloads.xdrop.config import Scoring
@@ -88,15 +88,14 @@ def measure(machine: str, dataset: str, xdrops: Sequence[int], repeats: int, for
     agreed = True
     for x in xdrops:
         if not force and rec.recorded(rec.read_rows(table, rec.LANES_COLUMNS), sha, dataset=dataset, xdrop=x, lanes=0):
-            print(f"{dataset} X={x}: recorded at this commit, skipped", file=sys.stderr)
+            stderr.line(f"{dataset} X={x}: recorded at this commit, skipped")
             continue
         got = rows(cuda.align, pairs, dataset, Scoring(xdrop=x), repeats=repeats, context=context)
         rec.upsert(table, rec.LANES_COLUMNS, rec.LANES_KEY, got)
         for r in got:
             agreed &= bool(r["equal_to_block"])
-            print(f"{dataset} X={x} lanes={r['lanes']:>2}: {r['kernel_seconds'] * 1e3:9.3f} ms "
-                  f"{r['gcups']:8.2f} GCUPS equal={r['equal_to_block']}{'  (planned)' if r['planned'] else ''}",
-                  file=sys.stderr, flush=True)
+            stderr.line(f"{dataset} X={x} lanes={r['lanes']:>2}: {r['kernel_seconds'] * 1e3:9.3f} ms "
+                        f"{r['gcups']:8.2f} GCUPS equal={r['equal_to_block']}{'  (planned)' if r['planned'] else ''}")
     return agreed
 
 
@@ -114,7 +113,7 @@ def counters(machine: str, name: str, xdrops: Sequence[int], force: bool) -> Non
 
     exe = find_ncu()
     if exe is None:
-        print("lassm xdrop lanes: no ncu here, no counters", file=sys.stderr)
+        stderr.line("lassm xdrop lanes: no ncu here, no counters")
         return
     sha, table, scheme = git_sha(), rec.folder(machine) / rec.COUNTERS_FILE, Scoring()
     with tempfile.TemporaryDirectory(prefix="lassm-lanes-ncu-") as tmp:
@@ -129,8 +128,8 @@ def counters(machine: str, name: str, xdrops: Sequence[int], force: bool) -> Non
                 row = xc.count(source, name, x, (scheme.match, scheme.mismatch, scheme.gap), machine=machine,
                                sha=sha, ncu_exe=exe,
                                program=xc.Program(program, ("--lanes", str(lanes)), rec.layout_name(lanes)))
-                print(f"counters {name} X={x} lanes={lanes}: {row['duration_s'] * 1e3:.2f} ms, "
-                      f"{row['warp_inst']:.3g} warp instructions", file=sys.stderr, flush=True)
+                stderr.line(f"counters {name} X={x} lanes={lanes}: {row['duration_s'] * 1e3:.2f} ms, "
+                            f"{row['warp_inst']:.3g} warp instructions")
 
 
 __all__ = ["LAYOUTS", "best", "counters", "measure", "rows"]

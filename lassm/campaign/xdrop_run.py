@@ -11,12 +11,12 @@ what this machine lacks.
 """
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import dataclass
 from collections.abc import Callable
 from pathlib import Path
 
+from .. import stderr
 from .. import paths
 from ..errors import LassmError
 from ..runs import xdrop as rec
@@ -78,7 +78,7 @@ class Stamp:
     command: str
 
 
-def run_group(plan: XdropPlan, pairs, dataset: str, xdrop: int, *, stamp: Stamp, say=lambda text: None,
+def run_group(plan: XdropPlan, pairs, dataset: str, xdrop: int, *, stamp: Stamp, say=stderr.nothing,
               oracles: dict | None = None) -> list[dict]:
     """Times every backend of ``plan`` on ``pairs`` at ``xdrop``, checks each against the oracle;
     each row carries ``stamp``.
@@ -186,7 +186,7 @@ def _run_xdrop_campaign(plan: XdropPlan, bar, *, machine: str | None, force: boo
     from ..runs.progress import Step
     from ..workloads.xdrop import datasets
 
-    say = log or ((lambda text: print(text, file=sys.stderr, flush=True)) if progress else (lambda text: None))
+    say = log or stderr.sayer(progress)
     command = command_line()
     sha = git_sha()
     name = run_folder(plan.backends, machine)

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
+from .. import stderr
 from .. import paths, settings, timeline
 from ..version import __version__
 from . import args as t
@@ -99,7 +100,7 @@ def cmd_extend(args: argparse.Namespace) -> int:
         with connect(args.cluster) as client, together():  # --out and --ends appear together, or neither
             stats = extend_to_files(ds, params, args.backend, client, args.out, args.ends,
                                     Sharding(source=source and (source, params.k)), **options)
-        _err(f"extended {ds.n_contigs} contigs with {args.backend} at k = {params.k} on {stats['shards']} shards "
+        stderr.line(f"extended {ds.n_contigs} contigs with {args.backend} at k = {params.k} on {stats['shards']} shards "
              f"in {stats['wall_seconds']:.3f} s, files included -> {args.out}")
         return 0
     ext = extend(ds, params, backend=args.backend, **options)
@@ -109,7 +110,7 @@ def cmd_extend(args: argparse.Namespace) -> int:
         if args.ends:
             formats.write_ends(ext, args.ends)
     timeline.mark("written")
-    _err(f"extended {ds.n_contigs} contigs with {args.backend} at k = {params.k} "
+    stderr.line(f"extended {ds.n_contigs} contigs with {args.backend} at k = {params.k} "
          f"in {ext.wall_seconds:.3f} s -> {args.out}")
     return 0
 
@@ -167,7 +168,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     check_fits(args.k, args.scale)
     ds = generate(k=args.k, scale=args.scale, seed=args.seed, progress=not args.quiet)
     formats.write_dataset(ds, args.out)
-    _err(f"wrote {ds.n_contigs} contigs, {ds.left.n_reads + ds.right.n_reads} reads -> {args.out}")
+    stderr.line(f"wrote {ds.n_contigs} contigs, {ds.left.n_reads + ds.right.n_reads} reads -> {args.out}")
     return 0
 
 
@@ -280,10 +281,6 @@ def cmd_backends(args: argparse.Namespace) -> int:
     for name, (ok, why) in backends.status().items():
         print(f"{name:{width}s} {'yes' if ok else 'no ':3s} {why}")
     return 0
-
-
-def _err(msg: str) -> None:
-    print(msg, file=sys.stderr)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -455,19 +452,19 @@ def main(argv: list[str] | None = None) -> int:
             faults.flush_stdout()
             return code
     except LassmError as exc:  # one line, whatever a library's message it quotes holds
-        _err("lassm: error: " + " ".join(part.strip() for part in str(exc).splitlines() if part.strip()))
+        stderr.line("lassm: error: " + " ".join(part.strip() for part in str(exc).splitlines() if part.strip()))
         return 2
     except KeyboardInterrupt:  # Ctrl-C: the temporaries are gone (lassm.atomic's finally clauses)
-        _err("lassm: error: interrupted")
+        stderr.line("lassm: error: interrupted")
         return faults.INTERRUPTED
     except Terminated:
-        _err("lassm: error: terminated")
+        stderr.line("lassm: error: terminated")
         return faults.TERMINATED
     except BrokenPipeError:  # the reader of standard output stopped reading: quietly, as Unix tools do
         faults.silence_stdout()
         return 0
     except MemoryError:
-        _err("lassm: error: out of memory: this machine could not hold what the command needed")
+        stderr.line("lassm: error: out of memory: this machine could not hold what the command needed")
         return 2
     except OSError as exc:
         line = faults.describe(exc)
@@ -475,6 +472,6 @@ def main(argv: list[str] | None = None) -> int:
             raise
         if line.startswith(faults.STDOUT):  # what it holds cannot be flushed at exit either
             faults.silence_stdout()
-        _err(f"lassm: error: {line}")
+        stderr.line(f"lassm: error: {line}")
         return 2
 

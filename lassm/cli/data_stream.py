@@ -3,8 +3,8 @@
 :mod:`lassm.workloads.local_assembly.stream` (large replicated inputs, written a block at a time)."""
 from __future__ import annotations
 
-import sys
 
+from .. import stderr
 from . import args as t
 
 
@@ -30,8 +30,8 @@ def cmd_write(args) -> int:
     from ..workloads.local_assembly import stream
 
     out = stream.write(args.name, args.out, k=args.k)
-    print(f"wrote {out['contigs']:,} contigs, {out['reads']:,} reads ({out['bytes'] / 1e6:,.0f} MB) in "
-          f"{out['seconds']:.1f} s -> {args.out}", file=sys.stderr)
+    stderr.line(f"wrote {out['contigs']:,} contigs, {out['reads']:,} reads ({out['bytes'] / 1e6:,.0f} MB) in "
+                f"{out['seconds']:.1f} s -> {args.out}")
     return 0
 
 
@@ -40,7 +40,6 @@ def cmd_shard(args) -> int:
     from ..workloads.local_assembly import stream
 
     doc = stream.write_shards(args.name, args.out, args.shards, k=args.k)
-    print(f"wrote {doc['contigs']:,} contigs in {len(doc['shards'])} shard(s) "
-          f"({sum(p['bytes'] for p in doc['shards']) / 1e6:,.0f} MB) in {doc['seconds']:.1f} s -> {args.out}",
-          file=sys.stderr)
+    stderr.line(f"wrote {doc['contigs']:,} contigs in {len(doc['shards'])} shard(s) "
+                f"({sum(p['bytes'] for p in doc['shards']) / 1e6:,.0f} MB) in {doc['seconds']:.1f} s -> {args.out}")
     return 0

@@ -7,10 +7,10 @@ import argparse
 import json
 import shlex
 import shutil
-import sys
 from dataclasses import fields
 from pathlib import Path
 
+from .. import stderr
 from . import args as t
 from ..errors import LassmError
 
@@ -80,7 +80,7 @@ def _cmd_shard_contention(args: argparse.Namespace) -> int:
         command = _line(["lassm", "measure", "shard-contention", args.dataset], args,
                         {"--gpus": "gpus", "--protocol": "protocol", "--repeat": "repeat", "--backend": "backend",
                          "--machine": "machine"})
-        print(f"-> {contention.write(doc, args.machine, command)}", file=sys.stderr)
+        stderr.line(f"-> {contention.write(doc, args.machine, command)}")
     bound = results.contention_bound(doc)
     print(f"whole / slowest shard together: {bound['bare_speedup']:.2f}x; "
           f"whole / slowest shard alone: {bound['alone_speedup']:.2f}x")

@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from .. import stderr
 from ..errors import LassmError
 
 if TYPE_CHECKING:  # the campaign is imported only when a run is asked for
@@ -116,7 +116,7 @@ def _check_hip(args: argparse.Namespace, plan: Plan | None) -> None:
                          "so hip-cpu cannot be run at it; nothing was timed")
     folder = paths.results_dir(folder_of("hip", args.machine))
     before_timing(plan.protocols["hip"], folder, str(target["device"]), int(target["wavefront"]),
-                  say=lambda line: print(line, file=sys.stderr))
+                  say=stderr.line)
 
 
 def _run_local(args: argparse.Namespace) -> int:

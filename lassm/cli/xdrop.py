@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 from pathlib import Path
 
+from .. import stderr
 from . import args as t
 from ..errors import LassmError
 from ..workloads.xdrop.config import DEFAULT_GAP, DEFAULT_MATCH, DEFAULT_MISMATCH, DEFAULT_SEED_LENGTH, DEFAULT_XDROP
@@ -18,10 +18,6 @@ from ..workloads.xdrop.config import DEFAULT_GAP, DEFAULT_MATCH, DEFAULT_MISMATC
 #: The X-drop backends by name (kept here so that the parser imports no backend).
 BACKEND_NAMES = ("cpu", "seqan", "opencl", "cuda", "hip-cpu")
 PAIR_SUFFIXES = (".parquet", ".tsv")
-
-
-def _err(msg: str) -> None:
-    print(msg, file=sys.stderr)
 
 
 def _suffix(path: str, option: str) -> None:
@@ -55,7 +51,7 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise LassmError(_as_options(str(exc), PairKnobs)) from None
     write_pairs(pairs, args.out)
-    _err(f"wrote {pairs.n_pairs} pairs ({int(pairs.lengths_h.sum()) + int(pairs.lengths_v.sum())} bases) -> {args.out}")
+    stderr.line(f"wrote {pairs.n_pairs} pairs ({int(pairs.lengths_h.sum()) + int(pairs.lengths_v.sum())} bases) -> {args.out}")
     return 0
 
 
@@ -83,7 +79,7 @@ def _cmd_real(args: argparse.Namespace) -> int:
         named = f"{args.genome}: " if message.startswith(f"{args.genome}: ") else ""
         raise LassmError(named + _as_options(message[len(named):], RealKnobs)) from None
     write_pairs(pairs, args.out)
-    _err(f"wrote {pairs.n_pairs} pairs ({int(pairs.lengths_h.sum()) + int(pairs.lengths_v.sum())} bases) "
+    stderr.line(f"wrote {pairs.n_pairs} pairs ({int(pairs.lengths_h.sum()) + int(pairs.lengths_v.sum())} bases) "
          f"from {args.genome} (pbsim {pairs.provenance['pbsim_version']}) -> {args.out}")
     return 0
 
@@ -129,20 +125,20 @@ def _cmd_align(args: argparse.Namespace) -> int:
     assert backend is not None  # None only while reading's own error is raised
     result = backend.align(pairs, scoring, threads=args.threads, **kernel)
     write_alignments(result, args.out, input_name=pairs.name)
-    _err(f"aligned {pairs.n_pairs} pairs with {args.backend} at X = {scoring.xdrop} "
+    stderr.line(f"aligned {pairs.n_pairs} pairs with {args.backend} at X = {scoring.xdrop} "
          f"in {result.wall_seconds:.3f} s -> {args.out}")
     if "gcups" in result.extra:  # the GPU backends: LOGAN's cells computed per second of kernel time
-        _err(f"{result.extra['cells']} cells in {result.extra['kernel_seconds']:.6f} s of kernel time on "
+        stderr.line(f"{result.extra['cells']} cells in {result.extra['kernel_seconds']:.6f} s of kernel time on "
              f"{result.extra['device']}: {result.extra['gcups']:.3f} GCUPS")
     if reference is None:
         return 0
     diffs = reference.align(pairs, scoring, threads=args.threads).differences(result)
     if diffs:
-        _err(f"{len(diffs)}{'+' if len(diffs) == 10 else ''} pairs differ from {args.against}:")
+        stderr.line(f"{len(diffs)}{'+' if len(diffs) == 10 else ''} pairs differ from {args.against}:")
         for line in diffs:
-            _err(f"  {line}")
+            stderr.line(f"  {line}")
         return 1
-    _err(f"all {pairs.n_pairs} pairs equal {args.against}'s, score for score and end for end")
+    stderr.line(f"all {pairs.n_pairs} pairs equal {args.against}'s, score for score and end for end")
     return 0
 
 

@@ -22,6 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from .. import stderr
 from .. import paths
 from ..atomic import atomic_open
 from ..errors import LassmError
@@ -85,7 +86,7 @@ def measure(dataset: str, gpus: int, backend: str, protocol: str, repeat: int, d
         doc = stream.write_shards(dataset, path, gpus)
         k, n_contigs = int(doc["k"]), int(doc["contigs"])
         ranges = [(int(p["start"]), int(p["stop"])) for p in doc["shards"]]
-        print(f"{dataset}: {n_contigs} contigs, {protocol}, shards {ranges}", file=sys.stderr, flush=True)
+        stderr.line(f"{dataset}: {n_contigs} contigs, {protocol}, shards {ranges}")
         whole = run(path, k, [(0, n_contigs, devices[0])], backend, protocol, repeat)[0]
         gpu = [devices[i % len(devices)] for i in range(len(ranges))]
         alone = [run(path, k, [(a, b, gpu[i])], backend, protocol, repeat)[0] for i, (a, b) in enumerate(ranges)]
@@ -93,8 +94,8 @@ def measure(dataset: str, gpus: int, backend: str, protocol: str, repeat: int, d
     finally:
         shutil.rmtree(path, ignore_errors=True)
     for i, (one, all_) in enumerate(zip(alone, together)):
-        print(f"shard {i} ({one['contigs']} contigs): alone extend {one['extend']:.3f} write {one['write']:.3f}; "
-              f"together extend {all_['extend']:.3f} write {all_['write']:.3f}", file=sys.stderr, flush=True)
+        stderr.line(f"shard {i} ({one['contigs']} contigs): alone extend {one['extend']:.3f} write {one['write']:.3f}; "
+                    f"together extend {all_['extend']:.3f} write {all_['write']:.3f}")
     return {"dataset": dataset, "contigs": n_contigs, "backend": backend, "protocol": protocol, "gpus": gpus,
             "repeat": repeat, "shards": ranges, "whole": whole, "alone": alone, "together": together}
 

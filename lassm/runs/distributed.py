@@ -29,7 +29,6 @@ import os
 import platform
 import shutil
 import subprocess
-import sys
 import time
 import traceback
 from dataclasses import dataclass
@@ -38,6 +37,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
+from .. import stderr
 from .. import settings
 from .. import paths
 from ..backends.launch import transfer_seconds
@@ -140,7 +140,7 @@ def connect(spec: str, quiet: bool = False) -> Iterator[Any]:
     from . import slurm
 
     if slurm.is_slurm(spec):
-        with slurm.start(slurm.parse(spec), say=(lambda text: None) if quiet else None) as client:
+        with slurm.start(slurm.parse(spec), say=stderr.nothing if quiet else None) as client:
             yield client
         return
     kind, _, count = spec.partition(":")
@@ -468,7 +468,7 @@ def run_points(client: Any, points: Sequence[tuple], machine: str | None = None,
         if on_row is not None:
             on_row(row)
         if row.get("traceback"):
-            print(row.pop("traceback"), file=sys.stderr, flush=True)
+            stderr.line(row.pop("traceback"))
         if row.get("note"):
-            print(row.pop("note"), file=sys.stderr, flush=True)
+            stderr.line(row.pop("note"))
     return [r for r in rows if r is not None]

@@ -54,6 +54,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from .. import stderr
 from ..errors import LassmError
 from .dask_settings import QUIET_WORKERS, config_exports, worker_threads
 
@@ -316,7 +317,7 @@ def _slurm_cluster_class():
 @contextlib.contextmanager
 def start(spec: SlurmSpec, say: Callable[[str], None] | None = None) -> Iterator[Any]:
     """A Dask client of workers started as Slurm jobs; the jobs are cancelled on exit."""
-    say = say or (lambda text: print(text, file=sys.stderr, flush=True))
+    say = say or stderr.line
     try:
         SLURMCluster = _slurm_cluster_class()
         from distributed import Client

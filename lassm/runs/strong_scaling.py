@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import stderr
 from .. import paths
 from ..atomic import atomic_open
 from ..workloads.local_assembly import datasets, formats, stream
@@ -41,10 +42,6 @@ from . import shard_files as F
 from . import shard_plan as P
 from .extend import extend
 from .memory import MEMORY_KEYS
-
-
-def _say(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
 
 
 def tiled(side: SideResult, times: int) -> SideResult:
@@ -98,7 +95,7 @@ def _measure(name: str, n_gpu: int, gpu_counts: list[int], repeat: int, protocol
     t0 = time.perf_counter()
     ds, k = datasets.load(name)
     params = Params(k=k)
-    _say(f"{name}: {ds.n_contigs} contigs, loaded in {time.perf_counter() - t0:.1f} s")
+    stderr.line(f"{name}: {ds.n_contigs} contigs, loaded in {time.perf_counter() - t0:.1f} s")
 
     # The CPU oracle: on the base dataset when the name is a replication (every replica walks alike).
     base_name, times = (name.rsplit("x", 1)[0], int(name.rsplit("x", 1)[1])) if "x" in name.split("-")[-1] else (name, 1)
@@ -106,7 +103,7 @@ def _measure(name: str, n_gpu: int, gpu_counts: list[int], repeat: int, protocol
     base, _ = datasets.load(base_name, k)
     cpu = extend(base, params, backend="cpu")
     oracle = Extension(ds, tiled(cpu.right, times), tiled(cpu.left, times), "cpu", params.as_dict())
-    _say(f"cpu oracle on {base_name} x{times}: {time.perf_counter() - t0:.1f} s")
+    stderr.line(f"cpu oracle on {base_name} x{times}: {time.perf_counter() - t0:.1f} s")
 
     # The plain single-process command on the same input, before any worker holds a GPU.
     inp, single_out, sharded_out = str(work / "input.parquet"), str(work / "single.txt"), str(work / "sharded.txt")
@@ -116,20 +113,20 @@ def _measure(name: str, n_gpu: int, gpu_counts: list[int], repeat: int, protocol
     folder = str(work / "input.shards")
     stream.write_shards(name, folder, n_gpu)  # what `lassm data shard NAME --shards NGPU` writes
     shard_folder = stream.ShardFolder.open(folder)
-    _say(f"shard folder of {n_gpu} files in {time.perf_counter() - t0:.1f} s")
+    stderr.line(f"shard folder of {n_gpu} files in {time.perf_counter() - t0:.1f} s")
     cmd = [sys.executable, "-m", "lassm.cli", "extend", inp, "--k", str(k), "--backend", "cuda", "--protocol", protocol,
            "--out", single_out]
     single = whole_runs(cmd, repeat)
     single_digest = digest(single_out)
-    _say(f"single-process lassm extend (whole command): {statistics.median(single):.3f} s "
+    stderr.line(f"single-process lassm extend (whole command): {statistics.median(single):.3f} s "
           f"(runs {[round(w, 3) for w in single]})")
 
     with D.connect(f"local-cuda:{n_gpu}") as client:
         workers = D.workers_of(client)
         t0 = time.perf_counter()
         for w in D.warm(client, params, "cuda", source=(name, k), protocol=protocol):
-            _say(f"warm {w}")
-        _say(f"warmed {len(workers)} workers in {time.perf_counter() - t0:.1f} s")
+            stderr.line(f"warm {w}")
+        stderr.line(f"warmed {len(workers)} workers in {time.perf_counter() - t0:.1f} s")
         ref = None
         for g in gpu_counts:
             plan = P.plan_shards(ds, g)
@@ -198,7 +195,7 @@ def _measure(name: str, n_gpu: int, gpu_counts: list[int], repeat: int, protocol
                                         digest=out_digest)  # sorting 5.5 M lines once, not twice
             run_id = f"scaling__{records.run_id_for(name, k, 'cuda', protocol)}__gpus{g}"
             records.write_record(summary, ext, run_id=run_id)
-            _say(f"[{time.strftime('%H:%M:%S')}] gpus={g}: wall {statistics.median(walls):.3f} s (runs {[round(w, 3) for w in walls]}) = plan "
+            stderr.line(f"[{time.strftime('%H:%M:%S')}] gpus={g}: wall {statistics.median(walls):.3f} s (runs {[round(w, 3) for w in walls]}) = plan "
                   f"{extra['plan_seconds']:.3f} + compute {extra['compute_wall_seconds']:.3f} + merge "
                   f"{extra['merge_seconds']:.3f}; write {extra['write_seconds']:.3f} s; kernel critical path "
                   f"{statistics.median(crit):.3f} s, sum {statistics.median(kernels):.3f} s, shard walls "
@@ -206,7 +203,7 @@ def _measure(name: str, n_gpu: int, gpu_counts: list[int], repeat: int, protocol
                   f"vs 1 GPU {extra['speedup_vs_1gpu']:.2f}x, vs single process (wall + write) "
                   f"{extra['speedup_vs_single_process']:.2f}x; equal to 1 GPU: {same_as_1}, to cpu: {not diffs}, "
                   f"to the single-process file: {extra['matches_single_process']} -> {run_id}")
-            _say(f"[{time.strftime('%H:%M:%S')}] gpus={g} written by the workers: {extra['files_seconds']:.3f} s (runs "
+            stderr.line(f"[{time.strftime('%H:%M:%S')}] gpus={g} written by the workers: {extra['files_seconds']:.3f} s (runs "
                   f"{[round(w, 3) for w in files_walls]}) = plan {extra['files_plan_seconds']:.3f} + compute and "
                   f"write {extra['files_compute_wall_seconds']:.3f} + join {extra['files_concat_seconds']:.3f}; shard "
                   f"walls {[round(w, 3) for w in extra['files_shard_wall_seconds']]}, writes "
@@ -216,7 +213,7 @@ def _measure(name: str, n_gpu: int, gpu_counts: list[int], repeat: int, protocol
                   f"{extra['files_matches_single_process']}")
         # Where a worker's time goes besides its kernels: one shard of the widest plan, profiled there.
         shard = P.plan_shards(ds, n_gpu)[0]
-        _say(client.submit(profile_shard, (name, k), shard, params.as_dict(), 25, protocol, workers=[workers[0]],
+        stderr.line(client.submit(profile_shard, (name, k), shard, params.as_dict(), 25, protocol, workers=[workers[0]],
                            pure=False).result())
 
 
@@ -234,7 +231,7 @@ def sweep(machine: str, gpus: int, names: list[str], protocol: str, timeout: flo
             done = subprocess.run([*argv, "--machine", machine, *extra], env={**os.environ, "LASSM_RESULTS": str(roots[how])},
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=timeout)
             walls[how], codes[how] = time.perf_counter() - t0, done.returncode
-            _say(f"lassm run ({how}): {walls[how]:.1f} s, exit {done.returncode}")
+            stderr.line(f"lassm run ({how}): {walls[how]:.1f} s, exit {done.returncode}")
         same = {}
         for rec in sorted((roots["direct"] / machine).glob("*/summary.json")):
             other = roots["cluster"] / machine / rec.parent.name / "summary.json"

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
+from .. import stderr
 from .. import backends, paths
 from ..workloads.local_assembly import datasets
 from ..atomic import publish, temp_prefix
@@ -175,7 +176,7 @@ def main_job(machine: str | None = None, points: Choice | Sequence[tuple] | None
                     clear_leftovers(paths.results_dir(mname), run_id)
                 else:
                     if damaged:
-                        print(f"{paths.results_dir(mname) / run_id}: {found}; measuring it again", file=sys.stderr)
+                        stderr.line(f"{paths.results_dir(mname) / run_id}: {found}; measuring it again")
                     if via.notebooks:
                         folder, summary = run_notebook(dname, start_k, bname, proto, mname, template=via.template)
                     else:

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Callable
 
+from ... import stderr
 from ...runs.account import PART_ACCOUNTS
 from ..outcome import PartOutcome, print_report
 from ..part import Ask, How, LeftOut, Part, Planned, Where, Work, plan_of
@@ -187,7 +188,7 @@ def todo(plan: OriginalsPlan, name: str, sha: str, force: bool = False, backend:
 
 
 def run_originals(plan: OriginalsPlan, *, machine: str | None = None, force: bool = False,
-                  say: Callable[[str], None] = lambda text: None, backend: str = "cuda",
+                  say: Callable[[str], None] = stderr.nothing, backend: str = "cuda",
                   arch: str | None = None, progress: bool = False) -> OriginalsOutcome:
     """Builds and runs the originals beside ours, as ``plan`` says; skips what is recorded at this commit.
 

@@ -24,6 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Sequence
 
+from ... import stderr
 from ...runs import tables
 from ...runs.results import AGAINST_ORIGINAL_COLUMNS, AGAINST_ORIGINAL_FILE, AGAINST_ORIGINAL_KEY
 from .build import Built, Given
@@ -190,7 +191,7 @@ def against(names: Sequence[str], machine: str, given: Given, *, repeats: int = 
     built = given.built(HT_LOC)
     with tempfile.TemporaryDirectory(prefix="lassm-vs-original-") as tmp:
         how = Measuring(built.context(machine, device, sha), repeats=repeats, ncu=find_ncu() if profile else None,
-                        say=lambda text: print(text, file=sys.stderr, flush=True))
+                        say=stderr.line)
         status, failed = run_all(wanted, table, built, Path(tmp), how)
     return table, not failed and all(r["status"] == "ok" for r in status)
 

@@ -32,6 +32,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from ... import stderr
 from ...runs import tables
 from ...runs import xdrop as rec
 from ...workloads.xdrop.pairs import Pairs
@@ -302,9 +303,7 @@ def against(asked: Asked, given: Given) -> tuple[Path, bool]:
     from ...workloads.xdrop import datasets
     from ..steps import find_ncu
 
-    def say(text: str) -> None:
-        print(text, file=sys.stderr, flush=True)
-
+    say = stderr.line
     sha = git_sha()
     ncu = find_ncu() if asked.profile else None
     table, counters = (rec.folder(asked.machine) / f for f in (rec.AGAINST_LOGAN_FILE, rec.COUNTERS_FILE))

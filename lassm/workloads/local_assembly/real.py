@@ -53,13 +53,13 @@ import json
 import os
 import re
 import shutil
-import sys
 import time
 from pathlib import Path
 from typing import Callable, Iterable
 
 import numpy as np
 
+from ... import stderr
 from ...atomic import atomic_open
 from ...compressed import open_text
 from ...errors import InputError, LassmError
@@ -169,7 +169,7 @@ def build(genomes: list[Path] | str, k_list: Iterable[int] = DEFAULT_KS, seed: i
     # Where a preset's genome comes from: accession, Debian package and its installed version.
     origin = {g.name: dict(accession=g.accession, package=g.package, package_version=dpkg_version(g.package))
               for g in preset.genomes} if preset else {}
-    say = progress if callable(progress) else ((lambda m: print(m, file=sys.stderr)) if progress else (lambda m: None))
+    say = stderr.sayer(progress)
     out = Path(out_dir)
     work = out / "work"
     if work.exists():
