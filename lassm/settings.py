@@ -138,7 +138,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("LASSM_HIPCC", "file", "hipcc on PATH", "the hipcc that compiles the kernels for AMD GPUs", existing_file),
     Setting("LASSM_NVRTC", "file", "NVRTC found beside CUDA", "the NVRTC library that compiles the CUDA kernels", existing_file),
     Setting("LASSM_CUDA_RUNTIME", "driver or cupy", "chosen per kernel", "how CUDA kernels are launched", one_of("driver", "cupy")),
-    Setting("LASSM_XDROP_LAYOUT", "logan or warps", "logan", "the X-drop CUDA plan: LOGAN's block, or tasks longest first and the wide-band block", one_of("logan", "warps")),
+    Setting("LASSM_XDROP_LAYOUT", "logan or warps", "logan", "the X-drop CUDA plan: LOGAN's block, or tasks heaviest first and the wide-band block", one_of("logan", "warps")),
     Setting("LASSM_OPENCL_DEVICE", "text", "the first device", "the OpenCL device: a piece of its name, or pocl", line),
     Setting("LASSM_SYCL_DEVICE", "text", "the default device", "the SYCL device filter", line),
     Setting("LASSM_SYCL_KEEP_ICD", "1 or 0", "0", "1 leaves the OpenCL loader's drivers as they are", switch),

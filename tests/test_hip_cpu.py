@@ -264,7 +264,7 @@ def test_xdrop_warps_layout_matches_the_oracle(warp: int, group: int) -> None:
     for pairs, scoring in cases:
         want = xcpu.align(pairs, scoring)
         for stride in (None, 8):
-            got = xhip.align(pairs, scoring, layout="warps", warp=warp, group=group, stride=stride)
+            got = xhip.align(pairs, scoring, layout="warps", group=group, block=xhip.WideBlock(warp, stride))
             assert not want.differences(got) and got.extra["cells"] == want.extra["cells"], (scoring, stride)
             assert got.extra["plan"] == "warps" and got.extra["warp"] == warp
 
@@ -278,7 +278,7 @@ def test_xdrop_warps_layout_on_wide_bands_matches_the_oracle() -> None:
     pairs, scoring = logan_like(), Scoring(xdrop=1000)
     want = xcpu.align(pairs, scoring)
     for stride in (None, 64):
-        got = xhip.align(pairs, scoring, layout="warps", warp=32, group=64, stride=stride)
+        got = xhip.align(pairs, scoring, layout="warps", group=64, block=xhip.WideBlock(32, stride))
         assert not want.differences(got) and got.extra["cells"] == want.extra["cells"]
     with pytest.raises(ValueError, match="at most 64"):
         xhip.driver(128, 64, 1024)

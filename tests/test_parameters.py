@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: The most parameters a function should take (``self`` and ``cls`` not counted).
 MOST = 8
 #: Functions outside numba kernels that still take more than MOST: lower it as they are folded.
-STILL_OVER = 1
+STILL_OVER = 0
 
 
 def _numba(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

@@ -236,7 +236,7 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
                         "several directions per warp (default auto: chosen by X)")
     a.add_argument("--layout", choices=("logan", "warps"), default=None,
                    help="cuda: the plan; logan runs the tasks in order, the lanes kernel up to X = 1000 and LOGAN's "
-                        "block above; warps runs them longest first (seeds that look false last), the lanes kernel "
+                        "block above; warps runs them by expected cells (heaviest first), the lanes kernel "
                         "up to X = 200 and the wide-band block above (default: LASSM_XDROP_LAYOUT, else logan)")
     a.add_argument("--against", choices=BACKEND_NAMES, default=None,
                    help="also run this backend and compare pair for pair (exit 1 on a difference)")

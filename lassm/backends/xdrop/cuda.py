@@ -5,7 +5,7 @@ Three layouts of one algorithm, chosen by X (:func:`plan.lanes_for`): LOGAN's, o
 alignment direction, its threads over the anti-diagonal (``xdrop.cu``), and the narrow-band one,
 a few lanes of a warp per direction (``xdrop_lanes.cu``: several directions per warp, warp
 shuffles for block barriers); both keep the three anti-diagonals in global memory. The ``warps``
-plan (:data:`plan.LAYOUT_ENV`) runs the tasks longest first and, above
+plan (:data:`plan.LAYOUT_ENV`) runs the tasks by expected cells, heaviest first, and, for
 wide bands, the wide-band block (``xdrop_warps.cu``: one barrier an anti-diagonal, the
 anti-diagonals in shared memory), as :data:`plan.WARPS_PLAN` says. CuPy's probe and device facts are the local-assembly CUDA
 backend's (:mod:`lassm.backends.cuda`, imported, not copied); the source compiles alone with

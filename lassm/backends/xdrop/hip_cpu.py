@@ -14,6 +14,8 @@ one wavefront of 64, or one or two warps of 32 in its halves. The narrow-band la
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import os
 import tempfile
 import time
@@ -59,9 +61,18 @@ def warm_up() -> None:
     driver()
 
 
+@dataclass(frozen=True)
+class WideBlock:
+    """The wide-band block's shape on HIP-CPU: its warp width, 64 (the wavefront) or 32, and its
+    shared ints per anti-diagonal (None: X's, from :data:`plan.WARPS_PLAN`)."""
+
+    warp: int = WAVEFRONT
+    stride: int | None = None
+
+
 def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int | None = None,
           max_bytes: int | None = None, timeout: float | None = None, layout: str | None = None,
-          warp: int = WAVEFRONT, stride: int | None = None) -> Alignments:
+          block: WideBlock = WideBlock()) -> Alignments:
     """Extends every pair's seed both ways on HIP-CPU, bit for bit as the oracle.
 
     Parameters
@@ -73,9 +84,9 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int
     max_bytes : scratch bytes of one launch (default :data:`DEFAULT_BUDGET`); small values slice.
     timeout : seconds one launch may run (default ``LASSM_HIP_CPU_TIMEOUT``, else 600).
     layout : ``logan`` or ``warps`` (:data:`plan.LAYOUTS`); None (default): :data:`plan.LAYOUT_ENV`.
-        ``warps`` runs the tasks longest first on the wide-band block at every X.
-    warp : the wide-band block's warp width, 64 (HIP-CPU's wavefront) or 32.
-    stride : the wide-band block's shared ints per anti-diagonal (default X's).
+        ``warps`` runs the tasks by expected cells (:func:`plan.work_order`) on the wide-band block
+        at every X.
+    block : the wide-band block's warp width and shared ints (:class:`WideBlock`).
 
     Returns
     -------
@@ -84,6 +95,7 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int
         group, layout, warp, shared_stride.
     """
     del threads
+    warp, stride = block.warp, block.stride
     chosen = plan.layout(layout)
     wide = chosen == "warps"
     stride = (int(stride) if stride else plan.warps_plan(scoring.xdrop)[2]) if wide else 0
