@@ -24,6 +24,9 @@ inline int wrap_add(int a, int b) { return as_int(as_uint(a) + as_uint(b)); }
 __device__ __forceinline__ int wrap_add(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
 #endif
 
+#define XDROP_PRAGMA_TEXT(x) _Pragma(#x)
+#define XDROP_PRAGMA(x) XDROP_PRAGMA_TEXT(x)  // a pragma whose argument is a macro, expanded
+
 #define XDROP_RIGHT 1
 #define XDROP_INT_MIN (-2147483647 - 1)
 #define XDROP_OK 0
@@ -109,6 +112,9 @@ XDROP_FN void xdrop_antidiag_share(const XDROP_MEM XDROP_U8 *q, const XDROP_MEM 
         xdrop_band_edges(p2, p3, anti, min_col, max_col, off2, off3, len2, edge, best, xdrop, undef, new_min, new_max);
     *anti_best = edge;
     const int floor_score = best - xdrop;
+#ifdef XDROP_CELL_UNROLL  // a trial build's unroll of the cells' loop (none named: the compiler's choice)
+    XDROP_PRAGMA(unroll XDROP_CELL_UNROLL)
+#endif
     for (int col = min_col + lid; col < max_col; col += threads)
         xdrop_cell(q, d, p1, p2, p3, col, anti, cols, rows, right, off1, off2, off3, match, mismatch, gap, floor_score,
                    undef, anti_best, new_min, new_max);
