@@ -49,6 +49,13 @@ comma    := ,
 # The stamp names the extras, so asking for other extras installs again; editing
 # pyproject.toml installs again too.
 STAMP    := $(VENV)/.lassm-installed-$(subst $(comma),-,$(EXTRAS))
+# Python keeps the bytecode of what it imports, even where PYTHONDONTWRITEBYTECODE is set: the
+# venv is installed without bytecode (pip --no-compile: compiling every module it installs took
+# about 25 s of a 2-core box's set-up, most of them modules nothing here imports), and the suite
+# and the book start many Python processes (command-line runs, notebook kernels, Dask and Slurm
+# workers) that would each compile lassm's modules and the venv's again (__pycache__ is ignored
+# by git). The first process to import a module writes its bytecode, the others read it.
+unexport PYTHONDONTWRITEBYTECODE
 
 # Extra pytest arguments, e.g. `make test PYTEST_ARGS="-m 'not slow'"`.
 PYTEST_ARGS ?=
@@ -77,7 +84,7 @@ $(BIN)/python:
 $(STAMP): pyproject.toml | $(BIN)/python
 	@echo "extras:"; $(EXTRAS_WHY)
 	$(BIN)/python -m pip install --quiet $(PIP_ARGS) --upgrade pip
-	$(BIN)/python -m pip install --quiet $(PIP_ARGS) --editable ".[$(EXTRAS)]"
+	$(BIN)/python -m pip install --quiet --no-compile $(PIP_ARGS) --editable ".[$(EXTRAS)]"
 	$(BIN)/lassm build-kernels --where-a-gpu
 	rm -f $(VENV)/.lassm-installed-*
 	touch $@
@@ -100,12 +107,9 @@ venv: $(STAMP)
 extras:
 	@echo "$(EXTRAS)"
 
-# pytest's exit code 5 (no test collected) is a failure like any other. Python keeps its bytecode
-# for the suite even where PYTHONDONTWRITEBYTECODE is set: the suite starts many Python processes
-# (command-line runs, notebook kernels, Dask and Slurm workers), and in a fresh clone each would
-# compile lassm's modules again (__pycache__ is ignored by git).
+# pytest's exit code 5 (no test collected) is a failure like any other.
 test: deps slurm $(STAMP) hip-cpu
-	status=0; env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) $(PYTEST_ARGS) || status=$$?; \
+	status=0; $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) $(PYTEST_ARGS) || status=$$?; \
 	if [ $$status -eq 5 ]; then echo "make test: pytest collected no test (exit code 5)" >&2; fi; \
 	exit $$status
 

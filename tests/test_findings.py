@@ -283,8 +283,8 @@ def test_xdrop_finding_names_the_gpu_not_the_host():
         assert set(f.scope.variants) == set(gpu["layout"])
 
 
-def test_every_measured_finding_names_its_source():
-    for f in fi.findings():
+def test_every_measured_finding_names_its_source(committed):
+    for f in committed:
         if f.measured:
             assert f.source, f"{f.key}: no source"
 
