@@ -26,6 +26,12 @@ def test_ratios_per_dataset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     assert t.loc["e", "whole_ratio"] == pytest.approx(4.0) and t.loc["e", "kernel_ratio"] == pytest.approx(0.25)
     assert bool(t.loc["d", "outputs_equal"]) and not bool(t.loc["e", "outputs_equal"])
     assert results.against_original("absent") is None
+    assert results.against_original_device("m") == "" == results.against_original_device("absent")
+    (tmp_path / "h").mkdir()
+    (tmp_path / "h" / "against-original.csv").write_text(
+        "device,dataset,k,program,whole_seconds,kernel_seconds,outputs_equal\n"
+        "NVIDIA H200,d,21,original ht_loc,2.0,0.10,True\nNVIDIA H200,d,21,lassm extend fast,1.0,0.01,True\n")
+    assert results.against_original_device("h") == "NVIDIA H200"
 
 
 def test_the_walk_kernel_apart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -382,6 +382,17 @@ def against_original(machine: str) -> pd.DataFrame | None:
     return out.reset_index()
 
 
+def against_original_device(machine: str) -> str:
+    """The GPU that ``machine``'s ``against-original.csv`` rows ran on (one per folder: the
+    writer refuses another device's rows), or "" where the folder has none."""
+    path = paths.results_dir(machine) / AGAINST_ORIGINAL_FILE
+    if not path.is_file():
+        return ""
+    df = pd.read_csv(path)
+    devices = df["device"].dropna().unique() if "device" in df else []
+    return str(devices[0]) if len(devices) else ""
+
+
 def against_original_machines() -> list[str]:
     """Results folders that hold an ``against-original.csv``, sorted: a machine chapter's, and a
     host's folder of a model (:mod:`lassm.runs.host`) that may hold only that table."""
