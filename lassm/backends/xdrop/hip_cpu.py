@@ -14,11 +14,10 @@ one wavefront of 64, or one or two warps of 32 in its halves. The narrow-band la
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import os
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
