@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The staged header folders: one path per set of headers, whichever clone asks.
 
-The runtimes' program caches (pyopencl's, PoCL's) key on the build options, the ``-I`` path
-among them; a clone at another path found them empty and rebuilt every program. The ``-I`` now
-names a copy whose path is the headers' digest.
+The runtimes' program caches (pyopencl's, PoCL's) key on the build options, the ``-I`` paths
+among them: the kernels' headers and pyopencl's own, which lies in the virtual environment. Each
+``-I`` names a copy whose path is the headers' digest, so a clone at another path, with its own
+environment, finds the programs built.
 """
 from __future__ import annotations
 
@@ -67,3 +68,30 @@ def test_the_opencl_build_names_the_staged_copy(cache: Path) -> None:
     (flag,) = clplan.include_options(KERNEL)
     assert flag == headers.include_flag(headers.staged_folder(kernel_source(KERNEL).parent))
     assert flag.startswith("-I") and str(cache) in flag and str(kernel_source(KERNEL).parent) not in flag
+
+
+def test_a_tree_is_staged_whole_and_keyed_by_relative_paths(tmp_path: Path, cache: Path) -> None:
+    one, two = _clone(tmp_path, "one"), _clone(tmp_path, "two")
+    staged = headers.staged_folder(one, tree=True)
+    assert headers.staged_folder(two, tree=True) == staged and staged != headers.staged_folder(one)
+    assert (staged / "sub" / "x.h").read_bytes() == (one / "sub" / "x.h").read_bytes()
+    (two / "sub" / "x.h").rename(two / "sub" / "y.h")  # same bytes, another name
+    moved = headers.staged_folder(two, tree=True)
+    assert moved != staged and (moved / "sub" / "y.h").is_file() and not (moved / "sub" / "x.h").exists()
+    (staged / "sub" / "x.h").unlink()  # damaged: made again
+    assert headers.staged_folder(one, tree=True) == staged and (staged / "sub" / "x.h").is_file()
+
+
+def test_pyopencls_own_include_names_a_staged_copy(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever environment pyopencl lies in, the ``-I`` it adds to a build is the same."""
+    from lassm.backends import opencl
+
+    cl = pytest.importorskip("pyopencl")
+    own = Path(cl.__file__).parent / "cl"
+    monkeypatch.setattr(cl, "_DEFAULT_INCLUDE_OPTIONS", ["-I", str(own)])
+    opencl._pyopencl_headers_staged.cache_clear()
+    opencl._pyopencl_headers_staged()
+    opencl._pyopencl_headers_staged.cache_clear()
+    flag, folder = cl._DEFAULT_INCLUDE_OPTIONS
+    assert flag == "-I" and Path(folder).parent == cache and Path(folder) == headers.staged_folder(own, tree=True)
+    assert sorted(p.relative_to(folder) for p in Path(folder).rglob("*")) == sorted(p.relative_to(own) for p in own.rglob("*"))

@@ -50,17 +50,32 @@ def digest_define(name: str, headers: Iterable[Path]) -> str:
     return f"-D{name}={files_digest(headers)[:16]}"
 
 
-def staged_folder(folder: str | Path) -> Path:
-    """A copy of ``folder``'s files (not its subfolders) at ``LASSM_CACHE/kernel-headers/<digest>``,
-    the digest of their names and bytes: the same headers have the same path from every clone.
-    A copy found there is checked against its name before it is used (one that fails is made
-    again); where the cache cannot be written, ``folder`` itself."""
+def _tree_files(folder: Path, tree: bool) -> list[Path]:
+    """``folder``'s files by relative path: its own, or with ``tree`` its subfolders' too."""
+    found = folder.rglob("*") if tree else folder.iterdir()
+    return sorted((path for path in found if path.is_file()), key=lambda path: path.relative_to(folder).parts)
+
+
+def _tree_digest(folder: Path, tree: bool) -> str:
+    """:func:`folder_digest`, or with ``tree`` the same over every file by its relative path."""
+    if not tree:
+        return folder_digest(folder)
+    digest = hashlib.sha256(b"tree\0")
+    for path in _tree_files(folder, tree):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def staged_folder(folder: str | Path, tree: bool = False) -> Path:
+    """A copy of ``folder``'s files (with ``tree``, its subfolders' too) at
+    ``LASSM_CACHE/kernel-headers/<digest>``, the digest of their names and bytes: the same headers
+    have the same path from every clone. A copy found there is checked against its name before it
+    is used (one that fails is made again); where the cache cannot be written, ``folder`` itself."""
     folder = Path(folder)
-    files = sorted(path for path in folder.iterdir() if path.is_file())
-    key = folder_digest(folder)[:32]
+    key = _tree_digest(folder, tree)[:32]
     target = cache_dir() / STAGED / key
     try:
-        if target.is_dir() and folder_digest(target)[:32] == key:
+        if target.is_dir() and _tree_digest(target, tree)[:32] == key:
             return target
     except OSError:  # a file missing from a copy cut short: made again below
         pass
@@ -68,9 +83,12 @@ def staged_folder(folder: str | Path) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=target.parent))
         try:
-            for path in files:
-                shutil.copyfile(path, tmp / path.name)
-            os.chmod(tmp, 0o755)
+            for path in _tree_files(folder, tree):
+                copy = tmp / path.relative_to(folder)
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(path, copy)
+            for sub in (tmp, *(d for d in tmp.rglob("*") if d.is_dir())):
+                os.chmod(sub, 0o755)
             if target.is_dir():  # a damaged copy: replaced whole
                 shutil.rmtree(target, ignore_errors=True)
             try:
@@ -79,6 +97,6 @@ def staged_folder(folder: str | Path) -> Path:
                 pass
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-        return target if folder_digest(target)[:32] == key else folder
+        return target if _tree_digest(target, tree)[:32] == key else folder
     except OSError:
         return folder

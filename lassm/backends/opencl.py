@@ -27,6 +27,7 @@ Traps handled here:
 """
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 import warnings
@@ -158,7 +159,6 @@ class _Device(clhost.Runtime):
 
 
 _DEVICES: dict[str, _Device] = {}
-_PROGRAMS: dict[tuple, cl.Program] = {}
 _PLATFORMS: list | None = None
 
 
@@ -266,7 +266,36 @@ def build_options(protocol: str, team: int, key64: bool, fp64: bool, max_walk: i
 
 def program(options: tuple[str, ...], kernel: str = KERNEL):
     """``kernel`` (``portable.cl`` or ``fast.cl``) built with ``options`` for this backend's device
-    (memoized).
+    (memoized; :func:`built`)."""
+    return built(kernel, options, clplan.include_options(kernel))
+
+
+@functools.cache
+def _pyopencl_headers_staged() -> None:
+    """pyopencl adds ``-I <its package>/cl`` to every build's options, and PoCL's program cache keys
+    on the options: each virtual environment, at its own path, would build every program again.
+    The ``-I`` is pointed at a copy of that folder whose path is its contents' digest, as the
+    kernels' own headers are (:func:`lassm.backends.headers.staged_folder`); left as it is where
+    this pyopencl keeps it otherwise."""
+    from .headers import staged_folder
+
+    found = getattr(cl, "_DEFAULT_INCLUDE_OPTIONS", None)
+    if not (isinstance(found, list) and len(found) == 2 and found[0] == "-I"):
+        return
+    folder = Path(found[1].strip('"'))
+    if folder.is_dir():
+        staged = str(staged_folder(folder, tree=True))
+        found[1] = f'"{staged}"' if " " in staged else staged
+
+
+#: Built programs by (context, kernel source, options): a program serves its own context's buffers only.
+_BUILT: dict[tuple, cl.Program] = {}
+
+
+def built(kernel: str, options: tuple[str, ...], hidden: tuple[str, ...] = ()):
+    """The kernel source ``kernel`` (relative to the kernel folder) built with ``options`` and then
+    ``hidden`` (options that neither key the memo nor appear in messages: an ``-I``) for this
+    backend's device, memoized: the one place every OpenCL program here is built.
 
     Raises
     ------
@@ -274,16 +303,17 @@ def program(options: tuple[str, ...], kernel: str = KERNEL):
         When the device's compiler rejects the source; the message holds the options and the log.
     """
     dev = _device()
-    key = (dev.context.int_ptr, kernel, options)  # a program serves its own context's buffers only
-    if key not in _PROGRAMS:
+    key = (dev.context.int_ptr, kernel, options)
+    if key not in _BUILT:
+        _pyopencl_headers_staged()
         src = kernel_source(kernel).read_text(encoding="utf-8")
         try:
             with warnings.catch_warnings():  # a build log that is no error (Intel's "Compilation done")
                 warnings.simplefilter("ignore", cl.CompilerWarning)
-                _PROGRAMS[key] = cl.Program(dev.context, src).build(options=list(options + clplan.include_options(kernel)))
+                _BUILT[key] = cl.Program(dev.context, src).build(options=list(options + hidden))
         except cl.RuntimeError as exc:
             raise BackendUnavailable(f"{kernel} does not build on {dev.name} with {' '.join(options)}: {exc}") from None
-    return _PROGRAMS[key]
+    return _BUILT[key]
 
 
 def launch_geometry(n_ends: int, team: int) -> tuple[int, int]:

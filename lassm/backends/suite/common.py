@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import time
-import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Sequence, cast
 
@@ -261,7 +260,6 @@ def cuda_time(launch: Callable[[], int], gate: bool = True) -> tuple[float, floa
 
 # --- OpenCL -------------------------------------------------------------------------------------
 
-_PROGRAMS: dict[tuple, object] = {}
 _QUEUES: dict[tuple, object] = {}
 
 
@@ -275,18 +273,7 @@ def opencl_kernel_program(relpath: str, options: Sequence[str] = ()):
     """
     from .. import opencl as ocl
 
-    dev = ocl._device()
-    opts = (ocl.CL_STD, *options, *include_options())
-    key = (dev.context.int_ptr, relpath, opts)
-    if key not in _PROGRAMS:
-        src = kernel_source(relpath).read_text(encoding="utf-8")
-        try:
-            with warnings.catch_warnings():  # a build log that is no error
-                warnings.simplefilter("ignore", ocl.cl.CompilerWarning)
-                _PROGRAMS[key] = ocl.cl.Program(dev.context, src).build(options=list(opts))
-        except ocl.cl.RuntimeError as exc:
-            raise BackendUnavailable(f"{relpath} does not build on {dev.name} with {' '.join(opts)}: {exc}") from None
-    return _PROGRAMS[key]
+    return ocl.built(relpath, (ocl.CL_STD, *options, *include_options()))
 
 
 _KERNELS: dict[tuple, object] = {}

@@ -10,10 +10,8 @@ profiling events; :mod:`.plan` holds the host side shared with the CUDA backend.
 from __future__ import annotations
 
 import time
-import warnings
 
 from ...errors import BackendUnavailable
-from ...paths import kernel_source
 from ...workloads.xdrop.config import Scoring
 from ...workloads.xdrop.pairs import Pairs
 from ...workloads.xdrop.result import Alignments
@@ -57,14 +55,7 @@ def kernel(group: int):
     options = build_options(group)
     key = (dev.context.int_ptr, options)
     if key not in _KERNELS:
-        src = kernel_source(KERNEL).read_text(encoding="utf-8")
-        try:
-            with warnings.catch_warnings():  # a build log that is no error (Intel's "Compilation done")
-                warnings.simplefilter("ignore", ocl.cl.CompilerWarning)
-                prog = ocl.cl.Program(dev.context, src).build(options=list(options))
-        except ocl.cl.RuntimeError as exc:
-            raise BackendUnavailable(f"{KERNEL} does not build on {dev.name} with {' '.join(options)}: {exc}") from None
-        _KERNELS[key] = ocl.cl.Kernel(prog, ENTRY)
+        _KERNELS[key] = ocl.cl.Kernel(ocl.built(KERNEL, options), ENTRY)
     return _KERNELS[key]
 
 
