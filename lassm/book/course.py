@@ -85,7 +85,8 @@ def _shows(cell: dict) -> bool:
 
 def page_counts(path: str | Path) -> tuple[int, int]:
     """``(words, exhibits)`` of one page: its prose words (a notebook's markdown cells) and tables and
-    figures (markdown tables, or code cells with shown output). ``FileNotFoundError`` without the page."""
+    figures (markdown tables, or code cells with shown output). ``FileNotFoundError``
+    without the page."""
     path = Path(path)
     if path.suffix == ".ipynb":
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]

@@ -91,7 +91,8 @@ def _rows(spec: Any) -> Iterator[dict]:
 
 def with_palette(spec: dict) -> dict:
     """``spec``, changed in place, with every protocol, backend or vendor colour channel given the
-    palette's colours for the chart's values (:func:`scale`); :class:`PaletteError` for an unknown one."""
+    palette's colours for the chart's values (:func:`scale`); :class:`PaletteError` for an
+    unknown one."""
     for enc in colour_encodings(spec):
         name = enc.get("field")
         if name in PALETTE:

@@ -149,7 +149,8 @@ def static_file(sub: str, name: str, suffix: str, *, folder: Path | None = None,
                 page_depth: int = 1) -> tuple[Path, str]:
     """Where a page's companion file (an interactive chart, a whole table) goes under the static
     folder's ``sub`` folder, and its address from a page ``page_depth`` folders below the root.
-    ``ValueError`` unless ``name`` is letters, digits, ``-`` and ``_`` (it becomes a file name and a URL)."""
+    ``ValueError`` unless ``name`` is letters, digits, ``-`` and ``_`` (it becomes a file name
+    and a URL)."""
     if not re.fullmatch(r"[A-Za-z0-9_-]+", name):
         raise ValueError(f"{name!r}: a file name under _static/{sub}/ must be letters, digits, '-' or '_'")
     return (folder or static_dir()) / sub / f"{name}{suffix}", "../" * page_depth + f"_static/{sub}/{name}{suffix}"
