@@ -1,10 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The column checks every metric, roofline and chart makes of the frame it is given, written once.
-
-Each formula (:mod:`.metrics`, :mod:`.portability`, :mod:`.roofline`, :mod:`lassm.book.plots`)
-checks its input first with one of these: a missing column, a column of text or a value out of
-range is an error that names the column, never a failure deep in pandas arithmetic.
-"""
+"""The column checks every metric, roofline and chart makes of its input frame, written once: a
+missing column, text, or a value out of range is an error naming the column."""
 from __future__ import annotations
 
 import math

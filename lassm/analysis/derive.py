@@ -1,17 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """From one machine's recorded counters and ceilings to the study's metrics.
 
-Data flows one way: ``data/results/<machine>/counters/*.csv`` (raw Nsight Compute output, with
-its sidecars) and ``ceilings.json`` (measured INT32 throughput and HBM bandwidth) become one
-row per (dataset, k, protocol): INTOP intensity, GINTOP/s, the attainable roof, architectural
-efficiency, the theoretical intensity of the paper's model at that k, algorithm efficiency,
-the predication ratio and the potential speedup. The result is written as
-``data/results/<machine>/metrics.csv``.
-
-The roofs are the ceilings *measured* on the machine (the dependent-IMAD INT32 rate and a
-device-to-device copy), not datasheet figures; the datasheet row of ``data/machines.csv`` is
-carried beside them for comparison.
-"""
+``data/results/<machine>/counters/*.csv`` (raw Nsight Compute output with sidecars) and
+``ceilings.json`` become ``metrics.csv``, one row per (dataset, k, protocol). The roofs are the
+ceilings *measured* on the machine, not datasheet figures (the datasheet row is carried beside
+them for comparison)."""
 from __future__ import annotations
 
 import json
@@ -44,11 +37,8 @@ def counter_backends(machine: str) -> list[str]:
 
 
 def load_counters(machine: str, backend: str = "cuda") -> pd.DataFrame:
-    """Every Nsight Compute raw file of ``machine`` and ``backend``, one row per (dataset, k, protocol).
-
-    One backend at a time: the CUDA and the OpenCL kernel of one point share (dataset, k,
-    protocol), and summing their launches together would make one point of two programs.
-    """
+    """Every Nsight Compute raw file of ``machine`` and ``backend``, one row per (dataset, k,
+    protocol); one backend at a time, since two programs' launches must not sum into one point."""
     from .counters import aggregate, parse
 
     folder = paths.results_dir(machine) / "counters"
@@ -65,21 +55,12 @@ def load_counters(machine: str, backend: str = "cuda") -> pd.DataFrame:
 
 
 def refuse_fewer_than_recorded(path: Path) -> None:
-    """Refuses a raw ncu file of a machine folder whose launches are not those its point's run
-    record counts (``launches`` of ``<machine>/<run-id>/summary.json``, or of its
-    ``bench__<run-id>``): the file profiles one ``extend`` of that point, which launches the
-    kernel as many times as each timed run did.
+    """Refuses (``ValueError`` naming file and record) a raw ncu file whose launches are not those its
+    point's run record counts (``launches`` of ``<machine>/<run-id>/summary.json`` or its
+    ``bench__<run-id>``).
 
-    Why: a raw CSV cut exactly at a row end reads as a whole one (one row per launch, the IDs
-    still consecutive), and the files collected before their sidecar recorded its launch count
-    and SHA-256 (:func:`lassm.analysis.counters.refuse_unlike_record`) have nothing else to be
-    checked against. A point with no record, or a record without a count, is not checked.
-
-    Raises
-    ------
-    ValueError
-        Naming the file and the record.
-    """
+    Why: a CSV cut at a row end reads as whole, and files without the launch count and SHA-256 in
+    their sidecar have nothing else to be checked against. A point with no record or count passes."""
     from ..readback import json_object
     from ..runs.records import run_id_for
     from .counters import read_meta
@@ -119,17 +100,10 @@ def load_ceilings(machine: str) -> dict:
 
 
 def machine_metrics(machine: str, backend: str = "cuda") -> pd.DataFrame:
-    """The study's metrics for every profiled point of ``machine`` and ``backend`` (see the module docstring).
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (dataset, k, protocol) with the summed counters, ``ii`` [ops/B],
-        ``gintops``, ``peak_gintops``, ``bandwidth_gbs``, ``attainable_gintops``, ``bound``,
-        ``arch eff``, ``ii_theoretical`` (Table VI's model), ``alg eff``,
-        ``predication_ratio``, ``x``, ``y``, ``speedup`` (potential speedup, 1 / (x y)) and
-        ``beyond_model`` (alg eff > 1: no potential speedup is defined).
-    """
+    """The study's metrics for every profiled point of ``machine`` and ``backend``: the summed
+    counters plus ``ii`` [ops/B], ``gintops``, the roofs, ``attainable_gintops``, ``bound``,
+    ``arch eff``, ``ii_theoretical`` (Table VI's model), ``alg eff``, ``predication_ratio``, ``x``,
+    ``y``, ``speedup`` and ``beyond_model``."""
     from .paper import table6
 
     df = load_counters(machine, backend)
@@ -155,22 +129,9 @@ def machine_metrics(machine: str, backend: str = "cuda") -> pd.DataFrame:
 def potential_speedups(df: pd.DataFrame) -> pd.DataFrame:
     """:func:`lassm.analysis.metrics.potential_speedup` where the model holds, coordinates only beyond it.
 
-    A kernel that moves fewer bytes per operation than the model's ideal cache (fast: most of
-    its walks never build a table) lies beyond the model: x = alg eff > 1, off the unit square,
-    where the model promises no further speedup. Its coordinates are kept, its speedups are not.
-    Both kernels of the study (local assembly, X-drop) go through this one rule.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        With ``alg eff`` and ``arch eff``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        A copy with ``x``, ``y``, ``speedup_memory``, ``speedup_compute``, ``speedup`` (NaN
-        beyond the model) and ``beyond_model``; rows within the model first.
-    """
+    A kernel moving fewer bytes per operation than the model's ideal cache (x = alg eff > 1) lies
+    beyond the model, which promises no speedup there: its speedups are NaN and ``beyond_model``
+    True; rows within the model come first. Both kernels of the study use this one rule."""
     within = df["alg eff"] <= 1.0
     beyond = df.loc[~within].copy()
     beyond["x"], beyond["y"] = beyond["alg eff"], beyond["arch eff"]
@@ -183,18 +144,9 @@ def potential_speedups(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def per_insertion(machine: str, metrics_df: pd.DataFrame | None = None) -> pd.DataFrame:
-    """:func:`machine_metrics` joined to the runs' work counts: DRAM bytes per hash insertion.
-
-    The work counts (``hash_insertions`` at the start k, ``insertions_all_k``) come from the
-    machine's run records; they depend only on the dataset and k, so any record of that
-    (dataset, k) serves, whatever its protocol.
-
-    Returns
-    -------
-    pandas.DataFrame
-        A copy with ``hash_insertions``, ``insertions_all_k``, ``bytes_per_insertion``
-        (DRAM bytes / start-k insertions) and ``bytes_per_insertion_all_k``.
-    """
+    """:func:`machine_metrics` with ``hash_insertions``, ``insertions_all_k`` (from any run record of
+    that dataset and k: they do not depend on protocol), ``bytes_per_insertion`` and
+    ``bytes_per_insertion_all_k``."""
     from ..runs.results import load_records
 
     m = machine_metrics(machine) if metrics_df is None else metrics_df
@@ -210,12 +162,8 @@ def per_insertion(machine: str, metrics_df: pd.DataFrame | None = None) -> pd.Da
 
 
 def write_metrics(machine: str, out: str | Path | None = None) -> Path:
-    """Writes :func:`machine_metrics` as CSV (atomically); returns the path.
-
-    ``metrics.csv`` holds the CUDA kernel's points (the study's chapters read it); each other
-    backend with counters (``opencl`` on an NVIDIA GPU) gets ``metrics-<backend>.csv`` beside it
-    when ``out`` is not given.
-    """
+    """Writes :func:`machine_metrics` as CSV atomically and returns the path: ``metrics.csv`` for CUDA,
+    ``metrics-<backend>.csv`` beside it for another backend unless ``out`` is given."""
     df = machine_metrics(machine)
     path = Path(out) if out else paths.results_dir(machine) / "metrics.csv"
     with atomic_path(path) as tmp:

@@ -1,25 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A measured floor for ``fast``: the least time this GPU could take for what the kernel must do.
 
-Three lower bounds per dataset, each in seconds, each from a measurement of this machine:
+Three lower bounds per dataset, in seconds, each from a measurement of this machine:
 
-* **bytes**: the input the kernel must read at least once, over the measured HBM bandwidth
-  (``ceilings.json``). The input is counted as the host uploads it for ``fast``'s one launch
-  (:func:`input_bytes`): both sides' contig bases, read bases, read qualities and the offset and
-  depth arrays. The contig term over-counts (the kernel reads only each contig's last k bases
-  per k it tries); it is kept as uploaded so the bound is a plain, checkable size, and it is
-  far from binding.
-* **integer work**: the integer operations ``fast`` executed (Nsight Compute's ``int_ops`` of
-  that point) over the measured INT32 peak (the dependent-IMAD rate the roofline uses).
-* **critical path**: the kernel time of the single contig end with the most work (most read
-  bases on its side) launched alone (:func:`heaviest_ends`, :func:`one_end`), measured by
-  :func:`measure_ends` (``lassm measure floor``) into ``data/results/<machine>/floor-critical-path.csv``. No launch can
-  end before its slowest end does, and alone that end has the GPU to itself.
+* **bytes**: the input ``fast``'s one launch uploads (:func:`input_bytes`) over the measured HBM
+  bandwidth (``ceilings.json``). The contig term over-counts (the kernel reads only each
+  contig's last k bases); kept as uploaded so the bound is a plain, checkable size.
+* **integer work**: ``fast``'s Nsight Compute ``int_ops`` over the measured INT32 peak.
+* **critical path**: the kernel time of the contig end with the most read bases, launched alone
+  (:func:`measure_ends`, into ``data/results/<machine>/floor-critical-path.csv``): no launch can
+  end before its slowest end.
 
-The floor is the largest of the three; ``fast``'s measured kernel time over it says how far
-the kernel is from what this GPU allows. A bound that was not measured is NaN, with the reason
-in a ``note`` column; the floor is then the largest of the others.
-"""
+The floor is the largest known bound; an unmeasured one is NaN with the reason in ``note``."""
 from __future__ import annotations
 
 import math
@@ -51,25 +43,12 @@ _WORD = 8
 
 
 def input_bytes(ds: Dataset) -> dict[str, int]:
-    """The bytes ``fast``'s one launch is given, term by term (padding left out).
+    """The bytes ``fast``'s one launch is given, term by term, padding left out.
 
-    The host stacks the right ends (contigs as given) and the left ends (contigs
-    reverse-complemented) of every contig with reads on either side (``E`` of them) into one
-    list of ``2E`` ends: the contig bases twice, one int64 offset array of ``2E + 1`` entries
-    for the contigs, the reads and the tables each, a float64 depth per end, and every read's
-    bases, qualities and int64 offsets (``N`` reads, ``N + 1`` offsets).
-
-    Parameters
-    ----------
-    ds : Dataset
-        The dataset as ``lassm.extend`` receives it.
-
-    Returns
-    -------
-    dict
-        ``contig_bases``, ``read_bases``, ``read_quals``, ``offsets``, ``depths`` and their sum
-        ``total``, in bytes.
-    """
+    The host stacks the right and the (reverse-complemented) left end of each of the ``E`` contigs
+    with reads: contig bases twice, int64 offsets (``2E + 1``) for contigs, reads and tables, a
+    float64 depth per end, and the ``N`` reads' bases, qualities and ``N + 1`` offsets. Returns
+    ``contig_bases``, ``read_bases``, ``read_quals``, ``offsets``, ``depths`` and ``total`` [B]."""
     run = ds.with_reads_mask()
     ends = 2 * int(run.sum())
     n_reads = ds.left.n_reads + ds.right.n_reads
@@ -91,23 +70,11 @@ def _side_bases(reads: Reads) -> np.ndarray:
 
 
 def heaviest_ends(ds: Dataset, top: int = 1) -> pd.DataFrame:
-    """The ``top`` contig ends with the most read bases on their side, heaviest first.
+    """The ``top`` (>= 1) contig ends with the most read bases on their side, heaviest first.
 
-    Ties go to the lower contig index, then to the right end (the right ends come first in
-    ``fast``'s stacked list), so that a replicated dataset picks its first copy.
-
-    Parameters
-    ----------
-    ds : Dataset
-        The dataset.
-    top : int
-        How many ends (at least 1).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``index`` (position in ``ds``), ``contig`` (its id), ``side``, ``reads``, ``read_bases``.
-    """
+    Ties go to the lower contig index, then the right end (as ``fast`` stacks them), so that a
+    replicated dataset picks its first copy. Columns ``index``, ``contig``, ``side``, ``reads``,
+    ``read_bases``."""
     if top < 1:
         raise ValueError(f"top must be at least 1, got {top}")
     n = ds.n_contigs
@@ -129,25 +96,8 @@ def _no_reads() -> Reads:
 
 
 def one_end(ds: Dataset, index: int, side: str) -> Dataset:
-    """Contig ``index`` of ``ds`` with the reads of ``side`` only: that end, run alone.
-
-    The other end is kept with no reads, so the launch has its one real end and an end that
-    stops at once.
-
-    Parameters
-    ----------
-    ds : Dataset
-        The dataset.
-    index : int
-        The contig's position in ``ds``.
-    side : str
-        ``right`` or ``left``: the end whose reads are kept.
-
-    Returns
-    -------
-    Dataset
-        One contig.
-    """
+    """A one-contig dataset: contig ``index`` of ``ds`` with only the reads of ``side`` (``right`` or
+    ``left``); the other end has no reads and stops at once."""
     if side not in ("right", "left"):
         raise ValueError(f"side must be 'right' or 'left', got {side!r}")
     one = ds.subset(np.array([index], dtype=np.int64))
@@ -186,20 +136,8 @@ def measure_ends(name: str, top: int, repeats: int, provenance: dict) -> list[di
 
 
 def write_critical_path(rows: list[dict], path: str | Path) -> Path:
-    """Writes the critical-path measurements as CSV, atomically, with :data:`CRITICAL_COLUMNS`.
-
-    Parameters
-    ----------
-    rows : list of dict
-        One per measured end, every column of :data:`CRITICAL_COLUMNS` present.
-    path : str or PathLike
-        The file (``data/results/<machine>/floor-critical-path.csv``).
-
-    Returns
-    -------
-    Path
-        ``path``.
-    """
+    """Writes the critical-path rows (every :data:`CRITICAL_COLUMNS` present) to ``path`` as CSV,
+    atomically; returns ``path``."""
     for i, row in enumerate(rows):
         missing = [c for c in CRITICAL_COLUMNS if c not in row]
         if missing:
@@ -213,18 +151,8 @@ def write_critical_path(rows: list[dict], path: str | Path) -> Path:
 
 
 def read_critical_path(path: str | Path) -> pd.DataFrame:
-    """Reads a critical-path file, refusing one a floor could not trust.
-
-    Parameters
-    ----------
-    path : str or PathLike
-        A file :func:`write_critical_path` wrote.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Its rows; ``kernel_seconds`` positive and finite, ``k`` and ``repeats`` integers.
-    """
+    """Reads a :func:`write_critical_path` file, refusing one whose ``kernel_seconds`` is not positive
+    and finite or whose ``k`` and ``repeats`` are not integers."""
     path = Path(path)
     df = pd.read_csv(path)
     missing = [c for c in CRITICAL_COLUMNS if c not in df.columns]
@@ -249,21 +177,10 @@ def read_critical_path(path: str | Path) -> pd.DataFrame:
 def bounds(points: pd.DataFrame) -> pd.DataFrame:
     """The three bounds, the floor, and ``fast``'s time over it, per row.
 
-    Parameters
-    ----------
-    points : pandas.DataFrame
-        One row per (dataset, k) with ``input_bytes`` [B], ``int_ops``, ``bandwidth_gbs``
-        [GB/s, 1e9 B/s], ``peak_gintops`` [G ops/s], ``critical_seconds`` [s] and
-        ``fast_seconds`` [s]; NaN where a quantity was not measured.
-
-    Returns
-    -------
-    pandas.DataFrame
-        A copy with ``bytes_s`` = input_bytes / (bandwidth_gbs 1e9), ``int_s`` = int_ops /
-        (peak_gintops 1e9), ``critical_s`` = critical_seconds, ``floor_s`` = the largest of the
-        three that are known, ``binding`` (which one that is) and ``fast_over_floor`` =
-        fast_seconds / floor_s.
-    """
+    ``points`` has ``input_bytes`` [B], ``int_ops``, ``bandwidth_gbs`` [1e9 B/s], ``peak_gintops``
+    [G ops/s], ``critical_seconds`` and ``fast_seconds`` [s], NaN where unmeasured. Returns a copy
+    with ``bytes_s``, ``int_s``, ``critical_s``, ``floor_s`` (largest known), ``binding`` (which)
+    and ``fast_over_floor``."""
     need = ("input_bytes", "int_ops", "bandwidth_gbs", "peak_gintops", "critical_seconds", "fast_seconds")
     missing = [c for c in need if c not in points.columns]
     if missing:
@@ -299,24 +216,10 @@ def _fast_seconds(machine: str) -> pd.DataFrame:
 def machine_floor(machine: str, dataset_names: list[str] | None = None) -> pd.DataFrame:
     """The floor of every dataset ``machine``'s campaign timed ``fast`` on (or of ``dataset_names``).
 
-    ``fast``'s time is the campaign's (``campaign.json``, CUDA, median of its repeats); its
-    integer operations are the Nsight Compute counters of that point (``metrics.csv``, written by
-    :func:`lassm.analysis.derive.write_metrics`); the ceilings are ``ceilings.json``'s; the
-    critical path is :data:`CRITICAL_FILE`'s, the slowest end measured per (dataset, k).
-
-    Parameters
-    ----------
-    machine : str
-        A folder under ``data/results/``.
-    dataset_names : list of str, optional
-        The datasets, in the order wanted (default: the campaign's, in its order).
-
-    Returns
-    -------
-    pandas.DataFrame
-        :func:`bounds`'s columns plus ``dataset``, ``k``, ``critical_contig``, ``critical_side``,
-        ``critical_read_bases`` and ``note`` (why a bound is missing, else empty).
-    """
+    ``fast``'s time is ``campaign.json``'s CUDA median; its ``int_ops`` come from ``metrics.csv``;
+    the ceilings from ``ceilings.json``; the critical path is :data:`CRITICAL_FILE`'s slowest end
+    per (dataset, k). Returns :func:`bounds`'s columns plus ``dataset``, ``k``, ``critical_contig``,
+    ``critical_side``, ``critical_read_bases`` and ``note`` (why a bound is missing)."""
     from ..workloads.local_assembly import datasets
     from ..runs.results import load_metrics
     from .derive import load_ceilings

@@ -2,24 +2,14 @@
 """The GPUs of the study: a spec table with sources, derived ceilings, and CuPy microbenchmarks.
 
 ``data/machines.csv`` holds one row per device (one MI250X GCD, one Max 1550 stack, as the paper
-used them) with the source of every figure. From it:
+used them), every figure with its source. Derived: lane peak [INT32 ops/s] = compute_units *
+int32_lanes_per_cu * boost_clock (thread-level); issue peak [SIMD inst/s] = compute_units *
+simd_issue_per_cu_per_clock * boost_clock (warp-level, doi:10.1109/PMBS49563.2019.00007).
 
-* lane peak [INT32 ops/s] = compute_units * int32_lanes_per_cu * boost_clock (thread-level, the
-  unit of predicate-aware lane counts),
-* issue peak [SIMD instructions/s] = compute_units * simd_issue_per_cu_per_clock * boost_clock
-  (warp-level, Ding & Williams' Instruction Roofline ceiling, doi:10.1109/PMBS49563.2019.00007),
-* HBM bandwidth [B/s].
-
-The measurements (:func:`measure_int32_throughput`, :func:`measure_hbm_bandwidth`) need CuPy and
-a GPU; this module imports CuPy only inside them, so importing it needs neither. They return a
-dict that the caller stores per machine (``data/results/<machine>/``).
-
-The lane peak is the spec sheet's (INT32 units). On Hopper it is not the integer ceiling: an
-IMAD-only chain reaches it (16.8 T ops/s on an H100, 16.7 on an H200), but IMAD issues to the
-FMA pipe, and a mix of IMAD and ALU integer ops (variant ``mixed``) reached 32.8 T ops/s on an
-H200, which is ncu's ``sm__sass_thread_inst_executed_op_integer_pred_on.sum.peak_sustained``
-(128 per SM per cycle). Which roof to draw is the caller's choice; both are measurable.
-"""
+The measurements need CuPy and a GPU, imported only inside them. On Hopper the spec's lane peak
+is what an IMAD-only chain reaches, not the integer ceiling: IMAD issues to the FMA pipe, and the
+``mixed`` variant (IMAD plus ALU ops) can reach ncu's ``..._integer_pred_on.sum.peak_sustained``.
+Which roof to draw is the caller's choice; both are measurable."""
 from __future__ import annotations
 
 import math
@@ -39,25 +29,9 @@ _NUMERIC = ("compute_units", "int32_lanes_per_cu", "simd_issue_per_cu_per_clock"
 
 
 def load_machines(path: str | None = None):
-    """The spec table ``data/machines.csv`` with its derived ceilings.
-
-    Parameters
-    ----------
-    path : str, optional
-        Another spec table of the same columns.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per device, the file's columns plus ``lane_peak_gops`` (INT32 lane ops/s / 1e9),
-        ``issue_peak_gips`` (SIMD instructions/s / 1e9), and ``balance_lane`` and
-        ``balance_issue`` (the machine balance of each roof, per HBM byte).
-
-    Raises
-    ------
-    ValueError
-        When a column is missing, a number is not positive, or a row has no source.
-    """
+    """The spec table (``data/machines.csv`` or ``path``) with derived ceilings: ``lane_peak_gops``,
+    ``issue_peak_gips``, and ``balance_lane``, ``balance_issue`` (ops per HBM byte at each ridge).
+    ``ValueError`` when a column is missing, a number is not positive, or a row has no source."""
     import pandas as pd
 
     from ..datafiles import data_csv, read_data_csv
@@ -83,23 +57,8 @@ def load_machines(path: str | None = None):
 
 
 def machine(name: str) -> dict[str, Any]:
-    """One row of the spec table as a dict, by machine name or paper platform (``NVIDIA``...).
-
-    Parameters
-    ----------
-    name : str
-        ``A100-40GB``, ``MI250X-GCD``... or the paper's platform label.
-
-    Returns
-    -------
-    dict
-        The row, derived ceilings included.
-
-    Raises
-    ------
-    LassmError
-        When no row has that name.
-    """
+    """One row of the spec table as a dict, derived ceilings included, by machine name
+    (``A100-40GB``...) or paper platform (``NVIDIA``...); :class:`LassmError` when none matches."""
     df = load_machines()
     hit = df[(df["machine"] == name) | (df["paper_platform"] == name)]
     if hit.empty:
@@ -108,20 +67,9 @@ def machine(name: str) -> dict[str, Any]:
 
 
 def roofs(machines=None, level: str = "lane"):
-    """A roofs table for :func:`lassm.analysis.roofline.roofline_table`: one compute and one HBM roof each.
-
-    Parameters
-    ----------
-    machines : pandas.DataFrame, optional
-        Rows of :func:`load_machines` (default: all).
-    level : {"lane", "issue"}, default "lane"
-        Thread-level INT32 lane peak or SIMD-instruction issue peak.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``roof`` (machine name), ``peak`` [G ops/s], ``bandwidth`` [GB/s], ``source``.
-    """
+    """A roofs table for :func:`lassm.analysis.roofline.roofline_table`, one compute and one HBM roof
+    per machine (default: all): ``roof``, ``peak`` [G ops/s], ``bandwidth`` [GB/s], ``source``.
+    ``level`` is ``"lane"`` (INT32 lane peak) or ``"issue"`` (SIMD-instruction issue peak)."""
     import pandas as pd
 
     if level not in ("lane", "issue"):
@@ -207,40 +155,12 @@ def measure_int32_throughput(*, variant: str = "imad", blocks_per_sm: int = 8, t
                              trips: int = 4096, chains: int = 4, unroll: int = 16, repeats: int = 5) -> dict[str, Any]:
     """Sustained INT32 throughput: dependent integer chains across many threads.
 
-    Each thread runs ``chains`` independent chains of ``trips * unroll`` dependent steps. In
-    the ``imad`` variant a step is ``x = x * a + b`` (one IMAD instruction, one lane op); in
-    ``mixed`` it is also ``y = (y ^ a) + b`` (two more ops for the ALU pipe), so the device
-    does ``threads * chains * trips * unroll * ops_per_step`` lane ops. The best of
-    ``repeats`` timed launches after one warm-up gives ops/s = ops / time.
-
-    Parameters
-    ----------
-    variant : {"imad", "mixed"}, default "imad"
-        Kernel variant (ops per step: 1 and 3).
-    blocks_per_sm : int, default 8
-        Blocks per multiprocessor (enough warps to hide the IMAD latency).
-    threads_per_block : int, default 256
-        Block size.
-    trips : int, default 4096
-        Outer loop trips.
-    chains : int, default 4
-        Independent chains per thread (instruction-level parallelism).
-    unroll : int, default 16
-        Dependent steps per trip.
-    repeats : int, default 5
-        Timed launches.
-
-    Returns
-    -------
-    dict
-        ``int32_gops`` (best), ``int32_gops_median``, ``ops``, ``seconds``, the launch geometry,
-        the variant and the device properties.
-
-    Raises
-    ------
-    BackendUnavailable
-        Without CuPy or a GPU.
-    """
+    Each thread runs ``chains`` independent chains of ``trips * unroll`` dependent steps; a step is
+    ``x = x * a + b`` (``imad``: one lane op) or that plus ``y = (y ^ a) + b`` (``mixed``: three).
+    ``blocks_per_sm`` must give enough warps to hide the IMAD latency. The best of ``repeats`` timed
+    launches after a warm-up gives ``int32_gops``; also ``int32_gops_median``, ``ops``, ``seconds``,
+    the geometry, the variant and the device properties. :class:`BackendUnavailable` without CuPy
+    or a GPU."""
     import numpy as np
 
     if variant not in _OPS_PER_STEP:
@@ -271,30 +191,12 @@ def measure_int32_throughput(*, variant: str = "imad", blocks_per_sm: int = 8, t
 
 
 def measure_hbm_bandwidth(*, nbytes: int = 1 << 30, repeats: int = 10) -> dict[str, Any]:
-    """HBM bandwidth: a large device-to-device copy, counting bytes read and written.
+    """HBM bandwidth of a device-to-device copy of ``nbytes``, counting ``2 * nbytes`` (read + write).
 
-    Two ways are timed and both reported: CuPy's element-wise copy kernel (``cupy.copyto``) and
-    the runtime's device-to-device ``memcpy``; each moves ``2 * nbytes`` through HBM (one read,
-    one write). The arrays are far larger than any L2, so the copy streams from HBM.
-
-    Parameters
-    ----------
-    nbytes : int, default 1 GiB
-        Size of each of the two buffers.
-    repeats : int, default 10
-        Timed copies of each kind (after one warm-up).
-
-    Returns
-    -------
-    dict
-        ``hbm_gbs`` (best of both ways), ``copy_kernel_gbs``, ``memcpy_gbs``, the bytes moved
-        per copy and the device properties.
-
-    Raises
-    ------
-    BackendUnavailable
-        Without CuPy or a GPU.
-    """
+    Both ``cupy.copyto`` and the runtime's ``memcpy`` are timed ``repeats`` times after a warm-up;
+    the buffers are far larger than any L2. Returns ``hbm_gbs`` (best of both), ``copy_kernel_gbs``,
+    ``memcpy_gbs``, the bytes per copy and the device properties. :class:`BackendUnavailable`
+    without CuPy or a GPU."""
     import numpy as np
 
     cp = _cupy()
@@ -326,18 +228,8 @@ def measure_hbm_bandwidth(*, nbytes: int = 1 << 30, repeats: int = 10) -> dict[s
 
 
 def measure(**kwargs: Any) -> dict[str, Any]:
-    """Both microbenchmarks, with a time stamp: the dict the caller stores per machine.
-
-    Parameters
-    ----------
-    **kwargs
-        ``int32`` and ``hbm`` dicts of keyword arguments for the measurements.
-
-    Returns
-    -------
-    dict
-        ``{"int32": ..., "int32_mixed": ..., "hbm": ..., "measured_at": unix time}``.
-    """
+    """Both microbenchmarks (``int32`` and ``hbm`` keyword dicts passed on), with a time stamp:
+    ``{"int32", "int32_mixed", "hbm", "measured_at"}``, the dict stored per machine."""
     return {"int32": measure_int32_throughput(**kwargs.get("int32", {})),
             "int32_mixed": measure_int32_throughput(variant="mixed", **kwargs.get("int32", {})),
             "hbm": measure_hbm_bandwidth(**kwargs.get("hbm", {})), "measured_at": math.floor(time.time())}

@@ -1,27 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The paper's Tables IV-VII recomputed from its published raw data, with an errata list.
 
-Inputs are data files only (:mod:`.paper_data` loads them): the authors' raw measurements
-(``data/paper-artifacts/``), the printed tables transcribed by hand (``data/paper-tables.csv``:
-Tables III-VII, Eqs. 1-3, and two printed frames of the authors' notebook) and the device specs
-(``data/machines.csv``). Every number below is computed from those; none is typed in here.
+Inputs are data files only (:mod:`.paper_data`): the authors' raw measurements
+(``data/paper-artifacts/``), the printed tables transcribed (``data/paper-tables.csv``) and the
+device specs (``data/machines.csv``); no number is typed in here. Choices made:
 
-Choices this module makes, and says so
---------------------------------------
-* **Counts as published.** NVIDIA's integer count is predicate-aware (lanes), AMD's and Intel's
-  are instructions x SIMD width (:func:`measured` finds out which from the data); the roofs are
-  thread-level lane peaks, the unit of both. :func:`predication` shows what mixing them costs.
-* **Times from the published rates.** ``kernel_time`` is printed to 1 ms; the published
-  ``GIntOP_per_sec`` carries the unrounded time, ``t = ops / rate`` (``time_source="rate"``);
-  ``time_source="kernel_time"`` uses the rounded column instead.
-* **One device as the paper used it.** One MI250X GCD (110 CUs, 1638.4 GB/s) and one Max 1550
-  stack (64 Xe-cores, 1638.4 GB/s); the A100 with its 108 SMs.
-* **PP is the harmonic mean** over the three platforms (:func:`lassm.analysis.portability.pp`).
-
-This module is over 500 lines because each of the paper's tables (IV to VII) and its errata is
-a short function over the same published files: kept together they read as the paper's one
-re-analysis, in the paper's order.
-"""
+* **Counts as published**: NVIDIA's integer count is predicate-aware lanes, AMD's and Intel's
+  instructions x SIMD width (:func:`measured` tells which from the data); the roofs are
+  thread-level lane peaks. :func:`predication` shows what mixing them costs.
+* **Times from the published rates**: ``t = ops / GIntOP_per_sec`` keeps the time unrounded
+  (``time_source="rate"``); ``"kernel_time"`` uses the column printed to 1 ms.
+* **One device as the paper used it**: one MI250X GCD, one Max 1550 stack, the A100's 108 SMs.
+* **PP is the harmonic mean** over the three platforms (:func:`lassm.analysis.portability.pp`)."""
 from __future__ import annotations
 
 import math
@@ -46,24 +36,11 @@ PRINT_TOLERANCE = 0.001
 def table5() -> pd.DataFrame:
     """Table V with its sums checked: the phases do not add up to the printed ``INTOP_1``.
 
-    The mix loop is ``per_block * floor(k/4)`` with one ``per_block`` for every k (derived
-    from the table, and checked). The printed ``INTOP_1`` exceeds Initialization + Mix Loop +
-    Cleanup by a residual that equals ``k + floor(k/4)`` at all four k: an observation from
-    the numbers, not an explanation the paper gives.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Per k: ``init, mix, cleanup, intop_1`` (printed), ``phases`` (their sum),
-        ``residual`` (``intop_1 - phases``), ``blocks`` (``floor(k/4)``), ``per_block``,
-        ``k_plus_blocks`` and ``model`` (:func:`lassm.analysis.metrics.murmurhash2_intops` with one op
-        per byte and one per block beyond the phases).
-
-    Raises
-    ------
-    ValueError
-        When the mix loop is not one count per block for every k.
-    """
+    Per k: ``init, mix, cleanup, intop_1`` (printed), ``phases`` (their sum), ``residual``
+    (``intop_1 - phases``, which equals ``k + floor(k/4)`` at all four k: an observation, not the
+    paper's explanation), ``blocks``, ``per_block``, ``k_plus_blocks`` and ``model``
+    (:func:`lassm.analysis.metrics.murmurhash2_intops` with one op per byte and per block beyond the
+    phases). ``ValueError`` when the mix loop is not one ``per_block`` count per block for every k."""
     import numpy as np
     import pandas as pd
     from . import metrics
@@ -92,13 +69,8 @@ def table5() -> pd.DataFrame:
 
 
 def byte_model() -> tuple[tuple[float, float], tuple[float, float]]:
-    """The paper's byte model, from data: ``((a1, c1), (a2, c2))`` for B1 = a1 k + c1, B2 = a2 k + c2.
-
-    Returns
-    -------
-    tuple
-        ``((2, 13), (1, 13))`` as printed in Eqs. 1-3.
-    """
+    """The paper's byte model from data, ``((a1, c1), (a2, c2))`` for B1 = a1 k + c1, B2 = a2 k + c2
+    (printed: ``((2, 13), (1, 13))``)."""
     e1, e3 = published("eq1"), published("eq3")
     return ((float(e1.loc["B1", "per_k"]), float(e1.loc["B1", "constant"])),
             (float(e3.loc["B2", "per_k"]), float(e3.loc["B2", "constant"])))
@@ -107,16 +79,9 @@ def byte_model() -> tuple[tuple[float, float], tuple[float, float]]:
 def table6() -> pd.DataFrame:
     """Table VI recomputed: II per k from Table V's ``INTOP_1`` and the byte model (Eqs. 1-4).
 
-    Beside it, two other readings: the II if ``INTOP_1`` were the sum of Table V's phases, and
-    the authors' ``theoretical_ai.csv`` model (150 operations per step, AI = 150 / mean(B1, B2)).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Per k: ``intop_1, intop_2, b1, b2, ops_per_loop, bytes_per_loop, ii`` (recomputed),
-        ``published_ops, published_bytes, published_ii``, ``ii_phases`` and the
-        ``theoretical_ai.csv`` columns ``csv_intop, csv_b1, csv_b2, csv_ai``.
-    """
+    Beside it the II if ``INTOP_1`` were the sum of the phases (``ii_phases``), and the authors'
+    ``theoretical_ai.csv`` model (150 operations per step; ``csv_intop, csv_b1, csv_b2, csv_ai``),
+    with the printed ``published_ops, published_bytes, published_ii``."""
     from . import metrics
 
     t5 = table5()
@@ -142,20 +107,9 @@ def table6() -> pd.DataFrame:
 def measured(time_source: str = "rate") -> pd.DataFrame:
     """The published measurements, one row per (platform, k), with conventions made explicit.
 
-    Parameters
-    ----------
-    time_source : {"rate", "kernel_time"}, default "rate"
-        ``rate``: ``t = integer_operations_by_thread / GIntOP_per_sec`` from
-        ``Raw_local_benchmarking_results.csv`` (every rate there is thread-level), the time
-        before rounding; ``kernel_time``: the printed time, rounded to 1 ms.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``platform, k, machine, simd_width, int_ops, warp_inst, dram_bytes,
-        duration_s, convention`` (``lanes`` when the thread count is not width x warp count,
-        ``simd`` when it is), ``published_ai, published_rate``.
-    """
+    ``time_source="rate"`` takes ``t = integer_operations_by_thread / GIntOP_per_sec`` (unrounded);
+    ``"kernel_time"`` the printed time, rounded to 1 ms. ``convention`` is ``simd`` where the thread
+    count is exactly width x warp count, else ``lanes``."""
     import numpy as np
     import pandas as pd
 
@@ -184,18 +138,9 @@ def measured(time_source: str = "rate") -> pd.DataFrame:
 
 
 def predication() -> pd.DataFrame:
-    """What the two counting conventions give on the published counts.
-
-    For NVIDIA, ``thread / (32 * warp)`` is the fraction of lane slots that counted; AMD and
-    Intel's thread counts are exactly width x warp (ratio 1 by construction: they were never
-    predicate-aware).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Per (platform, k): ``convention``, ``lane_slots`` (``warp_inst * simd_width``) and
-        ``ratio`` (``int_ops / lane_slots``).
-    """
+    """What the two counting conventions give on the published counts, per (platform, k):
+    ``convention``, ``lane_slots`` (``warp_inst * simd_width``) and ``ratio`` (``int_ops /
+    lane_slots``; 1 by construction for AMD and Intel, which were never predicate-aware)."""
     d = measured()
     out = d[["platform", "k", "convention", "simd_width", "int_ops", "warp_inst"]].copy()
     out["lane_slots"] = out["warp_inst"] * out["simd_width"]
@@ -219,25 +164,11 @@ def _pp_by_k(df: pd.DataFrame, eff: str) -> pd.Series:
 
 
 def table4_recomputed(level: str = "lane", time_source: str = "rate") -> pd.DataFrame:
-    """Table IV recomputed: architectural efficiency on each device's roofline, and P_arch.
+    """Table IV recomputed: ``arch eff = gintops / min(peak, bandwidth * ii)`` per device, and P_arch.
 
-    ``arch eff = gintops / min(peak, bandwidth * ii)`` with the roofs of ``data/machines.csv``.
-
-    Parameters
-    ----------
-    level : {"lane", "issue"}, default "lane"
-        ``lane``: thread-level counts (as published) over the INT32 lane peak;
-        ``issue``: SIMD-instruction counts over the instruction-issue peak.
-    time_source : {"rate", "kernel_time"}, default "rate"
-        See :func:`measured`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Per (platform, k): ``ii, gintops, peak_gintops, bandwidth_gbs, attainable_gintops,
-        balance, bound, arch eff, published`` and, repeated per k, ``P`` (recomputed P_arch) and
-        ``published_P``.
-    """
+    ``level="lane"`` divides thread-level counts (as published) by the INT32 lane peak; ``"issue"``
+    SIMD-instruction counts by the issue peak. Per (platform, k): the roofline columns, ``arch eff``,
+    ``published``, and per k ``P`` (recomputed) and ``published_P``."""
     import pandas as pd
     from . import metrics
     from .machine import load_machines
@@ -267,21 +198,9 @@ def table4_recomputed(level: str = "lane", time_source: str = "rate") -> pd.Data
 def table7_recomputed(time_source: str = "rate") -> pd.DataFrame:
     """Table VII recomputed: algorithm efficiency (empirical II / Table VI II) and P_alg.
 
-    The empirical II is the published thread-level count over DRAM bytes, recomputed from the
-    counts (the printed ``AI`` is rounded to three decimals).
-
-    Parameters
-    ----------
-    time_source : {"rate", "kernel_time"}, default "rate"
-        Unused by the intensities; kept for symmetry with :func:`table4_recomputed`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Per (platform, k): ``ii, ii_theoretical, alg eff, published`` and, repeated per k,
-        ``P`` (recomputed harmonic P_alg), ``published_P`` and ``P_of_published_row`` (the
-        harmonic mean of the printed row).
-    """
+    The empirical II is recomputed from the counts (the printed ``AI`` is rounded to three
+    decimals); ``time_source`` is unused, kept for symmetry with :func:`table4_recomputed`. Per k
+    also ``P`` (harmonic), ``published_P`` and ``P_of_published_row``."""
     from . import metrics
 
     d = measured(time_source)
@@ -299,18 +218,8 @@ def table7_recomputed(time_source: str = "rate") -> pd.DataFrame:
 
 
 def published_pp_check(table: str) -> pd.DataFrame:
-    """Is a printed P column the harmonic mean of its printed row?
-
-    Parameters
-    ----------
-    table : {"IV", "VII"}
-        The printed table.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Per k: ``published_P``, ``harmonic`` and ``arithmetic`` means of the printed row.
-    """
+    """Per k, a printed P column (``table`` "IV" or "VII") beside the ``harmonic`` and ``arithmetic``
+    means of its printed row."""
     import numpy as np
     import pandas as pd
     from . import portability
@@ -326,14 +235,8 @@ def published_pp_check(table: str) -> pd.DataFrame:
 
 
 def speedup_points(time_source: str = "rate") -> pd.DataFrame:
-    """Potential-speedup coordinates of the recomputed Tables IV (y) and VII (x).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Per (platform, k): ``x`` (alg eff), ``y`` (arch eff), ``speedup_memory``,
-        ``speedup_compute`` and ``speedup`` = 1 / (x y).
-    """
+    """Potential-speedup coordinates of the recomputed Tables VII (``x``) and IV (``y``), per
+    (platform, k), with :func:`lassm.analysis.metrics.potential_speedup`'s speedups."""
     from . import metrics
 
     t4 = table4_recomputed("lane", time_source)[["platform", "k", "arch eff"]]
@@ -343,18 +246,11 @@ def speedup_points(time_source: str = "rate") -> pd.DataFrame:
 
 
 def notebook_check() -> pd.DataFrame:
-    """What the authors' notebook divided by: the peaks implied by its printed ``P_roofline``.
+    """The peaks implied by the authors' notebook: its rate (thread ops over the rounded
+    ``kernel_time``) over its printed ``P_roofline``, one constant per platform if consistent.
 
-    The notebook's rate is thread-level operations over the rounded ``kernel_time``; dividing it
-    by the printed efficiency recovers one constant per platform, the "peak" it used.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Per (platform, k): ``rate`` [G ops/s], ``notebook_eff`` (printed), ``implied_peak``
-        (rate / eff), ``notebook_ai_eff`` (printed P_ai), and ``ai_over_csv`` (the raw data's
-        AI over ``theoretical_ai.csv``'s AI, which it should equal).
-    """
+    Per (platform, k): ``rate`` [G ops/s], ``notebook_eff``, ``implied_peak``, ``notebook_ai_eff``
+    and ``ai_over_csv`` (raw data's AI over ``theoretical_ai.csv``'s, which should be 1)."""
     import pandas as pd
 
     raw = load_raw("Raw_data_by_thread.csv")
@@ -382,13 +278,8 @@ def percent(x: float) -> str:
 
 
 def errata() -> list[dict[str, Any]]:
-    """Where the published figures and a recomputation from the published data part ways.
-
-    Returns
-    -------
-    list of dict
-        Each ``{"what", "published", "recomputed", "note"}``; values are strings a book can show.
-    """
+    """Where the published figures and a recomputation from the published data part ways: a list of
+    ``{"what", "published", "recomputed", "note"}`` strings a book can show."""
     from . import portability
 
     out: list[dict[str, Any]] = []
@@ -522,21 +413,10 @@ def _wide(df: pd.DataFrame, value: str) -> pd.DataFrame:
 
 
 def tables(time_source: str = "rate") -> dict[str, Any]:
-    """Everything :command:`lassm paper tables --json` prints.
-
-    Parameters
-    ----------
-    time_source : {"rate", "kernel_time"}, default "rate"
-        See :func:`measured`.
-
-    Returns
-    -------
-    dict
-        ``table5``, ``table6`` (II per k), ``table4_recomputed`` and ``table7_recomputed`` (one
-        row per k: a column per platform, ``P`` and ``published_P``; fractions),
-        ``table4_points`` and ``table7_points`` (one row per platform and k),
-        ``potential_speedup``, ``predication``, ``notebook`` and ``errata``.
-    """
+    """Everything :command:`lassm paper tables --json` prints: ``table5``, ``table6``,
+    ``table4_recomputed`` and ``table7_recomputed`` (per k, a column per platform, ``P``,
+    ``published_P``; fractions), ``table4_points``, ``table7_points``, ``potential_speedup``,
+    ``predication``, ``notebook`` and ``errata``."""
     import pandas as pd
 
     t4 = table4_recomputed("lane", time_source)

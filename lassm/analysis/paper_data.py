@@ -1,10 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The paper's published files, loaded and checked: what every recomputation of :mod:`.paper` reads.
 
-The loaders are the one place that knows the files' columns and units (the authors' raw data in
-``data/paper-artifacts/``, the printed tables in ``data/paper-tables.csv``, the paper's devices
-in ``data/machines.csv``); the tables and errata (:mod:`.paper`) only compute.
-"""
+The one place that knows the files' columns and units (``data/paper-artifacts/``,
+``data/paper-tables.csv``, ``data/machines.csv``); :mod:`.paper` only computes."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -21,37 +19,17 @@ RAW_COLUMNS: tuple[str, ...] = ("platform", "kmer_size", "kernel_time", "integer
 
 
 def artifacts_dir() -> Path:
-    """``data/paper-artifacts/``: the authors' published raw data.
-
-    Returns
-    -------
-    pathlib.Path
-        The folder.
-    """
+    """``data/paper-artifacts/``: the authors' published raw data."""
     from ..paths import data_dir
 
     return data_dir() / "paper-artifacts"
 
 
 def load_raw(name: str = "Raw_local_benchmarking_results.csv") -> pd.DataFrame:
-    """One of the authors' raw measurement files, validated.
-
-    Parameters
-    ----------
-    name : str, default "Raw_local_benchmarking_results.csv"
-        ``Raw_local_benchmarking_results.csv`` (thread-level AI and rate for every platform) or
-        ``Raw_data_by_thread.csv`` (NVIDIA's AI and rate warp-level).
-
-    Returns
-    -------
-    pandas.DataFrame
-        The file; ``kmer_size`` is ``k``.
-
-    Raises
-    ------
-    ValueError
-        When a column is missing or a count is not positive.
-    """
+    """One of the authors' raw files, validated, ``kmer_size`` renamed ``k``: ``name`` is
+    ``Raw_local_benchmarking_results.csv`` (thread-level AI and rate, every platform) or
+    ``Raw_data_by_thread.csv`` (NVIDIA's, warp-level). ``ValueError`` on a missing column or a count
+    not positive."""
     import pandas as pd
     from . import columns
 
@@ -65,13 +43,8 @@ def load_raw(name: str = "Raw_local_benchmarking_results.csv") -> pd.DataFrame:
 
 
 def load_theoretical_ai() -> pd.DataFrame:
-    """The authors' other theoretical model, ``theoretical_ai.csv`` (150 ops per step).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``k, IntOP_1, IntOP_2, Bytes_1, Bytes_2, AI``.
-    """
+    """The authors' other model, ``theoretical_ai.csv`` (150 ops per step): ``k, IntOP_1, IntOP_2,
+    Bytes_1, Bytes_2, AI``."""
     import pandas as pd
     from . import columns
 
@@ -81,13 +54,8 @@ def load_theoretical_ai() -> pd.DataFrame:
 
 
 def load_paper_tables() -> pd.DataFrame:
-    """``data/paper-tables.csv``: the printed tables (and notebook frames), one value a row.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``source, table, row, column, value, unit, note``.
-    """
+    """``data/paper-tables.csv``, the printed tables and notebook frames one value a row: ``source,
+    table, row, column, value, unit, note``."""
     import pandas as pd
     from . import columns
     from ..datafiles import data_csv, read_data_csv
@@ -101,25 +69,9 @@ def load_paper_tables() -> pd.DataFrame:
 
 
 def published(table: str, source: str = "paper") -> pd.DataFrame:
-    """One printed table as a frame: rows as printed, columns as printed, percentages as fractions.
-
-    Parameters
-    ----------
-    table : str
-        ``III``, ``IV``, ``V``, ``VI``, ``VII``, ``eq1``, ``eq3``, ``P_roofline``, ``P_ai``.
-    source : str, default "paper"
-        ``paper`` or ``notebook``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Index: the table's rows; columns: its columns; values in fractions where printed in %.
-
-    Raises
-    ------
-    LassmError
-        When the table is not in the data file.
-    """
+    """One printed ``table`` (``III`` to ``VII``, ``eq1``, ``eq3``, ``P_roofline``, ``P_ai``) of
+    ``source`` ``paper`` or ``notebook`` as a frame, rows and columns as printed, percentages as
+    fractions. :class:`LassmError` when the table is not in the data file."""
     df = load_paper_tables()
     sel = df[(df["table"] == table) & (df["source"] == source)].copy()
     if sel.empty:
@@ -149,13 +101,8 @@ def paper_machines() -> pd.DataFrame:
 
 
 def platforms() -> list[str]:
-    """The paper's platforms, in the order of ``data/machines.csv``.
-
-    Returns
-    -------
-    list of str
-        ``["NVIDIA", "AMD", "INTEL"]`` as the raw data labels them.
-    """
+    """The paper's platforms as the raw data labels them (``["NVIDIA", "AMD", "INTEL"]``), in the order
+    of ``data/machines.csv``."""
     from .machine import load_machines
 
     m = load_machines()

@@ -1,23 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Performance portability (Pennycook, Sewall & Lee) and application efficiency: one program across platforms.
-
-:mod:`.metrics` scores one run against its machine's roofs; these formulas compare runs across
-platforms and programs, and are what the chapters' PP tables call.
+"""Performance portability (Pennycook, Sewall & Lee) and application efficiency across platforms.
 
 Three rules keep a PP as wide as its records:
 
-- **The problem includes its size.** Where the rows carry a ``size`` column (a size class, an input
-  size), (problem, size) is the problem: a small CPU input and a large GPU input of one kernel are
-  two problems, each with its own PP, never one pool.
-- **Cannot run is 0, not measured is NaN.** A platform of H on which the application cannot run
-  at all (an efficiency of 0, or a pair named in ``cannot_run``) makes P 0, Pennycook's "not
-  portable to H"; a platform of H with no measurement (no row, a NaN efficiency) makes P NaN:
-  "not measured", never a 0 that reads as a result.
-- **One efficiency per mean.** Each efficiency column gives its own PP column; no mean takes
-  application and architectural efficiencies together.
+- **The problem includes its size**: where rows carry ``size``, (problem, size) is the problem.
+- **Cannot run is 0, not measured is NaN**: an efficiency of 0, or a pair in ``cannot_run``,
+  makes P 0 ("not portable"); a platform with no measurement makes P NaN, never a 0.
+- **One efficiency per mean**: each efficiency column gives its own PP column.
 
-Several rows for one (problem, application, platform) keep the best efficiency.
-"""
+Several rows for one (problem, application, platform) keep the best efficiency."""
 from __future__ import annotations
 
 import math
@@ -55,36 +46,12 @@ def application_efficiency(df: pd.DataFrame, time: str = "seconds") -> pd.DataFr
 
     .. math:: e(a, p, i) = \frac{\min_{a'} t(a', p, i)}{t(a, p, i)}
 
-    The reference is whatever ran fastest on the platform, another program's original included,
-    so that an efficiency says how far a build is from the best anyone measured there, never
-    from the best of one's own builds only (Pennycook, Sewall & Lee,
-    doi:10.1016/j.future.2017.08.007, take application efficiency against the best performance
-    observed on the platform).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        ``problem``, ``platform``, ``application`` and ``time`` (positive, lower is better; NaN:
-        did not run); optionally ``implementation``, the name a reference is given (default:
-        the application's), and ``size`` (part of the problem: only rows of one size are
-        compared).
-    time : str
-        The time column.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The input's columns with ``app eff`` (in (0, 1], NaN where the time is NaN),
-        ``reference`` (the fastest row's implementation on that problem and platform) and
-        ``reference time``.
-
-    Raises
-    ------
-    ValueError
-        Missing columns or a time that is not positive.
-    TypeError
-        Non-numeric times.
-    """
+    The reference is whatever ran fastest there, another program included
+    (doi:10.1016/j.future.2017.08.007). Needs ``problem``, ``platform``, ``application`` and the
+    ``time`` column (> 0, NaN: did not run); optional ``implementation`` (the reference's name,
+    default the application) and ``size``. Adds ``app eff`` in (0, 1], ``reference`` and
+    ``reference time``. ``ValueError`` on missing columns or a time not positive, ``TypeError`` on
+    non-numeric times."""
     require_columns(df, ["problem", "platform", "application", time])
     require_numeric(df, [time])
     require_range(df, time, 0.0, low_open=True, allow_nan=True)
@@ -125,38 +92,12 @@ def pp(df: pd.DataFrame, platforms: Sequence[str] | None = None,
           0 & \text{otherwise}
         \end{cases}
 
-    (Pennycook, Sewall & Lee, doi:10.1016/j.future.2017.08.007; arXiv:1611.07409.) Every
-    column among ``app eff``, ``arch eff`` and ``alg eff`` present gives one PP column
-    (``app pp``, ``arch pp``, ``alg pp``), each the mean of its own efficiency only. P is 0 where
-    the application cannot run on a platform of H (an efficiency of 0, or the pair in
-    ``cannot_run`` and no measurement there), NaN ("not measured") where a platform of H has no
-    measurement of it and it can run there. Repeated rows of one (problem, application, platform) keep the best efficiency.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Needs ``problem``, ``platform``, ``application`` and at least one efficiency column,
-        every efficiency in [0, 1] (fractions, not percentages); a ``size`` column, where
-        present, is part of the problem (:func:`problem_keys`).
-    platforms : sequence of str, optional
-        The platform set H (default: every platform in ``df``).
-    cannot_run : collection of (application, platform)
-        The pairs where the application cannot run at all (another vendor's language, a CPU-only
-        program on a GPU): their efficiency is 0, not "not measured".
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``problem`` (and ``size``), ``application`` and the PP columns, one row per
-        (problem, application) measured somewhere.
-
-    Raises
-    ------
-    ValueError
-        Missing columns, no efficiency column, or an efficiency outside [0, 1].
-    TypeError
-        Non-numeric efficiencies.
-    """
+    (doi:10.1016/j.future.2017.08.007.) Each of ``app eff``, ``arch eff``, ``alg eff`` present, in
+    [0, 1], gives ``app pp``, ``arch pp``, ``alg pp``. ``platforms`` defaults to every platform in
+    ``df``; ``cannot_run`` holds (application, platform) pairs that cannot run at all (efficiency 0,
+    not "not measured"). One row per (problem[, size], application) measured somewhere.
+    ``ValueError`` on missing columns, no efficiency column or one outside [0, 1]; ``TypeError`` on
+    non-numeric ones."""
     require_columns(df, ["problem", "platform", "application"])
     effs = [c for c in EFFICIENCY_COLUMNS if c in df.columns]
     if not effs:

@@ -1,36 +1,30 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The static instruction mix of PTX text, to compare what two compilers made of one kernel.
 
-Jin & Vetter ("Understanding Performance Portability of Bioinformatics Applications in SYCL on
-an NVIDIA GPU") explained a CUDA-vs-SYCL gap from the PTX each compiler emitted: 64-bit address
-arithmetic where 32 bits would do, scalar byte loads where a vector load would do, shared memory
-addressed through 64-bit registers, loops left rolled. This module counts those things, per
-function, in any PTX (NVRTC's for the CUDA builds, the program binary of NVIDIA's OpenCL compiler
-for ``portable.cl``), with no dependency beyond the standard library; pandas is imported only by
-the functions that return frames.
+Jin & Vetter explained a CUDA-vs-SYCL gap from the emitted PTX: 64-bit address arithmetic where
+32 bits would do, scalar byte loads instead of vector loads, shared memory addressed through
+64-bit registers, loops left rolled. This module counts those, per function, in any PTX (NVRTC's,
+or NVIDIA's OpenCL program binary), with the standard library only (pandas only where frames are
+returned).
 
 The tidy mix (:data:`COLUMNS`) has one row per (function, category, opcode, state space, type,
 vector, width, address register width) with its static ``count``:
 
 ``category``
-    one of :data:`CATEGORIES`. ``int64_addr`` is the 64-bit arithmetic addresses are made of
-    (add, sub, mul, mad, shl with a 64-bit result, ``mul.wide``/``mad.wide`` included); ``int64``
-    the other 64-bit integer operations; ``int32`` integer operations of 32 bits or fewer;
-    ``address`` is ``cvta``/``isspacep``/``mapa``; ``warp`` holds shfl, vote, match, activemask,
-    redux and ``bar.warp.sync``; ``pragma`` counts ``.pragma`` directives (``"nounroll"``: a loop
-    the compiler was told to keep rolled) and is no instruction.
+    one of :data:`CATEGORIES`: ``int64_addr`` (64-bit add/sub/mul/mad/shl results and
+    ``mul.wide``/``mad.wide``: address arithmetic), ``int64`` (other 64-bit integer ops),
+    ``int32`` (32 bits or fewer), ``address`` (``cvta``/``isspacep``/``mapa``), ``warp`` (shfl,
+    vote, match, activemask, redux, ``bar.warp.sync``), ``pragma`` (``.pragma`` directives, e.g.
+    ``"nounroll"``; no instruction).
 ``space``
-    the state space of a memory or address operation (``global``, ``shared``, ``local``,
-    ``param``, ``const``; ``generic`` for an ``ld``/``st``/``atom``/``red`` that names none).
+    ``global``, ``shared``, ``local``, ``param``, ``const``, or ``generic`` for a memory op that
+    names none.
 ``type``, ``vector``, ``width``
-    the operand type (``u32->f64`` for ``cvt``: from, then to), the vector length (1, 2, 4),
-    and the bits moved or produced: vector times type bits for memory operations, the result's
-    bits otherwise (``mul.wide.u32`` is 64); 0 where the instruction has no type.
+    operand type (``u32->f64`` for ``cvt``), vector length (1, 2, 4), and bits moved (memory)
+    or produced (``mul.wide.u32`` is 64); 0 without a type.
 ``addr_bits``
-    for memory operations, the width of the register holding the address (from the function's
-    ``.reg`` declarations): 64 for ``[%rd5]``, 32 for ``[%r5]``; 0 for a symbol (``[param_0]``)
-    and for every other instruction.
-"""
+    for memory operations, the width of the address register (64 for ``[%rd5]``, 32 for
+    ``[%r5]``); 0 for a symbol and every other instruction."""
 from __future__ import annotations
 
 import bisect
@@ -131,18 +125,10 @@ def _regs(decl: str, widths: dict[str, int]) -> None:
 
 
 def classify(opcode: str, operands: str = "", widths: dict[str, int] | None = None) -> dict:
-    """One instruction's row fields (no function, no count).
-
-    Parameters
-    ----------
-    opcode : the mnemonic with its modifiers, e.g. ``ld.global.nc.v4.u32``.
-    operands : the rest of the statement; its first ``[...]`` gives ``addr_bits``.
-    widths : register name or prefix -> bits, from the function's ``.reg`` declarations.
-
-    Returns
-    -------
-    dict with ``category``, ``opcode``, ``space``, ``type``, ``vector``, ``width``, ``addr_bits``.
-    """
+    """One instruction's row fields (``category``, ``opcode``, ``space``, ``type``, ``vector``,
+    ``width``, ``addr_bits``) from its ``opcode`` with modifiers (``ld.global.nc.v4.u32``), its
+    ``operands`` (the first ``[...]`` gives ``addr_bits``) and ``widths``, register name or prefix
+    -> bits from the function's ``.reg`` declarations."""
     base, *mods = opcode.split(".")
     types = [m for m in mods if _TYPE.match(m)]
     spaces = [m.split("::")[0] for m in mods if m.split("::")[0] in SPACES]
@@ -176,15 +162,9 @@ def classify(opcode: str, operands: str = "", widths: dict[str, int] | None = No
 def parse(text: str, source: str = "<ptx>") -> list[dict]:
     """The tidy mix of a PTX module: one dict per :data:`COLUMNS` row, functions in file order.
 
-    Counts every instruction inside an ``.entry`` or ``.func`` body (nested ``{ }`` scopes such as
-    call sequences included, predicated ones once), and ``.pragma`` directives; comments, labels,
-    declarations and module-level directives are no instructions.
-
-    Raises
-    ------
-    InputError
-        An instruction outside any body, an unbalanced brace, a body or statement left open.
-    """
+    Counts every instruction in an ``.entry`` or ``.func`` body (nested scopes included, predicated
+    ones once) and ``.pragma`` directives. :class:`InputError` on an instruction outside any body, an
+    unbalanced brace, or a body or statement left open."""
     counts: Counter = Counter()
     order: dict[tuple[str, str], int] = {}
     func: tuple[str, str] | None = None
@@ -252,18 +232,9 @@ def _require(df, columns: Sequence[str]) -> None:
 
 
 def summary(df, by: Sequence[str] = ("function",)):
-    """Counts per category for each ``by`` group: one column per :data:`CATEGORIES` entry (0 where
-    none), then ``instructions``, their total without ``pragma``. ``df`` is left unchanged.
-
-    Parameters
-    ----------
-    df : a tidy mix (:data:`COLUMNS`, plus any label columns named in ``by``).
-    by : the grouping columns, e.g. ``("backend", "protocol")`` for one row per build.
-
-    Returns
-    -------
-    DataFrame with ``by`` columns, the categories and ``instructions`` (int64).
-    """
+    """Counts per category for each ``by`` group (e.g. ``("backend", "protocol")``): one int64 column
+    per :data:`CATEGORIES` entry (0 where none), then ``instructions``, the total without
+    ``pragma``. ``df`` is left unchanged."""
     _require(df, list(by) + ["category", "count"])
     wide = df.pivot_table(index=list(by), columns="category", values="count", aggfunc="sum", fill_value=0)
     wide = wide.reindex(columns=list(CATEGORIES), fill_value=0).astype("int64")
@@ -273,19 +244,9 @@ def summary(df, by: Sequence[str] = ("function",)):
 
 
 def compare(a, b, names: tuple[str, str] = ("cuda", "opencl"), keys: Sequence[str] = ("category",)):
-    """Two mixes side by side: counts of ``a`` and ``b`` summed over ``keys``, and ``b / a``.
-
-    Parameters
-    ----------
-    a, b : tidy mixes (e.g. the CUDA and the OpenCL PTX of one build).
-    names : the two count columns; the ratio column is ``"<b>/<a>"`` (NaN where ``a`` has none).
-    keys : what to line up on: ``("category",)``, or ``("category", "space", "width")`` for the
-        loads and stores by state space and width, ``("opcode",)`` for every mnemonic.
-
-    Returns
-    -------
-    DataFrame with ``keys``, the two counts (0 where a side has none) and the ratio.
-    """
+    """Two mixes side by side: counts of ``a`` and ``b`` summed over ``keys`` (0 where a side has
+    none) and the ratio column ``"<b>/<a>"`` (NaN where ``a`` has none). ``keys`` may be
+    ``("category",)``, ``("category", "space", "width")`` or ``("opcode",)``."""
     import numpy as np
 
     keys = list(keys)
@@ -306,22 +267,10 @@ SAME_PTX: dict[str, str] = {"opencl-ptx": "opencl"}
 
 
 def join_counters(counters, ptx_summary, backend: str | None = None, prefix: str = "ptx_"):
-    """The PTX mix of each build beside the counters measured on it (``opencl-ptx`` counter rows
-    get the ``opencl`` PTX: :data:`SAME_PTX`).
-
-    Parameters
-    ----------
-    counters : a counter table (tidy or :func:`lassm.analysis.counters.aggregate`'d) with a
-        ``protocol`` column; its ``backend`` column, or ``backend`` for every row when it has none
-        (ncu's tables record no backend).
-    ptx_summary : :func:`summary` ``by=("backend", "protocol")``.
-    backend : the backend of every counter row, when ``counters`` has no such column.
-    prefix : put before each PTX column, so that none collides with a counter column.
-
-    Returns
-    -------
-    A new frame: every counter row (a row whose build has no PTX gets NaN) and the PTX columns.
-    """
+    """A new frame: every counter row beside the :func:`summary` ``by=("backend", "protocol")`` PTX
+    columns of its build (NaN without PTX), each named with ``prefix``. ``opencl-ptx`` rows get the
+    ``opencl`` PTX (:data:`SAME_PTX`); ``backend`` labels every row when ``counters`` has no such
+    column (ncu's tables record none)."""
     _require(counters, ["protocol"])
     _require(ptx_summary, ["backend", "protocol"])
     left = counters.copy()

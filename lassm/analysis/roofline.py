@@ -1,16 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Roofline tables for plotting: roofs and points in, one long table out. Knows no vendor.
 
-A *roofs* table has one row per roof: ``roof`` (a label), ``peak`` (G ops/s) and
-``bandwidth`` (GB/s); :func:`lassm.analysis.machine.roofs` builds one from the spec table, a caller can
-build one from measured ceilings just as well. A *points* table has ``label``, ``ii`` (ops/B) and
-``gintops`` (G ops/s), and optionally ``roof`` naming the roof a point belongs to. *Walls*
-(Ding et al.'s global-memory walls, doi:10.1002/cpe.6591) are vertical lines at an intensity.
-
-The output (:func:`roofline_table`) is long: ``kind`` (``roof``, ``point``, ``wall``), ``series``,
-``x``, ``y``, ``label``: a plotting library draws each ``series`` of kind ``roof`` as a line, each
-point as a marker and each wall as a vertical rule, and needs no other knowledge.
-"""
+*Roofs*: ``roof``, ``peak`` [G ops/s], ``bandwidth`` [GB/s] (from the spec table or measured
+ceilings). *Points*: ``label``, ``ii`` [ops/B], ``gintops`` [G ops/s], optionally ``roof``.
+*Walls*: vertical lines at an intensity (doi:10.1002/cpe.6591). The output is long (``kind``
+``roof``/``point``/``wall``, ``series``, ``x``, ``y``, ``label``), so a plotter needs no other
+knowledge."""
 from __future__ import annotations
 
 import math
@@ -31,31 +26,12 @@ def _check_roofs(roofs: pd.DataFrame) -> None:
 
 
 def roof_lines(roofs: pd.DataFrame, x_min: float, x_max: float) -> pd.DataFrame:
-    r"""The corner points of each roof between two intensities.
+    r"""The corner points of each roof between two intensities ``0 < x_min < x_max``.
 
     .. math:: P(x) = \min(P_{peak},\ B x), \quad x_{ridge} = P_{peak} / B
 
-    Parameters
-    ----------
-    roofs : pandas.DataFrame
-        ``roof``, ``peak`` (> 0) and ``bandwidth`` (> 0); left unchanged.
-    x_min, x_max : float
-        Intensity range, 0 < x_min < x_max.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Long table (:data:`TABLE_COLUMNS`), kind ``roof``: for each roof the points
-        (x_min, ...), the ridge (when inside the range) and (x_max, ...). ``label`` names the
-        ridge point ``ridge``.
-
-    Raises
-    ------
-    ValueError
-        Missing columns, bad values, or a bad range.
-    TypeError
-        Non-numeric values.
-    """
+    Returns kind ``roof`` rows: (x_min, ...), the ridge (labelled ``ridge``) when inside the range,
+    (x_max, ...). ``ValueError`` on missing columns or bad values, ``TypeError`` on non-numeric ones."""
     _check_roofs(roofs)
     if not (0 < x_min < x_max) or not math.isfinite(x_max):
         raise ValueError("need 0 < x_min < x_max < inf")
@@ -73,35 +49,13 @@ def roof_lines(roofs: pd.DataFrame, x_min: float, x_max: float) -> pd.DataFrame:
 def memory_walls(simd_width: int, transaction_bytes: int, word_bytes: Sequence[int] = (4, 8)) -> pd.DataFrame:
     r"""Global-memory walls: SIMD-level load/store instructions per transaction.
 
-    One instruction of a ``simd_width``-wide SIMD group generates between 1 transaction (every
-    lane reads the same word, "stride-0") and ``simd_width`` transactions (every lane its own
-    transaction: "stride-8" for 4-byte words on a 32-byte transaction). Unit stride moves
-    ``simd_width * word`` bytes in ``ceil(simd_width * word / transaction_bytes)`` transactions:
+    One instruction of a ``simd_width``-wide group makes 1 transaction (stride-0) to ``simd_width``
+    (one per lane); unit stride of each ``word_bytes`` size makes ``ceil(w * b / T)``:
 
     .. math:: x_{0} = 1,\quad x_{1} = 1 / \lceil w\, b / T \rceil,\quad x_{\infty} = 1 / w
 
-    (Ding, Awan & Williams, doi:10.1002/cpe.6591: 1, 1/4 (32-bit), 1/8 (64-bit), 1/32 on a
-    32-wide warp with 32-byte sectors.)
-
-    Parameters
-    ----------
-    simd_width : int
-        Warp / wavefront / sub-group width (>= 1).
-    transaction_bytes : int
-        Bytes of one memory transaction (>= 1).
-    word_bytes : sequence of int, default (4, 8)
-        Word sizes to draw a unit-stride wall for.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Long table, kind ``wall``: ``x`` the intensity, ``y`` NaN, ``label`` the pattern.
-
-    Raises
-    ------
-    ValueError
-        Widths or sizes below 1.
-    """
+    (doi:10.1002/cpe.6591.) Returns kind ``wall`` rows, ``y`` NaN, ``label`` the pattern;
+    ``ValueError`` on widths or sizes below 1."""
     if simd_width < 1 or transaction_bytes < 1 or any(b < 1 for b in word_bytes):
         raise ValueError("widths and sizes must be >= 1")
     rows = [{"kind": "wall", "series": "walls", "x": 1.0, "y": math.nan, "label": "stride-0"}]
@@ -116,35 +70,11 @@ def memory_walls(simd_width: int, transaction_bytes: int, word_bytes: Sequence[i
 
 def roofline_table(roofs: pd.DataFrame, points: pd.DataFrame, walls: pd.DataFrame | None = None,
                    x_range: tuple[float, float] | None = None, margin: float = 4.0) -> pd.DataFrame:
-    """Roofs, points and walls as one long table for a plotting library.
+    """Roofs, points and walls as one long table (:data:`TABLE_COLUMNS`) for a plotting library.
 
-    Parameters
-    ----------
-    roofs : pandas.DataFrame
-        ``roof``, ``peak``, ``bandwidth`` (see :func:`roof_lines`).
-    points : pandas.DataFrame
-        ``label``, ``ii`` (> 0), ``gintops`` (>= 0); an optional ``roof`` column is carried as
-        the point's ``series`` (else ``points``).
-    walls : pandas.DataFrame, optional
-        Output of :func:`memory_walls`.
-    x_range : tuple of float, optional
-        Intensity range of the roofs (default: the points' and ridges' range widened by
-        ``margin`` on each side).
-    margin : float, default 4
-        Factor of widening when ``x_range`` is not given.
-
-    Returns
-    -------
-    pandas.DataFrame
-        :data:`TABLE_COLUMNS`; inputs unchanged.
-
-    Raises
-    ------
-    ValueError
-        Missing columns or values out of range.
-    TypeError
-        Non-numeric values.
-    """
+    A point's ``roof`` column, if any, becomes its ``series`` (else ``points``). Without
+    ``x_range`` the roofs span the points' and ridges' range widened by ``margin`` each side.
+    Inputs are unchanged; ``ValueError``/``TypeError`` as :func:`roof_lines`."""
     require_columns(points, ["label", "ii", "gintops"])
     check(points, nonneg=["gintops"], positive=["ii"])
     _check_roofs(roofs)
@@ -170,23 +100,8 @@ def roofline_table(roofs: pd.DataFrame, points: pd.DataFrame, walls: pd.DataFram
 
 
 def speedup_table(points: pd.DataFrame, speedups: Sequence[float] = (2, 4, 8, 16, 32), n: int = 50) -> pd.DataFrame:
-    """The potential-speedup plot as one long table: iso-speedup curves and points.
-
-    Parameters
-    ----------
-    points : pandas.DataFrame
-        ``label``, ``x`` (algorithm efficiency) and ``y`` (architectural efficiency), both in
-        (0, 1] (see :func:`lassm.analysis.metrics.potential_speedup`).
-    speedups : sequence of float, default (2, 4, 8, 16, 32)
-        The iso-speedup curves ``x * y = 1 / S`` to draw.
-    n : int, default 50
-        Points per curve.
-
-    Returns
-    -------
-    pandas.DataFrame
-        :data:`TABLE_COLUMNS`: kind ``iso`` (series ``S=<s>``) and kind ``point``.
-    """
+    """The potential-speedup plot as one long table: kind ``iso`` curves (series ``S=<s>``, ``n``
+    points each) and kind ``point`` rows from ``label``, ``x``, ``y`` in (0, 1]."""
     from .metrics import iso_speedup_curves
 
     require_columns(points, ["label", "x", "y"])

@@ -1,30 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Every measured machine side by side with the paper's ports, and Pennycook's PP over them.
 
-A *platform* here is one device: the folders under ``data/results/`` whose records name the same
-device (:func:`lassm.book.machines.device_key`) are pooled into one, per point (dataset, k,
-backend, protocol) the folder with the best time (:func:`lassm.book.machines.pool_by_device`),
-so that a second folder of one GPU model does not count that GPU twice in H. A platform is in H
-when its records include a kernel variant (a backend other than the CPU oracle): the oracle is
-another program, so a device with only oracle runs is listed but is no platform of the kernel.
-For each variant (the faithful ``casptr`` and ``fast``) and each dataset, a platform's time is
-that of its fastest backend; every folder's own times stay on view (:func:`folder_points`).
+A *platform* is one device: folders naming the same device (:func:`lassm.book.machines.device_key`)
+are pooled, per point, to the best time (:func:`lassm.book.machines.pool_by_device`), so one GPU
+model is not counted twice in H. H holds the platforms that ran a kernel variant (the CPU oracle
+is another program). Per variant (``casptr``, ``fast``) and dataset, a platform's time is its
+fastest backend's; :func:`folder_points` keeps every folder's own times on view.
 
-Efficiencies, per point:
-
-- ``arch eff`` (architectural): GINTOP/s over the measured roof, from ``metrics.csv``; only
-  where a profiler ran and ceilings were measured;
-- ``app eff`` (application): the reference over this variant's time, the reference being the
-  fastest implementation measured on that platform for the dataset (:data:`lassm.book.best.REFERENCE_RULE`:
-  every kernel build it ran, each protocol, ``fast`` and its ablations, the CPU oracle where it
-  ran on that device, and MetaHipMer's ``ht_loc`` where it ran there); defined wherever the
-  variant ran, the fastest named in ``reference``.
-
-PP (:func:`lassm.analysis.portability.pp`, doi:10.1016/j.future.2017.08.007) is the harmonic mean of
-one efficiency over a platform set H; each PP column takes one kind only, never application and
-architectural efficiencies together. A platform of H without the point is "not measured" (NaN):
-both kernel variants can run on every platform of H.
-"""
+Efficiencies per point: ``arch eff``, GINTOP/s over the measured roof (``metrics.csv``, where
+profiled); ``app eff``, the fastest implementation on that platform
+(:data:`lassm.book.best.REFERENCE_RULE`, named in ``reference``) over this variant's time. Each PP
+(:func:`lassm.analysis.portability.pp`) takes one kind only; a platform of H without the point is
+"not measured" (NaN), as both variants can run everywhere in H."""
 from __future__ import annotations
 
 import pandas as pd
@@ -42,21 +29,10 @@ PUBLISHED = " (published)"
 
 
 def platforms(names: list[str] | None = None) -> pd.DataFrame:
-    """Every measured device and what it can contribute, its folders pooled.
-
-    Parameters
-    ----------
-    names : list of str, optional
-        Folders (default: :func:`lassm.book.machines.chapter_machines`).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``platform`` (the device), ``folders`` (its folders, by name), ``backends``, ``variants``
-        (of :data:`VARIANTS` it ran), ``counters`` (a folder with ``metrics.csv``: architectural
-        efficiency available), ``efficiency`` (the headline's definition on it) and ``in_H`` (it
-        ran a kernel variant).
-    """
+    """Every measured device (folders default :func:`lassm.book.machines.chapter_machines`), pooled:
+    ``platform``, ``folders``, ``backends``, ``variants`` (of :data:`VARIANTS`), ``counters``
+    (architectural efficiency available), ``efficiency`` (the headline's definition on it) and
+    ``in_H`` (it ran a kernel variant)."""
     rows = []
     for name in sorted(mach.chapter_machines() if names is None else names):
         inv = mach.inventory(name)
@@ -82,15 +58,9 @@ def platforms(names: list[str] | None = None) -> pd.DataFrame:
 
 
 def folder_points(names: list[str] | None = None, variants: tuple[str, ...] = VARIANTS) -> pd.DataFrame:
-    """Each folder's own kernel times, before its device's folders are pooled.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``platform`` (the device), ``folder``, ``variant``, ``dataset``, ``k``, ``backend``
-        (the folder's fastest for the variant) and ``kernel_ms``; empty where no folder ran a
-        kernel variant.
-    """
+    """Each folder's own kernel times before pooling: ``platform``, ``folder``, ``variant``,
+    ``dataset``, ``k``, ``backend`` (its fastest for the variant), ``kernel_ms``; empty where no
+    folder ran a kernel variant."""
     t = _kernel_times(names)
     if t.empty:
         return pd.DataFrame(columns=["platform", "folder", "variant", "dataset", "k", "backend", "kernel_ms"])
@@ -131,24 +101,11 @@ def _folder_metrics(folders) -> pd.DataFrame:
 def points(names: list[str] | None = None, variants: tuple[str, ...] = VARIANTS) -> pd.DataFrame:
     """One row per (platform, variant, dataset) measured: time and efficiencies.
 
-    A platform is a device: its folders' times are pooled first, per (dataset, k, backend,
-    protocol) the best (:func:`lassm.book.machines.pool_by_device`); each row's counters are those
-    of the folder its time came from (``folder``).
-
-    Parameters
-    ----------
-    names : list of str, optional
-        Folders (default: every folder of :func:`platforms`).
-    variants : tuple of str
-        Protocols to keep.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``platform, folder, device, variant, dataset, k, backend, kernel_ms, repeats,
-        matches_oracle, oracle_ms, ii, arch eff, alg eff, app eff, reference``; ``ii`` and the
-        architectural and algorithm efficiencies are NaN where no counters exist.
-    """
+    Times are pooled per device first (:func:`lassm.book.machines.pool_by_device`); counters are
+    those of the ``folder`` the time came from. ``variants`` are the protocols kept. Columns
+    ``platform, folder, device, variant, dataset, k, backend, kernel_ms, repeats, matches_oracle,
+    oracle_ms, ii, arch eff, alg eff, app eff, reference``; ``ii`` and ``arch``/``alg eff`` NaN
+    without counters."""
     cols = ["platform", "folder", "device", "variant", "dataset", "k", "backend", "kernel_ms", "repeats",
             "matches_oracle", "oracle_ms", "ii", "arch eff", "alg eff", "app eff", "reference"]
     t = _kernel_times(names)
@@ -183,10 +140,9 @@ def _oracle_times(names: list[str] | None) -> pd.DataFrame:
 
 def _candidates(t: pd.DataFrame, kernel: pd.DataFrame, names: list[str] | None = None) -> pd.DataFrame:
     """What an application efficiency is taken against (:data:`lassm.book.best.REFERENCE_RULE`), as
-    :data:`lassm.book.best.COLUMNS` rows (problem = dataset): every build a platform ran (its folders
-    pooled), named ``<backend> <protocol>``, the CPU oracle on the device it ran on, and
-    MetaHipMer's ``ht_loc`` where it ran beside ``lassm extend``
-    (:func:`lassm.book.models.original_times`, carried through each folder's own CUDA ``fast`` times)."""
+    :data:`lassm.book.best.COLUMNS` rows (problem = dataset): every build a platform ran, named
+    ``<backend> <protocol>``; the CPU oracle on its device; MetaHipMer's ``ht_loc`` where it ran
+    (:func:`lassm.book.models.original_times`, carried through each folder's CUDA ``fast`` times)."""
     from . import models
 
     rows = [pd.DataFrame({"problem": kernel["dataset"], "platform": kernel["platform"],
@@ -220,17 +176,9 @@ def references(names: list[str] | None = None) -> pd.DataFrame:
 
 
 def published_points(time_source: str = "rate") -> pd.DataFrame:
-    """The paper's three ports, in the columns of :func:`points` (problem by k).
-
-    The published datasets are the paper's; ours are generated to their sizes (``gen-k<k>``),
-    so a published row is given the dataset name ``gen-k<k>`` of the like-sized input.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``platform`` (the datasheet name + " (published)"), ``variant`` ("casptr": the
-        faithful kernel), ``dataset``, ``k``, ``kernel_ms``, ``ii``, ``arch eff``, ``alg eff``.
-    """
+    """The paper's three ports in :func:`points`' columns (``platform`` "<datasheet name>
+    (published)", ``variant`` "casptr", ``dataset``, ``k``, ``kernel_ms``, ``ii``, ``arch eff``,
+    ``alg eff``); each row takes the name ``gen-k<k>`` of our like-sized generated dataset."""
     t4 = paper.table4_recomputed("lane", time_source)[["platform", "k", "machine", "ii", "arch eff", "duration_s"]]
     t7 = paper.table7_recomputed(time_source)[["platform", "k", "alg eff"]]
     df = t4.merge(t7, on=["platform", "k"])
@@ -241,19 +189,8 @@ def published_points(time_source: str = "rate") -> pd.DataFrame:
 
 
 def side_by_side(ours: pd.DataFrame, published: pd.DataFrame | None, value: str) -> pd.DataFrame:
-    """A wide table: one row per (variant, dataset, k), one column per platform.
-
-    Parameters
-    ----------
-    ours, published : :func:`points` and :func:`published_points` (published may be None).
-    value : str
-        The column to spread (``kernel_ms``, ``ii``, ``arch eff``, ``alg eff``, ...).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Measured platforms first, then the published ones; NaN where a platform has no value.
-    """
+    """A wide table of column ``value``: one row per (variant, dataset, k), one column per platform,
+    measured (:func:`points`) first, then published (may be None); NaN where a platform has none."""
     parts = [ours] + ([published] if published is not None else [])
     both = pd.concat([p[["platform", "variant", "dataset", "k", value]] for p in parts], ignore_index=True)
     wide = both.pivot_table(index=["variant", "dataset", "k"], columns="platform", values=value, aggfunc="first")
@@ -292,24 +229,10 @@ def definitions_table() -> pd.DataFrame:
 
 
 def portability(pts: pd.DataFrame, H: list[str], datasets: tuple[str, ...] | None = STUDY_DATASETS) -> pd.DataFrame:
-    """Pennycook's PP per (variant, dataset) over the measured platforms, three ways.
-
-    Parameters
-    ----------
-    pts : pandas.DataFrame
-        :func:`points` rows.
-    H : list of str
-        The platform set: every measured platform that ran a kernel variant
-        (:func:`platforms`, ``in_H``).
-    datasets : tuple of str, optional
-        The problems (default :data:`STUDY_DATASETS`; None: every dataset of ``pts``).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Per (variant, dataset, k): ``ran on`` (platforms with the point) and one column per
-        :data:`PP_DEFINITIONS`, NaN (not measured) over a set with a platform that lacks the point.
-    """
+    """Pennycook's PP per (variant, dataset, k) over the platform set ``H`` (``in_H`` of
+    :func:`platforms`), one column per :data:`PP_DEFINITIONS`, with ``ran on``; NaN (not measured)
+    where a platform of H lacks the point. ``datasets`` defaults to :data:`STUDY_DATASETS` (None:
+    all)."""
     with_counters = sorted(pts.loc[pts["arch eff"].notna(), "platform"].unique())
     with_counters = [p for p in with_counters if p in H]
     sel = pts if datasets is None else pts[pts["dataset"].isin(datasets)]
@@ -326,18 +249,9 @@ def portability(pts: pd.DataFrame, H: list[str], datasets: tuple[str, ...] | Non
 
 def cascade_frame(pts: pd.DataFrame, published: pd.DataFrame | None = None, *, eff: str = "arch eff",
                   variant: str = "casptr") -> pd.DataFrame:
-    """The rows a cascade plot (:func:`lassm.book.plots.pp_cascade`, ``by="dataset"``) needs.
-
-    The paper's points are other problems than ours (its own datasets, against datasheet roofs;
-    ours are generated to like sizes, against measured roofs), so they keep panels of their own,
-    named :func:`published_problem`: a cascade pools like problems only.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``platform``, ``dataset``, ``eff`` of one variant, with the published platforms' rows
-        where given; rows without that efficiency are dropped.
-    """
+    """The rows of :func:`lassm.book.plots.pp_cascade` (``by="dataset"``): ``platform``, ``dataset``,
+    ``eff`` of one variant, rows without it dropped. Published points are other problems (their own
+    datasets, datasheet roofs), so they get panels of their own (:func:`published_problem`)."""
     parts = [pts[pts["variant"] == variant][["platform", "dataset", eff]]] if eff in pts else []
     if published is not None and eff in published:
         pub = published[published["variant"] == variant]
@@ -379,16 +293,8 @@ def pooling_text(plat: pd.DataFrame) -> str:
 
 
 def facts(plat: pd.DataFrame, pts: pd.DataFrame, pp_table: pd.DataFrame) -> dict[str, str]:
-    """Every value the cross-machine chapter's prose quotes, formatted (``ac_*`` keys).
-
-    Parameters
-    ----------
-    plat, pts, pp_table : the outputs of :func:`platforms`, :func:`points` and :func:`portability`.
-
-    Returns
-    -------
-    dict of str to str
-    """
+    """Every value the cross-machine chapter's prose quotes, formatted (``ac_*`` keys), from the
+    outputs of :func:`platforms`, :func:`points` and :func:`portability`."""
     H = plat[plat["in_H"]]
     out = {"ac_machines": f"{int(plat['folders'].str.split(', ').str.len().sum()):d}", "ac_platforms": f"{len(plat):d}", "ac_H_n": f"{len(H):d}",
            "ac_pooling": pooling_text(plat),

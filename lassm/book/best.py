@@ -1,19 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Efficiency against the best measured: the original programs among the references.
 
-An application efficiency is the fastest time measured on a platform over a build's
-(:func:`lassm.analysis.portability.application_efficiency`), and the fastest may be an original:
-MetaHipMer's ``ht_loc`` for local assembly, LOGAN's kernel for X-drop, HeCBench's programs for
-the suite. Each chapter lists every implementation it measured on a platform as rows of
-:data:`COLUMNS`; this module gives them efficiencies and says, in words, where an original is
-the fastest and where ours is (:func:`verdict`), so that no chapter types that verdict.
-
-An original and ours are timed side by side on one clock (Nsight Compute where both have it);
-our builds are set against one another on another (the device span of CUDA or OpenCL events).
-An original joins our builds' rows through the build of ours it ran beside
-(:func:`carried`): its time there is that build's time over ours-over-original on their shared
-clock, so every ratio in a table is one measured on one clock.
-"""
+The fastest on a platform may be an original (MetaHipMer's ``ht_loc``, LOGAN's kernel,
+HeCBench's programs). Chapters list every implementation measured as :data:`COLUMNS` rows; this
+module gives them efficiencies and says in words where an original or ours is fastest
+(:func:`verdict`). Originals and ours are timed side by side on one clock (Nsight Compute), our
+builds against each other on events; an original joins our rows through the build it ran beside
+(:func:`carried`), so every ratio in a table is measured on one clock."""
 from __future__ import annotations
 
 import math

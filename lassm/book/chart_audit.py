@@ -1,12 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What a chart draws, read back from its Vega-Lite specification, and the rules every chart keeps.
 
-A chart can say something its data do not: Vega-Lite stacks two bars that share their position,
-so a grouped bar chart fed two rows per bar shows their sum, and a palette of ten colours repeats
-its colours from the eleventh category on. :func:`views` lists each drawn layer with the rows it
-plots and the fields its channels read, so that the tests compare a chart's marks with the
-records they come from, and :func:`check` refuses the two faults above before a chart is rendered.
-"""
+Vega-Lite stacks two bars sharing a position into their sum, and a ten-colour palette repeats
+from the eleventh category. :func:`views` lists each drawn layer with its rows and fields, so
+tests compare marks with records; :func:`check` refuses both faults before rendering."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -77,19 +74,9 @@ def _facet_fields(spec: dict) -> tuple[str, ...]:
 
 def views(spec: dict, *, _data: dict | None = None, _datasets: dict | None = None, _encoding: dict | None = None,
           _transformed: bool = False, _facets: tuple[str, ...] = ()) -> Iterator[View]:
-    """Every drawn layer of a Vega-Lite specification (as ``chart.to_dict()`` gives it).
-
-    Parameters
-    ----------
-    spec : dict
-        A top-level or nested specification.
-
-    Yields
-    ------
-    View
-        Mark type, channels (parent encodings merged in), the rows of its data and whether a
-        transform changes them before drawing.
-    """
+    """Every drawn layer of a Vega-Lite specification (``chart.to_dict()``, top-level or nested), as
+    :class:`View`: mark type, channels (parent encodings merged), its data rows, and whether a
+    transform changes them."""
     datasets = _datasets if _datasets is not None else spec.get("datasets", {})
     data = spec.get("data", _data)
     encoding = {**(_encoding or {}), **spec.get("encoding", {})}
@@ -131,16 +118,9 @@ def _panels(spec: dict) -> list[dict]:
 
 
 def check(spec: dict) -> None:
-    """Refuses a chart that would misstate its data.
-
-    Raises
-    ------
-    ChartError
-        A bar drawn from more than one row (Vega-Lite would stack them into a sum), or a colour
-        scale with more than :data:`MAX_COLOURS` categories over the layers that share it (the
-        palette would repeat), or a colour channel on a protocol, backend or vendor whose colours
-        are not the book's palette's (:func:`lassm.book.palette.held`).
-    """
+    """Refuses (:class:`ChartError`) a chart that would misstate its data: a bar drawn from more than
+    one row, a colour scale of more than :data:`MAX_COLOURS` categories over the layers sharing it,
+    or a protocol, backend or vendor colour not the palette's (:func:`lassm.book.palette.held`)."""
     from .palette import held
 
     off = held(spec)

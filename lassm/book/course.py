@@ -1,11 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The course's labs, held once: what each reads, which exercises it sets, where it runs, and how long.
-
-The course plan, the exercises page and each lab's header all state the same facts; they agree
-because a test checks them against :data:`LABS`, and their times are computed, never typed: the
-reading time from the pages' words and tables (:func:`reading_minutes`), the run time from the
-solutions' own clock (:class:`Stopwatch`, read when the solutions notebook executes).
-"""
+"""The course's labs, held once: what each reads, which exercises it sets, where it runs, and how
+long. The plan, exercises page and lab headers are tested against :data:`LABS`; reading times come
+from the pages (:func:`reading_minutes`), run times from the solutions' :class:`Stopwatch`."""
 from __future__ import annotations
 
 import json
@@ -88,14 +84,9 @@ def _shows(cell: dict) -> bool:
 
 
 def page_counts(path: str | Path) -> tuple[int, int]:
-    """``(words, exhibits)`` of one page: words of its prose (a notebook's markdown cells), and its
-    tables and figures (a markdown table, or a notebook code cell whose output is shown).
-
-    Raises
-    ------
-    FileNotFoundError
-        When the page does not exist.
-    """
+    """``(words, exhibits)`` of one page: its prose words (a notebook's markdown cells) and tables and
+    figures (markdown tables, or code cells with shown output). ``FileNotFoundError``
+    without the page."""
     path = Path(path)
     if path.suffix == ".ipynb":
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]

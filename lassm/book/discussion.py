@@ -1,12 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The tables behind the discussion chapter (``notebooks/discussion.ipynb``).
-
-The discussion weighs the paper's conclusions against our records: whether a larger cache helps
-(the paper's closing claim, tested with the H100 and the H200, same SMs, larger L2), whether our
-datasets fill a GPU, and whether synthetic inputs behave like real ones. Each function reads the
-committed records through the chapters' own functions and returns an empty table where they are
-absent; :func:`facts` turns them into the phrases the prose quotes.
-"""
+"""The tables behind the discussion chapter (``notebooks/discussion.ipynb``): whether a larger L2
+helps (H100 against H200), whether our datasets fill a GPU, whether synthetic inputs behave like
+real ones. Each reads the committed records through the chapters' functions and is empty where
+they are absent; :func:`facts` phrases them."""
 from __future__ import annotations
 
 import pandas as pd
@@ -36,20 +32,9 @@ def _gpu_machines() -> list[str]:
 
 
 def caches(machines: list[str] | None = None) -> pd.DataFrame:
-    """Per profiled GPU and generated dataset: its L2, bandwidth, and the kernels' DRAM traffic.
-
-    Parameters
-    ----------
-    machines : list of str, optional
-        Machine folders (default: every one with counters and a datasheet row).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``machine, device, l2_mb, hbm_bandwidth_gbs, dataset, k``, then per variant
-        (``casptr``, ``fast``): ``<v> ms`` (kernel time), ``<v> B/ins`` (DRAM bytes per start-k
-        insertion) and ``<v> L2/DRAM`` (L2 over DRAM bytes).
-    """
+    """Per profiled GPU (``machines``, default every one with counters and a datasheet row) and
+    generated dataset: ``machine, device, l2_mb, hbm_bandwidth_gbs, dataset, k``, then per variant
+    ``<v> ms``, ``<v> B/ins`` (DRAM bytes per start-k insertion) and ``<v> L2/DRAM``."""
     sheet = load_machines().set_index("machine")
     rows = []
     for name in _gpu_machines() if machines is None else machines:
@@ -72,14 +57,9 @@ def caches(machines: list[str] | None = None) -> pd.DataFrame:
 
 
 def cache_pair(table: pd.DataFrame) -> pd.DataFrame:
-    """The larger-L2 GPU over the smaller one, per dataset (empty unless two GPUs differ in L2).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``dataset, k``, the two devices, ``l2 ratio``, ``bandwidth ratio``, and the ratios
-        (larger over smaller) of ``casptr ms``, ``casptr B/ins`` and ``fast ms``.
-    """
+    """The larger-L2 GPU over the smaller, per dataset (empty unless two GPUs differ in L2): ``dataset,
+    k``, the devices, ``l2 ratio``, ``bandwidth ratio`` and the ratios of ``casptr ms``,
+    ``casptr B/ins``, ``fast ms``."""
     if table.empty or table["l2_mb"].nunique() < 2:
         return pd.DataFrame()
     small, large = (table.sort_values("l2_mb")["machine"].iloc[i] for i in (0, -1))
@@ -95,13 +75,8 @@ def cache_pair(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def fill() -> pd.DataFrame:
-    """Contig ends (one warp each) per compute unit of each GPU, per dataset with a record.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``dataset, contig_ends``, then one column per GPU machine: ends per compute unit.
-    """
+    """Contig ends (one warp each) per compute unit, per dataset with a record: ``dataset,
+    contig_ends``, then one column per GPU machine."""
     sheet = load_machines().set_index("machine")
     try:
         rec = results.load_records()
@@ -118,14 +93,8 @@ def fill() -> pd.DataFrame:
 
 
 def synthetic_vs_real(machine: str) -> pd.DataFrame:
-    """Generated (Table II-sized) against real-genome datasets at the same k, on one machine.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``k``, then for each variant ``<v> B/ins gen``, ``<v> B/ins real`` (DRAM bytes per
-        start-k insertion); empty where the machine lacks either kind.
-    """
+    """Generated (Table II-sized) against real-genome datasets at the same k on one machine: ``k``, per
+    variant ``<v> B/ins gen`` and ``<v> B/ins real``; empty where either kind is missing."""
     if machine not in _gpu_machines():
         return pd.DataFrame()
     per = derive.per_insertion(machine)
@@ -142,14 +111,8 @@ def synthetic_vs_real(machine: str) -> pd.DataFrame:
 
 
 def ranking(protocols: tuple[str, ...] = ("barrier", "casptr", "doneflag", "matchany")) -> pd.DataFrame:
-    """The faithful protocols ordered by kernel time, per GPU machine and dataset.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``machine, dataset, order`` (fastest first, joined by " < "), for every dataset on which
-        all of ``protocols`` ran on a GPU.
-    """
+    """The faithful ``protocols`` ordered by kernel time per GPU machine and dataset where all ran:
+    ``machine, dataset, order`` (fastest first, joined by " < ")."""
     rows = []
     for name in _gpu_machines():
         t = mach.times(name)
@@ -162,14 +125,8 @@ def ranking(protocols: tuple[str, ...] = ("barrier", "casptr", "doneflag", "matc
 
 
 def counter_definitions() -> pd.DataFrame:
-    """Which profiler metric stands for each canonical quantity, per vendor (data/metric-names.csv).
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per quantity, one column per vendor (``tool: metric``; empty where the vendor's
-        tool has no such metric).
-    """
+    """Which profiler metric stands for each canonical quantity (``data/metric-names.csv``): one row per
+    quantity, one column per vendor (``tool: metric``, empty where none)."""
     from ..datafiles import data_csv, read_data_csv
 
     names = read_data_csv(data_csv("metric-names.csv"))
@@ -179,12 +136,7 @@ def counter_definitions() -> pd.DataFrame:
 
 def facts(pair: pd.DataFrame, fill_table: pd.DataFrame, synth: pd.DataFrame,
           ranks: pd.DataFrame | None = None) -> dict[str, str]:
-    """The phrases the discussion quotes (``di_*`` keys), each with a fallback where data lack.
-
-    Returns
-    -------
-    dict of str to str
-    """
+    """The phrases the discussion quotes (``di_*`` keys), each with a fallback where data lack."""
     out: dict[str, str] = {}
     if ranks is None or ranks.empty:
         out.update(di_rank="not measured: no GPU ran every faithful protocol on one dataset", di_rank_n="0")

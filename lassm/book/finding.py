@@ -1,12 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A finding as a value: its numbers, its scope, and one template that makes it a sentence.
 
-A sentence assembled from other chapters' formatted text could not be checked, nor its reach
-read off it. Here the numbers are numbers (a test re-derives each from the record
-files by a second path), the scope lists what they cover (devices, datasets, backends, variants,
-record files, commits), and :func:`render` is the one way a finding becomes a sentence; the
-findings page shows each scope on hover (:func:`markdown`).
-"""
+Numbers stay numbers (a test re-derives each by a second path), the scope lists what they cover
+(devices, datasets, backends, variants, record files, commits), and :func:`render` is the one way
+to a sentence; :func:`markdown` shows each scope on hover."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -81,17 +78,8 @@ def render(f: Finding) -> str:
 
 
 def markdown(items: list[Finding]) -> str:
-    """A MyST bullet list: each sentence, a link to its chapter, and its scope on hover.
-
-    The scope is an ``{abbr}`` (HTML's ``<abbr title=...>``): the word "scope" after the link,
-    the whole scope in its title, so that a reader checks a finding's reach where it stands
-    without a second list to keep in step with the first.
-
-    Returns
-    -------
-    str
-        One ``- sentence ({doc}`/link`; {abbr}`scope (...)`)`` line per finding.
-    """
+    """A MyST bullet list, one ``- sentence ({doc}`/link`; {abbr}`scope (...)`)`` line per finding: the
+    scope in an ``{abbr}`` title, so a finding's reach is read where it stands."""
     return "\n".join(f"- {f.sentence} ({{doc}}`/{f.link}`; {{abbr}}`scope ({_role_text(f.scope.text())})`)"
                      for f in items)
 

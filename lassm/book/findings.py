@@ -1,13 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The study's findings at a glance: one sentence each, its number computed from the records.
 
-The introduction lists these so that a reader learns the results without opening nine
-chapters; each finding links the chapter that shows it. Every value comes from the committed
-records (``data/results/``) or the paper's published data (``data/paper-artifacts/``) through
-the same functions the chapters call, so the list grows when a new machine's records arrive.
-Where a finding's data are absent (a fresh clone, a CPU-only machine), its sentence says so
-instead of raising: ``measured`` is then False.
-"""
+The introduction lists them, each linking its chapter. Values come from ``data/results/`` or
+``data/paper-artifacts/`` through the chapters' own functions; where data are absent the
+sentence says so (``measured`` False) instead of raising."""
 from __future__ import annotations
 
 import pandas as pd
@@ -139,18 +135,12 @@ def race_runs() -> pd.DataFrame:
 
 
 def doneflag_race(rec: pd.DataFrame, race: pd.DataFrame | None = None) -> Finding:
-    """The HIP port's published ``doneflag`` run on NVIDIA, against the fixed one.
+    """The HIP port's published ``doneflag`` run on NVIDIA, against the fixed one, from ``rec`` (run
+    records) and ``race`` (rows of :data:`RACE_FILE`, default every machine's).
 
-    The protocol was written for AMD's wavefronts, whose lanes run in lock-step; under NVIDIA's
-    independent thread scheduling its claim and compares are not ordered (``ht_insert.cuh``).
-    Each warp builds its own contig end's table, so the race is between lanes of one warp, whose
-    divergent paths run in an order the compiled code fixes: the same ends go wrong in every run.
-
-    Parameters
-    ----------
-    rec : the run records (:func:`lassm.runs.results.load_records`); the fixed protocol's checks.
-    race : the rows of :data:`RACE_FILE` (default: every machine's, :func:`race_runs`).
-    """
+    Written for lock-step wavefronts, its claim and compares are unordered under NVIDIA's
+    independent thread scheduling (``ht_insert.cuh``); the lanes of one warp race in an order the
+    compiled code fixes, so the same ends go wrong in every run."""
     race = race_runs() if race is None else race
     runs = rec[rec["protocol"].astype(str) == RACY] if len(rec) else rec
     ok = int(runs["matches_cpu"].fillna(False).astype(bool).sum()) if len(runs) else 0
@@ -399,19 +389,8 @@ def larger_caches() -> Finding:
 
 
 def findings(time_source: str = "rate") -> list[Finding]:
-    """Every finding, in the order the introduction lists them.
-
-    Parameters
-    ----------
-    time_source : str
-        How the paper's kernel times are read (:func:`lassm.analysis.paper.measured`).
-
-    Returns
-    -------
-    list of Finding
-        Each with its numbers and scope, the chapter (document name) that shows it, and
-        ``measured`` False where the records lack its data.
-    """
+    """Every :class:`Finding` in the introduction's order, with numbers, scope, chapter and
+    ``measured``; ``time_source`` as :func:`lassm.analysis.paper.measured`."""
     from . import findings_beyond as beyond
 
     rec = _records()
@@ -421,13 +400,7 @@ def findings(time_source: str = "rate") -> list[Finding]:
 
 
 def table(items: list[Finding]) -> pd.DataFrame:
-    """The findings as records (one row each), for tests and for a reader who wants the table.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``key, sentence, link, measured, value, scope``.
-    """
+    """The findings as one row each: ``key, sentence, link, measured, value, scope``."""
     return pd.DataFrame([{"key": f.key, "sentence": f.sentence, "link": f.link, "measured": f.measured,
                           "value": f.value, "scope": f.scope.text()} for f in items],
                         columns=["key", "sentence", "link", "measured", "value", "scope"])

@@ -1,11 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The findings beyond the paper's question: two programming models on one GPU, several GPUs,
-and the other kernels (LOGAN's X-drop, Jin and Vetter's suite) beside their own programs.
-
-These read the chapters' own record files (the X-drop tables, the suite's ``originals.csv``, the
-scaling records), each finding a :class:`.finding.Finding` whose scope names exactly the rows it
-quotes.
-"""
+"""The findings beyond the paper's question: two programming models on one GPU, several GPUs, and
+the other kernels beside their own programs, each a :class:`.finding.Finding` whose scope names
+exactly the record rows it quotes."""
 from __future__ import annotations
 
 import pandas as pd

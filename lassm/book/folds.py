@@ -1,12 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Folds the code a reader does not need: tags every code cell of the book's notebooks.
+"""Tags every code cell of the book's notebooks so a reader sees results, not code.
 
-Import cells get ``remove-input`` (they print nothing); every other code cell, the ``parameters``
-cell included, gets ``hide-input``: its result stays, its code is one click away. Cells tagged
-``exercise`` stay open, a cell that already carries a folding tag is left as it is, and other
-tags are kept. Run ``python -m lassm.book.folds [NOTEBOOK...]`` after adding a notebook (default:
-every notebook of the book); the book's tests fail on a notebook whose code is shown.
-"""
+Import cells get ``remove-input``; every other code cell ``hide-input``. Cells tagged
+``exercise`` or already folded are left alone; other tags are kept. Run
+``python -m lassm.book.folds [NOTEBOOK...]`` (default: every notebook) after adding one; the
+tests fail on a notebook whose code is shown."""
 from __future__ import annotations
 
 import ast

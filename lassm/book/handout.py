@@ -1,13 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""One short print page per lab (``lab-<N>.html`` beside the built book) and, where Chromium is
-installed, its PDF: the lab's header and exercises from the built exercises page, without the
-dropdowns that say what a solution shows.
+"""One print page per lab (``lab-<N>.html`` beside the built book) and, with Chromium, its PDF: the
+lab's header and exercises from the built exercises page, without the solution dropdowns.
 
-A student prints one lab, not the whole book, and must not find the answers on the sheet; the
-pages come from the built HTML, so glued times and links are those of the book.
-
-``python -m lassm.book.handout [--html _build/html] [--pdf-dir _build]``
-"""
+``python -m lassm.book.handout [--html _build/html] [--pdf-dir _build]``"""
 from __future__ import annotations
 
 import argparse
@@ -44,13 +39,8 @@ def without_solutions(fragment: str) -> str:
 
 
 def write(html_root: str | Path, number: int) -> Path:
-    """Write ``lab-<number>.html`` in ``html_root`` from the built exercises page.
-
-    Raises
-    ------
-    FileNotFoundError
-        When the exercises page was not built, or has no section for the lab.
-    """
+    """Writes ``lab-<number>.html`` in ``html_root`` from the built exercises page;
+    ``FileNotFoundError`` when that page was not built or has no section for the lab."""
     root = Path(html_root)
     source = root / f"{EXERCISES}.html"
     if not source.is_file():

@@ -1,11 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Whose records a machine chapter shows, and the other hosts of the same device model beside them.
-
-Two hosts with one GPU model are two machines, each with its own folder
-(:func:`lassm.runs.host.place`), and how much the same model varies between hosts is a finding in
-its own right. A chapter says whose its records are (measured here, or on which host) and when,
-and sets the times of every host of its model side by side.
-"""
+"""Whose records a machine chapter shows (measured here, or on which host, and when), and the times
+of the other hosts of the same device model beside them: two hosts are two machines
+(:func:`lassm.runs.host.place`), and their spread is a finding."""
 from __future__ import annotations
 
 import pandas as pd

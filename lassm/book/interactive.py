@@ -1,12 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A chart with tooltips, zoom and pan, served offline with the book.
 
-:func:`to_interactive` writes a small page of its own under the book's ``_static/charts/`` that
-loads Vega, Vega-Lite and Vega-Embed from ``_static/vega-bundle.js`` (bundled offline by
-vl-convert, served with the book, never fetched from a CDN); the notebook shows that page in an
-iframe, so its script never meets Sphinx's. The chart gets the book's style and checks
-(:func:`lassm.book.plots.book_spec`) like a static one.
-"""
+:func:`to_interactive` writes a page of its own under ``_static/charts/`` that loads Vega from
+``_static/vega-bundle.js`` (bundled by vl-convert, never fetched from a CDN); the notebook shows
+it in an iframe, so its script never meets Sphinx's. It gets the book's style and checks
+(:func:`lassm.book.plots.book_spec`) like a static chart."""
 from __future__ import annotations
 
 import html
@@ -39,15 +37,8 @@ def write_vega_bundle(folder: Path | None = None) -> Path:
 
 
 class InteractiveChart:
-    """A chart on its own page under ``_static/charts/``, shown in an iframe.
-
-    Parameters
-    ----------
-    src : str
-        The page's address relative to the notebook's page.
-    title : str
-        Accessible label of the frame.
-    """
+    """A chart on its own page, shown in an iframe: ``src`` relative to the notebook's page, ``title``
+    the frame's accessible label."""
 
     def __init__(self, src: str, title: str, height: int) -> None:
         self.src, self.title, self.height = src, title, height
@@ -60,25 +51,9 @@ class InteractiveChart:
 
 def to_interactive(chart, name: str, title: str = "", folder: Path | None = None,
                    page_depth: int = 1) -> InteractiveChart:
-    """Writes ``chart`` as an interactive page served with the book; returns its iframe.
-
-    Parameters
-    ----------
-    chart : altair.TopLevelMixin
-        Any Altair chart (``.interactive()`` adds zoom and pan).
-    name : str
-        File stem of the page (letters, digits, ``-`` and ``_``).
-    title : str, default ""
-        Label of the frame and the page.
-    folder : pathlib.Path, optional
-        The static folder (default :func:`static_dir`).
-    page_depth : int, default 1
-        How deep the notebook's page sits below the book's root (``notebooks/x`` is 1).
-
-    Returns
-    -------
-    InteractiveChart
-    """
+    """Writes ``chart`` as page ``<name>.html`` (``name``: letters, digits, ``-``, ``_``) in ``folder``
+    (default :func:`static_dir`) and returns its :class:`InteractiveChart`; ``page_depth`` is how
+    deep the notebook sits below the book's root (``notebooks/x`` is 1)."""
     from ..atomic import atomic_open
 
     folder = folder or static_dir()

@@ -1,12 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The package's stages and who imports whom, read from the code: the architecture page's picture and its checks.
 
-``tests/test_layout.py`` holds the package to its stages (no import cycle, no import from a
-stage to a higher one), and ``book/architecture.md`` shows them. Both read the import graph this
-module builds from the source files (imports inside functions included), so the picture
-(:func:`stages_svg`, written to ``_static/stages.svg`` by ``python -m lassm.book.layout``) is the
-same graph the test checks, and the test fails when the picture is stale.
-"""
+``tests/test_layout.py`` and the picture (:func:`stages_svg`, written to ``_static/stages.svg`` by
+``python -m lassm.book.layout``) read the one import graph built here (imports inside functions
+included), so the test fails when the picture is stale."""
 from __future__ import annotations
 
 import ast

@@ -1,11 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The pieces of one machine's chapter (``notebooks/machine.ipynb``), whatever the folder holds.
-
-Each function returns something a notebook cell displays: a table, a chart, or, where the folder
-lacks what it needs, a Markdown note that says what is missing and how to measure it. The
-chapter's prose quotes :func:`facts`, whose values are sentences' fragments already formatted,
-so that a chapter of a CPU-only laptop and one of a fully profiled GPU share one template.
-"""
+"""The pieces of one machine's chapter (``notebooks/machine.ipynb``), whatever the folder holds:
+each returns a table, a chart, or a Markdown note naming what is missing and how to measure it,
+and :func:`facts` gives formatted fragments, so a CPU-only laptop and a profiled GPU share one
+template."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -297,13 +294,8 @@ def counters_table(machine: str):
 
 
 def facts(machine: str) -> dict[str, str]:
-    """Every value the chapter's prose quotes, formatted, with a plain phrase where it is missing.
-
-    Returns
-    -------
-    dict of str to str
-        Keys ``mc_*``; each value reads in a sentence.
-    """
+    """Every value the chapter's prose quotes (``mc_*`` keys), formatted, with a plain phrase where it
+    is missing."""
     inv = mach.inventory(machine)
     t = mach.times(machine)
     kernel = t[t["backend"] != mach.ORACLE]

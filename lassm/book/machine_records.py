@@ -1,10 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""How a machine's records were made: the versions they name and the campaign runs that wrote them.
-
-A machine chapter (``notebooks/machine.ipynb``) shows these beside its results so that a reader
-comparing a machine with ours sees the driver, compiler and profiler, and which ``lassm run``
-measured each point, at which commit; :mod:`lassm.book.machine_chapter` holds the results.
-"""
+"""How a machine's records were made: the versions they name and the ``lassm run`` that measured
+each point, at which commit, shown beside the chapter's results (:mod:`lassm.book.machine_chapter`)."""
 from __future__ import annotations
 
 import json
@@ -22,14 +18,8 @@ _PTX_COMPILER = re.compile(r"Cuda compilation tools, release ([0-9.]+), V([0-9.]
 
 
 def versions_table(machine: str) -> pd.DataFrame:
-    """The driver, compiler, profiler and library versions the folder's records carry, one row per
-    (what, version), with the files that say so: a reader compares a machine with ours by them.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``what, version, where it is recorded``; empty where the records carry none.
-    """
+    """The driver, compiler, profiler and library versions the folder's records carry: ``what, version,
+    where it is recorded``; empty where none."""
     folder = paths.results_dir(machine)
     rows: list[tuple[str, str, str]] = []
     summaries = sorted(folder.glob("*/summary.json"))
@@ -151,18 +141,10 @@ _CLOCKS = {BENCH_RUN: "CUDA events, median of its timed runs", CAMPAIGN_RUN: "CU
 
 
 def point_runs(machine: str, dataset: str, k: int, backend: str, protocol: str) -> pd.DataFrame:
-    """Every run of ``machine``'s records that timed one point, each with its clock and commit.
+    """Every run of ``machine``'s records that timed one point: ``run`` (:data:`BENCH_RUN`,
+    :data:`CAMPAIGN_RUN`, :data:`SIDE_RUN`), ``clock``, ``kernel_ms``, ``commit`` (7 characters).
 
-    Why: one point is timed by several runs (a benchmark, the campaign, the run beside the
-    original program), at different commits and on different clocks, and their times differ; a
-    page that quotes one of them names which, so that no fact reads as two numbers.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``run`` (:data:`BENCH_RUN`, :data:`CAMPAIGN_RUN`, :data:`SIDE_RUN`), ``clock``,
-        ``kernel_ms`` and ``commit`` (7 characters), one row per run that has the point.
-    """
+    Runs differ in commit and clock, so their times differ; a page quoting one names which."""
     from ..errors import LassmError
     from ..runs import results
 

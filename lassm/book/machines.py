@@ -1,15 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The measured machines: which folders under ``data/results/`` hold records, what each holds.
 
-A machine folder may be complete (a campaign wrote records with timing repeats, counters,
-ceilings, ``metrics.csv`` and ``campaign.json``) or partial (a folder recorded by hand before the
-campaign existed, a laptop with the CPU oracle only). This module says what a folder has and
-what it lacks, in plain lines, so that the generated machine chapter
-(``notebooks/machine.ipynb``, one copy per folder, :func:`write_chapters`) can show what there is
-and name what is missing instead of failing.
-
-``python -m lassm.book.machines`` writes the chapters (``make html`` and ``make book`` run it first).
-"""
+A folder may be complete (records with repeats, counters, ceilings, ``metrics.csv``,
+``campaign.json``) or partial (recorded by hand, or the CPU oracle only). This module says what a
+folder has and lacks in plain lines, so that its generated chapter (``notebooks/machine.ipynb``
+per folder, :func:`write_chapters`) shows what there is instead of failing.
+``python -m lassm.book.machines`` writes the chapters (``make html`` and ``make book`` run it)."""
 from __future__ import annotations
 
 import argparse
@@ -40,9 +36,9 @@ DEVICE_PLACEHOLDER = "DEVICE"
 
 
 def chapter_titles(names: list[str]) -> dict[str, str]:
-    """Each folder's chapter title: its device's name as a reader knows it ("NVIDIA H200"), with a
-    second host's id ("NVIDIA H200, host 2fdb70f9", :mod:`lassm.runs.host`), and the folder added
-    where two folders still name the same device, so that no two chapters share a title."""
+    """Each folder's chapter title: its device's name ("NVIDIA H200"), a second host's id ("NVIDIA
+    H200, host 2fdb70f9", :mod:`lassm.runs.host`), and the folder where two still share a name, so
+    no two chapters share a title."""
     from ..runs.host import host_suffix
 
     labels = {name: " ".join(device_label(device(name)).replace("(R)", "").replace("(TM)", "").split())
@@ -65,13 +61,8 @@ def _summaries(machine: str) -> list[Path]:
 
 
 def chapter_machines() -> list[str]:
-    """Folders under the results root that hold run records of the study (not only scaling runs).
-
-    Returns
-    -------
-    list of str
-        Folder names, sorted; each gets a machine chapter.
-    """
+    """Sorted folders under the results root that hold study run records (not only scaling runs); each
+    gets a machine chapter."""
     root = results_root()
     if not root.is_dir():
         return []
@@ -92,18 +83,10 @@ def campaign(machine: str) -> dict | None:
 def campaign_points(machine: str) -> pd.DataFrame:
     """Every point the campaign entries of ``machine`` name, each from the run that measured it.
 
-    Why: a re-run that found a point recorded skipped it; the point's time, commit and date are
-    those of the run that measured it (:func:`lassm.runs.account.measured_by`). A point no entry
-    measured (recorded before any campaign entry) takes its commit and date from its record.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The rows' columns (``dataset``, ``k``, ``backend``, ``protocol``, ``status``,
-        ``kernel_seconds``, ``matches_oracle``, ``run_id``, ``shared_device``: false for a row
-        without it), then ``entry`` (the measuring
-        entry's index, None for none), ``git_sha`` and ``created``.
-    """
+    A re-run skips recorded points, so time, commit and date are the measuring run's
+    (:func:`lassm.runs.account.measured_by`), or the record's where no entry measured it. Columns:
+    the rows' (``shared_device`` false where absent), ``entry`` (the measuring entry's index or
+    None), ``git_sha``, ``created``."""
     entries = campaign_entries(machine)
     folder = paths.results_dir(machine)
     rows = []
@@ -125,24 +108,12 @@ def _record(folder: Path, run_id: str | None) -> dict:
 
 
 def records(machine: str) -> pd.DataFrame:
-    """Every study record of ``machine`` (a folder under the results root; scaling records aside),
-    one row each, with its repeats.
+    """Every study record of ``machine`` (scaling records aside), one row each, with its repeats.
 
-    Returns
-    -------
-    pandas.DataFrame
-        ``run_id, dataset, k, backend, protocol, device, benchmark, kernel_seconds`` (the median
-        where the record has repeats), ``kernel_seconds_min``, ``kernel_seconds_max``,
-        ``repeats`` (1 for a record without repeats), ``matches_oracle`` (the record's
-        ``matches_cpu``; True for the oracle itself), ``cpu_seconds`` (a bench record's own
-        oracle time, else NaN), ``shared_device`` (timed while another process held the device;
-        false for a record without the field, written before the device lock), ``created`` (ISO 8601).
-
-    Raises
-    ------
-    LassmError
-        When the folder holds no study record.
-    """
+    ``kernel_seconds`` is the median of repeats, with ``_min``, ``_max`` and ``repeats`` (1 without);
+    ``matches_oracle`` (True for the oracle); ``cpu_seconds`` (a bench record's oracle time, else
+    NaN); ``shared_device`` (timed while another process held the device; false where absent);
+    ``created`` (ISO 8601). :class:`LassmError` when the folder holds no study record."""
     rows = []
     for summary in _summaries(machine):
         rec = json.loads(summary.read_text())
@@ -167,26 +138,12 @@ def records(machine: str) -> pd.DataFrame:
 def times(machine: str) -> pd.DataFrame:
     """Kernel time of every measured point of ``machine``, with the oracle's time beside it.
 
-    Where a point has several records (a sweep and a benchmark record, or one per sub-group
-    width), the one with more repeats, then the benchmark, then the fastest is kept. The oracle time of a dataset is the CPU backend's record on
-    this machine, else the CPU time a benchmark record measured for reference.
-
-    A record timed while another process held the device (``shared_device``) is left out: its
-    time measures the two runs together, not the point (:mod:`lassm.runs.device_lock`). The
-    chapter counts them in its ``lacks`` lines (:func:`lacks`).
-
-    Parameters
-    ----------
-    machine : str
-        A folder under the results root.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (dataset, k, backend, protocol): ``kernel_ms``, ``kernel_ms_min``,
-        ``kernel_ms_max``, ``repeats``, ``matches_oracle``, ``oracle_ms`` and
-        ``oracle_over_ours`` (the oracle's time over this point's).
-    """
+    Of several records of a point, the one with more repeats, then the benchmark, then the fastest
+    is kept. The oracle time is this machine's CPU record, else a benchmark record's reference CPU
+    time. Records timed on a shared device are left out (their time is of two runs;
+    :mod:`lassm.runs.device_lock`) and counted in :func:`lacks`. One row per (dataset, k, backend,
+    protocol): ``kernel_ms``, ``_min``, ``_max``, ``repeats``, ``matches_oracle``, ``oracle_ms``,
+    ``oracle_over_ours``."""
     df = records(machine)
     df = df[~df["shared_device"]]
     df = df.sort_values(["repeats", "benchmark", "kernel_seconds"], ascending=[False, False, True])
@@ -210,9 +167,9 @@ _CPU_TAG = re.compile(r"\((?:[^()]*[:\s])?cpu(?:[:\s][^()]*)?\)\s*$", re.I)
 def device_kinds(recs: pd.DataFrame) -> pd.Series:
     """``gpu`` or ``cpu`` per record: its ``device_kind`` where recorded, else read from its device.
 
-    Why: an OpenCL or SYCL backend may have run on the CPU's driver, so a backend other than the
-    oracle is no GPU by itself. A record without the field (older ones) is a CPU's when it is the
-    oracle's, its runtime's tag names a CPU, or its device, tag aside, is the oracle's CPU."""
+    An OpenCL or SYCL backend may have run on a CPU driver. Without the field, a record is a CPU's
+    when it is the oracle's, its runtime's tag names a CPU, or its device (tag aside) is the
+    oracle's CPU."""
     cpus = {device_label(d).casefold() for d in recs.loc[recs["backend"] == ORACLE, "device"]}
 
     def kind(row) -> str:
@@ -261,43 +218,20 @@ def platform_of(folders: pd.Series, devices: pd.Series) -> pd.Series:
 
 
 def pool_by_device(frame: pd.DataFrame, point: list[str], time: str) -> pd.DataFrame:
-    """One platform per device: of the folders whose device is the same, per point, the row with
-    the least ``time`` (:data:`POOLING`).
+    """One platform per device: of the folders with the same device, per ``point``, the row with the
+    least ``time`` (:data:`POOLING`), with ``platform`` (:func:`platform_of`) and its ``folder``.
 
-    Why: readers add folders, and two folders of one GPU model would otherwise be two platforms,
-    weighting a performance-portability mean toward that device.
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        Rows of several folders, with ``folder`` and ``device`` columns.
-    point : list of str
-        The columns that name a point (e.g. dataset, k, backend, protocol).
-    time : str
-        The column to minimise.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The kept rows with ``platform`` (:func:`platform_of`); each keeps its ``folder``.
-    """
+    Why: two folders of one GPU model would otherwise be two platforms, weighting a
+    performance-portability mean toward that device."""
     out = frame.assign(platform=platform_of(frame["folder"], frame["device"]))
     return out.sort_values([time, "folder"], kind="stable").drop_duplicates(["platform", *point]).sort_index()
 
 
 def inventory(machine: str) -> dict:
-    """What the folder of ``machine`` holds: counts and flags, for the chapter's first table.
-
-    Returns
-    -------
-    dict
-        ``machine``, ``device``, ``records``, ``datasets``, ``backends``, ``protocols``,
-        ``device_kinds`` (``gpu``, ``cpu``: what the records ran on, :func:`device_kinds`), ``gpu``
-        (whether a GPU is among them), ``repeats`` (largest number of timed
-        repeats of a point), ``shared`` (records timed on a shared device, out of the figures),
-        ``counters`` (raw profiler files), ``ceilings``, ``metrics`` and ``campaign`` (whether
-        those files exist).
-    """
+    """What the folder of ``machine`` holds, for the chapter's first table: ``machine``, ``device``,
+    ``records``, ``datasets``, ``backends``, ``protocols``, ``device_kinds`` (:func:`device_kinds`),
+    ``gpu``, ``repeats`` (most repeats of a point), ``shared`` (records left out as shared-device),
+    ``counters`` (raw profiler files), and whether ``ceilings``, ``metrics``, ``campaign`` exist."""
     folder = paths.results_dir(machine)
     recs = records(machine)
     counter_files = [p for p in (folder / "counters").glob("*.csv") if not p.name.startswith(".")]
@@ -324,16 +258,8 @@ def campaign_lacks(machine: str) -> list[str]:
 
 
 def lacks(machine: str) -> list[str]:
-    """What the folder of ``machine`` cannot show, one plain line each.
-
-    The campaign's own ``lacks`` lines (what it could not measure, and why) come first; then
-    what the folder's files say is missing.
-
-    Returns
-    -------
-    list of str
-        Empty when the folder is complete.
-    """
+    """What the folder of ``machine`` cannot show, one plain line each (empty when complete): the
+    campaign's own ``lacks`` lines first, then what the folder's files say is missing."""
     inv = inventory(machine)
     out = campaign_lacks(machine)
     if not inv["campaign"]:
@@ -379,18 +305,8 @@ def metrics(machine: str) -> pd.DataFrame | None:
 
 
 def spec_row(device_name: str) -> str | None:
-    """The ``data/machines.csv`` row of a device, matched by model (``H100`` in the device name).
-
-    Parameters
-    ----------
-    device_name : str
-        A record's ``device`` (e.g. ``NVIDIA H100 80GB HBM3``).
-
-    Returns
-    -------
-    str or None
-        The ``machine`` column of the matching datasheet row, or None.
-    """
+    """The ``machine`` of the ``data/machines.csv`` row whose model (``H100``) is in ``device_name``,
+    or None."""
     from ..analysis.machine import load_machines
 
     flat = re.sub(r"[^a-z0-9]", "", device_name.lower())
@@ -406,23 +322,11 @@ def spec_row(device_name: str) -> str | None:
 
 
 def write_chapters(book: str | Path = paths.REPO, *, machines: list[str] | None = None) -> list[Path]:
-    """One machine chapter per folder: ``<book>/machines/<machine>.ipynb``, parameters injected.
+    """Writes one machine chapter per folder, ``<book>/machines/<machine>.ipynb``, and returns them.
 
-    The chapters are prepared, not executed (Papermill's ``prepare_only``): the book's build
-    executes them like every other page. Chapters of folders that no longer exist are removed.
-
-    Parameters
-    ----------
-    book : path, default the repository
-        The book's root (where ``_toc.yml`` globs ``machines/*``).
-    machines : list of str, optional
-        The folders (default: :func:`chapter_machines`).
-
-    Returns
-    -------
-    list of pathlib.Path
-        The chapters written.
-    """
+    Parameters are injected but the chapters are not executed (Papermill ``prepare_only``): the
+    book's build executes them. Chapters of folders that no longer exist are removed. ``machines``
+    defaults to :func:`chapter_machines`."""
     import papermill
 
     book = Path(book)
@@ -459,16 +363,8 @@ def write_chapters(book: str | Path = paths.REPO, *, machines: list[str] | None 
 
 
 def toc_chapters(toc: str | Path, book: str | Path) -> list[str]:
-    """Every document the table of contents ``toc`` puts in the book rooted at ``book``.
-
-    ``file:`` entries as written, ``glob:`` entries expanded over the book's notebooks and
-    pages the way jupyter-book 1.x (sphinx-external-toc) expands them.
-
-    Returns
-    -------
-    list of str
-        Document names without suffix (``machines/nvidia-h100-80gb-hbm3``).
-    """
+    """Every document ``toc`` puts in the book rooted at ``book``, without suffix: ``file:`` entries as
+    written, ``glob:`` ones expanded as jupyter-book 1.x (sphinx-external-toc) does."""
     from sphinx_external_toc.parsing import parse_toc_yaml
 
     site = parse_toc_yaml(Path(toc))

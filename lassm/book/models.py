@@ -1,20 +1,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """One GPU, two programming models: the CUDA and the OpenCL kernel on one device, from one run.
 
-Every ratio here is taken within one campaign (the entry of ``campaign.json`` that measured both
-points: the kernel times of one ``lassm run`` on one machine), so both programs met the same
-clocks, driver and data. Counters
-come from Nsight Compute per backend (``cuda``, and ``opencl-ptx``: the OpenCL compiler's PTX
-launched by CUDA, since ncu profiles no OpenCL launch), the static instruction mix from the PTX
-each compiler emitted (``data/results/<machine>/ptx/``, :mod:`lassm.analysis.ptx`).
+Every ratio is taken within one campaign entry, so both programs met the same clocks, driver and
+data. Counters come from Nsight Compute per backend (``cuda``, and ``opencl-ptx``: the OpenCL
+compiler's PTX launched by CUDA, since ncu profiles no OpenCL launch); the instruction mix from
+each compiler's PTX (``data/results/<machine>/ptx/``, :mod:`lassm.analysis.ptx`).
 
-Portability over programming models x platforms follows Pennycook's PP with application
-efficiency: on each platform (a machine folder) the reference (:data:`lassm.book.best.REFERENCE_RULE`:
-the fastest implementation measured there on the dataset, every variant and protocol, the CPU
-oracle on a CPU and MetaHipMer's ``ht_loc`` where it ran, :func:`original_times`) over this
-model's time. A model that cannot run on a platform of H (:data:`RUNS_ON`) scores 0; one that
-can but was not measured there is "not measured".
-"""
+PP over models x platforms uses application efficiency against
+:data:`lassm.book.best.REFERENCE_RULE` on each platform, ``ht_loc`` included
+(:func:`original_times`). A model that cannot run on a platform of H (:data:`RUNS_ON`) scores 0;
+one that can but was not measured is "not measured"."""
 from __future__ import annotations
 
 import pandas as pd
@@ -43,21 +38,11 @@ COUNTER_COLUMNS: tuple[str, ...] = ("duration_s", "thread_inst", "warp_inst", "i
 
 
 def campaign_times(machine: str) -> pd.DataFrame:
-    """The kernel times of ``machine``'s campaign, one row per point that has a time, each from
-    the run that measured it.
-
-    A re-run that found a point already recorded (``skipped (recorded)``, as ``make book`` does
-    on a machine whose records are committed) does not take the point over: its time, ``git_sha``
-    and ``created`` are those of the entry of ``campaign.json`` that measured it
-    (:func:`lassm.book.machines.campaign_points`); a point no entry measured quotes its record.
-    A point timed while another process held the device (``shared_device``) is left out.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``dataset``, ``k``, ``backend``, ``protocol``, ``matches_oracle``, ``kernel_ms``,
-        ``git_sha``, ``created`` and ``entry`` (the measuring entry's index; NA: none).
-    """
+    """The kernel times of ``machine``'s campaign, one row per point with a time, each from the
+    ``campaign.json`` entry that measured it (:func:`lassm.book.machines.campaign_points`): a re-run
+    that skipped a recorded point does not take it over. Shared-device points are left out. Columns
+    ``dataset``, ``k``, ``backend``, ``protocol``, ``matches_oracle``, ``kernel_ms``, ``git_sha``,
+    ``created``, ``entry`` (NA: none)."""
     path = paths.results_dir(machine) / mach.CAMPAIGN_FILE
     if not path.is_file():
         raise LassmError(f"{path}: no campaign; run 'lassm run' on that machine")
@@ -71,18 +56,9 @@ def campaign_times(machine: str) -> pd.DataFrame:
 
 
 def model_ratios(times: pd.DataFrame, base: str = "cuda", other: str = "opencl") -> pd.DataFrame:
-    """``other``'s kernel time over ``base``'s, per (dataset, k, protocol) both ran in one run.
-
-    Both times must come from the same entry of ``campaign.json`` (``entry``): a point measured
-    again by a later run is not set against one of an earlier run, whose clocks and driver may
-    differ.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``dataset``, ``k``, ``protocol``, ``<base>_ms``, ``<other>_ms``, ``ratio`` and
-        ``both_match`` (both outputs equal the oracle's).
-    """
+    """``other``'s kernel time over ``base``'s per (dataset, k, protocol), only where both come from
+    the same campaign entry (clocks and driver may differ between runs): ``<base>_ms``,
+    ``<other>_ms``, ``ratio`` and ``both_match`` (both equal the oracle)."""
     keys = ["dataset", "k", "protocol", "entry"]
     a = times[times["backend"] == base][keys + ["kernel_ms", "matches_oracle"]]
     b = times[times["backend"] == other][keys + ["kernel_ms", "matches_oracle"]]
@@ -95,14 +71,8 @@ def model_ratios(times: pd.DataFrame, base: str = "cuda", other: str = "opencl")
 
 def counter_comparison(machine: str, base: str = "cuda", other: str = "opencl-ptx",
                        columns: tuple[str, ...] = COUNTER_COLUMNS) -> pd.DataFrame:
-    """The counters and derived metrics of two backends at every point both were profiled.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Long form: ``dataset``, ``k``, ``protocol``, ``quantity``, ``<base>``, ``<other>`` and
-        ``ratio`` (other over base).
-    """
+    """The counters and derived metrics of two backends at every point both were profiled, long form:
+    ``dataset``, ``k``, ``protocol``, ``quantity``, ``<base>``, ``<other>``, ``ratio`` (other/base)."""
     from ..analysis.derive import machine_metrics
 
     keys = ["dataset", "k", "protocol"]
@@ -143,18 +113,10 @@ def original_times(machine: str, datasets: tuple[str, ...], beside: pd.Series | 
     """``ht_loc``'s kernel time per dataset on ``machine``, on the clock of our builds' times.
 
     ``against-original.csv`` times ``ht_loc`` and ``lassm extend`` (:data:`ORIGINAL_BESIDE`) with
-    Nsight Compute over every launch of one run each; our builds' tables time them by events.
-    Where ``beside`` (dataset -> that build's kernel ms; default: the campaign's) has the dataset,
-    ``ht_loc``'s time is carried onto that clock (:func:`lassm.book.best.carried`: our time there
-    over ours-over-``ht_loc``), so that ``ht_loc`` against any build is that build against ours
-    times the side-by-side ratio; elsewhere it is Nsight Compute's time as recorded (``clock``
-    says which).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``dataset``, ``kernel_ms``, ``clock``; empty where ``ht_loc`` did not run here.
-    """
+    Nsight Compute; our tables time by events. Where ``beside`` (dataset -> that build's ms;
+    default the campaign's) has the dataset, ``ht_loc`` is carried onto that clock at the
+    side-by-side ratio (:func:`lassm.book.best.carried`); elsewhere it keeps Nsight Compute's time.
+    Columns ``dataset``, ``kernel_ms``, ``clock``; empty where ``ht_loc`` did not run here."""
     from ..runs import results
 
     cols = ["dataset", "kernel_ms", "clock"]
@@ -188,13 +150,10 @@ def _beside_in_campaign(machine: str) -> pd.Series:
 def implementations(platforms: dict[str, str], models: dict[str, tuple[str, ...]], variant: str,
                     datasets: tuple[str, ...]) -> pd.DataFrame:
     """Every implementation measured on each platform, as :data:`lassm.book.best.COLUMNS` rows
-    (problem = dataset): each model's fastest backend of ``variant`` whose output equals the
-    oracle's (the CPU oracle, protocol ``none``, stands for the faithful variant); every other
-    build that equals it, as :data:`OTHER_BUILDS` (a reference only, :data:`lassm.book.best.REFERENCE_RULE`);
-    and ``ht_loc`` (:data:`ORIGINAL`, :func:`original_times`) where it ran.
-
-    Parameters are those of :func:`portability`.
-    """
+    (problem = dataset): each model's fastest backend of ``variant`` equal to the oracle (the CPU
+    oracle, protocol ``none``, stands for the faithful variant); other equal builds as
+    :data:`OTHER_BUILDS` (references only); ``ht_loc`` (:data:`ORIGINAL`) where it ran. Parameters
+    as :func:`portability`."""
     rows = []
     for plat, machine in platforms.items():
         t = campaign_times(machine)
@@ -220,26 +179,10 @@ def portability(platforms: dict[str, str], models: dict[str, tuple[str, ...]], v
     """PP of each programming model over the platforms, per dataset, with application efficiency
     against the fastest implementation measured on each platform, ``ht_loc`` included.
 
-    Parameters
-    ----------
-    platforms : dict
-        Platform label -> machine folder (its ``campaign.json`` gives the times).
-    models : dict
-        Model label -> the backends that stand for it (with ``protocol == variant``; the CPU
-        oracle, protocol ``none``, stands for the faithful variant).
-    variant : str
-        ``casptr`` (the faithful kernel) or ``fast``.
-    datasets : tuple of str
-        The problems.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (dataset, model) of a model measured somewhere, ``ht_loc`` (:data:`ORIGINAL`)
-        last where it ran anywhere: the time, ``app eff`` and ``reference`` (the fastest there) on
-        each platform (NaN: not measured) and ``PP`` over all of them (0: the model cannot run on
-        one of them, :func:`cannot_run`; NaN: not measured on one it can run on).
-    """
+    ``platforms``: label -> machine folder; ``models``: label -> backends (protocol ``variant``, the
+    CPU oracle standing for ``casptr``). One row per (dataset, model) measured somewhere,
+    ``ht_loc`` last: per platform the time, ``app eff`` and ``reference`` (NaN: not measured), and
+    ``PP`` (0: cannot run on one, :func:`cannot_run`; NaN: not measured on one it can run on)."""
     eff = best.efficiency(implementations(platforms, models, variant, datasets))
     refs = eff.drop_duplicates(["problem", "platform"]).pivot(index="problem", columns="platform", values="reference") \
         if len(eff) else pd.DataFrame()
@@ -303,16 +246,9 @@ def _count(mix: pd.DataFrame, **where) -> int:
 
 def jin_vetter_checks(mix: pd.DataFrame, protocol: str = "casptr", base: str = "cuda",
                       other: str = "opencl") -> pd.DataFrame:
-    """Jin & Vetter's PTX findings (CUDA vs SYCL on a V100), counted in this kernel's two PTX files.
-
-    Each row is one of their findings as a static count in each file, and whether it recurs
-    here (the portable compiler's count is the larger one, or for vector loads, the smaller).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``finding``, ``count``: what is counted, ``<base>``, ``<other>``, ``recurs``.
-    """
+    """Jin & Vetter's PTX findings (CUDA vs SYCL on a V100) as static counts in this kernel's two PTX
+    files: ``finding``, ``count``, ``<base>``, ``<other>`` and ``recurs`` (the portable compiler's
+    count is the larger, or for vector loads the smaller)."""
     rows = []
     instr = mix[mix["category"] != "pragma"]  # a directive, not an instruction
     mine = {b: instr[(instr["backend"] == b) & (instr["protocol"] == protocol)] for b in (base, other)}
@@ -366,13 +302,10 @@ def mix_chart(summary: pd.DataFrame, protocol: str = "casptr"):
 
 
 def facts(times: pd.DataFrame, variants: tuple[str, ...] = ("casptr", "fast")) -> dict[str, str]:
-    """The sentences' numbers for the chapter, as text: each a span or a count over the records.
-
-    Keys: ``cm_points``, ``cm_all_match``, ``cm_sha``, ``cm_when``, ``cm_<variant>_span`` and
-    ``cm_<variant>_median`` (OpenCL over CUDA), ``cm_missing`` (variants OpenCL lacks here),
+    """The chapter's numbers as text: ``cm_points``, ``cm_all_match``, ``cm_sha``, ``cm_when``,
+    ``cm_<variant>_span`` and ``_median`` (OpenCL over CUDA), ``cm_missing`` (variants OpenCL lacks),
     ``cm_ptx_span`` (OpenCL PTX through CUDA over the OpenCL queue), ``cm_x20`` (the ×20 sample's
-    casptr ratio).
-    """
+    casptr ratio)."""
     shas = sorted({str(x)[:7] for x in times["git_sha"].dropna()})
     days = sorted({str(x)[:10] for x in times["created"].dropna()})
     out = {"cm_points": str(len(times)), "cm_all_match": "yes" if times["matches_oracle"].astype(bool).all() else "no",

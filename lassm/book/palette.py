@@ -1,14 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""One colour per protocol, backend and vendor, the same in every chart of the book, and the
-line samples of a legend of dashes.
+"""One colour per protocol, backend and vendor, the same in every chart, and the line samples of a
+legend of dashes.
 
-Every chart passes through :func:`lassm.book.plots.book_spec`, which calls :func:`with_palette`:
-a colour channel on a field of :data:`PALETTE` gets the palette's colours for the values it
-shows, so a value has one colour in every chart (Vega-Lite alone colours values in the order they
-come); a value the palette does not know is refused (add it here), never given a colour of its
-own.
-:func:`held` is what :func:`lassm.book.chart_audit.check` asks of every chart.
-"""
+:func:`lassm.book.plots.book_spec` calls :func:`with_palette`, so a value of a :data:`PALETTE`
+field has one colour everywhere (Vega-Lite alone colours by order of appearance); an unknown
+value is refused (add it here). :func:`held` is what :func:`lassm.book.chart_audit.check` asks."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
@@ -67,14 +63,8 @@ def colour_encodings(spec: Any) -> Iterator[dict]:
 
 
 def scale(name: str, shown: Iterable[object]) -> dict[str, list[str]]:
-    """The colour scale of palette field ``name`` for the values a chart shows: those values in the
-    palette's order (the legend's) and their colours.
-
-    Raises
-    ------
-    PaletteError
-        A value the palette has no colour for.
-    """
+    """The colour scale of palette field ``name`` for the values a chart shows, in the palette's
+    (legend's) order; :class:`PaletteError` for a value without a colour."""
     seen = {str(v) for v in shown}
     unknown = sorted(seen - set(PALETTE[name]))
     if unknown:
@@ -100,14 +90,9 @@ def _rows(spec: Any) -> Iterator[dict]:
 
 
 def with_palette(spec: dict) -> dict:
-    """``spec`` with every colour channel on a protocol, backend or vendor given the palette's
-    colours for the values the chart's data hold (:func:`scale`); changed in place.
-
-    Raises
-    ------
-    PaletteError
-        The chart shows a value of a palette field that the palette has no colour for.
-    """
+    """``spec``, changed in place, with every protocol, backend or vendor colour channel given the
+    palette's colours for the chart's values (:func:`scale`); :class:`PaletteError` for an
+    unknown one."""
     for enc in colour_encodings(spec):
         name = enc.get("field")
         if name in PALETTE:

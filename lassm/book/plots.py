@@ -1,18 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The book's charts: tables in, Altair charts out, rendered offline to static SVG.
 
-The charts know no vendor and no machine: every roof, peak and bandwidth comes from the tables
-they are given (:func:`lassm.analysis.machine.roofs`, :func:`lassm.analysis.derive.load_ceilings`), every point
-from a metrics table. No numeric literal here is a ceiling; the only numbers are layout sizes
-(the ``*_PX`` constants) and plotting factors (``MARGIN``).
-
-:func:`to_svg` renders a chart through vl-convert into an object that a notebook displays as
-inline SVG. The book therefore loads no script from a CDN: Altair's default renderer does, its
-``mimetype`` renderer breaks the build under Altair 6, and its inline HTML templates clash with
-Sphinx's own scripts.
-
-:func:`lassm.book.interactive.to_interactive` gives the same chart with tooltips, zoom and pan.
-"""
+The charts know no vendor and no machine: every roof and point comes from the tables given; the
+only numbers here are layout sizes (``*_PX``) and plotting factors (``MARGIN``). :func:`to_svg`
+renders through vl-convert to inline SVG, so the book loads no script from a CDN (Altair's
+default renderer does; its ``mimetype`` renderer breaks the build under Altair 6; its inline
+HTML clashes with Sphinx's scripts). :func:`lassm.book.interactive.to_interactive` gives the
+same chart with tooltips, zoom and pan."""
 from __future__ import annotations
 
 import html
@@ -78,15 +72,8 @@ def _alt():
 
 
 class StaticChart:
-    """A chart rendered to SVG: shown inline by Jupyter and myst-nb, with no script.
-
-    Parameters
-    ----------
-    svg : str
-        The SVG document from vl-convert.
-    title : str, default ""
-        Accessible label of the figure.
-    """
+    """A chart rendered to SVG (``svg``, from vl-convert; ``title``, the figure's accessible label),
+    shown inline by Jupyter and myst-nb with no script."""
 
     def __init__(self, svg: str, title: str = "", spec: dict | None = None) -> None:
         self.svg, self.title = svg, title
@@ -101,13 +88,7 @@ class StaticChart:
         return self.svg
 
     def marks(self) -> int:
-        """Number of drawn mark elements (``<path``, ``<line``, ``<text``... with class ``mark``).
-
-        Returns
-        -------
-        int
-            How many ``role-mark`` groups the SVG holds; 0 means an empty chart.
-        """
+        """Number of ``role-mark`` groups the SVG holds; 0 means an empty chart."""
         return self.svg.count("role-mark")
 
 
@@ -124,21 +105,13 @@ def _legend_columns(spec: dict) -> int:
 def book_spec(chart) -> dict:
     """The chart's Vega-Lite specification in the book's one style, after checking what it draws.
 
-    The style: legends below the plot in as many columns as fit, one legend under the other (side
-    by side, two legends made a chart wider than the page), no label cut short, and one font.
-    Vega-Lite's defaults put the legend beside the plot and cut labels at 160 px, so a long
-    platform name ("NVIDIA H100 80GB HBM3, fast") lost its end and pushed the chart past the column;
-    and text laid out for a narrower font than the browser's ran past the chart's edge
-    (:data:`FONT`). Protocols, backends and vendors take their colours from the book's one palette
-    (:mod:`lassm.book.palette`). The specification, data included, is built once: it is the costly part.
-
-    Raises
-    ------
-    lassm.book.chart_audit.ChartError
-        The chart would misstate its data (:func:`lassm.book.chart_audit.check`).
-    lassm.book.palette.PaletteError
-        It shows a protocol, backend or vendor the palette has no colour for.
-    """
+    The style: legends below the plot, one under the other, in as many columns as fit (beside the
+    plot they made charts wider than the page); no label cut short (Vega-Lite cuts at 160 px); one
+    font (:data:`FONT`), so text fits the chart; colours from :mod:`lassm.book.palette`. Built once,
+    data included: it is the costly part. Raises
+    :class:`lassm.book.chart_audit.ChartError` when the chart would misstate its data
+    (:func:`lassm.book.chart_audit.check`) and :class:`lassm.book.palette.PaletteError` for a
+    protocol, backend or vendor without a colour."""
     from .chart_audit import check
     from .palette import with_palette
 
@@ -156,25 +129,9 @@ def book_spec(chart) -> dict:
 
 
 def to_svg(chart, title: str = "") -> StaticChart:
-    """Renders an Altair chart to static SVG offline, through vl-convert, after checking it.
-
-    Parameters
-    ----------
-    chart : altair.TopLevelMixin
-        Any Altair chart, not yet configured (the book's style is added here, :func:`book_spec`).
-    title : str, default ""
-        A label for the figure element (accessibility); the chart's own title is kept.
-
-    Returns
-    -------
-    StaticChart
-        Displays as inline SVG in a notebook and in the built book.
-
-    Raises
-    ------
-    lassm.book.chart_audit.ChartError
-        The chart would misstate its data (:func:`lassm.book.chart_audit.check`).
-    """
+    """Renders an unconfigured Altair chart to a :class:`StaticChart` offline, in the book's style
+    (:func:`book_spec`), after checking it (``ChartError`` when it would misstate its data);
+    ``title`` labels the figure element, the chart's own title is kept."""
     import vl_convert as vlc
 
     spec = book_spec(chart)
@@ -192,12 +149,8 @@ def static_file(sub: str, name: str, suffix: str, *, folder: Path | None = None,
                 page_depth: int = 1) -> tuple[Path, str]:
     """Where a page's companion file (an interactive chart, a whole table) goes under the static
     folder's ``sub`` folder, and its address from a page ``page_depth`` folders below the root.
-
-    Raises
-    ------
-    ValueError
-        ``name`` is not letters, digits, ``-`` and ``_`` (it becomes a file name and a URL).
-    """
+    ``ValueError`` unless ``name`` is letters, digits, ``-`` and ``_`` (it becomes a file name
+    and a URL)."""
     if not re.fullmatch(r"[A-Za-z0-9_-]+", name):
         raise ValueError(f"{name!r}: a file name under _static/{sub}/ must be letters, digits, '-' or '_'")
     return (folder or static_dir()) / sub / f"{name}{suffix}", "../" * page_depth + f"_static/{sub}/{name}{suffix}"
@@ -232,26 +185,9 @@ def roofline(roofs: pd.DataFrame, points: pd.DataFrame, *, color: str = "roof", 
              y_title: str = "GINTOP/s") -> altair.LayerChart:
     """Instruction roofline, log-log: one compute and one memory roof per row of ``roofs``.
 
-    Parameters
-    ----------
-    roofs : pandas.DataFrame
-        ``roof`` (a label), ``peak`` [G ops/s], ``bandwidth`` [GB/s]; see
-        :func:`lassm.analysis.machine.roofs`.
-    points : pandas.DataFrame
-        ``label``, ``ii`` [ops/B], ``gintops`` [G ops/s], and the ``color`` and ``shape`` fields.
-        A ``roof`` column ties a point to the roof of that name (same colour).
-    color : str, default "roof"
-        Column of ``points`` that colours the markers (roofs are coloured by name).
-    shape : str or None, default "k"
-        Column of ``points`` that picks the marker shape.
-    title, x_title, y_title : str
-        Chart and axis titles.
-
-    Returns
-    -------
-    altair.LayerChart
-        Roof lines, ridge markers and points.
-    """
+    ``roofs``: ``roof``, ``peak`` [G ops/s], ``bandwidth`` [GB/s]. ``points``: ``label``, ``ii``
+    [ops/B], ``gintops`` [G ops/s], the ``color`` and ``shape`` columns, and optionally ``roof``
+    (ties a point to that roof's colour). Returns roof lines, ridge markers and points."""
     from ..analysis.roofline import roofline_table
     from . import palette
 
@@ -284,30 +220,10 @@ def roofline(roofs: pd.DataFrame, points: pd.DataFrame, *, color: str = "roof", 
 
 def potential_speedup(points: pd.DataFrame, speedups: Sequence[float] = SPEEDUPS, *, color: str = "platform",
                       shape: str | None = "k", title: str | altair.TitleParams = "") -> altair.LayerChart:
-    """Potential-speedup plot: x = algorithm efficiency, y = architectural efficiency.
+    """Potential-speedup plot, both axes log up to 1: x = algorithm efficiency, y = architectural
+    efficiency, with iso-speedup curves ``x * y = 1 / S`` for each of ``speedups``.
 
-    Iso-speedup curves ``x * y = 1 / S`` for each ``S`` in ``speedups``
-    (:func:`lassm.analysis.metrics.iso_speedup_curves`); both axes log, up to 1.
-
-    Parameters
-    ----------
-    points : pandas.DataFrame
-        ``x`` and ``y`` in (0, 1] (:func:`lassm.analysis.metrics.potential_speedup`), ``label`` and the
-        ``color`` / ``shape`` fields.
-    speedups : sequence of float
-        The iso-speedup curves to draw.
-    color : str, default "platform"
-        Column that colours the markers.
-    shape : str or None, default "k"
-        Column that picks the marker shape.
-    title : str
-        Chart title.
-
-    Returns
-    -------
-    altair.LayerChart
-        Curves, their labels and the points.
-    """
+    ``points`` has ``x``, ``y`` in (0, 1], ``label`` and the ``color`` / ``shape`` columns."""
     from ..analysis.roofline import speedup_table
 
     alt = _alt()
@@ -334,28 +250,10 @@ def kernel_times(df: pd.DataFrame, *, x: str = "k", y: str = "kernel_ms", color:
                  x_title: str | None = None) -> altair.Chart:
     """Kernel time per k, grouped bars by platform (the paper's Fig. 5).
 
-    Each bar is one row of ``df``: two rows with the same ``x``, ``color`` (and ``row``) would be
-    stacked into their sum by Vega-Lite, so drawing them is refused (:func:`to_svg`, through
-    :func:`lassm.book.chart_audit.check`).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        One row per bar: ``x`` (the group, e.g. k), ``y`` (time) and ``color`` (the bar's series).
-    x, y, color : str
-        Column names.
-    title, y_title : str
-        Chart and y-axis titles.
-    row : str, optional
-        Column whose values each get a panel of their own, one above the other (e.g. the backend).
-    x_title : str, optional
-        The x axis' title (default: the column's reader-facing name).
-
-    Returns
-    -------
-    altair.Chart
-        Grouped bar chart, faceted by ``row`` where given.
-    """
+    One bar per row of ``df`` (``x`` group, ``y`` time, ``color`` series); two rows of one ``x``,
+    ``color`` (and ``row``) would be stacked by Vega-Lite, so :func:`to_svg` refuses them. ``row``
+    gives each of its values a panel, one above the other; ``x_title`` defaults to the column's
+    reader-facing name."""
     alt = _alt()
     keys = [x, color] + ([row] if row else [])
     require_columns(df, keys + [y])
@@ -380,28 +278,9 @@ def kernel_times(df: pd.DataFrame, *, x: str = "k", y: str = "kernel_ms", color:
 
 def correlation(df: pd.DataFrame, x: str, y: str, *, label: str = "k", log: bool = False,
                 title: str = "") -> altair.LayerChart:
-    """Head-to-head scatter of one quantity on two platforms, with the diagonal (Figs. 7-8).
-
-    Points above the diagonal are larger on ``y``'s platform.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        One row per problem: columns ``x``, ``y`` and ``label``.
-    x, y : str
-        The two columns compared (axis titles are the column names).
-    label : str, default "k"
-        Column that colours the points (named in the legend, not beside the points, which may share a place).
-    log : bool, default False
-        Log axes.
-    title : str
-        Chart title.
-
-    Returns
-    -------
-    altair.LayerChart
-        The diagonal and the points.
-    """
+    """Head-to-head scatter of columns ``x`` and ``y`` (one quantity on two platforms), with the
+    diagonal (Figs. 7-8): points above it are larger on ``y``'s platform. ``label`` colours the
+    points, named in the legend since points may share a place."""
     alt = _alt()
     require_columns(df, [x, y, label])
     data = df[[x, y, label]].copy()
@@ -423,23 +302,9 @@ def correlation(df: pd.DataFrame, x: str, y: str, *, label: str = "k", log: bool
 def cascade(df: pd.DataFrame, eff: str, by: str = "problem") -> pd.DataFrame:
     """The table behind a performance-portability cascade plot.
 
-    For each group, platforms are sorted by decreasing efficiency; row ``n`` carries the PP of
-    the ``n`` most efficient platforms (:func:`lassm.analysis.portability.pp`, harmonic mean).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        ``platform``, ``by``, ``eff`` (in [0, 1]), unchanged; a ``size`` column must hold one size per group.
-    eff : str
-        Efficiency column (``arch eff``, ``alg eff`` or ``app eff``): one kind per cascade.
-    by : str, default "problem"
-        The group column (e.g. ``k``).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``by``, ``rank`` (1 = best), ``platform``, ``eff``, ``pp`` (PP of platforms 1..rank).
-    """
+    Per ``by`` group, platforms sorted by decreasing ``eff`` (one kind: ``arch eff``, ``alg eff`` or
+    ``app eff``, in [0, 1]); row ``rank`` carries ``pp``, the harmonic PP of platforms 1..rank.
+    A ``size`` column must hold one size per group; ``df`` is unchanged."""
     from ..analysis.portability import pp, require_one_size
     require_columns(df, ["platform", by, eff])
     require_one_size(df, by)
@@ -457,29 +322,11 @@ def cascade(df: pd.DataFrame, eff: str, by: str = "problem") -> pd.DataFrame:
 
 
 def pp_cascade(df: pd.DataFrame, *, eff: str = "arch eff", by: str = "k", title: str = "") -> altair.FacetChart:
-    """Cascade plot of performance portability (Pennycook's), one panel per group.
+    """Cascade plot of Pennycook's performance portability, one panel per ``by`` group.
 
-    In each panel the markers are the platforms' efficiencies, best first, coloured by platform,
-    and the grey line is the PP of the platforms so far (the figure's caption says so: the y axis
-    names the efficiency only, to fit a panel). One panel per group keeps the platforms'
-    names in the legend instead of printed beside points that share a place.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        ``platform``, ``by`` and ``eff``; see :func:`cascade`.
-    eff : str, default "arch eff"
-        Efficiency column.
-    by : str, default "k"
-        Group column; one panel per group.
-    title : str
-        Chart title.
-
-    Returns
-    -------
-    altair.FacetChart
-        Per group: the PP line and the efficiency markers against the platform rank.
-    """
+    Markers are the platforms' efficiencies, best first, coloured by platform; the grey line is the
+    PP so far (the caption says so: the y axis names only the efficiency). Panels keep the platform
+    names in the legend rather than beside points that share a place."""
     alt = _alt()
     table = cascade(df, eff, by)
     table[by] = table[by].astype(str)

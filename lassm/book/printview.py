@@ -1,14 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The whole built book as one page (``print.html``) and, where Chromium is installed, a PDF.
 
-A study is handed around as one file. Rather than build the book a second time with another
-Sphinx builder (which would execute every notebook again), this joins the article of every
-built page, in the table of contents' order, into one HTML file beside them, with every relative
-link and image rewritten to the new place and every link between pages turned into a link
-inside the file. Headless Chromium then prints it to PDF.
+Rather than build again with another Sphinx builder (executing every notebook again), this joins
+every built page's article in table-of-contents order into one HTML file beside them, relative
+links and images rewritten and links between pages made internal; headless Chromium prints it.
 
-``python -m lassm.book.printview [--html _build/html] [--pdf _build/lassm-book.pdf]``
-"""
+``python -m lassm.book.printview [--html _build/html] [--pdf _build/lassm-book.pdf]``"""
 from __future__ import annotations
 
 import argparse
@@ -78,18 +75,9 @@ _DETAILS = re.compile(r"<details\b(?![^>]*\bopen\b)", re.I)
 
 
 def page_order(toc: str | Path, book: str | Path) -> list[str]:
-    """Document names in reading order: the root, then each ``file:`` and ``glob:`` as listed.
-
-    Parameters
-    ----------
-    toc : path of ``_toc.yml``.
-    book : the book's root folder (globs are expanded over its ``.ipynb`` and ``.md`` files).
-
-    Returns
-    -------
-    list of str
-        ``book/intro``, ``notebooks/errata``, ``machines/nvidia-h200``, ...
-    """
+    """Document names in reading order (``book/intro``, ``notebooks/errata``, ...): the root, then each
+    ``file:`` and ``glob:`` of ``toc`` as listed, globs expanded over ``book``'s ``.ipynb`` and
+    ``.md`` files."""
     import yaml  # jupyter-book's dependency: present wherever a book is built
 
     book = Path(book)
@@ -186,18 +174,8 @@ def rewrite(fragment: str, doc: str, docs: set[str]) -> str:
 
 
 def build(html_root: str | Path, toc: str | Path, book: str | Path) -> Path:
-    """Write ``print.html`` in ``html_root`` from the built pages.
-
-    Returns
-    -------
-    pathlib.Path
-        The written file.
-
-    Raises
-    ------
-    FileNotFoundError
-        When a page of the table of contents was not built.
-    """
+    """Writes ``print.html`` in ``html_root`` from the built pages and returns it;
+    ``FileNotFoundError`` when a page of the table of contents was not built."""
     root = Path(html_root)
     docs = page_order(toc, book)
     missing = [d for d in docs if not (root / f"{d}.html").is_file()]
@@ -269,11 +247,9 @@ def _within(short: str, long: str) -> bool:
 def retitle_outline(pdf: str | Path, titles: list[tuple[int, str]]) -> int:
     """Sets each bookmark of ``pdf`` to its heading's text, in place; returns how many were set.
 
-    Chromium writes a heading that starts a printed page into its outline twice over ("1. 1. Local
-    assembly...Local assembly...") and drops the space at each line end of a wrapped one. Its
-    bookmarks come in the headings' order, so each takes the next heading whose text it holds
-    (:func:`_within`); a bookmark without one is left as it is.
-    """
+    Chromium doubles a heading that starts a printed page and drops spaces at wrapped line ends;
+    bookmarks follow heading order, so each takes the next heading whose text it holds
+    (:func:`_within`), else stays."""
     from pypdf import PdfReader, PdfWriter
     from pypdf.generic import DictionaryObject, NameObject, TextStringObject
 

@@ -1,12 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Which run measured what: one table over every results folder, built from the records alone.
 
-The chapters speak of the study; a reader who wants to know which command, at which commit, on
-which device produced a figure finds it here instead of in the prose. Every record family keeps
-its commit (``git_sha``) and its command: the local-assembly run records (``*/summary.json``), the
-X-drop, suite and original programs' tables and the profiler's counters. Rows that share a folder,
-a family, a device, a commit and a command are one row of the table, with their count.
-"""
+Every record family keeps its commit (``git_sha``) and command (run records, X-drop, suite and
+originals tables, counters); rows sharing folder, family, device, commit and command are one row
+with their count, so the prose need not name commands."""
 from __future__ import annotations
 
 import json
@@ -77,15 +74,9 @@ def program(command: str) -> str:
 
 
 def table(folders: list[str] | None = None) -> pd.DataFrame:
-    """Every record family of every folder (or of ``folders``), grouped by device, commit and command.
-
-    Returns
-    -------
-    pandas.DataFrame
-        :data:`COLUMNS`: ``command`` is the program that wrote them (:func:`program`), ``rows``
-        counts the records of the group, ``created`` spans their dates where the records carry one
-        ('' where they do not).
-    """
+    """Every record family of every folder (or of ``folders``) grouped by device, commit and command:
+    :data:`COLUMNS`, ``command`` the writing program (:func:`program`), ``rows`` the count,
+    ``created`` their date span ('' where undated)."""
     frames = []
     root = mach.results_root()
     for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):

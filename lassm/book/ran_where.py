@@ -1,19 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What ran where: every kernel build against every place it has executed, from the evidence alone.
 
-The study is about GPUs of every vendor: a reader sees, not is told, which builds have executed
-where and which have only compiled. Two kinds of evidence count:
-
-* the records under ``data/results/`` (a local-assembly record's ``summary.json``, X-drop's and the
-  suite's ``times.csv``): a backend on a device, the output checked there;
-* the notes the test suite writes (``LASSM_RAN_WHERE``, default ``_build/ran-where.json``): a test
-  that executed a build on a platform and passed calls :func:`note` through the ``ran_where``
-  fixture (``tests/conftest.py``); ``make test`` writes the file and ``make book`` reads it, so CI's
-  book shows what CI executed.
-
-Nothing here is typed in: a platform no evidence names is empty, and a build with no evidence is
-"never".
-"""
+Evidence: the records under ``data/results/`` (``summary.json``, X-drop's and the suite's
+``times.csv``), and the notes passing tests write through the ``ran_where`` fixture
+(``LASSM_RAN_WHERE``, default ``_build/ran-where.json``; ``make test`` writes, ``make book``
+reads). A place no evidence names is empty; a build without evidence is "never"."""
 from __future__ import annotations
 
 import csv

@@ -1,17 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The suite chapter (``notebooks/suite.ipynb``): Jin and Vetter's five kernels, their gaps and causes, here.
 
-Everything comes from one machine's ``suite/times.csv`` (the part of ``lassm run`` that times
-every variant of every kernel in CUDA and OpenCL, each checked against its reference) and
-``suite/ptx-mix.csv`` (the instruction mix of each variant's PTX from both compilers), beside the
-seed's published ratios (``data/paper-artifacts/jin-vetter-gaps.csv``). The "as ported" pair of a
-kernel is the CUDA build and the portable build Jin and Vetter compared (:data:`PORTED`); each model's
-best variant is the fastest that matches the reference. Whether a cause Jin and Vetter named shows
-here is decided from the PTX counts (:func:`causes`), never typed.
+Everything comes from one machine's ``suite/times.csv`` (every variant of every kernel in CUDA
+and OpenCL, each checked against its reference) and ``suite/ptx-mix.csv``, beside Jin and
+Vetter's published ratios (``data/paper-artifacts/jin-vetter-gaps.csv``). The "as ported" pair
+is the one they compared (:data:`PORTED`); a model's best variant is its fastest that matches
+the reference. Whether a named cause shows here is decided from PTX counts (:func:`causes`).
 
 This module is over 500 lines because it is the one chapter's whole account: the gaps, causes,
-originals, efficiencies and PP each feed :func:`facts`, the one dict the notebook glues.
-"""
+originals, efficiencies and PP each feed :func:`facts`, the one dict the notebook glues."""
 from __future__ import annotations
 
 import pandas as pd
@@ -197,9 +194,9 @@ def causes(machine: str) -> pd.DataFrame:
 
 
 def distribution(machine: str) -> pd.DataFrame:
-    """OpenCL's time over CUDA's on one GPU for every kernel of the study: local assembly (each
-    dataset and protocol of the campaign), X-drop (each set and X where both ran one layout) and
-    the suite (each kernel, as ported and best against best). One row per comparison: ``kernel``, ``point``, ``ratio``."""
+    """OpenCL's time over CUDA's on one GPU for every kernel of the study (local assembly per dataset
+    and protocol, X-drop per set and X where both ran one layout, the suite as ported and best
+    against best): one row per comparison, ``kernel``, ``point``, ``ratio``."""
     from ..analysis.xdrop.records import load as xdrop_load
     from . import models
 
@@ -235,10 +232,9 @@ def machines() -> list[str]:
 
 
 def implementations(machine: str) -> pd.DataFrame:
-    """Every implementation of the five kernels measured on ``machine``, as :data:`lassm.book.best.COLUMNS`
-    rows with ``size`` (part of the problem): each variant of each model that matches the reference,
-    and each of HeCBench's programs, carried onto that clock through the CUDA build it ran beside
-    (:func:`lassm.book.best.carried`), at that build's size."""
+    """Every implementation of the five kernels on ``machine`` as :data:`lassm.book.best.COLUMNS` rows
+    with ``size``: each model's reference-matching variants, and HeCBench's programs carried onto
+    the clock of the CUDA build they ran beside (:func:`lassm.book.best.carried`)."""
     t = times(machine)
     if t.empty:
         return pd.DataFrame(columns=[*best.COLUMNS, SIZE])
@@ -259,18 +255,10 @@ def implementations(machine: str) -> pd.DataFrame:
 
 def efficiency(machine: str) -> pd.DataFrame:
     """Per kernel, the application efficiency on this GPU of each model's best variant and of
-    HeCBench's program: the fastest of them over each one's time (:func:`lassm.book.best.efficiency`).
-    An original faster than ours is the reference, so CUDA's efficiency is then the original's
-    time over ours on their shared clock. With one platform, Pennycook's PP is this efficiency.
+    HeCBench's program (:func:`lassm.book.best.efficiency`); with one platform, this is the PP.
 
-    Returns
-    -------
-    pandas.DataFrame
-        ``kernel, platform, reference`` (the fastest, e.g. ``HeCBench nw-cuda`` or ``cuda
-        philox``), ``cuda, opencl, original`` (efficiencies; NaN: not measured),
-        ``cuda_variant, opencl_variant``, ``ratio_clock`` (the clock the original was set
-        against ours on).
-    """
+    Columns ``kernel, platform, reference`` (the fastest, e.g. ``HeCBench nw-cuda``), ``cuda,
+    opencl, original`` (NaN: not measured), ``cuda_variant, opencl_variant``, ``ratio_clock``."""
     cols = ["kernel", "platform", "reference", "cuda", "opencl", "original", "cuda_variant", "opencl_variant",
             "ratio_clock"]
     eff = best.efficiency(implementations(machine))
@@ -325,15 +313,12 @@ ORIGINALS_COLUMNS: tuple[str, ...] = (
 
 
 def originals(machine: str) -> pd.DataFrame:
-    """HeCBench's CUDA programs beside our fastest CUDA build of the same kernel.
+    """HeCBench's CUDA programs beside our fastest reference-matching CUDA build of the same kernel.
 
-    The original's time is Nsight Compute's (``ncu_seconds``: its launches of one iteration) where
-    recorded, else the kernel time it prints per iteration (``original_clock`` says which). Ours is
-    the fastest CUDA variant that matches the reference (``ours_variant``), its device span from
-    CUDA events (``ours_ms``) and, where ``counters.csv`` profiled it, Nsight Compute's
-    (``ours_ncu_ms``). ``ours_over_original``, the headline, is taken on Nsight Compute's clock
-    when both sides have it, else ours by events over the original's own (``ratio_clock``).
-    """
+    The original's time is Nsight Compute's (``ncu_seconds``) where recorded, else its own printed
+    per-iteration time (``original_clock``). Ours: ``ours_variant``, ``ours_ms`` (CUDA events),
+    ``ours_ncu_ms`` where profiled. ``ours_over_original`` is on Nsight Compute's clock when both
+    have it, else events over the original's own (``ratio_clock``)."""
     from ..campaign.originals import hecbench
 
     path = hecbench.table(machine)
@@ -389,11 +374,10 @@ def split(machine: str, pairs: dict[str, tuple[str, str, str]] | None = None) ->
 
 
 def findings(machine: str) -> pd.DataFrame:
-    """Jin and Vetter's five findings re-tested here, per kernel: their ratio; OpenCL as ported over CUDA as
-    ported; the same OpenCL build over the best CUDA measured (``against_best_cuda``); the best of
-    each model (``best_ratio``); whether their cause shows in the counts; and ``verdict``, in
-    words: the gap stands (OpenCL as ported slower than CUDA as ported by more than
-    :data:`NO_GAP`) with its cause or without it, or it is gone."""
+    """Jin and Vetter's five findings re-tested here, per kernel: their ratio; as ported over as
+    ported; that OpenCL build over the best CUDA (``against_best_cuda``); best over best
+    (``best_ratio``); whether their cause shows; and ``verdict``: the gap stands (more than
+    :data:`NO_GAP`) with or without its cause, or it is gone."""
     g = gaps(machine)
     if g.empty:
         return pd.DataFrame(columns=["kernel", "name in Jin and Vetter", "published", "ported_ratio", "against_best_cuda",

@@ -1,10 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The suite chapter's counters: Nsight Compute's rows of Jin and Vetter's kernels on the Instruction Roofline.
-
-``suite/counters.csv`` (the suite's counters step, :mod:`lassm.campaign.suite_counters`) read with
-Ding and Williams' coordinates, the roof from the profiler's own peak rates, and what cuRAND
-launched for k3's draw. :mod:`lassm.book.suite` re-exports these for the chapter.
-"""
+"""The suite chapter's counters: ``suite/counters.csv`` (:mod:`lassm.campaign.suite_counters`) on
+the Instruction Roofline, the roof from the profiler's own peak rates, and what cuRAND launched
+for k3's draw; re-exported by :mod:`lassm.book.suite`."""
 from __future__ import annotations
 
 import pandas as pd

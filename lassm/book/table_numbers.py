@@ -1,14 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Tables numbered and captioned as tables: a Sphinx extension the book loads (``_config.yml``).
 
-Why: a chapter's table is a code cell's output (a DataFrame or its Styler), and myst-nb captions
-an output only as a figure (the cell's ``mystnb: figure: {caption, name}`` metadata), which would
-number a table among the figures. A caption whose ``name`` starts with :data:`PREFIX` marks the
-output as a table: :class:`TablesFromFigures` turns that figure into a :class:`table_output`
-node, which Sphinx numbers with the tables ("Table 17.1", citable with ``{numref}``), its caption
-above the table. A table typed in Markdown takes MyST's ``{table}`` directive instead;
-``tests/test_book_tables.py`` holds both.
-"""
+myst-nb captions a cell output only as a figure. An output whose caption ``name`` starts with
+:data:`PREFIX` is turned by :class:`TablesFromFigures` into a :class:`table_output` node, numbered
+with the tables ("Table 17.1", ``{numref}``), caption above. Markdown tables use MyST's
+``{table}``; ``tests/test_book_tables.py`` holds both."""
 from __future__ import annotations
 
 from docutils import nodes

@@ -1,11 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Long tables as a page shows them: the first rows, a line that counts the rest, and the whole
-table as a CSV file to download.
-
-A table of 150 rows printed whole buries the text around it; a reader who wants every row
-wants it in a spreadsheet anyway. The CSV goes under the book's ``_static/tables/`` (served with
-the book, written atomically), and the page links it.
-"""
+"""Long tables as a page shows them: the first rows, a line counting the rest, and the whole table
+as a CSV to download (under ``_static/tables/``, written atomically), so text is not buried."""
 from __future__ import annotations
 
 import html
@@ -55,23 +50,10 @@ def styled(frame: pd.DataFrame):
 
 
 def long_table(table, name: str, *, folder: Path | None = None, page_depth: int = 1):
-    """``table`` whole where it has at most :data:`MAX_ROWS` rows; else its head and a CSV link.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame or pandas Styler or anything else
-        What a cell would display (a note or a Markdown object passes through unchanged).
-    name : str
-        The CSV's file stem, unique in the book (letters, digits, ``-`` and ``_``).
-    folder : pathlib.Path, optional
-        The book's static folder (default :func:`lassm.book.plots.static_dir`).
-    page_depth : int, default 1
-        How deep the page sits below the book's root (``notebooks/x`` and ``machines/x`` are 1).
-
-    Returns
-    -------
-    The table itself, or a :class:`LongTable`.
-    """
+    """``table`` whole where it has at most :data:`MAX_ROWS` rows, else a :class:`LongTable`: its head
+    and a link to ``<name>.csv`` in ``folder`` (default :func:`lassm.book.plots.static_dir`).
+    Non-frames pass through. ``page_depth``: how deep the page sits below the root (1 for
+    ``notebooks/x``)."""
     from ..atomic import atomic_open
     from .plots import static_file
 

@@ -1,16 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The X-drop chapter's tables, charts and sentences (``notebooks/xdrop.ipynb``).
 
-Every number the chapter's prose quotes comes from :func:`facts`, as text already formatted, so
-that a machine without X-drop records (a fresh clone, a CPU-only machine) gets sentences that
-say so instead of an error. The measures are :mod:`lassm.analysis.xdrop`'s; LOGAN's numbers
-are :mod:`lassm.analysis.xdrop.published`'s, always labelled as the paper's or the repository's.
+Every number of the prose comes from :func:`facts` as formatted text, so a machine without
+X-drop records gets sentences that say so, not an error. Measures are
+:mod:`lassm.analysis.xdrop`'s; LOGAN's numbers are always labelled as the paper's or the
+repository's. The layouts' ablation is :mod:`.xdrop_lanes`'s.
 
 This module is over 500 lines because it is the one chapter's whole account: :func:`facts` is
 the one dict of every name the notebook glues (a test holds the notebook's glue names against
-it), and each section's table, chart and facts sit beside the facts they feed. The layouts'
-ablation is :mod:`.xdrop_lanes`'s.
-"""
+it), and each section's table, chart and facts sit beside the facts they feed."""
 from __future__ import annotations
 
 import json
@@ -122,16 +120,10 @@ def _la_points(machine: str, roof: str) -> pd.DataFrame:
 
 
 def roofline_data(machine: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Roofs and points of the two kernels' shared roofline, with LOGAN's published V100 points.
-
-    Returns
-    -------
-    tuple of pandas.DataFrame
-        ``roofs`` (``roof, peak, bandwidth``: the machine's measured roof where it has one, named
-        by its device, and the V100 roof of LOGAN's ``xdrop.m``) and ``points`` (``label, ii,
-        gintops, kernel, program, roof``; the layouts' builds, ``lanes=N``, are left to their own
-        chart).
-    """
+    """The two kernels' shared roofline with LOGAN's V100 points: ``roofs`` (``roof, peak,
+    bandwidth``: the machine's measured roof, named by device, and ``xdrop.m``'s V100 roof) and
+    ``points`` (``label, ii, gintops, kernel, program, roof``; ``lanes=N`` builds left to their own
+    chart)."""
     roof_rows = [published.v100_roof()]
     frames = []
     roof = ceilings(machine)
@@ -179,14 +171,9 @@ def gcups_chart(machine: str):
 
 
 def speedup_points(machine: str) -> pd.DataFrame:
-    """Both kernels' points of the potential-speedup plot (within the model: x and y in (0, 1]).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``label, x, y, speedup, kernel, program``; X-drop's from :func:`roofline_metrics` (the
-        layouts' builds aside), local assembly's from ``metrics.csv`` (``fast`` and ``casptr``).
-    """
+    """Both kernels' potential-speedup points within the model (x, y in (0, 1]): ``label, x, y,
+    speedup, kernel, program``; X-drop's from :func:`roofline_metrics` (layout builds aside), local
+    assembly's (``fast``, ``casptr``) from ``metrics.csv``."""
     frames = []
     m = roofline_metrics(machine)
     m = m[~m["program"].astype(str).str.startswith(LANES_PROGRAM)] if len(m) else m  # the layouts: own chart
@@ -219,19 +206,12 @@ def show_speedup(machine: str):
 
 
 def portability(names: list[str] | None = None) -> pd.DataFrame:
-    """Pennycook's PP of the architectural efficiency over the machines with X-drop counters.
+    """Pennycook's PP of architectural efficiency over the machines with X-drop counters:
+    ``problem, application, arch pp`` (empty without counters and ceilings).
 
-    The first study's view (:func:`lassm.analysis.portability.pp`) with problem = (dataset, X),
-    application = the program (ours, named with its layout, or LOGAN's), platform = the device, its folders pooled
-    (:func:`lassm.book.machines.pool_by_device`: per point, the folder with the shortest kernel).
-    Points above their roof (arch eff > 1, a counting convention the roof does not share) are
-    left out, as they are not efficiencies.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``problem, application, arch pp`` (empty without counters and ceilings).
-    """
+    problem = (dataset, X), application = the program (ours with its layout, or LOGAN's), platform
+    = the device, folders pooled (:func:`lassm.book.machines.pool_by_device`). Points above their
+    roof (arch eff > 1) are no efficiencies and are left out."""
     from ..analysis import portability as pp_metrics
 
     frames = []
@@ -275,16 +255,12 @@ def _problem(dataset: object, x: float | str) -> str:
 
 def implementations(names: list[str] | None = None) -> pd.DataFrame:
     """Every X-drop implementation measured, as :data:`lassm.book.best.COLUMNS` rows with ``folder``:
-    per device and (set, X), each backend of ``times.csv`` whose output equals the oracle's
-    (:data:`IMPLEMENTATIONS`) and LOGAN's kernel from ``against-logan.csv``.
+    per device and (set, X), each oracle-equal backend of ``times.csv`` (:data:`IMPLEMENTATIONS`)
+    and LOGAN's kernel from ``against-logan.csv``, a device's folders pooled to the least time.
 
-    LOGAN and our CUDA kernel are timed side by side by Nsight Compute; ``times.csv`` by events.
-    Where ``times.csv`` has our CUDA kernel at the point, in the layout that ran beside LOGAN, LOGAN
-    is carried onto its clock through it (:func:`lassm.book.best.carried`, at the side-by-side
-    ratio); elsewhere (no such row, or a row of the other layout) the side-by-side pair
-    stands on Nsight Compute's clock, our kernel's time with it. A device's folders are pooled:
-    per implementation, the folder with the least time.
-    """
+    LOGAN is timed beside our CUDA kernel by Nsight Compute, ``times.csv`` by events: where
+    ``times.csv`` has our kernel in the layout that ran beside LOGAN, LOGAN is carried onto its clock
+    (:func:`lassm.book.best.carried`); elsewhere the pair stands on Nsight Compute's clock."""
     rows = []
     for machine in records.machines() if names is None else names:
         t = records.load(machine, "times")
@@ -430,18 +406,8 @@ def host_device(t: pd.DataFrame) -> str | None:
 
 
 def facts(machine: str) -> dict[str, str]:
-    """Every number of the chapter's prose, formatted; :data:`NOT_MEASURED` where the records lack it.
-
-    Parameters
-    ----------
-    machine : str
-        A folder under the results root (it may hold no X-drop records).
-
-    Returns
-    -------
-    dict of str
-        Glue name -> text.
-    """
+    """Every number of the chapter's prose for folder ``machine``, glue name -> text;
+    :data:`NOT_MEASURED` where the records lack it."""
     f = {"xd_machine": machine, "xd_machines": ", ".join(records.machines()) or "none", **_published_facts()}
     t = times(machine)
     gpu = t[t["backend"].isin(GPU_BACKENDS)] if len(t) else t
@@ -520,11 +486,8 @@ def facts(machine: str) -> dict[str, str]:
 
 
 def _ceiling_facts(machine: str, roof: dict | None, counters: pd.DataFrame, t: pd.DataFrame) -> dict[str, str]:
-    """LOGAN's Eq. 1 (our reading) on LOGAN's V100 run and on this machine.
-
-    On this machine: B = the tasks of one launch (a left and a right task per pair, over the
-    launches of a profiled point), T the kernel's block, C the INT32 lanes (SMs x lanes per SM).
-    """
+    """LOGAN's Eq. 1 (our reading) on LOGAN's V100 run and on this machine, where B = the tasks of one
+    launch (a left and a right per pair), T the kernel's block, C the INT32 lanes (SMs x lanes/SM)."""
     from ..backends.xdrop.plan import DEFAULT_GROUP
 
     v100 = measures.adapted_ceiling_span(published.V100_INT_WARP_GIPS, published.SETUP["pairs"],

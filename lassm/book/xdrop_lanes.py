@@ -1,10 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The X-drop chapter's layouts section: LOGAN's block per direction against a few lanes of a warp per direction.
-
-The ablation has its own records (``lanes.csv`` and the layouts' rows of ``counters.csv``,
-``lassm xdrop lanes``), tables, chart and facts; the chapter's :func:`lassm.book.xdrop.facts`
-gathers its facts (:func:`lanes_facts`).
-"""
+"""The X-drop chapter's layouts section: LOGAN's block per direction against a few lanes of a warp
+per direction, from ``lanes.csv`` and the layouts' rows of ``counters.csv``
+(``lassm xdrop lanes``); :func:`lassm.book.xdrop.facts` gathers :func:`lanes_facts`."""
 from __future__ import annotations
 
 import pandas as pd
@@ -33,11 +30,8 @@ def layout_order() -> list[str]:
 
 
 def plan_text() -> str:
-    """The plan in words, read from :data:`lassm.backends.xdrop.plan.LANES_BY_X`.
-
-    Why: the prose must state the plan of the code the book is built from, which may differ from
-    the plan ``lanes.csv``'s ``planned`` column recorded when the table was measured.
-    """
+    """The plan in words, read from :data:`lassm.backends.xdrop.plan.LANES_BY_X`: the prose states the
+    code's plan, which may differ from the ``planned`` column recorded in ``lanes.csv``."""
     if not plan.LANES_BY_X:
         return f"{layout_name(BLOCK)} at every X"
     parts = [f"{lanes} lanes up to X = {largest:,d}" for largest, lanes in plan.LANES_BY_X]
@@ -45,11 +39,8 @@ def plan_text() -> str:
 
 
 def lanes_rows(machine: str) -> pd.DataFrame:
-    """``xdrop/lanes.csv`` of ``machine``, X and lanes as ints; empty where the file is absent.
-
-    ``equal_to_block`` becomes a plain bool: a comparison that was not recorded is not an
-    equality, so such a layout never counts as the fastest.
-    """
+    """``xdrop/lanes.csv`` of ``machine``, X and lanes as ints, empty without the file;
+    ``equal_to_block`` is a plain bool, so an unrecorded comparison never counts as equal."""
     df = records.load(machine, "lanes")
     if df.empty:
         return df
@@ -58,17 +49,10 @@ def lanes_rows(machine: str) -> pd.DataFrame:
 
 
 def lanes_long(machine: str) -> pd.DataFrame:
-    """The ablation, tidy: one row per (dataset, X, layout).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``dataset, xdrop, lanes, layout, kernel_ms, gcups, equal_to_block``, ``planned`` (the
-        layout :func:`lassm.backends.xdrop.plan.lanes_for` picks for X today), ``fastest`` (the
-        fastest layout whose result equals the block's, :func:`lassm.campaign.xdrop_lanes.best`)
-        and ``over_block`` (the block's kernel time over this layout's; NaN where the result
-        differs, as a wrong answer has no speed-up).
-    """
+    """The ablation, one row per (dataset, X, layout): ``dataset, xdrop, lanes, layout, kernel_ms,
+    gcups, equal_to_block``, ``planned`` (what :func:`lassm.backends.xdrop.plan.lanes_for` picks
+    now), ``fastest`` (:func:`lassm.campaign.xdrop_lanes.best`) and ``over_block`` (block time over
+    this layout's; NaN where the result differs: a wrong answer has no speed-up)."""
     cols = ["dataset", "xdrop", "lanes", "layout", "kernel_ms", "gcups", "equal_to_block", "planned", "fastest",
             "over_block"]
     df = lanes_rows(machine)
@@ -91,17 +75,10 @@ def lanes_long(machine: str) -> pd.DataFrame:
 
 
 def lanes_points(long: pd.DataFrame) -> pd.DataFrame:
-    """Per (dataset, X) of :func:`lanes_long`: the fastest layout and the planned one, with their speed-ups.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``dataset, xdrop, fastest, fastest_lanes`` (None where no layout equals the block),
-        ``fastest over block, planned, planned_lanes, planned over block`` (NaN where the planned
-        layout was not measured at this X or differs from the block), ``planned over fastest``
-        (the planned layout's time over the fastest one's: 1 where the plan picks the fastest)
-        and ``all equal`` (every layout's result equals the block's).
-    """
+    """Per (dataset, X): ``fastest``, ``fastest_lanes`` (None where no layout equals the block),
+    ``fastest over block``, ``planned``, ``planned_lanes``, ``planned over block`` (NaN where not
+    measured or unequal), ``planned over fastest`` (1 where the plan picks the fastest) and
+    ``all equal``."""
     nan = float("nan")
     rows = []
     for (dataset, x), g in long.groupby(["dataset", "xdrop"], sort=True):
@@ -170,22 +147,15 @@ def show_lanes(machine: str):
 
 
 def lanes_counters(machine: str) -> pd.DataFrame:
-    """Nsight Compute's counts of each forced layout (``lassm cuda lanes=N``) beside the block's at the same X.
+    """Nsight Compute's counts of each forced layout (``lassm cuda lanes=N``) beside the block's at the
+    same X.
 
-    Why: a layout's speed-up over the block, S (the block's duration over the layout's), is
-    exactly I x R: I, the block's warp instructions over the layout's (work removed: barriers,
-    reductions and idle threads per anti-diagonal), times R, the layout's warp instructions per
-    second over the block's (work issued faster: more directions in flight, no block barrier to
-    wait at). Which factor is larger says what the gain is made of.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``dataset, xdrop, lanes, layout, planned, duration_ms, warp_inst, active_lanes`` (thread
-        instructions per warp instruction), ``warp_gips, dram_mb, speedup, inst_factor,
-        rate_factor`` (the last three NaN where the block was not profiled at that X); empty
-        where ``counters.csv`` holds no such rows.
-    """
+    A layout's speed-up S over the block is exactly I x R: I the block's warp instructions over the
+    layout's (work removed), R the layout's warp instructions per second over the block's (work
+    issued faster); which is larger says what the gain is made of. Columns ``dataset, xdrop, lanes,
+    layout, planned, duration_ms, warp_inst, active_lanes, warp_gips, dram_mb, speedup,
+    inst_factor, rate_factor`` (the last three NaN where the block was not profiled at that X);
+    empty without such rows."""
     cols = ["dataset", "xdrop", "lanes", "layout", "planned", "duration_ms", "warp_inst", "active_lanes", "warp_gips",
             "dram_mb", "speedup", "inst_factor", "rate_factor"]
     c = records.load(machine, "counters")
@@ -261,11 +231,8 @@ def _width_facts(one: pd.DataFrame, xs: list[int]) -> dict[str, str]:
 
 
 def lanes_facts(machine: str) -> dict[str, str]:
-    """Every number the chapter's section on the layouts quotes; :data:`NOT_MEASURED` where the records lack it.
-
-    The ablation's facts are those of one dataset, the one measured at the most X (the first
-    by name on a tie), so that "the smallest X" and "where lanes win" are read on one set of pairs.
-    """
+    """Every number the layouts section quotes (:data:`NOT_MEASURED` where lacking), all read on the
+    one dataset measured at the most X (first by name on a tie)."""
     f = {"xd_lanes_plan": plan_text(),
          "xd_lanes_block_above": f"{plan.LANES_BY_X[-1][0]:,d}" if plan.LANES_BY_X else "0"}
     f.update(_lanes_counter_facts(machine))

@@ -1,20 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""How long each part of ``lassm run`` should take here, from the accounts of earlier runs (``--dry-run``).
+"""How long each part of ``lassm run`` should take here, from the accounts of past runs (``--dry-run``).
 
-Each part's account (:attr:`lassm.campaign.part.Part.account`) keeps, per run, its seconds and
-its rows, measured or skipped. Seconds per unit of work, pooled over the runs that measured
-something, times the units a run would measure now (each part's
-:meth:`~lassm.campaign.part.Part.work`: a point already recorded is skipped, as the run itself
-decides) is the estimate. A unit is a point, except where points differ much in cost: the sweep
-counts its runs (a ``x20`` dataset's point weighs 20 of them, as its progress bar does) and
-X-drop its pairs (:meth:`~lassm.campaign.part.Part.units`).
-
-The accounts are the machine's own folder's where they measured something, else the nearest
-device's, committed or under ``LASSM_RESULTS``: of the same kind (GPU, or CPU: ``cpu-*``), the
-same model line first (an H200 without records takes the H100's). Nothing else is guessed: a
-part no such account measured says so. Reading the accounts is all it does
-(no kernel is built, no device asked more than the plan already did), so a dry run stays quick.
-"""
+Estimate = seconds per unit of work, pooled over the runs of a part's account
+(:attr:`lassm.campaign.part.Part.account`) that measured something, times the units a run would
+measure now (:meth:`~lassm.campaign.part.Part.work`, recorded points skipped). A unit is a point,
+a sweep run (an ``x20`` point weighs 20) or an X-drop pair (:meth:`~lassm.campaign.part.Part.units`).
+Accounts are the machine's own where they measured something, else the nearest device's of the
+same kind (:func:`candidates`); a part none measured says so. Only accounts are read, so a dry
+run stays quick."""
 from __future__ import annotations
 
 import dataclasses
@@ -152,11 +145,10 @@ def _named_by_device(name: str) -> bool:
 
 
 def candidates(target: str, device: str, kind: str, roots: Sequence[Path]) -> list[Path]:
-    """The folders a part's rate is taken from, nearest first: ``target`` under the first root (the
-    machine's own), then the folders of this machine's ``kind`` (``gpu`` or ``cpu``), the closest in
-    name to ``target`` first, or to ``device`` (this machine's folder name) where ``target`` is no
-    device's name of that kind (``--machine laptop``). Closest is the longest common start, so the
-    same vendor and model line comes first: ``nvidia-h100-...`` for ``nvidia-h200``."""
+    """The folders a part's rate is taken from, nearest first: ``target`` under the first root, then the
+    folders of this ``kind`` (``gpu`` or ``cpu``) by longest common name start with ``target`` (or
+    with ``device`` where ``target`` names no device of that kind, ``--machine laptop``), so
+    ``nvidia-h100-...`` comes first for ``nvidia-h200``."""
     ref = target if _named_by_device(target) and kind_of(target) == kind else device
     found: list[tuple[int, Path]] = []
     for i, root in enumerate(roots):
@@ -230,10 +222,9 @@ def estimate_whole(plan: WholePlan, *, machine: str | None = None, force: bool =
 
 def dry_run(plan: WholePlan, *, machine: str | None = None, force: bool = False,
             roots: Sequence[Path] | None = None) -> tuple[dict[str, str], str]:
-    """What ``lassm run --dry-run`` adds to the plan: each part's ``estimate`` line, and the total
-    (with how long a whole run from scratch took here, where ``runs.json`` says), then each folder
-    the run writes, and whether it resumes there or starts fresh, and why
-    (:func:`lassm.runs.host.resume_line`)."""
+    """What ``lassm run --dry-run`` adds to the plan: each part's ``estimate`` line and the total (with
+    a whole from-scratch run's time here, where ``runs.json`` has one), then each folder written and
+    whether it resumes or starts fresh, and why (:func:`lassm.runs.host.resume_line`)."""
     from .. import paths
 
     estimates = estimate_whole(plan, machine=machine, force=force, roots=roots)

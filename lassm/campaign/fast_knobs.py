@@ -1,13 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""``fast``'s builds and knobs tried on one GPU (``lassm measure fast-knobs``): for each build and
-knob setting, the compiled kernel's registers and local memory and its median kernel time on a few
-datasets, each output checked against the CPU oracle, then a table of every row against ``fast``'s.
+"""``fast``'s builds and knobs tried on one GPU (``lassm measure fast-knobs``): per build and knob
+setting, the kernel's registers and local memory and its median time on a few datasets, each
+output checked against the oracle, then a table of every row against ``fast``'s.
 
-Not a committed result: it is how :data:`lassm.backends.nvrtc.SCALE_REGISTERS` and the scan steps
-were chosen, and how a build that adds a change (``nvrtc.ADDED``: fast-spec, ...) is first timed
-beside ``fast``; a choice is then measured properly by ``lassm run``. The knobs are the modules'
-own settings (``nvrtc.VARIANTS``, ``cuda.TEAM_MIN_BASES``...), set for a row and put back after.
-"""
+An exploration, not a committed result: it picks knob values (e.g.
+:data:`lassm.backends.nvrtc.SCALE_REGISTERS`) and first times an added build (``nvrtc.ADDED``);
+``lassm run`` then measures a choice properly. Knobs are the modules' own settings, set per row
+and put back after."""
 from __future__ import annotations
 
 import dataclasses

@@ -1,14 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A GPU command's first call on a machine against its warm calls (the goal: at most 1.5 times).
 
-For ``lassm extend`` with ``fast`` on a local-assembly dataset and ``lassm xdrop align`` on an
-X-drop set, each way a machine may start: ``empty`` (no kernel cache: the first call compiles with
-NVRTC) and ``built ahead`` (``lassm build-kernels`` first, as ``make venv`` runs it; its seconds
-recorded apart). Each starts from a new, empty ``LASSM_CACHE``: the first call timed alone, then
-``repeats`` warm calls, after one untimed run of each command that warms Python's bytecode and the
-file cache. Rows are upserted into ``data/results/<machine>/first-call.csv`` by :data:`KEY`
-(``lassm measure first-call``), which :func:`lassm.runs.results.first_call` reads.
-"""
+For ``lassm extend`` with ``fast`` and ``lassm xdrop align``, each start: ``empty`` (the first
+call compiles with NVRTC) and ``built ahead`` (``lassm build-kernels`` first, its seconds apart).
+Each starts from an empty ``LASSM_CACHE``: the first call timed alone, then ``repeats`` warm calls
+after one untimed run warming bytecode and file cache. Rows are upserted by :data:`KEY` into
+``data/results/<machine>/first-call.csv`` (``lassm measure first-call``), read by
+:func:`lassm.runs.results.first_call`."""
 from __future__ import annotations
 
 import statistics

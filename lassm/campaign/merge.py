@@ -1,13 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A from-scratch run's machine folder laid onto the committed one, keeping what it did not redo.
 
-A whole ``lassm run`` from a clone with no records for the machine writes a complete folder at one
-commit; the committed folder also holds what other commands wrote (scaling records, logs, older
-accounts). :func:`merge` appends the new run's account entries (``{"entries": [...]}``) after the
-old ones, upserts the keyed tables' rows by their key (the writer ``lassm run`` uses), and takes
-every other file (record folders, raw counters, ceilings, metrics) from the new run
-(``lassm merge-results``).
-"""
+:func:`merge` (``lassm merge-results``) appends the new run's account entries after the old,
+upserts keyed tables' rows by key (``lassm run``'s writer), and takes every other file (records,
+raw counters, ceilings, metrics) from the new run; files only the old folder has (scaling
+records, logs) stay."""
 from __future__ import annotations
 
 import csv

@@ -1,11 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What ``lassm run`` asks of each of its parts: one small interface, so that the main job is a loop.
 
-Each of the four parts (local assembly, X-drop, Jin and Vetter's kernels, the original
-programs) is a :class:`Part` that answers the same six questions, and
-:data:`lassm.campaign.whole.PARTS` lists them in run order: a fifth kernel family is one module
-with one :class:`Part` and one line there.
-"""
+Each part is a :class:`Part`, listed in run order in :data:`lassm.campaign.whole.PARTS`; a new
+kernel family is one module and one line there."""
 from __future__ import annotations
 
 import dataclasses
@@ -137,11 +134,10 @@ class Where:
 
 
 class Part(Generic[PlanT, OutcomeT]):
-    """One part of ``lassm run``, generic over its plan (``PlanT``) and outcome (``OutcomeT``)
-    dataclasses: ``class LocalAssembly(Part[Plan, Outcome])``. A subclass sets :attr:`key`, :attr:`label` and :attr:`account`
-    and answers, in order: what it needs (:meth:`needs`), its plan (:meth:`plan`,
-    :meth:`describe`, :meth:`backends`), its estimate (:meth:`work`), running it (:meth:`run`,
-    :meth:`report`) and its entry in the whole run's account (:meth:`entry`)."""
+    """One part of ``lassm run``, generic over its plan and outcome dataclasses
+    (``class LocalAssembly(Part[Plan, Outcome])``). A subclass sets :attr:`key`, :attr:`label`,
+    :attr:`account` and answers :meth:`needs`, :meth:`plan`, :meth:`describe`, :meth:`backends`,
+    :meth:`work`, :meth:`run`, :meth:`report` and :meth:`entry`."""
 
     #: Its name on the command line (``--kernel``) and in ``runs.json``.
     key: str = ""

@@ -1,10 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What the campaign measures on this machine: datasets, backends, protocols, repeats, steps.
 
-The plan is data, decided before any kernel runs, so ``lassm run --dry-run`` can print it and a
-test can check it. Which backends it holds depends on the machine (what can run here), nothing
-else does.
-"""
+The plan is data, decided before any kernel runs, so ``lassm run --dry-run`` prints it and tests
+check it; only its backends depend on the machine."""
 from __future__ import annotations
 
 import re
@@ -58,26 +56,13 @@ NO_GPU_PROTOCOLS: tuple[str, ...] = ("casptr", "fast")
 class Plan:
     """One campaign: every (dataset, k, backend, protocol) point, how often it is timed, which steps follow.
 
-    Parameters
-    ----------
-    datasets : tuple of str
-        Names :func:`lassm.workloads.local_assembly.datasets.load` understands, in the order they are run.
-    backends : tuple of str
-        Backends that can run here, the CPU oracle last.
-    protocols : dict
-        Backend -> the protocols (builds) it is timed with; ``("none",)`` for ``cpu``.
-    repeats, warmup : int
-        Timed and untimed runs of each point.
-    profile : bool
-        Collect hardware counters for the profiled points of GPU backends.
-    ceilings : bool
-        Run the machine's microbenchmarks (INT32 throughput, HBM bandwidth).
-    ks : tuple
-        Start k values (``None``: each dataset's own).
-    skip : dict
-        Backend -> datasets it is not timed on (sycl and opencl on a CPU device skip the
-        replicated scale point, minutes of a CPU for nothing a GPU chapter reads).
-    """
+    backends : those that can run here, the CPU oracle last.
+    protocols : backend -> its builds; ``("none",)`` for ``cpu``.
+    profile : collect counters for the profiled points of GPU backends.
+    ceilings : run the machine's microbenchmarks (INT32 throughput, HBM bandwidth).
+    ks : start k values (``None``: each dataset's own).
+    skip : backend -> datasets it is not timed on (sycl and opencl on a CPU device skip the
+        replicated scale point, which no GPU chapter reads)."""
 
     datasets: tuple[str, ...]
     backends: tuple[str, ...]
@@ -101,30 +86,15 @@ class Plan:
         return backend in self.unrun or is_gpu(backend)
 
     def points(self) -> list[tuple[str, int | None, str, str]]:
-        """(dataset, k, backend, protocol) in run order: one dataset at a time, the CPU oracle first.
-
-        Returns
-        -------
-        list of tuple
-            The sweep points, as :func:`lassm.runs.sweep.main_job` takes them.
-        """
+        """(dataset, k, backend, protocol) in run order, one dataset at a time, the CPU oracle first, as
+        :func:`lassm.runs.sweep.main_job` takes them."""
         order = sorted(self.backends, key=lambda b: b != "cpu")
         return [(d, k, b, p) for d in self.datasets for k in self.ks for b in order
                 if d not in self.skip.get(b, ()) for p in self.protocols.get(b, ("none",))]
 
     def profiled(self, backend: str) -> list[tuple[str, int | None, str]]:
-        """(dataset, k, protocol) of ``backend`` that get hardware counters.
-
-        Parameters
-        ----------
-        backend : str
-            A GPU backend of the plan.
-
-        Returns
-        -------
-        list of tuple
-            Empty when the plan does not profile.
-        """
+        """(dataset, k, protocol) of GPU ``backend`` that get hardware counters; empty when the plan does
+        not profile."""
         if not self.profile or backend not in self.backends:
             return []
         return [(d, k, p) for d in self.datasets if d in PROFILED_DATASETS for k in self.ks
@@ -148,18 +118,8 @@ def timed_protocols(backend: str) -> tuple[str, ...]:
 
 
 def is_gpu(backend: str) -> bool:
-    """Whether ``backend`` runs on a GPU here (the portable backend may answer from a CPU device).
-
-    Parameters
-    ----------
-    backend : str
-        A key of :data:`lassm.backends.BACKENDS`.
-
-    Returns
-    -------
-    bool
-        False for ``cpu``, for a backend that cannot run here, and for one on a CPU device.
-    """
+    """Whether ``backend`` runs on a GPU here: False for ``cpu``, for a backend that cannot run here,
+    and for one answering from a CPU device (the portable backend may)."""
     if backend == "cpu":
         return False
     from .. import backends
@@ -173,20 +133,10 @@ def is_gpu(backend: str) -> bool:
 def present_backends(dry: bool = False) -> tuple[list[str], list[str]]:
     """The backends the campaign times here, and one line for each kind it cannot.
 
-    Parameters
-    ----------
-    dry : bool
-        For ``--dry-run``: ``hip`` is planned where rocminfo lists an AMD GPU though its runtime
-        (CuPy for ROCm) cannot run here, so that the plan shows what that GPU would be given.
-
-    Returns
-    -------
-    (list of str, list of str)
-        The best GPU backend (``cuda``, else ``hip``) if any, the portable backend if its
-        runtime finds a device, the OpenCL backends where they run, then ``cpu``; and
-        lines such as ``"gpu: none can run here (cuda: ...)"`` for ``campaign.json``'s ``lacks``
-        (naming the AMD GPU rocminfo lists, where hip cannot use it).
-    """
+    In order: the best GPU backend (``cuda``, else ``hip``), the portable backend if its runtime
+    finds a device, the OpenCL backends where they run, then ``cpu``. The lines (``"gpu: none can
+    run here (cuda: ...)"``) go to ``campaign.json``'s ``lacks``, naming an AMD GPU rocminfo lists
+    that hip cannot use. With ``dry``, ``hip`` is planned for such a GPU, to show what it would get."""
     from .. import backends
     from ..backends import rocminfo
 
@@ -217,23 +167,19 @@ def present_backends(dry: bool = False) -> tuple[list[str], list[str]]:
 
 
 def make_plan(ask: Ask = Ask()) -> Plan:
-    """The campaign for this machine as ``ask`` says, or its ``quick`` form (the sample alone, no
-    counters or ceilings).
+    """The campaign for this machine as ``ask`` (this part's options,
+    :meth:`~lassm.campaign.part.Ask.of_part`) says.
 
-    Without a GPU, points are timed :data:`NO_GPU_REPEATS` times unless ``repeats`` says otherwise,
-    sycl and opencl on a CPU device skip the replicated datasets (``x<N>``), and, unless
-    ``protocols`` names others, they are timed with :data:`NO_GPU_PROTOCOLS` only.
-
-    ``ask`` is read as this part's options (:meth:`~lassm.campaign.part.Ask.of_part`):
-
-    quick : today's small job: :data:`QUICK_DATASETS`, timed, without counters and ceilings.
-    backends, datasets, protocols, ks : replace the plan's (``protocols`` applies to every GPU
-        backend that builds them).
+    quick : :data:`QUICK_DATASETS` only, timed, without counters and ceilings.
+    backends, datasets, protocols, ks : replace the plan's (``protocols`` for every GPU backend
+        that builds them).
     repeats, warmup : replace :data:`REPEATS` and :data:`WARMUP`.
-    profile, ceilings : keep the counters and ceilings steps (``quick`` drops both).
-    dry : a plan for ``--dry-run`` (:func:`present_backends`): it may hold ``hip`` for the AMD GPU
-        rocminfo lists though its runtime is missing here (:attr:`Plan.unrun` says why).
-    """
+    profile, ceilings : keep those steps.
+    dry : a plan for ``--dry-run`` (:func:`present_backends`; :attr:`Plan.unrun` says why ``hip``
+        cannot run).
+
+    Without a GPU: :data:`NO_GPU_REPEATS` repeats, :data:`NO_GPU_PROTOCOLS` only, and sycl and
+    opencl on a CPU device skip the replicated datasets (``x<N>``), unless the options say otherwise."""
     from .. import backends as _backends
 
     quick, backends, datasets, protocols, ks = ask.quick, ask.backends, ask.datasets, ask.protocols, ask.ks

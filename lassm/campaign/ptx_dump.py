@@ -1,18 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The PTX of the CUDA and the OpenCL builds of the kernel, and their instruction mixes.
 
-CUDA: NVRTC's PTX of each build, built as the backends build it
-(:func:`lassm.backends.nvrtc.compile_build`: same options, this GPU's architecture); NVRTC is the
-``nvidia-cuda-nvrtc-cu12`` wheel when installed, else the library CuPy loaded. OpenCL: the program
-binary of ``portable.cl`` (``fast.cl`` for ``fast``) built by NVIDIA's OpenCL compiler with the
-``opencl`` backend's options; on NVIDIA that binary is PTX text, the very PTX the ``opencl-ptx``
-backend launches.
-
-:func:`dump` writes, each file whole, into ``data/results/<machine>/ptx/``:
-``<backend>-<build>.ptx``, ``mix.csv`` (:mod:`lassm.analysis.ptx`'s tidy mix), ``summary.csv``,
-``compare-<build>.csv`` (CUDA against OpenCL where both exist) and ``provenance.json``. What
-cannot be built is one line on stderr; the rest is still written (``lassm measure ptx``).
-"""
+CUDA: NVRTC's PTX of each build as the backends build it (:func:`lassm.backends.nvrtc.compile_build`,
+NVRTC from the ``nvidia-cuda-nvrtc-cu12`` wheel, else CuPy's). OpenCL: NVIDIA's program binary of
+``portable.cl`` (``fast.cl`` for ``fast``) with the ``opencl`` backend's options: PTX text, the
+very PTX ``opencl-ptx`` launches. :func:`dump` writes each file whole into
+``data/results/<machine>/ptx/``: ``<backend>-<build>.ptx``, ``mix.csv``, ``summary.csv``,
+``compare-<build>.csv`` and ``provenance.json``; what cannot be built is one line on stderr."""
 from __future__ import annotations
 
 import datetime

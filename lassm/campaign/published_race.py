@@ -1,12 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """How often the published (racy) insert protocols give wrong contig ends, against the fixed ones.
 
-Each dataset is extended by the CPU oracle once, then by every protocol's published build
-(``as_published=True``) and its fixed build, ``runs`` times each; every run's contig ends are
-compared with the oracle's, walk bytes included. :func:`write` replaces
-``data/results/<machine>/published-race.csv`` whole, which the protocols page and the
-introduction's findings read (``lassm measure published-race``).
-"""
+Per dataset, the CPU oracle once, then each protocol's published (``as_published=True``) and
+fixed build ``runs`` times, every run's ends compared with the oracle's, walk bytes included.
+:func:`write` replaces ``data/results/<machine>/published-race.csv`` whole
+(``lassm measure published-race``)."""
 from __future__ import annotations
 
 import csv

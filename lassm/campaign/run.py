@@ -1,12 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``run_campaign``: the plan's sweep, then counters, ceilings and metrics, then ``campaign.json``.
 
-Resumable like the sweep it drives: every record, raw counter file and ceilings file is written
-atomically and skipped on the next run unless ``force``, so a killed campaign loses only the
-point it was running. Each machine folder the campaign touched gets ``campaign.json``: the plan,
-one row per point, the seconds of each step, and ``lacks``, one line for each thing this
-machine could not measure (no GPU, no profiler, counters refused...).
-"""
+Resumable: every file is written atomically and skipped next time unless ``force``, so a killed
+campaign loses only its current point. Each folder touched gets ``campaign.json``: the plan, a
+row per point, each step's seconds, and ``lacks`` (what this machine could not measure)."""
 from __future__ import annotations
 
 import datetime as _dt
@@ -118,31 +115,14 @@ def _git_sha() -> str | None:
 def run_campaign(plan: Plan, *, machine: str | None = None, force: bool = False, progress: bool = True,
                  notebooks: bool = False, cluster: str | None = None, log=None,
                  also_lacks: list[str] | tuple[str, ...] = ()) -> Outcome:
-    """Measures this machine as ``plan`` says; writes ``campaign.json`` in every machine folder touched.
+    """Measures this machine as ``plan`` says and returns an :class:`Outcome`; writes
+    ``campaign.json`` in every folder touched.
 
-    Parameters
-    ----------
-    plan : Plan
-        What to measure (:func:`lassm.campaign.plan.make_plan`).
-    machine : str, optional
-        One results folder for everything (default: each backend's device names its own).
-    force : bool
-        Measure again what is already recorded (records, counter files, ceilings).
-    progress : bool
-        Show the progress (:func:`lassm.runs.progress.bar`: the sweep's points and each step as a task,
-        with time elapsed and left) and one line per step.
-    notebooks, cluster
-        Run the points through Papermill or on Dask workers (:func:`lassm.runs.sweep.main_job`);
-        each point then runs once.
-    log : callable, optional
-        Where the step lines go (default: standard error, when ``progress``).
-    also_lacks : lines of the other parts of ``lassm run`` for every folder's ``lacks`` (why the
-        original programs cannot run here).
-
-    Returns
-    -------
-    Outcome
-    """
+    ``machine`` puts everything in one folder (default: each backend's device names its own);
+    ``force`` measures recorded things again; ``progress`` shows a bar (:func:`lassm.runs.progress.bar`)
+    and step lines to ``log`` (default stderr); ``notebooks``/``cluster`` run points through
+    Papermill or Dask (:func:`lassm.runs.sweep.main_job`), once each; ``also_lacks`` adds the other
+    parts' lines to every folder's ``lacks``."""
     from ..runs.progress import bar as progress_bar
 
     how = How(machine=machine, force=force, progress=progress, notebooks=notebooks, cluster=cluster,
@@ -210,9 +190,8 @@ class FolderSteps:
 
 def _gpu_steps(shared: FolderSteps, backend: str, machine_steps: str | None = "") -> list[str]:
     """Counters of one GPU backend, then, unless ``machine_steps`` is None, the folder's ceilings
-    (measured through the backend it names, ``backend`` when empty: the first GPU backend of the
-    folder, whose runtime has the microbenchmarks) and metrics; returns what it lacks. Each step
-    is a task of the progress display (the counters' one counts their points)."""
+    (through the backend it names, else the first GPU backend) and metrics, each a progress task;
+    returns what it lacks."""
     from ..runs.progress import Step, bar as progress_bar
 
     plan, folder, force, command, say, timing = (shared.plan, shared.folder, shared.force, shared.command,

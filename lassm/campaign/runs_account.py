@@ -1,12 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""``<machine>/runs.json``: one entry per whole ``lassm run``, whatever its parts wrote.
-
-Each part keeps its own account (``campaign.json``, ``xdrop/campaign.json``, ...); this one keeps
-the whole run's: how long it took and which of its parts measured rather than skipped, so that
-"how long does it take from scratch?" is the entry whose parts skipped nothing. Entries are
-appended under the folder's lock like the parts' accounts
-(:func:`lassm.runs.account.append_entry`).
-"""
+"""``<machine>/runs.json``: one entry per whole ``lassm run``, its seconds and which parts measured
+rather than skipped, so "how long from scratch?" is the entry whose parts skipped nothing.
+Appended under the folder's lock (:func:`lassm.runs.account.append_entry`)."""
 from __future__ import annotations
 
 import datetime as _dt

@@ -1,11 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The campaign's steps after the timed sweep: counters, ceilings, metrics.
 
-Each step writes only under ``data/results/<machine>/`` (atomically), skips what is already
-there unless forced, and answers with the lines of what it could not measure: a missing or
-refused profiler, a backend without microbenchmarks. Those lines go to ``campaign.json``'s
-``lacks`` and the rest of the campaign goes on.
-"""
+Each writes only under ``data/results/<machine>/`` (atomically), skips what is there unless
+forced, and returns lines of what it could not measure, for ``campaign.json``'s ``lacks``; the
+campaign goes on."""
 from __future__ import annotations
 
 import contextlib
@@ -67,38 +65,14 @@ def _importable_here() -> Iterator[None]:
 def counters(backend: str, machine: str, points: list[tuple[str, int | None, str]], force: bool = False,
              ncu: str | None = None, timeout: float = NCU_TIMEOUT,
              tick: Callable[[], None] = lambda: None) -> list[str]:
-    """Hardware counters of ``points`` on a GPU backend, with the profiler this machine has.
+    """Hardware counters of ``points`` on GPU ``backend``, with the profiler this machine has.
 
-    Nsight Compute runs for real on ``cuda`` and ``opencl-ptx``: every point's ``lassm extend``
-    in one profiled process (:mod:`lassm.cli.profiled`), its session cut into one raw
-    CSV per point (``ncu --version`` and the labels beside each under ``counters/``, as ``lassm
-    counters collect`` writes them; the
-    OpenCL kernel has the CUDA kernel's name). It profiles no OpenCL launch, so ``opencl`` is
-    named with the way round. Other vendors' profilers
-    are named with what to do, since the campaign does not drive them yet.
-
-    Parameters
-    ----------
-    backend : str
-        The GPU backend (``cuda``, ``hip``, ``sycl`` on a GPU, ``opencl`` or ``opencl-ptx``).
-    machine : str
-        Its results folder.
-    points : list of (dataset, k, protocol)
-        What to count (:meth:`lassm.campaign.plan.Plan.profiled`).
-    force : bool
-        Count again points that have a raw file.
-    ncu : str, optional
-        The ncu executable (default :func:`find_ncu`).
-    timeout : float
-        Seconds per profiled run.
-    tick : callable
-        Called once per point, counted, skipped or failed (the step's progress).
-
-    Returns
-    -------
-    list of str
-        One line per thing not measured (empty when every point was counted).
-    """
+    Nsight Compute runs on ``cuda`` and ``opencl-ptx``: every point's ``lassm extend`` in one
+    profiled process (:mod:`lassm.cli.profiled`), cut into one raw CSV per point with sidecars under
+    ``counters/``. It profiles no OpenCL launch, so ``opencl`` gets a line naming the way round;
+    other vendors' profilers get a line saying what to do. ``force`` recounts points with a raw file;
+    ``ncu`` defaults to :func:`find_ncu`; ``timeout`` is per run; ``tick`` is called once per point.
+    Returns one line per thing not measured."""
     tool, how = PROFILERS.get(backend, ("", ""))
     if not tool:
         return [f"counters: the {backend} backend has no profiler in this study" + (f": {how}" if how else "")]
@@ -165,24 +139,9 @@ def counters(backend: str, machine: str, points: list[tuple[str, int | None, str
 
 
 def ceilings(backend: str, machine: str, force: bool = False, command: str = "") -> list[str]:
-    """The machine's ceilings (INT32 throughput, HBM bandwidth) into ``ceilings.json``, with provenance.
-
-    Parameters
-    ----------
-    backend : str
-        The GPU backend of the machine; the microbenchmarks (:mod:`lassm.analysis.machine`) run on CUDA.
-    machine : str
-        Its results folder.
-    force : bool
-        Measure again when ``ceilings.json`` exists.
-    command : str
-        The command line recorded with the measurement.
-
-    Returns
-    -------
-    list of str
-        One line when the ceilings could not be measured here.
-    """
+    """The machine's ceilings (INT32 throughput, HBM bandwidth, measured on CUDA) into
+    ``ceilings.json`` with ``command`` as provenance; ``force`` measures again. Returns one line
+    when they could not be measured."""
     if backend != "cuda":
         return [f"ceilings: the microbenchmarks (lassm.analysis.machine) run on CUDA only; none for {backend}"]
     path = paths.results_dir(machine) / "ceilings.json"
@@ -206,18 +165,8 @@ def ceilings(backend: str, machine: str, force: bool = False, command: str = "")
 
 
 def metrics(machine: str) -> list[str]:
-    """``metrics derive`` for the machine: ``metrics.csv`` from its counters and ceilings.
-
-    Parameters
-    ----------
-    machine : str
-        The results folder.
-
-    Returns
-    -------
-    list of str
-        One line when the metrics could not be derived (no counters or no ceilings).
-    """
+    """``metrics derive`` for ``machine``: ``metrics.csv`` from its counters and ceilings; one line when
+    either is missing."""
     folder = paths.results_dir(machine)
     missing = [what for what, there in (("counters", any((folder / "counters").glob("*.csv"))),
                                         ("ceilings", (folder / "ceilings.json").is_file())) if not there]

@@ -1,14 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``lassm run --kernel suite``: Jin and Vetter's kernels (:mod:`lassm.backends.suite`) on this machine.
 
-For each kernel: its inputs at the machine's size class (Jin and Vetter's sizes where a GPU runs it,
-small ones on a CPU), the reference once, then every variant of every backend that runs here,
-warmed up, timed ``repeats`` times (medians kept) and checked against the reference. Rows go to
-``<machine>/suite/times.csv`` (upserted after each kernel, so a killed run loses one kernel at
-most; a row recorded at this commit is skipped unless forced) and the run's account is appended
-to ``<machine>/suite/campaign.json``. A variant the device refuses (an out-of-order queue) is a
-row with its refusal, not a failure.
-"""
+Per kernel: inputs at the machine's size class (Jin and Vetter's on a GPU, small on a CPU), the
+reference once, then every variant of every backend here warmed up, timed ``repeats`` times
+(medians) and checked. Rows are upserted into ``<machine>/suite/times.csv`` after each kernel
+(rows at this commit skipped unless forced); the account is appended to
+``suite/campaign.json``. A variant the device refuses is a row with its refusal, not a failure."""
 from __future__ import annotations
 
 import statistics

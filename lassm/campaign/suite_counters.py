@@ -1,24 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The suite's counters step: Nsight Compute on every variant launched through CUDA.
 
-Nsight Compute profiles no OpenCL launch, so the OpenCL side is counted as ``opencl-ptx``: the
-OpenCL compiler's PTX launched by CUDA (:func:`lassm.backends.suite.common.opencl_ptx_function`),
-beside NVRTC's build (``cuda``). The variants of one (kernel, backend) are counted in one profiled
-process (``python -m lassm.campaign.suite_counters KERNEL BACKEND V1,V2,... SIZE``), so the
-profiler, the interpreter, the CUDA context and the inputs start once, not once per variant: for
-each variant it runs once untimed (compiles, loads, warms up), then once inside the profiler's
-range (``ncu --profile-from-start off``), so that exactly the timed launches are counted, a
-library's own kernels included (cuRAND's launches per draw are counted, not assumed), then
-launches the empty boundary kernel inside the range (:mod:`lassm.analysis.counters.batch`), which cuts the raw CSV into one file
-per variant (:func:`lassm.analysis.counters.batch.split_at`). The launches of a variant are summed
-into one ``suite/counters.csv`` row (the study's metric list, ``data/metric-names.csv``); the raw
-CSV, ``ncu --version`` and the labels stay under ``suite/counters/``.
+ncu profiles no OpenCL launch, so OpenCL is counted as ``opencl-ptx`` (its compiler's PTX launched
+by CUDA, :func:`lassm.backends.suite.common.opencl_ptx_function`) beside ``cuda``. One profiled
+process per (kernel, backend) (``python -m lassm.campaign.suite_counters KERNEL BACKEND V1,V2,...
+SIZE``) runs each variant untimed, then inside the profiler's range (``--profile-from-start off``,
+library kernels such as cuRAND's included), then the boundary kernel that cuts the raw CSV per
+variant (:func:`lassm.analysis.counters.batch.split_at`). A variant's launches sum into one
+``suite/counters.csv`` row; raw files stay under ``suite/counters/``.
 
-Needleman-Wunsch's many-launch variants (:data:`ON_REQUEST`) are counted only when asked
-(``lassm run --all-counters``): under application replay each of their 2,047 launches replays the
-whole process per pass, minutes per variant, and the chapter reads ``strips``, the one-launch
-variant, for the kernel's counters.
-"""
+Needleman-Wunsch's many-launch variants (:data:`ON_REQUEST`) are counted only with
+``lassm run --all-counters``: application replay of their 2,047 launches takes minutes each, and
+the chapter reads the one-launch ``strips``."""
 from __future__ import annotations
 
 import re
@@ -81,13 +74,8 @@ def entries(kernel: str) -> set[str]:
 
 def row_from_raw(raw: str | Path, *, kernel: str, backend: str, variant: str, size: str, machine: str,
                  git_sha: str, command: str) -> dict:
-    """One ``counters.csv`` row: ncu's raw CSV of one run, its launches summed.
-
-    Raises
-    ------
-    ValueError
-        When the file holds no launch, or more than one device.
-    """
+    """One ``counters.csv`` row from ncu's raw CSV of one run, launches summed; ``ValueError`` when the
+    file holds no launch or more than one device."""
     from ..analysis.counters import ncu
 
     tidy, p = ncu.one_point(raw, dataset=kernel, k=0, protocol=f"{backend}:{variant}")
@@ -107,12 +95,10 @@ def left_on_request(points: list[tuple[str, str, str]]) -> list[tuple[str, str, 
 
 def collect(points: list[tuple[str, str, str]], size: str, machine: str, *, sha: str, force: bool = False,
             say=stderr.nothing, every: bool = False, tick=lambda n: None) -> list[str]:
-    """Counters of each (kernel, backend, variant) of ``points`` into ``suite/counters.csv``, with
-    the ncu :func:`~lassm.campaign.steps.find_ncu` finds, each variant's run given
-    :data:`NCU_TIMEOUT`; returns what it could not count. A point recorded at this commit is
-    skipped unless ``force``; the variants of :data:`ON_REQUEST` are left out (one line says so)
-    unless ``every``. ``tick(n)`` is told of each ``n`` points done with, skipped, left out,
-    counted or not (the step's progress)."""
+    """Counters of each (kernel, backend, variant) of ``points`` into ``suite/counters.csv``, each run
+    given :data:`NCU_TIMEOUT`; returns what it could not count. Rows at this commit are skipped unless
+    ``force``; :data:`ON_REQUEST` variants are left out (one line) unless ``every``; ``tick(n)`` hears
+    of every ``n`` points done with."""
     exe = find_ncu()
     if exe is None:
         return [f"suite counters: ncu not found (not on PATH, nor {NCU_FALLBACK}); install Nsight Compute"]

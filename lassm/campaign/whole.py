@@ -1,19 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""``lassm run`` without ``--kernel``: the whole study on this machine, a loop over the ordered list of its parts.
+"""``lassm run`` without ``--kernel``: the whole study on this machine, a loop over its parts.
 
-:data:`PARTS` lists them in run order, each a :class:`lassm.campaign.part.Part`:
-
-1. the local-assembly campaign (:mod:`.plan`, :mod:`.run`);
-2. the X-drop campaign (:mod:`.xdrop_plan`, :mod:`.xdrop_run`);
-3. Jin and Vetter's five kernels on CUDA and OpenCL (:mod:`.suite`);
-4. the original programs beside ours (:mod:`.originals`), where a CUDA GPU and nvcc are here.
-
-The options name what they narrow: ``--datasets`` goes to the part whose kind each name is
-(``xdrop-*`` names and pairs files to X-drop, the others to local assembly), and a part none of whose datasets
-is named is left out (the suite has none: ``--datasets`` leaves it out); ``--backends`` keeps,
-in each part, the backends it names that the part has. A part that is left out, or cannot run
-here, is one line, and the others go on.
-"""
+:data:`PARTS`, in run order: local assembly (:mod:`.plan`, :mod:`.run`), X-drop
+(:mod:`.xdrop_plan`, :mod:`.xdrop_run`), Jin and Vetter's kernels (:mod:`.suite`), the original
+programs (:mod:`.originals`, with a CUDA GPU and nvcc). ``--datasets`` goes to the part of each
+name's kind (``xdrop-*`` and pairs files to X-drop, others to local assembly), and a part with
+none named is left out (so is the suite); ``--backends`` keeps each part's named backends. A part
+left out or unable to run is one line; the others go on."""
 from __future__ import annotations
 
 import dataclasses

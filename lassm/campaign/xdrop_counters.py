@@ -1,13 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The X-drop campaign's counters step: Nsight Compute on ``lassm xdrop align --backend cuda``.
 
-One profiled run per (set, X), with the metric list local assembly uses
-(:func:`lassm.analysis.counters.ncu.metrics`, from ``data/metric-names.csv``), the kernel
-``xdrop_kernel`` or ``xdrop_lanes_kernel`` only. The raw CSV, ``ncu --version`` and the labels are kept under
-``xdrop/counters/``; the launches of a run are summed (:func:`lassm.analysis.counters.aggregate`)
-into one ``counters.csv`` row. ``lassm measure against-logan`` turns LOGAN's raw files into rows of
-the same table with :func:`row_from_raw`.
-"""
+One profiled run per (set, X) with local assembly's metric list, kernels ``xdrop_kernel`` or
+``xdrop_lanes_kernel`` only; raw CSV and sidecars under ``xdrop/counters/``, launches summed into
+one ``counters.csv`` row. ``lassm measure against-logan`` makes LOGAN's raw files rows of the same
+table with :func:`row_from_raw`."""
 from __future__ import annotations
 
 import sys
@@ -51,26 +48,10 @@ def align_command(pairs_file: str | Path, xdrop: int, scoring: tuple[int, int, i
 
 def row_from_raw(raw: str | Path, *, dataset: str, xdrop: int, program: str, machine: str, git_sha: str,
                  command: str, layout: str | None = None) -> dict:
-    """One ``counters.csv`` row: ncu's raw CSV of one run, its launches summed.
-
-    Parameters
-    ----------
-    raw : the raw file (``ncu --csv --page raw --print-units base``), or its text.
-    dataset, xdrop, program : the row's labels.
-    machine, git_sha, command : its provenance.
-    layout : the kernel that ran (:data:`lassm.runs.xdrop.BLOCK` ...); default: what ``lassm xdrop
-        align --backend cuda`` launches at X (:func:`lassm.runs.xdrop.planned_layout`).
-
-    Returns
-    -------
-    dict
-        :data:`lassm.runs.xdrop.COUNTER_COLUMNS`.
-
-    Raises
-    ------
-    ValueError
-        When the file holds no launch, or more than one device.
-    """
+    """One ``counters.csv`` row (:data:`lassm.runs.xdrop.COUNTER_COLUMNS`) from ncu's raw CSV of one
+    run (path or text), launches summed. ``layout`` defaults to what the CUDA backend launches at X
+    (:func:`lassm.runs.xdrop.planned_layout`). ``ValueError`` when the file holds no launch or more
+    than one device."""
     from ..analysis.counters import ncu
 
     _tidy, p = ncu.one_point(raw, dataset=dataset, k=int(xdrop), protocol=program)
@@ -124,11 +105,9 @@ def collect(plan: XdropPlan, machine: str, *, sha: str, force: bool = False, say
             ncu_exe: str | None = None, timeout: float = NCU_TIMEOUT, tick=lambda n: None) -> list[str]:
     """Counters of the plan's profiled (set, X) into ``counters.csv``; returns what it could not count.
 
-    The X values of one set are counted in one profiled process (:mod:`lassm.analysis.counters.batch`):
-    the pairs are read and the CUDA context made once. A (set, X) whose row is in ``counters.csv`` at
-    this commit is skipped unless ``force``. ``tick(n)`` is told of each ``n`` (set, X) done with,
-    skipped, counted or not (the step's progress).
-    """
+    One profiled process per set (:mod:`lassm.analysis.counters.batch`), so pairs and CUDA context
+    load once. Rows at this commit are skipped unless ``force``; ``tick(n)`` hears of every ``n``
+    (set, X) done with."""
     from ..analysis.counters import batch
     from ..workloads.xdrop import datasets
     from ..workloads.xdrop.formats import write_pairs_parquet

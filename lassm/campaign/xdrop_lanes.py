@@ -1,12 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The ablation of the X-drop kernel's layouts: LOGAN's block per direction against the lanes kernel.
 
-Every layout at each X in one run, on the same GPU and pairs (``lassm xdrop lanes``), into one
-table, ``xdrop/lanes.csv``, on which the plan (:func:`lassm.backends.xdrop.plan.lanes_for`) and the
-chapter rest; with counters, every layout's ``counters.csv`` rows too. Each layout's result must
-equal the block layout's pair for pair: one that differs is recorded as such and never counts as
-faster. Rows recorded at this commit are skipped unless forced; each X's rows are upserted whole.
-"""
+Every layout at each X in one run on the same GPU and pairs (``lassm xdrop lanes``) into
+``xdrop/lanes.csv`` (and ``counters.csv`` rows with counters), on which the plan
+(:func:`lassm.backends.xdrop.plan.lanes_for`) and the chapter rest. A layout whose result differs
+from the block's is recorded so and never counts as faster. Rows at this commit are skipped unless
+forced; each X's rows are upserted whole."""
 from __future__ import annotations
 
 import statistics
@@ -24,18 +23,10 @@ LAYOUTS: tuple[int, ...] = (0, *plan.LANES)
 
 def rows(align: Callable, pairs: Pairs, name: str, scoring: Scoring, *, layouts: Sequence[int] = LAYOUTS,
          repeats: int = 3, context: dict | None = None) -> list[dict]:
-    """One ``lanes.csv`` row per layout at ``scoring``'s X: the median kernel time of ``repeats``
-    runs after one untimed run, cells, GCUPS, and whether the result equals the block layout's.
-
-    Parameters
-    ----------
-    align : a backend's ``align`` taking ``lanes=`` (the CUDA one).
-    pairs, name : the set and its name.
-    scoring : the scheme with X.
-    layouts : lanes values, 0 (the reference every other is compared with) first.
-    repeats : timed runs per layout.
-    context : provenance columns (machine, device, driver, git_sha, command).
-    """
+    """One ``lanes.csv`` row per layout at ``scoring``'s X: median kernel time of ``repeats`` runs after
+    one untimed run, cells, GCUPS, and whether the result equals the block layout's. ``align`` is the
+    CUDA backend's (taking ``lanes=``); ``layouts`` start with 0, the reference; ``context`` holds the
+    provenance columns."""
     if not layouts or layouts[0] != 0:
         raise ValueError("layouts must start with 0, the block layout the others are compared with")
     if repeats < 1:

@@ -1,17 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What ``lassm run --kernel xdrop`` measures on this machine: sets, X values, backends, repeats.
 
-Every backend of one X is timed in the same run, on the same pairs, and checked against the
-numba oracle there. At a large X a LOGAN-sized pair holds millions of cells, and the CPU
-backends (the oracle on all cores, SeqAn on all cores) compute them at a small fraction of a
-GPU's rate: on a machine with a GPU they are timed only on the sets of at most
-:data:`CPU_MAX_PAIRS` pairs, and on a larger set the GPU backends are checked against the oracle
-on its first :data:`CHECK_PAIRS` pairs (for a synthetic set, the smaller set of the same seed);
-``times.csv`` says how many pairs were checked. Without a GPU the plan is one small set that
-every backend runs whole, and the OpenCL backend, answering from a CPU device, is timed as the
-CPU backends are (:data:`NO_GPU_REPEATS`). The sets and limits are chosen so that the whole
-plan stays within a few minutes of a 16-core GPU node.
-"""
+Every backend of one X is timed in one run on the same pairs and checked against the numba
+oracle. With a GPU, the CPU backends (far slower at large X) time only sets of at most
+:data:`CPU_MAX_PAIRS` pairs, and a larger set is checked on its first :data:`CHECK_PAIRS` pairs
+(``times.csv`` records how many). Without a GPU the plan is one small set every backend runs
+whole, OpenCL on a CPU device timed as the CPU backends (:data:`NO_GPU_REPEATS`). Sets and limits
+keep the plan within a few minutes of a 16-core GPU node."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -53,23 +48,16 @@ NO_GPU_REPEATS, NO_GPU_WARMUP = CPU_REPEATS, 0
 class XdropPlan:
     """One X-drop campaign.
 
-    Parameters
-    ----------
     datasets : names :func:`lassm.workloads.xdrop.datasets.load` understands, in run order.
-    xdrops : the X values, each set run at every one.
-    backends : the backends that run here (GPU ones first, then ``cpu``, ``seqan``).
-    sizes : pairs of each set (from its name).
+    backends : GPU ones first, then ``cpu``, ``seqan``.
     cpu_max_pairs : the CPU backends time only sets of at most this many pairs (None: every set).
     check_pairs : the oracle checks a larger set's first pairs only (None: every pair).
-    repeats, warmup : timed and untimed runs of a GPU backend (without a GPU: :data:`NO_GPU_REPEATS`
-        and :data:`NO_GPU_WARMUP`, the one-pair warm-up standing for the untimed runs); ``cpu_repeats``
-        of a CPU one.
+    repeats, warmup : runs of a GPU backend (without a GPU :data:`NO_GPU_REPEATS`,
+        :data:`NO_GPU_WARMUP`, a one-pair warm-up); ``cpu_repeats`` of a CPU one.
     profile : Nsight Compute counters of the ``cuda`` runs of :data:`PROFILED_DATASETS`.
     scoring : match, mismatch, gap.
-    threads : CPU threads of the CPU backends.
-    left_out : one line per default set this machine cannot have (a real set without its genome
-        or pbsim), left out of the plan rather than failed.
-    """
+    left_out : one line per default set this machine cannot have (a real set without its genome or
+        pbsim), left out rather than failed."""
 
     datasets: tuple[str, ...]
     xdrops: tuple[int, ...]
@@ -114,14 +102,8 @@ class XdropPlan:
 
 
 def present_backends() -> tuple[list[str], list[str], bool]:
-    """The X-drop backends that run here, one line for each that cannot, and whether a GPU is among them.
-
-    Returns
-    -------
-    (list of str, list of str, bool)
-        GPU backends first (``opencl`` counts as one only on a GPU device), then ``cpu`` and
-        ``seqan``; lines such as ``"seqan: cannot run here: ..."``.
-    """
+    """(the X-drop backends that run here, GPU ones first then ``cpu`` and ``seqan``; one line for each
+    that cannot; whether a GPU is among them: ``opencl`` counts only on a GPU device)."""
     from ..backends import xdrop as registry
     from ..errors import BackendUnavailable
 
@@ -161,18 +143,18 @@ def default_threads() -> int:
 
 
 def make_plan(ask: Ask = Ask(), *, gpu: bool | None = None, threads: int | None = None) -> XdropPlan:
-    """The X-drop campaign for this machine as ``ask`` says, read as this part's options
-    (:meth:`~lassm.campaign.part.Ask.of_part`):
+    """The X-drop campaign for this machine as ``ask`` (this part's options,
+    :meth:`~lassm.campaign.part.Ask.of_part`) says.
 
     quick : :data:`QUICK_DATASETS`, no counters.
-    backends, datasets, xdrops : replace the plan's (default: what runs here; the machine's sets; :data:`XDROPS`).
-    repeats, warmup : the GPU backends' timed and untimed runs (default: :data:`GPU_REPEATS` and
-        :data:`GPU_WARMUP` with a GPU, :data:`NO_GPU_REPEATS` and :data:`NO_GPU_WARMUP` without).
+    backends, datasets, xdrops : replace the plan's (default: what runs here, the machine's sets,
+        :data:`XDROPS`).
+    repeats, warmup : the GPU backends' runs (default :data:`GPU_REPEATS`, :data:`GPU_WARMUP` with a
+        GPU, :data:`NO_GPU_REPEATS`, :data:`NO_GPU_WARMUP` without).
     profile : keep the counters step.
 
-    ``gpu``: whether a GPU is here (default: asked of the backends); decides the sets and the CPU
-    limit. ``threads``: the CPU backends' threads (default: :func:`default_threads`).
-    """
+    ``gpu`` (default: asked of the backends) decides the sets and the CPU limit; ``threads``
+    defaults to :func:`default_threads`."""
     from ..workloads.xdrop import datasets as registry
 
     quick, backends, datasets, xdrops = ask.quick, ask.backends, ask.datasets, ask.xdrops

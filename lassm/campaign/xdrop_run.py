@@ -1,14 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``run_xdrop_campaign``: the X-drop plan's timings, then its counters, then ``xdrop/campaign.json``.
 
-For each (set, X) every backend of the plan is timed in this run and checked against the cpu
-oracle's result of the same pairs; the group's rows replace the old ones in ``times.csv`` at
-once (atomically). A group whose rows are all there at this commit is skipped unless
-``force``, so a killed campaign loses only the group it was in. Counters follow, one Nsight
-Compute run of ``lassm xdrop align --backend cuda`` per profiled (set, X), raw files kept
-beside ``counters.csv``; then ``campaign.json`` says what ran, how long each step took and
-what this machine lacks.
-"""
+Per (set, X), every backend is timed and checked against the oracle on the same pairs, and the
+group's rows replace the old ones in ``times.csv`` atomically; a group recorded at this commit is
+skipped unless ``force``. Then one Nsight Compute run of ``lassm xdrop align --backend cuda``
+per profiled (set, X), raw files beside ``counters.csv``; then ``campaign.json``."""
 from __future__ import annotations
 
 import time
@@ -80,18 +76,10 @@ class Stamp:
 
 def run_group(plan: XdropPlan, pairs, dataset: str, xdrop: int, *, stamp: Stamp, say=stderr.nothing,
               oracles: dict | None = None) -> list[dict]:
-    """Times every backend of ``plan`` on ``pairs`` at ``xdrop``, checks each against the oracle;
-    each row carries ``stamp``.
-
-    ``oracles`` keeps the oracle's results by input digest and scheme, so the head of a large set
-    that is a smaller set already run (``xdrop-sim-20k``'s first 2,000 pairs are ``xdrop-sim-2k``)
-    is not aligned again.
-
-    Returns
-    -------
-    list of dict
-        The ``times.csv`` rows of the group (:data:`lassm.runs.xdrop.TIMES_COLUMNS`).
-    """
+    """The ``times.csv`` rows (:data:`lassm.runs.xdrop.TIMES_COLUMNS`, each with ``stamp``) of every
+    backend of ``plan`` timed on ``pairs`` at ``xdrop`` and checked against the oracle. ``oracles``
+    caches oracle results by input digest and scheme, so a set's head that is a smaller set already
+    run is not aligned again."""
     from ..backends import xdrop as registry
     from ..workloads.xdrop.datasets import head
 
@@ -159,21 +147,10 @@ def groups_todo(plan: XdropPlan, rows: list[dict], sha: str, force: bool) -> dic
 
 def run_xdrop_campaign(plan: XdropPlan, *, machine: str | None = None, force: bool = False, progress: bool = True,
                        log=None) -> XdropOutcome:
-    """Measures this machine as ``plan`` says; writes ``data/results/<machine>/xdrop/``.
-
-    Parameters
-    ----------
-    plan : :func:`lassm.campaign.xdrop_plan.make_plan`'s.
-    machine : the results folder (default: :func:`lassm.runs.folders.run_folder`'s).
-    force : measure again what is recorded at this commit.
-    progress : show the progress (:func:`lassm.runs.progress.bar`: the points, then the counters, each
-        a task with time elapsed and left) and say a line per measurement and step.
-    log : where the lines go (default: standard error, when ``progress``).
-
-    Returns
-    -------
-    XdropOutcome
-    """
+    """Measures this machine as ``plan`` says into ``data/results/<machine>/xdrop/`` and returns an
+    :class:`XdropOutcome`. ``machine`` defaults to :func:`lassm.runs.folders.run_folder`'s;
+    ``force`` measures recorded things again; ``progress`` shows a bar and writes lines to ``log``
+    (default stderr)."""
     from ..runs.progress import bar as progress_bar
 
     with progress_bar(progress) as bar:

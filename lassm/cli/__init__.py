@@ -1,14 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The ``lassm`` command line. Every subcommand is a thin call into the package.
 
-Errors a user can fix (bad input, a bad option, a missing backend) print one ``lassm: error:``
-line naming the file, line and field (or the option), and exit with code 2; no output file is left
-half-written. Option values are checked as they are parsed (:mod:`lassm.cli.args`), outputs
-against inputs before the command runs (:mod:`lassm.cli.guard`), pairs of options first thing in
-each subcommand, so no mistake is found after expensive work. The machine's faults (a full disk,
-a signal, a closed pipe) are one line too (:mod:`lassm.cli.faults`). Anything else is a bug and
-keeps its traceback.
-"""
+A mistake a user can fix (bad input or option, a missing backend) is one ``lassm: error:`` line
+naming the file, line and field (or the option), exit 2, nothing half-written. Option values are
+checked when parsed (:mod:`lassm.cli.args`), outputs against inputs before the command runs
+(:mod:`lassm.cli.guard`), option pairs first thing in each subcommand, so no mistake surfaces
+after expensive work. Machine faults are one line too (:mod:`lassm.cli.faults`); anything else
+is a bug and keeps its traceback."""
 from __future__ import annotations
 
 import argparse
@@ -28,11 +26,8 @@ from . import faults, guard
 
 
 class Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose usage errors are one ``lassm: error:`` line (exit code 2).
-
-    ``add_subparsers`` makes every subcommand's parser of the same class, those that other
-    modules add included.
-    """
+    """An ArgumentParser whose usage errors are one ``lassm: error:`` line (exit 2); every
+    subcommand's parser, other modules' included, is of this class."""
 
     def error(self, message: str):
         where = self.prog.removeprefix("lassm").strip()
@@ -116,12 +111,10 @@ def cmd_extend(args: argparse.Namespace) -> int:
 
 
 def _read_input(path: str, whole: bool = True):
-    """The dataset of ``lassm extend``'s input, and the shard folder it came from (None for a file).
-
-    A shard folder is read whole for one process (``whole``); for a cluster it is its
-    :class:`~lassm.workloads.local_assembly.stream.ShardFolder` (manifest and planning weights,
-    with the start k and the contig count): the workers read their own ranges, this process none.
-    """
+    """The dataset of ``lassm extend``'s input and its shard folder (None for a file). With ``whole``
+    a shard folder is read whole; for a cluster it is a
+    :class:`~lassm.workloads.local_assembly.stream.ShardFolder` (manifest, weights, start k, contig
+    count), the workers reading their own ranges."""
     from ..workloads.local_assembly import formats, stream
 
     if not stream.is_shard_folder(path):
@@ -418,22 +411,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Runs one ``lassm`` command; returns its exit code (usage errors exit 2 from the parser).
+    """Runs one ``lassm`` command (``argv`` default ``sys.argv[1:]``) and returns its exit code.
 
-    Parameters
-    ----------
-    argv : list of str, optional
-        The arguments (default: ``sys.argv[1:]``).
-
-    Returns
-    -------
-    int
-        0 on success (``--help`` and ``--version`` too, and a command whose reader closed
-        standard output early), 1 when a run finished but a point failed or differed from the
-        CPU, 2 for a mistake the user can fix or a fault of the machine's (a full disk: one
-        ``lassm: error:`` line on stderr), 130 after Ctrl-C and 143 after SIGTERM (one line too,
-        the temporaries removed: :mod:`lassm.cli.faults`).
-    """
+    0 on success (``--help``, ``--version``, and a reader closing standard output early too); 1 when
+    a run finished but a point failed or differed from the CPU; 2 for a mistake the user can fix or
+    a machine fault such as a full disk (one ``lassm: error:`` line); 130 after Ctrl-C and 143 after
+    SIGTERM (one line, temporaries removed: :mod:`lassm.cli.faults`)."""
     from ..backends.cuinit import start_early
 
     start_early(sys.argv[1:] if argv is None else argv)  # before the imports below: they overlap it

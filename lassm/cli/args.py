@@ -1,16 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Argument types of the ``lassm`` command line: each refuses an impossible value when parsed.
 
-Every option that takes a value has one of these as its ``type`` (or a fixed ``choices``), so a
-mistake is reported by argparse as one ``lassm: error:`` line naming the option, before any
-dataset is read or any kernel built. ``tests/test_cli_errors.py`` walks the parser and gives
-every option values these types must refuse. Checks that need two options at once (a protocol
-the chosen backend does not build) are made by the subcommand, first thing
-(:func:`lassm.backends.check_protocol`).
-
-The types of paths say what a path is to its command (:func:`_role`), so that
-:mod:`lassm.cli.guard` applies the output rule (:mod:`lassm.outputs`) to every command alike.
-"""
+Every valued option has one of these as its ``type`` (or fixed ``choices``), so a mistake is one
+``lassm: error:`` line naming the option, before any dataset is read or kernel built;
+``tests/test_cli_errors.py`` feeds every option values these must refuse. Checks of two options
+together are the subcommand's, first thing (:func:`lassm.backends.check_protocol`). Path types
+carry their role (:func:`_role`), so :mod:`lassm.cli.guard` applies the output rule to every
+command alike."""
 from __future__ import annotations
 
 import argparse
@@ -415,9 +411,9 @@ def pairs_input(text: str) -> str:
 
 
 def _writable_parent(p: Path, text: str) -> None:
-    """The nearest existing folder above ``p`` takes a new file (:func:`lassm.atomic.write_fault`):
-    ``/proc/version`` was "No such file or directory" once the command had run. (A full disk
-    still takes a name: its write says so, naming the output, :class:`lassm.errors.OutputFault`.)"""
+    """The nearest existing folder above ``p`` takes a new file (:func:`lassm.atomic.write_fault`), so
+    the refusal names the real cause rather than a later "No such file or directory". A full disk
+    still takes a name; its write fails naming the output (:class:`lassm.errors.OutputFault`)."""
     from ..atomic import write_fault
     from ..errors import fault_reason
 

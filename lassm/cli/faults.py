@@ -1,22 +1,16 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The environment's faults in one line: signals, full disks, closed and broken standard output.
 
-What the machine does to a command (Ctrl-C, a ``kill``, a full disk, a reader that stops
-reading) is no bug of lassm's and no mistake in the user's input, but the user still needs one
-line saying what happened, and nothing half-written left behind:
+No bug and no input mistake, but the user needs one line and nothing half-written:
 
-* SIGINT (Ctrl-C) is ``KeyboardInterrupt``, SIGTERM is made :class:`~lassm.errors.Terminated`:
-  both unwind the command, so the ``finally`` clauses of :mod:`lassm.atomic` remove its
-  temporaries, and end in ``interrupted`` (exit 130) or ``terminated`` (exit 143), as a shell
-  reports a command a signal ended;
-* SIGXFSZ is ignored, so that a file passing the size limit (``ulimit -f``) fails its write
-  (``EFBIG``, said like a full disk) instead of killing the process with its temporary;
-* a reader that closes standard output early (``| head``) ends the command quietly with exit 0,
-  as a Unix tool that dies of SIGPIPE says nothing (no exit code of 141 either: the reader
-  asked for no more);
+* SIGINT (``KeyboardInterrupt``) and SIGTERM (:class:`~lassm.errors.Terminated`) unwind the
+  command, so :mod:`lassm.atomic` removes its temporaries, ending ``interrupted`` (130) or
+  ``terminated`` (143), as a shell reports them;
+* SIGXFSZ is ignored, so a file past ``ulimit -f`` fails its write (``EFBIG``, said like a full
+  disk) instead of killing the process with its temporary;
+* a reader closing standard output early (``| head``) ends the command quietly with exit 0;
 * a write the file system refuses names the output (:class:`~lassm.errors.OutputFault`), or
-  standard output where that is what could not be written.
-"""
+  standard output."""
 from __future__ import annotations
 
 import contextlib
@@ -115,13 +109,9 @@ def flush_stdout() -> None:
 
 
 def describe(exc: OSError) -> str | None:
-    """The one line (after ``lassm: error:``) of an ``OSError`` that is the environment's doing,
-    or None for one that is a bug and keeps its traceback.
-
-    A file the error names (a file the user gave, which could not be read or made; standard
-    output, :class:`_NamedStdout`) is named; a write the file system refused elsewhere is said
-    without a name rather than as a traceback.
-    """
+    """The one line (after ``lassm: error:``) of an ``OSError`` that is the environment's doing, naming
+    the file it concerns (standard output as :class:`_NamedStdout`) where known; None for a bug,
+    which keeps its traceback."""
     reason = fault_reason(exc)
     if exc.filename is not None:
         return f"{exc.filename}: {exc.strerror or reason}"

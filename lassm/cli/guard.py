@@ -1,12 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The output rule (:mod:`lassm.outputs`) applied to every command from its options' roles.
-
-Applied here, not in each command: a command added later, or an option added to one, is guarded
-as soon as its argument types say what its paths are (``role`` in :mod:`lassm.cli.args`): its
-outputs are checked against its inputs, the results folders it reads and each other, and an
-output folder must be new, empty or one this command made, all before the command's own code
-runs.
-"""
+"""The output rule (:mod:`lassm.outputs`) applied to every command from its options' roles
+(:mod:`lassm.cli.args`), so a new command or option is guarded as soon as its types say what its
+paths are: outputs checked against inputs, read results folders and each other, and an output
+folder new, empty or this command's, all before the command's code runs."""
 from __future__ import annotations
 
 import argparse
@@ -49,13 +45,8 @@ def maker(parser: argparse.ArgumentParser) -> str:
 
 
 def check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """Refuses, before any work, an output of the command ``args`` run that breaks the rule.
-
-    Raises
-    ------
-    LassmError
-        Naming the option, the path given and what it would overwrite.
-    """
+    """Refuses, before any work, an output of command ``args`` that breaks the rule:
+    :class:`LassmError` naming the option, the path and what it would overwrite."""
     command = leaf(parser, args)
     outputs = {option: values[0] for option, values in with_role(command, args, "output").items() if values}
     inputs = [value for values in with_role(command, args, "input").values() for value in values

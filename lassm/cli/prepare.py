@@ -1,11 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""A backend made ready in a thread while the command reads its input.
-
-A backend's start-up (its runtime imported, the device's context made, the kernel loaded from
-the on-disk cache: its ``warm_up``) and the reading of the input run side by side, so that they
-overlap instead of adding (the runtime's calls and the reading's file and NumPy work release the
-GIL). ``lassm extend`` and ``lassm xdrop align`` both use it.
-"""
+"""A backend made ready in a thread while the command reads its input: its ``warm_up`` (runtime
+import, device context, cached kernel) and the reading release the GIL, so they overlap instead
+of adding. Used by ``lassm extend`` and ``lassm xdrop align``."""
 from __future__ import annotations
 
 import sys
@@ -18,25 +14,12 @@ from .. import timeline
 
 def in_background(get: Callable[[], ModuleType], *warm_args: Any,
                   name: str = "backend") -> Callable[[], ModuleType | None]:
-    """Starts ``get()`` (a registry's lookup, which fails naming what to install) and the module's
-    ``warm_up(*warm_args)``, where it has one, in a daemon thread.
+    """Starts ``get()`` (the registry lookup, failing with what to install) and the module's
+    ``warm_up(*warm_args)``, if any, in a daemon thread named after ``name``.
 
-    Parameters
-    ----------
-    get : callable
-        Returns the backend module.
-    warm_args : any
-        Passed to the module's ``warm_up``.
-    name : str
-        The backend's name, for the thread's.
-
-    Returns
-    -------
-    callable
-        Waits for the thread and returns the module; re-raises the thread's failure, unless it is
-        called while an exception is being handled (reading failed first: that error is the
-        one to report), in which case it returns None.
-    """
+    Returns a call that waits and returns the module, re-raising the thread's failure, except while
+    another exception is being handled (reading failed first, the error to report): then it returns
+    None."""
     got: list[ModuleType] = []
     failed: list[BaseException] = []
 

@@ -1,17 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Several ``lassm`` commands in one profiled process: each run by lassm's own ``main`` in turn.
+"""Several ``lassm`` commands in one profiled process, each run by :func:`lassm.cli.main` in turn.
 
-The commands run one after another in one process, the very code path each would take alone
-(:func:`lassm.cli.main`), each followed by the boundary kernel
-(:mod:`lassm.analysis.counters.batch`) at which the session's raw CSV is cut, so that Nsight
-Compute's cost per profiled process, the interpreter's start and the imports are paid once.
-After each command the device memory CuPy's pool keeps is given back: a replayed kernel's pass
-saves and restores the memory the process holds.
-
-In the command-line stage because it runs lassm's command line. Usage:
-``python -m lassm.cli.profiled JSON STATUS`` with JSON a list of argument
-lists (what follows ``lassm`` on its command line).
-"""
+Each command (the code path it takes alone) is followed by the boundary kernel
+(:mod:`lassm.analysis.counters.batch`) where the raw CSV is cut, so Nsight Compute's per-process
+cost, interpreter start and imports are paid once. CuPy's pooled device memory is freed after
+each, since a replayed pass saves and restores what the process holds. It lives in the
+command-line stage because it runs the command line.
+``python -m lassm.cli.profiled JSON STATUS``, JSON a list of argument lists."""
 from __future__ import annotations
 
 import json

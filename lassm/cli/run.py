@@ -157,14 +157,12 @@ def _run_local(args: argparse.Namespace) -> int:
 
 def _check_run(args: argparse.Namespace, backends: Sequence[str], local: Plan | None,
                accounts: Sequence[str] | None = None) -> None:
-    """What the run checks before it measures anything, and its dry run alike
-    (:func:`lassm.runs.preflight.check_run`): the results folders it will write
-    (:func:`lassm.runs.folders.machine_folders`; ``local``, the local-assembly plan, names the
-    devices a dry run plans for without their runtime), the ``accounts`` it appends to (default:
-    :data:`lassm.runs.account.ACCOUNTS`), the dataset files that plan reads (the
-    X-drop plan has read its pairs files) and ``--cluster``'s scheduler. Only hip's check against
-    hip-cpu (:func:`_check_hip`) is the real run's alone: it builds and runs the kernels, which a
-    dry run never does."""
+    """What the run, and its dry run alike, checks before it measures
+    (:func:`lassm.runs.preflight.check_run`): the results folders it writes (:func:`lassm.runs.folders.machine_folders`; ``local``, the
+    local-assembly plan, names devices a dry run plans without their runtime), the ``accounts`` it
+    appends to (default :data:`lassm.runs.account.ACCOUNTS`), the plan's dataset files and
+    ``--cluster``'s scheduler. Only :func:`_check_hip` builds and runs kernels, so only the real run
+    makes it."""
     from ..runs.account import ACCOUNTS
     from ..runs.folders import machine_folders
     from ..runs.preflight import check_run

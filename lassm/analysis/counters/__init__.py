@@ -1,11 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Hardware counters: profiler output (ncu, rocprof, unitrace) -> one tidy table for every vendor.
 
-The tidy table, its columns and units, and the helpers the parsers share are in :mod:`.tidy`
-(re-exported here); one module per profiler (:mod:`.ncu`, :mod:`.rocprof`, :mod:`.unitrace`)
-reads that tool's CSV; :func:`parse` picks the module by tool name. A new profiler is a new
-module here and a branch of :func:`parse`.
-"""
+The table and shared helpers live in :mod:`.tidy` (re-exported); one module per profiler reads
+its CSV, and :func:`parse` picks one by tool name."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -33,9 +30,8 @@ from .tidy import (
 
 
 def _named(where: str | Path | Sequence[str | Path], reader, *args: Any, **labels: Any):
-    """``reader(*args)``, a fault raised with the file's name (of several inputs, which): a reader
-    that names the file at fault itself (``where`` lists its inputs) is left as it is, else the
-    fault is put to ``where`` (all of them, where a fault is of the set, not of one file)."""
+    """``reader(*args)``; a fault that does not name its file is re-raised naming ``where`` (all of
+    them, when the fault is of the set)."""
     files = [str(w) for w in where] if isinstance(where, (list, tuple)) else [str(where)]
     try:
         for name in files:
@@ -53,23 +49,9 @@ def _named(where: str | Path | Sequence[str | Path], reader, *args: Any, **label
 
 
 def parse(paths: Sequence[str | Path], tool: str, **labels: Any):
-    """Parses raw profiler files of one tool into the tidy counter table.
-
-    Parameters
-    ----------
-    paths : sequence of str or pathlib.Path
-        Raw CSV files (rocprofv3 writes one per pass; they are merged by dispatch).
-    tool : str
-        ``ncu``, ``rocprof`` or ``unitrace``.
-    **labels
-        Labels that override the sidecar's (``dataset``, ``k``, ``protocol``, ``device``,
-        ``simd_width`` ...).
-
-    Returns
-    -------
-    pandas.DataFrame
-        The tidy counter table, one row per launch.
-    """
+    """Parses raw files of one ``tool`` (``ncu``, ``rocprof``, ``unitrace``) into the tidy counter
+    table, one row per launch; rocprofv3 pass files merge by dispatch. ``labels`` (``dataset``,
+    ``k``, ``protocol``, ``device``, ``simd_width``...) override the sidecar's."""
     try:
         refuse_twice(paths)
     except OSError as exc:

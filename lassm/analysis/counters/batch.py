@@ -1,16 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Several points counted in one Nsight Compute session: one profiled process, cut apart afterwards.
 
-One process runs every point of a group (the same backend, or the same kernel and backend) one
-after another, and after each point it launches the empty kernel :data:`BOUNDARY`, so that the
-profiler's start, the interpreter's, the imports and the CUDA context are paid once per group,
-not once per point. ncu profiles launches in the order they happen, so its raw CSV is cut at
-those rows (:func:`split_at`) into one raw file per point, with the labels of that point beside
-it, which every reader of a single run's file reads unchanged.
-
-A point that fails in the profiled process is named in a status file (JSON, name -> one line)
-and its part is dropped; the boundary is still launched, so the parts after it stay aligned.
-"""
+One process runs a group's points in turn, launching the empty kernel :data:`BOUNDARY` after
+each, so profiler, interpreter and CUDA context start once per group. The raw CSV is cut at
+those rows into one raw file per point with its labels, read like a single run's file. A point
+that fails is named in a status file (JSON, name -> one line) and its part dropped; the boundary
+still launches, so later parts stay aligned."""
 from __future__ import annotations
 
 import csv
@@ -88,19 +83,9 @@ def run_points(names: Sequence[str], work: Callable[[str], None], status: str | 
 
 
 def split_at(source: str | os.PathLike, boundary: str) -> list[str]:
-    """One profiled process's raw CSV cut into one raw CSV per point it ran, in launch order.
-
-    Why: a process that runs several points in one Nsight Compute session (one start-up of the
-    profiler, the interpreter and the CUDA context instead of one per point) ends each point with
-    one launch of the kernel ``boundary``; its rows are the cuts and are dropped. Every part keeps
-    the header (and the units row), so it reads as the raw file of a run of its own
-    (:func:`lassm.analysis.counters.ncu.read_raw`). Launches after the last boundary form a last part.
-
-    Raises
-    ------
-    ValueError
-        When there is no ncu header.
-    """
+    """One profiled process's raw CSV cut at the ``boundary`` kernel's rows (dropped) into one raw CSV
+    per point, in launch order; each keeps the header and units row, and launches after the last
+    boundary form a last part. ``ValueError`` without an ncu header."""
     lines, start, header = lines_and_header(source)
     name_at = header.index("Kernel Name")
     head = [lines[start]]
@@ -129,11 +114,10 @@ def split_at(source: str | os.PathLike, boundary: str) -> list[str]:
 
 def collect(target: Sequence[str], names: Sequence[str], raws: Sequence[Path], labels: Sequence[dict], *,
             session: Session) -> dict[str, str]:
-    """Runs ``target`` (given its status file's path as one more argument) once under ncu as
-    ``session`` says (its kernels and :data:`BOUNDARY`); writes each point's raw file ``raws[i]``
-    with ``labels[i]`` (dataset, k, protocol, ...) in its meta sidecar. Returns name -> why, for the
-    points not counted; raises when the session itself fails (no ncu, a refusal, no CSV), as
-    :func:`lassm.analysis.counters.ncu.collect` does."""
+    """Runs ``target`` (its status file's path appended) once under ncu as ``session`` says, plus
+    :data:`BOUNDARY`; writes ``raws[i]`` with ``labels[i]`` in its meta sidecar. Returns name -> why
+    for points not counted; raises as :func:`lassm.analysis.counters.ncu.collect` when the session
+    itself fails."""
     from dataclasses import replace
 
     from ...atomic import atomic_open

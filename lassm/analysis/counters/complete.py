@@ -1,10 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Whether a profiler's file is whole: the checks every counter file passes before it is counted.
 
-A profile cut at a line end, or given twice, would still parse, its metrics then of fewer
-launches or of twice as many; these checks refuse it. Each raises a ValueError without the
-file's name; :func:`lassm.analysis.counters.parse` adds it.
-"""
+A profile cut at a line end, or given twice, still parses into wrong sums. Each check raises a
+``ValueError`` without the file's name; :func:`lassm.analysis.counters.parse` adds it."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,15 +14,8 @@ from .tidy import parse_number, read_meta, sidecar_paths
 
 
 def refuse_cut_short(path: str | Path) -> None:
-    """Refuses a profiler file whose last line has no line break: every profiler ends its CSV with
-    one, so the file was cut (a copy stopped by a full disk, a kill) and its last launch, or its
-    header, is incomplete; read as it is, a launch would be silently missing.
-
-    Raises
-    ------
-    ValueError
-        Without the file's name (:func:`parse` adds it).
-    """
+    """Refuses a file whose last line has no line break: every profiler ends its CSV with one, so the
+    file was cut and its last launch or header is incomplete."""
     with open(path, "rb") as fh:
         fh.seek(0, 2)
         if fh.tell() == 0:
@@ -35,29 +26,16 @@ def refuse_cut_short(path: str | Path) -> None:
 
 
 def refuse_unreadable_text(path: str | Path) -> None:
-    """Refuses a profiler file that is compressed or in UTF-16 (saved so by an editor): every
-    other byte zero, its last line seemed to end without a line break, and the file was called
-    cut short (:func:`lassm.compressed.unreadable_text`).
-
-    Raises
-    ------
-    ValueError
-        Without the file's name (:func:`parse` adds it).
-    """
+    """Refuses a compressed or UTF-16 file (:func:`lassm.compressed.unreadable_text`), which would
+    otherwise be called cut short."""
     why = unreadable_text(path)
     if why:
         raise ValueError(why)
 
 
 def refuse_twice(paths: Sequence[str | Path]) -> None:
-    """Refuses one profile given twice, by name or as a copy (the same bytes): its launches would
-    be counted twice and every sum doubled, with nothing to show for it.
-
-    Raises
-    ------
-    ValueError
-        Naming both files.
-    """
+    """Refuses one profile given twice, by name or as the same bytes (every sum would double);
+    the error names both files."""
     seen: dict[str, str] = {}
     for path in paths:
         if isinstance(path, str) and "\n" in path:  # the CSV text itself, not a file
@@ -70,16 +48,8 @@ def refuse_twice(paths: Sequence[str | Path]) -> None:
 
 
 def refuse_unlike_record(path: str | Path, launches: int) -> None:
-    """Refuses a raw file unlike what its ``.meta.json`` recorded when it was collected (its SHA-256,
-    its launch count): a file cut at a line end, or edited, still parses and would give the
-    metrics of fewer launches, or other ones. A file collected before these were recorded, or
-    written by hand, is checked for what it holds alone.
-
-    Raises
-    ------
-    ValueError
-        Without the file's name (:func:`parse` adds it).
-    """
+    """Refuses a raw file whose SHA-256 or launch count differs from its ``.meta.json`` record (cut or
+    edited); a file without those records is checked for what it holds alone."""
     meta = read_meta(path)
     recorded = meta.get("raw_sha256")
     if isinstance(recorded, str) and sha256(path) != recorded:
@@ -111,9 +81,8 @@ def refuse_gaps(ids: list[str]) -> None:
 
 
 def refuse_partial_dispatches(dispatches: dict[int, dict[str, Any]]) -> None:
-    """Refuses rocprofv3 passes in which a dispatch lacks a counter another dispatch has: each pass
-    counts its counters for every dispatch, so a pass file cut at a line end leaves its last
-    dispatches short, and their sums would be of fewer counters."""
+    """Refuses rocprofv3 passes in which a dispatch lacks a counter another has: the mark of a pass file
+    cut at a line end."""
     sets = {did: frozenset(d["counters"]) for did, d in dispatches.items()}
     every = frozenset().union(*sets.values()) if sets else frozenset()
     for did in sorted(sets):

@@ -2,21 +2,16 @@
 """NVIDIA Nsight Compute: build the ``ncu`` command, run it, parse its CSV into the tidy table.
 
 The command is ``ncu --csv --page raw --print-units base --clock-control none --kernel-name K
---metrics <list> --log-file <raw.csv> -- <target>``, the metric list read from
-``data/metric-names.csv`` (rows with ``tool == "ncu"``). ``--page raw`` prints one row per kernel
-launch with one column per metric, a row of units under the header (``--print-units base``
-makes them base units: ``byte``, ``nsecond``, ``inst``); the details page (one row per metric,
-``"Metric Name","Metric Unit","Metric Value"``) is read too. Columns are selected by their names,
-never their positions; quoted numbers may hold thousands separators (``"1,228,657,034"``).
+--metrics <list> --log-file <raw.csv> -- <target>``, the metrics being the ``ncu`` rows of
+``data/metric-names.csv``. Both the raw page (one row per launch, a units row under the header)
+and the details page (one row per metric) are read; columns are selected by name, and quoted
+numbers may hold thousands separators.
 
-Derived ceilings (per launch; :func:`lassm.analysis.counters.aggregate` keeps their largest value):
-
-* ``peak_int_lane_ops_per_s = sm__sass_thread_inst_executed_op_integer_pred_on.sum.peak_sustained
-  * sm__cycles_elapsed.avg.per_second``
-* ``peak_warp_inst_per_s = sm__inst_executed.sum.peak_sustained * sm__cycles_elapsed.avg.per_second``
-  (Ding & Williams' warp-level GIPS ceiling, doi:10.1109/PMBS49563.2019.00007)
-* ``peak_dram_bytes_per_s = dram__bytes.sum.peak_sustained * dram__cycles_elapsed.avg.per_second``
-"""
+Derived ceilings per launch (:func:`lassm.analysis.counters.aggregate` keeps the largest), each
+a ``.peak_sustained`` metric times its unit's ``cycles_elapsed.avg.per_second``:
+``peak_int_lane_ops_per_s`` (``sm__sass_thread_inst_executed_op_integer_pred_on``),
+``peak_warp_inst_per_s`` (``sm__inst_executed``; Ding & Williams' warp-level GIPS ceiling,
+doi:10.1109/PMBS49563.2019.00007) and ``peak_dram_bytes_per_s`` (``dram__bytes``)."""
 from __future__ import annotations
 
 import csv
@@ -51,21 +46,9 @@ _DETAIL_COLUMNS = ("Metric Name", "Metric Unit", "Metric Value")
 
 
 def metrics(rows=None) -> list[str]:
-    """The ``--metrics`` list: every ncu metric of the metric-name map, in map order.
-
-    Asking for one ``device__attribute_*`` metric makes ``--page raw`` print all of them (about
-    300 columns): harmless, since columns are selected by name.
-
-    Parameters
-    ----------
-    rows : pandas.DataFrame, optional
-        Rows of the metric-name map (default: the ``ncu`` rows of ``data/metric-names.csv``).
-
-    Returns
-    -------
-    list of str
-        Metric names in map order, without duplicates.
-    """
+    """The ``--metrics`` list: the ncu metrics of ``rows`` (default: the map's ``ncu`` rows), in map
+    order, without duplicates. One ``device__attribute_*`` metric makes the raw page print all of
+    them; harmless, since columns are selected by name."""
     rows = load_metric_names(tool="ncu") if rows is None else rows
     out: list[str] = []
     for name in rows["metric"]:
@@ -76,25 +59,8 @@ def metrics(rows=None) -> list[str]:
 
 def extend_command(dataset: str | os.PathLike, *, k: int, protocol: str, out: str | os.PathLike,
                    backend: str = "cuda", python: str | None = None) -> list[str]:
-    """The backend command to profile: ``python -m lassm.cli extend DATASET --backend ... --out OUT``.
-
-    Parameters
-    ----------
-    dataset : str or os.PathLike
-        Input dataset.
-    k : int
-        Start k.
-    protocol : str
-        GPU insert protocol.
-    out : str or os.PathLike
-        Where ``extend`` writes the extended contigs.
-    backend : str, default "cuda"
-        Backend to run.
-    python : str, optional
-        Interpreter (default: the running one).
-
-    Returns the argument vector (a list of str).
-    """
+    """The argument vector of ``python -m lassm.cli extend DATASET --backend ... --out OUT``, the
+    backend command to profile; ``python`` defaults to the running interpreter."""
     return [python or sys.executable, "-m", "lassm.cli", "extend", str(dataset), "--backend", backend,
             "--k", str(int(k)), "--protocol", str(protocol), "--out", str(out)]
 
@@ -103,15 +69,12 @@ def extend_command(dataset: str | os.PathLike, *, k: int, protocol: str, out: st
 class Session:
     """How ncu profiles a target, the same for every point it counts.
 
-    kernel_name : ``--kernel-name`` filter (``regex:...`` accepted by ncu).
-    ncu : the ncu executable.
+    kernel_name : ``--kernel-name`` filter (``regex:...`` accepted).
     metric_list : metrics to collect (None: :func:`metrics`).
     timeout : seconds before the run is stopped (None: no limit).
-    from_start : False: ``--profile-from-start off``, only launches between the target's
-        ``cudaProfilerStart`` and ``cudaProfilerStop`` are profiled.
-    replay_mode : ``--replay-mode`` (``application``: the whole target runs once per pass, so that
-        a kernel writing much memory is not saved and restored at each of many launches).
-    """
+    from_start : False profiles only launches between ``cudaProfilerStart`` and ``cudaProfilerStop``.
+    replay_mode : ``--replay-mode``; ``application`` reruns the whole target per pass, so that a
+        kernel writing much memory is not saved and restored at each launch."""
 
     kernel_name: str = DEFAULT_KERNEL
     ncu: str = "ncu"
@@ -125,22 +88,9 @@ def build_command(target: Sequence[str], *, log_file: str | os.PathLike | None =
                   session: Session = Session(), page: str = "raw", clock_control: str = "none") -> list[str]:
     """The ``ncu`` argument vector that profiles ``target``.
 
-    Parameters
-    ----------
-    target : sequence of str
-        The command to profile (see :func:`extend_command`).
-    log_file : str or os.PathLike, optional
-        Where ncu writes its CSV (``--log-file``); without it the CSV goes to standard output,
-        mixed with the target's own output.
-    session : Session
-        The executable, kernels, metrics and replay (its timeout is the caller's).
-    page : str, default "raw"
-        ``--page`` (``raw``: one column per metric; ``details``: one row per metric).
-    clock_control : str, default "none"
-        ``--clock-control`` (``none`` leaves the GPU's clocks as they run, ``base`` locks them).
-
-    Returns the argument vector (a list of str).
-    """
+    Without ``log_file`` the CSV goes to standard output, mixed with the target's own. ``page`` is
+    ``raw`` (one column per metric) or ``details`` (one row per metric); ``clock_control`` ``none``
+    leaves the GPU's clocks as they run, ``base`` locks them. The session's timeout is the caller's."""
     if not target:
         raise ValueError("no target command to profile")
     mlist = list(session.metric_list) if session.metric_list is not None else metrics()
@@ -164,23 +114,8 @@ def _find_ncu(ncu: str) -> str:
 
 
 def version(ncu: str = "ncu") -> str:
-    """What ``ncu --version`` prints.
-
-    Parameters
-    ----------
-    ncu : str, default "ncu"
-        The ncu executable.
-
-    Returns
-    -------
-    str
-        The version text (several lines).
-
-    Raises
-    ------
-    LassmError
-        When ncu is missing or does not answer.
-    """
+    """What ``ncu --version`` prints (several lines); :class:`LassmError` when ncu is missing or does
+    not answer."""
     exe = _find_ncu(ncu)
     try:
         res = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=120)
@@ -201,35 +136,14 @@ def said(text: str, chars: int = 0, lines: int = 0) -> str:
 
 
 def version_number(text: str) -> str:
-    """The version number in ``ncu --version`` text (``"2023.2.0.0"``), or ``""``.
-
-    Parameters
-    ----------
-    text : str
-        What ``ncu --version`` printed.
-
-    Returns
-    -------
-    str
-        The dotted version number.
-    """
+    """The dotted version number in ``ncu --version`` text (``"2023.2.0.0"``), or ``""``."""
     m = re.search(r"Version\s+(\d+(?:\.\d+)+)", text)
     return m.group(1) if m else ""
 
 
 def check_output(text: str) -> None:
-    """Raises a :class:`LassmError` naming the cause when ncu output says profiling failed.
-
-    Parameters
-    ----------
-    text : str
-        ncu's output (log file and captured streams together).
-
-    Raises
-    ------
-    LassmError
-        On ``ERR_NVGPUCTRPERM`` and the other refusals ncu prints.
-    """
+    """Raises a :class:`LassmError` naming the cause when ncu's output (log file and captured streams)
+    shows profiling was refused (``ERR_NVGPUCTRPERM`` and the like)."""
     for marker, why in _REFUSALS:
         if marker in text:
             line = next((ln for ln in text.splitlines() if marker in ln), marker)
@@ -238,31 +152,11 @@ def check_output(text: str) -> None:
 
 def collect(target: Sequence[str], raw_path: str | os.PathLike, *, dataset: str, k: int, protocol: str,
             device: str | None = None, session: Session = Session()) -> Path:
-    """Runs ``target`` under ncu; writes the raw CSV, ``ncu --version`` and the labels beside it.
+    """Runs ``target`` under ncu and returns ``raw_path``, the raw CSV.
 
-    Parameters
-    ----------
-    target : sequence of str
-        The command to profile (see :func:`extend_command`).
-    raw_path : str or os.PathLike
-        The raw CSV to write (``<raw>.version.txt`` and ``<raw>.meta.json`` go beside it).
-    dataset, k, protocol : str, int, str
-        Labels of the point, stored in the sidecar for :func:`parse`.
-    device : str, optional
-        Device label (default: what ncu reports).
-    session : Session
-        How ncu runs: the executable, the kernels, metrics, timeout and replay.
-
-    Returns
-    -------
-    pathlib.Path
-        ``raw_path``.
-
-    Raises
-    ------
-    LassmError
-        When ncu is missing, profiling is refused, the target fails, or nothing was profiled.
-    """
+    Writes ``<raw>.version.txt`` and ``<raw>.meta.json`` (the labels ``dataset``, ``k``,
+    ``protocol``, ``device``, default: what ncu reports) beside it. Raises :class:`LassmError` when
+    ncu is missing, profiling is refused, the target fails, or nothing was profiled."""
     exe = _find_ncu(session.ncu)
     vtext = version(exe)
     kernel_name, timeout = session.kernel_name, session.timeout
@@ -331,36 +225,15 @@ def lines_and_header(source: str | os.PathLike) -> tuple[list[str], int, list[st
 def read_raw(source: str | os.PathLike):
     """Reads ncu CSV output into a wide table: one row per launch, one column per metric.
 
-    Lines before the header (``==PROF==`` messages, the target's output) and ``==``-lines after
-    it are skipped. Both ``--page raw`` (metrics as columns, units row under the header) and
-    ``--page details`` (one row per metric) are accepted.
+    ``source`` is a path, or the CSV text itself when it holds a newline. Lines before the header
+    and ``==`` lines after it are skipped; raw and details pages are both accepted. Returns the table
+    (string cells: ``ID``, ``Kernel Name``, metrics) and metric name -> unit as printed.
 
-    What the CSV alone can show of a copy cut short is checked as it is parsed: a row of fewer
-    fields, a details launch with fewer metrics than another, a launch ID missing between two
-    others. A raw-page file cut exactly at a row end cannot be told from a whole one by its text: each
-    launch is one whole row, and the IDs left still run on one by one. Such a cut is caught
-    against what was recorded beside the file instead: its sidecar's launch count and SHA-256
-    where lassm collected it (:func:`lassm.analysis.counters.refuse_unlike_record`), else, for
-    the files of a machine folder collected before the sidecar held them, its point's run
-    record (:func:`lassm.analysis.derive.refuse_fewer_than_recorded`). A file given alone, with
-    neither, is read as it is.
-
-    Parameters
-    ----------
-    source : str or os.PathLike
-        A file path, or the CSV text itself (text holding a newline is taken as the content).
-
-    Returns
-    -------
-    tuple of (pandas.DataFrame, dict)
-        The wide table (string cells; ``ID``, ``Kernel Name`` and the metric columns) and the
-        units, metric name -> unit as printed.
-
-    Raises
-    ------
-    ValueError
-        When there is no ncu header, or a row's field count does not match the header.
-    """
+    Raises ``ValueError`` with no ncu header, a row of fewer fields, a details launch with fewer
+    metrics than another, or a launch ID missing between two others. A raw file cut exactly at a row
+    end looks whole; the callers catch it against the sidecar's launch count and SHA-256
+    (:func:`lassm.analysis.counters.refuse_unlike_record`) or the point's run record
+    (:func:`lassm.analysis.derive.refuse_fewer_than_recorded`). A file alone is read as it is."""
     import pandas as pd
 
     lines, start, header = lines_and_header(source)
@@ -393,33 +266,12 @@ def read_raw(source: str | os.PathLike):
 def parse(source: str | os.PathLike, *, dataset: str | None = None, k: int | None = None,
           protocol: str | None = None, device: str | None = None, simd_width: int | None = None,
           metric_rows=None):
-    """Parses ncu CSV output into the tidy counter table (:data:`lassm.analysis.counters.COUNTER_COLUMNS`).
+    """Parses ncu CSV output into the tidy counter table, one row per kernel launch.
 
-    Each tidy quantity comes from the metric named for it in the metric-name map; the printed
-    unit is converted to the quantity's unit. Labels come from the ``.meta.json`` sidecar of a
-    file (written by :func:`collect`) unless given here.
-
-    Parameters
-    ----------
-    source : str or os.PathLike
-        A raw CSV path, or its text.
-    dataset, k, protocol, device : optional
-        Labels that override the sidecar's.
-    simd_width : int, optional
-        Warp width when the file lacks ``device__attribute_warp_size``.
-    metric_rows : pandas.DataFrame, optional
-        Metric-name map rows (default: ``data/metric-names.csv``, tool ``ncu``).
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per kernel launch.
-
-    Raises
-    ------
-    ValueError
-        On a malformed file, an unknown unit, or a warp width that is nowhere to be found.
-    """
+    Each quantity comes from the metric the map names for it, converted to the quantity's unit.
+    Labels come from the file's ``.meta.json`` sidecar unless given; ``simd_width`` is used when
+    the file lacks ``device__attribute_warp_size``. Raises ``ValueError`` on a malformed file, an
+    unknown unit, or a warp width found nowhere."""
     wide, units = read_raw(source)
     refuse_gaps(list(wide["ID"]))
     rows = load_metric_names(tool="ncu") if metric_rows is None else metric_rows
@@ -472,12 +324,7 @@ def parse(source: str | os.PathLike, *, dataset: str | None = None, k: int | Non
 
 def one_point(raw: str | os.PathLike, **labels: Any):
     """A raw file of one profiled run: its tidy launches and their sum (``aggregate``'s one row).
-
-    Raises
-    ------
-    ValueError
-        When the file holds no launch, or more than one point (devices or labels).
-    """
+    ``ValueError`` when the file holds no launch, or more than one point."""
     from .tidy import aggregate
 
     tidy = parse(raw, **labels)

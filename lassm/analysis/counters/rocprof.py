@@ -1,25 +1,16 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """AMD rocprof (v1, ``results.csv``) and rocprofv3 (``*_counter_collection.csv``) -> tidy table.
 
-Counters (MI200 / gfx90a names, the paper's Appendix B):
-
-* integer SIMD instructions ``int_simd_inst = SQ_INSTS_VALU_INT32 + SQ_INSTS_VALU_INT64`` (per
-  wavefront), and ``int_simd_ops = wave_size * int_simd_inst`` (the paper's
-  ``INTOPS = 64 (SQ_INSTS_VALU_INT32 + SQ_INSTS_VALU_INT64)``: every lane assumed active);
-* scalar instructions ``SQ_INSTS_SALU`` (one per wavefront, kept apart);
-* HBM bytes from the L2-to-memory (TCC-EA) requests, each 32 or 64 bytes::
+Counters (gfx90a names, the paper's Appendix B): ``int_simd_inst = SQ_INSTS_VALU_INT32 +
+SQ_INSTS_VALU_INT64`` per wavefront, ``int_simd_ops = wave_size * int_simd_inst`` (every lane
+assumed active); ``SQ_INSTS_SALU`` kept apart; HBM bytes from the 32- or 64-byte TCC-EA requests::
 
       read  = 64 (TCC_EA_RDREQ - TCC_EA_RDREQ_32B) + 32 TCC_EA_RDREQ_32B
       write = 64 TCC_EA_WRREQ_64B + 32 (TCC_EA_WRREQ - TCC_EA_WRREQ_64B)
 
-Formats, told apart by their header:
-
-* rocprof v1 ``results.csv``: one row per dispatch, counters as columns (``TCC_*_sum`` for the
-  sums over L2 channels), ``wave_size`` and ``DurationNs`` or ``BeginNs``/``EndNs``;
-* rocprofv3 CSV: one row per counter per dispatch (``Counter_Name``, ``Counter_Value``) with
-  ``Start_Timestamp``/``End_Timestamp`` in ns; several passes (one file each) merge by
-  ``Dispatch_Id``.
-"""
+v1 files have one row per dispatch (``TCC_*_sum`` columns, ``wave_size``, ``DurationNs`` or
+``BeginNs``/``EndNs``); v3 files one row per counter per dispatch, passes merged by
+``Dispatch_Id``. The header tells them apart."""
 from __future__ import annotations
 
 import csv
@@ -43,18 +34,8 @@ PASSES_V3: tuple[tuple[str, ...], ...] = (
 
 
 def input_text(version: str = "v3") -> str:
-    """The counter input file (``pmc:`` lines, one pass each) for ``rocprof -i`` / ``rocprofv3 -i``.
-
-    Parameters
-    ----------
-    version : {"v3", "v1"}, default "v3"
-        rocprof v1 names the L2 sums ``TCC_EA_*_sum``.
-
-    Returns
-    -------
-    str
-        The file's text.
-    """
+    """The counter input file (``pmc:`` lines, one pass each) for ``rocprof -i`` / ``rocprofv3 -i``;
+    ``version="v1"`` names the L2 sums ``TCC_EA_*_sum``."""
     lines = []
     for group in PASSES_V3:
         names = [n + "_sum" if (version == "v1" and n.startswith("TCC_")) else n for n in group]
@@ -65,27 +46,10 @@ def input_text(version: str = "v3") -> str:
 def build_command(target: Sequence[str], *, input_file: str | os.PathLike, out_dir: str | os.PathLike,
                   name: str = "lassm", kernel_regex: str = "iterative_walks_kernel",
                   version: str = "v3", rocprof: str | None = None) -> list[str]:
-    """The rocprof command that collects :data:`PASSES_V3` for ``target``.
+    """The rocprof argument vector that collects :data:`PASSES_V3` for ``target``.
 
-    Parameters
-    ----------
-    target : sequence of str
-        The command to profile.
-    input_file : str or os.PathLike
-        A file holding :func:`input_text`.
-    out_dir : str or os.PathLike
-        Output folder (v3: ``-d``; v1: the ``-o`` file goes there as ``<name>.csv``).
-    name : str, default "lassm"
-        Output name.
-    kernel_regex : str, default "iterative_walks_kernel"
-        Kernels to profile (v3 ``--kernel-include-regex``; v1 profiles all dispatches).
-    version : {"v3", "v1"}, default "v3"
-        Which rocprof.
-    rocprof : str, optional
-        Executable (default ``rocprofv3`` or ``rocprof``).
-
-    Returns the argument vector (a list of str).
-    """
+    ``input_file`` holds :func:`input_text`; output goes to ``out_dir`` (v3 ``-d``; v1 ``-o
+    <name>.csv`` there). ``kernel_regex`` filters kernels in v3 (v1 profiles every dispatch)."""
     if not target:
         raise ValueError("no target command to profile")
     if version == "v3":
@@ -148,31 +112,12 @@ def _in_file(path: str | os.PathLike, exc: Exception) -> ValueError:
 def parse(paths: Sequence[str | os.PathLike] | str | os.PathLike, *, dataset: str | None = None,
           k: int | None = None, protocol: str | None = None, device: str | None = None,
           simd_width: int | None = None, kernel_regex: str | None = None, metric_rows=None):
-    """Parses rocprof v1 or rocprofv3 CSV files into the tidy counter table.
+    """Parses rocprof v1 or v3 CSV files (one v1 ``results.csv``, or one run's v3 files, one per pass)
+    into the tidy table, one row per dispatch.
 
-    Parameters
-    ----------
-    paths : path or sequence of paths
-        One v1 ``results.csv``, or the v3 files of one run (one per pass).
-    dataset, k, protocol, device : optional
-        Labels overriding the sidecar (``<first file>.meta.json``).
-    simd_width : int, optional
-        Wavefront width when the file has no ``wave_size`` column (rocprofv3).
-    kernel_regex : str, optional
-        Keep only kernels whose name matches (``re.search``).
-    metric_rows : pandas.DataFrame, optional
-        Metric-name map rows (default: ``data/metric-names.csv``, tool ``rocprof``).
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per dispatch; HBM bytes from the request counts as in the module docstring.
-
-    Raises
-    ------
-    ValueError
-        Malformed files, kernels that differ between passes, or an unknown wavefront width.
-    """
+    Labels override the first file's ``.meta.json``; ``simd_width`` is used without a ``wave_size``
+    column; ``kernel_regex`` keeps matching kernels (``re.search``). ``ValueError`` on malformed
+    files, kernels differing between passes, or an unknown wavefront width."""
     import re
 
     plist = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)

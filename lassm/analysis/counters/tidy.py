@@ -1,38 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Hardware counters: collect (run a profiler) -> parse (one tidy table for every vendor).
+"""Hardware counters: the tidy table every profiler's parser produces, and the helpers they share.
 
-This module holds the tidy table and the helpers every profiler's parser shares; the parsers
-(:mod:`.ncu`, :mod:`.rocprof`, :mod:`.unitrace`) import it, and the package picks one
-(:func:`lassm.analysis.counters.parse`).
+The pipeline (Ding's and NERSC's roofline scripts): **collect** runs a backend under a profiler
+and writes its CSV ``<name>.csv``, with ``<name>.csv.version.txt`` (the profiler's ``--version``)
+and ``<name>.csv.meta.json`` (dataset, k, protocol, device, command) beside it; **parse**
+(:mod:`.ncu`, :mod:`.rocprof`, :mod:`.unitrace`) turns the CSV into the table below, selecting
+columns by name through ``data/metric-names.csv``; :func:`aggregate` sums a point's launches.
 
-The pipeline is three small steps with file contracts (Ding's and NERSC's roofline scripts):
+Integer work is counted two ways (the paper's NVIDIA column uses the first, AMD and Intel the
+second): ``int_lane_ops``, predicate-aware lanes (NVIDIA only), and ``int_simd_ops =
+int_simd_inst * simd_width``, every lane assumed active. Where most lanes idle the second
+overstates the first by 1 / :func:`lassm.analysis.metrics.predication_ratio`.
 
-1. **collect** runs a backend command under a profiler and writes the profiler's own CSV
-   (``<name>.csv``), the profiler's ``--version`` text beside it (``<name>.csv.version.txt``) and
-   the run's labels (``<name>.csv.meta.json``: dataset, k, protocol, device, command).
-2. **parse** turns that CSV into the *tidy counter table* below, one row per kernel launch,
-   selecting columns by name through the metric-name map ``data/metric-names.csv``.
-3. :func:`aggregate` sums the launches of one (dataset, k, protocol) point; :mod:`lassm.analysis.metrics`
-   turns the sums into intensities, throughputs and efficiencies.
-
-Counting conventions
---------------------
-Integer work is counted two ways, and the paper mixed them (its NVIDIA column is the first, its
-AMD and Intel columns the second):
-
-``int_lane_ops``
-    *Predicate-aware lanes*: integer instructions times the lanes that were active, as NVIDIA's
-    ``smsp__sass_thread_inst_executed_op_integer_pred_on.sum`` counts them. Only NVIDIA exposes it.
-``int_simd_ops``
-    *Instructions times SIMD width*: ``int_simd_inst * simd_width``, every lane assumed active
-    (AMD ``64 * (SQ_INSTS_VALU_INT32 + SQ_INSTS_VALU_INT64)``, Intel ``16 * ...``).
-
-Where a kernel leaves most lanes idle (the walk runs on one lane of each warp), the second
-overstates the first by the reciprocal of the predication ratio
-``thread_inst / (warp_inst * simd_width)``; :func:`lassm.analysis.metrics.predication_ratio` computes it.
-
-The tidy counter table (units)
-------------------------------
 =========================  =========  ==================================================
 column                     unit       meaning
 =========================  =========  ==================================================
@@ -62,8 +41,7 @@ peak_dram_bytes_per_s      B/s        profiler's sustained DRAM bandwidth peak
 cycles                     cycle      elapsed cycles (``gpc__cycles_elapsed.max``)
 =========================  =========  ==================================================
 
-A quantity a tool does not measure is NaN, never 0: 0 would read as "measured, none".
-"""
+A quantity a tool does not measure is NaN, never 0 (0 would read as "measured, none")."""
 from __future__ import annotations
 
 import json
@@ -112,20 +90,9 @@ _NUMBER = re.compile(r"^[+-]?(\d{1,3}(,\d{3})+|\d*)(\.\d*)?([eE][+-]?\d+)?$")
 
 
 def load_metric_names(tool: str | None = None, vendor: str | None = None):
-    """The metric-name map ``data/metric-names.csv``: profiler metric -> canonical quantity.
-
-    Parameters
-    ----------
-    tool : str, optional
-        Keep only this profiler's rows (``ncu``, ``rocprof``, ``unitrace``).
-    vendor : str, optional
-        Keep only this vendor's rows.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``vendor, tool, tool_version_min, metric, quantity, unit, aggregate, note``.
-    """
+    """The metric-name map ``data/metric-names.csv`` (profiler metric -> canonical quantity),
+    optionally only one ``tool``'s or ``vendor``'s rows. Columns ``vendor, tool, tool_version_min,
+    metric, quantity, unit, aggregate, note``."""
     df = read_data_csv(data_csv("metric-names.csv"))
     need = ["vendor", "tool", "tool_version_min", "metric", "quantity", "unit", "aggregate"]
     missing = [c for c in need if c not in df.columns]
@@ -139,23 +106,8 @@ def load_metric_names(tool: str | None = None, vendor: str | None = None):
 
 
 def parse_number(text: Any) -> float:
-    """One profiler reading as a float: thousands separators allowed, ``n/a`` and blanks -> NaN.
-
-    Parameters
-    ----------
-    text : Any
-        A cell of a profiler CSV (``"1,228,657,034"``, ``"2.5e3"``, ``"n/a"``, ``""``, a number).
-
-    Returns
-    -------
-    float
-        The value; NaN when the cell holds no number.
-
-    Raises
-    ------
-    ValueError
-        When the cell holds text that is neither a number nor an accepted blank.
-    """
+    """One profiler CSV cell as a float: thousands separators allowed, ``n/a`` and blanks -> NaN;
+    ``ValueError`` for other text."""
     if text is None:
         return math.nan
     if isinstance(text, (int, float)):
@@ -191,27 +143,8 @@ def _unit_factor(unit: str) -> tuple[str, float]:
 
 
 def convert(value: float, unit: str, to_unit: str) -> float:
-    """Converts one reading between SI-prefixed forms of the same unit.
-
-    Parameters
-    ----------
-    value : float
-        The reading.
-    unit : str
-        Its unit as the profiler printed it (``nsecond``, ``Kbyte``, ``cycle/nsecond``...).
-    to_unit : str
-        The canonical unit of the quantity (``second``, ``byte``, ``hz``...).
-
-    Returns
-    -------
-    float
-        ``value`` in ``to_unit``.
-
-    Raises
-    ------
-    ValueError
-        When the two units are not of the same kind (bytes vs seconds).
-    """
+    """Converts ``value`` from the profiler's ``unit`` (``nsecond``, ``Kbyte``, ``cycle/nsecond``...)
+    to the quantity's ``to_unit``; ``ValueError`` when the two are of different kinds."""
     if unit is None or str(unit).strip() == "" or str(unit) == str(to_unit):
         return value
     b1, f1 = _unit_factor(unit)
@@ -222,18 +155,8 @@ def convert(value: float, unit: str, to_unit: str) -> float:
 
 
 def tidy_frame(records: Iterable[dict]):
-    """A tidy counter table from per-launch records, every column present and in order.
-
-    Parameters
-    ----------
-    records : iterable of dict
-        One dict per launch with some of :data:`COUNTER_COLUMNS`; the rest become NaN/None.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns exactly :data:`COUNTER_COLUMNS`; quantity columns are float64.
-    """
+    """A tidy counter table from per-launch dicts: exactly :data:`COUNTER_COLUMNS`, in order, absent
+    ones NaN/None, quantities float64."""
     import pandas as pd
 
     rows = [{c: r.get(c) for c in COUNTER_COLUMNS} for r in records]
@@ -246,19 +169,8 @@ def tidy_frame(records: Iterable[dict]):
 
 
 def fill_derived(rec: dict) -> dict:
-    """Fills the columns that follow from others: ``dram_bytes``, ``int_simd_ops``.
-
-    Parameters
-    ----------
-    rec : dict
-        One launch record (modified in place and returned).
-
-    Returns
-    -------
-    dict
-        The record, with ``dram_bytes = dram_read_bytes + dram_write_bytes`` and
-        ``int_simd_ops = int_simd_inst * simd_width`` where their parts are known.
-    """
+    """Fills ``dram_bytes`` (read + write) and ``int_simd_ops`` (``int_simd_inst * simd_width``) of one
+    launch record where their parts are known; modifies ``rec`` in place and returns it."""
     def known(x: Any) -> bool:
         return x is not None and not (isinstance(x, float) and math.isnan(x))
 
@@ -272,26 +184,11 @@ def fill_derived(rec: dict) -> dict:
 def aggregate(df):
     """Sums the launches of each (dataset, k, protocol) point of a tidy counter table.
 
-    Counts and durations are summed over launches; device rates and widths
-    (:data:`PEAK_COLUMNS`) keep their largest value; ``launches`` counts the rows and ``kernel``
-    joins the distinct names. A quantity NaN in any launch of a point is NaN for the point
-    (a partial sum would pass for a whole one).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        A tidy counter table (:data:`COUNTER_COLUMNS`); left unchanged.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per point: :data:`POINT_KEYS`, ``launches``, ``kernel`` and the quantities.
-
-    Raises
-    ------
-    ValueError
-        When columns of the tidy table are missing.
-    """
+    Counts and durations are summed; :data:`PEAK_COLUMNS` keep their largest value; ``launches``
+    counts the rows and ``kernel`` joins the distinct names. A quantity NaN in any launch is NaN for
+    the point, since a partial sum would pass for a whole one. Returns one row per point
+    (:data:`POINT_KEYS`, ``launches``, ``kernel``, quantities); ``df`` is left unchanged;
+    ``ValueError`` when tidy columns are missing."""
     import pandas as pd
 
     missing = [c for c in COUNTER_COLUMNS if c not in df.columns]
@@ -322,39 +219,17 @@ def aggregate(df):
 
 
 def sidecar_paths(raw: str | os.PathLike) -> tuple[Path, Path]:
-    """(version file, meta file) written beside a raw profiler CSV.
-
-    Parameters
-    ----------
-    raw : str or pathlib.Path
-        The raw CSV.
-
-    Returns
-    -------
-    tuple of pathlib.Path
-        ``<raw>.version.txt`` and ``<raw>.meta.json``.
-    """
+    """``(<raw>.version.txt, <raw>.meta.json)``, the files written beside a raw profiler CSV."""
     raw = Path(raw)
     return raw.with_name(raw.name + ".version.txt"), raw.with_name(raw.name + ".meta.json")
 
 
 def write_sidecars(raw: str | Path, version_text: str, meta: dict, launches: int | None = None) -> None:
-    """Writes the profiler's ``--version`` text and the run's labels beside a raw CSV.
+    """Writes the profiler's ``--version`` text and the run's labels ``meta`` beside a raw CSV.
 
-    Parameters
-    ----------
-    raw : str or pathlib.Path
-        The raw CSV.
-    version_text : str
-        What ``<tool> --version`` printed.
-    meta : dict
-        Labels of the run (dataset, k, protocol, device, command, tool, vendor, tool_version);
-        the commit (``git_sha``, :func:`lassm.runs.records.git_sha`) is added unless given.
-    launches : int, optional
-        The launches the raw CSV holds, recorded with its SHA-256 (``raw_sha256``) so that a copy
-        cut at a line end, or changed, is refused when it is parsed
-        (:func:`lassm.analysis.counters.refuse_unlike_record`).
-    """
+    ``git_sha`` is added to ``meta`` unless given. With ``launches``, that count and the CSV's
+    SHA-256 are recorded, so that a copy cut at a line end, or changed, is refused when parsed
+    (:func:`lassm.analysis.counters.refuse_unlike_record`)."""
     from ...atomic import atomic_open
     from ...runs.records import git_sha
 
@@ -375,9 +250,8 @@ _TEXT_LABELS = ("dataset", "protocol", "device", "tool_version", "vendor", "tool
 
 
 def read_meta(raw: str | os.PathLike) -> dict:
-    """The labels stored beside the raw CSV ``raw``: its ``.meta.json`` content, or ``{}`` when
-    there is no sidecar; refused in one line naming it where it is no JSON object, or a label is
-    of another type (a list for a dataset was pandas' traceback when the launches were summed)."""
+    """The labels in ``raw``'s ``.meta.json`` sidecar, or ``{}`` without one; one-line error naming it
+    where it is no JSON object or a label has the wrong type."""
     _, mpath = sidecar_paths(raw)
     if not mpath.exists():
         return {}

@@ -2,18 +2,12 @@
 """Intel unitrace metric-query CSV (``unitrace -q -g <group>``) -> tidy counter table.
 
 ``unitrace -q -o perfquery.csv app`` writes ``perfquery.<pid>.csv``: one row per kernel
-instance, one column per metric with its unit in brackets (``GpuTime[ns]``,
-``GPU_MEMORY_BYTE_READ[bytes]``, ``XVE_INST_EXECUTED_ALU0_ALL[events]``). The default group,
-``ComputeBasic``, has time, HBM and L2 ("L3" in the hardware's naming) bytes and the XVE
-instruction counts by pipe; integer instruction counts come from another group (the metric-name
-map lists ``XVE_INST_EXECUTED_INT32``/``_INT64`` as unverified names; check
-``unitrace --metric-list`` on the node). Files of several groups from runs of the same program
-merge by kernel name and instance number.
-
-Counts are per sub-group instruction, so ``int_simd_ops = simd_width * int_simd_inst`` (every
-lane assumed active, as the paper's Intel column); the SIMD width is read from the kernel name
-(``...[SIMD16 {...}]``) when unitrace prints it, else given.
-"""
+instance, one column per metric with its unit in brackets (``GpuTime[ns]``). ``ComputeBasic``
+has time, HBM and L2 ("L3") bytes and XVE instructions by pipe; integer counts come from another
+group (the map's ``XVE_INST_EXECUTED_INT32``/``_INT64`` names are unverified: check
+``unitrace --metric-list``). Several groups' files of one program merge by kernel name and
+instance. ``int_simd_ops = simd_width * int_simd_inst`` (every lane assumed active); the width
+comes from the kernel name (``[SIMD16 ...]``) when printed, else it must be given."""
 from __future__ import annotations
 
 import csv
@@ -33,44 +27,17 @@ _KERNEL_COLUMNS = ("Kernel", "KernelName", "Kernel Name")
 
 def build_command(target: Sequence[str], *, out_file: str | os.PathLike, group: str = "ComputeBasic",
                   unitrace: str = "unitrace") -> list[str]:
-    """The unitrace command that queries one metric group per kernel instance.
-
-    Parameters
-    ----------
-    target : sequence of str
-        The command to profile.
-    out_file : str or os.PathLike
-        ``-o`` file (unitrace inserts the process id before the suffix).
-    group : str, default "ComputeBasic"
-        Metric group (``--group``).
-    unitrace : str, default "unitrace"
-        Executable.
-
-    Returns the argument vector (a list of str).
-    """
+    """The unitrace argument vector that queries metric ``group`` per kernel instance of ``target``
+    (unitrace inserts the process id into ``out_file`` before its suffix)."""
     if not target:
         raise ValueError("no target command to profile")
     return [unitrace, "--metric-query", "--group", group, "-o", str(out_file), *map(str, target)]
 
 
 def read_raw(source: str | os.PathLike) -> tuple[list[dict[str, str]], dict[str, str], str]:
-    """Reads a unitrace metric CSV: rows keyed by metric name (units stripped), and the units.
-
-    Parameters
-    ----------
-    source : str or os.PathLike
-        Path, or the CSV text itself.
-
-    Returns
-    -------
-    tuple
-        (rows, units by metric name, the kernel column's name).
-
-    Raises
-    ------
-    ValueError
-        When no header with a kernel column and ``GpuTime`` is found.
-    """
+    """Reads a unitrace metric CSV (path or text): (rows keyed by metric name, units stripped; units by
+    metric; the kernel column's name). ``ValueError`` without a header holding a kernel column and
+    ``GpuTime``."""
     text = str(source) if isinstance(source, str) and "\n" in source else Path(source).read_text(errors="replace")
     lines = [ln for ln in text.splitlines() if ln.strip()]
     for i, line in enumerate(lines):
@@ -95,31 +62,12 @@ def read_raw(source: str | os.PathLike) -> tuple[list[dict[str, str]], dict[str,
 def parse(source: str | os.PathLike | Sequence[str | os.PathLike], *, dataset: str | None = None,
           k: int | None = None, protocol: str | None = None, device: str | None = None,
           simd_width: int | None = None, kernel_regex: str | None = None, metric_rows=None):
-    """Parses unitrace metric CSV(s) into the tidy counter table.
+    """Parses unitrace metric CSV(s), one file or several groups' files of one program, into the tidy
+    table, one row per kernel instance.
 
-    Parameters
-    ----------
-    source : path or sequence of paths
-        One file, or files of several metric groups from runs of the same program.
-    dataset, k, protocol, device : optional
-        Labels overriding the sidecar (``<first file>.meta.json``).
-    simd_width : int, optional
-        Sub-group width when the kernel names do not carry ``[SIMDnn``.
-    kernel_regex : str, optional
-        Keep only matching kernels.
-    metric_rows : pandas.DataFrame, optional
-        Metric-name map rows (default: ``data/metric-names.csv``, tool ``unitrace``).
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per kernel instance.
-
-    Raises
-    ------
-    ValueError
-        Malformed files, a unit that does not convert, or an unknown SIMD width.
-    """
+    Labels override the first file's ``.meta.json``; ``simd_width`` is used when kernel names lack
+    ``[SIMDnn``; ``kernel_regex`` keeps matching kernels. ``ValueError`` on malformed files, a unit
+    that does not convert, or an unknown SIMD width."""
     sources = [source] if isinstance(source, (str, os.PathLike)) else list(source)
     if not sources:
         raise ValueError("no unitrace file given")

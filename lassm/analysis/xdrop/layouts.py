@@ -1,23 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Which X-drop kernel a record's row ran, for rows written before records said so.
+"""Which X-drop kernel a record's row ran, for rows without a ``layout`` column.
 
-Records written from now on carry a ``layout`` column, set by the code that launched the kernel
-(:func:`lassm.runs.xdrop.layout_of`). Older rows lack it, and the reader fills it in by one rule,
-stated in ``book/data-contract.md`` and checked against the repository's history by
-``tests/test_xdrop_layouts.py``:
-
-1. A CPU row (the oracle, SeqAn) aligned one pair per thread: ``scalar``.
-2. LOGAN's own program: ``logan``; a forced layout of the ablation names its lanes
-   (``lassm cuda lanes=N``, or the ``lanes`` column of ``lanes.csv``).
-3. OpenCL has only LOGAN's block layout: ``block``.
-4. CUDA before the lanes kernel existed (commit 8a27e3e): ``block``. The commits of the
-   committed records that precede it are :data:`BEFORE_LANES`.
-5. CUDA at a later commit: X's plan of those commits, :data:`PLAN_BEFORE_COLUMN` (the plan of
-   every commit from the lanes kernel until the column was added).
-
-Why not edit the committed files: the measurements stay as they were written; the rule is code,
-tested, and applies to any older file a reader brings.
-"""
+The rule (``book/data-contract.md``; checked against history by ``tests/test_xdrop_layouts.py``):
+CPU rows ``scalar``; LOGAN's program ``logan``; a forced layout of the ablation names its lanes;
+OpenCL ``block``; CUDA at commits before the lanes kernel (:data:`BEFORE_LANES`, before 8a27e3e)
+``block``; later CUDA rows X's plan of those commits (:data:`PLAN_BEFORE_COLUMN`). The committed
+measurements stay as written; the rule is tested code."""
 from __future__ import annotations
 
 import pandas as pd

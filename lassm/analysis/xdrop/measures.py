@@ -1,25 +1,16 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """X-drop records to the study's measures: GCUPS, speed-ups, roofline positions, LOGAN's ceiling.
 
-The roofline quantities are local assembly's, computed by the same functions
-(:mod:`lassm.analysis.metrics`: ``ii = int_ops / dram_bytes``, ``gintops``, the attainable roof
-``min(peak, bandwidth * ii)`` and the bound, ``arch eff``, the predication ratio; the potential
-speedup through :func:`lassm.analysis.derive.potential_speedups`) on the machine's measured
-ceilings (:func:`lassm.analysis.derive.load_ceilings`), so the two kernels' points sit on one
-roofline.
+The roofline quantities are computed by local assembly's own functions
+(:mod:`lassm.analysis.metrics`, :func:`lassm.analysis.derive.potential_speedups`) on the
+machine's measured ceilings, so the two kernels' points sit on one roofline. Choices:
 
-Choices this module makes, and says so
---------------------------------------
-* **An ideal-cache byte model for X-drop**: every base of both reads crosses HBM once
-  (``ideal_bytes = bases``, one byte per base as the kernels store them). Algorithm efficiency
-  is then ``ii / (int_ops / bases)`` = ``bases / dram_bytes``; a kernel that stops before
-  reading whole reads (X-drop does) can move fewer bytes: ``alg eff > 1``, beyond the model, and
-  no potential speedup is defined there (the rule local assembly uses).
-* **Speed-ups are ratios of one run's medians** (``times.csv`` measures every backend of one X in
-  the same run): ``speedup_vs_seqan = seqan.seconds / seconds``, ``speedup_vs_cpu`` likewise
-  against the numba oracle, both on all the machine's cores.
-* **LOGAN's adapted ceiling** (:func:`adapted_ceiling`): a *reading*, see there.
-"""
+* **Ideal-cache byte model**: every base of both reads crosses HBM once (``ideal_bytes =
+  bases``), so ``alg eff = bases / dram_bytes``. X-drop can stop before reading whole reads:
+  ``alg eff > 1`` is beyond the model, and no potential speedup is defined there.
+* **Speed-ups are ratios of one run's medians** (``times.csv`` times every backend of one X in
+  one run), against SeqAn and the numba oracle, both on all the machine's cores.
+* **LOGAN's adapted ceiling** (:func:`adapted_ceiling`) is a *reading*, see there."""
 from __future__ import annotations
 
 import numpy as np
@@ -35,27 +26,12 @@ LOGAN_DEMO, OURS = "LOGAN demo", "lassm xdrop align cuda"
 
 
 def gcups(times: pd.DataFrame) -> pd.DataFrame:
-    """GCUPS and speed-ups over SeqAn and over the numba oracle, per (machine, dataset, X, backend).
+    """GCUPS and speed-ups per (machine, dataset, X, backend) of ``times.csv`` rows.
 
-    Parameters
-    ----------
-    times : pandas.DataFrame
-        ``times.csv`` rows (:func:`lassm.analysis.xdrop.records.load_all`): ``machine, dataset,
-        xdrop, backend, seconds`` (> 0), ``wall_seconds``, ``cells`` (>= 0, or NaN where not
-        counted); ``scoring`` joins the key where present.
-
-    Returns
-    -------
-    pandas.DataFrame
-        A copy with ``gcups`` recomputed as ``cells / seconds / 1e9``, ``speedup_vs_seqan``
-        and ``speedup_vs_cpu`` (the baseline's seconds over this row's; NaN where that baseline
-        was not measured at that X), and ``wall_speedup_vs_seqan`` on whole-call times.
-
-    Raises
-    ------
-    ValueError
-        Missing columns, values out of range, or two rows for one key.
-    """
+    Needs ``machine, dataset, xdrop, backend, seconds`` (> 0), ``wall_seconds``, ``cells`` (>= 0 or
+    NaN); ``scoring`` joins the key where present. Returns a copy with ``gcups = cells / seconds /
+    1e9``, ``speedup_vs_seqan``, ``speedup_vs_cpu`` (NaN where the baseline was not measured at that
+    X) and ``wall_speedup_vs_seqan``. ``ValueError`` on missing columns, bad values, duplicate keys."""
     key = ["machine", "dataset", "xdrop"] + (["scoring"] if "scoring" in times.columns else [])
     columns.require_columns(times, key + ["backend", "seconds", "wall_seconds", "cells"])
     out = times.copy()
@@ -78,28 +54,13 @@ def gcups(times: pd.DataFrame) -> pd.DataFrame:
 
 
 def counter_metrics(counters: pd.DataFrame, ceilings: dict, times: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The roofline position of every profiled (dataset, X, program) on the machine's measured roof.
+    """The roofline position of every profiled (dataset, X, program) of one machine's ``counters.csv``.
 
-    Parameters
-    ----------
-    counters : pandas.DataFrame
-        ``counters.csv`` rows of one machine.
-    ceilings : dict
-        :func:`lassm.analysis.derive.load_ceilings` of that machine: ``peak_gintops``,
-        ``bandwidth_gbs``.
-    times : pandas.DataFrame, optional
-        ``times.csv`` rows of that machine: its ``bases`` per dataset give the ideal-cache bytes
-        (module docstring); without them ``alg eff`` and the potential speedup are left out.
-
-    Returns
-    -------
-    pandas.DataFrame
-        A copy with ``int_ops`` (= ``int_lane_ops``), ``ii``, ``gintops``,
-        ``attainable_gintops``, ``balance``, ``bound``, ``arch eff``, ``predication_ratio``,
-        ``warp_gips`` (``gintops / simd_width``: LOGAN's warp-level unit) and, with ``times``,
-        ``ideal_bytes``, ``ii_theoretical``, ``alg eff``, ``x``, ``y``, ``speedup*``,
-        ``beyond_model``.
-    """
+    ``ceilings`` gives ``peak_gintops`` and ``bandwidth_gbs``. Returns a copy with ``int_ops``
+    (= ``int_lane_ops``), the roofline columns, ``arch eff``, ``predication_ratio`` and ``warp_gips``
+    (``gintops / simd_width``, LOGAN's unit). With ``times`` (its ``bases`` give the ideal-cache
+    bytes) also ``ideal_bytes``, ``ii_theoretical``, ``alg eff``, ``x``, ``y``, ``speedup*`` and
+    ``beyond_model``."""
     df = counters.copy()
     if df.empty:
         return df
@@ -123,24 +84,13 @@ def counter_metrics(counters: pd.DataFrame, ceilings: dict, times: pd.DataFrame 
 
 
 def against_logan(rows: pd.DataFrame) -> pd.DataFrame:
-    """LOGAN's demo and our kernel side by side, one row per (machine, dataset, X).
+    """LOGAN's demo and our kernel side by side, one row per (machine, dataset, X) of
+    ``against-logan.csv``.
 
-    Parameters
-    ----------
-    rows : pandas.DataFrame
-        ``against-logan.csv`` rows: ``machine, dataset, n_pairs, xdrop, program``,
-        ``kernel_seconds`` (> 0), ``whole_seconds``, ``logan_gpu_seconds``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``machine, dataset, n_pairs, xdrop, logan_kernel_s, ours_kernel_s, kernel_ratio``
-        (ours / LOGAN's: below 1 is faster), ``logan_whole_s, ours_whole_s, whole_ratio``,
-        ``logan_gpu_s`` (LOGAN's own "GPU only time"), ``goal_met`` (ours at most LOGAN's
-        kernel time), ``scores_equal`` (LOGAN's score equals ours for every pair; missing in
-        rows recorded before the scores were compared) and ``layout`` (our kernel's, where the rows
-        name it). A (dataset, X) with only one program is left out.
-    """
+    Columns: ``logan_kernel_s``, ``ours_kernel_s``, ``kernel_ratio`` (ours / LOGAN's, below 1 is
+    faster), the same for whole times, ``logan_gpu_s`` (LOGAN's "GPU only time"), ``goal_met`` (ours
+    at most LOGAN's kernel time), ``scores_equal`` (may be missing in older rows) and ``layout``
+    (where named). A (dataset, X) with only one program is left out."""
     cols = ["machine", "dataset", "n_pairs", "xdrop", "logan_kernel_s", "ours_kernel_s", "kernel_ratio",
             "logan_whole_s", "ours_whole_s", "whole_ratio", "logan_gpu_s", "goal_met", "scores_equal", "layout"]
     if rows.empty:
@@ -167,42 +117,15 @@ def against_logan(rows: pd.DataFrame) -> pd.DataFrame:
 def adapted_ceiling(peak: float, widths, blocks: float, threads: float, cores: float, counts=None) -> float:
     r"""LOGAN's adapted ceiling (its Equation 1, Section VII), in *our reading* of its definitions.
 
-    The text of LOGAN's paper we work from keeps what Equation 1's symbols mean but not the
-    typeset formula: a ceiling "by averaging the number of cells that GPU can compute in
-    parallel", where n is the number of parallel iterations, P the theoretical ceiling
-    (220.8 warp GIPS on the V100), B the number of scheduled blocks, :math:`O_i` the operations
-    to compute at iteration i, T the threads scheduled per block and C the INT32 cores. Read
-    literally -- at iteration i each of the B blocks computes :math:`\min(O_i, T)` cells at
-    once, the GPU at most C, and the ceiling is P scaled by the average fraction of the C cores
-    busy:
+    At iteration i each of B blocks computes :math:`\min(O_i, T)` cells, the GPU at most C, and the
+    ceiling is P scaled by the average fraction of the C INT32 cores busy:
 
     .. math:: P_{adapted} = \frac{P}{n} \sum_{i=1}^{n} \frac{\min(B \min(O_i, T),\ C)}{C}
 
-    This is our reconstruction, not a quotation: check it against the printed equation
-    (IPDPS 2020, p. 469) before calling it LOGAN's. Its consequence, which the chapter states:
-    once :math:`B \ge C` every :math:`O_i \ge 1` gives :math:`P_{adapted} = P`.
-
-    Parameters
-    ----------
-    peak : float
-        P, in any unit (the result has the same).
-    widths : array-like of int
-        :math:`O_i` (cells of anti-diagonal i), each >= 0.
-    blocks, threads, cores : float
-        B, T and C, each > 0.
-    counts : array-like, optional
-        How many iterations have each width (a histogram); default one each.
-
-    Returns
-    -------
-    float
-        The adapted ceiling, in the unit of ``peak``.
-
-    Raises
-    ------
-    ValueError
-        No iteration, negative widths or counts, or B, T, C, P not positive.
-    """
+    A reconstruction from the text, not a quotation of the typeset formula (IPDPS 2020, p. 469).
+    Once :math:`B \ge C`, every :math:`O_i \ge 1` gives :math:`P_{adapted} = P`. ``widths`` are the
+    :math:`O_i` (>= 0), ``counts`` an optional histogram of them; the result is in ``peak``'s unit.
+    ``ValueError`` with no iteration, negative widths or counts, or B, T, C, P not positive."""
     o = np.asarray(widths, dtype="float64")
     w = np.ones_like(o) if counts is None else np.asarray(counts, dtype="float64")
     if o.shape != w.shape or o.size == 0 or w.sum() <= 0:
@@ -216,16 +139,8 @@ def adapted_ceiling(peak: float, widths, blocks: float, threads: float, cores: f
 
 
 def adapted_ceiling_span(peak: float, blocks: float, threads: float, cores: float) -> tuple[float, float]:
-    """The least and the most :func:`adapted_ceiling` can be for anti-diagonals of 1 to T cells.
-
-    What the records allow without the widths themselves: equal ends mean the ceiling is known
-    exactly (``B >= C`` gives ``(P, P)``).
-
-    Returns
-    -------
-    tuple of float
-        ``(low, high)``.
-    """
+    """``(low, high)``: the least and most :func:`adapted_ceiling` can be for anti-diagonals of 1 to T
+    cells; equal ends (``B >= C`` gives ``(P, P)``) mean the ceiling is known without the widths."""
     return (adapted_ceiling(peak, [1], blocks, threads, cores), adapted_ceiling(peak, [threads], blocks, threads, cores))
 
 

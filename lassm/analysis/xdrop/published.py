@@ -1,26 +1,20 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """LOGAN's published numbers, typed in as *theirs*: the paper's tables, its README, its roofline data.
 
-Nothing here is measured by this project. Three sources, each cited where its numbers sit:
+Nothing here is measured by this project. Sources:
 
-* **The paper** -- Zeni, Guidi, Ellis, Ding, Santambrogio, Hofmeyr, Buluç, Oliker, Yelick,
-  "LOGAN: High-Performance GPU-Based X-Drop Long-Read Alignment", IPDPS 2020, pp. 462-471
-  (arXiv:2002.05200; the project's seed text ``001``). Table II (SeqAn on 168 POWER9 threads
-  against LOGAN on 1 and 6 V100s, 100K pairs, seconds), Table III (ksw2 on 80 Skylake threads
-  against 1 and 8 V100s) and the abstract's headline figures.
-* **The repository's README** -- albertozeni/LOGAN at commit
-  ``336907643a8404798ceaa33c7f0db05fcce6e030`` (2022-09-23), "Performance Analysis": the same
-  two tables, with three cells that differ from the paper's (:func:`readme_differences`).
-* **The roofline data** -- albertozeni/LOGAN, folder ``src/gpu/coalesced/xdrop_roof/``, added in
-  ``c904c2261a2b454b3c2addb9e670a01918c23b2f`` and deleted in
-  ``4ccfbc38defd26c1aabbd08fd15507f1d830ea66`` ("deleted useless files", 2019-10-02); read at
-  its last commit holding it, ``0491df9d328b4985926230d0b28f418a5d0caad6``. ``new_m/xdrop-<X>.csv``
-  are nvprof metrics of the kernel ``extendSeedLGappedXDropOneDirectionShared`` on a Tesla
-  V100-SXM2-16GB, two invocations (the left and the right extension) per X; ``xdrop.m`` is the
-  plotting script: its ``time`` array (seconds per X), its INT32 peak ``80*4*1.38*0.5`` = 220.8
-  warp GIPS, HBM 828 GB/s, and 32-byte transactions. The paper's Fig. 13 (X = 100) is drawn
-  from this kind of data; which of these files it used is not stated.
-"""
+* **The paper**: Zeni et al., "LOGAN: High-Performance GPU-Based X-Drop Long-Read Alignment",
+  IPDPS 2020, pp. 462-471 (arXiv:2002.05200): Table II (SeqAn on 168 POWER9 threads vs 1 and 6
+  V100s, 100K pairs, seconds), Table III (ksw2 on 80 Skylake threads vs 1 and 8 V100s), the
+  abstract's headline figures.
+* **The README** of albertozeni/LOGAN at ``336907643a8404798ceaa33c7f0db05fcce6e030``: the same
+  tables, three cells differing (:func:`readme_differences`).
+* **The roofline data**: albertozeni/LOGAN ``src/gpu/coalesced/xdrop_roof/`` as of
+  ``0491df9d328b4985926230d0b28f418a5d0caad6`` (its last commit holding it): ``new_m/xdrop-<X>.csv``,
+  nvprof metrics of ``extendSeedLGappedXDropOneDirectionShared`` on a V100-SXM2-16GB, two
+  invocations (left, right) per X; ``xdrop.m``, the plot script (its ``time`` per X, INT32 peak
+  ``80*4*1.38*0.5`` = 220.8 warp GIPS, HBM 828 GB/s, 32-byte transactions). The paper's Fig. 13
+  (X = 100) is drawn from such data; which file is not stated."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -122,20 +116,10 @@ def _times(table: Mapping[str, tuple[float, ...]], baseline: str, source: str) -
 
 
 def table2(source: str = "paper") -> pd.DataFrame:
-    """LOGAN's Table II (SeqAn on 168 POWER9 threads; 1 and 6 V100s; 100K pairs) with its speed-ups.
-
-    Parameters
-    ----------
-    source : {"paper", "readme"}
-        The paper's table, or the README's copy of it.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``xdrop, seqan, logan_1gpu, logan_multi`` [s] as published, ``speedup_logan_1gpu``
-        (SeqAn / 1 GPU) and ``speedup_logan_multi``, each with ``_low``/``_high``: the range the
-        printed rounding allows. ``source`` names the origin.
-    """
+    """LOGAN's Table II (SeqAn on 168 POWER9 threads; 1 and 6 V100s; 100K pairs) from ``source``
+    ``"paper"`` or ``"readme"``: ``xdrop, seqan, logan_1gpu, logan_multi`` [s] as printed, and
+    ``speedup_logan_1gpu``, ``speedup_logan_multi`` with ``_low``/``_high``, the range the printed
+    rounding allows."""
     tables = {"paper": (_TABLE2, f"{PAPER}, Table II"), "readme": (_README2, f"albertozeni/LOGAN README @ {README_COMMIT[:7]}")}
     if source not in tables:
         raise ValueError(f"source must be one of {sorted(tables)}, not {source!r}")
@@ -153,13 +137,8 @@ def table3(source: str = "paper") -> pd.DataFrame:
 
 
 def readme_differences() -> pd.DataFrame:
-    """The cells where the README's tables differ from the paper's.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``table, xdrop, column, paper, readme``, one row per differing cell.
-    """
+    """The cells where the README's tables differ from the paper's: ``table, xdrop, column, paper,
+    readme``."""
     rows = []
     for name, paper_t, readme_t in (("II", _TABLE2, _README2), ("III", _TABLE3, _README3)):
         for col, values in paper_t.items():
@@ -170,17 +149,11 @@ def readme_differences() -> pd.DataFrame:
 
 
 def headline_check() -> pd.DataFrame:
-    """The abstract's "up to" speed-ups over SeqAn against Table II's printed times.
+    """The abstract's "up to" speed-ups over SeqAn against Table II's printed times, one row per claim.
 
-    Returns
-    -------
-    pandas.DataFrame
-        One row per claim: ``claim, printed``; ``table_best`` (the largest quotient of printed
-        times over X), ``best_xdrop`` (where), ``best_low``/``best_high`` (what the rounding
-        allows there); ``matching_xdrop`` (the X whose rounding range holds the printed value,
-        comma-separated); ``holds``: the printed maximum lies within the rounding range of the
-        table's maximum.
-    """
+    ``table_best`` is the largest quotient of printed times, at ``best_xdrop``, within
+    ``best_low``/``best_high``; ``matching_xdrop`` lists the X whose rounding range holds the printed
+    value; ``holds``: the printed maximum lies within the table maximum's rounding range."""
     t2 = table2()
     rows = []
     for claim, col in (("speedup_seqan_1gpu", "speedup_logan_1gpu"), ("speedup_seqan_6gpu", "speedup_logan_multi")):
@@ -197,21 +170,13 @@ def headline_check() -> pd.DataFrame:
 
 
 def v100_roofline() -> pd.DataFrame:
-    """The V100 points of LOGAN's roofline data (``xdrop_roof``), one per X, in two units.
+    """The V100 points of LOGAN's roofline data, one per X, in two units.
 
-    As the repository's ``xdrop.m`` computes them: warp integer instructions = nvprof's
-    ``inst_integer`` (thread-level) / 32; HBM bytes = 32 x (DRAM read + write transactions);
-    both summed over the two invocations (left and right extension); time = the script's
-    ``time`` for that X. Beside them, the same counts in this study's lane units: ``ii`` =
-    integer thread instructions per HBM byte, ``gintops`` = integer thread instructions per
-    second / 1e9 (nvprof's thread-level count plays the role of Nsight Compute's lane count).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``xdrop, int_thread_inst, dram_bytes, seconds, warp_ii, warp_gips, ii, gintops,
-        predication_ratio`` (thread / (warp x 32) instructions), ``device``, ``source``.
-    """
+    As ``xdrop.m`` computes them, summed over both invocations: warp integer instructions = nvprof's
+    thread-level ``inst_integer`` / 32, HBM bytes = 32 x DRAM transactions, time = the script's. In
+    this study's lane units: ``ii`` (thread instructions per byte), ``gintops``. Columns ``xdrop,
+    int_thread_inst, dram_bytes, seconds, warp_ii, warp_gips, ii, gintops, predication_ratio,
+    device, source``."""
     rows = []
     for x, m in _ROOF.items():
         ints = float(sum(m["inst_integer"]))

@@ -1,14 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The X-drop records of each machine, read and checked: ``data/results/<machine>/xdrop/*.csv``.
 
-Four files (their columns: ``book/data-contract.md`` and the producer, ``lassm xdrop``):
-``times.csv`` (one row per dataset, X and backend), ``counters.csv`` (Nsight Compute, one row
-per dataset, X and program), ``against-logan.csv`` (LOGAN's demo beside our kernel) and
-``lanes.csv`` (the kernel's layouts side by side, ``lassm xdrop lanes``). A
-machine may hold any of them or none; a missing file reads as an empty table with the file's
-columns, so that every consumer (the chapter, the findings) works on a fresh clone. A file that
-is there but wrong stops with one error naming the file, the line and the field.
-"""
+``times.csv``, ``counters.csv``, ``against-logan.csv`` and ``lanes.csv`` (columns:
+``book/data-contract.md``). A missing file reads as an empty table with the file's columns, so
+consumers work on a fresh clone; a wrong one stops with one error naming file, line and field."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -84,26 +79,11 @@ def _bool(value) -> bool | None:
 
 
 def read(file: Path, name: str) -> pd.DataFrame:
-    """One record file, checked: the columns are there, numbers are numbers, one row per key.
-
-    Parameters
-    ----------
-    file : the CSV file.
-    name : which record it is (a key of :data:`FILES`).
-
-    Returns
-    -------
-    pandas.DataFrame
-        The file's rows, numeric columns as floats (an empty cell is NaN), the :data:`FLAGS`
-        columns as nullable booleans where present (an empty cell: not checked), and ``layout``
-        (which kernel ran: the record's own cell, else :func:`.layouts.fill`'s rule).
-
-    Raises
-    ------
-    LassmError
-        ``<file>:<line>: field <column>: ...`` for the first bad value; a missing column or a
-        repeated key names the file.
-    """
+    """One record ``file`` of kind ``name`` (a key of :data:`FILES`), checked: columns present, numbers
+    numeric (empty: NaN), one row per key; :data:`FLAGS` as nullable booleans, ``layout`` filled by
+    :func:`.layouts.fill` where the row lacks it. :class:`LassmError`
+    ``<file>:<line>: field <column>: ...`` on the first bad value; a missing column or repeated key
+    names the file."""
     _, required, numeric, key = FILES[name]
     try:
         df = pd.read_csv(file, dtype=str, keep_default_na=False)

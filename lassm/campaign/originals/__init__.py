@@ -1,15 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The original programs beside ours, the last part of ``lassm run``.
 
-Where this machine has an NVIDIA GPU and a CUDA compiler, the campaign builds the programs our
-kernels came from, from their public sources at pinned commits (:mod:`.sources`), with their
-Makefiles' flags, for this GPU (:mod:`.build`), and runs each on the same inputs as ours:
-MetaHipMer's ``ht_loc`` beside ``lassm extend`` (:mod:`.ht_loc`: outputs compared line for
-line) and LOGAN's demo beside ``lassm xdrop align`` (:mod:`.logan`: scores compared pair for
-pair). Times land in the machine's folder with provenance (the pinned source, nvcc's version,
-device, driver, git SHA, command). What cannot run here is one line of ``lacks`` and the rest of
-the campaign goes on.
-"""
+With an NVIDIA GPU and nvcc, the programs our kernels came from are built from pinned public
+sources (:mod:`.sources`) with their Makefiles' flags (:mod:`.build`) and run on our inputs:
+MetaHipMer's ``ht_loc`` beside ``lassm extend`` (:mod:`.ht_loc`, outputs compared line for line)
+and LOGAN's demo beside ``lassm xdrop align`` (:mod:`.logan`, scores compared pair for pair).
+Times land in the machine's folder with provenance; what cannot run is one line of ``lacks``."""
 from __future__ import annotations
 
 import contextlib
@@ -37,16 +33,10 @@ ACCOUNT_FILE = PART_ACCOUNTS["originals"]
 class OriginalsPlan:
     """What the originals part runs.
 
-    Parameters
-    ----------
-    ht_loc_datasets : local-assembly datasets ``ht_loc`` and ``lassm extend`` both run.
-    logan_dataset : the X-drop set LOGAN's demo and ours both run (None: LOGAN is left out).
-    xdrops : the X values of that set.
-    ht_loc_repeats, logan_repeats : timed whole runs of each program.
+    logan_dataset : the X-drop set both programs run (None: LOGAN is left out), at ``xdrops``.
     profile : kernel times from Nsight Compute, where it is here.
     folder : the user's folder of sources (``--originals``; None: the cache, then a download).
-    suite_kernels : the suite's kernels whose HeCBench program runs beside ours.
-    """
+    suite_kernels : the suite's kernels whose HeCBench program runs beside ours."""
 
     ht_loc_datasets: tuple[str, ...]
     logan_dataset: str | None
@@ -134,10 +124,10 @@ def _prepare(key: str, plan: OriginalsPlan, arch: str, say, kernels: tuple[str, 
 
 
 def build_behind(plan: OriginalsPlan) -> threading.Thread:
-    """Builds the programs ``plan`` runs into the build cache in a thread, started while an earlier
-    part measures (``lassm run`` starts it with the suite, whose times are the GPU's own clocks),
-    so the originals part finds them built: the nvcc builds are taken off the whole run. Join it before the part starts; a source or build that fails is left for the
-    part to meet and name."""
+    """Builds ``plan``'s programs into the build cache in a thread, started while an earlier part
+    measures (``lassm run`` starts it with the suite, which times on the GPU's own clocks), so nvcc's
+    time leaves the whole run. Join it before the part starts; failures are left for the part to
+    name."""
     wanted = [key for key, needed in (("hecbench", plan.suite_kernels), ("ht_loc", plan.ht_loc_datasets),
                                       ("logan", plan.logan_dataset)) if needed]
 
@@ -190,23 +180,12 @@ def todo(plan: OriginalsPlan, name: str, sha: str, force: bool = False, backend:
 def run_originals(plan: OriginalsPlan, *, machine: str | None = None, force: bool = False,
                   say: Callable[[str], None] = stderr.nothing, backend: str = "cuda",
                   arch: str | None = None, progress: bool = False) -> OriginalsOutcome:
-    """Builds and runs the originals beside ours, as ``plan`` says; skips what is recorded at this commit.
+    """Builds and runs the originals beside ours as ``plan`` says, skipping what is recorded at this
+    commit unless ``force``; returns an :class:`OriginalsOutcome`.
 
-    Parameters
-    ----------
-    plan : :class:`OriginalsPlan`.
-    machine : the results folder (default: the GPU's, as the local-assembly campaign names it).
-    force : measure again what is recorded at this commit.
-    say : where the progress lines go.
-    backend : our side's backend (``cuda``; ``cpu`` runs the whole part without a GPU, against
-        stand-in programs, as the tests do).
-    arch : nvcc's ``sm_XY`` (default: the GPU's).
-    progress : show each build and each program's inputs as tasks (:func:`lassm.runs.progress.bar`).
-
-    Returns
-    -------
-    OriginalsOutcome
-    """
+    ``machine`` defaults to the GPU's folder; ``backend`` ``cpu`` runs the whole part against
+    stand-in programs (as the tests do); ``arch`` is nvcc's ``sm_XY`` (default the GPU's);
+    ``progress`` shows builds and inputs as tasks (:func:`lassm.runs.progress.bar`)."""
     from ...runs.progress import bar as progress_bar
 
     with progress_bar(progress) as bar:

@@ -1,11 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Building the original programs with nvcc, as their Makefiles do, for this GPU, once.
 
-A build is kept in the user's cache under a key of everything that decides the binary (the
-pinned sources, our LOGAN driver, the flags, the architecture and ``nvcc --version``), so the
-second ``lassm run`` on a machine costs no compile. Each build goes to a temporary folder that is
-renamed into place only when every step succeeded: a failed or killed build leaves nothing.
-"""
+A build is cached under a key of all that decides the binary (pinned sources, our LOGAN driver,
+flags, architecture, ``nvcc --version``), and renamed into place only when every step succeeded:
+a failed or killed build leaves nothing."""
 from __future__ import annotations
 
 import hashlib
@@ -189,13 +187,8 @@ def build_logan(tree: Path, arch: str, nvcc: str | None = None) -> Built:
 
 
 def gpu_arch() -> str:
-    """``sm_<major><minor>`` of CUDA device 0 (CuPy's view of it).
-
-    Raises
-    ------
-    BuildFailed
-        Without CuPy or a device.
-    """
+    """``sm_<major><minor>`` of CUDA device 0 (CuPy's view); :class:`BuildFailed` without CuPy or
+    a device."""
     try:
         import cupy
 

@@ -1,38 +1,25 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A synthetic cudaMap data set, laid out and written as HeCBench's ``cm-cuda`` reads one.
 
-``cm-cuda`` (cudaMap, McArt et al., 2013) reads a folder its authors hand out by request; its
-layout and text are all in its ``main.cpp`` and ``io.cpp`` (HeCBench at the pinned commit), and
-this module writes a folder of the same layout from a seed:
+``cm-cuda``'s own data are handed out by request; its ``main.cpp`` and ``io.cpp`` (HeCBench at the
+pinned commit) fix the layout this module writes from a seed:
 
-- ``queries/``: the query signatures, every file ending ``.sig`` (in byte order). A line that
-  starts with ``#``, ``AffyProbeSetID`` or ``uniqueID`` is skipped; any other line is read as
-  whitespace-separated pairs (probe name, regulation: +1 or -1). One query here,
+- ``queries/``: files ``*.sig`` in byte order; lines starting ``#``, ``AffyProbeSetID`` or
+  ``uniqueID`` are skipped, others are whitespace-separated (probe, +1 or -1) pairs. One query,
   :data:`QUERY_FILE`, of :data:`QUERY_GENES` distinct probes.
-- ``reffiles-tab/``: the reference profiles, every file ending ``.tab`` (in byte order). Line 1
-  is skipped; each of the next 22,283 lines (``U133AArrayLength``) holds a probe name up to its
-  first tab, and ``atoi`` of the rest is that probe's value. The names are read from the first
-  file only, so every file lists the probes in one order. A file's drug is its name up to the
-  first ``_`` (``drug_dose_cellline_cellno.tab``; the program's compound choice 1); consecutive
-  files of one drug are summed into one profile. Here each drug has one file, its values signed
-  ranks (each of 1 to 22,283 once, with a sign), as cudaMap's reference profiles are.
-- ``Results/``: where the program writes ``sscMap_Result_[<query>].tab`` (:func:`read_results`).
+- ``reffiles-tab/``: files ``*.tab`` in byte order; line 1 skipped, then 22,283 lines
+  (``U133AArrayLength``) of probe name, tab, ``atoi`` value. Probe names come from the first file
+  only, so all list them in one order. A file's drug is its name up to the first ``_``;
+  consecutive files of one drug are summed. Here one file per drug, of signed ranks.
+- ``Results/``: where it writes ``sscMap_Result_[<query>].tab`` (:func:`read_results`).
 
-The size. At the pinned commit the program prompts for nothing (``promptForInput`` is false), so
-every p-value is estimated from ``defaultRandomGenerations`` = 100,000 random signatures
-(:data:`RANDOM_SIGNATURES`), each of as many genes as the query has; the 10^6 of its
-``maxRandomGenerations`` is reachable only through its prompt. It estimates one p-value per drug,
-drawing new numbers each time, so :data:`DRUGS` = 10 drugs and a 100-gene query make it score
-10^6 random signatures of 100 genes from 10^8 uniform numbers: Jin and Vetter's size
-(:data:`lassm.backends.suite.cmap.SIZES` ``"gpu"``), in ten launches of 100,000.
-
-Each drug's profile is planted with a connection to the query (:data:`CONNECTIONS`: the share of
-query genes whose sign agrees, from all disagreeing to all agreeing), so that its p-values span
-the range, its boundary cases (no random signature above the query; all of them) included.
-
-The program's arithmetic that the comparison (:mod:`.hecbench_outputs`) needs is here too: its
-normalisation ``UCmax``, its threshold in single precision and its two-sided p-value.
-"""
+Size: the program prompts for nothing at the pinned commit, so each drug's p-value uses
+``defaultRandomGenerations`` = 100,000 random signatures (:data:`RANDOM_SIGNATURES`); with
+:data:`DRUGS` = 10 and a 100-gene query that is 10^6 signatures from 10^8 uniform numbers, Jin and
+Vetter's size (:data:`lassm.backends.suite.cmap.SIZES` ``"gpu"``). Each drug is planted with a
+connection to the query (:data:`CONNECTIONS`, all disagreeing to all agreeing) so p-values span
+the range, boundary cases included. The program's ``UCmax``, single-precision threshold and
+two-sided p-value, which :mod:`.hecbench_outputs` needs, are here too."""
 from __future__ import annotations
 
 import os
@@ -102,9 +89,9 @@ def drug_of(name: str) -> str:
 def make(seed: int = SEED, drugs: int = DRUGS, query_genes: int = QUERY_GENES,
          connections: tuple[float, ...] | None = None) -> DataSet:
     """A data set drawn from ``seed``: probe names, a query of ``query_genes`` distinct probes with
-    random signs, and ``drugs`` profiles of signed ranks whose signs at the query's probes agree
-    with it with probability (1 + connection) / 2 (``connections``: one per drug, default
-    :data:`CONNECTIONS`, or evenly spread when ``drugs`` differs from its length)."""
+    random signs, and ``drugs`` signed-rank profiles whose signs at the query's probes agree with
+    probability (1 + connection) / 2 (``connections`` one per drug, default :data:`CONNECTIONS`,
+    evenly spread when ``drugs`` differs from its length)."""
     if connections is None:
         connections = CONNECTIONS if drugs == len(CONNECTIONS) else tuple(np.linspace(-1.0, 1.0, drugs))
     if len(connections) != drugs or not 1 <= query_genes <= GENES:
@@ -217,14 +204,9 @@ def read_profile(path: str | os.PathLike) -> tuple[list[str], np.ndarray]:
 
 
 def read(folder: str | os.PathLike) -> DataSet:
-    """The data set in ``folder`` as the program reads it (one ``.sig``; each ``.tab`` its own profile).
-
-    Raises
-    ------
-    ValueError
-        Where the program would fail or read something else: no query, not one query, a query
-        probe absent from the first profile, files whose probes differ.
-    """
+    """The data set in ``folder`` as the program reads it (one ``.sig``; each ``.tab`` its own
+    profile); ``ValueError`` where the program would fail or read something else (no query or more
+    than one, a query probe absent from the first profile, files whose probes differ)."""
     folder = Path(folder)
     queries = _listed(folder / QUERIES, ".sig")
     if len(queries) != 1:
@@ -267,13 +249,8 @@ def results_file(folder: str | os.PathLike, query: str = QUERY_FILE) -> Path:
 
 
 def read_results(folder: str | os.PathLike, query: str = QUERY_FILE) -> list[Result]:
-    """The rows of the program's results table for ``query``, after its header line (``Compound`` ...).
-
-    Raises
-    ------
-    ValueError
-        Without the file, its header or a well-formed row.
-    """
+    """The rows of the program's results table for ``query`` after its ``Compound`` header;
+    ``ValueError`` without the file, its header or a well-formed row."""
     path = results_file(folder, query)
     if not path.is_file():
         raise ValueError(f"the program wrote no {path.name} in {path.parent}")
@@ -315,12 +292,10 @@ def p_value(above: int, signatures: int) -> float:
 def threshold(dot: int, query_genes: int, genes: int = GENES) -> int:
     """The least integer sum whose score exceeds the query's, as the program compares them.
 
-    A random signature's score is its integer sum divided by ``UCmax`` in single precision (its
-    kernel sums the profile's integers in ``float``, exactly below 2^24, then divides); the query's
-    is ``dot / UCmax`` in double, rounded to ``float``; the program counts scores strictly above
-    it. Division by a positive number rounds monotonically, so the signatures it counts are those
-    whose sum is at least the integer returned (for a set size of one profile).
-    """
+    A random signature scores its integer sum (exact in ``float`` below 2^24) over ``UCmax`` in
+    single precision; the query ``dot / UCmax`` in double, rounded to ``float``; scores strictly
+    above count. Division by a positive number is monotone, so counted signatures are those whose
+    sum is at least the returned integer (for a set size of one profile)."""
     u = np.float32(ucmax(query_genes, genes))
     limit = np.float32(float(dot) / ucmax(query_genes, genes))
 

@@ -1,33 +1,21 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Jin and Vetter's CUDA programs from HeCBench beside the suite's kernels (:mod:`lassm.backends.suite`).
 
-Jin and Vetter's kernels come from HeCBench (zjin-lcf/HeCBench): ``all-pairs-distance-cuda``,
-``epistasis-cuda``, ``cm-cuda``, ``nw-cuda`` and ``minkowski-cuda`` are built here with their Makefiles'
-flags (``-std=c++17 -O3``, ``-use_fast_math`` for the Minkowski distance) for this GPU, and run at the
-Jin and Vetter's sizes; each program times its own kernel over its iterations and prints the average, and
-checks its result against its own CPU code (PASS or FAIL), which is what the ``verified`` column
-records. Each is linked against the shared CUDA runtime (its Makefile links the static one; the
-compiled code is the same) and runs with its copies captured, so that the same run gives its
-time and its output, which is compared with our CUDA kernel's on its own inputs
-(:mod:`.hecbench_outputs`; the ``outputs_*`` columns). ``minkowski-cuda`` is built without that check (its Makefile's ``VERIFY=no``): its
-single-threaded CPU check of 4.3 billion powers takes minutes; ``epistasis-cuda``, which has no
-such switch, is ended once its scores are copied back, before its CPU check of more than five
-minutes (:data:`ENDED_AFTER_COPY`). ``cm-cuda`` reads a cudaMap
-data set, which its authors hand out by request: it runs on a synthetic one in the same layout
-(:mod:`.cmap_data`: 10 drugs, a 100-gene query; 100,000 random signatures per p-value, its fixed
-default, so 10^6 in all, Jin and Vetter's size), written into the run's temporary folder. It times no
-kernel: it prints its whole processing time (reading the files, drawing its numbers on the host,
-the copies, the launches, the CUDA context's creation), taken from a run of its own without the
-capture library, whose files would add to it; it has no check of its own. Rows go to
-``<machine>/suite/originals.csv``; the suite chapter sets each beside our CUDA build's time.
+``all-pairs-distance-cuda``, ``epistasis-cuda``, ``cm-cuda``, ``nw-cuda`` and ``minkowski-cuda``
+(zjin-lcf/HeCBench) are built with their Makefiles' flags for this GPU, linked to the shared CUDA
+runtime, and run at Jin and Vetter's sizes with their copies captured. Each prints its average
+kernel time and its own CPU check (``verified``); its output is compared with our CUDA kernel's
+(:mod:`.hecbench_outputs`, the ``outputs_*`` columns). Rows go to ``<machine>/suite/originals.csv``.
 
-A program's own clock is the host's, around its launches and a synchronization: it holds the
-launches' cost, and for all-pairs (a synchronization after every launch) more. Where Nsight
-Compute is here, each program runs once more under it (:data:`NcuPlan`: fewer iterations, its
-warm-up skipped) and ``ncu_seconds`` is its kernels' ``gpu__time_duration`` for one iteration,
-the clock the suite's counters step reads for our variants (``suite/counters.csv``), with the
-same settings (clocks as they run, caches flushed before each launch).
-"""
+Exceptions, each for a check of minutes: ``minkowski-cuda`` is built with ``VERIFY=no``;
+``epistasis-cuda`` is ended once its scores are copied back (:data:`ENDED_AFTER_COPY`).
+``cm-cuda`` runs on a synthetic data set (:mod:`.cmap_data`) and times no kernel: its whole
+processing time comes from a run of its own without the capture library; it has no check.
+
+A program's clock is the host's around its launches, so it holds launch costs (for all-pairs,
+a synchronization per launch). Where ncu is here each program runs once more under it
+(:data:`NcuPlan`) and ``ncu_seconds`` is one iteration's ``gpu__time_duration``, with the settings
+of the suite's counters step (clocks as they run, caches flushed per launch)."""
 from __future__ import annotations
 
 import re
@@ -349,12 +337,10 @@ def start_behind(built: Built, kernels: Sequence[str], stack) -> dict[str, tuple
 
 def run_all(built: Built, kernels: Sequence[str], table: Path, how: Measuring, *,
             started: dict[str, tuple[Path, Callable[[], str]]] | None = None) -> tuple[list[dict], list[str]]:
-    """Each program once at Jin and Vetter's sizes, and once more under Nsight Compute where ``how.ncu`` is
-    given; a row each, upserted as it lands. The programs of :data:`CHECKED_BEHIND` start first
-    (or were started by the caller, ``started``: :func:`start_behind`), each alone on the GPU until
-    it prints its time, and are joined last (:data:`ENDED_AFTER_COPY`: once their result is copied back).
-    ``how.tick`` after each program (the part's progress); ``how.repeats`` and ``how.backend`` are not
-    used (each program runs once, beside our CUDA kernel's output)."""
+    """Each program once at Jin and Vetter's sizes, and under Nsight Compute where ``how.ncu`` is given;
+    a row each, upserted as it lands, ``how.tick`` after each. :data:`CHECKED_BEHIND` programs start
+    first (or were ``started`` by the caller, :func:`start_behind`), alone on the GPU until they print
+    their time, and are joined last. ``how.repeats`` and ``how.backend`` are unused."""
     import contextlib
 
     status: list[dict] = []

@@ -1,20 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Each HeCBench program's own output beside our CUDA kernel's, on the program's own inputs.
 
-HeCBench's programs print a time and their own check (PASS or FAIL), no output. To compare what
-they compute with what ours does, each is linked against the shared CUDA runtime and runs with
-``memcpy_capture.c`` preloaded: every ``cudaMemcpy`` to the GPU (its inputs)
-and back (its outputs) lands in a file. Our kernel then runs on those inputs, and the outputs are
-compared: the integer kernels' (all-pairs distance, Needleman-Wunsch) cell for cell; the
-floating-point ones' (epistasis, Minkowski) each within the suite's stated bound of the
-double-precision reference, with the largest difference between the two reported. The epistasis
-program packs its genotypes with the phenotype counts, which no copy carries: its inputs are
-drawn again from glibc's ``rand`` with its seed (:func:`glibc_rand`), and the copies check that
-they are the program's own. The connectivity map's program (``cm-cuda``) reads a synthetic
-cudaMap data set (:mod:`.cmap_data`) and draws its numbers on the host: our kernels score its
-own numbers, its counts must be ours exactly, and our own draws must give shares within a
-binomial bound of its (:func:`cmap_compared`).
-"""
+The programs print only a time and PASS/FAIL. Linked to the shared CUDA runtime and run with
+``memcpy_capture.c`` preloaded, every ``cudaMemcpy`` in (inputs) and out (outputs) lands in a
+file; our kernel runs on those inputs. Integer kernels (all-pairs distance, Needleman-Wunsch) are
+compared cell for cell; floating-point ones (epistasis, Minkowski) within the suite's bound of
+the double-precision reference, the largest difference reported. Epistasis's packed inputs are
+redrawn from glibc's ``rand`` with its seed (:func:`glibc_rand`) and checked against the copies.
+``cm-cuda`` draws on the host: :func:`cmap_compared`."""
 from __future__ import annotations
 
 import re
@@ -175,25 +168,19 @@ def _six(x: float) -> float:
 
 def cmap_compared(h2d: Sequence[np.ndarray], d2h: Sequence[np.ndarray], folder: Path, *,
                   scored: Callable, drawn: Callable, signatures: int) -> Compared:
-    """cm-cuda's copies and results table (its data set in ``folder``, :mod:`.cmap_data`) beside ours.
+    """cm-cuda's copies and results table (its data set in ``folder``) beside ours.
 
-    Per drug, the program copies in its profile and its 100,000 x genes uniform numbers (draw t of
-    signature s at t x 100,000 + s) and copies back one count of signatures above the query per
-    block of :data:`CMAP_BLOCK`. Two comparisons:
+    Per drug the program copies in its profile and 100,000 x genes uniform numbers (draw t of
+    signature s at t x 100,000 + s) and back one count per block of :data:`CMAP_BLOCK`. Two checks:
 
-    - exact: ``scored(inputs, numbers)`` (our score and count kernels) on its own numbers, in our
-      layout, with the least integer sum its single-precision comparison counts
-      (:func:`.cmap_data.threshold`): every block's count equal to its own, except that a draw
-      with 1 - u rounding to 1 (u below 2^-25) makes its kernel read one value past its profile
-      (ours clamps to the last gene): a block may differ by its signatures with such a draw. Its
-      printed table (6 significant digits) must hold the p-value, ENFP and significance of its own
-      counts and the query's score of the data set;
-    - stochastic: ``drawn(inputs)`` (our kernels with our own numbers, ``signatures`` of them): the
-      share above the query within :data:`CMAP_SIGMAS` standard errors of a difference of two
-      independent binomial shares (pooled), plus one signature of the program's.
+    - exact: ``scored(inputs, numbers)`` on its numbers with :func:`.cmap_data.threshold` gives every
+      block's count, except where a draw's 1 - u rounds to 1 (u below 2^-25: its kernel reads one
+      past the profile, ours clamps). Its printed table must hold the p-value, ENFP and significance
+      of its counts and the query's score;
+    - stochastic: ``drawn(inputs)`` (our own ``signatures`` numbers) within :data:`CMAP_SIGMAS`
+      pooled standard errors of its share above the query, plus one signature.
 
-    ``difference`` is the largest count difference of a drug on its numbers (signatures).
-    """
+    ``difference`` is a drug's largest count difference on its numbers."""
     from ...backends.suite import cmap
     from . import cmap_data as cd
 
@@ -270,14 +257,8 @@ _COMPARE = {"all_pairs": _all_pairs, "epistasis": _epistasis, "nw": _nw, "minkow
 
 
 def compare(kernel: str, folder: Path, args: Sequence[str], variant: str) -> Compared:
-    """The copies a capture run of ``kernel``'s program (with ``args``) left in ``folder``: its output
-    beside our CUDA kernel's (``variant``) on its inputs.
-
-    Raises
-    ------
-    ValueError
-        When the copies are not those expected (none back: the capture library was not used).
-    """
+    """The output in ``folder`` of a capture run of ``kernel``'s program (``args``) beside our CUDA
+    kernel's (``variant``) on its inputs; ``ValueError`` when the copies are not those expected."""
     h2d, d2h = copies(folder)
     if not d2h:
         raise ValueError("the program copied nothing back (the capture library was not used)")

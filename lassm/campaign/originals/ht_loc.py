@@ -1,21 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """MetaHipMer's local-assembly program ``ht_loc`` and ``lassm extend``, side by side, on one GPU.
 
-For each dataset, both programs read the same ``.dat`` and write their output:
+Per dataset both read the same ``.dat``:
 
-- whole-command wall time: the median of ``repeats`` runs after one untimed run of each (lassm's
-  kernel cache and bytecode are warm after the first, as an installed package's are), the two
-  programs taking turns (:func:`.timing.interleaved`);
-- kernel time: Nsight Compute's ``gpu__time_duration.sum`` summed over every launch of one run of
-  each (where ncu is here), and over the local-assembly kernel's launches alone (lassm also
-  launches its device gather and reverse complement);
-- whether the two outputs are the same lines (sorted), the original's being the reference.
+- whole-command wall time: the median of ``repeats`` runs after one untimed run of each, taken
+  in turns (:func:`.timing.interleaved`);
+- kernel time where ncu is here: ``gpu__time_duration.sum`` over every launch of one run, and over
+  the local-assembly kernel alone (lassm also launches a gather and reverse complement);
+- whether the outputs are the same lines (sorted), the original's the reference.
 
-Rows go to ``data/results/<machine>/against-original.csv`` with the device, driver, the
-original's pinned source, nvcc's version, the git SHA and each command. ``lassm run``'s originals
-part runs this on the campaign's datasets; :func:`against` (``lassm measure against-original``)
-on the datasets one names, such as the scale point ``gen-k21x20`` that the campaign leaves out.
-"""
+Rows go to ``data/results/<machine>/against-original.csv`` with provenance.
+:func:`against` (``lassm measure against-original``) runs named datasets, such as ``gen-k21x20``,
+which the campaign leaves out."""
 from __future__ import annotations
 
 import statistics
@@ -68,18 +64,10 @@ def ours_command(dat: Path, k: int, out: Path, backend: str = "cuda") -> list[st
 
 def side_by_side(program: Path, dataset: str, work: Path, how: Measuring, *,
                  ours_later: bool = False) -> list[dict]:
-    """Both programs on one dataset: two rows of :data:`AGAINST_ORIGINAL_COLUMNS`.
-
-    Parameters
-    ----------
-    program : the built ``ht_loc``.
-    dataset : a name :func:`lassm.workloads.local_assembly.datasets.load` understands.
-    work : a scratch folder (the ``.dat`` and both outputs are written there).
-    how : the rows' shared columns, timed whole runs of each (after one untimed run), Nsight
-        Compute (None: no kernel times) and our backend (:class:`.timing.Measuring`).
-    ours_later : leave our row's kernel columns for :func:`ours_kernels` (one profiled process for
-        every dataset's command, ``run_all``); the ``.dat`` is then kept, its path in ``work``.
-    """
+    """Both programs (``program``, the built ``ht_loc``) on one dataset: two rows of
+    :data:`AGAINST_ORIGINAL_COLUMNS`. Writes into scratch folder ``work``; ``how``:
+    :class:`.timing.Measuring`. With ``ours_later`` our kernel columns are left for
+    :func:`ours_kernels` and the ``.dat`` is kept in ``work``."""
     from ...workloads.local_assembly import datasets, formats
 
     repeats, ncu, context, backend = how.repeats, how.ncu, how.context, how.backend
@@ -128,14 +116,8 @@ def todo(names: Sequence[str], table: Path, sha: str, force: bool, backend: str 
 
 def run_all(names: Sequence[str], table: Path, built: Built, work: Path,
             how: Measuring) -> tuple[list[dict], list[str]]:
-    """:func:`side_by_side` on each dataset, each pair of rows upserted into ``table`` as it lands;
-    ``how.tick`` after each dataset (the part's progress).
-
-    Returns
-    -------
-    (list of dict, list of str)
-        A status row per dataset and program, and one line per dataset that failed.
-    """
+    """:func:`side_by_side` on each dataset, rows upserted into ``table`` and ``how.tick`` called after
+    each: (status row per dataset and program, one line per failed dataset)."""
     ncu, backend, say, tick = how.ncu, how.backend, how.say, how.tick
     status, failed = [], []
     ours: list[dict] = []  # our rows, their kernel columns measured in one profiled process at the end
@@ -171,12 +153,11 @@ def run_all(names: Sequence[str], table: Path, built: Built, work: Path,
 
 def against(names: Sequence[str], machine: str, given: Given, *, repeats: int = 3, profile: bool = True,
             force: bool = False) -> tuple[Path, bool]:
-    """``ht_loc`` (from ``given``: its ``tree`` may be the repository or its ``src/``) beside ``lassm
-    extend`` on ``names``, into ``machine``'s ``against-original.csv``; datasets recorded at this
-    commit are skipped unless ``force``; ``profile``: kernel times from Nsight Compute, where it is.
-    Returns the table and whether every dataset ran and every output agreed; raises
-    :class:`~lassm.errors.InputError`, before anything is built, where the folder's rows are of
-    another GPU. Progress goes to stderr."""
+    """``ht_loc`` (from ``given``; its ``tree`` the repository or its ``src/``) beside ``lassm extend``
+    on ``names`` into ``machine``'s ``against-original.csv``, skipping datasets recorded at this
+    commit unless ``force``. Returns the table and whether all ran and agreed;
+    :class:`~lassm.errors.InputError` before building where the folder's rows are of another GPU.
+    Progress goes to stderr."""
     from ... import paths
     from ...runs.records import git_sha
     from ..steps import find_ncu

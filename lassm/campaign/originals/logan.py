@@ -1,25 +1,20 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """LOGAN's own X-drop demo and ``lassm xdrop align --backend cuda``, side by side, on the same pairs and X.
 
-LOGAN (albertozeni/LOGAN) runs ``demo input k X 1`` on the pairs of a set written in its input
-form (``seqV posV seqH posH strand``, one pair a line; V is SeqAn's query, H its database, as in
-``lassm.workloads.xdrop``); ours runs on the same pairs as parquet. For each X:
+LOGAN runs ``demo input k X 1`` on a set in its input form (``seqV posV seqH posH strand``, one
+pair a line; V SeqAn's query, H its database); ours on the same pairs as parquet. Per X:
 
 - whole-command wall time, the median of ``repeats`` runs (one untimed run of each program
-  before the first X: CUDA's context, CuPy's kernel cache);
-- LOGAN's own "GPU only time" (its kernels and the copies around them, host timer; summed over
-  its batches of 30,000 pairs);
-- kernel time, where ncu is here: Nsight Compute's ``gpu__time_duration.sum`` summed over every
-  launch of one run of each, ``--clock-control none`` (LOGAN launches its left and right
-  extensions on two streams, which ncu serializes);
-- whether LOGAN's score equals ours for every pair: the demo prints none, so our driver
-  ``logan_scores`` (LOGAN's library called as the demo calls it) prints them.
+  before the first X);
+- LOGAN's "GPU only time" (kernels and copies, host timer, summed over its 30,000-pair batches);
+- kernel time where ncu is here: ``gpu__time_duration.sum`` over every launch of one run,
+  ``--clock-control none`` (ncu serializes LOGAN's two extension streams);
+- whether LOGAN's score equals ours for every pair, printed by our driver ``logan_scores``
+  (LOGAN's library called as the demo calls it; the demo prints none).
 
-Rows go to ``data/results/<machine>/xdrop/against-logan.csv``, upserted after each X.
-``lassm run``'s originals part runs this on the campaign's 20,000 pairs; :func:`against`
-(``lassm measure against-logan``) on the set one names (``xdrop-sim-100k``), and can also run
-LOGAN's kernels under the study's whole metric list (:func:`counters_row`).
-"""
+Rows are upserted into ``data/results/<machine>/xdrop/against-logan.csv`` after each X.
+:func:`against` (``lassm measure against-logan``) runs it on a named set and can also count
+LOGAN's kernels under the study's metric list (:func:`counters_row`)."""
 from __future__ import annotations
 
 import re
@@ -100,13 +95,8 @@ def write_logan_input(pairs: Pairs, path: str | Path) -> int:
 
 
 def parse_logan_output(text: str) -> tuple[float, float]:
-    """(GPU only time summed over LOGAN's batches, Total Execution time), seconds, from the demo's stdout.
-
-    Raises
-    ------
-    ValueError
-        When a line is missing (the demo failed before printing it).
-    """
+    """(GPU only time summed over batches, Total Execution time) in seconds from the demo's stdout;
+    ``ValueError`` when a line is missing."""
     gpu = [float(m) for m in _GPU_ONLY.findall(text)]
     total = _TOTAL.findall(text)
     if not gpu or len(total) != 1:
@@ -116,13 +106,8 @@ def parse_logan_output(text: str) -> tuple[float, float]:
 
 
 def parse_scores(text: str, n_pairs: int) -> np.ndarray:
-    """The ``score`` lines of ``logan_scores`` as one int64 per pair, in input order.
-
-    Raises
-    ------
-    ValueError
-        When a pair has no score or two, or an index is out of range.
-    """
+    """The ``score`` lines of ``logan_scores`` as one int64 per pair, in input order; ``ValueError``
+    when a pair has no score or two, or an index is out of range."""
     found = np.array([(int(i), int(s)) for i, s in _SCORE.findall(text)], dtype=np.int64).reshape(-1, 2)
     idx = found[:, 0]
     if len(found) != n_pairs or np.any(idx < 0) or np.any(idx >= n_pairs) or len(np.unique(idx)) != n_pairs:
@@ -142,16 +127,13 @@ def ours_scores(path: Path) -> np.ndarray:
 
 def side_by_side(built: Built, pairs: Pairs, name: str, xdrop: int, work: Path, how: Measuring, *,
                  ours_later: bool = False) -> list[dict]:
-    """LOGAN's demo and ours at one X: a row of :data:`lassm.runs.xdrop.AGAINST_LOGAN_COLUMNS` for
-    LOGAN and one for each of our programs (:func:`ours_programs`: one per plan ``how.layouts``
-    names), each ours with its own scores' check, LOGAN's true where all of them agree.
+    """LOGAN's demo and ours at one X: a row of :data:`lassm.runs.xdrop.AGAINST_LOGAN_COLUMNS` for LOGAN
+    and one per program of :func:`ours_programs`, each with its scores' check (LOGAN's true where all
+    agree).
 
-    ``work`` must hold ``pairs.txt`` (:func:`write_logan_input`) and ``pairs.parquet``; ``how``
-    holds the columns every row shares (machine, device, driver, original_source, nvcc, git_sha),
-    the timed runs, Nsight Compute and our backend (:class:`.timing.Measuring`).
-    ``ours_later``: our row's kernel columns are left for :func:`ours_kernels` (``run_all``: one
-    profiled process for every X).
-    """
+    ``work`` holds ``pairs.txt`` and ``pairs.parquet``; ``how`` (:class:`.timing.Measuring`) the
+    shared columns, timed runs, ncu and backend. With ``ours_later`` our kernel columns are left for
+    :func:`ours_kernels` (one profiled process for every X)."""
     repeats, ncu, context, backend = how.repeats, how.ncu, how.context, how.backend
     logan_in, ours_in = work / "pairs.txt", work / "pairs.parquet"
     k = seed_length(pairs)
@@ -209,14 +191,8 @@ def todo(name: str, xdrops: Sequence[int], table: Path, sha: str, force: bool, b
 
 def run_all(built: Built, pairs: Pairs, name: str, xdrops: Sequence[int], table: Path, work: Path,
             how: Measuring) -> tuple[list[dict], list[str]]:
-    """:func:`side_by_side` at each X, rows upserted into ``table`` after each; ``how.tick`` after
-    each X (the part's progress).
-
-    Returns
-    -------
-    (list of dict, list of str)
-        A status row per X and program, and one line per X that failed.
-    """
+    """:func:`side_by_side` at each X, rows upserted into ``table`` and ``how.tick`` called after each:
+    (status row per X and program, one line per failed X)."""
     from ...workloads.xdrop.formats import write_pairs_parquet
 
     ncu, backend, say, tick = how.ncu, how.backend, how.say, how.tick

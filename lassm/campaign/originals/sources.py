@@ -1,23 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The original programs' public sources, pinned to one commit each and checked file by file.
 
-The study compares our kernels with the programs they came from: MetaHipMer's local-assembly
-program ``ht_loc`` and LOGAN's X-drop demo. Their sources are never committed here; a machine
-gets them in one of three ways, tried in this order:
-
-1. a folder the user names (``lassm run --originals DIR`` or ``LASSM_ORIGINALS``), for nodes
-   without internet: ``DIR/<name>`` (``DIR/gpu_local_ht``, ``DIR/LOGAN``), a copy of the
-   repository at the pinned commit (a ``git clone``, or GitHub's tarball unpacked);
-2. the user's cache (``$XDG_CACHE_HOME/lassm/originals/<name>-<commit>``), from an earlier run;
-3. GitHub's tarball of the pinned commit, downloaded into that cache where the network allows
-   (``LASSM_ORIGINALS_URL`` replaces ``https://codeload.github.com`` for a mirror).
-
-Whichever way it came, every file the build reads must have the SHA-256 recorded in
-``pins.json``, so a measurement always names exactly the code that ran. A tree that differs is
-refused with the files that differ, never silently built. The machinery is
-:mod:`lassm.backends.pinned`, which the ``hip-cpu`` backend's pinned HIP-CPU runtime shares; this
-module holds the originals' pins.
-"""
+Sources of ``ht_loc`` and LOGAN's demo are never committed here; a machine gets them, in order:
+a folder the user names (``lassm run --originals DIR`` or ``LASSM_ORIGINALS``: ``DIR/gpu_local_ht``,
+``DIR/LOGAN``, each a copy at the pinned commit), the user's cache
+(``$XDG_CACHE_HOME/lassm/originals/<name>-<commit>``), or GitHub's tarball downloaded into it
+(``LASSM_ORIGINALS_URL`` replaces ``https://codeload.github.com``). Every file the build reads
+must match its SHA-256 in ``pins.json``, so a measurement names exactly the code that ran; a
+tree that differs is refused with its differing files. The machinery, shared with the
+``hip-cpu`` runtime, is :mod:`lassm.backends.pinned`."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -35,20 +35,12 @@ def _untimed() -> None:
 
 @dataclass(frozen=True)
 class Measuring:
-    """How a part sets an original beside ours, the same for each of its inputs: handed from the
-    part's ``run_all`` to each input's run unchanged.
+    """How a part sets an original beside ours, handed unchanged from ``run_all`` to each input's run.
 
-    Attributes
-    ----------
     context : the columns every row shares (machine, device, driver, original_source, nvcc, git_sha).
-    repeats : timed whole runs of each program.
     ncu : Nsight Compute, or None for no kernel times.
-    backend : ours (``cuda``, ``cpu``...).
-    layouts : the X-drop CUDA plans to run ours with, one row each (``--layout``); none: the
-        environment's (``LASSM_XDROP_LAYOUT``), one row.
-    say : where each row's line and each failure go.
-    tick : called after each input (the part's progress).
-    """
+    layouts : the X-drop CUDA plans to run ours with, a row each; none: ``LASSM_XDROP_LAYOUT``'s.
+    say : where each row's line and failure go; tick : called after each input."""
 
     context: dict
     repeats: int = 1
@@ -107,13 +99,9 @@ def interleaved(cmds: Mapping[str, Sequence[str]], repeats: int, warm: bool = Tr
 
 def kernel_times(cmd: Sequence[str], ncu: str, log: Path, *, clock_control: str | None = None,
                  kernel: str | None = None) -> list[tuple[str, float, float]]:
-    """(kernel name, seconds, thread instructions) of every launch of one run of ``cmd`` under ncu.
-
-    Parameters
-    ----------
-    clock_control : ncu's ``--clock-control`` (None: ncu's default, base clocks locked).
-    kernel : a regular expression: only launches of kernels it matches are profiled.
-    """
+    """(kernel name, seconds, thread instructions) of every launch of one run of ``cmd`` under ncu,
+    only of kernels matching regex ``kernel``; ``clock_control`` None keeps ncu's default (base
+    clocks locked)."""
     _profile(cmd, ncu, log, clock_control, f"regex:{kernel}" if kernel else None)
     launches = _launches(log.read_text(errors="replace"))
     if not launches:
@@ -123,10 +111,9 @@ def kernel_times(cmd: Sequence[str], ncu: str, log: Path, *, clock_control: str 
 
 def lassm_kernel_times(commands: Sequence[Sequence[str]], ncu: str, log: Path, *, clock_control: str | None = None,
                        kernel: str | None = None) -> list[list[tuple[str, float, float]]]:
-    """:func:`kernel_times` of several ``lassm`` commands (each ``[python, -m, lassm, ...]``) in one
-    profiled process (:mod:`lassm.cli.profiled`): Nsight Compute's cost per process,
-    about 1.7 s on an H200's node, is paid once, and the kernels each command launches are the
-    ones it launches alone. Returns each command's launches, in order (empty where it failed)."""
+    """:func:`kernel_times` of several ``lassm`` commands in one profiled process
+    (:mod:`lassm.cli.profiled`), so ncu's per-process cost is paid once; each command's launches, in
+    order (empty where it failed)."""
     import json
     import tempfile
 
@@ -207,11 +194,9 @@ def import_times(stderr: str) -> tuple[float, list[tuple[float, str]]]:
 
 
 def command_time(command: Sequence[str], repeat: int, warmup: int, top: int) -> dict:
-    """A whole command in fresh processes: the median, best and worst wall time of ``repeat`` runs
-    after ``warmup`` untimed ones (which fill on-disk caches), then one run under
-    ``PYTHONPROFILEIMPORTTIME=1`` (every Python process of the command honours it: the imports of
-    every thread summed, which can pass the wall time they cost) and ``python -c pass`` for the
-    interpreter's own start-up."""
+    """A whole command in fresh processes: median, best and worst wall time of ``repeat`` runs after
+    ``warmup`` untimed ones, then one run under ``PYTHONPROFILEIMPORTTIME=1`` (imports of every thread
+    summed, which can exceed their wall time) and ``python -c pass`` for the interpreter's start-up."""
     for _ in range(warmup):
         _stderr_run(command)
     walls = [_stderr_run(command)[0] for _ in range(repeat)]
