@@ -2,11 +2,9 @@
 """Which runtime allocates, copies and launches a CUDA run (CuPy, or the driver through ctypes),
 and what CuPy says of the device.
 
-CuPy's import costs a command more than the fast kernels and their transfers
-together, so the commands timed against the C++ originals (the fast extension, the
-X-drop kernels) run on :mod:`.cudadrv`; the faithful protocols keep CuPy, the runtime their
-records were measured with. Both answer the same calls, so the host routines take either.
-``LASSM_CUDA_RUNTIME=driver`` or ``cupy`` sets it for every run.
+The commands timed against the C++ originals run on :mod:`.cudadrv`, avoiding CuPy's import; the
+faithful protocols keep CuPy. Both answer the same calls. ``LASSM_CUDA_RUNTIME`` (``driver`` or
+``cupy``) sets it for every run.
 """
 from __future__ import annotations
 
