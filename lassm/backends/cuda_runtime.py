@@ -53,9 +53,8 @@ def probe(hip: bool) -> tuple[bool, str]:
 
 
 def device_info() -> dict[str, Any]:
-    """Name, warp width and software versions of the current device, for provenance (asked once
-    per process and device: each ask cost a command 20 ms); ``driver`` is the kernel driver's
-    version from nvidia-smi, a process of its own, which the probe and :func:`device_name` skip."""
+    """Name, warp width and software versions of the current device, for provenance, asked once per
+    process and device; ``driver`` comes from nvidia-smi, which the probe and :func:`device_name` skip."""
     facts = device_facts(cupy_module().cuda.Device().id)
     return {**facts, "driver": nvidia_driver() or facts["driver"]}
 

@@ -77,8 +77,7 @@ def git_sha() -> str:
 @functools.lru_cache(maxsize=None)
 def _checkout_sha(repo: str) -> str:
     """The checkout's commit, asked of git once per process: every record of a run quotes it, and
-    a run's records are of one checkout. (Each ``git`` was a ``fork()`` only because dpctl's import
-    had turned vfork off, which :mod:`lassm.backends.sycl` now undoes.)"""
+    a run's records are of one checkout."""
     exe = shutil.which("git")
     if exe is None:
         return "unknown"

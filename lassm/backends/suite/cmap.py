@@ -180,8 +180,8 @@ def short_profile(inp: Inputs) -> np.ndarray:
 
 def run(backend: str, inp: Inputs, variant: str, *, fetch: bool = True) -> Run:
     """One p-value: draw (our kernel or the library), score, count; three or more launches, or one
-    (``fused``). ``fetch=False`` leaves the drawn numbers (400 MB at Jin and Vetter's size) on the device:
-    the output keeps the sums and the count, from which the p-value comes."""
+    (``fused``). ``fetch=False`` leaves the drawn numbers on the device; the output keeps the sums
+    and the count, from which the p-value comes."""
     if variant in OWN_SOURCES:
         return _fused(backend, inp, variant)
     n, draws = inp.signatures, inp.draws

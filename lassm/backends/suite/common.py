@@ -376,9 +376,8 @@ def round_up(n: int, to: int) -> int:
 
 def unchecked_run(mod, backend: str, inp, variant: str) -> Run:
     """A run whose output nobody reads (a warm-up, a timed run before the checked one, a profiled
-    one): a kernel module with ``LARGE_OUTPUT`` leaves it on the device, so the copy back (the
-    seed's 1 GiB NW matrix, cmap's 400 MB of drawn numbers: seconds a run) is not paid on runs that
-    never look at it."""
+    one): a kernel module with ``LARGE_OUTPUT`` leaves it on the device, so runs that never look at
+    it do not pay the copy back."""
     if getattr(mod, "LARGE_OUTPUT", False):
         return mod.run(backend, inp, variant, fetch=False)
     return mod.run(backend, inp, variant)

@@ -106,7 +106,7 @@ def table_dataset(table, path: str) -> Dataset:
 
 def _metadata_k(path: str | os.PathLike, raw: bytes) -> int | None:
     """The start k a file's ``lassm.k`` metadata records: empty (none), or a whole number of bases,
-    1 or more; anything else is refused naming the field (it was ``int()``'s traceback)."""
+    1 or more; anything else is refused naming the field."""
     text = raw.decode("utf-8", "replace").strip()
     if not text:
         return None
