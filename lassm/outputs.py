@@ -41,22 +41,12 @@ def _clash(option: str, out: str, inp: str) -> str | None:
 
 def refuse_clashes(outputs: Mapping[str, str | None], inputs: Iterable[str],
                    read_folders: Sequence[tuple[str, Sequence[str]]] = ()) -> None:
-    """Refuses an output that would replace what the command reads, or another output.
+    """Refuses, with a LassmError naming the option, the path given and what it would overwrite, an
+    output that would replace what the command reads, or another output.
 
-    Parameters
-    ----------
-    outputs : mapping
-        Option (``--out``) -> the path it names, or None where not given.
-    inputs : iterable of str
-        The existing files and folders the command reads.
-    read_folders : sequence of (folder, patterns)
-        Results folders read, each with ``fnmatch`` patterns of the files the command writes there.
-
-    Raises
-    ------
-    LassmError
-        Naming the option, the path the user gave and what it would overwrite.
-    """
+    ``outputs``: option (``--out``) -> its path, or None; ``inputs``: the existing files and folders
+    read; ``read_folders``: results folders read, each with ``fnmatch`` patterns of the files the
+    command writes there itself."""
     inputs = [inp for inp in inputs if inp and os.path.lexists(inp)]
     seen: dict[Path, str] = {}  # the real path of each output given so far -> its option and path
     for option, out in outputs.items():

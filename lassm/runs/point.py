@@ -41,23 +41,16 @@ def run_one(dataset: str, k: int | None, backend: str, protocol: str, machine: s
 
     Parameters
     ----------
-    dataset : str
-        A name :func:`lassm.workloads.local_assembly.datasets.load` understands, or a path.
-    k : int or None
-        Start k; None takes the dataset's own.
-    protocol : str
-        GPU insert protocol; ``none`` for the CPU backend.
-    machine : str or None
-        Results folder name (default: derived from the device).
-    ds : Dataset, optional
-        The dataset already loaded; ``k`` must then be set.
-    run : RunOptions
-        Repeats, warm-ups, the command recorded (default :func:`point_command`), the record's folder,
-        and whether to replace a record another process wrote meanwhile (else
-        :class:`lassm.runs.records.AlreadyRecorded`).
-    checks : Checks
-        The CPU oracle's output if already known, and the hook given the first timed output; the
-        dataset's own reference (MetaHipMer's output, where known) is checked too.
+    dataset : a name :func:`lassm.workloads.local_assembly.datasets.load` understands, or a path.
+    k : start k; None takes the dataset's own.
+    protocol : GPU insert protocol; ``none`` for the CPU backend.
+    machine : results folder name (default: derived from the device).
+    ds : the dataset already loaded; ``k`` must then be set.
+    run : :class:`RunOptions`: repeats, warm-ups, the command recorded (default
+        :func:`point_command`), the record's folder, and whether to replace a record another process
+        wrote meanwhile (else :class:`lassm.runs.records.AlreadyRecorded`).
+    checks : :class:`Checks`: the oracle's output if already known, and the hook given the first
+        timed output; the dataset's own reference (MetaHipMer's output, where known) is checked too.
     """
     if backend == "cpu" and protocol != "none":
         raise LassmError(f"the cpu backend has no insert protocol; got protocol={protocol!r}, use 'none'")

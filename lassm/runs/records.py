@@ -305,17 +305,12 @@ class RunOptions:
 
     Attributes
     ----------
-    repeats : int
-        Timed runs at most (:mod:`lassm.runs.repeat_rule`); ``kernel_seconds`` is their median, each
-        kept in ``kernel_seconds_runs``.
-    warmup : int
-        Untimed runs before them.
-    command : str, optional
-        The command line to record (default: the point's own).
-    root : Path, optional
-        Folder for the record instead of ``data/results/<machine>/``.
-    replace : bool
-        Replace a record another process wrote meanwhile (else :class:`AlreadyRecorded`).
+    repeats : timed runs at most (:mod:`lassm.runs.repeat_rule`); ``kernel_seconds`` is their
+        median, each kept in ``kernel_seconds_runs``.
+    warmup : untimed runs before them.
+    command : the command line to record (default: the point's own).
+    root : folder for the record instead of ``data/results/<machine>/``.
+    replace : replace a record another process wrote meanwhile (else :class:`AlreadyRecorded`).
     """
 
     repeats: int = 1
@@ -331,14 +326,10 @@ class Checks:
 
     Attributes
     ----------
-    cpu : bool
-        Check a GPU backend's output against the CPU oracle.
-    cpu_ext : Extension, optional
-        The oracle's output, computed when needed and not given.
-    reference : dict, optional
-        MetaHipMer's own output, contig id -> extended sequence (``matches_reference``).
-    keep_output : callable, optional
-        Called with the first timed run's output.
+    cpu : check a GPU backend's output against the CPU oracle.
+    cpu_ext : the oracle's output, computed when needed and not given.
+    reference : MetaHipMer's own output, contig id -> extended sequence (``matches_reference``).
+    keep_output : called with the first timed run's output.
     """
 
     cpu: bool = True
