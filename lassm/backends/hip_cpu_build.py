@@ -1,15 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """ROCm's HIP-CPU runtime, pinned, and the hip-cpu backend's drivers built against it.
 
-HIP-CPU is header-only: g++ and ``libtbb-dev`` compile HIP code to run on the host. Never
-committed, it is pinned (:data:`HIP_CPU`, :mod:`.pinned`): the ``LASSM_HIP_CPU`` folder, else
-``LASSM_CACHE/hip-cpu``, filled by :func:`fetch` (``make hip-cpu``).
-
-Each build is a driver program (``kernels/<kernel>/hip_cpu/driver.cpp`` with the shim
-``kernels/hip_cpu/hip_cpu.h``) that runs one launch over buffers passed as files. A program, not
-a library, because HIP-CPU keeps a polling thread for its process's life and a stuck launch must
-be ended by a time limit (:func:`run`). Drivers are cached, keyed by sources, options, HIP-CPU's
-commit and the compiler's version.
+HIP-CPU is header-only (g++ and ``libtbb-dev`` run HIP code on the host). Never committed, it is
+pinned (:data:`HIP_CPU`, :mod:`.pinned`): the ``LASSM_HIP_CPU`` folder, else
+``LASSM_CACHE/hip-cpu``, filled by :func:`fetch` (``make hip-cpu``). Each build is a driver
+program (``kernels/<kernel>/hip_cpu/driver.cpp``) running one launch over buffers passed as files:
+a program, since HIP-CPU keeps a polling thread for its process's life and a stuck launch must be
+ended by a time limit (:func:`run`). Drivers are cached by sources, options, HIP-CPU's commit and
+the compiler's version.
 """
 from __future__ import annotations
 

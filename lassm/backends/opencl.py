@@ -2,14 +2,12 @@
 """The portable OpenCL backend: ``kernels/local_assembly/opencl/portable.cl`` run through pyopencl.
 
 ``portable.cl`` is OpenCL C 1.2 without sub-groups (a contig end's lanes are a work-group of
-``team`` items using ``__local`` memory and barriers), so it builds on NVIDIA's OpenCL, PoCL and
-Intel's CPU driver (CI's oracle check). Host preparation is :mod:`.clplan`'s. Protocol ``fast``
-builds ``fast.cl``, walking both sides at once (:func:`extend_sides`).
-
-pyopencl's bundled ICD loader reads only ``/etc/OpenCL/vendors``: while it starts, a temporary
-vendors folder names :func:`.icd.driver_libraries`, NVIDIA's driver included (found without
-root by :func:`.icd.find_nvidia_opencl`); :func:`loader_libraries` says which. Every build passes
-``-cl-std=CL1.2`` and OpenCL 1.2 atomics (``LASSM_C11_ATOMICS=0``), all NVIDIA's compiler reads.
+``team`` items), so it builds on NVIDIA's OpenCL, PoCL and Intel's CPU driver (CI's oracle
+check); host preparation is :mod:`.clplan`'s, and ``fast`` builds ``fast.cl``
+(:func:`extend_sides`). pyopencl's bundled ICD loader reads only ``/etc/OpenCL/vendors``, so a
+temporary vendors folder names :func:`.icd.driver_libraries` while it starts
+(:func:`loader_libraries`). Builds pass ``-cl-std=CL1.2`` and OpenCL 1.2 atomics
+(``LASSM_C11_ATOMICS=0``), all NVIDIA's compiler reads.
 """
 from __future__ import annotations
 

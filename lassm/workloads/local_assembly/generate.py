@@ -2,20 +2,13 @@
 """A synthetic metagenome in MetaHipMer's local-assembly input form, calibrated to Table II.
 
 The paper's k = 21/33/55 datasets are not public and the k = 77 sample is small, so scale runs
-need generated data that looks real to the kernel. The generator follows MetaHipMer's pipeline
-in miniature, each step a module of :mod:`lassm.workloads.local_assembly.synthetic`:
-
-1. **Community** (``community``): species genomes with repeats, 1-4 strains each (SNPs, small
-   indels); log-normal abundance, Dirichlet strain shares.
-2. **Sequencing** (``sequencing``): 2 x 150 bp pairs, overlapping mates merged; qualities and
-   substitution rates fitted on the sample's reads.
-3. **Contigs** (``unitigs``): de Bruijn unitigs at k over k-mers two or more reads cover.
-4. **Read selection** (``end_reads``): MetaHipMer's ``localassm`` rules; right reads forward,
-   left reads reverse complemented.
-5. **Earlier rounds** (``earlier_rounds``): contigs already walked at every smaller k, trimmed a
-   base or two short, which is why walks are short.
-6. **Extraction** (``extract``): ``round(scale x contigs)`` contigs with reads cut from a larger
-   pool (:data:`POOL_KB`), with the matching share of contigs without.
+need generated data that looks real to the kernel. The steps follow MetaHipMer's pipeline in
+miniature, each a module of :mod:`lassm.workloads.local_assembly.synthetic`: ``community``
+(genomes with repeats and strains), ``sequencing`` (pairs, merged mates, the sample's qualities
+and error rates), ``unitigs`` (de Bruijn contigs over k-mers two reads cover), ``end_reads``
+(``localassm``'s read selection), ``earlier_rounds`` (contigs already walked at every smaller k,
+which is why walks are short) and ``extract`` (``round(scale x contigs)`` contigs with reads
+from a larger pool, :data:`POOL_KB`, plus the matching share without).
 
 The per-k knobs (``synthetic.profiles.PROFILES``) are tuned so that
 :func:`lassm.workloads.local_assembly.stats.table2_row` meets

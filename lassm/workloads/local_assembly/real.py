@@ -1,23 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Local-assembly inputs from REAL genomes, made with real tools, the way MetaHipMer makes them.
 
-Debian-shipped complete genomes go through the pipeline's stages, so the kernel sees contigs and
-reads no model of ours shaped:
-
-1. **Community**: coverage ``median x exp(N(0, sigma))`` per genome, seeded by ``seed``.
-2. **Sequencing**: ART (``art_illumina -ss HS25``), 2 x 150 bp pairs, the preset's insert and
-   quality shift, ``-rs`` from ``seed``; a preset may take a window of the first record.
-3. **Merging**: mates overlapping exactly by >= ``real_genomes.merging.MIN_MERGE_OVERLAP`` bases.
-4. **Contigs**: one MEGAHIT run (``--k-list``, ``--keep-tmp-files``) gives the contigs at every k
-   (``real_genomes.contigs.contigs_at``).
-5. **Alignment**: minimap2 ``-ax sr`` per read; samtools keeps primary alignments.
-6. **Read selection** by ``localassm``'s rules (``real_genomes.selection``); right reads forward,
-   left reads reverse complemented; depth is mean read coverage.
+Debian-shipped genomes go through the pipeline's stages, each a module of
+:mod:`lassm.workloads.local_assembly.real_genomes`: log-normal coverage per genome; ART
+(``art_illumina -ss HS25``) 2 x 150 bp pairs; exact-overlap merging (``merging``); one MEGAHIT
+run giving the contigs at every k (``contigs``); minimap2 ``-ax sr`` with primary alignments
+only; ``localassm``'s read selection and depth (``selection``). Right reads are stored forward,
+left reads reverse complemented.
 
 Presets (``real_genomes.presets.PRESETS``): ``tiny`` (for CI) and ``mock5`` (five bacteria,
-calibrated to Table II; ``book/real-genomes.md``). :func:`lassm.runs.table2.publish` commits a
-build. Deterministic for a seed: MEGAHIT's contigs are put in canonical form before alignment
-(its numbering and orientation vary between runs), and a test builds twice and compares.
+calibrated to Table II; ``book/real-genomes.md``); :func:`lassm.runs.table2.publish` commits a
+build. Deterministic for a seed: MEGAHIT's contigs, whose numbering and orientation vary, are put
+in canonical form before alignment, and a test builds twice and compares.
 """
 from __future__ import annotations
 
