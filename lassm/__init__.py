@@ -1,12 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """lassm: MetaHipMer's de Bruijn-graph local-assembly kernel, re-run and measured on GPUs.
 
-This module is the package's front door only: it re-exports the few names a notebook or a user
-starts from. Modules inside lassm never import it (they import the module that defines a name),
-so it sits above every stage of ``book/architecture.md`` and makes no cycle.
-
-The names are resolved on first use (PEP 562): importing any ``lassm`` module imports this one
-first, and ``lassm --help`` or a GPU command should not pay for NumPy and the run machinery here.
+The front door only: re-exports the names a notebook starts from, resolved on first use (PEP 562)
+so that importing any ``lassm`` module stays cheap. No module inside lassm imports it.
 """
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The ``lassm`` command (and ``python -m lassm``): the process around :func:`lassm.cli.main`.
 
-The CUDA driver's start begins here, before ``lassm.cli``'s own imports, so that they overlap
-it; and a command that ran to the end leaves by ``os._exit`` once its output is written and its
-streams are flushed, without the interpreter's clean-up and the driver's tear-down. Only here,
+Starts the CUDA driver before ``lassm.cli``'s imports so the two overlap, and leaves a finished
+command by ``os._exit`` once its streams are flushed, skipping the driver's tear-down. Only here,
 never in :func:`lassm.cli.main`, which tests and notebooks call in their own process.
 """
 from __future__ import annotations
@@ -48,12 +47,8 @@ def _leave(code: int) -> None:
 
 
 def _fill_closed_streams() -> None:
-    """Opens ``/dev/null`` on a standard descriptor the process was started without (``>&-``).
-
-    Why: the next file lassm opened would take the free number, and whatever a library writes
-    to "standard output" (a C library's diagnostics) would land inside that output. Python has
-    already made such a stream ``None``, so lassm's own prints say nothing.
-    """
+    """Opens ``/dev/null`` on a standard descriptor the process was started without (``>&-``), so
+    that the next file lassm opens cannot take that number and receive a library's diagnostics."""
     import os
 
     for fd in (0, 1, 2):

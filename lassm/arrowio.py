@@ -1,14 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """NumPy arrays to and from Arrow columns through their buffers, without pandas.
 
-pyarrow imports pandas the first time it converts a NumPy array or a Python list (``pa.array``,
-``pa.table`` of arrays) or an Arrow array to NumPy (``to_numpy``, ``np.asarray``), to check for
-pandas objects. The commands that read and write parquet (``lassm extend`` on a parquet
-dataset, ``lassm xdrop align``) need none of it: these helpers wrap and read the columns'
-buffers directly, with the same values. A column of another type (or with nulls) falls back to
-pyarrow's own conversion.
-
-pyarrow is imported by each function, not here, so that importing this module costs nothing.
+pyarrow imports pandas on its first NumPy conversion; the parquet commands need none of it, so
+these helpers read and wrap buffers directly (same values). A column of another type, or with
+nulls, falls back to pyarrow's conversion. pyarrow is imported inside each function.
 """
 from __future__ import annotations
 
@@ -40,20 +35,8 @@ def _numpy_dtype(kind: Any) -> np.dtype | None:
 def numbers(col: Any, dtype: Any = None) -> np.ndarray:
     """A numeric column as a new, writable NumPy array (of ``dtype``, default the column's own).
 
-    Parameters
-    ----------
-    col : pyarrow.Array or pyarrow.ChunkedArray
-        Integers or floats without nulls are read from their buffer; any other column through
-        pyarrow's ``to_numpy`` (which imports pandas).
-    dtype : numpy dtype, optional
-        The result's type, cast as ``numpy.ndarray.astype`` casts.
-
-    Returns
-    -------
-    numpy.ndarray
-        A copy, never a read-only view of Arrow's memory (numba compiles a read-only array as
-        another type).
-    """
+    Never a read-only view of Arrow's memory: numba compiles a read-only array as another type.
+    Integers or floats without nulls come from the buffer, anything else through ``to_numpy``."""
     arr = single(col)
     kind = _numpy_dtype(arr.type)
     if kind is None or arr.null_count:
@@ -66,15 +49,8 @@ def numbers(col: Any, dtype: Any = None) -> np.ndarray:
 
 
 def binary(col: Any) -> tuple[np.ndarray, np.ndarray]:
-    """A binary column's bytes, end to end, and its int64 offsets from 0.
-
-    Returns
-    -------
-    (numpy.ndarray, numpy.ndarray)
-        The bytes copied once into a new, writable uint8 array (NumPy asks the kernel for huge
-        pages for it: a bytearray's small pages cost five times as long to fill on the first
-        touch, a second per gigabyte read), and ``len(col) + 1`` offsets.
-    """
+    """A binary column's bytes, end to end, as a new writable uint8 array, and its ``len(col) + 1``
+    int64 offsets from 0. The bytes are copied once into NumPy memory, which gets huge pages."""
     import pyarrow as pa
 
     arr = single(col)

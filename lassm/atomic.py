@@ -1,34 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Atomic file writes: a result file is either whole or absent, never half-written.
 
-A file is written under a hidden temporary name beside its target
-(``.<name>.<host>-<pid>.<random>.tmp``) and renamed over it only when the write succeeded. A
-process killed before the rename leaves that temporary; the next successful write of the same
-target on the same host removes it, once its writer's pid is no longer alive
-(:func:`remove_stale`). ``tempfile`` creates that temporary with
-mode 0600 (folders 0700) whatever the umask, and a rename keeps the mode, so before the rename
-the temporary is given the mode an ordinary write would have left: the target's own mode when
-it exists (``open(path, "w")`` keeps it), else ``0o666`` (folders ``0o777``) less the caller's
-umask. On a shared file system, results are then as readable as any other file the user writes.
-
-A name that is not a regular file is never replaced (:func:`destination`): a character device or
-a pipe (``/dev/null``, ``/dev/stdout``, a FIFO, ``/proc/self/fd/1``) is written through in
-place, as a shell redirection would, since a pipe cannot be half-written and then withdrawn
-anyway; a symbolic link keeps its place and the file it names is the one replaced; a block
-device, a socket or a folder is refused with one line.
-
-A rename alone cannot make a read-modify-write (an account appended to, a table's rows
-replaced) or the replacement of a folder (a run record) safe against a second process doing the
-same at once: :func:`locked` serializes them with an exclusive ``flock`` on a lock file beside
-the target.
-
-A command's outputs appear together or not at all: inside :func:`together`, each finished
-temporary waits for the block's end, where all are renamed into place, or all removed. A folder
-is written the same way, whole (:func:`atomic_folder`). A write that the file system refuses
-(full, over quota, over the size limit) raises :class:`~lassm.errors.OutputFault` naming the
-output as the caller gave it, never its hidden temporary, and the temporary is gone. Temporaries
-are removed by ``finally`` clauses, so an exception that a signal raises (``KeyboardInterrupt``,
-:class:`~lassm.errors.Terminated`) removes them too.
+A file is written as ``.<name>.<host>-<pid>.<random>.tmp`` beside its target and renamed over it
+on success, with the mode an ordinary write would have left (the target's, else 0o666/0o777 less
+the umask). A dead writer's temporary is removed by the next write of the target
+(:func:`remove_stale`). A device or pipe is written in place and a symbolic link is followed
+(:func:`destination`). :func:`locked` serializes read-modify-writes; :func:`together` publishes a
+command's outputs all at once or not at all; :func:`atomic_folder` replaces a folder whole. A
+refused write raises :class:`~lassm.errors.OutputFault` naming the output as the caller gave it;
+temporaries are removed in ``finally`` clauses, so on a signal too.
 """
 from __future__ import annotations
 
@@ -52,18 +32,10 @@ _IN_PLACE = re.compile(r"^/(proc/(self|\d+)/fd/\d+|dev/fd/\d+|dev/std(in|out|err
 
 
 def current_umask() -> int:
-    """The process's umask, read without changing it where the kernel allows.
+    """The process's umask (e.g. ``0o022``), read without changing it where the kernel allows.
 
-    Linux (4.7 on) reports it in ``/proc/self/status``. Elsewhere the only way to read it is to
-    set it and set it back, which is process-global: a file another thread creates in between
-    would get mode 0666. That fallback sets the strictest mask (0o077) for that instant, so the
-    race can only make such a file less readable, never more.
-
-    Returns
-    -------
-    int
-        The umask bits, e.g. ``0o022``.
-    """
+    Linux reads ``/proc/self/status``; elsewhere the mask is set and reset, to 0o077 for that
+    instant, so a file another thread makes meanwhile can only be less readable."""
     try:
         with open("/proc/self/status") as fh:
             for line in fh:
@@ -77,21 +49,8 @@ def current_umask() -> int:
 
 
 def ordinary_mode(path: str | os.PathLike, directory: bool = False) -> int:
-    """The permission bits an ordinary ``open(path, "w")`` (or ``mkdir``) would leave ``path`` with.
-
-    Parameters
-    ----------
-    path : str or PathLike
-        The target about to be replaced or created.
-    directory : bool
-        The target is a folder (``0o777`` less the umask) rather than a file (``0o666``).
-
-    Returns
-    -------
-    int
-        The existing file's mode where ``path`` is a file that an ordinary write would
-        truncate in place, else the default less the umask.
-    """
+    """The permission bits an ordinary ``open(path, "w")`` (or ``mkdir`` when ``directory``) would
+    leave ``path`` with: an existing file's own mode, else 0o666 (0o777) less the umask."""
     if not directory:
         try:
             st = os.stat(path)
@@ -105,16 +64,8 @@ def ordinary_mode(path: str | os.PathLike, directory: bool = False) -> int:
 def publish(tmp: str | os.PathLike, path: str | os.PathLike, directory: bool = False) -> None:
     """Gives the temporary ``tmp`` the mode of an ordinary write to ``path``, then renames it there.
 
-    Parameters
-    ----------
-    tmp : str or PathLike
-        The whole file (or folder) written under a temporary name beside ``path``.
-    path : str or PathLike
-        Its final name. A file there is replaced; a folder there must not exist (the caller
-        moves it aside first: ``os.replace`` cannot replace a non-empty folder).
-    directory : bool
-        ``tmp`` is a folder.
-    """
+    A file at ``path`` is replaced; a folder there must already have been moved aside
+    (``os.replace`` cannot replace a non-empty folder)."""
     os.chmod(tmp, ordinary_mode(path, directory=directory))
     os.replace(tmp, path)
 
@@ -124,18 +75,7 @@ def _host() -> str:
 
 
 def temp_prefix(name: str) -> str:
-    """``.<name>.<host>-<pid>.``: the start of a temporary's name, saying whose it is.
-
-    Parameters
-    ----------
-    name : str
-        The final name of the file or folder being written.
-
-    Returns
-    -------
-    str
-        The prefix to give ``tempfile.mkstemp`` or ``mkdtemp``.
-    """
+    """``.<name>.<host>-<pid>.``: the start of a temporary's name, saying whose it is."""
     return f".{name}.{_host()}-{os.getpid()}."
 
 
@@ -150,23 +90,8 @@ def _alive(pid: int) -> bool:
 
 
 def remove_stale(folder: str | os.PathLike, name: str) -> list[Path]:
-    """Removes the temporaries of ``name`` in ``folder`` whose writer, on this host, is dead.
-
-    Only names :func:`temp_prefix` made, with this host's name, are considered; a temporary of
-    a live process (or of another host sharing the file system) is left alone.
-
-    Parameters
-    ----------
-    folder : str or PathLike
-        Where ``name`` is written.
-    name : str
-        The final name whose temporaries to look for.
-
-    Returns
-    -------
-    list of Path
-        What was removed.
-    """
+    """Removes, and returns, the temporaries of ``name`` in ``folder`` whose writer on this host is
+    dead; those of live processes or other hosts are left alone."""
     pattern = re.compile(rf"\.{re.escape(name)}\.{re.escape(_host())}-(\d+)\.[a-z0-9_]{{8}}(\.[a-z]+)?")
     removed = []
     for entry in Path(folder).iterdir():
@@ -184,15 +109,14 @@ def remove_stale(folder: str | os.PathLike, name: str) -> list[Path]:
 def destination(path: str | os.PathLike) -> tuple[Path, bool]:
     """Where a write of ``path`` goes, and whether in place (not through a temporary).
 
-    A regular file (or a new name) is written through a temporary and replaced; a symbolic link,
-    even a dangling one, is followed to the file it names, which is replaced, the link kept; a
-    character device or a pipe, or one of the process's own descriptors, is written in place.
+    A regular file or new name goes through a temporary; a symbolic link (even dangling) is followed
+    and its target replaced; a character device, pipe or own descriptor is written in place.
 
     Raises
     ------
     LassmError
-        For a block device, a socket or a folder: a result file can be none of them. For a name
-        the file system cannot take: a link loop, a name too long (its temporary's included).
+        For a block device, a socket or a folder, and for a name the file system cannot take (a
+        link loop, a name too long, its temporary's included).
     """
     path = Path(path)
     if _IN_PLACE.match(str(path)):
@@ -225,15 +149,8 @@ _TEMP_TAIL = len("12345678.parts")
 
 
 def refuse_long_name(path: Path, shown: str | os.PathLike | None = None) -> None:
-    """Refuses a name whose temporary (``.<name>.<host>-<pid>.<random>.tmp``, written beside it
-    first) the file system would refuse as too long: said now, before any work, with the
-    longest name that fits, rather than as the temporary's error after it.
-
-    Raises
-    ------
-    LassmError
-        Naming ``shown`` (the path as the user gave it; default ``path``).
-    """
+    """Raises :class:`LassmError`, naming ``shown`` (default ``path``) and the longest name that fits,
+    when the file system would refuse the temporary's name as too long; said before any work."""
     parent = path.absolute().parent
     while not parent.is_dir() and parent != parent.parent:
         parent = parent.parent
@@ -359,12 +276,8 @@ def atomic_open(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
 
 @contextlib.contextmanager
 def together() -> Iterator[None]:
-    """Every atomic write of this thread inside the block appears at its end, all at once, or
-    none does: a command's outputs together (``extend``'s ``--out`` with its ``--ends``), never
-    one of them beside the error that stopped the other. Nested blocks join the outermost.
-
-    Inside the block a written file is still its temporary: :func:`written` says where.
-    """
+    """Every atomic write of this thread inside the block appears at its end, all at once, or none
+    does. Nested blocks join the outermost; inside, :func:`written` says where a file really is."""
     if getattr(_local, "held", None) is not None:
         yield
         return
@@ -395,15 +308,8 @@ MARKER = ".lassm-output"
 
 
 def refuse_foreign_folder(path: str | os.PathLike, maker: str) -> None:
-    """Refuses an output folder that holds what ``maker`` did not make: a folder output is new,
-    empty, or one that ``maker`` wrote before (its :data:`MARKER` says so), since it is replaced
-    whole. Said before any work.
-
-    Raises
-    ------
-    LassmError
-        For a file, a link loop, a non-empty folder without ``maker``'s marker.
-    """
+    """Raises :class:`LassmError` before any work for an output folder that is a file, a link loop, or
+    non-empty without ``maker``'s :data:`MARKER`: a folder output is replaced whole."""
     folder = Path(path)
     try:
         names = sorted(os.listdir(folder))
@@ -430,11 +336,8 @@ def refuse_foreign_folder(path: str | os.PathLike, maker: str) -> None:
 def atomic_folder(path: str | os.PathLike, maker: str) -> Iterator[Path]:
     """Yields a new folder beside ``path`` that replaces it whole when the block succeeds.
 
-    ``path`` must pass :func:`refuse_foreign_folder`; the new folder holds :data:`MARKER`, naming
-    ``maker``, so that ``maker`` may replace it later. A folder there before is moved aside,
-    the new one renamed into place, the old one removed. A write the file system refuses raises
-    :class:`~lassm.errors.OutputFault` naming the file under ``path``, the new folder removed.
-    """
+    ``path`` must pass :func:`refuse_foreign_folder`; the new folder holds :data:`MARKER` naming
+    ``maker``. A refused write raises :class:`~lassm.errors.OutputFault` and removes the new folder."""
     refuse_foreign_folder(path, maker)
     folder = Path(path)
     tmp = _temporary(folder.absolute(), str(path), folder=True)
@@ -464,20 +367,11 @@ def atomic_folder(path: str | os.PathLike, maker: str) -> Iterator[Path]:
 
 @contextlib.contextmanager
 def locked(path: str | os.PathLike) -> Iterator[None]:
-    """Holds an exclusive ``flock`` on ``.<name>.lock`` beside ``path`` (a file or a folder).
+    """Holds an exclusive ``flock`` on ``.<name>.lock`` beside ``path`` (its parent must exist).
 
-    Every process that writes ``path`` through this lock waits for the one holding it, on one
-    host or on a shared file system whose ``flock`` reaches the server (Linux NFSv4 does).
-    The lock file is unlinked while still locked, so a waiter that opened it before finds, once
-    it holds the lock, that the name now points elsewhere (or nowhere) and opens it again: no
-    two writers ever hold locks on two different files of the same name, and no lock file
-    stays behind. A killed holder's lock is released by the kernel.
-
-    Parameters
-    ----------
-    path : str or PathLike
-        The file or folder about to be written; its parent folder must exist.
-    """
+    Serializes writers on one host or over NFSv4. The lock file is unlinked while held and a waiter
+    reopens it if the name moved, so no two writers lock different files of one name and none is
+    left behind. A killed holder's lock is released by the kernel."""
     path = Path(path)
     lock = path.with_name(f".{path.name}.lock")
     while True:

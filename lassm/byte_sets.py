@@ -1,9 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Whether a flat column of bytes is sound: only allowed bytes, offsets that cut it into records.
 
-Every sequence and quality column a Parquet input brings (a dataset's reads, an X-drop set's
-pairs) is checked whole before it is used, in a few vectorized comparisons a cache-sized block at
-a time; only a failing column is searched byte by byte to name the fault.
+Checked whole, vectorized a cache-sized block at a time; only a failing column is searched byte
+by byte to name the fault.
 """
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What a text input really is, by its first bytes: compressed, or text in a wide encoding.
 
-A compressed dataset, or text saved in a wide encoding (UTF-16 or UTF-32), is named as such with
-the command that undoes it (``gunzip``, ``iconv``), instead of failing on a byte or a field that
-says nothing of what to do.
+Such a file is named with the command that undoes it (``gunzip``, ``iconv``) instead of failing
+on a byte or field that says nothing of what to do.
 """
 from __future__ import annotations
 

@@ -1,45 +1,19 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The project's CSV data files under ``data/``: where one is and how it is read.
-
-Records (:mod:`lassm.runs.results`), counters, machine ceilings and the paper's tables all read
-these files, so the two helpers live at the foundation, below every stage that needs them.
-"""
+"""The project's CSV data files under ``data/``: where one is and how it is read."""
 from __future__ import annotations
 
 from pathlib import Path
 
 
 def data_csv(name: str) -> Path:
-    """Path of a data file of the project, e.g. ``data_csv("metric-names.csv")``.
-
-    Parameters
-    ----------
-    name : str
-        File name under ``data/``.
-
-    Returns
-    -------
-    pathlib.Path
-        The file's path (``LASSM_DATA`` moves the folder).
-    """
+    """Path of the data file ``name`` under ``data/`` (``LASSM_DATA`` moves the folder)."""
     from . import paths
 
     return paths.data_dir() / name
 
 
 def read_data_csv(path: str | Path):
-    """Reads one of the project's CSV data files, skipping its leading ``#`` comment lines.
-
-    Parameters
-    ----------
-    path : str or pathlib.Path
-        The CSV file.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The table; the comment lines (SPDX header, sources) are not part of it.
-    """
+    """Reads one of the project's CSV data files into a DataFrame, skipping its leading ``#`` lines."""
     import io
 
     import pandas as pd

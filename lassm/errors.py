@@ -45,11 +45,8 @@ class InputError(LassmError):
 
 
 class OutputFault(LassmError):
-    """An output the file system would not take (:data:`WRITE_FAULTS`), named as the user gave it.
-
-    Raised by :mod:`lassm.atomic` once the output's temporary is removed, so the line can say
-    that nothing of it was kept.
-    """
+    """An output the file system would not take (:data:`WRITE_FAULTS`), named as the user gave it;
+    raised once the temporary is removed, so the line can say nothing of it was kept."""
 
     def __init__(self, path: str, exc: OSError) -> None:
         self.path, self.errno, self.cause = str(path), exc.errno, exc

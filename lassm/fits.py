@@ -1,13 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Whether a requested size fits this machine's memory, or its disk: a size that cannot is refused
-at once, with the largest that would, rather than run until the memory or the disk runs out.
+"""Whether a requested size fits this machine's memory or disk, refused at once with the largest
+that would.
 
-Each generator states how many bytes one unit of its size takes at its peak (measured, rounded
-up); the machine's memory is its physical memory (``LASSM_MEMORY_BYTES`` stands in for it, as on a
-node whose scheduler grants less than the machine has). A writer that streams more than memory
-holds (``lassm data write``, ``lassm data shard``) states the least its file takes on disk, and
-the disk is the free space of the file system it writes to (:func:`disk_bytes`); one rule,
-:func:`refuse_beyond`, serves both.
+Each generator states its peak bytes per unit of size; memory is the physical memory
+(``LASSM_MEMORY_BYTES`` overrides it), disk the free space where a streaming writer writes
+(:func:`disk_bytes`). One rule, :func:`refuse_beyond`, serves both.
 """
 from __future__ import annotations
 
@@ -44,14 +41,9 @@ def disk_bytes(path: str | os.PathLike) -> int:
 
 def refuse_beyond(what: str, value: float, bytes_per_unit: float, beside: float = 0.0,
                   disk: str | os.PathLike | None = None) -> None:
-    """Raises when ``value`` units of ``bytes_per_unit`` each, plus ``beside`` bytes that other
-    options already take, would not fit; the line names ``what`` (the option or the dataset), the
-    memory it would take and the largest value that fits (a whole number for a count), so the
-    user learns the bound before any work rather than when the memory runs out.
-
-    With ``disk`` (the file or folder to be written), the bytes are on disk and the bound is the
-    free space there (:func:`disk_bytes`), not the memory.
-    """
+    """Raises when ``value`` units of ``bytes_per_unit``, plus ``beside`` bytes already taken, would
+    not fit memory (or, with ``disk``, the free space there); the line names ``what``, the bytes it
+    would take and the largest value that fits."""
     have = memory_bytes() if disk is None else disk_bytes(disk)
     need = float(beside) + float(value) * float(bytes_per_unit)
     if have and need > have:

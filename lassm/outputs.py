@@ -1,20 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The one rule every command's outputs obey: a result never replaces what the command reads.
 
-An output (a file, or a folder replaced whole) is refused, before any work, where it would be:
-
-* one of the command's inputs, by any name: the same path, a symbolic or a hard link;
-* inside an input folder (a shard folder read by ``extend``), or, for a folder output, a folder
-  holding an input: replacing the folder would remove it;
-* a file of a results folder the command reads (``metrics derive`` reads
-  ``data/results/<machine>/``: its ``ceilings.json``, its raw counters, its append-only
-  ``campaign.json``), other than the files the command itself writes there, whether or not
-  it exists yet: a new CSV among the raw counters would be read as one by every later run;
-* another output of the same command.
-
-Paths are compared once resolved through links (a dangling link by the name it would create).
-How outputs are then written (whole, together, folders replaced whole, temporaries removed on a
-signal) is :mod:`lassm.atomic`'s part.
+An output is refused, before any work, where it would be an input (by any name or link), inside
+an input folder or a folder holding one, a file of a results folder the command reads (other
+than those it writes there itself), or another output. Paths are compared resolved through links.
 """
 from __future__ import annotations
 
@@ -52,23 +41,12 @@ def _clash(option: str, out: str, inp: str) -> str | None:
 
 def refuse_clashes(outputs: Mapping[str, str | None], inputs: Iterable[str],
                    read_folders: Sequence[tuple[str, Sequence[str]]] = ()) -> None:
-    """Refuses an output that would replace what the command reads, or another output.
+    """Refuses, with a LassmError naming the option, the path given and what it would overwrite, an
+    output that would replace what the command reads, or another output.
 
-    Parameters
-    ----------
-    outputs : mapping
-        Option (``--out``) -> the path it names, or None where not given.
-    inputs : iterable of str
-        The files and folders the command reads (paths that exist; a dataset's name is none).
-    read_folders : sequence of (folder, patterns)
-        Results folders the command reads, each with the names (``fnmatch`` patterns, relative
-        to it) of the files the command writes there itself.
-
-    Raises
-    ------
-    LassmError
-        Naming the option, the path the user gave and what it would overwrite.
-    """
+    ``outputs``: option (``--out``) -> its path, or None; ``inputs``: the existing files and folders
+    read; ``read_folders``: results folders read, each with ``fnmatch`` patterns of the files the
+    command writes there itself."""
     inputs = [inp for inp in inputs if inp and os.path.lexists(inp)]
     seen: dict[Path, str] = {}  # the real path of each output given so far -> its option and path
     for option, out in outputs.items():

@@ -1,8 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Where the project's files are: kernel sources, embedded data, results.
-
-Kernel sources live in ``kernels/`` at the repository root and are shipped in the wheel as the
-package ``lassm.kernels``; the embedded datasets live in ``data/``.
+"""Where the project's files are: kernel sources (``kernels/``, shipped as ``lassm.kernels``),
+embedded data (``data/``), results.
 """
 from __future__ import annotations
 
@@ -20,10 +18,8 @@ REPO = Path(__file__).resolve().parent.parent
 def kernel_dir() -> Path:
     """The folder holding one folder per kernel (``local_assembly/``), each with ``cuda/`` and ``opencl/``.
 
-    A source tree's own ``kernels/`` first: the package ``lassm.kernels`` of an editable install
-    points at the checkout it was installed from, so a second checkout (a git worktree on
-    ``PYTHONPATH``) would otherwise build the first one's kernels. A wheel has no ``kernels/``
-    beside ``lassm/`` and uses the package."""
+    A source tree's own ``kernels/`` comes first, so a second checkout on ``PYTHONPATH`` builds its
+    own kernels rather than the editable install's; a wheel uses the package."""
     if (REPO / "kernels" / "local_assembly").is_dir():
         return REPO / "kernels"
     try:
@@ -98,17 +94,14 @@ def slug(text: str) -> str:
 
 
 def machine_slug(text: str) -> str:
-    """The one rule for a machine's name, wherever it comes from (``--machine``, ``LASSM_MACHINE``,
-    a caller of the campaign functions): slugged (:func:`slug`), so that ``a/b`` and ``/abs/path``
-    name ``a-b`` and ``abs-path`` directly under the results root and never a folder outside it,
-    as ``run`` writes it and ``metrics derive`` reads it. An accented letter keeps its letter; a
-    letter with no ASCII form (``日``) is refused, since dropped it would make two names one folder.
+    """The one rule for a machine's name, from any source: slugged (:func:`slug`), so it always names a
+    folder directly under the results root; an accented letter keeps its letter.
 
     Raises
     ------
     LassmError
-        A name without a letter or a digit, or longer than :data:`MAX_MACHINE_NAME` once slugged
-        (the file system would refuse the folder only after the first point was measured).
+        A name without a letter or digit, a letter with no ASCII form, or a slug longer than
+        :data:`MAX_MACHINE_NAME`.
     """
     lost = sorted({c for c in text if c.isalnum() and not _ascii(c)})
     if lost:  # left out, two names would share a folder (a name of them alone, 'unknown')

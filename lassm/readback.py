@@ -1,14 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What lassm wrote, checked as it is read back: a file against its recorded SHA-256, a JSON object.
 
-A file lassm wrote and reads back (a shard part, its planning weights) may have changed on disk
-since, and a changed byte that still parses gives other results that look right: its digest is
-checked before it is used, not once a read fails. A process reads the same part many times (a
-worker reads its range piece by piece), so a file is hashed once per process and remembered by
-its identity on disk (device, inode, size, modification and change times): a file replaced or
-written since is hashed again. A JSON file lassm wrote as an object (a record, a sidecar, a
-manifest) that is cut, damaged or another value is one line naming it (:func:`json_object`),
-not a traceback where its first key is looked up.
+A changed byte that still parses gives results that look right, so a digest is checked before
+use. A file is hashed once per process, remembered by its identity on disk (device, inode, size,
+times). A JSON object that is cut, damaged or another value is one line naming it
+(:func:`json_object`).
 """
 from __future__ import annotations
 

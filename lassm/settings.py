@@ -1,13 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Every ``LASSM_*`` environment variable lassm reads: its type, its range, and the one check.
 
-Each variable is declared once (:data:`SETTINGS`: name, kind, default,
-what it does), :func:`value` reads and checks it wherever it is used, and :func:`check_all`
-checks every one that is set when a command starts, so that a bad value is one line naming the
-variable before any work. The book's install page lists the same table
-(``tests/test_settings.py`` holds the two equal). Two modules read their variable themselves,
-since they run before any other import: :mod:`lassm.timeline` and :mod:`lassm.backends.cuinit`;
-their variables are in the table and checked here all the same.
+Each is declared once in :data:`SETTINGS`; :func:`value` reads and checks one; :func:`check_all`
+checks every set one when a command starts. The install page lists the same table (a test holds
+the two equal). :mod:`lassm.timeline` and :mod:`lassm.backends.cuinit` read theirs themselves,
+running before any other import.
 """
 from __future__ import annotations
 
@@ -163,13 +160,8 @@ def table() -> str:
 
 
 def value(name: str) -> Any:
-    """The checked value of ``name`` (a :data:`SETTINGS` entry), or None where it is unset or empty.
-
-    Raises
-    ------
-    LassmError
-        One line naming the variable, its value and what it takes.
-    """
+    """The checked value of ``name`` (a :data:`SETTINGS` entry), or None where it is unset or empty;
+    a bad value raises :class:`LassmError`, one line naming the variable and what it takes."""
     setting = _BY_NAME[name]
     text = os.environ.get(name, "")
     if not text.strip():

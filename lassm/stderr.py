@@ -1,11 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Progress and notes on standard error, a whole line at a time: one way for every stage to say
-what it does without mixing it into a command's output on standard output.
+"""Progress and notes on standard error, a whole line at a time, apart from a command's output.
 
-A step that reports takes a ``say`` callable; :func:`line` is the one that writes (flushed at
-once, so its lines keep their order beside a child process's), :func:`nothing` the quiet one,
-and :func:`sayer` picks between them from a ``progress`` option. Standard error is looked up at
-each call, so a test that captures it sees every line.
+A step takes a ``say`` callable: :func:`line` writes (flushed at once), :func:`nothing` is
+quiet, :func:`sayer` picks from a ``progress`` option. Standard error is looked up per call.
 """
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Rich's console for lassm's tables, leaving a closed pipe to the command line.
 
-Rich answers a reader that stopped reading (``lassm paper tables | head -1``) by exiting the
-process itself, with code 1; here the fault is handed back to lassm's command line, which ends
-such a command quietly with code 0, like its other output (:mod:`lassm.cli.faults`).
+Rich would exit with code 1 when the reader stops (``| head -1``); here the fault goes back to
+lassm's command line, which ends quietly with code 0 (:mod:`lassm.cli.faults`).
 """
 from __future__ import annotations
 

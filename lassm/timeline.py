@@ -1,12 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Stamps of a whole command's steps on the clock every process shares, for the question
-of where a ``lassm extend`` spends the time its kernel does not.
+"""Stamps of a command's steps on ``CLOCK_MONOTONIC``, to see where ``lassm extend`` spends the
+time its kernel does not.
 
-Set ``LASSM_TIMELINE`` to a file and each :func:`mark` appends ``<CLOCK_MONOTONIC ns> <step>``
-to it as it happens (one ``write``, so the stamps survive a process that ends without its
-interpreter's clean-up). A harness that stamps the same clock before it starts the command and
-after it ends sees the command's critical path in the gaps between the stamps. Unset, a mark costs one dictionary lookup. This module imports only
-``os`` and ``time``: the entry point marks before any other import.
+With ``LASSM_TIMELINE`` set to a file, each :func:`mark` appends ``<ns> <step>`` in one
+``write``; unset, a mark costs one lookup. Imports only ``os`` and ``time``, since the entry
+point marks before any other import.
 """
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Backend registry: every backend module has the same ``extend_side`` signature.
 
-A backend whose runtime or device is missing resolves to a stub that raises
-:class:`~lassm.errors.BackendUnavailable` with a message naming what to install, never an
-import crash.
+A backend whose runtime or device is missing resolves to a stub raising
+:class:`~lassm.errors.BackendUnavailable` that names what to install, never an import crash.
 """
 from __future__ import annotations
 
@@ -25,12 +24,9 @@ BACKENDS: dict[str, tuple[str, str]] = {
 
 
 def load(registry: dict[str, tuple[str, str]], name: str, what: str, missing: str) -> ModuleType:
-    """The module ``registry`` names for ``name``, imported and asked whether it can run here; the
-    one way both registries (this one and the X-drop kernel's) resolve a name.
-
-    ``what`` names the kind in messages (``backend``); ``missing`` says what to install, with
-    ``{}`` standing for the registry's second field. Raises BackendUnavailable otherwise.
-    """
+    """The module ``registry`` names for ``name``, imported and asked whether it can run here (both
+    registries resolve this way); else raises BackendUnavailable, ``what`` naming the kind and
+    ``missing`` (``{}``: the registry's second field) what to install."""
     if name not in registry:
         raise BackendUnavailable(f"unknown {what} {name!r}; choose one of {', '.join(registry)}")
     module_name, needs = registry[name]
@@ -63,22 +59,10 @@ PROTOCOL_LISTS: dict[str, tuple[str, str]] = {
 
 
 def protocols(name: str) -> tuple[str, ...]:
-    """The insert protocols (and builds) backend ``name`` has; ``("none",)`` for the CPU.
+    """The insert protocols (and builds) of backend ``name``, default first; ``("none",)`` for the CPU.
 
-    Read from :data:`PROTOCOL_LISTS`, modules that import without any runtime, so that a command
-    line can be checked fast, and on a machine that lacks the backend (the error then names what
-    is missing).
-
-    Parameters
-    ----------
-    name : str
-        A key of :data:`BACKENDS`.
-
-    Returns
-    -------
-    tuple of str
-        The protocol names, the default first.
-    """
+    Read from :data:`PROTOCOL_LISTS`, which import without any runtime, so a command line is checked
+    fast and also where the backend is missing."""
     if name not in BACKENDS:
         raise BackendUnavailable(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
     if name == "cpu":
@@ -93,17 +77,8 @@ def all_protocols() -> tuple[str, ...]:
 
 
 def check_protocol(backend: str, protocol: str, option: str = "--protocol") -> None:
-    """Refuses a protocol that ``backend`` does not build, listing those it does.
-
-    Parameters
-    ----------
-    backend : str
-        A key of :data:`BACKENDS`.
-    protocol : str
-        The protocol asked for (``none`` for the CPU).
-    option : str
-        The command-line option that named it, for the message.
-    """
+    """Refuses a ``protocol`` that ``backend`` does not build, listing those it does; ``option``
+    names the command-line option in the message."""
     builds = protocols(backend)
     if protocol not in builds:
         raise LassmError(f"{option} {protocol}: the {backend} backend does not build it; "
@@ -123,11 +98,8 @@ def status() -> dict[str, tuple[bool, str]]:
 
 
 def best() -> str:
-    """The most capable backend present: a GPU one when a GPU answers, else ``cpu``.
-
-    A GPU-style backend running on a CPU device (the SYCL backend on Intel's OpenCL CPU driver)
-    is not "best": the numba oracle is the CPU backend.
-    """
+    """The most capable backend present: a GPU one when a GPU answers, else ``cpu`` (a GPU-style
+    backend on a CPU device is not "best": the numba oracle is the CPU backend)."""
     for name in BACKENDS:
         if name == "cpu":
             continue

@@ -1,17 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The one host of the OpenCL C kernels: what pyopencl (:mod:`.opencl`) and dpctl (:mod:`.sycl`) do alike, once.
+"""The one host of the OpenCL C kernels: what pyopencl (:mod:`.opencl`) and dpctl (:mod:`.sycl`) do alike.
 
-The memory budget, the launch loops, the wait, the copy back and the vote are written here once;
-each host keeps only what its runtime differs in: how it finds a device, builds a program, and
-allocates, launches and times (a :class:`Runtime`), and its lanes' knob (pyopencl's work-group
-``team``, dpctl's ``subgroup``). The plan of launches is :mod:`.clplan`'s.
-
-Every host walks a :class:`~lassm.backends.sides.Side` as a caller's
-:class:`~lassm.backends.sides.Choices` ask (protocol, budget, vote, key width).
-
-The result's ``kernel_seconds`` sums the launches' profiled times (the wall clock where the
-queue cannot profile); its ``extra`` records device, driver, lanes, protocol, build options and
-launches.
+Memory budget, launch loops, wait, copy back and vote live here; each host supplies a
+:class:`Runtime` (device, build, allocate, launch, time) and its lanes' knob. The launch plan is
+:mod:`.clplan`'s. ``kernel_seconds`` sums the profiled launch times (wall clock where the queue
+cannot profile); ``extra`` records device, driver, lanes, protocol, build options and launches.
 """
 from __future__ import annotations
 
@@ -119,9 +112,9 @@ def extra(rt: Runtime, lanes: dict, choices: Choices, key_bits: int, use_fp64: b
 def extend_bins(rt: Runtime, side: Side, choices: Choices, build: Callable, lanes: Callable) -> SideResult:
     """One side through a protocol of ``ht_insert`` (bins by read count, sliced: :func:`clplan.plan`).
 
-    ``build(key64, fp64)`` gives the host's ``(options, kernel, width)`` of the variant (``width``:
-    lanes per contig end); ``lanes(width)`` the result's ``extra`` entries of the runtime and its
-    lanes, and ``(contig ends per work-group, width)``."""
+    ``build(key64, fp64)`` gives the host's ``(options, kernel, width)`` (``width``: lanes per
+    contig end); ``lanes(width)`` gives the ``extra`` entries of runtime and lanes, and
+    ``(contig ends per work-group, width)``."""
     use_fp64 = clplan.choose_fp64(rt.fp64, choices.fp64, rt.name)
     key64 = clplan.choose_key64(rt.key64, choices.key_bits, len(side.reads.seqs), rt.name)
     out = SideResult.empty(len(side.ctg_off) - 1, int(side.params.max_walk))
@@ -244,21 +237,12 @@ def finish(rt: Runtime, out: SideResult, t0: float, events: list, results: list,
 
 
 def vote(rt: Runtime, votes: np.ndarray, depths: np.ndarray, fp64: bool | None, build: tuple) -> np.ndarray:
-    """The kernel's ``set_ext`` on many vote vectors, so that the vote can be checked on its own.
+    """The kernel's ``set_ext`` on many vote vectors, so the vote can be checked alone.
 
-    Parameters
-    ----------
-    rt : the host's device.
-    votes : uint32, ``(n, 8)``: votes of A C G T (q >= MIN_QUAL), then high-quality votes.
-    depths : int64, ``n``: ``int(depth)`` of each.
-    fp64 : double-precision vote (None: when the device has fp64) or the exact integer one.
-    build : the host's ``(build_options, its default lanes' knob, kernel_of)``, ``kernel_of(options)``
-        giving the ``set_ext_kernel`` of a test build.
-
-    Returns
-    -------
-    uint8 array of extensions: a base, ``X`` or ``F``.
-    """
+    ``votes``: uint32 ``(n, 8)``, A C G T votes (q >= MIN_QUAL) then high-quality ones; ``depths``:
+    int64 ``int(depth)``; ``fp64``: double-precision vote (None: when the device has fp64);
+    ``build``: ``(build_options, default lanes' knob, kernel_of)``. Returns a uint8 extension per
+    row: a base, ``X`` or ``F``."""
     build_options, lanes, kernel_of = build
     votes = np.ascontiguousarray(votes, dtype=np.uint32).reshape(-1, 8)
     depths = np.ascontiguousarray(depths, dtype=np.int64)

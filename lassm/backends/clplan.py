@@ -1,12 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Host-side preparation shared by the two OpenCL C hosts: dpctl (:mod:`.sycl`, ``faithful.cl``)
-and pyopencl (:mod:`.opencl`, ``portable.cl`` and ``fast.cl``).
+"""Host-side preparation shared by the two OpenCL C hosts, dpctl (:mod:`.sycl`) and pyopencl (:mod:`.opencl`).
 
-Both kernels take the same arguments in the same layout, so the checks of the inputs, the kernel
-knobs, the plan of launches (bins by read count, slices that fit a memory budget) and the host
-arrays live here once; each host only allocates, launches and times in its own runtime. The plan
-of the ``fast`` variant (:func:`fast_plan`) follows the CUDA host's: power-of-two tables, every
-end in work order, wide teams for the heaviest ends.
+Both kernels take the same arguments, so input checks, kernel knobs, the launch plan (bins by
+read count, slices within a memory budget) and the host arrays live here. :func:`fast_plan`
+follows the CUDA host's: power-of-two tables, ends in work order, wide teams for the heaviest.
 """
 from __future__ import annotations
 
@@ -50,20 +47,10 @@ VISITED_BYTES = 4
 
 def defines(protocol: str, lanes: str, key64: bool, fp64: bool, max_walk: int, qual_offset: int,
             test_kernels: bool = False) -> tuple[str, ...]:
-    """The ``-D`` options of one kernel variant, the lanes' knob second.
+    """The ``-D`` options of one kernel variant, the lanes' knob (e.g. ``-DLASSM_TEAM=32``) second.
 
-    Parameters
-    ----------
-    protocol : a key of :data:`BUILD_MACROS`.
-    lanes : the lanes' knob, e.g. ``-DLASSM_SUBGROUP=16`` or ``-DLASSM_TEAM=32``.
-    key64, fp64 : 64-bit keys; the vote in double precision.
-    max_walk, qual_offset : the run parameters compiled in.
-    test_kernels : also build ``set_ext_kernel`` (the tests use it).
-
-    Returns
-    -------
-    tuple of option strings.
-    """
+    ``protocol`` is a key of :data:`BUILD_MACROS`; ``max_walk`` and ``qual_offset`` are compiled in;
+    ``test_kernels`` also builds ``set_ext_kernel``."""
     if protocol not in BUILD_MACROS:
         raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(BUILD_MACROS)}")
     return (
@@ -83,11 +70,8 @@ def defines(protocol: str, lanes: str, key64: bool, fp64: bool, max_walk: int, q
 
 
 def include_options(kernel: str) -> tuple[str, ...]:
-    """``-I`` of the kernel's folder, where its ``#include "x.h"`` headers are: the compiler gets
-    the source as a string, not a file. Kept out of :func:`defines`, which runs record. The
-    folder is its staged copy (:func:`lassm.backends.headers.staged_folder`: a path the headers'
-    digest names, so the same headers build from every clone's cache, and a changed one anew).
-    A folder with a space is double-quoted (:func:`lassm.backends.headers.include_flag`)."""
+    """``-I`` of the staged copy of the kernel's header folder (:func:`lassm.backends.headers.staged_folder`),
+    quoted where it holds a space; apart from :func:`defines`, which run records keep."""
     from .headers import include_flag, staged_folder
 
     folder = str(staged_folder(kernel_source(kernel).parent))
@@ -182,17 +166,8 @@ class Plan:
 
 def plan(reads, run_mask: np.ndarray, bin_counts: np.ndarray | None, max_walk: int, key_bytes: int,
          budget: int) -> Plan:
-    """Bins the contig ends with reads by read count and slices each bin to fit ``budget`` bytes.
-
-    Parameters
-    ----------
-    reads : the side's reads.
-    run_mask : bool per contig: the ends to walk.
-    bin_counts : read count per contig that picks its bin and table size (default: this side's).
-    max_walk : walk limit.
-    key_bytes : 4 or 8.
-    budget : device bytes one launch's workspace may use.
-    """
+    """Bins the contig ends in ``run_mask`` with reads by read count (``bin_counts``, default this
+    side's) and slices each bin so one launch's workspace fits ``budget`` device bytes."""
     n = len(run_mask)
     counts = reads.counts.astype(np.int64) if bin_counts is None else np.asarray(bin_counts, dtype=np.int64)
     if len(counts) != n:
@@ -237,19 +212,11 @@ class FastPlan:
 
 def fast_plan(reads, run_mask: np.ndarray, bin_counts: np.ndarray | None, budget: int,
               wide_teams: bool = True) -> FastPlan:
-    """The launches of ``fast`` (``fast.cl``'s per-k table size, one launch ordered by work and
-    block teams): every end with reads at once, the most read bases first, a power-of-two table
-    each, sliced only to fit ``budget`` bytes.
+    """The launches of ``fast``: every end in ``run_mask`` with reads at once, most read bases first, a
+    power-of-two table each (sized by ``bin_counts``), sliced only to fit ``budget`` bytes.
 
-    Parameters
-    ----------
-    reads : the reads (both sides stacked, for a one-launch run).
-    run_mask : bool per contig end: the ends to walk.
-    bin_counts : read count per end that sizes its table (default: its own).
-    budget : device bytes the tables of one slice may use.
-    wide_teams : give the leading ends of each slice with at least
-        :data:`lassm.backends.cuda.TEAM_MIN_BASES` read bases a wide team (else none).
-    """
+    With ``wide_teams``, the leading ends of each slice with at least
+    :data:`lassm.backends.cuda.TEAM_MIN_BASES` read bases get a wide team."""
     n = len(run_mask)
     counts = reads.counts.astype(np.int64) if bin_counts is None else np.asarray(bin_counts, dtype=np.int64)
     if len(counts) != n:

@@ -1,11 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The CPU backend: numba, parallel over contig ends. It is the oracle every other backend matches.
+"""The CPU backend: numba, parallel over contig ends; the oracle every other backend matches.
 
-The code follows ``../shared/spec/local-assembly.md`` step by step, with the paper's names:
-``count_mers`` (hash-table construction, Algorithm 1), ``set_ext`` (the vote),
-``walk_mers`` (Algorithm 2) and ``iterative_walk`` (the k-shift loop). Each contig end owns its
-own open-addressing table (linear probing, MurmurHash2) whose keys point into the read buffer,
-as on the GPU; the table is sized to never fill, so the layout cannot change the result.
+Follows ``../shared/spec/local-assembly.md`` step by step with the paper's names (``count_mers``,
+``set_ext``, ``walk_mers``, ``iterative_walk``). Each end owns an open-addressing table (linear
+probing, MurmurHash2) keyed into the read buffer, sized never to fill, so layout cannot change
+the result.
 """
 from __future__ import annotations
 
@@ -103,11 +102,8 @@ def ht_find(keys, key_buf, buf, pos, k):
 
 @njit(cache=True)
 def count_mers(keys, votes, seqs, quals, offsets, r0, r1, k, qual_offset, base_index):
-    """Algorithm 1: every k-mer of every read (but the last) votes for the base after it.
-
-    ``votes[slot, 0:4]`` count low-quality votes (q >= MIN_QUAL), ``votes[slot, 4:8]`` high ones.
-    Returns the number of insertions.
-    """
+    """Algorithm 1: every k-mer of every read (but the last) votes for the base after it; returns
+    the number of insertions. ``votes[slot, 0:4]`` count votes with q >= MIN_QUAL, ``4:8`` high ones."""
     keys[:] = -1
     votes[:, :] = 0
     n_ins = 0
@@ -270,14 +266,8 @@ def _extend_side(ctg_seqs, ctg_off, depths, seqs, quals, offsets, contig_offsets
 
 
 def extend_side(side: Side, threads: int | None = None) -> SideResult:
-    """Walks one side of every contig whose ``run_mask`` is set; contigs arrive already oriented.
-
-    Parameters
-    ----------
-    side : the side's contigs, depths, reads, run mask and parameters (:class:`lassm.backends.sides.Side`;
-        its ``bin_counts`` are unused: the oracle has no bins).
-    threads : numba threads (None: all cores).
-    """
+    """Walks one side of every contig whose ``run_mask`` is set (contigs already oriented) on
+    ``threads`` numba threads (None: all cores); ``side.bin_counts`` is unused."""
     ctg_seqs, ctg_off, depths, reads, run_mask, params = (side.ctg_seqs, side.ctg_off, side.depths, side.reads,
                                                           side.run_mask, side.params)
     n = len(ctg_off) - 1

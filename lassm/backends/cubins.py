@@ -1,12 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Every cubin the default GPU commands load through the CUDA driver, built before their first use.
 
-``lassm build-kernels``, which ``make venv`` runs, builds the GPU commands' kernels once per
-machine, side by side in threads (NVRTC lets go of the GIL while it compiles), for this GPU's
-architecture or for the ones named, into the disk cache that :func:`lassm.backends.cudadrv.load`
-reads, so that a first ``lassm extend --backend cuda`` or ``lassm xdrop align`` need not compile
-(the aim: a first call at most 1.5 times a warm one). Nothing is committed: a cubin is a build
-product of the sources, the options, the architecture and this machine's NVRTC.
+``lassm build-kernels`` (run by ``make venv``) compiles them in threads, for this GPU's
+architecture or those named, into the cache :func:`lassm.backends.cudadrv.load` reads, so a first
+GPU command need not compile. Nothing is committed: a cubin is a build product.
 """
 from __future__ import annotations
 

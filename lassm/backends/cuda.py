@@ -1,13 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The CUDA backend: ``kernels/local_assembly/cuda/`` driven by CuPy, one warp per contig end.
 
-The kernel follows MetaHipMer's GPU layout (see ``../shared/spec/local-assembly.md``): contig
-ends are binned by read count (0 not launched, 1-9, >= 10), each bin is one launch (more where it
-must be sliced to fit device memory), and the k-shift loop runs on the device. Four collision
-protocols can be compiled in (``protocol=``): ``casptr`` (default, lock-free), and the published
-``matchany`` (CUDA), ``doneflag`` (HIP) and ``barrier`` (SYCL), each made race-free; every one
-must equal the numba CPU oracle bit for bit. The HIP backend reuses this driver with 64-lane
-wavefronts (:mod:`lassm.backends.hip`).
+Follows MetaHipMer's GPU layout: ends binned by read count (0 not launched, 1-9, >= 10), one
+launch per bin (sliced to fit device memory), the k-shift loop on the device. Protocols
+(``protocol=``): ``casptr`` (default, lock-free) and the published ``matchany``, ``doneflag``
+and ``barrier``, made race-free; each equals the CPU oracle bit for bit. :mod:`.hip` reuses
+this driver with 64-lane wavefronts.
 """
 from __future__ import annotations
 
@@ -74,15 +72,12 @@ def fast_sort_region(max_walk: int, sort_bytes: int) -> int:
 
 def fast_shared_bytes(block_warps: int, max_walk: int, shared_walk: bool = True, warp_size: int = 32,
                       ends_per_warp: int = 1, sort_bytes: int | None = None) -> int:
-    """Dynamic shared memory of one block of a fast build: per warp team (``ends_per_warp`` to a
-    warp), its walk buffer and a visited set of 16-bit entries (shared-walk builds), then the team
-    scratch; the walk buffers' word loads may run into what follows them, never past the end.
+    """Dynamic shared memory of one block of a fast build: per warp team its walk buffer and (with
+    ``shared_walk``) a 16-bit visited set, then the team scratch, then (``sort_bytes``) each team's
+    sorted-table region.
 
-    ``warp_size`` is the device's warp width (a wavefront's on HIP): the buffers are per warp, and
-    the scratch holds the warps of the largest block (:func:`launch.team_scratch_bytes`), so a block
-    of ``block_warps * warp_size`` threads past :data:`launch.MAX_BLOCK_THREADS` is refused.
-    A sorted-table build (``sort_bytes``) puts each team's region, which holds its visited
-    set or its sorted records, after the scratch."""
+    ``warp_size`` is the device's warp (wavefront) width; a block past
+    :data:`launch.MAX_BLOCK_THREADS` threads is refused."""
     scratch = launch.team_scratch_bytes(warp_size, block_warps)
     if not shared_walk:
         return scratch
@@ -117,11 +112,11 @@ def team_count(read_bases: np.ndarray, min_bases: int | None = None) -> int:
 
 
 def launch_teams(read_bases: np.ndarray, multiprocessors: int, teams: bool, capped: bool) -> tuple[int, bool]:
-    """(block-team ends, whether the launch is of many ends) of a launch whose ends, in work order,
-    have ``read_bases``: ends of at least :data:`TEAM_MIN_BASES` bases get a block team (none
-    without ``teams``); a launch whose other ends fill the device many times over (``capped``: the
-    variant has a build for it) runs that build, and its block teams start at
-    :data:`TEAM_MIN_BASES_SCALE` bases."""
+    """``(block-team ends, many ends)`` of a launch whose ends, in work order, have ``read_bases``.
+
+    Ends of at least :data:`TEAM_MIN_BASES` bases get a block team (none without ``teams``); with
+    ``capped``, a launch whose other ends fill the device many times runs the many-ends build, its
+    teams from :data:`TEAM_MIN_BASES_SCALE` bases."""
     n_team = team_count(read_bases) if teams else 0
     many = capped and launch.many_ends(len(read_bases) - n_team, int(multiprocessors))
     if many and teams:
@@ -140,11 +135,8 @@ def runtime_for(protocol: str | None, hip: bool = False):
 
 
 def available() -> tuple[bool, str]:
-    """Whether CuPy for CUDA and a CUDA device are present, and which.
-
-    Asked of the driver (:mod:`.cudadrv`) with CuPy found but not imported: a ``lassm extend``
-    of the fast kernels never imports CuPy (its import cost more than the kernels). A CuPy that
-    fails to import is reported when a protocol that needs it runs."""
+    """Whether CuPy for CUDA and a CUDA device are present, and which; asked of the driver
+    (:mod:`.cudadrv`) without importing CuPy, whose import the fast kernels do without."""
     import importlib.util
 
     if importlib.util.find_spec("cupy") is None:
@@ -164,13 +156,11 @@ def _kernel(options: tuple[str, ...], code: str):
 
 
 def kernel(protocol: str, warp_size: int, published: bool = False, scaled: bool = False, rt=None):
-    """The kernel compiled for ``protocol`` and ``warp_size`` (compiled once per process); with
-    ``scaled``, a variant's build for launches of many ends per SM (its ``scale_registers``);
-    ``rt``: the runtime that loads it (:func:`runtime_for`; default CuPy).
+    """The kernel for ``protocol`` and ``warp_size``, compiled once per process; ``scaled`` picks the
+    many-ends build, ``rt`` the runtime that loads it (default CuPy).
 
-    The source includes its headers through ``-I``; the digest of the sources' folder rides along
-    as an unused ``-D``, because CuPy's on-disk cache would otherwise reuse a module built before
-    a header changed (the driver's cubin cache is keyed by it too)."""
+    The headers' digest rides as an unused ``-D``, so CuPy's disk cache never reuses a module built
+    before a header changed."""
     name, code, options = _build(protocol, warp_size, published, scaled)
     if rt is not None and is_driver(rt):
         return rt.load(code, options, name.rsplit("/", 1)[-1], "iterative_walks_kernel")
@@ -321,20 +311,16 @@ def extend_side(side: Side, protocol: str = "casptr", block_warps: int = DEFAULT
 
     Parameters
     ----------
-    side : the side's contigs, depths, reads, run mask, parameters and bin counts
-        (:class:`lassm.backends.sides.Side`; MetaHipMer bins by the larger side's read count).
-    protocol : collision protocol: ``casptr`` (default), ``matchany``, ``doneflag`` or ``barrier``;
-        or ``fast``, the optimized variant (casptr's claim with epoch-tagged, per-k sized tables).
-    block_warps : warps (contig ends) per block.
-    max_bytes : device bytes one launch may use (default: a share of the free memory); small
-        values force slicing.
-    as_published : build ``matchany`` or ``doneflag`` as published, races included, to measure
-        what the fixes cost (book/kernel-protocols); results may then differ from the oracle.
+    side : the side (:class:`lassm.backends.sides.Side`); MetaHipMer bins by the larger side's read count.
+    protocol : ``casptr`` (default), ``matchany``, ``doneflag``, ``barrier``, or ``fast``, the
+        optimized variant (casptr's claim with epoch-tagged, per-k sized tables).
+    max_bytes : device bytes one launch may use (default: a share of the free memory).
+    as_published : build ``matchany`` or ``doneflag`` with their published races; results may then
+        differ from the oracle.
 
     Returns
     -------
-    SideResult, with ``kernel_seconds`` the sum of the launches' CUDA-event times and ``extra``
-    describing every launch, the device and the memory high-water mark.
+    SideResult, ``kernel_seconds`` summing the launches' CUDA-event times.
     """
     return extend_side_gpu(side, protocol=protocol, block_warps=block_warps, max_bytes=max_bytes, hip=False,
                            as_published=as_published)
@@ -353,11 +339,9 @@ _split = launch.split_sides
 
 def extend_sides(sides: Sides, protocol: str = "fast", block_warps: int = DEFAULT_BLOCK_WARPS,
                  max_bytes: int | None = None, as_published: bool = False) -> tuple[SideResult, SideResult]:
-    """Both sides of every contig in one launch (more only where device memory forces slices):
-    the right ends (contigs as given) and the left ends (``left_ctgs``, reverse-complemented;
-    ``None``: reverse-complemented on the device, :data:`revcomp_on_device`) are stacked into one list of 2n ends and scheduled together by work, so that neither side's
-    longest ends trail alone. Same parameters as :func:`extend_side` (``bin_counts`` still sizes
-    the tables); returns ``(right, left)``."""
+    """Both sides in one launch (more only where memory forces slices): right ends as given and left
+    ends (``left_ctgs``, or reverse-complemented on the device when None) stacked into 2n ends and
+    scheduled together by work. Parameters as :func:`extend_side`; returns ``(right, left)``."""
     return extend_sides_gpu(sides, protocol=protocol, block_warps=block_warps, max_bytes=max_bytes,
                             as_published=as_published, hip=False)
 

@@ -2,11 +2,9 @@
 """Which runtime allocates, copies and launches a CUDA run (CuPy, or the driver through ctypes),
 and what CuPy says of the device.
 
-CuPy's import costs a command more than the fast kernels and their transfers
-together, so the commands timed against the C++ originals (the fast extension, the
-X-drop kernels) run on :mod:`.cudadrv`; the faithful protocols keep CuPy, the runtime their
-records were measured with. Both answer the same calls, so the host routines take either.
-``LASSM_CUDA_RUNTIME=driver`` or ``cupy`` sets it for every run.
+The commands timed against the C++ originals run on :mod:`.cudadrv`, avoiding CuPy's import; the
+faithful protocols keep CuPy. Both answer the same calls. ``LASSM_CUDA_RUNTIME`` (``driver`` or
+``cupy``) sets it for every run.
 """
 from __future__ import annotations
 
@@ -55,9 +53,8 @@ def probe(hip: bool) -> tuple[bool, str]:
 
 
 def device_info() -> dict[str, Any]:
-    """Name, warp width and software versions of the current device, for provenance (asked once
-    per process and device: each ask cost a command 20 ms); ``driver`` is the kernel driver's
-    version from nvidia-smi, a process of its own, which the probe and :func:`device_name` skip."""
+    """Name, warp width and software versions of the current device, for provenance, asked once per
+    process and device; ``driver`` comes from nvidia-smi, which the probe and :func:`device_name` skip."""
     facts = device_facts(cupy_module().cuda.Device().id)
     return {**facts, "driver": nvidia_driver() or facts["driver"]}
 

@@ -1,9 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""One slice of a CUDA or HIP launch of the local-assembly kernel: its buffers up, one launch, its results back.
+"""One slice of a CUDA or HIP launch of the local-assembly kernel: buffers up, one launch, results back.
 
-The backend module (:mod:`.cuda`) plans a run (builds, bins, slices, budget); this one does what
-every slice does alike, on CuPy or on :mod:`.cudadrv`, which both answer its calls: the plan
-reads without the buffers, and the buffers without the plan.
+:mod:`.cuda` plans a run (builds, bins, slices, budget); this module does what every slice does
+alike, on CuPy or :mod:`.cudadrv`.
 """
 from __future__ import annotations
 
@@ -47,14 +46,12 @@ PER_END = {"walk_len": np.int32, "final_k": np.int32, "term": np.uint8, "n_k": n
 
 @dataclass(frozen=True)
 class SliceRun:
-    """What every slice of one :func:`extend_side_gpu` run shares: the side's arrays, the run's
-    parameters, its build and launch shape, and where its inputs are.
+    """What every slice of one :func:`extend_side_gpu` run shares: the side's arrays, parameters,
+    build, launch shape and where its inputs are.
 
-    A fast ``variant`` gets its shared memory and visited set (sized by ``warp_size``: a warp on
-    CUDA, a wavefront on HIP). With ``resident`` (the run's contigs, reads and qualities already
-    on the device: ``ctg``, ``seqs``, ``quals``) a slice's buffers are gathered there instead of
-    on the host. ``rt``: CuPy (None: the default) or :mod:`.cudadrv`, which both answer the calls
-    :func:`run_slice` makes."""
+    A fast ``variant`` sizes shared memory and visited set by ``warp_size``. With ``resident``
+    (``ctg``, ``seqs``, ``quals`` already on the device) buffers are gathered there. ``rt``: CuPy
+    (None) or :mod:`.cudadrv`."""
 
     ctg_seqs: Any
     ctg_off: np.ndarray
@@ -71,14 +68,12 @@ class SliceRun:
 
 def run_slice(run: SliceRun, kern, index: np.ndarray, slots: np.ndarray, scratch: tuple[int, int],
               n_team: int = 0) -> tuple[SideResult, float, int, dict]:
-    """Uploads one slice (the ends ``index``, their tables of ``slots``) of ``run``, launches
-    ``kern`` once with block teams for its first ``n_team`` ends and ``scratch`` (visited-set
-    entries, dynamic shared bytes: :func:`lassm.backends.cuda.launch_scratch`), downloads its
-    results. Returns
-    (part, seconds, bytes, clock): ``clock`` holds the slice's wall seconds before the launch
-    (``setup_seconds``: gathers, tables, small copies; of which ``upload_seconds`` copied its
-    bases from the host, where they are not resident) and after the kernel (``download_seconds``:
-    its results back on the host)."""
+    """Uploads one slice (ends ``index``, tables of ``slots``), launches ``kern`` once with block
+    teams for the first ``n_team`` ends and ``scratch`` (visited entries, dynamic shared bytes),
+    downloads its results.
+
+    Returns ``(part, seconds, bytes, clock)``; ``clock`` holds the wall seconds before the launch
+    (``setup_seconds``, of which ``upload_seconds``) and after it (``download_seconds``)."""
     ctg_seqs, ctg_off, depths, reads, params = run.ctg_seqs, run.ctg_off, run.depths, run.reads, run.params
     block_warps, warp_size, variant, hip, resident, rt = (run.block_warps, run.warp_size, run.variant, run.hip,
                                                           run.resident, run.rt)

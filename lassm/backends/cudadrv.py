@@ -1,13 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The CUDA driver API through ctypes: the few calls one launch of a kernel needs, without CuPy.
+"""The CUDA driver API through ctypes: the few calls one kernel launch needs, without CuPy.
 
-``libcuda`` is on every machine with an NVIDIA driver; the kernels come from NVRTC as cubins,
-cached on disk (:func:`module_image`), so a warm command neither imports CuPy nor compiles, and
-pays, as MetaHipMer's ``ht_loc`` does, only the driver's initialisation and context.
-
-The objects mimic the part of CuPy's interface that :func:`lassm.backends.cuda_slice.run_slice`
-uses (``asarray``, ``zeros``, ``empty``, ``asnumpy``, events, a raw kernel called with grid,
-block, arguments and ``shared_mem``), so one host routine drives either runtime.
+Kernels come from NVRTC as cubins cached on disk (:func:`module_image`), so a warm command neither
+imports CuPy nor compiles. The objects mimic the part of CuPy's interface
+:func:`lassm.backends.cuda_slice.run_slice` uses, so one host routine drives either runtime.
 """
 from __future__ import annotations
 

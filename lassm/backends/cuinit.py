@@ -1,12 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The CUDA driver's start (``cuInit`` and the primary context) begun first thing, in a thread.
+"""The CUDA driver's start (``cuInit`` and the primary context), begun first thing in a thread.
 
-Begun before the command line's imports, the driver's start runs while they do (ctypes lets go
-of the GIL for the call), off the command's critical path. This module imports nothing but
-ctypes, threading and :mod:`lassm.timeline`, so that it can be the first thing ``lassm`` does
-(:mod:`lassm.__main__`); :class:`lassm.backends.cudadrv.Context` waits for it and then makes its
-own (now cheap) calls, so a failure here changes nothing but the time: the error is reported
-there.
+It overlaps the command line's imports. Imports only ctypes, threading and :mod:`lassm.timeline`,
+so it can run first (:mod:`lassm.__main__`). :class:`lassm.backends.cudadrv.Context` waits for it;
+a failure here costs only time, and is reported there.
 """
 from __future__ import annotations
 

@@ -2,9 +2,8 @@
 """The contigs' reverse complement, a launch's gather and its walks packed, on the GPU
 (``kernels/local_assembly/cuda/segments.cu``).
 
-The GPU backends upload a dataset's bases once and cut each launch's buffers out of them on the
-device, so that no per-base copy needs a compiled loop (and numba's import) on the host; only
-the per-segment offsets (one int64 per read) are computed on the host
+The bases are uploaded once and each launch's buffers cut on the device, so the host needs no
+compiled loop; only per-segment offsets are computed on the host
 (:mod:`lassm.workloads.local_assembly.segment_index`).
 """
 from __future__ import annotations
@@ -79,14 +78,9 @@ def gather(d_src, offsets: np.ndarray, index: np.ndarray, pad: int = 0, rt=None)
 
 def pack_rows(d_rows, row_bytes: int, lengths: np.ndarray, rt=None):
     """The first ``lengths[i]`` bytes of every ``row_bytes`` row of ``d_rows``, end to end, on the
-    device. Returns ``(device uint8 buffer, host int64 offsets)``: a launch's walks, ragged.
+    device: returns ``(device uint8 buffer, host int64 offsets)``, a launch's walks, ragged.
 
-    Why: the kernels write each walk into a row of ``max_walk`` bytes, and most walks are a few
-    bases long, so the rows are mostly zeros (613 bytes an end at the default limit, a handful
-    walked). Copied back whole they cost a 4-GPU node's shards more host time than their kernels,
-    in transfers and freshly touched host pages, and more of it the more shards run at once; packed
-    here, only the walked bases travel (:class:`SideResult`'s ragged layout).
-    """
+    Why: walk rows are ``max_walk`` bytes and mostly empty; only walked bases should travel."""
     xp = _runtime(rt)
     lengths = np.asarray(lengths, dtype=np.int64)
     new_off = np.zeros(len(lengths) + 1, dtype=np.int64)

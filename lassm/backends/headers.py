@@ -1,13 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Build options that lead a compiler to a kernel's headers.
 
-Every runtime here (CuPy, NVRTC, pyopencl, NVIDIA's driver) takes a kernel as a string, so its
-``#include "x.h"`` needs the headers' folder as ``-I``; and their caches key on the source and
-the options alone, so a header that changed must change the options too: its digest rides along
-as a ``-D`` no kernel reads. The ``-I`` itself names a copy of the folder whose path is its
-contents' digest (:func:`staged_folder`), not the clone's own folder: the caches (pyopencl's,
-PoCL's) key on that path too, and a clone at another path would otherwise build every program
-again.
+Every runtime here takes a kernel as a string, so ``#include "x.h"`` needs ``-I``, and caches
+keyed on source and options need the headers' digest as an unread ``-D``. The ``-I`` names a copy
+whose path is that digest (:func:`staged_folder`), so clones at other paths share caches.
 """
 from __future__ import annotations
 

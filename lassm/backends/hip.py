@@ -1,21 +1,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The HIP backend: the same kernel sources as CUDA, built by CuPy for ROCm for the device's wavefronts.
+"""The HIP backend: the CUDA kernel sources, built by CuPy for ROCm for the device's wavefronts.
 
-CuPy for ROCm (``cupy.cuda.runtime.is_hip``) compiles ``kernels/local_assembly/cuda/faithful.cu``
-(the protocols) or ``fast.cu`` (``fast`` and its ablation builds) with hipRTC; the sources switch
-their warp collectives to HIP's wavefront forms and take ``WARP_SIZE`` from the device (64 on CDNA,
-32 on RDNA). ``fast`` sizes its shared memory and teams by that width through the CUDA backend's
-host code (:func:`lassm.backends.cuda.fast_shared_bytes`), and walks both sides in one launch
-(:func:`extend_sides`). The ``matchany`` protocol needs ``__match_any_sync``, which HIP lacks,
-and is refused; ``doneflag`` is the HIP port's own. A ``WARP_SIZE`` other than the target's
-wavefront width stops the build with an ``#error``.
+hipRTC compiles ``faithful.cu`` (the protocols) or ``fast.cu``, with ``WARP_SIZE`` from the device
+(a mismatch with the target stops the build with ``#error``); ``fast`` uses the CUDA host code
+and walks both sides in one launch (:func:`extend_sides`). ``matchany`` needs
+``__match_any_sync``, which HIP lacks, and is refused.
 
-Compile-checked only: no AMD GPU has run any of these builds, so neither their results nor their
-times on AMD are known. CI compiles every build for gfx908, gfx90a and gfx1030 with hipcc
-(:mod:`lassm.backends.hipcc`, ``tests/test_hip_compile.py``), and runs their HIP code on the CPU
-(the hip-cpu backend). On an AMD GPU, ``lassm run`` checks each build against hip-cpu on the
-sample before it times any (:mod:`lassm.runs.hip_check`); :func:`target` says what the builds are
-for, from rocminfo where the runtime is not installed yet. See ``book/hip-backend.md``.
+Compile-checked only: no AMD GPU has run these builds, so their results and times on AMD are
+unknown. CI compiles them with hipcc (:mod:`lassm.backends.hipcc`) and runs their HIP code on the
+CPU (hip-cpu); on an AMD GPU ``lassm run`` checks each build against hip-cpu first
+(:mod:`lassm.runs.hip_check`). :func:`target` names the builds' target.
 """
 from __future__ import annotations
 

@@ -1,21 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The hip-cpu backend: our HIP kernels executed on the CPU by ROCm's HIP-CPU runtime.
 
-The HIP backend (:mod:`.hip`) has compiled for AMD GPUs but never run on one. HIP-CPU runs
-unmodified HIP code on the host's cores, so the same sources (``kernels/local_assembly/cuda/``,
-their HIP branches: wavefront collectives without masks) execute here, built by g++ into small
-driver programs (:mod:`.hip_cpu_build`), and are checked against the CPU oracle like every backend.
-The host plan is the CUDA backend's (:mod:`.launch`: bins, table sizes, gathers, fast's one launch
-by work and block teams), with two changes that HIP-CPU's way of running a block forces.
-
-HIP-CPU runs a block on one OS thread, each thread a fiber that runs until it reaches a barrier
-(``__syncthreads``, and each shuffle and vote, which are barriers there) and then yields to the
-next fiber. So every thread of a block must reach the same number of barriers, which holds within
-one contig end's team (its loops are team-uniform) and not between teams: each block is one team.
-The faithful protocols and fast's warp teams get a block of one warp each; fast's block teams get a
-block of ``block_warps`` warps, in a launch of their own. ``warpSize`` is a constant 64 there; a
-build with ``WARP_SIZE`` 32 runs each block as the first half of a 64-lane wavefront, whose shuffles
-(``width`` 32) stay in that half. :func:`refused` names what cannot run, and why.
+The same sources (``kernels/local_assembly/cuda/``, HIP branches) are built by g++ into driver
+programs (:mod:`.hip_cpu_build`) and checked against the CPU oracle; the host plan is
+:mod:`.launch`'s. HIP-CPU runs a block on one thread of fibers that yield at each barrier
+(shuffles and votes included), so every thread of a block must meet the same barriers: each block
+is one team (one warp, or ``block_warps`` warps for fast's block teams, launched apart).
+``warpSize`` is 64; a ``WARP_SIZE`` 32 build runs in the first half of the wavefront.
+:func:`refused` names what cannot run, and why.
 """
 from __future__ import annotations
 
@@ -54,11 +46,9 @@ WAVE_TEAMS: tuple[str, ...] = ("fast-spec", "fast-spec2", "fast-sorted")
 
 
 def team_warps(protocol: str, warp_size: int, block_warps: int) -> int:
-    """Warps of one of fast's block teams on HIP-CPU: ``block_warps``, but one where the build's
-    team code is one wavefront's (:data:`WAVE_TEAMS`), and one for 32-lane warps: HIP-CPU's
-    ``__shfl``, ``__shfl_up`` and ``__shfl_down`` of ``width`` 32 check the source lane against 32
-    counted from lane 0 of the 64-lane wavefront, not from the segment's first lane, so a warp in
-    lanes 32 to 63 gets its own value back (a block of two such warps hangs in fast's prefix sums)."""
+    """Warps of one of fast's block teams on HIP-CPU: ``block_warps``, but one where the team code is
+    one wavefront's (:data:`WAVE_TEAMS`) and one for 32-lane warps, since HIP-CPU's width-32
+    shuffles count lanes from the wavefront's lane 0 (a second warp would hang)."""
     if protocol in WAVE_TEAMS or int(warp_size) < WAVEFRONT:
         return 1
     return int(block_warps)
@@ -126,17 +116,11 @@ class Driver:
 
 def launch_ends(driven: Driver, side: Side, index: np.ndarray, slots: np.ndarray, block_warps: int,
                 teams: bool) -> tuple[SideResult, dict]:
-    """One launch of ``driven.exe`` over the contig ends ``index`` of ``side``: with ``teams`` each of
-    them is a block team of ``block_warps`` warps, else each gets a warp (``ends_per_warp`` to a warp
-    for the lane builds) in a block of one warp. The buffers are the CUDA backend's
-    (:func:`lassm.backends.cuda_slice.run_slice`), written for the driver as files. No check of what
-    HIP-CPU can schedule is made here (:func:`extend_side` plans the launches); ``driven.timeout`` stops it.
+    """One launch of ``driven.exe`` over the contig ends ``index`` of ``side``: with ``teams`` each a
+    block team of ``block_warps`` warps, else one warp each (``ends_per_warp`` for lane builds).
 
-    Returns
-    -------
-    (SideResult, dict)
-        The ends' results, and the launch's record (contigs, seconds, blocks, threads, ...).
-    """
+    Buffers are :func:`lassm.backends.cuda_slice.run_slice`'s, passed as files; ``driven.timeout``
+    stops it. Returns ``(SideResult, launch record)``."""
     exe, protocol, warp_size, timeout = driven.exe, driven.protocol, driven.warp_size, driven.timeout
     ctg_seqs, ctg_off, depths, reads, params = side.ctg_seqs, side.ctg_off, side.depths, side.reads, side.params
     n, max_walk = len(index), int(params.max_walk)
@@ -185,17 +169,16 @@ def extend_side(side: Side, protocol: str = "casptr", block_warps: int = DEFAULT
 
     Parameters
     ----------
-    side : the side's contigs, depths, reads, run mask, parameters and bin counts, as
-        :func:`lassm.backends.cuda.extend_side` takes them (:class:`lassm.backends.sides.Side`).
+    side : as :func:`lassm.backends.cuda.extend_side` takes it.
     protocol : a name of :data:`PROTOCOLS` that :func:`refused` does not refuse at ``warp_size``.
     block_warps : warps of each of fast's block teams (every other block is one warp).
-    max_bytes : bytes one launch's buffers may take (default :data:`DEFAULT_BUDGET`); small values slice.
+    max_bytes : bytes one launch's buffers may take (default :data:`DEFAULT_BUDGET`).
     warp_size : the kernel's ``WARP_SIZE``: 64 (HIP-CPU's wavefront) or 32 (half of it).
     timeout : seconds one launch may run (default ``LASSM_HIP_CPU_TIMEOUT``, else :data:`DEFAULT_TIMEOUT`).
 
     Returns
     -------
-    SideResult, with ``kernel_seconds`` the launches' wall seconds in the driver, and ``extra``.
+    SideResult, ``kernel_seconds`` the launches' wall seconds in the driver.
     """
     _check(protocol, warp_size)
     ctg_off, reads, run_mask, params, bin_counts = side.ctg_off, side.reads, side.run_mask, side.params, side.bin_counts

@@ -1,21 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """ROCm's HIP-CPU runtime, pinned, and the hip-cpu backend's drivers built against it.
 
-HIP-CPU (github.com/ROCm/HIP-CPU) is a header-only HIP for the CPU: g++ and Debian's
-``libtbb-dev`` (the parallel algorithms it runs blocks with) compile unmodified HIP code into a
-program that runs it on the host's cores. It is third-party code and never committed here: it is
-pinned like the original programs (:data:`HIP_CPU`, :mod:`.pinned`): a folder named by
-``LASSM_HIP_CPU`` for machines without internet, else the cache (``LASSM_CACHE/hip-cpu``), into
-which :func:`fetch` (``make hip-cpu``, part of ``make test``'s set-up) downloads GitHub's tarball
-of the pinned commit where the network allows.
-
-Each build is a small driver program (``kernels/<kernel>/hip_cpu/driver.cpp``, with the shim
-``kernels/hip_cpu/hip_cpu.h``) that includes the kernel's CUDA/HIP source unchanged, runs one
-launch over buffers the host wrote as files, and exits. A program, not a library loaded into
-Python, because HIP-CPU's runtime keeps a thread polling its streams for as long as its process
-lives (a whole core), and because a launch that waits in a way fibers cannot serve must be ended by
-a time limit (:func:`run`). Drivers are cached under ``LASSM_CACHE/hip-cpu/build``, keyed by the
-sources, the options, HIP-CPU's commit and the compiler's version, so a second run builds nothing.
+HIP-CPU is header-only (g++ and ``libtbb-dev`` run HIP code on the host). Never committed, it is
+pinned (:data:`HIP_CPU`, :mod:`.pinned`): the ``LASSM_HIP_CPU`` folder, else
+``LASSM_CACHE/hip-cpu``, filled by :func:`fetch` (``make hip-cpu``). Each build is a driver
+program (``kernels/<kernel>/hip_cpu/driver.cpp``) running one launch over buffers passed as files:
+a program, since HIP-CPU keeps a polling thread for its process's life and a stuck launch must be
+ended by a time limit (:func:`run`). Drivers are cached by sources, options, HIP-CPU's commit and
+the compiler's version.
 """
 from __future__ import annotations
 
@@ -76,13 +68,8 @@ def tbb_missing() -> str | None:
 
 
 def source(fetch: bool = False) -> Path:
-    """HIP-CPU's checked tree: the ``LASSM_HIP_CPU`` folder or the cache; downloaded with ``fetch``.
-
-    Raises
-    ------
-    SourceUnavailable
-        One line saying where it looked and how to get it.
-    """
+    """HIP-CPU's checked tree: the ``LASSM_HIP_CPU`` folder or the cache, downloaded with ``fetch``;
+    else raises SourceUnavailable, saying where it looked and how to get it."""
     try:
         return locate(HIP_CPU, fetch=fetch)
     except SourceUnavailable:
@@ -117,25 +104,11 @@ def _digest(paths: Sequence[Path], extra: str) -> str:
 
 
 def build(kernel: str, options: Sequence[str], include: Sequence[str]) -> Path:
-    """The driver of ``kernel`` (``local_assembly`` or ``xdrop``) built with ``options``, from the
-    cache when the same sources, options, HIP-CPU and compiler built it before.
+    """The executable driver of ``kernel`` (a folder under ``kernels/``) built with the ``-D``
+    ``options`` and ``include`` folders, from the cache when the same inputs built it before.
 
-    Parameters
-    ----------
-    kernel : the kernel's folder under ``kernels/``; its driver is ``<kernel>/hip_cpu/driver.cpp``.
-    options : ``-D`` options of the build (the kernel's, as every backend passes them).
-    include : folders under ``kernels/`` the driver's includes are found in, besides the shim's.
-
-    Returns
-    -------
-    Path
-        The executable.
-
-    Raises
-    ------
-    BackendUnavailable
-        When g++, TBB or HIP-CPU is missing, or the build fails (g++'s output in the message).
-    """
+    Raises BackendUnavailable when g++, TBB or HIP-CPU is missing or the build fails (g++'s output
+    in the message)."""
     ok, why = available()
     if not ok:
         raise BackendUnavailable(f"backend 'hip-cpu' cannot run here: {why}")
@@ -170,15 +143,8 @@ def _built(exe: Path) -> bool:
 
 
 def run(exe: Path, args: Sequence[object], timeout: float, what: str) -> dict[str, float]:
-    """Runs one launch's driver; returns what it printed (``seconds``, ``wavefront``, ...).
-
-    Raises
-    ------
-    LaunchTimeout
-        When it runs past ``timeout`` seconds (it is killed).
-    LassmError
-        When it fails, with its message.
-    """
+    """Runs one launch's driver and returns what it printed (``seconds``, ``wavefront``, ...); raises
+    LaunchTimeout past ``timeout`` seconds (it is killed), LassmError with its message on failure."""
     try:
         done = subprocess.run([str(exe), *map(str, args)], capture_output=True, text=True, timeout=timeout,
                               check=False)

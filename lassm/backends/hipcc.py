@@ -1,18 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Compile-checks the CUDA kernel for AMD GPUs with ``hipcc``: no ROCm driver, no GPU, so it runs in CI.
 
-``hipcc`` is HIP's compiler driver (a script around clang); Debian 12 packages version 5.2.3
-(``apt-get install hipcc``, which pulls in clang-15, lld-15 and ``rocm-device-libs``, the
-bitcode libraries the device pass links). The check compiles each build's source
-(:func:`lassm.backends.nvrtc.kernel_file`: ``faithful.cu`` for the protocols, ``fast.cu`` for ``fast``
-and its ablation builds) device-only to AMDGCN assembly for each offload architecture, with the ``-D``
-options the backends pass (:func:`lassm.backends.nvrtc.kernel_options`, the same list CuPy hands to
-hipRTC on ROCm), and reads the kernel's name and wavefront width back from the assembly's metadata: a
-build whose wavefront is not the ``WARP_SIZE`` it was given fails the check. Compiling is all it
-proves; no AMD GPU has run these builds.
-
-``HIP_PLATFORM=amd`` is always set: hipcc otherwise picks the NVIDIA platform whenever ``nvcc``
-is on the PATH, and would hand the file to nvcc. Set ``LASSM_HIPCC`` to use another hipcc.
+Each build's source (:func:`lassm.backends.nvrtc.kernel_file`) is compiled device-only to AMDGCN
+assembly per offload architecture with the backends' ``-D`` options
+(:func:`lassm.backends.nvrtc.kernel_options`), and the kernel's name and wavefront width are read
+back from the metadata: a wavefront other than the given ``WARP_SIZE`` fails. It proves only that
+the builds compile. ``HIP_PLATFORM=amd`` is always set, else hipcc hands the file to any ``nvcc``
+on the PATH; ``LASSM_HIPCC`` names another hipcc.
 """
 from __future__ import annotations
 
@@ -75,12 +69,9 @@ def version() -> str:
 
 
 def options(protocol: str, arch: str, warp_size: int | None = None, device_only: bool = True) -> list[str]:
-    """hipcc's arguments for one build: the backends' ``-D`` options plus the offload target.
-
-    ``warp_size`` defaults to the architecture's wavefront width (:data:`ARCHS`). ``device_only``
-    asks for the device pass's assembly; without it, hipcc compiles an object with both passes, as
-    a program that links the kernel would.
-    """
+    """hipcc's arguments for one build: the backends' ``-D`` options plus the offload target;
+    ``warp_size`` defaults to the architecture's wavefront (:data:`ARCHS`), and ``device_only=False``
+    compiles an object with both passes."""
     ws = ARCHS.get(arch, 64) if warp_size is None else int(warp_size)
     passes = ["--cuda-device-only", "-c", "-S"] if device_only else ["-c"]
     return [f"--offload-arch={arch}", "-x", "hip", *passes, "-O3",
@@ -108,12 +99,8 @@ def _exe() -> Path:
 
 def compile_asm(protocol: str, arch: str, warp_size: int | None = None,
                 extra: Sequence[str] = ()) -> tuple[str, str, float]:
-    """Compiles the kernel device-only to AMDGCN assembly.
-
-    Returns
-    -------
-    ``(assembly, log, seconds)``; raises :class:`HipccError` (with hipcc's output) on failure.
-    """
+    """Compiles the kernel device-only to AMDGCN assembly; returns ``(assembly, log, seconds)``,
+    raises :class:`HipccError` (with hipcc's output) on failure."""
     src = kernel_source(kernel_file(protocol))  # hipcc finds its .cuh headers beside it
     with tempfile.TemporaryDirectory(prefix="lassm-hipcc-") as tmp:
         out = Path(tmp) / f"{arch}-{protocol}.s"
@@ -182,12 +169,9 @@ class CheckResult:
 
 def check_kernel(archs: Iterable[str] = tuple(ARCHS),
                  protocols: Iterable[str] = kernel_builds()) -> list[CheckResult]:
-    """Compiles the kernel for every architecture and build (by default each distinct build of
-    :data:`HIP_PROTOCOLS`, fast's ablations included); raises HipccError on the first failure,
-    including a wavefront width in the metadata other than the architecture's (:func:`verify`).
-
-    ``matchany`` is refused on HIP by an ``#error`` in the source; pass it only to see that.
-    """
+    """Compiles every architecture and build (default: each distinct build of :data:`HIP_PROTOCOLS`);
+    raises HipccError on the first failure, a wrong wavefront width in the metadata included.
+    ``matchany`` is refused on HIP by an ``#error``."""
     out = []
     for arch in archs:
         for protocol in protocols:

@@ -1,16 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The OpenCL driver libraries to name to an ICD loader, NVIDIA's found without root.
 
-pyopencl's wheels bundle an ICD loader that reads the ``.icd`` files of one vendors folder
-(``/etc/OpenCL/vendors``, or ``OCL_ICD_VENDORS``); :mod:`.opencl` therefore writes a temporary
-folder naming every driver of :func:`driver_libraries`. On a GPU node NVIDIA's OpenCL driver,
-``libnvidia-opencl.so.1``, comes with the CUDA driver (container runtimes mount it into the
-image) but no ``.icd`` names it, and a user cannot write ``/etc``: :func:`find_nvidia_opencl`
-looks for it where the dynamic loader would (``LD_LIBRARY_PATH``, the loader cache, the driver's
-usual folders), and nothing is written outside the temporary folder.
-Intel's CPU driver from PyPI (``intel-opencl-rt``) sits in this environment's ``lib/``
-(:func:`env_intel_driver`, which :mod:`.sycl` points its own loader at). Standard library only:
-neither pyopencl nor dpctl is imported here.
+pyopencl's bundled loader reads only one vendors folder, so :mod:`.opencl` writes a temporary
+one naming :func:`driver_libraries`. NVIDIA's ``libnvidia-opencl.so.1`` comes with the driver
+but no ``.icd`` names it: :func:`find_nvidia_opencl` looks where the dynamic loader would.
+:func:`env_intel_driver` finds Intel's CPU driver from PyPI. Standard library only.
 """
 from __future__ import annotations
 
@@ -85,12 +79,9 @@ def ld_cache(name: str = NVIDIA_OPENCL, ldconfig: str | None = None) -> list[str
 
 def find_nvidia_opencl(search_dirs: Iterable[str] | None = None,
                        cache: Callable[[], list[str]] = ld_cache) -> str | None:
-    """NVIDIA's OpenCL driver where the dynamic loader would find it: the folders of
-    ``LD_LIBRARY_PATH``, then the loader cache (``cache``), then ``search_dirs`` (default
-    :data:`DRIVER_DIRS`). The first loadable file, resolved; None when there is none.
-
-    The cache is read only when ``LD_LIBRARY_PATH`` has no hit (it costs a subprocess).
-    """
+    """NVIDIA's OpenCL driver, resolved, where the dynamic loader would find it: ``LD_LIBRARY_PATH``,
+    then the loader cache (a subprocess, so only on no hit), then ``search_dirs`` (default
+    :data:`DRIVER_DIRS`); None when there is none."""
     def candidates() -> Iterable[Path]:
         for folder in os.environ.get("LD_LIBRARY_PATH", "").split(":"):
             if folder:

@@ -1,9 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Launch geometry, binning and slicing for the warp-per-contig-end GPU kernels.
 
-Plain NumPy, no GPU: the CUDA and HIP backends (and their tests) share these, so that a launch's
-shape is decided in one place. MetaHipMer bins contig ends by the larger side's read count
-(0: not launched, 1-9, >= 10) and slices each bin so that one launch fits in device memory.
+Plain NumPy, shared by the CUDA and HIP backends. MetaHipMer bins ends by the larger side's
+read count (0: not launched, 1-9, >= 10) and slices each bin to fit device memory.
 """
 from __future__ import annotations
 
@@ -32,21 +31,11 @@ def ceil_div(a: int, b: int) -> int:
 
 def geometry(n_ends: int, block_warps: int, warp_size: int, n_team: int = 0,
              ends_per_warp: int = 1) -> tuple[tuple[int], tuple[int]]:
-    """Grid and block of a launch with one warp per contig end (or ``ends_per_warp`` ends to a
-    warp: fast's warp teams), and a block for each of the first ``n_team`` ends (its block teams).
+    """``((blocks,), (threads,))`` of a launch with one warp per contig end (``ends_per_warp`` ends for
+    fast's warp teams) and a block for each of the first ``n_team`` ends.
 
-    Parameters
-    ----------
-    n_ends : contig ends in the launch.
-    block_warps : warps per block (any positive number: odd ones are tested).
-    warp_size : lanes per warp, queried from the device.
-    n_team : leading ends that get a block each (0 to ``n_ends``).
-    ends_per_warp : contig ends each warp of the other blocks walks at once (a power of two).
-
-    Returns
-    -------
-    ``((blocks,), (threads,))``; threads are a whole number of warps, so every warp is full.
-    """
+    ``block_warps`` may be any positive number (odd ones are tested); ``warp_size`` comes from the
+    device; threads are a whole number of warps."""
     if block_warps < 1 or warp_size < 1 or ends_per_warp < 1:
         raise ValueError(f"block_warps ({block_warps}), warp_size ({warp_size}) and ends_per_warp "
                          f"({ends_per_warp}) must be positive")
@@ -111,15 +100,8 @@ def bin_of(counts: np.ndarray) -> np.ndarray:
 
 
 def bins(run_mask: np.ndarray, counts: np.ndarray) -> list[tuple[str, np.ndarray]]:
-    """Contig ends to launch, per bin, in input order.
-
-    Ends whose mask is set but whose count is 0 (reads on the other side only, when ``counts``
-    is this side's) go with the 1-9 bin: they are walked, and find nothing.
-
-    Returns
-    -------
-    list of ``(label, int64 index array)``, empty bins left out.
-    """
+    """Contig ends to launch per bin, in input order: ``(label, int64 index)`` pairs, empty bins left
+    out. Ends masked in with count 0 go with the 1-9 bin: walked, they find nothing."""
     b = bin_of(counts)
     b[(b == 0) & np.asarray(run_mask, dtype=bool)] = 1
     b[~np.asarray(run_mask, dtype=bool)] = 0
@@ -132,11 +114,8 @@ def bins(run_mask: np.ndarray, counts: np.ndarray) -> list[tuple[str, np.ndarray
 
 
 def table_slots(counts: np.ndarray, max_read_len: int) -> np.ndarray:
-    """Slots of each contig end's k-mer table: read count x longest read, at least 1.
-
-    A read of length L inserts at most L - 21 k-mers, so the table is never more than
-    (L - 21) / L full and linear probing always finds an empty slot.
-    """
+    """Slots of each contig end's k-mer table: read count x longest read, at least 1, so the table is
+    at most (L - 21) / L full and linear probing always finds an empty slot."""
     return np.maximum(np.asarray(counts, dtype=np.int64) * int(max_read_len), 1)
 
 
@@ -156,16 +135,8 @@ class EndBytes:
 
 def end_bytes(ctg_len: np.ndarray, read_bytes: np.ndarray, n_reads: np.ndarray, slots: np.ndarray,
               max_walk: int) -> EndBytes:
-    """Device memory of each contig end: its inputs, table, scratch and outputs.
-
-    Parameters
-    ----------
-    ctg_len : bases of each contig.
-    read_bytes : bases of each end's reads (qualities double it).
-    n_reads : reads of each end.
-    slots : k-mer table slots of each end.
-    max_walk : walk limit.
-    """
+    """Device bytes of each contig end: inputs, table, scratch and outputs (``read_bytes``: bases of
+    its reads, qualities doubling them; ``slots``: its table's slots)."""
     inputs = ctg_len + 2 * read_bytes + 8 * n_reads + 8 * 4  # bases, quals, offsets, 4 per-end words
     table = slots * SLOT_BYTES
     scratch = max_walk * VISITED_BYTES + walk_stride(max_walk)
@@ -175,15 +146,8 @@ def end_bytes(ctg_len: np.ndarray, read_bytes: np.ndarray, n_reads: np.ndarray, 
 
 
 def slices(nbytes: np.ndarray, budget: int, fixed: int = 4096) -> list[tuple[int, int]]:
-    """Splits ends ``0..n-1`` (in order) into runs whose bytes (plus ``fixed``) fit ``budget``.
-
-    Every slice holds at least one end, so one end larger than the budget gets a launch of its
-    own (whose allocation then fails loudly, rather than the data set being refused up front).
-
-    Returns
-    -------
-    list of ``(start, stop)``.
-    """
+    """Splits ends ``0..n-1`` in order into ``(start, stop)`` runs whose bytes plus ``fixed`` fit
+    ``budget``; an end over the budget gets a slice of its own (its allocation then fails loudly)."""
     nbytes = np.asarray(nbytes, dtype=np.int64)
     n = len(nbytes)
     out: list[tuple[int, int]] = []
@@ -200,13 +164,8 @@ def slices(nbytes: np.ndarray, budget: int, fixed: int = 4096) -> list[tuple[int
 
 
 def gather(buf: np.ndarray, offsets: np.ndarray, index: np.ndarray, pad: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Concatenates ranges ``index`` of a flat buffer (plus ``pad`` zero bytes at the end), in one
-    compiled pass (:mod:`lassm.workloads.local_assembly.segments_jit`: no index array per byte).
-
-    Returns
-    -------
-    ``(buffer, int64 offsets)`` with ``len(index) + 1`` offsets from 0.
-    """
+    """Concatenates ranges ``index`` of a flat buffer plus ``pad`` zero bytes, in one compiled pass;
+    returns ``(buffer, int64 offsets)``, ``len(index) + 1`` offsets from 0."""
     from ..workloads.local_assembly.segments_jit import gather_segments
 
     return gather_segments(buf, offsets, index, pad)

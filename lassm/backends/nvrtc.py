@@ -1,13 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Compile-checks the CUDA kernel with NVRTC alone: no driver, no GPU, so it runs in CI.
 
-NVRTC comes from PyPI (``nvidia-cuda-nvrtc-cu12``, which installs ``libnvrtc.so.12`` under
-``site-packages/nvidia/cuda_nvrtc/lib``); it is loaded with :mod:`ctypes`, so neither CuPy nor a
-CUDA toolkit is needed. Set ``LASSM_NVRTC`` to the path of another ``libnvrtc`` to use that one.
-The check compiles each build's source (:func:`kernel_file`: ``faithful.cu`` for the four
-protocols, ``fast.cu`` for fast and its ablations, both in ``kernels/local_assembly/cuda/``) to PTX
-for each virtual architecture, protocol and warp width the backends build, with the same options
-they pass plus :func:`include_options` (the folder of the ``.cuh`` headers).
+NVRTC comes from PyPI (``nvidia-cuda-nvrtc-cu12``) through :mod:`ctypes`, no CuPy or toolkit
+(``LASSM_NVRTC`` names another ``libnvrtc``). Each build's source (:func:`kernel_file`) is
+compiled to PTX for each virtual architecture, protocol and warp width the backends build, with
+their options plus :func:`include_options`.
 """
 from __future__ import annotations
 
@@ -37,11 +34,8 @@ class Variant:
     """An optimized build of the kernel (no published protocol's port), and how the host drives it.
 
     ``fast`` has every optimization of book/fast-kernel.md's table; each ``fast-*`` build undoes one
-    of them (the ablation): a kernel knob in ``defines``, or a host-side choice in the flags. A few
-    builds instead add an optimization that was tried (:data:`ADDED`: look-ahead finds, early votes,
-    packed keys, lane walks, all off in ``fast``, and the sorted table); their ``undoes`` says so,
-    beginning "nothing: adds".
-    """
+    (a kernel knob in ``defines`` or a host flag), or adds one left off in ``fast`` (:data:`ADDED`;
+    its ``undoes`` begins "nothing: adds")."""
 
     macro: str
     #: Extra ``-D`` options: the kernel knob this build sets.
@@ -180,11 +174,9 @@ def kernel_file(protocol: str) -> str:
 
 def launch_build(protocol: str, k: int, many_ends: bool = False) -> str:
     """The build a launch of ``protocol`` at start k runs: ``fast-sorted`` for ``fast`` where k is at
-    most :data:`SORT_MAX_K` (the sorted table), else ``protocol``'s own. A launch of many ends per
-    SM (``many_ends``: the register-capped build) sorts only where the start k's records are one
-    word (at most :data:`SCALE_SORT_MAX_K`); above it, the hash table's build, whose smaller shared
-    memory keeps more blocks on an SM (sample-k77x20: about 7 ms for the hash build on the H100 and
-    the H200, 10.4 ms for the sorted build on the H100)."""
+    most :data:`SORT_MAX_K`, else ``protocol``'s own. A many-ends launch (``many_ends``) sorts only
+    up to :data:`SCALE_SORT_MAX_K` (one-word records); above, the hash build's smaller shared memory
+    keeps more blocks on an SM."""
     variant = VARIANTS.get(protocol)
     small = SCALE_SORT_MAX_K if many_ends else SORT_MAX_K
     if variant is not None and variant.small_k_build is not None and int(k) <= small:
@@ -217,19 +209,11 @@ PUBLISHED: tuple[str, ...] = ("matchany", "doneflag")
 
 
 def kernel_options(protocol: str, warp_size: int, published: bool = False, scaled: bool = False) -> tuple[str, ...]:
-    """The ``-D`` options every build of the kernel gets (CuPy, hipRTC and this check alike).
+    """The ``-D`` options every build of the kernel gets (CuPy, hipRTC and this check alike); part of
+    the compiled-module memo key.
 
-    Parameters
-    ----------
-    protocol : a key of :data:`BUILDS` (a protocol or a variant).
-    warp_size : lanes per warp (32 on NVIDIA, 64 on most AMD GPUs).
-    published : build the protocol as published, races included (only those in :data:`PUBLISHED`).
-    scaled : a variant's build for launches of many ends per SM (its ``scale_registers`` cap).
-
-    Returns
-    -------
-    tuple of option strings; part of the compiled-module memo key.
-    """
+    ``protocol`` is a key of :data:`BUILDS`; ``published`` builds the published races (only
+    :data:`PUBLISHED`); ``scaled`` the many-ends build (its ``scale_registers`` cap)."""
     if protocol not in BUILDS:
         raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(BUILDS)}")
     if published and protocol not in PUBLISHED:
@@ -371,15 +355,8 @@ class CheckResult:
 
 def check_kernel(archs: Iterable[str] = ARCHS, protocols: Iterable[str] = tuple(BUILDS),
                  warp_sizes: Iterable[int] = (32, 64)) -> list[CheckResult]:
-    """Compiles the kernel for every combination; raises NvrtcError on the first failure.
-
-    A 64-lane warp is checked (with ``-DLASSM_ALLOW_WIDE_WARP``) for the protocols that build on
-    HIP; ``matchany`` is CUDA-only and is skipped there.
-
-    Returns
-    -------
-    list of :class:`CheckResult`, one per compile.
-    """
+    """Compiles the kernel for every combination; returns a :class:`CheckResult` per compile, raises
+    NvrtcError on the first failure. 64-lane warps are checked for the protocols HIP builds."""
     out = []
     for arch in archs:
         for protocol in protocols:
@@ -395,15 +372,9 @@ def check_kernel(archs: Iterable[str] = ARCHS, protocols: Iterable[str] = tuple(
 
 def compile_build(protocol: str, arch: str, warp_size: int = 32, published: bool = False,
                   extra: Sequence[str] = ()) -> tuple[str, str]:
-    """Compiles one build to PTX as the backends do: its source (:func:`kernel_file`), the
-    :func:`kernel_options`, the headers' ``-I``, ``--gpu-architecture=arch``, and ``extra``.
-
-    A warp other than 32 lanes adds ``-DLASSM_ALLOW_WIDE_WARP`` (the 64-lane code, compile-checked).
-
-    Returns
-    -------
-    ``(ptx, log)``; raises :class:`NvrtcError` when NVRTC rejects the source.
-    """
+    """Compiles one build to PTX as the backends do (:func:`kernel_file`, :func:`kernel_options`, the
+    headers' ``-I``, ``arch``, ``extra``; ``-DLASSM_ALLOW_WIDE_WARP`` past 32 lanes); returns
+    ``(ptx, log)``, raises :class:`NvrtcError` when NVRTC rejects the source."""
     path = kernel_source(kernel_file(protocol))
     opts = [*kernel_options(protocol, warp_size, published), *include_options(), f"--gpu-architecture={arch}"]
     if warp_size != 32:

@@ -1,29 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The portable OpenCL backend: ``kernels/local_assembly/opencl/portable.cl`` run through pyopencl.
 
-``portable.cl`` is OpenCL C 1.2 without sub-groups: the lanes of a contig end are a work-group
-(a "team" of ``team`` work-items) that agree through ``__local`` memory and barriers. It builds
-where :mod:`.sycl`'s sub-group kernel cannot: NVIDIA's OpenCL driver (OpenCL C 1.2, no
-``cl_khr_subgroups``), PoCL, any OpenCL 1.2 device; and on Intel's OpenCL CPU driver, which is
-how CI checks it bit for bit against the numba oracle. The host preparation (checks, knobs, bins
-and slices) is :mod:`.clplan`'s, shared with the dpctl host. Protocol ``fast`` builds ``fast.cl``
-instead, the optimized variant of book/fast-kernel.md, which walks both sides at once
-(:func:`extend_sides`) with wide teams for the heaviest ends.
-
-Traps handled here:
-
-- the ICD loader bundled in pyopencl's wheels reads ``.icd`` files from ``/etc/OpenCL/vendors``
-  and ignores ``OCL_ICD_FILENAMES``: when ``OCL_ICD_VENDORS`` is unset, a temporary vendors folder
-  names the drivers of :func:`.icd.driver_libraries` (those of ``/etc/OpenCL/vendors``, of
-  ``OCL_ICD_FILENAMES``, NVIDIA's and this environment's ``lib/libintelocl.so``, Intel's CPU
-  driver from PyPI) while the loader starts, then goes away (:func:`loader_libraries` says which);
-  PoCL from PyPI (``pocl-binary-distribution``) is found by that loader on its own;
-- NVIDIA's OpenCL driver (``libnvidia-opencl.so.1``) comes with the GPU driver but no ``.icd``
-  names it on most nodes, and only root can write one: where no ``.icd`` names an NVIDIA library,
-  :func:`.icd.find_nvidia_opencl` finds it (``LD_LIBRARY_PATH``, ``ldconfig -p``, the driver's
-  usual folders) for the temporary folder, so no user writes ``/etc``;
-- NVIDIA's compiler reads OpenCL C 1.2 only: every build passes ``-cl-std=CL1.2``, and the
-  kernel then uses OpenCL 1.2's atomic functions (``LASSM_C11_ATOMICS=0``).
+``portable.cl`` is OpenCL C 1.2 without sub-groups (a contig end's lanes are a work-group of
+``team`` items), so it builds on NVIDIA's OpenCL, PoCL and Intel's CPU driver (CI's oracle
+check); host preparation is :mod:`.clplan`'s, and ``fast`` builds ``fast.cl``
+(:func:`extend_sides`). pyopencl's bundled ICD loader reads only ``/etc/OpenCL/vendors``, so a
+temporary vendors folder names :func:`.icd.driver_libraries` while it starts
+(:func:`loader_libraries`). Builds pass ``-cl-std=CL1.2`` and OpenCL 1.2 atomics
+(``LASSM_C11_ATOMICS=0``), all NVIDIA's compiler reads.
 """
 from __future__ import annotations
 
@@ -340,12 +324,10 @@ def extend_side(side: Side, protocol: str = DEFAULT_PROTOCOL, team: int = DEFAUL
                 block_team: int = DEFAULT_BLOCK_TEAM) -> SideResult:
     """Walks one side of every contig whose ``run_mask`` is set, on the OpenCL device.
 
-    ``side`` is every backend's (:class:`lassm.backends.sides.Side`), the other parameters and the
-    result every OpenCL C host's (:class:`~lassm.backends.sides.Choices`, :mod:`lassm.backends.clhost`), and
-    this host's lanes: ``team``, work-items per contig end and per work-group (``LASSM_TEAM``; 1
-    to 64 for matchany); ``block_team``, ``fast`` only: work-items of the wide teams of the
-    heaviest ends (equal to ``team``: no wide teams).
-    """
+    Takes and returns what every OpenCL C host does (:class:`~lassm.backends.sides.Choices`,
+    :mod:`lassm.backends.clhost`), plus its lanes: ``team``, work-items per contig end and
+    work-group (``LASSM_TEAM``; 1 to 64 for matchany), and for ``fast`` ``block_team``, the wide
+    teams' work-items (equal to ``team``: none)."""
     dev = _device()
     clplan.check_inputs(side.ctg_seqs, side.ctg_off, side.depths, side.reads, side.run_mask, protocol, PROTOCOLS)
     side, params = replace(side, run_mask=np.ascontiguousarray(side.run_mask, dtype=np.bool_)), side.params

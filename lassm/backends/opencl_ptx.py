@@ -1,20 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The OpenCL kernel's own PTX, launched by the CUDA driver, so that Nsight Compute can count it.
 
-Nsight Compute 2025.3 profiles no OpenCL launch: under ``ncu`` the ``opencl`` backend runs and
-ncu says "No kernels were profiled", with or without a kernel filter. NVIDIA's OpenCL compiler emits PTX
-(the program binary is PTX text), and the CUDA driver loads PTX from any compiler. This backend
-builds ``portable.cl`` with NVIDIA's OpenCL exactly as :mod:`lassm.backends.opencl` does (same
-options, same device), takes the binary, loads it with CuPy and launches it with the same
-arguments and geometry. One line differs: the PTX reads the work-group offset from a
-driver-defined register (``mov.b32 %r, %envreg0`` in ``get_group_id``) that NVIDIA's OpenCL
-runtime sets and a CUDA launch does not; our launches have no offset, so :func:`cuda_ptx` makes
-that read the constant 0 (and a read of the work-group count, ``%nctaid``). What runs is the driver's JIT of the OpenCL compiler's PTX: the code
-whose instruction mix ``lassm.analysis.ptx`` reads, now under the profiler. Its outputs are checked
-against the oracle like every backend's, and its kernel times sit beside the OpenCL queue's in
-the campaign, so a difference between the two launch paths would show.
-
-Only on an NVIDIA GPU whose OpenCL driver pyopencl finds (``available`` says why not).
+Nsight Compute profiles no OpenCL launch. NVIDIA's OpenCL program binary is PTX, so this backend
+builds ``portable.cl`` as :mod:`lassm.backends.opencl` does, loads the PTX with CuPy and launches
+it with the same arguments and geometry. The one change: reads of driver-set registers
+(``%envreg``, ``%nctaid``), which a CUDA launch does not set, become constants
+(:func:`cuda_ptx`). Outputs are checked against the oracle like every backend's. Only on an NVIDIA
+GPU whose OpenCL driver pyopencl finds.
 """
 from __future__ import annotations
 
@@ -77,14 +69,9 @@ _ENVREG_VALUE = {0: "0", 1: "0", 2: "0", 3: "0", 4: "0", 5: "0", 6: "%nctaid.x",
 
 
 def cuda_ptx(text: str) -> tuple[str, int]:
-    """The OpenCL PTX with every read of an OpenCL environment register replaced by what it holds in
-    a CUDA launch of the whole range (:data:`_ENVREG_VALUE`), and how many there were.
-
-    Raises
-    ------
-    ValueError
-        When ``%envreg`` appears anywhere else, or a register whose meaning is not known.
-    """
+    """The OpenCL PTX with each read of an environment register replaced by its value in a CUDA
+    launch of the whole range (:data:`_ENVREG_VALUE`), and the count; raises ValueError for
+    ``%envreg`` elsewhere or an unknown register."""
     def value(m: re.Match) -> str:
         reg = int(m.group(3))
         if reg not in _ENVREG_VALUE:
@@ -186,11 +173,8 @@ class _Cuda(clhost.Runtime):
 
 def extend_side(side: Side, protocol: str = DEFAULT_PROTOCOL, team: int = DEFAULT_TEAM,
                 max_bytes: int | None = None, block_team: int = opencl.DEFAULT_BLOCK_TEAM) -> SideResult:
-    """Walks one side as :func:`lassm.backends.opencl.extend_side` does, launched through CUDA.
-
-    Parameters and result as there (64-bit keys and the double-precision vote, as NVIDIA's
-    OpenCL builds them); ``kernel_seconds`` sums CUDA event times of the launches.
-    """
+    """Walks one side as :func:`lassm.backends.opencl.extend_side` does (64-bit keys, double-precision
+    vote), launched through CUDA; ``kernel_seconds`` sums CUDA event times."""
     import cupy
 
     rt = _Cuda(opencl._device())

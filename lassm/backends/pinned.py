@@ -1,24 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Public sources pinned to one commit each and checked file by file: the machinery.
 
-In the backends stage because the original programs (:mod:`lassm.campaign.originals.sources`)
-and ROCm's HIP-CPU runtime (:mod:`lassm.backends.hip_cpu_build`, which the ``hip-cpu`` backend
-builds against) are both third-party code that is never committed here, and both are had the
-same way. A :class:`Source` names the repository, the commit and the SHA-256 of every file the
-build reads; :func:`locate` finds that tree in one of three places, tried in this order:
-
-1. a folder the user names (the source's :attr:`Source.folder_env`, or an argument such as
-   ``lassm run --originals DIR``), for nodes without internet: ``DIR/<name>``, ``DIR/<owner>+<name>``
-   or ``DIR`` itself, a copy of the repository at the pinned commit (a ``git clone``, or GitHub's
-   tarball unpacked);
-2. the user's cache (``LASSM_CACHE``, else ``$XDG_CACHE_HOME/lassm``, then the source's
-   :attr:`Source.cache_folder`, then ``<name>-<commit>``), from an earlier run;
-3. GitHub's tarball of the pinned commit, downloaded into that cache where the network allows
-   (``LASSM_ORIGINALS_URL`` replaces ``https://codeload.github.com`` for a mirror).
-
-Whichever way it came, every pinned file must have its recorded SHA-256, so a measurement always
-names exactly the code that ran. A tree that differs is refused with the files that differ, never
-silently built.
+Here because both the original programs (:mod:`lassm.campaign.originals.sources`) and HIP-CPU
+(:mod:`lassm.backends.hip_cpu_build`) are third-party code, never committed, had the same way.
+:func:`locate` finds a :class:`Source`'s tree, in order: a folder the user names
+(:attr:`Source.folder_env` or an argument: ``DIR/<name>``, ``DIR/<owner>+<name>`` or ``DIR``);
+the cache (``LASSM_CACHE``, else ``$XDG_CACHE_HOME/lassm``); GitHub's tarball of the commit
+(``LASSM_ORIGINALS_URL`` names a mirror). Every pinned file must match its SHA-256, else the
+tree is refused with the differing files, so a measurement names exactly the code that ran.
 """
 from __future__ import annotations
 
@@ -55,9 +44,6 @@ class Source:
 
     Parameters
     ----------
-    name : the folder name users give it (the repository's name).
-    repo : ``owner/name`` on GitHub.
-    commit : the full commit SHA that is built.
     files : path inside the repository -> SHA-256 of its bytes: every file the build reads.
     why : one line on why this repository and commit.
     folder_env : the environment variable naming a folder that holds it (offline nodes).
@@ -159,13 +145,8 @@ def _unpack(source: Source, data: bytes, dest: Path) -> Path:
 
 
 def download(source: Source, dest: Path, timeout: float = DOWNLOAD_TIMEOUT) -> Path:
-    """The pinned commit's tarball, unpacked into ``dest`` and checked.
-
-    Raises
-    ------
-    SourceUnavailable
-        Offline, refused, or not the pinned files.
-    """
+    """The pinned commit's tarball, unpacked into ``dest`` and checked; raises SourceUnavailable when
+    offline, refused, or not the pinned files."""
     try:
         with urllib.request.urlopen(source.url(), timeout=timeout) as reply:
             data = reply.read()
@@ -181,19 +162,9 @@ def download(source: Source, dest: Path, timeout: float = DOWNLOAD_TIMEOUT) -> P
 
 
 def locate(source: Source, folder: str | os.PathLike | None = None, *, fetch: bool = True) -> Path:
-    """The checked source tree of ``source``: from ``folder`` (or its :attr:`Source.folder_env`), the cache, or a download.
-
-    Parameters
-    ----------
-    source : the pinned repository.
-    folder : the user's folder of sources (default: the source's environment variable, if set).
-    fetch : download when neither the folder nor the cache has it.
-
-    Raises
-    ------
-    SourceUnavailable
-        With one line saying why and what to do.
-    """
+    """The checked source tree of ``source``: from ``folder`` (default its :attr:`Source.folder_env`),
+    the cache, or (with ``fetch``) a download; raises SourceUnavailable, one line saying why and
+    what to do."""
     folder = folder or settings.value(source.folder_env) or None
     if folder:
         root = Path(folder).expanduser()

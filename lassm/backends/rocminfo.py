@@ -1,16 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The AMD GPUs ``rocminfo`` lists: their gfx architecture, name and wavefront width.
 
-The hip backend needs CuPy for ROCm to ask its device anything, but what it will build for (a
-gfx target and a wavefront of 64 lanes on CDNA, 32 on RDNA) is known before that runtime is
-installed: ROCm's ``rocminfo`` prints it for every agent. ``lassm run --dry-run`` reads it so that
-an AMD machine's plan names its target even where no HIP runtime can run yet, and a run's
-``lacks`` line names the GPU it saw but could not use.
-
-Only what rocminfo prints is read, no library is loaded: ``rocminfo`` is looked up on ``PATH``
-(a test's stand-in script, on a machine without an AMD GPU, prints what the real one does).
-A rocminfo that fails (ROCm installed, no GPU or no kernel driver: it exits 1 saying *ROCk module
-is NOT loaded*) lists no GPU.
+Known before CuPy for ROCm is installed, so ``lassm run --dry-run`` can name an AMD machine's
+target and a run's ``lacks`` line the GPU it could not use. Only rocminfo's output (found on
+``PATH``) is read; a rocminfo that fails lists no GPU.
 """
 from __future__ import annotations
 
@@ -30,15 +23,8 @@ _NUMBER = re.compile(r"^(\d+)")
 
 @dataclass(frozen=True)
 class Agent:
-    """One GPU agent of rocminfo.
-
-    Parameters
-    ----------
-    arch : the gfx target (``Name:``, e.g. ``gfx90a``), what hipRTC builds for.
-    name : the product (``Marketing Name:``, e.g. ``AMD Instinct MI250X``); the arch where it is empty.
-    wavefront : lanes of a wavefront (``Wavefront Size:``), the kernels' ``WARP_SIZE``.
-    compute_units : ``Compute Unit:``, or None.
-    """
+    """One GPU agent of rocminfo: ``arch`` the gfx target (``Name:``), ``name`` the product (``Marketing
+    Name:``, else the arch), ``wavefront`` the kernels' ``WARP_SIZE``, ``compute_units`` or None."""
 
     arch: str
     name: str
@@ -60,11 +46,8 @@ def _number(text: str) -> int | None:
 
 
 def parse(text: str) -> list[Agent]:
-    """The GPU agents of rocminfo's output, in its order (CPU agents left out).
-
-    Each agent's first ``Name:`` is its own; the later ones (its ``ISA Info``) are not. A GPU
-    agent without a ``Wavefront Size:`` is left out: nothing could be built for it by that width.
-    """
+    """The GPU agents of rocminfo's output in its order: an agent's first ``Name:`` is its own; one
+    without ``Wavefront Size:`` is left out, since nothing could be built for it."""
     agents: list[dict[str, str]] = []
     for line in text.splitlines():
         if _AGENT.match(line):

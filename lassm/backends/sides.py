@@ -1,17 +1,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What every backend's ``extend_side`` walks (:class:`Side`) and ``extend_sides`` (:class:`Sides`),
-and what an OpenCL C host is asked to build (:class:`Choices`): one value each, the same for
-every backend, so a backend's signature names only its own knobs (protocol, lanes, budget).
+and what an OpenCL C host is asked to build (:class:`Choices`), so a backend's signature names
+only its own knobs.
 
 A :class:`Side` holds:
 
 ctg_seqs, ctg_off : oriented contig bases (uint8) and int64 offsets.
 depths : float64 contig depths (the kernels use ``int(depth)``).
-reads : the side's :class:`~lassm.workloads.local_assembly.dataset.Reads`.
 run_mask : bool per contig; the others keep an empty walk (bin 0 is not launched).
-params : start k, walk limit, quality offset.
-bin_counts : read count per contig that picks its bin and table size; MetaHipMer uses the larger
-    side's count. None: this side's count (the CPU oracle has no bins and reads none).
+bin_counts : read count per contig that picks its bin and table size (MetaHipMer: the larger
+    side's). None: this side's count (the CPU oracle reads none).
 """
 from __future__ import annotations
 
@@ -77,12 +75,11 @@ class Sides:
 class Choices:
     """What a caller chooses of an OpenCL C build besides its lanes.
 
-    protocol : collision protocol of the table inserts, one of the host's ``PROTOCOLS``.
-    max_bytes : device bytes the table workspace of one launch may use (default: a share,
-        :data:`lassm.backends.clhost.MEMORY_FRACTION`, of the device memory); small values force slicing.
+    protocol : one of the host's ``PROTOCOLS``.
+    max_bytes : device bytes one launch's table workspace may use (default
+        :data:`lassm.backends.clhost.MEMORY_FRACTION` of device memory).
     fp64 : vote in double precision (None: when the device has fp64) or in exact integers.
-    key_bits : 64 (CAS on 64-bit keys) or 32; None: 64 where the device has 64-bit atomics.
-    """
+    key_bits : 64 or 32; None: 64 where the device has 64-bit atomics."""
 
     protocol: str
     max_bytes: int | None = None

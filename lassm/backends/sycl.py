@@ -1,35 +1,21 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The Intel backend: the OpenCL C kernel ``kernels/local_assembly/opencl/faithful.cl`` run through dpctl.
 
-dpctl (the SYCL runtime's Python face) builds the OpenCL C source for one device and launches it
-on an in-order queue with USM device buffers. On a machine without an Intel GPU, Intel's OpenCL
-CPU driver from PyPI (``intel-opencl-rt``) runs the same kernel, sub-groups included: that is how
-CI checks this backend bit for bit against the numba oracle.
+dpctl builds the source for one device and launches it on an in-order queue with USM device
+buffers; Intel's OpenCL CPU driver from PyPI runs it in CI against the oracle. One sub-group per
+contig end, ends binned by read count (1-9, >= 10), each bin a launch sliced to the memory
+budget. Protocol ``fast`` builds ``fast_subgroup.cl``: both sides and all bins at once.
 
-Layout (the GPU design): one sub-group per contig end (one per work-group by default); contig ends
-are binned by their read count (1-9, >= 10; no reads on either side: not launched), each bin is a
-launch, sliced to fit the device memory budget. Protocol ``fast`` builds ``fast_subgroup.cl``
-instead (book/fast-kernel.md): both sides and every bin at once, heaviest ends first, one
-sub-group per work-group.
+What the setup works around:
 
-Traps handled here, found while setting this up:
-
-- the ``.icd`` file that ``intel-opencl-rt`` installs names a path from its build machine, so the
-  ICD loader finds no Intel CPU driver: before dpctl loads, ``OCL_ICD_FILENAMES`` is pointed at
-  the environment's own ``lib/libintelocl.so`` (set ``LASSM_SYCL_KEEP_ICD=1`` to leave it alone);
-- another OpenCL CPU driver (Debian's PoCL) may be listed first and has no USM: devices are
-  chosen by capability (USM device allocations), Intel's first, never by list position;
-- dpctl's default queue is out of order: the queue here is created ``in_order``;
-- ``cl_khr_subgroups`` is only defined with ``-cl-std=CL3.0``, which every build passes;
-- dpctl (0.22) builds OpenCL C source only for the OpenCL backend, not for Level Zero: an Intel
-  GPU is therefore run through its OpenCL driver (``opencl:gpu``), never ``level_zero:gpu``.
-- importing dpctl turns off :mod:`subprocess`'s vfork for the whole process (its
-  ``_init_helper`` sets ``subprocess._USE_VFORK = False``, for Intel's debugger), so every later
-  ``subprocess.run`` that cannot take ``posix_spawn`` (the default ``close_fds=True``) becomes a
-  real ``fork()`` of a process full of runtime threads: each one ran the TBB thread pool's
-  pre-fork handler, which printed "Unable to join threads to shut down before fork()".
-  :func:`_import_dpctl` puts the setting back as it found it: a vfork'ed child only ``exec``s,
-  touching neither the driver nor any thread pool.
+- ``intel-opencl-rt``'s ``.icd`` names a wrong path: ``OCL_ICD_FILENAMES`` points at the
+  environment's ``lib/libintelocl.so`` (``LASSM_SYCL_KEEP_ICD=1`` leaves it alone);
+- devices are chosen by capability (USM device allocations), Intel's first, not list position;
+- the queue is created ``in_order`` (dpctl's default is not);
+- every build passes ``-cl-std=CL3.0``, which ``cl_khr_subgroups`` needs;
+- dpctl builds OpenCL C only for the OpenCL backend, so an Intel GPU runs as ``opencl:gpu``;
+- importing dpctl turns off subprocess's vfork, so later forks would trip TBB's pre-fork
+  handler: :func:`_import_dpctl` restores the setting.
 """
 from __future__ import annotations
 
@@ -256,14 +242,8 @@ def include_options() -> tuple[str, ...]:
 
 
 def program(options: tuple[str, ...], kernel: str = KERNEL):
-    """The kernel source (``faithful.cl`` or ``fast_subgroup.cl``) built with ``options`` for this
-    backend's device (memoized).
-
-    Raises
-    ------
-    BackendUnavailable
-        When the device's compiler rejects the source; the message holds the options.
-    """
+    """The kernel source built with ``options`` for this backend's device (memoized); raises
+    BackendUnavailable with the options when the compiler rejects it."""
     dev = _device()
     key = (dev.device.filter_string, kernel, options)
     if key not in _PROGRAMS:
@@ -276,11 +256,8 @@ def program(options: tuple[str, ...], kernel: str = KERNEL):
 
 
 def launch_geometry(n_ends: int, block_subgroups: int, width: int) -> tuple[int, int]:
-    """Global and local work sizes: one sub-group of ``width`` lanes per contig end.
-
-    The shape comes from :func:`lassm.backends.launch.geometry`, as for CUDA and HIP: a work-group
-    is a block, a sub-group a warp.
-    """
+    """Global and local work sizes, one sub-group of ``width`` lanes per contig end, shaped by
+    :func:`lassm.backends.launch.geometry` (a work-group is a block, a sub-group a warp)."""
     (blocks,), (threads,) = launch.geometry(n_ends, block_subgroups, width)
     return blocks * threads, threads
 
@@ -308,12 +285,10 @@ def extend_side(side: Side, protocol: str = DEFAULT_PROTOCOL, subgroup: int | No
                 fp64: bool | None = None, key_bits: int | None = None) -> SideResult:
     """Walks one side of every contig whose ``run_mask`` is set, on the SYCL device.
 
-    ``side`` is every backend's (:class:`lassm.backends.sides.Side`), the other parameters and the
-    result every OpenCL C host's (:class:`~lassm.backends.sides.Choices`, :mod:`lassm.backends.clhost`), and
-    this host's lanes: ``subgroup``, the sub-group width, one of the device's ``sub_group_sizes``
-    (built with ``intel_reqd_sub_group_size``; None: the device's choice, read back from the
-    kernel); ``block_subgroups``, sub-groups (contig ends) per work-group.
-    """
+    Takes and returns what every OpenCL C host does (:class:`~lassm.backends.sides.Choices`,
+    :mod:`lassm.backends.clhost`), plus its lanes: ``subgroup``, one of the device's
+    ``sub_group_sizes`` (None: the device's choice, read back), and ``block_subgroups``, contig ends
+    per work-group."""
     dev = _device()
     clplan.check_inputs(side.ctg_seqs, side.ctg_off, side.depths, side.reads, side.run_mask, protocol, PROTOCOLS)
     side, params = replace(side, run_mask=np.ascontiguousarray(side.run_mask, dtype=np.bool_)), side.params

@@ -1,17 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A campaign account file (``campaign.json``, ``xdrop/campaign.json``): every run's entry, kept.
 
-Why a list: a re-run of ``lassm run`` over a complete folder skips every point, and when it
-replaced the account, the folder forgot which run measured its points (its commit, its command,
-its seconds). The file is now ``{"entries": [account, ...]}``, oldest first, each account exactly
-what one run wrote; a run appends its own and changes no earlier one. A file written before
-entries existed (one account at the top level) reads as one entry.
-
-It lives in the runs stage, not the campaign's, because readers below the campaign
-(:mod:`lassm.analysis.floor`) read it too. Appending reads, appends and rewrites the file
-atomically while holding an exclusive ``flock`` on a sibling lock file
-(:func:`lassm.atomic.locked`), so that two ``lassm run`` writing one folder at once both keep
-their entries.
+``{"entries": [account, ...]}``, oldest first, each exactly what one run wrote, so a re-run that
+skips every point does not erase which run measured them; a one-account file reads as one entry.
+In the runs stage because :mod:`lassm.analysis.floor` reads it too. Appends happen under
+:func:`lassm.atomic.locked`, so two runs writing one folder both keep their entries.
 """
 from __future__ import annotations
 
@@ -40,23 +33,8 @@ POINT: tuple[str, ...] = ("dataset", "k", "backend", "protocol")
 
 
 def read_entries(path: str | os.PathLike) -> list[dict]:
-    """The file's entries, oldest first; ``[]`` where it does not exist.
-
-    Parameters
-    ----------
-    path : str or PathLike
-        A ``campaign.json``, in either format (``{"entries": [...]}`` or one account).
-
-    Returns
-    -------
-    list of dict
-        One account per run that wrote the folder.
-
-    Raises
-    ------
-    LassmError
-        When the file cannot be read, is not JSON or holds neither format.
-    """
+    """The entries of ``path`` (either format), oldest first, one account per run; ``[]`` where it
+    does not exist. Raises LassmError when it cannot be read, is not JSON or holds neither format."""
     path = Path(path)
     if not path.is_file():
         return []
@@ -100,13 +78,8 @@ def _seconds(value: object, untimed: bool = False) -> bool:
 
 
 def entry_problem(entry: object) -> str | None:
-    """What keeps one entry of an account from being read as one, in a clause, or None.
-
-    Why: every reader of an account (the dry run's estimate, the book's machine chapters, the run
-    appending its own) takes its entries for objects with rows of objects; a string for an
-    entry, a number for its rows or for its seconds was a traceback far from the file, or a
-    sum of wrong seconds. Checked here once, for every reader.
-    """
+    """What keeps one entry from being read as an account, in a clause, or None; checked once here so
+    that every reader can take entries for objects with rows of objects."""
     if not isinstance(entry, dict):
         return f"a JSON {type(entry).__name__}, not an account (an object)"
     for key, kinds in _FIELDS.items():
@@ -136,21 +109,9 @@ def _json_kinds(kinds: tuple[type, ...]) -> str:
 
 
 def append_entry(path: str | os.PathLike, account: dict) -> Path:
-    """Appends ``account`` to the file's entries (creating it), rewriting it atomically under a lock.
-
-    Parameters
-    ----------
-    path : str or PathLike
-        The ``campaign.json`` to extend; a file in the one-account format becomes its first entry.
-    account : dict
-        What this run writes (``lassm.campaign.run.CAMPAIGN_KEYS`` for the local-assembly campaign);
-        ``host``, this host's fingerprint (:func:`lassm.runs.host.fingerprint`), is added.
-
-    Returns
-    -------
-    pathlib.Path
-        ``path``.
-    """
+    """Appends ``account`` (with ``host``, this host's fingerprint, added) to the entries of ``path``,
+    creating it, rewriting it atomically under a lock; returns ``path``. A one-account file's
+    account becomes its first entry."""
     path = Path(path)
     host.claim(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -199,26 +160,12 @@ def measured(row: dict) -> bool:
 
 
 def measured_by(entries: list[dict], key: tuple[str, ...] = POINT) -> list[dict]:
-    """Per point, the row of the newest entry that measured it, with that entry's index.
+    """Per point, the row of the newest entry that measured it, plus ``entry``, that entry's index.
 
-    A later run that skipped a point (``skipped (recorded)``) does not take it over; a later run
-    that measured it again (``--force``, or a failure) does.
-
-    Parameters
-    ----------
-    entries : list of dict
-        :func:`read_entries`'s.
-    key : tuple of str
-        The row columns that name a point (:data:`POINT`; ``("dataset", "xdrop", "backend")`` for
-        the X-drop campaign).
-
-    Returns
-    -------
-    list of dict
-        One row per point, in the order points first appear; each row is the measuring entry's
-        row plus ``entry``, that entry's index in ``entries``. A point no entry measured keeps
-        the newest row that names it, with ``entry`` None.
-    """
+    A later run that skipped a point does not take it over; one that measured it again does.
+    ``key`` names a point's columns (:data:`POINT`; ``("dataset", "xdrop", "backend")`` for X-drop).
+    Rows come in first-appearance order; a point no entry measured keeps its newest row, ``entry``
+    None."""
     out: dict[tuple, dict] = {}
     for i, entry in enumerate(entries):
         for row in entry.get("rows", []):

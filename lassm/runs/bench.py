@@ -1,8 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""CPU benchmark: contig ends/s and insertions/s, one thread against all cores, in one run.
-
-Absolute times depend on the machine; the ratio, measured in the same process on the same
-input, is the figure worth quoting.
+"""CPU benchmark: contig ends/s and insertions/s, one thread against all cores, in one run; the
+ratio, measured in one process on one input, is the figure worth quoting.
 """
 from __future__ import annotations
 
@@ -34,13 +32,8 @@ def _best_of(ds, params: Params, threads: int, repeat: int) -> tuple[float, Exte
 
 def cpu_scaling(input: str | None = None, k: int | None = None, repeat: int = 3, threads: int | None = None,
                 max_walk: int = 613, qual_offset: int = 33) -> dict:
-    """Times the CPU backend single-threaded and on ``threads`` (default all) cores.
-
-    Returns
-    -------
-    dict with per-configuration seconds, contig ends/s, insertions/s and ``speedup``
-    (single-thread time / all-core time).
-    """
+    """Times the CPU backend single-threaded and on ``threads`` (default all) cores; returns seconds,
+    contig ends/s and insertions/s per configuration and ``speedup`` (single / all-core time)."""
     path = input or str(paths.sample("k77"))
     ds = formats.read_dataset(path)
     k = k or ds.k or (paths.SAMPLE_K["k77"] if input is None else None)
@@ -97,15 +90,11 @@ def gpu_bench(dataset_names: list[str], backend: str = "cuda", protocols: list[s
               **options) -> list[dict]:
     """Kernel time per protocol next to the CPU backend on the same machine, in one run.
 
-    ``k``: the start k of every dataset (``bench --k``), where given; else each one's own.
-    ``recording``: where each point's record goes.
-
-    For each dataset: the CPU backend (all cores) best of ``cpu_repeat``, then for each protocol a
-    warm-up run checked bit-for-bit against the CPU result, and ``repeat`` timed runs (the sum of the
-    launches' CUDA-event times; the median is reported). Each point becomes a run record
-    ``bench__<dataset>__k<k>__<backend>__<protocol>`` with ``kernel_seconds`` (median),
-    ``kernel_seconds_runs``, ``cpu_seconds`` and ``speedup_vs_cpu``.
-    """
+    Per dataset (at ``k`` where given): the CPU backend best of ``cpu_repeat``, then per protocol a
+    warm-up checked bit for bit against it and ``repeat`` timed runs (median of summed CUDA-event
+    times). Each point becomes a record ``bench__<dataset>__k<k>__<backend>__<protocol>`` under
+    ``recording``, with ``kernel_seconds``, ``kernel_seconds_runs``, ``cpu_seconds`` and
+    ``speedup_vs_cpu``."""
     import statistics
 
     from ..workloads.local_assembly import datasets

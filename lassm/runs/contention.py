@@ -1,14 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Whether the shards of a sharded extend slow each other down without Dask.
 
-The N shards of a dataset (a shard folder, as ``lassm data shard`` writes it), each extended and
-written by a process of its own on a GPU of its own: first the whole input as one shard, then each
-shard alone, then all N at once. Each process loads its range, runs it once untimed, waits for the
-parent's signal, and times ``repeat`` extensions and writes. A shard alone near 1/N of the whole
-and the N together slower says that what the processes share on the node holds the sharded run
-back, not Dask. :func:`measure` returns the figures; :func:`write` keeps them whole as
-``shard-contention__<dataset>.json``, which :func:`lassm.runs.results.shard_contention` reads
-(``lassm measure shard-contention``). The shards' processes run ``python -m lassm.runs.contention``.
+Each shard of a shard folder is extended and written by its own process on its own GPU: the
+whole input as one shard, each shard alone, then all at once, ``repeat`` timed runs after one
+untimed. Alone near 1/N of the whole but slower together means the node's shared resources, not
+Dask, hold a sharded run back. :func:`measure` returns the figures, :func:`write` keeps them as
+``shard-contention__<dataset>.json`` (read by :func:`lassm.runs.results.shard_contention`).
 """
 from __future__ import annotations
 

@@ -2,12 +2,10 @@
 """``--cluster`` naming a running Dask scheduler (``SCHEME://HOST:PORT`` or a scheduler file),
 asked whether it answers before any work is measured or written.
 
-Dask itself waits 30 s for a wrong address, then raises a traceback, and a port that accepts but
-never speaks (no Dask at all) holds its client forever. Here the scheduler is asked who it is
-(Dask's ``identity`` call) under one deadline, :func:`connect_timeout`: ``LASSM_CLUSTER_TIMEOUT``
-(seconds) if set, else Dask's ``distributed.comm.timeouts.connect`` if changed from Dask's
-default (``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT`` or a Dask config file), else
-:data:`CONNECT_TIMEOUT_S`. Whatever goes wrong is one :class:`LassmError` naming the value given.
+Dask would wait, then raise a traceback, or hang on a port that never speaks, so the scheduler's
+``identity`` is asked under one deadline (:func:`connect_timeout`: ``LASSM_CLUSTER_TIMEOUT``,
+else a changed Dask ``comm.timeouts.connect``, else :data:`CONNECT_TIMEOUT_S`). Any fault is one
+:class:`LassmError` naming the value given.
 """
 from __future__ import annotations
 

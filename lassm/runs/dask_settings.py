@@ -1,8 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The Dask settings of the workers lassm starts, and how they reach a worker a job script starts.
-
-Apart from :mod:`lassm.runs.distributed` (the local clusters) and :mod:`lassm.runs.slurm` (the
-jobs) so that both take the one dictionary.
+"""The Dask settings of the workers lassm starts, and how they reach a worker a job script starts;
+one dictionary for :mod:`lassm.runs.distributed` and :mod:`lassm.runs.slurm`.
 """
 from __future__ import annotations
 
@@ -30,11 +28,9 @@ def cpu_share(cores: int, workers: int) -> int:
 
 
 def worker_threads(cores: int, workers: int) -> dict[str, str]:
-    """The environment that gives each of ``workers`` single-task workers on ``cores`` CPUs its
-    share of them. Dask's nannies set ``OMP_NUM_THREADS=1`` (meant for a worker running many
-    tasks at once), which Arrow's thread pool honours: a worker then read and decompressed its
-    range of a shard folder on one core, 10.4 s of a 16-second ``gen-k21x80`` run on one GPU.
-    lassm's workers run one task at a time, so each may use ``cores // workers`` threads."""
+    """The environment giving each of ``workers`` single-task workers on ``cores`` CPUs
+    ``cores // workers`` threads, overriding the nannies' ``OMP_NUM_THREADS=1``, which would leave
+    Arrow's reads and decompression on one core."""
     return {"OMP_NUM_THREADS": str(cpu_share(cores, workers))}
 
 

@@ -1,17 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The device lock: a point's timed runs hold the device they time, or say they shared it.
 
-A campaign holds an exclusive ``flock`` on a lock file named for the device
-(:func:`device_identity`) around a point's runs (:func:`hold_device`), so that two campaigns on
-one machine never time their points at once. A process that finds the lock held waits for it,
-up to :data:`DEVICE_WAIT_SECONDS` (``LASSM_DEVICE_WAIT``); if it still cannot take it, it times
-the point anyway and its record says ``shared_device``: the book keeps such points out of its
-figures.
-
-The lock files live in a per-user runtime folder (:func:`lock_dir`), not in the results tree: a
-results folder may be shared by several hosts, whose devices are not this one. Being per user,
-the lock sees the campaigns of one user; another user's runs on the same device go unseen. A
-killed holder's lock is released by the kernel.
+:func:`hold_device` holds an exclusive ``flock`` named for the device (:func:`device_identity`)
+around a point's runs, waiting up to :data:`DEVICE_WAIT_SECONDS` (``LASSM_DEVICE_WAIT``); past
+that, the point is timed anyway and recorded ``shared_device``, which the book leaves out. Lock
+files live in a per-user runtime folder (:func:`lock_dir`), since a results folder may be shared
+by hosts; so another user's runs go unseen.
 """
 from __future__ import annotations
 
@@ -106,19 +100,11 @@ def lock_path(device: str) -> Path:
 
 @contextlib.contextmanager
 def hold_device(device: str, wait: float | None = None) -> Iterator[Hold]:
-    """Holds the exclusive lock of ``device`` for the block, waiting up to ``wait`` seconds for it.
+    """Holds the exclusive lock of ``device`` (a :func:`device_identity`) for the block, waiting up to
+    ``wait`` seconds (default :func:`wait_seconds`).
 
-    The block runs either way: where the lock stays held by another process past the wait, the
-    yielded :class:`Hold` says ``shared`` and the caller records it. The lock file is kept (it is
-    a per-user runtime file): unlinking it would let a waiter lock a name already replaced.
-
-    Parameters
-    ----------
-    device : str
-        A :func:`device_identity`.
-    wait : float, optional
-        Seconds to wait (default :func:`wait_seconds`).
-    """
+    The block runs either way; the yielded :class:`Hold` says ``shared`` when another process kept
+    the lock. The lock file is kept, since unlinking would let a waiter lock a replaced name."""
     wait = wait_seconds() if wait is None else max(0.0, float(wait))
     hold = Hold(device)
     fd = os.open(lock_path(device), os.O_RDWR | os.O_CREAT, 0o600)

@@ -1,25 +1,18 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Sweeps and sharded extensions on Dask: the GPUs of one node, or the nodes of a cluster.
 
-Three units of work travel to the workers, and all are idempotent, so that Dask may run one
-again after a worker is lost (the scheduler re-assigns what a dead worker held, up to
-``distributed.scheduler.allowed-failures`` times) without losing or duplicating anything:
+Three idempotent units of work travel, so Dask may re-run one after losing a worker:
 
-* a **sweep point** (:func:`run_points`): the worker loads the dataset, runs
-  :func:`lassm.runs.point.run_one` and writes the run record itself (atomically, under the run id, so a
-  re-run replaces its folder and never adds a second one);
-* a **shard** (:func:`extend_sharded`): a subset of the contigs, balanced by estimated work; the
-  parent merges the shards' walks back in contig order with :meth:`SideResult.gathered`. The
-  walks travel and merge ragged (only the walked bases, not a ``max_walk`` row per contig). Every
-  contig end is walked independently of the others, so the merge equals a single run bit for bit;
-* a **range** (:func:`lassm.runs.shard_files.extend_to_files`, what ``lassm extend --cluster`` runs): contiguous contigs
-  whose worker writes its block of the output files itself, as part files under fixed names (a
-  re-run replaces them); the parent joins the parts into the destinations, and only figures travel.
+* a **sweep point** (:func:`run_points`): the worker runs :func:`lassm.runs.point.run_one` and
+  writes the record itself, atomically under the run id;
+* a **shard** (:func:`extend_sharded`): contigs balanced by estimated work, whose ragged walks
+  the parent merges in contig order (:meth:`SideResult.gathered`), bit for bit a single run;
+* a **range** (:func:`lassm.runs.shard_files.extend_to_files`): contiguous contigs whose worker
+  writes its block of the outputs as part files, which the parent joins.
 
-``--cluster`` names where the work runs (:func:`connect`): ``local[:N]`` (CPU workers, for CI and laptops),
-``local-cuda[:N]`` (a worker per GPU of this node; N past its GPUs shares them in turn), ``slurm[:PARTITION[:N]][,KEY=VALUE...]`` (workers as Slurm
-jobs, one per GPU: :mod:`lassm.runs.slurm`), ``tcp://HOST:PORT`` or a scheduler file ``*.json`` (a running
-scheduler, asked first under a short deadline: :mod:`lassm.runs.dask_address`).
+``--cluster`` (:func:`connect`): ``local[:N]`` (CPU workers), ``local-cuda[:N]`` (a worker per
+GPU; N past the GPUs shares them), ``slurm[:PARTITION[:N]][,KEY=VALUE...]`` (:mod:`lassm.runs.slurm`),
+``tcp://HOST:PORT`` or a scheduler file ``*.json`` (:mod:`lassm.runs.dask_address`).
 """
 from __future__ import annotations
 
@@ -89,12 +82,9 @@ def gpu_devices() -> list[str]:
 
 
 def _gpu_cluster(n: int | None) -> Any:
-    """One single-threaded worker per GPU; each sees only its own device (as device 0).
-
-    ``CUDA_VISIBLE_DEVICES`` is set in the worker's environment before it starts, so CuPy's
-    current device, which is per thread, is that GPU in every thread of the worker. ``n`` past
-    the node's GPUs places the workers on them in turn: a shard's host work (reading, packing,
-    writing) then overlaps another's kernels on the same GPU."""
+    """One single-threaded worker per GPU, each seeing only its own (``CUDA_VISIBLE_DEVICES`` set
+    before it starts); ``n`` past the GPUs places workers on them in turn, so one shard's host work
+    overlaps another's kernels."""
     devices = gpu_devices()
     if not n or n <= len(devices):
         try:
@@ -288,18 +278,16 @@ def workers_and_plan(ds: Dataset | ShardFolder, client: Any, shards: int | Seque
 
 @dataclass(frozen=True)
 class Sharding:
-    """How an extension is cut into shards and spread over a cluster's workers: the same for
-    :func:`extend_sharded` and :func:`lassm.runs.shard_files.extend_to_files`, which hands it on
-    to the former for a plan whose shards are not ranges.
+    """How an extension is cut into shards and spread over workers, for :func:`extend_sharded` and
+    :func:`lassm.runs.shard_files.extend_to_files`.
 
     Attributes
     ----------
     shards : a count (default: one per worker) or the index arrays themselves.
-    workers : the workers to use, shard ``i`` on ``workers[i % len]`` (default: all). The placement
-        is loose: a shard whose worker is lost runs on another.
-    source : ``(dataset name, k)`` that the dataset was loaded from: workers then load it themselves
-        (once per process) and cut their shard, and only indices travel; otherwise each shard's
-        data travels inside its task, which keeps it retryable.
+    workers : shard ``i`` runs on ``workers[i % len]`` (default: all); loosely, a lost worker's
+        shard runs elsewhere.
+    source : ``(dataset name, k)``: workers load the dataset themselves and only indices travel;
+        None: each shard's data travels inside its task.
     retries : extra attempts for a shard that raises (a lost worker is retried by the scheduler).
     fail_marker : fault injection for tests (the first shard to finish kills its worker).
     """
@@ -313,21 +301,12 @@ class Sharding:
 
 def extend_sharded(ds: Dataset, params: Params, backend: str, client: Any, sharding: Sharding = Sharding(),
                    **options) -> Extension:
-    """Extends ``ds`` as shards on the cluster's workers; equal, bit for bit, to one :func:`extend`.
+    """Extends ``ds`` as shards on ``client``'s workers; bit for bit one :func:`lassm.runs.extend.extend`
+    (``params``, ``backend``, ``options`` as there).
 
-    Parameters
-    ----------
-    ds : the dataset (the parent plans the shards from it and merges the walks into it).
-    params, backend, options : as for :func:`lassm.runs.extend.extend`.
-    client : a ``distributed.Client``.
-    sharding : the shards, their workers, where they read the data, retries (:class:`Sharding`).
-
-    Returns
-    -------
-    Extension whose ``kernel_seconds`` is the critical path (the largest shard's kernel time);
-    ``right.extra`` records the sum (``kernel_seconds_sum``, the work), per-shard figures, ``gpus``
-    and the plan's balance.
-    """
+    Returns an Extension whose ``kernel_seconds`` is the critical path (the largest shard's kernel
+    time); ``right.extra`` holds ``kernel_seconds_sum``, per-shard figures, ``gpus`` and the plan's
+    balance."""
     source, retries, fail_marker = sharding.source, sharding.retries, sharding.fail_marker
     t0 = time.perf_counter()
     workers, plan = workers_and_plan(ds, client, sharding.shards, sharding.workers, plan_shards)
@@ -391,9 +370,7 @@ class PointJob:
     Attributes
     ----------
     machine : the records' folder name (default: each backend's device names its own).
-    force : re-run points already recorded.
-    command : the command line recorded.
-    results_base : the parent's results root, the workers' default (a shared file system across nodes).
+    results_base : the parent's results root, the workers' default (shared across nodes).
     root : the records' folder instead of ``<results_base>/<machine>``.
     fail_marker : fault injection for tests (the first point to finish kills its worker).
     """
@@ -448,10 +425,8 @@ def run_points(client: Any, points: Sequence[tuple], machine: str | None = None,
                fail_marker: str | None = None) -> list[dict]:
     """Runs sweep points as Dask tasks (one worker, one GPU each); returns rows in point order.
 
-    Records land in ``root`` if given (as :func:`lassm.runs.sweep.main_job`), else under this process's
-    results root (``data/results`` or ``LASSM_RESULTS``) ``/<machine>/``; across nodes that must be a
-    shared file system. ``on_row`` is called with each row as it lands (the sweep's progress).
-    """
+    Records go to ``root`` if given, else under this process's results root ``/<machine>/`` (across
+    nodes, a shared file system). ``on_row`` receives each row as it lands."""
     import distributed
 
     machine = machine or paths.env_machine()

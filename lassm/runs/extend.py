@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Extends every contig of a dataset on one backend: the right end, then the left end.
 
-The left end is walked as MetaHipMer does it: reverse-complement the contig, walk forward from
-its last k bases with the left reads as stored, and prepend the reverse complement of that walk.
-Only contigs with reads on at least one side are launched (bin 0 is skipped on the GPU too).
+The left end is walked as MetaHipMer does: reverse-complement the contig, walk forward with the
+left reads as stored, prepend the walk's reverse complement. Only contigs with reads on a side
+are launched.
 """
 from __future__ import annotations
 
@@ -26,19 +26,8 @@ def revcomp_contigs(ds: Dataset) -> np.ndarray:
 
 
 def extend(ds: Dataset, params: Params, backend: str = "cpu", **options) -> Extension:
-    """Runs local assembly on ``ds``.
-
-    Parameters
-    ----------
-    ds : the dataset.
-    params : start k, walk limit, quality offset.
-    backend : a name from :data:`lassm.backends.BACKENDS`.
-    options : passed to the backend's ``extend_side`` (threads, protocol, ...).
-
-    Returns
-    -------
-    Extension
-    """
+    """Runs local assembly on ``ds`` with ``params`` on ``backend`` (a key of
+    :data:`lassm.backends.BACKENDS`), ``options`` passed to its ``extend_side``."""
     check_walk_room(2 * ds.n_contigs, params.max_walk)  # before any buffer is made
     mod = backends.get(backend)
     run_mask = ds.with_reads_mask()

@@ -1,8 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Which machine folders a run writes: one rule, for the pre-run check, the parts and the whole run's account.
-
-The folder of a run is worked out here alone: every caller asks :func:`folder_of` (one backend),
-:func:`run_folder` (the run as a whole) or :func:`machine_folders` (everything a run may write).
+"""Which machine folders a run writes: one rule for the pre-run check, the parts and the account
+(:func:`folder_of`, :func:`run_folder`, :func:`machine_folders`).
 """
 from __future__ import annotations
 
@@ -19,27 +17,12 @@ from .records import default_machine, machine_for_backend
 
 def folder_of(backend: str, machine: str | None = None, targets: dict[str, dict] | None = None,
               dry: bool = False) -> str:
-    """The machine folder a run files ``backend``'s records under.
+    """The machine folder a run files ``backend``'s records under: ``machine`` where given, else this
+    host's folder of the backend's device, else of the CPU (``LASSM_MACHINE`` where set;
+    :func:`lassm.runs.host.place`).
 
-    Parameters
-    ----------
-    backend : str
-        A backend's name (a local-assembly, X-drop or suite backend; one that is no local-assembly
-        backend, such as ``seqan``, runs on the CPU).
-    machine : str, optional
-        ``--machine``: then its folder, whatever the backend.
-    targets : dict, optional
-        What a plan found of each backend's device (:attr:`lassm.campaign.plan.Plan.targets`): the
-        AMD GPU rocminfo lists names the folder where hip's runtime is absent (a dry run).
-    dry : bool
-        A dry run: a CUDA GPU's name is asked of its driver directly, without importing CuPy.
-
-    Returns
-    -------
-    str
-        The folder's name: this host's folder of the device, else of the CPU (``LASSM_MACHINE``
-        where set; :func:`lassm.runs.host.place`).
-    """
+    ``targets`` (:attr:`lassm.campaign.plan.Plan.targets`) lets a rocminfo-listed AMD GPU name the
+    folder where hip's runtime is absent; ``dry`` asks a CUDA GPU's name of its driver, without CuPy."""
     if machine:
         return paths.machine_slug(machine)
     from .. import backends
@@ -103,15 +86,10 @@ def _holds_no_measure(folder: Path, accounts: Iterable[str]) -> bool:
 
 @contextlib.contextmanager
 def dropped_unless_done(accounts: Iterable[str] | None = None) -> Iterator[dict[str, bool]]:
-    """Removes, after a failed run, the machine folders it made that hold no measurement (nothing but
-    ``accounts``, the account files a run appends to: default :data:`lassm.runs.account.ACCOUNTS`).
-
-    Why: a run that failed (a full results disk, a backend that cannot start) left a new machine
-    folder holding only its account's failed rows, or nothing, which the book then takes for a
-    machine of the study. A folder that existed before the run is never touched, nor one holding
-    any record; the results root the run made goes too, where it is left empty. The caller sets
-    ``done["ok"]`` once the run succeeded; an exception is a failure.
-    """
+    """After a failed run, removes the machine folders it made that hold nothing but ``accounts``
+    (default :data:`lassm.runs.account.ACCOUNTS`), and the results root it made if left empty, so the
+    book never takes them for machines. Folders that existed before or hold a record are kept. The
+    caller sets ``done["ok"]`` on success; an exception is a failure."""
     from .account import ACCOUNTS
 
     kept_apart = tuple(ACCOUNTS if accounts is None else accounts)

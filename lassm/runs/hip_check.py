@@ -2,20 +2,13 @@
 """Before ``lassm run`` times the hip backend on an AMD GPU: its output on the sample, checked
 against hip-cpu's.
 
-No AMD GPU has run these builds. The hip-cpu backend runs the same HIP sources, at the same
-wavefront, on the CPU (ROCm's HIP-CPU), and equals the CPU oracle there (``tests/test_hip_cpu.py``).
-So the first run on an AMD GPU runs each build hip is timed with on MetaHipMer's sample, on the GPU
-and on hip-cpu, and stops before it times anything when the two differ, naming the build and the
-contigs: a difference from hip-cpu (rather than from the oracle alone) points at the GPU's side
-of the HIP code, not at the kernel's logic. Every point is still checked against the oracle as
-it is timed.
-
-The check is made once: its record, ``hip-check.json`` in the machine's results folder, holds the
-device, the wavefront, the kernels' sources digest and HIP-CPU's commit, with each build's result;
-a later run whose device, wavefront and sources are the same, and whose builds all passed before,
-goes on at once. A build hip-cpu cannot run at that wavefront (``doneflag`` at 32,
-:func:`lassm.backends.hip_cpu.refused`) is recorded as not checked, with the reason. Where hip-cpu
-cannot run on the machine (no g++, TBB or HIP-CPU), the check is not made and the run says why.
+hip-cpu runs the same HIP sources at the same wavefront on the CPU and equals the oracle, so a
+difference from it points at the GPU's side of the HIP code. Each build is run on MetaHipMer's
+sample on both; the run stops before timing anything when they differ, naming build and contigs.
+The record ``hip-check.json`` (device, wavefront, sources digest, HIP-CPU commit, each build's
+result) lets a later run with the same device, wavefront and sources go on at once. A build
+hip-cpu cannot run at that wavefront is recorded as not checked; without hip-cpu on the machine
+the check is skipped and the run says why.
 """
 from __future__ import annotations
 
@@ -82,16 +75,8 @@ def passed_before(record: dict | None, want: dict[str, Any], protocols: Sequence
 def check(protocols: Sequence[str], wavefront: int, *, data: tuple[Dataset, int] | None = None,
           run: Runner | None = None, say: Callable[[str], None] = print) -> dict[str, dict]:
     """Each build's output on hip and on hip-cpu at ``wavefront``: ``{protocol: {"status": "same" |
-    "differs" | "not checked", ...}}``.
-
-    Parameters
-    ----------
-    protocols : the builds hip is timed with.
-    wavefront : the GPU's; hip-cpu runs each build at it.
-    data : (dataset, start k); default :data:`DATASET`.
-    run : :func:`lassm.extend` or a stand-in with its signature (tests).
-    say : one line per build.
-    """
+    "differs" | "not checked", ...}}``; ``data`` is (dataset, start k), default :data:`DATASET`;
+    ``run`` is :func:`lassm.extend` or a stand-in; ``say`` gets one line per build."""
     from ..backends import hip_cpu
     from ..workloads.local_assembly import datasets
 
@@ -120,15 +105,9 @@ def check(protocols: Sequence[str], wavefront: int, *, data: tuple[Dataset, int]
 def before_timing(protocols: Sequence[str], folder: Path, device: str, wavefront: int, *,
                   data: tuple[Dataset, int] | None = None, run: Runner | None = None,
                   say: Callable[[str], None] = print) -> dict | None:
-    """``lassm run``'s check of hip against hip-cpu, before the first point is timed.
-
-    Returns the record it made or found, None where hip-cpu cannot run here (it says why).
-
-    Raises
-    ------
-    LassmError
-        When a build's output differs from hip-cpu's; the record is written first.
-    """
+    """``lassm run``'s check of hip against hip-cpu before the first point is timed: returns the record
+    made or found, or None where hip-cpu cannot run here. Raises LassmError when a build differs
+    (the record is written first)."""
     from ..backends import hip_cpu_build
 
     ok, why = hip_cpu_build.available()

@@ -1,19 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Which host made a record, and which machine folder is this host's.
 
-A machine folder is named from the device model, so two hosts with one model (a reader's H100
-and ours) would share it. Every record carries this host's fingerprint (:func:`fingerprint`),
-every folder says whose it is (``host.json``), and a run writes only a folder of its own host:
-the model's folder where it is free or already this host's, else ``<model>-host-<host id>``
-beside it.
-
-The fingerprint names hardware, never a person: the GPUs' PCI ids and bus places and a digest of
-their UUIDs, the CPU's model and count, a digest of the system's machine id, and the GPU driver.
-No hostname or user name. The id is a digest of all but the driver, so that a driver update keeps
-the host (each record still says which driver it ran under).
-
-A folder without ``host.json`` that holds anything was recorded before records named their host:
-it belongs to the host that recorded it, which is never this one.
+Folders are named by device model, so two hosts may share a model. Every record carries
+:func:`fingerprint`, every folder says whose it is (``host.json``), and a run writes only its own
+host's folder: the model's where free or already its own, else ``<model>-host-<host id>``. The
+fingerprint names hardware, never a person. A non-empty folder without ``host.json`` belongs to
+the host that recorded it, never this one.
 """
 from __future__ import annotations
 
@@ -81,16 +73,12 @@ def _pci_displays() -> list[dict]:
 
 @functools.lru_cache(maxsize=None)
 def fingerprint() -> dict:
-    """This host's fingerprint: what every record it writes carries under ``host``.
+    """This host's fingerprint, carried by every record under ``host``.
 
-    Returns
-    -------
-    dict
-        ``id`` (16 hex digits: a digest of the rest, the driver aside), ``cpu``, ``cpus``,
-        ``gpus`` (each ``model``, ``pci``, ``uuid_sha`` from the NVIDIA driver), ``pci`` (display
-        and accelerator devices' bus places and ids), ``machine_sha`` (a digest of
-        ``/etc/machine-id``, empty without one) and ``driver`` (the NVIDIA driver's version, or empty).
-    """
+    ``id`` (16 hex digits, a digest of the rest but the driver, so a driver update keeps the host),
+    ``cpu``, ``cpus``, ``gpus`` (``model``, ``pci``, ``uuid_sha``), ``pci`` (display and accelerator
+    devices' places and ids), ``machine_sha`` (of ``/etc/machine-id``, or empty) and ``driver``
+    (NVIDIA's version, or empty)."""
     gpus, driver = _nvidia_gpus()
     machine_id = _read("/etc/machine-id").strip()
     facts = {"cpu": cpu_model(), "cpus": os.cpu_count() or 0, "gpus": gpus, "pci": _pci_displays(),
@@ -114,14 +102,9 @@ def describe(host: dict) -> str:
 class Owner:
     """Whose a machine folder is.
 
-    Attributes
-    ----------
-    state : ``new`` (absent, or holding nothing), ``mine`` (this host's ``host.json``), ``other``
-        (another host's ``host.json``), ``legacy`` (records without ``host.json``: its first host's)
-        or ``damaged`` (a ``host.json`` that is no host's: never written into).
-    host : the folder's ``host.json``, where it has one that reads.
-    why : the state in one clause, for ``--dry-run`` and messages.
-    """
+    ``state``: ``new`` (absent or empty), ``mine``, ``other`` (another host's ``host.json``),
+    ``legacy`` (records without ``host.json``) or ``damaged`` (an unreadable ``host.json``: never
+    written into); ``host``: the folder's ``host.json`` where it reads; ``why``: the state in a clause."""
 
     state: str
     host: dict | None
@@ -200,16 +183,9 @@ def resume_line(name: str) -> str:
 
 
 def claim(path: str | os.PathLike) -> None:
-    """Marks the machine folder that ``path`` (a file or folder inside it) lies in, under the results
-    root, as this host's where it holds no ``host.json`` yet and nothing else: called by every
-    writer before it writes. A path outside the results root (a caller's own ``root``) is left alone.
-
-    Raises
-    ------
-    LassmError
-        Where the folder is another host's (:func:`check_mine`): the last guard, should a caller
-        have named such a folder without the pre-run check.
-    """
+    """Marks the machine folder holding ``path`` as this host's where it is still empty and has no
+    ``host.json``; every writer calls it first. Paths outside the results root are left alone. Raises
+    LassmError for another host's folder (:func:`check_mine`)."""
     root = paths.results_root().resolve()
     try:
         rel = Path(path).resolve().relative_to(root)

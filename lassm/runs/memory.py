@@ -1,22 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A worker's memory: its peak while a shard runs, and into how many pieces a shard is cut to fit.
 
-A worker whose host or device memory cannot take its shard whole (at ``gen-k21x80`` a quarter of
-5.5 million contigs) cuts it further and runs the pieces one after another (every contig end is
-walked on its own, so the output is the same bytes), and the records say what each worker's
-peak was.
+A shard that does not fit is cut and its pieces run one after another (same output bytes).
 
-* **Host peak**: the process's ``VmHWM`` (``/proc/self/status``), reset when the shard starts by
-  writing ``5`` to ``/proc/self/clear_refs`` (Linux 4.0 on), so it is the shard's own peak
-  (``host_peak_source = "VmHWM"``). Where that cannot be done, ``getrusage``'s ``ru_maxrss``:
-  the process's peak since it started (``"ru_maxrss"``). psutil is not used: it reports no peak
-  on Linux.
-* **Device peak**: the backend's own high-water mark (``mem_high_water_bytes`` in its figures:
-  CuPy's pool, or the driver allocations of ``fast``), where it reports one; None for the CPU.
-* **Budget**: what one shard's extension may take. ``LASSM_WORKER_MEMORY_BYTES`` caps it (what a
-  test, or a scheduler granting less than the node has, sets); else the Dask worker's memory
-  limit less what the worker holds; for a CUDA worker also the device's free memory. A shard
-  whose estimate (:func:`need_bytes`) exceeds it is cut into :func:`pieces` equal ranges.
+* **Host peak**: ``VmHWM``, reset at the shard's start through ``/proc/self/clear_refs``
+  (``host_peak_source = "VmHWM"``); else ``ru_maxrss``, the peak since the process started.
+* **Device peak**: the backend's ``mem_high_water_bytes`` where reported; None for the CPU.
+* **Budget**: ``LASSM_WORKER_MEMORY_BYTES`` where set, else the Dask worker's memory limit less
+  what it holds (and, on CUDA, the device's free memory). A shard whose estimate
+  (:func:`need_bytes`) exceeds it is cut into :func:`pieces` equal ranges.
 """
 from __future__ import annotations
 

@@ -1,12 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Where a sharded run's workers leave their parts of an output file, and how the parts become it.
 
-The workers join the parts side by side, and the join never replaces what the destination is.
-A regular file is written through a temporary beside it: with one part, a rename; with more, the
-temporary is sized once and each worker copies its own parts into it at their offsets
-(:func:`place_task`, side by side), then it replaces the destination. A character device or a
-pipe (``--out /dev/stdout``, a FIFO) is written in place, the parts streamed into it in order,
-and its parts folder lies in the working folder instead of beside it (never a folder in ``/dev``).
+A regular file is written through a temporary beside it: one part is renamed; more are copied by
+the workers into the presized temporary at their offsets (:func:`place_task`), which then
+replaces the destination. A device or pipe is written in place, parts streamed in order, its
+parts folder in the working folder.
 """
 from __future__ import annotations
 
@@ -64,11 +62,8 @@ def place_task(items: Sequence[tuple[str, str, int]]) -> float:
 
 
 def concat_parts(parts: Sequence[Path], dest: Path) -> int:
-    """Puts ``parts`` end to end as ``dest`` in this process; returns its size.
-
-    A file: the first part becomes the temporary (a rename, never a copy), the others are
-    appended. A destination written in place: the parts are streamed into it, in order.
-    """
+    """Puts ``parts`` end to end as ``dest`` in this process and returns its size: a file's first part
+    is renamed to the temporary and the rest appended; an in-place destination gets them streamed."""
     with atomic_path(dest) as tmp:
         if destination(dest)[1]:
             with open(tmp, "wb") as out:
@@ -91,13 +86,11 @@ def concat_parts(parts: Sequence[Path], dest: Path) -> int:
 def join(client: Any, jobs: Sequence[Sequence[tuple[Path, Path, int]]], sizes: dict[Path, int],
          workers: Sequence[str], futures: list[Any], retries: int = 1) -> None:
     """Makes each destination of ``sizes`` from its parts: ``jobs[i]`` are the
-    ``(part, destination, offset)`` that worker ``workers[i % len(workers)]`` copies, side by side.
+    ``(part, destination, offset)`` that worker ``workers[i % len(workers)]`` copies.
 
-    Each destination is written through its temporary (sized to ``sizes[dest]``) and replaces
-    the file only once every part is in; a destination written in place, or one with a single
-    part, is joined here instead (:func:`concat_parts`). The copies' futures are added to
-    ``futures``, so that a caller that fails waits for them before removing the parts.
-    """
+    Each destination's temporary replaces it only once every part is in; in-place or single-part
+    destinations are joined here (:func:`concat_parts`). Copy futures are added to ``futures`` so a
+    failing caller can wait for them before removing the parts."""
     here = {dest for dest in sizes if destination(dest)[1] or sum(d == dest for job in jobs for _, d, _ in job) < 2}
     for dest in sorted(here):
         concat_parts([p for _, p in sorted((off, p) for job in jobs for p, d, off in job if d == dest)], dest)

@@ -1,9 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """One sweep point, run and recorded: the one code path of ``lassm run``, ``run.ipynb`` and a
-Dask worker.
-
-In a module of its own so that the sweep (:mod:`lassm.runs.sweep`) and the Dask runner
-(:mod:`lassm.runs.distributed`) both call it, neither importing the other back.
+Dask worker, apart so that :mod:`.sweep` and :mod:`.distributed` both call it without a cycle.
 """
 from __future__ import annotations
 
@@ -38,39 +35,22 @@ def point_command(dataset: str, k: int, backend: str, protocol: str, machine: st
 def run_one(dataset: str, k: int | None, backend: str, protocol: str, machine: str | None = None, *,
             ds: Dataset | None = None, run: RunOptions = RunOptions(),
             checks: Checks = Checks()) -> tuple[Path, dict]:
-    """Runs and records one sweep point; the one code path of ``lassm run`` and ``run.ipynb``.
+    """Runs and records one sweep point; returns the record folder and its ``summary.json`` content.
 
-    Its positional parameters are the parameter vocabulary: the ``parameters`` cell of
-    ``notebooks/run.ipynb`` uses the same names (``tests/test_sweep.py`` checks it).
+    The positional names are the ``parameters`` cell of ``notebooks/run.ipynb`` (a test checks).
 
     Parameters
     ----------
-    dataset : str
-        A name understood by :func:`lassm.workloads.local_assembly.datasets.load` (``sample-k21``, ``gen-k33``, a path).
-    k : int or None
-        Start k; None takes the dataset's own.
-    backend : str
-        A key of :data:`lassm.backends.BACKENDS`.
-    protocol : str
-        GPU insert protocol; ``none`` for the CPU backend, which has none.
-    machine : str or None
-        Results folder name (default: derived from the device).
-    ds : Dataset, optional
-        The dataset already loaded (the sweep loads each one once); ``k`` must then be set.
-    run : RunOptions
-        Repeats, warm-up runs, the command line to record (default: :func:`point_command`),
-        the folder to write the record into instead of ``data/results/<machine>/``, and whether
-        to replace the record should another process write it meanwhile (false raises
-        :class:`lassm.runs.records.AlreadyRecorded` instead: a sweep without ``force``).
-    checks : Checks
-        The CPU oracle's output for this dataset and k, when the caller already has it, and the
-        hook that receives the first timed output (the sweep keeps the CPU's as the dataset's
-        oracle). The reference checked is the dataset's own (MetaHipMer's output, where known).
-
-    Returns
-    -------
-    (Path, dict)
-        The record folder and its ``summary.json`` content.
+    dataset : a name :func:`lassm.workloads.local_assembly.datasets.load` understands, or a path.
+    k : start k; None takes the dataset's own.
+    protocol : GPU insert protocol; ``none`` for the CPU backend.
+    machine : results folder name (default: derived from the device).
+    ds : the dataset already loaded; ``k`` must then be set.
+    run : :class:`RunOptions`: repeats, warm-ups, the command recorded (default
+        :func:`point_command`), the record's folder, and whether to replace a record another process
+        wrote meanwhile (else :class:`lassm.runs.records.AlreadyRecorded`).
+    checks : :class:`Checks`: the oracle's output if already known, and the hook given the first
+        timed output; the dataset's own reference (MetaHipMer's output, where known) is checked too.
     """
     if backend == "cpu" and protocol != "none":
         raise LassmError(f"the cpu backend has no insert protocol; got protocol={protocol!r}, use 'none'")

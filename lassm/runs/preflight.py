@@ -1,10 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What a measuring command checks before it measures anything: the results tree, its inputs.
 
-Every precondition of a run's writes (its machine folder and the results root are folders with
-room, its account reads) and of its inputs (the dataset files given, the cluster's scheduler) is
-checked before the first point is measured, with one line that names the path; ``lassm run
---dry-run`` checks the same (:func:`check_run`), so that a plan it shows is one the run will not refuse.
+Its writes (machine folder, results root, room, readable accounts) and inputs (dataset files,
+the cluster's scheduler) are checked before the first point, one line naming the path; the dry
+run checks the same (:func:`check_run`), so a plan it shows is one the run will not refuse.
 """
 from __future__ import annotations
 
@@ -65,13 +64,10 @@ def check_root() -> Path:
 
 
 def check_results(machines: Iterable[str], accounts: Iterable[str] = ACCOUNTS) -> None:
-    """Raises one :class:`LassmError` where a run into ``machines``' folders could not record:
-    the results root, a machine folder, one of its :data:`SUBFOLDERS` or an account's folder that
-    is not a folder, a folder that cannot be written, another host's folder
-    (:func:`lassm.runs.host.owner`), one of ``accounts`` that cannot be read (the files the run
-    appends to, relative to the machine's folder; none for a bench, which writes records and no
-    account). Called before the first point is measured, so a refused run measures nothing and
-    writes nothing."""
+    """Raises one :class:`LassmError`, before anything is measured, where a run into ``machines``'
+    folders could not record: the results root, a machine folder, one of its :data:`SUBFOLDERS` or
+    an account's folder that is no folder or cannot be written, another host's folder, or one of
+    ``accounts`` (relative to the machine folder) that cannot be read."""
     check_root()
     accounts = tuple(accounts)
     subs = dict.fromkeys([*SUBFOLDERS, *(str(Path(a).parent) for a in accounts if Path(a).parent != Path("."))])
@@ -98,17 +94,10 @@ def check_datasets(names: Iterable[str]) -> None:
 
 def check_run(machines: Iterable[str], *, datasets: Iterable[str] = (), cluster: str | None = None,
               accounts: Iterable[str] = ACCOUNTS) -> None:
-    """What ``lassm run`` checks before it measures anything, and what its dry run checks alike:
-    the results folders it writes (:func:`check_results`, ``accounts`` included), the local-assembly
-    dataset files it reads (:func:`check_datasets`; an X-drop pairs file is read, and refused, by
-    the X-drop plan, which counts its pairs) and ``--cluster``'s scheduler, which must answer
-    (:func:`lassm.runs.dask_address.check`).
-
-    Raises
-    ------
-    LassmError
-        One line, naming the path, the file's line and field, or the ``--cluster`` value.
-    """
+    """What ``lassm run`` and its dry run check before measuring: the results folders
+    (:func:`check_results`), the local-assembly dataset files (:func:`check_datasets`) and
+    ``--cluster``'s scheduler (:func:`lassm.runs.dask_address.check`). Raises LassmError, one line
+    naming the path, line and field, or the ``--cluster`` value."""
     check_results(machines, accounts)
     check_datasets(datasets)
     if cluster:

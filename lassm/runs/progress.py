@@ -1,15 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The progress of ``lassm run``'s parts and steps: points done of the total, time spent, time left.
 
-How far a part is and what is left: on a terminal each task is a live rich bar on standard
-error; where standard error is no terminal (a CI log, a file) a live display cannot redraw, so
-the same tasks print a plain line when they start, now and then (:data:`INTERVAL`) and when they
-end. ``--quiet`` shows neither.
-
-Every caller uses rich's own :class:`rich.progress.Progress` calls (``add_task``, ``update``,
-``advance``); a task whose bar counts another unit than points (the sweep counts runs, so that
-its ETA weighs a replicated dataset right) says its points in the fields ``points`` and
-``points_total``.
+On a terminal each task is a live rich bar on standard error; elsewhere the same tasks print a
+plain line at start, every :data:`INTERVAL` and at the end; ``--quiet`` shows neither. Callers
+use rich's :class:`rich.progress.Progress` calls; a task counting another unit than points says
+its points in the fields ``points`` and ``points_total``.
 """
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Whether a record folder is whole and this host's, before a run counts its point as done.
-
-A point counts as measured only when its record reads back whole: :func:`problem` names the
-first thing wrong in one clause (a summary cut in half, ``{}``, a time that is no number, an
-``ends.parquet`` of garbage, another host's record of the same device model); a run measures
-such a point again and says so.
+"""Whether a record folder is whole and this host's, before a run counts its point as done; a run
+measures a point again, saying so, where :func:`problem` names what is wrong.
 """
 from __future__ import annotations
 
@@ -75,18 +71,9 @@ def _table_problem(path: Path, columns: tuple[str, ...], rows: float | None) -> 
 
 
 def problem(folder: str | Path) -> str | None:
-    """The first thing wrong with the record folder ``folder`` (absent, cut, another host's), or
-    None where it is whole and this host's: the point is done.
-
-    Parameters
-    ----------
-    folder : a record's folder (``<machine>/<run-id>``).
-
-    Returns
-    -------
-    str or None
-        One clause naming the file and what is wrong with it.
-    """
+    """The first thing wrong with the record folder ``folder`` (``<machine>/<run-id>``), in one clause
+    naming the file (absent, cut, not a number, another host's), or None where it is whole and this
+    host's."""
     folder = Path(folder)
     path = folder / "summary.json"
     if not path.is_file():

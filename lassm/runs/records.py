@@ -1,11 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Run records: what one (dataset, k, backend, protocol) run measured, with its provenance.
 
-Each run writes ``data/results/<machine>/<run-id>/`` atomically (a temporary folder renamed
-into place): ``summary.json`` (the figures the book reads, and where they came from) and
-``ends.parquet`` (per contig end: walk length, final k, termination, steps, insertions), plus
-``launches.parquet`` for GPU backends. The run id is the sweep point, so a re-run replaces its
-record and a killed sweep keeps every record already written.
+Each run writes ``data/results/<machine>/<run-id>/`` atomically: ``summary.json`` (the figures
+and their provenance), ``ends.parquet`` (per contig end: walk length, final k, termination,
+steps, insertions) and, for GPU backends, ``launches.parquet``. The run id is the sweep point,
+so a re-run replaces its record and a killed sweep keeps every record written.
 """
 from __future__ import annotations
 
@@ -78,8 +77,7 @@ def git_sha() -> str:
 @functools.lru_cache(maxsize=None)
 def _checkout_sha(repo: str) -> str:
     """The checkout's commit, asked of git once per process: every record of a run quotes it, and
-    a run's records are of one checkout. (Each ``git`` was a ``fork()`` only because dpctl's import
-    had turned vfork off, which :mod:`lassm.backends.sycl` now undoes.)"""
+    a run's records are of one checkout."""
     exe = shutil.which("git")
     if exe is None:
         return "unknown"
@@ -224,11 +222,8 @@ def normalize_records(root: Path) -> list[Path]:
 
 
 class AlreadyRecorded(Exception):
-    """Another process recorded the point while this one measured it, and replacing was not asked.
-
-    Its record stands; the caller counts the point as recorded (``skipped (recorded)``), as it
-    would have had the record been there when it looked.
-    """
+    """Another process recorded the point while this one measured it, and replacing was not asked; its
+    record stands and the caller counts the point as ``skipped (recorded)``."""
 
     def __init__(self, folder: Path):
         super().__init__(f"{folder}: recorded by another process meanwhile")
@@ -237,26 +232,18 @@ class AlreadyRecorded(Exception):
 
 def write_record(summary: dict, ext: Extension, root: Path | None = None, run_id: str | None = None,
                  replace: bool = True) -> Path:
-    """Writes one run's folder atomically; returns it.
+    """Writes one run's folder atomically and returns it.
 
-    The per-end table is written for the CPU oracle and for any run that differs from it; a run
-    checked bit-identical to the oracle (``matches_cpu``) would only store the same table again,
-    so its summary says so (``ends_table``) instead.
-
-    A folder cannot be renamed over a non-empty one, so an existing record is first moved aside
-    (``.<run-id>.old``, removed after). That check-move-rename is done holding
-    :func:`lassm.atomic.locked` on the record: two processes writing one point at once (two
-    campaigns on one machine folder) take turns instead of one failing with ``Directory not
-    empty`` when the other's record appeared between its check and its rename.
+    The per-end table is written for the oracle and for runs that differ from it; a run identical to
+    the oracle says so (``ends_table``) instead. An existing record is moved aside (``.<run-id>.old``)
+    and replaced under :func:`lassm.atomic.locked`, so two writers of one point take turns.
 
     Raises
     ------
     AlreadyRecorded
-        When ``replace`` is false and the record exists by the time this one is ready: another
-        process wrote it since the caller looked (a sweep without ``force``).
+        When ``replace`` is false and another process wrote the record since the caller looked.
     OutputFault
-        When the file system refuses a write (a full disk): naming the record's folder, of which
-        nothing was kept (the writers' own errors, pyarrow's among them, name no file).
+        When the file system refuses a write, naming the record's folder, of which nothing was kept.
     """
     root = Path(root) if root is not None else paths.results_dir(summary["machine"])
     run_id = run_id or run_id_for(summary["dataset"], summary["k"], summary["backend"], summary["protocol"])
@@ -296,22 +283,9 @@ def _write_record(summary: dict, ext: Extension, root: Path, run_id: str, replac
 
 
 def clear_leftovers(root: Path, run_id: str, holding: bool = False) -> None:
-    """Removes what killed writes of record ``run_id`` left beside it, once it is whole again.
-
-    The previous copy moved aside (``.<run-id>.old``), the temporaries of dead writers on this
-    host (:func:`lassm.atomic.remove_stale`) and the lock file of a writer killed holding it
-    (taken, which waits for a live holder, and so removed). Called after a record is written and
-    when a sweep finds it recorded, so a re-run leaves no hidden leftovers of the points it covers.
-
-    Parameters
-    ----------
-    root : Path
-        The machine's results folder.
-    run_id : str
-        The record's folder name.
-    holding : bool
-        The caller holds the record's lock (:func:`write_record`), which it removes itself.
-    """
+    """Removes what killed writes of record ``run_id`` left in ``root``: the copy moved aside, dead
+    writers' temporaries on this host, and a killed holder's lock file (unless ``holding``: the
+    caller removes its own). Called after a write and when a sweep finds the point recorded."""
     if (root / run_id / "summary.json").is_file():
         shutil.rmtree(root / f".{run_id}.old", ignore_errors=True)
     if root.is_dir():
@@ -327,23 +301,16 @@ def run_id_for(dataset: str, k: int, backend: str, protocol: str) -> str:
 
 @dataclass(frozen=True)
 class RunOptions:
-    """How a point is run and recorded: the same for every point of a sweep, so the sweep (or a
-    Dask worker) hands one of these through :func:`lassm.runs.point.run_one` to :func:`run_point`.
+    """How a point is run and recorded, the same for every point of a sweep.
 
     Attributes
     ----------
-    repeats : int
-        Timed runs at most (:mod:`lassm.runs.repeat_rule`: three where they agree within 5 %);
-        ``kernel_seconds`` is their median, each is kept in ``kernel_seconds_runs``.
-    warmup : int
-        Untimed runs before them (compilation, caches, clocks).
-    command : str, optional
-        The command line to record (:func:`lassm.runs.point.run_one`: the point's own by default).
-    root : Path, optional
-        Folder to write the record into instead of ``data/results/<machine>/``.
-    replace : bool
-        Replace a record another process wrote meanwhile (else :class:`AlreadyRecorded`;
-        :func:`write_record`).
+    repeats : timed runs at most (:mod:`lassm.runs.repeat_rule`); ``kernel_seconds`` is their
+        median, each kept in ``kernel_seconds_runs``.
+    warmup : untimed runs before them.
+    command : the command line to record (default: the point's own).
+    root : folder for the record instead of ``data/results/<machine>/``.
+    replace : replace a record another process wrote meanwhile (else :class:`AlreadyRecorded`).
     """
 
     repeats: int = 1
@@ -355,19 +322,14 @@ class RunOptions:
 
 @dataclass(frozen=True)
 class Checks:
-    """What a point's output is checked against; a sweep computes the CPU oracle's output once per
-    dataset and k and hands it (and the hook that keeps it) to every point of that dataset.
+    """What a point's output is checked against; a sweep computes the oracle once per dataset and k.
 
     Attributes
     ----------
-    cpu : bool
-        Check a GPU backend's output against the CPU oracle.
-    cpu_ext : Extension, optional
-        The oracle's output for this dataset and k, already computed; computed when needed and not given.
-    reference : dict, optional
-        MetaHipMer's own output, contig id -> extended sequence (``matches_reference``).
-    keep_output : callable, optional
-        Called with the first timed run's output (the sweep keeps the CPU's as the oracle).
+    cpu : check a GPU backend's output against the CPU oracle.
+    cpu_ext : the oracle's output, computed when needed and not given.
+    reference : MetaHipMer's own output, contig id -> extended sequence (``matches_reference``).
+    keep_output : called with the first timed run's output.
     """
 
     cpu: bool = True
@@ -378,27 +340,12 @@ class Checks:
 
 def run_point(ds: Dataset, dataset: str, params: Params, backend: str, machine: str | None = None,
               run: RunOptions = RunOptions(), checks: Checks = Checks(), **options) -> tuple[Path, dict]:
-    """Runs one sweep point, checks it against the CPU oracle in the same run, records it.
+    """Runs one sweep point, checks every repeat against the CPU oracle (on the CPU, against the
+    first) and records it; returns the record folder and its ``summary.json`` content.
 
-    Parameters
-    ----------
-    ds, dataset, params, backend, machine
-        The point, its name, its kernel parameters and its results folder's name.
-    run : RunOptions
-        Repeats, warm-up runs, the command recorded and where the record goes. Every repeat's
-        output is checked: against the oracle, or on the CPU against the first. Warm-up and
-        timed runs hold the device's lock (:func:`lassm.runs.device_lock.hold_device`): where
-        another process held it past the wait, the record says ``shared_device``.
-    checks : Checks
-        The CPU oracle and MetaHipMer's output to check against.
-    **options
-        Passed to the backend (``protocol``...).
-
-    Returns
-    -------
-    (Path, dict)
-        The record folder and its ``summary.json`` content.
-    """
+    Warm-up and timed runs hold the device lock (:func:`lassm.runs.device_lock.hold_device`); where
+    another process kept it past the wait, the record says ``shared_device``. ``run`` and ``checks``
+    are :class:`RunOptions` and :class:`Checks`; ``options`` go to the backend."""
     from .device_lock import device_identity, hold_device
     from .extend import extend
     from .repeat_rule import enough

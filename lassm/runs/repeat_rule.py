@@ -1,11 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """How many timed runs a point takes: at least :data:`MIN_TIMED`, then no more once they agree.
 
-A point's median over five runs and over three differs by less than the runs' own spread, so
-where three runs lie within :data:`SPREAD` of their median the other two add minutes to a whole
-campaign (about a third of the local-assembly sweep) and nothing to its numbers. Where
-they spread wider, the point goes on to the plan's ``repeats``. The same rule times the local
-assembly, X-drop and the suite; each record keeps how many runs it took.
+Where those runs lie within :data:`SPREAD` of their median, more would not move it beyond their
+own spread; otherwise the point goes on to the plan's ``repeats``. One rule for local assembly,
+X-drop and the suite; each record keeps how many runs it took.
 """
 from __future__ import annotations
 

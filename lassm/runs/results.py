@@ -1,8 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Our run records as tables: every ``summary.json`` under ``data/results/`` in one DataFrame.
-
-Records are stored raw by :mod:`lassm.runs.records` (one folder per run); this module only reads and
-projects them, for the book's chapters: scalar fields become columns, lists and dicts stay out.
+"""Our run records as tables: every ``summary.json`` under ``data/results/`` in one DataFrame;
+scalar fields become columns, lists and dicts stay out.
 """
 from __future__ import annotations
 
@@ -26,26 +24,11 @@ def _results_root() -> Path:
 
 
 def load_records(machine: str | None = None, *, benchmark: bool | None = None) -> pd.DataFrame:
-    """Every run record (``<machine>/<run-id>/summary.json``) as one row.
+    """Every run record (``<machine>/<run-id>/summary.json``) of ``machine`` (default all) as one row.
 
-    Parameters
-    ----------
-    machine : str, optional
-        A folder under ``data/results/`` (default: every machine).
-    benchmark : bool, optional
-        ``True``: only ``bench__*`` records; ``False``: only sweep records; default both.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The scalar fields of each record (:data:`RECORD_COLUMNS` always present), sorted by
-        machine and run id.
-
-    Raises
-    ------
-    LassmError
-        When no record matches.
-    """
+    ``benchmark``: True only ``bench__*`` records, False only sweep records, None both. Columns are
+    the scalar fields (:data:`RECORD_COLUMNS` always present), sorted by machine and run id. Raises
+    LassmError when no record matches."""
     root = _results_root()
     folders = [root / machine] if machine else sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
     rows = []
@@ -72,18 +55,8 @@ def load_records(machine: str | None = None, *, benchmark: bool | None = None) -
 
 
 def load_metrics(machine: str) -> pd.DataFrame:
-    """``data/results/<machine>/metrics.csv`` (written by ``lassm metrics derive``).
-
-    Parameters
-    ----------
-    machine : str
-        A folder under ``data/results/``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (dataset, k, protocol); see :func:`lassm.analysis.derive.machine_metrics`.
-    """
+    """``data/results/<machine>/metrics.csv`` (from ``lassm metrics derive``): one row per (dataset,
+    k, protocol); see :func:`lassm.analysis.derive.machine_metrics`."""
     path = paths.results_dir(machine) / "metrics.csv"
     if not path.exists():
         raise LassmError(f"{path}: no metrics; run 'lassm metrics derive --machine {machine}'")
@@ -91,13 +64,8 @@ def load_metrics(machine: str) -> pd.DataFrame:
 
 
 def reference_timings() -> pd.DataFrame:
-    """``data/reference-timings.csv``: other programs' kernel times, with their sources.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``program, machine, device, dataset, k, kernel_seconds, source``.
-    """
+    """``data/reference-timings.csv``: other programs' kernel times with their sources
+    (``program, machine, device, dataset, k, kernel_seconds, source``)."""
     from ..datafiles import data_csv, read_data_csv
 
     return read_data_csv(data_csv("reference-timings.csv"))
@@ -114,17 +82,11 @@ def study_rows(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def bench_table(machine: str) -> pd.DataFrame:
-    """The benchmark records of ``machine`` (a folder under ``data/results/``), in milliseconds,
-    with the CPU and reference ratios.
+    """The benchmark records of ``machine``, in milliseconds, with the CPU and reference ratios.
 
-    Returns
-    -------
-    pandas.DataFrame
-        Per (dataset, k, protocol): ``kernel_ms``, ``cpu_ms`` (CPU backend, best of its runs),
-        ``cpu_threads``, ``cpu_over_gpu`` (``speedup_vs_cpu``), ``matches_cpu``, and
-        ``reference_ms`` / ``reference_over_ours`` where ``data/reference-timings.csv`` has a
-        time of another program for that machine and dataset (else NaN).
-    """
+    Per (dataset, k, protocol): ``kernel_ms``, ``cpu_ms`` (best CPU run), ``cpu_threads``,
+    ``cpu_over_gpu``, ``matches_cpu``, and ``reference_ms`` / ``reference_over_ours`` where
+    ``data/reference-timings.csv`` has another program's time for that machine and dataset (else NaN)."""
     df = load_records(machine, benchmark=True)
     out = pd.DataFrame({"dataset": df["dataset"], "k": df["k"].astype(int), "protocol": df["protocol"],
                         "backend": df["backend"], "kernel_ms": df["kernel_seconds"].astype(float) * 1e3,
@@ -145,21 +107,13 @@ def scaling_table(machine: str, dataset: str = "gen-k21x20") -> pd.DataFrame:
     """The strong-scaling records of ``machine`` on ``dataset`` (``scaling__<dataset>__*__gpus<G>``),
     one row per GPU count.
 
-    Speedups are over the one-GPU record of the same run: ``speedup_wall`` (the whole sharded
-    extend: plan, worker runs, transfer back, merge), ``speedup_compute`` (the workers' part) and
-    ``speedup_kernel`` (the kernels' critical path, the slowest shard's CUDA-event time).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``gpus``, ``wall_seconds``, ``compute_wall_seconds``, ``merge_seconds``,
-        ``kernel_seconds``, the three speedups, ``parallel_efficiency`` (wall speedup / gpus) and
-        ``matches_1gpu`` / ``matches_cpu``; where the records hold them (newer campaigns),
-        also ``plan_seconds``, ``write_seconds`` (the parent writing the output),
-        ``single_process_seconds`` (a plain ``lassm extend`` of the same input, whole command) and
-        ``speedup_vs_single_process`` (that over the sharded wall plus the write); in the newest,
-        ``peak_rss_bytes`` and ``device_high_water_bytes`` (the largest worker's peaks: :mod:`.memory`).
-    """
+    Speedups over the one-GPU record: ``speedup_wall`` (the whole sharded extend),
+    ``speedup_compute`` (the workers' part), ``speedup_kernel`` (the slowest shard's kernel time).
+    Columns: ``gpus``, ``wall_seconds``, ``compute_wall_seconds``, ``merge_seconds``,
+    ``kernel_seconds``, the speedups, ``parallel_efficiency`` (wall speedup / gpus), ``matches_1gpu``,
+    ``matches_cpu``; where recorded also ``plan_seconds``, ``write_seconds``,
+    ``single_process_seconds``, ``speedup_vs_single_process``, ``peak_rss_bytes`` and
+    ``device_high_water_bytes`` (:mod:`.memory`)."""
     recs = load_records(machine)
     rows = recs[recs["run_id"].str.startswith(f"scaling__{dataset}__")].copy()
     if rows.empty:
@@ -237,12 +191,10 @@ def scaling_others_sentence(machine: str, main: str = "gen-k21x20") -> str:
 
 
 def shard_contention(machine: str, dataset: str = "gen-k21x20") -> dict | None:
-    """What ``lassm measure shard-contention`` measured of ``dataset`` on ``machine``, or None where it
-    did not run: the whole input extended and written in one process (``whole_seconds``), and the
-    slowest of its shards, each in a process of its own on a GPU of its own, without Dask, alone
-    (``alone_seconds``) and all at once (``together_seconds``). ``bare_speedup``, the whole over the
-    slowest shard at once, bounds what a sharded run can gain over one GPU on that node before any
-    plan, dispatch or join is paid."""
+    """What ``lassm measure shard-contention`` measured of ``dataset`` on ``machine``, or None:
+    ``whole_seconds`` (one process), the slowest shard alone (``alone_seconds``) and all at once
+    (``together_seconds``), each on its own GPU without Dask; ``bare_speedup`` (whole over the
+    slowest shard at once) bounds what sharding can gain on that node."""
     import json
 
     path = _results_root() / machine / f"shard-contention__{dataset}.json"
@@ -287,19 +239,9 @@ def sweep_timings(machine: str) -> pd.DataFrame:
 
 
 def ablation_costs(bench: pd.DataFrame, base: str = "fast", datasets: list[str] | None = None) -> pd.DataFrame:
-    """Each ablation build's kernel time over ``base``'s, per dataset: what undoing one change costs.
-
-    Parameters
-    ----------
-    bench : :func:`bench_table` rows (``dataset``, ``protocol``, ``kernel_ms``).
-    base : the build every other ``base-*`` build is measured against.
-    datasets : columns to keep, in this order (default: every dataset ``base`` ran on).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Index: the ``base-*`` builds; columns: datasets; values: time / ``base``'s time.
-    """
+    """Each ``base-*`` build's kernel time over ``base``'s per dataset (index: builds; columns:
+    ``datasets``, default every one ``base`` ran on), from :func:`bench_table` rows: what undoing one
+    change costs."""
     rows = bench[(bench["protocol"] == base) | bench["protocol"].str.startswith(base + "-")]
     times = rows.pivot_table(index="protocol", columns="dataset", values="kernel_ms", aggfunc="first")
     if base not in times.index:
@@ -311,17 +253,9 @@ def ablation_costs(bench: pd.DataFrame, base: str = "fast", datasets: list[str] 
 def against_published(ours: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
     """Where our points sit on the potential-speedup plot against the published ports', per k.
 
-    Parameters
-    ----------
-    ours : one row per k with ``k``, ``x``, ``y`` and ``beyond_model`` (``metrics.csv`` rows).
-    published : ``k``, ``x``, ``y`` of the published ports (:func:`lassm.analysis.paper.speedup_points`).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Per k: our x and y, the best published x and y, and whether ours is right of all and
-        above all of them (strictly), and beyond the model.
-    """
+    ``ours``: ``k``, ``x``, ``y``, ``beyond_model`` per k; ``published``:
+    :func:`lassm.analysis.paper.speedup_points`. Per k: our x and y, the best published ones, and
+    whether ours is strictly right of and above all of them, and beyond the model."""
     best = published.groupby("k")[["x", "y"]].max().rename(columns={"x": "published x (max)",
                                                                      "y": "published y (max)"})
     out = ours[["k", "x", "y", "beyond_model"]].merge(best, left_on="k", right_index=True, how="inner")
@@ -348,17 +282,10 @@ AGAINST_ORIGINAL_KEY: tuple[str, ...] = ("dataset", "k", "program")
 
 
 def against_original(machine: str) -> pd.DataFrame | None:
-    """``against-original.csv`` of ``machine`` (``lassm run``'s originals step) as one row per dataset:
-    both programs' whole-command and kernel seconds and lassm's over the original's, or None.
-
-    Returns
-    -------
-    pandas.DataFrame or None
-        ``dataset``, ``k``, ``original_whole_s``, ``lassm_whole_s``, ``whole_ratio``,
-        ``original_kernel_s``, ``lassm_kernel_s``, ``kernel_ratio`` (every kernel of each run),
-        ``walk_kernel_ratio`` (the local-assembly kernel alone; NaN where not recorded), ``outputs_equal``,
-        and ``git_sha`` (the commits of the two rows) where recorded.
-    """
+    """``against-original.csv`` of ``machine`` as one row per dataset, or None: ``dataset``, ``k``,
+    ``original_whole_s``, ``lassm_whole_s``, ``whole_ratio``, ``original_kernel_s``,
+    ``lassm_kernel_s``, ``kernel_ratio``, ``walk_kernel_ratio`` (the walk kernel alone; NaN where
+    not recorded), ``outputs_equal``, and ``git_sha`` where recorded."""
     path = paths.results_dir(machine) / AGAINST_ORIGINAL_FILE
     if not path.is_file():
         return None

@@ -1,11 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The larger inputs' scaling records as the scaling chapter reads them: where each shard's time
-goes, and weak scaling.
-
-:mod:`.results` projects the records' scalar fields; these tables read the per-shard lists a
-sharded run records on the path of ``lassm extend DIR --cluster`` (``files_shard_*``: each worker
-reads its range of a shard folder, extends it and writes its block of the output; the parent
-joins the blocks), which a record table leaves out.
+goes, and weak scaling; from the per-shard lists (``files_shard_*``) of ``lassm extend DIR
+--cluster`` records, which :mod:`.results` leaves out.
 """
 from __future__ import annotations
 
@@ -35,18 +31,12 @@ def _summaries(machine: str, dataset: str) -> list[dict]:
 
 
 def shard_breakdown(machine: str, dataset: str = "gen-k21x80") -> pd.DataFrame:
-    """Each shard of each GPU count on the workers-write path: a row per shard.
+    """Each shard of each GPU count on the workers-write path, a row per shard (empty without records).
 
-    ``read_seconds`` (waiting for its range's reads from the shard folder: the first piece whole,
-    of the later ones what the work on the piece before did not hide), ``extend_seconds`` (the extension:
-    transfers, host packing and kernels), ``kernel_seconds`` (CUDA-event time, where recorded),
-    ``transfer_seconds`` (copies between host and device, where recorded: NaN in older records),
-    ``other_seconds`` (extend less kernels and known transfers: the host's packing and launch
-    set-up), ``write_seconds`` (its block of the output); and per
-    run, repeated on its rows, ``plan_seconds``, ``join_seconds`` (the parent putting the blocks
-    end to end) and ``whole_seconds`` (all of it, the file included). Empty where ``machine``
-    holds no such record.
-    """
+    ``read_seconds`` (waiting for its reads: the first piece whole, later ones what the work did not
+    hide), ``extend_seconds``, ``kernel_seconds``, ``transfer_seconds`` (NaN where not recorded),
+    ``other_seconds`` (extend less kernels and transfers), ``write_seconds``; per run, repeated on
+    its rows, ``plan_seconds``, ``join_seconds`` and ``whole_seconds``."""
     rows = []
     for doc in _summaries(machine, dataset):
         if "files_shard_wall_seconds" not in doc:

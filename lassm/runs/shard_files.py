@@ -1,13 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Sharded extends whose workers write the output files: what ``lassm extend --cluster`` runs.
 
-:func:`lassm.runs.distributed.extend_sharded` brings every shard's walks back and merges them into
-one :class:`Extension`, which the parent then writes: moving the results and formatting the
-whole file are serial, and were most of a 4-GPU run's time. Here each shard is a
-contiguous range of contigs (:func:`plan_ranges`) whose worker formats its own block of the
-files, with the single run's writers, into a part file beside the destination; only figures
-travel back, and the parts are joined in place (:mod:`.part_join`). The files are the single
-run's byte for byte.
+Rather than bring every shard's walks back and format the file serially
+(:func:`lassm.runs.distributed.extend_sharded`), each shard is a contiguous range of contigs
+(:func:`plan_ranges`) whose worker formats its block with the single run's writers into a part
+file beside the destination; only figures travel back, and the parts are joined in place
+(:mod:`.part_join`). The files equal the single run's byte for byte.
 """
 from __future__ import annotations
 
@@ -42,17 +40,11 @@ from .shard_plan import balance, plan_balance, work_estimate
 def plan_ranges(ds: Dataset | ShardFolder, shards: int, weights: np.ndarray | None = None) -> list[np.ndarray]:
     """Splits the contigs into ``shards`` contiguous ranges (index arrays) of near-equal work.
 
-    What :func:`extend_to_files` runs: a range's output lines, and its right and left ends, are
-    each one block of the single run's files, which its worker writes itself. A contig weighs
-    its read bases (:func:`work_estimate`, the extension) plus its own bases (its output line, written
-    by the worker too). The cuts fall where the running sum crosses each ``total * i / shards``,
-    so a range exceeds the mean by at most the heaviest contig:
-    ``max / mean <= 1 + shards * max(weight) / total``. The bins are not balanced one by one as in
-    :func:`plan_shards`; in a set whose contigs' order is unrelated to their reads (the generator,
-    its replications) every range holds each bin in proportion. A shard folder is planned from
-    the weights it saved (:meth:`ShardFolder.weights`: these very weights, so the same ranges);
-    the cuts are those of its files too (:func:`range_bounds`, ``lassm data shard``).
-    """
+    A contig weighs its read bases (:func:`work_estimate`) plus its own bases (its output line).
+    Cuts fall where the running sum crosses ``total * i / shards``, so
+    ``max / mean <= 1 + shards * max(weight) / total``. A shard folder is planned from the weights it
+    saved (:meth:`ShardFolder.weights`, the same weights, so the same ranges as its files'
+    :func:`range_bounds`)."""
     if weights is None:
         weights = ds.planning_weights() if isinstance(ds, ShardFolder) else \
             work_estimate(ds) + np.diff(ds.offsets).astype(np.float64)
@@ -60,12 +52,9 @@ def plan_ranges(ds: Dataset | ShardFolder, shards: int, weights: np.ndarray | No
 
 
 def range_balance(weights: np.ndarray, plan: Sequence[np.ndarray]) -> dict:
-    """:func:`plan_balance`'s figures from the planning weights alone (a :class:`ShardFolder`'s).
-
-    ``shard_work`` sums :func:`plan_ranges`' weight (read bases plus the contig's own bases, not
-    the read bases alone), ``max_over_mean`` is of that, and ``bound`` is the range cuts' own
-    (``1 + shards * max(weight) / total``, not the per-bin packing's); ``shard_contigs`` as there.
-    """
+    """:func:`plan_balance`'s figures from the planning weights alone: ``shard_work`` and
+    ``max_over_mean`` of :func:`plan_ranges`' weights, ``bound`` the range cuts' own
+    (``1 + shards * max(weight) / total``), ``shard_contigs`` as there."""
     w = np.asarray(weights, dtype=np.float64)
     return balance(w, plan, float(w.max(initial=0.0)))
 
@@ -91,12 +80,9 @@ def as_ranges(plan: Sequence[np.ndarray]) -> list[tuple[int, int]] | None:
 # ---------------------------------------------------------------- worker side
 
 def _write_part(folder: str, name: str, write: Callable[[Path], Any]) -> int:
-    """Writes one part file under a temporary name in the parts folder, then renames it; returns its size.
-
-    A shard run again (its worker lost) replaces its parts instead of adding to them. The folder
-    is never created here: once the parent has removed it (the run failed or was interrupted), a
-    late shard fails instead of leaving a stray part.
-    """
+    """Writes one part file through a temporary in the parts folder and returns its size; a re-run
+    shard replaces its parts. The folder is never created here, so a late shard of a removed run
+    fails rather than leave a stray part."""
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
     os.close(fd)
     try:
@@ -129,7 +115,7 @@ class PartJob:
     Attributes
     ----------
     source : ``(dataset name or shard folder, k)`` the workers read, or None (each range's data travels).
-    params, backend, options : the extension's (``params`` as :meth:`Params.as_dict`).
+    params : as :meth:`Params.as_dict`.
     out_dir : the output's parts folder.
     ends_dir : the ends table's parts folder, or None for no ends table.
     ends_tsv : the ends table is TSV (else parquet).
@@ -148,22 +134,16 @@ class PartJob:
 
 def _part_task(job: PartJob, number: int, bounds: tuple[int, int], data: Dataset | None, header: bool,
                share: int = 0) -> dict:
-    """Extends the contigs ``bounds`` on this worker and writes its block of the output files.
+    """Extends the contigs ``bounds`` on this worker and writes its block of the output files;
+    returns small figures only (timings, kernel seconds, work, launches, place, memory).
 
-    The output lines go to ``job.out_dir``; the ends as two TSV blocks (right, left; ``header``: the
-    first block of the file) or, for a parquet destination, as their per-contig figures
-    (``.npz``: a parquet file cannot be put together from byte blocks, so the parent writes it).
-    A range whose estimated memory exceeds what this worker may use (:mod:`lassm.runs.memory`)
-    is cut into pieces run one after another, each read (from a shard folder) or cut on its own,
-    whose blocks are joined here into the range's parts: the same bytes. A range of a shard
-    folder that fits, on a worker with threads to spare (:data:`READ_AHEAD_MIN_THREADS`), is
-    read in pieces too (:func:`~lassm.workloads.local_assembly.stream.in_row_groups`), each while
-    the one before is extended and written; ``prep_seconds`` is then the time spent waiting for
-    reads, the first one whole.
-    ``share``: how many of the run's workers share this one's host (its CPUs are split between
-    them: :func:`lassm.runs.dask_settings.take_share`); 0 leaves the worker's threads as they are.
-    Returns small figures only: timings, kernel seconds, work counts, launches, place, memory.
-    """
+    Output lines go to ``job.out_dir``; ends as two TSV blocks (right, left; ``header`` on the
+    file's first) or, for parquet, as per-contig figures (``.npz``) the parent writes. A range over
+    this worker's memory (:mod:`lassm.runs.memory`) runs in pieces joined here (same bytes). A
+    fitting range of a shard folder on a worker with :data:`READ_AHEAD_MIN_THREADS` is read in
+    pieces each while the one before is extended; ``prep_seconds`` is then the wait for reads.
+    ``share``: workers sharing this host (its CPUs split, :func:`lassm.runs.dask_settings.take_share`);
+    0 leaves threads as they are."""
     from concurrent.futures import ThreadPoolExecutor
 
     from ..workloads.local_assembly import formats
@@ -252,12 +232,9 @@ def _part_task(job: PartJob, number: int, bounds: tuple[int, int], data: Dataset
 
 def _range_reader(data: Dataset | None, source: tuple[str, int] | None, a: int,
                   b: int) -> tuple[Callable[[int, int], Dataset], int]:
-    """How a worker gets contigs ``lo .. hi-1`` of its range ``a .. b``, and the range's input bytes.
-
-    From the task's own data (views), from a shard folder (only the row groups that hold the
-    piece are read: :func:`lassm.workloads.local_assembly.stream.read_range`), or from the named
-    dataset, loaded once per worker process.
-    """
+    """How a worker gets contigs ``lo .. hi-1`` of its range ``a .. b``, and the range's input bytes:
+    from the task's data (views), from a shard folder (only the row groups holding the piece), or
+    from the named dataset, loaded once per worker process."""
     from ..workloads.local_assembly import stream
     from . import memory
 
@@ -302,43 +279,31 @@ def extend_to_files(ds: Dataset | ShardFolder, params: Params, backend: str, cli
                     ends: str | os.PathLike | None = None, sharding: Sharding = Sharding(), **options) -> dict:
     """Extends ``ds`` as shards whose workers write their own blocks of ``out`` (and ``ends``).
 
-    What ``lassm extend --cluster`` runs: the files are byte for byte those of one
-    :func:`extend` written by :func:`formats.write_extended` and :func:`formats.write_ends`, but
-    the formatting, the largest serial cost of :func:`extend_sharded` plus a write, runs on the
-    workers side by side, and only small figures travel back. Each shard is a contiguous range
-    (:func:`plan_ranges`), so its output lines are one block of the file and its right and left
-    ends two blocks of a TSV ends table; each block goes to a part file in a hidden folder beside
-    the destination (the same file system, shared by a cluster's nodes as the records' folder is),
-    and the workers copy their parts into a temporary at their offsets, side by side, which then
-    replaces the destination (:func:`lassm.runs.part_join.join`; a character device or a pipe is
-    written in place, the parts streamed in order). A parquet ends table cannot be joined from bytes: the workers leave
-    their per-contig figures (``.npz``) and the parent writes the table from them.
+    The files equal one :func:`extend` written by :func:`formats.write_extended` and
+    :func:`formats.write_ends` byte for byte. Each shard is a range (:func:`plan_ranges`) whose
+    blocks go to part files in a hidden folder beside the destination; workers copy them into a
+    temporary that then replaces it (:func:`lassm.runs.part_join.join`; a device or pipe is written
+    in place). A parquet ends table is written by the parent from the workers' ``.npz`` figures.
 
-    On success no part is left; on failure (a shard failing after its retries, an interrupt)
-    the destinations are untouched, the parent waits for the shards still running and removes
-    the parts folders. A parent killed outright leaves a folder named like an atomic write's
-    temporary, which the next write of the same destination on this host removes
-    (:func:`lassm.atomic.remove_stale`).
+    On success no part is left; on failure the destinations are untouched and the parts removed (a
+    killed parent's folder is removed by the next write, :func:`lassm.atomic.remove_stale`).
 
-    ``ds`` may be a shard folder (:class:`ShardFolder`) instead of its data: this process then
-    plans from the weights the folder saved and reads no contig (its workers read their ranges;
-    ``sharding.source`` defaults to the folder). Three cases read the whole set here all the same: a folder
-    written without weights (planned from its data), an interleaved plan (merged here) and a
-    parquet ends table (written here from the dataset's ids and read counts and the shards' figures).
+    ``ds`` may be a :class:`ShardFolder`: the parent then plans from its saved weights and reads no
+    contig, except for a folder without weights, an interleaved plan or a parquet ends table.
 
     Parameters
     ----------
     ds, params, backend, client, options : as for :func:`extend_sharded`.
     out : the output file (MetaHipMer's ``cid extended_sequence``).
     ends : the ends table (``.tsv``: TSV, else parquet), or None.
-    sharding : as for :func:`extend_sharded`; a count of shards plans :func:`plan_ranges`. A plan
-        whose shards are not contiguous ranges is run by :func:`extend_sharded` and written here.
+    sharding : as for :func:`extend_sharded`; a count plans :func:`plan_ranges`, a plan of
+        non-contiguous shards runs :func:`extend_sharded` and is written here.
 
     Returns
     -------
-    dict of figures: ``wall_seconds`` (all of it, files included) and its phases (``plan_seconds``,
-    ``compute_wall_seconds``: submitting to every part written, ``concat_seconds``, ``ends_seconds``),
-    the kernel's critical path and sum, per-shard timings and places, work counts, bytes.
+    dict of figures: ``wall_seconds`` and its phases (``plan_seconds``, ``compute_wall_seconds``,
+    ``concat_seconds``, ``ends_seconds``), the kernel's critical path and sum, per-shard timings and
+    places, work counts, bytes.
     """
     from ..workloads.local_assembly import formats
 

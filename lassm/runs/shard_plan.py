@@ -1,8 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""How a sharded run cuts its contigs: each contig's estimated work, the interleaved plans
-balanced bin by bin (:func:`plan_shards`), their balance, and the check that a plan covers every
-contig once. The contiguous plans of the runs whose workers write the files are
-:func:`lassm.runs.shard_files.plan_ranges`.
+"""How a sharded run cuts its contigs: estimated work per contig, interleaved plans balanced bin by
+bin (:func:`plan_shards`), their balance, and the check that a plan covers every contig once.
 """
 from __future__ import annotations
 
@@ -21,11 +19,8 @@ BIN_EDGES = (1, 10)
 
 
 def work_estimate(ds: Dataset) -> np.ndarray:
-    """Estimated work per contig: the read bases of both ends (0 without reads: not launched).
-
-    Table insertions scale with read bases at every k, and so does most of a walk's cost; it is
-    k-independent, which is enough to balance shards of one dataset against each other.
-    """
+    """Estimated work per contig: the read bases of both ends (0 without reads). Insertions and most of
+    a walk scale with read bases at every k, enough to balance shards of one dataset."""
     est = np.zeros(ds.n_contigs, dtype=np.float64)
     for reads in (ds.left, ds.right):
         co = reads.contig_offsets
@@ -40,15 +35,13 @@ def contig_bins(ds: Dataset) -> np.ndarray:
 
 
 def plan_shards(ds: Dataset, shards: int, weights: np.ndarray | None = None) -> list[np.ndarray]:
-    """Splits the contigs into ``shards`` index arrays (each ascending) of near-equal work.
+    """Splits the contigs into ``shards`` ascending index arrays of near-equal work, balanced bin by bin
+    (a GPU runs its bins one launch after another).
 
-    Per bin, heavy bin first, longest-processing-time greedy: contigs by falling weight, each to
-    the shard with the least work in that bin (ties: least work overall). A GPU runs its bins one
-    launch after another, so each bin is balanced on its own. Per bin the heaviest shard exceeds
-    the mean by at most that bin's heaviest contig; over the bins,
-    ``max / mean <= 1 + shards * sum(bin's max weight) / total weight``. Contigs without reads
-    cost nothing and are dealt round-robin.
-    """
+    Per bin, heaviest first, longest-processing-time greedy: each contig to the shard with least work
+    in that bin (ties: least overall), so
+    ``max / mean <= 1 + shards * sum(bin's max weight) / total weight``. Contigs without reads are
+    dealt round-robin."""
     if shards < 1:
         raise LassmError(f"shards must be at least 1, got {shards}")
     n = ds.n_contigs

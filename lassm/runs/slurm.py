@@ -5,36 +5,32 @@ The spec (:func:`parse`, checked when the command line is read)::
 
     slurm[:PARTITION[:WORKERS]][,KEY=VALUE...]
 
-``PARTITION`` is the partition the jobs go to (default: Slurm's default partition); ``WORKERS``
-how many Dask workers to start in all (default: one job's worth), rounded up to whole jobs. The
-keys:
+``PARTITION`` defaults to Slurm's; ``WORKERS`` (default one job's worth) is rounded up to whole
+jobs. Keys:
 
 ``gpus=G``
-    GPUs per job (``--gres=gpu:G``): G workers per job, one per GPU, each started with
-    ``CUDA_VISIBLE_DEVICES`` of its GPU alone (:mod:`lassm.runs.slurm_worker`). Without it the
-    workers are CPU workers.
+    GPUs per job (``--gres=gpu:G``): one worker per GPU, each seeing its GPU alone
+    (:mod:`lassm.runs.slurm_worker`). Without it the workers are CPU workers.
 ``processes=P``
     CPU workers per job (default 1; not with ``gpus``).
 ``cores=C``
-    CPUs per job (``--cpus-per-task``; default 4 per GPU, else 1 per worker). Each worker runs
-    one task at a time and its numba threads get its share of them.
+    CPUs per job (default 4 per GPU, else 1 per worker), shared among its workers' numba threads.
 ``memory=M``
     memory per job (``16GB``, ``500MiB``; default 16 GB per GPU, else 4 GB per worker).
 ``walltime=T``
-    the jobs' time limit (``01:00:00`` by default; Slurm's forms ``MM``, ``HH:MM:SS``, ``D-HH``...).
+    the jobs' time limit (default ``01:00:00``; Slurm's forms).
 ``account=A``, ``qos=Q``, ``constraint=F``
     ``--account``, ``--qos``, ``--constraint``.
 ``interface=I``
     the network interface the scheduler and workers talk on (``ib0``).
 ``logs=DIR``
-    where the jobs' output goes (default ``~/.cache/lassm/slurm``: on the shared home).
+    where the jobs' output goes (default ``~/.cache/lassm/slurm``).
 ``wait=S``
-    seconds to wait for every worker to join (default 600); after that the run goes on with
-    those that joined, or stops when none did, saying why the jobs wait (``squeue``).
+    seconds to wait for the workers (default 600); then the run goes on with those that joined,
+    or stops when none did, saying why the jobs wait.
 
-The scheduler runs in the submitting process; the workers run this Python (``sys.executable``),
-so the checkout and its environment must be on a file system the nodes share, as the results
-root must (the submitting process's, whatever the workers' environment says). The jobs are
+The scheduler runs in the submitting process; workers run ``sys.executable``, so the checkout,
+its environment and the results root must be on a file system the nodes share. The jobs are
 cancelled when the command ends.
 """
 from __future__ import annotations
@@ -266,11 +262,8 @@ def _count(client: Any) -> int:
 
 
 def _wait(client: Any, cluster: Any, spec: SlurmSpec, say: Callable[[str], None]) -> None:
-    """Waits for every worker, ``spec.wait`` seconds at most; fails when none joined.
-
-    Jobs that left the queue without a worker joining stop the wait at once (their output is in
-    the log folder).
-    """
+    """Waits up to ``spec.wait`` seconds for every worker; fails when none joined, at once where the
+    jobs left the queue without a worker joining (their output is in the log folder)."""
     t0 = time.monotonic()
     say(f"slurm: {spec.jobs} job(s) asked of partition {spec.partition or '(default)'}; "
         f"waiting for {spec.total} worker(s)")

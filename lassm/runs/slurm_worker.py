@@ -1,17 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The Dask workers of one Slurm job: one per GPU of the job, each seeing its own GPU alone.
 
-dask-jobqueue's job script runs ``python -m <worker command> SCHEDULER --name NAME --nthreads T
---memory-limit M ...``; :mod:`lassm.runs.slurm` makes this module that command. Dask's own
-``--nworkers`` would start the job's workers with one environment, so that every worker of a
-four-GPU job would see all four GPUs and CuPy would put them all on the first; here each worker
-is a process of its own, started with ``CUDA_VISIBLE_DEVICES`` (and ``LASSM_GPU_INDEX``) naming
-one of the job's GPUs, as Slurm lists them in the job's ``CUDA_VISIBLE_DEVICES``, and a resource
-``GPU=1``. CPU workers get their share of the job's CPUs as ``NUMBA_NUM_THREADS``.
-
-Workers are named ``NAME-0``, ``NAME-1``... (``NAME`` alone for one), as ``--nworkers`` would name
-them, which is how ``SLURMCluster`` knows them for its job. A ``SIGTERM`` (``scancel``, the end of
-the walltime) is passed on to every worker; the job ends when they all have.
+The job script runs this module with Dask's worker arguments. Dask's ``--nworkers`` would give
+every worker all the job's GPUs; here each worker is its own process with
+``CUDA_VISIBLE_DEVICES`` (and ``LASSM_GPU_INDEX``) naming one of them and a resource ``GPU=1``.
+CPU workers get their share of the CPUs as ``NUMBA_NUM_THREADS``. Workers are named ``NAME-0``,
+``NAME-1``... as ``--nworkers`` would, so ``SLURMCluster`` knows them; a ``SIGTERM`` is passed to
+every worker.
 """
 from __future__ import annotations
 

@@ -1,17 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Strong scaling of the sharded extension on one node's GPUs, and the sweep with and without Dask.
 
-:func:`measure` extends one dataset on 1..N GPUs (``local-cuda:N``, the ``cuda`` backend, one
-protocol), each merged output checked against the one-GPU output and the CPU oracle (on the base
-set, tiled, for a replicated name), and writes one run record per GPU count (``scaling:
-strong``). It also times, in the same call, a plain single-process ``lassm extend`` of the same
-input (its output file compared byte for byte with each sharded one), and both sharded paths:
-the in-memory merge (:func:`lassm.runs.distributed.extend_sharded`, then this process writes)
-and the path of ``lassm extend DIR --cluster`` (:func:`lassm.runs.shard_files.extend_to_files`,
-the workers write their blocks), so that each record holds both scaling ratios, the phases, and
-each worker's peak host and device memory. :func:`sweep` times a whole ``lassm run`` on one
-process against ``--cluster local-cuda:G`` and keeps ``scaling__sweep__gpus<G>.json``.
-``lassm measure scaling`` runs both; the scaling chapter reads what they write.
+:func:`measure` extends one dataset on 1..N GPUs (``local-cuda:N``, ``cuda``), checks each
+output against the one-GPU output and the oracle, and writes one record per GPU count
+(``scaling: strong``) holding both sharded paths (in-memory merge and workers-write), a plain
+``lassm extend`` of the same input (compared byte for byte), the phases and each worker's
+peaks. :func:`sweep` times ``lassm run`` in one process against ``--cluster local-cuda:G``
+(``scaling__sweep__gpus<G>.json``). ``lassm measure scaling`` runs both.
 """
 from __future__ import annotations
 

@@ -1,18 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The main job: every sweep point (dataset x k x backend x protocol) on this machine.
 
-Resumable: a point whose record is whole and this host's is skipped (``force`` re-runs it; a
-damaged record is named on stderr and measured again, :mod:`lassm.runs.record_check`); each point
-is written atomically, so a killed sweep loses nothing already recorded; a failing point is
-reported and the rest goes on.
-
-Two paths run a point through the same function, :func:`run_one`:
-
-* direct (the default, and what ``make book`` uses): in this process, the dataset loaded once;
-* ``notebooks=True`` (``lassm run --notebooks``): Papermill executes ``notebooks/run.ipynb``
-  with the point as its parameters, and the executed notebook is renamed into the point's
-  record folder as ``run.ipynb`` once the record is written. It is executed under a temporary
-  name beside the folder, so no half-written notebook is ever left under a record's name.
+Resumable: a whole record of this host is skipped (``force`` re-runs it; a damaged one is named
+and measured again, :mod:`lassm.runs.record_check`); points are written atomically and a
+failing point does not stop the rest. Each point runs :func:`run_one`, directly (the default)
+or with ``notebooks=True`` through Papermill on ``notebooks/run.ipynb``, the executed notebook
+renamed into the record folder as ``run.ipynb`` once the record is written.
 """
 from __future__ import annotations
 
@@ -59,8 +52,8 @@ class Choice:
     Attributes
     ----------
     backends : default: the best backend present, plus ``cpu`` (the oracle) if different.
-    datasets : names understood by :func:`lassm.workloads.local_assembly.datasets.load` (default: ``sample-k77``).
-    protocols : GPU insert protocols (default: every one the backend has).
+    datasets : default ``sample-k77``.
+    protocols : default: every one the backend has.
     ks : start k values (default: each dataset's own).
     """
 
@@ -81,15 +74,9 @@ class Choice:
 
 @dataclass(frozen=True)
 class SweepOptions:
-    """What holds for every point of a sweep.
-
-    Attributes
-    ----------
-    force : re-run points already recorded.
-    repeats, warmup : timed and untimed runs per point on the direct path
-        (:func:`lassm.runs.records.run_point`); the notebook and cluster paths run each point once.
-    root : write records here instead of ``data/results/<machine>/`` (direct and cluster paths).
-    """
+    """What holds for every point of a sweep: ``force`` re-runs recorded points; ``repeats`` and
+    ``warmup`` apply on the direct path (the notebook and cluster paths run each point once);
+    ``root`` replaces ``data/results/<machine>/`` (direct and cluster paths)."""
 
     force: bool = False
     repeats: int = 1
@@ -99,16 +86,9 @@ class SweepOptions:
 
 @dataclass(frozen=True)
 class Via:
-    """Where the points run: in this process (the default), through Papermill, or as Dask tasks.
-
-    Attributes
-    ----------
-    notebooks : execute ``template`` with Papermill per point and keep it in the record.
-    template : the notebook to execute (default :data:`RUN_NOTEBOOK`).
-    cluster : a ``--cluster`` value (:func:`lassm.runs.distributed.connect`): each point becomes a Dask
-        task on a worker (one GPU each), which writes the point's record itself.
-    client : a ``distributed.Client`` already connected (instead of ``cluster``).
-    """
+    """Where the points run: in this process (default), through Papermill (``notebooks``, executing
+    ``template``, default :data:`RUN_NOTEBOOK`), or as Dask tasks that write their own records
+    (``cluster``, a ``--cluster`` value, or ``client``, already connected)."""
 
     notebooks: bool = False
     template: Path | None = None
@@ -121,16 +101,9 @@ def main_job(machine: str | None = None, points: Choice | Sequence[tuple] | None
              bar: Progress | None = None) -> list[dict]:
     """Runs the sweep; returns one status row per point.
 
-    Parameters
-    ----------
-    machine : results folder name (default: derived from the device).
-    points : (dataset, k, backend, protocol) tuples (the campaign's plan, :mod:`lassm.campaign`), or the
-        :class:`Choice` whose product they are (default: ``Choice()``).
-    options : force, repeats, warm-up runs, records' folder (:class:`SweepOptions`).
-    via : Papermill or Dask instead of this process (:class:`Via`).
-    bar : a :class:`rich.progress.Progress` already shown (the campaign's, :func:`lassm.runs.progress.bar`)
-        to add the sweep's task to; default: one of its own, shown when ``progress``.
-    """
+    ``points``: (dataset, k, backend, protocol) tuples or the :class:`Choice` they come from (default
+    ``Choice()``); ``options``: :class:`SweepOptions`; ``via``: :class:`Via`; ``bar``: a shown
+    :class:`rich.progress.Progress` to add the sweep's task to (default: its own, when ``progress``)."""
     force, root, repeats, warmup = options.force, options.root, options.repeats, options.warmup
     if via.notebooks:
         _check_notebook_tools(via.template or RUN_NOTEBOOK)
@@ -263,12 +236,9 @@ def _main_job_on_cluster(points: list[tuple], via: Via, machine: str | None, opt
 
 def run_notebook(dataset: str, k: int, backend: str, protocol: str, machine: str,
                  template: Path | None = None) -> tuple[Path, dict]:
-    """Executes the run notebook for one point; the executed copy lands in the record folder.
-
-    The notebook records the point itself (through :func:`run_one`); only after it has finished
-    is its executed copy renamed from a temporary name to ``<record>/run.ipynb``. On failure the
-    temporary copy is removed and the notebook's error is raised.
-    """
+    """Executes the run notebook for one point, which records the point itself; only then is the
+    executed copy renamed from a temporary to ``<record>/run.ipynb``. On failure the temporary is
+    removed and the notebook's error raised."""
     import papermill
 
     template = Path(template or RUN_NOTEBOOK)
@@ -325,12 +295,8 @@ def _shown(bar: Progress | None, enabled: bool) -> contextlib.AbstractContextMan
 
 
 def record_frames(folder: str | Path) -> dict:
-    """The tables of one record folder, for display: ``summary`` (one value per key), ``ends``, ``launches``.
-
-    Nested values of ``summary.json`` (``params``, ``versions``, lists) are shown as JSON text.
-    A table the record does not hold (``ends`` of a run identical to the CPU's, ``launches`` of
-    a CPU run) is left out.
-    """
+    """The tables of one record folder, for display: ``summary`` (nested values as JSON text),
+    ``ends`` and ``launches``, each left out where the record does not hold it."""
     import pandas as pd
 
     folder = Path(folder)

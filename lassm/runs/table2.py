@@ -1,10 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A dataset's Table II figures, measured by running the kernel on it, and the real datasets'
-publication with those figures.
-
-The counting itself is the kernel's (:mod:`lassm.workloads.local_assembly.stats` turns an
-extension into the paper's row); these functions *run* the kernel to get the extension, so they
-sit in the runs stage, above the backends they call.
+publication with them; here in the runs stage because they run the kernel
+(:mod:`lassm.workloads.local_assembly.stats` does the counting).
 """
 from __future__ import annotations
 
@@ -49,12 +46,9 @@ def table2_figures(path: str | os.PathLike, k: int, backend: str = "cpu") -> dic
 def publish(out_dir: str | os.PathLike, data_dir: str | os.PathLike = DATA_DIR, dat_gz: bool = True) -> dict:
     """Copies a build's datasets into ``data_dir`` and records them in its ``provenance.json``.
 
-    Copies every ``<label>-k<k>.parquet`` of ``out_dir`` (and, with ``dat_gz``, the ``.dat``
-    gzipped; without, a ``.dat.gz`` already there stays), and sets ``provenance.json``'s entry
-    for the preset to the build's provenance plus ``table2`` (the :func:`table2_figures` of each
-    committed file) and ``files`` (every ``<label>-k*`` file of ``data_dir`` -> bytes). Other
-    presets' entries are kept. Returns the new entry.
-    """
+    Copies every ``<label>-k<k>.parquet`` of ``out_dir`` (with ``dat_gz`` the ``.dat`` gzipped too)
+    and sets the preset's entry to the build's provenance plus ``table2`` (:func:`table2_figures` per
+    file) and ``files`` (name -> bytes); other presets' entries are kept. Returns the new entry."""
     out, data = Path(out_dir), Path(data_dir)
     prov = json.loads((out / "provenance.json").read_text())
     label = prov["preset"]

@@ -1,12 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Small CSV tables of records, rewritten whole and atomically each time rows are added.
 
-The X-drop tables (``times.csv``, ``counters.csv``, ``against-logan.csv``) and the side-by-side
-table of MetaHipMer's program (``against-original.csv``) are kept this way: a killed run leaves
-the table as it was after its last finished row, and the next run finds in it what is already
-measured at this commit (:func:`recorded`). A table written before columns were added at its
-end (an older form of the contract) is read with those columns empty and rewritten in the new
-form the next time rows are added; any other header is refused.
+The X-drop tables and ``against-original.csv``: a killed run leaves the table as after its last
+finished row, and the next run finds what is measured at this commit (:func:`recorded`). A
+header that is a start of the columns is read with the rest empty and rewritten in full next
+time; any other header is refused.
 """
 from __future__ import annotations
 
@@ -23,14 +21,8 @@ from .host import claim
 
 
 def read_rows(path: str | os.PathLike, columns: Sequence[str]) -> list[dict[str, str]]:
-    """The rows of a table written by :func:`upsert` (strings), or ``[]`` when there is none.
-
-    Raises
-    ------
-    InputError
-        When the file's header is neither ``columns`` nor a start of them (a table of another
-        form: move it away).
-    """
+    """The rows (strings) of a table :func:`upsert` wrote, ``[]`` when there is none; raises
+    InputError when the header is neither ``columns`` nor a start of them."""
     path = Path(path)
     if not path.is_file():
         return []
@@ -64,11 +56,8 @@ def write_rows(path: str | os.PathLike, columns: Sequence[str], rows: Iterable[d
 
 
 def upsert(path: str | os.PathLike, columns: Sequence[str], key: Sequence[str], rows: Sequence[dict]) -> None:
-    """Adds ``rows`` to the table, replacing the rows of the same ``key``; the rest keep their order.
-
-    The read and the rewrite happen under :func:`lassm.atomic.locked`, so that two runs adding
-    rows to one table at once both keep theirs (unlocked, the last rewrite dropped the other's).
-    """
+    """Adds ``rows``, replacing those of the same ``key``, the rest keeping their order; read and
+    rewrite happen under :func:`lassm.atomic.locked`, so concurrent runs both keep theirs."""
     new = {tuple(_cell(r.get(k)) for k in key): r for r in rows}
     claim(path)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -78,15 +67,8 @@ def upsert(path: str | os.PathLike, columns: Sequence[str], key: Sequence[str], 
 
 
 def same_device(path: str | os.PathLike, columns: Sequence[str], device: str) -> None:
-    """Refuses to add ``device``'s rows to a table whose rows name another device: a machine
-    folder is one device's, and a GPU node handed another model than asked for must not file its
-    times under the wrong name.
-
-    Raises
-    ------
-    InputError
-        Naming the table, the device of its rows and this one.
-    """
+    """Raises InputError, naming the table, its rows' device and this one, when ``device``'s rows would
+    join a table of another device: a machine folder is one device's."""
     others = sorted({r["device"] for r in read_rows(path, columns) if r.get("device") and r["device"] != device})
     if others:
         raise InputError(str(path), None, "device",

@@ -1,12 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """X-drop run records: the CSV tables under ``data/results/<machine>/xdrop/`` and the timing of one backend.
 
-Three tables (their columns are the contract with the book, ``book/data-contract.md``):
-``times.csv`` (one row per dataset, X and backend), ``counters.csv`` (Nsight Compute, one row
-per dataset, X and program) and ``against-logan.csv`` (LOGAN's demo beside ours). Each is
-rewritten whole, atomically, every time rows are added (:func:`upsert`): a killed campaign
-leaves the table as it was after the last finished group, and the next run finds in it what
-is already measured at this commit (:func:`recorded`) and skips it.
+``times.csv`` (per dataset, X and backend), ``counters.csv`` (Nsight Compute, per dataset, X and
+program) and ``against-logan.csv``; their columns are the contract of ``book/data-contract.md``.
+Each is rewritten whole by :func:`upsert`; a later run skips what :func:`recorded` finds.
 """
 from __future__ import annotations
 
@@ -125,12 +122,9 @@ def head_result(result: Alignments, n: int) -> Alignments:
 
 @dataclass
 class Timing:
-    """What timing one backend on one set and X gave: its first result, and each timed run's seconds.
-
-    ``seconds``: the compute time the backend reports (GPU kernel event time; the CPU alignment
-    call alone); ``wall``: the whole ``align`` call, transfers and launch preparation included.
-    ``agree``: every repeat gave the first one's result.
-    """
+    """What timing one backend on one set and X gave: its first result and each timed run's seconds
+    (``seconds``: the backend's compute time; ``wall``: the whole ``align`` call); ``agree``: every
+    repeat gave the first result."""
 
     result: Alignments
     seconds: list[float]
@@ -153,19 +147,9 @@ def compute_seconds(result: Alignments) -> float:
 
 def time_backend(align, pairs: Pairs, scoring: Scoring, *, threads: int | None = None, repeats: int = 1,
                  warmup: int = 0) -> Timing:
-    """Runs ``align(pairs, scoring, threads=...)`` ``warmup`` times untimed, then ``repeats`` times timed.
-
-    Parameters
-    ----------
-    align : a backend's ``align``.
-    pairs, scoring : the set and the scheme with X.
-    threads : CPU threads (the GPU backends ignore it).
-    repeats, warmup : timed runs at most (:mod:`lassm.runs.repeat_rule`) and untimed runs.
-
-    Returns
-    -------
-    Timing
-    """
+    """Runs ``align(pairs, scoring, threads=...)`` ``warmup`` times untimed, then up to ``repeats``
+    times timed (:mod:`lassm.runs.repeat_rule`), and returns the :class:`Timing`; GPU backends
+    ignore ``threads``."""
     from .repeat_rule import enough
 
     if repeats < 1 or warmup < 0:

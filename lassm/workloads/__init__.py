@@ -1,10 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The kernels' data models: one package per kernel (``local_assembly``; the X-drop kernel next).
+"""The kernels' data models: one package per kernel (``local_assembly``, ``xdrop``).
 
-A kernel's package holds what the study knows about that kernel without a device: its
-parameters and constants, its inputs and outputs, their file formats, its named datasets and how
-they are made, and its work counts. It imports only the foundation (``lassm/*.py``); every stage
-above it (backends, runs, analysis, book, cli) may import it. The name is not ``kernels``
-because ``lassm.kernels`` is already the package of the kernel *sources* (``kernels/`` at the
-repository root, shipped as package data).
+A kernel's package holds what is known without a device: parameters and constants, inputs and
+outputs, file formats, named datasets and how they are made, work counts. It imports only the
+foundation (``lassm/*.py``). Not ``kernels``: ``lassm.kernels`` is the kernel sources' package.
 """

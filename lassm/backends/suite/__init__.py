@@ -1,13 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Jin and Vetter's bioinformatics kernels, one module each, on CUDA and OpenCL.
 
-Jin and Vetter moved five CUDA kernels to a portable model, ran both on one NVIDIA GPU and explained
-every gap from the generated code. The suite runs them here the study's way: each kernel's own
-CUDA source (``kernels/suite/cuda/<kernel>.cu``, CuPy) and OpenCL C 1.2 source
-(``kernels/suite/opencl/<kernel>.cl``, pyopencl: NVIDIA's OpenCL on a GPU, Intel's CPU driver in
-CI), checked against a NumPy/numba reference, in the variants that test their finding for
-that kernel. Each module has the same small interface: ``NAME``, ``SIZES`` (per size class:
-``gpu``, Jin and Vetter's sizes; ``cpu``; ``tiny``), ``VARIANTS`` (per backend: name -> build options),
+Each kernel's CUDA source (``kernels/suite/cuda/``, CuPy) and OpenCL C 1.2 source
+(``kernels/suite/opencl/``, pyopencl), checked against a NumPy/numba reference, in the variants
+that test Jin and Vetter's finding for it. Every module has ``NAME``, ``SIZES`` (``gpu``: their
+sizes; ``cpu``; ``tiny``), ``VARIANTS`` (per backend: name -> build options),
 ``inputs(size, seed)``, ``reference(inputs)``, ``run(backend, inputs, variant)`` and
 ``check(output, reference)``.
 """

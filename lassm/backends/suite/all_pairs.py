@@ -1,15 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """k1, the all-pairs distance (Jin and Vetter): how many attributes two SNP instances differ in.
 
-HeCBench's ``all-pairs-distance-cuda`` (from Payne et al.'s book chapter): 224 instances of
-4,096 attributes, one block per pair, four attributes a load, counts added in shared memory.
-Jin and Vetter found the portable build 25 % slower and traced it to the generated code: shared
-memory addressed with 64-bit arithmetic, the ``char4`` loads replaced by byte extraction, no
-automatic unroll. The variants ``char4`` and ``bytes`` are that kernel, loading four attributes
-as one vector or byte by byte; ``tiles`` is the fastest shape we found (``all_pairs_tiles``: a
-block per tile of pairs on or above the diagonal, rows staged in shared memory), in both models,
-so that "CUDA against OpenCL" is also measured best against best. Integer distances: a variant
-matches when every one equals the reference's.
+HeCBench's ``all-pairs-distance-cuda``: 224 instances of 4,096 attributes, one block per pair.
+Jin and Vetter traced the portable build's gap to 64-bit shared addressing, lost ``char4`` loads
+and no unroll; ``char4`` and ``bytes`` are that kernel's two loads, ``tiles`` our fastest shape
+in both models (a block per tile of pairs, rows in shared memory). A variant matches when every
+integer distance equals the reference's.
 """
 from __future__ import annotations
 

@@ -1,20 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """k3, the connectivity-map p-value (Jin and Vetter): random signatures against a query's score.
 
-cudaMap (McArt et al., 2013), as HeCBench's ``cm-cuda`` runs its p-value step: every random
-signature draws a set of genes from the reference profile (22,283 genes, the U133A array), each
-up- or down-regulated, from one uniform number per gene; the p-value is the share of random
-signatures scoring at least the query's. Jin and Vetter's size is 10^6 random signatures. They found the
-portable build 2.1x slower because its random-number library interface launched an extra kernel;
-the variants are where the numbers come from: a library (CuPy's cuRAND; pyopencl's Random123
-Philox, ``clrandom``) or our own Philox-4x32-10 kernel, the same function in both models; and
-``fused``, the fastest shape we found: our Philox drawn in registers inside the scoring kernel, the
-profile in shared (local) memory, one launch and no array of numbers at all.
-
-Scores are integers (the profile's values summed with their signs) and the count compares
-integers: a variant matches when every signature's sum and the count equal the reference's,
-computed from the very numbers the variant drew; our Philox must also draw the reference's
-numbers bit for bit.
+HeCBench's ``cm-cuda`` p-value step: each random signature draws up- or down-regulated genes
+from the reference profile (22,283 genes) with one uniform number per gene; the p-value is the
+share scoring at least the query's. Jin and Vetter traced the portable gap to the random-number
+library, so the variants differ in where numbers come from: a library (cuRAND; pyopencl's
+Philox), our Philox-4x32-10 kernel, or ``fused`` (Philox in registers inside the scoring kernel).
+A variant matches when its integer sums and count equal the reference's from the same numbers;
+our Philox must draw the reference's numbers bit for bit.
 """
 from __future__ import annotations
 
@@ -153,12 +146,9 @@ def reference(inp: Inputs) -> Reference:
 
 
 def check(output: Output, ref: Reference) -> tuple[bool, float]:
-    """(the sums and count equal the reference's from the same numbers, signatures that differ).
-
-    A run that drew with our Philox must have drawn the reference's numbers; a library's numbers
-    are checked through the sums and count the reference computes from them; a run that kept no
-    numbers (``fused``) must give the reference's own sums and count.
-    """
+    """``(matches, signatures that differ)``: sums and count checked against the reference's from the
+    same numbers (our Philox's must be the reference's own; ``fused`` keeps none and must give the
+    reference's sums and count)."""
     inp = ref.inputs
     if output.sums.shape != (inp.signatures,):
         return False, float("inf")
@@ -190,8 +180,8 @@ def short_profile(inp: Inputs) -> np.ndarray:
 
 def run(backend: str, inp: Inputs, variant: str, *, fetch: bool = True) -> Run:
     """One p-value: draw (our kernel or the library), score, count; three or more launches, or one
-    (``fused``). ``fetch=False`` leaves the drawn numbers (400 MB at Jin and Vetter's size) on the device:
-    the output keeps the sums and the count, from which the p-value comes."""
+    (``fused``). ``fetch=False`` leaves the drawn numbers on the device; the output keeps the sums
+    and the count, from which the p-value comes."""
     if variant in OWN_SOURCES:
         return _fused(backend, inp, variant)
     n, draws = inp.signatures, inp.draws

@@ -1,14 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """OpenCL command buffers (``cl_khr_command_buffer``): many launches recorded once, enqueued as one.
 
-CUDA records a sequence of launches as a graph and launches the graph with one host call; the
-Khronos extension ``cl_khr_command_buffer`` is OpenCL's counterpart. pyopencl does not wrap it,
-so this module reaches it through the ICD loader pyopencl loaded
-(``clGetExtensionFunctionAddressForPlatform``), on pyopencl's own queue and kernel objects: a
-recording of NDRange launches, each waiting on the one before through the extension's sync
-points, finalized, then enqueued whole. A device without the extension refuses it with the
-reason (:class:`~lassm.backends.suite.common.Refused`), as a device that refuses an out-of-order
-queue does.
+OpenCL's counterpart of a CUDA graph. pyopencl does not wrap it, so it is reached through the
+ICD loader (``clGetExtensionFunctionAddressForPlatform``) on pyopencl's queue and kernels: NDRange
+launches chained by sync points, finalized, enqueued whole. A device without the extension
+raises :class:`~lassm.backends.suite.common.Refused` with the reason.
 """
 from __future__ import annotations
 

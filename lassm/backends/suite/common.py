@@ -1,13 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What the suite's kernels share: a run's result, building a source with CuPy or pyopencl, timing.
 
-Every kernel of the suite is timed the same way on both programming models, so their ratio is
-the models' and not the stopwatches': ``seconds`` is the device's span from the start of the
-first launch to the end of the last (CUDA events around the launches; OpenCL's profiling
-counters of the first and last launch), ``host_seconds`` the host's wall time from the first
-launch to their completion, ``launches`` how many kernels ran. The device, its profiling queue
-and the ICD workaround are the local-assembly OpenCL backend's; CuPy's probe and the driver's
-facts are the local-assembly CUDA backend's (imported, not copied).
+Both models are timed alike, so their ratio is the models': ``seconds`` is the device span from
+the first launch's start to the last one's end (CUDA events; OpenCL profiling counters),
+``host_seconds`` the host's wall time to completion, ``launches`` the kernels run. Device, queue,
+ICD workaround and CuPy probe are the local-assembly backends' (imported, not copied).
 """
 from __future__ import annotations
 
@@ -264,13 +261,8 @@ _QUEUES: dict[tuple, object] = {}
 
 
 def opencl_kernel_program(relpath: str, options: Sequence[str] = ()):
-    """``kernels/<relpath>`` built for the OpenCL backend's device (OpenCL C 1.2 and ``options``), once.
-
-    Raises
-    ------
-    BackendUnavailable
-        When the device's compiler refuses the source; the message holds the options and the log.
-    """
+    """``kernels/<relpath>`` built once for the OpenCL backend's device (OpenCL C 1.2 and ``options``);
+    raises BackendUnavailable with the options and log when the compiler refuses it."""
     from .. import opencl as ocl
 
     return ocl.built(relpath, (ocl.CL_STD, *options, *include_options()))
@@ -305,13 +297,8 @@ def opencl_ptx(relpath: str, options: Sequence[str] = ()) -> str | None:
 
 
 def opencl_queue(out_of_order: bool = False):
-    """The backend's profiling queue, or an out-of-order one on the same context (once per context).
-
-    Raises
-    ------
-    Refused
-        When the device refuses out-of-order execution (the runtime's own words).
-    """
+    """The backend's profiling queue, or an out-of-order one on the same context (once per context);
+    raises Refused, in the runtime's words, when the device refuses out-of-order execution."""
     from .. import opencl as ocl
 
     dev = ocl._device()
@@ -345,12 +332,11 @@ def opencl_input(queue, host: np.ndarray):
 
 
 def opencl_time(queue, enqueue: Callable[[], Sequence], resident: Sequence = ()) -> tuple[float, float, int]:
-    """Runs ``enqueue`` (it enqueues its kernels on ``queue`` and returns their events) once the
-    queue is idle, and waits for them: (device span, host wall time to completion, launches).
+    """Runs ``enqueue`` (which enqueues kernels on ``queue`` and returns their events) once the queue is
+    idle and waits: returns (device span, host wall time, launches).
 
-    ``resident``: buffers moved to the device first. A driver may allocate a buffer, or copy its
-    host data, only when a kernel first uses it (NVIDIA's does): for a second launch that is inside
-    the span, 256 MB of copying between two kernels that CUDA never pays."""
+    ``resident`` buffers are moved to the device first, since a driver may allocate or copy a buffer
+    only at its first use, which would then fall inside the span."""
     from .. import opencl as ocl
 
     if resident:
@@ -377,9 +363,8 @@ def round_up(n: int, to: int) -> int:
 
 def unchecked_run(mod, backend: str, inp, variant: str) -> Run:
     """A run whose output nobody reads (a warm-up, a timed run before the checked one, a profiled
-    one): a kernel module with ``LARGE_OUTPUT`` leaves it on the device, so the copy back (the
-    seed's 1 GiB NW matrix, cmap's 400 MB of drawn numbers: seconds a run) is not paid on runs that
-    never look at it."""
+    one): a kernel module with ``LARGE_OUTPUT`` leaves it on the device, so runs that never look at
+    it do not pay the copy back."""
     if getattr(mod, "LARGE_OUTPUT", False):
         return mod.run(backend, inp, variant, fetch=False)
     return mod.run(backend, inp, variant)

@@ -1,17 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """k2, epistasis detection (Jin and Vetter): every pair of SNPs scored on the phenotype.
 
-HeCBench's ``epistasis-cuda``: for each pair of SNPs (i < j), the 3 x 3 table of their genotypes'
-counts per phenotype, counted as popcounts of bit-packed genotypes, scored as
-``|sum_c g(n0 + n1 + 1) - g(n0) - g(n1)|`` with ``g(n) = (n + 1/2) ln n - (n - 1)`` (0 becomes
-FLT_MAX). Jin and Vetter's size: 4,096 SNPs of 8,192 samples. They found the nested loops over the
-genotype combinations fully unrolled by CUDA only; the variants ``auto`` and ``unroll`` ask for
-the unroll with a pragma or leave it to the compiler. ``margins`` is the fastest shape we found,
-in both models: each SNP's genotype counts once (``epistasis_margins``), then four popcounts per
-word for a pair instead of nine (``epistasis_pairs``): the same integer counts, two launches.
-The counts are integers and the reference counts them exactly; the
-score is single precision, and a variant matches when each score is within :data:`TOLERANCE` of
-the reference's (double precision) relative to the sum of its terms' sizes.
+HeCBench's ``epistasis-cuda``: per pair (i < j), the 3 x 3 genotype counts per phenotype as
+popcounts of bit-packed genotypes, scored ``|sum_c g(n0 + n1 + 1) - g(n0) - g(n1)|`` with
+``g(n) = (n + 1/2) ln n - (n - 1)`` (0 becomes FLT_MAX). Jin and Vetter found only CUDA unrolled
+the genotype loops: ``auto`` and ``unroll`` leave it to the compiler or ask with a pragma;
+``margins``, our fastest shape, counts each SNP's margins once, then four popcounts a word per
+pair. Counts are exact; a single-precision score matches within :data:`TOLERANCE` of the
+double-precision reference, relative to the sum of its terms' sizes.
 """
 from __future__ import annotations
 
@@ -92,11 +88,8 @@ def _g(n: np.ndarray) -> np.ndarray:
 
 
 def tables(inp: Inputs, rows: slice = slice(None)) -> np.ndarray:
-    """The counts, [i][j][phenotype][3 x 3], of the pairs of SNPs whose i is in ``rows`` (exact, int64).
-
-    Each phenotype's counts are one matrix product of the samples' one-hot genotypes with
-    themselves; single precision holds them exactly (every partial sum is an integer below 2**24).
-    """
+    """The exact int64 counts, [i][j][phenotype][3 x 3], of the SNP pairs whose i is in ``rows``: one
+    single-precision matrix product per phenotype (partial sums stay below 2**24)."""
     g, snps = inp.genotypes, inp.snps
     first = range(snps)[rows]
     out = np.zeros((len(first), snps, 2, 9), dtype=np.int64)

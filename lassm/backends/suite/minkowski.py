@@ -1,16 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """k5, the Minkowski distance (Jin and Vetter): every row of a against every column of b.
 
-``c[p][r][q] = (sum_i |a[r][i] - b[i][q]|^p)^(1/p)`` for p = 1, 2, 3 and 4, as the original
-program computes each in turn (HeCBench's ``minkowski-cuda``: 512 rows, 1,024 dimensions and
-2,048 columns, Jin and Vetter's 1,048,576 points of 1,024 dimensions). Jin and Vetter found the portable
-build over 5x slower because its ``pow`` was not turned into ``lg2``/``mul``/``ex2`` under fast
-math as CUDA's ``powf`` is; the variants are the powers and the fast-math switch of each model,
-and ``tiles``, the fastest shape we found, in both models (``minkowski_tiles``: register tiles
-from chunks staged in shared memory, whole powers as products).
-
-The outputs are single precision; the reference is double precision (numba), and a variant
-matches it when no output's relative error exceeds :data:`TOLERANCE`.
+``c[p][r][q] = (sum_i |a[r][i] - b[i][q]|^p)^(1/p)`` for p = 1..4 (HeCBench's ``minkowski-cuda``).
+Jin and Vetter traced the portable gap to ``pow`` not lowered under fast math as ``powf`` is; the
+variants are the powers and each model's fast-math switch, and ``tiles``, our fastest shape
+(register tiles, whole powers as products). A single-precision output matches the double-precision
+reference when no relative error exceeds :data:`TOLERANCE`.
 """
 from __future__ import annotations
 

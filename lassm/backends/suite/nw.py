@@ -1,23 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """k4, Needleman-Wunsch (Jin and Vetter): the global alignment score matrix of two sequences.
 
-Rodinia's NW, as HeCBench's ``nw-cuda`` runs it: the (n+1) x (n+1) matrix in tiles of 16 x 16
-cells, one launch per anti-diagonal of tiles, 2 n / 16 - 1 dependent launches (Jin and Vetter's two
-sequences of 16,384 residues: 2,047 launches), penalty 10, the BLOSUM62 score of the two residues
-as the reference matrix. Jin and Vetter found the portable build 1.8x slower from its queue's runtime
-overhead over those dependent launches; the variants are the queues: CUDA's one stream, an
-in-order OpenCL queue, and an out-of-order one whose launches each wait for the previous (or the
-driver's refusal of it). ``graph`` records CUDA's 2,047 launches once as a CUDA graph and
-launches the graph, as a compiled launch loop would cost; ``recorded`` is OpenCL's counterpart,
-the launches recorded once as a command buffer (``cl_khr_command_buffer``,
-:mod:`.command_buffer`), or the device's refusal where it lacks the extension. ``strips`` is
-the fastest shape we found, in both models: one launch for the whole matrix (``nw_strips``: a
-warp or work-group per strip of 32 rows, each waiting on the strip above chunk by chunk).
-Integer scores: a variant matches when every cell equals the reference's.
-
-Its output is the campaign's one large one (1 GiB at Jin and Vetter's size): a run whose output is not
-checked skips the copy back (``fetch=False``, :data:`LARGE_OUTPUT`), and each run starts from a
-device copy of the start matrix kept between runs instead of a new upload from pageable memory.
+Rodinia's NW as HeCBench's ``nw-cuda`` runs it: 16 x 16 tiles, one launch per anti-diagonal of
+tiles (2 n / 16 - 1 dependent launches), penalty 10, BLOSUM62. Jin and Vetter traced the portable
+gap to queue overhead over those launches, so the variants are the queues: CUDA's stream, in-order
+and out-of-order OpenCL queues, ``graph`` (a CUDA graph), ``recorded`` (a command buffer,
+:mod:`.command_buffer`, or the device's refusal), and ``strips``, our fastest shape (one launch,
+a warp per 32-row strip). A variant matches when every integer cell equals the reference's.
+Its 1 GiB output is not copied back when unchecked (``fetch=False``, :data:`LARGE_OUTPUT`), and
+runs start from a device copy of the start matrix.
 """
 from __future__ import annotations
 

@@ -1,13 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """X-drop backend registry: every module has ``available()`` and ``align(pairs, scoring, threads)``.
 
-Apart from the local-assembly registry (:data:`lassm.backends.BACKENDS`), which stays the
-default everywhere: the X-drop kernel has its own backends. ``cpu`` is the numba oracle;
-``seqan`` is SeqAn 2 itself through a C++ driver built here, the reference the oracle matches;
-``opencl`` and ``cuda`` are LOGAN's GPU design (``kernels/xdrop/``), bit for bit the oracle;
-``hip-cpu`` is its CUDA/HIP source executed on the CPU by ROCm's HIP-CPU runtime.
-A backend that cannot run raises :class:`~lassm.errors.BackendUnavailable` naming what to
-install, never an import crash.
+Apart from the local-assembly registry (:data:`lassm.backends.BACKENDS`). ``cpu`` is the numba
+oracle; ``seqan`` is SeqAn 2 through a C++ driver, the oracle's reference; ``opencl`` and ``cuda``
+are LOGAN's GPU design, bit for bit the oracle; ``hip-cpu`` runs its CUDA/HIP source on HIP-CPU.
+A backend that cannot run raises :class:`~lassm.errors.BackendUnavailable` naming what to install.
 """
 from __future__ import annotations
 

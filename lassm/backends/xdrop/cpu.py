@@ -1,24 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The X-drop CPU backend: numba, parallel over pairs. It is the oracle every other backend matches.
 
-It is SeqAn 2's ``extendSeed(seed, H, V, EXTEND_BOTH, Score<int, Simple>(match, mismatch, gap),
-X, GappedXDrop())`` (``seqan/seeds/seeds_extension.h``), step for step:
-``_extendSeedGappedXDropOneDirection`` is :func:`one_direction`, run to the left on the prefixes
-before the seed, then to the right on the suffixes after it (V is SeqAn's query, along the
-columns; H its database, along the rows). What is SeqAn's and easy to lose in a rewrite:
+SeqAn 2's ``extendSeed(..., EXTEND_BOTH, Score<int, Simple>, X, GappedXDrop())`` step for step:
+:func:`one_direction` is ``_extendSeedGappedXDropOneDirection``, run left on the prefixes, then
+right on the suffixes (V, the query, along columns; H along rows). SeqAn's details kept:
 
-* the matrix is computed by anti-diagonals, three kept; a cell below ``best - X`` is
-  *undefined* (``INT_MIN - gap``), and the band ``[minCol, maxCol)`` is trimmed at both ends
-  where two consecutive anti-diagonals are undefined;
+* anti-diagonals, three kept; a cell below ``best - X`` is undefined (``INT_MIN - gap``), and the
+  band ``[minCol, maxCol)`` is trimmed where two consecutive anti-diagonals are undefined;
 * ``best`` is updated once per anti-diagonal, after all its cells;
-* the gap and mismatch scores are first raised to ``INT_MIN / (2 max(cols, rows))``;
-* the extension reported is the *longest*, not the best: the last cell of the last
-  anti-diagonal if defined (both ends reached), else the end of V or of H on the one before,
-  else the first maximum of the anti-diagonal before that; an extension that is undefined
-  everywhere returns ``undefined`` and leaves the seed where it is;
-* a direction with an empty prefix or suffix scores 0;
-* scores are 32-bit: an undefined cell plus a mismatch below the gap wraps around, as in C++
-  on every machine we build it on; :func:`_wrap32` reproduces it.
+* gap and mismatch scores are first raised to ``INT_MIN / (2 max(cols, rows))``;
+* the extension reported is the longest, not the best (see :func:`one_direction`); one undefined
+  everywhere leaves the seed where it is; an empty prefix or suffix scores 0;
+* scores are 32-bit and wrap as in C++ (:func:`_wrap32`).
 """
 from __future__ import annotations
 
@@ -46,13 +39,11 @@ def _wrap32(x):
 
 @njit(cache=True)
 def one_direction(query, q0, q_len, db, d0, d_len, direction, match, mismatch, gap, xdrop, out):
-    """SeqAn's ``_extendSeedGappedXDropOneDirection`` on ``query[q0:q0+q_len]`` (V, the columns)
-    and ``db[d0:d0+d_len]`` (H, the rows).
+    """SeqAn's ``_extendSeedGappedXDropOneDirection`` on ``query[q0:q0+q_len]`` (V, the columns) and
+    ``db[d0:d0+d_len]`` (H, the rows).
 
-    Returns the score; writes to ``out`` the extension ``(cols, rows)`` taken along V and H,
-    ``(0, 0)`` where the seed does not move, and adds to ``out[2]`` the cells computed (the band's
-    width ``maxCol - minCol`` summed over the anti-diagonals: the GPU kernels' count, LOGAN's GCUPS).
-    """
+    Returns the score; writes the extension ``(cols, rows)`` to ``out`` (``(0, 0)``: the seed stays)
+    and adds to ``out[2]`` the cells computed (band widths summed: LOGAN's GCUPS count)."""
     out[0] = 0
     out[1] = 0
     cols = q_len + 1
@@ -184,20 +175,8 @@ def _extend_all(seqs_h, off_h, seqs_v, off_v, pos_h, pos_v, seed_len, match, mis
 
 
 def align(pairs: Pairs, scoring: Scoring, threads: int | None = None) -> Alignments:
-    """Extends every pair's seed both ways, as SeqAn's ``extendSeed`` with ``GappedXDrop``.
-
-    Parameters
-    ----------
-    pairs : the read pairs and their seeds.
-    scoring : match, mismatch, gap and X.
-    threads : numba threads (default: all).
-
-    Returns
-    -------
-    Alignments
-        Per pair: each direction's score, the extended seed's begin and end in H and V; ``extra``
-        holds ``cells``, the DP cells computed (the GPU backends' count, for GCUPS).
-    """
+    """Extends every pair's seed both ways, as SeqAn's ``extendSeed`` with ``GappedXDrop``, on
+    ``threads`` numba threads (default all); ``extra`` holds ``cells``, the DP cells computed."""
     import numba
 
     n = pairs.n_pairs

@@ -1,17 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The X-drop CUDA backend: ``kernels/xdrop/cuda/xdrop.cu`` through CuPy, timed with CUDA events.
 
-Three layouts of one algorithm, chosen by X (:func:`plan.lanes_for`): LOGAN's, one block per
-alignment direction, its threads over the anti-diagonal (``xdrop.cu``), and the narrow-band one,
-a few lanes of a warp per direction (``xdrop_lanes.cu``: several directions per warp, warp
-shuffles for block barriers); both keep the three anti-diagonals in global memory. The ``warps``
-plan (:data:`plan.LAYOUT_ENV`) runs the tasks by expected cells, heaviest first, and, for
-wide bands, the wide-band block (``xdrop_warps.cu``: one barrier an anti-diagonal, the
-anti-diagonals in shared memory), as :data:`plan.WARPS_PLAN` says. CuPy's probe and device facts are the local-assembly CUDA
-backend's (:mod:`lassm.backends.cuda`, imported, not copied); the source compiles alone with
-NVRTC, so :func:`compile_ptx` checks it on machines without a GPU with the very options the
-backend passes to CuPy (:func:`build_options`). Host preparation is :mod:`.plan`'s, shared with
-the OpenCL backend.
+Layouts chosen by X (:func:`plan.lanes_for`): LOGAN's block per alignment direction
+(``xdrop.cu``), or a few lanes of a warp per direction (``xdrop_lanes.cu``). The ``warps`` plan
+(:data:`plan.LAYOUT_ENV`) orders tasks by expected cells and runs wide bands on the wide-band
+block (``xdrop_warps.cu``, anti-diagonals in shared memory; :data:`plan.WARPS_PLAN`). The source
+compiles alone with NVRTC, so :func:`compile_ptx` checks it without a GPU using
+:func:`build_options`. Host preparation is :mod:`.plan`'s.
 """
 from __future__ import annotations
 
@@ -155,24 +150,21 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int
 
     Parameters
     ----------
-    pairs : the read pairs and their seeds.
-    scoring : match, mismatch, gap and X.
     threads : ignored (the GPU decides); kept for the backends' one signature.
     group : threads per block of LOGAN's layout or the wide-band block (``XDROP_GROUP``); default
         the plan's (:func:`choose`).
     max_bytes : scratch bytes of one launch (default: half the free device memory).
     lanes : threads per direction: 0 for LOGAN's block layout, 8, 16 or 32 for the lanes kernel;
-        None (default) for X's plan (:func:`choose`).
-    layout : ``logan`` or ``warps`` (:data:`plan.LAYOUTS`); None (default): :data:`plan.LAYOUT_ENV`.
-    stride : run the wide-band block, at any X, with this many shared ints per anti-diagonal (a
-        small one makes bands overflow into global scratch); None (default): the plan's
-        (:data:`plan.WARPS_PLAN`) where the ``warps`` plan runs that block.
+        None (default) for X's plan.
+    layout : ``logan`` or ``warps`` (:data:`plan.LAYOUTS`); None: :data:`plan.LAYOUT_ENV`.
+    stride : run the wide-band block at any X with this many shared ints per anti-diagonal; None:
+        the plan's where the ``warps`` plan runs that block.
 
     Returns
     -------
     Alignments
-        With ``extra``: device, cells, kernel_seconds (CUDA events), gcups, launches, group, lanes,
-        plan (the plan's name), shared_stride (0 unless the wide-band block ran).
+        ``extra``: device, cells, kernel_seconds (CUDA events), gcups, launches, group, lanes, plan,
+        shared_stride (0 unless the wide-band block ran).
     """
     cupy = cu.lean_runtime()  # the driver through ctypes where it can build, else CuPy: one interface
     chosen = plan.layout(layout)

@@ -1,16 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The X-drop hip-cpu backend: ``kernels/xdrop/cuda/xdrop.cu`` executed by ROCm's HIP-CPU runtime.
 
-LOGAN's block per alignment direction compiles unchanged as HIP (its threads meet only at
-``__syncthreads``, its shared memory is static) into a driver program built against HIP-CPU
-(:mod:`lassm.backends.hip_cpu_build`); each launch is one run of that program over the tasks of
-:mod:`.plan`, the host side the CUDA and OpenCL backends share. Bit for bit the oracle, like them.
-The kernel has no warp width: a block of ``group`` threads is ``group / 64`` of HIP-CPU's 64-lane
-wavefronts, all of which reach every barrier. The wide-band block of the ``warps`` plan
-(``xdrop_warps.cu``, :data:`plan.LAYOUT_ENV`) shuffles within warps of ``warp`` lanes: a shuffle
-on HIP-CPU spans one 64-lane wavefront (a block's threads 64 apart share its slot), so its block is
-one wavefront of 64, or one or two warps of 32 in its halves. The narrow-band layout
-(``xdrop_lanes.cu``) is CUDA only (``*_sync`` shuffles and votes on 32-lane warps) and is not built here.
+LOGAN's block per direction compiles unchanged as HIP into a driver program
+(:mod:`lassm.backends.hip_cpu_build`), one run per launch over :mod:`.plan`'s tasks; bit for bit
+the oracle. A block of ``group`` threads is ``group / 64`` wavefronts. The wide-band block
+(``xdrop_warps.cu``) shuffles within ``warp`` lanes, and a HIP-CPU shuffle spans one 64-lane
+wavefront, so its block is one wavefront of 64 or one or two 32-lane warps. The narrow-band layout
+is CUDA only and not built here.
 """
 from __future__ import annotations
 
@@ -76,22 +72,19 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int
 
     Parameters
     ----------
-    pairs : the read pairs and their seeds.
-    scoring : match, mismatch, gap and X.
     threads : ignored (HIP-CPU runs blocks on every core TBB gives it); kept for the one signature.
     group : threads per block (``XDROP_GROUP``); default LOGAN's 128, or one warp of the wide-band block.
     max_bytes : scratch bytes of one launch (default :data:`DEFAULT_BUDGET`); small values slice.
     timeout : seconds one launch may run (default ``LASSM_HIP_CPU_TIMEOUT``, else 600).
-    layout : ``logan`` or ``warps`` (:data:`plan.LAYOUTS`); None (default): :data:`plan.LAYOUT_ENV`.
-        ``warps`` runs the tasks by expected cells (:func:`plan.work_order`) on the wide-band block
-        at every X.
+    layout : ``logan`` or ``warps`` (:data:`plan.LAYOUTS`); None: :data:`plan.LAYOUT_ENV`. ``warps``
+        orders tasks by expected cells on the wide-band block at every X.
     block : the wide-band block's warp width and shared ints (:class:`WideBlock`).
 
     Returns
     -------
     Alignments
-        With ``extra``: device, cells, kernel_seconds (the driver's wall clock), gcups, launches,
-        group, layout, warp, shared_stride.
+        ``extra``: device, cells, kernel_seconds (the driver's wall clock), gcups, launches, group,
+        layout, warp, shared_stride.
     """
     del threads
     warp, stride = block.warp, block.stride

@@ -1,11 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The X-drop OpenCL backend: ``kernels/xdrop/opencl/xdrop.cl`` through pyopencl.
 
-One work-group per alignment direction, as LOGAN gives a CUDA block to an alignment. The device,
-its profiling queue, the ICD-loader workaround and the program cache are the local-assembly
-OpenCL backend's (:mod:`lassm.backends.opencl`, imported, not copied): ``LASSM_OPENCL_DEVICE``
-picks the device the same way for both kernels. Kernel time is the sum of the launches'
-profiling events; :mod:`.plan` holds the host side shared with the CUDA backend.
+One work-group per alignment direction, as LOGAN gives a block. Device, queue, ICD workaround and
+program cache are :mod:`lassm.backends.opencl`'s (``LASSM_OPENCL_DEVICE`` picks for both kernels).
+Kernel time sums the launches' profiling events; :mod:`.plan` holds the shared host side.
 """
 from __future__ import annotations
 
@@ -44,13 +42,8 @@ def max_group() -> int:
 
 
 def kernel(group: int):
-    """``xdrop_kernel`` built for work-groups of ``group`` on this backend's device (memoized).
-
-    Raises
-    ------
-    BackendUnavailable
-        When the device's compiler rejects the source; the message holds the options and the log.
-    """
+    """``xdrop_kernel`` built for work-groups of ``group`` on this backend's device (memoized); raises
+    BackendUnavailable with the options and log when the compiler rejects it."""
     dev = ocl._device()
     options = build_options(group)
     key = (dev.context.int_ptr, options)
@@ -73,20 +66,10 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int
           max_bytes: int | None = None) -> Alignments:
     """Extends every pair's seed both ways on the OpenCL device, bit for bit as the oracle.
 
-    Parameters
-    ----------
-    pairs : the read pairs and their seeds.
-    scoring : match, mismatch, gap and X.
-    threads : ignored (the device decides); kept for the backends' one signature.
-    group : work-items per work-group (``XDROP_GROUP``), capped at the device's maximum.
-    max_bytes : scratch bytes of one launch (default: a share of the device memory); small
-        values force several launches.
-
-    Returns
-    -------
-    Alignments
-        With ``extra``: device, cells, kernel_seconds, gcups, launches, group.
-    """
+    ``threads`` is ignored (kept for the one signature); ``group``: work-items per work-group
+    (``XDROP_GROUP``), capped at the device's maximum; ``max_bytes``: scratch bytes of one launch
+    (default: a share of device memory). ``extra``: device, cells, kernel_seconds, gcups, launches,
+    group."""
     group = min(int(group), max_group())
     kern = kernel(group)
     dev, cl = ocl._device(), ocl.cl

@@ -1,19 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Host side shared by the X-drop GPU backends (OpenCL, CUDA): tasks, scratch, batches, results.
 
-A pair's seed is extended to the left and to the right independently (the right extension
-starts at the seed's original end, as in :func:`lassm.backends.xdrop.cpu._extend_all`), so each
-direction is a *task*, one work-group (block) of ``xdrop_kernel`` in ``kernels/xdrop/``. Tasks
-``0..n-1`` are the left extensions, ``n..2n-1`` the right ones. Each task gets three rolling
-anti-diagonals of :func:`strides` ints in one global scratch buffer; a launch takes as many
-tasks as fit a byte budget (:func:`batches`), so 100K LOGAN pairs need no more memory than the
-budget. Both kernels write a score, the extension along V and H, the cells computed and a
-status; :func:`assemble` turns those into :class:`~lassm.workloads.xdrop.result.Alignments`.
+Each direction of a pair's seed is a *task* (one work-group of ``xdrop_kernel``): tasks
+``0..n-1`` extend left, ``n..2n-1`` right (from the seed's original end, as the oracle). Each
+gets three rolling anti-diagonals of :func:`strides` ints in one scratch buffer; a launch takes
+the tasks that fit a byte budget (:func:`batches`). :func:`assemble` turns the kernels' score,
+extensions, cells and status into :class:`~lassm.workloads.xdrop.result.Alignments`.
 
-GCUPS, as LOGAN reports it: giga cells computed per second, where the cells of a task are the
-sum over its anti-diagonals of the band's width ``maxCol - minCol`` (the cells the kernel
-actually scored; the dropped region outside the band is not counted), and the seconds are the
-kernels' device time (events), transfers and the build excluded.
+GCUPS as LOGAN reports it: cells computed (band widths ``maxCol - minCol`` summed over
+anti-diagonals) per second of kernel device time, transfers and build excluded.
 """
 from __future__ import annotations
 
@@ -63,14 +58,8 @@ WARPS_PLAN = ((50, 8, 32, 512), (200, 16, 32, 1024), (2000, 0, 64, 1024), (2**31
 
 
 def layout(name: str | None = None) -> str:
-    """The plan to run: ``name``, else :data:`LAYOUT_ENV` (checked by :mod:`lassm.settings`), else
-    :data:`DEFAULT_LAYOUT`.
-
-    Raises
-    ------
-    LassmError
-        For a name outside :data:`LAYOUTS` (one line; the command exits 2).
-    """
+    """The plan to run: ``name``, else :data:`LAYOUT_ENV`, else :data:`DEFAULT_LAYOUT`; a name outside
+    :data:`LAYOUTS` raises LassmError (one line; the command exits 2)."""
     from ...errors import LassmError
     from ...settings import value
 
@@ -89,11 +78,8 @@ def warps_plan(xdrop: int) -> tuple[int, int, int]:
 
 
 def lanes_for(xdrop: int) -> int:
-    """Lanes per task for X: narrow bands (small X) share a warp, wide ones get LOGAN's block.
-
-    Why by X: a band's width is bounded by the cells within X of the best score, so X, known before
-    any pair is read, sizes the band the kernel must cover.
-    """
+    """Lanes per task for X: narrow bands (small X) share a warp, wide ones get LOGAN's block; by X
+    because X, known before any pair is read, bounds the band's width."""
     for largest, lanes in LANES_BY_X:
         if xdrop <= largest:
             return lanes
@@ -168,14 +154,9 @@ FALSE_SEED_BAND = 3
 
 
 def work_order(t: Tasks, seqs_q: np.ndarray, seqs_d: np.ndarray) -> np.ndarray:
-    """The tasks by their expected cells, most first: a launch's blocks start in their order, so
-    the heaviest tasks start at once instead of ending the launch alone, and the tasks a warp of
-    the lanes kernel shares end together.
-
-    A task takes ``q_len + d_len`` anti-diagonals whatever its seed, and one whose seed looks
-    false (:func:`seeds_that_extend`) a band :data:`FALSE_SEED_BAND` times as wide. Ties keep
-    their order (a stable sort), so the order is one for every run.
-    """
+    """The tasks by expected cells, most first, so the heaviest start at once and a lanes warp's tasks
+    end together: ``q_len + d_len`` anti-diagonals, a false-looking seed's (:func:`seeds_that_extend`)
+    band :data:`FALSE_SEED_BAND` times as wide. A stable sort: one order for every run."""
     work = t.q_len.astype(np.int64) + t.d_len
     work[~seeds_that_extend(t, seqs_q, seqs_d)] *= FALSE_SEED_BAND
     return np.argsort(-work, kind="stable")
@@ -196,11 +177,8 @@ def tasks(pairs: Pairs) -> Tasks:
 
 
 def strides(t: Tasks) -> np.ndarray:
-    """Ints per anti-diagonal of each task: ``min(cols, rows) + 2``, as the kernels compute it.
-
-    A band holds at most ``min(cols, rows) - 1`` cells plus its two edge cells (the kernels check
-    it and report ``XDROP_BAND_OVERFLOW`` otherwise).
-    """
+    """Ints per anti-diagonal of each task: ``min(cols, rows) + 2``, as the kernels compute it (a band's
+    cells plus two edge cells; more is reported as ``XDROP_BAND_OVERFLOW``)."""
     return np.minimum(t.q_len.astype(np.int64), t.d_len.astype(np.int64)) + 3
 
 
@@ -276,14 +254,8 @@ def gcups(cells: int, seconds: float) -> float:
 
 def assemble(pairs: Pairs, scoring: Scoring, out: Outputs, backend: str, wall: float, kernel_seconds: float,
              extra: dict) -> Alignments:
-    """The extended seeds from the tasks' outputs: begin = seed start - left extension,
-    end = seed end + right extension, as the oracle moves them.
-
-    Raises
-    ------
-    RuntimeError
-        When a kernel reported a status other than ok.
-    """
+    """The extended seeds from the tasks' outputs (begin = seed start - left extension, end = seed end
+    + right extension); raises RuntimeError when a kernel reported a status other than ok."""
     bad = np.flatnonzero(out.status != 0)
     if len(bad):
         i = int(bad[0])

@@ -1,16 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """SeqAn 2 itself, as an X-drop backend: the C++ driver ``kernels/xdrop/seqan/seqan_driver.cpp``.
 
-It is the reference the CPU oracle is checked against. The driver is our code, compiled where it
-runs (``g++ -O2 -std=c++17 -I/usr/include``) into a cache folder keyed by the source, the flags
-and the compiler's version; nothing built is committed. Debian's ``libseqan2-dev`` provides the
-headers (``tools/deps.sh`` installs it; ``LASSM_SEQAN_INCLUDE`` names another folder, such as
-the headers unpacked from the Debian package and carried to a node without them); without g++ or
-the headers the backend is unavailable and says which is missing.
-
-The driver runs on one thread; ``align(threads=T)`` runs ``T`` drivers at once, pair ``i`` going
-to driver ``i % T`` (so each gets a fair share of long and short reads), and times them from the
-first start to the last end: SeqAn "on all cores", as LOGAN's comparison runs it.
+The reference the CPU oracle is checked against. Compiled where it runs (``g++ -O2 -std=c++17``)
+into a cache keyed by source, flags and compiler version; the headers come from Debian's
+``libseqan2-dev`` or ``LASSM_SEQAN_INCLUDE``; without g++ or headers the backend says which is
+missing. ``align(threads=T)`` runs T single-threaded drivers, pair ``i`` to driver ``i % T``,
+timed first start to last end: SeqAn on all cores, as LOGAN's comparison runs it.
 """
 from __future__ import annotations
 
@@ -72,13 +67,8 @@ def cache_dir() -> Path:
 
 
 def build() -> Path:
-    """Compiles the driver once per source, flags and compiler; returns the executable.
-
-    Raises
-    ------
-    BackendUnavailable
-        When g++ or the headers are missing, or the build fails (its output in the message).
-    """
+    """Compiles the driver once per source, flags and compiler and returns the executable; raises
+    BackendUnavailable when g++ or the headers are missing or the build fails (its output included)."""
     ok, why = available()
     if not ok:
         raise BackendUnavailable(f"backend 'seqan' cannot run here: {why}")
@@ -121,20 +111,9 @@ def _write_lines(pairs: Pairs, idx: np.ndarray, path: Path) -> None:
 
 
 def align(pairs: Pairs, scoring: Scoring, threads: int | None = None) -> Alignments:
-    """Runs SeqAn's ``extendSeed`` on every pair through the driver, ``threads`` drivers at once.
-
-    Parameters
-    ----------
-    pairs : the read pairs and their seeds.
-    scoring : match, mismatch, gap and X.
-    threads : drivers run at once (default: :func:`default_threads`), each on a share of the pairs.
-
-    Returns
-    -------
-    Alignments
-        As SeqAn reports them; ``wall_seconds`` from the first driver's start to the last one's
-        end (the input files written before, the outputs read after); ``extra``: driver, threads.
-    """
+    """Runs SeqAn's ``extendSeed`` on every pair through ``threads`` drivers at once (default
+    :func:`default_threads`); ``wall_seconds`` runs from the first start to the last end (input files
+    written before, outputs read after); ``extra``: driver, threads."""
     exe = build()
     n = pairs.n_pairs
     workers = max(1, min(int(threads or default_threads()), n))

@@ -1,9 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Tunables of the local-assembly kernel, in one place.
-
-The constants are MetaHipMer's (``LASSM_*`` in its local-assembly kernel header); the run
-parameters default to the values the reference outputs were produced with. Every backend
-receives a :class:`Params` explicitly, and every result records the one it ran with.
+"""Tunables of the local-assembly kernel, in one place: MetaHipMer's constants (``LASSM_*`` in its
+kernel header) and the run parameters the reference outputs were made with. Every backend
+receives a :class:`Params` explicitly, and every result records it.
 """
 from __future__ import annotations
 
@@ -34,15 +32,9 @@ def physical_memory() -> int:
 
 
 def check_walk_room(ends: int, max_walk: int, memory: int | None = None) -> None:
-    """Refuses a walk limit whose walk buffers cannot fit: every backend keeps ``max_walk`` bytes
-    for each contig end's walk, on the host and on the device. Half the machine's memory is the
-    bound; the message names the largest limit that fits.
-
-    Raises
-    ------
-    LassmError
-        When ``ends * max_walk`` bytes exceed half of ``memory`` (this machine's by default).
-    """
+    """Raises LassmError, naming the largest limit that fits, when ``ends * max_walk`` bytes of walk
+    buffers (every backend keeps one per contig end) exceed half of ``memory`` (default this
+    machine's)."""
     from ...errors import LassmError
 
     room = (physical_memory() if memory is None else memory) // 2
@@ -54,14 +46,8 @@ def check_walk_room(ends: int, max_walk: int, memory: int | None = None) -> None
 
 @dataclass(frozen=True)
 class Params:
-    """Run parameters of one local-assembly call.
-
-    Parameters
-    ----------
-    k : start k-mer length, 21..121.
-    max_walk : most bases one walk may append.
-    qual_offset : Phred offset of the quality strings.
-    """
+    """Run parameters of one local-assembly call: start ``k`` (21..121), ``max_walk`` (most bases one
+    walk may append) and ``qual_offset`` (Phred offset of the qualities)."""
 
     k: int
     max_walk: int = DEFAULT_MAX_WALK

@@ -2,21 +2,11 @@
 """The ``.dat`` format at I/O speed: whole-file reading and writing with per-token work in C;
 the extended contigs (``cid extended_sequence``), FASTA and FASTQ written the same way.
 
-A field-by-field reader in Python spends microseconds per token; a 50 MB dump holds millions of
-tokens. :func:`scan` makes no Python object per token: NumPy finds the blanks (a few threads, a
-part of the file each), derives every field's start and length from them, reads the header
-numbers by digit arithmetic and copies each column (contig bases, read bases, qualities, ids)
-out of the file in large indexed copies, side by side in threads. Those calls release the GIL,
-so the reading also overlaps a GPU driver's start-up in another thread. The writers work per
-token with ``bytes.split``, ``operator.itemgetter`` and ``bytes.join``.
-
-This module only answers the common case. :func:`scan` returns ``None`` for any file it does not
-prove well formed (a byte other than printable ASCII, space, tab or newline; a record that does
-not start its line; a bad count, base, quality or depth), and the careful reader of
-:mod:`.formats` then reads that file field by field and names the file, line and field of the
-first fault, with the messages it has always given. The two readers agree on every file
-:func:`scan` accepts: the record boundaries it derives are the ones the careful reader walks to
-(see :func:`_record_lines`).
+:func:`scan` makes no Python object per token: NumPy finds the blanks in threads, derives every
+field, reads header numbers by digit arithmetic and copies each column out in large indexed
+copies (releasing the GIL). It returns ``None`` for any file it does not prove well formed, and
+the careful reader of :mod:`.formats` then names the file, line and field of the first fault.
+Both readers agree on every file :func:`scan` accepts (see :func:`_record_lines`).
 """
 from __future__ import annotations
 
@@ -131,14 +121,9 @@ def _blank_part(buf: np.ndarray, a: int, b: int) -> list[np.ndarray] | None:
 
 
 def _fields(buf: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Every field's start and length, and the newlines' positions, or None when the buffer holds
-    a byte other than printable ASCII, space, tab and newline.
-
-    The blanks are found by a few threads, each over a part of the file; the rest works on
-    arrays of one entry per blank. In a file of these bytes ``bytes.split()`` cuts at exactly
-    these blanks, and the careful reader's lines end at exactly these newlines: field ``i`` here
-    is its ``raw.split()[i]``.
-    """
+    """Every field's start and length and the newlines' positions, or None for a byte other than
+    printable ASCII, space, tab and newline. Field ``i`` is ``raw.split()[i]``, and the lines are the
+    careful reader's."""
     n = len(buf)
     parts = min(THREADS, -(-n // _SLICE))
     cuts = [n * i // parts for i in range(parts + 1)]
@@ -184,15 +169,9 @@ def _table(buf: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
 
 
 def _gather(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray, sep: bool = False) -> bytearray:
-    """The fields ``buf[starts[i] : starts[i] + lens[i]]`` end to end (each followed by a newline
-    where ``sep``), copied by NumPy alone: no Python object per field.
-
-    Short fields (ids, numbers) are read as a table of a row per field and its unused tail cut
-    away in one masked copy. Longer ones are copied in chunks of a fixed width, a field's last
-    chunk aligned to its end (overlapping the one before, with the same bytes), a field shorter
-    than the widest chunk by a narrower one: a few large indexed copies move every byte, with an
-    index entry per chunk rather than per byte.
-    """
+    """The fields ``buf[starts[i] : starts[i] + lens[i]]`` end to end (each followed by a newline where
+    ``sep``), copied by NumPy alone with an index entry per fixed-width chunk, not per byte (a
+    field's last chunk aligned to its end)."""
     widest = int(lens.max(initial=0))
     if not len(lens):
         return bytearray()
@@ -224,12 +203,8 @@ def _gather(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray, sep: bool = F
 
 
 def _digit_fields(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Which fields are runs of ASCII digits (``bytes.isdigit``), their values as int64, and
-    which of those are too long for int64 (over 18 digits; their values are not read).
-
-    The fields' first bytes are read as a table of one row per field, up to 19 columns, and
-    the digits summed column by column; only a digit run longer than that is looked at alone.
-    """
+    """Which fields are runs of ASCII digits (``bytes.isdigit``), their int64 values, and which are
+    over 18 digits (values not read); read as a table of up to 19 columns per field."""
     width = int(min(lens.max(initial=0), _MAX_DIGITS + 1))
     inside = np.arange(width) < lens[:, None]
     digits = _table(buf, starts, width)
@@ -248,13 +223,9 @@ def _digit_fields(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> tupl
 def _records(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray, newlines: np.ndarray):
     """The fields that start records, their lines and header values, or None.
 
-    A line *looks like a header* as the careful reader defines it: five fields or more, the 1st,
-    4th and 5th digits, the 3rd a number. The careful reader refuses such a line inside a record,
-    starts a record only at a line's start, and ends one only at a line's end; so a file is well
-    formed only if the header-looking lines are exactly the record starts, each record's declared
-    field count reaching exactly to the next one's first field and the last to the end of the
-    file. That chain is checked here in bulk.
-    """
+    A header-looking line (five fields or more, the 1st, 4th and 5th digits, the 3rd a number) must
+    be exactly a record start, each record's field count reaching exactly the next one and the last
+    the file's end: the careful reader's rules, checked in bulk."""
     n = len(starts)
     after = np.searchsorted(starts, newlines)  # the field after each newline
     first = np.concatenate(([0], after[after < n]))
@@ -303,21 +274,11 @@ def _ids(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> list[str]:
 
 
 def scan(raw: bytes) -> dict | None:
-    """Reads a well-formed ``.dat`` file's bytes into the arrays of a dataset.
+    """Reads a well-formed ``.dat`` file's bytes into a dataset's arrays, or None when ``raw`` is not
+    proved well formed.
 
-    Parameters
-    ----------
-    raw : bytes
-        The whole file.
-
-    Returns
-    -------
-    dict or None
-        ``cids``, ``seqs``, ``offsets``, ``depths``, ``left``, ``right`` (each side a tuple
-        ``seqs, quals, offsets, contig_offsets, ids``) and ``lines``, the line each record starts
-        at (from 1); None when the file is not proved well formed (the careful reader then
-        finds and names the fault).
-    """
+    Returns ``cids``, ``seqs``, ``offsets``, ``depths``, ``left``, ``right`` (each side ``seqs,
+    quals, offsets, contig_offsets, ids``) and ``lines``, each record's first line (from 1)."""
     if not raw:
         return None
     buf = np.frombuffer(raw, dtype=np.uint8)
@@ -355,11 +316,8 @@ def scan(raw: bytes) -> dict | None:
 # --- writing ---------------------------------------------------------------------------------
 
 def pieces(buf: np.ndarray, offsets: np.ndarray) -> list[bytes]:
-    """``[buf[offsets[i]:offsets[i+1]].tobytes() for i ...]``, cut by one ``bytes.split``.
-
-    A newline is put after every piece but the last and the result split on it, so no Python
-    code runs per piece; a buffer that holds a newline itself is cut piece by piece instead.
-    """
+    """``[buf[offsets[i]:offsets[i+1]].tobytes() for i ...]``, cut by one ``bytes.split`` on newlines
+    put between the pieces (piece by piece where the buffer holds a newline itself)."""
     n = len(offsets) - 1
     if n <= 0:
         return []
@@ -394,12 +352,8 @@ def _read_ids(reads, a: int, b: int, contig_of: np.ndarray) -> list[str]:
 
 
 def dat_block(ds, a: int, b: int) -> bytes:
-    """Records ``a .. b-1`` of dataset ``ds`` as ``.dat`` text, one record per line.
-
-    Every field becomes one bytes object (cut in bulk by :func:`pieces`); an index array puts
-    them in file order and one ``bytes.join`` with a space writes the block; the space after
-    each record's last field is then turned into its newline.
-    """
+    """Records ``a .. b-1`` of dataset ``ds`` as ``.dat`` text, one record per line, joined by one
+    ``bytes.join`` of fields cut in bulk (:func:`pieces`)."""
     n = b - a
     if n == 0:
         return b""
@@ -455,12 +409,9 @@ def dat_blocks(ds, block: int = WRITE_BLOCK) -> Iterator[bytes]:
 # --- the extended contigs --------------------------------------------------------------------
 
 def extended_blocks(ext, block: int = WRITE_BLOCK) -> Iterator[bytes]:
-    """MetaHipMer's output, ``cid extended_sequence`` a line, ``block`` contigs at a time.
-
-    The extended contig is the reverse complement of the left walk, the contig, then the right
-    walk. The left walks of a block are reverse-complemented at once: the reverse complement of
-    them all, end to end, holds each one's, last contig first.
-    """
+    """MetaHipMer's output, ``cid extended_sequence`` a line, ``block`` contigs at a time: the left
+    walk's reverse complement, the contig, the right walk (a block's left walks reverse-complemented
+    at once)."""
     ds = ext.dataset
     for a in range(0, ds.n_contigs, block):
         b = min(a + block, ds.n_contigs)

@@ -1,20 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The ``.dat`` format compiled with numba: one pass over the bytes, for big files.
 
-:mod:`.dat_bulk` splits the file into Python bytes objects, which costs about what the split
-itself costs and as much again to regroup the fields. This scanner reads each byte once and
-writes it straight to its column (contig bases, read bases, qualities, read ids), checking it on
-the way. Importing numba takes a good part of a second, so :func:`.formats.read_dat` sends only
-files of :data:`.dat_bulk.JIT_MIN_BYTES` or more here; numba's on-disk cache (``cache=True``,
-``NUMBA_CACHE_DIR``) spares the compilation after the first run.
-
-The writer (:func:`dat_blocks`) sizes each block of records in a first pass, then writes it into
-one buffer of that size in a second.
-
-Like :func:`.dat_bulk.scan`, :func:`scan` answers only when it proves the file well formed, and
-it is stricter: a line inside a record that starts with a number (which might look like a header
-to the careful reader) sends the file on to the other readers. Depths are read by Python's
-``float``, as the careful reader reads them.
+Each byte is read once, checked and written to its column. Importing numba is slow, so
+:func:`.formats.read_dat` sends only files of :data:`.dat_bulk.JIT_MIN_BYTES` or more here
+(numba's disk cache spares later compilations). :func:`dat_blocks` sizes each block, then writes
+it. Like :func:`.dat_bulk.scan`, :func:`scan` answers only for a file it proves well formed, and
+is stricter (a line inside a record starting with a number declines); depths are read by
+Python's ``float``, as the careful reader does.
 """
 from __future__ import annotations
 
@@ -93,13 +85,11 @@ def _copy(buf, a, b, out, at, is_base, check):
 
 @njit(cache=True)
 def _scan(buf, cls, is_base, ctg, seqs, quals, ids, depths, rec, read_len, sizes):
-    """Reads every record; fills the columns and ``sizes``; returns _OK, or _BAD to decline.
+    """Reads every record, filling the columns and ``sizes``; returns _OK, or _BAD to decline.
 
-    ``rec[r]`` = cid, n_left, n_right, first line, contig length; ``depths`` gets each depth's
-    text and a newline (Python's ``float`` reads them after); ``seqs``, ``quals``, ``ids`` and
-    ``read_len`` have one row per side; ``sizes`` = records, contig bytes, then per side reads,
-    bases and id bytes, then depth bytes.
-    """
+    ``rec[r]``: cid, n_left, n_right, first line, contig length; ``depths`` gets each depth's text
+    and a newline; ``seqs``, ``quals``, ``ids``, ``read_len`` have a row per side; ``sizes``:
+    records, contig bytes, per side reads, bases and id bytes, then depth bytes."""
     n = len(buf)
     pos = 0
     line = 1
@@ -279,13 +269,9 @@ def _put_byte(out, at, c, write):
 @njit(cache=True)
 def _dat_text(out, write, first, cids, ctg, ctg_off, depth_int, depth_txt, depth_off, counts, coffs, roffs,
               seqs, quals, ids, id_off, has_ids):
-    """Records ``first ..`` (as many as ``cids``) as ``.dat`` lines in ``out``; returns their size.
-
-    With ``write`` False nothing is written: the size alone, to allocate ``out``. A depth is
-    ``depth_int[i]`` if that is not negative, else its text ``depth_txt[depth_off[i]:...]``.
-    Each side s has ``counts[s]`` (reads per record), ``coffs[s]`` (first read of each record),
-    read offsets, bases, qualities and ids (or ``@r<contig>_<read>`` without them).
-    """
+    """Records ``first ..`` (as many as ``cids``) as ``.dat`` lines in ``out``; returns their size
+    (with ``write`` False, the size alone). A depth is ``depth_int[i]`` when not negative, else its
+    text; reads without ids are named ``@r<contig>_<read>``."""
     at = 0
     for r in range(len(cids)):
         i = first + r

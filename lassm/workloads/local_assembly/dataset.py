@@ -1,10 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The one in-memory form of a local-assembly input that every backend consumes.
 
-Sequences live in flat ``uint8`` buffers with ``int64`` offset arrays, the layout a GPU kernel
-reads directly: contig ``i`` is ``seqs[offsets[i]:offsets[i+1]]``; the reads of one contig end
-are a contiguous range of its side's :class:`Reads`. Reads are stored already oriented for
-their side, as MetaHipMer dumps them.
+Flat ``uint8`` buffers with ``int64`` offsets, as a GPU kernel reads them: contig ``i`` is
+``seqs[offsets[i]:offsets[i+1]]``, the reads of one end a contiguous range of its side's
+:class:`Reads`, stored oriented for their side as MetaHipMer dumps them.
 """
 from __future__ import annotations
 
@@ -118,11 +117,8 @@ class Dataset:
 
     Parameters
     ----------
-    cids : int64 contig ids.
     seqs, offsets : contig bases (uint8) and int64 offsets, ``n_contigs + 1``.
     depths : float64 contig depths (the kernel uses ``int(depth)``).
-    left, right : the reads of each end.
-    name : a short label for reports.
     k : the start k the dataset was made for, where known.
     """
 

@@ -3,14 +3,11 @@
 
 * ``sample-k77`` / ``sample-k21``: the embedded real MetaHipMer inputs (``data/metahipmer-sample``).
 * ``gen-k<K>[-s<SCALE>][-seed<N>]``: the Table II generator at start k ``K`` (scale 1 by default).
-* ``real-<preset>-k<K>``: a committed real-genome dataset (``data/real/``, :mod:`lassm.workloads.local_assembly.real`).
+* ``real-<preset>-k<K>``: a committed real-genome dataset (``data/real/``).
 * anything else: a path to a ``.dat`` or ``.parquet`` file.
 
-Any name may end in ``x<N>`` (``sample-k77x20``): the dataset replicated N times, for scale runs.
-
-A generated dataset is kept as parquet in the cache (:func:`generated`), so that the campaign and
-the chapters that read the same sets (the ``fast`` kernel's floor, the real genomes' Table II)
-make each one once per machine, not once per process.
+Any name may end in ``x<N>`` (``sample-k77x20``): the dataset replicated N times. Generated sets
+are cached as parquet (:func:`generated`), made once per machine.
 """
 from __future__ import annotations
 
@@ -82,15 +79,9 @@ def generated_path(k: int, scale: float, seed: int) -> Path:
 
 
 def generated(k: int, scale: float = 1.0, seed: int = 0) -> Dataset:
-    """:func:`lassm.workloads.local_assembly.generate.generate`'s dataset, read from the cache when
-    it was made before (:func:`generated_path`), else made and cached.
-
-    Making the four Table II sets takes about 8 s of a core, and a ``make book`` made them three
-    times: in the campaign, in the ``fast`` kernel's chapter (its floor reads their sizes) and in
-    the real genomes' chapter. The file holds the dataset bit for bit (``tests/test_datasets.py``);
-    where pyarrow is missing (the generator itself needs only numpy) or the cache cannot be
-    written, the dataset is made each time, as before.
-    """
+    """:func:`lassm.workloads.local_assembly.generate.generate`'s dataset, from the cache
+    (:func:`generated_path`, bit for bit) when made before, else made and cached; made each time
+    where pyarrow is missing or the cache cannot be written."""
     from .generate import generate
 
     try:
@@ -125,19 +116,9 @@ def named_k(name: str) -> int | None:
 
 
 def check_name(name: str) -> str:
-    """Refuses a name :func:`load` could not load, without reading or generating anything.
-
-    Parameters
-    ----------
-    name : str
-        A dataset name or a file path, as :func:`load` takes it.
-
-    Returns
-    -------
-    str
-        ``name``, when it is a known sample, a generator name with k in range, a committed
-        real-genome dataset, or an existing file.
-    """
+    """Returns ``name`` when :func:`load` could load it (a known sample, a generator name with k in
+    range, a committed real-genome dataset, an existing file), without reading or generating
+    anything; refuses it otherwise."""
     from .config import MAX_KMER_LEN, MIN_KMER_LEN
 
     m = _TIMES.match(name)

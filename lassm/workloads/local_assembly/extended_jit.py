@@ -2,13 +2,10 @@
 """MetaHipMer's output lines (``cid extended_sequence``) written by one compiled loop, numba, cached
 on disk.
 
-:func:`lassm.workloads.local_assembly.dat_bulk.extended_blocks` builds each line from Python
-bytes objects (the id's text, the left walk's reverse complement, the contig, the right walk):
-about a microsecond a line, 1.4 s of the 1.37 million lines of the x20 generated k = 21 set on an
-H100 node, where the extension itself took 1.1 s, and a sharded run's worker, whose Dask threads share its GIL, was slower still. Here every output
-byte is written once, with the GIL released. The bytes are the Python writer's (a test compares
-them); :func:`lassm.workloads.local_assembly.formats.extended_into` chooses between them, since
-importing numba costs more than the Python writer spends on a small output.
+Every output byte is written once with the GIL released, where
+:func:`lassm.workloads.local_assembly.dat_bulk.extended_blocks` builds Python bytes per line.
+Same bytes (a test compares them); :func:`lassm.workloads.local_assembly.formats.extended_into`
+picks this writer only where numba's import pays off.
 """
 from __future__ import annotations
 

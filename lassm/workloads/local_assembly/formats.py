@@ -1,15 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Reading and writing datasets and results.
 
-* MetaHipMer's ``.dat`` local-assembly dump: one record per contig,
-  ``cid contig depth n_left n_right`` then ``n_left + n_right`` triples ``read_id seq qual``.
-  A record may be spread over several lines (``localassm_562299.dat``); the lines are joined.
-* A columnar parquet file (one row per contig, reads as list columns) for generated datasets.
+* MetaHipMer's ``.dat`` dump: per contig ``cid contig depth n_left n_right`` then
+  ``n_left + n_right`` triples ``read_id seq qual``; a record may span lines.
+* Parquet, one row per contig, reads as list columns.
 * FASTA/FASTQ export, and MetaHipMer's output ``cid extended_sequence``.
 
-Bad input raises :class:`~lassm.errors.InputError` naming the file, line and field, and no
-output file is left behind (every writer is atomic). A contig id may appear once per input:
-the output is keyed by it, so a second record of an id is refused (:func:`refuse_repeated_cids`).
+Bad input raises :class:`~lassm.errors.InputError` naming file, line and field, leaving no
+output (writers are atomic). A contig id repeated in one input is refused
+(:func:`refuse_repeated_cids`): the output is keyed by it.
 """
 from __future__ import annotations
 
@@ -97,21 +96,9 @@ def _parse_record(path: str, toks: list[tuple[str, int]]) -> tuple[int, bytes, f
 
 
 def read_dat(path: str | os.PathLike, name: str | None = None, k: int | None = None) -> Dataset:
-    """Reads a MetaHipMer local-assembly ``.dat`` file.
-
-    A well-formed file is read in bulk (:func:`_scan`); any other goes through the careful
-    reader, which names the file, line and field of its first fault.
-
-    Parameters
-    ----------
-    path : the file.
-    name : label for the dataset (default: the file's stem).
-    k : the start k it was dumped for, where known.
-
-    Returns
-    -------
-    Dataset
-    """
+    """Reads a MetaHipMer ``.dat`` file into a Dataset labelled ``name`` (default the file's stem),
+    made for start ``k`` where known. Well-formed files are read in bulk (:func:`_scan`), others by
+    the careful reader, which names the file, line and field of the first fault."""
     path = str(path)
     with open(path, "rb") as fh:
         raw = fh.read()
@@ -343,12 +330,9 @@ EXTENDED_JIT_MIN_CONTIGS = 400_000
 def extended_into(ext: Extension, fh: IO[bytes]) -> int:
     """Writes the output lines of ``ext`` to an open file; returns the bytes written.
 
-    The one entry to the output's writers: a shard of a sharded run writes its block of the
-    file with it (:func:`lassm.runs.shard_files.extend_to_files`), so the blocks put end to end
-    are the single run's file byte for byte. The compiled writer (:mod:`.extended_jit`) writes
-    the lines where numba is loaded or the output is large, :func:`.dat_bulk.extended_blocks`
-    elsewhere (and wherever ``LASSM_PY_WRITER`` is set); both write the same bytes.
-    """
+    The one entry to the output writers, so a shard's blocks put end to end are the single run's
+    file byte for byte. The compiled writer (:mod:`.extended_jit`) runs where numba is loaded or the
+    output is large, :func:`.dat_bulk.extended_blocks` elsewhere or under ``LASSM_PY_WRITER``."""
     blocks = None
     if settings.value("LASSM_PY_WRITER") is None and ("numba" in sys.modules
                                                       or ext.dataset.n_contigs >= EXTENDED_JIT_MIN_CONTIGS):
@@ -391,11 +375,8 @@ def is_tsv(path: str | os.PathLike) -> bool:
 
 
 def ends_tsv_into(ext: Extension, dest: str | os.PathLike, sides: Sequence[str] = SIDES, header: bool = True) -> None:
-    """Writes the ends of ``sides`` as TSV rows to ``dest`` (not atomically: a caller's temporary).
-
-    Rows are formatted one by one, so the rows of consecutive contig ranges, put end to end
-    after one header, are the whole table's file byte for byte: a shard's block of it.
-    """
+    """Writes the ends of ``sides`` as TSV rows to ``dest`` (not atomically: a caller's temporary);
+    consecutive ranges' rows after one header are the whole table's file byte for byte."""
     import pyarrow.csv as pacsv
 
     pacsv.write_csv(ends_table(ext, sides), str(dest), pacsv.WriteOptions(delimiter="\t", include_header=header))

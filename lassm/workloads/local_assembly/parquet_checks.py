@@ -1,9 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""A Parquet dataset's values refused where the ``.dat`` reader refuses them in text.
-
-:func:`lassm.workloads.local_assembly.formats.read_dat` checks every field as it parses it; a
-Parquet dataset arrives as whole columns, so the same rules run over the columns at once (one
-NumPy pass each) and the first fault is named by row, contig and read.
+"""A Parquet dataset's values refused where the ``.dat`` reader refuses them in text, checked a
+column at a time and named by row, contig and read.
 """
 from __future__ import annotations
 
@@ -55,11 +52,9 @@ def check_schema(path: str, table) -> None:
 
 def check_values(path: str, cids: np.ndarray, seqs: np.ndarray, offsets: np.ndarray, depths: np.ndarray,
                          sides: dict, threads: int = 1) -> None:
-    """Refuses, as :func:`read_dat` refuses the same in text, a Parquet dataset's values: a
-    negative contig id, a contig or read base other than A, C, G, T, N, a depth that is not
-    finite and >= 0, a quality character outside printable ASCII 33..126. The message names the
-    row (from 1), the contig and the read: the first fault in that order, whichever column's
-    check (on up to ``threads`` threads, side by side) ended first."""
+    """Refuses, as :func:`read_dat` does in text, a negative contig id, a base other than A, C, G, T,
+    N, a depth not finite and >= 0, a quality outside ASCII 33..126; names the first fault's row
+    (from 1), contig and read, checking columns on up to ``threads`` threads."""
     row = lambda i: int(i) + 1  # noqa: E731
     neg = np.flatnonzero(cids < 0)
     if len(neg):
@@ -91,23 +86,9 @@ def check_values(path: str, cids: np.ndarray, seqs: np.ndarray, offsets: np.ndar
 
 
 def refuse_repeated_cids(path: str, cids: np.ndarray, where: np.ndarray, unit: str) -> None:
-    """Raises an InputError at the first contig id seen twice, naming where each copy is.
-
-    MetaHipMer keys a contig by its id, and so does the output (``cid extended_sequence``): two
-    records with one id would give two output lines for it. No input of MetaHipMer's holds such
-    a pair, so one is refused rather than guessed at.
-
-    Parameters
-    ----------
-    path : str
-        The file, for the message.
-    cids : numpy.ndarray
-        The contig ids in file order.
-    where : numpy.ndarray
-        The line (``.dat``) or row (parquet, from 1) of each record.
-    unit : str
-        ``"line"`` or ``"row"``.
-    """
+    """Raises an InputError at the first contig id seen twice, naming both copies' ``where`` (line of a
+    ``.dat``, row of a parquet, from 1, per ``unit``); the output is keyed by id, so a repeat is
+    refused rather than guessed at."""
     order = np.argsort(cids, kind="stable")
     same = np.flatnonzero(cids[order][1:] == cids[order][:-1])
     if not len(same):

@@ -1,9 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Datasets as parquet: a row per contig, the reads as list columns (:func:`parquet_table`).
-
-Apart from :mod:`.formats` (which re-exports the readers and writers) so that a file can also be
-written a block of contigs at a time and read a row group at a time (:mod:`.stream`), through the
-same table builder and the same checks.
+"""Datasets as parquet: a row per contig, the reads as list columns (:func:`parquet_table`); apart
+from :mod:`.formats` so that :mod:`.stream` writes and reads blocks with the same builder and
+checks.
 """
 from __future__ import annotations
 
@@ -59,10 +57,8 @@ def parquet_table(ds: Dataset, first_reads: tuple[int, int] = (0, 0)):
 def read_parquet(path: str | os.PathLike) -> Dataset:
     """Reads a dataset written by :func:`write_parquet`.
 
-    Through ``ParquetFile`` and the columns' buffers (:mod:`lassm.arrowio`): ``read_table`` and
-    ``to_numpy`` would import pandas, a quarter of a second of ``lassm extend``'s start-up. Every
-    array is a writable copy (numba compiles a read-only array as another type).
-    """
+    Through ``ParquetFile`` and the columns' buffers (:mod:`lassm.arrowio`), which import no pandas;
+    every array is a writable copy (numba compiles a read-only array as another type)."""
     path = str(path)
     return table_dataset(arrowio.read_parquet(path), path)
 
@@ -110,7 +106,7 @@ def table_dataset(table, path: str) -> Dataset:
 
 def _metadata_k(path: str | os.PathLike, raw: bytes) -> int | None:
     """The start k a file's ``lassm.k`` metadata records: empty (none), or a whole number of bases,
-    1 or more; anything else is refused naming the field (it was ``int()``'s traceback)."""
+    1 or more; anything else is refused naming the field."""
     text = raw.decode("utf-8", "replace").strip()
     if not text:
         return None

@@ -1,50 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Local-assembly inputs from REAL genomes, made with real tools, the way MetaHipMer makes them.
 
-The synthetic generator (:mod:`lassm.workloads.local_assembly.generate`) imitates MetaHipMer's pipeline in miniature;
-this module runs the pipeline's stages with the tools a person would use, on complete genomes
-that Debian ships, so the kernel sees contigs and reads that no model of ours shaped:
+Debian-shipped genomes go through the pipeline's stages, each a module of
+:mod:`lassm.workloads.local_assembly.real_genomes`: log-normal coverage per genome; ART
+(``art_illumina -ss HS25``) 2 x 150 bp pairs; exact-overlap merging (``merging``); one MEGAHIT
+run giving the contigs at every k (``contigs``); minimap2 ``-ax sr`` with primary alignments
+only; ``localassm``'s read selection and depth (``selection``). Right reads are stored forward,
+left reads reverse complemented.
 
-1. **Community.** Each genome gets a read coverage ``median x exp(N(0, sigma))`` (log-normal,
-   numpy's generator seeded with ``seed``), as metagenome abundances are.
-2. **Sequencing.** ART (``art_illumina -ss HS25``: HiSeq 2500's empirical error and quality
-   profile) sequences 2 x 150 bp pairs, insert 300 +/- 30 (or the preset's), once per genome
-   (its ``-f`` applies per FASTA record; a preset may take a window of the first record,
-   ``real_genomes.presets.Genome.length``) with ``-rs`` fixed from ``seed`` and the preset's
-   quality shift.
-3. **Merging.** Mates whose ends overlap by >= ``real_genomes.merging.MIN_MERGE_OVERLAP`` bases
-   exactly become one read (MetaHipMer's ``merge_reads`` stage; its sample holds merged reads up
-   to 288 bp).
-4. **Contigs.** One MEGAHIT run with ``--k-list`` and ``--keep-tmp-files`` gives the contigs of
-   its iterative de Bruijn graph at every k (``intermediate_contigs/k<k>.contigs.fa``, plus the
-   contigs it set aside as final at that k or before: ``real_genomes.contigs.contigs_at``).
-5. **Alignment.** minimap2 ``-ax sr`` aligns every read (merged or mate) on its own to each k's
-   contigs, as MetaHipMer aligns reads one by one; samtools keeps primary alignments only.
-6. **Read selection** by MetaHipMer's ``localassm`` rules: a read whose alignment reaches the
-   contig's first (last) base and whose read runs on past it goes to the left (right) end (a read
-   running off both ends: its own 5' side); the mate of every unmerged read is projected to the
-   end the read points at when the pair could reach past it (``min_pair_len`` = insert mean +
-   3 sd, ``real_genomes.presets.PAIR_SPAN``). Right reads are stored in the contig's forward
-   direction, left reads reverse complemented, as MetaHipMer dumps them. Depth = mean read coverage of the
-   contig (aligned reference bases / contig length), as MetaHipMer's ``compute_aln_depths``.
-
-Presets (``real_genomes.presets.PRESETS``): ``tiny`` (phage lambda and a plasmid, MEGAHIT's
-default cleaning; for CI) and ``mock5`` (five bacterial species, with coverage, insert, error
-rate and MEGAHIT's graph cleaning calibrated to the paper's Table II; ``book/real-genomes.md``).
-:func:`lassm.runs.table2.publish` copies a build into ``data/real/`` and records its Table II
-figures in ``provenance.json``.
-
-Every step is deterministic for a seed: the abundances and ART's ``-rs`` come from ``seed``,
-merging and selection are pure functions of their input, and minimap2's output follows its input
-order. MEGAHIT with two threads makes the same contigs every run but numbers and orients them
-differently (checked: two runs, identical sorted canonical sequences, different files), so the
-contigs are put in canonical form (``real_genomes.contigs.canonical_contigs``) before alignment
-and their rank is their id. ``tests/test_real.py`` builds twice and compares the ``.dat`` files byte for byte.
-
-Each part is a module of :mod:`lassm.workloads.local_assembly.real_genomes`: ``presets`` (the
-communities), ``external_tools`` (finding and running the tools), ``sequence_files`` (FASTA and
-FASTQ), ``merging``, ``contigs`` (MEGAHIT's, canonical) and ``selection`` (SAM, read selection,
-the dataset); this module runs them in order.
+Presets (``real_genomes.presets.PRESETS``): ``tiny`` (for CI) and ``mock5`` (five bacteria,
+calibrated to Table II; ``book/real-genomes.md``); :func:`lassm.runs.table2.publish` commits a
+build. Deterministic for a seed: MEGAHIT's contigs, whose numbering and orientation vary, are put
+in canonical form before alignment, and a test builds twice and compares.
 """
 from __future__ import annotations
 
@@ -80,11 +47,8 @@ MEGAHIT_OPTIONS = ("--min-count", "2", "--keep-tmp-files", "-t", str(THREADS))
 
 
 def _genomes_of(genomes: list[Path] | list[str] | str) -> tuple[str, list[tuple[str, Path]], Preset | None]:
-    """(label, [(name, fasta)], preset) of a preset name or a list of FASTA files.
-
-    A string is a preset's name, never a path: a file or folder of that name in the working
-    folder is not read in its place (FASTA files come as a list, or as a :class:`~pathlib.Path`).
-    """
+    """(label, [(name, fasta)], preset) of a preset name or a list of FASTA files; a string is always
+    a preset's name, never a path in the working folder."""
     if isinstance(genomes, str):
         if genomes not in PRESETS:
             raise LassmError(f"unknown preset {genomes!r}; choose one of {', '.join(PRESETS)} or pass FASTA files")
@@ -119,25 +83,19 @@ def _sha256(path: Path) -> str:
 def build(genomes: list[Path] | str, k_list: Iterable[int] = DEFAULT_KS, seed: int = 0,
           out_dir: str | os.PathLike = "real", progress: bool | Callable[[str], None] = False,
           over: Overrides = Overrides()) -> dict[int, Path]:
-    """Runs the pipeline (module docstring) and writes ``<label>-k<k>.parquet`` and ``.dat``.
+    """Runs the pipeline (module docstring) and writes ``<label>-k<k>.parquet`` and ``.dat``; returns
+    ``{k: parquet path}``, with ``provenance.json`` beside them.
 
     Parameters
     ----------
     genomes : a preset name (``"tiny"``) or FASTA files (``.gz`` too), one genome each.
     k_list : contig k values, MEGAHIT's rules (odd, 15..255, steps <= 28).
-    seed : seeds the abundances and ART.
-    out_dir : output folder; ``work/`` inside it keeps every intermediate file and tool log.
+    out_dir : output folder; ``work/`` inside keeps every intermediate file and tool log.
     progress : True prints each stage to stderr; a callable receives the messages instead.
-    over : what is set over the preset (each None: the preset's, else the default below):
-        ``cov_median``, ``cov_sigma``: the log-normal coverage (8 and 0.5);
-        ``insert_mean``, ``insert_sd``: the fragment size (:data:`INSERT_MEAN` and
-        :data:`INSERT_SD`), mates projecting within mean + 3 sd;
-        ``megahit_options``: MEGAHIT options after :data:`MEGAHIT_OPTIONS` (none);
-        ``quality_shift``: ART's ``-qs``/``-qs2`` (0: none).
-
-    Returns
-    -------
-    ``{k: parquet path}``; ``provenance.json`` beside them records inputs, tools and coverages.
+    over : settings over the preset (None: the preset's, else the default): ``cov_median``,
+        ``cov_sigma`` (8 and 0.5); ``insert_mean``, ``insert_sd`` (:data:`INSERT_MEAN`,
+        :data:`INSERT_SD`); ``megahit_options`` (after :data:`MEGAHIT_OPTIONS`); ``quality_shift``
+        (ART's ``-qs``/``-qs2``, 0).
     """
     ks = sorted({int(k) for k in k_list})
     if not ks or any(k % 2 == 0 or not 21 <= k <= 121 for k in ks):

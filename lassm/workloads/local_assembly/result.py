@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What a backend returns: the walk of every contig end, plus the work it took.
 
-Backends compute one side at a time (:class:`SideResult`, in the side's own orientation);
-:class:`Extension` joins the two sides with the contigs into MetaHipMer's extended contigs.
-Every backend must produce bit-identical ``SideResult`` fields (timing aside).
+Backends compute a side at a time (:class:`SideResult`, in the side's orientation);
+:class:`Extension` joins both sides with the contigs into MetaHipMer's extended contigs. Every
+backend's ``SideResult`` fields are bit-identical, timing aside.
 """
 from __future__ import annotations
 
@@ -35,8 +35,7 @@ class SideResult:
 
     Two layouts of the walks: **dense**, what the backends write (a ``max_walk`` row per contig),
     and **ragged** (:meth:`compact`, ``offsets`` set): the walks end to end. Most walks are a few
-    bases long, so a dense result of a large set is mostly zeros (1.37 M contigs x 613 = 840 MB a
-    side, ~7 MB of it walked): shards travel and merge ragged (:meth:`gathered`).
+    bases long, so shards travel and merge ragged (:meth:`gathered`).
 
     Parameters
     ----------
@@ -84,12 +83,8 @@ class SideResult:
         return self.walks[a : a + int(self.walk_len[i])].tobytes()
 
     def bases(self, a: int = 0, b: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Walks ``a .. b-1``: (their bases end to end, their lengths as int64), in either layout.
-
-        Dense rows are indexed by one int64 per walked base, not masked over every row's
-        ``max_walk`` slots: most walks are a few bases long, and the mask cost the x20 generated
-        set's writer 2.6 s of an H100 node's CPU.
-        """
+        """Walks ``a .. b-1`` in either layout: their bases end to end and their int64 lengths, indexing
+        one int64 per walked base rather than masking every ``max_walk`` slot."""
         b = len(self.walk_len) if b is None else b
         lens = self.walk_len[a:b].astype(np.int64)
         if self.offsets is not None:
@@ -108,12 +103,8 @@ class SideResult:
 
     @staticmethod
     def gathered(n: int, max_walk: int, parts: Sequence[tuple[np.ndarray, "SideResult"]]) -> "SideResult":
-        """One ragged result of ``n`` contigs from ``(index, part)`` pairs that cover each contig once.
-
-        The per-contig fields are scattered first; their walk lengths give every walk its place,
-        so each part's bases land with one vectorized copy (a slice when its contigs are a
-        contiguous ascending range), whatever order the parts' contigs come in.
-        """
+        """One ragged result of ``n`` contigs from ``(index, part)`` pairs covering each contig once, in
+        any order; each part's bases land with one vectorized copy."""
         out = SideResult.empty(0, max_walk)
         for name in FIELDS:
             setattr(out, name, np.zeros(n, dtype=getattr(out, name).dtype))
@@ -196,12 +187,9 @@ class Extension:
         return b"".join(extended_blocks(self)).decode("ascii").splitlines()
 
     def ends_columns(self, sides: Sequence[str] = SIDES) -> dict[str, np.ndarray]:
-        """Per contig end (right ends first): cid, side, reads, walk length, final k, termination,
-        k values tried, walk steps and insertions: the ``ends`` table of every run record.
-
-        ``sides`` picks the ends of one side only (in the order given): the blocks of the table
-        that a shard of a sharded run writes (right ends and left ends are two blocks).
-        """
+        """Per contig end (right ends first, or ``sides`` in the order given): cid, side, reads, walk
+        length, final k, termination, k values tried, walk steps and insertions: a run record's ``ends``
+        table."""
         n = self.dataset.n_contigs
         cols: dict[str, list] = {}
         for side in sides:

@@ -1,9 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Where a selection of segments of a flat buffer lies, before and after it is concatenated.
-
-One int64 per segment (or per item of the segments), never one per byte: the arithmetic every
-gather shares, on the host (``segments_jit``, a dataset's subsets, a launch's read ids) and on the
-GPU (``lassm.backends.device_segments``). NumPy only, so that no caller imports numba for it.
+"""Where a selection of segments of a flat buffer lies, before and after concatenation: one int64
+per segment, never per byte, shared by host and GPU gathers. NumPy only, no numba.
 """
 from __future__ import annotations
 

@@ -1,14 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Copies of many byte segments in one pass, compiled by numba and cached on disk.
 
-Two host steps run over every base before any GPU kernel starts: the left ends' reverse
-complement of every contig, and the gather of a launch's contigs and reads into one buffer
-(the same gather cuts a dataset's subsets and replicas). Done
-with NumPy index arithmetic (``np.repeat`` of the starts plus an ``arange`` of the total, then a
-fancy index), each costs an int64 index per byte: 4 s of a 2-core machine for the reverse
-complement of the x20 generated k = 21 set, a hundred times the kernel it feeds. A loop over the
-segments reads and writes each byte once. Imported on first use, so that commands which never
-launch a kernel do not import numba.
+The contigs' reverse complement and a launch's gather touch every base before a kernel starts;
+NumPy index arithmetic would cost an int64 per byte, this loop reads and writes each byte once.
+Imported on first use, so commands that launch no kernel do not import numba.
 """
 from __future__ import annotations
 
@@ -44,12 +39,8 @@ def revcomp_segments(seqs: np.ndarray, offsets: np.ndarray, table: np.ndarray) -
 
 
 def gather_segments(buf: np.ndarray, offsets: np.ndarray, index: np.ndarray, pad: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Segments ``index`` of a flat buffer, concatenated in that order, then ``pad`` zero items.
-
-    Returns
-    -------
-    ``(buffer, int64 offsets)`` with ``len(index) + 1`` offsets from 0.
-    """
+    """Segments ``index`` of a flat buffer concatenated in that order, then ``pad`` zero items;
+    returns ``(buffer, int64 offsets)``, ``len(index) + 1`` offsets from 0."""
     starts, new_off = segment_offsets(offsets, index)
     out = np.zeros(int(new_off[-1]) + pad, dtype=buf.dtype)
     if new_off[-1]:

@@ -1,10 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The form of a shard folder's manifest (``shards.json``), checked field by field before it is used.
-
-The parts are checked against the digests the manifest records, and the manifest itself, a file
-that can be edited or damaged, is checked here, once: every field a reader takes (a ``contigs``
-of ``null``, a part's range past the end, a file name with a ``/`` are refused), a fault one line
-naming the manifest and the field.
+"""The form of a shard folder's manifest (``shards.json``), checked field by field before it is
+used, a fault one line naming the manifest and the field.
 """
 from __future__ import annotations
 
@@ -42,15 +38,9 @@ def _check_file_entry(path: Path, field: str, entry: Any) -> None:
 
 
 def check_manifest(path: Path, doc: Any) -> dict:
-    """``doc``, the manifest read from ``path``, once every field a reader takes is of its type and
-    range: the name, start k and counts; each part's file, digest, size and range, the ranges
-    one after another from 0 to the contig count; the weights' entry.
-
-    Raises
-    ------
-    InputError
-        Naming the manifest and the field.
-    """
+    """``doc``, the manifest read from ``path``, once every field a reader takes has its type and range
+    (name, start k, counts; each part's file, digest, size and range, the ranges contiguous from 0
+    to the contig count; the weights' entry); else raises InputError naming the manifest and field."""
     if not isinstance(doc, dict):
         raise InputError(str(path), None, "manifest", "not a JSON object")
     if not isinstance(doc.get("name"), str) or not doc["name"]:

@@ -1,23 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Dataset characteristics: the paper's Table II row, and the exact work counts behind it.
 
-What we found by recomputing Table II's k = 77 row from the public MetaHipMer sample (the
-book's dataset chapter shows the numbers):
-
-* ``contigs`` is the number of contigs with at least one read (2,544 of 3,296);
-  ``reads`` counts left and right reads (7,838); ``avg read length`` is printed truncated.
-* ``total hash insertions`` is not a count the kernel makes: at every k it equals
-  ``reads x (ceil(avg read length) - k)`` exactly (7,838 x 99 = 775,962;
-  74,159 x 135 = 10,011,465 at k = 21). The kernel's true count at the start k,
-  ``sum(len - k)`` over reads, is 774,814 at k = 77.
-* ``average extn length`` is the mean length of the *extended contigs* over all contigs of the
-  output file (748,201 / 3,296 = 227.003), and ``total extns`` that mean times ``contigs``
-  (577,495 against the published 577,496; we found no exact work count equal to 577,496).
-  Neither counts walk work: the walks append only 10,494 bases in all at k = 77 (67,461 walk
-  steps over every k tried). In three of the four rows ``avg = total / contigs`` to the printed
-  digit; the k = 33 row prints 88.2 where 387,283 / 4,394 = 88.14.
-
-:func:`table2_row` reports the paper's definitions; :func:`work_counts` the exact ones.
+The paper's definitions, as recomputed from the k = 77 sample (the dataset chapter shows them):
+``contigs`` counts contigs with a read; ``reads`` left and right reads; ``avg read length`` is
+printed truncated; ``total hash insertions`` is ``reads x (ceil(avg read length) - k)``, not a
+kernel count; ``average extn length`` is the mean extended-contig length over all contigs and
+``total extns`` that times ``contigs``. :func:`table2_row` reports these; :func:`work_counts`
+the exact counts.
 """
 from __future__ import annotations
 
@@ -53,19 +42,11 @@ def read_figures(ds: Dataset, k: int) -> dict:
 
 
 def table2_row(ds: Dataset, ext: Extension) -> dict:
-    """The paper's Table II row for ``ds`` at the start k of ``ext``, plus exact work counts.
+    """The paper's Table II row for ``ds`` at the start k of ``ext`` (any backend's), plus exact counts.
 
-    Parameters
-    ----------
-    ds : the dataset.
-    ext : its extension (any backend; all give the same walks).
-
-    Returns
-    -------
-    dict with keys ``contigs``, ``reads``, ``avg_read_length``, ``hash_insertions``,
-    ``avg_extension_length``, ``total_extensions`` (the paper's), and the exact counts
-    ``hash_insertions_table2``, ``extended_bases``, ``walk_steps``, ``insertions_all_k``, ``k``.
-    """
+    Keys ``contigs``, ``reads``, ``avg_read_length``, ``hash_insertions``,
+    ``avg_extension_length``, ``total_extensions`` (the paper's), and ``hash_insertions_table2``,
+    ``extended_bases``, ``walk_steps``, ``insertions_all_k``, ``k``."""
     k = int(ext.params["k"])
     row = read_figures(ds, k)
     ext_len = ds.lengths + ext.right.walk_len + ext.left.walk_len

@@ -1,21 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Replicated datasets written a block of contigs at a time, and sharded into parquet files.
 
-The scaling study's inputs (``gen-k21x20``, ``gen-k21x40``, ``gen-k21x80``: 1.4, 2.7 and 5.5
-million contigs) are replicas of one generated set, which :func:`.datasets.load` builds whole in
-memory (3 GB at x80, before any file is written). Here a name's :class:`Replicas` cuts any range
-of contigs of the replicated set from its base (held once: 30 MB at k = 21), and the writers put
-one block after another into the file (parquet row groups of :data:`ROW_GROUP` contigs, or
-``.dat`` text), so that a process holds one block at a time, never the whole set:
+A name's :class:`Replicas` cuts any range of a replicated set from its base, held once, so a
+process holds one block at a time, never the whole set:
 
-* :func:`write` writes a name as one file, byte for byte the file that writing
-  ``datasets.load(name)`` whole makes (the blocks are pyarrow's own row groups);
-* :func:`write_shards` writes it as contiguous ranges of near-equal work, one parquet file
-  each, written one after another, with each contig's planning weight (``weights.npy``) and a
-  manifest (``shards.json``); :func:`read_range` reads any range of contigs of such a folder
-  back, opening only the row groups that hold it, which is how a worker reads its shard without
-  the others, and :class:`ShardFolder` is the folder as a sharded run's parent plans from it
-  (manifest and weights, never the contigs).
+* :func:`write` writes one file, byte for byte what writing ``datasets.load(name)`` makes;
+* :func:`write_shards` writes contiguous ranges of near-equal work, a parquet file each, with
+  planning weights (``weights.npy``) and a manifest (``shards.json``); :func:`read_range` reads
+  any range back from only the row groups holding it; :class:`ShardFolder` is the folder as a
+  parent plans from it (manifest and weights, never contigs).
 """
 from __future__ import annotations
 
@@ -213,14 +206,9 @@ def least_bytes(src: Source, parquet: bool, rows: int) -> float:
 
 
 def write(name: str, dest: str | os.PathLike, k: int | None = None, rows: int = ROW_GROUP) -> dict:
-    """Writes dataset ``name`` to ``dest`` (``.parquet`` or ``.dat``) a block at a time.
-
-    The file is byte for byte what ``formats.write_dataset(datasets.load(name, k)[0], dest)``
-    writes (``tests/test_stream.py`` compares them at ``gen-k21x20``), but this process holds the
-    base and one block of ``rows`` contigs, not the replicated set. A set that the free space
-    at ``dest`` cannot hold is refused before the first block (:func:`least_bytes`). Returns the
-    file's figures.
-    """
+    """Writes dataset ``name`` to ``dest`` (``.parquet`` or ``.dat``) a block of ``rows`` contigs at a
+    time, byte for byte ``formats.write_dataset(datasets.load(name, k)[0], dest)``; returns the
+    file's figures. A set the free space cannot hold is refused first (:func:`least_bytes`)."""
     from ...fits import refuse_beyond
 
     src, start_k = source(name, k)
@@ -262,21 +250,13 @@ def range_bounds(weights: np.ndarray, shards: int) -> list[tuple[int, int]]:
 
 def write_shards(name: str, folder: str | os.PathLike, shards: int, k: int | None = None,
                  rows: int = SHARD_ROW_GROUP) -> dict:
-    """Writes dataset ``name`` as ``shards`` parquet files of contiguous contigs, one after another.
+    """Writes dataset ``name`` as ``shards`` parquet files of contiguous contigs; returns the manifest.
 
-    The ranges are :func:`range_bounds` of :func:`contig_weights` (what ``lassm extend --cluster``
-    plans for as many workers), each file is written block by block (:func:`_write_parquet`),
-    the weights themselves go to :data:`WEIGHTS` (what :class:`ShardFolder` plans from), and
-    ``shards.json`` lists the files (range, contigs, reads, work, bytes on disk and in memory,
-    SHA-256; the weights' file, bytes and SHA-256 under ``weights``) with the name and start k;
-    it is written last.
-
-    The folder is written whole or not at all (:func:`lassm.atomic.atomic_folder`): built beside
-    under a temporary name, then renamed into place, replacing a folder this command made before
-    (never one holding anything else: refused before any work). A set whose weights would not
-    fit the memory, or whose files the free space there, is refused before anything is written.
-    Returns the manifest.
-    """
+    Ranges are :func:`range_bounds` of :func:`contig_weights` (as ``lassm extend --cluster`` plans);
+    weights go to :data:`WEIGHTS`; ``shards.json``, written last, lists each file's range, counts,
+    bytes and SHA-256 (and the weights' file). The folder appears whole or not at all
+    (:func:`lassm.atomic.atomic_folder`), replacing only one this command made. A set whose weights
+    exceed memory, or files the free space, is refused before anything is written."""
     from ...fits import refuse_beyond
 
     refuse_foreign_folder(folder, SHARD_MAKER)
@@ -334,11 +314,9 @@ def manifest(folder: str | os.PathLike) -> dict:
 
 
 def listed_part(folder: str | os.PathLike, part: dict) -> Path:
-    """The file of ``part`` (an entry of the manifest's ``shards``, or its ``weights``), refused
-    where it is missing, or its size or SHA-256 is not the one recorded: a part deleted, replaced
-    or changed by a byte since the folder was written would otherwise be read as it is, and a
-    changed byte that still parses gives other contigs that look right. The digest is taken once
-    per process and file (:func:`lassm.readback.matches`), before the file is first read."""
+    """The file of ``part`` (a manifest ``shards`` entry or its ``weights``), refused where missing or
+    of another size or SHA-256 than recorded, since a changed byte may still parse; the digest is
+    taken once per process and file (:func:`lassm.readback.matches`)."""
     path = Path(folder) / part["file"]
     try:
         size = path.stat().st_size
@@ -355,12 +333,8 @@ def listed_part(folder: str | os.PathLike, part: dict) -> Path:
 
 
 def within_files(folder: str | os.PathLike, ranges: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    """``ranges`` cut where the folder's files meet, so that each piece lies within one file.
-
-    Why: :func:`read_range` returns a range within one file as views of what it read, but joins
-    a range across files into new arrays (a copy of every base and quality: about a second per
-    1.4 million contigs), so a worker whose range spans files runs it file by file.
-    """
+    """``ranges`` cut where the folder's files meet, so each piece lies within one file and
+    :func:`read_range` can return views rather than copies."""
     edges = sorted({int(p["start"]) for p in manifest(folder)["shards"]})
     out = []
     for lo, hi in ranges:
@@ -370,13 +344,9 @@ def within_files(folder: str | os.PathLike, ranges: Sequence[tuple[int, int]]) -
 
 
 def in_row_groups(folder: str | os.PathLike, ranges: Sequence[tuple[int, int]], pieces: int) -> list[tuple[int, int]]:
-    """``ranges`` (each within one file: :func:`within_files`) cut at the files' row-group edges into
-    about ``pieces`` pieces in all, each range its share of them by size.
-
-    Why: a worker reads its next piece while it extends and writes this one, so a range in one
-    piece would be read with nothing to hide behind. Cut at row-group edges, no row group is
-    read for two pieces; a range with fewer edges than wanted cuts keeps the ones it has.
-    """
+    """``ranges`` (each within one file) cut at row-group edges into about ``pieces`` pieces, each its
+    share by size, so a worker reads the next piece while it works on this one; no row group is
+    read twice."""
     doc = manifest(folder)
     rows = int(doc["row_group"])
     total = sum(hi - lo for lo, hi in ranges) or 1
@@ -391,11 +361,8 @@ def in_row_groups(folder: str | os.PathLike, ranges: Sequence[tuple[int, int]], 
 
 
 def read_range(folder: str | os.PathLike, a: int, b: int) -> Dataset:
-    """Contigs ``a .. b-1`` of a shard folder, reading only the row groups that hold them.
-
-    A worker given a range (its shard, or a piece of it) reads this much and no more; the
-    result equals the same range of the whole dataset, array for array.
-    """
+    """Contigs ``a .. b-1`` of a shard folder, reading only the row groups that hold them; equal, array
+    for array, to the same range of the whole dataset."""
     import pyarrow.parquet as pq
 
     from .parquet_io import table_dataset
@@ -425,12 +392,8 @@ def read_range(folder: str | os.PathLike, a: int, b: int) -> Dataset:
 class ShardFolder:
     """A finished shard folder known by its manifest alone: what a sharded run's parent plans from.
 
-    Why: planning ranges takes each contig's weight, not its bases and reads; from the saved
-    weights (:data:`WEIGHTS`, 8 bytes a contig) the parent plans, and each worker reads only its
-    own range (:func:`read_range`), so no process reads the whole set (seconds, serial, at
-    ``gen-k21x80``). ``weights_file`` is None for a folder written before the weights were
-    saved: it is planned from its data (:meth:`load`).
-    """
+    Planning needs only the saved weights (:data:`WEIGHTS`), so no process reads the whole set;
+    ``weights_file`` is None for a folder without them, planned from its data (:meth:`load`)."""
 
     path: str
     name: str

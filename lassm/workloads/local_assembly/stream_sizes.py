@@ -1,9 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The least room a replicated dataset takes on disk: the size bound of ``lassm data write`` and
-``lassm data shard`` (:func:`lassm.fits.refuse_beyond`, the rule ``run --dry-run`` applies).
-
-A lower bound: a size is refused only where it cannot fit, never where it might, so the
-bound is what the file takes at the very least, without writing it.
+``lassm data shard`` (:func:`lassm.fits.refuse_beyond`); a lower bound, so a size is refused only
+where it cannot fit.
 """
 from __future__ import annotations
 
@@ -11,16 +9,12 @@ from .dataset import Dataset
 
 
 def least_bytes(base: Dataset, times: int, parquet: bool, rows: int) -> float:
-    """The fewest bytes ``base`` repeated ``times`` times takes as ``.dat`` text or as parquet
-    (row groups of ``rows`` contigs); 0 for ``times`` 1 (a dataset in memory, bounded there).
+    """The fewest bytes ``base`` repeated ``times`` times takes as ``.dat`` or as parquet (row groups of
+    ``rows`` contigs); 0 for ``times`` 1.
 
-    ``.dat`` text holds at least every base and quality. A parquet file compresses, replicas
-    best of all (a row group's dictionary holds each distinct value once: 1/37 of the bases and
-    qualities at ``sample-k77x20``), but a row group of as many contigs as the base, or more, holds
-    each of the base's contigs (any run of that many replicated contigs does), and row groups
-    are compressed apart: at least the base compressed once per such row group (once per
-    replica where a row group is smaller than the base).
-    """
+    ``.dat`` holds every base and quality. Parquet dictionary-compresses replicas, but row groups are
+    compressed apart, so at least the base compressed once per row group of the base's size or more
+    (once per replica where row groups are smaller)."""
     if times == 1:
         return 0.0
     if not parquet:

@@ -1,12 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Tunables of the X-drop kernel, in one place: the linear scoring scheme and X.
 
-SeqAn 2's ``extendSeed(..., GappedXDrop())`` takes a ``Score<int, Simple>`` whose gap open and
-gap extension are equal (linear gaps) and a drop-off X: a cell whose score falls more than X
-below the best score seen so far is dropped. LOGAN and BELLA run it with match +1, mismatch -1,
-gap -1 (``Score<int, Simple>(1, -1, -1)``; SeqAn's default constructor would give match 0) and
-17-mer seeds; those are the defaults here. Every backend receives a :class:`Scoring`
-explicitly, and every result records the one it ran with.
+SeqAn 2's ``extendSeed(..., GappedXDrop())`` takes a ``Score<int, Simple>`` with linear gaps and
+drops a cell more than X below the best score seen. The defaults are LOGAN's and BELLA's: match
++1, mismatch -1, gap -1, 17-mer seeds. Every backend receives a :class:`Scoring` explicitly,
+and every result records it.
 """
 from __future__ import annotations
 
@@ -29,15 +27,8 @@ MAX_XDROP = 1 << 24
 
 @dataclass(frozen=True)
 class Scoring:
-    """A linear scoring scheme and the X-drop threshold.
-
-    Parameters
-    ----------
-    match : score of two equal bases, above 0.
-    mismatch : score of two different bases, below 0.
-    gap : score of one gap position (open = extend), below 0.
-    xdrop : X, the drop-off, 0 or above.
-    """
+    """A linear scoring scheme and the X-drop threshold: ``match`` > 0, ``mismatch`` < 0, ``gap`` < 0
+    (open = extend), ``xdrop`` >= 0."""
 
     match: int = DEFAULT_MATCH
     mismatch: int = DEFAULT_MISMATCH

@@ -1,21 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Named X-drop pair sets, so the campaign, the tools and the book speak of inputs the same way.
 
-* ``xdrop-sim-<N>[-seed<S>]``: ``N`` synthetic pairs like LOGAN's (2.5-7.5 kb, 15 % errors, one
-  17-mer seed each; :mod:`.generate`), ``N`` in digits with an optional ``k`` (thousands):
-  ``xdrop-sim-20k`` is the GPU campaign's large set, ``xdrop-sim-100k`` LOGAN's size.
-* ``xdrop-short-<N>[-seed<S>]``: the same with reads ten times shorter (250-750 bases), for CI.
-* ``xdrop-real-<genome>-<N>``: ``N`` pairs of pbsim long reads of a genome the project already
-  uses (:data:`GENOMES`, from Debian example packages; :mod:`.real`).
+* ``xdrop-sim-<N>[-seed<S>]``: ``N`` synthetic pairs like LOGAN's (:mod:`.generate`), ``N`` in
+  digits with an optional ``k`` (thousands).
+* ``xdrop-short-<N>[-seed<S>]``: the same with reads ten times shorter, for CI.
+* ``xdrop-real-<genome>-<N>``: ``N`` pbsim pairs of a genome in :data:`GENOMES` (:mod:`.real`).
 * anything else: a path to a ``.parquet`` or ``.tsv`` pairs file.
 
-The first ``M`` pairs of a synthetic set are the set of ``M`` pairs with the same seed: the
-generator draws pair after pair from one stream. Sets are deterministic and cached on disk as
-parquet (:func:`cache_dir`), under a name that holds a digest of their knobs and of the code
-that makes them, so a changed generator never serves a stale file. A real set is looked for
-first in ``data/real/<name>.parquet`` (committed, as local assembly's real sets are), then in
-the cache; building one needs pbsim, so a GPU node without it gets the file carried in
-(``LASSM_XDROP_DATA``).
+A synthetic set's first ``M`` pairs are the set of ``M`` with the same seed. Sets are
+deterministic and cached as parquet (:func:`cache_dir`) under a digest of their knobs and code,
+so a changed generator never serves a stale file. A real set is looked for in
+``data/real/<name>.parquet``, then the cache; building one needs pbsim (``LASSM_XDROP_DATA``
+carries files to nodes without it).
 """
 from __future__ import annotations
 
@@ -72,14 +68,9 @@ def _count(digits: str, thousands: str) -> int:
 
 
 def real_depth(genome: Genome, n_pairs: int, length: int = 5000, min_overlap: int = 1000) -> float:
-    """pbsim's depth for about three times ``n_pairs`` overlapping candidates.
-
-    Reads of mean length L at depth D over a genome of G bases number ``G D / L``; each overlaps
-    by ``min_overlap`` or more the reads starting within ``L - min_overlap`` on either side, so
-    the pairs number about ``G D^2 (L - min_overlap) / L^2``. Some candidates share no exact
-    seed; a margin of three keeps the draw from running short. Rounded up to a whole depth, at
-    least pbsim's default of 10.
-    """
+    """pbsim's depth for about three times ``n_pairs`` overlapping candidates (a margin for candidates
+    sharing no seed): pairs number about ``G D^2 (L - min_overlap) / L^2``; rounded up to a whole
+    depth, at least pbsim's default 10."""
     per_depth2 = genome.length * (length - min_overlap) / length ** 2
     return float(max(10, math.ceil(math.sqrt(3 * n_pairs / per_depth2))))
 
@@ -109,21 +100,8 @@ def _fits(name: str, family: str, n: int) -> int:
 
 
 def spec(name: str) -> Spec:
-    """Parses a dataset name without reading or generating anything.
-
-    Parameters
-    ----------
-    name : a registry name (module docstring) or a pairs file.
-
-    Returns
-    -------
-    Spec
-
-    Raises
-    ------
-    LassmError
-        For a name that is no registry name and no existing file, or a count of 0.
-    """
+    """Parses a dataset name (module docstring) or pairs file into a Spec without reading or generating
+    anything; raises LassmError for a name that is neither, or a count of 0."""
     m = _SIM.match(name)
     if m:
         n = _count(m["n"], m["k"])
@@ -224,12 +202,8 @@ def build(s: Spec) -> Pairs:
 
 
 def unavailable(name: str) -> str | None:
-    """Why set ``name`` cannot be had on this machine (None: it is committed, cached or can be built).
-
-    Only a real set can be unavailable: it needs its genome's Debian package and pbsim, unless
-    its file is committed or cached. The campaign leaves such a set out of its defaults with
-    this line, instead of failing on it.
-    """
+    """Why set ``name`` cannot be had here, or None where it is committed, cached or can be built; only
+    a real set lacking its genome's package or pbsim can be, and the campaign leaves it out."""
     s = spec(name)
     if s.family != "real" or committed_path(name).is_file() or cached_path(name).is_file():
         return None
@@ -246,17 +220,8 @@ def unavailable(name: str) -> str | None:
 
 
 def load(name: str) -> Pairs:
-    """The pair set called ``name``: from the committed folder or the cache, else built and cached.
-
-    Parameters
-    ----------
-    name : a registry name (module docstring) or a ``.parquet``/``.tsv`` pairs file.
-
-    Returns
-    -------
-    Pairs
-        Named ``name``, with its knobs (and the generator's or pbsim's facts) as provenance.
-    """
+    """The pair set ``name`` (a registry name or a pairs file): from the committed folder or the cache,
+    else built and cached; named ``name``, its knobs (and generator's or pbsim's facts) as provenance."""
     from .formats import read_pairs, read_pairs_parquet, write_pairs_parquet
 
     s = spec(name)
@@ -274,11 +239,8 @@ def load(name: str) -> Pairs:
 
 
 def head(pairs: Pairs, n: int) -> Pairs:
-    """The first ``n`` pairs (all of them when ``n`` is larger), named ``<name>[:n]``.
-
-    Of a synthetic set, this is the set of ``n`` pairs with the same seed; the campaign checks a
-    GPU backend against the oracle on such a head when the whole set would keep the CPU too long.
-    """
+    """The first ``n`` pairs (all when ``n`` is larger), named ``<name>[:n]``: of a synthetic set, the
+    set of ``n`` pairs with the same seed."""
     n = min(int(n), pairs.n_pairs)
     if n == pairs.n_pairs:
         return pairs

@@ -1,20 +1,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Reading and writing X-drop pairs and results.
 
-* Pairs as parquet: one row per pair, columns ``seq_h``, ``pos_h``, ``seq_v``, ``pos_v``,
-  ``seed_len``; the name and the provenance (the generator's knobs, as JSON) in the schema's
-  metadata, as the local-assembly parquet files keep theirs.
-* Pairs as TSV, the line SeqAn's driver reads: ``seqH posH seqV posV seedLength``.
-* Results (:class:`~.result.Alignments`) as parquet or TSV (by the suffix), one row per pair,
-  with the scheme, the backend and the input's name in the parquet metadata.
+* Pairs as parquet: ``seq_h``, ``pos_h``, ``seq_v``, ``pos_v``, ``seed_len``; name and provenance
+  (JSON) in the schema's metadata.
+* Pairs as TSV, SeqAn's driver's line: ``seqH posH seqV posV seedLength``.
+* Results (:class:`~.result.Alignments`) as parquet or TSV by suffix, with scheme, backend and
+  input name in the parquet metadata.
 
-Bad input raises :class:`~lassm.errors.InputError` naming the file, line (or row) and field;
-every writer is atomic, so no half-written file is left behind.
-
-The TSV reader and writer work on whole columns (a command on 20,000 pairs reads 200 MB): a
-well-formed file is cut by NumPy (:func:`_scan_tsv`) and any other is read line by line by the
-careful reader, which names the first fault as it always has. Parquet is read with
-``ParquetFile``, not ``read_table``, whose dataset layer imports pandas (a quarter of a second).
+Bad input raises :class:`~lassm.errors.InputError` naming file, line (or row) and field; writers
+are atomic. A well-formed TSV is cut by NumPy (:func:`_scan_tsv`), any other read by the careful
+reader. Parquet is read with ``ParquetFile``, which imports no pandas.
 """
 from __future__ import annotations
 
@@ -79,13 +74,9 @@ def write_pairs_tsv(pairs: Pairs, path: str | os.PathLike) -> None:
 
 
 def read_pairs_tsv(path: str | os.PathLike, name: str | None = None) -> Pairs:
-    """Reads pairs written by :func:`write_pairs_tsv` (or by hand); blank lines are skipped.
-
-    A well-formed file is cut in bulk (:func:`_scan_tsv`); any other is read line by line
-    (:func:`_read_pairs_tsv_careful`), which names the line and field of its first fault. Both
-    give the same pairs for every file the bulk reader accepts. The file is mapped, not read:
-    the bulk reader copies each read once, into the pairs' buffers.
-    """
+    """Reads pairs written by :func:`write_pairs_tsv` (or by hand), skipping blank lines; the file is
+    mapped, cut in bulk (:func:`_scan_tsv`) where well formed, else read line by line
+    (:func:`_read_pairs_tsv_careful`), naming the first fault. Both agree where the bulk reader answers."""
     path = str(path)
     with open(path, "rb") as fh:
         try:
@@ -126,13 +117,9 @@ def _read_pairs_tsv_careful(path: str, raw: bytes, name: str | None) -> Pairs:
 def _scan_tsv(data: bytes | mmap.mmap, name: str) -> Pairs | None:
     """The pairs of a well-formed TSV file, cut by NumPy; None for any file not proved well formed.
 
-    Well formed: only bases, digits, tabs and newlines; every non-empty line four tabs; the
-    three numbers 1 to 18 digits; no digit in a read; every seed inside its reads. These are the
-    careful reader's rules on such bytes (no ``\r`` to strip, no other byte to refuse), so the two
-    readers agree wherever this one answers. The bytes are checked and the tabs and newlines
-    found a chunk at a time, so the work stays in the cache and no temporary the size of the
-    file is made (twice as fast on 200 MB).
-    """
+    Well formed: only bases, digits, tabs and newlines; four tabs a non-empty line; numbers of 1 to
+    18 digits; no digit in a read; every seed inside its reads: the careful reader's rules on such
+    bytes. Checked a chunk at a time, so no temporary the file's size is made."""
     if not len(data):
         return None
     seps, digits = [], 0
@@ -322,23 +309,9 @@ _POWERS = np.array([10 ** p for p in range(1, 20)], dtype=np.uint64)
 
 
 def int_rows(columns: list[np.ndarray]) -> bytes:
-    """Integer columns as text, tab-separated, one row a line: ``str(int)`` of every value, built
-    by NumPy for all rows at once rather than a Python ``str`` per value.
-
-    Each column gets cells as wide as its widest value plus a sign and a separator; a value is
-    written right-aligned with padding bytes of 0 before it, and the padding is dropped from the
-    whole block in one pass.
-
-    Parameters
-    ----------
-    columns : list of numpy.ndarray
-        Equal-length integer arrays (any integer dtype that fits int64).
-
-    Returns
-    -------
-    bytes
-        ``"\\t".join(map(str, row)) + "\\n"`` for every row, concatenated.
-    """
+    """Equal-length integer columns (fitting int64) as text: ``"\\t".join(map(str, row)) + "\\n"`` for
+    every row, concatenated, built by NumPy for all rows at once (padded fixed-width cells, the
+    padding dropped in one pass)."""
     n = len(columns[0]) if columns else 0
     if n == 0:
         return b""

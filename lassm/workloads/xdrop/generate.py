@@ -1,13 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Synthetic read pairs like LOGAN's benchmark: two noisy reads of one stretch, and a seed.
 
-LOGAN (Zeni et al., IPDPS 2020) times 100K pairs whose reads are 2,500 to 7,500 bases long with
-an error rate of 15% between the two reads of a pair. Here a random stretch of genome is drawn
-for each pair; H is the stretch and V a copy of it with errors (substitutions, insertions and
-deletions in the given shares); the seed is an exact k-mer shared at a known place of the
-alignment, the error-free run nearest the middle of H. A share of the pairs can be unrelated
-(V drawn afresh around the seed's k-mer), the spurious candidates that X-drop rejects early.
-The same knobs and ``seed`` give the same pairs, byte for byte.
+LOGAN times 100K pairs of 2,500-7,500-base reads differing by 15 % errors. Here H is a random
+stretch and V a copy with substitutions, insertions and deletions; the seed is the error-free
+shared k-mer nearest the middle of H. A share of pairs can be unrelated apart from the seed
+(spurious candidates). The same knobs and ``seed`` give the same pairs, byte for byte.
 """
 from __future__ import annotations
 
@@ -27,13 +24,10 @@ class PairKnobs:
 
     Parameters
     ----------
-    n_pairs : how many pairs.
     min_length, max_length : the H read's length is drawn uniformly in this range.
     error_rate : the share of V's alignment columns that are errors, 0 <= rate < 1.
     indel_share : the share of errors that are insertions or deletions (half each).
-    seed_length : the seed's length k.
     unrelated : the share of pairs whose V is random apart from the seed.
-    seed : the random generator's seed.
     """
 
     n_pairs: int = 100
@@ -61,11 +55,8 @@ class PairKnobs:
 
 
 def _noisy_copy(h: np.ndarray, knobs: PairKnobs, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """V, and for each base of H the position of its error-free copy in V (-1 where there is none).
-
-    Each base of H is, independently, substituted, preceded by an inserted base, deleted or
-    copied; V is built at once from how many bases each one gives (1, 2, 0 or 1).
-    """
+    """V, and for each base of H the position of its error-free copy in V (-1 where none); each H base
+    is independently substituted, preceded by an insertion, deleted or copied."""
     n = len(h)
     kind = rng.random(n)
     sub_p = knobs.error_rate * (1 - knobs.indel_share)
@@ -100,18 +91,8 @@ def _seed_nearest_middle(where: np.ndarray, k: int) -> int | None:
 
 
 def generate(knobs: PairKnobs | None = None, name: str | None = None) -> Pairs:
-    """Draws ``knobs.n_pairs`` read pairs, each with an exact seed of ``knobs.seed_length`` bases.
-
-    Parameters
-    ----------
-    knobs : the lengths, errors, seed length, unrelated share and random seed (default: LOGAN's).
-    name : the pairs' label (default: from the knobs).
-
-    Returns
-    -------
-    Pairs
-        With ``knobs`` as their provenance.
-    """
+    """Draws ``knobs.n_pairs`` read pairs (default knobs: LOGAN's), each with an exact seed of
+    ``knobs.seed_length`` bases, labelled ``name`` (default from the knobs), ``knobs`` as provenance."""
     knobs = knobs or PairKnobs()
     rng = np.random.default_rng(knobs.seed)
     rows = []

@@ -1,10 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The one in-memory form of an X-drop input: read pairs, each with an exact seed.
 
-Pair ``i`` is a horizontal read ``H`` (SeqAn's "database") and a vertical read ``V`` (its
-"query") with a seed of ``seed_len[i]`` bases starting at ``pos_h[i]`` in H and ``pos_v[i]`` in
-V. The reads live in flat ``uint8`` buffers with ``int64`` offsets, the layout a GPU kernel
-reads directly: H of pair ``i`` is ``seqs_h[offsets_h[i]:offsets_h[i+1]]``.
+Pair ``i`` is a horizontal read H (SeqAn's "database") and a vertical read V (its "query") with a
+seed of ``seed_len[i]`` bases at ``pos_h[i]`` in H and ``pos_v[i]`` in V. Reads live in flat
+``uint8`` buffers with ``int64`` offsets: H of pair ``i`` is ``seqs_h[offsets_h[i]:offsets_h[i+1]]``.
 """
 from __future__ import annotations
 
@@ -34,7 +33,6 @@ class Pairs:
     seqs_v, offsets_v : the V reads, likewise.
     pos_h, pos_v : int64, where each seed starts in H and in V.
     seed_len : int64, each seed's length (0 allowed: an empty seed).
-    name : a short label for reports.
     provenance : how the pairs were made (the generator's knobs), recorded with them.
     """
 

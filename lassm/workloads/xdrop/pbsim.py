@@ -61,13 +61,9 @@ def read_fastq(path: Path) -> Iterator[tuple[str, bytes]]:
 
 
 def parse_maf(path: Path) -> dict[str, tuple[int, int, str, np.ndarray]]:
-    """Each read's ``(start, end, strand, to_read)`` from a pbsim MAF file.
-
-    A block is an ``a`` line, the genome's ``s`` line (its forward strand), then the read's
-    ``s`` line (the read in forward orientation, its strand as sequenced); the genome's name may
-    hold spaces, so each ``s`` line is read from its right end. ``to_read[p]`` is the number of
-    read bases before genome position ``start + p``, for ``p`` in ``0..end - start``.
-    """
+    """Each read's ``(start, end, strand, to_read)`` from a pbsim MAF file; ``s`` lines are read from
+    the right (genome names may hold spaces); ``to_read[p]`` counts read bases before genome position
+    ``start + p``, for ``p`` in ``0..end - start``."""
     out: dict[str, tuple[int, int, str, np.ndarray]] = {}
     rows: list[list[str]] = []
     gap = np.uint8(ord("-"))

@@ -2,15 +2,11 @@
 """Long-read pairs from a real genome: PacBio-like reads simulated by ``pbsim``, paired where
 they overlap on the genome, each pair seeded by an exact shared k-mer.
 
-``pbsim`` (Debian package ``pbsim``) writes, for each genome record, the reads (FASTQ, as
-sequenced) and their alignments to the genome (MAF: the genome's interval on the forward strand,
-the read's strand, and the read there in forward orientation). From the MAF each read's genome
-interval and the map from genome positions to read positions are known, so two reads of one
-record that overlap by ``min_overlap`` bases or more are a true pair. H is the first read as
-sequenced; V is the second, reverse-complemented when pbsim put it on the other strand, so that
-both lie on H's strand. The seed is the exact shared k-mer (:mod:`.seeds`) nearest the point of
-both reads that holds the overlap's middle base. pbsim runs with ``--seed``, and the pairs are
-drawn with the same seed, so the same genome, options and seed give the same pairs.
+pbsim's MAF gives each read's genome interval and position map, so two reads of one record
+overlapping by ``min_overlap`` bases or more are a true pair. H is the first read as sequenced;
+V the second, reverse-complemented onto H's strand where needed. The seed is the shared k-mer
+(:mod:`.seeds`) nearest the overlap's middle. pbsim and the draw share ``seed``, so genome,
+options and seed fix the pairs.
 """
 from __future__ import annotations
 
@@ -39,13 +35,11 @@ class RealKnobs:
 
     Parameters
     ----------
-    n_pairs : how many pairs.
     depth : pbsim's coverage (``--depth``); more reads give more overlapping pairs.
     length_mean, length_sd, min_length, max_length : pbsim's read lengths (LOGAN's 2.5-7.5 kb).
     accuracy_mean, accuracy_sd : pbsim's per-read accuracy; two reads at 0.925 differ by about
         LOGAN's 15%.
     min_overlap : the fewest genome bases two reads must share to be a pair.
-    seed_length : k, the seed's length.
     seed : pbsim's ``--seed`` and the pair draw's seed.
     """
 
@@ -90,11 +84,8 @@ class RealKnobs:
 
 @dataclass(frozen=True)
 class SimRead:
-    """One pbsim read: its record, genome interval, strand and sequence as sequenced.
-
-    ``to_read[p]`` is the number of read bases (forward orientation) before genome position
-    ``start + p``, for ``p`` in ``0..end - start``.
-    """
+    """One pbsim read: its record, genome interval, strand and sequence as sequenced; ``to_read[p]``
+    counts read bases (forward) before genome position ``start + p``."""
 
     record: int
     start: int
@@ -167,12 +158,8 @@ def refuse_depth_beyond(genome: str | Path, depth: float, min_length: int,
 
 
 def simulate(genome: Path, knobs: RealKnobs, workdir: Path) -> tuple[list[SimRead], list[str]]:
-    """Runs pbsim on every record of ``genome`` at least ``knobs.min_length`` long.
-
-    Returns
-    -------
-    (reads, records) : the reads of every record, and the records' headers.
-    """
+    """Runs pbsim on every record of ``genome`` at least ``knobs.min_length`` long; returns the reads
+    of every record and the records' headers."""
     check_pbsim()
     records = long_records(genome, knobs.min_length)
     plain = workdir / "genome.fa"
@@ -232,19 +219,9 @@ def pair_with_seed(h_read: SimRead, v_read: SimRead, k: int) -> tuple[bytes, int
 
 
 def real_pairs(genome: str | Path, knobs: RealKnobs | None = None, name: str | None = None) -> Pairs:
-    """``knobs.n_pairs`` overlapping read pairs simulated from ``genome``, each with an exact seed.
-
-    Parameters
-    ----------
-    genome : a FASTA file (plain, ``.gz``, ``.xz`` or ``.bz2``).
-    knobs : pbsim's options, the overlap, k and the seed.
-    name : the pairs' label (default: from the genome and knobs).
-
-    Returns
-    -------
-    Pairs
-        With the genome, pbsim's version and command options, k and the seed as provenance.
-    """
+    """``knobs.n_pairs`` overlapping read pairs simulated from ``genome`` (FASTA, plain or ``.gz``,
+    ``.xz``, ``.bz2``), each with an exact seed; the genome, pbsim's version and options, k and the
+    seed are their provenance."""
     knobs = knobs or RealKnobs()
     genome = Path(genome)
     with tempfile.TemporaryDirectory(prefix="lassm-pbsim-") as tmp:

@@ -1,11 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What an X-drop backend returns: each pair's extended seed and its scores.
 
-The columns are what SeqAn reports: the score of the extension to the left and to the right
-(what ``_extendSeedGappedXDropOneDirection`` returns for each direction) and the seed's begin
-and end positions in H and V after ``extendSeed(..., EXTEND_BOTH, ..., GappedXDrop())``.
-``score`` is LOGAN's figure for the pair: left + right + the seed's own score under the scheme
-(its length when the seed is exact and a match scores 1, as in LOGAN's ``extendSeed``).
+SeqAn's figures: each direction's score and the seed's begin and end in H and V after
+``extendSeed(..., EXTEND_BOTH, ..., GappedXDrop())``. ``score`` is LOGAN's: left + right + the
+seed's own score under the scheme.
 """
 from __future__ import annotations
 
@@ -28,8 +26,6 @@ class Alignments:
     score_left, score_right : int32, each direction's score as SeqAn returns it.
     begin_h, begin_v, end_h, end_v : int64, the extended seed (end exclusive).
     seed_score : int64, the seed's own score under the scheme.
-    scoring : the scheme and X the backend ran with.
-    backend : which backend computed it.
     wall_seconds : how long the backend took, the build of its code excluded where it can be.
     extra : anything else the backend reports.
     """

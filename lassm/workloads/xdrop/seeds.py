@@ -1,11 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Exact shared k-mers of two reads, by a small k-mer index of our own (NumPy, no external tool).
 
-Each k-mer of A, C, G, T is packed two bits a base into an int64 (k up to 31); a k-mer holding
-any other byte (N) is no seed. V's k-mers are sorted once, and every k-mer of H is looked up in
-them with ``searchsorted``: all shared occurrences come out as ``(pos_h, pos_v)`` pairs. The
-seed chosen is the shared occurrence nearest the point the caller names in both reads (the
-overlap's middle), so that a repeat elsewhere in the reads does not win over the true diagonal.
+K-mers of ACGT pack two bits a base into an int64 (k <= 31; one holding N is no seed). H's
+k-mers are looked up in V's sorted ones (``searchsorted``); the seed is the shared occurrence
+nearest the caller's point (the overlap's middle), so a repeat does not beat the true diagonal.
 """
 from __future__ import annotations
 
@@ -19,17 +17,8 @@ for _i, _b in enumerate(b"ACGT"):
 
 
 def kmers(seq: bytes | np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """The packed k-mers of ``seq`` and their start positions, those with a non-ACGT base left out.
-
-    Parameters
-    ----------
-    seq : the read (bytes or uint8).
-    k : the k-mer length, 1 to :data:`MAX_K`.
-
-    Returns
-    -------
-    (values, starts) : int64 arrays of equal length.
-    """
+    """The packed k-mers of ``seq`` (bytes or uint8) and their start positions, as equal-length int64
+    arrays, those with a non-ACGT base left out; ``k`` is 1 to :data:`MAX_K`."""
     if not 1 <= k <= MAX_K:
         raise ValueError(f"k = {k} must be in 1..{MAX_K}")
     arr = np.frombuffer(seq, dtype=np.uint8) if isinstance(seq, bytes) else np.asarray(seq, dtype=np.uint8)
@@ -63,19 +52,9 @@ def shared_kmers(h: bytes, v: bytes, k: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def nearest_seed(h: bytes, v: bytes, k: int, mid_h: int, mid_v: int) -> tuple[int, int] | None:
-    """The shared k-mer nearest ``(mid_h, mid_v)`` (sum of the two distances, then the lower
-    ``pos_h``, then the lower ``pos_v``); None when the reads share no k-mer.
-
-    Parameters
-    ----------
-    h, v : the reads, on the same strand.
-    k : the seed length.
-    mid_h, mid_v : where the overlap's middle lies in H and in V.
-
-    Returns
-    -------
-    (pos_h, pos_v) or None
-    """
+    """The shared k-mer of ``h`` and ``v`` (same strand) nearest ``(mid_h, mid_v)``, the overlap's middle
+    in each, as ``(pos_h, pos_v)``: least summed distance, then lower ``pos_h``, then lower
+    ``pos_v``; None when they share none."""
     sh, sv = shared_kmers(h, v, k)
     if not len(sh):
         return None

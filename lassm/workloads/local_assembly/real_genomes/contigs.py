@@ -19,12 +19,8 @@ def canonical_contigs(contigs: Iterable[tuple[str, bytes]]) -> list[bytes]:
 
 
 def contigs_at(folder: Path, k: int, ks: Iterable[int]) -> Iterator[tuple[str, bytes]]:
-    """MEGAHIT's contigs at ``k``: ``k<k>.contigs.fa`` and the ``final`` contigs of this k and
-    every smaller k of ``ks``. MEGAHIT sets a contig aside as final (``k<k>.final.contigs.fa``)
-    when the next k cannot change it and leaves it out of later graphs; MetaHipMer keeps every
-    contig in every round, so they are put back. (With MEGAHIT's default cleaning none are set
-    aside in our communities; with ``--no-local`` many are.)
-    """
+    """MEGAHIT's contigs at ``k``: ``k<k>.contigs.fa`` plus the contigs set aside as final at this or
+    any smaller k of ``ks``, since MetaHipMer keeps every contig in every round."""
     for kk in sorted(int(x) for x in ks):
         if kk > k:
             break

@@ -74,13 +74,9 @@ def _self_reported_version(tool: str) -> str:
 
 
 def run_tool(cmd: list[str], log: Path, stdout: Path | None = None) -> None:
-    """Runs a tool; on failure raises a LassmError quoting the end of its log.
-
-    A tool that meets a full disk may say nothing and exit 0 (ART does: its reads files end
-    where the disk did, with fewer pairs, or mates of unequal counts): so once it has run, the
-    folder of its log is asked whether it still takes a write (:func:`lassm.atomic.write_fault`),
-    and a full disk is said as such, naming that folder, before the tool's own exit is looked at.
-    """
+    """Runs a tool; on failure raises a LassmError quoting the end of its log. A tool may exit 0 on a
+    full disk (ART does), so its log's folder is asked first whether it still takes a write
+    (:func:`lassm.atomic.write_fault`), and a full disk is said as such."""
     with open(log, "ab") as err:
         err.write((" ".join(cmd) + "\n").encode())
         err.flush()

@@ -15,11 +15,8 @@ MIN_MERGE_OVERLAP = 12
 
 @dataclass
 class ReadSet:
-    """Every read after merging: index ``j`` is a merged pair or one mate of an unmerged pair.
-
-    ``mate[j]`` is the index of the other mate (-1 for a merged read); ``ids`` are
-    MetaHipMer-style names (``@r<pair>/1``, ``@r<pair>/2``; a merged pair keeps ``/1``).
-    """
+    """Every read after merging: index ``j`` is a merged pair or one mate; ``mate[j]`` is the other
+    mate (-1 when merged); ``ids`` are ``@r<pair>/1`` and ``/2`` (a merged pair keeps ``/1``)."""
 
     ids: list[str]
     seqs: list[bytes]
@@ -29,12 +26,8 @@ class ReadSet:
 
 def merge_pair(r1: bytes, q1: bytes, r2: bytes, q2: bytes, min_overlap: int = MIN_MERGE_OVERLAP
                ) -> tuple[bytes, bytes] | None:
-    """Merges two mates whose 3' ends overlap exactly by >= ``min_overlap`` bases, else None.
-
-    The longest exact overlap wins; in it the higher quality of the two bases is kept. Mates
-    that disagree in the overlap (a sequencing error) stay unmerged: MetaHipMer's merger would
-    resolve some of them by quality, so this merges a little less.
-    """
+    """Merges two mates whose 3' ends overlap exactly by >= ``min_overlap`` bases (the longest overlap,
+    the better quality per base), else None; mates disagreeing in the overlap stay unmerged."""
     m2, mq2 = revcomp(r2), q2[::-1]
     for o in range(min(len(r1), len(m2)), min_overlap - 1, -1):
         if r1[len(r1) - o:] == m2[:o]:

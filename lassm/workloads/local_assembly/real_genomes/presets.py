@@ -28,12 +28,8 @@ MOCK5_MEGAHIT = ("--min-count", "1", "--bubble-level", "0", "--prune-level", "0"
 
 @dataclass(frozen=True)
 class Genome:
-    """One genome of a preset community: a FASTA file shipped by a Debian package.
-
-    ``length``: when set, only the first ``length`` bases of the file's first record (the
-    chromosome) are sequenced, a window that keeps a community of whole bacterial chromosomes
-    small enough to build in minutes and to commit; None takes every record whole.
-    """
+    """One genome of a preset community, a FASTA file from a Debian package; ``length`` sequences only
+    the first record's first ``length`` bases (None: every record whole)."""
 
     name: str
     path: str
@@ -47,14 +43,10 @@ class Genome:
 class Preset:
     """A named community: its genomes, their coverage distribution and the library's insert.
 
-    ``insert_mean``/``insert_sd`` set ART's fragment size (and :data:`PAIR_SPAN`'s analogue,
-    mean + 3 sd); they decide how many pairs overlap enough to merge, hence the average read
-    length. ``megahit_options`` come after
-    :data:`lassm.workloads.local_assembly.real.MEGAHIT_OPTIONS` (graph cleaning settings; a
-    ``--min-count`` there replaces the fixed one).
-    ``quality_shift`` shifts ART's quality scores of both mates (``-qs``/``-qs2``); a negative
-    shift raises the error rate by about ``10**(-shift/10)``.
-    """
+    ``insert_mean``/``insert_sd`` set ART's fragment size, hence merging and read length;
+    ``megahit_options`` follow :data:`lassm.workloads.local_assembly.real.MEGAHIT_OPTIONS` (a
+    ``--min-count`` replaces the fixed one); ``quality_shift`` shifts both mates' ART qualities (a
+    negative shift raises the error rate by about ``10**(-shift/10)``)."""
 
     genomes: tuple[Genome, ...]
     cov_median: float

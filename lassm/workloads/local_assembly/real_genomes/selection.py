@@ -21,11 +21,8 @@ _CIGAR = re.compile(r"(\d+)([MIDNSHP=X])")
 
 @dataclass(frozen=True)
 class Alignment:
-    """One primary alignment: read index, contig, strand, and where it lies on the contig.
-
-    ``start``/``end``: aligned reference interval (0-based, half open); ``clip_left`` and
-    ``clip_right``: read bases before and after it, in the contig's forward direction.
-    """
+    """One primary alignment: read index, contig, strand, ``start``/``end`` on the contig (0-based, half
+    open), and ``clip_left``/``clip_right`` read bases beyond it, in the contig's forward direction."""
 
     read: int
     contig: str
@@ -56,11 +53,9 @@ def parse_sam(path: Path) -> Iterator[Alignment]:
 
 def select_reads(alns: Iterable[Alignment], clen: dict[str, int], reads: ReadSet, pair_span: int = PAIR_SPAN
                  ) -> tuple[dict[str, list[tuple[int, bool]]], dict[str, list[tuple[int, bool]]], dict[str, float]]:
-    """MetaHipMer's candidate reads of every contig end, and each contig's depth.
-
-    Returns ``(left, right, depth)``: ``left[contig]`` and ``right[contig]`` are sorted lists of
-    ``(read index, on the contig's forward strand)``; ``depth[contig]`` is aligned bases / length.
-    """
+    """MetaHipMer's candidate reads of every contig end, and each contig's depth: ``(left, right,
+    depth)``, sorted lists of ``(read index, on the forward strand)`` per contig, and aligned bases /
+    length."""
     left: dict[str, set[tuple[int, bool]]] = {c: set() for c in clen}
     right: dict[str, set[tuple[int, bool]]] = {c: set() for c in clen}
     covered = dict.fromkeys(clen, 0)

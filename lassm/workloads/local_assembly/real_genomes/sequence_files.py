@@ -22,11 +22,8 @@ def revcomp(seq: bytes) -> bytes:
 
 
 def read_fasta(path: Path) -> Iterator[tuple[str, bytes]]:
-    """``(header, sequence)`` of every record, upper case, ambiguity codes resolved (_IUPAC).
-
-    A file that is no FASTA text (a binary file, a truncated or mislabelled archive) is refused
-    in one line naming it, as ``lassm xdrop real`` refuses it, not by the decoder's traceback.
-    """
+    """``(header, sequence)`` of every record, upper case, ambiguity codes resolved (_IUPAC); a file
+    that is no FASTA text is refused in one line naming it."""
     name: str | None = None
     parts: list[str] = []
     try:

@@ -6,11 +6,8 @@ import numpy as np
 
 
 def unique(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(sorted distinct values, inverse, index of each value's first occurrence).
-
-    A sort-based ``np.unique``: numpy 2's hash-based path is many times slower on millions of
-    distinct 64-bit keys.
-    """
+    """(sorted distinct values, inverse, index of each first occurrence): a sort-based ``np.unique``,
+    since numpy 2's hash path is slow on millions of distinct 64-bit keys."""
     order = np.argsort(x, kind="stable")
     s = x[order]
     new = np.ones(len(s), dtype=bool)

@@ -21,11 +21,8 @@ PRE_K = 21
 
 
 def _choose(nv: np.ndarray, hq: np.ndarray, depth: np.ndarray) -> np.ndarray:
-    """The kernel's extension choice per row of vote counts (``nv``, ``hq``: rows x 4 bases).
-
-    Returns the chosen base 0..3, or -1 for a dead end or fork (MetaHipMer's rating rules,
-    ``shared/spec/local-assembly.md``, step 1).
-    """
+    """The kernel's extension choice per row of vote counts (``nv``, ``hq``: rows x 4): base 0..3, or
+    -1 for a dead end or fork (``shared/spec/local-assembly.md``, step 1)."""
     d = np.floor(depth)[:, None]
     viable = np.maximum(0.2 * d, 2.0)
     expected = np.maximum(0.3 * d, 2.0)
@@ -51,17 +48,11 @@ def walk_ext(reads: ReadIntervals, rb: ReadBases, selected: EndReads, utg: Uniti
              k: int) -> tuple[np.ndarray, np.ndarray]:
     """One earlier round of local assembly on every contig end: how far it got, and its bases.
 
-    MetaHipMer feeds every round's extended contigs into the next round, so an input contig
-    already reaches the point where its end reads stop agreeing. This walks all ends at once,
-    column by column past the end (``selected``: the end reads; ``utg``: the unitigs, their
-    occurrences' ends where this round sees them; ``tails``: the last k bases of every end,
-    nearest first). As in the kernel, a read votes for column ``j`` when it matches the walk over
-    the k bases before ``j`` (it holds the current k-mer) and its base there has quality >= 10;
-    :func:`_choose` applies the kernel's rating rules. The hash-table details (loops, k iteration) are left out.
-
-    Returns (walk length per end ``2 * contig + side``, flat bases in the contigs' forward
-    frame, end by end, each ordered away from its contig).
-    """
+    All ends are walked at once, column by column (``selected``: end reads; ``utg``: unitigs;
+    ``tails``: each end's last k bases, nearest first): a read votes for column ``j`` when it holds
+    the k-mer before ``j`` and its base there has quality >= 10; :func:`_choose` rates the votes.
+    Hash-table details are left out. Returns (walk length per end ``2 * contig + side``, flat bases
+    in the forward frame, end by end, each ordered away from its contig)."""
     so, ss, sr = selected.occ, selected.side, selected.read
     p, e, contig, depth = utg.occ_start, utg.occ_end, utg.occ_contig, utg.depth
     n_ends = 2 * len(depth)

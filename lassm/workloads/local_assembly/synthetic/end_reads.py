@@ -19,12 +19,9 @@ PAIR_SPAN = 121 + 3 * 246
 
 
 def seed_index(com: Community, reads: ReadIntervals, rb: ReadBases, k: int) -> np.ndarray:
-    """Prefix counts of read positions that end an error-free k-window (flat over all reads).
-
-    MetaHipMer's aligner seeds with k-mers of the contigs, so a read aligns only where it holds
-    an error-free k-mer of the contig; at k = 77 a read with the sample's ~2 % errors often has
-    none. ``counts[i]``: windows ending before flat position ``i``.
-    """
+    """Prefix counts of read positions that end an error-free k-window, flat over all reads
+    (``counts[i]``: windows ending before position ``i``); MetaHipMer's aligner aligns a read only
+    where it holds an error-free k-mer of the contig."""
     n = len(rb.seqs)
     lens = np.diff(rb.offsets)
     gpos = np.repeat(reads.start - rb.offsets[:-1], lens)
@@ -75,14 +72,11 @@ class EndReads:
 
 def select_end_reads(reads: ReadIntervals, occ: np.ndarray, r: np.ndarray, p: np.ndarray, e: np.ndarray, pair_span: int
             ) -> EndReads:
-    """The reads of each contig end (:class:`EndReads`), by MetaHipMer's rules.
+    """The reads of each contig end (:class:`EndReads`), by MetaHipMer's ``process_alns`` rules.
 
-    As in MetaHipMer's ``process_alns``: every read keeps only its best alignment (here the
-    longest overlap). The read goes to the end it runs off, its own 5' side first when it runs
-    off both. Unless the pair cannot reach past the contig end (``pair_span`` = insert mean +
-    3 sd, MetaHipMer's ``min_pair_len``), its mate is projected to the end the read points at,
-    wherever the mate really lies; merged reads have no mate.
-    """
+    Each read keeps its best (longest) alignment and goes to the end it runs off (its own 5' side
+    first when both); unless the pair cannot reach past the end (``pair_span``, MetaHipMer's
+    ``min_pair_len``), its mate is projected to the end the read points at. Merged reads have no mate."""
     a, b = reads.start[r], reads.end[r]
     ov = np.minimum(b, e[occ]) - np.maximum(a, p[occ])
     order = np.lexsort((occ, ov, r))

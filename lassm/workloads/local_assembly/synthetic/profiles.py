@@ -9,13 +9,11 @@ from dataclasses import dataclass, fields
 
 @dataclass(frozen=True)
 class Profile:
-    """Per-k knobs of the simulation (what each one calibrates:
-    :mod:`lassm.workloads.local_assembly.generate`).
+    """Per-k knobs of the simulation (what each calibrates: :mod:`lassm.workloads.local_assembly.generate`).
 
     Parameters
     ----------
     contigs : contigs with reads at scale 1 (Table II).
-    frag_mean, frag_sd : fragment length distribution (bp).
     cov_median, cov_sigma : species read coverage, log-normal.
     snp_rate : per-strain SNP rate against the species reference.
     strains : mean number of extra strains per species (Poisson, capped at 3).

@@ -20,12 +20,9 @@ MAX_MERGED = 2 * READ_LEN - MIN_MERGE_OVERLAP
 
 @dataclass
 class ReadIntervals:
-    """Every simulated read as a genome interval, sorted by start.
-
-    ``kind``: 0 forward mate, 1 reverse mate, 2 merged pair. ``mate``: index of the other mate
-    (-1 for merged reads). ``frag``: fragment number; ``first``: whether this read is ``/1``;
-    ``plus``: whether the read as named runs along the genome (a merged read takes ``/1``'s).
-    """
+    """Every simulated read as a genome interval, sorted by start: ``kind`` 0 forward mate, 1 reverse
+    mate, 2 merged; ``mate`` the other mate (-1 merged); ``frag`` fragment number; ``first`` whether
+    ``/1``; ``plus`` whether the read as named runs along the genome."""
 
     start: np.ndarray
     end: np.ndarray
@@ -92,11 +89,8 @@ _P_ERR = np.minimum(0.5, 0.66 * 10.0 ** (np.arange(64) / -10.0)).astype(np.float
 
 
 def _phred(rng: np.random.Generator, cycle: np.ndarray, read_of: np.ndarray, n_raw: int) -> np.ndarray:
-    """Qualities by sequencing cycle: Q31 mostly, mid values as in the sample, Q3 towards 3'.
-
-    Both the Q3 share and the mid-quality share rise towards the 3' end, with a per-read
-    multiplier (some reads are much worse than others, as in the sample: 3 to 20 ``$`` per read).
-    """
+    """Qualities by sequencing cycle: Q31 mostly, mid values as in the sample, Q3 rising towards 3',
+    with a per-read multiplier (some reads are much worse, as in the sample)."""
     low_m = rng.gamma(2.0, 0.5, size=n_raw).astype(np.float32)
     mid_m = rng.gamma(4.0, 0.25, size=n_raw).astype(np.float32)
     p_low = np.minimum(np.float32(0.5), low_m[read_of] * _P_LOW[cycle])
