@@ -160,14 +160,14 @@ def test_matches_the_oracle(name: str, protocol: str, warp_size: int, ran_where)
     got = extend(ds, Params(k=k), backend="hip-cpu", protocol=protocol, warp_size=warp_size)
     assert got.compare(_oracle(name)) == [] and got.lines() == _oracle(name).lines()
     info = got.right.extra
-    assert info["device"] == f"HIP-CPU (wavefront {warp_size})" and info["warp_size"] == warp_size
-    ran_where(rw.build_of("local-assembly", "hip-cpu", protocol), rw.platform_of("hip-cpu", info["device"]))
-    launches = info["launches"]
+    assert info.device == f"HIP-CPU (wavefront {warp_size})" and info.warp_size == warp_size
+    ran_where(rw.build_of("local-assembly", "hip-cpu", protocol), rw.platform_of("hip-cpu", info.device))
+    launches = info.launches
     assert got.right.kernel_seconds > 0 and all(lc["threads"] % warp_size == 0 for lc in launches)
-    assert info["build"] == nvrtc.launch_build(protocol, k)  # fast at k = 21: its sorted build
+    assert info.build == nvrtc.launch_build(protocol, k)  # fast at k = 21: its sorted build
     if protocol in ("fast", "fast-lanes8", "fast-sorted"):  # the team path ran: the heavy ends, a block each
         teams = [lc for lc in launches if lc["block_teams"]]
-        assert teams and teams[0]["threads"] == hip_cpu.team_warps(info["build"], warp_size, 4) * warp_size
+        assert teams and teams[0]["threads"] == hip_cpu.team_warps(info.build, warp_size, 4) * warp_size
     if protocol == "fast-lanes8":  # the lane path: eight ends to a one-warp block
         rest = [lc for lc in launches if not lc["block_teams"]][0]
         assert rest["blocks"] == launch.ceil_div(rest["contigs"], 8) and rest["threads"] == warp_size
@@ -179,7 +179,7 @@ def test_the_sorted_table_of_two_word_records_matches_the_oracle(warp_size: int)
     """fast at k = 33 sorts records of two words (k-mers past 30 bases), and its walks take them."""
     ds, k = _data("mock5-k33")
     got = extend(ds, Params(k=k), backend="hip-cpu", protocol="fast", warp_size=warp_size)
-    assert got.right.extra["build"] == "fast-sorted"
+    assert got.right.extra.build == "fast-sorted"
     assert got.compare(_oracle("mock5-k33")) == [] and got.lines() == _oracle("mock5-k33").lines()
 
 
