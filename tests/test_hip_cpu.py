@@ -234,8 +234,8 @@ def test_xdrop_matches_the_oracle(ran_where) -> None:
     pairs, scoring = logan_like(), Scoring(xdrop=20)
     got = xhip.align(pairs, scoring)
     assert not oracle(pairs, scoring).differences(got)
-    assert got.extra["device"] == "HIP-CPU (wavefront 64)" and got.extra["kernel_seconds"] > 0
-    ran_where("xdrop-cuda", rw.platform_of("hip-cpu", got.extra["device"]))
+    assert got.extra.device == "HIP-CPU (wavefront 64)" and got.extra.kernel_seconds > 0
+    ran_where("xdrop-cuda", rw.platform_of("hip-cpu", got.extra.device))
 
 
 @needs_hip_cpu
@@ -247,7 +247,7 @@ def test_xdrop_edge_cases_odd_blocks_and_slices_match_the_oracle() -> None:
     for pairs, scoring in ((random_pairs(), Scoring(2, -3, -2, xdrop=10)), (edge_cases(), Scoring(xdrop=3))):
         whole, split = xhip.align(pairs, scoring, group=7), xhip.align(pairs, scoring, group=7, max_bytes=1_000)
         assert not oracle(pairs, scoring).differences(whole) and not whole.differences(split)
-        assert split.extra["launches"] > whole.extra["launches"] == 1
+        assert split.extra.launches > whole.extra.launches == 1
 
 
 @needs_hip_cpu
@@ -265,8 +265,8 @@ def test_xdrop_warps_layout_matches_the_oracle(warp: int, group: int) -> None:
         want = xcpu.align(pairs, scoring)
         for stride in (None, 8):
             got = xhip.align(pairs, scoring, layout="warps", group=group, block=xhip.WideBlock(warp, stride))
-            assert not want.differences(got) and got.extra["cells"] == want.extra["cells"], (scoring, stride)
-            assert got.extra["plan"] == "warps" and got.extra["warp"] == warp
+            assert not want.differences(got) and got.extra.cells == want.extra.cells, (scoring, stride)
+            assert got.extra.plan == "warps" and got.extra.warp == warp
 
 
 @needs_hip_cpu
@@ -279,7 +279,7 @@ def test_xdrop_warps_layout_on_wide_bands_matches_the_oracle() -> None:
     want = xcpu.align(pairs, scoring)
     for stride in (None, 64):
         got = xhip.align(pairs, scoring, layout="warps", group=64, block=xhip.WideBlock(32, stride))
-        assert not want.differences(got) and got.extra["cells"] == want.extra["cells"]
+        assert not want.differences(got) and got.extra.cells == want.extra.cells
     with pytest.raises(ValueError, match="at most 64"):
         xhip.driver(128, 64, 1024)
 
