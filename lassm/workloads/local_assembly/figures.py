@@ -102,10 +102,12 @@ class SideFigures:
 
     The hosts that set each field are named in its comment: ``cuda`` and ``hip`` share one
     driver (:mod:`lassm.backends.cuda`), ``opencl`` and ``sycl`` another
-    (:mod:`lassm.backends.clhost`), ``hip-cpu`` has its own (:mod:`lassm.backends.hip_cpu`).
+    (:mod:`lassm.backends.clhost`, which ``opencl-ptx`` shares too: an opencl field is its field
+    as well), ``hip-cpu`` has its own (:mod:`lassm.backends.hip_cpu`).
     """
 
-    #: Which host made the side: ``cuda``, ``hip``, ``hip-cpu``, ``opencl`` or ``sycl``; every GPU host.
+    #: Which host made the side: ``cuda``, ``hip``, ``hip-cpu``, ``opencl``, ``opencl-ptx`` or ``sycl``;
+    #: every GPU host.
     backend: str | None = None
     #: The device's name; every GPU host. Names the record's machine folder.
     device: str | None = None
@@ -118,7 +120,7 @@ class SideFigures:
     cuda: int | None = None
     #: The HIP runtime's version number (hip).
     hip: int | None = None
-    #: CuPy's version (cuda, hip; ``None`` as well where the driver API launches without CuPy).
+    #: CuPy's version (cuda, hip, opencl-ptx; ``None`` as well where the driver API launches without CuPy).
     cupy: str | None = None
     #: What loads and launches the kernels: ``driver``, ``cupy`` or ``hip`` (cuda, hip).
     runtime_library: str | None = None
@@ -160,8 +162,8 @@ class SideFigures:
     build_seconds: float | None = None
     #: Device bytes one launch may use (cuda, hip, opencl, sycl).
     budget_bytes: int | None = None
-    #: What times the launches: ``event profiling``, ``wall clock`` (opencl, sycl) or
-    #: ``driver wall clock`` (hip-cpu); CUDA events on cuda and hip, which leave it unset.
+    #: What times the launches: ``event profiling``, ``wall clock`` (opencl, sycl), ``CUDA events``
+    #: (opencl-ptx) or ``driver wall clock`` (hip-cpu); CUDA events on cuda and hip, which leave it unset.
     timer: str | None = None
     #: Wall seconds from the first launch until the queue finished (opencl, sycl).
     wall_seconds: float | None = None
