@@ -34,7 +34,7 @@ PROTOCOLS = ("casptr", "matchany", "doneflag", "barrier", *cuda.VARIANTS)
 
 
 def _launch_labels(ext: Extension) -> tuple[list[str], list[str]]:
-    return ([lc["bin"] for lc in ext.right.extra["launches"]], [lc["bin"] for lc in ext.left.extra["launches"]])
+    return ([lc["bin"] for lc in ext.right.extra.launches], [lc["bin"] for lc in ext.left.extra.launches])
 
 
 @functools.lru_cache(maxsize=None)
@@ -62,13 +62,13 @@ K21 = str(paths.sample("k21"))
 def test_sample_k77(protocol: str) -> None:
     ext = _check(K77, 77, protocol=protocol)
     for side in (ext.right, ext.left):
-        assert side.extra["protocol"] == protocol and side.extra["warp_size"] == 32
-        assert side.extra["mem_high_water_bytes"] > 0
+        assert side.extra.protocol == protocol and side.extra.warp_size == 32
+        assert side.extra.mem_high_water_bytes > 0
     if cuda.one_launch(protocol):  # both sides, every bin: one launch, its time on the right side
         assert _launch_labels(ext) == ([cuda.ALL_ENDS], [])
         assert ext.right.kernel_seconds > 0 and ext.left.kernel_seconds == 0
         ends = int(_dataset(K77).with_reads_mask().sum())
-        assert ext.right.extra["launches"][0]["contigs"] == 2 * ends
+        assert ext.right.extra.launches[0]["contigs"] == 2 * ends
     else:
         assert _launch_labels(ext) == (["1-9", ">=10"], ["1-9", ">=10"])
         assert ext.right.kernel_seconds > 0 and ext.left.kernel_seconds > 0
@@ -84,17 +84,17 @@ def test_transfers_are_timed_apart_from_the_kernel(protocol: str) -> None:
 
     for options in ({}, {"max_bytes": 200_000}):
         ext = _check(K77, 77, protocol=protocol, **options)
-        launches = ext.right.extra["launches"] + ext.left.extra["launches"]
+        launches = ext.right.extra.launches + ext.left.extra.launches
         assert launches and all(lc["setup_seconds"] > 0 and lc["download_seconds"] > 0 for lc in launches)
         moved = transfer_seconds(ext.right.extra, ext.left.extra)
         assert moved is not None and 0 < moved < ext.wall_seconds
-        resident = ext.right.extra["gathered_on"] == "device"
+        resident = ext.right.extra.gathered_on == "device"
         if resident:  # copied up once for the run, each launch cut out on the device
-            assert ext.right.extra["resident_upload_seconds"] > 0 and all(lc["upload_seconds"] == 0 for lc in launches)
+            assert ext.right.extra.resident_upload_seconds > 0 and all(lc["upload_seconds"] == 0 for lc in launches)
         else:  # each launch's bases gathered on the host and copied up
             assert all(lc["upload_seconds"] > 0 for lc in launches)
         if cuda.one_launch(protocol):  # one launch for both sides: its copies are the right half's
-            assert ext.left.extra["resident_upload_seconds"] == 0.0
+            assert ext.left.extra.resident_upload_seconds == 0.0
 
 
 @pytest.mark.parametrize("k", [21, 33, 55])
@@ -121,7 +121,7 @@ def test_forced_slicing(protocol: str) -> None:
     whole = _check(K77, 77, protocol=protocol)
     sliced = _check(K77, 77, protocol=protocol, max_bytes=2_000_000)
     assert whole.compare(sliced) == []
-    assert len(sliced.right.extra["launches"]) > len(whole.right.extra["launches"])
+    assert len(sliced.right.extra.launches) > len(whole.right.extra.launches)
 
 
 @pytest.mark.parametrize("block_warps", [1, 3, 5, 7])
@@ -137,8 +137,8 @@ def test_larger_side_binning(protocol: str) -> None:
     counts = np.maximum(ds.left.counts, ds.right.counts)
     ext = _check(K77, 77, protocol=protocol, bin_counts=counts)
     if not cuda.one_launch(protocol):
-        assert [lc["contigs"] for lc in ext.right.extra["launches"]] == [
-            lc["contigs"] for lc in ext.left.extra["launches"]]
+        assert [lc["contigs"] for lc in ext.right.extra.launches] == [
+            lc["contigs"] for lc in ext.left.extra.launches]
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
@@ -171,7 +171,7 @@ def test_fast_tables_are_powers_of_two() -> None:
     """fast's host tables: a power of two per end, never fewer slots than the faithful ones."""
     ds = _dataset(K77)
     ext = extend(ds, Params(k=77), backend="cuda", protocol="fast")
-    assert "-DLASSM_PROTOCOL=LASSM_PROTO_FAST" in ext.right.extra["options"]
+    assert "-DLASSM_PROTOCOL=LASSM_PROTO_FAST" in ext.right.extra.options
     counts = ds.right.counts.astype(np.int64)
     slots = cuda.fast_table_slots(counts, int(ds.right.lengths.max(initial=0)))
     assert ((slots & (slots - 1)) == 0).all()
@@ -183,9 +183,9 @@ def test_fast_block_teams(monkeypatch: pytest.MonkeyPatch) -> None:
     """The heaviest ends get block teams, and the walks do not depend on who walks them: every end
     in a block team, odd block sizes included, gives the oracle's output."""
     ext = _check(K77, 77, protocol="fast")
-    assert ext.right.extra["launches"][0]["block_teams"] > 0
-    assert extend(_dataset(K77), Params(k=77), backend="cuda", protocol="fast-warps").right.extra["launches"][0]["block_teams"] == 0
+    assert ext.right.extra.launches[0]["block_teams"] > 0
+    assert extend(_dataset(K77), Params(k=77), backend="cuda", protocol="fast-warps").right.extra.launches[0]["block_teams"] == 0
     monkeypatch.setattr(cuda, "TEAM_MIN_BASES", 0)
     for block_warps in (1, 3, 4):
         ext = _check(K77, 33, protocol="fast", block_warps=block_warps)
-        assert ext.right.extra["launches"][0]["block_teams"] == ext.right.extra["launches"][0]["contigs"]
+        assert ext.right.extra.launches[0]["block_teams"] == ext.right.extra.launches[0]["contigs"]

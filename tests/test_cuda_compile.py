@@ -16,6 +16,7 @@ from lassm.backends import nvrtc
 from lassm.backends import launch
 from lassm.errors import BackendUnavailable
 from lassm.paths import kernel_source
+from lassm.workloads.local_assembly.figures import SideFigures
 
 #: Each NVRTC compile once, kept between runs and clones (tests/conftest.py): this module and the
 #: other compile tests ask for the same builds.
@@ -349,7 +350,7 @@ def test_stacked_sides_split_back() -> None:
     res.walk_len[:] = np.arange(2 * n) % 7
     res.walks.reshape(2 * n, 7)[:] = (np.arange(2 * n) % 251)[:, None]
     res.kernel_seconds = 1.5
-    res.extra = {"launches": [{"bin": "all"}], "protocol": "fast"}
+    res.extra = SideFigures(launches=[{"bin": "all"}], protocol="fast")
     for stacked in (res, res.compact()):  # the rows as written, and ragged as the CUDA host brings them back
         right, left = cuda._split(stacked, n)
         assert right.walk_len.tolist() == res.walk_len[:n].tolist() and left.walk_len.tolist() == res.walk_len[n:].tolist()
@@ -357,7 +358,7 @@ def test_stacked_sides_split_back() -> None:
         assert [right.walk(i) for i in range(n)] == [res.walk(i) for i in range(n)]
         assert [left.walk(i) for i in range(n)] == [res.walk(n + i) for i in range(n)]
         assert right.kernel_seconds + left.kernel_seconds == 1.5
-        assert right.extra["launches"] and left.extra["launches"] == [] and left.extra["protocol"] == "fast"
+        assert right.extra.launches and left.extra.launches == [] and left.extra.protocol == "fast"
 
 
 def test_fast_launches_its_sorted_build_at_every_k_metahipmer_uses() -> None:

@@ -182,8 +182,8 @@ def test_the_driver_equals_cupy(protocol: str, monkeypatch) -> None:
     for runtime in ("driver", "cupy"):
         monkeypatch.setenv(cuda.RUNTIME_ENV, runtime)
         runs[runtime] = extend(ds, Params(k=77), backend="cuda", protocol=protocol)
-    assert runs["driver"].right.extra["runtime_library"] == "driver"
-    assert runs["cupy"].right.extra["runtime_library"] == "cupy"
+    assert runs["driver"].right.extra.runtime_library == "driver"
+    assert runs["cupy"].right.extra.runtime_library == "cupy"
     assert runs["driver"].compare(runs["cupy"]) == []
     assert extend(ds, Params(k=77), backend="cpu").compare(runs["driver"]) == []
 

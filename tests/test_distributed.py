@@ -133,11 +133,11 @@ def test_sharded_equals_single(client, small, name):
     single = extend(ds, Params(k=k), backend="cpu")
     ext = distributed.extend_sharded(ds, Params(k=k), "cpu", client, sharding=Sharding(shards=3))
     _same(ext, single)
-    extra = ext.right.extra
-    assert extra["shards"] == 3 and len(extra["shard_kernel_seconds"]) == 3
-    assert extra["kernel_seconds_max_shard"] == pytest.approx(ext.kernel_seconds)
-    assert extra["kernel_seconds_sum"] >= extra["kernel_seconds_max_shard"]
-    assert extra["gpus"] == 0 and extra["workers"] >= 1
+    run = ext.right.extra.sharded
+    assert run is not None and run.shards == 3 and len(run.shard_kernel_seconds) == 3
+    assert run.kernel_seconds_max_shard == pytest.approx(ext.kernel_seconds)
+    assert run.kernel_seconds_sum >= run.kernel_seconds_max_shard
+    assert run.gpus == 0 and run.workers >= 1
 
 
 def test_sharded_from_source_on_workers(client, small):
@@ -145,7 +145,7 @@ def test_sharded_from_source_on_workers(client, small):
     ds, k = small["gen"]
     ext = distributed.extend_sharded(ds, Params(k=k), "cpu", client, sharding=Sharding(source=("gen-k21-s0.05", k)))
     _same(ext, extend(ds, Params(k=k), backend="cpu"))
-    assert ext.right.extra["shards"] == 2
+    assert ext.right.extra.sharded is not None and ext.right.extra.sharded.shards == 2
 
 
 def test_out_of_order_plan_writes_the_single_runs_bytes(client, small, tmp_path):
@@ -163,7 +163,8 @@ def test_out_of_order_plan_writes_the_single_runs_bytes(client, small, tmp_path)
         write(ext, tmp_path / f"sharded-{name}")
         assert (tmp_path / f"sharded-{name}").read_bytes() == (tmp_path / f"single-{name}").read_bytes()
     assert ext.right.offsets is not None  # merged ragged: no max_walk row per contig
-    assert len(ext.right.extra["shard_pack_seconds"]) == len(ext.right.extra["shard_prep_seconds"]) == 3
+    run = ext.right.extra.sharded
+    assert run is not None and len(run.shard_pack_seconds) == len(run.shard_prep_seconds) == 3
 
 
 @pytest.mark.parametrize("shards", [2, 4])
@@ -236,7 +237,7 @@ def test_lost_worker_loses_no_shard(own_client, small, tmp_path):
                                      sharding=Sharding(shards=4, fail_marker=str(marker)))
     assert marker.exists()
     _same(ext, extend(ds, Params(k=k), backend="cpu"))
-    assert len(ext.right.extra["shard_kernel_seconds"]) == 4
+    assert ext.right.extra.sharded is not None and len(ext.right.extra.sharded.shard_kernel_seconds) == 4
 
 
 def test_the_only_worker_lost_loses_no_shard(small, tmp_path):

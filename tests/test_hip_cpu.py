@@ -160,14 +160,14 @@ def test_matches_the_oracle(name: str, protocol: str, warp_size: int, ran_where)
     got = extend(ds, Params(k=k), backend="hip-cpu", protocol=protocol, warp_size=warp_size)
     assert got.compare(_oracle(name)) == [] and got.lines() == _oracle(name).lines()
     info = got.right.extra
-    assert info["device"] == f"HIP-CPU (wavefront {warp_size})" and info["warp_size"] == warp_size
-    ran_where(rw.build_of("local-assembly", "hip-cpu", protocol), rw.platform_of("hip-cpu", info["device"]))
-    launches = info["launches"]
+    assert info.device == f"HIP-CPU (wavefront {warp_size})" and info.warp_size == warp_size
+    ran_where(rw.build_of("local-assembly", "hip-cpu", protocol), rw.platform_of("hip-cpu", info.device))
+    launches = info.launches
     assert got.right.kernel_seconds > 0 and all(lc["threads"] % warp_size == 0 for lc in launches)
-    assert info["build"] == nvrtc.launch_build(protocol, k)  # fast at k = 21: its sorted build
+    assert info.build == nvrtc.launch_build(protocol, k)  # fast at k = 21: its sorted build
     if protocol in ("fast", "fast-lanes8", "fast-sorted"):  # the team path ran: the heavy ends, a block each
         teams = [lc for lc in launches if lc["block_teams"]]
-        assert teams and teams[0]["threads"] == hip_cpu.team_warps(info["build"], warp_size, 4) * warp_size
+        assert teams and teams[0]["threads"] == hip_cpu.team_warps(info.build, warp_size, 4) * warp_size
     if protocol == "fast-lanes8":  # the lane path: eight ends to a one-warp block
         rest = [lc for lc in launches if not lc["block_teams"]][0]
         assert rest["blocks"] == launch.ceil_div(rest["contigs"], 8) and rest["threads"] == warp_size
@@ -179,7 +179,7 @@ def test_the_sorted_table_of_two_word_records_matches_the_oracle(warp_size: int)
     """fast at k = 33 sorts records of two words (k-mers past 30 bases), and its walks take them."""
     ds, k = _data("mock5-k33")
     got = extend(ds, Params(k=k), backend="hip-cpu", protocol="fast", warp_size=warp_size)
-    assert got.right.extra["build"] == "fast-sorted"
+    assert got.right.extra.build == "fast-sorted"
     assert got.compare(_oracle("mock5-k33")) == [] and got.lines() == _oracle("mock5-k33").lines()
 
 
@@ -234,8 +234,8 @@ def test_xdrop_matches_the_oracle(ran_where) -> None:
     pairs, scoring = logan_like(), Scoring(xdrop=20)
     got = xhip.align(pairs, scoring)
     assert not oracle(pairs, scoring).differences(got)
-    assert got.extra["device"] == "HIP-CPU (wavefront 64)" and got.extra["kernel_seconds"] > 0
-    ran_where("xdrop-cuda", rw.platform_of("hip-cpu", got.extra["device"]))
+    assert got.extra.device == "HIP-CPU (wavefront 64)" and got.extra.kernel_seconds > 0
+    ran_where("xdrop-cuda", rw.platform_of("hip-cpu", got.extra.device))
 
 
 @needs_hip_cpu
@@ -247,7 +247,7 @@ def test_xdrop_edge_cases_odd_blocks_and_slices_match_the_oracle() -> None:
     for pairs, scoring in ((random_pairs(), Scoring(2, -3, -2, xdrop=10)), (edge_cases(), Scoring(xdrop=3))):
         whole, split = xhip.align(pairs, scoring, group=7), xhip.align(pairs, scoring, group=7, max_bytes=1_000)
         assert not oracle(pairs, scoring).differences(whole) and not whole.differences(split)
-        assert split.extra["launches"] > whole.extra["launches"] == 1
+        assert split.extra.launches > whole.extra.launches == 1
 
 
 @needs_hip_cpu
@@ -265,8 +265,8 @@ def test_xdrop_warps_layout_matches_the_oracle(warp: int, group: int) -> None:
         want = xcpu.align(pairs, scoring)
         for stride in (None, 8):
             got = xhip.align(pairs, scoring, layout="warps", group=group, block=xhip.WideBlock(warp, stride))
-            assert not want.differences(got) and got.extra["cells"] == want.extra["cells"], (scoring, stride)
-            assert got.extra["plan"] == "warps" and got.extra["warp"] == warp
+            assert not want.differences(got) and got.extra.cells == want.extra.cells, (scoring, stride)
+            assert got.extra.plan == "warps" and got.extra.warp == warp
 
 
 @needs_hip_cpu
@@ -279,7 +279,7 @@ def test_xdrop_warps_layout_on_wide_bands_matches_the_oracle() -> None:
     want = xcpu.align(pairs, scoring)
     for stride in (None, 64):
         got = xhip.align(pairs, scoring, layout="warps", group=64, block=xhip.WideBlock(32, stride))
-        assert not want.differences(got) and got.extra["cells"] == want.extra["cells"]
+        assert not want.differences(got) and got.extra.cells == want.extra.cells
     with pytest.raises(ValueError, match="at most 64"):
         xhip.driver(128, 64, 1024)
 

@@ -97,7 +97,7 @@ def test_one_device_reached_two_ways_runs_its_own_programs(monkeypatch):
     first = extend(_sample("k21"), Params(k=21), backend="opencl", protocol="fast", team=32)
     monkeypatch.setenv(opencl.DEVICE_ENV, opencl._label(opencl.devices()[0]))
     second = extend(_sample("k21"), Params(k=21), backend="opencl", protocol="fast", team=32)
-    assert first.right.extra["device"] == second.right.extra["device"]
+    assert first.right.extra.device == second.right.extra.device
     assert first.compare(ref) == [] and second.compare(ref) == []
 
 
@@ -144,8 +144,8 @@ def test_matches_oracle_on_the_samples(device: str, sample: str, k: int, protoco
     assert got.compare(_oracle(sample, k)) == []
     ran_where(rw.build_of("local-assembly", "opencl", protocol), rw.platform_of("opencl", device))
     info = got.right.extra
-    assert info["team"] == team and info["protocol"] == protocol and info["launches"]
-    assert info["timer"] == "event profiling" and got.right.kernel_seconds > 0
+    assert info.team == team and info.protocol == protocol and info.launches
+    assert info.timer == "event profiling" and got.right.kernel_seconds > 0
 
 
 @pytest.mark.parametrize("team", TEAMS)
@@ -162,7 +162,7 @@ def test_integer_vote_32_bit_keys_small_team_and_slicing(device: str) -> None:
     ref = extend(ds, Params(k=77), backend="cpu")
     _check(ds, Params(k=77), ref, fp64=False, key_bits=32, team=4)
     got = extend(ds, Params(k=77), backend="opencl", max_bytes=50_000, protocol="doneflag", team=5)
-    assert got.compare(ref) == [] and len(got.right.extra["launches"]) >= 10
+    assert got.compare(ref) == [] and len(got.right.extra.launches) >= 10
 
 
 @pytest.mark.parametrize("seed", [1, 2])
@@ -254,7 +254,7 @@ def test_fast_matches_oracle_with_table_only_and_scan_only_walks(device: str, mo
     """LASSM_FAST_SCAN_STEPS=0: every vote from the table; 1000: every vote from scanning the reads."""
     _scan_steps(monkeypatch, steps)
     got = extend(_sample(sample), Params(k=k), backend="opencl", protocol="fast", team=16, block_team=64)
-    assert f"-DLASSM_FAST_SCAN_STEPS={steps}" in got.right.extra["options"]
+    assert f"-DLASSM_FAST_SCAN_STEPS={steps}" in got.right.extra.options
     assert got.compare(_oracle(sample, k)) == []
 
 
@@ -267,12 +267,12 @@ def test_fast_wide_teams_integer_vote_and_slicing(device: str, monkeypatch) -> N
     ref = extend(ds, Params(k=77), backend="cpu")
     monkeypatch.setattr(cuda, "TEAM_MIN_BASES", 0)
     got = extend(ds, Params(k=77), backend="opencl", protocol="fast", team=8, block_team=24, fp64=False)
-    launches = got.right.extra["launches"]
+    launches = got.right.extra.launches
     assert got.compare(ref) == [] and {rec["local"] for rec in launches} == {24}
     assert sum(rec["block_teams"] for rec in launches) == sum(rec["contigs"] for rec in launches)
     monkeypatch.undo()
     got = extend(ds, Params(k=77), backend="opencl", protocol="fast", team=5, block_team=5, max_bytes=400_000)
-    launches = got.right.extra["launches"]
+    launches = got.right.extra.launches
     assert got.compare(ref) == [] and len(launches) >= 5 and {rec["local"] for rec in launches} == {5}
     assert all(rec["block_teams"] == 0 for rec in launches)
     assert {rec["slice"] for rec in launches} == set(range(len(launches)))

@@ -97,6 +97,7 @@ def test_launch_and_finish_without_a_gpu(monkeypatch: pytest.MonkeyPatch) -> Non
         get_elapsed_time=lambda a, b: float(b.t - a.t)))
     monkeypatch.setitem(sys.modules, "cupy", fake)
     from lassm.backends import clhost
+    from lassm.workloads.local_assembly.figures import SideFigures
 
     calls = []
     rt = opencl_ptx._Cuda(types.SimpleNamespace(device=None, key64=True, fp64=True))
@@ -104,9 +105,9 @@ def test_launch_and_finish_without_a_gpu(monkeypatch: pytest.MonkeyPatch) -> Non
               rt.launch(lambda g, b, a: calls.append((g, b, a)), ["y"], 128, 128)]
     assert calls == [((3,), (32,), ("x",)), ((1,), (128,), ("y",))]
     out = SideResult.empty(2, 4)
-    out.extra = {"launches": [{}, {}]}
+    out.extra = SideFigures(launches=[{}, {}])
     result = np.zeros(2, dtype=np.int32)
     got = clhost.finish(rt, out, 0.0, events, [result], [Buf(np.array([7, 9], dtype=np.int32))], 16)
-    assert result.tolist() == [7, 9] and [r["seconds"] for r in got.extra["launches"]] == [0.001, 0.001]
-    assert got.extra["timer"] == "CUDA events"
-    assert got.kernel_seconds == pytest.approx(0.002) and got.extra["mem_high_water_bytes"] == 16
+    assert result.tolist() == [7, 9] and [r["seconds"] for r in got.extra.launches] == [0.001, 0.001]
+    assert got.extra.timer == "CUDA events"
+    assert got.kernel_seconds == pytest.approx(0.002) and got.extra.mem_high_water_bytes == 16

@@ -17,6 +17,7 @@ import math
 import sys
 import time
 import types
+import dataclasses
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
@@ -240,7 +241,7 @@ def _walks_on_the_oracle(side, protocol: str = "plain", threads: int | None = No
     from lassm.backends import cpu
 
     out = cpu.extend_side(side, threads=threads)
-    out.extra["protocol"] = protocol
+    out.extra = dataclasses.replace(out.extra, protocol=protocol)
     return out
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import json
 from pathlib import Path
 
@@ -32,7 +33,8 @@ def _no_pyarrow(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_node_without_pyarrow_then_normalized(ext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    ext.right.extra["launches"] = [{"bin": "1-9", "slice": 0, "contigs": 3, "seconds": 0.5}]
+    bare = ext.right.extra
+    ext.right.extra = dataclasses.replace(bare, launches=[{"bin": "1-9", "slice": 0, "contigs": 3, "seconds": 0.5}])
     try:
         summary = runs.summarize(ext, "sample-k77", True, "test", machine="node")
         with monkeypatch.context() as m:
@@ -42,7 +44,7 @@ def test_node_without_pyarrow_then_normalized(ext, tmp_path: Path, monkeypatch: 
         assert not (folder / "ends.parquet").exists()
         assert runs.normalize_records(tmp_path) == [folder]
     finally:
-        ext.right.extra.pop("launches")
+        ext.right.extra = bare
     assert not (folder / "ends.tsv").exists() and not (folder / "launches.json").exists()
     table = pq.read_table(folder / "ends.parquet").to_pydict()
     cols = ext.ends_columns()

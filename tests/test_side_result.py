@@ -14,6 +14,7 @@ import pytest
 
 from lassm.workloads.local_assembly import datasets, formats
 from lassm.workloads.local_assembly.config import Params
+from lassm.workloads.local_assembly.figures import SideFigures
 from lassm.workloads.local_assembly.result import Extension, SideResult
 from lassm.runs.extend import extend
 
@@ -85,9 +86,9 @@ def test_split_sides_keeps_the_transfers_once(single):
     n = len(single.right.walk_len)
     stacked = SideResult.gathered(2 * n, single.right.max_walk,
                                   [(np.arange(n), single.right.compact()), (np.arange(n, 2 * n), single.left.compact())])
-    stacked.extra = {"resident_upload_seconds": 0.5,
-                     "launches": [{"upload_seconds": 0.0, "download_seconds": 0.25},
-                                  {"upload_seconds": 0.125, "download_seconds": 0.125}]}
+    stacked.extra = SideFigures(resident_upload_seconds=0.5,
+                                launches=[{"upload_seconds": 0.0, "download_seconds": 0.25},
+                                          {"upload_seconds": 0.125, "download_seconds": 0.125}])
     right, left = split_sides(stacked, n)
     assert transfer_seconds(right.extra) == 1.0 and transfer_seconds(left.extra) == 0.0
     assert transfer_seconds(right.extra, left.extra) == 1.0

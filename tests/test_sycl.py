@@ -107,7 +107,7 @@ def test_matches_oracle_on_the_samples(sample: str, k: int, protocol: str, width
     got = extend(_sample(sample), Params(k=k), backend="sycl", protocol=protocol, subgroup=width)
     assert got.compare(_oracle(sample, k)) == []
     info = got.right.extra
-    assert info["subgroup"] == width and info["protocol"] == protocol and info["launches"]
+    assert info.subgroup == width and info.protocol == protocol and info.launches
     from lassm.book import ran_where as rw
 
     ran_where(rw.build_of("local-assembly", "sycl", protocol), rw.platform_of("sycl", sycl.device_name()))
@@ -134,7 +134,7 @@ def test_slicing_and_several_subgroups_per_group() -> None:
                               ({"block_subgroups": 5, "protocol": "doneflag", "subgroup": 8}, 1)):
         got = extend(ds, Params(k=77), backend="sycl", **options)
         assert got.compare(ref) == [], options
-        assert len(got.right.extra["launches"]) >= launches, options
+        assert len(got.right.extra.launches) >= launches, options
 
 
 @needs_device
@@ -193,11 +193,11 @@ def test_matches_oracle_on_generated_data(k: int, protocol: str, width: int) -> 
     got = extend(ds, Params(k=k), backend="sycl", protocol=protocol, subgroup=width)
     assert got.compare(ref) == []
     for side in (got.left, got.right):
-        assert side.extra["subgroup"] == width and side.extra["protocol"] == protocol
+        assert side.extra.subgroup == width and side.extra.protocol == protocol
         if protocol != "fast":
-            assert {launch["bin"] for launch in side.extra["launches"]} == {"1-9", ">=10"}
+            assert {launch["bin"] for launch in side.extra.launches} == {"1-9", ">=10"}
     if protocol == "fast":  # both sides and every bin at once, the records with the right side
-        assert {launch["bin"] for launch in got.right.extra["launches"]} == {"all"} and not got.left.extra["launches"]
+        assert {launch["bin"] for launch in got.right.extra.launches} == {"all"} and not got.left.extra.launches
 
 
 def _extra_datasets() -> list[Path | None]:
@@ -241,8 +241,8 @@ def test_fast_integer_vote_slicing_and_other_widths() -> None:
     ds = _sample("k77").subset(np.arange(0, 3296, 7))
     ref = extend(ds, Params(k=77), backend="cpu")
     got = extend(ds, Params(k=77), backend="sycl", protocol="fast", fp64=False, subgroup=8, max_bytes=400_000)
-    assert got.compare(ref) == [] and len(got.right.extra["launches"]) >= 5
-    assert "-DLASSM_FP64=0" in got.right.extra["options"] and got.right.extra["subgroup"] == 8
+    assert got.compare(ref) == [] and len(got.right.extra.launches) >= 5
+    assert "-DLASSM_FP64=0" in got.right.extra.options and got.right.extra.subgroup == 8
 
 
 @needs_device

@@ -7,6 +7,7 @@ the single process's byte for byte, from a dataset in the task, named, or read f
 """
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -104,9 +105,9 @@ def test_the_in_memory_merge_runs_in_pieces(capped, data):
     ds, k = data
     ext = distributed.extend_sharded(ds, Params(k=k), "cpu", client, sharding=Sharding(shards=3))
     assert ext.compare(extend(ds, Params(k=k), backend="cpu")) == []
-    extra = ext.right.extra
-    assert all(n >= 2 for n in extra["shard_pieces"]) and len(extra["shard_pieces"]) == 3
-    _memory_recorded(extra)
+    run = ext.right.extra.sharded
+    assert run is not None and all(n >= 2 for n in run.shard_pieces) and len(run.shard_pieces) == 3
+    _memory_recorded(dataclasses.asdict(run))
 
 
 def _memory_recorded(stats: dict) -> None:

@@ -44,7 +44,8 @@ class Counting:
     def align(self, pairs, scoring, threads=None):
         self.calls.append((pairs.name, pairs.n_pairs, scoring.xdrop))
         res = cpu.align(pairs, scoring, threads=threads)
-        extra = dict(res.extra, device="stand-in GPU", kernel_seconds=0.5) if self.gpu else dict(res.extra, threads=threads)
+        extra = dataclasses.replace(res.extra, device="stand-in GPU", kernel_seconds=0.5) if self.gpu \
+            else dataclasses.replace(res.extra, threads=threads)
         if self.wrong:
             res = dataclasses.replace(res, end_h=res.end_h + (np.arange(res.n_pairs) == 1))
         return dataclasses.replace(res, backend=self.name, extra=extra)

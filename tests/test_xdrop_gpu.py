@@ -174,8 +174,8 @@ def test_a_small_budget_splits_the_launches(backend) -> None:
     pairs, scoring = logan_like(), Scoring(xdrop=50)
     whole = backend(pairs, scoring)
     split = backend(pairs, scoring, max_bytes=50_000)
-    assert whole.extra["launches"] == 1 and split.extra["launches"] > 10
-    assert not whole.differences(split) and split.extra["cells"] == whole.extra["cells"]
+    assert whole.extra.launches == 1 and split.extra.launches > 10
+    assert not whole.differences(split) and split.extra.cells == whole.extra.cells
 
 
 def test_cells_count_every_computed_cell(backend) -> None:
@@ -184,11 +184,10 @@ def test_cells_count_every_computed_cell(backend) -> None:
     pairs = random_pairs(80, seed=4)
     got = backend(pairs, Scoring(1, -1, -1, xdrop=1000))
     t = plan.tasks(pairs)
-    assert got.extra["cells"] == int((t.q_len.astype(np.int64) * t.d_len).sum()) > 0
-    assert got.extra["kernel_seconds"] > 0 and got.extra["gcups"] == plan.gcups(got.extra["cells"],
-                                                                                 got.extra["kernel_seconds"])
+    assert got.extra.cells == int((t.q_len.astype(np.int64) * t.d_len).sum()) > 0
+    assert got.extra.kernel_seconds > 0 and got.extra.gcups == plan.gcups(got.extra.cells, got.extra.kernel_seconds)
     fewer = backend(pairs, Scoring(1, -1, -1, xdrop=1))
-    assert 0 < fewer.extra["cells"] < got.extra["cells"]
+    assert 0 < fewer.extra.cells < got.extra.cells
 
 
 @pytest.mark.parametrize("xdrop", (3, 20, 100, 1000))
@@ -196,7 +195,7 @@ def test_cells_equal_the_oracles_count(backend, xdrop: int) -> None:
     """The campaign takes a set's cells from the oracle on sets the CPU runs whole and from the
     GPU backend on larger ones: the two counts must be one count at every X."""
     pairs, scoring = logan_like(), Scoring(xdrop=xdrop)
-    assert backend(pairs, scoring, group=32).extra["cells"] == oracle(pairs, scoring).extra["cells"] > 0
+    assert backend(pairs, scoring, group=32).extra.cells == oracle(pairs, scoring).extra.cells > 0
 
 
 def test_a_wrong_result_is_caught(backend) -> None:
@@ -330,7 +329,7 @@ def test_warm_up_builds_the_kernel_align_uses(backend) -> None:
             assert not oracle(pairs, Scoring(xdrop=xdrop)).differences(got)
             after = xcuda._kernel.cache_info()
             assert after.misses == before.misses and after.hits > before.hits
-            assert got.extra["lanes"] == plan.lanes_for(xdrop)
+            assert got.extra.lanes == plan.lanes_for(xdrop)
 
 
 @needs_nvrtc

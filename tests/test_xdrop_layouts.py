@@ -12,6 +12,7 @@ import pytest
 
 from lassm.analysis.xdrop import layouts, records
 from lassm.runs import xdrop as rec
+from lassm.workloads.xdrop.result import XdropFigures
 
 from .test_book import ROOT
 
@@ -39,18 +40,18 @@ def test_every_record_column_list_names_the_layout_after_its_older_columns():
 
 
 def test_the_backend_says_what_it_launched():
-    assert rec.layout_of("cuda", {"lanes": 16}) == "lanes-16"
-    assert rec.layout_of("cuda", {"lanes": 0}) == rec.BLOCK
-    assert rec.layout_of("opencl", {"group": 128}) == rec.BLOCK
-    assert rec.layout_of("seqan", {}) == rec.layout_of("cpu", {}) == rec.SCALAR
-    assert rec.layout_of("cuda", {"layout": "tiles", "lanes": 8}) == "tiles"  # a backend's own word wins
+    assert rec.layout_of("cuda", XdropFigures(lanes=16)) == "lanes-16"
+    assert rec.layout_of("cuda", XdropFigures(lanes=0)) == rec.BLOCK
+    assert rec.layout_of("opencl", XdropFigures(group=128)) == rec.BLOCK
+    assert rec.layout_of("seqan", XdropFigures()) == rec.layout_of("cpu", XdropFigures()) == rec.SCALAR
+    assert rec.layout_of("cuda", XdropFigures(layout="tiles", lanes=8)) == "tiles"  # a backend's own word wins
     from lassm.backends.xdrop import plan
 
     for x in (10, 100, 1000, 5000):
         assert rec.planned_layout("cuda", x) == rec.layout_name(plan.lanes_for(x))
         assert rec.planned_layout("opencl", x) == rec.BLOCK
     # the warps plan: its lanes kernel, its wide-band block (a shared stride), LOGAN's block (none)
-    assert rec.layout_of("cuda", {"lanes": 0, "shared_stride": 1024, "plan": "warps"}) == rec.WIDE_BLOCK
+    assert rec.layout_of("cuda", XdropFigures(lanes=0, shared_stride=1024, plan="warps")) == rec.WIDE_BLOCK
     for x, (lanes, _group, stride) in ((x, plan.warps_plan(x)) for x in (10, 100, 1000, 5000)):
         want = rec.layout_name(lanes) if lanes else rec.WIDE_BLOCK if stride else rec.BLOCK
         assert rec.planned_layout("cuda", x, "warps") == want

@@ -108,6 +108,6 @@ def test_the_oracle_counts_the_cells_the_gpu_kernels_count() -> None:
 
     pairs = generate(PairKnobs(n_pairs=6, min_length=60, max_length=90, seed=3))
     t = plan.tasks(pairs)
-    whole = cpu.align(pairs, Scoring(xdrop=10_000)).extra["cells"]
+    whole = cpu.align(pairs, Scoring(xdrop=10_000)).extra.cells
     assert whole == int((t.q_len.astype(np.int64) * t.d_len).sum()) > 0
-    assert 0 < cpu.align(pairs, Scoring(xdrop=2)).extra["cells"] < whole
+    assert 0 < cpu.align(pairs, Scoring(xdrop=2)).extra.cells < whole

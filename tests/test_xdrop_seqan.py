@@ -118,5 +118,5 @@ def test_drivers_on_several_cores_keep_the_pairs_order(logan_like: Pairs, thread
     """Pair i goes to driver i % T; the table comes back in the pairs' order, equal to the oracle's."""
     scoring = Scoring(xdrop=20)
     got = seqan.align(logan_like, scoring, threads=threads)
-    assert got.extra["threads"] == threads and not cpu.align(logan_like, scoring).differences(got)
-    assert seqan.align(Pairs.from_lists([(b"ACGT", 0, b"ACGT", 0, 2)]), scoring, threads=4).extra["threads"] == 1
+    assert got.extra.threads == threads and not cpu.align(logan_like, scoring).differences(got)
+    assert seqan.align(Pairs.from_lists([(b"ACGT", 0, b"ACGT", 0, 2)]), scoring, threads=4).extra.threads == 1

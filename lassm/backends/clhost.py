@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from ..workloads.local_assembly import config
+from ..workloads.local_assembly.figures import SideFigures
 from ..workloads.local_assembly.result import SideResult
 from . import clplan, launch
 from .sides import Choices, Side
@@ -27,9 +29,9 @@ class Runtime:
     """What an OpenCL C host differs in: its device's facts, its buffers, its launches, its clock.
     A host's chosen device is one (``_Device`` in :mod:`.opencl` and :mod:`.sycl`)."""
 
-    #: ``extra["backend"]``.
+    #: ``extra.backend``.
     backend = ""
-    #: ``extra["timer"]``: what times the launches.
+    #: ``extra.timer``: what times the launches.
     timer = "event profiling"
     #: 64-bit atomics; fp64.
     key64: bool
@@ -100,13 +102,13 @@ def budget(rt: Runtime, max_bytes: int | None) -> int:
     return int(min(memory * MEMORY_FRACTION, most))
 
 
-def extra(rt: Runtime, lanes: dict, choices: Choices, key_bits: int, use_fp64: bool, options, build_seconds: float,
-          budget_bytes: int) -> dict:
+def extra(rt: Runtime, lanes: SideFigures, choices: Choices, key_bits: int, use_fp64: bool, options,
+          build_seconds: float, budget_bytes: int) -> SideFigures:
     """A result's ``extra`` before its launches: device, driver, ``lanes`` (the runtime's version
     and the lane widths, as the host names them), protocol, keys, vote, build and budget."""
-    return {"backend": rt.backend, "device": rt.name, "driver": rt.driver, **lanes, "protocol": choices.protocol,
-            "key_bits": key_bits, "fp64": use_fp64, "options": list(options), "build_seconds": build_seconds,
-            "budget_bytes": budget_bytes, "launches": [], "mem_high_water_bytes": 0}
+    return replace(lanes, backend=rt.backend, device=rt.name, driver=rt.driver, protocol=choices.protocol,
+                   key_bits=key_bits, fp64=use_fp64, options=list(options), build_seconds=build_seconds,
+                   budget_bytes=budget_bytes, launches=[], mem_high_water_bytes=0)
 
 
 def extend_bins(rt: Runtime, side: Side, choices: Choices, build: Callable, lanes: Callable) -> SideResult:
@@ -132,7 +134,7 @@ def extend_bins(rt: Runtime, side: Side, choices: Choices, build: Callable, lane
 
 
 def extend_fast(rt: Runtime, side: Side, choices: Choices, widths: tuple[int, int | None], build: Callable,
-                lanes: dict) -> SideResult:
+                lanes: SideFigures) -> SideResult:
     """One side (or both, stacked) through ``fast``: every end at once in work order
     (:func:`clplan.fast_plan`), ``widths`` = (team, the wide teams' width; None: none);
     ``build(width, fp64)`` gives the host's ``(options, kernel)``; ``lanes``, the ``extra`` entries
@@ -171,7 +173,7 @@ def run_bins(rt: Runtime, kernel: Any, side: Side, out: SideResult, plan: clplan
         (blocks,), (threads,) = launch.geometry(len(idx), *group)
         args = [*inputs, ends[0], rt.int32(len(idx)), ends[1], *scratch, rt.int32(int(side.params.k)), *outputs]
         events.append(rt.launch(kernel, args, blocks * threads, threads))
-        out.extra["launches"].append({"bin": label, "slice": number, "contigs": int(len(idx)),
+        out.extra.launches.append({"bin": label, "slice": number, "contigs": int(len(idx)),
                                       "slots": int(plan.slots[idx].sum()), "bytes": int(plan.nbytes[idx].sum()),
                                       "global": blocks * threads, "local": threads})
     return finish(rt, out, t0, events, results, outputs, resident)
@@ -211,7 +213,7 @@ def run_fast(rt: Runtime, kernels: dict[int, Any], side: Side, out: SideResult, 
                       "global": (stop - first) * width, "local": width}
             if block is None:
                 del record["block_teams"]
-            out.extra["launches"].append(record)
+            out.extra.launches.append(record)
     return finish(rt, out, t0, events, results, outputs, sum(rt.size(b) for b in inputs + outputs + [keys, votes]))
 
 
@@ -226,13 +228,13 @@ def finish(rt: Runtime, out: SideResult, t0: float, events: list, results: list,
         rt.download(buf, arr)
     rt.wait()
     if rt.profiling:
-        for rec, ev in zip(out.extra["launches"], events):
+        for rec, ev in zip(out.extra.launches, events):
             rec["seconds"] = rt.event_seconds(ev)
-        out.kernel_seconds = float(sum(rec["seconds"] for rec in out.extra["launches"]))
-        out.extra["timer"] = rt.timer
+        out.kernel_seconds = float(sum(rec["seconds"] for rec in out.extra.launches))
+        timer = rt.timer
     else:
-        out.kernel_seconds, out.extra["timer"] = wall, "wall clock"
-    out.extra.update(wall_seconds=wall, mem_high_water_bytes=int(resident))
+        out.kernel_seconds, timer = wall, "wall clock"
+    out.extra = replace(out.extra, timer=timer, wall_seconds=wall, mem_high_water_bytes=int(resident))
     return out
 
 

@@ -273,7 +273,7 @@ def both_sides(extend_side: Callable[..., SideResult], sides: Sides, **options) 
     reverse-complemented) stacked into one list of 2n ends (:meth:`~lassm.backends.sides.Sides.stacked`),
     scheduled together by work. Returns ``(right, left)``."""
     res = extend_side(sides.stacked(), **options)
-    for rec in res.extra.get("launches", []):
+    for rec in res.extra.launches:
         rec["side"] = "both"
     return launch.split_sides(res, sides.n_contigs)
 

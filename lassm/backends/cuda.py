@@ -19,6 +19,7 @@ from ..errors import BackendUnavailable
 from .nvrtc import BUILDS, VARIANTS, Variant, include_options, kernel_file, kernel_options, launch_build, sources_digest
 from ..paths import kernel_source
 from ..workloads.local_assembly.dataset import Reads
+from ..workloads.local_assembly.figures import SideFigures
 from ..workloads.local_assembly.result import SideResult
 from . import cuda_runtime, device_segments, launch
 from .cuda_runtime import device_info, driver_info, is_driver, probe
@@ -282,26 +283,27 @@ def extend_side_gpu(side: Side, protocol: str = "casptr", block_warps: int = DEF
     # Ragged: the walked bases end to end (a dense result of 2.7 million ends would be 1.7 GB of host
     # memory, nearly all zeros, touched page by page), each launch's placed by one copy.
     out = SideResult.gathered(n, int(params.max_walk), parts)
-    out.extra = {
-        "backend": "hip" if hip else "cuda",
-        "protocol": protocol,
-        "build": build,
-        "as_published": bool(as_published),
-        "warp_size": ws,
-        "block_warps": int(block_warps),
-        "launches": launches,
-        "resident_upload_seconds": resident_upload,
-        "mem_high_water_bytes": high_water,
-        "budget_bytes": budget,
-        "device": info["device"],
-        "compute_capability": info["compute_capability"],
-        "driver": info["driver"],
-        ("hip" if hip else "cuda"): info["runtime"],
-        "cupy": info["cupy"],
-        "runtime_library": "driver" if driver else ("hip" if hip else "cupy"),
-        "options": list(kernel_options(build, ws, as_published)),
-        "gathered_on": "device" if resident is not None else "host",
-    }
+    out.extra = SideFigures(
+        backend="hip" if hip else "cuda",
+        protocol=protocol,
+        build=build,
+        as_published=bool(as_published),
+        warp_size=ws,
+        block_warps=int(block_warps),
+        launches=launches,
+        resident_upload_seconds=resident_upload,
+        mem_high_water_bytes=high_water,
+        budget_bytes=budget,
+        device=info["device"],
+        compute_capability=info["compute_capability"],
+        driver=info["driver"],
+        hip=info["runtime"] if hip else None,
+        cuda=None if hip else info["runtime"],
+        cupy=info["cupy"],
+        runtime_library="driver" if driver else ("hip" if hip else "cupy"),
+        options=list(kernel_options(build, ws, as_published)),
+        gathered_on="device" if resident is not None else "host",
+    )
     return out
 
 
@@ -363,7 +365,8 @@ def extend_sides_gpu(sides: Sides, protocol: str = "fast", block_warps: int = DE
         uploaded = time.perf_counter() - t_up
     res = extend_side_gpu(sides.stacked(ctgs), protocol=protocol, block_warps=block_warps, max_bytes=max_bytes,
                           hip=hip, as_published=as_published)
-    for lc in res.extra.get("launches", []):
+    for lc in res.extra.launches:
         lc["side"] = "both"
-    res.extra["resident_upload_seconds"] = res.extra.get("resident_upload_seconds", 0.0) + uploaded
+    res.extra = dataclasses.replace(res.extra,
+                                    resident_upload_seconds=(res.extra.resident_upload_seconds or 0.0) + uploaded)
     return _split(res, n)

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import settings
+from ..workloads.local_assembly.figures import SideFigures
 from ..workloads.local_assembly.result import SideResult
 from . import hip_cpu_build, launch
 from .cuda import launch_scratch, one_launch, team_count  # noqa: F401  one_launch: this backend's API, as CUDA's
@@ -212,13 +213,13 @@ def extend_side(side: Side, protocol: str = "casptr", block_warps: int = DEFAULT
                                            teams)
                 out.scatter(part_index, part)
                 launches.append({"bin": label, "slice": number, **record})
-    out.extra = {
-        "backend": "hip-cpu", "protocol": protocol, "build": build, "as_published": False, "warp_size": int(warp_size),
-        "wavefront": WAVEFRONT, "block_warps": warps, "launches": launches,
-        "device": f"HIP-CPU (wavefront {int(warp_size)})", "hip_cpu": hip_cpu_build.HIP_CPU.label,
-        "compiler": hip_cpu_build.compiler_version(hip_cpu_build.compiler() or "g++"),
-        "options": list(kernel_options(build, warp_size)), "timer": "driver wall clock",
-    }
+    out.extra = SideFigures(
+        backend="hip-cpu", protocol=protocol, build=build, as_published=False, warp_size=int(warp_size),
+        wavefront=WAVEFRONT, block_warps=warps, launches=launches,
+        device=f"HIP-CPU (wavefront {int(warp_size)})", hip_cpu=hip_cpu_build.HIP_CPU.label,
+        compiler=hip_cpu_build.compiler_version(hip_cpu_build.compiler() or "g++"),
+        options=list(kernel_options(build, warp_size)), timer="driver wall clock",
+    )
     return out
 
 
@@ -232,6 +233,6 @@ def extend_sides(sides: Sides, protocol: str = "fast", block_warps: int = DEFAUL
         raise ValueError("the hip-cpu backend takes left_ctgs: its contigs are reverse-complemented on the host")
     res = extend_side(sides.stacked(), protocol=protocol, block_warps=block_warps, max_bytes=max_bytes,
                       warp_size=warp_size, timeout=timeout)
-    for record in res.extra["launches"]:
+    for record in res.extra.launches:
         record["side"] = "both"
     return launch.split_sides(res, sides.n_contigs)

@@ -6,10 +6,11 @@ read count (0: not launched, 1-9, >= 10) and slices each bin to fit device memor
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..workloads.local_assembly.figures import SideFigures
 from ..workloads.local_assembly.result import SideResult
 
 #: Bins by read count, as in MetaHipMer: (label, lowest count, highest count or None).
@@ -210,20 +211,21 @@ def split_sides(res: SideResult, n: int) -> tuple[SideResult, SideResult]:
             n_k=res.n_k[lo:hi], steps=res.steps[lo:hi], insertions=res.insertions[lo:hi],
             start_insertions=res.start_insertions[lo:hi],
             kernel_seconds=res.kernel_seconds if lo == 0 else 0.0,
-            extra=dict(res.extra) if lo == 0 else {**res.extra, "launches": [], "resident_upload_seconds": 0.0},
+            extra=res.extra if lo == 0 else replace(res.extra, launches=[], resident_upload_seconds=0.0),
         ))
     return halves[0], halves[1]
 
 
-def transfer_seconds(*extras: dict) -> float | None:
+def transfer_seconds(*extras: SideFigures) -> float | None:
     """Wall seconds that runs (their backends' ``extra``) spent moving data between host and
     device: the inputs copied up to stay resident, each launch's bases copied up where they were
     not, and each launch's results copied back. ``None`` where no run recorded its copies (the
     CPU, OpenCL, SYCL): unknown, not free."""
-    if not any("resident_upload_seconds" in e for e in extras):
+    uploads = [e.resident_upload_seconds for e in extras if e.resident_upload_seconds is not None]
+    if not uploads:
         return None
-    launches = [lc for e in extras for lc in e.get("launches", ())]
-    return float(sum(e.get("resident_upload_seconds", 0.0) for e in extras)
+    launches = [lc for e in extras for lc in e.launches]
+    return float(sum(uploads)
                  + sum(lc.get("upload_seconds", 0.0) + lc.get("download_seconds", 0.0) for lc in launches))
 
 

@@ -24,6 +24,7 @@ import numpy as np
 from .. import settings
 from ..errors import BackendUnavailable
 from ..paths import kernel_source
+from ..workloads.local_assembly.figures import SideFigures
 from ..workloads.local_assembly.result import SideResult
 from . import clhost, clplan, icd, launch
 from .sides import Choices, Side
@@ -346,7 +347,7 @@ def extend_side(side: Side, protocol: str = DEFAULT_PROTOCOL, team: int = DEFAUL
             options = build_options(clplan.FAST, width, True, use_fp64, int(params.max_walk), params.qual_offset)
             return options, cl.Kernel(program(options, FAST_KERNEL), ENTRY)
 
-        lanes = {"pyopencl": cl.VERSION_TEXT, "team": team, "block_team": block_team, "warp_size": team}
+        lanes = SideFigures(pyopencl=cl.VERSION_TEXT, team=team, block_team=block_team, warp_size=team)
         return clhost.extend_fast(dev, side, choices, (team, block_team), fast, lanes)
     if protocol == "matchany" and team > 64:
         raise ValueError(f"protocol matchany keeps a 64-bit lane mask: team {team} must be at most 64")
@@ -356,7 +357,7 @@ def extend_side(side: Side, protocol: str = DEFAULT_PROTOCOL, team: int = DEFAUL
         return options, cl.Kernel(program(options), ENTRY), team
 
     return clhost.extend_bins(dev, side, choices, build,
-                              lambda width: ({"pyopencl": cl.VERSION_TEXT, "team": width, "warp_size": width},
+                              lambda width: (SideFigures(pyopencl=cl.VERSION_TEXT, team=width, warp_size=width),
                                              (1, width)))
 
 

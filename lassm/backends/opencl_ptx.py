@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..workloads.local_assembly.figures import SideFigures
 from ..workloads.local_assembly.result import SideResult
 from . import clhost, clplan, opencl
 from .sides import Choices, Side
@@ -182,14 +183,14 @@ def extend_side(side: Side, protocol: str = DEFAULT_PROTOCOL, team: int = DEFAUL
     side = replace(side, run_mask=np.ascontiguousarray(side.run_mask, dtype=np.bool_))
     choices = Choices(protocol, max_bytes)
     team, block_team = int(team), int(block_team)
-    versions = {"pyopencl": opencl.cl.VERSION_TEXT, "cupy": cupy.__version__}
+    versions = SideFigures(pyopencl=opencl.cl.VERSION_TEXT, cupy=cupy.__version__)
     if protocol == clplan.FAST:
         def fast(width: int, use_fp64: bool):
             options = opencl.build_options(clplan.FAST, width, True, use_fp64, int(params.max_walk),
                                            params.qual_offset)
             return options, _function(options, opencl.FAST_KERNEL)
 
-        lanes = {**versions, "team": team, "block_team": block_team, "warp_size": team}
+        lanes = replace(versions, team=team, block_team=block_team, warp_size=team)
         return clhost.extend_fast(rt, side, choices, (team, block_team), fast, lanes)
     clplan.check_inputs(given.ctg_seqs, given.ctg_off, given.depths, given.reads, given.run_mask, protocol)
     if not 1 <= team <= 1024:
@@ -200,7 +201,7 @@ def extend_side(side: Side, protocol: str = DEFAULT_PROTOCOL, team: int = DEFAUL
         return options, _function(options), team
 
     return clhost.extend_bins(rt, side, choices, build,
-                              lambda width: ({**versions, "team": width, "warp_size": width}, (1, width)))
+                              lambda width: (replace(versions, team=width, warp_size=width), (1, width)))
 
 
 #: Whether a protocol walks both sides at once (``fast``, as on the opencl backend), and the call that does.

@@ -31,6 +31,7 @@ import numpy as np
 from .. import settings
 from ..errors import BackendUnavailable
 from ..paths import kernel_source
+from ..workloads.local_assembly.figures import SideFigures
 from ..workloads.local_assembly.result import SideResult
 from . import clhost, clplan, icd, launch
 from .sides import Choices, Side
@@ -308,7 +309,7 @@ def extend_side(side: Side, protocol: str = DEFAULT_PROTOCOL, subgroup: int | No
             options = build_options(clplan.FAST, lanes, True, use_fp64, int(params.max_walk), params.qual_offset)
             return options, program(options, FAST_KERNEL).get_sycl_kernel(ENTRY)
 
-        lanes = {"dpctl": dpctl.__version__, "subgroup": width, "warp_size": width, "block_subgroups": 1}
+        lanes = SideFigures(dpctl=dpctl.__version__, subgroup=width, warp_size=width, block_subgroups=1)
         return clhost.extend_fast(dev, side, choices, (width, None), fast, lanes)
 
     def build(key64: bool, use_fp64: bool):
@@ -317,8 +318,8 @@ def extend_side(side: Side, protocol: str = DEFAULT_PROTOCOL, subgroup: int | No
         return options, kernel, int(subgroup) if subgroup else int(kernel.max_sub_group_size)
 
     return clhost.extend_bins(dev, side, choices, build,
-                              lambda width: ({"dpctl": dpctl.__version__, "subgroup": width, "warp_size": width,
-                                              "block_subgroups": blocks}, (blocks, width)))
+                              lambda width: (SideFigures(dpctl=dpctl.__version__, subgroup=width, warp_size=width,
+                                                          block_subgroups=blocks), (blocks, width)))
 
 
 #: Whether a protocol walks both sides at once (``fast``), and the call that does.

@@ -156,7 +156,7 @@ def _row(proto: str, s: Setting, loaded: dict, oracle: dict, repeat: int, say: C
         equal = not ext.compare(oracle[name])
         times = [extend(ds, Params(k=k), backend="cuda", protocol=proto).kernel_seconds for _ in range(repeat)]
         row["ms"][name], row["equal"][name] = statistics.median(times) * 1e3, equal
-        scaled = any(launch.get("max_registers") for launch in ext.right.extra.get("launches", []))
+        scaled = any(launch.get("max_registers") for launch in ext.right.extra.launches)
         cells.append(f"{name} {row['ms'][name]:7.2f} ms{' (capped)' if scaled else ''}{'' if equal else ' DIFFERS'}")
     say("  ".join(cells))
     return row

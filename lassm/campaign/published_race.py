@@ -57,7 +57,7 @@ def measure(names: list[str], protocols: list[str], runs: int, machine: str, bac
             for build, published in (("published", True), ("fixed", False)):
                 for run in range(runs):
                     ext = extend(ds, params, backend=backend, protocol=protocol, as_published=published)
-                    device = ext.right.extra.get("device", "")
+                    device = ext.right.extra.device or ""
                     rows.append({"machine": machine, "device": device, "dataset": name, "k": k, "protocol": protocol,
                                  "build": build, "run": run, "contig_ends": ends, "wrong_ends": wrong_ends(ext, oracle),
                                  "kernel_seconds": ext.kernel_seconds, "git_sha": sha})

@@ -37,13 +37,15 @@ def rows(align: Callable, pairs: Pairs, name: str, scoring: Scoring, *, layouts:
         seconds = []
         for _ in range(repeats):
             res = align(pairs, scoring, lanes=lanes)
-            seconds.append(float(res.extra["kernel_seconds"]))
+            assert res.extra.kernel_seconds is not None  # a GPU backend times its kernels
+            seconds.append(float(res.extra.kernel_seconds))
             if res.differences(first):
                 raise RuntimeError(f"{name} X={scoring.xdrop} lanes={lanes}: two runs of one layout differ")
         if reference is None:
             reference = first
         kernel = statistics.median(seconds)
-        cells = int(first.extra["cells"])
+        assert first.extra.cells is not None  # every GPU backend counts its cells
+        cells = int(first.extra.cells)
         out.append({**(context or {}), "dataset": name, "n_pairs": pairs.n_pairs, "xdrop": scoring.xdrop,
                     "lanes": lanes, "planned": lanes == plan.lanes_for(scoring.xdrop), "kernel_seconds": kernel,
                     "repeats": repeats, "cells": cells, "gcups": rec.gcups(cells, kernel),

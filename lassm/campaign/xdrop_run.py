@@ -47,7 +47,7 @@ def _device(backend: str, result) -> tuple[str, str]:
             driver = str(la.get("opencl")._device().device.driver_version)
     except Exception:  # a missing driver string is no reason to lose a measurement
         driver = ""
-    return str(result.extra.get("device", "")), driver
+    return str(result.extra.device or ""), driver
 
 
 def warm_up(plan: XdropPlan, backends: tuple[str, ...], scoring: Scoring) -> tuple[str, ...]:
@@ -108,18 +108,19 @@ def run_group(plan: XdropPlan, pairs, dataset: str, xdrop: int, *, stamp: Stamp,
         timings[b] = rec.time_backend(registry.get(b).align, pairs, scoring, threads=plan.threads,
                                       repeats=plan.cpu_repeats if cpu_side else plan.repeats,
                                       warmup=0 if cpu_side else plan.warmup)
-    cells = oracle.extra["cells"] if checked == pairs.n_pairs else next(
-        (t.result.extra["cells"] for t in timings.values() if "cells" in t.result.extra), None)
+    cells = oracle.extra.cells if checked == pairs.n_pairs else next(
+        (t.result.extra.cells for t in timings.values() if t.result.extra.cells is not None), None)
     rows = []
     for b in backends:
         t = timings[b]
         same = t.agree and not oracle.differences(rec.head_result(t.result, checked))
         device, driver = _device(b, t.result)
         seconds = t.median_seconds
+        threads = t.result.extra.threads if t.result.extra.threads is not None else plan.threads
         rows.append({
             "machine": stamp.machine, "device": device, "driver": driver, "kernel": rec.KERNEL, "dataset": dataset,
             "n_pairs": pairs.n_pairs, "bases": rec.bases(pairs), "xdrop": xdrop, "scoring": rec.scoring_label(scoring),
-            "backend": b, "threads": (t.result.extra.get("threads", plan.threads) if b in CPU_BACKENDS else None),
+            "backend": b, "threads": threads if b in CPU_BACKENDS else None,
             "seconds": seconds, "wall_seconds": t.median_wall,
             "repeats": len(t.seconds), "cells": cells, "gcups": rec.gcups(cells, seconds) if cells else None,
             "matches_oracle": same, "git_sha": stamp.sha, "command": stamp.command, "checked_pairs": checked,

@@ -127,9 +127,10 @@ def _cmd_align(args: argparse.Namespace) -> int:
     write_alignments(result, args.out, input_name=pairs.name)
     stderr.line(f"aligned {pairs.n_pairs} pairs with {args.backend} at X = {scoring.xdrop} "
          f"in {result.wall_seconds:.3f} s -> {args.out}")
-    if "gcups" in result.extra:  # the GPU backends: LOGAN's cells computed per second of kernel time
-        stderr.line(f"{result.extra['cells']} cells in {result.extra['kernel_seconds']:.6f} s of kernel time on "
-             f"{result.extra['device']}: {result.extra['gcups']:.3f} GCUPS")
+    figures = result.extra
+    if figures.gcups is not None:  # the GPU backends: LOGAN's cells computed per second of kernel time
+        stderr.line(f"{figures.cells} cells in {figures.kernel_seconds:.6f} s of kernel time on "
+             f"{figures.device}: {figures.gcups:.3f} GCUPS")
     if reference is None:
         return 0
     diffs = reference.align(pairs, scoring, threads=args.threads).differences(result)

@@ -129,7 +129,7 @@ def gpu_bench(dataset_names: list[str], backend: str = "cuda", protocols: list[s
                 "speedup_vs_cpu": cpu_s / med, "contig_ends_per_s": ends / med,
                 "insertions_per_s": work["insertions_all_k"] / med,
                 "start_insertions_per_s": work["start_insertions"] / med,
-                "launch_seconds": [lc["seconds"] for res in (ext.right, ext.left) for lc in res.extra.get("launches", [])],
+                "launch_seconds": [lc["seconds"] for res in (ext.right, ext.left) for lc in res.extra.launches],
                 "options": {key: val for key, val in options.items() if isinstance(val, (int, float, str))},
                 "benchmark": True,
             }

@@ -24,7 +24,7 @@ import shutil
 import subprocess
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
@@ -41,6 +41,7 @@ from .shard_plan import check_cover as _check_cover, plan_balance, plan_shards
 from ..workloads.local_assembly.config import Params
 from ..workloads.local_assembly.dataset import Dataset
 from ..errors import LassmError
+from ..workloads.local_assembly.figures import ShardedRun, SideFigures
 from ..workloads.local_assembly.result import Extension, SideResult
 from ..workloads.local_assembly.stream import ShardFolder
 
@@ -305,8 +306,8 @@ def extend_sharded(ds: Dataset, params: Params, backend: str, client: Any, shard
     (``params``, ``backend``, ``options`` as there).
 
     Returns an Extension whose ``kernel_seconds`` is the critical path (the largest shard's kernel
-    time); ``right.extra`` holds ``kernel_seconds_sum``, per-shard figures, ``gpus`` and the plan's
-    balance."""
+    time); ``right.extra.sharded`` holds ``kernel_seconds_sum``, per-shard figures, ``gpus`` and
+    the plan's balance (:class:`~lassm.workloads.local_assembly.figures.ShardedRun`)."""
     source, retries, fail_marker = sharding.source, sharding.retries, sharding.fail_marker
     t0 = time.perf_counter()
     workers, plan = workers_and_plan(ds, client, sharding.shards, sharding.workers, plan_shards)
@@ -325,8 +326,9 @@ def extend_sharded(ds: Dataset, params: Params, backend: str, client: Any, shard
     parts = sorted(client.gather(futures), key=lambda p: p["number"])
     t_gather = time.perf_counter()
     ext = merge(ds, plan, parts, backend, params)
-    ext.right.extra.update(plan_balance(ds, plan), plan_seconds=t_plan - t0, compute_wall_seconds=t_gather - t_plan,
-                           merge_seconds=time.perf_counter() - t_gather)
+    ext.right.extra = replace(ext.right.extra, sharded=replace(
+        ext.right.extra.sharded_figures(), **plan_balance(ds, plan), plan_seconds=t_plan - t0,
+        compute_wall_seconds=t_gather - t_plan, merge_seconds=time.perf_counter() - t_gather))
     ext.wall_seconds = time.perf_counter() - t0
     return ext
 
@@ -342,13 +344,12 @@ def merge(ds: Dataset, plan: Sequence[np.ndarray], parts: Sequence[dict], backen
     # kernel_seconds of the merged run: the critical path (shards run side by side).
     right.kernel_seconds, left.kernel_seconds = sums[crit] if sums else (0.0, 0.0)
     for side, key in ((right, "right"), (left, "left")):
-        extra = {key2: val for key2, val in (parts[0][key].extra if parts else {}).items() if key2 != "launches"}
-        extra["launches"] = [dict(launch, shard=int(p["number"])) for p in parts
-                             for launch in p[key].extra.get("launches", [])]
-        extra["mem_high_water_bytes"] = max([int(p[key].extra.get("mem_high_water_bytes", 0)) for p in parts] or [0])
-        side.extra = extra
+        side.extra = replace(
+            parts[0][key].extra if parts else SideFigures(),
+            launches=[dict(launch, shard=int(p["number"])) for p in parts for launch in p[key].extra.launches],
+            mem_high_water_bytes=max([int(p[key].extra.mem_high_water_bytes or 0) for p in parts] or [0]))
     places = sorted({(p["host"], p["gpu"]) for p in parts})
-    right.extra.update(
+    right.extra = replace(right.extra, sharded=ShardedRun(
         shards=len(plan), kernel_seconds_max_shard=float(max(totals, default=0.0)),
         kernel_seconds_sum=float(sum(totals)), shard_kernel_seconds=totals,
         shard_wall_seconds=[float(p["wall_seconds"]) for p in parts],
@@ -357,7 +358,7 @@ def merge(ds: Dataset, plan: Sequence[np.ndarray], parts: Sequence[dict], backen
         shard_transfer_seconds=[p.get("transfer_seconds") for p in parts],
         shard_places=[f"{p['host']}:{p['gpu'] or p['pid']}" for p in parts],
         gpus=len(places) if backend != "cpu" else 0, workers=len({(p["host"], p["pid"]) for p in parts}),
-        **summarize(parts))
+        **summarize(parts)))
     return Extension(ds, right=right, left=left, backend=backend, params=params.as_dict())
 
 

@@ -15,12 +15,14 @@ from __future__ import annotations
 import re
 import resource
 import time
+from dataclasses import replace
 from typing import Any, Sequence
 
 import numpy as np
 
 from .. import settings
 from ..workloads.local_assembly.dataset import Dataset
+from ..workloads.local_assembly.figures import SideFigures
 
 #: The cap on a shard's extension, in bytes, on every worker that sees it.
 ENV = "LASSM_WORKER_MEMORY_BYTES"
@@ -142,9 +144,9 @@ def cut(a: int, b: int, count: int) -> list[tuple[int, int]]:
     return [(int(lo), int(hi)) for lo, hi in zip(edges[:-1], edges[1:])]
 
 
-def device_peak(*extras: dict) -> int | None:
+def device_peak(*extras: SideFigures) -> int | None:
     """The backend's device high-water over the figures ``extras`` (None where none reports one)."""
-    marks = [int(e["mem_high_water_bytes"]) for e in extras if e.get("mem_high_water_bytes") is not None]
+    marks = [int(e.mem_high_water_bytes) for e in extras if e.mem_high_water_bytes is not None]
     return max(marks) if marks else None
 
 
@@ -156,18 +158,16 @@ def figures(source: str, data_bytes: int, need: int, cap: int | None, why: str, 
             "device_high_water_bytes": device}
 
 
-def joined_extra(extras: Sequence[dict]) -> dict:
+def joined_extra(extras: Sequence[SideFigures]) -> SideFigures:
     """A side's backend figures over the pieces of a shard: the first piece's, with every piece's
-    launches and the device high-water over all of them."""
-    out = dict(extras[0]) if extras else {}
-    if len(extras) > 1:
-        out["launches"] = [launch for e in extras for launch in e.get("launches", [])]
-        if any("resident_upload_seconds" in e for e in extras):
-            out["resident_upload_seconds"] = sum(e.get("resident_upload_seconds", 0.0) for e in extras)
-        peak = device_peak(*extras)
-        if peak is not None:
-            out["mem_high_water_bytes"] = peak
-    return out
+    launches, their resident uploads summed and the device high-water over all of them."""
+    if len(extras) <= 1:
+        return extras[0] if extras else SideFigures()
+    uploads = [e.resident_upload_seconds for e in extras if e.resident_upload_seconds is not None]
+    peak = device_peak(*extras)
+    return replace(extras[0], launches=[launch for e in extras for launch in e.launches],
+                   resident_upload_seconds=sum(uploads) if uploads else extras[0].resident_upload_seconds,
+                   mem_high_water_bytes=peak if peak is not None else extras[0].mem_high_water_bytes)
 
 
 def extend_within(data: Dataset, params: Any, backend: str, options: dict,

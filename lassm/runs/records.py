@@ -106,7 +106,7 @@ def default_machine(ext: Extension | None = None) -> str:
     name for GPU runs, else of the CPU model."""
     if (name := paths.env_machine()):
         return name
-    device = (ext.right.extra.get("device") if ext is not None else None) or ""
+    device = (ext.right.extra.device if ext is not None else None) or ""
     return place(slug(device) if device else slug("cpu " + cpu_model()))
 
 
@@ -141,11 +141,11 @@ def summarize(ext: Extension, dataset: str, matches_cpu: bool | None, command: s
     summary = {
         "kernel": KERNEL,
         "machine": machine,
-        "device": info.get("device") or cpu_model(),
-        "driver": info.get("driver", ""),
+        "device": info.device or cpu_model(),
+        "driver": info.driver if info.driver is not None else "",
         "backend": ext.backend,
-        "protocol": info.get("protocol", "none"),
-        "warp_size": int(info.get("warp_size", 1)),
+        "protocol": info.protocol if info.protocol is not None else "none",
+        "warp_size": int(info.warp_size if info.warp_size is not None else 1),
         "dataset": dataset,
         "k": int(ext.params["k"]),
         "params": ext.params,
@@ -155,15 +155,15 @@ def summarize(ext: Extension, dataset: str, matches_cpu: bool | None, command: s
         **{key: val for key, val in work.items() if key != "start_insertions"},
         "kernel_seconds": float(ext.kernel_seconds),
         "wall_seconds": float(ext.wall_seconds),
-        "launches": len(info.get("launches", [])) + len(ext.left.extra.get("launches", [])),
-        "mem_high_water_bytes": int(max(info.get("mem_high_water_bytes", 0), ext.left.extra.get("mem_high_water_bytes", 0))),
+        "launches": len(info.launches) + len(ext.left.extra.launches),
+        "mem_high_water_bytes": int(max(info.mem_high_water_bytes or 0, ext.left.extra.mem_high_water_bytes or 0)),
         "matches_cpu": matches_cpu,
         "output_sha256": digest or output_digest(ext),
         "git_sha": git_sha(),
-        "versions": {**versions(), **info.get("versions", {})},
+        "versions": versions(),
         "command": command,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "gpus": int(info.get("gpus", 1 if ext.backend != "cpu" else 0)),
+        "gpus": int(info.sharded.gpus if info.sharded is not None else 1 if ext.backend != "cpu" else 0),
         "device_kind": device_kind(ext.backend),
         "host": host.fingerprint(),
     }
@@ -178,7 +178,7 @@ def _write_tables(folder: Path, ext: Extension, with_ends: bool = True) -> None:
     """``ends.parquet`` (and ``launches.parquet``); plain TSV where pyarrow is absent (a bare GPU node)."""
     cols = ext.ends_columns() if with_ends else {}
     launches = [{"side": side, **launch} for side, res in (("right", ext.right), ("left", ext.left))
-                for launch in res.extra.get("launches", [])]
+                for launch in res.extra.launches]
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq

@@ -14,7 +14,7 @@ import os
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -26,7 +26,7 @@ from ..errors import LassmError
 from ..backends.launch import transfer_seconds
 from ..workloads.local_assembly.config import Params
 from ..workloads.local_assembly.dataset import Dataset
-from ..workloads.local_assembly.result import FIELDS, SIDES, Extension, SideResult
+from ..workloads.local_assembly.result import FIELDS, SIDES, Extension, SideFigures, SideResult
 from ..workloads.local_assembly.stream import ShardFolder, in_row_groups, is_shard_folder, range_bounds, within_files
 from .dask_settings import sharing, take_share
 from .memory import MEMORY_KEYS
@@ -173,7 +173,7 @@ def _part_task(job: PartJob, number: int, bounds: tuple[int, int], data: Dataset
     files: dict[str, list[Path]] = {kind: [] for kind in kinds}
     fields: list[dict] = []
     work: dict[str, int] = {}
-    kernel, timing, extras = [0.0, 0.0], {"prep": time.perf_counter() - t0, "wall": 0.0}, {s: list[dict]() for s in SIDES}
+    kernel, timing, extras = [0.0, 0.0], {"prep": time.perf_counter() - t0, "wall": 0.0}, {s: list[SideFigures]() for s in SIDES}
     out_tmp = Path(tempfile.mkstemp(prefix=f".{part_name('out', number)}.", suffix=".tmp", dir=out_dir)[1])
     try:
         with open(out_tmp, "wb") as out_fh, ThreadPoolExecutor(1) as reader:
@@ -406,7 +406,7 @@ def _fields_extension(ds: Dataset, params: Params, backend: str, parts: Sequence
 
 
 def _part_stats(ds: Dataset | ShardFolder, plan: Sequence[np.ndarray], parts: Sequence[dict], backend: str) -> dict:
-    """The figures of a run written by its workers: what :func:`merge` puts in ``right.extra``, from small results.
+    """The figures of a run written by its workers, from small results: what :func:`merge` puts in ``right.extra``.
 
     The plan's balance is :func:`plan_balance`'s for a dataset, :func:`range_balance`'s (from the
     saved weights: read and contig bases) for a shard folder, which holds no reads here."""
@@ -418,7 +418,7 @@ def _part_stats(ds: Dataset | ShardFolder, plan: Sequence[np.ndarray], parts: Se
     for p in parts:
         for key, val in p["work"].items():
             work[key] = work.get(key, 0) + int(val)
-    launches = sum(len(p[f"{side}_extra"].get("launches", [])) for p in parts for side in SIDES)
+    launches = sum(len(p[f"{side}_extra"].launches) for p in parts for side in SIDES)
     places = sorted({(p["host"], p["gpu"]) for p in parts})
     return {
         "contigs": int(ds.n_contigs), "backend": backend, "shards": len(plan),
@@ -434,7 +434,7 @@ def _part_stats(ds: Dataset | ShardFolder, plan: Sequence[np.ndarray], parts: Se
         "shard_places": [f"{p['host']}:{p['gpu'] or p['pid']}" for p in parts],
         "gpus": len(places) if backend != "cpu" else 0, "workers": len({(p["host"], p["pid"]) for p in parts}),
         "launches": launches, **work,
-        "mem_high_water_bytes": max([int(p[f"{side}_extra"].get("mem_high_water_bytes", 0))
+        "mem_high_water_bytes": max([int(p[f"{side}_extra"].mem_high_water_bytes or 0)
                                      for p in parts for side in SIDES] or [0]),
         **memory.summarize(parts),
     }
@@ -453,13 +453,13 @@ def _written_by_parent(ds: Dataset, params: Params, backend: str, client: Any, o
     if ends is not None:
         formats.write_ends(ext, ends)
     t_ends = time.perf_counter()
-    info = ext.right.extra
+    run = asdict(ext.right.extra.sharded_figures()) | {"mem_high_water_bytes": ext.right.extra.mem_high_water_bytes}
     keep = ("shards", "kernel_seconds_max_shard", "kernel_seconds_sum", "shard_kernel_seconds", "shard_wall_seconds",
             "shard_prep_seconds", "shard_places", "gpus", "workers", "mem_high_water_bytes", "plan_seconds", *MEMORY_KEYS,
             "shard_work", "max_over_mean", "bound", "shard_contigs")
-    return {"contigs": int(ds.n_contigs), "backend": backend, **{key: info[key] for key in keep if key in info},
+    return {"contigs": int(ds.n_contigs), "backend": backend, **{key: run[key] for key in keep},
             "kernel_seconds": float(ext.kernel_seconds), **work_counts(ext),
-            "launches": len(info.get("launches", [])) + len(ext.left.extra.get("launches", [])),
-            "compute_wall_seconds": t_merged - t0 - info.get("plan_seconds", 0.0), "concat_seconds": t_out - t_merged,
+            "launches": len(ext.right.extra.launches) + len(ext.left.extra.launches),
+            "compute_wall_seconds": t_merged - t0 - (run["plan_seconds"] or 0.0), "concat_seconds": t_out - t_merged,
             "ends_seconds": t_ends - t_out, "out": str(out), "ends": None if ends is None else str(ends),
             "out_bytes": written(out).stat().st_size, "wall_seconds": time.perf_counter() - t0, "written_by": "parent"}

@@ -137,10 +137,11 @@ def _measure(name: str, n_gpu: int, gpu_counts: list[int], repeat: int, protocol
                 formats.write_extended(ext, sharded_out)
                 writes.append(time.perf_counter() - t0)
                 walls.append(ext.wall_seconds)
-                crit.append(ext.right.extra["kernel_seconds_max_shard"])
-                kernels.append(ext.right.extra["kernel_seconds_sum"])
+                run = ext.right.extra.sharded_figures()
+                crit.append(run.kernel_seconds_max_shard)
+                kernels.append(run.kernel_seconds_sum)
                 for key, runs in phases.items():
-                    runs.append(ext.right.extra[key])
+                    runs.append(getattr(run, key))
             # The path of `lassm extend DIR --cluster`: the parent plans from the shard folder's weights,
             # each worker reads its range, extends it and writes its block of the output, this process
             # joins the parts; timed whole, the file included.
@@ -178,11 +179,12 @@ def _measure(name: str, n_gpu: int, gpu_counts: list[int], repeat: int, protocol
                                                              "shard_kernel_seconds", "shard_transfer_seconds",
                                                              "shard_threads", "shard_read_pieces")},
                 "files_input": "shard folder",
-                **{key: ext.right.extra.get(key) for key in MEMORY_KEYS},
+                **{key: getattr(ext.right.extra.sharded_figures(), key) for key in MEMORY_KEYS},
                 **{f"files_{key}": files[-1].get(key) for key in MEMORY_KEYS},
-                **{key: ext.right.extra[key] for key in ("shard_work", "max_over_mean", "bound", "shard_contigs",
-                                                       "shard_kernel_seconds", "shard_wall_seconds", "shard_prep_seconds",
-                                                       "shard_pack_seconds", "shard_transfer_seconds", "shard_places")},
+                **{key: getattr(ext.right.extra.sharded_figures(), key)
+                   for key in ("shard_work", "max_over_mean", "bound", "shard_contigs", "shard_kernel_seconds",
+                               "shard_wall_seconds", "shard_prep_seconds", "shard_pack_seconds",
+                               "shard_transfer_seconds", "shard_places")},
             }
             if diffs:
                 extra["cpu_differences"] = diffs

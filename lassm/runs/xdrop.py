@@ -15,7 +15,7 @@ from pathlib import Path
 from .. import paths
 from ..workloads.xdrop.config import Scoring
 from ..workloads.xdrop.pairs import Pairs
-from ..workloads.xdrop.result import Alignments
+from ..workloads.xdrop.result import Alignments, XdropFigures
 from .tables import read_rows, recorded, upsert, write_rows  # noqa: F401  (this module's tables' API)
 
 #: The folder of a machine's X-drop tables, under its results folder.
@@ -72,16 +72,16 @@ def layout_name(lanes: int) -> str:
     return BLOCK if not int(lanes) else f"lanes-{int(lanes)}"
 
 
-def layout_of(backend: str, extra: dict) -> str:
+def layout_of(backend: str, extra: XdropFigures) -> str:
     """The layout a backend reports it launched: its own ``layout``, else its ``lanes`` (the CUDA
     backend's; a GPU backend without them runs the block layout), ``scalar`` on the CPU."""
-    if "layout" in extra:
-        return str(extra["layout"])
+    if extra.layout is not None:
+        return str(extra.layout)
     if backend in CPU_SIDE:
         return SCALAR
-    if int(extra.get("shared_stride") or 0) and not int(extra.get("lanes") or 0):
+    if int(extra.shared_stride or 0) and not int(extra.lanes or 0):
         return WIDE_BLOCK
-    return layout_name(int(extra.get("lanes") or 0))
+    return layout_name(int(extra.lanes or 0))
 
 
 def planned_layout(backend: str, xdrop: int, plan_name: str | None = None) -> str:
@@ -142,7 +142,8 @@ class Timing:
 
 def compute_seconds(result: Alignments) -> float:
     """A result's compute time: the kernels' device time for a GPU backend, else the backend's own timer."""
-    return float(result.extra.get("kernel_seconds", result.wall_seconds))
+    seconds = result.extra.kernel_seconds
+    return float(seconds if seconds is not None else result.wall_seconds)
 
 
 def time_backend(align, pairs: Pairs, scoring: Scoring, *, threads: int | None = None, repeats: int = 1,

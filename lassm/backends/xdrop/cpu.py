@@ -22,7 +22,7 @@ from numba import njit, prange
 
 from ...workloads.xdrop.config import Scoring
 from ...workloads.xdrop.pairs import Pairs, seed_scores
-from ...workloads.xdrop.result import Alignments
+from ...workloads.xdrop.result import Alignments, XdropFigures
 from ..threads import choose_layer
 
 choose_layer()  # OpenMP, whichever library loaded libtbb first (lassm.backends.threads)
@@ -198,7 +198,7 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None) -> Alignme
     return Alignments(score_left=_to_int32(left), score_right=_to_int32(right), begin_h=ends[0], begin_v=ends[1],
                       end_h=ends[2], end_v=ends[3],
                       seed_score=seed_scores(pairs, scoring.match, scoring.mismatch),
-                      scoring=scoring, backend="cpu", wall_seconds=wall, extra={"cells": int(cells.sum())})
+                      scoring=scoring, backend="cpu", wall_seconds=wall, extra=XdropFigures(cells=int(cells.sum())))
 
 
 def _to_int32(scores: np.ndarray) -> np.ndarray:

@@ -18,7 +18,7 @@ import numpy as np
 from ...paths import kernel_source
 from ...workloads.xdrop.config import Scoring
 from ...workloads.xdrop.pairs import Pairs
-from ...workloads.xdrop.result import Alignments
+from ...workloads.xdrop.result import Alignments, XdropFigures
 from .. import cuda as cu
 from . import plan
 
@@ -203,6 +203,5 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int
     wall = time.perf_counter() - start_wall
     device = cu.driver_info()["device"] if cu.is_driver(cupy) else cu.device_name()
     return plan.assemble(pairs, scoring, out, "cuda", wall, kernel_seconds,
-                         {"device": device, "launches": len(ranges),
-                          "group": LANES_BLOCK if lanes else group, "lanes": lanes, "plan": chosen,
-                          "shared_stride": stride})
+                         XdropFigures(device=device, launches=len(ranges), group=LANES_BLOCK if lanes else group,
+                                      lanes=lanes, plan=chosen, shared_stride=stride))

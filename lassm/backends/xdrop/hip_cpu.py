@@ -20,7 +20,7 @@ import numpy as np
 
 from ...workloads.xdrop.config import Scoring
 from ...workloads.xdrop.pairs import Pairs
-from ...workloads.xdrop.result import Alignments
+from ...workloads.xdrop.result import Alignments, XdropFigures
 from .. import hip_cpu_build
 from ..hip_cpu import WAVEFRONT, launch_timeout
 from . import plan
@@ -119,6 +119,7 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int
         kernel_seconds += said["seconds"]
     wall = time.perf_counter() - start
     return plan.assemble(pairs, scoring, out, "hip-cpu", wall, kernel_seconds,
-                         {"device": f"HIP-CPU (wavefront {WAVEFRONT})", "launches": len(ranges), "group": int(group),
-                          "hip_cpu": hip_cpu_build.HIP_CPU.label, "timer": "driver wall clock", "plan": chosen,
-                          "warp": int(warp) if wide else 0, "shared_stride": stride})
+                         XdropFigures(device=f"HIP-CPU (wavefront {WAVEFRONT})", launches=len(ranges),
+                                      group=int(group), hip_cpu=hip_cpu_build.HIP_CPU.label,
+                                      timer="driver wall clock", plan=chosen, warp=int(warp) if wide else 0,
+                                      shared_stride=stride))

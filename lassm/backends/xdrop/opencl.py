@@ -12,7 +12,7 @@ import time
 from ...errors import BackendUnavailable
 from ...workloads.xdrop.config import Scoring
 from ...workloads.xdrop.pairs import Pairs
-from ...workloads.xdrop.result import Alignments
+from ...workloads.xdrop.result import Alignments, XdropFigures
 from .. import opencl as ocl
 from . import plan
 
@@ -103,4 +103,4 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None, group: int
             getattr(out, name)[lo:hi] = getattr(res, name)
     wall = time.perf_counter() - start
     return plan.assemble(pairs, scoring, out, "opencl", wall, kernel_seconds,
-                         {"device": dev.name, "launches": len(ranges), "group": group})
+                         XdropFigures(device=dev.name, launches=len(ranges), group=group))

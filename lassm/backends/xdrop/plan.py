@@ -12,13 +12,13 @@ anti-diagonals) per second of kernel device time, transfers and build excluded.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ...workloads.xdrop.config import Scoring
 from ...workloads.xdrop.pairs import Pairs, seed_scores
-from ...workloads.xdrop.result import Alignments
+from ...workloads.xdrop.result import Alignments, XdropFigures
 
 LEFT, RIGHT = 0, 1
 #: The steps every X-drop kernel shares (``#include "xdrop_steps.h"``), CUDA's and OpenCL's alike.
@@ -253,7 +253,7 @@ def gcups(cells: int, seconds: float) -> float:
 
 
 def assemble(pairs: Pairs, scoring: Scoring, out: Outputs, backend: str, wall: float, kernel_seconds: float,
-             extra: dict) -> Alignments:
+             extra: XdropFigures) -> Alignments:
     """The extended seeds from the tasks' outputs (begin = seed start - left extension, end = seed end
     + right extension); raises RuntimeError when a kernel reported a status other than ok."""
     bad = np.flatnonzero(out.status != 0)
@@ -264,7 +264,7 @@ def assemble(pairs: Pairs, scoring: Scoring, out: Outputs, backend: str, wall: f
     n = pairs.n_pairs
     col, row = out.ext_col.astype(np.int64), out.ext_row.astype(np.int64)
     cells = int(out.cells.sum())
-    info = {**extra, "cells": cells, "kernel_seconds": kernel_seconds, "gcups": gcups(cells, kernel_seconds)}
+    info = replace(extra, cells=cells, kernel_seconds=kernel_seconds, gcups=gcups(cells, kernel_seconds))
     return Alignments(score_left=out.score[:n].copy(), score_right=out.score[n:].copy(),
                       begin_h=pairs.pos_h - row[:n], begin_v=pairs.pos_v - col[:n],
                       end_h=pairs.pos_h + pairs.seed_len + row[n:], end_v=pairs.pos_v + pairs.seed_len + col[n:],

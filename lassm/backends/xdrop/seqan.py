@@ -26,7 +26,7 @@ from ...errors import BackendUnavailable
 from ...paths import kernel_source
 from ...workloads.xdrop.config import Scoring
 from ...workloads.xdrop.pairs import Pairs, seed_scores
-from ...workloads.xdrop.result import COLUMNS, Alignments
+from ...workloads.xdrop.result import COLUMNS, Alignments, XdropFigures
 
 SOURCE = "xdrop/seqan/seqan_driver.cpp"
 #: The Debian package that holds SeqAn 2's headers.
@@ -153,4 +153,4 @@ def align(pairs: Pairs, scoring: Scoring, threads: int | None = None) -> Alignme
                       begin_h=cols["begin_h"].copy(), begin_v=cols["begin_v"].copy(), end_h=cols["end_h"].copy(),
                       end_v=cols["end_v"].copy(), seed_score=seed_scores(pairs, scoring.match, scoring.mismatch),
                       scoring=scoring, backend="seqan", wall_seconds=wall,
-                      extra={"driver": exe.name, "threads": workers})
+                      extra=XdropFigures(driver=exe.name, threads=workers))

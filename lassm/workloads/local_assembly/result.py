@@ -14,6 +14,7 @@ import numpy as np
 
 from .dat_bulk import _offsets, extended_blocks
 from .dataset import Dataset, revcomp
+from .figures import SideFigures
 
 #: Termination codes: 0 = no walk was tried.
 TERM_CODES = {0: "-", ord("X"): "X", ord("F"): "F", ord("R"): "R"}
@@ -49,6 +50,7 @@ class SideResult:
     insertions : int64, hash-table insertions (k-mers counted) over all k values.
     start_insertions : int64, insertions at the start k only.
     offsets : int64, ``n_contigs + 1``, only in the ragged layout (None: dense).
+    extra : what the backend reports besides the walks (:class:`~.figures.SideFigures`).
     """
 
     max_walk: int
@@ -61,7 +63,7 @@ class SideResult:
     insertions: np.ndarray
     start_insertions: np.ndarray
     kernel_seconds: float = 0.0
-    extra: dict = field(default_factory=dict)
+    extra: SideFigures = field(default_factory=SideFigures)
     offsets: np.ndarray | None = None
 
     @staticmethod

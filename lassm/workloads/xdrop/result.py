@@ -17,6 +17,48 @@ from .config import Scoring
 COLUMNS = ("score_left", "score_right", "begin_h", "begin_v", "end_h", "end_v")
 
 
+@dataclass(frozen=True)
+class XdropFigures:
+    """What an X-drop backend reports beside its alignments (``None``: not reported by that backend).
+
+    The records (:mod:`lassm.campaign.xdrop_run`, :mod:`lassm.campaign.xdrop_lanes`) and the
+    CLI's summary line read these fields by name.
+    """
+
+    #: Dynamic-programming cells computed over both directions (cpu, cuda, opencl, hip-cpu).
+    cells: int | None = None
+    #: Seconds of kernel time over every launch: CUDA events (cuda), event profiling (opencl), the
+    #: driver's wall clock (hip-cpu).
+    kernel_seconds: float | None = None
+    #: LOGAN's figure: giga cells per second of kernel time (cuda, opencl, hip-cpu).
+    gcups: float | None = None
+    #: The device's name (cuda, opencl, hip-cpu).
+    device: str | None = None
+    #: Kernel launches, as many as the scratch budget cut the tasks into (cuda, opencl, hip-cpu).
+    launches: int | None = None
+    #: Threads per block or work-group (cuda, opencl, hip-cpu).
+    group: int | None = None
+    #: Threads per direction of the lanes kernel, 0 for a block layout (cuda).
+    lanes: int | None = None
+    #: The layout plan's name, ``logan`` or ``warps`` (cuda, hip-cpu).
+    plan: str | None = None
+    #: Shared ints per anti-diagonal of the wide-band block, 0 where it did not run (cuda, hip-cpu).
+    shared_stride: int | None = None
+    #: The wide-band block's warp width, 0 where it did not run (hip-cpu).
+    warp: int | None = None
+    #: The HIP-CPU checkout's label (hip-cpu).
+    hip_cpu: str | None = None
+    #: What timed the launches (hip-cpu: ``driver wall clock``).
+    timer: str | None = None
+    #: The driver program's name (seqan).
+    driver: str | None = None
+    #: CPU threads that aligned (seqan).
+    threads: int | None = None
+    #: A layout the backend names itself, read before ``lanes`` and ``shared_stride`` (no backend
+    #: here sets it; the records derive the layout from those two).
+    layout: str | None = None
+
+
 @dataclass(frozen=True, eq=False)
 class Alignments:
     """Extended seeds, one per pair.
@@ -27,7 +69,7 @@ class Alignments:
     begin_h, begin_v, end_h, end_v : int64, the extended seed (end exclusive).
     seed_score : int64, the seed's own score under the scheme.
     wall_seconds : how long the backend took, the build of its code excluded where it can be.
-    extra : anything else the backend reports.
+    extra : what else the backend reports (:class:`XdropFigures`).
     """
 
     score_left: np.ndarray
@@ -40,7 +82,7 @@ class Alignments:
     scoring: Scoring
     backend: str
     wall_seconds: float = 0.0
-    extra: dict = field(default_factory=dict)
+    extra: XdropFigures = field(default_factory=XdropFigures)
 
     def __post_init__(self) -> None:
         n = len(self.seed_score)
