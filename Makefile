@@ -5,10 +5,10 @@
 #                     then its print view (_build/html/print.html and _build/lassm-book.pdf)
 #   make deps         the Debian packages the tests use, installed where root or sudo allows
 #                     (tools/deps.sh says what it installs; `make test` and `make book` call it)
-#   make slurm        a real one-node Slurm on this machine for tests/test_slurm.py, where root or
+#   make slurm        a real one-node Slurm on this machine for tests/runs/test_slurm.py, where root or
 #                     sudo allows (tools/slurm_single_node.sh; `make test` calls it; left running)
 #   make hip-cpu      ROCm's HIP-CPU runtime at its pinned commit, for the hip-cpu backend and
-#                     tests/test_hip_cpu.py: from LASSM_HIP_CPU (a folder) or the cache, else
+#                     tests/backends/test_hip_cpu.py: from LASSM_HIP_CPU (a folder) or the cache, else
 #                     downloaded into the cache where the network allows (`make test` calls it;
 #                     where it cannot, it says why and those tests skip, naming it; `make book`
 #                     calls it too: on an AMD GPU, lassm run checks hip against hip-cpu first)
@@ -67,7 +67,7 @@ PYTEST_WORKERS ?= auto
 # `lassm run` is the campaign: every dataset, backend and protocol this machine can run, timed,
 # checked against the CPU oracle, then counters, ceilings and metrics; resumable (a second run
 # skips what is recorded). Without a GPU it times each point once after a warm-up, the OpenCL
-# CPU driver skips the x20 scale point and times casptr and fast only (lassm/campaign/plan.py), and
+# CPU driver skips the x20 scale point and times casptr and fast only (lassm/campaign/assembly_plan.py), and
 # X-drop's OpenCL on it runs once per X (lassm/campaign/xdrop_plan.py): `lassm run --dry-run`
 # prints these rules. A fresh clone's `make book` on a 2-core box without a GPU, set-up and book
 # included, took 4 to 5 minutes and about 280 s of CPU there.
@@ -94,7 +94,7 @@ deps:
 
 # Elsewhere (not root, LASSM_NO_DEPS with the packages missing) it says why, and the Slurm tests skip.
 slurm:
-	@bash tools/slurm_single_node.sh start || echo "make slurm: no Slurm here (above: why); tests/test_slurm.py skips or fails, saying so"
+	@bash tools/slurm_single_node.sh start || echo "make slurm: no Slurm here (above: why); tests/runs/test_slurm.py skips or fails, saying so"
 
 # lassm.backends.hip_cpu_build checks the pinned HIP-CPU (SHA-256 of every header the drivers read)
 # and exits 0 whether or not it could have it.

@@ -15,15 +15,15 @@ set -uo pipefail
 # shellcheck source=tools/apt.sh
 source "$(dirname "${BASH_SOURCE[0]}")/apt.sh"
 
-# package: what it enables (book/install.md's table says the same, and tests/test_deps.py checks it).
+# package: what it enables (book/install.md's table says the same, and tests/whole/test_deps.py checks it).
 PACKAGES=(
-    "hipcc:tests/test_hip_compile.py: the CUDA kernel compiled for AMD GPUs"
-    "chromium:tests/test_built_book.py: the built book opened in a browser"
-    "poppler-utils:tests/test_built_book.py: pdftotext, which reads back where the PDF's words lie"
-    "libseqan2-dev:tests/test_xdrop_seqan.py: SeqAn 2, the X-drop oracle's reference (lassm xdrop align --backend seqan)"
-    "libtbb-dev:tests/test_hip_cpu.py: TBB, which ROCm's HIP-CPU runs blocks on (the hip-cpu backend)"
-    "pocl-opencl-icd:tests/test_pocl.py: PoCL, a second OpenCL implementation for the opencl backend (LASSM_OPENCL_DEVICE=pocl)"
-    "pbsim:lassm xdrop real: long reads simulated from a genome (tests/test_xdrop_real.py)"
+    "hipcc:tests/backends/test_hip_compile.py: the CUDA kernel compiled for AMD GPUs"
+    "chromium:tests/book/test_built_book.py: the built book opened in a browser"
+    "poppler-utils:tests/book/test_built_book.py: pdftotext, which reads back where the PDF's words lie"
+    "libseqan2-dev:tests/backends/test_xdrop_seqan.py: SeqAn 2, the X-drop oracle's reference (lassm xdrop align --backend seqan)"
+    "libtbb-dev:tests/backends/test_hip_cpu.py: TBB, which ROCm's HIP-CPU runs blocks on (the hip-cpu backend)"
+    "pocl-opencl-icd:tests/backends/test_pocl.py: PoCL, a second OpenCL implementation for the opencl backend (LASSM_OPENCL_DEVICE=pocl)"
+    "pbsim:lassm xdrop real: long reads simulated from a genome (tests/workloads/test_xdrop_real.py)"
     "megahit:lassm data real: contigs from simulated reads"
     "art-nextgen-simulation-tools:lassm data real: simulated Illumina reads (art_illumina)"
     "minimap2:lassm data real: reads aligned to contigs"
@@ -33,10 +33,10 @@ PACKAGES=(
     "bowtie-examples:lassm data real --preset mock5: genomes of the mock community"
     "kleborate-examples:lassm data real --preset mock5: genomes of the mock community"
     "ragout-examples:lassm data real --preset mock5: genomes of the mock community"
-    "slurmctld:tests/test_slurm.py: a real one-node Slurm (tools/slurm_single_node.sh) for --cluster slurm:..."
-    "slurmd:tests/test_slurm.py: the node's daemon of that Slurm"
-    "munge:tests/test_slurm.py: Slurm's authentication"
-    "slurm-client:tests/test_slurm.py: sbatch, squeue, scancel and scontrol"
+    "slurmctld:tests/runs/test_slurm.py: a real one-node Slurm (tools/slurm_single_node.sh) for --cluster slurm:..."
+    "slurmd:tests/runs/test_slurm.py: the node's daemon of that Slurm"
+    "munge:tests/runs/test_slurm.py: Slurm's authentication"
+    "slurm-client:tests/runs/test_slurm.py: sbatch, squeue, scancel and scontrol"
 )
 
 names() { local p; for p in "${PACKAGES[@]}"; do printf '%s\n' "${p%%:*}"; done; }

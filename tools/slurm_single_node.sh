@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# A real Slurm on this one machine, for the tests of `--cluster slurm:...` (tests/test_slurm.py):
+# A real Slurm on this one machine, for the tests of `--cluster slurm:...` (tests/runs/test_slurm.py):
 # Debian's slurmctld, slurmd and munge, one node (this host, its CPUs and memory as `slurmd -C`
 # reports them), one partition, no cgroups (ProctrackType=proctrack/linuxproc, TaskPlugin=task/none),
 # SelectType=select/cons_tres. Two GPUs of GRES are declared whose device files are links to

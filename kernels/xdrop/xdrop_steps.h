@@ -4,7 +4,7 @@
 // edge cells, one cell, one thread's share of an anti-diagonal, and the choice of the reported end. Included (through -I kernels/xdrop)
 // by cuda/xdrop.cu and opencl/xdrop.cl (LOGAN's block per direction) and cuda/xdrop_lanes.cu (a
 // few lanes per direction); the kernels differ only in how their threads share an anti-diagonal.
-// Bit for bit the numba oracle (lassm/backends/xdrop/cpu.py).
+// Bit for bit the numba oracle (lassm/backends/xdrop/xdrop_cpu.py).
 #ifndef LASSM_XDROP_STEPS_H
 #define LASSM_XDROP_STEPS_H
 

@@ -27,10 +27,10 @@ class Build:
 
 def default_builds(warp_size: int = 32) -> list[Build]:
     """What the default commands load: ``fast`` and ``fast-sorted`` (and their many-ends builds), the segment kernels,
-    and the X-drop layouts of :data:`lassm.backends.xdrop.plan.LANES` beside LOGAN's block."""
+    and the X-drop layouts of :data:`lassm.backends.xdrop.xdrop_host.LANES` beside LOGAN's block."""
     from . import cuda, device_segments
     from .nvrtc import VARIANTS
-    from .xdrop import cuda as xcuda, plan
+    from .xdrop import xdrop_cuda as xcuda, xdrop_host
 
     out = []
     scaled = (False, True) if VARIANTS["fast"].scale_registers is not None else (False,)
@@ -42,7 +42,7 @@ def default_builds(warp_size: int = 32) -> list[Build]:
             out.append(Build(f"{build}, many ends" if many else build, name.rsplit("/", 1)[-1], code, options))
     out.append(Build("segments", "segments.cu", kernel_source(device_segments.SOURCE).read_text(),
                      tuple(device_segments.OPTIONS)))
-    for lanes in (0, *plan.LANES):
+    for lanes in (0, *xdrop_host.LANES):
         name, options, _entry = xcuda._source(lanes)
         out.append(Build(f"xdrop, {lanes} lanes" if lanes else "xdrop, LOGAN's block", name.rsplit("/", 1)[-1],
                          kernel_source(name).read_text(), tuple(options)))

@@ -9,7 +9,7 @@ import pandas as pd
 from . import machines as mach
 from .finding import Finding, Number, Scope
 from .. import paths
-from ..analysis.xdrop import measures, records as xrec
+from ..analysis.xdrop import measures, checked_records as xrec
 from ..analysis.xdrop.layouts import family
 from .xdrop_common import LAYOUT_WORDS
 from ..errors import LassmError
@@ -165,15 +165,15 @@ def xdrop_logan() -> list[Finding]:
 
 def suite_originals() -> list[Finding]:
     """Jin and Vetter's kernels, our CUDA build against HeCBench's own CUDA program of each."""
-    from . import suite
+    from . import suite_chapter
 
     out = []
-    for machine in suite.machines():
-        o = suite.originals(machine)
+    for machine in suite_chapter.machines():
+        o = suite_chapter.originals(machine)
         o = o[o["ours_over_original"].notna()] if len(o) else o
         if o.empty:
             continue
-        device = mach.device_label(suite.times(machine)["device"].iloc[0])
+        device = mach.device_label(suite_chapter.times(machine)["device"].iloc[0])
         faster = o[o["ours_over_original"] <= 1.0]
         numbers: dict[str, Number] = {"device": device, "n": len(o), "lo": float(o["ours_over_original"].min()),
                    "hi": float(o["ours_over_original"].max()), "faster": len(faster),

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The package's stages and who imports whom, read from the code: the architecture page's picture and its checks.
 
-``tests/test_layout.py`` and the picture (:func:`stages_svg`, written to ``_static/stages.svg`` by
+``tests/whole/test_layout.py`` and the picture (:func:`stages_svg`, written to ``_static/stages.svg`` by
 ``python -m lassm.book.layout``) read the one import graph built here (imports inside functions
 included), so the test fails when the picture is stale."""
 from __future__ import annotations

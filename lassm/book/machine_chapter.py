@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # imported where a chart is drawn
     import altair
 
 from . import machines as mach
-from . import hosts, machine_records, plots, xdrop
+from . import hosts, machine_records, plots, xdrop_chapter
 from .prose import count, faster_or_slower, note
 from .. import paths
 from ..analysis import paper
@@ -25,11 +25,11 @@ GENERATED = "gen-k"
 
 def shown(table):
     """A table as the chapter shows it: pandas' row numbers hidden (a RangeIndex names no row),
-    counts as integers and measured values to four significant digits (:func:`.tables.styled`);
+    counts as integers and measured values to four significant digits (:func:`.long_tables.styled`);
     an indexed table or a note passes through as it is."""
     if not isinstance(table, pd.DataFrame) or not isinstance(table.index, pd.RangeIndex):
         return table
-    from .tables import styled
+    from .long_tables import styled
 
     return styled(table)
 
@@ -179,7 +179,7 @@ def originals_table(machine: str):
             "whole: ours / original": ht["whole_ratio"], "original kernel [ms]": ht["original_kernel_s"] * 1e3,
             "ours kernel [ms]": ht["lassm_kernel_s"] * 1e3, "kernel: ours / original": ht["kernel_ratio"],
             "outputs equal": ht["outputs_equal"].astype(bool)}))
-    lg = xdrop.against(machine)
+    lg = xdrop_chapter.against(machine)
     if len(lg):
         parts.append(pd.DataFrame({
             "original": "LOGAN demo", "input": lg["dataset"] + ", X = " + lg["xdrop"].astype(int).astype(str),
@@ -210,7 +210,7 @@ def _originals_fact(machine: str) -> str:
                     + f"; lassm extend's whole command {_range(ht['whole_ratio'], '.2f', '×')} the original's"
                     + (f", its kernels {_range(ht['kernel_ratio'].dropna(), '.2f', '×')}"
                        if ht["kernel_ratio"].notna().any() else "") + ")")
-    lg = xdrop.against(machine)
+    lg = xdrop_chapter.against(machine)
     if len(lg):
         flags = lg["scores_equal"].dropna()
         checked = ("scores DIFFER at some X" if len(flags) and not bool(flags.all())
@@ -346,7 +346,7 @@ def facts(machine: str) -> dict[str, str]:
 
 def _xdrop_fact(machine: str) -> str:
     """What the machine's X-drop records (the second kernel, ``lassm run --kernel xdrop``) hold."""
-    t = xdrop.times(machine)
+    t = xdrop_chapter.times(machine)
     if t.empty:
         return "none: no X-drop campaign (`lassm run --kernel xdrop`) ran here"
     xs = ", ".join(str(x) for x in sorted(t["xdrop"].astype(int).unique()))
@@ -357,10 +357,10 @@ def _xdrop_fact(machine: str) -> str:
 
 
 def suite_table(machine: str):
-    """Jin and Vetter's kernels on this machine (:func:`lassm.book.suite.gaps`), or a note where it has none."""
-    from . import suite
+    """Jin and Vetter's kernels on this machine (:func:`lassm.book.suite_chapter.gaps`), or a note where it has none."""
+    from . import suite_chapter
 
-    g = suite.gaps(machine)
+    g = suite_chapter.gaps(machine)
     if g.empty:
         return note(f"No suite records here: {_suite_fact(machine)}.")
     return g[["kernel", "published", "ported_ratio", "best_ratio", "cuda_best", "opencl_best"]].round(3)
@@ -368,9 +368,9 @@ def suite_table(machine: str):
 
 def _suite_fact(machine: str) -> str:
     """What the machine's suite records hold, in a sentence."""
-    from . import suite
+    from . import suite_chapter
 
-    t = suite.times(machine)
+    t = suite_chapter.times(machine)
     if t.empty:
         return "none: the suite part of `lassm run` did not record here"
     bad = int((~t["matches_reference"]).sum())
@@ -379,8 +379,8 @@ def _suite_fact(machine: str) -> str:
 
 
 def xdrop_table(machine: str):
-    """The X-drop chapter's GCUPS table for this machine (:func:`lassm.book.xdrop.gcups_table`)."""
-    return xdrop.gcups_table(machine)
+    """The X-drop chapter's GCUPS table for this machine (:func:`lassm.book.xdrop_chapter.gcups_table`)."""
+    return xdrop_chapter.gcups_table(machine)
 
 
 __all__ = ["CHAPTER_PROTOCOLS", "machine_roofs", "main_protocols", "counters_table", "facts",

@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The suite chapter's counters: ``suite/counters.csv`` (:mod:`lassm.campaign.suite_counters`) on
 the Instruction Roofline, the roof from the profiler's own peak rates, and what cuRAND launched
-for k3's draw; re-exported by :mod:`lassm.book.suite`."""
+for k3's draw; re-exported by :mod:`lassm.book.suite_chapter`."""
 from __future__ import annotations
 
 import pandas as pd
 
-from ..runs import suite as rec
+from ..runs import suite_records as rec
 
 #: Bytes of one DRAM transaction (a sector): the Instruction Roofline's unit of memory traffic.
 SECTOR_BYTES = 32

@@ -4,7 +4,7 @@
 myst-nb captions a cell output only as a figure. An output whose caption ``name`` starts with
 :data:`PREFIX` is turned by :class:`TablesFromFigures` into a :class:`table_output` node, numbered
 with the tables ("Table 17.1", ``{numref}``), caption above. Markdown tables use MyST's
-``{table}``; ``tests/test_book_tables.py`` holds both."""
+``{table}``; ``tests/book/test_book_tables.py`` holds both."""
 from __future__ import annotations
 
 from docutils import nodes

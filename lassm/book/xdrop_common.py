@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""What the X-drop chapter's two modules (:mod:`.xdrop`, :mod:`.xdrop_lanes`) read alike: the times, the kernel's device, the missing value's word.
+"""What the X-drop chapter's two modules (:mod:`.xdrop_chapter`, :mod:`.xdrop_lanes_section`) read alike: the times, the kernel's device, the missing value's word.
 
-The layouts' section (:mod:`.xdrop_lanes`) and the rest of the chapter both read ``times.csv``
+The layouts' section (:mod:`.xdrop_lanes_section`) and the rest of the chapter both read ``times.csv``
 and print numbers the same way; neither may import the other's module whole (the chapter's facts
 gather the layouts' facts), so what both need sits here.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..analysis.xdrop import measures, records
+from ..analysis.xdrop import measures, checked_records
 
 #: The GPU backends of ``times.csv`` (the rows a speed-up is reported for).
 GPU_BACKENDS = ("cuda", "opencl")
@@ -19,7 +19,7 @@ NOT_MEASURED = "not measured"
 
 def times(machine: str) -> pd.DataFrame:
     """``times.csv`` of ``machine`` with GCUPS and the speed-ups (empty where there is none)."""
-    return measures.gcups(records.load(machine, "times"))
+    return measures.gcups(checked_records.load(machine, "times"))
 
 
 def fmt(value, fmt: str) -> str:

@@ -181,7 +181,7 @@ def device(plan: WholePlan) -> tuple[str, str]:
     from .. import backends as la
     from ..runs.folders import folder_of
     from ..runs.records import default_machine
-    from .plan import Plan, is_gpu
+    from .assembly_plan import Plan, is_gpu
 
     local = plan.of("local-assembly", Plan)
     unrun = local.unrun if local is not None else {}
@@ -241,7 +241,7 @@ def records_lines(plan: WholePlan, machine: str | None, folders: Sequence[str] =
     whether it resumes there or starts fresh, and why (:func:`lassm.runs.host.resume_line`)."""
     from ..runs.folders import folder_of
     from ..runs.host import resume_line
-    from .plan import Plan
+    from .assembly_plan import Plan
 
     local = plan.of("local-assembly", Plan)
     own = [folder_of(b, machine, local.targets, dry=True) for b in local.backends] if local is not None else []

@@ -33,8 +33,8 @@ def _timed(cmd: list[str], env: dict[str, str]) -> float:
 def measure(machine: str, dataset: str, pairs_name: str, xdrop: int, repeats: int) -> list[dict]:
     """Both commands from both starts: one row of :data:`COLUMNS` each; progress on stderr."""
     from ..workloads.local_assembly import datasets, formats
-    from ..workloads.xdrop import datasets as xdatasets
-    from ..workloads.xdrop.formats import write_pairs_parquet
+    from ..workloads.xdrop import pair_sets as xdatasets
+    from ..workloads.xdrop.pair_files import write_pairs_parquet
 
     device, driver = gpu_device()
     py = [sys.executable, "-m", "lassm"]

@@ -12,20 +12,20 @@ import shutil
 from pathlib import Path
 
 from ..atomic import atomic_path
-from ..runs import account, results, suite, tables, xdrop
+from ..runs import account, results, suite_records, tables, xdrop_records
 from . import suite_counters
 from .originals import hecbench
 
 #: Tables kept row by row: their path in a machine folder, and their key.
 KEYED: dict[str, tuple[str, ...]] = {
     results.AGAINST_ORIGINAL_FILE: results.AGAINST_ORIGINAL_KEY,
-    f"suite/{suite.TIMES_FILE}": suite.KEY,
+    f"suite/{suite_records.TIMES_FILE}": suite_records.KEY,
     f"suite/{hecbench.FILE}": hecbench.KEY,
     f"suite/{suite_counters.FILE}": suite_counters.KEY,
-    f"xdrop/{xdrop.TIMES_FILE}": xdrop.TIMES_KEY,
-    f"xdrop/{xdrop.COUNTERS_FILE}": xdrop.COUNTERS_KEY,
-    f"xdrop/{xdrop.AGAINST_LOGAN_FILE}": xdrop.AGAINST_LOGAN_KEY,
-    f"xdrop/{xdrop.LANES_FILE}": xdrop.LANES_KEY,
+    f"xdrop/{xdrop_records.TIMES_FILE}": xdrop_records.TIMES_KEY,
+    f"xdrop/{xdrop_records.COUNTERS_FILE}": xdrop_records.COUNTERS_KEY,
+    f"xdrop/{xdrop_records.AGAINST_LOGAN_FILE}": xdrop_records.AGAINST_LOGAN_KEY,
+    f"xdrop/{xdrop_records.LANES_FILE}": xdrop_records.LANES_KEY,
 }
 
 

@@ -2,7 +2,7 @@
 """What one part of ``lassm run`` did: a status row per point, what it lacks, its steps' seconds, its files.
 
 The X-drop campaign and the original programs report the same way (the local-assembly campaign,
-which writes several machine folders at once, keeps its per-folder :class:`lassm.campaign.run.Outcome`).
+which writes several machine folders at once, keeps its per-folder :class:`lassm.campaign.assembly_run.Outcome`).
 """
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ class PlanLike(Protocol):
         ...
 
 
-#: A part's plan (a frozen dataclass of its own: :class:`lassm.campaign.plan.Plan`, ...).
+#: A part's plan (a frozen dataclass of its own: :class:`lassm.campaign.assembly_plan.Plan`, ...).
 PlanT = TypeVar("PlanT", bound=PlanLike)
 #: A part's outcome (a dataclass of its own, with ``rows`` and ``failed``).
 OutcomeT = TypeVar("OutcomeT", bound=OutcomeLike)
@@ -64,7 +64,7 @@ class Ask:
 
     def datasets_of(self, xdrop: bool) -> list[str] | None:
         """``--datasets``' X-drop sets (``xdrop``) or local-assembly datasets; None where none were named."""
-        from ..workloads.xdrop.datasets import is_xdrop
+        from ..workloads.xdrop.pair_sets import is_xdrop
 
         if not self.datasets:
             return None

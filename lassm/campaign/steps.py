@@ -86,7 +86,7 @@ def counters(backend: str, machine: str, points: list[tuple[str, int | None, str
     exe = ncu or find_ncu()
     if exe is None:
         return [f"counters: ncu not found (not on PATH, nor {NCU_FALLBACK}); {how}"]
-    from ..analysis.counters import batch
+    from ..analysis.counters import ncu_batch
     from ..analysis.counters import ncu as nsight
     from ..runs.records import slug
     from ..workloads.local_assembly import datasets, formats
@@ -126,7 +126,7 @@ def counters(backend: str, machine: str, points: list[tuple[str, int | None, str
         if commands:  # one session for the backend's points (lassm.cli.profiled)
             names = [str(i) for i in range(len(commands))]  # the runner's names: each command's place
             try:
-                missing = batch.collect(batch.commands_target(commands), names, raws, labels,
+                missing = ncu_batch.collect(ncu_batch.commands_target(commands), names, raws, labels,
                                         session=nsight.Session(nsight.DEFAULT_KERNEL, exe, timeout=timeout * len(names)))
             except Exception as exc:  # the session failed: named once, the campaign goes on
                 return lacks + [f"counters: {_one_line(exc)}"]

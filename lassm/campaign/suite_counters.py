@@ -6,7 +6,7 @@ by CUDA, :func:`lassm.backends.suite.common.opencl_ptx_function`) beside ``cuda`
 process per (kernel, backend) (``python -m lassm.campaign.suite_counters KERNEL BACKEND V1,V2,...
 SIZE``) runs each variant untimed, then inside the profiler's range (``--profile-from-start off``,
 library kernels such as cuRAND's included), then the boundary kernel that cuts the raw CSV per
-variant (:func:`lassm.analysis.counters.batch.split_at`). A variant's launches sum into one
+variant (:func:`lassm.analysis.counters.ncu_batch.split_at`). A variant's launches sum into one
 ``suite/counters.csv`` row; raw files stay under ``suite/counters/``.
 
 Needleman-Wunsch's many-launch variants (:data:`ON_REQUEST`) are counted only with
@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from .. import stderr
-from ..runs import suite as rec
+from ..runs import suite_records as rec
 from ..runs import tables
 from .steps import NCU_FALLBACK, _importable_here, _one_line, find_ncu
 
@@ -133,9 +133,9 @@ def collect(points: list[tuple[str, str, str]], size: str, machine: str, *, sha:
 def _count_group(group: tuple[str, str, bool], variants: list[str], size: str, machine: str, *, sha: str, exe: str,
                  timeout: float, say) -> list[str]:
     """One profiled process for ``variants`` of ``group``, :func:`collect`'s (kernel, backend, replay)
-    (:mod:`lassm.analysis.counters.batch`; the whole process replayed per pass where ``replay``);
+    (:mod:`lassm.analysis.counters.ncu_batch`; the whole process replayed per pass where ``replay``);
     a row per variant."""
-    from ..analysis.counters import batch
+    from ..analysis.counters import ncu_batch
     from ..analysis.counters.ncu import Session
 
     kernel, backend, replay = group
@@ -143,7 +143,7 @@ def _count_group(group: tuple[str, str, bool], variants: list[str], size: str, m
     shown = (f"ncu --profile-from-start off{' --replay-mode application' if replay else ''} --metrics "
              f"<data/metric-names.csv> -- python -m {__name__} {kernel} {backend} {listed} {size}")
     raws = [raw_file(machine, kernel, backend, v) for v in variants]
-    missing = batch.collect(target(kernel, backend, listed, size), variants, raws,
+    missing = ncu_batch.collect(target(kernel, backend, listed, size), variants, raws,
                             [{"dataset": kernel, "k": 0, "protocol": f"{backend}:{v}"} for v in variants],
                             session=Session("regex:.", exe, timeout=timeout, from_start=False,
                                             replay_mode="application" if replay else None))
@@ -161,8 +161,8 @@ def _count_group(group: tuple[str, str, bool], variants: list[str], size: str, m
 
 def main(argv: list[str] | None = None) -> int:
     """The profiled process: ``KERNEL BACKEND V1,V2,... SIZE STATUS``; per variant one untimed run,
-    one in the profiler's range, then the boundary (:func:`lassm.analysis.counters.batch.run_points`)."""
-    from ..analysis.counters import batch
+    one in the profiler's range, then the boundary (:func:`lassm.analysis.counters.ncu_batch.run_points`)."""
+    from ..analysis.counters import ncu_batch
     from ..backends import suite
     from ..backends.suite.common import profiled, unchecked_run
 
@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         with profiled():
             unchecked_run(mod, backend, inp, variant)
 
-    return batch.run_points(variants.split(","), work, status, profiled_range=True)
+    return ncu_batch.run_points(variants.split(","), work, status, profiled_range=True)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``lassm run`` without ``--kernel``: the whole study on this machine, a loop over its parts.
 
-:data:`PARTS`, in run order: local assembly (:mod:`.plan`, :mod:`.run`), X-drop
-(:mod:`.xdrop_plan`, :mod:`.xdrop_run`), Jin and Vetter's kernels (:mod:`.suite`), the original
+:data:`PARTS`, in run order: local assembly (:mod:`.assembly_plan`, :mod:`.assembly_run`), X-drop
+(:mod:`.xdrop_plan`, :mod:`.xdrop_run`), Jin and Vetter's kernels (:mod:`.suite_part`), the original
 programs (:mod:`.originals`, with a CUDA GPU and nvcc). ``--datasets`` goes to the part of each
 name's kind (``xdrop-*`` and pairs files to X-drop, others to local assembly), and a part with
 none named is left out (so is the suite); ``--backends`` keeps each part's named backends. A part
@@ -18,8 +18,8 @@ from ..runs.account import RUNS_ACCOUNT
 from .originals import OriginalsPart
 from .outcome import OutcomeLike
 from .part import Ask, How, LeftOut, Part, PlanLike, plan_of
-from .run import LocalAssembly
-from .suite import SuitePart
+from .assembly_run import LocalAssembly
+from .suite_part import SuitePart
 from .xdrop_run import XdropPart
 
 #: A part whatever its plan and outcome types: the loop holds parts of different types side by side,

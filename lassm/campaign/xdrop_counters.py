@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import stderr
-from ..runs import xdrop as rec
+from ..runs import xdrop_records as rec
 from ..runs.records import slug
 from .steps import NCU_FALLBACK, _importable_here, _one_line, find_ncu
 from .xdrop_plan import XdropPlan
@@ -48,9 +48,9 @@ def align_command(pairs_file: str | Path, xdrop: int, scoring: tuple[int, int, i
 
 def row_from_raw(raw: str | Path, *, dataset: str, xdrop: int, program: str, machine: str, git_sha: str,
                  command: str, layout: str | None = None) -> dict:
-    """One ``counters.csv`` row (:data:`lassm.runs.xdrop.COUNTER_COLUMNS`) from ncu's raw CSV of one
+    """One ``counters.csv`` row (:data:`lassm.runs.xdrop_records.COUNTER_COLUMNS`) from ncu's raw CSV of one
     run (path or text), launches summed. ``layout`` defaults to what the CUDA backend launches at X
-    (:func:`lassm.runs.xdrop.planned_layout`). ``ValueError`` when the file holds no launch or more
+    (:func:`lassm.runs.xdrop_records.planned_layout`). ``ValueError`` when the file holds no launch or more
     than one device."""
     from ..analysis.counters import ncu
 
@@ -70,7 +70,7 @@ def row_from_raw(raw: str | Path, *, dataset: str, xdrop: int, program: str, mac
 class Program:
     """What one profiled ``lassm xdrop align`` runs: its rows' program label, the options after
     the alignment's own (e.g. a ``--lanes``) and the kernel layout they launch (None: the one
-    planned at X, :func:`lassm.runs.xdrop.planned_layout`)."""
+    planned at X, :func:`lassm.runs.xdrop_records.planned_layout`)."""
 
     name: str = PROGRAM
     extra: tuple[str, ...] = ()
@@ -105,12 +105,12 @@ def collect(plan: XdropPlan, machine: str, *, sha: str, force: bool = False, say
             ncu_exe: str | None = None, timeout: float = NCU_TIMEOUT, tick=lambda n: None) -> list[str]:
     """Counters of the plan's profiled (set, X) into ``counters.csv``; returns what it could not count.
 
-    One profiled process per set (:mod:`lassm.analysis.counters.batch`), so pairs and CUDA context
+    One profiled process per set (:mod:`lassm.analysis.counters.ncu_batch`), so pairs and CUDA context
     load once. Rows at this commit are skipped unless ``force``; ``tick(n)`` hears of every ``n``
     (set, X) done with."""
-    from ..analysis.counters import batch
-    from ..workloads.xdrop import datasets
-    from ..workloads.xdrop.formats import write_pairs_parquet
+    from ..analysis.counters import ncu_batch
+    from ..workloads.xdrop import pair_sets
+    from ..workloads.xdrop.pair_files import write_pairs_parquet
 
     exe = ncu_exe or find_ncu()
     if exe is None:
@@ -128,9 +128,9 @@ def collect(plan: XdropPlan, machine: str, *, sha: str, force: bool = False, say
             names = [str(x) for x in xs]
             try:
                 pairs_file = Path(tmp) / f"{slug(d)}.parquet"
-                write_pairs_parquet(datasets.load(d), pairs_file)
+                write_pairs_parquet(pair_sets.load(d), pairs_file)
                 raws = [raw_file(machine, d, x) for x in xs]
-                missing = batch.collect([*_target(pairs_file, plan.scoring), *names], names, raws,
+                missing = ncu_batch.collect([*_target(pairs_file, plan.scoring), *names], names, raws,
                                         [{"dataset": d, "k": x, "protocol": PROGRAM} for x in xs],
                                         session=session(exe, timeout * len(xs)))
             except Exception as exc:  # a set that cannot be counted is named; the others go on
@@ -162,10 +162,10 @@ def _target(pairs_file: Path, scoring: tuple[int, int, int]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     """The profiled process: ``PAIRS MATCH MISMATCH GAP X ... STATUS``: each X one ``lassm xdrop align
     --backend cuda`` as the command runs it, then the boundary kernel."""
-    from ..analysis.counters import batch
+    from ..analysis.counters import ncu_batch
     from ..backends.xdrop import get
-    from ..workloads.xdrop.config import Scoring
-    from ..workloads.xdrop.formats import read_pairs
+    from ..workloads.xdrop.scoring import Scoring
+    from ..workloads.xdrop.pair_files import read_pairs
 
     pairs_file, match, mismatch, gap, *xs, status = argv if argv is not None else sys.argv[1:]
     pairs = read_pairs(pairs_file)
@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     def work(x: str) -> None:
         backend.align(pairs, Scoring(match=int(match), mismatch=int(mismatch), gap=int(gap), xdrop=int(x)))
 
-    return batch.run_points(xs, work, status)
+    return ncu_batch.run_points(xs, work, status)
 
 
 __all__ = ["KERNEL_NAME", "PROGRAM", "Program", "align_command", "collect", "count", "main", "raw_file", "row_from_raw",

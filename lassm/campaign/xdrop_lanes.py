@@ -3,7 +3,7 @@
 
 Every layout at each X in one run on the same GPU and pairs (``lassm xdrop lanes``) into
 ``xdrop/lanes.csv`` (and ``counters.csv`` rows with counters), on which the plan
-(:func:`lassm.backends.xdrop.plan.lanes_for`) and the chapter rest. A layout whose result differs
+(:func:`lassm.backends.xdrop.xdrop_host.lanes_for`) and the chapter rest. A layout whose result differs
 from the block's is recorded so and never counts as faster. Rows at this commit are skipped unless
 forced; each X's rows are upserted whole."""
 from __future__ import annotations
@@ -12,13 +12,13 @@ import statistics
 from typing import Callable, Sequence
 
 from .. import stderr
-from ..backends.xdrop import plan
-from ..runs import xdrop as rec
-from ..workloads.xdrop.config import Scoring
+from ..backends.xdrop import xdrop_host
+from ..runs import xdrop_records as rec
+from ..workloads.xdrop.scoring import Scoring
 from ..workloads.xdrop.pairs import Pairs
 
 #: The layouts compared: LOGAN's block (0) and the lanes kernel's widths.
-LAYOUTS: tuple[int, ...] = (0, *plan.LANES)
+LAYOUTS: tuple[int, ...] = (0, *xdrop_host.LANES)
 
 
 def rows(align: Callable, pairs: Pairs, name: str, scoring: Scoring, *, layouts: Sequence[int] = LAYOUTS,
@@ -47,7 +47,7 @@ def rows(align: Callable, pairs: Pairs, name: str, scoring: Scoring, *, layouts:
         assert first.extra.cells is not None  # every GPU backend counts its cells
         cells = int(first.extra.cells)
         out.append({**(context or {}), "dataset": name, "n_pairs": pairs.n_pairs, "xdrop": scoring.xdrop,
-                    "lanes": lanes, "planned": lanes == plan.lanes_for(scoring.xdrop), "kernel_seconds": kernel,
+                    "lanes": lanes, "planned": lanes == xdrop_host.lanes_for(scoring.xdrop), "kernel_seconds": kernel,
                     "repeats": repeats, "cells": cells, "gcups": rec.gcups(cells, kernel),
                     "equal_to_block": not reference.differences(first)})
     return out
@@ -68,14 +68,14 @@ def best(table: Sequence[dict]) -> dict[tuple[str, int], int]:
 def measure(machine: str, dataset: str, xdrops: Sequence[int], repeats: int, force: bool, command: str) -> bool:
     """Every layout at each X on ``dataset``'s pairs, upserted into the machine's ``lanes.csv``
     after each X; True when every layout's result equalled the block's."""
-    from ..backends.xdrop import cuda
+    from ..backends.xdrop import xdrop_cuda
     from ..runs.records import git_sha
-    from ..workloads.xdrop import datasets
+    from ..workloads.xdrop import pair_sets
 
     sha = git_sha()
     table = rec.folder(machine) / rec.LANES_FILE
-    pairs = datasets.load(dataset)
-    facts = cuda.cu.device_info()
+    pairs = pair_sets.load(dataset)
+    facts = xdrop_cuda.cu.device_info()
     context = {"machine": machine, "device": facts.get("device", ""), "driver": facts.get("driver", ""),
                "git_sha": sha, "command": command}
     agreed = True
@@ -83,7 +83,7 @@ def measure(machine: str, dataset: str, xdrops: Sequence[int], repeats: int, for
         if not force and rec.recorded(rec.read_rows(table, rec.LANES_COLUMNS), sha, dataset=dataset, xdrop=x, lanes=0):
             stderr.line(f"{dataset} X={x}: recorded at this commit, skipped")
             continue
-        got = rows(cuda.align, pairs, dataset, Scoring(xdrop=x), repeats=repeats, context=context)
+        got = rows(xdrop_cuda.align, pairs, dataset, Scoring(xdrop=x), repeats=repeats, context=context)
         rec.upsert(table, rec.LANES_COLUMNS, rec.LANES_KEY, got)
         for r in got:
             agreed &= bool(r["equal_to_block"])
@@ -99,8 +99,8 @@ def counters(machine: str, name: str, xdrops: Sequence[int], force: bool) -> Non
     from pathlib import Path
 
     from ..runs.records import git_sha
-    from ..workloads.xdrop import datasets
-    from ..workloads.xdrop.formats import write_pairs_parquet
+    from ..workloads.xdrop import pair_sets
+    from ..workloads.xdrop.pair_files import write_pairs_parquet
     from . import xdrop_counters as xc
     from .steps import find_ncu
 
@@ -111,7 +111,7 @@ def counters(machine: str, name: str, xdrops: Sequence[int], force: bool) -> Non
     sha, table, scheme = git_sha(), rec.folder(machine) / rec.COUNTERS_FILE, Scoring()
     with tempfile.TemporaryDirectory(prefix="lassm-lanes-ncu-") as tmp:
         source = Path(tmp) / "pairs.parquet"
-        write_pairs_parquet(datasets.load(name), source)
+        write_pairs_parquet(pair_sets.load(name), source)
         for x in xdrops:
             for lanes in LAYOUTS:
                 program = f"lassm cuda lanes={lanes}"

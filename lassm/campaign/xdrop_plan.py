@@ -48,7 +48,7 @@ NO_GPU_REPEATS, NO_GPU_WARMUP = CPU_REPEATS, 0
 class XdropPlan:
     """One X-drop campaign.
 
-    datasets : names :func:`lassm.workloads.xdrop.datasets.load` understands, in run order.
+    datasets : names :func:`lassm.workloads.xdrop.pair_sets.load` understands, in run order.
     backends : GPU ones first, then ``cpu``, ``seqan``.
     cpu_max_pairs : the CPU backends time only sets of at most this many pairs (None: every set).
     check_pairs : the oracle checks a larger set's first pairs only (None: every pair).
@@ -155,7 +155,7 @@ def make_plan(ask: Ask = Ask(), *, gpu: bool | None = None, threads: int | None 
 
     ``gpu`` (default: asked of the backends) decides the sets and the CPU limit; ``threads``
     defaults to :func:`default_threads`."""
-    from ..workloads.xdrop import datasets as registry
+    from ..workloads.xdrop import pair_sets as registry
 
     quick, backends, datasets, xdrops = ask.quick, ask.backends, ask.datasets, ask.xdrops
     repeats, warmup, profile = ask.repeats, ask.warmup, ask.profile

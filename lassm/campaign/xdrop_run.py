@@ -15,12 +15,12 @@ from pathlib import Path
 from .. import stderr
 from .. import paths
 from ..errors import LassmError
-from ..runs import xdrop as rec
+from ..runs import xdrop_records as rec
 from ..runs.account import PART_ACCOUNTS
 from ..runs.folders import run_folder
 from ..runs.host import check_mine, host_id
 from ..runs.records import command_line, cpu_model, git_sha
-from ..workloads.xdrop.config import Scoring
+from ..workloads.xdrop.scoring import Scoring
 from .outcome import PartOutcome, print_report
 from .part import Ask, How, LeftOut, Part, Planned, Where, Work
 from .xdrop_plan import CPU_BACKENDS, XdropPlan, present_backends
@@ -76,12 +76,12 @@ class Stamp:
 
 def run_group(plan: XdropPlan, pairs, dataset: str, xdrop: int, *, stamp: Stamp, say=stderr.nothing,
               oracles: dict | None = None) -> list[dict]:
-    """The ``times.csv`` rows (:data:`lassm.runs.xdrop.TIMES_COLUMNS`, each with ``stamp``) of every
+    """The ``times.csv`` rows (:data:`lassm.runs.xdrop_records.TIMES_COLUMNS`, each with ``stamp``) of every
     backend of ``plan`` timed on ``pairs`` at ``xdrop`` and checked against the oracle. ``oracles``
     caches oracle results by input digest and scheme, so a set's head that is a smaller set already
     run is not aligned again."""
     from ..backends import xdrop as registry
-    from ..workloads.xdrop.datasets import head
+    from ..workloads.xdrop.pair_sets import head
 
     scoring = Scoring(*plan.scoring, xdrop=xdrop)
     backends = plan.backends_for(dataset)
@@ -162,7 +162,7 @@ def _run_xdrop_campaign(plan: XdropPlan, bar, *, machine: str | None, force: boo
                         log) -> XdropOutcome:
     """:func:`run_xdrop_campaign` inside its progress display ``bar``."""
     from ..runs.progress import Step
-    from ..workloads.xdrop import datasets
+    from ..workloads.xdrop import pair_sets
 
     say = log or stderr.sayer(progress)
     command = command_line()
@@ -190,7 +190,7 @@ def _run_xdrop_campaign(plan: XdropPlan, bar, *, machine: str | None, force: boo
         if not todo.get(d):
             continue
         try:
-            pairs = datasets.load(d)
+            pairs = pair_sets.load(d)
         except LassmError as exc:
             out.lacks.append(f"{d}: not loaded: {exc}")
             out.rows += [{"dataset": d, "xdrop": x, "backend": b, "status": f"failed: {exc}"}

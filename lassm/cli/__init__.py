@@ -19,7 +19,7 @@ from .. import stderr
 from .. import paths, settings, timeline
 from ..version import __version__
 from . import args as t
-from .run import cmd_run
+from .run_command import cmd_run
 from ..workloads.local_assembly.config import DEFAULT_MAX_WALK, DEFAULT_QUAL_OFFSET, MAX_KMER_LEN, MIN_KMER_LEN, Params
 from ..errors import LassmError, Terminated
 from . import faults, guard
@@ -391,11 +391,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "and time left on stderr: a live bar on a terminal, plain lines otherwise)")
     p.set_defaults(func=cmd_run)
 
-    from .metrics import add_subcommands as add_metrics
+    from .metrics_command import add_subcommands as add_metrics
     from .counters import add_subcommands as add_counters
-    from .paper import add_subcommands as add_paper
+    from .paper_command import add_subcommands as add_paper
     from .kernels import add_subcommands as add_kernels
-    from .xdrop import add_subcommands as add_xdrop
+    from .xdrop_command import add_subcommands as add_xdrop
     from .measure import add_subcommands as add_measure
 
     add_counters(sub)

@@ -3,7 +3,7 @@
 
 Every valued option has one of these as its ``type`` (or fixed ``choices``), so a mistake is one
 ``lassm: error:`` line naming the option, before any dataset is read or kernel built;
-``tests/test_cli_errors.py`` feeds every option values these must refuse. Checks of two options
+``tests/cli/test_cli_errors.py`` feeds every option values these must refuse. Checks of two options
 together are the subcommand's, first thing (:func:`lassm.backends.check_protocol`). Path types
 carry their role (:func:`_role`), so :mod:`lassm.cli.guard` applies the output rule to every
 command alike."""
@@ -246,9 +246,9 @@ def run_backend_list(text: str) -> list[str]:
 @_role("input")
 def run_dataset_list(text: str) -> list[str]:
     """Comma-separated dataset names or files of either kernel: ``xdrop-*`` names and pairs files
-    are X-drop pair sets (:func:`lassm.workloads.xdrop.datasets.is_xdrop`), the others local assembly's."""
+    are X-drop pair sets (:func:`lassm.workloads.xdrop.pair_sets.is_xdrop`), the others local assembly's."""
     from ..workloads.local_assembly.datasets import check_name
-    from ..workloads.xdrop.datasets import check_name as check_xdrop, is_xdrop
+    from ..workloads.xdrop.pair_sets import check_name as check_xdrop, is_xdrop
 
     names = _items(text)
     for name in names:
@@ -258,7 +258,7 @@ def run_dataset_list(text: str) -> list[str]:
 
 def xdrop_list(text: str) -> list[int]:
     """Comma-separated X values (the X-drop kernel's drop-off), each 0..2**24."""
-    from ..workloads.xdrop.config import MAX_XDROP
+    from ..workloads.xdrop.scoring import MAX_XDROP
 
     values = [natural(t) for t in _items(text)]
     for x in values:
@@ -268,8 +268,8 @@ def xdrop_list(text: str) -> list[int]:
 
 
 def xdrop_layouts(text: str) -> tuple[str, ...]:
-    """Comma-separated plans of the CUDA X-drop kernel (:data:`lassm.backends.xdrop.plan.LAYOUTS`), each once."""
-    from ..backends.xdrop.plan import LAYOUTS
+    """Comma-separated plans of the CUDA X-drop kernel (:data:`lassm.backends.xdrop.xdrop_host.LAYOUTS`), each once."""
+    from ..backends.xdrop.xdrop_host import LAYOUTS
 
     names = [t.strip() for t in text.split(",") if t.strip()]
     if not names or any(n not in LAYOUTS for n in names) or len(set(names)) != len(names):
@@ -401,9 +401,9 @@ def input_dir(text: str) -> str:
 @_role("input")
 def pairs_input(text: str) -> str:
     """An X-drop pairs file that exists (:func:`input_file`), or a set's name (``xdrop-sim-20k``,
-    :func:`lassm.workloads.xdrop.datasets.check_name`), loaded or built when the command runs."""
+    :func:`lassm.workloads.xdrop.pair_sets.check_name`), loaded or built when the command runs."""
     if text.startswith("xdrop-") and not _exists(text):
-        from ..workloads.xdrop.datasets import check_name
+        from ..workloads.xdrop.pair_sets import check_name
 
         _checked(check_name, text)
         return text

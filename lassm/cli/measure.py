@@ -137,7 +137,7 @@ def _this_machine() -> str:
 
 
 def _cmd_lanes(args: argparse.Namespace) -> int:
-    from ..backends.xdrop import cuda
+    from ..backends.xdrop import xdrop_cuda as cuda
     from ..campaign import xdrop_lanes
 
     ok, why = cuda.available()

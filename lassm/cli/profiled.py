@@ -2,7 +2,7 @@
 """Several ``lassm`` commands in one profiled process, each run by :func:`lassm.cli.main` in turn.
 
 Each command (the code path it takes alone) is followed by the boundary kernel
-(:mod:`lassm.analysis.counters.batch`) where the raw CSV is cut, so Nsight Compute's per-process
+(:mod:`lassm.analysis.counters.ncu_batch`) where the raw CSV is cut, so Nsight Compute's per-process
 cost, interpreter start and imports are paid once. CuPy's pooled device memory is freed after
 each, since a replayed pass saves and restores what the process holds. It lives in the
 command-line stage because it runs the command line.
@@ -23,7 +23,7 @@ def release() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Runs each command of ``argv[0]`` (JSON) with the boundary after it; failures go to ``argv[1]``."""
-    from ..analysis.counters import batch
+    from ..analysis.counters import ncu_batch
     from . import main as lassm
 
     text, status = argv if argv is not None else sys.argv[1:]
@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
         if code:
             raise RuntimeError(f"lassm {' '.join(commands[int(name)][:2])} exited {code}")
 
-    return batch.run_points([str(i) for i in range(len(commands))], work, status)
+    return ncu_batch.run_points([str(i) for i in range(len(commands))], work, status)
 
 
 if __name__ == "__main__":

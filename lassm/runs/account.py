@@ -59,7 +59,7 @@ def read_entries(path: str | os.PathLike) -> list[dict]:
 
 
 #: The fields an entry may hold, by the JSON type each must have where present (what every part's
-#: account writes: :func:`append_part`, ``lassm.campaign.run.CAMPAIGN_KEYS``, the whole run's).
+#: account writes: :func:`append_part`, ``lassm.campaign.assembly_run.CAMPAIGN_KEYS``, the whole run's).
 _FIELDS: dict[str, tuple[type, ...]] = {
     "rows": (list,), "plan": (dict,), "steps": (dict,), "versions": (dict,), "parts": (dict,), "sources": (dict,),
     "lacks": (list,), "command": (str,), "created": (str,), "machine": (str,), "device": (str,), "driver": (str,),

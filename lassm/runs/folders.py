@@ -21,7 +21,7 @@ def folder_of(backend: str, machine: str | None = None, targets: dict[str, dict]
     host's folder of the backend's device, else of the CPU (``LASSM_MACHINE`` where set;
     :func:`lassm.runs.host.place`).
 
-    ``targets`` (:attr:`lassm.campaign.plan.Plan.targets`) lets a rocminfo-listed AMD GPU name the
+    ``targets`` (:attr:`lassm.campaign.assembly_plan.Plan.targets`) lets a rocminfo-listed AMD GPU name the
     folder where hip's runtime is absent; ``dry`` asks a CUDA GPU's name of its driver, without CuPy."""
     if machine:
         return paths.machine_slug(machine)

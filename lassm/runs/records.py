@@ -48,7 +48,7 @@ SUMMARY_KEYS = (
 
 
 #: The kernel these records measure; a ``summary.json`` without the key predates it and is this
-#: kernel's too (the X-drop kernel's measurements are tables: :mod:`lassm.runs.xdrop`).
+#: kernel's too (the X-drop kernel's measurements are tables: :mod:`lassm.runs.xdrop_records`).
 KERNEL = "local-assembly"
 
 

@@ -145,7 +145,7 @@ static_assert(sizeof(ht_slot) == LASSM_SLOT_BYTES, "the host sizes tables with L
 // longest walk (ties keep the earlier k; `walked` holds the k-mer then the walk), then the spec's
 // Step 3, k_shift: a dead end ('X') down-shifts, a fork or a repeat up-shifts, and a shift that
 // turns back sets `stop`. A macro, not a device function: a device function changes the
-// faithful PTX, whose digests are recorded (tests/test_kernel_sources.py).
+// faithful PTX, whose digests are recorded (tests/backends/test_kernel_sources.py).
 // ---------------------------------------------------------------------------------------------
 #define LASSM_END_OF_K(t, wl, walked, k, best, best_len, best_k, best_term, n_steps, last_term, shift, stop) \
     {                                                                                      \

@@ -4,7 +4,7 @@
 // over the anti-diagonal. The algorithm is ../xdrop_block.h's, shared line for line with
 // kernels/xdrop/opencl/xdrop.cl; this file is its CUDA entry point.
 //
-// Bit for bit the numba oracle (lassm/backends/xdrop/cpu.py): the same three rolling
+// Bit for bit the numba oracle (lassm/backends/xdrop/xdrop_cpu.py): the same three rolling
 // anti-diagonals (kept in global scratch, as LOGAN keeps them in HBM), the same undefined value
 // (INT_MIN - gap), band trimming, once-per-anti-diagonal best, clamped scores and choice of the
 // reported end. Scores are 32-bit: the one sum the oracle wraps (an undefined cell plus a

@@ -2,7 +2,7 @@
 // X-drop seed extension for narrow bands: XDROP_LANES threads (8, 16 or 32: a part of one warp)
 // per alignment direction (a "task"), so one warp extends 32 / XDROP_LANES tasks side by side.
 // The algorithm is kernels/xdrop/cuda/xdrop.cu's (SeqAn 2's _extendSeedGappedXDropOneDirection),
-// bit for bit the numba oracle (lassm/backends/xdrop/cpu.py), with the same three rolling
+// bit for bit the numba oracle (lassm/backends/xdrop/xdrop_cpu.py), with the same three rolling
 // anti-diagonals in global scratch; only the synchronization differs.
 //
 // Why: at small X a band holds a few dozen cells, and xdrop.cu's 128-thread block then spends

@@ -3,7 +3,7 @@
 // (a "task"), as LOGAN's (../xdrop_block.h), with two changes where a wide band spends its time.
 // The algorithm is the same SeqAn 2 _extendSeedGappedXDropOneDirection, the same loop
 // (xdrop_block.h's xdrop_extend, over the shared steps of xdrop_steps.h), bit for bit the numba
-// oracle (lassm/backends/xdrop/cpu.py); only its reduction and where its anti-diagonals live differ.
+// oracle (lassm/backends/xdrop/xdrop_cpu.py); only its reduction and where its anti-diagonals live differ.
 //
 // 1. One barrier per anti-diagonal. LOGAN's block reduces the anti-diagonal's best score and its
 //    two band ends with a shared-memory tree: a barrier per level, eight for 128 threads. Here
@@ -20,7 +20,7 @@
 //    same result, only later.
 //
 // CUDA (NVRTC) and HIP: XDROP_WARP is the warp's width, 32 on NVIDIA; HIP-CPU runs a block of
-// one 64-lane wavefront, or one or two 32-lane warps in its halves (lassm/backends/xdrop/hip_cpu.py).
+// one 64-lane wavefront, or one or two 32-lane warps in its halves (lassm/backends/xdrop/xdrop_hip_cpu.py).
 #ifndef XDROP_GROUP
 #define XDROP_GROUP 128  // threads per block: a multiple of XDROP_WARP
 #endif

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
-// The hip-cpu backend's driver for the X-drop kernels (lassm/backends/xdrop/hip_cpu.py runs it):
+// The hip-cpu backend's driver for the X-drop kernels (lassm/backends/xdrop/xdrop_hip_cpu.py runs it):
 // ../cuda/xdrop.cu, LOGAN's block per alignment direction, or with -DXDROP_WARPS_LAYOUT
 // ../cuda/xdrop_warps.cu, the wide-band block (warp shuffles, one barrier an anti-diagonal, the
 // anti-diagonals in shared memory), compiled unchanged by g++ against ROCm's HIP-CPU runtime with
@@ -10,7 +10,7 @@
 // so a block of the wide-band kernel is one wavefront, or one or two 32-lane warps in it.
 // (../cuda/xdrop_lanes.cu, the narrow-band layout, is CUDA only: it shuffles and votes with
 // *_sync masks on 32-lane warps, which HIP has not.) One run is one launch over the tasks the host
-// wrote as raw files into one folder (lassm.backends.xdrop.plan); the outputs go beside them, and
+// wrote as raw files into one folder (lassm.backends.xdrop.xdrop_host); the outputs go beside them, and
 // the launch's wall seconds to standard output.
 //
 //   driver DIR match mismatch gap xdrop scratch_ints

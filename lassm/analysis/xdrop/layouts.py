@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Which X-drop kernel a record's row ran, for rows without a ``layout`` column.
 
-The rule (``book/data-contract.md``; checked against history by ``tests/test_xdrop_layouts.py``):
+The rule (``book/data-contract.md``; checked against history by ``tests/analysis/test_xdrop_layouts.py``):
 CPU rows ``scalar``; LOGAN's program ``logan``; a forced layout of the ablation names its lanes;
 OpenCL ``block``; CUDA at commits before the lanes kernel (:data:`BEFORE_LANES`, before 8a27e3e)
 ``block``; later CUDA rows X's plan of those commits (:data:`PLAN_BEFORE_COLUMN`). The committed
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...runs import xdrop as rec
+from ...runs import xdrop_records as rec
 
 #: The commit that added the CUDA lanes kernel and X's plan.
 LANES_COMMIT = "8a27e3e2921a9843f1356c0f7fc7ce0a27004042"
@@ -54,7 +54,7 @@ def rule(backend: str, xdrop: float, sha: object, program: str = "") -> str:
 
 
 def fill(df: pd.DataFrame, name: str) -> pd.DataFrame:
-    """``df`` (record ``name`` of :data:`lassm.analysis.xdrop.records.FILES`, as read) with every
+    """``df`` (record ``name`` of :data:`lassm.analysis.xdrop.checked_records.FILES`, as read) with every
     empty or missing ``layout`` cell filled by :func:`rule`; cells the record holds stay."""
     have = df["layout"].astype(str).str.strip() if "layout" in df else pd.Series("", index=df.index)
     if name == "lanes":

@@ -14,11 +14,11 @@ from .. import load
 
 #: name -> (module, what provides its runtime).
 XDROP_BACKENDS: dict[str, tuple[str, str]] = {
-    "cpu": ("lassm.backends.xdrop.cpu", "pip install 'lassm[cpu]'"),
+    "cpu": ("lassm.backends.xdrop.xdrop_cpu", "pip install 'lassm[cpu]'"),
     "seqan": ("lassm.backends.xdrop.seqan", "g++ and the Debian package libseqan2-dev"),
-    "opencl": ("lassm.backends.xdrop.opencl", "pip install 'lassm[opencl]' and an OpenCL driver"),
-    "cuda": ("lassm.backends.xdrop.cuda", "pip install 'lassm[cuda12]' (cupy-cuda12x) and an NVIDIA GPU"),
-    "hip-cpu": ("lassm.backends.xdrop.hip_cpu", "g++, the Debian package libtbb-dev and the pinned HIP-CPU (make hip-cpu)"),
+    "opencl": ("lassm.backends.xdrop.xdrop_opencl", "pip install 'lassm[opencl]' and an OpenCL driver"),
+    "cuda": ("lassm.backends.xdrop.xdrop_cuda", "pip install 'lassm[cuda12]' (cupy-cuda12x) and an NVIDIA GPU"),
+    "hip-cpu": ("lassm.backends.xdrop.xdrop_hip_cpu", "g++, the Debian package libtbb-dev and the pinned HIP-CPU (make hip-cpu)"),
 }
 
 

@@ -24,9 +24,9 @@ from ... import paths, settings
 from ...atomic import atomic_path, locked
 from ...errors import BackendUnavailable
 from ...paths import kernel_source
-from ...workloads.xdrop.config import Scoring
+from ...workloads.xdrop.scoring import Scoring
 from ...workloads.xdrop.pairs import Pairs, seed_scores
-from ...workloads.xdrop.result import COLUMNS, Alignments, XdropFigures
+from ...workloads.xdrop.alignments import COLUMNS, Alignments, XdropFigures
 
 SOURCE = "xdrop/seqan/seqan_driver.cpp"
 #: The Debian package that holds SeqAn 2's headers.

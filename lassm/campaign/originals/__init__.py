@@ -157,7 +157,7 @@ LABELS = {"ht_loc": "ht_loc beside ours", "logan": "LOGAN beside ours", "hecbenc
 def tables_of(name: str) -> dict[str, Path]:
     """Each part's table in the machine's folder ``name``."""
     from ... import paths
-    from ...runs import xdrop as xrec
+    from ...runs import xdrop_records as xrec
     from ...runs.results import AGAINST_ORIGINAL_FILE
     from . import hecbench
 
@@ -266,7 +266,7 @@ def _run_originals(plan: OriginalsPlan, bar, *, machine: str | None, force: bool
                 rows, failed = ht_loc.run_all(wanted[key], tables[key], built, work,
                                               replace(how, repeats=plan.ht_loc_repeats))
             else:
-                from ...workloads.xdrop import datasets as xsets
+                from ...workloads.xdrop import pair_sets as xsets
 
                 assert plan.logan_dataset is not None  # LOGAN wants nothing without its set
                 try:
@@ -329,8 +329,8 @@ class OriginalsPart(Part[OriginalsPlan, OriginalsOutcome]):
         (else the largest X-drop set, unless named), HeCBench on the suite's kernels."""
         from . import ht_loc, logan
 
-        from ..plan import Plan
-        from ..suite import SuitePlan
+        from ..assembly_plan import Plan
+        from ..suite_part import SuitePlan
         from ..xdrop_plan import XdropPlan
 
         la, xd = plan_of(planned, "local-assembly", Plan), plan_of(planned, "xdrop", XdropPlan)

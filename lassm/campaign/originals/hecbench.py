@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from ...runs import suite as rec
+from ...runs import suite_records as rec
 from ...runs import tables
 from .build import Built, _cached, _run
 from . import cmap_data

@@ -29,7 +29,7 @@ import numpy as np
 
 from ... import stderr
 from ...runs import tables
-from ...runs import xdrop as rec
+from ...runs import xdrop_records as rec
 from ...workloads.xdrop.pairs import Pairs
 from .build import Built, Given
 from .sources import LOGAN
@@ -46,11 +46,11 @@ def ours_label(backend: str, layout: str | None = None) -> str:
     """Our program's label in the table: ``lassm xdrop align <backend>``, and for CUDA the plan
     (``layout``, else ``LASSM_XDROP_LAYOUT``) where it is not the default, so that both plans'
     rows stand side by side."""
-    from ...backends.xdrop import plan
+    from ...backends.xdrop import xdrop_host
 
     label = f"lassm xdrop align {backend}"
-    chosen = plan.layout(layout) if backend == "cuda" else plan.DEFAULT_LAYOUT
-    return label if chosen == plan.DEFAULT_LAYOUT else f"{label} ({chosen} layout)"
+    chosen = xdrop_host.layout(layout) if backend == "cuda" else xdrop_host.DEFAULT_LAYOUT
+    return label if chosen == xdrop_host.DEFAULT_LAYOUT else f"{label} ({chosen} layout)"
 
 
 def ours_programs(backend: str, layouts: Sequence[str] = ()) -> dict[str, str | None]:
@@ -63,9 +63,9 @@ def ours_programs(backend: str, layouts: Sequence[str] = ()) -> dict[str, str | 
 
 def layout_env() -> str:
     """``LASSM_XDROP_LAYOUT=<plan>`` as this process runs ours: what a row's command names."""
-    from ...backends.xdrop import plan
+    from ...backends.xdrop import xdrop_host
 
-    return f"{plan.LAYOUT_ENV}={plan.layout()}"
+    return f"{xdrop_host.LAYOUT_ENV}={xdrop_host.layout()}"
 
 
 #: The set LOGAN runs on in the campaign: the 20,000 LOGAN-like pairs of LOGAN's paper.
@@ -120,14 +120,14 @@ def parse_scores(text: str, n_pairs: int) -> np.ndarray:
 
 def ours_scores(path: Path) -> np.ndarray:
     """The ``score`` column of our results file (LOGAN's figure: left + right + the seed's own)."""
-    from ...workloads.xdrop.formats import read_alignments_table
+    from ...workloads.xdrop.pair_files import read_alignments_table
 
     return np.asarray(read_alignments_table(path)["score"], dtype=np.int64)
 
 
 def side_by_side(built: Built, pairs: Pairs, name: str, xdrop: int, work: Path, how: Measuring, *,
                  ours_later: bool = False) -> list[dict]:
-    """LOGAN's demo and ours at one X: a row of :data:`lassm.runs.xdrop.AGAINST_LOGAN_COLUMNS` for LOGAN
+    """LOGAN's demo and ours at one X: a row of :data:`lassm.runs.xdrop_records.AGAINST_LOGAN_COLUMNS` for LOGAN
     and one per program of :func:`ours_programs`, each with its scores' check (LOGAN's true where all
     agree).
 
@@ -193,7 +193,7 @@ def run_all(built: Built, pairs: Pairs, name: str, xdrops: Sequence[int], table:
             how: Measuring) -> tuple[list[dict], list[str]]:
     """:func:`side_by_side` at each X, rows upserted into ``table`` and ``how.tick`` called after each:
     (status row per X and program, one line per failed X)."""
-    from ...workloads.xdrop.formats import write_pairs_parquet
+    from ...workloads.xdrop.pair_files import write_pairs_parquet
 
     ncu, backend, say, tick = how.ncu, how.backend, how.say, how.tick
     k = write_logan_input(pairs, work / "pairs.txt")
@@ -276,7 +276,7 @@ def against(asked: Asked, given: Given) -> tuple[Path, bool]:
     (and counters run) ran and every score agreed; raises :class:`~lassm.errors.InputError`, before
     anything is built, where the folder's rows are of another device. Progress goes to stderr."""
     from ...runs.records import cpu_model, git_sha
-    from ...workloads.xdrop import datasets
+    from ...workloads.xdrop import pair_sets
     from ..steps import find_ncu
 
     say = stderr.line
@@ -285,7 +285,7 @@ def against(asked: Asked, given: Given) -> tuple[Path, bool]:
     table, counters = (rec.folder(asked.machine) / f for f in (rec.AGAINST_LOGAN_FILE, rec.COUNTERS_FILE))
     name, pairs = asked.dataset, None
     if Path(name).is_file():  # a pairs file: its rows carry the set's own name (``lassm xdrop generate --name``)
-        pairs = datasets.load(name)
+        pairs = pair_sets.load(name)
         name = pairs.name or name
     wanted = todo(name, asked.xdrops, table, sha, asked.force, asked.backend, asked.layouts)
     recorded = rec.read_rows(counters, rec.COUNTER_COLUMNS)
@@ -298,7 +298,7 @@ def against(asked: Asked, given: Given) -> tuple[Path, bool]:
     tables.same_device(table, rec.AGAINST_LOGAN_COLUMNS, device[0])
     say(f"{name}: X to run: {wanted or 'none'}" + (f"; LOGAN's counters at X = {counted}" if counted else ""))
     built = given.built(LOGAN)
-    pairs = pairs if pairs is not None else datasets.load(name)
+    pairs = pairs if pairs is not None else pair_sets.load(name)
     failed: list[str] = []
     status: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="lassm-vs-logan-") as tmp:

@@ -117,15 +117,15 @@ def lassm_kernel_times(commands: Sequence[Sequence[str]], ncu: str, log: Path, *
     import json
     import tempfile
 
-    from ...analysis.counters import batch
+    from ...analysis.counters import ncu_batch
 
     with tempfile.TemporaryDirectory(prefix="lassm-ncu-commands-") as tmp:
         status = Path(tmp) / "status.json"
-        target = [*batch.commands_target(commands), str(status)]
-        filt = batch.with_boundary(f"regex:{kernel}") if kernel else None
+        target = [*ncu_batch.commands_target(commands), str(status)]
+        filt = ncu_batch.with_boundary(f"regex:{kernel}") if kernel else None
         _profile(target, ncu, log, clock_control, filt)
         failed = json.loads(status.read_text()) if status.is_file() else {}
-    parts = batch.split_at(log, batch.BOUNDARY)
+    parts = ncu_batch.split_at(log, ncu_batch.BOUNDARY)
     return [[] if str(i) in failed or i >= len(parts) else _launches(parts[i]) for i in range(len(commands))]
 
 

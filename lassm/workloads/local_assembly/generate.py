@@ -12,7 +12,7 @@ from a larger pool, :data:`POOL_KB`, plus the matching share without).
 
 The per-k knobs (``synthetic.profiles.PROFILES``) are tuned so that
 :func:`lassm.workloads.local_assembly.stats.table2_row` meets
-:data:`lassm.workloads.local_assembly.stats.PAPER_TABLE2` (``tests/test_generate.py`` checks at
+:data:`lassm.workloads.local_assembly.stats.PAPER_TABLE2` (``tests/workloads/test_generate.py`` checks at
 scale 1); other k interpolate linearly, clamped to 21..77. Only numpy and the standard library:
 GPU nodes may lack numba and pyarrow.
 """
@@ -25,7 +25,7 @@ from .dataset import Dataset
 from .synthetic.batch import Batch, batch_steps, simulate_batch
 from .synthetic.extract import extract
 from .synthetic.profiles import profile_for
-from .synthetic.progress import Steps
+from .synthetic.generator_progress import Steps
 
 #: Reference bases (kb) the extraction draws from, where that is at most 3x what it keeps.
 POOL_KB = 1200

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""LOGAN's X-drop long-read alignment kernel, its data model: :mod:`.config` (``Scoring``),
-:mod:`.pairs` (seeded read pairs), :mod:`.result` (extended seeds), :mod:`.generate` (synthetic
-pairs), :mod:`.real` (pbsim pairs of a real genome, via :mod:`.pbsim` and :mod:`.seeds`),
-:mod:`.formats` (parquet and SeqAn's TSV) and :mod:`.datasets` (named sets, cached).
+"""LOGAN's X-drop long-read alignment kernel, its data model: :mod:`.scoring` (``Scoring``),
+:mod:`.pairs` (seeded read pairs), :mod:`.alignments` (extended seeds), :mod:`.synthetic_pairs` (synthetic
+pairs), :mod:`.real_pairs` (pbsim pairs of a real genome, via :mod:`.pbsim` and :mod:`.seeds`),
+:mod:`.pair_files` (parquet and SeqAn's TSV) and :mod:`.pair_sets` (named sets, cached).
 """

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Running Debian's ``pbsim`` (PacBio read simulator) and reading what it writes: the reads
 (FASTQ) and their alignments to the genome (MAF). Kept apart from the local-assembly pipeline's
-tool runner, since one kernel's package imports no other's (``tests/test_layout.py``).
+tool runner, since one kernel's package imports no other's (``tests/whole/test_layout.py``).
 """
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from .community import make_community
 from .earlier_rounds import MHM_KS, PRE_K, join_rounds, new_tails, walk_ext
 from .end_reads import PAIR_SPAN, align_reads, seed_index, select_end_reads
 from .profiles import Profile
-from .progress import Steps
+from .generator_progress import Steps
 from .sequencing import ReadBases, read_bases, sequence_reads
 from .unitigs import find_unitigs
 

@@ -1,0 +1,2 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Tests of lassm/cli/ and lassm/__main__.py: the command line."""

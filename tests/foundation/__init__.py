@@ -1,0 +1,2 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Tests of the single modules at the top of lassm/ (lassm/*.py)."""
