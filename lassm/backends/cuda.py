@@ -247,8 +247,11 @@ def extend_side_gpu(side: Side, protocol: str = "casptr", block_warps: int = DEF
     resident, source_bytes = None, int(ctg_seqs.nbytes + reads.seqs.nbytes + reads.quals.nbytes)
     t_up, on_device = time.perf_counter(), not isinstance(ctg_seqs, np.ndarray)
     if not hip and source_bytes <= budget * RESIDENT_FRACTION:
-        resident, budget = {"ctg": cupy.asarray(ctg_seqs), "seqs": cupy.asarray(reads.seqs),
-                            "quals": cupy.asarray(reads.quals)}, budget - source_bytes
+        pad = launch.PAD_BYTES  # fast's ends point into these (spans); the others' launches gather from them
+        resident, budget = {"ctg": device_segments.padded(ctg_seqs, pad, rt=cupy),
+                            "seqs": device_segments.padded(reads.seqs, pad, rt=cupy),
+                            "quals": device_segments.padded(reads.quals, pad, rt=cupy),
+                            "rd_off": cupy.asarray(reads.offsets)}, budget - source_bytes
     elif on_device:  # reverse-complemented on the device, too big to stay
         ctg_seqs = cupy.asnumpy(ctg_seqs)
     # The inputs copied up to stay, or contigs made on the device copied back to be gathered here.

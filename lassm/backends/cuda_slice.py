@@ -85,18 +85,27 @@ def run_slice(run: SliceRun, kern, index: np.ndarray, slots: np.ndarray, scratch
     per_warp = 1 if variant is None else variant.ends_per_warp(warp_size)
     n_visited, shared = scratch
     stride = launch.walk_stride(max_walk)
-    rids, h_cnt_off = launch.read_index(reads.contig_offsets, index)
-    if resident is not None:
+    if variant is not None and resident is not None:  # fast: each end points into the bases uploaded once
+        d_ctg, d_seqs, d_quals = resident["ctg"], resident["seqs"], resident["quals"]
+        h_ctg_off = launch.end_spans(ctg_off, index)
+        h_cnt_off = launch.end_spans(reads.contig_offsets, index)
+        h_rd_off = resident["rd_off"]
+    elif resident is not None:
+        rids, h_cnt_off = launch.read_index(reads.contig_offsets, index)
         d_ctg, h_ctg_off = device_segments.gather(resident["ctg"], ctg_off, index, pad=launch.PAD_BYTES, rt=rt)
         d_seqs, h_rd_off = device_segments.gather(resident["seqs"], reads.offsets, rids, pad=launch.PAD_BYTES, rt=rt)
         d_quals, _ = device_segments.gather(resident["quals"], reads.offsets, rids, pad=launch.PAD_BYTES, rt=rt)
     else:
+        rids, h_cnt_off = launch.read_index(reads.contig_offsets, index)
         h_ctg, h_ctg_off = launch.gather(ctg_seqs, ctg_off, index, pad=launch.PAD_BYTES)
         h_seqs, h_rd_off = launch.gather(reads.seqs, reads.offsets, rids, pad=launch.PAD_BYTES)
         h_quals, _ = launch.gather(reads.quals, reads.offsets, rids, pad=launch.PAD_BYTES)
         t_up = time.perf_counter()
         d_ctg, d_seqs, d_quals = cupy.asarray(h_ctg), cupy.asarray(h_seqs), cupy.asarray(h_quals)
         upload = time.perf_counter() - t_up
+        if variant is not None:  # fast takes (begin, end) spans of the gathered buffers
+            every = np.arange(n)
+            h_ctg_off, h_cnt_off = launch.end_spans(h_ctg_off, every), launch.end_spans(h_cnt_off, every)
     h_ht_off = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(slots, out=h_ht_off[1:])
     h_depths = np.ascontiguousarray(depths[index], dtype=np.float64)
@@ -108,7 +117,7 @@ def run_slice(run: SliceRun, kern, index: np.ndarray, slots: np.ndarray, scratch
         "depths": cupy.asarray(h_depths),
         "rd_seqs": d_seqs,
         "rd_quals": d_quals,
-        "rd_off": cupy.asarray(h_rd_off),
+        "rd_off": cupy.asarray(h_rd_off),  # resident: already on the device
         "rd_cnt_off": cupy.asarray(h_cnt_off),
         # Zeroed once so that the published protocols' stale pointers are never garbage.
         "ht": cupy.zeros(int(h_ht_off[-1]) * launch.SLOT_BYTES // 8, dtype=np.uint64),

@@ -222,6 +222,16 @@ def asarray(host: np.ndarray | Buffer) -> Buffer:
     return buf
 
 
+def copy_in(buf: Buffer, host: np.ndarray) -> None:
+    """Copies a host array into the head of a device buffer of its type (CuPy's ``buf[:n].set``)."""
+    host = np.ascontiguousarray(host, dtype=buf.dtype)
+    if host.size > buf.size:
+        raise ValueError(f"copy_in: {host.size} items into a buffer of {buf.size}")
+    if host.nbytes:
+        _check(_lib().cuMemcpyHtoD_v2(buf.ptr, host.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(host.nbytes)),
+               "cuMemcpyHtoD")
+
+
 def empty_like(buf: Buffer) -> Buffer:
     """Uninitialised device memory of ``buf``'s size and type (CuPy's ``empty_like``)."""
     return Buffer(buf.size, buf.dtype)
@@ -445,4 +455,4 @@ def cache_entries() -> list[Path]:
 
 __all__ = ["Buffer", "Context", "DeviceFacts", "DriverError", "Event", "Function", "Module", "asarray", "asnumpy",
            "available", "cache_entries", "cached", "concatenate", "context", "cuda", "elapsed_ms", "empty", "empty_like",
-           "get_default_memory_pool", "join_prebuilds", "load", "mem_get_info", "module_image", "prebuild", "zeros"]
+           "copy_in", "get_default_memory_pool", "join_prebuilds", "load", "mem_get_info", "module_image", "prebuild", "zeros"]

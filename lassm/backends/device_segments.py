@@ -76,6 +76,22 @@ def gather(d_src, offsets: np.ndarray, index: np.ndarray, pad: int = 0, rt=None)
     return out, new_off
 
 
+def padded(src, pad: int, rt=None):
+    """A device copy of ``src`` (host array or device buffer) with ``pad`` zero bytes after it: a
+    buffer the fast kernel's ends point into (spans) and read with word loads past a segment's end."""
+    xp = _runtime(rt)
+    if not isinstance(src, np.ndarray):  # made on the device: one device-to-device copy
+        return xp.concatenate((src, xp.zeros(int(pad), dtype=src.dtype)))
+    src = np.ascontiguousarray(src)
+    out = xp.zeros(len(src) + int(pad), dtype=src.dtype)
+    if len(src):
+        if rt is not None and getattr(rt, "__name__", "").endswith(".cudadrv"):
+            rt.copy_in(out, src)
+        else:
+            out[: len(src)].set(src)
+    return out
+
+
 def pack_rows(d_rows, row_bytes: int, lengths: np.ndarray, rt=None):
     """The first ``lengths[i]`` bytes of every ``row_bytes`` row of ``d_rows``, end to end, on the
     device: returns ``(device uint8 buffer, host int64 offsets)``, a launch's walks, ragged.

@@ -136,6 +136,8 @@ def launch_ends(driven: Driver, side: Side, index: np.ndarray, slots: np.ndarray
     quals, _ = launch.gather(reads.quals, reads.offsets, rids, pad=launch.PAD_BYTES)
     ht_off = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(slots, out=ht_off[1:])
+    if variant is not None:  # fast takes (begin, end) spans of the gathered buffers
+        c_off, cnt_off = launch.end_spans(c_off, np.arange(n)), launch.end_spans(cnt_off, np.arange(n))
     inputs = {"ctg_seqs": (ctg, np.uint8), "ctg_off": (c_off, np.int64),
               "depths": (np.asarray(depths)[index], np.float64), "rd_seqs": (seqs, np.uint8),
               "rd_quals": (quals, np.uint8), "rd_off": (r_off, np.int64), "rd_cnt_off": (cnt_off, np.int64),

@@ -180,6 +180,17 @@ def read_index(contig_offsets: np.ndarray, index: np.ndarray) -> tuple[np.ndarra
     return segment_items(contig_offsets, index)
 
 
+def end_spans(offsets: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """Segments ``index`` of ``offsets`` as int64 ``(begin, end)`` pairs, flat: where the fast
+    kernel's ends find their bases or reads in buffers that were not gathered for them."""
+    offsets = np.asarray(offsets, dtype=np.int64)
+    index = np.asarray(index, dtype=np.int64)
+    out = np.empty(2 * len(index), dtype=np.int64)
+    out[0::2] = offsets[index]
+    out[1::2] = offsets[index + 1]
+    return out
+
+
 def stack_reads(a, b):
     """Reads of two sides as one: ``b``'s reads and contig ends follow ``a``'s (the one-launch
     variants walk both sides of every contig together)."""

@@ -465,17 +465,17 @@ struct FastShared {
 // One contig end, walked by `team`: the k-shift loop of the faithful kernel, with the changes
 // above. Writes the end's outputs from thread 0.
 template <bool BLOCK>
-__device__ void fast_end(const Team<BLOCK>& team, i64 e, FastShared sh, const u8* ctg_seqs, const i64* ctg_off,
+__device__ void fast_end(const Team<BLOCK>& team, i64 e, FastShared sh, const u8* ctg_seqs, const i64* ctg_span,
                          const double* depths, const u8* rd_seqs, const u8* rd_quals, const i64* rd_off,
-                         const i64* rd_cnt_off, ht_slot* ht, const i64* ht_off, u8* walks, int* walk_len,
+                         const i64* rd_span, ht_slot* ht, const i64* ht_off, u8* walks, int* walk_len,
                          int* final_k, u8* term, int* n_k, i64* steps, i64* insertions, i64* start_insertions,
                          int start_k, int max_walk, int qual_offset)
 {
     const int tid = team.tid, T = team.size();
-    const u8* ctg = ctg_seqs + ctg_off[e];
-    const int clen = (int)(ctg_off[e + 1] - ctg_off[e]);
+    const u8* ctg = ctg_seqs + ctg_span[2 * e];
+    const int clen = (int)(ctg_span[2 * e + 1] - ctg_span[2 * e]);
     const int depth = (int)depths[e];
-    const i64 r0 = rd_cnt_off[e], r1 = rd_cnt_off[e + 1];
+    const i64 r0 = rd_span[2 * e], r1 = rd_span[2 * e + 1];
     ht_slot* table = ht + ht_off[e];
     const u64 cap = (u64)(ht_off[e + 1] - ht_off[e]);
     u8* best = walks + e * (i64)max_walk;
@@ -590,7 +590,13 @@ __device__ void fast_end(const Team<BLOCK>& team, i64 e, FastShared sh, const u8
 
 #include "fast_lanes.cuh"  // lane walks: after fast_end, whose pieces it calls
 
-// The kernel, the faithful one's arguments (see there) plus n_team: blocks 0 .. n_team-1 each
+// The kernel, the faithful one's arguments (see there) plus n_team, but with spans for offsets:
+// contig end e's bases are ctg_seqs[ctg_span[2e], ctg_span[2e+1]) and its reads rd_span[2e] ..
+// rd_span[2e+1]-1 of (rd_seqs, rd_quals, rd_off). The ends are launched in work order, not in the
+// order their bases lie, so the host uploads the bases once and each end points into them, with no
+// gather (copy) of the bases per launch; a read still ends where the next one starts (rd_off[j+1]),
+// as one contig's reads lie together. Every buffer has 16 bytes of padding after it.
+// Blocks 0 .. n_team-1 each
 // walk contig end blockIdx.x as one team (the host puts the ends with the most read bases first);
 // every later block gives each of its warp teams one end (LASSM_FAST_ENDS_PER_WARP per warp), from
 // n_team on. ht_off must give every contig end a power-of-two number of slots, ht must arrive
@@ -601,9 +607,9 @@ __device__ void fast_end(const Team<BLOCK>& team, i64 e, FastShared sh, const u8
 // fast_visited_slots(max_walk) zeroed visited entries per contig end in `visited`). On HIP a warp is
 // a wavefront, WARP_SIZE its width, and blockDim at most 1024 threads, as on NVIDIA.
 extern "C" __global__ void iterative_walks_kernel(
-    const u8* __restrict__ ctg_seqs, const i64* __restrict__ ctg_off, const double* __restrict__ depths,
+    const u8* __restrict__ ctg_seqs, const i64* __restrict__ ctg_span, const double* __restrict__ depths,
     const u8* __restrict__ rd_seqs, const u8* __restrict__ rd_quals, const i64* __restrict__ rd_off,
-    const i64* __restrict__ rd_cnt_off, ht_slot* ht, const i64* __restrict__ ht_off, u64* visited,
+    const i64* __restrict__ rd_span, ht_slot* ht, const i64* __restrict__ ht_off, u64* visited,
     u8* walk_tmp, u8* walks, int* walk_len, int* final_k, u8* term, int* n_k, i64* steps,
     i64* insertions, i64* start_insertions, int n_ends, int start_k, int max_walk, int qual_offset,
     int walk_stride, int n_team)
@@ -622,7 +628,7 @@ extern "C" __global__ void iterative_walks_kernel(
         const i64 e0 = (i64)n_team + (((i64)blockIdx.x - n_team) * nw + w) * LASSM_FAST_LANE_WALKS;
         if (e0 < n_ends)
             fast_lane_ends(Team<false>(nullptr), e0, (int)min((i64)LASSM_FAST_LANE_WALKS, (i64)n_ends - e0), ctg_seqs,
-                           ctg_off, depths, rd_seqs, rd_quals, rd_off, rd_cnt_off, ht, ht_off, visited, walk_tmp, walks,
+                           ctg_span, depths, rd_seqs, rd_quals, rd_off, rd_span, ht, ht_off, visited, walk_tmp, walks,
                            walk_len, final_k, term, n_k, steps, insertions, start_insertions, start_k, max_walk,
                            qual_offset, walk_stride);
         return;
@@ -652,11 +658,11 @@ extern "C" __global__ void iterative_walks_kernel(
 #endif
     if (block_team) {
         const Team<true> team(sh.scratch);
-        fast_end(team, e, sh, ctg_seqs, ctg_off, depths, rd_seqs, rd_quals, rd_off, rd_cnt_off, ht, ht_off, walks,
+        fast_end(team, e, sh, ctg_seqs, ctg_span, depths, rd_seqs, rd_quals, rd_off, rd_span, ht, ht_off, walks,
                  walk_len, final_k, term, n_k, steps, insertions, start_insertions, start_k, max_walk, qual_offset);
     } else {
         const Team<false> team(sh.scratch);
-        fast_end(team, e, sh, ctg_seqs, ctg_off, depths, rd_seqs, rd_quals, rd_off, rd_cnt_off, ht, ht_off, walks,
+        fast_end(team, e, sh, ctg_seqs, ctg_span, depths, rd_seqs, rd_quals, rd_off, rd_span, ht, ht_off, walks,
                  walk_len, final_k, term, n_k, steps, insertions, start_insertions, start_k, max_walk, qual_offset);
     }
 }

@@ -37,16 +37,16 @@ struct FastLaneEnd {
     fast_visit_t* seen;
 };
 
-__device__ __forceinline__ FastLaneEnd fast_lane_end(i64 e, const u8* ctg_seqs, const i64* ctg_off, const double* depths,
-                                                     const i64* rd_cnt_off, ht_slot* ht, const i64* ht_off, u8* walk_tmp,
+__device__ __forceinline__ FastLaneEnd fast_lane_end(i64 e, const u8* ctg_seqs, const i64* ctg_span, const double* depths,
+                                                     const i64* rd_span, ht_slot* ht, const i64* ht_off, u8* walk_tmp,
                                                      fast_visit_t* visited, int walk_stride, u32 vslots)
 {
     FastLaneEnd d;
-    d.ctg = ctg_seqs + ctg_off[e];
-    d.clen = (int)(ctg_off[e + 1] - ctg_off[e]);
+    d.ctg = ctg_seqs + ctg_span[2 * e];
+    d.clen = (int)(ctg_span[2 * e + 1] - ctg_span[2 * e]);
     d.depth = (int)depths[e];
-    d.r0 = rd_cnt_off[e];
-    d.r1 = rd_cnt_off[e + 1];
+    d.r0 = rd_span[2 * e];
+    d.r1 = rd_span[2 * e + 1];
     d.table = ht + ht_off[e];
     d.cap = (u64)(ht_off[e + 1] - ht_off[e]);
     d.wbuf = walk_tmp + e * (i64)walk_stride;
@@ -108,9 +108,9 @@ __device__ __forceinline__ u8 fast_lane_k_begin(const Team<false>& team, const F
 // e0 + j's k, its best walk and its counts. Each round, the warp takes every end still going
 // through fast_lane_k_begin at that end's k, in lane order; then each lane walks its end with the
 // table and does the k-shift of fast_end. Writes each end's outputs from its lane.
-__device__ void fast_lane_ends(const Team<false>& team, i64 e0, int n, const u8* ctg_seqs, const i64* ctg_off,
+__device__ void fast_lane_ends(const Team<false>& team, i64 e0, int n, const u8* ctg_seqs, const i64* ctg_span,
                                const double* depths, const u8* rd_seqs, const u8* rd_quals, const i64* rd_off,
-                               const i64* rd_cnt_off, ht_slot* ht, const i64* ht_off, fast_visit_t* visited,
+                               const i64* rd_span, ht_slot* ht, const i64* ht_off, fast_visit_t* visited,
                                u8* walk_tmp, u8* walks, int* walk_len, int* final_k, u8* term, int* n_k, i64* steps,
                                i64* insertions, i64* start_insertions, int start_k, int max_walk, int qual_offset,
                                int walk_stride)
@@ -119,7 +119,7 @@ __device__ void fast_lane_ends(const Team<false>& team, i64 e0, int n, const u8*
     const u32 vslots = fast_visited_slots(max_walk);
     const bool mine = lane < n;
     const i64 e = e0 + (mine ? lane : 0);
-    const FastLaneEnd my = fast_lane_end(e, ctg_seqs, ctg_off, depths, rd_cnt_off, ht, ht_off, walk_tmp, visited,
+    const FastLaneEnd my = fast_lane_end(e, ctg_seqs, ctg_span, depths, rd_span, ht, ht_off, walk_tmp, visited,
                                          walk_stride, vslots);
     u8* best = walks + e * (i64)max_walk;
     const int max_k = min(LASSM_MAX_KMER_LEN, my.clen);
@@ -134,7 +134,7 @@ __device__ void fast_lane_ends(const Team<false>& team, i64 e0, int n, const u8*
             const int kj = team.shfl(k, j), nkj = team.shfl(nk, j);
             if (!team.shfl((int)going, j)) continue;
             ++active;
-            const FastLaneEnd dj = fast_lane_end(e0 + j, ctg_seqs, ctg_off, depths, rd_cnt_off, ht, ht_off, walk_tmp,
+            const FastLaneEnd dj = fast_lane_end(e0 + j, ctg_seqs, ctg_span, depths, rd_span, ht, ht_off, walk_tmp,
                                                  visited, walk_stride, vslots);
             i64 ins;
             u32 mj;
