@@ -254,8 +254,8 @@ def read_raw(source: str | os.PathLike):
         wide = df.pivot_table(index=keep, columns="Metric Name", values="Metric Value",
                               aggfunc="first").reset_index()
         wide.columns.name = None
-        for _, r in df.drop_duplicates("Metric Name").iterrows():
-            units[str(r["Metric Name"])] = str(r["Metric Unit"])
+        first = df.drop_duplicates("Metric Name")
+        units = {str(n): str(u) for n, u in zip(first["Metric Name"], first["Metric Unit"])}
         return wide, units
     if len(df) and str(df.iloc[0]["ID"]).strip() == "":
         units = {c: str(v) for c, v in df.iloc[0].items()}
@@ -286,18 +286,17 @@ def parse(source: str | os.PathLike, *, dataset: str | None = None, k: int | Non
         if val is not None:
             labels[key] = val
     records = []
-    for _, r in wide.iterrows():
+    # (metric, quantity, unit) of the map's metrics this file has, read once, not per launch
+    present = [(str(m), str(qn), str(u)) for m, qn, u in zip(rows["metric"], rows["quantity"], rows["unit"])
+               if str(m) in wide.columns]
+    for r in wide.to_dict("records"):
         q: dict[str, Any] = {}
-        for _, m in rows.iterrows():
-            name, quantity = str(m["metric"]), str(m["quantity"])
-            if name not in wide.columns:
-                continue
+        for name, quantity, to_unit in present:
             if quantity == "device":
                 q["device_name"] = str(r[name]).strip()
                 continue
             value = parse_number(r[name])
-            unit = units.get(name, "")
-            q[quantity] = convert(value, unit, str(m["unit"])) if not math.isnan(value) else value
+            q[quantity] = convert(value, units.get(name, ""), to_unit) if not math.isnan(value) else value
         rec: dict[str, Any] = dict(labels)
         rec["launch"] = int(parse_number(r["ID"]))
         rec["kernel"] = str(r["Kernel Name"])
