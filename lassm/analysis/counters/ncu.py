@@ -289,7 +289,9 @@ def parse(source: str | os.PathLike, *, dataset: str | None = None, k: int | Non
     # (metric, quantity, unit) of the map's metrics this file has, read once, not per launch
     present = [(str(m), str(qn), str(u)) for m, qn, u in zip(rows["metric"], rows["quantity"], rows["unit"])
                if str(m) in wide.columns]
-    for r in wide.to_dict("records"):
+    wanted = list(dict.fromkeys(["ID", "Kernel Name", *(name for name, _q, _u in present)]))
+    for values in wide[wanted].to_numpy(dtype=object):
+        r = dict(zip(wanted, values))
         q: dict[str, Any] = {}
         for name, quantity, to_unit in present:
             if quantity == "device":
