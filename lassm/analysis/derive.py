@@ -8,6 +8,7 @@ them for comparison)."""
 from __future__ import annotations
 
 import json
+import functools
 from pathlib import Path
 
 import pandas as pd
@@ -39,22 +40,48 @@ def counter_backends(machine: str) -> list[str]:
 def load_counters(machine: str, backend: str = "cuda") -> pd.DataFrame:
     """Every Nsight Compute raw file of ``machine`` and ``backend``, one row per (dataset, k,
     protocol); one backend at a time, since two programs' launches must not sum into one point."""
-    from .counters import aggregate, parse
-
     folder = paths.results_dir(machine) / "counters"
     files = sorted(p for p in folder.glob("*.csv") if not p.name.startswith(".") and counter_backend(p) == backend)
     if not files:
         raise LassmError(f"{folder}: no {backend} counter files; run 'lassm counters collect' on that machine first")
+    points, launches = _points(tuple(files), _stamps(files))
     try:
-        points = aggregate(parse(files, "ncu"))
-        for path in files:
-            refuse_fewer_than_recorded(path)
+        for path, count in zip(files, launches):
+            refuse_fewer_than_recorded(path, count)
+    except ValueError as exc:
+        raise LassmError(f"{exc}; collect it again, or restore it") from None
+    return points.copy()
+
+
+def _stamps(files: list[Path]) -> tuple:
+    """What says that raw files are unchanged: each one's and its sidecars' size and time."""
+    from .counters.tidy import sidecar_paths
+
+    out = []
+    for path in files:
+        for p in (path, *sidecar_paths(path)):
+            st = p.stat() if p.exists() else None
+            out.append((str(p), st.st_size if st else -1, st.st_mtime_ns if st else -1))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=16)
+def _points(files: tuple[Path, ...], _stamps: tuple) -> tuple[pd.DataFrame, list[int]]:
+    """:func:`load_counters`' table of ``files`` and each file's launches, parsed once while the files
+    stay as ``_stamps`` says (a chapter asks for one machine's counters several times); the run
+    records they are checked against are read at every call."""
+    from .counters import aggregate, parse
+    from .counters.ncu import read_raw
+
+    try:
+        points = aggregate(parse(list(files), "ncu"))
+        launches = [len(read_raw(path)[0]) for path in files]
     except ValueError as exc:  # a file cut short or damaged: named, never left out
         raise LassmError(f"{exc}; collect it again, or restore it") from None
-    return points[["device", "dataset", "k", "protocol", "simd_width", *_SUMS, "launches"]]
+    return points[["device", "dataset", "k", "protocol", "simd_width", *_SUMS, "launches"]], launches
 
 
-def refuse_fewer_than_recorded(path: Path) -> None:
+def refuse_fewer_than_recorded(path: Path, launches: int | None = None) -> None:
     """Refuses (``ValueError`` naming file and record) a raw ncu file whose launches are not those its
     point's run record counts (``launches`` of ``<machine>/<run-id>/summary.json`` or its
     ``bench__<run-id>``).
@@ -71,7 +98,6 @@ def refuse_fewer_than_recorded(path: Path) -> None:
         return
     run_id = run_id_for(meta["dataset"], meta["k"], counter_backend(path), meta["protocol"])
     folder = path.parent.parent
-    launches = None
     for record in (folder / run_id / "summary.json", folder / f"bench__{run_id}" / "summary.json"):
         recorded = json_object(record, "run record").get("launches") if record.is_file() else None
         if not isinstance(recorded, int) or isinstance(recorded, bool):
