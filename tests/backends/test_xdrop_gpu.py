@@ -394,7 +394,7 @@ def test_layout_switch_and_work_order(monkeypatch) -> None:
     assert xdrop_host.layout() == "warps"
     assert xcuda.choose(100, None, None, None) == (16, xdrop_host.DEFAULT_GROUP, 0)  # the lanes kernel's plan
     assert xcuda.choose(500, None, None, None) == (0, 64, 1024) == xcuda.choose(2000, None, None, None)  # the wide block
-    assert xcuda.choose(5000, None, None, None) == (0, xdrop_host.DEFAULT_GROUP, 0)  # LOGAN's block, in the plan's order
+    assert xcuda.choose(5000, None, None, None) == (0, xdrop_host.DEFAULT_GROUP, 4000)  # the wide block, 4,000 ints
     assert xcuda.choose(5000, None, "logan", None) == (0, xdrop_host.DEFAULT_GROUP, 0) == xcuda.choose(5000, 0, None, None)
     assert xcuda.choose(10, 16, None, 8) == (0, 32, 8) and xcuda.choose(10, None, None, 8, 64) == (0, 64, 8)
     assert [xdrop_host.warps_plan(x) for x in (50, 51, 201, 2001)] == [row[1:] for row in xdrop_host.WARPS_PLAN]

@@ -51,10 +51,13 @@ WARP = 32
 #: LOGAN-like pairs holds about 0.7 X cells up to X = 1000 and under 2,000 at X = 5000; a false
 #: seed's about 3 X up to X = 100 and near 1,000 at X = 1000. One that outgrows the stride reruns on
 #: its global scratch.
-#: The rows above X = 200 follow a sweep of the block's threads and shared ints on the H200
-#: (xdrop-sim-20k and a set of half false seeds, X = 100 to 5000): 64 threads and 1,024 ints were
-#: fastest or near it on both up to X = 1000, and at X = 5000 LOGAN's block beat every wide one.
-WARPS_PLAN = ((50, 8, 32, 512), (200, 16, 32, 1024), (2000, 0, 64, 1024), (2**31 - 1, 0, 128, 0))
+#: The rows above X = 200 follow sweeps of the block's threads and shared ints: on the H200
+#: (xdrop-sim-20k and a set of half false seeds, X = 100 to 5000) 64 threads and 1,024 ints were
+#: fastest or near it on both up to X = 1000, and at X = 5000 LOGAN's block beat the wide ones of up
+#: to 2,048 ints, whose bands outgrew them and ran again; on the H100 (xdrop-sim-20k, X = 5000) 128
+#: threads and 4,000 ints (48,000 bytes, the most a block has without opting in) took 551 ms where
+#: LOGAN's block took 657 and 2,048 ints 766.
+WARPS_PLAN = ((50, 8, 32, 512), (200, 16, 32, 1024), (2000, 0, 64, 1024), (2**31 - 1, 0, 128, 4000))
 
 
 def layout(name: str | None = None) -> str:
