@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...compressed import DECODE_ERRORS, open_text, wide_text
+from ...compressed import fasta_records
 from ...errors import InputError, LassmError
 from .scoring import DEFAULT_SEED_LENGTH
 from .pairs import Pairs
@@ -109,24 +109,7 @@ def revcomp(seq: bytes) -> bytes:
 def read_genome(path: Path) -> list[tuple[str, bytes]]:
     """``(header, sequence)`` of every record of a FASTA file (plain, ``.gz``, ``.xz``, ``.bz2``),
     upper case, every byte but A, C, G, T turned to N (the bases a pair may hold)."""
-    records: list[tuple[str, bytes]] = []
-    name: str | None = None
-    parts: list[str] = []
-    try:
-        with open_text(path) as fh:
-            for line in fh:
-                line = line.strip()
-                if line.startswith(">"):
-                    if name is not None:
-                        records.append((name, "".join(parts).upper().encode().translate(_TO_N)))
-                    name, parts = line[1:], []
-                elif line:
-                    parts.append(line)
-    except DECODE_ERRORS as exc:
-        raise InputError(str(path), None, "file", wide_text(path) or f"not a readable FASTA file ({exc})") from None
-    if name is not None:
-        records.append((name, "".join(parts).upper().encode().translate(_TO_N)))
-    return records
+    return list(fasta_records(path, _TO_N))
 
 
 #: Peak memory per base of pbsim's reads while they are read back and paired (each read keeps its
