@@ -16,8 +16,6 @@ from .dat_bulk import _offsets, extended_blocks
 from .dataset import Dataset, revcomp
 from .figures import SideFigures
 
-#: Termination codes: 0 = no walk was tried.
-TERM_CODES = {0: "-", ord("X"): "X", ord("F"): "F", ord("R"): "R"}
 
 #: Text of every termination code, indexed by the code (0 reads ``-``): the ends table of a
 #: million-contig set in one take instead of a Python loop per end.

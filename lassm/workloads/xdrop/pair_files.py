@@ -34,9 +34,6 @@ PAIR_COLUMNS = ("seq_h", "pos_h", "seq_v", "pos_v", "seed_len")
 _FORMAT = b"xdrop-pairs-1"
 _ALLOWED = np.zeros(256, dtype=bool)
 _ALLOWED[np.frombuffer(BASES, dtype=np.uint8)] = True
-#: The only bytes a pairs TSV read in bulk holds: bases, digits, tab and newline. Anything else
-#: (``\r``, a sign, a blank, a lower-case base) goes to the careful reader.
-_TSV_BYTES = BASES + b"0123456789\t\n"
 #: The longest number read in bulk: int64 holds every 18-digit number.
 _MAX_DIGITS = 18
 #: Bytes of a TSV checked at once: a chunk and its temporaries stay in the cache.
