@@ -135,3 +135,14 @@ def fasta_records(path: str | os.PathLike, table: bytes) -> Iterator[tuple[str, 
         raise InputError(str(path), None, "file", wide_text(path) or f"not a readable FASTA file ({exc})") from None
     if name is not None:
         yield name, "".join(parts).upper().encode().translate(table)
+
+
+def fastq_records(path: str | os.PathLike) -> Iterator[tuple[str, bytes, bytes]]:
+    """``(name, sequence, qualities)`` of every record of a 4-line FASTQ file (as the simulators write)."""
+    with open(path, "rb") as fh:
+        while True:
+            head = fh.readline()
+            if not head:
+                return
+            seq, _, qual = fh.readline().strip(), fh.readline(), fh.readline().strip()
+            yield head[1:].strip().decode(), seq, qual

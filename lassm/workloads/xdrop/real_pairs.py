@@ -16,11 +16,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ...compressed import fasta_records
+from ...compressed import fasta_records, fastq_records
 from ...errors import InputError, LassmError
 from .scoring import DEFAULT_SEED_LENGTH
 from .pairs import Pairs
-from .pbsim import MODEL_QC, check_pbsim, parse_maf, pbsim_version, read_fastq, run_pbsim
+from .pbsim import MODEL_QC, check_pbsim, parse_maf, pbsim_version, run_pbsim
 from .seeds import MAX_K, nearest_seed
 
 #: The longest read length (mean, spread, shortest, longest) pbsim accepts.
@@ -156,7 +156,7 @@ def simulate(genome: Path, knobs: RealKnobs, workdir: Path) -> tuple[list[SimRea
         if not Path(f"{prefix}_{i + 1:04d}.maf").is_file():  # a record too short for a read at this depth
             continue
         maf = parse_maf(Path(f"{prefix}_{i + 1:04d}.maf"))
-        for name, seq in read_fastq(Path(f"{prefix}_{i + 1:04d}.fastq")):
+        for name, seq, _qual in fastq_records(f"{prefix}_{i + 1:04d}.fastq"):
             if name not in maf:
                 raise LassmError(f"{prefix}_{i + 1:04d}.maf: no alignment of read {name}")
             start, end, strand, to_read = maf[name]

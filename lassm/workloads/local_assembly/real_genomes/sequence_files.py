@@ -26,17 +26,6 @@ def read_fasta(path: Path) -> Iterator[tuple[str, bytes]]:
     return fasta_records(path, _IUPAC)
 
 
-def read_fastq(path: Path) -> Iterator[tuple[str, bytes, bytes]]:
-    """``(name, sequence, qualities)`` of every record of a 4-line FASTQ file."""
-    with open(path, "rb") as fh:
-        while True:
-            head = fh.readline()
-            if not head:
-                return
-            seq, _, qual = fh.readline().strip(), fh.readline(), fh.readline().strip()
-            yield head[1:].strip().decode(), seq, qual
-
-
 def windowed(records: list[tuple[str, bytes]], length: int | None) -> list[tuple[str, bytes]]:
     """The records a genome is sequenced from: all of them (``length`` None), else the first
     ``length`` bases of the first record only (:attr:`Genome.length`)."""
