@@ -20,15 +20,11 @@ from ..workloads.local_assembly.result import SideResult
 from . import launch
 from .cuda import team_count
 from .launch import fast_table_slots, work_order
+from .nvrtc import PROTOCOLS as PROTOCOLS_OF_CUDA
 from .sides import Sides
 
 #: Collision protocol name -> macro value of ``-DLASSM_PROTOCOL`` (the CUDA kernel's names).
-PROTOCOL_MACROS: dict[str, str] = {
-    "casptr": "LASSM_PROTO_CASPTR",
-    "matchany": "LASSM_PROTO_MATCHANY",
-    "doneflag": "LASSM_PROTO_DONEFLAG",
-    "barrier": "LASSM_PROTO_BARRIER",
-}
+PROTOCOL_MACROS: dict[str, str] = PROTOCOLS_OF_CUDA
 #: Collision protocols of ``ht_insert`` (the first is the default). See ``ht_insert.h``.
 PROTOCOLS: tuple[str, ...] = tuple(PROTOCOL_MACROS)
 DEFAULT_PROTOCOL = "casptr"
