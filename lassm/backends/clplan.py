@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..byte_sets import offsets_of
 from ..errors import BackendUnavailable
 from ..paths import kernel_source
 from ..workloads.local_assembly import config
@@ -133,8 +134,7 @@ def choose_key64(has_atomic64: bool, key_bits: int | None, read_bytes: int, devi
 def table_offsets(slots: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The ``ends`` (int32 contig ids) and ``ht_off`` (int64 table offsets) of one launch of the
     ends ``idx``, whose tables have ``slots[idx]`` slots."""
-    ht_off = np.zeros(len(idx) + 1, dtype=np.int64)
-    np.cumsum(slots[idx], out=ht_off[1:])
+    ht_off = offsets_of(slots[idx])
     return idx.astype(np.int32), ht_off
 
 

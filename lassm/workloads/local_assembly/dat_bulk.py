@@ -19,6 +19,7 @@ from typing import Callable, Iterator, Sequence, TypeVar
 
 import numpy as np
 
+from ...byte_sets import offsets_of
 from .dataset import revcomp
 
 #: Bytes a file may hold for :func:`scan` to read it are printable ASCII, space, tab and newline;
@@ -65,13 +66,6 @@ def _is_float(token: bytes | bytearray) -> bool:
     except ValueError:
         return False
     return True
-
-
-def offsets_of(lengths: np.ndarray) -> np.ndarray:
-    """Offsets (int64, a leading 0) of consecutive pieces of ``lengths``."""
-    off = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=off[1:])
-    return off
 
 
 T = TypeVar("T")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .dat_bulk import offsets_of
+from ...byte_sets import offsets_of
 
 #: Byte classes: 0 a field byte (printable ASCII), 1 space or tab, 2 newline, 3 anything else.
 _CLASS = np.full(256, 3, dtype=np.uint8)
@@ -306,8 +306,7 @@ def _id_buffer(ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
     if not ids:
         return np.zeros(0, dtype=np.uint8), np.zeros(1, dtype=np.int64)
     data = bytearray(("\n".join(ids) + "\n").encode("ascii"))
-    off = np.zeros(len(ids) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, ids), dtype=np.int64, count=len(ids)) + 1, out=off[1:])
+    off = offsets_of(np.fromiter(map(len, ids), dtype=np.int64, count=len(ids)) + 1)
     return np.frombuffer(data, dtype=np.uint8), off
 
 
@@ -345,8 +344,7 @@ def dat_blocks(ds, block: int = 1 << 18):
         txt = "".join(texts).encode("ascii")
         txt_len = np.zeros(b - a, dtype=np.int64)
         txt_len[~whole] = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-        txt_off = np.zeros(b - a + 1, dtype=np.int64)
-        np.cumsum(txt_len, out=txt_off[1:])
+        txt_off = offsets_of(txt_len)
         counts = np.stack([r.counts[a:b] for r in sides])
         args = (a, ds.cids[a:b], ds.seqs, ds.offsets, depth_int, np.frombuffer(txt, dtype=np.uint8), txt_off,
                 counts, coffs, roffs, seqs, quals, ids, id_off, has_ids)

@@ -12,7 +12,8 @@ from typing import Sequence
 
 import numpy as np
 
-from .dat_bulk import extended_blocks, offsets_of
+from ...byte_sets import offsets_of
+from .dat_bulk import extended_blocks
 from .dataset import Dataset, revcomp
 from .figures import SideFigures
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ...byte_sets import offsets_of
 from ... import arrowio
 from ...atomic import atomic_open, atomic_path
 from ...errors import InputError
@@ -171,8 +172,7 @@ def _digits(a: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray | None:
 
 def _segments(a: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``a[lo[i]:hi[i]]`` end to end in a new writable array, and their int64 offsets."""
-    offsets = np.zeros(len(lo) + 1, dtype=np.int64)
-    np.cumsum(hi - lo, out=offsets[1:])
+    offsets = offsets_of(hi - lo)
     if not len(lo):
         return np.zeros(0, dtype=np.uint8), offsets
     return np.concatenate([a[i:j] for i, j in zip(lo.tolist(), hi.tolist())]), offsets
