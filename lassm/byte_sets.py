@@ -9,6 +9,13 @@ from __future__ import annotations
 import numpy as np
 
 
+
+def offsets_of(lengths) -> np.ndarray:
+    """Offsets (int64, a leading 0) of consecutive records of ``lengths``."""
+    off = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=off[1:])
+    return off
+
 def first_outside(values: np.ndarray, allowed: np.ndarray) -> int:
     """Index of the first byte of ``values`` (uint8) not in ``allowed`` (a 256-entry mask), or -1:
     :func:`all_inside` first, the byte-by-byte look-up only for a column that fails it."""

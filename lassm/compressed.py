@@ -12,7 +12,9 @@ import lzma
 import os
 import zlib
 from pathlib import Path
-from typing import IO
+from typing import IO, Iterator
+
+from .errors import InputError
 
 #: First bytes of each compressed format, and the command that decompresses it, keeping the file.
 MAGIC: tuple[tuple[bytes, str, str], ...] = (
@@ -112,3 +114,35 @@ def open_text(path: str | os.PathLike) -> IO[str]:
 
 __all__ = ["BYTE_ORDER_MARKS", "DECODE_ERRORS", "MAGIC", "compressed_input", "compression", "open_text",
            "unreadable_text", "wide_encoding", "wide_text"]
+
+
+def fasta_records(path: str | os.PathLike, table: bytes) -> Iterator[tuple[str, bytes]]:
+    """``(header, sequence)`` of every record of a FASTA file (:func:`open_text`), upper case,
+    each byte mapped by ``table``; a file that is no FASTA text is refused in one line naming it."""
+    name: str | None = None
+    parts: list[str] = []
+    try:
+        with open_text(path) as fh:
+            for line in fh:
+                line = line.strip()
+                if line.startswith(">"):
+                    if name is not None:
+                        yield name, "".join(parts).upper().encode().translate(table)
+                    name, parts = line[1:], []
+                elif line:
+                    parts.append(line)
+    except DECODE_ERRORS as exc:
+        raise InputError(str(path), None, "file", wide_text(path) or f"not a readable FASTA file ({exc})") from None
+    if name is not None:
+        yield name, "".join(parts).upper().encode().translate(table)
+
+
+def fastq_records(path: str | os.PathLike) -> Iterator[tuple[str, bytes, bytes]]:
+    """``(name, sequence, qualities)`` of every record of a 4-line FASTQ file (as the simulators write)."""
+    with open(path, "rb") as fh:
+        while True:
+            head = fh.readline()
+            if not head:
+                return
+            seq, _, qual = fh.readline().strip(), fh.readline(), fh.readline().strip()
+            yield head[1:].strip().decode(), seq, qual

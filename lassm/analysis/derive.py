@@ -136,13 +136,7 @@ def machine_metrics(machine: str, backend: str = "cuda") -> pd.DataFrame:
     roof = load_ceilings(machine)
     df["machine"] = machine
     df["backend"] = backend
-    df["int_ops"] = df["int_lane_ops"]
-    df["peak_gintops"] = roof["peak_gintops"]
-    df["bandwidth_gbs"] = roof["bandwidth_gbs"]
-    df = metrics.intop_intensity(df)
-    df = metrics.throughput(df)
-    df = metrics.architectural_efficiency(df)
-    df = metrics.predication_ratio(df)
+    df = metrics.on_roofline(df, roof)
     theory = table6()[["k", "ii"]].rename(columns={"ii": "ii_theoretical"})
     df = df.merge(theory, on="k", how="left")
     if df["ii_theoretical"].isna().any():

@@ -36,8 +36,6 @@ DEFAULT_DATASETS = ("sample-k77", "gen-k21", "gen-k33", "gen-k55", "gen-k77", "s
 #: Columns of that file, in order (``contig`` is the contig id, ``side`` right or left).
 CRITICAL_COLUMNS: tuple[str, ...] = ("dataset", "k", "contig", "side", "reads", "read_bases", "kernel_seconds",
                                      "repeats", "matches_oracle", "device", "driver", "git_sha", "command")
-#: The bounds, as they are named in the ``binding`` column.
-BOUNDS: tuple[str, ...] = ("bytes", "integer work", "critical path")
 #: Bytes of one offset or depth entry (int64 / float64), as the host uploads them.
 _WORD = 8
 

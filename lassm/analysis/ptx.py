@@ -266,25 +266,4 @@ def compare(a, b, names: tuple[str, str] = ("cuda", "opencl"), keys: Sequence[st
 SAME_PTX: dict[str, str] = {"opencl-ptx": "opencl"}
 
 
-def join_counters(counters, ptx_summary, backend: str | None = None, prefix: str = "ptx_"):
-    """A new frame: every counter row beside the :func:`summary` ``by=("backend", "protocol")`` PTX
-    columns of its build (NaN without PTX), each named with ``prefix``. ``opencl-ptx`` rows get the
-    ``opencl`` PTX (:data:`SAME_PTX`); ``backend`` labels every row when ``counters`` has no such
-    column (ncu's tables record none)."""
-    _require(counters, ["protocol"])
-    _require(ptx_summary, ["backend", "protocol"])
-    left = counters.copy()
-    if "backend" not in left.columns:
-        if backend is None:
-            raise ValueError("the counters have no 'backend' column: pass backend=")
-        left["backend"] = backend
-    right = ptx_summary.rename(columns={c: prefix + c for c in ptx_summary.columns
-                                        if c not in ("backend", "protocol")})
-    if right.duplicated(["backend", "protocol"]).any():
-        raise ValueError("ptx_summary has several rows for one (backend, protocol)")
-    left["_ptx"] = left["backend"].replace(SAME_PTX)
-    right = right.rename(columns={"backend": "_ptx"})
-    return left.merge(right, on=["_ptx", "protocol"], how="left", validate="many_to_one").drop(columns="_ptx")
-
-
-__all__ = ["CATEGORIES", "COLUMNS", "classify", "parse", "mix", "read", "summary", "compare", "join_counters"]
+__all__ = ["CATEGORIES", "COLUMNS", "classify", "parse", "mix", "read", "summary", "compare"]

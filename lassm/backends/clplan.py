@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..byte_sets import offsets_of
 from ..errors import BackendUnavailable
 from ..paths import kernel_source
 from ..workloads.local_assembly import config
@@ -20,15 +21,11 @@ from ..workloads.local_assembly.result import SideResult
 from . import launch
 from .cuda import team_count
 from .launch import fast_table_slots, work_order
+from .nvrtc import PROTOCOLS as PROTOCOLS_OF_CUDA
 from .sides import Sides
 
 #: Collision protocol name -> macro value of ``-DLASSM_PROTOCOL`` (the CUDA kernel's names).
-PROTOCOL_MACROS: dict[str, str] = {
-    "casptr": "LASSM_PROTO_CASPTR",
-    "matchany": "LASSM_PROTO_MATCHANY",
-    "doneflag": "LASSM_PROTO_DONEFLAG",
-    "barrier": "LASSM_PROTO_BARRIER",
-}
+PROTOCOL_MACROS: dict[str, str] = PROTOCOLS_OF_CUDA
 #: Collision protocols of ``ht_insert`` (the first is the default). See ``ht_insert.h``.
 PROTOCOLS: tuple[str, ...] = tuple(PROTOCOL_MACROS)
 DEFAULT_PROTOCOL = "casptr"
@@ -137,8 +134,7 @@ def choose_key64(has_atomic64: bool, key_bits: int | None, read_bytes: int, devi
 def table_offsets(slots: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The ``ends`` (int32 contig ids) and ``ht_off`` (int64 table offsets) of one launch of the
     ends ``idx``, whose tables have ``slots[idx]`` slots."""
-    ht_off = np.zeros(len(idx) + 1, dtype=np.int64)
-    np.cumsum(slots[idx], out=ht_off[1:])
+    ht_off = offsets_of(slots[idx])
     return idx.astype(np.int32), ht_off
 
 

@@ -110,14 +110,6 @@ def reading_minutes(pages: tuple[str, ...] | list[str], root: str | Path | None 
     return math.ceil(words / WORDS_PER_MINUTE + exhibits * MINUTES_PER_EXHIBIT)
 
 
-def lab_of(exercise: int) -> Lab:
-    """The lab that sets ``exercise``."""
-    for lab in LABS:
-        if exercise in lab.exercises:
-            return lab
-    raise KeyError(f"exercise {exercise} is in no lab")
-
-
 class Stopwatch:
     """Seconds spent in each exercise's solution: :meth:`start` opens an exercise's lap and closes
     the one before, :meth:`stop` closes the last. Markdown between cells costs nothing."""
@@ -146,5 +138,5 @@ class Stopwatch:
         return sum(self.seconds[n] for n in lab.exercises)
 
 
-__all__ = ["LABS", "LAPTOP", "Lab", "MINUTES_PER_EXHIBIT", "PARTS", "Stopwatch", "WORDS_PER_MINUTE", "lab_of", "page_counts",
+__all__ = ["LABS", "LAPTOP", "Lab", "MINUTES_PER_EXHIBIT", "PARTS", "Stopwatch", "WORDS_PER_MINUTE", "page_counts",
            "reading_minutes"]

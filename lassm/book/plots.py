@@ -156,13 +156,6 @@ def static_file(sub: str, name: str, suffix: str, *, folder: Path | None = None,
     return (folder or static_dir()) / sub / f"{name}{suffix}", "../" * page_depth + f"_static/{sub}/{name}{suffix}"
 
 
-def _legend_field(df: pd.DataFrame, field: str | None, alt, kind: str = "N"):
-    if field is None or field not in df.columns:
-        return alt.Undefined
-    return (alt.Color(f"{field}:{kind}", title=title_of(field)) if kind == "N"
-            else alt.Shape(f"{field}:N", title=title_of(field)))
-
-
 def _points(points: pd.DataFrame, xy: tuple[str, str], tips: tuple[str, ...], marks: tuple[str | None, str | None],
             scales: tuple) -> object:
     """The points' layer of a roofline or speed-up chart: ``xy`` columns on ``scales``, the

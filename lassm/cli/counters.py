@@ -58,8 +58,7 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 
 def add_subcommands(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """Adds ``lassm counters collect|parse`` to the ``lassm`` command line; returns its parser (``subparsers``: what ``add_subparsers()`` returned), each
-    leaf setting ``func`` as every subcommand does (:mod:`lassm.cli`)."""
+    """``lassm counters collect|parse``; returns its parser."""
     p = subparsers.add_parser("counters", help="hardware counters: collect (profile) and parse (tidy table)")
     sub = p.add_subparsers(dest="counters_command", required=True)
 

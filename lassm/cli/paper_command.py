@@ -55,8 +55,7 @@ def _cmd_tables(args: argparse.Namespace) -> int:
 
 
 def add_subcommands(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """Adds ``lassm paper tables [--json]`` to the ``lassm`` command line; returns its parser (``subparsers``: what ``add_subparsers()`` returned), each
-    leaf setting ``func`` as every subcommand does (:mod:`lassm.cli`)."""
+    """``lassm paper tables [--json]``; returns its parser."""
     p = subparsers.add_parser("paper", help="the paper's tables recomputed from its published data")
     sub = p.add_subparsers(dest="paper_command", required=True)
     t = sub.add_parser("tables", help="Tables IV-VII recomputed, with errata")

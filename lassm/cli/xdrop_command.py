@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import re
 from pathlib import Path
+from typing import Any
 
 from .. import stderr
 from . import args as t
@@ -184,6 +185,13 @@ def run_campaign(args: argparse.Namespace) -> int:
     return 1 if outcome.failed else 0
 
 
+def _defaults(p: argparse.ArgumentParser, rows: tuple[tuple[str, Any, object, str], ...]) -> None:
+    """One option per ``(flag, type, default, help)`` row; the help names the default unless it does."""
+    for flag, kind, default, text in rows:
+        p.add_argument(flag, type=kind, default=default,
+                       help=text if "(default" in text else f"{text} (default %(default)s)")
+
+
 def _pair_set_options(p: argparse.ArgumentParser, seed_help: str) -> None:
     """The options every maker of a pair set takes: the seed k-mer's length, the random seed,
     the set's label and its output file."""
@@ -199,27 +207,22 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
     sub = p.add_subparsers(dest="xdrop_command", required=True)
 
     g = sub.add_parser("generate", help="synthetic read pairs with seeds, like LOGAN's (2.5-7.5 kb, 15%% errors)")
-    g.add_argument("--n-pairs", type=t.count, default=100, help="pairs to draw (default %(default)s)")
-    g.add_argument("--min-length", type=t.count, default=2500, help="shortest H read (default %(default)s)")
-    g.add_argument("--max-length", type=t.count, default=7500, help="longest H read (default %(default)s)")
-    g.add_argument("--error-rate", type=t.fraction, default=0.15, help="errors per base between the reads (default %(default)s)")
-    g.add_argument("--indel-share", type=t.fraction, default=0.5, help="share of errors that are indels (default %(default)s)")
-    g.add_argument("--unrelated", type=t.fraction, default=0.0, help="share of pairs whose reads are unrelated (default 0)")
+    _defaults(g, (("--n-pairs", t.count, 100, "pairs to draw"), ("--min-length", t.count, 2500, "shortest H read"),
+                  ("--max-length", t.count, 7500, "longest H read"), ("--error-rate", t.fraction, 0.15,
+                  "errors per base between the reads"), ("--indel-share", t.fraction, 0.5, "share of errors that are "
+                  "indels"), ("--unrelated", t.fraction, 0.0, "share of pairs whose reads are unrelated (default 0)")))
     _pair_set_options(g, "random seed (default 0)")
     g.set_defaults(func=_cmd_generate)
 
     r = sub.add_parser("real", help="overlapping long-read pairs simulated from a genome FASTA by pbsim, seeded by shared k-mers")
     r.add_argument("--genome", type=t.input_file, required=True,
                    help="FASTA (plain, .gz, .xz), e.g. the tiny preset's /usr/share/doc/bowtie2/examples/reference/lambda_virus.fa.gz")
-    r.add_argument("--pairs", type=t.count, default=100, help="pairs to pick (default %(default)s)")
-    r.add_argument("--depth", type=t.positive_real, default=10.0, help="pbsim's coverage (default %(default)s)")
-    r.add_argument("--length-mean", type=t.count, default=5000, help="pbsim's mean read length (default %(default)s)")
-    r.add_argument("--length-sd", type=t.natural, default=1500, help="its standard deviation (default %(default)s)")
-    r.add_argument("--min-length", type=t.count, default=2500, help="shortest read (default %(default)s)")
-    r.add_argument("--max-length", type=t.count, default=7500, help="longest read (default %(default)s)")
-    r.add_argument("--accuracy-mean", type=t.fraction, default=0.925, help="pbsim's mean read accuracy (default %(default)s)")
-    r.add_argument("--accuracy-sd", type=t.fraction, default=0.02, help="its standard deviation (default %(default)s)")
-    r.add_argument("--min-overlap", type=t.count, default=1000, help="genome bases two reads must share (default %(default)s)")
+    _defaults(r, (("--pairs", t.count, 100, "pairs to pick"), ("--depth", t.positive_real, 10.0, "pbsim's coverage"),
+                  ("--length-mean", t.count, 5000, "pbsim's mean read length"), ("--length-sd", t.natural, 1500,
+                  "its standard deviation"), ("--min-length", t.count, 2500, "shortest read"),
+                  ("--max-length", t.count, 7500, "longest read"), ("--accuracy-mean", t.fraction, 0.925,
+                  "pbsim's mean read accuracy"), ("--accuracy-sd", t.fraction, 0.02, "its standard deviation"),
+                  ("--min-overlap", t.count, 1000, "genome bases two reads must share")))
     _pair_set_options(r, "pbsim's --seed and the pair draw's (default 0)")
     r.set_defaults(func=_cmd_real)
 
@@ -227,10 +230,9 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
     a.add_argument("input", type=t.pairs_input, help=".parquet or .tsv pairs, or a set's name (xdrop-sim-20k, "
                    "xdrop-short-50, xdrop-real-lambda-2k: built and cached on first use)")
     a.add_argument("--backend", choices=BACKEND_NAMES, default="cpu", help="cpu (numba, the oracle), seqan, opencl, cuda or hip-cpu (default cpu)")
-    a.add_argument("--match", type=t.count, default=DEFAULT_MATCH, help="match score (default %(default)s)")
-    a.add_argument("--mismatch", type=t.negative, default=DEFAULT_MISMATCH, help="mismatch score (default %(default)s)")
-    a.add_argument("--gap", type=t.negative, default=DEFAULT_GAP, help="linear gap score (default %(default)s)")
-    a.add_argument("--xdrop", type=t.natural, default=DEFAULT_XDROP, help="X, the drop-off (default %(default)s)")
+    _defaults(a, (("--match", t.count, DEFAULT_MATCH, "match score"), ("--mismatch", t.negative, DEFAULT_MISMATCH,
+                  "mismatch score"), ("--gap", t.negative, DEFAULT_GAP, "linear gap score"),
+                  ("--xdrop", t.natural, DEFAULT_XDROP, "X, the drop-off")))
     a.add_argument("--threads", type=t.count, default=None, help="CPU threads (default: all cores)")
     a.add_argument("--lanes", choices=("auto", "0", "8", "16", "32"), default="auto",
                    help="cuda: threads per direction, 0 for LOGAN's one block per direction, 8/16/32 for "

@@ -178,25 +178,6 @@ def test_compare_lines_up_two_mixes(cuda, opencl):
     assert loads.loc[("global", 128)].tolist()[:2] == [1, 0]
 
 
-def test_join_counters(cuda, opencl):
-    s = ptx.summary(pd.concat([cuda, opencl]), by=("backend", "protocol"))
-    counters = pd.DataFrame({"dataset": ["sample-k77", "sample-k77", "gen-k21"], "k": [77, 77, 21],
-                             "protocol": ["casptr", "fast", "casptr"], "cycles": [1.0, 2.0, 3.0]})
-    before = counters.copy()
-    joined = ptx.join_counters(counters, s, backend="cuda")
-    pd.testing.assert_frame_equal(counters, before)
-    assert len(joined) == 3 and joined["backend"].eq("cuda").all()
-    assert joined["ptx_instructions"].tolist()[0] == 51 and joined["ptx_instructions"].tolist()[2] == 51
-    assert pd.isna(joined["ptx_instructions"].tolist()[1])  # no PTX of fast in the summary
-    with pytest.raises(ValueError, match="backend"):
-        ptx.join_counters(counters, s)
-    labelled = counters.assign(backend=["opencl-ptx", "cuda", "opencl"])
-    out = ptx.join_counters(labelled, s)
-    fence = out["ptx_fence"].tolist()  # opencl-ptx runs the opencl PTX; cuda fast has no PTX here
-    assert fence[0] == 1 and fence[2] == 1 and pd.isna(fence[1])
-    assert out["backend"].tolist() == ["opencl-ptx", "cuda", "opencl"] and "_ptx" not in out.columns
-
-
 # ----------------------------------------------------------------------------------------------
 # Bad input: one error naming the file, the line and what is wrong
 

@@ -285,14 +285,6 @@ def test_a_failed_build_is_named_and_leaves_nothing(pinned: Path, nvcc: Path, ca
 
 # --- the side-by-side runs, whole, through run_originals ----------------------------------------------
 
-@pytest.fixture
-def results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path / "results"))
-    monkeypatch.setenv("LASSM_XDROP_DATA", str(tmp_path / "xcache"))
-    monkeypatch.setenv("LASSM_GIT_SHA", "sha-one")
-    return tmp_path / "results"
-
-
 def _plan(folder: Path) -> originals.OriginalsPlan:
     return originals.OriginalsPlan(ht_loc_datasets=("sample-k21",), logan_dataset="xdrop-short-6", xdrops=(5, 40),
                                    ht_loc_repeats=1, profile=False, folder=str(folder))

@@ -26,14 +26,6 @@ from lassm.runs.account import read_entries
 FIX = Path(__file__).parent.parent / "fixtures" / "counters"
 
 
-@pytest.fixture
-def results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("LASSM_RESULTS", str(tmp_path / "results"))
-    monkeypatch.setenv("LASSM_XDROP_DATA", str(tmp_path / "cache"))
-    monkeypatch.setenv("LASSM_GIT_SHA", "sha-one")
-    return tmp_path / "results"
-
-
 class Counting:
     """A backend module standing in for ``name``: the oracle's answers, its calls counted; as a GPU
     backend it reports cells and kernel seconds the way the CUDA backend does."""

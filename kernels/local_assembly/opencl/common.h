@@ -120,5 +120,19 @@ typedef volatile __global uint *vote_ptr;
     __global uchar *walks, __global int *walk_len, __global int *final_k, __global uchar *term,     \
     __global int *n_k, __global long *steps, __global long *insertions, __global long *start_insertions
 #define LASSM_END_RESULT_NAMES walks, walk_len, final_k, term, n_k, steps, insertions, start_insertions
+// Contig end e's place, in a function with those arguments, ht_off, keys and votes: its contig
+// (cid, c0, clen, depth), its reads (r0..r1), its table's first slot and slot count (h0, n_slots),
+// keys and votes moved there, and where its walk is written (best).
+#define LASSM_END_PLACE(e)                                                                         \
+    const int cid = ends[e];                                                                        \
+    const long c0 = ctg_off[cid];                                                                   \
+    const int clen = (int)(ctg_off[cid + 1] - c0);                                                  \
+    const long depth = depths[cid];                                                                 \
+    const long r0 = rctg_off[cid], r1 = rctg_off[cid + 1];                                          \
+    const ulong h0 = (ulong)ht_off[e];                                                              \
+    const ulong n_slots = (ulong)ht_off[e + 1] - h0;                                                \
+    keys += h0;                                                                                     \
+    votes += 8 * h0;                                                                                \
+    __global uchar *best = walks + (ulong)cid * LASSM_MAX_WALK
 
 #endif  // LASSM_COMMON_H

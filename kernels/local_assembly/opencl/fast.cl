@@ -52,12 +52,7 @@
 // The host zeroes the keys before every launch (epoch 0 never occurs), gives every contig end a
 // power-of-two number of slots, and pads the read bases with 16 bytes (the word loads).
 
-#ifndef LASSM_PROTOCOL
-#define LASSM_PROTOCOL LASSM_PROTO_FAST
-#endif
-#ifndef LASSM_KEY64
-#define LASSM_KEY64 1
-#endif
+#include "fast_defaults.h"
 #include "team.h"
 #include "common.h"
 #if LASSM_PROTOCOL != LASSM_PROTO_FAST

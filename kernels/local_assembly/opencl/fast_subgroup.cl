@@ -26,12 +26,7 @@
 // The host zeroes the keys before every launch, gives every contig end a power-of-two number of
 // slots, and pads the read bases with 16 bytes (the word loads), as for fast.cl.
 
-#ifndef LASSM_PROTOCOL
-#define LASSM_PROTOCOL LASSM_PROTO_FAST
-#endif
-#ifndef LASSM_KEY64
-#define LASSM_KEY64 1
-#endif
+#include "fast_defaults.h"
 #ifndef LASSM_SUBGROUP
 #define LASSM_SUBGROUP 16
 #endif

@@ -167,16 +167,8 @@ void fast_end(int e, fast_team t, __local ushort *seen, __local uint *wwords, LA
     const int lane = lane_id(t.lanes);
     __global const uint *rwords = (__global const uint *)rseqs;
     __local uchar *wbuf = (__local uchar *)wwords;
-    const int cid = ends[e];
-    const long c0 = ctg_off[cid];
-    const int clen = (int)(ctg_off[cid + 1] - c0);
-    const long depth = depths[cid];
-    const long r0 = rctg_off[cid], r1 = rctg_off[cid + 1];
-    const ulong h0 = (ulong)ht_off[e];
-    const ulong cap = (ulong)ht_off[e + 1] - h0;
-    keys += h0;
-    votes += 8 * h0;
-    __global uchar *best = walks + (ulong)cid * LASSM_MAX_WALK;
+    LASSM_END_PLACE(e);
+    const ulong cap = n_slots;
 
     const int max_k = min(LASSM_MAX_KMER_LEN, clen);
     int best_len = 0, best_k = 0, nk = 0, shift = 0;

@@ -121,19 +121,11 @@ void extend_end(int e, lanes_t lanes, LASSM_END_INPUTS, LASSM_END_WORK) {
     const int lane = lane_id(lanes);
     const int width = lane_count(lanes);
 
-    const int cid = ends[e];
-    const long c0 = ctg_off[cid];
-    const int clen = (int)(ctg_off[cid + 1] - c0);
-    const long depth = depths[cid];
-    const long r0 = rctg_off[cid], r1 = rctg_off[cid + 1];
-    const ulong h0 = (ulong)ht_off[e];
-    const ulong size = (ulong)ht_off[e + 1] - h0;
-    keys += h0;
-    votes += 8 * h0;
+    LASSM_END_PLACE(e);
+    const ulong size = n_slots;
     exts += h0;
     visited += (ulong)e * LASSM_MAX_WALK;
     __global uchar *wbuf = wbufs + (ulong)e * (LASSM_MAX_KMER_LEN + LASSM_MAX_WALK);
-    __global uchar *best = walks + (ulong)cid * LASSM_MAX_WALK;
 
     const int max_k = min(LASSM_MAX_KMER_LEN, clen);
     int best_len = 0, best_k = 0, n_tried = 0, shift = 0;

@@ -64,13 +64,7 @@ def counter_metrics(counters: pd.DataFrame, ceilings: dict, times: pd.DataFrame 
     df = counters.copy()
     if df.empty:
         return df
-    df["int_ops"] = df["int_lane_ops"]
-    df["peak_gintops"] = float(ceilings["peak_gintops"])
-    df["bandwidth_gbs"] = float(ceilings["bandwidth_gbs"])
-    df = metrics.intop_intensity(df)
-    df = metrics.throughput(df)
-    df = metrics.architectural_efficiency(df)
-    df = metrics.predication_ratio(df)
+    df = metrics.on_roofline(df, ceilings)
     df["warp_gips"] = df["gintops"] / columns.numeric(df, "simd_width")
     if times is None or times.empty:
         return df

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .common import (CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, opencl_input, opencl_launching, opencl_time,
+from .common import (CUDA_LAUNCHED, Run, cuda_launched, cuda_time, device, exact_check,
+                     opencl_input, opencl_launching, opencl_time,
                      same_variants, sources)
 
 NAME = "all_pairs"
@@ -55,12 +56,8 @@ def reference(inp: Inputs) -> np.ndarray:
     return out
 
 
-def check(output: np.ndarray, ref: np.ndarray) -> tuple[bool, float]:
-    """(every distance equal to the reference's, the number that differ)."""
-    if output.shape != ref.shape:
-        return False, float("inf")
-    differ = int(np.count_nonzero(output != ref))
-    return differ == 0, float(differ)
+#: (every element equal to the reference's, the number that differ).
+check = exact_check
 
 
 def build_options(backend: str, variant: str) -> tuple[str, ...]:

@@ -370,7 +370,15 @@ def unchecked_run(mod, backend: str, inp, variant: str) -> Run:
     return mod.run(backend, inp, variant)
 
 
-__all__ = ["BACKENDS", "CUDA_LAUNCHED", "Refused", "Run", "unchecked_run", "available", "cuda_compile_ptx", "cuda_function",
+
+def exact_check(output: np.ndarray, ref: np.ndarray) -> tuple[bool, float]:
+    """(every element equal to the reference's, the number that differ): an integer kernel's check."""
+    if output.shape != ref.shape:
+        return False, float("inf")
+    differ = int(np.count_nonzero(output != ref))
+    return differ == 0, float(differ)
+
+__all__ = ["BACKENDS", "CUDA_LAUNCHED", "Refused", "Run", "unchecked_run", "available", "exact_check", "cuda_compile_ptx", "cuda_function",
            "cuda_launched", "cuda_time", "device", "entries", "files", "is_gpu", "opencl_input", "opencl_kernel", "opencl_launching",
            "opencl_kernel_program", "opencl_ptx", "opencl_ptx_function", "opencl_queue", "opencl_span", "opencl_time",
            "profiled", "round_up", "same_variants", "sources"]

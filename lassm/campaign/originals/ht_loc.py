@@ -25,7 +25,7 @@ from ...runs import tables
 from ...runs.results import AGAINST_ORIGINAL_COLUMNS, AGAINST_ORIGINAL_FILE, AGAINST_ORIGINAL_KEY
 from .build import Built, Given
 from .sources import HT_LOC
-from .timing import Measuring, gpu_device, interleaved, kernel_times, lassm_kernel_times
+from .timing import Measuring, beside_each, gpu_device, interleaved, kernel_times, lassm_kernel_times
 
 #: The two programs' labels in the table (ours names its build: :func:`ours_label`).
 ORIGINAL, OURS = "original ht_loc", "lassm extend fast"
@@ -118,37 +118,12 @@ def run_all(names: Sequence[str], table: Path, built: Built, work: Path,
             how: Measuring) -> tuple[list[dict], list[str]]:
     """:func:`side_by_side` on each dataset, rows upserted into ``table`` and ``how.tick`` called after
     each: (status row per dataset and program, one line per failed dataset)."""
-    ncu, backend, say, tick = how.ncu, how.backend, how.say, how.tick
-    status, failed = [], []
-    ours: list[dict] = []  # our rows, their kernel columns measured in one profiled process at the end
-    for name in names:
-        try:
-            rows = side_by_side(built["ht_loc"], name, work, how, ours_later=ncu is not None)
-        except Exception as exc:  # one dataset that fails is named; the others go on
-            line = " ".join(str(exc).split())[:400]
-            failed.append(f"originals: ht_loc on {name}: {type(exc).__name__}: {line}")
-            status += [{"part": "ht_loc", "dataset": name, "program": p, "status": f"failed: {line}"}
-                       for p in (ORIGINAL, ours_label(backend))]
-            say(failed[-1])
-            tick()
-            continue
-        _upsert(table, rows)  # a run cut short keeps the whole times
-        ours += [r for r in rows if r["program"] != ORIGINAL]
-        for r in rows:
-            if r["program"] == ORIGINAL or ncu is None:
-                _said(r, status, say)
-        tick()
-    if ours and ncu is not None:
-        try:
-            ours_kernels(ours, ncu, work)
-        except Exception as exc:  # noqa: BLE001  our whole times stay; the reason is said
-            failed.append(f"originals: lassm extend under Nsight Compute: {type(exc).__name__}: "
-                          f"{' '.join(str(exc).split())[:300]}")
-            say(failed[-1])
-        _upsert(table, ours)
-        for r in ours:
-            _said(r, status, say)
-    return status, failed
+    programs = (ORIGINAL, ours_label(how.backend))
+    cases = [(f"ht_loc on {name}", [{"part": "ht_loc", "dataset": name, "program": p} for p in programs],
+              lambda name=name: side_by_side(built["ht_loc"], name, work, how, ours_later=how.ncu is not None))
+             for name in names]
+    return beside_each(cases, ORIGINAL, how, lambda rows: _upsert(table, rows), _said,
+                       ("lassm extend", lambda rows, ncu: ours_kernels(rows, ncu, work)))
 
 
 def against(names: Sequence[str], machine: str, given: Given, *, repeats: int = 3, profile: bool = True,

@@ -56,15 +56,22 @@ static launch_fn next(const char *name)
     return fn;
 }
 
+/* Counts a launch, then hands it to the runtime's entry point `name` (looked up once, into `*runtime`). */
+static int forward(launch_fn *runtime, const char *name, const void *func, grid_dim grid, grid_dim block, void **args,
+                   size_t shared, void *stream)
+{
+    if (*runtime == NULL)
+        *runtime = next(name);
+    count_launch();
+    return (*runtime)(func, grid, block, args, shared, stream);
+}
+
 /* The runtime's launch, as a program calls it by name. */
 int cudaLaunchKernel(const void *func, grid_dim grid, grid_dim block, void **args, size_t shared, void *stream)
 {
     static launch_fn runtime;
 
-    if (runtime == NULL)
-        runtime = next("cudaLaunchKernel");
-    count_launch();
-    return runtime(func, grid, block, args, shared, stream);
+    return forward(&runtime, "cudaLaunchKernel", func, grid, block, args, shared, stream);
 }
 
 /* The launch nvcc 13's stubs call for <<<...>>> (its first argument a kernel handle, a pointer too). */
@@ -72,8 +79,5 @@ int __cudaLaunchKernel(const void *kernel, grid_dim grid, grid_dim block, void *
 {
     static launch_fn runtime;
 
-    if (runtime == NULL)
-        runtime = next("__cudaLaunchKernel");
-    count_launch();
-    return runtime(kernel, grid, block, args, shared, stream);
+    return forward(&runtime, "__cudaLaunchKernel", kernel, grid, block, args, shared, stream);
 }

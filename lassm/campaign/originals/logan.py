@@ -33,7 +33,7 @@ from ...runs import xdrop_records as rec
 from ...workloads.xdrop.pairs import Pairs
 from .build import Built, Given
 from .sources import LOGAN
-from .timing import Measuring, gpu_device, interleaved, kernel_times, lassm_kernel_times, run
+from .timing import Measuring, beside_each, gpu_device, interleaved, kernel_times, lassm_kernel_times, run
 
 #: LOGAN's kernel and ours, for ncu's ``--kernel-name``.
 LOGAN_KERNEL = "extendSeedLGappedXDropOneDirectionGlobal"
@@ -195,14 +195,13 @@ def run_all(built: Built, pairs: Pairs, name: str, xdrops: Sequence[int], table:
     (status row per X and program, one line per failed X)."""
     from ...workloads.xdrop.pair_files import write_pairs_parquet
 
-    ncu, backend, say, tick = how.ncu, how.backend, how.say, how.tick
+    backend, say = how.backend, how.say
     k = write_logan_input(pairs, work / "pairs.txt")
     write_pairs_parquet(pairs, work / "pairs.parquet")
     cmds = ([str(built["demo"]), str(work / "pairs.txt"), str(k), str(xdrops[0]), "1"],
             *([sys.executable, "-m", "lassm", "xdrop", "align", str(work / "pairs.parquet"), "--backend", backend,
                "--xdrop", str(xdrops[0]), *(["--layout", layout] if layout else []), "--out", str(work / "ours.parquet")]
               for layout in ours_programs(backend, how.layouts).values()))
-    status, failed = [], []
     try:
         for cmd in cmds:  # CUDA's context, CuPy's kernel cache, the file system's cache: untimed
             run(cmd)
@@ -211,35 +210,12 @@ def run_all(built: Built, pairs: Pairs, name: str, xdrops: Sequence[int], table:
         failed = [f"originals: LOGAN on {name}: {type(exc).__name__}: {line}"]
         say(failed[0])  # said, not only returned: a tool that prints rows would otherwise print nothing
         return [{"part": "logan", "dataset": name, "xdrop": x, "status": f"failed: {line}"} for x in xdrops], failed
-    ours: list[dict] = []  # our rows, their kernel columns measured in one profiled process at the end
-    for x in xdrops:
-        try:
-            rows = side_by_side(built, pairs, name, x, work, how, ours_later=ncu is not None)
-        except Exception as exc:  # one X that fails is named; the others go on
-            line = " ".join(str(exc).split())[:400]
-            failed.append(f"originals: LOGAN on {name} at X={x}: {type(exc).__name__}: {line}")
-            status += [{"part": "logan", "dataset": name, "xdrop": x, "program": p, "status": f"failed: {line}"}
-                       for p in (LOGAN_PROGRAM, *ours_programs(backend, how.layouts))]
-            say(failed[-1])
-            tick()
-            continue
-        rec.upsert(table, rec.AGAINST_LOGAN_COLUMNS, rec.AGAINST_LOGAN_KEY, rows)  # a run cut short keeps these
-        ours += [r for r in rows if r["program"] != LOGAN_PROGRAM]
-        for r in rows:
-            if r["program"] == LOGAN_PROGRAM or ncu is None:
-                _said(r, status, say)
-        tick()
-    if ours and ncu is not None:
-        try:
-            ours_kernels(ours, ncu, work)
-        except Exception as exc:  # noqa: BLE001  our whole times and scores stay; the reason is said
-            failed.append(f"originals: lassm xdrop align under Nsight Compute: {type(exc).__name__}: "
-                          f"{' '.join(str(exc).split())[:300]}")
-            say(failed[-1])
-        rec.upsert(table, rec.AGAINST_LOGAN_COLUMNS, rec.AGAINST_LOGAN_KEY, ours)
-        for r in ours:
-            _said(r, status, say)
-    return status, failed
+    programs = (LOGAN_PROGRAM, *ours_programs(backend, how.layouts))
+    cases = [(f"LOGAN on {name} at X={x}", [{"part": "logan", "dataset": name, "xdrop": x, "program": p} for p in programs],
+              lambda x=x: side_by_side(built, pairs, name, x, work, how, ours_later=how.ncu is not None)) for x in xdrops]
+    return beside_each(cases, LOGAN_PROGRAM, how,
+                       lambda rows: rec.upsert(table, rec.AGAINST_LOGAN_COLUMNS, rec.AGAINST_LOGAN_KEY, rows), _said,
+                       ("lassm xdrop align", lambda rows, ncu: ours_kernels(rows, ncu, work)))
 
 
 @dataclass(frozen=True)

@@ -210,5 +210,44 @@ def command_time(command: Sequence[str], repeat: int, warmup: int, top: int) -> 
             "top_imports": [{"module": name, "seconds": s} for s, name in heaviest[:top]]}
 
 
-__all__ = ["RUN_TIMEOUT", "TIME_METRICS", "command_time", "gpu_device", "import_times", "installed_env", "kernel_times",
+def beside_each(cases: Sequence[tuple[str, list[dict], Callable[[], list[dict]]]], original: str, how: Measuring,
+                upsert: Callable[[list[dict]], None], said: Callable[[dict, list[dict], Callable[[str], None]], None],
+                kernels: tuple[str, Callable[[list[dict], str], None]]) -> tuple[list[dict], list[str]]:
+    """Each case ``(name, its status rows, the call measuring it)`` measured, its rows upserted and
+    ``how.tick`` called after it; a case that fails is named and the others go on. With Nsight
+    Compute, ours get their kernel columns at the end from one profiled process (``kernels``: what
+    it runs, the call). Returns (status rows, one line per failure)."""
+    status: list[dict] = []
+    failed: list[str] = []
+    ours: list[dict] = []
+    for name, rows_if_failed, measure in cases:
+        try:
+            rows = measure()
+        except Exception as exc:  # one case that fails is named; the others go on
+            line = " ".join(str(exc).split())[:400]
+            failed.append(f"originals: {name}: {type(exc).__name__}: {line}")
+            status += [{**r, "status": f"failed: {line}"} for r in rows_if_failed]
+            how.say(failed[-1])
+            how.tick()
+            continue
+        upsert(rows)  # a run cut short keeps the whole times
+        ours += [r for r in rows if r["program"] != original]
+        for r in rows:
+            if r["program"] == original or how.ncu is None:
+                said(r, status, how.say)
+        how.tick()
+    if ours and how.ncu is not None:
+        try:
+            kernels[1](ours, how.ncu)
+        except Exception as exc:  # noqa: BLE001  our whole times stay; the reason is said
+            failed.append(f"originals: {kernels[0]} under Nsight Compute: {type(exc).__name__}: "
+                          f"{' '.join(str(exc).split())[:300]}")
+            how.say(failed[-1])
+        upsert(ours)
+        for r in ours:
+            said(r, status, how.say)
+    return status, failed
+
+
+__all__ = ["RUN_TIMEOUT", "TIME_METRICS", "beside_each", "command_time", "gpu_device", "import_times", "installed_env", "kernel_times",
            "lassm_kernel_times", "run"]

@@ -20,8 +20,6 @@ MAX_KMER_LEN = 121
 #: Insert size 121 + 2 x 246: the walk limit of the published reference runs.
 DEFAULT_MAX_WALK = 613
 DEFAULT_QUAL_OFFSET = 33
-#: The start k values MetaHipMer uses in production, and the paper's four datasets.
-PAPER_KS = (21, 33, 55, 77)
 
 
 def physical_memory() -> int:

@@ -19,6 +19,7 @@ from typing import Callable, Iterator, Sequence, TypeVar
 
 import numpy as np
 
+from ...byte_sets import offsets_of
 from .dataset import revcomp
 
 #: Bytes a file may hold for :func:`scan` to read it are printable ASCII, space, tab and newline;
@@ -65,12 +66,6 @@ def _is_float(token: bytes | bytearray) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _offsets(lengths: np.ndarray) -> np.ndarray:
-    off = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=off[1:])
-    return off
 
 
 T = TypeVar("T")
@@ -181,7 +176,7 @@ def _gather(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray, sep: bool = F
         if sep:
             table[np.arange(len(lens)), lens] = 10
         return bytearray(table[np.arange(width) < (lens + sep)[:, None]])
-    off = _offsets(lens + 1 if sep else lens)
+    off = offsets_of(lens + 1 if sep else lens)
     out = bytearray(int(off[-1]))
     dst = np.frombuffer(out, dtype=np.uint8)
     if sep:
@@ -194,7 +189,7 @@ def _gather(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray, sep: bool = F
             continue
         src_at, length, dst_at = starts[pick], lens[pick], off[:-1][pick]
         chunks = (length + (width - 1)) // width
-        first = _offsets(chunks)
+        first = offsets_of(chunks)
         step = np.arange(first[-1], dtype=np.int64) - np.repeat(first[:-1], chunks)
         step *= width
         np.minimum(step, np.repeat(length - width, chunks), out=step)
@@ -296,7 +291,7 @@ def scan(raw: bytes) -> dict | None:
     calls: list[Callable[[], object]] = [partial(_bases, buf, starts[head + 1], lens[head + 1])]
     read_lens = []
     for count, first in ((n_left, head + 5), (n_right, head + 5 + 3 * n_left)):
-        coff = _offsets(count)
+        coff = offsets_of(count)
         base = np.repeat(first - 3 * coff[:-1], count) + 3 * np.arange(coff[-1], dtype=np.int64)
         seq_lens = lens[base + 1]
         if not np.array_equal(seq_lens, lens[base + 2]):
@@ -307,9 +302,9 @@ def scan(raw: bytes) -> dict | None:
     seqs, *columns = _in_threads(calls)
     if seqs is None or columns[0] is None or columns[3] is None:
         return None
-    sides = [(columns[3 * i], columns[3 * i + 1], _offsets(read_lens[i]), _offsets(count), columns[3 * i + 2])
+    sides = [(columns[3 * i], columns[3 * i + 1], offsets_of(read_lens[i]), offsets_of(count), columns[3 * i + 2])
              for i, count in enumerate((n_left, n_right))]
-    return {"cids": cids, "seqs": seqs, "offsets": _offsets(lens[head + 1]),
+    return {"cids": cids, "seqs": seqs, "offsets": offsets_of(lens[head + 1]),
             "depths": depths, "left": sides[0], "right": sides[1], "lines": lines + 1}
 
 
@@ -380,13 +375,13 @@ def dat_block(ds, a: int, b: int) -> bytes:
         counts.append(count)
     n_left, n_right = counts
     per_record = 5 + 3 * (n_left + n_right)
-    rec = _offsets(per_record)
+    rec = offsets_of(per_record)
     order = np.empty(rec[-1], dtype=np.int64)
     idx = np.arange(n, dtype=np.int64)
     for col, name in enumerate(("cid", "contig", "depth", "n_left", "n_right")):
         order[rec[:-1] + col] = starts[name] + idx
     for name, count, first in (("left", n_left, rec[:-1] + 5), ("right", n_right, rec[:-1] + 5 + 3 * n_left)):
-        coff = _offsets(count)
+        coff = offsets_of(count)
         j = np.arange(coff[-1], dtype=np.int64)
         pos = np.repeat(first, count) + 3 * (j - np.repeat(coff[:-1], count))
         for col, part in enumerate(("id", "seq", "qual")):
@@ -418,9 +413,9 @@ def extended_blocks(ext, block: int = WRITE_BLOCK) -> Iterator[bytes]:
         left, left_lens = ext.left.bases(a, b)
         right, right_lens = ext.right.bases(a, b)
         fields = zip(_texts([f"{c} " for c in ds.cids[a:b].tolist()]),
-                     pieces(revcomp(left), _offsets(left_lens[::-1]))[::-1],
+                     pieces(revcomp(left), offsets_of(left_lens[::-1]))[::-1],
                      pieces(ds.seqs, ds.offsets[a : b + 1]),
-                     pieces(right, _offsets(right_lens)),
+                     pieces(right, offsets_of(right_lens)),
                      repeat(b"\n", b - a))
         yield b"".join(chain.from_iterable(fields))
 

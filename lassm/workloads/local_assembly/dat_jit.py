@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ...byte_sets import offsets_of
+
 #: Byte classes: 0 a field byte (printable ASCII), 1 space or tab, 2 newline, 3 anything else.
 _CLASS = np.full(256, 3, dtype=np.uint8)
 _CLASS[33:127] = 0
@@ -186,12 +188,6 @@ def _scan(buf, cls, is_base, ctg, seqs, quals, ids, depths, rec, read_len, sizes
     return _OK
 
 
-def _offsets(lengths: np.ndarray) -> np.ndarray:
-    off = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=off[1:])
-    return off
-
-
 def scan(raw: bytes) -> dict | None:
     """Reads a well-formed ``.dat`` file's bytes (``raw``, the whole file): the same columns as
     :func:`.dat_bulk.scan`, whose parameters and return this shares, or None when this scanner does
@@ -225,11 +221,11 @@ def scan(raw: bytes) -> dict | None:
     for side in range(2):
         nr, nb, ni = (int(v) for v in sizes[2 + 3 * side : 5 + 3 * side])
         id_list = ids[side, : ni - 1].tobytes().decode("ascii").split("\n") if nr else []
-        sides.append((seqs[side, :nb], quals[side, :nb], _offsets(read_len[side, :nr].astype(np.int64)),
-                      _offsets(rec[:, 1 + side]), id_list))
+        sides.append((seqs[side, :nb], quals[side, :nb], offsets_of(read_len[side, :nr].astype(np.int64)),
+                      offsets_of(rec[:, 1 + side]), id_list))
     # The base columns stay views of their buffers: copying would cost as much as the scan, and
     # the pages past their ends were never touched, so they take no memory.
-    return {"cids": rec[:, 0].copy(), "seqs": ctg[:cb], "offsets": _offsets(rec[:, 4]),
+    return {"cids": rec[:, 0].copy(), "seqs": ctg[:cb], "offsets": offsets_of(rec[:, 4]),
             "depths": depths, "left": sides[0], "right": sides[1], "lines": rec[:, 3].copy()}
 
 
@@ -310,8 +306,7 @@ def _id_buffer(ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
     if not ids:
         return np.zeros(0, dtype=np.uint8), np.zeros(1, dtype=np.int64)
     data = bytearray(("\n".join(ids) + "\n").encode("ascii"))
-    off = np.zeros(len(ids) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, ids), dtype=np.int64, count=len(ids)) + 1, out=off[1:])
+    off = offsets_of(np.fromiter(map(len, ids), dtype=np.int64, count=len(ids)) + 1)
     return np.frombuffer(data, dtype=np.uint8), off
 
 
@@ -349,8 +344,7 @@ def dat_blocks(ds, block: int = 1 << 18):
         txt = "".join(texts).encode("ascii")
         txt_len = np.zeros(b - a, dtype=np.int64)
         txt_len[~whole] = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-        txt_off = np.zeros(b - a + 1, dtype=np.int64)
-        np.cumsum(txt_len, out=txt_off[1:])
+        txt_off = offsets_of(txt_len)
         counts = np.stack([r.counts[a:b] for r in sides])
         args = (a, ds.cids[a:b], ds.seqs, ds.offsets, depth_int, np.frombuffer(txt, dtype=np.uint8), txt_off,
                 counts, coffs, roffs, seqs, quals, ids, id_off, has_ids)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...byte_sets import offsets_of
 from ...byte_sets import check_offsets
 
 #: Bytes a read's id takes in a process (a short Python string and its list slot), for :attr:`Dataset.nbytes`.
@@ -98,10 +99,8 @@ class Reads:
                 lens.append(len(seq))
                 seq_parts.append(seq)
                 qual_parts.append(qual)
-        offsets = np.zeros(len(lens) + 1, dtype=np.int64)
-        np.cumsum(np.asarray(lens, dtype=np.int64), out=offsets[1:])
-        contig_offsets = np.zeros(len(per_contig) + 1, dtype=np.int64)
-        np.cumsum(counts, out=contig_offsets[1:])
+        offsets = offsets_of(np.asarray(lens, dtype=np.int64))
+        contig_offsets = offsets_of(counts)
         return Reads(
             seqs=np.frombuffer(b"".join(seq_parts), dtype=np.uint8).copy(),
             quals=np.frombuffer(b"".join(qual_parts), dtype=np.uint8).copy(),

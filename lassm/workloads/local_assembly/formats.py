@@ -21,6 +21,7 @@ from typing import IO, Iterator, Sequence
 
 import numpy as np
 
+from ...byte_sets import offsets_of
 from ... import settings
 from ... import arrowio
 from ...compressed import unreadable_text
@@ -238,8 +239,7 @@ def _header_surplus(path: str, toks: list[tuple[str, int]]) -> InputError | None
 def _from_records(records: list[tuple], name: str, k: int | None) -> Dataset:
     n = len(records)
     seq_lens = np.fromiter((len(r[1]) for r in records), dtype=np.int64, count=n)
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(seq_lens, out=offsets[1:])
+    offsets = offsets_of(seq_lens)
     return Dataset(
         cids=np.fromiter((r[0] for r in records), dtype=np.int64, count=n),
         seqs=np.frombuffer(b"".join(r[1] for r in records), dtype=np.uint8).copy(),

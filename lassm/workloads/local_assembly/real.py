@@ -28,7 +28,7 @@ import numpy as np
 
 from ... import stderr
 from ...atomic import atomic_open
-from ...compressed import open_text
+from ...compressed import fastq_records, open_text
 from ...errors import InputError, LassmError
 from ...paths import REPO
 from .real_genomes.contigs import canonical_contigs, contigs_at
@@ -36,7 +36,7 @@ from .real_genomes.external_tools import check_tools, dpkg_version, run_tool, to
 from .real_genomes.merging import MIN_MERGE_OVERLAP, merge_reads
 from .real_genomes.presets import DEFAULT_KS, INSERT_MEAN, INSERT_SD, PRESETS, READ_LEN, Overrides, Preset
 from .real_genomes.selection import make_dataset
-from .real_genomes.sequence_files import read_fasta, read_fastq, windowed, write_fastq
+from .real_genomes.sequence_files import read_fasta, windowed, write_fastq
 
 #: ART's HiSeq 2500 profile.
 ART_PROFILE = "HS25"
@@ -163,8 +163,8 @@ def build(genomes: list[Path] | str, k_list: Iterable[int] = DEFAULT_KS, seed: i
         run_tool(["art_illumina", "-q", "-ss", ART_PROFILE, "-i", str(fasta), "-p", "-l", str(READ_LEN),
               "-f", str(cov), "-m", str(ins_mean), "-s", str(ins_sd), "-rs", str(art_seed), *shift_args, "-na",
               "-o", str(prefix)], log)
-        r1 = list(read_fastq(Path(f"{prefix}1.fq")))
-        r2 = list(read_fastq(Path(f"{prefix}2.fq")))
+        r1 = list(fastq_records(f"{prefix}1.fq"))
+        r2 = list(fastq_records(f"{prefix}2.fq"))
         if len(r1) != len(r2):
             raise LassmError(f"ART wrote {len(r1)} and {len(r2)} mates for {gname}")
         pairs += [(a[1], a[2], b[1], b[2]) for a, b in zip(r1, r2)]

@@ -12,12 +12,11 @@ from typing import Sequence
 
 import numpy as np
 
-from .dat_bulk import _offsets, extended_blocks
+from ...byte_sets import offsets_of
+from .dat_bulk import extended_blocks
 from .dataset import Dataset, revcomp
 from .figures import SideFigures
 
-#: Termination codes: 0 = no walk was tried.
-TERM_CODES = {0: "-", ord("X"): "X", ord("F"): "F", ord("R"): "R"}
 
 #: Text of every termination code, indexed by the code (0 reads ``-``): the ends table of a
 #: million-contig set in one take instead of a Python loop per end.
@@ -91,7 +90,7 @@ class SideResult:
         lens = self.walk_len[a:b].astype(np.int64)
         if self.offsets is not None:
             return self.walks[int(self.offsets[a]) : int(self.offsets[b])], lens
-        new_off = _offsets(lens)
+        new_off = offsets_of(lens)
         rows = np.arange(a, b, dtype=np.int64) * int(self.max_walk)
         index = np.arange(int(new_off[-1]), dtype=np.int64) + np.repeat(rows - new_off[:-1], lens)
         return self.walks[index], lens
@@ -101,7 +100,7 @@ class SideResult:
         if self.offsets is not None:
             return self
         flat, lens = self.bases()
-        return replace(self, walks=flat, offsets=_offsets(lens))
+        return replace(self, walks=flat, offsets=offsets_of(lens))
 
     @staticmethod
     def gathered(n: int, max_walk: int, parts: Sequence[tuple[np.ndarray, "SideResult"]]) -> "SideResult":
@@ -115,7 +114,7 @@ class SideResult:
             for name in FIELDS:
                 getattr(out, name)[index] = getattr(part, name)
             out.kernel_seconds += part.kernel_seconds
-        offsets = out.offsets = _offsets(out.walk_len.astype(np.int64))
+        offsets = out.offsets = offsets_of(out.walk_len.astype(np.int64))
         out.walks = np.empty(int(offsets[-1]), dtype=np.uint8)
         for index, part in parts:
             if not len(index):

@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...byte_sets import offsets_of
+
 
 def segment_offsets(offsets: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Where segments ``index`` start in the source, and their int64 offsets once concatenated."""
     offsets = np.asarray(offsets, dtype=np.int64)
     index = np.asarray(index, dtype=np.int64)
     starts = offsets[index]
-    new_off = np.zeros(len(index) + 1, dtype=np.int64)
-    np.cumsum(offsets[index + 1] - starts, out=new_off[1:])
+    new_off = offsets_of(offsets[index + 1] - starts)
     return starts, new_off
 
 

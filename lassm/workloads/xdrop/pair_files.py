@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ...byte_sets import offsets_of
 from ... import arrowio
 from ...atomic import atomic_open, atomic_path
 from ...errors import InputError
@@ -34,9 +35,6 @@ PAIR_COLUMNS = ("seq_h", "pos_h", "seq_v", "pos_v", "seed_len")
 _FORMAT = b"xdrop-pairs-1"
 _ALLOWED = np.zeros(256, dtype=bool)
 _ALLOWED[np.frombuffer(BASES, dtype=np.uint8)] = True
-#: The only bytes a pairs TSV read in bulk holds: bases, digits, tab and newline. Anything else
-#: (``\r``, a sign, a blank, a lower-case base) goes to the careful reader.
-_TSV_BYTES = BASES + b"0123456789\t\n"
 #: The longest number read in bulk: int64 holds every 18-digit number.
 _MAX_DIGITS = 18
 #: Bytes of a TSV checked at once: a chunk and its temporaries stay in the cache.
@@ -174,8 +172,7 @@ def _digits(a: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray | None:
 
 def _segments(a: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``a[lo[i]:hi[i]]`` end to end in a new writable array, and their int64 offsets."""
-    offsets = np.zeros(len(lo) + 1, dtype=np.int64)
-    np.cumsum(hi - lo, out=offsets[1:])
+    offsets = offsets_of(hi - lo)
     if not len(lo):
         return np.zeros(0, dtype=np.uint8), offsets
     return np.concatenate([a[i:j] for i, j in zip(lo.tolist(), hi.tolist())]), offsets

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...byte_sets import offsets_of
 from ...byte_sets import check_offsets
 
 #: The bases a read may hold (SeqAn's Dna5: anything else would silently become N).
@@ -18,8 +19,7 @@ BASES = b"ACGTN"
 
 
 def _flat(seqs: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
-    offsets = np.zeros(len(seqs) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter((len(s) for s in seqs), np.int64, len(seqs)), out=offsets[1:])
+    offsets = offsets_of(np.fromiter((len(s) for s in seqs), np.int64, len(seqs)))
     return np.frombuffer(b"".join(seqs), dtype=np.uint8).copy(), offsets
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 
@@ -45,19 +44,6 @@ def run_pbsim(args: list[str], log: Path) -> None:
     if proc.returncode != 0:
         tail = log.read_text(errors="replace").splitlines()[-10:]
         raise LassmError(f"pbsim failed (exit {proc.returncode}); end of its log:\n" + "\n".join(tail))
-
-
-def read_fastq(path: Path) -> Iterator[tuple[str, bytes]]:
-    """``(name, sequence)`` of every record of pbsim's 4-line FASTQ."""
-    with open(path, "rb") as fh:
-        while True:
-            head = fh.readline()
-            if not head:
-                return
-            seq = fh.readline().strip()
-            fh.readline()
-            fh.readline()
-            yield head[1:].strip().decode(), seq
 
 
 def parse_maf(path: Path) -> dict[str, tuple[int, int, str, np.ndarray]]:

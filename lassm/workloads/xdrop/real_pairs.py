@@ -16,11 +16,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ...compressed import DECODE_ERRORS, open_text, wide_text
+from ...compressed import fasta_records, fastq_records
 from ...errors import InputError, LassmError
 from .scoring import DEFAULT_SEED_LENGTH
 from .pairs import Pairs
-from .pbsim import MODEL_QC, check_pbsim, parse_maf, pbsim_version, read_fastq, run_pbsim
+from .pbsim import MODEL_QC, check_pbsim, parse_maf, pbsim_version, run_pbsim
 from .seeds import MAX_K, nearest_seed
 
 #: The longest read length (mean, spread, shortest, longest) pbsim accepts.
@@ -109,24 +109,7 @@ def revcomp(seq: bytes) -> bytes:
 def read_genome(path: Path) -> list[tuple[str, bytes]]:
     """``(header, sequence)`` of every record of a FASTA file (plain, ``.gz``, ``.xz``, ``.bz2``),
     upper case, every byte but A, C, G, T turned to N (the bases a pair may hold)."""
-    records: list[tuple[str, bytes]] = []
-    name: str | None = None
-    parts: list[str] = []
-    try:
-        with open_text(path) as fh:
-            for line in fh:
-                line = line.strip()
-                if line.startswith(">"):
-                    if name is not None:
-                        records.append((name, "".join(parts).upper().encode().translate(_TO_N)))
-                    name, parts = line[1:], []
-                elif line:
-                    parts.append(line)
-    except DECODE_ERRORS as exc:
-        raise InputError(str(path), None, "file", wide_text(path) or f"not a readable FASTA file ({exc})") from None
-    if name is not None:
-        records.append((name, "".join(parts).upper().encode().translate(_TO_N)))
-    return records
+    return list(fasta_records(path, _TO_N))
 
 
 #: Peak memory per base of pbsim's reads while they are read back and paired (each read keeps its
@@ -173,7 +156,7 @@ def simulate(genome: Path, knobs: RealKnobs, workdir: Path) -> tuple[list[SimRea
         if not Path(f"{prefix}_{i + 1:04d}.maf").is_file():  # a record too short for a read at this depth
             continue
         maf = parse_maf(Path(f"{prefix}_{i + 1:04d}.maf"))
-        for name, seq in read_fastq(Path(f"{prefix}_{i + 1:04d}.fastq")):
+        for name, seq, _qual in fastq_records(f"{prefix}_{i + 1:04d}.fastq"):
             if name not in maf:
                 raise LassmError(f"{prefix}_{i + 1:04d}.maf: no alignment of read {name}")
             start, end, strand, to_read = maf[name]

@@ -11,6 +11,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
+from ....byte_sets import offsets_of
 from ..dataset import Dataset, Reads
 from .merging import ReadSet
 from .presets import PAIR_SPAN
@@ -96,8 +97,7 @@ def make_dataset(contigs: list[bytes], sam: Path, reads: ReadSet, k: int, name: 
     names = [str(i) for i in range(len(contigs))]
     clen = {nm: len(s) for nm, s in zip(names, contigs)}
     left, right, depth = select_reads(parse_sam(sam), clen, reads, pair_span)
-    offsets = np.zeros(len(contigs) + 1, dtype=np.int64)
-    np.cumsum([len(s) for s in contigs], out=offsets[1:])
+    offsets = offsets_of([len(s) for s in contigs])
     return Dataset(
         cids=np.arange(len(contigs), dtype=np.int64),
         seqs=np.frombuffer(b"".join(contigs), dtype=np.uint8).copy(),

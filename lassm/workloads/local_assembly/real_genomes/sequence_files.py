@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from ....compressed import DECODE_ERRORS, open_text, wide_text
-from ....errors import InputError, LassmError
+from ....compressed import fasta_records
+from ....errors import LassmError
 
 _RC = bytes.maketrans(b"ACGTNacgtn", b"TGCANtgcan")
 #: IUPAC ambiguity codes resolved to their first base in ACGT order (MP1's GenBank record holds
@@ -22,35 +22,8 @@ def revcomp(seq: bytes) -> bytes:
 
 
 def read_fasta(path: Path) -> Iterator[tuple[str, bytes]]:
-    """``(header, sequence)`` of every record, upper case, ambiguity codes resolved (_IUPAC); a file
-    that is no FASTA text is refused in one line naming it."""
-    name: str | None = None
-    parts: list[str] = []
-    try:
-        with open_text(path) as fh:
-            for line in fh:
-                line = line.strip()
-                if line.startswith(">"):
-                    if name is not None:
-                        yield name, "".join(parts).upper().encode().translate(_IUPAC)
-                    name, parts = line[1:], []
-                elif line:
-                    parts.append(line)
-    except DECODE_ERRORS as exc:
-        raise InputError(str(path), None, "file", wide_text(path) or f"not a readable FASTA file ({exc})") from None
-    if name is not None:
-        yield name, "".join(parts).upper().encode().translate(_IUPAC)
-
-
-def read_fastq(path: Path) -> Iterator[tuple[str, bytes, bytes]]:
-    """``(name, sequence, qualities)`` of every record of a 4-line FASTQ file."""
-    with open(path, "rb") as fh:
-        while True:
-            head = fh.readline()
-            if not head:
-                return
-            seq, _, qual = fh.readline().strip(), fh.readline(), fh.readline().strip()
-            yield head[1:].strip().decode(), seq, qual
+    """``(header, sequence)`` of every record, upper case, ambiguity codes resolved (_IUPAC)."""
+    return fasta_records(path, _IUPAC)
 
 
 def windowed(records: list[tuple[str, bytes]], length: int | None) -> list[tuple[str, bytes]]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ....byte_sets import offsets_of
 from .arrays import ASCII, ranges, unique
 from .community import make_community
 from .earlier_rounds import MHM_KS, PRE_K, join_rounds, new_tails, walk_ext
@@ -108,8 +109,7 @@ def simulate_batch(rng: np.random.Generator, ref_bases: int, prof: Profile, k: i
     u0 = fs + np.maximum(-lshift, 0)
     u1 = fe - np.maximum(-rshift, 0)
     lens = lkeep + (u1 - u0) + rkeep
-    off = np.zeros(n_c + 1, dtype=np.int64)
-    np.cumsum(lens, out=off[1:])
+    off = offsets_of(lens)
     seq = np.empty(off[-1], dtype=np.uint8)
     _, dst = ranges(off[:-1] + lkeep, u1 - u0)
     _, src = ranges(u0, u1 - u0)
@@ -125,8 +125,7 @@ def simulate_batch(rng: np.random.Generator, ref_bases: int, prof: Profile, k: i
     # Keep only the reads some contig end uses.
     kept, sel_r, _ = unique(sel_r)
     klen = np.diff(rb.offsets)[kept]
-    koff = np.zeros(len(kept) + 1, dtype=np.int64)
-    np.cumsum(klen, out=koff[1:])
+    koff = offsets_of(klen)
     _, src = ranges(rb.offsets[kept], klen)
     kept_bases = ReadBases(rb.seqs[src], rb.quals[src], koff)
     steps.advance()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ....byte_sets import offsets_of
 from .arrays import ranges, unique
 from .end_reads import EndReads
 from .sequencing import ReadBases, ReadIntervals
@@ -127,8 +128,7 @@ def join_rounds(parts: list[tuple[np.ndarray, np.ndarray]], n: int) -> np.ndarra
     total = np.zeros(n, dtype=np.int64)
     for ln, _ in parts:
         total += ln
-    off = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(total, out=off[1:])
+    off = offsets_of(total)
     out = np.empty(off[-1], dtype=np.uint8)
     done = np.zeros(n, dtype=np.int64)
     for (ln, bases) in parts:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ....byte_sets import offsets_of
 from .arrays import ranges, unique
 from .community import Community
 from .sequencing import READ_LEN, ReadBases, ReadIntervals
@@ -35,8 +36,7 @@ def seed_index(com: Community, reads: ReadIntervals, rb: ReadBases, k: int) -> n
     reset[starts] = np.maximum(reset[starts], starts)
     np.maximum.accumulate(reset, out=reset)
     clean = (np.arange(n, dtype=np.int32) - reset) >= k - 1
-    counts = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(clean, out=counts[1:])
+    counts = offsets_of(clean)
     return counts
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ....byte_sets import offsets_of
 from ..dataset import Dataset, Reads
 from .arrays import ASCII, ranges
 from .batch import Batch
@@ -32,8 +33,7 @@ def extract(rng: np.random.Generator, batches: list[Batch], target: int, k: int,
         mine = slot_b == i
         depths[mine] = bt.depth[slot_c[mine]]
         lens[mine] = np.diff(bt.contig_off)[slot_c[mine]]
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(lens, out=offsets[1:])
+    offsets = offsets_of(lens)
     seqs = np.empty(offsets[-1], dtype=np.uint8)
     sides: dict[int, list] = {0: [], 1: []}
     frag_base = 0
@@ -69,8 +69,7 @@ def _side_reads(parts: list, n: int, left: bool) -> Reads:
     order = np.lexsort((~first, frag, slot))
     slot, read, bidx, frag, first = slot[order], read[order], bidx[order], frag[order], first[order]
     lens = np.concatenate([np.diff(p[2].bases.offsets)[p[1]] for p in parts])[order]
-    offsets = np.zeros(len(lens) + 1, dtype=np.int64)
-    np.cumsum(lens, out=offsets[1:])
+    offsets = offsets_of(lens)
     seqs = np.empty(offsets[-1], dtype=np.uint8)
     quals = np.empty(offsets[-1], dtype=np.uint8)
     for i, part in enumerate(parts):
@@ -85,7 +84,6 @@ def _side_reads(parts: list, n: int, left: bool) -> Reads:
         b = bases.seqs[src]
         seqs[dst] = ASCII[3 - b] if left else ASCII[b]
         quals[dst] = bases.quals[src] + QUAL_OFFSET
-    coff = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(slot, minlength=n), out=coff[1:])
+    coff = offsets_of(np.bincount(slot, minlength=n))
     ids = [f"@r{f}/{1 if fi else 2}" for f, fi in zip(frag.tolist(), first.tolist())]
     return Reads(seqs, quals, offsets, coff, ids)

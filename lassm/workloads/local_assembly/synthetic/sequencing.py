@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ....byte_sets import offsets_of
 from .arrays import ranges
 from .community import Community
 from .profiles import Profile
@@ -125,8 +126,7 @@ def read_bases(rng: np.random.Generator, com: Community, reads: ReadIntervals) -
     err = rng.random(len(base), dtype=np.float32) < _P_ERR[qual]
     base[err] = (base[err] + rng.integers(1, 4, size=int(err.sum()), dtype=np.uint8)) % 4
     lens = reads.end - reads.start
-    off = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(lens, out=off[1:])
+    off = offsets_of(lens)
     seq = np.empty(off[-1], dtype=np.uint8)
     q = np.empty(off[-1], dtype=np.uint8)
     # Unmerged reads are their raw mate.
