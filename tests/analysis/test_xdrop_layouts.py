@@ -39,7 +39,7 @@ def test_every_record_column_list_names_the_layout_after_its_older_columns():
         assert "layout" in columns and set(columns[columns.index("layout") + 1:]) <= {"host"}
 
 
-def test_the_backend_says_what_it_launched():
+def test_the_backend_says_what_it_launched(monkeypatch):
     assert rec.layout_of("cuda", XdropFigures(lanes=16)) == "lanes-16"
     assert rec.layout_of("cuda", XdropFigures(lanes=0)) == rec.BLOCK
     assert rec.layout_of("opencl", XdropFigures(group=128)) == rec.BLOCK
@@ -55,7 +55,10 @@ def test_the_backend_says_what_it_launched():
     for x, (lanes, _group, stride) in ((x, plan.warps_plan(x)) for x in (10, 100, 1000, 5000)):
         want = rec.layout_name(lanes) if lanes else rec.WIDE_BLOCK if stride else rec.BLOCK
         assert rec.planned_layout("cuda", x, "warps") == want
-    assert [rec.planned_layout("cuda", x, "warps") for x in (100, 1000, 5000)] == ["lanes-16", rec.WIDE_BLOCK, rec.BLOCK]
+    assert [rec.planned_layout("cuda", x, "warps") for x in (100, 1000, 5000)] == ["lanes-16", rec.WIDE_BLOCK,
+                                                                                  rec.WIDE_BLOCK]
+    monkeypatch.setattr(plan, "WARPS_PLAN", (*plan.WARPS_PLAN[:-1], (2**31 - 1, 0, 128, 0)))  # a row of LOGAN's block
+    assert rec.planned_layout("cuda", 5000, "warps") == rec.BLOCK
 
 
 def test_a_recorded_layout_is_kept_and_an_empty_one_follows_the_rule(tmp_path):
