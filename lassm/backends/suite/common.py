@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Sequence, cast
 
 import numpy as np
@@ -43,7 +43,6 @@ class Run:
     launches: int
     device: str = ""
     driver: str = ""
-    extra: dict = field(default_factory=dict)
 
     def read_back(self) -> np.ndarray:
         """Its output; refused for a run that left it on the device (a large output timed alone)."""

@@ -280,8 +280,7 @@ def run(backend: str, inp: Inputs, variant: str, *, fetch: bool = True) -> Run:
         if out is not None:  # fetch
             cl.enqueue_copy(queue, out, score).wait()
     name, driver = device(backend)
-    return Run(NAME, backend, variant, out, seconds, host, launches, name, driver,
-               extra={"host_seconds_per_launch": host / max(launches, 1)})
+    return Run(NAME, backend, variant, out, seconds, host, launches, name, driver)
 
 
 __all__ = ["BLOSUM62", "CUDA_KERNEL", "ENTRY", "Inputs", "NAME", "OPENCL_KERNEL", "OWN_SOURCES", "PENALTY", "RESIDUES",
