@@ -7,8 +7,8 @@ ceilings *measured* on the machine, not datasheet figures (the datasheet row is 
 them for comparison)."""
 from __future__ import annotations
 
-import json
 import functools
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -70,12 +70,12 @@ def _points(files: tuple[Path, ...], _stamps: tuple) -> tuple[pd.DataFrame, list
     """:func:`load_counters`' table of ``files`` and each file's launches, parsed once while the files
     stay as ``_stamps`` says (a chapter asks for one machine's counters several times); the run
     records they are checked against are read at every call."""
-    from .counters import aggregate, parse
-    from .counters.ncu import read_raw
+    from .counters import aggregate, parse_each
 
     try:
-        points = aggregate(parse(list(files), "ncu"))
-        launches = [len(read_raw(path)[0]) for path in files]
+        frames = parse_each(list(files), "ncu")  # a table per file: one row per launch
+        points = aggregate(pd.concat(frames, ignore_index=True))
+        launches = [len(frame) for frame in frames]
     except ValueError as exc:  # a file cut short or damaged: named, never left out
         raise LassmError(f"{exc}; collect it again, or restore it") from None
     return points[["device", "dataset", "k", "protocol", "simd_width", *_SUMS, "launches"]], launches

@@ -52,6 +52,15 @@ def parse(paths: Sequence[str | Path], tool: str, **labels: Any):
     """Parses raw files of one ``tool`` (``ncu``, ``rocprof``, ``unitrace``) into the tidy counter
     table, one row per launch; rocprofv3 pass files merge by dispatch. ``labels`` (``dataset``,
     ``k``, ``protocol``, ``device``, ``simd_width``...) override the sidecar's."""
+    import pandas as pd
+
+    frames = parse_each(paths, tool, **labels)
+    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+
+
+def parse_each(paths: Sequence[str | Path], tool: str, **labels: Any) -> list:
+    """:func:`parse`'s tables before they are joined: one per file (ncu, unitrace), or one for the
+    whole set (rocprof's pass files, merged by dispatch)."""
     try:
         refuse_twice(paths)
     except OSError as exc:
@@ -70,12 +79,10 @@ def parse(paths: Sequence[str | Path], tool: str, **labels: Any):
         frames = [_named(p, unitrace.parse, p, **labels) for p in paths]
     else:
         raise LassmError(f"unknown tool {tool!r}; choose one of {', '.join(TOOLS)}")
-    import pandas as pd
-
-    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    return frames
 
 
 __all__ = ["COUNTER_COLUMNS", "ID_COLUMNS", "PEAK_COLUMNS", "POINT_KEYS", "QUANTITY_COLUMNS", "TOOLS",
-           "aggregate", "convert", "load_metric_names", "parse", "parse_number", "read_data_csv", "read_meta",
+           "aggregate", "convert", "load_metric_names", "parse", "parse_each", "parse_number", "read_data_csv", "read_meta",
            "refuse_cut_short", "refuse_twice", "refuse_unlike_record",
            "sidecar_paths", "tidy_frame", "write_sidecars"]
