@@ -112,8 +112,6 @@ def open_text(path: str | os.PathLike) -> IO[str]:
     return open(path, "r")
 
 
-__all__ = ["BYTE_ORDER_MARKS", "DECODE_ERRORS", "MAGIC", "compressed_input", "compression", "open_text",
-           "unreadable_text", "wide_encoding", "wide_text"]
 
 
 def fasta_records(path: str | os.PathLike, table: bytes) -> Iterator[tuple[str, bytes]]:
@@ -146,3 +144,7 @@ def fastq_records(path: str | os.PathLike) -> Iterator[tuple[str, bytes, bytes]]
                 return
             seq, _, qual = fh.readline().strip(), fh.readline(), fh.readline().strip()
             yield head[1:].strip().decode(), seq, qual
+
+
+__all__ = ["BYTE_ORDER_MARKS", "DECODE_ERRORS", "MAGIC", "compressed_input", "compression", "fasta_records",
+           "fastq_records", "open_text", "unreadable_text", "wide_encoding", "wide_text"]

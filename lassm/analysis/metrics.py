@@ -245,7 +245,6 @@ def iso_speedup_curves(speedups: Sequence[float], points: int = 50) -> pd.DataFr
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=["speedup", "x", "y"])
 
 
-
 def on_roofline(df: pd.DataFrame, ceilings: dict) -> pd.DataFrame:
     """Counters placed under the ``ceilings`` (``peak_gintops``, ``bandwidth_gbs``): a copy with
     ``int_ops`` (= ``int_lane_ops``), the roofs, and the columns of :func:`intop_intensity`,
@@ -254,6 +253,7 @@ def on_roofline(df: pd.DataFrame, ceilings: dict) -> pd.DataFrame:
                    bandwidth_gbs=float(ceilings["bandwidth_gbs"]))
     return predication_ratio(architectural_efficiency(throughput(intop_intensity(df))))
 
-__all__ = ["algorithm_efficiency", "architectural_efficiency", "attainable", "global_memory_pattern", "intop_intensity", "on_roofline",
-           "iso_speedup_curves", "murmurhash2_intops", "potential_speedup", "predication_ratio", "select_int_ops",
+
+__all__ = ["algorithm_efficiency", "architectural_efficiency", "attainable", "global_memory_pattern", "intop_intensity",
+           "iso_speedup_curves", "murmurhash2_intops", "on_roofline", "potential_speedup", "predication_ratio", "select_int_ops",
            "theoretical_ii", "throughput"]

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import timeline
+from ..byte_sets import offsets_of
 from ..workloads.local_assembly import config
 from ..workloads.local_assembly.result import SideResult
 from . import cuda_runtime, device_segments, launch
@@ -106,8 +107,7 @@ def run_slice(run: SliceRun, kern, index: np.ndarray, slots: np.ndarray, scratch
         if variant is not None:  # fast takes (begin, end) spans of the gathered buffers
             every = np.arange(n)
             h_ctg_off, h_cnt_off = launch.end_spans(h_ctg_off, every), launch.end_spans(h_cnt_off, every)
-    h_ht_off = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(slots, out=h_ht_off[1:])
+    h_ht_off = offsets_of(slots)
     h_depths = np.ascontiguousarray(depths[index], dtype=np.float64)
 
     pool = cupy.get_default_memory_pool()
@@ -117,7 +117,7 @@ def run_slice(run: SliceRun, kern, index: np.ndarray, slots: np.ndarray, scratch
         "depths": cupy.asarray(h_depths),
         "rd_seqs": d_seqs,
         "rd_quals": d_quals,
-        "rd_off": cupy.asarray(h_rd_off),  # resident: already on the device
+        "rd_off": cupy.asarray(h_rd_off),  # fast on resident buffers: already on the device
         "rd_cnt_off": cupy.asarray(h_cnt_off),
         # Zeroed once so that the published protocols' stale pointers are never garbage.
         "ht": cupy.zeros(int(h_ht_off[-1]) * launch.SLOT_BYTES // 8, dtype=np.uint64),

@@ -13,6 +13,7 @@ import functools
 import numpy as np
 
 from ..paths import kernel_source
+from .cuda_runtime import is_driver
 from ..workloads.local_assembly.dataset import _COMPLEMENT
 from ..workloads.local_assembly.segment_index import segment_offsets
 
@@ -46,7 +47,7 @@ def _runtime(rt):
 
 def _function(name: str, rt=None):
     """Kernel ``name`` loaded by ``rt`` (default CuPy)."""
-    if rt is not None and getattr(rt, "__name__", "").endswith(".cudadrv"):
+    if is_driver(rt):
         return rt.load(kernel_source(SOURCE).read_text(), OPTIONS, "segments.cu", name)
     return _module().get_function(name)
 
@@ -85,7 +86,7 @@ def padded(src, pad: int, rt=None):
     src = np.ascontiguousarray(src)
     out = xp.zeros(len(src) + int(pad), dtype=src.dtype)
     if len(src):
-        if rt is not None and getattr(rt, "__name__", "").endswith(".cudadrv"):
+        if is_driver(rt):
             rt.copy_in(out, src)
         else:
             out[: len(src)].set(src)

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import settings
+from ..byte_sets import offsets_of
 from ..workloads.local_assembly.figures import SideFigures
 from ..workloads.local_assembly.result import SideResult
 from . import hip_cpu_build, launch
@@ -134,8 +135,7 @@ def launch_ends(driven: Driver, side: Side, index: np.ndarray, slots: np.ndarray
     ctg, c_off = launch.gather(ctg_seqs, ctg_off, index, pad=launch.PAD_BYTES)
     seqs, r_off = launch.gather(reads.seqs, reads.offsets, rids, pad=launch.PAD_BYTES)
     quals, _ = launch.gather(reads.quals, reads.offsets, rids, pad=launch.PAD_BYTES)
-    ht_off = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(slots, out=ht_off[1:])
+    ht_off = offsets_of(slots)
     if variant is not None:  # fast takes (begin, end) spans of the gathered buffers
         c_off, cnt_off = launch.end_spans(c_off, np.arange(n)), launch.end_spans(cnt_off, np.arange(n))
     inputs = {"ctg_seqs": (ctg, np.uint8), "ctg_off": (c_off, np.int64),

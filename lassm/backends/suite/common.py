@@ -377,6 +377,7 @@ def exact_check(output: np.ndarray, ref: np.ndarray) -> tuple[bool, float]:
     differ = int(np.count_nonzero(output != ref))
     return differ == 0, float(differ)
 
+
 __all__ = ["BACKENDS", "CUDA_LAUNCHED", "Refused", "Run", "unchecked_run", "available", "exact_check", "cuda_compile_ptx", "cuda_function",
            "cuda_launched", "cuda_time", "device", "entries", "files", "is_gpu", "opencl_input", "opencl_kernel", "opencl_launching",
            "opencl_kernel_program", "opencl_ptx", "opencl_ptx_function", "opencl_queue", "opencl_span", "opencl_time",
