@@ -255,5 +255,5 @@ def on_roofline(df: pd.DataFrame, ceilings: dict) -> pd.DataFrame:
 
 
 __all__ = ["algorithm_efficiency", "architectural_efficiency", "attainable", "global_memory_pattern", "intop_intensity",
-           "iso_speedup_curves", "murmurhash2_intops", "on_roofline", "potential_speedup", "predication_ratio", "select_int_ops",
-           "theoretical_ii", "throughput"]
+           "iso_speedup_curves", "murmurhash2_intops", "on_roofline", "potential_speedup", "predication_ratio",
+           "select_int_ops", "theoretical_ii", "throughput"]

@@ -83,6 +83,6 @@ def parse_each(paths: Sequence[str | Path], tool: str, **labels: Any) -> list:
 
 
 __all__ = ["COUNTER_COLUMNS", "ID_COLUMNS", "PEAK_COLUMNS", "POINT_KEYS", "QUANTITY_COLUMNS", "TOOLS",
-           "aggregate", "convert", "load_metric_names", "parse", "parse_each", "parse_number", "read_data_csv", "read_meta",
-           "refuse_cut_short", "refuse_twice", "refuse_unlike_record",
+           "aggregate", "convert", "load_metric_names", "parse", "parse_each", "parse_number", "read_data_csv",
+           "read_meta", "refuse_cut_short", "refuse_twice", "refuse_unlike_record",
            "sidecar_paths", "tidy_frame", "write_sidecars"]
