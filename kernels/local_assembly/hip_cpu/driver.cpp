@@ -62,7 +62,7 @@ int main(int argc, char** argv)
     const auto ht_off = lassm_read<i64>(dir, "ht_off");
     // The kernel reads words up to 16 bytes past a sequence's end: the host pads every buffer.
     // fast takes (begin, end) spans per end (2n entries) where the faithful kernel takes n + 1 offsets.
-    const size_t per_end = LASSM_HIP_CPU_FAST ? 2 : 1, ends = per_end * (size_t)n + (LASSM_HIP_CPU_FAST ? 0 : 1);
+    const size_t ends = LASSM_HIP_CPU_FAST ? 2 * (size_t)n : (size_t)n + 1;
     if (ctg_off.size() != ends || (int)depths.size() != n || rd_cnt_off.size() != ends ||
         (int)ht_off.size() != n + 1 || rd_off.size() != (size_t)rd_cnt_off.back() + 1 ||
         (i64)ctg_seqs.size() < ctg_off.back() + 16 || (i64)rd_seqs.size() < rd_off.back() + 16 ||
